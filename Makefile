@@ -1,0 +1,74 @@
+# gemm - make demo, make test, make bench. Everything builds into build/.
+# Each backend adds its suites to TEST_SUITES / SANITIZE_SUITES and its own
+# section below; tests/run.sh runs the suites and prints the total.
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wpedantic -Werror
+LDLIBS   := -lm -lpthread
+B        := build
+HEADERS  := gemm.h gemm_cpu.h
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+TEST_SUITES     := test-cpu test-build
+SANITIZE_SUITES := test-cpu-asan
+
+.PHONY: all demo test test-sanitize bench plot clean $(TEST_SUITES) $(SANITIZE_SUITES)
+
+all: $(B)/cpu_basic $(B)/test_cpu
+
+$(B):
+	@mkdir -p $(B)
+
+# ---- demo -----------------------------------------------------------------
+demo: $(B)/cpu_basic
+	./$(B)/cpu_basic
+
+$(B)/cpu_basic: examples/cpu_basic.c $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+# ---- tests ----------------------------------------------------------------
+test:
+	@sh tests/deps.sh test
+	@sh tests/run.sh $(TEST_SUITES)
+
+test-sanitize:
+	@sh tests/run.sh $(SANITIZE_SUITES)
+
+test-cpu: $(B)/test_cpu
+	./$(B)/test_cpu
+
+test-build:
+	sh tests/build_checks.sh
+
+test-cpu-asan: $(B)/test_cpu_asan
+	./$(B)/test_cpu_asan
+
+$(B)/test_cpu: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+$(B)/test_cpu_asan: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
+# ---- benchmarks -------------------------------------------------------------
+# The peers are linked only here. OpenBLAS runs its best kernel for the CPU
+# (Debian's 0.3.21 mistakes newer Xeons for Prescott): see bench/bench_cpu.c.
+OPENBLAS_LIB := $(firstword $(wildcard /usr/lib/*/libopenblas.so /usr/lib/libopenblas.so /usr/local/lib/libopenblas.so))
+ifneq ($(OPENBLAS_LIB),)
+BENCH_CPU_PEER := -DBENCH_HAVE_OPENBLAS $(OPENBLAS_LIB)
+endif
+
+bench:
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_cpu
+	./$(B)/bench_cpu --csv bench/results_cpu.csv $(BENCH_ARGS)
+
+$(B)/bench_cpu: bench/bench_cpu.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
+
+plot: bench/results_cpu.csv
+	gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
+	@echo "wrote bench/cpu.png"
+
+clean:
+	rm -rf $(B)

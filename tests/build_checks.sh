@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/build_checks.sh - the headers as a user's compiler sees them:
+# warning-free as C99 (gcc, clang) and C++ (g++), one implementation per
+# program links, GEMM_STATIC works, every global symbol is gemm_-prefixed,
+# and a half-overridden allocator is refused. Last line: N passed, N failed.
+cd "$(dirname "$0")/.." || exit 2
+out=build/checks
+mkdir -p "$out"
+WARN="-Wall -Wextra -Wpedantic -Werror"
+passed=0 failed=0 skipped=0
+
+check() { # check "what" command...
+    what=$1; shift
+    if "$@" >"$out/log" 2>&1; then passed=$((passed + 1)); echo "ok   $what"
+    else failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/     /' "$out/log" | head -20; fi
+}
+check_fails() { # the command must fail
+    what=$1; shift
+    if "$@" >"$out/log" 2>&1; then failed=$((failed + 1)); echo "FAIL $what (it compiled)"
+    else passed=$((passed + 1)); echo "ok   $what"; fi
+}
+have() { command -v "$1" >/dev/null 2>&1; }
+skip() { skipped=$((skipped + 1)); echo "SKIPPED $1"; }
+
+for cc in gcc clang; do
+    if ! have $cc; then skip "$cc not installed"; continue; fi
+    check "$cc -std=c99 $WARN: header only" $cc -std=c99 $WARN -c tests/tu_user.c -o "$out/user_$cc.o"
+    check "$cc -std=c99 $WARN: implementation" $cc -std=c99 $WARN -c tests/tu_impl.c -o "$out/impl_$cc.o"
+    check "$cc -std=c11 $WARN: implementation" $cc -std=c11 $WARN -c tests/tu_impl.c -o "$out/impl11_$cc.o"
+    check "$cc: two translation units link and run" sh -c \
+        "$cc -std=c99 $WARN -DTU_USER_MAIN tests/tu_user.c tests/tu_impl.c -o $out/two_$cc -lm && $out/two_$cc"
+    check "$cc: GEMM_STATIC in two translation units" sh -c \
+        "$cc -std=c99 $WARN -DGEMM_STATIC -DTU_USER_MAIN tests/tu_user.c -x c - -o $out/static_$cc -lm <<'X' && $out/static_$cc
+#define GEMM_IMPLEMENTATION
+#include \"tests/../gemm.h\"
+X"
+done
+if have g++; then
+    check "g++ -std=c++11 $WARN: header only" g++ -x c++ -std=c++11 $WARN -c tests/tu_user.c -o "$out/user_cpp.o"
+    check "g++ -std=c++11 $WARN: implementation" g++ -x c++ -std=c++11 $WARN -c tests/tu_impl.c -o "$out/impl_cpp.o"
+    check "C and C++ translation units link together" sh -c \
+        "gcc -std=c99 -DTU_USER_MAIN -c tests/tu_user.c -o $out/mix_user.o && g++ -x c++ -c tests/tu_impl.c -o $out/mix_impl.o && g++ $out/mix_user.o $out/mix_impl.o -o $out/mix && $out/mix"
+else
+    skip "g++ not installed"
+fi
+if have nm; then
+    bad=$(nm -g --defined-only "$out/impl_gcc.o" 2>/dev/null | awk '{print $3}' | grep -v '^gemm_' || true)
+    check "every global symbol starts with gemm_ (${bad:-none other})" test -z "$bad"
+    n=$(nm -g --defined-only "$out/impl_gcc.o" | grep -c ' gemm_sgemm$')
+    check "gemm_sgemm is defined by the implementation unit" test "$n" = 1
+    bad=$(gcc -std=c99 -DGEMM_STATIC -c tests/tu_impl.c -o "$out/static.o" && nm -g --defined-only "$out/static.o" | awk '{print $3}')
+    check "GEMM_STATIC exports no symbol (${bad:-none})" test -z "$bad"
+else
+    skip "nm not installed"
+fi
+check_fails "GEMM_MALLOC without GEMM_FREE is an #error" gcc -std=c99 -DGEMM_MALLOC=malloc -c tests/tu_impl.c -o "$out/x.o"
+
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
+[ "$failed" -eq 0 ]
