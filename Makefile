@@ -1,6 +1,7 @@
 # gemm - make demo, make test, make bench. Everything builds into build/.
-# Each backend adds its suites to TEST_SUITES / SANITIZE_SUITES and its own
-# section below; tests/run.sh runs the suites and prints the total.
+# Each backend has its own section below, which appends its suites to
+# TEST_SUITES / SANITIZE_SUITES and its Debian packages' group (tests/deps.sh)
+# to DEPS_GROUPS; tests/run.sh runs the suites and prints the total.
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -12,8 +13,9 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 
 TEST_SUITES     := test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan
+DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean $(TEST_SUITES) $(SANITIZE_SUITES)
+.PHONY: all demo test test-sanitize bench plot clean test-cpu test-build test-cpu-asan
 
 all: $(B)/cpu_basic $(B)/test_cpu
 
@@ -29,10 +31,11 @@ $(B)/cpu_basic: examples/cpu_basic.c $(HEADERS) | $(B)
 
 # ---- tests ----------------------------------------------------------------
 test:
-	@sh tests/deps.sh test
+	@sh tests/deps.sh $(DEPS_GROUPS)
 	@sh tests/run.sh $(TEST_SUITES)
 
 test-sanitize:
+	@sh tests/deps.sh $(DEPS_GROUPS)
 	@sh tests/run.sh $(SANITIZE_SUITES)
 
 test-cpu: $(B)/test_cpu
@@ -72,3 +75,5 @@ plot: bench/results_cpu.csv
 
 clean:
 	rm -rf $(B)
+
+# ---- backends: each section below belongs to one backend --------------------
