@@ -27,6 +27,9 @@ for group in "$@"; do
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
         ;;
+    cuda)
+        need nvidia-cuda-toolkit cmd nvcc
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done
