@@ -20,14 +20,18 @@
      - host pointers, synchronous: gemm_cuda_sgemm_host() allocates on the
        device, copies, multiplies, copies C back and frees, in one of three
        modes (gemm_cuda_mode): pageable copies, pinned staging buffers, or
-       mapped (zero-copy) host memory that the kernel reads over the bus,
-       which wins for small matrices. It can fill a gemm_cuda_timing.
+       mapped (zero-copy) host memory that the kernel reads over the bus.
+       It can fill a gemm_cuda_timing (copies and kernel, not allocation).
+       Pinned and mapped allocate page-locked buffers on every call (0.7 ms
+       even for tiny matrices on an H200), so pageable is the fastest end
+       to end; mapped wins the copies-plus-kernel time for small matrices
+       only (bench/RESULTS.md). Keep data on the device when it matters.
 
    Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability)
      - SIMT: fp32 (and fp64 on GPUs without FP64 tensor cores). 128x128
-       block tiles, 8x8 per thread, two blocks per SM, 16-byte cp.async copies into a 3-stage
-       shared-memory ring, 16-byte shared-memory reads laid out so that no
-       two threads of a warp hit one bank. Each operand is read in the
+       block tiles, 8x8 per thread, two blocks per SM, 16-byte cp.async
+       copies into a 3-stage shared-memory ring, 16-byte shared-memory reads
+       laid out so that no two threads of a warp hit one bank. Each operand is read in the
        orientation it is stored in (k-contiguous or not: two shared-memory
        layouts), so no transpose pass is needed for any of the 8 cases.
        Operands whose pointer or leading dimension is not 16-byte aligned
@@ -41,6 +45,10 @@
    are too few to fill the GPU, the K loop is split over several blocks
    that add into C with atomics (after C = beta*C): such results may differ
    in the last bits from run to run. options.split_k = 1 turns that off.
+
+   Needs compute capability 8.0 or later (cp.async). On an H200 the SIMT
+   kernel runs at 0.71-0.79 of cuBLAS's sgemm, DMMA at 0.66-0.76 of its
+   dgemm (bench/RESULTS.md).
 
    Exact fp32/fp64 arithmetic only. gemm_cuda_math reserves the room for
    opt-in reduced-precision modes (TF32, FP16/BF16 inputs), not done yet.
@@ -438,7 +446,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
    Hopper has these shapes natively; Ampere runs them as m8n8k4 pairs. */
 template <int KI> __device__ __forceinline__ void gemm__cuda_dmma(double *d, const double *a, const double *b)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(GEMM_CUDA_DMMA_M8N8K4)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(GEMM__CUDA_DMMA_M8N8K4)
     if constexpr (KI == 4)
         asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
                      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
