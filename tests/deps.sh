@@ -27,6 +27,11 @@ for group in "$@"; do
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
         ;;
+    opencl)
+        need ocl-icd-opencl-dev file "/usr/lib/$multiarch/libOpenCL.so"
+        need opencl-headers file /usr/include/CL/cl.h
+        need pocl-opencl-icd file /etc/OpenCL/vendors/pocl.icd
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done
