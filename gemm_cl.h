@@ -212,7 +212,8 @@ GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *params, char *out,
 extern "C" {
 #endif
 
-/* ---- the kernel template (one source; each literal well under MSVC's limit) ---- */
+/* ---- the kernel template: one source in four literals, each under C99's
+   4095 characters (and MSVC's limits); the host prepends the #defines ---- */
 
 static const char *const gemm__cl_source[] = {
     "/* gemm_cl kernels. The host prepends the parameter set as #defines; each\n"
@@ -252,6 +253,9 @@ static const char *const gemm__cl_source[] = {
     "#endif\n"
     "#define MWI (MWG / MDIMC) /* rows of C per work-item */\n"
     "#define NWI (NWG / NDIMC) /* columns of C per work-item */\n"
+    "/* vectors of the A and B tiles each work-item moves to local memory */\n"
+    "#define LA ((KWG * MWG / VWM + MDIMC * NDIMC - 1) / (MDIMC * NDIMC))\n"
+    "#define LB ((KWG * NWG / VWN + MDIMC * NDIMC - 1) / (MDIMC * NDIMC))\n"
     "\n"
     "#if PRECISION == 64\n"
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -355,9 +359,17 @@ static const char *const gemm__cl_source[] = {
     "#endif\n"
     "#if SA\n"
     "    __local real alm[KWG * MWG];\n"
+    "    realM ra[LA]; /* the next A tile, fetched while this one is multiplied */\n"
+    "#define FETCH_A(src) for (int l = 0; l < LA; l++) { const int x = tid + l * MDIMC * NDIMC; \\\n"
+    "        if (x < KWG * MWG / VWM) ra[l] = LOADM((src) + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM); }\n"
+    "    FETCH_A(a);\n"
     "#endif\n"
     "#if SB\n"
     "    __local real blm[KWG * NWG];\n"
+    "    realN rb[LB];\n"
+    "#define FETCH_B(src) for (int l = 0; l < LB; l++) { const int x = tid + l * MDIMC * NDIMC; \\\n"
+    "        if (x < KWG * NWG / VWN) rb[l] = LOADN((src) + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN); }\n"
+    "    FETCH_B(b);\n"
     "#endif\n"
     "    realN acc[MWI][NWI / VWN];\n"
     "#pragma unroll\n"
@@ -365,25 +377,37 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "        for (int v = 0; v < NWI / VWN; v++) acc[i][v] = (realN)0;\n"
     "\n"
+    ,
     "    for (int k0 = 0; k0 < Kp; k0 += KWG) {\n"
     "#if SA || SB\n"
     "        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done reading the last tile */\n"
     "#endif\n"
     "#if SA\n"
-    "        for (int x = tid; x < KWG * MWG / VWM; x += MDIMC * NDIMC) {\n"
-    "            const int kk = x / (MWG / VWM), c = x % (MWG / VWM) * VWM;\n"
-    "            STOREM(LOADM(a + kk * as + c), alm + kk * MWG + c);\n"
+    "#pragma unroll\n"
+    "        for (int l = 0; l < LA; l++) {\n"
+    "            const int x = tid + l * MDIMC * NDIMC;\n"
+    "            if (x < KWG * MWG / VWM) STOREM(ra[l], alm + x * VWM);\n"
     "        }\n"
     "#endif\n"
     "#if SB\n"
-    "        for (int x = tid; x < KWG * NWG / VWN; x += MDIMC * NDIMC) {\n"
-    "            const int kk = x / (NWG / VWN), c = x % (NWG / VWN) * VWN;\n"
-    "            STOREN(LOADN(b + kk * bs + c), blm + kk * NWG + c);\n"
+    "#pragma unroll\n"
+    "        for (int l = 0; l < LB; l++) {\n"
+    "            const int x = tid + l * MDIMC * NDIMC;\n"
+    "            if (x < KWG * NWG / VWN) STOREN(rb[l], blm + x * VWN);\n"
     "        }\n"
     "#endif\n"
     "#if SA || SB\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE); /* the new tile is complete */\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE); /* the tile is complete */\n"
+    "        if (k0 + KWG < Kp) { /* global loads of the next tile overlap the arithmetic below */\n"
+    "#if SA\n"
+    "            FETCH_A(a + KWG * as);\n"
     "#endif\n"
+    "#if SB\n"
+    "            FETCH_B(b + KWG * bs);\n"
+    "#endif\n"
+    "        }\n"
+    "#endif\n"
+    "#pragma unroll\n"
     "        for (int kk = 0; kk < KWG; kk++) {\n"
     "#if SA\n"
     "            const __local real *ak = alm + kk * MWG;\n"
@@ -560,8 +584,9 @@ static int gemm__cl_params_equal(const gemm_cl_params *a, const gemm_cl_params *
 /* One line per (device, precision): "f32 MWG=.. ... device=<substring of the device name>".
    Measured with `make tune-cl` on the devices named (bench/RESULTS.md). */
 static const char *const gemm__cl_builtin[] = {
-    "f32 MWG=8 NWG=32 KWG=8 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=64 device=pthread-",
-    "f64 MWG=8 NWG=16 KWG=8 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=64 device=pthread-",
+    /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon */
+    "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=0 DIRECT=0 device=pthread-",
+    "f64 MWG=6 NWG=16 KWG=4 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
     "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128 device=NVIDIA H",
     "f64 MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128 device=NVIDIA H",
 };
@@ -1058,9 +1083,12 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, c
             GEMM__CL_ARG(kp, 7, cl_long, (cl_long)(side ? c->bcs : c->ars));
             GEMM__CL_ARG(kp, 8, cl_long, (cl_long)(side ? c->brs : c->acs));
             GEMM__CL_ARG(kp, 9, cl_mem, ctx->scratch[side]);
-            global[0] = (size_t)Rp;
-            global[1] = (size_t)Kp;
-            GEMM__CL_TRY(clEnqueueNDRangeKernel(ctx->queue, kp, 2, NULL, global, NULL, side ? 0 : nw,
+            /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
+            local[0] = ctx->max_wg >= 256 ? 32 : 1;
+            local[1] = ctx->max_wg >= 256 ? 8 : 1;
+            global[0] = (size_t)gemm__cl_roundup(Rp, (int64_t)local[0]);
+            global[1] = (size_t)gemm__cl_roundup(Kp, (int64_t)local[1]);
+            GEMM__CL_TRY(clEnqueueNDRangeKernel(ctx->queue, kp, 2, NULL, global, local, side ? 0 : nw,
                                                 side ? NULL : wait, NULL),
                          "clEnqueueNDRangeKernel (pack)");
         }
@@ -1506,12 +1534,12 @@ static int gemm__cl_space(const gemm_cl_context *ctx, gemm_cl_precision prec, in
     }
     if (gpu) {
         for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
-        for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 4; h++) {
+        for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
             p.mdimc = dims[a]; p.ndimc = dims[b];
             p.mwg = dims[a] * wis[c]; p.nwg = dims[b] * wis[d];
             p.kwg = kwgs[e]; p.vwm = vws[f]; p.vwn = vws[g];
-            p.sa = h != 3; p.sb = h != 3; p.pack = h & 1; p.direct = 128;
-            if (p.mdimc * p.ndimc < 64 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 4) continue;
+            p.sa = p.sb = h != 2; p.pack = h != 0; p.direct = 128;
+            if (p.mdimc * p.ndimc < 64 || p.mdimc * p.ndimc > 256 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 8) continue;
             if (gemm__cl_params_invalid(&p, ctx->max_wg, ctx->local_mem, elem) || cnt >= max) continue;
             out[cnt++].p = p;
         }
@@ -1579,7 +1607,7 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     char line[512], pstr[256];
     cl_int e = CL_SUCCESS;
     gemm_status s;
-    const int max_cand = 4096;
+    const int max_cand = 16384;
 
     gemm__clear_error();
     if (!ctx || (prec != GEMM_CL_F32 && prec != GEMM_CL_F64))
