@@ -103,6 +103,7 @@ typedef struct gemm_cl_params {
     int sa, sb;             /* 1: A / B tiles through local memory */
     int pack;               /* 0: k-major rows; 1: contiguous panel per tile */
     int direct;             /* m*n*k <= direct^3 runs the direct kernel */
+    int db;                 /* 1: two local-memory tiles, one barrier per k-step */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {
@@ -248,6 +249,9 @@ static const char *const gemm__cl_source[] = {
     "#ifndef SB\n"
     "#define SB 0 /* 1: stage the B tile in local memory */\n"
     "#endif\n"
+    "#ifndef DB\n"
+    "#define DB 0 /* 1: two local-memory tiles, so one barrier per k-step */\n"
+    "#endif\n"
     "#ifndef PACK\n"
     "#define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */\n"
     "#endif\n"
@@ -358,14 +362,14 @@ static const char *const gemm__cl_source[] = {
     "    const int tid = tm * NDIMC + tn;\n"
     "#endif\n"
     "#if SA\n"
-    "    __local real alm[KWG * MWG];\n"
+    "    __local real alm[(1 + DB) * KWG * MWG];\n"
     "    realM ra[LA]; /* the next A tile, fetched while this one is multiplied */\n"
     "#define FETCH_A(src) for (int l = 0; l < LA; l++) { const int x = tid + l * MDIMC * NDIMC; \\\n"
     "        if (x < KWG * MWG / VWM) ra[l] = LOADM((src) + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM); }\n"
     "    FETCH_A(a);\n"
     "#endif\n"
     "#if SB\n"
-    "    __local real blm[KWG * NWG];\n"
+    "    __local real blm[(1 + DB) * KWG * NWG];\n"
     "    realN rb[LB];\n"
     "#define FETCH_B(src) for (int l = 0; l < LB; l++) { const int x = tid + l * MDIMC * NDIMC; \\\n"
     "        if (x < KWG * NWG / VWN) rb[l] = LOADN((src) + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN); }\n"
@@ -376,28 +380,34 @@ static const char *const gemm__cl_source[] = {
     "    for (int i = 0; i < MWI; i++)\n"
     "#pragma unroll\n"
     "        for (int v = 0; v < NWI / VWN; v++) acc[i][v] = (realN)0;\n"
+    "#if SA || SB\n"
+    "    int cur = 0; /* which of the DB tiles is current (not \"half\": a type in OpenCL C) */\n"
+    "#endif\n"
     "\n"
     ,
     "    for (int k0 = 0; k0 < Kp; k0 += KWG) {\n"
-    "#if SA || SB\n"
+    "#if (SA || SB) && !DB\n"
     "        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done reading the last tile */\n"
     "#endif\n"
     "#if SA\n"
     "#pragma unroll\n"
     "        for (int l = 0; l < LA; l++) {\n"
     "            const int x = tid + l * MDIMC * NDIMC;\n"
-    "            if (x < KWG * MWG / VWM) STOREM(ra[l], alm + x * VWM);\n"
+    "            if (x < KWG * MWG / VWM) STOREM(ra[l], alm + cur * KWG * MWG + x * VWM);\n"
     "        }\n"
     "#endif\n"
     "#if SB\n"
     "#pragma unroll\n"
     "        for (int l = 0; l < LB; l++) {\n"
     "            const int x = tid + l * MDIMC * NDIMC;\n"
-    "            if (x < KWG * NWG / VWN) STOREN(rb[l], blm + x * VWN);\n"
+    "            if (x < KWG * NWG / VWN) STOREN(rb[l], blm + cur * KWG * NWG + x * VWN);\n"
     "        }\n"
     "#endif\n"
     "#if SA || SB\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE); /* the tile is complete */\n"
+    "        /* The tile is complete. With DB the next stores go to the other one, and\n"
+    "           nobody can reach them before everyone has passed this barrier, i.e. has\n"
+    "           finished reading that tile one step ago: one barrier suffices. */\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
     "        if (k0 + KWG < Kp) { /* global loads of the next tile overlap the arithmetic below */\n"
     "#if SA\n"
     "            FETCH_A(a + KWG * as);\n"
@@ -410,12 +420,12 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "        for (int kk = 0; kk < KWG; kk++) {\n"
     "#if SA\n"
-    "            const __local real *ak = alm + kk * MWG;\n"
+    "            const __local real *ak = alm + cur * KWG * MWG + kk * MWG;\n"
     "#else\n"
     "            const __global real *ak = a + kk * as;\n"
     "#endif\n"
     "#if SB\n"
-    "            const __local real *bk = blm + kk * NWG;\n"
+    "            const __local real *bk = blm + cur * KWG * NWG + kk * NWG;\n"
     "#else\n"
     "            const __global real *bk = b + kk * bs;\n"
     "#endif\n"
@@ -434,6 +444,9 @@ static const char *const gemm__cl_source[] = {
     "        }\n"
     "        a += KWG * as;\n"
     "        b += KWG * bs;\n"
+    "#if (SA || SB) && DB\n"
+    "        cur ^= 1;\n"
+    "#endif\n"
     "    }\n"
     "\n"
     "#pragma unroll\n"
@@ -535,7 +548,7 @@ static gemm_status gemm__cl_fail(cl_int e, const char *what)
 /* Fields of gemm_cl_params in tuning-file order, with their #define names. */
 #define GEMM__CL_FIELDS(X)                                                   \
     X(mwg, "MWG") X(nwg, "NWG") X(kwg, "KWG") X(mdimc, "MDIMC") X(ndimc, "NDIMC") \
-    X(vwm, "VWM") X(vwn, "VWN") X(sa, "SA") X(sb, "SB") X(pack, "PACK") X(direct, "DIRECT")
+    X(vwm, "VWM") X(vwn, "VWN") X(sa, "SA") X(sb, "SB") X(pack, "PACK") X(direct, "DIRECT") X(db, "DB")
 
 GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *p, char *out, size_t size)
 {
@@ -550,10 +563,12 @@ GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *p, char *out, size
     return used < size ? GEMM_OK : gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_params_str: buffer too small");
 }
 
-/* Reads "NAME=value" tokens; returns 1 when every field was present. */
+/* Reads "NAME=value" tokens; returns 1 when every field was present (DB,
+   added later, may be missing: 0). */
 static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
 {
     int found = 0, all = 0;
+    p->db = 0;
 #define GEMM__CL_PARSE(f, name)                                              \
     {                                                                        \
         const char *at = text;                                               \
@@ -570,7 +585,7 @@ static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
     }
     GEMM__CL_FIELDS(GEMM__CL_PARSE)
 #undef GEMM__CL_PARSE
-    return found == all;
+    return found == all || (found == all - 1 && !strstr(text, " DB="));
 }
 
 static int gemm__cl_params_equal(const gemm_cl_params *a, const gemm_cl_params *b)
@@ -587,8 +602,11 @@ static const char *const gemm__cl_builtin[] = {
     /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon */
     "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=0 DIRECT=0 device=pthread-",
     "f64 MWG=6 NWG=16 KWG=4 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128 device=NVIDIA H",
-    "f64 MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128 device=NVIDIA H",
+    /* NVIDIA H200 through NVIDIA's OpenCL (driver 580); H100s get the same */
+    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 device=NVIDIA H200",
+    "f64 MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=324 device=NVIDIA H200",
+    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 device=NVIDIA H100",
+    "f64 MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=324 device=NVIDIA H100",
 };
 /* Any other device: modest tiles through local memory, fine on most GPUs. */
 static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";
@@ -626,12 +644,14 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
     if (!vw_ok) return "vector widths must be 1, 2, 4, 8 or 16";
     if (p->mwg % (p->mdimc * p->vwm) || p->nwg % (p->ndimc * p->vwn))
         return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
-    if ((p->sa != 0 && p->sa != 1) || (p->sb != 0 && p->sb != 1) || (p->pack != 0 && p->pack != 1))
-        return "SA, SB and PACK are 0 or 1";
+    if ((p->sa != 0 && p->sa != 1) || (p->sb != 0 && p->sb != 1) || (p->pack != 0 && p->pack != 1) ||
+        (p->db != 0 && p->db != 1))
+        return "SA, SB, PACK and DB are 0 or 1";
     if (p->mwg > 1024 || p->nwg > 1024 || p->kwg > 256 || (p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512)
         return "tiles too large (MWG, NWG <= 1024, KWG <= 256, MWI*NWI <= 512)";
     if ((size_t)p->mdimc * (size_t)p->ndimc > max_wg) return "MDIMC*NDIMC exceeds the device's work-group size";
-    if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem) > local_mem)
+    if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
+                   (size_t)(1 + p->db)) > local_mem)
         return "the local-memory tiles exceed the device's local memory";
     return NULL;
 }
@@ -840,9 +860,10 @@ static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_cl_precision prec,
     gemm__cl_params_parse(gemm__cl_safe, &safe);
     snprintf(out, size,
              "#define PRECISION %d\n#define MWG %d\n#define NWG %d\n#define KWG %d\n#define MDIMC %d\n"
-             "#define NDIMC %d\n#define VWM %d\n#define VWN %d\n#define SA %d\n#define SB %d\n#define PACK %d\n%s",
+             "#define NDIMC %d\n#define VWM %d\n#define VWN %d\n#define SA %d\n#define SB %d\n#define PACK %d\n"
+             "#define DB %d\n%s",
              prec == GEMM_CL_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm, p->vwn, p->sa, p->sb,
-             p->pack, ctx->break_kernel && !gemm__cl_params_equal(p, &safe) ? "#define fma(a, b, c) ((a) * (b) - (c))\n" : "");
+             p->pack, p->db, ctx->break_kernel && !gemm__cl_params_equal(p, &safe) ? "#define fma(a, b, c) ((a) * (b) - (c))\n" : "");
 }
 
 static void gemm__cl_cache_path(const gemm_cl_context *ctx, const char *const *src, size_t nsrc, const char *opts,
@@ -937,11 +958,19 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_cl_precision 
         g->program = clCreateProgramWithSource(ctx->context, (cl_uint)nsrc, src, NULL, &e);
         if (e == CL_SUCCESS) e = clBuildProgram(g->program, 1, &ctx->device, opts, NULL, NULL);
         if (e != CL_SUCCESS) {
-            char log[900];
+            char log[850], *full;
+            size_t len = 0;
             log[0] = '\0';
-            if (g->program)
-                clGetProgramBuildInfo(g->program, ctx->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-            log[sizeof log - 1] = '\0';
+            /* asked for in full: a buffer too small gets nothing at all from some drivers */
+            if (g->program &&
+                clGetProgramBuildInfo(g->program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
+                len > 0 && (full = (char *)GEMM_MALLOC(len + 1)) != NULL) {
+                if (clGetProgramBuildInfo(g->program, ctx->device, CL_PROGRAM_BUILD_LOG, len, full, NULL) == CL_SUCCESS) {
+                    full[len] = '\0';
+                    snprintf(log, sizeof log, "%s", full);
+                }
+                GEMM_FREE(full);
+            }
             if (g->program) clReleaseProgram(g->program);
             GEMM_FREE(g);
             if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BUILD_OPTIONS)
@@ -1158,7 +1187,8 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm_cl_precision prec, g
     if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;
     na = gemm__cl_extent(layout, ta == GEMM_NO_TRANS ? m : k, ta == GEMM_NO_TRANS ? k : m, lda);
     nb = gemm__cl_extent(layout, tb == GEMM_NO_TRANS ? k : n, tb == GEMM_NO_TRANS ? n : k, ldb);
-    nc = gemm__cl_extent(layout, m, n, ldc);
+    /* whole rows of ldc: NVIDIA's driver checks rect copies against region rows * pitch */
+    nc = (size_t)(layout == GEMM_ROW_MAJOR ? m : n) * (size_t)ldc;
     region[0] = (size_t)(row ? n : m) * elem; /* C's window: rows of the storage, never its padding */
     region[1] = (size_t)(row ? m : n);
     region[2] = 1;
@@ -1512,7 +1542,8 @@ static int gemm__cl_sample_ok(gemm_cl_context *ctx, gemm_cl_precision prec, int6
 
 /* The search space: the seed paper's blocking factors, vector widths,
    local-memory use and packed layout, shaped by the kind of device. */
-static int gemm__cl_space(const gemm_cl_context *ctx, gemm_cl_precision prec, int tiny, gemm__cl_cand *out, int max)
+static int gemm__cl_space(const gemm_cl_context *ctx, gemm_cl_precision prec, int tiny, gemm__cl_cand *out, int max,
+                          int *fixed)
 {
     static const int dims[] = {8, 16, 32}, wis[] = {1, 2, 4, 8}, kwgs[] = {8, 16, 32}, vws[] = {1, 2, 4};
     static const int cpu_m[] = {4, 6, 8, 12, 16}, cpu_n[] = {8, 16, 32, 64}, cpu_v[] = {4, 8, 16}, cpu_k[] = {4, 8, 16};
@@ -1532,7 +1563,19 @@ static int gemm__cl_space(const gemm_cl_context *ctx, gemm_cl_precision prec, in
         for (a = 0; a < 4 && cnt < max; a++) gemm__cl_params_parse(small[a], &out[cnt++].p);
         return cnt;
     }
-    if (gpu) {
+    *fixed = 0;
+    if (gpu) { /* the usual GPU shapes first, then the space in random order */
+        static const char *const seeds[] = {
+            "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
+            "MWG=128 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
+            "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
+            "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128",
+        };
+        for (a = 0; a < 4; a++)
+            if (gemm__cl_params_parse(seeds[a], &p) && !gemm__cl_params_invalid(&p, ctx->max_wg, ctx->local_mem, elem))
+                out[(*fixed)++].p = p;
+        cnt = *fixed;
+        memset(&p, 0, sizeof p);
         for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
         for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
             p.mdimc = dims[a]; p.ndimc = dims[b];
@@ -1603,7 +1646,7 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     double *hA = NULL, *hB = NULL, start = gemm__cl_now(), best_score = 0;
     void *conv = NULL;
     size_t elem = gemm__cl_elem(prec);
-    int gpu, ncand, i, j, nref = 0, maxn = 0, best = -1;
+    int gpu, ncand, i, j, nref = 0, maxn = 0, best = -1, nfixed = 0;
     char line[512], pstr[256];
     cl_int e = CL_SUCCESS;
     gemm_status s;
@@ -1662,13 +1705,13 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     if (s == GEMM_OK) cur = g->params;
     else gemm__cl_params_parse(gemm__cl_safe, &cur);
     cands[0].p = cur;
-    ncand = 1 + gemm__cl_space(ctx, prec, o.tiny, cands + 1, max_cand - 1);
+    ncand = 1 + gemm__cl_space(ctx, prec, o.tiny, cands + 1, max_cand - 1, &nfixed);
     {   /* shuffle the rest: with a budget, sample the space evenly */
         uint64_t x = 99991;
-        for (i = ncand - 1; i > 1; i--) {
+        for (i = ncand - 1; i > 1 + nfixed; i--) {
             gemm__cl_cand t;
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            j = 1 + (int)(x % (uint64_t)i);
+            j = 1 + nfixed + (int)(x % (uint64_t)(i - nfixed));
             t = cands[i]; cands[i] = cands[j]; cands[j] = t;
         }
     }
@@ -1698,19 +1741,30 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     }
     qsort(cands, (size_t)ncand, sizeof *cands, gemm__cl_by_score);
 
-    /* Refinement: the best few over the range of sizes, mean GFLOP/s. */
-    for (i = 0; i < o.refine_top && i < ncand && cands[i].score > 0; i++) {
+    /* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
+       with local memory also with DB toggled (one barrier per step, or two). */
+    for (i = 0; i < 2 * o.refine_top && i / 2 < ncand && cands[i / 2].score > 0; i++) {
+        gemm_cl_params q = cands[i / 2].p;
         double sum = 0;
-        int ok = gemm__cl_try(ctx, prec, &cands[i].p, &g) == GEMM_OK;
+        int ok;
+        if (i % 2) {
+            if (!q.sa && !q.sb) continue;
+            q.db = !q.db;
+        }
+        ok = gemm__cl_try(ctx, prec, &q, &g) == GEMM_OK;
         for (j = 0; ok && j < nref; j++) {
             double n = o.refine_sizes[j], t = gemm__cl_time(ctx, g, 2, o.refine_sizes[j], A, B, C);
             ok = t > 0;
             sum += ok ? 2e-9 * n * n * n / t : 0;
         }
-        gemm_cl_params_str(&cands[i].p, pstr, sizeof pstr);
+        gemm_cl_params_str(&q, pstr, sizeof pstr);
         snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / nref : 0.0, pstr);
-        if (o.progress) o.progress(o.user, i + 1, o.refine_top, line);
-        if (ok && sum / nref > best_score) { best_score = sum / nref; best = i; }
+        if (o.progress) o.progress(o.user, i + 1, 2 * o.refine_top, line);
+        if (ok && sum / nref > best_score) {
+            best_score = sum / nref;
+            res.best = q;
+            best = i;
+        }
         if (gemm__cl_now() - start > o.budget_s) break;
     }
     if (best < 0) {
@@ -1720,7 +1774,6 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     }
 
     /* Crossover: the largest size (up to 512) where the direct kernel still wins. */
-    res.best = cands[best].p;
     res.best.direct = 0;
     gemm__cl_try(ctx, prec, &res.best, &g);
     for (i = 16; i <= 512; i = i < 64 ? i + 16 : i * 3 / 2) {

@@ -183,15 +183,20 @@ static int first_call(const char *prec)
     uint64_t st = 1;
     int f64 = !strcmp(prec, "f64");
     memset(&p, 0, sizeof p);
-    if (gemm_cl_create(NULL, &cl) != GEMM_OK) return 1;
+    if (gemm_cl_create(NULL, &cl) != GEMM_OK) {
+        fprintf(stderr, "bench_cl --first-call: %s\n", gemm_last_error_detail());
+        return 1;
+    }
     gemm_cl_handles(cl, &context, &queue, NULL);
     p.prec = f64 ? BATTERY_F64 : BATTERY_F32;
     p.ta = p.tb = GEMM_NO_TRANS;
     p.n = 256;
     p.hA = battery_buf_new(p.prec, 256 * 256);
     battery_fill(&p.hA, &st);
-    p.A = p.B = p.C = upload(&p.hA);
-    if (run_once(0, &p) < 0) return 1;
+    p.A = upload(&p.hA);
+    p.B = upload(&p.hA);
+    p.C = upload(&p.hA);
+    if (run_once(0, &p) < 0) return 1; /* it says why */
     printf("%.3f\n", gemm__cl_now() - t0);
     return 0;
 }
@@ -205,7 +210,10 @@ static double child(const char *self, const char *prec, const char *env)
     snprintf(cmd, sizeof cmd, "env %s '%s' --first-call %s", env, self, prec);
     if ((f = popen(cmd, "r"))) {
         if (fgets(buf, sizeof buf, f)) s = atof(buf);
-        if (pclose(f) != 0) s = -1;
+        if (pclose(f) != 0) {
+            fprintf(stderr, "bench_cl: the first-call child failed: %s\n", cmd);
+            s = -1;
+        }
     }
     return s;
 }

@@ -18,7 +18,7 @@ timeout $((2 * TUNE_S + 60)) build/tune_cl --prec f32,f64 --budget "$TUNE_S" --o
     --verbose >"$OUT/tune.log" 2>&1
 tail -n 6 "$OUT/tune.log"
 [ -s "$OUT/tuning_gpu.txt" ] && export GEMM_CL_TUNING_FILE="$OUT/tuning_gpu.txt"
-timeout 200 build/bench_cl --sizes 256,512,1024,2048,4096,8192 --trans-size 4096 --csv "$OUT/bench_gpu.csv" \
+timeout 200 build/bench_cl --sizes "${SIZES:-256,512,1024,2048,4096,8192}" --trans-size "${TSIZE:-4096}" --csv "$OUT/bench_gpu.csv" \
     >"$OUT/bench.log" 2>&1
 cat "$OUT/bench.log"
 timeout 150 sh tests/test_cl.sh >"$OUT/test.log" 2>&1
