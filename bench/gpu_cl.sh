@@ -13,7 +13,7 @@ TUNE_S=${TUNE_S:-45}
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv 2>&1
     git log -1 --format='commit %H' 2>/dev/null
 } >"$OUT/env.txt"
-make --no-print-directory build/test_cl build/tune_cl build/bench_cl >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+make -B --no-print-directory build/test_cl build/tune_cl build/bench_cl >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 timeout $((2 * TUNE_S + 60)) build/tune_cl --prec f32,f64 --budget "$TUNE_S" --output "$OUT/tuning_gpu.txt" \
     --verbose >"$OUT/tune.log" 2>&1
 tail -n 6 "$OUT/tune.log"
