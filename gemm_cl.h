@@ -599,9 +599,11 @@ static int gemm__cl_params_equal(const gemm_cl_params *a, const gemm_cl_params *
 /* One line per (device, precision): "f32 MWG=.. ... device=<substring of the device name>".
    Measured with `make tune-cl` on the devices named (bench/RESULTS.md). */
 static const char *const gemm__cl_builtin[] = {
-    /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon */
-    "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=0 DIRECT=0 device=pthread-",
-    "f64 MWG=6 NWG=16 KWG=4 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon (then
+       re-measured by hand at n = 512..2048: the machine was shared while the
+       tuner ran and it picked PACK=0, 4-6x slower from n = 1024 on) */
+    "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    "f64 MWG=12 NWG=16 KWG=8 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
     /* NVIDIA H200 through NVIDIA's OpenCL (driver 580); H100s get the same */
     "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 device=NVIDIA H200",
     "f64 MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=324 device=NVIDIA H200",
@@ -1445,47 +1447,30 @@ static gemm_status gemm__cl_buffers(gemm_cl_context *ctx, gemm_cl_precision prec
     return s;
 }
 
-GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
-                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
-                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
-                                   float beta, cl_mem C, size_t offc, int64_t ldc,
-                                   cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    gemm__clear_error();
-    return gemm__cl_buffers(ctx, GEMM_CL_F32, "gemm_cl_sgemm", layout, transa, transb, m, n, k, alpha, A, offa, lda,
-                            B, offb, ldb, beta, C, offc, ldc, num_wait, wait, event);
-}
-
-GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
-                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
-                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
-                                   double beta, cl_mem C, size_t offc, int64_t ldc,
-                                   cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    gemm__clear_error();
-    return gemm__cl_buffers(ctx, GEMM_CL_F64, "gemm_cl_dgemm", layout, transa, transb, m, n, k, alpha, A, offa, lda,
-                            B, offb, ldb, beta, C, offc, ldc, num_wait, wait, event);
-}
-
-GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
-                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
-                                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-                                        float *C, int64_t ldc, gemm_cl_timing *timing)
-{
-    gemm__clear_error();
-    return gemm__cl_host(ctx, GEMM_CL_F32, NULL, 0, "gemm_cl_sgemm_host", layout, transa, transb, m, n, k, alpha, A,
-                         lda, B, ldb, beta, C, ldc, timing);
-}
-
-GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
-                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
-                                        const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
-                                        double *C, int64_t ldc, gemm_cl_timing *timing)
-{
-    gemm__clear_error();
-    return gemm__cl_host(ctx, GEMM_CL_F64, NULL, 0, "gemm_cl_dgemm_host", layout, transa, transb, m, n, k, alpha, A,
-                         lda, B, ldb, beta, C, ldc, timing);
-}
+/* The four entry points, written once: precision is all that differs. */
+#define GEMM__CL_DEFINE(NAME, HOSTNAME, T, PREC)                                                            \
+    GEMM_DEF gemm_status NAME(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,              \
+                              gemm_transpose transb, int64_t m, int64_t n, int64_t k, T alpha, cl_mem A,    \
+                              size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb, T beta,          \
+                              cl_mem C, size_t offc, int64_t ldc, cl_uint num_wait, const cl_event *wait,    \
+                              cl_event *event)                                                              \
+    {                                                                                                        \
+        gemm__clear_error();                                                                                 \
+        return gemm__cl_buffers(ctx, PREC, #NAME, layout, transa, transb, m, n, k, alpha, A, offa, lda, B,   \
+                                offb, ldb, beta, C, offc, ldc, num_wait, wait, event);                       \
+    }                                                                                                        \
+    GEMM_DEF gemm_status HOSTNAME(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,          \
+                                  gemm_transpose transb, int64_t m, int64_t n, int64_t k, T alpha,          \
+                                  const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,            \
+                                  int64_t ldc, gemm_cl_timing *timing)                                      \
+    {                                                                                                        \
+        gemm__clear_error();                                                                                 \
+        return gemm__cl_host(ctx, PREC, NULL, 0, #HOSTNAME, layout, transa, transb, m, n, k, alpha, A, lda,  \
+                             B, ldb, beta, C, ldc, timing);                                                  \
+    }
+GEMM__CL_DEFINE(gemm_cl_sgemm, gemm_cl_sgemm_host, float, GEMM_CL_F32)
+GEMM__CL_DEFINE(gemm_cl_dgemm, gemm_cl_dgemm_host, double, GEMM_CL_F64)
+#undef GEMM__CL_DEFINE
 
 /* ---- the autotuner ---- */
 
@@ -1663,14 +1648,14 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     if (o.budget_s <= 0) o.budget_s = 120;
     if (o.refine_top <= 0) o.refine_top = 4;
     if (o.coarse_sizes[0] <= 0) {
-        o.coarse_sizes[0] = o.tiny ? 48 : gpu ? 1024 : 256;
-        o.coarse_sizes[1] = o.tiny ? 72 : gpu ? 2048 : 512;
+        o.coarse_sizes[0] = o.tiny ? 48 : gpu ? 1024 : 512;
+        o.coarse_sizes[1] = o.tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
     }
     if (o.coarse_sizes[1] <= 0) o.coarse_sizes[1] = o.coarse_sizes[0];
     if (o.refine_sizes[0] <= 0) {
-        o.refine_sizes[0] = o.tiny ? 64 : gpu ? 1024 : 256;
-        o.refine_sizes[1] = o.tiny ? 96 : gpu ? 2048 : 512;
-        o.refine_sizes[2] = o.tiny ? 0 : gpu ? 4096 : 1024;
+        o.refine_sizes[0] = o.tiny ? 64 : gpu ? 1024 : 512;
+        o.refine_sizes[1] = o.tiny ? 96 : gpu ? 2048 : 1024;
+        o.refine_sizes[2] = o.tiny ? 0 : gpu ? 4096 : 2048;
     }
     for (i = 0; i < 4 && o.refine_sizes[i] > 0; i++) nref++;
     for (i = 0; i < 2; i++) maxn = o.coarse_sizes[i] > maxn ? o.coarse_sizes[i] : maxn;
