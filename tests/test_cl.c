@@ -386,7 +386,7 @@ int main(void)
         battery_with(cl, "cl-buffers (cl_mem API, offsets, events)", NULL, 1, 40, 0);
     }
     battery_with(cl, "cl-ones", "MWG=1 NWG=1 KWG=1 MDIMC=1 NDIMC=1 VWM=1 VWN=1 SA=1 SB=1 PACK=1 DIRECT=0", 0, 15, 90);
-    battery_with(cl, "cl-wide", "MWG=32 NWG=128 KWG=32 MDIMC=2 NDIMC=8 VWM=16 VWN=16 SA=0 SB=1 PACK=1 DIRECT=0 DB=1", 0, 15, 0);
+    battery_with(cl, "cl-wide", "MWG=32 NWG=128 KWG=16 MDIMC=2 NDIMC=8 VWM=16 VWN=16 SA=0 SB=1 PACK=1 DIRECT=0 DB=1", 0, 15, 0);
     battery_with(cl, "cl-local", "MWG=48 NWG=24 KWG=5 MDIMC=8 NDIMC=4 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=0 DB=1", 0, 15, 0);
     gemm_cl_destroy(cl);
 
