@@ -360,6 +360,58 @@ static void test_threads(void)
     gemm_cl_destroy(cl);
 }
 
+/* Adopting the caller's context and queue, and giving every OpenCL object back:
+   buffers, programs and kernels each hold a reference to their context (and
+   commands to their queue), so both counts returning to what they were before
+   gemm_cl_create means none leaked. (PoCL drops a finished command's references
+   from a worker thread, a moment after clFinish: the check waits up to a second.) */
+static void test_adopt_and_release(void)
+{
+    cl_platform_id plat;
+    cl_device_id dev;
+    cl_context context;
+    cl_command_queue q;
+    cl_uint ctx_refs = 0, q_refs = 0, ctx_base = 0, q_base = 0;
+    cl_int e;
+    gemm_cl_options o;
+    gemm_cl_context *cl;
+    gemm_cl_tune_options to;
+    gemm_cl_tune_result tr;
+    float h[3 * 48 * 48] = {0};
+    int ok;
+    if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS || clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS)
+        return;
+    context = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+    q = clCreateCommandQueue(context, dev, 0, &e);
+    clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof ctx_base, &ctx_base, NULL);
+    clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof q_base, &q_base, NULL);
+    memset(&o, 0, sizeof o);
+    o.context = context;
+    o.queue = q;
+    ok = gemm_cl_create(&o, &cl) == GEMM_OK;
+    battery_check(ok, "adopt the caller's context and queue");
+    if (!ok) return;
+    ok = matches_ref(cl, 33) && matches_ref(cl, 130); /* direct and tiled, with packing buffers */
+    ok = ok && gemm_cl_sgemm_host(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 48, 48, 48, 0.0f, NULL, 48, NULL, 48,
+                                  2.0f, h, 48, NULL) == GEMM_OK; /* the scaling path */
+    memset(&to, 0, sizeof to);
+    to.tiny = 1;
+    ok = ok && gemm_cl_tune(cl, GEMM_CL_F32, &to, &tr) == GEMM_OK; /* many programs, its own buffers */
+    battery_check(ok, "calls on the adopted queue are right");
+    gemm_cl_destroy(cl);
+    for (e = 0; e < 100; e++) {
+        clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof ctx_refs, &ctx_refs, NULL);
+        clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof q_refs, &q_refs, NULL);
+        if (ctx_refs == ctx_base && q_refs == q_base) break;
+        usleep(10000);
+    }
+    battery_check(ctx_refs == ctx_base && q_refs == q_base,
+                  "after gemm_cl_destroy every buffer, program and kernel is released (context refs %u, was %u; "
+                  "queue refs %u, was %u)", ctx_refs, ctx_base, q_refs, q_base);
+    clReleaseCommandQueue(q);
+    clReleaseContext(context);
+}
+
 int main(void)
 {
     gemm_cl_context *cl;
@@ -379,8 +431,9 @@ int main(void)
     /* the device's own set with the crossover at 0: pack + tiled for every size */
     {
         char own[300];
-        gemm_cl_params_str(&info.params, own, sizeof own);
-        strcpy(strstr(own, "DIRECT="), "DIRECT=0");
+        gemm_cl_params tiled = info.params;
+        tiled.direct = 0;
+        gemm_cl_params_str(&tiled, own, sizeof own);
         snprintf(name, sizeof name, "cl-tiled %s", own);
         battery_with(cl, name, own, 0, 0, 0);
         battery_with(cl, "cl-buffers (cl_mem API, offsets, events)", NULL, 1, 40, 0);
@@ -394,6 +447,7 @@ int main(void)
     test_fallback();
     test_events();
     test_threads();
+    test_adopt_and_release();
     test_caches_and_tuning();
     return battery_summary();
 }
