@@ -84,16 +84,23 @@ clean:
 CL_HEADERS := gemm_cl.h $(HEADERS)
 CL_LIBS    := -lOpenCL $(LDLIBS)
 TEST_SUITES += test-cl
+SANITIZE_SUITES += test-cl-asan
 DEPS_GROUPS += opencl
 CLBLAST_LIB := $(firstword $(wildcard build/peer/libclblast.so.1 /usr/lib/*/libclblast.so /usr/lib/libclblast.so))
 ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl bench-cl tune-cl example-cl
+.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl
 
 test-cl:
 	sh tests/test_cl.sh
+
+test-cl-asan:
+	sh tests/test_cl.sh asan
+
+$(B)/test_cl_asan: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
 
 $(B)/test_cl: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
