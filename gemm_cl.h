@@ -164,7 +164,8 @@ typedef struct gemm_cl_tune_options {
     int max_candidates;        /* cap on the coarse pass; 0 = no cap but the budget */
     int tiny;                  /* 1: a handful of candidates at small sizes (tests) */
     const char *output;        /* tuning file to update; NULL = none written */
-    /* called after each candidate; `line` says what happened to it */
+    /* called after each candidate; `line` says what happened to it. It runs
+       with the context locked: it must not call gemm_cl on this context. */
     void (*progress)(void *user, int done, int total, const char *line);
     void *user;
 } gemm_cl_tune_options;
@@ -1208,7 +1209,7 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm_cl_precision prec, g
     if (e == CL_SUCCESS) e = clFinish(ctx->queue);
     t1 = gemm__cl_now();
     if (e != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "copying the operands to the device");
+        s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
         goto done;
     }
     gemm__cl_canon(&call, layout, ta, tb, m, n, k, alpha, dA, 0, lda, dB, 0, ldb, beta, dC, 0, ldc, work);

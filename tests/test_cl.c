@@ -196,6 +196,35 @@ static void test_errors(void)
         clReleaseMemObject(small);
     }
     gemm_cl_destroy(cl);
+
+    /* Device memory exhausted: a clear status, C untouched. Only where a buffer
+       larger than the device allows fits in this machine's address space
+       unwritten (PoCL: 2 GiB); the host arrays are never touched. */
+    battery_check(gemm_cl_create(NULL, &cl) == GEMM_OK, "create the default device");
+    {
+        cl_device_id dev = NULL;
+        cl_ulong max_alloc = 0;
+        gemm_cl_handles(cl, NULL, NULL, &dev);
+        clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+        if (max_alloc > 0 && max_alloc <= ((cl_ulong)4 << 30) && sizeof(size_t) == 8) {
+            int64_t big = (int64_t)sqrt((double)max_alloc / sizeof(float)) + 1024;
+            float *hA = (float *)malloc((size_t)(big * big) * sizeof(float));
+            float *hC = (float *)malloc((size_t)(big * big) * sizeof(float));
+            if (hA && hC) {
+                s = gemm_cl_sgemm_host(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, big, big, big, 1, hA, big, hA,
+                                       big, 0, hC, big, NULL);
+                battery_check(s == GEMM_ERR_OUT_OF_MEMORY && strstr(gemm_last_error_detail(), "CL_"),
+                              "%lld^2 matrices beyond the device's %llu-byte allocations: GEMM_ERR_OUT_OF_MEMORY (%s)",
+                              (long long)big, (unsigned long long)max_alloc, gemm_last_error_detail());
+            }
+            free(hA);
+            free(hC);
+        } else {
+            printf("note: device allocations up to %llu bytes: the out-of-memory check runs only on smaller devices\n",
+                   (unsigned long long)max_alloc);
+        }
+    }
+    gemm_cl_destroy(cl);
 }
 
 static void test_fallback(void)
