@@ -20,8 +20,10 @@
        by a parameter set (gemm_cl_params) prepended as #defines: the
        work-group tile MWG x NWG x KWG, the work-items MDIMC x NDIMC (so each
        computes an MWI x NWI block in registers), vector widths VWM/VWN,
-       whether A and B go through local memory (SA/SB), and the layout of the
-       packed operands (PACK: k-major rows, or one contiguous panel per tile).
+       whether A and B go through local memory (SA/SB; the next tile is fetched
+       into registers while this one is multiplied, and DB keeps two tiles so
+       one barrier per step suffices), and the layout of the packed operands
+       (PACK: k-major rows, or one contiguous panel per tile).
        The tiled kernel reads only packed, zero-padded operands; a pack kernel
        copies op(A) and op(B) into that form from any layout, transpose, leading
        dimension and offset, so the eight cases run on one tuned kernel. A
@@ -37,7 +39,8 @@
        (and stored in $GEMM_CL_CACHE_DIR, if set, so the next process starts
        without compiling), then checked against the reference on a small
        problem. A set that fails to build or to check is replaced by the safe
-       default kernel and gemm_cl_kernel_info() says why. gemm_cl_tune() (and
+       default kernel; gemm_cl_kernel_info_get() (and, for that call,
+       gemm_last_error_detail()) says why. gemm_cl_tune() (and
        `make tune-cl`) searches the parameter space on the device and writes the
        tuning file: one line per (device, precision), plain text.
 
@@ -108,7 +111,7 @@ typedef struct gemm_cl_params {
 
 typedef struct gemm_cl_kernel_info {
     gemm_cl_params params;     /* the set in use for this precision */
-    char origin[128];          /* "tuning file", "built-in: <key>", "default", "set by caller", "safe default" */
+    char origin[128];          /* "tuning file ...", "built-in: <key>", "default", "set by caller", "tuned", "safe default" */
     char fallback_reason[512]; /* why the chosen set was replaced; "" if it was not */
     char device_name[256];
 } gemm_cl_kernel_info;
