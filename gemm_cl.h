@@ -1484,12 +1484,13 @@ typedef struct gemm__cl_cand {
     double score;
 } gemm__cl_cand;
 
-/* Seconds per call of the tiled path on n x n x n (median of 3, after a warm-up); < 0 on failure. */
+/* Seconds per call on n x n x n: the best of 3 after a warm-up (other
+   processes only ever slow a run down, so the minimum is the least noisy); < 0 on failure. */
 static double gemm__cl_time(gemm_cl_context *ctx, gemm__cl_program *g, int path, int64_t n, cl_mem A, cl_mem B, cl_mem C)
 {
     gemm__cl_call c;
-    double t[3], x;
-    int r, i, j;
+    double t[3];
+    int r, i;
     gemm__cl_canon(&c, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0, A, 0, n, B, 0, n, 0.0, C, 0, n,
                    GEMM__WORK_FULL);
     for (r = -1; r < 3; r++) {
@@ -1497,10 +1498,9 @@ static double gemm__cl_time(gemm_cl_context *ctx, gemm__cl_program *g, int path,
         if (gemm__cl_enqueue(ctx, g, &c, path, 0, NULL, NULL) != GEMM_OK || clFinish(ctx->queue) != CL_SUCCESS) return -1;
         if (r >= 0) t[r] = gemm__cl_now() - t0;
     }
-    for (i = 0; i < 3; i++) /* sort three */
-        for (j = i + 1; j < 3; j++)
-            if (t[j] < t[i]) { x = t[i]; t[i] = t[j]; t[j] = x; }
-    return t[1];
+    for (i = 1; i < 3; i++)
+        if (t[i] < t[0]) t[0] = t[i];
+    return t[0];
 }
 
 /* Checks 16 sampled elements of the last C = A B (row-major, n x n) on the host. */
