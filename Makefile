@@ -109,3 +109,51 @@ $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 
 $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+# ---- opencl -------------------------------------------------------------------
+# gemm_cl.h on PoCL (CI) or any OpenCL device (GEMM_CL_DEVICE=...). CLBlast,
+# the peer, is linked only by the benchmark, and only where it is installed.
+CL_HEADERS := gemm_cl.h $(HEADERS)
+CL_LIBS    := -lOpenCL $(LDLIBS)
+TEST_SUITES += test-cl
+SANITIZE_SUITES += test-cl-asan
+DEPS_GROUPS += opencl
+CLBLAST_LIB := $(firstword $(wildcard build/peer/libclblast.so.1 /usr/lib/*/libclblast.so /usr/lib/libclblast.so))
+ifneq ($(CLBLAST_LIB),)
+BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
+endif
+
+.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl
+
+test-cl:
+	sh tests/test_cl.sh
+
+test-cl-asan:
+	sh tests/test_cl.sh asan
+
+$(B)/test_cl_asan: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
+
+$(B)/test_cl: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
+example-cl: $(B)/opencl_basic
+	./$(B)/opencl_basic
+
+$(B)/opencl_basic: examples/opencl_basic.c $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
+bench-cl:
+	@sh tests/deps.sh opencl
+	@$(MAKE) --no-print-directory -B $(B)/bench_cl
+	./$(B)/bench_cl --csv bench/results_cl.csv $(BENCH_ARGS)
+
+$(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
+
+# Searches the parameter space on the device and updates tuning/gemm_cl.txt.
+tune-cl: $(B)/tune_cl
+	./$(B)/tune_cl --output tuning/gemm_cl.txt $(TUNE_ARGS)
+
+$(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)

@@ -30,6 +30,11 @@ for group in "$@"; do
     cuda)
         need nvidia-cuda-toolkit cmd nvcc
         ;;
+    opencl)
+        need ocl-icd-opencl-dev file "/usr/lib/$multiarch/libOpenCL.so"
+        need opencl-headers file /usr/include/CL/cl.h
+        need pocl-opencl-icd file /etc/OpenCL/vendors/pocl.icd
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done

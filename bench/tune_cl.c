@@ -1,0 +1,86 @@
+/* bench/tune_cl.c - the command-line tuner: searches gemm_cl's parameter
+   space on one OpenCL device (a coarse pass at two sizes, then the best few
+   over a range of sizes, every candidate checked) and writes the winner per
+   precision into a tuning file that GEMM_CL_TUNING_FILE points the library to.
+
+   make tune-cl [TUNE_ARGS="--budget 300 --prec f32"]
+   build/tune_cl [--device NAME] [--prec f32,f64] [--budget SECONDS per precision]
+                 [--output FILE] [--tiny] [--verbose] */
+#define GEMM_IMPLEMENTATION
+#include "../gemm_cl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bar { int verbose; double best; } bar;
+
+static void progress(void *user, int done, int total, const char *line)
+{
+    bar *b = (bar *)user;
+    int i, width = 30, fill = total > 0 ? done * width / total : width;
+    double g = atof(line + (strncmp(line, "refine", 6) ? 0 : 6));
+    if (g > b->best) b->best = g;
+    if (b->verbose) printf("  %s\n", line);
+    printf("\r  [");
+    for (i = 0; i < width; i++) putchar(i < fill ? '#' : '.');
+    printf("] %4d/%-4d best %8.1f GFLOP/s%s", done, total, b->best, done == total ? "\n" : "");
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    gemm_cl_options o;
+    gemm_cl_tune_options to;
+    gemm_cl_context *cl;
+    const char *precs = "f32,f64";
+    int i, rc = 0;
+    bar b;
+    memset(&o, 0, sizeof o);
+    memset(&to, 0, sizeof to);
+    memset(&b, 0, sizeof b);
+    to.budget_s = 120;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc) o.device_name = argv[++i];
+        else if (!strcmp(argv[i], "--prec") && i + 1 < argc) precs = argv[++i];
+        else if (!strcmp(argv[i], "--budget") && i + 1 < argc) to.budget_s = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--output") && i + 1 < argc) to.output = argv[++i];
+        else if (!strcmp(argv[i], "--tiny")) to.tiny = 1;
+        else if (!strcmp(argv[i], "--verbose")) b.verbose = 1;
+        else {
+            fprintf(stderr, "usage: %s [--device NAME] [--prec f32,f64] [--budget S] [--output FILE] [--tiny] [--verbose]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (gemm_cl_create(&o, &cl) != GEMM_OK) {
+        fprintf(stderr, "tune_cl: %s\n", gemm_last_error_detail());
+        return 1;
+    }
+    to.progress = progress;
+    to.user = &b;
+    for (i = 0; i < 2; i++) {
+        gemm_cl_precision prec = i ? GEMM_CL_F64 : GEMM_CL_F32;
+        gemm_cl_kernel_info info;
+        gemm_cl_tune_result r;
+        gemm_status s;
+        if (!strstr(precs, i ? "f64" : "f32")) continue;
+        if (gemm_cl_kernel_info_get(cl, prec, &info) != GEMM_OK) {
+            printf("%s: skipped: %s\n", i ? "f64" : "f32", gemm_last_error_detail());
+            continue;
+        }
+        printf("tuning %s on %s (budget %.0f s)\n", i ? "f64" : "f32", info.device_name, to.budget_s);
+        b.best = 0;
+        s = gemm_cl_tune(cl, prec, &to, &r);
+        if (s != GEMM_OK) {
+            printf("\n%s: %s: %s\n", i ? "f64" : "f32", gemm_strerror(s), gemm_last_error_detail());
+            rc = 1;
+            continue;
+        }
+        printf("  %d tried, %d built and checked, %d skipped; best %.1f GFLOP/s (mean over the refine sizes)\n  %s\n",
+               r.tried, r.built, r.failed, r.best_gflops, r.line);
+    }
+    if (to.output && !rc) printf("wrote %s (use it with GEMM_CL_TUNING_FILE=%s)\n", to.output, to.output);
+    gemm_cl_destroy(cl);
+    return rc;
+}

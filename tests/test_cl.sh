@@ -1,0 +1,56 @@
+#!/bin/sh
+# tests/test_cl.sh - the OpenCL suite: gemm_cl.h as a user's compiler sees it
+# (warning-free C99 with gcc and clang, C++ with g++, alone and through
+# gemm.h's GEMM_ENABLE_OPENCL), then build/test_cl on the first OpenCL device.
+# Prints SKIPPED when the OpenCL headers, loader or a device are missing.
+# `sh tests/test_cl.sh asan` runs build/test_cl_asan instead (AddressSanitizer,
+# UndefinedBehaviorSanitizer, LeakSanitizer; PoCL needs no suppressions).
+# Last line: N passed, N failed[, N skipped].
+cd "$(dirname "$0")/.." || exit 2
+out=build/checks_cl
+mkdir -p "$out"
+WARN="-Wall -Wextra -Wpedantic -Werror"
+passed=0 failed=0 skipped=0
+check() { # check "what" command...
+    what=$1; shift
+    if "$@" >"$out/log" 2>&1; then passed=$((passed + 1)); echo "ok   $what"
+    else failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/     /' "$out/log" | head -20; fi
+}
+if ! printf '#include <CL/cl.h>\nint main(void){return 0;}\n' | ${CC:-cc} -x c - -o "$out/probe" -lOpenCL 2>/dev/null; then
+    echo "SKIPPED OpenCL: no CL/cl.h or libOpenCL (sh tests/deps.sh opencl installs them)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+prog=build/test_cl
+if [ "${1:-}" = asan ]; then prog=build/test_cl_asan; else
+    printf '#define GEMM_IMPLEMENTATION\n#include "gemm_cl.h"\n' >"$out/impl.c"
+    printf '#define GEMM_IMPLEMENTATION\n#define GEMM_ENABLE_OPENCL\n#include "gemm.h"\n' >"$out/umbrella.c"
+    for cc in gcc clang; do
+        command -v $cc >/dev/null 2>&1 || { skipped=$((skipped + 1)); echo "SKIPPED $cc not installed"; continue; }
+        for O in -O0 -O2; do
+            check "$cc -std=c99 $O $WARN: gemm_cl.h" $cc -std=c99 $O $WARN -I. -c "$out/impl.c" -o "$out/impl.o"
+        done
+        check "$cc -std=c99 $WARN: gemm.h with GEMM_ENABLE_OPENCL" $cc -std=c99 $WARN -I. -c "$out/umbrella.c" -o "$out/u.o"
+        check "$cc: every global symbol starts with gemm_" sh -c \
+            "test -z \"\$(nm -g --defined-only $out/impl.o | awk '{print \$3}' | grep -v '^gemm_')\""
+    done
+    if command -v g++ >/dev/null 2>&1; then
+        check "g++ -std=c++11 -O2 $WARN: gemm_cl.h" g++ -x c++ -std=c++11 -O2 $WARN -I. -c "$out/impl.c" -o "$out/impl_cpp.o"
+    else
+        skipped=$((skipped + 1)); echo "SKIPPED g++ not installed"
+    fi
+fi
+${MAKE:-make} --no-print-directory $prog >"$out/log" 2>&1 || { cat "$out/log"; failed=$((failed + 1)); }
+if [ -x $prog ]; then
+    ASAN_OPTIONS=detect_leaks=1 $prog >"$out/run.log" 2>&1
+    rc=$?
+    grep -v '^ok ' "$out/run.log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run.log" | tail -n 1)
+    p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+') f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+    s=$(echo "$line" | grep -oE '[0-9]+ skipped' | grep -oE '[0-9]+')
+    # a crash, a sanitizer report or a leak: non-zero exit with nothing failed in the summary
+    [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ] && { echo "FAIL $prog exited with $rc"; f=1; }
+    passed=$((passed + ${p:-0})) failed=$((failed + ${f:-1})) skipped=$((skipped + ${s:-0}))
+fi
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
+[ "$failed" -eq 0 ]
