@@ -48,7 +48,9 @@
        with 128x128 blocks, BK 32, more stages, double-buffered fragments.
        Only the defaults (GEMM__CUDA_S_VARIANT, GEMM__CUDA_D_VARIANT;
        variant 1 = the kernels of commit b0358f8) are compiled unless
-       GEMM_CUDA_TUNING is defined; tests/cuda_sweep.sh measures them all.
+       GEMM_CUDA_TUNING is defined; tests/cuda_sweep.sh measures them all
+       (its benchmark adds GEMM_CUDA_TUNING_NN_ONLY: only the layout of a
+       row-major NN call is compiled, every other call fails).
      - NAIVE (one thread per element) and TILED16 (the 16x16 shared-memory
        tile of the seed paper 000): the textbook ladder, for benchmarks.
    Edges (any m, n, k) are bounds-checked in every kernel. When the tiles
@@ -960,8 +962,12 @@ static gemm_status gemm__cuda_pick_layout(const char *fn, const gemm__cuda_probl
     if (p.ak == AK && p.bk == BKM)                                                                     \
         return vec ? gemm__cuda_launch_fast<T, CFG, AK, BKM, V>(fn, p, sms, split, stream)             \
                    : gemm__cuda_launch_fast<T, CFG1, AK, BKM, 1>(fn, p, sms, split, stream);
+#ifdef GEMM_CUDA_TUNING_NN_ONLY /* a benchmark-only build: row-major NN (A' not k-major, B' k-major) */
+    GEMM__CUDA_CASE(false, true)
+#else
     GEMM__CUDA_CASE(false, false) GEMM__CUDA_CASE(false, true)
     GEMM__CUDA_CASE(true, false) GEMM__CUDA_CASE(true, true)
+#endif
 #undef GEMM__CUDA_CASE
     return gemm__fail(GEMM_ERR_INTERNAL, "%s: no kernel instance", fn);
 }
