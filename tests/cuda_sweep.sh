@@ -69,6 +69,8 @@ cat "$OUT"/sweep_f*.csv 2>/dev/null | awk -F, '$1 == "cuda" {
     END {
         for (k in n) printf "%-22s %6.3f  %6.3f  %s\n", k, exp(lg[k] / n[k]), mb[k], r[k]
     }' | sort | tee "$OUT/summary.txt"
+awk '{ if ($3 > best[$1]) { best[$1] = $3; which[$1] = $2 } } END { for (p in best) printf "best %s: %s (geomean %.3f)\n", p, which[p], best[p] }' \
+    "$OUT/summary.txt" | sort | tee -a "$OUT/summary.txt"
 
 wait # the test build
 echo "test build rc=$(cat $B/test.rc), $(( $(date +%s) - T0 )) s"
