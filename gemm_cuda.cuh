@@ -39,6 +39,18 @@
      - DMMA: fp64 on the FP64 tensor cores (mma.sync; m16n8k4 on sm_90,
        pairs of m8n8k4 on sm_80). 128x64 block tiles, 32x32 per warp, two
        blocks per SM, the same cp.async ring.
+     - Configurations (options.variant; 0 = the default, 1..8 pick one,
+       tables at "Kernel configurations" below): 8 per precision, among
+       them SIMT2 for fp32 (both tiles in one [k][side] layout so each
+       fragment read is a 16-byte load for one k, fragments of k+1 read
+       while k is multiplied; a k-major operand goes through registers
+       and is transposed into shared memory), swizzled block order, DMMA
+       with 128x128 blocks, BK 32, more stages, double-buffered fragments.
+       Only the defaults (GEMM__CUDA_S_VARIANT, GEMM__CUDA_D_VARIANT;
+       variant 1 = the kernels of commit b0358f8) are compiled unless
+       GEMM_CUDA_TUNING is defined; tests/cuda_sweep.sh measures them all
+       (its benchmark adds GEMM_CUDA_TUNING_NN_ONLY: only the layout of a
+       row-major NN call is compiled, every other call fails).
      - NAIVE (one thread per element) and TILED16 (the 16x16 shared-memory
        tile of the seed paper 000): the textbook ladder, for benchmarks.
    Edges (any m, n, k) are bounds-checked in every kernel. When the tiles
@@ -103,6 +115,7 @@ typedef struct gemm_cuda_options {
     int device;               /* _host calls: CUDA device index (0 = the first) */
     int split_k;              /* 0 = automatic, 1 = never split K, s = split K in s parts */
     gemm_cuda_timing *timing; /* _host calls: filled when not NULL */
+    int variant;              /* tuning: 0 = the default configuration; 1..8 pick one (GEMM_CUDA_TUNING, below) */
 } gemm_cuda_options;
 
 GEMM_DEF gemm_status gemm_cuda_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -152,6 +165,7 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel);
 #define GEMM__CUDA_IMPLEMENTED
 
 #include <chrono>
+#include <type_traits>
 #include <stdint.h>
 #include <string.h>
 
@@ -301,9 +315,11 @@ template <typename T> __global__ void gemm__cuda_scale_kernel(int M, int N, T be
 
 /* Tile geometry of one operand in shared memory: a k-major operand is kept
    as [rows of the M (or N) side][BK + PAD], the other as [BK][side + PAD]. */
+/* PAD = -1: the DMMA "paired" layout (row strides of 8 mod 16 doubles when
+   k-major, 2 mod 8 when not), where its 16-byte fragment reads are conflict-free. */
 template <int SIDE, int BK, int PAD, bool KMAJOR> struct gemm__cuda_tile {
-    static constexpr int ROWS = KMAJOR ? SIDE : BK, COLS = KMAJOR ? BK : SIDE, SLD = COLS + PAD,
-                         SIZE = ROWS * SLD;
+    static constexpr int ROWS = KMAJOR ? SIDE : BK, COLS = KMAJOR ? BK : SIDE,
+                         SLD = COLS + (PAD >= 0 ? PAD : KMAJOR ? 8 : 2), SIZE = ROWS * SLD;
     /* offset of element (side index s, k index q) */
     static __device__ __forceinline__ int at(int s, int q) { return KMAJOR ? s * SLD + q : q * SLD + s; }
 };
@@ -323,11 +339,12 @@ __device__ __forceinline__ void gemm__cuda_load_operand(T *s, const T *X, int64_
 template <typename T, int BM, int BN, int BK, int STAGES, int NT, bool AK, bool BKM, int VEC, int PAD,
           typename COMPUTE>
 __device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, const T *A,
-                                                    int64_t lda, const T *B, int64_t ldb, COMPUTE compute)
+                                                    int64_t lda, const T *B, int64_t ldb, int bm, int bn,
+                                                    COMPUTE compute)
 {
     typedef gemm__cuda_tile<BM, BK, PAD, AK> TA;
     typedef gemm__cuda_tile<BN, BK, PAD, BKM> TB;
-    int m0 = (int)blockIdx.x * BM, n0 = (int)blockIdx.y * BN;
+    int m0 = bm * BM, n0 = bn * BN;
     int kbeg = (int)blockIdx.z * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
     /* Element (side s, k q) of op(A) is at A[s*?+q*?]: k-major means q is contiguous. */
@@ -355,6 +372,22 @@ __device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, 
         compute(As + (kt % STAGES) * TA::SIZE, Bs + (kt % STAGES) * TB::SIZE);
     }
     gemm__cuda_cp_wait<0>();
+}
+
+/* The block's tile of C (bm along M, bn along N). SWZ = 0: blockIdx as is;
+   SWZ = G > 0: the blocks run in groups of G tile-rows, N tiles fastest
+   within a group, so blocks resident together share panels of A and B in L2. */
+template <int SWZ> __device__ __forceinline__ void gemm__cuda_block_tile(int &bm, int &bn)
+{
+    if (SWZ <= 0) {
+        bm = (int)blockIdx.x;
+        bn = (int)blockIdx.y;
+    } else {
+        int tm = (int)gridDim.x, tn = (int)gridDim.y, pid = (int)blockIdx.x + (int)blockIdx.y * tm;
+        int per_group = SWZ * tn, first = (pid / per_group) * SWZ, size = min(tm - first, SWZ), r = pid % per_group;
+        bm = first + r % size;
+        bn = r / size;
+    }
 }
 
 /* ---- SIMT: register-blocked, fp32 and fp64 ---- */
@@ -388,11 +421,9 @@ __device__ __forceinline__ void gemm__cuda_simt_frag(T (&f)[V][TM], const T *s, 
 /* Threads form a (BM/TM) x (BN/TN) grid; a warp is 8 (along M) x 4 (along N)
    threads, so one 16-byte shared-memory read per operand touches 8 or 4
    distinct addresses of one 128-byte line: no bank conflicts. */
-#ifndef GEMM__CUDA_SIMT_MINB
-#define GEMM__CUDA_SIMT_MINB 2 /* blocks per SM the register budget must allow; a tuning knob */
-#endif
-template <typename T, int BM, int BN, int BK, int TM, int TN, int STAGES, bool AK, bool BKM, int VEC>
-__global__ void __launch_bounds__((BM / TM) * (BN / TN), GEMM__CUDA_SIMT_MINB)
+template <typename T, int BM, int BN, int BK, int TM, int TN, int STAGES, int MINB, int SWZ, bool AK, bool BKM,
+          int VEC>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
 gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
                        T beta, T *C, int64_t ldc, int atomic)
 {
@@ -404,6 +435,8 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
     T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int tx = (warp % (XT / 8)) * 8 + lane % 8, ty = (warp / (XT / 8)) * 4 + lane / 8;
+    int bm, bn;
+    gemm__cuda_block_tile<SWZ>(bm, bn);
     T acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; i++)
@@ -411,7 +444,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
         for (int j = 0; j < TN; j++) acc[i][j] = T(0);
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, AK, BKM, VEC, PAD>(
-        As, Bs, M, N, K, kchunk, A, lda, B, ldb, [&](const T *as, const T *bs) {
+        As, Bs, M, N, K, kchunk, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int kc = 0; kc < BK; kc += V) {
                 T a[V][TM], b[V][TN];
@@ -426,13 +459,153 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
             }
         });
 
-    int m0 = (int)blockIdx.x * BM, n0 = (int)blockIdx.y * BN;
+    int m0 = bm * BM, n0 = bn * BN;
 #pragma unroll
     for (int j = 0; j < TN; j++) {
         int n = n0 + gemm__cuda_simt_row<BKM, BN, TN, V>(ty, j);
 #pragma unroll
         for (int i = 0; i < TM; i++) {
             int m = m0 + gemm__cuda_simt_row<AK, BM, TM, V>(tx, i);
+            if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[i][j], alpha, beta, atomic);
+        }
+    }
+}
+
+/* ---- SIMT2: fp32 with both operands in one shared-memory layout ---- */
+
+/* SIMT2 keeps both tiles as [BK][side + 4] (the side index contiguous), so
+   every fragment read is one 16-byte load per 4 values for one k, and the
+   fragments of k+1 are read while k is multiplied (two register sets). An
+   operand that is not k-major goes there by cp.async as in the ring; a
+   k-major one through registers: 16-byte global loads issued before the
+   multiply of the current tile, written transposed after it. Two stages.
+   Chunk c of a k-major tile: 16 consecutive rows per half-warp, the two
+   half-warps on neighbouring 4-wide k chunks, so the transposed 4-byte
+   stores of a warp hit 32 distinct banks and each row reads 32 bytes. */
+template <int SIDE, int BK, int NT> struct gemm__cuda_kstage {
+    static constexpr int V = 4, PER_ROW = BK / V, CHUNKS = SIDE * PER_ROW, PER_T = CHUNKS / NT, SLD = SIDE + 4;
+    static_assert(CHUNKS % NT == 0 && SIDE % 16 == 0 && PER_ROW % 2 == 0, "k-major tile does not split evenly");
+    float v[PER_T][V];
+    static __device__ __forceinline__ void where(int u, int &r, int &col)
+    {
+        int c = (int)threadIdx.x + u * NT;
+        r = (c / (16 * PER_ROW)) * 16 + c % 16;
+        col = ((c / 16) % PER_ROW) * V;
+    }
+    /* X: element (side 0, k 0) of the tile; rows past side_left, k past k_left read as zero */
+    __device__ __forceinline__ void ldg(const float *X, int64_t ld, int side_left, int k_left)
+    {
+#pragma unroll
+        for (int u = 0; u < PER_T; u++) {
+            int r, col;
+            where(u, r, col);
+            const float *g = X + (int64_t)r * ld + col;
+            if (r < side_left && col + V <= k_left) {
+                float4 x = *reinterpret_cast<const float4 *>(g);
+                v[u][0] = x.x; v[u][1] = x.y; v[u][2] = x.z; v[u][3] = x.w;
+            } else {
+#pragma unroll
+                for (int e = 0; e < V; e++) v[u][e] = r < side_left && col + e < k_left ? g[e] : 0.0f;
+            }
+        }
+    }
+    __device__ __forceinline__ void sts(float *s) const
+    {
+#pragma unroll
+        for (int u = 0; u < PER_T; u++) {
+            int r, col;
+            where(u, r, col);
+#pragma unroll
+            for (int e = 0; e < V; e++) s[(col + e) * SLD + r] = v[u][e];
+        }
+    }
+};
+
+/* LM: threads of a warp along M (8 or 4; the other 32/LM along N). */
+template <int BM, int BN, int BK, int TM, int TN, int MINB, int SWZ, int LM, bool AK, bool BKM>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
+gemm__cuda_simt2_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
+                        int64_t ldb, float beta, float *C, int64_t ldc, int atomic)
+{
+    constexpr int NT = (BM / TM) * (BN / TN), V = 4, LN = 32 / LM, XT = BM / TM, SLDA = BM + 4, SLDB = BN + 4,
+                  SA = BK * SLDA, SB = BK * SLDB;
+    static_assert(XT % LM == 0 && (BN / TN) % LN == 0 && TM % V == 0 && TN % V == 0 && BK % V == 0, "bad tile");
+    extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
+    float *As = reinterpret_cast<float *>(gemm__cuda_smem), *Bs = As + 2 * SA;
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    int tx = (warp % (XT / LM)) * LM + lane % LM, ty = (warp / (XT / LM)) * LN + lane / LM, bm, bn;
+    gemm__cuda_block_tile<SWZ>(bm, bn);
+    int m0 = bm * BM, n0 = bn * BN;
+    int kbeg = (int)blockIdx.z * kchunk, kend = min(K, kbeg + kchunk);
+    int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
+    const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
+    int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
+    gemm__cuda_kstage<BM, BK, NT> sa;
+    gemm__cuda_kstage<BN, BK, NT> sb;
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
+
+    /* issue the loads of tile kt into stage st (k-major ones only into registers) */
+    auto issue = [&](int kt, int st) {
+        int kleft = kend - kbeg - kt * BK;
+        if (AK) sa.ldg(Ap + kt * astep, lda, M - m0, kleft);
+        else gemm__cuda_load_tile<float, BK, BM, SLDA, V, NT>(As + st * SA, Ap + kt * astep, lda, kleft, M - m0);
+        if (BKM) sb.ldg(Bp + kt * bstep, ldb, N - n0, kleft);
+        else gemm__cuda_load_tile<float, BK, BN, SLDB, V, NT>(Bs + st * SB, Bp + kt * bstep, ldb, kleft, N - n0);
+        gemm__cuda_cp_commit();
+    };
+    auto finish = [&](int st) {
+        if (AK) sa.sts(As + st * SA);
+        if (BKM) sb.sts(Bs + st * SB);
+        gemm__cuda_cp_wait<0>();
+        __syncthreads();
+    };
+    if (ktiles > 0) {
+        issue(0, 0);
+        finish(0);
+    }
+    for (int kt = 0; kt < ktiles; kt++) {
+        int cur = kt & 1;
+        bool next = kt + 1 < ktiles;
+        if (next) issue(kt + 1, cur ^ 1);
+        const float *as = As + cur * SA, *bs = Bs + cur * SB;
+        float a[2][TM], b[2][TN];
+#pragma unroll
+        for (int k = 0; k <= BK; k++) {
+            if (k < BK) {
+#pragma unroll
+                for (int i = 0; i < TM; i += V) {
+                    float4 x = *reinterpret_cast<const float4 *>(as + k * SLDA + gemm__cuda_simt_row<false, BM, TM, V>(tx, i));
+                    a[k & 1][i] = x.x; a[k & 1][i + 1] = x.y; a[k & 1][i + 2] = x.z; a[k & 1][i + 3] = x.w;
+                }
+#pragma unroll
+                for (int j = 0; j < TN; j += V) {
+                    float4 x = *reinterpret_cast<const float4 *>(bs + k * SLDB + gemm__cuda_simt_row<false, BN, TN, V>(ty, j));
+                    b[k & 1][j] = x.x; b[k & 1][j + 1] = x.y; b[k & 1][j + 2] = x.z; b[k & 1][j + 3] = x.w;
+                }
+            }
+            if (k > 0) {
+                const int p = (k - 1) & 1;
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+#pragma unroll
+                    for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[p][i], b[p][j], acc[i][j]);
+            }
+        }
+        if (next) finish(cur ^ 1);
+    }
+    gemm__cuda_cp_wait<0>();
+
+#pragma unroll
+    for (int j = 0; j < TN; j++) {
+        int n = n0 + gemm__cuda_simt_row<false, BN, TN, V>(ty, j);
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+            int m = m0 + gemm__cuda_simt_row<false, BM, TM, V>(tx, i);
             if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[i][j], alpha, beta, atomic);
         }
     }
@@ -485,23 +658,23 @@ template <int KI> __device__ __forceinline__ void gemm__cuda_dmma(double *d, con
 /* WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N) tile of C made
    of 16x8 mma tiles. PAD = 4 doubles puts the 4 rows a half-warp reads 8
    banks apart. */
-#ifndef GEMM__CUDA_DMMA_MINB
-#define GEMM__CUDA_DMMA_MINB 2 /* blocks per SM the register budget must allow; a tuning knob */
-#endif
-template <int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, bool AK, bool BKM, int VEC>
-__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, GEMM__CUDA_DMMA_MINB)
+template <int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, int MINB, int SWZ, int DB, bool AK, bool BKM,
+          int VEC>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB)
 gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const double *A, int64_t lda,
                        const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int atomic)
 {
-    constexpr int NT = 32 * WARPS_M * WARPS_N, PAD = 4, WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16,
-                  NTL = WN / 8, KI = GEMM__CUDA_DMMA_KI;
+    constexpr int NT = 32 * WARPS_M * WARPS_N, PAD = (DB & 2) ? -1 : 4, WM = BM / WARPS_M, WN = BN / WARPS_N,
+                  MT = WM / 16, NTL = WN / 8, KI = (DB & 2) ? 8 : GEMM__CUDA_DMMA_KI;
+    static_assert(!(DB & 2) || (NTL % 2 == 0 && BK % 8 == 0), "paired layout needs an even number of n tiles");
     static_assert(BK % KI == 0 && WM % 16 == 0 && WN % 8 == 0, "bad tile");
     typedef gemm__cuda_tile<BM, BK, PAD, AK> TA;
     typedef gemm__cuda_tile<BN, BK, PAD, BKM> TB;
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     double *As = reinterpret_cast<double *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN;
+    int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN, bm, bn;
+    gemm__cuda_block_tile<SWZ>(bm, bn);
     double acc[MT][NTL][4];
 #pragma unroll
     for (int i = 0; i < MT; i++)
@@ -511,7 +684,99 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
             for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
 
     gemm__cuda_mainloop<double, BM, BN, BK, STAGES, NT, AK, BKM, VEC, PAD>(
-        As, Bs, M, N, K, kchunk, A, lda, B, ldb, [&](const double *as, const double *bs) {
+        As, Bs, M, N, K, kchunk, A, lda, B, ldb, bm, bn, [&](const double *as, const double *bs) {
+            if constexpr ((DB & 2) != 0) {
+                /* Paired: m16n8k8 with 16-byte fragment reads. The 8 k of one mma
+                   are taken in the order 0,2,4,6,1,3,5,7 (slot t <-> k 2t, slot
+                   t+4 <-> k 2t+1, the same for A and B, so the sum is unchanged):
+                   a thread's two k are adjacent. Along a side that is not
+                   k-major, mma row g / g+8 is tile row 2g / 2g+1 (A), and n
+                   tiles 2p / 2p+1 interleave column by column (B); the
+                   epilogue maps back. With DB & 1 the fragments of the next
+                   step are read before the mma of this one. */
+                constexpr int NB = (DB & 1) ? 2 : 1;
+                double a[NB][MT][4], b[NB][NTL][2];
+                auto frag_a = [&](int ks, int mt, double (&fa)[4]) {
+                    {
+                        if (AK) {
+                            double2 v0 = *reinterpret_cast<const double2 *>(&as[TA::at(wm + mt * 16 + g, ks + 2 * t)]);
+                            double2 v1 = *reinterpret_cast<const double2 *>(&as[TA::at(wm + mt * 16 + g + 8, ks + 2 * t)]);
+                            fa[0] = v0.x; fa[2] = v0.y; fa[1] = v1.x; fa[3] = v1.y;
+                        } else {
+                            double2 v0 = *reinterpret_cast<const double2 *>(&as[TA::at(wm + mt * 16 + 2 * g, ks + 2 * t)]);
+                            double2 v1 = *reinterpret_cast<const double2 *>(&as[TA::at(wm + mt * 16 + 2 * g, ks + 2 * t + 1)]);
+                            fa[0] = v0.x; fa[1] = v0.y; fa[2] = v1.x; fa[3] = v1.y;
+                        }
+                    }
+                };
+                auto frag_b = [&](int ks, double (&fb)[NTL][2]) {
+                    if (BKM) {
+#pragma unroll
+                        for (int j = 0; j < NTL; j++) {
+                            double2 v = *reinterpret_cast<const double2 *>(&bs[TB::at(wn + j * 8 + g, ks + 2 * t)]);
+                            fb[j][0] = v.x; fb[j][1] = v.y;
+                        }
+                    } else {
+#pragma unroll
+                        for (int jp = 0; jp < NTL / 2; jp++) {
+                            double2 v0 = *reinterpret_cast<const double2 *>(&bs[TB::at(wn + jp * 16 + 2 * g, ks + 2 * t)]);
+                            double2 v1 = *reinterpret_cast<const double2 *>(&bs[TB::at(wn + jp * 16 + 2 * g, ks + 2 * t + 1)]);
+                            fb[2 * jp][0] = v0.x; fb[2 * jp + 1][0] = v0.y; fb[2 * jp][1] = v1.x; fb[2 * jp + 1][1] = v1.y;
+                        }
+                    }
+                };
+                auto frag = [&](int ks, double (&fa)[MT][4], double (&fb)[NTL][2]) {
+#pragma unroll
+                    for (int mt = 0; mt < MT; mt++) frag_a(ks, mt, fa[mt]);
+                    frag_b(ks, fb);
+                };
+                if constexpr (NB == 1) { /* B of the step, then A one m tile at a time: few live registers */
+#pragma unroll
+                    for (int ks = 0; ks < BK; ks += 8) {
+                        frag_b(ks, b[0]);
+#pragma unroll
+                        for (int mt = 0; mt < MT; mt++) {
+                            frag_a(ks, mt, a[0][0]);
+#pragma unroll
+                            for (int j = 0; j < NTL; j++) gemm__cuda_dmma<8>(acc[mt][j], a[0][0], b[0][j]);
+                        }
+                    }
+                } else {
+                    frag(0, a[0], b[0]);
+#pragma unroll
+                    for (int ks = 0; ks < BK; ks += 8) {
+                        const int cur = (ks / 8) % 2;
+                        if (ks + 8 < BK) frag(ks + 8, a[cur ^ 1], b[cur ^ 1]);
+#pragma unroll
+                        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                            for (int j = 0; j < NTL; j++) gemm__cuda_dmma<8>(acc[mt][j], a[cur][mt], b[cur][j]);
+                    }
+                }
+            } else if constexpr (DB != 0) { /* every fragment of step ks+KI is loaded before the mma of step ks */
+                double a[2][MT][KI / 2], b[2][NTL][KI / 4];
+#pragma unroll
+                for (int ks = 0; ks <= BK; ks += KI) {
+                    const int cur = (ks / KI) % 2;
+                    if (ks < BK) {
+#pragma unroll
+                        for (int j = 0; j < NTL; j++)
+#pragma unroll
+                            for (int i = 0; i < KI / 4; i++) b[cur][j][i] = bs[TB::at(wn + j * 8 + g, ks + t + 4 * i)];
+#pragma unroll
+                        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                            for (int i = 0; i < KI / 2; i++)
+                                a[cur][mt][i] = as[TA::at(wm + mt * 16 + g + 8 * (i % 2), ks + t + 4 * (i / 2))];
+                    }
+                    if (ks > 0) {
+#pragma unroll
+                        for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                            for (int j = 0; j < NTL; j++) gemm__cuda_dmma<KI>(acc[mt][j], a[cur ^ 1][mt], b[cur ^ 1][j]);
+                    }
+                }
+            } else {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KI) {
                 double b[NTL][KI / 4];
@@ -528,9 +793,10 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
                     for (int j = 0; j < NTL; j++) gemm__cuda_dmma<KI>(acc[mt][j], a, b[j]);
                 }
             }
+            }
         });
 
-    int m0 = (int)blockIdx.x * BM + wm, n0 = (int)blockIdx.y * BN + wn;
+    int m0 = bm * BM + wm, n0 = bn * BN + wn;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -538,6 +804,8 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int m = m0 + mt * 16 + g + 8 * (r / 2), n = n0 + j * 8 + 2 * t + r % 2;
+                if ((DB & 2) && !AK) m = m0 + mt * 16 + 2 * g + r / 2;
+                if ((DB & 2) && !BKM) n = n0 + (j / 2) * 16 + 2 * (2 * t + r % 2) + j % 2;
                 if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[mt][j][r], alpha, beta, atomic);
             }
 }
@@ -554,58 +822,83 @@ template <typename T> struct gemm__cuda_problem {
     bool ak, bk; /* op(A) / op(B) is k-major */
 };
 
-/* Tile shapes (tuning knobs, measured on an H200: bench/RESULTS.md). */
-#ifndef GEMM__CUDA_S_BM
-#define GEMM__CUDA_S_BM 128
-#endif
-#ifndef GEMM__CUDA_S_BN
-#define GEMM__CUDA_S_BN 128
-#endif
-#ifndef GEMM__CUDA_S_BK
-#define GEMM__CUDA_S_BK 16
-#endif
-#ifndef GEMM__CUDA_S_STAGES
-#define GEMM__CUDA_S_STAGES 3
-#endif
-#ifndef GEMM__CUDA_D_BM
-#define GEMM__CUDA_D_BM 128
-#endif
-#ifndef GEMM__CUDA_D_BN
-#define GEMM__CUDA_D_BN 64
-#endif
-#ifndef GEMM__CUDA_D_WARPS_M
-#define GEMM__CUDA_D_WARPS_M 4
-#endif
-#ifndef GEMM__CUDA_D_WARPS_N
-#define GEMM__CUDA_D_WARPS_N 2
-#endif
-#ifndef GEMM__CUDA_D_BK
-#define GEMM__CUDA_D_BK 16
-#endif
-#ifndef GEMM__CUDA_D_STAGES
-#define GEMM__CUDA_D_STAGES 3
-#endif
-#define GEMM__CUDA_SIMT_F32 float, GEMM__CUDA_S_BM, GEMM__CUDA_S_BN, GEMM__CUDA_S_BK, 8, 8, GEMM__CUDA_S_STAGES
-#define GEMM__CUDA_SIMT_F64 double, 64, 64, 16, 4, 4, 3
-#define GEMM__CUDA_DMMA_CFG GEMM__CUDA_D_BM, GEMM__CUDA_D_BN, GEMM__CUDA_D_BK, GEMM__CUDA_D_STAGES, \
-                            GEMM__CUDA_D_WARPS_M, GEMM__CUDA_D_WARPS_N
+/* Kernel configurations ("variants"; tuning knobs measured on an H200:
+   bench/RESULTS.md). options.variant = 0 runs the default of the
+   precision (GEMM__CUDA_S_VARIANT for fp32, GEMM__CUDA_D_VARIANT for fp64
+   DMMA); 1..8 pick a row of the tables below. Only the defaults are
+   compiled unless GEMM_CUDA_TUNING is defined (the benchmark and the
+   tests define it: 8 configurations x 8 layouts cost compile time).
+   Each configuration gives its block (BM x BN, K tile BK, NT threads), its
+   shared memory per layout, its kernel per layout and alignment, and the
+   configuration that takes operands not 16-byte aligned (`unaligned`). */
+template <typename T, int BM_, int BN_, int BK_, int TM, int TN, int STAGES, int MINB, int SWZ> struct gemm__cuda_simt_cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, NT = (BM / TM) * (BN / TN), PAD = 16 / (int)sizeof(T);
+    typedef gemm__cuda_simt_cfg unaligned;
+    template <bool AK, bool BKM> static size_t smem()
+    {
+        return (size_t)STAGES * (gemm__cuda_tile<BM, BK, PAD, AK>::SIZE + gemm__cuda_tile<BN, BK, PAD, BKM>::SIZE) * sizeof(T);
+    }
+    template <bool AK, bool BKM, int VEC> static void *kernel()
+    {
+        return (void *)gemm__cuda_simt_kernel<T, BM, BN, BK, TM, TN, STAGES, MINB, SWZ, AK, BKM, VEC>;
+    }
+};
+typedef gemm__cuda_simt_cfg<float, 128, 128, 16, 8, 8, 3, 2, 0> gemm__cuda_s_base; /* variant 1, the first tuned one */
+template <int BM_, int BN_, int BK_, int MINB, int SWZ, int LM> struct gemm__cuda_simt2_cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, NT = (BM / 8) * (BN / 8);
+    typedef gemm__cuda_s_base unaligned;
+    template <bool AK, bool BKM> static size_t smem() { return (size_t)2 * BK * (BM + 4 + BN + 4) * sizeof(float); }
+    template <bool AK, bool BKM, int VEC> static void *kernel()
+    {
+        return (void *)gemm__cuda_simt2_kernel<BM, BN, BK, 8, 8, MINB, SWZ, LM, AK, BKM>;
+    }
+};
+template <int BM_, int BN_, int BK_, int STAGES, int WARPS_M, int WARPS_N, int MINB, int SWZ, int DB>
+struct gemm__cuda_dmma_cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, NT = 32 * WARPS_M * WARPS_N, PAD = (DB & 2) ? -1 : 4;
+    typedef gemm__cuda_dmma_cfg unaligned;
+    template <bool AK, bool BKM> static size_t smem()
+    {
+        return (size_t)STAGES * (gemm__cuda_tile<BM, BK, PAD, AK>::SIZE + gemm__cuda_tile<BN, BK, PAD, BKM>::SIZE) * sizeof(double);
+    }
+    template <bool AK, bool BKM, int VEC> static void *kernel()
+    {
+        return (void *)gemm__cuda_dmma_kernel<BM, BN, BK, STAGES, WARPS_M, WARPS_N, MINB, SWZ, DB, AK, BKM, VEC>;
+    }
+};
 
-/* Block tile, shared memory and kernel of a fast configuration. */
-template <typename T, bool AK, bool BKM, int VEC, bool DMMA> struct gemm__cuda_config;
-template <bool AK, bool BKM, int VEC> struct gemm__cuda_config<float, AK, BKM, VEC, false> {
-    static constexpr int BM = GEMM__CUDA_S_BM, BN = GEMM__CUDA_S_BN, BK = GEMM__CUDA_S_BK,
-                         STAGES = GEMM__CUDA_S_STAGES, NT = (BM / 8) * (BN / 8), PAD = 4;
-    static void *kernel() { return (void *)gemm__cuda_simt_kernel<GEMM__CUDA_SIMT_F32, AK, BKM, VEC>; }
-};
-template <bool AK, bool BKM, int VEC> struct gemm__cuda_config<double, AK, BKM, VEC, false> {
-    static constexpr int BM = 64, BN = 64, BK = 16, STAGES = 3, NT = 256, PAD = 2;
-    static void *kernel() { return (void *)gemm__cuda_simt_kernel<GEMM__CUDA_SIMT_F64, AK, BKM, VEC>; }
-};
-template <bool AK, bool BKM, int VEC> struct gemm__cuda_config<double, AK, BKM, VEC, true> {
-    static constexpr int BM = GEMM__CUDA_D_BM, BN = GEMM__CUDA_D_BN, BK = GEMM__CUDA_D_BK,
-                         STAGES = GEMM__CUDA_D_STAGES, NT = 32 * GEMM__CUDA_D_WARPS_M * GEMM__CUDA_D_WARPS_N, PAD = 4;
-    static void *kernel() { return (void *)gemm__cuda_dmma_kernel<GEMM__CUDA_DMMA_CFG, AK, BKM, VEC>; }
-};
+/* fp32 (SIMT). SWZ 8: blocks in groups of 8 tile-rows (L2 reuse).
+   SIMT2: one smem layout for both operands, per-k fragments double-buffered. */
+template <int V> struct gemm__cuda_s_variant;
+template <> struct gemm__cuda_s_variant<1> { typedef gemm__cuda_s_base type; };                                    /* SIMT 128x128x16, 3 stages, 2 blocks/SM (commit b0358f8) */
+template <> struct gemm__cuda_s_variant<2> { typedef gemm__cuda_simt_cfg<float, 128, 128, 16, 8, 8, 3, 2, 8> type; }; /* 1 + swizzle */
+template <> struct gemm__cuda_s_variant<3> { typedef gemm__cuda_simt2_cfg<128, 128, 16, 2, 0, 8> type; };          /* SIMT2 128x128x16, warp 8x4 threads */
+template <> struct gemm__cuda_s_variant<4> { typedef gemm__cuda_simt2_cfg<128, 128, 16, 2, 8, 8> type; };          /* 3 + swizzle */
+template <> struct gemm__cuda_s_variant<5> { typedef gemm__cuda_simt2_cfg<128, 128, 16, 2, 0, 4> type; };          /* 3, warp 4x8 threads */
+template <> struct gemm__cuda_s_variant<6> { typedef gemm__cuda_simt2_cfg<128, 128, 8, 2, 0, 8> type; };           /* 3 with BK 8 */
+template <> struct gemm__cuda_s_variant<7> { typedef gemm__cuda_simt2_cfg<256, 128, 16, 1, 0, 8> type; };          /* SIMT2 256x128, 512 threads */
+template <> struct gemm__cuda_s_variant<8> { typedef gemm__cuda_simt_cfg<float, 256, 128, 16, 8, 8, 3, 1, 0> type; }; /* SIMT 256x128, 512 threads */
+/* fp64 on the tensor cores: BM, BN, BK, stages, warps M x N, blocks/SM, swizzle,
+   DB (1: fragments double-buffered, 2: paired m16n8k8 layout with 16-byte
+   fragment reads, 3: both) */
+template <int V> struct gemm__cuda_d_variant;
+template <> struct gemm__cuda_d_variant<1> { typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0, 0> type; };  /* commit b0358f8 */
+template <> struct gemm__cuda_d_variant<2> { typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0, 2> type; };  /* 1, paired */
+template <> struct gemm__cuda_d_variant<3> { typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0, 1> type; };  /* 1, fragment DB */
+template <> struct gemm__cuda_d_variant<4> { typedef gemm__cuda_dmma_cfg<128, 128, 16, 3, 4, 4, 1, 0, 0> type; }; /* 128x128, 512 threads */
+template <> struct gemm__cuda_d_variant<5> { typedef gemm__cuda_dmma_cfg<128, 128, 16, 3, 4, 4, 1, 0, 2> type; }; /* 4, paired */
+template <> struct gemm__cuda_d_variant<6> { typedef gemm__cuda_dmma_cfg<64, 64, 16, 3, 2, 2, 3, 0, 2> type; };   /* paired 64x64, 3 blocks/SM (170 registers: no spills) */
+template <> struct gemm__cuda_d_variant<7> { typedef gemm__cuda_dmma_cfg<128, 128, 32, 2, 4, 4, 1, 0, 1> type; }; /* 128x128x32, 2 stages, DB */
+template <> struct gemm__cuda_d_variant<8> { typedef gemm__cuda_dmma_cfg<64, 64, 32, 2, 2, 2, 3, 8, 2> type; };   /* 6 with BK 32, 2 stages, swizzle */
+#define GEMM__CUDA_VARIANTS 8
+#ifndef GEMM__CUDA_S_VARIANT
+#define GEMM__CUDA_S_VARIANT 1 /* the default fp32 configuration */
+#endif
+#ifndef GEMM__CUDA_D_VARIANT
+#define GEMM__CUDA_D_VARIANT 1 /* the default fp64 DMMA configuration */
+#endif
+/* fp64 without FP64 tensor cores */
+typedef gemm__cuda_simt_cfg<double, 64, 64, 16, 4, 4, 3, 2, 0> gemm__cuda_simt_f64;
 
 /* How many parts K is split into: enough blocks to fill every SM (`slots`
    = SMs x resident blocks per SM), and at least 4 K-tiles per part. */
@@ -618,16 +911,13 @@ static int gemm__cuda_split(int tiles, int K, int BK, int slots, int requested)
     return split < 1 ? 1 : split;
 }
 
-template <typename T, bool AK, bool BKM, int VEC, bool DMMA>
+template <typename T, typename CFG, bool AK, bool BKM, int VEC>
 static gemm_status gemm__cuda_launch_fast(const char *fn, const gemm__cuda_problem<T> &p, int sms, int split_req,
                                           cudaStream_t stream)
 {
-    typedef gemm__cuda_config<T, AK, BKM, VEC, DMMA> CFG;
-    typedef gemm__cuda_tile<CFG::BM, CFG::BK, CFG::PAD, AK> TA;
-    typedef gemm__cuda_tile<CFG::BN, CFG::BK, CFG::PAD, BKM> TB;
-    size_t smem = (size_t)CFG::STAGES * (TA::SIZE + TB::SIZE) * sizeof(T);
+    size_t smem = CFG::template smem<AK, BKM>();
     int tm = (p.M + CFG::BM - 1) / CFG::BM, tn = (p.N + CFG::BN - 1) / CFG::BN, per_sm = 1, split, kchunk;
-    void *kernel = CFG::kernel();
+    void *kernel = CFG::template kernel<AK, BKM, VEC>();
     int atomic = 0;
     /* Above 48 KB a block must ask for its shared memory, and the largest
        carveout lets two blocks share an SM where the registers allow it. */
@@ -659,22 +949,59 @@ static gemm_status gemm__cuda_launch_fast(const char *fn, const gemm__cuda_probl
     return GEMM_OK;
 }
 
-/* Runtime flags -> one of the 8 instantiations. */
-template <typename T, bool DMMA>
-static gemm_status gemm__cuda_pick_fast(const char *fn, const gemm__cuda_problem<T> &p, int sms, int split,
-                                        cudaStream_t stream)
+/* Runtime flags -> one of the 8 instantiations of a configuration. */
+template <typename T, typename CFG>
+static gemm_status gemm__cuda_pick_layout(const char *fn, const gemm__cuda_problem<T> &p, int sms, int split,
+                                          cudaStream_t stream)
 {
     constexpr int V = 16 / (int)sizeof(T);
+    typedef typename CFG::unaligned CFG1;
     /* 16-byte copies need 16-byte aligned panels: aligned bases and leading dimensions. */
     bool vec = (uintptr_t)p.A % 16 == 0 && (uintptr_t)p.B % 16 == 0 && p.lda % V == 0 && p.ldb % V == 0;
 #define GEMM__CUDA_CASE(AK, BKM)                                                                       \
     if (p.ak == AK && p.bk == BKM)                                                                     \
-        return vec ? gemm__cuda_launch_fast<T, AK, BKM, V, DMMA>(fn, p, sms, split, stream)            \
-                   : gemm__cuda_launch_fast<T, AK, BKM, 1, DMMA>(fn, p, sms, split, stream);
+        return vec ? gemm__cuda_launch_fast<T, CFG, AK, BKM, V>(fn, p, sms, split, stream)             \
+                   : gemm__cuda_launch_fast<T, CFG1, AK, BKM, 1>(fn, p, sms, split, stream);
+#ifdef GEMM_CUDA_TUNING_NN_ONLY /* a benchmark-only build: row-major NN (A' not k-major, B' k-major) */
+    GEMM__CUDA_CASE(false, true)
+#else
     GEMM__CUDA_CASE(false, false) GEMM__CUDA_CASE(false, true)
     GEMM__CUDA_CASE(true, false) GEMM__CUDA_CASE(true, true)
+#endif
 #undef GEMM__CUDA_CASE
     return gemm__fail(GEMM_ERR_INTERNAL, "%s: no kernel instance", fn);
+}
+
+/* options.variant -> a configuration (see the tables above). */
+template <typename T, bool DMMA>
+static gemm_status gemm__cuda_pick_fast(const char *fn, const gemm__cuda_problem<T> &p, int sms, int split, int variant,
+                                        cudaStream_t stream)
+{
+    if constexpr (sizeof(T) == 8 && !DMMA) {
+        (void)variant; /* one configuration */
+        return gemm__cuda_pick_layout<T, gemm__cuda_simt_f64>(fn, p, sms, split, stream);
+    } else {
+        constexpr int DEF = DMMA ? GEMM__CUDA_D_VARIANT : GEMM__CUDA_S_VARIANT;
+        if (variant == 0) variant = DEF;
+#ifdef GEMM_CUDA_TUNING
+        switch (variant) {
+#define GEMM__CUDA_V(v)                                                                                                \
+    case v:                                                                                                            \
+        return gemm__cuda_pick_layout<T, typename std::conditional<DMMA, gemm__cuda_d_variant<v>,                     \
+                                                                   gemm__cuda_s_variant<v>>::type::type>(fn, p, sms, split, stream);
+            GEMM__CUDA_V(1) GEMM__CUDA_V(2) GEMM__CUDA_V(3) GEMM__CUDA_V(4)
+            GEMM__CUDA_V(5) GEMM__CUDA_V(6) GEMM__CUDA_V(7) GEMM__CUDA_V(8)
+#undef GEMM__CUDA_V
+        default: break;
+        }
+#else
+        if (variant == DEF)
+            return gemm__cuda_pick_layout<T, typename std::conditional<DMMA, gemm__cuda_d_variant<DEF>,
+                                                                       gemm__cuda_s_variant<DEF>>::type::type>(fn, p, sms, split, stream);
+#endif
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d is not compiled in (GEMM_CUDA_TUNING)", fn,
+                          variant);
+    }
 }
 
 static bool gemm__cuda_has_dmma(int major, int minor)
@@ -726,6 +1053,8 @@ static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_tran
     if (opt->math != GEMM_CUDA_MATH_EXACT)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported", fn, (int)opt->math);
     if (opt->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, opt->split_k);
+    if (opt->variant < 0 || opt->variant > GEMM__CUDA_VARIANTS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d is not 0..%d", fn, opt->variant, GEMM__CUDA_VARIANTS);
     if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
     if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
@@ -773,8 +1102,9 @@ static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_tran
         return GEMM_OK;
     }
     if constexpr (sizeof(T) == 8) /* DMMA was refused for fp32 above */
-        if (kernel == GEMM_CUDA_KERNEL_DMMA) return gemm__cuda_pick_fast<T, true>(fn, p, sms, opt->split_k, stream);
-    return gemm__cuda_pick_fast<T, false>(fn, p, sms, opt->split_k, stream);
+        if (kernel == GEMM_CUDA_KERNEL_DMMA)
+            return gemm__cuda_pick_fast<T, true>(fn, p, sms, opt->split_k, opt->variant, stream);
+    return gemm__cuda_pick_fast<T, false>(fn, p, sms, opt->split_k, opt->variant, stream);
 }
 
 /* ---- host pointers ---- */

@@ -3,7 +3,11 @@
    make bench-cuda                 the default tables (needs a GPU)
    build/bench_cuda [--sizes 1024,2048] [--shapes m:n:k,...] [--prec f32,f64]
                     [--kernel auto|simt|dmma|tiled16|naive] [--host 64,256,...]
-                    [--csv FILE] [--quick]
+                    [--csv FILE] [--quick] [--variants 1,2,...]
+
+   --variants: each listed kernel configuration (gemm_cuda_options.variant,
+   needs -DGEMM_CUDA_TUNING; 0 = the default) on each shape, each beside
+   its own cuBLAS runs; a wrong result is reported and the sweep goes on.
 
    Protocol (../shared/BENCHMARKS.md): row-major NN, inputs in [-0.5, 0.5)
    already on the device, a warm-up call each, then ours and cuBLAS's calls
@@ -36,6 +40,7 @@ static int cmp_double(const void *a, const void *b)
 
 static cublasHandle_t handle;
 static gemm_cuda_options ours_opt;
+static int keep_going, ours_failed; /* --variants: a failing call of ours is reported, not fatal */
 
 /* who = 0: ours, 1: cuBLAS. Row-major NN: cuBLAS (column-major) computes C^T = B^T A^T. */
 static void call(int who, battery_precision prec, shape s, const void *A, const void *B, void *C)
@@ -66,6 +71,7 @@ static void call(int who, battery_precision prec, shape s, const void *A, const 
     }
     if (st != GEMM_OK) {
         fprintf(stderr, "bench: %s (%s)\n", gemm_strerror(st), gemm_last_error_detail());
+        if (keep_going) { ours_failed = 1; return; }
         exit(1);
     }
 }
@@ -167,7 +173,8 @@ int main(int argc, char **argv)
 {
     int64_t sizes[32] = {1024, 2048, 4096, 8192, 16384}, host_sizes[16] = {64, 256, 1024, 4096};
     shape shapes[64];
-    int nsizes = 5, nhost = 4, nshapes = 0, i, si, pi, quick = 0, prec_count = 2;
+    int64_t variants[16] = {0};
+    int nsizes = 5, nhost = 4, nshapes = 0, i, si, pi, quick = 0, prec_count = 2, nvariants = 1, vi, wrong = 0;
     battery_precision precs[2] = {BATTERY_F32, BATTERY_F64};
     const char *csv_path = NULL;
     FILE *csv = NULL;
@@ -178,6 +185,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--host") && i + 1 < argc) nhost = parse_list(argv[++i], host_sizes, 16);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--variants") && i + 1 < argc) nvariants = parse_list(argv[++i], variants, 16);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
             const char *k = argv[++i];
             ours_opt.kernel = !strcmp(k, "naive") ? GEMM_CUDA_KERNEL_NAIVE : !strcmp(k, "tiled16") ? GEMM_CUDA_KERNEL_TILED16
@@ -198,7 +206,7 @@ int main(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64] [--kernel K] "
-                            "[--host n,...] [--csv FILE] [--quick]\n", argv[0]);
+                            "[--host n,...] [--csv FILE] [--quick] [--variants v,...]\n", argv[0]);
             return 2;
         }
     }
@@ -238,9 +246,18 @@ int main(int argc, char **argv)
             CHECK_CUDA(cudaMalloc(&dC, (size_t)(s.m * s.n) * elem));
             CHECK_CUDA(cudaMemcpy(dA, A.data, A.count * elem, cudaMemcpyHostToDevice));
             CHECK_CUDA(cudaMemcpy(dB, B.data, B.count * elem, cudaMemcpyHostToDevice));
+            for (vi = 0; vi < nvariants; vi++) {
+            char kname[32];
+            ours_opt.variant = (int)variants[vi];
+            keep_going = nvariants > 1;
+            ours_failed = 0;
+            if (nvariants > 1 || variants[0] != 0)
+                snprintf(kname, sizeof kname, "%s.v%d", gemm_cuda_kernel_name(kern), ours_opt.variant);
+            else
+                snprintf(kname, sizeof kname, "%s", gemm_cuda_kernel_name(kern));
             CHECK_CUDA(cudaMemset(dC, 0xff, (size_t)(s.m * s.n) * elem)); /* NaN: every element must be written */
             first = timed(0, prec, s, dA, dB, dC);
-            ok = check_sampled(prec, s, &A, &B, dC);
+            ok = !ours_failed && check_sampled(prec, s, &A, &B, dC);
             timed(1, prec, s, dA, dB, dC);
             reps = (int)(0.5 / (first + 1e-9));
             if (reps < 5) reps = 5;
@@ -255,28 +272,32 @@ int main(int argc, char **argv)
                 tf[who][2] = flops / t[who][0] * 1e-12;
             }
             printf("%6lld %6lld %6lld | %-7s | %6.2f [%6.2f-%6.2f]%s | %6.2f [%6.2f-%6.2f] | %.2f\n", (long long)s.m,
-                   (long long)s.n, (long long)s.k, gemm_cuda_kernel_name(kern), tf[0][0], tf[0][1], tf[0][2],
+                   (long long)s.n, (long long)s.k, kname, tf[0][0], tf[0][1], tf[0][2],
                    ok ? " " : "!", tf[1][0], tf[1][1], tf[1][2], tf[0][0] / tf[1][0]);
             if (csv)
                 fprintf(csv, "cuda,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,cublas,%.3f,%.3f,%.3f,%.3f\n",
-                        prec == BATTERY_F32 ? "f32" : "f64", gemm_cuda_kernel_name(kern), (long long)s.m,
+                        prec == BATTERY_F32 ? "f32" : "f64", kname, (long long)s.m,
                         (long long)s.n, (long long)s.k, tf[0][0], tf[0][1], tf[0][2], tf[1][0], tf[1][1], tf[1][2],
                         tf[0][0] / tf[1][0]);
+            if (csv) fflush(csv);
             fflush(stdout);
+            if (!ok) {
+                fprintf(stderr, "bench: gemm's result is WRONG for %lldx%lldx%lld (%s)\n", (long long)s.m,
+                        (long long)s.n, (long long)s.k, kname);
+                if (nvariants == 1) return 1;
+                wrong++;
+            }
+            }
             cudaFree(dA);
             cudaFree(dB);
             cudaFree(dC);
             battery_buf_free(&A);
             battery_buf_free(&B);
-            if (!ok) {
-                fprintf(stderr, "bench: gemm's result is WRONG for %lldx%lldx%lld\n", (long long)s.m, (long long)s.n,
-                        (long long)s.k);
-                return 1;
-            }
         }
     }
     if (nhost > 0 && host_sizes[0] > 0) bench_host(host_sizes, nhost, csv);
     if (csv) { fclose(csv); printf("\nwrote %s\n", csv_path); }
     cublasDestroy(handle);
-    return 0;
+    if (wrong) printf("\n%d WRONG results (see above)\n", wrong);
+    return wrong ? 1 : 0;
 }

@@ -4,7 +4,12 @@
    checks (host pointers refused, bad options, the timing breakdown, larger
    shapes with and without split-K). Needs a GPU. Last line: N passed, N failed.
 
-   GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer). */
+   GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer).
+   test_cuda --quick [MAX_DIM]: only the fast kernels, every configuration
+   compiled in (build with -DGEMM_CUDA_TUNING for all of them; see
+   tests/cuda_sweep.sh): a random battery up to MAX_DIM (default 300) and
+   some larger aligned shapes (split-K automatic for two, off for two), all
+   8 layout/transpose cases. */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery.h"
@@ -185,6 +190,12 @@ static void test_cuda_specific(void)
     s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.kernel"),
                   "cuda: options.kernel = 99 is refused");
+    o.kernel = GEMM_CUDA_KERNEL_SIMT;
+    o.variant = 99;
+    s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.variant"),
+                  "cuda: options.variant = 99 is refused");
+    o.variant = 0;
     o.kernel = GEMM_CUDA_KERNEL_DMMA;
     s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "fp64 only"),
@@ -230,7 +241,50 @@ static void test_cuda_specific(void)
     free(h);
 }
 
-int main(void)
+/* One configuration (options.variant) of SIMT (fp32) or DMMA (fp64). */
+static void quick_variant(int variant, int dmma, int max_dim)
+{
+    static const int64_t shapes[][3] = {{257, 300, 520}, {129, 263, 777}, {300, 129, 64}, {260, 256, 264}};
+    battery_precision prec = dmma ? BATTERY_F64 : BATTERY_F32;
+    cuda_ctx ctx;
+    battery_backend be;
+    char name[64];
+    int before = battery_failed, si, sk, li, ai, bi;
+    memset(&ctx, 0, sizeof ctx);
+    memset(&be, 0, sizeof be);
+    ctx.opt.kernel = dmma ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
+    ctx.opt.variant = variant;
+    snprintf(name, sizeof name, "cuda %s variant %d", dmma ? "dmma" : "simt", variant);
+    be.name = name;
+    be.sgemm = cuda_s;
+    be.dgemm = cuda_d;
+    be.ctx = &ctx;
+    be.cases = 6;
+    be.max_dim = max_dim;
+    battery_random(&be, prec);
+    battery_edges(&be, prec);
+    for (si = 0; si < 4; si++)
+        for (sk = si % 2; sk == si % 2; sk++) /* split-K off for shapes 0 and 2, automatic for 1 and 3 */
+            for (li = 0; li < 2; li++)
+                for (ai = 0; ai < 2; ai++)
+                    for (bi = 0; bi < 2; bi++) {
+                        battery_call c;
+                        ctx.opt.split_k = sk ? 0 : 1;
+                        c.layout = battery_layouts[li];
+                        c.ta = battery_transposes[ai];
+                        c.tb = battery_transposes[bi];
+                        c.m = shapes[si][0]; c.n = shapes[si][1]; c.k = shapes[si][2];
+                        c.alpha = 0.75; c.beta = (si + bi) % 2 ? -0.5 : 0.0;
+                        battery_min_lds(&c);
+                        c.lda = (c.lda + 3) / 4 * 4; c.ldb = (c.ldb + 3) / 4 * 4; c.ldc = (c.ldc + 3) / 4 * 4;
+                        if (si == 3) { c.lda += 4; c.ldb += 8; c.ldc += 4; } /* padded, still 16-byte aligned */
+                        battery_case(&be, prec, &c, 3000u + (uint64_t)si);
+                    }
+    printf("== %s: %s\n", name, battery_failed == before ? "all passed" : "FAILURES above");
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
 {
     int count = 0, small = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
     int cases = small ? 3 : 60, max_dim = small ? 80 : 300;
@@ -243,6 +297,29 @@ int main(void)
         cudaGetDeviceProperties(&prop, 0);
         printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
                prop.multiProcessorCount);
+    }
+    if (argc > 1 && !strcmp(argv[1], "--quick")) {
+        int max_dim = argc > 2 ? atoi(argv[2]) : 300, v, dmma;
+        gemm_cuda_options o;
+        float *d = NULL;
+        memset(&o, 0, sizeof o);
+        cudaMalloc((void **)&d, 64 * sizeof(float));
+        for (dmma = 0; dmma < 2; dmma++)
+            for (v = 1; v <= 8; v++) {
+                /* a configuration not compiled in is refused by name; skip it */
+                o.kernel = dmma ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
+                o.variant = v;
+                if ((dmma ? gemm_cuda_dgemm_ex(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, (double *)d, 4,
+                                               (double *)d, 4, 0, (double *)d + 16, 4, 0, &o)
+                          : gemm_cuda_sgemm_ex(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0,
+                                               d + 32, 4, 0, &o)) != GEMM_OK) {
+                    printf("-- %s variant %d: not compiled in (%s)\n", dmma ? "dmma" : "simt", v, gemm_last_error_detail());
+                    continue;
+                }
+                quick_variant(v, dmma, max_dim);
+            }
+        cudaFree(d);
+        return battery_summary();
     }
     test_cuda_specific();
     battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_PAGEABLE, 0, 0, 0, small ? cases : 200, max_dim);
