@@ -27,6 +27,10 @@ for group in "$@"; do
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
         ;;
+    mpi)
+        need openmpi-bin cmd mpirun
+        need libopenmpi-dev cmd mpicc
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done
