@@ -406,6 +406,7 @@ typedef struct gemm__mpi {
 
     gemm_status st;              /* the first failure on this rank */
     int agreed;                  /* st came from a vote: every rank has it */
+    int prelaunched;             /* the root's first round is already queued on its GPU */
     char detail[512];
     gemm_mpi_phases t;
 #ifdef GEMM_MPI_CUDA
@@ -518,6 +519,44 @@ static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
     GEMM_FREE(v);
 }
 
+/* Host copies of big blocks run on several threads: one core's memcpy
+   (about 10 GB/s) is what limits the root's packing and unpacking. */
+#ifndef GEMM_MPI_COPY_PARALLEL_BYTES
+#define GEMM_MPI_COPY_PARALLEL_BYTES ((size_t)32 << 20)
+#endif
+#define GEMM__MPI_COPY_THREADS 8
+#if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#define GEMM__MPI_PTHREADS
+#include <pthread.h>
+#endif
+
+/* Runs [o0, o1) of a block's runs between block and caller's memory. */
+typedef struct gemm__mpi_job {
+    char *blk, *usr;
+    int64_t ld, o0, o1, outer_n;
+    size_t es, run, width;
+    int to_block;
+} gemm__mpi_job;
+
+static void *gemm__mpi_runs(void *arg)
+{
+    const gemm__mpi_job *j = (const gemm__mpi_job *)arg;
+    int64_t o;
+    for (o = j->o0; o < j->o1; o++) {
+        char *b = j->blk + (size_t)o * j->run;
+        if (o >= j->outer_n) {
+            if (j->to_block) memset(b, 0, j->run);
+            continue;
+        }
+        if (j->to_block) {
+            memcpy(b, j->usr + (size_t)(o * j->ld) * j->es, j->width);
+            memset(b + j->width, 0, j->run - j->width);
+        } else
+            memcpy(j->usr + (size_t)(o * j->ld) * j->es, b, j->width);
+    }
+    return NULL;
+}
+
 /* Copies between a block and the caller's matrix. `user_dev`: the caller's
    memory is on the device (then so is the block). to_block zeroes the
    padding. */
@@ -525,13 +564,13 @@ static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t l
                                 int to_block, int user_dev)
 {
     size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
-    int empty = s->outer_n <= 0 || s->inner_n <= 0, padded = s->inner_n < s->INNER || s->outer_n < s->OUTER;
+    int empty = s->outer_n <= 0 || s->inner_n <= 0, nt = 1, t;
     char *blk = (char *)block, *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
-    int64_t o;
+    gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
 #ifdef GEMM_MPI_CUDA
     if (user_dev) {
-        if (to_block && padded)
+        if (to_block && (s->inner_n < s->INNER || s->outer_n < s->OUTER))
             GEMM__MPI_CU(x, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, x->stream));
         if (empty) return;
         if (to_block)
@@ -544,20 +583,41 @@ static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t l
     }
 #endif
     (void)user_dev;
-    (void)padded;
     (void)x;
-    for (o = 0; o < s->OUTER; o++) {
-        char *b = blk + (size_t)o * run;
-        if (o >= s->outer_n || empty) {
-            if (to_block) memset(b, 0, run);
-            continue;
-        }
-        if (to_block) {
-            memcpy(b, usr + (size_t)(o * ld) * es, width);
-            memset(b + width, 0, run - width);
-        } else
-            memcpy(usr + (size_t)(o * ld) * es, b, width);
+#ifdef GEMM__MPI_PTHREADS
+    if (run * (size_t)s->OUTER >= GEMM_MPI_COPY_PARALLEL_BYTES) {
+        nt = gemm_cpu_get_threads();
+        if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
+        if (nt > s->OUTER) nt = (int)s->OUTER;
+        if (nt < 1) nt = 1;
     }
+#endif
+    for (t = 0; t < nt; t++) {
+        job[t].blk = blk;
+        job[t].usr = usr;
+        job[t].ld = ld;
+        job[t].o0 = s->OUTER * t / nt;
+        job[t].o1 = s->OUTER * (t + 1) / nt;
+        job[t].outer_n = empty ? 0 : s->outer_n;
+        job[t].es = es;
+        job[t].run = run;
+        job[t].width = width;
+        job[t].to_block = to_block;
+    }
+#ifdef GEMM__MPI_PTHREADS
+    if (nt > 1) {
+        pthread_t th[GEMM__MPI_COPY_THREADS];
+        int started[GEMM__MPI_COPY_THREADS];
+        for (t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, gemm__mpi_runs, &job[t]) == 0;
+        gemm__mpi_runs(&job[0]);
+        for (t = 1; t < nt; t++) {
+            if (started[t]) pthread_join(th[t], NULL);
+            else gemm__mpi_runs(&job[t]); /* no thread to be had: do it here */
+        }
+        return;
+    }
+#endif
+    gemm__mpi_runs(&job[0]);
 }
 
 /* Whole-block copy; `dst_dev`/`src_dev` say where each side lives. */
@@ -700,13 +760,15 @@ static int gemm__mpi_pieces(size_t bytes) { return (int)((bytes + GEMM__MPI_CHUN
    the pool. */
 static void gemm__mpi_start(gemm__mpi *x)
 {
-    int i, j, r = 0, staged = x->path == GEMM_MPI_PATH_STAGED;
+    int i, j, r = 0, staged = x->path == GEMM_MPI_PATH_STAGED, self = 0;
     for (i = 0; i < x->nrecv; i++) {
         gemm__mpi_msg *m = &x->recvs[i];
         if (m->peer == x->rank) {
             for (j = 0; j < x->nsend; j++)
-                if (x->sends[j].peer == x->rank && x->sends[j].tag == m->tag)
+                if (x->sends[j].peer == x->rank && x->sends[j].tag == m->tag) {
                     gemm__mpi_copy(x, m->buf, x->cuda, x->sends[j].buf, x->cuda, m->bytes);
+                    self = 1;
+                }
             continue;
         }
         {
@@ -737,7 +799,7 @@ static void gemm__mpi_start(gemm__mpi *x)
         }
     }
     for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
-    gemm__mpi_sync(x); /* device-side copies to self are done before anyone reuses a buffer */
+    if (self) gemm__mpi_sync(x); /* device copies to self end before a buffer is reused */
 }
 
 /* Whether the started transfers are done (polls MPI's progress). */
@@ -810,11 +872,12 @@ static void gemm__mpi_start_block(const gemm__mpi *x, int which, int i, int j, i
 /* Root-held: the root packs every rank's starting blocks and sends them. */
 static void gemm__mpi_distribute(gemm__mpi *x)
 {
-    int which, dst, s, nslots = x->br * x->bc, root = x->o.root;
+    int which, s, nslots = x->br * x->bc, root = x->o.root;
     int ncopy = x->beta != 0 ? 3 : 2; /* beta == 0: C is not read */
     double t0 = gemm__mpi_now(), h2d = 0;
-    for (dst = 0; dst < x->P; dst++) {
-        int r = dst / x->g.grid_cols, c = dst % x->g.grid_cols;
+    int d;
+    for (d = 0; d < x->P; d++) {
+        int dst = (root + d) % x->P, r = dst / x->g.grid_cols, c = dst % x->g.grid_cols;
         if (x->rank != root && x->rank != dst) continue;
         for (which = 0; which < ncopy; which++) {
             void **slots = which == 0 ? x->a : which == 1 ? x->b : x->c;
@@ -847,6 +910,16 @@ static void gemm__mpi_distribute(gemm__mpi *x)
                 }
             }
         }
+#ifdef GEMM_MPI_CUDA
+        /* The root's GPU starts Cannon's first round on its own blocks while
+           the root is still packing and sending everyone else's. */
+        if (x->cuda && dst == root && x->o.algorithm == GEMM_MPI_CANNON) {
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
+            gemm__mpi_multiply(x, x->a, x->b, 1, -1);
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+            x->prelaunched = 1;
+        }
+#endif
     }
     x->t.h2d += h2d;
     x->t.distribute += gemm__mpi_now() - t0 - h2d;
@@ -1026,9 +1099,12 @@ static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_f
     int s, n = x->br * x->bc;
 #ifdef GEMM_MPI_CUDA
     if (x->cuda) {
-        GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-        gemm__mpi_multiply(x, a, x->b, first, -1);
-        GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+        if (!x->prelaunched) {
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
+            gemm__mpi_multiply(x, a, x->b, first, -1);
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+        }
+        x->prelaunched = 0;
         if (in_flight) gemm__mpi_wait(x);
         comp = gemm__mpi_event_seconds(x);
         x->t.compute += comp;

@@ -209,7 +209,8 @@ static int env_int(const char *name, int def)
     return v && atoi(v) > 0 ? atoi(v) : def;
 }
 
-static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int overlap, gemm_mpi_local local, int root)
+static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int overlap, gemm_mpi_local local, int root,
+                        gemm_mpi_path path)
 {
     battery_backend be;
     mpi_ctx c;
@@ -220,6 +221,7 @@ static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int
     c.opts.overlap = overlap;
     c.opts.local = local;
     c.opts.root = root;
+    c.opts.path = path;
     be.name = name;
     be.sgemm = mpi_sgemm;
     be.dgemm = mpi_dgemm;
@@ -430,6 +432,48 @@ static void test_timing_and_errors(void)
     battery_check(gemm__mpi_status(MPI_SUCCESS, "x") == GEMM_OK, "MPI_SUCCESS is GEMM_OK");
 }
 
+#ifdef GEMM_MPI_CUDA
+/* With the CUDA multiply: the breakdown names the path that ran, host-device
+   copies are counted, and a forced CUDA_AWARE path is refused cleanly when
+   MPI is not CUDA-aware. */
+static void test_cuda_paths(void)
+{
+    enum { M = 96, N = 80, K = 72 };
+    static double A[M * K], B[K * N], C[M * N], R[M * N];
+    gemm_mpi_timing t;
+    mpi_ctx c;
+    gemm_status s;
+    int p;
+    memset(&c, 0, sizeof c);
+    c.opts.local = GEMM_MPI_LOCAL_CUDA;
+    c.opts.timing = &t;
+    fill(A, M * K, 11);
+    fill(B, K * N, 12);
+    for (p = GEMM_MPI_PATH_AUTO; p <= GEMM_MPI_PATH_STAGED; p++) {
+        if (p == GEMM_MPI_PATH_HOST) continue;
+        c.opts.path = (gemm_mpi_path)p;
+        fill(C, M * N, 13);
+        memcpy(R, C, sizeof R);
+        gemm_ref_dgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, M, N, K, 0.5, A, M, B, N, 1.5, R, M);
+        memset(&t, 0, sizeof t);
+        s = call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, M, N, K, 0.5, A, M, B, N, 1.5, C, M);
+        if (s == GEMM_ERR_UNAVAILABLE && p == GEMM_MPI_PATH_CUDA_AWARE) {
+            battery_check(strstr(gemm_last_error_detail(), "CUDA") != NULL,
+                          "rank %d: path CUDA_AWARE refused: this MPI is not CUDA-aware: \"%s\"", me,
+                          gemm_last_error_detail());
+            continue;
+        }
+        battery_check(s == GEMM_OK && (me != 0 || max_err(C, R, M * N) < 1e-12) &&
+                          (p == GEMM_MPI_PATH_AUTO ? t.path != GEMM_MPI_PATH_HOST : t.path == p) &&
+                          t.rank.compute > 0 && (me != 0 || t.rank.h2d > 0),
+                      "rank %d: cuda, path asked %d, ran %d: status %d \"%s\", compute %.3g s, h2d %.3g s", me, p,
+                      (int)t.path, (int)s, s == GEMM_OK ? "" : gemm_last_error_detail(), t.rank.compute, t.rank.h2d);
+        if (me == 0 && p == GEMM_MPI_PATH_AUTO)
+            printf("cuda: the automatic path is %s\n", t.path == GEMM_MPI_PATH_CUDA_AWARE ? "CUDA-aware MPI" : "staged");
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int totals[2], sums[2], root = 0;
@@ -440,22 +484,28 @@ int main(int argc, char **argv)
         if (!freopen("/dev/null", "w", stdout)) return 2;
     }
     if (nranks > 1) root = nranks - 1; /* a root other than 0 too */
-    gemm_cpu_set_threads(1);
+    /* one thread per rank (ranks share 2 cores in CI) unless GEMM_NUM_THREADS says */
+    gemm_cpu_set_threads(getenv("GEMM_NUM_THREADS") ? 0 : 1);
     test_descriptor();
     test_inconsistent();
     test_memory();
     test_timing_and_errors();
-    run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0);
-    run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root);
-    run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0);
-    run_battery("mpi distributed cannon", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0);
-    run_battery("mpi distributed cannon overlap", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, 0);
-    run_battery("mpi distributed fox", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0);
+    run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi distributed cannon", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi distributed cannon overlap", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi distributed fox", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
 #ifdef GEMM_MPI_CUDA
-    run_battery("mpi root-held cannon, cuda", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0);
-    run_battery("mpi root-held cannon overlap, cuda", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0);
-    run_battery("mpi distributed cannon overlap, cuda", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0);
-    run_battery("mpi distributed fox, cuda", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0);
+    run_battery("mpi root-held cannon, cuda", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi root-held cannon overlap, cuda", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi distributed cannon overlap, cuda", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi distributed fox, cuda", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
+    run_battery("mpi root-held cannon, cuda, staged", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_STAGED);
+    run_battery("mpi distributed cannon overlap, cuda, staged", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0,
+                GEMM_MPI_PATH_STAGED);
+    run_battery("mpi distributed fox, cuda, staged", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_STAGED);
+    test_cuda_paths();
 #endif
     /* one closing line for all ranks */
     totals[0] = battery_passed;

@@ -22,7 +22,7 @@ check() { # check "what" command...
 }
 MPI_INC=$(mpicc --showme:incdirs | sed 's/^/ /; s/ \([^ ]\)/ -I\1/g')
 MPI_LIB="$(mpicc --showme:libdirs | sed 's/^/ /; s/ \([^ ]\)/ -L\1/g') $(mpicc --showme:libs | sed 's/^/ /; s/ \([^ ]\)/ -l\1/g')"
-NV="nvcc -x cu -std=c++14 -O2 -DGEMM_MPI_CUDA -Xcompiler -Wall,-Wextra,-Werror"
+NV="nvcc -x cu -std=c++17 -O2 -DGEMM_MPI_CUDA -Xcompiler -Wall,-Wextra,-Werror"
 if [ -f gemm_cuda.cuh ]; then
     # shellcheck disable=SC2086
     check "nvcc: tests/test_mpi.c with gemm_cuda.cuh builds and links" \
