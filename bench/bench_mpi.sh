@@ -18,7 +18,8 @@ mkdir -p build "$out"
 csv=$out/results_mpi.csv
 log=$out/bench_mpi.log
 : >"$csv"
-MPIRUN="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+MPIRUN="mpirun --oversubscribe --allow-run-as-root"
+BIND="--bind-to none" # GPU ranks: the rank's thread plus CUDA's; CPU ranks: one core each (below)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines
 quick=0
 case " $parts " in *" quick "*) quick=1 ;; esac
@@ -26,7 +27,7 @@ case " $parts " in *" quick "*) quick=1 ;; esac
 run() { # run P binary args...: one mpirun, its CSV lines appended
     p=$1; shift
     echo "--- P=$p $*" | tee -a "$log"
-    timeout -k 5 "${BENCH_MPI_TIMEOUT:-400}" $MPIRUN -np "$p" "$@" 2>&1 | tee -a "$log" | grep '^csv,' |
+    timeout -k 5 "${BENCH_MPI_TIMEOUT:-400}" $MPIRUN $BIND -np "$p" "$@" 2>&1 | tee -a "$log" | grep '^csv,' |
         sed 's/^csv,//' >>"$csv"
 }
 
@@ -46,14 +47,16 @@ case " $parts " in *" gpu "*)
     sizes=${BENCH_MPI_GPU_SIZES:-8192,16384,32768}
     [ "$quick" = 1 ] && sizes=2048
     g="$bin --local cuda --sizes $sizes --prec f32,f64"
-    run 1 $g --what resident
+    mid=${BENCH_MPI_GPU4_SIZES:-16384}
+    [ "$quick" = 1 ] && mid=2048
     if [ "$ngpu" -ge 2 ]; then
         run 2 $g --what single,resident,e2e
-        run 2 $g --what resident --overlap 0 --sizes ${sizes%%,*}
-        run 2 $g --what resident --path staged --sizes ${sizes%%,*}
-        run 4 $g --what resident,e2e --sizes "${BENCH_MPI_GPU4_SIZES:-16384}" --reps 2
+        run 4 $g --what resident,e2e --sizes "$mid" --reps 2
+        run 1 $g --what resident --sizes "$mid"
+        run 2 $g --what resident --overlap 0 --sizes "$mid" --prec f32
+        run 2 $g --what resident --path staged --sizes "$mid" --prec f32
     else
-        run 1 $g --what single --sizes "$sizes"
+        run 1 $g --what single,resident
     fi
     ;;
 esac
@@ -62,6 +65,7 @@ case " $parts " in *" cpu "*)
     n=${BENCH_MPI_CPU_N:-16384}
     [ "$quick" = 1 ] && n=1024
     c="$cpu_bin --local cpu --sizes $n --prec ${BENCH_MPI_CPU_PREC:-f32} --reps 1 --warmup 0"
+    if [ "$(nproc)" -ge 16 ]; then BIND="--bind-to core --map-by core"; else BIND="--bind-to none"; fi
     run 1 $c --what single
     for p in 4 9 16; do run "$p" $c --what resident; done
     ;;
