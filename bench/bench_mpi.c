@@ -247,15 +247,46 @@ static void bench_single(const config *cf, int dbl, int64_t n)
     report("single", cf, dbl, n, times, cf->reps, NULL, err, ok && err <= 1);
 }
 
+/* Warm-up, then cf->reps calls of the distributed (dist) or root-held call;
+   each call's time is the slowest rank's. *tmed: the breakdown of a middle run. */
+static int timed_calls(const config *cf, int dbl, int64_t n, int dist, const piece *a, const piece *b, const piece *c,
+                       double *times, gemm_mpi_timing *tmed)
+{
+    gemm_mpi_timing t;
+    gemm_mpi_options o = cf->o;
+    int r, ok = 1;
+    o.timing = &t;
+    memset(tmed, 0, sizeof *tmed);
+    for (r = cf->warmup ? -1 : 0; r < cf->reps; r++) {
+        gemm_status s;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (dist)
+            s = dbl ? gemm_mpi_dgemm_dist(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
+                                          (double *)a->p, a->ld, (double *)b->p, b->ld, 0.0, (double *)c->p, c->ld, &o)
+                    : gemm_mpi_sgemm_dist(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
+                                          (float *)a->p, a->ld, (float *)b->p, b->ld, 0.0f, (float *)c->p, c->ld, &o);
+        else
+            s = dbl ? gemm_mpi_dgemm(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
+                                     (double *)a->p, n, (double *)b->p, n, 0.0, (double *)c->p, n, &o)
+                    : gemm_mpi_sgemm(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
+                                     (float *)a->p, n, (float *)b->p, n, 0.0f, (float *)c->p, n, &o);
+        if (s != GEMM_OK && me == 0)
+            fprintf(stderr, "%s: %s: %s\n", dist ? "resident" : "e2e", gemm_strerror(s), gemm_last_error_detail());
+        ok = ok && s == GEMM_OK;
+        if (r >= 0) times[r] = t.max.total;
+        if (r == cf->reps / 2 || r <= 0) *tmed = t;
+    }
+    return ok;
+}
+
 /* The distributed call on resident pieces. */
 static void bench_resident(const config *cf, int dbl, int64_t n)
 {
-    int cuda = cf->o.local == GEMM_MPI_LOCAL_CUDA, r, ok = 1;
+    int cuda = cf->o.local == GEMM_MPI_LOCAL_CUDA, ok;
     size_t es = dbl ? 8 : 4;
     double times[64], err;
     gemm_mpi_blocks g;
-    gemm_mpi_timing t, tmed;
-    gemm_mpi_options o = cf->o;
+    gemm_mpi_timing tmed;
     piece a, b, c;
     gemm_mpi_blocks_of(nranks, me, n, n, n, &g);
     a.row0 = g.a.row0; a.col0 = g.a.col0; a.rows = g.a.rows; a.cols = g.a.cols; a.ld = a.cols > 1 ? a.cols : 1;
@@ -266,20 +297,7 @@ static void bench_resident(const config *cf, int dbl, int64_t n)
     c.p = alloc_bytes((size_t)(c.rows * c.ld) * es, cuda);
     fill_piece(&a, 0, dbl, cuda);
     fill_piece(&b, 1, dbl, cuda);
-    o.timing = &t;
-    memset(&tmed, 0, sizeof tmed);
-    for (r = cf->warmup ? -1 : 0; r < cf->reps; r++) {
-        gemm_status s;
-        MPI_Barrier(MPI_COMM_WORLD);
-        s = dbl ? gemm_mpi_dgemm_dist(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
-                                      (double *)a.p, a.ld, (double *)b.p, b.ld, 0.0, (double *)c.p, c.ld, &o)
-                : gemm_mpi_sgemm_dist(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
-                                      (float *)a.p, a.ld, (float *)b.p, b.ld, 0.0f, (float *)c.p, c.ld, &o);
-        if (s != GEMM_OK && me == 0) fprintf(stderr, "resident: %s: %s\n", gemm_strerror(s), gemm_last_error_detail());
-        ok = ok && s == GEMM_OK;
-        if (r >= 0) times[r] = t.max.total;
-        if (r == cf->reps / 2 || r <= 0) tmed = t; /* breakdown of a middle run */
-    }
+    ok = timed_calls(cf, dbl, n, 1, &a, &b, &c, times, &tmed);
     err = check_piece(&c, n, dbl, cuda);
     free_bytes(a.p, cuda);
     free_bytes(b.p, cuda);
@@ -290,11 +308,10 @@ static void bench_resident(const config *cf, int dbl, int64_t n)
 /* The root-held call from rank 0's host memory. */
 static void bench_e2e(const config *cf, int dbl, int64_t n)
 {
-    int r, ok = 1;
+    int ok;
     size_t es = dbl ? 8 : 4, bytes = (size_t)(n * n) * es;
     double times[64], err;
-    gemm_mpi_timing t, tmed;
-    gemm_mpi_options o = cf->o;
+    gemm_mpi_timing tmed;
     piece a, b, c;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
@@ -322,20 +339,7 @@ static void bench_e2e(const config *cf, int dbl, int64_t n)
             fill_piece(&b, 1, dbl, 0);
         }
     }
-    o.timing = &t;
-    memset(&tmed, 0, sizeof tmed);
-    for (r = cf->warmup ? -1 : 0; r < cf->reps; r++) {
-        gemm_status s;
-        MPI_Barrier(MPI_COMM_WORLD);
-        s = dbl ? gemm_mpi_dgemm(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
-                                 (double *)a.p, n, (double *)b.p, n, 0.0, (double *)c.p, n, &o)
-                : gemm_mpi_sgemm(MPI_COMM_WORLD, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
-                                 (float *)a.p, n, (float *)b.p, n, 0.0f, (float *)c.p, n, &o);
-        if (s != GEMM_OK && me == 0) fprintf(stderr, "e2e: %s: %s\n", gemm_strerror(s), gemm_last_error_detail());
-        ok = ok && s == GEMM_OK;
-        if (r >= 0) times[r] = t.max.total;
-        if (r == cf->reps / 2 || r <= 0) tmed = t;
-    }
+    ok = timed_calls(cf, dbl, n, 0, &a, &b, &c, times, &tmed);
     err = check_piece(&c, n, dbl, 0);
     free(a.p);
     free(b.p);
