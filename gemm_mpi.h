@@ -64,8 +64,16 @@
          GEMM_MPI_PATH_CUDA_AWARE   device pointers straight to MPI (Open MPI
                                     with UCX moves same-node GPU blocks over
                                     NVLink by CUDA IPC)
+         GEMM_MPI_PATH_CUDA_IPC     for ranks of one node: the receiver copies
+                                    the block straight from the sender's GPU
+                                    memory (CUDA IPC handles sent over MPI),
+                                    over NVLink where there is one
          GEMM_MPI_PATH_STAGED       through pinned host buffers
-       timing->path says which path ran (GEMM_MPI_PATH_HOST for the CPU).
+       AUTO picks CUDA_AWARE, else CUDA_IPC when all ranks share a node, else
+       STAGED. Root-held distribution and gather go from host memory, so
+       they go through MPI directly on the CUDA-aware path and staged
+       otherwise. timing->path says which path ran (GEMM_MPI_PATH_HOST for
+       the CPU multiply).
 
    Memory
        gemm_mpi_memory() tells how many bytes of host and device memory the
@@ -138,7 +146,8 @@ typedef enum gemm_mpi_path {
     GEMM_MPI_PATH_AUTO = 0,       /* option only: let the call choose */
     GEMM_MPI_PATH_HOST = 1,       /* CPU multiply: blocks in host memory */
     GEMM_MPI_PATH_CUDA_AWARE = 2, /* device buffers handed to MPI */
-    GEMM_MPI_PATH_STAGED = 3      /* device <-> pinned host <-> MPI */
+    GEMM_MPI_PATH_STAGED = 3,     /* device <-> pinned host <-> MPI */
+    GEMM_MPI_PATH_CUDA_IPC = 4    /* same node: copies from the peer's GPU memory */
 } gemm_mpi_path;
 
 /* Seconds spent in each phase of one call. */
@@ -324,7 +333,7 @@ static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed,
     /* Host staging: the root packs (and a GPU rank receives) one block at a
        time; the staged path stages every block of an exchange (a shift, or
        the skew of the distributed call). */
-    if (!distributed && (cuda || is_root)) pool = 1;
+    if ((!distributed && (cuda || is_root)) || (cuda && fox)) pool = 1;
     if (cuda && staged) {
         size_t n = 2 * (br + bc);
         if (distributed && !fox && 2 * slots > n) n = 2 * slots;
@@ -403,6 +412,14 @@ typedef struct gemm__mpi {
     gemm__mpi_msg *sends, *recvs;
     int nsend, nrecv, cap;
     MPI_Request *reqs;
+#ifdef GEMM_MPI_CUDA
+    cudaIpcMemHandle_t *ipc_out, *ipc_in;  /* handles of the blocks of one exchange */
+    cudaIpcMemHandle_t *ipc_known;         /* peers' blocks opened so far ... */
+    void **ipc_ptr;                        /* ... and where they are mapped here */
+    int ipc_open;
+    char *acks;
+    cudaStream_t copy_stream;
+#endif
 
     gemm_status st;              /* the first failure on this rank */
     int agreed;                  /* st came from a vote: every rank has it */
@@ -644,6 +661,13 @@ static void gemm__mpi_sync(gemm__mpi *x)
     (void)x;
 }
 
+/* Whether MPI takes this rank's block buffers as they are (host blocks, or
+   device blocks with a CUDA-aware MPI); else they go through the pool. */
+static int gemm__mpi_direct(const gemm__mpi *x)
+{
+    return !x->cuda || x->path == GEMM_MPI_PATH_CUDA_AWARE;
+}
+
 /* The span of block (bi, bj) of a matrix whose op() view is rows x cols,
    cut in RB x CB blocks, relative to a piece starting at op() (row0, col0). */
 static gemm__mpi_span gemm__mpi_span_of(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols,
@@ -757,10 +781,12 @@ static int gemm__mpi_pieces(size_t bytes) { return (int)((bytes + GEMM__MPI_CHUN
 
 /* Starts every queued send and receive (x->sends, x->recvs). Messages to
    this rank itself are copies. On the staged path device blocks go through
-   the pool. */
+   the pool; on the IPC path only the blocks' handles travel now, and the
+   receiver copies the blocks in gemm__mpi_wait. */
 static void gemm__mpi_start(gemm__mpi *x)
 {
-    int i, j, r = 0, staged = x->path == GEMM_MPI_PATH_STAGED, self = 0;
+    int i, j, r = 0, staged = x->path == GEMM_MPI_PATH_STAGED, self = 0, ipc = x->path == GEMM_MPI_PATH_CUDA_IPC;
+    (void)ipc; /* only the CUDA build has the IPC path */
     for (i = 0; i < x->nrecv; i++) {
         gemm__mpi_msg *m = &x->recvs[i];
         if (m->peer == x->rank) {
@@ -771,6 +797,15 @@ static void gemm__mpi_start(gemm__mpi *x)
                 }
             continue;
         }
+#ifdef GEMM_MPI_CUDA
+        if (ipc) {
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Irecv(&x->ipc_in[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag,
+                                      x->cart, &x->reqs[r]));
+            r++;
+            continue;
+        }
+#endif
         {
             char *p = staged ? x->pool + (size_t)i * x->big : (char *)m->buf;
             size_t off;
@@ -787,6 +822,16 @@ static void gemm__mpi_start(gemm__mpi *x)
         char *p = (char *)m->buf;
         size_t off;
         if (m->peer == x->rank) continue;
+#ifdef GEMM_MPI_CUDA
+        if (ipc) {
+            GEMM__MPI_CU(x, cudaIpcGetMemHandle(&x->ipc_out[i], m->buf));
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Isend(&x->ipc_out[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag,
+                                      x->cart, &x->reqs[r]));
+            r++;
+            continue;
+        }
+#endif
         if (staged) {
             p = x->pool + (size_t)(x->nrecv + i) * x->big;
             gemm__mpi_copy(x, p, 0, m->buf, 1, m->bytes);
@@ -810,10 +855,63 @@ static int gemm__mpi_test(gemm__mpi *x)
     return done;
 }
 
+#ifdef GEMM_MPI_CUDA
+/* A peer's block, mapped here (each block is opened once per call). */
+static void *gemm__mpi_ipc_map(gemm__mpi *x, const cudaIpcMemHandle_t *h)
+{
+    int i, known = 4 * (3 * x->br * x->bc + x->br + x->bc);
+    void *p = NULL;
+    for (i = 0; i < x->ipc_open; i++)
+        if (memcmp(&x->ipc_known[i], h, sizeof *h) == 0) return x->ipc_ptr[i];
+    if (!GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&p, *h, cudaIpcMemLazyEnablePeerAccess))) return NULL;
+    if (x->ipc_open < known) {
+        x->ipc_known[x->ipc_open] = *h;
+        x->ipc_ptr[x->ipc_open++] = p;
+    } else /* cannot happen with the bound above; never leak a mapping */
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INTERNAL, "%s: too many IPC mappings", x->func));
+    return p;
+}
+
+/* IPC path: copy every block whose handle arrived, then tell its sender
+   that its buffer may change again, and hear the same from ours. */
+static void gemm__mpi_ipc_copy(gemm__mpi *x)
+{
+    int i, r = 0;
+    for (i = 0; i < x->nrecv; i++) {
+        void *src;
+        if (x->recvs[i].peer == x->rank || x->st != GEMM_OK) continue;
+        src = gemm__mpi_ipc_map(x, &x->ipc_in[i]);
+        if (src)
+            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, src, x->recvs[i].bytes, cudaMemcpyDefault,
+                                            x->copy_stream));
+    }
+    GEMM__MPI_CU(x, cudaStreamSynchronize(x->copy_stream));
+    for (i = 0; i < x->nrecv; i++)
+        if (x->recvs[i].peer != x->rank) {
+            x->acks[i] = 1;
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Isend(&x->acks[i], 1, MPI_BYTE, x->recvs[i].peer, x->recvs[i].tag, x->cart, &x->reqs[r]));
+            r++;
+        }
+    for (i = 0; i < x->nsend; i++)
+        if (x->sends[i].peer != x->rank) {
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Irecv(&x->acks[x->nrecv + i], 1, MPI_BYTE, x->sends[i].peer, x->sends[i].tag, x->cart,
+                                      &x->reqs[r]));
+            r++;
+        }
+    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+}
+#endif
+
 static void gemm__mpi_wait(gemm__mpi *x)
 {
     int i;
     GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+#ifdef GEMM_MPI_CUDA
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC) gemm__mpi_ipc_copy(x);
+#endif
     if (x->path == GEMM_MPI_PATH_STAGED)
         for (i = 0; i < x->nrecv; i++)
             if (x->recvs[i].peer != x->rank)
@@ -899,7 +997,7 @@ static void gemm__mpi_distribute(gemm__mpi *x)
                         gemm__mpi_copy(x, slots[s], 1, x->pool, 0, bytes);
                         h2d += gemm__mpi_now() - t;
                     }
-                } else if (x->path != GEMM_MPI_PATH_STAGED)
+                } else if (gemm__mpi_direct(x))
                     gemm__mpi_recv(x, slots[s], bytes, root, which);
                 else {
                     double t;
@@ -947,7 +1045,7 @@ static void gemm__mpi_gather(gemm__mpi *x)
                 } else
                     from = x->c[s];
                 gemm__mpi_copy_runs(x, from, x->C, x->ldc, &sp, 0, 0);
-            } else if (x->path != GEMM_MPI_PATH_STAGED)
+            } else if (gemm__mpi_direct(x))
                 gemm__mpi_send(x, x->c[s], x->cbytes, root, 2);
             else {
                 double t = gemm__mpi_now();
@@ -1157,7 +1255,7 @@ static void gemm__mpi_bcast(gemm__mpi *x, void *buf, size_t bytes, int root)
    process row from the rank holding it, with its B blocks, then rolls B up. */
 static void gemm__mpi_fox(gemm__mpi *x)
 {
-    int round, li, lj, q = x->g.q, bc = x->bc, staged = x->path == GEMM_MPI_PATH_STAGED;
+    int round, li, lj, q = x->g.q, bc = x->bc, staged = !gemm__mpi_direct(x);
     void **use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)(x->br * bc));
     if (!use) {
         gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
@@ -1220,7 +1318,7 @@ static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, in
 /* Lays out the grid, checks memory and allocates; false on any failure. */
 static void gemm__mpi_setup(gemm__mpi *x)
 {
-    int nslots, periods[2] = {1, 1}, dims[2], cuda_aware = 0;
+    int nslots, periods[2] = {1, 1}, dims[2], cuda_aware = 0, one_node = 0;
     size_t host, device, cap;
     gemm_status s;
     dims[0] = x->g.grid_rows;
@@ -1239,11 +1337,15 @@ static void gemm__mpi_setup(gemm__mpi *x)
         int ndev = 0, local = 0;
         MPI_Comm node;
         if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
+            int size = 0;
             MPI_Comm_rank(node, &local);
+            MPI_Comm_size(node, &size);
+            one_node = size == x->P;
             MPI_Comm_free(&node);
         }
         if (GEMM__MPI_CU(x, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(x, cudaSetDevice(local % ndev))) {
             GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
+            GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->copy_stream, cudaStreamNonBlocking));
             GEMM__MPI_CU(x, cudaEventCreate(&x->ev0));
             GEMM__MPI_CU(x, cudaEventCreate(&x->ev1));
         } else if (x->st == GEMM_OK)
@@ -1255,8 +1357,12 @@ static void gemm__mpi_setup(gemm__mpi *x)
         gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in "
                                      "(compile with nvcc and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func));
 #endif
-        x->path = x->o.path == GEMM_MPI_PATH_AUTO ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : GEMM_MPI_PATH_STAGED)
-                                                   : x->o.path;
+        x->path = x->o.path == GEMM_MPI_PATH_AUTO
+                      ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
+                      : x->o.path;
+        if (x->path == GEMM_MPI_PATH_CUDA_IPC && !one_node && x->st == GEMM_OK)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_IPC asked for, but the ranks are on "
+                                         "several nodes", x->func));
         if (x->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && x->st == GEMM_OK)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
                                          "does not accept device buffers (MPIX_Query_cuda_support)", x->func));
@@ -1303,6 +1409,21 @@ static void gemm__mpi_setup(gemm__mpi *x)
         x->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)x->cap);
         if (!x->sends || !x->recvs || !x->reqs)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+#ifdef GEMM_MPI_CUDA
+        if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
+            /* every block this rank may ever copy from a peer: at most all
+               blocks and spares of its neighbours, bounded by 4x its own */
+            int known = 4 * (3 * nslots + x->br + x->bc);
+            x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+            x->ipc_in = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+            x->ipc_known = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)known);
+            x->ipc_ptr = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)known);
+            x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
+            x->ipc_open = 0;
+            if (!x->ipc_out || !x->ipc_in || !x->ipc_known || !x->ipc_ptr || !x->acks)
+                gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+        }
+#endif
     }
     s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
     if (s != GEMM_OK) gemm__mpi_agreed(x, s);
@@ -1323,6 +1444,16 @@ static void gemm__mpi_teardown(gemm__mpi *x)
     GEMM_FREE(x->recvs);
     GEMM_FREE(x->reqs);
 #ifdef GEMM_MPI_CUDA
+    {
+        int i;
+        for (i = 0; i < x->ipc_open; i++) cudaIpcCloseMemHandle(x->ipc_ptr[i]);
+    }
+    GEMM_FREE(x->ipc_out);
+    GEMM_FREE(x->ipc_in);
+    GEMM_FREE(x->ipc_known);
+    GEMM_FREE(x->ipc_ptr);
+    GEMM_FREE(x->acks);
+    if (x->copy_stream) cudaStreamDestroy(x->copy_stream);
     if (x->stream) cudaStreamDestroy(x->stream);
     if (x->ev0) cudaEventDestroy(x->ev0);
     if (x->ev1) cudaEventDestroy(x->ev1);
@@ -1343,8 +1474,9 @@ static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
     if (x->o.algorithm != GEMM_MPI_CANNON && x->o.algorithm != GEMM_MPI_FOX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
                           (int)x->o.algorithm);
-    if (x->o.path != GEMM_MPI_PATH_AUTO && x->o.path != GEMM_MPI_PATH_CUDA_AWARE && x->o.path != GEMM_MPI_PATH_STAGED)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE or STAGED", x->func,
+    if (x->o.path != GEMM_MPI_PATH_AUTO && x->o.path != GEMM_MPI_PATH_CUDA_AWARE && x->o.path != GEMM_MPI_PATH_STAGED &&
+        x->o.path != GEMM_MPI_PATH_CUDA_IPC)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
                           (int)x->o.path);
     if (!x->distributed && (x->o.root < 0 || x->o.root >= x->P))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, x->o.root, x->P);

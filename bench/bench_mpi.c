@@ -3,7 +3,7 @@
 
    mpirun -np P build/bench_mpi [--local cpu|cuda] [--sizes 8192,16384]
           [--prec f32,f64] [--what single,resident,e2e] [--reps 3]
-          [--overlap 0|1] [--algo cannon|fox] [--path auto|staged|aware]
+          [--overlap 0|1] [--algo cannon|fox] [--path auto|staged|aware|ipc]
           [--warmup 0|1]
 
    What is timed (row-major, NN, alpha = 1, beta = 0, square n):
@@ -179,7 +179,8 @@ static void report(const char *what, const config *cf, int dbl, int64_t n, const
     printf("csv,%s,%s,%s,%lld,%d,%dx%d,%d,%d,%s,%s,%.6f,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3g,%s\n", what,
            cf->local, dbl ? "f64" : "f32", (long long)n, nranks, t ? t->grid_rows : 1, t ? t->grid_cols : 1,
            t ? t->q : 1, cf->o.overlap, cf->algo,
-           t ? (t->path == GEMM_MPI_PATH_HOST ? "host" : t->path == GEMM_MPI_PATH_CUDA_AWARE ? "cuda-aware" : "staged")
+           t ? (t->path == GEMM_MPI_PATH_HOST ? "host" : t->path == GEMM_MPI_PATH_CUDA_AWARE ? "cuda-aware"
+                : t->path == GEMM_MPI_PATH_CUDA_IPC ? "cuda-ipc" : "staged")
              : "-",
            med, sorted[0], sorted[reps - 1], 2e-12 * (double)n * (double)n * (double)n / med, t ? t->max.distribute : 0,
            t ? t->max.h2d : 0, t ? t->max.compute : 0, t ? t->max.d2h : 0, t ? t->max.shift : 0, t ? t->max.gather : 0,
@@ -385,7 +386,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(k, "--path")) {
             cf.path = v;
             cf.o.path = !strcmp(v, "staged") ? GEMM_MPI_PATH_STAGED
-                        : !strcmp(v, "aware") ? GEMM_MPI_PATH_CUDA_AWARE : GEMM_MPI_PATH_AUTO;
+                        : !strcmp(v, "aware") ? GEMM_MPI_PATH_CUDA_AWARE
+                        : !strcmp(v, "ipc") ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_AUTO;
         } else if (me == 0) fprintf(stderr, "bench_mpi: unknown option %s\n", k);
     }
     gemm_cpu_set_threads(getenv("GEMM_NUM_THREADS") ? 0 : 1); /* one thread per rank unless told */

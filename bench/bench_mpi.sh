@@ -55,6 +55,7 @@ case " $parts " in *" gpu "*)
         run 1 $g --what resident --sizes "$mid"
         run 2 $g --what resident --overlap 0 --sizes "$mid" --prec f32
         run 2 $g --what resident --path staged --sizes "$mid" --prec f32
+        run 2 $g --what resident --path ipc --sizes "$mid" --prec f32
     else
         run 1 $g --what single,resident
     fi

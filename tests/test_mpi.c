@@ -449,7 +449,7 @@ static void test_cuda_paths(void)
     c.opts.timing = &t;
     fill(A, M * K, 11);
     fill(B, K * N, 12);
-    for (p = GEMM_MPI_PATH_AUTO; p <= GEMM_MPI_PATH_STAGED; p++) {
+    for (p = GEMM_MPI_PATH_AUTO; p <= GEMM_MPI_PATH_CUDA_IPC; p++) {
         if (p == GEMM_MPI_PATH_HOST) continue;
         c.opts.path = (gemm_mpi_path)p;
         fill(C, M * N, 13);
@@ -469,7 +469,8 @@ static void test_cuda_paths(void)
                       "rank %d: cuda, path asked %d, ran %d: status %d \"%s\", compute %.3g s, h2d %.3g s", me, p,
                       (int)t.path, (int)s, s == GEMM_OK ? "" : gemm_last_error_detail(), t.rank.compute, t.rank.h2d);
         if (me == 0 && p == GEMM_MPI_PATH_AUTO)
-            printf("cuda: the automatic path is %s\n", t.path == GEMM_MPI_PATH_CUDA_AWARE ? "CUDA-aware MPI" : "staged");
+            printf("cuda: the automatic path is %s\n", t.path == GEMM_MPI_PATH_CUDA_AWARE ? "CUDA-aware MPI"
+                                                        : t.path == GEMM_MPI_PATH_CUDA_IPC ? "CUDA IPC" : "staged");
     }
 }
 #endif
@@ -505,6 +506,10 @@ int main(int argc, char **argv)
     run_battery("mpi distributed cannon overlap, cuda, staged", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0,
                 GEMM_MPI_PATH_STAGED);
     run_battery("mpi distributed fox, cuda, staged", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_STAGED);
+    run_battery("mpi root-held cannon overlap, cuda, ipc", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0,
+                GEMM_MPI_PATH_CUDA_IPC);
+    run_battery("mpi distributed cannon, cuda, ipc", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
+    run_battery("mpi distributed fox, cuda, ipc", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
     test_cuda_paths();
 #endif
     /* one closing line for all ranks */
