@@ -28,7 +28,7 @@
        panel is about 4 MiB (cache sizes from sysconf, else 32 KiB / 1 MiB).
 
    Micro-kernels (one signature, gemm__cpu_ukernel_s/_d)
-       x86-64:  avx512 (fp32 32x12, fp64 16x12), avx2 (AVX2+FMA: 16x6, 8x6),
+       x86-64:  avx512 (fp32 32x8, fp64 16x8: NR = 8 divides the usual sizes), avx2 (AVX2+FMA: 16x6, 8x6),
                 scalar (2x6)
        aarch64: neon (fp32 8x12, fp64 4x12), scalar
        others:  scalar
@@ -37,7 +37,7 @@
        is the same template over a small table of vector operations.
 
    Small matrices
-       When m*n*k <= 64^3, packing costs as much as it saves: A is read in
+       When m*n*k <= 128^3 (measured here: it pays up to there), packing costs more than it saves: A is read in
        place when its columns are contiguous (only B, and a tail of fewer
        than MR rows, are packed) and the call stays on one thread.
 
@@ -160,7 +160,7 @@ extern "C" {
 
 #define GEMM__CPU_MAX_THREADS 64
 #define GEMM__CPU_TILE_MAX (32 * 16) /* largest MR*NR of any kernel */
-#define GEMM__CPU_SMALL (64.0 * 64.0 * 64.0)
+#define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
 #define GEMM__CPU_THREADED (2.0 * 96.0 * 96.0 * 96.0)
 
 /* ---- micro-kernels --------------------------------------------------------
@@ -178,14 +178,15 @@ extern "C" {
    so they stay in registers at any optimisation level. */
 
 #define GEMM__CPU_REP6(X, P) X(0, P) X(1, P) X(2, P) X(3, P) X(4, P) X(5, P)
-#define GEMM__CPU_REP12(X, P) GEMM__CPU_REP6(X, P) X(6, P) X(7, P) X(8, P) X(9, P) X(10, P) X(11, P)
+#define GEMM__CPU_REP8(X, P) GEMM__CPU_REP6(X, P) X(6, P) X(7, P)
+#define GEMM__CPU_REP12(X, P) GEMM__CPU_REP8(X, P) X(8, P) X(9, P) X(10, P) X(11, P)
 
 #define GEMM__CPU_UK_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
 #define GEMM__CPU_UK_STEP(j, P)                                                                \
     {                                                                                          \
-        P##_V bj = P##_SET1(b[j]);                                                             \
-        c0_##j = P##_FMA(a0, bj, c0_##j);                                                      \
-        c1_##j = P##_FMA(a1, bj, c1_##j);                                                      \
+        P##_V bv = P##_SET1(b[(j) * bjs]);                                                             \
+        c0_##j = P##_FMA(a0, bv, c0_##j);                                                      \
+        c1_##j = P##_FMA(a1, bv, c1_##j);                                                      \
     }
 #define GEMM__CPU_UK_PUT0(j, P)                                                                \
     P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                             \
@@ -197,18 +198,23 @@ extern "C" {
     P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));       \
     P##_STORE(c + (j) * ldc + P##_VL, P##_FMA(vb, P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
 
-#define GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR)                                              \
+/* BP, BJ: the B strides the body uses; constants (NR, 1) for the packed
+   variant, the arguments bp, bj for the strided one. */
+#define GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, BP, BJ)                                          \
     static ATTR void NAME(int64_t k, const P##_T *GEMM__RESTRICT a, int64_t as,                \
-                          const P##_T *GEMM__RESTRICT b, P##_T alpha, P##_T beta,              \
-                          P##_T *GEMM__RESTRICT c, int64_t ldc)                                \
+                          const P##_T *GEMM__RESTRICT b, int64_t bp, int64_t bj,               \
+                          P##_T alpha, P##_T beta, P##_T *GEMM__RESTRICT c, int64_t ldc)       \
     {                                                                                          \
         int64_t p;                                                                             \
+        const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                \
         REP(GEMM__CPU_UK_DECL, P)                                                              \
+        (void)bp;                                                                              \
+        (void)bj;                                                                              \
         for (p = 0; p < k; p++) {                                                              \
             P##_V a0 = P##_LOAD(a), a1 = P##_LOAD(a + P##_VL);                                 \
             REP(GEMM__CPU_UK_STEP, P)                                                          \
             a += as;                                                                           \
-            b += NR;                                                                           \
+            b += BP;                                                                           \
         }                                                                                      \
         {                                                                                      \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                   \
@@ -217,6 +223,11 @@ extern "C" {
             else { REP(GEMM__CPU_UK_PUTB, P) }                                                 \
         }                                                                                      \
     }
+
+/* Both variants of one kernel: NAME reads packed B, NAME_strided reads B in place. */
+#define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                             \
+    GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                               \
+    GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)
 
 /* Portable: one-element "vectors", MR = 2, NR = 6 (15 of 16 FP registers). */
 #define GEMM__CPU_SCAL_S_T float
@@ -239,8 +250,8 @@ extern "C" {
 #define GEMM__CPU_SCAL_D_FMA GEMM__CPU_SCAL_S_FMA
 #define GEMM__CPU_SCAL_D_MUL GEMM__CPU_SCAL_S_MUL
 #define GEMM__CPU_SCAL_D_ADD GEMM__CPU_SCAL_S_ADD
-GEMM__CPU_UKERNEL(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
-GEMM__CPU_UKERNEL(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
+GEMM__CPU_UKERNELS(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
+GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 
 #if defined(GEMM__CPU_X86)
 /* AVX-512: 24 zmm accumulators, 2 for A, 1 broadcast of B (32 registers). */
@@ -287,10 +298,10 @@ GEMM__CPU_UKERNEL(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 #define GEMM__CPU_Y_D_ADD(a, b) _mm256_add_pd(a, b)
 #define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
 #define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
-GEMM__CPU_UKERNEL(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP12, 12)
-GEMM__CPU_UKERNEL(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP12, 12)
-GEMM__CPU_UKERNEL(gemm__cpu_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S, GEMM__CPU_REP6, 6)
-GEMM__CPU_UKERNEL(gemm__cpu_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D, GEMM__CPU_REP6, 6)
+GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
+GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
+GEMM__CPU_UKERNELS(gemm__cpu_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S, GEMM__CPU_REP6, 6)
+GEMM__CPU_UKERNELS(gemm__cpu_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D, GEMM__CPU_REP6, 6)
 static int gemm__cpu_has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
 static int gemm__cpu_has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 #endif
@@ -317,37 +328,37 @@ static int gemm__cpu_has_avx2(void) { return __builtin_cpu_supports("avx2") && _
 #define GEMM__CPU_N_D_FMA(a, b, c) vfmaq_f64(c, a, b)
 #define GEMM__CPU_N_D_MUL(a, b) vmulq_f64(a, b)
 #define GEMM__CPU_N_D_ADD(a, b) vaddq_f64(a, b)
-GEMM__CPU_UKERNEL(gemm__cpu_neon_s, , GEMM__CPU_N_S, GEMM__CPU_REP12, 12)
-GEMM__CPU_UKERNEL(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
+GEMM__CPU_UKERNELS(gemm__cpu_neon_s, , GEMM__CPU_N_S, GEMM__CPU_REP12, 12)
+GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
 #endif
 
 static int gemm__cpu_always(void) { return 1; }
 
-typedef void (*gemm__cpu_ukernel_s)(int64_t k, const float *a, int64_t as, const float *b, float alpha, float beta,
-                                    float *c, int64_t ldc);
-typedef void (*gemm__cpu_ukernel_d)(int64_t k, const double *a, int64_t as, const double *b, double alpha,
-                                    double beta, double *c, int64_t ldc);
+typedef void (*gemm__cpu_ukernel_s)(int64_t k, const float *a, int64_t as, const float *b, int64_t bp, int64_t bj,
+                                    float alpha, float beta, float *c, int64_t ldc);
+typedef void (*gemm__cpu_ukernel_d)(int64_t k, const double *a, int64_t as, const double *b, int64_t bp,
+                                    int64_t bj, double alpha, double beta, double *c, int64_t ldc);
 
 typedef struct gemm__cpu_isa {
     const char *name;
     int (*available)(void);
     int smr, snr;
-    gemm__cpu_ukernel_s skern;
+    gemm__cpu_ukernel_s skern, skern_strided;
     int dmr, dnr;
-    gemm__cpu_ukernel_d dkern;
+    gemm__cpu_ukernel_d dkern, dkern_strided;
 } gemm__cpu_isa;
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
 #if defined(GEMM__CPU_X86)
-    {"avx512", gemm__cpu_has_avx512, 32, 12, gemm__cpu_avx512_s, 16, 12, gemm__cpu_avx512_d},
-    {"avx2", gemm__cpu_has_avx2, 16, 6, gemm__cpu_avx2_s, 8, 6, gemm__cpu_avx2_d},
+    {"avx512", gemm__cpu_has_avx512, 32, 8, gemm__cpu_avx512_s, gemm__cpu_avx512_s_strided, 16, 8, gemm__cpu_avx512_d, gemm__cpu_avx512_d_strided},
+    {"avx2", gemm__cpu_has_avx2, 16, 6, gemm__cpu_avx2_s, gemm__cpu_avx2_s_strided, 8, 6, gemm__cpu_avx2_d, gemm__cpu_avx2_d_strided},
 #endif
 #if defined(GEMM__CPU_NEON)
-    {"neon", gemm__cpu_has_neon, 8, 12, gemm__cpu_neon_s, 4, 12, gemm__cpu_neon_d},
+    {"neon", gemm__cpu_has_neon, 8, 12, gemm__cpu_neon_s, gemm__cpu_neon_s_strided, 4, 12, gemm__cpu_neon_d, gemm__cpu_neon_d_strided},
 #endif
-    {"scalar", gemm__cpu_always, 2, 6, gemm__cpu_scalar_s, 2, 6, gemm__cpu_scalar_d},
+    {"scalar", gemm__cpu_always, 2, 6, gemm__cpu_scalar_s, gemm__cpu_scalar_s_strided, 2, 6, gemm__cpu_scalar_d, gemm__cpu_scalar_d_strided},
 };
 #define GEMM__CPU_NISA ((int)(sizeof gemm__cpu_isas / sizeof gemm__cpu_isas[0]))
 
@@ -618,38 +629,44 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         const T *B;                                                                                 \
         T *C;                                                                                       \
         T alpha, beta;                                                                              \
-        int mr, nr, tm, tn, direct_a;                                                               \
-        gemm__cpu_ukernel_##X kern;                                                                 \
+        int mr, nr, tm, tn, direct_a, direct_b;                                                               \
+        gemm__cpu_ukernel_##X kern, kern_strided;                                                            \
         char *ws;                                                                                   \
         size_t ws_a, ws_stride; /* bytes: packed A, then packed B, per thread */                   \
     } gemm__cpu_job_##X;                                                                            \
                                                                                                     \
     /* Packs nx rows of A (or columns of B) of length kc into w-wide panels:                        \
        element (x, p) of the source, at s[x*xs + p*ps], goes to d[p*w + x] of                       \
-       its panel; panels are zero-padded to w. The loop order follows the                           \
-       source's contiguous dimension. */                                                            \
+       its panel; the last panel is zero-padded to w. The loops follow the                          \
+       source's contiguous dimension, so each source line is read once. */                          \
     static void gemm__cpu_pack_##X(T *GEMM__RESTRICT d, const T *GEMM__RESTRICT s, int64_t xs,      \
                                    int64_t ps, int64_t nx, int64_t kc, int w)                       \
     {                                                                                               \
-        int64_t x0, x, p;                                                                           \
+        int64_t x0, x, p, full = nx / w * w;                                                        \
+        if (xs == 1) {                                                                              \
+            for (p = 0; p < kc; p++) {                                                              \
+                const T *sp = s + p * ps;                                                           \
+                for (x0 = 0; x0 < full; x0 += w)                                                    \
+                    memcpy(d + x0 * kc + p * w, sp + x0, sizeof(T) * (size_t)w);                   \
+                for (x = full; x < nx; x++) d[full * kc + p * w + x - full] = sp[x];                \
+                for (; x < full + w && full < nx; x++) d[full * kc + p * w + x - full] = 0;         \
+            }                                                                                       \
+            return;                                                                                 \
+        }                                                                                           \
         for (x0 = 0; x0 < nx; x0 += w, d += w * kc) {                                               \
             int64_t xw = gemm__cpu_min(w, nx - x0);                                                 \
             const T *s0 = s + x0 * xs;                                                              \
-            if (xs == 1) {                                                                          \
-                for (p = 0; p < kc; p++) {                                                          \
-                    for (x = 0; x < xw; x++) d[p * w + x] = s0[p * ps + x];                         \
-                    for (; x < w; x++) d[p * w + x] = 0;                                            \
-                }                                                                                   \
-            } else {                                                                                \
-                for (x = 0; x < xw; x++)                                                            \
-                    for (p = 0; p < kc; p++) d[p * w + x] = s0[x * xs + p * ps];                    \
-                for (; x < w; x++)                                                                  \
-                    for (p = 0; p < kc; p++) d[p * w + x] = 0;                                      \
-            }                                                                                       \
+            for (x = 0; x < xw; x++)                                                                \
+                for (p = 0; p < kc; p++) d[p * w + x] = s0[x * xs + p * ps];                        \
+            for (; x < w; x++)                                                                      \
+                for (p = 0; p < kc; p++) d[p * w + x] = 0;                                          \
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
-    /* C[m0:m1, n0:n1] of the job, with this thread's workspace. */                                 \
+    /* C[m0:m1, n0:n1] of the job, with this thread's workspace. A small                          \
+       problem reads B, and A when its columns are contiguous, in place: only                       \
+       a tail narrower than a micro-panel is packed (the kernel reads whole                         \
+       micro-panels, which would run past the user's matrix). */                                    \
     static void gemm__cpu_rect_##X(const gemm__cpu_job_##X *jb, int64_t m0, int64_t m1, int64_t n0, \
                                    int64_t n1, T *pa, T *pb)                                        \
     {                                                                                               \
@@ -658,39 +675,44 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         memset(tile, 0, sizeof tile);                                                               \
         for (jc = n0; jc < n1; jc += jb->nc) {                                                      \
             int64_t nc = gemm__cpu_min(jb->nc, n1 - jc);                                            \
+            int64_t b_inplace = jb->direct_b ? nc / nr * nr : 0; /* columns read unpacked */        \
             for (pc = 0; pc < jb->k; pc += jb->kc) {                                                \
                 int64_t kc = gemm__cpu_min(jb->kc, jb->k - pc);                                     \
                 T beta = pc == 0 ? jb->beta : (T)1;                                                 \
-                gemm__cpu_pack_##X(pb, jb->B + pc * jb->brs + jc * jb->bcs, jb->bcs, jb->brs, nc,   \
-                                   kc, (int)nr);                                                    \
+                const T *b0 = jb->B + pc * jb->brs + jc * jb->bcs;                                  \
+                if (b_inplace < nc)                                                                 \
+                    gemm__cpu_pack_##X(pb, b0 + b_inplace * jb->bcs, jb->bcs, jb->brs, nc - b_inplace, \
+                                       kc, (int)nr);                                                \
                 for (ic = m0; ic < m1; ic += jb->mc) {                                              \
                     int64_t mc = gemm__cpu_min(jb->mc, m1 - ic);                                    \
                     const T *a0 = jb->A + ic * jb->ars + pc * jb->acs;                              \
-                    int64_t inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */     \
-                    if (inplace < mc)                                                               \
-                        gemm__cpu_pack_##X(pa, a0 + inplace * jb->ars, jb->ars, jb->acs, mc - inplace, \
-                                           kc, (int)mr);                                            \
+                    int64_t a_inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */   \
+                    if (a_inplace < mc)                                                             \
+                        gemm__cpu_pack_##X(pa, a0 + a_inplace * jb->ars, jb->ars, jb->acs,          \
+                                           mc - a_inplace, kc, (int)mr);                            \
                     for (jr = 0; jr < nc; jr += nr) {                                               \
-                        const T *bp = pb + jr * kc;                                                 \
                         int64_t nw = gemm__cpu_min(nr, nc - jr);                                    \
+                        int b_direct = jr < b_inplace;                                              \
+                        const T *bp = b_direct ? b0 + jr * jb->bcs : pb + (jr - b_inplace) * kc;    \
+                        gemm__cpu_ukernel_##X kern = b_direct ? jb->kern_strided : jb->kern;        \
                         for (ir = 0; ir < mc; ir += mr) {                                           \
                             int64_t mw = gemm__cpu_min(mr, mc - ir);                                \
                             T *c = jb->C + (ic + ir) + (jc + jr) * ldc;                             \
-                            const T *ap = ir < inplace ? a0 + ir * jb->ars : pa + (ir - inplace) * kc; \
-                            int64_t as = ir < inplace ? jb->acs : mr;                               \
+                            const T *ap = ir < a_inplace ? a0 + ir * jb->ars : pa + (ir - a_inplace) * kc; \
+                            int64_t as = ir < a_inplace ? jb->acs : mr;                             \
                             if (mw == mr && nw == nr) {                                             \
                                 for (j = 0; j < nr; j++) { /* here, not in the kernel: its registers are full */ \
                                     GEMM__CPU_PREFETCH(c + j * ldc);                                \
                                     GEMM__CPU_PREFETCH(c + j * ldc + mr - 1);                       \
                                 }                                                                   \
-                                jb->kern(kc, ap, as, bp, jb->alpha, beta, c, ldc);                  \
+                                kern(kc, ap, as, bp, jb->brs, jb->bcs, jb->alpha, beta, c, ldc);    \
                                 continue;                                                           \
                             }                                                                       \
                             /* an edge tile: the same kernel on a local copy */                     \
                             if (beta != 0)                                                          \
                                 for (j = 0; j < nw; j++)                                            \
                                     for (i = 0; i < mw; i++) tile[i + j * mr] = c[i + j * ldc];     \
-                            jb->kern(kc, ap, as, bp, jb->alpha, beta, tile, mr);                    \
+                            kern(kc, ap, as, bp, jb->brs, jb->bcs, jb->alpha, beta, tile, mr);      \
                             for (j = 0; j < nw; j++)                                                \
                                 for (i = 0; i < mw; i++) c[i + j * ldc] = tile[i + j * mr];         \
                         }                                                                           \
@@ -751,10 +773,11 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
             t = jb.acs; jb.acs = jb.brs; jb.brs = t;                                                \
         }                                                                                           \
         isa = gemm__cpu_current();                                                                  \
-        jb.mr = isa->X##mr; jb.nr = isa->X##nr; jb.kern = isa->X##kern;                             \
+        jb.mr = isa->X##mr; jb.nr = isa->X##nr; jb.kern = isa->X##kern; jb.kern_strided = isa->X##kern_strided;                             \
         gemm__cpu_blocking(jb.mr, jb.nr, (int)sizeof(T), &jb.mc, &jb.kc, &jb.nc);                   \
         flops = 2.0 * (double)m * (double)n * (double)k;                                            \
-        jb.direct_a = flops <= 2.0 * GEMM__CPU_SMALL && jb.ars == 1;                                \
+        jb.direct_b = flops <= 2.0 * GEMM__CPU_SMALL;                                                \
+        jb.direct_a = jb.direct_b && jb.ars == 1;                                \
         threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(gemm_cpu_get_threads());  \
         gemm__cpu_grid(threads, jb.m, jb.n, jb.mr, jb.nr, &jb.tm, &jb.tn);                          \
         /* workspace: packed A (mc x kc) and B (kc x nc) per thread, 64-byte aligned */            \
