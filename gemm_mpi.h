@@ -313,11 +313,33 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
 
 /* ---- memory ---------------------------------------------------------- */
 
+/* The root-held calls stage blocks in chunks of whole runs (rows of a
+   row-major block), about this size: small enough to allocate pinned on
+   every call, large enough for full-speed copies and messages. */
+#ifndef GEMM_MPI_STAGE_BYTES
+#define GEMM_MPI_STAGE_BYTES ((size_t)64 << 20)
+#endif
+
+/* One staging buffer: at least one run of the widest block, at most a block. */
+static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
+{
+    int64_t w = g->mb > g->nb ? g->mb : g->nb;
+    size_t a = (size_t)g->mb * (size_t)g->kb * es, b = (size_t)g->kb * (size_t)g->nb * es;
+    size_t c = (size_t)g->mb * (size_t)g->nb * es, big = a > b ? a : b, run, st = GEMM_MPI_STAGE_BYTES;
+    if (g->kb > w) w = g->kb;
+    run = (size_t)w * es;
+    if (c > big) big = c;
+    if (st < run) st = run;
+    return st < big ? st : (big ? big : 1);
+}
+
 /* What one rank allocates: *host and *device bytes, and how many blocks of
    host staging (the pool). The query, the cap and the allocation all use it. */
 static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed, int is_root,
-                           const gemm_mpi_options *o, int staged, size_t *pool_blocks, size_t *host, size_t *device)
+                           const gemm_mpi_options *o, gemm_mpi_path path, size_t *pool_blocks, size_t *host,
+                           size_t *device)
 {
+    int staged = path == GEMM_MPI_PATH_STAGED, direct = path != GEMM_MPI_PATH_STAGED && path != GEMM_MPI_PATH_CUDA_IPC;
     size_t br = (size_t)(g->q / g->grid_rows), bc = (size_t)(g->q / g->grid_cols), slots = br * bc;
     size_t a = (size_t)g->mb * (size_t)g->kb * es, b = (size_t)g->kb * (size_t)g->nb * es;
     size_t c = (size_t)g->mb * (size_t)g->nb * es;
@@ -330,10 +352,9 @@ static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed,
     spares = (o->overlap || cuda ? br * a + bc * b : 0) + (fox ? br * a : 0);
     /* The distributed Cannon call packs its natural blocks before the skew. */
     temps = distributed && !fox ? slots * big : 0;
-    /* Host staging: the root packs (and a GPU rank receives) one block at a
-       time; the staged path stages every block of an exchange (a shift, or
-       the skew of the distributed call). */
-    if ((!distributed && (cuda || is_root)) || (cuda && fox)) pool = 1;
+    /* Host staging of whole blocks: Fox's broadcast and every block of an
+       exchange (a shift, or the distributed call's skew) on the staged path. */
+    if (cuda && fox && !direct) pool = 1;
     if (cuda && staged) {
         size_t n = 2 * (br + bc);
         if (distributed && !fox && 2 * slots > n) n = 2 * slots;
@@ -341,6 +362,10 @@ static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed,
     }
     *pool_blocks = pool;
     *host = (cuda ? 0 : blocks + spares + temps) + pool * big;
+    /* Root-held calls move blocks between the caller's matrices and the
+       ranks in chunks through two staging buffers (the root's, and a GPU
+       rank's). */
+    if (!distributed && (cuda || is_root)) *host += 2 * gemm__mpi_stage_bytes(g, es);
     *device = cuda ? blocks + spares + temps : 0;
 }
 
@@ -359,9 +384,11 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: elem_size = %zu, not 4 or 8", elem_size);
     if (!host_bytes || !device_bytes)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: host_bytes or device_bytes is NULL");
-    /* The staged path is the larger; AUTO may end up there. */
-    gemm__mpi_need(&g, elem_size, distributed, 1, o, o->path != GEMM_MPI_PATH_CUDA_AWARE, &pool, &h0, &d0);
-    gemm__mpi_need(&g, elem_size, distributed, 0, o, o->path != GEMM_MPI_PATH_CUDA_AWARE, &pool, &h1, &d1);
+    /* The staged path needs the most; AUTO may end up there. */
+    gemm__mpi_need(&g, elem_size, distributed, 1, o, o->path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o->path,
+                   &pool, &h0, &d0);
+    gemm__mpi_need(&g, elem_size, distributed, 0, o, o->path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o->path,
+                   &pool, &h1, &d1);
     *host_bytes = h0 > h1 ? h0 : h1;
     *device_bytes = d0 > d1 ? d0 : d1;
     return GEMM_OK;
@@ -406,8 +433,12 @@ typedef struct gemm__mpi {
     void **a, **b, **c;          /* slots, [li*bc + lj] */
     void **aspare, **bspare, **fox;
     void **temps;                /* distributed Cannon: natural blocks before the skew */
-    char *pool;                  /* host staging */
+    char *pool;                  /* host staging of whole blocks */
     size_t pool_blocks;
+    char *stage[2];              /* root-held calls: chunks on their way */
+    size_t stage_bytes;
+    MPI_Request stage_req[2];    /* a chunk's MPI transfer in flight ... */
+    int stage_dev[2];            /* ... or its device copy (event) */
 
     gemm__mpi_msg *sends, *recvs;
     int nsend, nrecv, cap;
@@ -419,6 +450,7 @@ typedef struct gemm__mpi {
     int ipc_open;
     char *acks;
     cudaStream_t copy_stream;
+    cudaEvent_t stage_ev[2];
 #endif
 
     gemm_status st;              /* the first failure on this rank */
@@ -549,8 +581,8 @@ static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
 
 /* Runs [o0, o1) of a block's runs between block and caller's memory. */
 typedef struct gemm__mpi_job {
-    char *blk, *usr;
-    int64_t ld, o0, o1, outer_n;
+    char *blk, *usr;             /* blk holds run `first` onwards */
+    int64_t ld, o0, o1, outer_n, first;
     size_t es, run, width;
     int to_block;
 } gemm__mpi_job;
@@ -560,7 +592,7 @@ static void *gemm__mpi_runs(void *arg)
     const gemm__mpi_job *j = (const gemm__mpi_job *)arg;
     int64_t o;
     for (o = j->o0; o < j->o1; o++) {
-        char *b = j->blk + (size_t)o * j->run;
+        char *b = j->blk + (size_t)(o - j->first) * j->run;
         if (o >= j->outer_n) {
             if (j->to_block) memset(b, 0, j->run);
             continue;
@@ -574,47 +606,32 @@ static void *gemm__mpi_runs(void *arg)
     return NULL;
 }
 
-/* Copies between a block and the caller's matrix. `user_dev`: the caller's
-   memory is on the device (then so is the block). to_block zeroes the
-   padding. */
-static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
-                                int to_block, int user_dev)
+/* Copies runs [first, end) between a block (`block` holds run `first`
+   onwards) and the caller's matrix; to_block zeroes the padding. Host
+   memory on both sides. */
+static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
+                                int64_t first, int64_t end, int to_block)
 {
     size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
     int empty = s->outer_n <= 0 || s->inner_n <= 0, nt = 1, t;
-    char *blk = (char *)block, *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
+    char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
-#ifdef GEMM_MPI_CUDA
-    if (user_dev) {
-        if (to_block && (s->inner_n < s->INNER || s->outer_n < s->OUTER))
-            GEMM__MPI_CU(x, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, x->stream));
-        if (empty) return;
-        if (to_block)
-            GEMM__MPI_CU(x, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
-                                              cudaMemcpyDeviceToDevice, x->stream));
-        else
-            GEMM__MPI_CU(x, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
-                                              cudaMemcpyDeviceToDevice, x->stream));
-        return;
-    }
-#endif
-    (void)user_dev;
-    (void)x;
 #ifdef GEMM__MPI_PTHREADS
-    if (run * (size_t)s->OUTER >= GEMM_MPI_COPY_PARALLEL_BYTES) {
+    if (run * (size_t)(end - first) >= GEMM_MPI_COPY_PARALLEL_BYTES) {
         nt = gemm_cpu_get_threads();
         if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
-        if (nt > s->OUTER) nt = (int)s->OUTER;
+        if (nt > end - first) nt = (int)(end - first);
         if (nt < 1) nt = 1;
     }
 #endif
     for (t = 0; t < nt; t++) {
-        job[t].blk = blk;
+        job[t].blk = (char *)block;
         job[t].usr = usr;
         job[t].ld = ld;
-        job[t].o0 = s->OUTER * t / nt;
-        job[t].o1 = s->OUTER * (t + 1) / nt;
+        job[t].first = first;
+        job[t].o0 = first + (end - first) * t / nt;
+        job[t].o1 = first + (end - first) * (t + 1) / nt;
         job[t].outer_n = empty ? 0 : s->outer_n;
         job[t].es = es;
         job[t].run = run;
@@ -635,6 +652,33 @@ static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t l
     }
 #endif
     gemm__mpi_runs(&job[0]);
+}
+
+/* Copies a whole block from or to the caller's matrix. `user_dev`: the
+   caller's memory is on the device (then so is the block). */
+static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
+                                int to_block, int user_dev)
+{
+#ifdef GEMM_MPI_CUDA
+    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    int empty = s->outer_n <= 0 || s->inner_n <= 0;
+    char *blk = (char *)block, *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
+    if (user_dev) {
+        if (empty && !to_block) return;
+        if (to_block && (s->inner_n < s->INNER || s->outer_n < s->OUTER))
+            GEMM__MPI_CU(x, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, x->stream));
+        if (empty) return;
+        if (to_block)
+            GEMM__MPI_CU(x, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, x->stream));
+        else
+            GEMM__MPI_CU(x, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, x->stream));
+        return;
+    }
+#endif
+    (void)user_dev;
+    gemm__mpi_copy_part(x, block, user, ld, s, 0, s->OUTER, to_block);
 }
 
 /* Whole-block copy; `dst_dev`/`src_dev` say where each side lives. */
@@ -919,25 +963,6 @@ static void gemm__mpi_wait(gemm__mpi *x)
     x->nsend = x->nrecv = 0;
 }
 
-/* Blocking send/receive of one block (distribution and gather). */
-static void gemm__mpi_send(gemm__mpi *x, const void *buf, size_t bytes, int peer, int tag)
-{
-    size_t off;
-    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK) {
-        size_t len = bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK;
-        GEMM__MPI_DO(x, MPI_Send((const char *)buf + off, (int)len, MPI_BYTE, peer, tag, x->cart));
-    }
-}
-
-static void gemm__mpi_recv(gemm__mpi *x, void *buf, size_t bytes, int peer, int tag)
-{
-    size_t off;
-    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK) {
-        size_t len = bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK;
-        GEMM__MPI_DO(x, MPI_Recv((char *)buf + off, (int)len, MPI_BYTE, peer, tag, x->cart, MPI_STATUS_IGNORE));
-    }
-}
-
 /* Replaces a host block with the one from `src` while sending it to `dst`. */
 static void gemm__mpi_replace(gemm__mpi *x, void *buf, size_t bytes, int dst, int src, int tag)
 {
@@ -967,50 +992,96 @@ static void gemm__mpi_start_block(const gemm__mpi *x, int which, int i, int j, i
     *bj = which == 0 && skew >= 0 ? skew : j;
 }
 
-/* Root-held: the root packs every rank's starting blocks and sends them. */
+/* Waits until staging buffer k may be refilled. */
+static void gemm__mpi_stage_wait(gemm__mpi *x, int k)
+{
+    if (x->stage_req[k] != MPI_REQUEST_NULL) GEMM__MPI_DO(x, MPI_Wait(&x->stage_req[k], MPI_STATUS_IGNORE));
+#ifdef GEMM_MPI_CUDA
+    if (x->stage_dev[k]) {
+        double t = gemm__mpi_now();
+        GEMM__MPI_CU(x, cudaEventSynchronize(x->stage_ev[k]));
+        x->t.h2d += gemm__mpi_now() - t;
+    }
+#endif
+    x->stage_dev[k] = 0;
+}
+
+/* Starts the copy of staging buffer k to the device. */
+static void gemm__mpi_stage_h2d(gemm__mpi *x, int k, void *dst, size_t len)
+{
+#ifdef GEMM_MPI_CUDA
+    GEMM__MPI_CU(x, cudaMemcpyAsync(dst, x->stage[k], len, cudaMemcpyHostToDevice, x->stream));
+    GEMM__MPI_CU(x, cudaEventRecord(x->stage_ev[k], x->stream));
+    x->stage_dev[k] = 1;
+#else
+    (void)x;
+    (void)k;
+    (void)dst;
+    (void)len;
+#endif
+}
+
+/* Chunks of whole runs that fit a staging buffer. */
+static int64_t gemm__mpi_chunk(const gemm__mpi *x, const gemm__mpi_span *sp)
+{
+    int64_t per = (int64_t)(x->stage_bytes / ((size_t)sp->INNER * x->es));
+    return per > 0 ? per : 1;
+}
+
+/* Root-held: the root packs every rank's starting blocks and sends them,
+   chunk by chunk through two staging buffers (one is packed while the
+   other travels); its own go to its GPU the same way. */
 static void gemm__mpi_distribute(gemm__mpi *x)
 {
-    int which, s, nslots = x->br * x->bc, root = x->o.root;
+    int which, s, d, nslots = x->br * x->bc, root = x->o.root, chunk = 0;
     int ncopy = x->beta != 0 ? 3 : 2; /* beta == 0: C is not read */
-    double t0 = gemm__mpi_now(), h2d = 0;
-    int d;
+    double t0 = gemm__mpi_now(), h2d0 = x->t.h2d;
     for (d = 0; d < x->P; d++) {
         int dst = (root + d) % x->P, r = dst / x->g.grid_cols, c = dst % x->g.grid_cols;
         if (x->rank != root && x->rank != dst) continue;
         for (which = 0; which < ncopy; which++) {
             void **slots = which == 0 ? x->a : which == 1 ? x->b : x->c;
-            size_t bytes = which == 0 ? x->abytes : which == 1 ? x->bbytes : x->cbytes;
             const void *user = which == 0 ? x->A : which == 1 ? x->B : (const void *)x->C;
             int64_t ld = which == 0 ? x->lda : which == 1 ? x->ldb : x->ldc;
             for (s = 0; s < nslots; s++) {
                 int i, j, bi, bj;
+                gemm__mpi_span sp;
+                size_t run;
+                int64_t per, o;
                 gemm__mpi_slot_ij(x, r, c, s, &i, &j);
                 gemm__mpi_start_block(x, which, i, j, &bi, &bj);
-                if (x->rank == root) {
-                    gemm__mpi_span sp = gemm__mpi_span_in(x, which, bi, bj);
-                    /* pack into the slot itself when it is host memory here */
-                    void *dstbuf = dst == root && !x->cuda ? slots[s] : x->pool;
-                    gemm__mpi_copy_runs(x, dstbuf, (void *)user, ld, &sp, 1, 0);
-                    if (dst != root) gemm__mpi_send(x, dstbuf, bytes, dst, which);
-                    else if (x->cuda) {
-                        double t = gemm__mpi_now();
-                        gemm__mpi_copy(x, slots[s], 1, x->pool, 0, bytes);
-                        h2d += gemm__mpi_now() - t;
+                sp = gemm__mpi_span_in(x, which, bi, bj);
+                run = (size_t)sp.INNER * x->es;
+                per = gemm__mpi_chunk(x, &sp);
+                if (dst == root && !x->cuda) { /* the root's own host blocks: pack in place */
+                    gemm__mpi_copy_runs(x, slots[s], (void *)user, ld, &sp, 1, 0);
+                    continue;
+                }
+                for (o = 0; o < sp.OUTER; o += per) {
+                    int64_t end = o + per < sp.OUTER ? o + per : sp.OUTER;
+                    size_t len = (size_t)(end - o) * run;
+                    char *into = (char *)slots[s] + (size_t)o * run;
+                    int k = chunk++ & 1;
+                    if (x->rank == root) {
+                        gemm__mpi_stage_wait(x, k);
+                        gemm__mpi_copy_part(x, x->stage[k], (void *)user, ld, &sp, o, end, 1);
+                        if (dst == root) gemm__mpi_stage_h2d(x, k, into, len);
+                        else GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, dst, which, x->cart,
+                                                       &x->stage_req[k]));
+                    } else if (gemm__mpi_direct(x))
+                        GEMM__MPI_DO(x, MPI_Recv(into, (int)len, MPI_BYTE, root, which, x->cart, MPI_STATUS_IGNORE));
+                    else {
+                        gemm__mpi_stage_wait(x, k);
+                        GEMM__MPI_DO(x, MPI_Recv(x->stage[k], (int)len, MPI_BYTE, root, which, x->cart,
+                                                 MPI_STATUS_IGNORE));
+                        gemm__mpi_stage_h2d(x, k, into, len);
                     }
-                } else if (gemm__mpi_direct(x))
-                    gemm__mpi_recv(x, slots[s], bytes, root, which);
-                else {
-                    double t;
-                    gemm__mpi_recv(x, x->pool, bytes, root, which);
-                    t = gemm__mpi_now();
-                    gemm__mpi_copy(x, slots[s], 1, x->pool, 0, bytes);
-                    h2d += gemm__mpi_now() - t;
                 }
             }
         }
 #ifdef GEMM_MPI_CUDA
-        /* The root's GPU starts Cannon's first round on its own blocks while
-           the root is still packing and sending everyone else's. */
+        /* The root's GPU starts Cannon's first round on its own blocks (queued
+           behind their copies) while the root packs and sends everyone else's. */
         if (x->cuda && dst == root && x->o.algorithm == GEMM_MPI_CANNON) {
             GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
             gemm__mpi_multiply(x, x->a, x->b, 1, -1);
@@ -1019,42 +1090,61 @@ static void gemm__mpi_distribute(gemm__mpi *x)
         }
 #endif
     }
-    x->t.h2d += h2d;
-    x->t.distribute += gemm__mpi_now() - t0 - h2d;
+    gemm__mpi_stage_wait(x, 0);
+    gemm__mpi_stage_wait(x, 1);
+    x->t.distribute += gemm__mpi_now() - t0 - (x->t.h2d - h2d0);
 }
 
-/* Root-held: every rank sends its C blocks to the root, which unpacks them. */
+/* Root-held: every rank sends its C blocks to the root, chunk by chunk;
+   the root unpacks them into C. */
 static void gemm__mpi_gather(gemm__mpi *x)
 {
-    int src, s, nslots = x->br * x->bc, root = x->o.root;
+    int d, s, nslots = x->br * x->bc, root = x->o.root, chunk = 0;
     double t0 = gemm__mpi_now(), d2h = 0;
-    for (src = 0; src < x->P; src++) {
-        int r = src / x->g.grid_cols, c = src % x->g.grid_cols;
+    for (d = 0; d < x->P; d++) {
+        int src = (root + d) % x->P, r = src / x->g.grid_cols, c = src % x->g.grid_cols;
         if (x->rank != root && x->rank != src) continue;
         for (s = 0; s < nslots; s++) {
             int i, j;
+            gemm__mpi_span sp;
+            size_t run;
+            int64_t per, o;
             gemm__mpi_slot_ij(x, r, c, s, &i, &j);
-            if (x->rank == root) {
-                gemm__mpi_span sp = gemm__mpi_span_in(x, 2, i, j);
-                void *from = x->pool;
-                if (src != root) gemm__mpi_recv(x, x->pool, x->cbytes, src, 2);
-                else if (x->cuda) {
-                    double t = gemm__mpi_now();
-                    gemm__mpi_copy(x, x->pool, 0, x->c[s], 1, x->cbytes);
+            sp = gemm__mpi_span_in(x, 2, i, j);
+            run = (size_t)sp.INNER * x->es;
+            per = gemm__mpi_chunk(x, &sp);
+            if (src == root && !x->cuda) {
+                gemm__mpi_copy_runs(x, x->c[s], x->C, x->ldc, &sp, 0, 0);
+                continue;
+            }
+            for (o = 0; o < sp.OUTER; o += per) {
+                int64_t end = o + per < sp.OUTER ? o + per : sp.OUTER;
+                size_t len = (size_t)(end - o) * run;
+                char *from = (char *)x->c[s] + (size_t)o * run;
+                int k = chunk++ & 1;
+                if (x->rank == root) {
+                    if (src == root) {
+                        double t = gemm__mpi_now();
+                        gemm__mpi_copy(x, x->stage[k], 0, from, 1, len);
+                        d2h += gemm__mpi_now() - t;
+                    } else
+                        GEMM__MPI_DO(x, MPI_Recv(x->stage[k], (int)len, MPI_BYTE, src, 2, x->cart, MPI_STATUS_IGNORE));
+                    gemm__mpi_copy_part(x, x->stage[k], x->C, x->ldc, &sp, o, end, 0);
+                } else if (gemm__mpi_direct(x))
+                    GEMM__MPI_DO(x, MPI_Send(from, (int)len, MPI_BYTE, root, 2, x->cart));
+                else {
+                    double t;
+                    gemm__mpi_stage_wait(x, k);
+                    t = gemm__mpi_now();
+                    gemm__mpi_copy(x, x->stage[k], 0, from, 1, len);
                     d2h += gemm__mpi_now() - t;
-                } else
-                    from = x->c[s];
-                gemm__mpi_copy_runs(x, from, x->C, x->ldc, &sp, 0, 0);
-            } else if (gemm__mpi_direct(x))
-                gemm__mpi_send(x, x->c[s], x->cbytes, root, 2);
-            else {
-                double t = gemm__mpi_now();
-                gemm__mpi_copy(x, x->pool, 0, x->c[s], 1, x->cbytes);
-                d2h += gemm__mpi_now() - t;
-                gemm__mpi_send(x, x->pool, x->cbytes, root, 2);
+                    GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, root, 2, x->cart, &x->stage_req[k]));
+                }
             }
         }
     }
+    gemm__mpi_stage_wait(x, 0);
+    gemm__mpi_stage_wait(x, 1);
     x->t.d2h += d2h;
     x->t.gather += gemm__mpi_now() - t0 - d2h;
 }
@@ -1370,8 +1460,8 @@ static void gemm__mpi_setup(gemm__mpi *x)
     {   /* every rank must take the same path, and the memory must fit */
         int64_t v[1];
         static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
-        gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path == GEMM_MPI_PATH_STAGED,
-                       &x->pool_blocks, &host, &device);
+        gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path, &x->pool_blocks, &host,
+                       &device);
         cap = x->o.max_host_bytes;
         if (x->st == GEMM_OK && cap && host > cap)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",
@@ -1401,6 +1491,17 @@ static void gemm__mpi_setup(gemm__mpi *x)
     if (x->o.algorithm == GEMM_MPI_FOX) x->fox = gemm__mpi_blocks_new(x, x->br, x->abytes);
     if (x->distributed && x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, nslots, x->big);
     if (x->pool_blocks && x->st == GEMM_OK) x->pool = (char *)gemm__mpi_alloc(x, x->pool_blocks * x->big, 0);
+    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
+    x->stage_bytes = gemm__mpi_stage_bytes(&x->g, x->es); /* every rank cuts blocks into the same chunks */
+    if (!x->distributed && (x->cuda || x->rank == x->o.root) && x->st == GEMM_OK) {
+        int k;
+        for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
+            x->stage[k] = (char *)gemm__mpi_alloc(x, x->stage_bytes, 0);
+#ifdef GEMM_MPI_CUDA
+            if (x->cuda) GEMM__MPI_CU(x, cudaEventCreateWithFlags(&x->stage_ev[k], cudaEventDisableTiming));
+#endif
+        }
+    }
     x->cap = 2 * (nslots > x->br + x->bc ? nslots : x->br + x->bc);
     x->cap *= (int)gemm__mpi_pieces(x->big);
     if (x->st == GEMM_OK) {
@@ -1440,6 +1541,8 @@ static void gemm__mpi_teardown(gemm__mpi *x)
     gemm__mpi_blocks_free(x, x->fox, x->br);
     gemm__mpi_blocks_free(x, x->temps, nslots);
     gemm__mpi_release(x, x->pool, 0);
+    gemm__mpi_release(x, x->stage[0], 0);
+    gemm__mpi_release(x, x->stage[1], 0);
     GEMM_FREE(x->sends);
     GEMM_FREE(x->recvs);
     GEMM_FREE(x->reqs);
@@ -1454,6 +1557,8 @@ static void gemm__mpi_teardown(gemm__mpi *x)
     GEMM_FREE(x->ipc_ptr);
     GEMM_FREE(x->acks);
     if (x->copy_stream) cudaStreamDestroy(x->copy_stream);
+    if (x->stage_ev[0]) cudaEventDestroy(x->stage_ev[0]);
+    if (x->stage_ev[1]) cudaEventDestroy(x->stage_ev[1]);
     if (x->stream) cudaStreamDestroy(x->stream);
     if (x->ev0) cudaEventDestroy(x->ev0);
     if (x->ev1) cudaEventDestroy(x->ev1);

@@ -3,7 +3,9 @@
 # mpirun at P = 1, 2, 3, 4, 6, 9 (GEMM_MPI_TEST_RANKS overrides), each run
 # bounded by a timeout so a hang fails. Prints one line per P and, last,
 # the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
-#   MPI_TEST_FLAGS   extra compiler flags (the sanitizer suite passes its own)
+#   MPI_TEST_FLAGS   compiler flags (default: -O2 and 200-byte staging chunks,
+#                    so that blocks travel in many chunks; the sanitizer suite
+#                    passes its own)
 #   MPI_TEST_BIN     output binary (default build/test_mpi)
 #   MPI_TEST_NOBUILD run MPI_TEST_BIN as it is
 cd "$(dirname "$0")/.." || exit 2
@@ -17,7 +19,7 @@ fi
 # MPI_TEST_NOBUILD=1 runs $MPI_TEST_BIN as it is (the CUDA build, made by nvcc)
 if [ -z "$MPI_TEST_NOBUILD" ]; then
     # shellcheck disable=SC2086
-    mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tests/test_mpi.c -o "$bin" -lm || {
+    mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g -DGEMM_MPI_STAGE_BYTES=200} -Wall -Wextra -Wpedantic -Werror tests/test_mpi.c -o "$bin" -lm || {
         echo "test-mpi: build failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 passed=0 failed=0
@@ -34,13 +36,13 @@ else failed=$((failed + 1)); echo "FAIL global symbols without the gemm_ prefix:
 fi
 for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 9}; do
     log=build/test_mpi_P$p.log
-    timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-300}" \
+    timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
         mpirun --oversubscribe --allow-run-as-root -np "$p" "$bin" >"$log" 2>&1
     rc=$?
     grep -E '^(FAIL|SKIPPED)' "$log" | head -n 20
     line=$(grep -E '^P=[0-9]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-300} s (a hang); log in $log"
+        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-120} s (a hang); log in $log"
         failed=$((failed + 1))
     elif [ -z "$line" ]; then
         echo "FAIL P=$p: no summary line (exit $rc); last lines of $log:"
