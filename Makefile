@@ -78,6 +78,38 @@ clean:
 
 # ---- backends: each section below belongs to one backend --------------------
 
+# ---- cuda -------------------------------------------------------------------
+# test-cuda and bench-cuda need a GPU (../shared/GPU.md); test-cuda-build is
+# what CI (nvcc, no GPU) runs: every CUDA program compiles warning-free.
+NVCC       ?= nvcc
+CUDA_ARCH  := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
+CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
+TEST_SUITES += test-cuda-build
+DEPS_GROUPS += cuda
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda
+
+test-cuda-build:
+	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
+
+test-cuda: $(B)/test_cuda
+	sh tests/cuda_run.sh $(B)/test_cuda
+
+bench-cuda: $(B)/bench_cuda
+	./$(B)/bench_cuda --csv bench/results_cuda.csv $(BENCH_ARGS)
+
+demo-cuda: $(B)/cuda_basic
+	./$(B)/cuda_basic
+
+$(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+$(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
 # ---- mpi
 # gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 9 (tests/test_mpi.sh
 # builds with mpicc and bounds each run with a timeout), the same under the

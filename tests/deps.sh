@@ -27,6 +27,9 @@ for group in "$@"; do
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
         ;;
+    cuda)
+        need nvidia-cuda-toolkit cmd nvcc
+        ;;
     mpi)
         need openmpi-bin cmd mpirun
         need libopenmpi-dev cmd mpicc

@@ -1,0 +1,43 @@
+#!/bin/sh
+# tests/cuda_build_checks.sh - `make test-cuda-build`: what CI (nvcc, no GPU)
+# can check of the CUDA backend: the test, the benchmark and the example
+# compile warning-free for sm_80 and sm_90, a second translation unit that
+# includes gemm_cuda.cuh without the implementation links, and gemm.h pulls
+# the backend in under GEMM_ENABLE_CUDA. SKIPPED when nvcc is absent.
+# Last line: N passed, N failed[, N skipped].
+cd "$(dirname "$0")/.." || exit 2
+NVCC=${NVCC:-nvcc}
+out=build/cuda_checks
+mkdir -p "$out"
+if ! command -v "$NVCC" >/dev/null 2>&1; then
+    echo "SKIPPED test-cuda-build: nvcc not installed (tests/deps.sh cuda installs it)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+FLAGS="${NVCC_FLAGS:--std=c++17 -O2 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra -Werror all-warnings}"
+passed=0 failed=0
+
+# Each compile runs in the background (2 cores here); results are collected below.
+build() { # build NAME command...
+    name=$1; shift
+    ( "$@" >"$out/$name.log" 2>&1; echo $? >"$out/$name.rc" ) &
+}
+build test_cuda $NVCC $FLAGS tests/test_cuda.cu -o "$out/test_cuda"
+build bench_cuda $NVCC $FLAGS bench/bench_cuda.cu -o "$out/bench_cuda" -lcublas
+wait
+build cuda_basic $NVCC $FLAGS examples/cuda_basic.cu -o "$out/cuda_basic"
+build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda.cuh\"\n' >$out/impl.cu &&
+printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
+$NVCC $FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
+wait
+for name in test_cuda bench_cuda cuda_basic two_units; do
+    rc=$(cat "$out/$name.rc")
+    # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too
+    if [ "$rc" = 0 ] && ! grep -qi warning "$out/$name.log"; then
+        passed=$((passed + 1)); echo "ok   nvcc: $name builds warning-free"
+    else
+        failed=$((failed + 1)); echo "FAIL nvcc: $name"; sed 's/^/     /' "$out/$name.log" | head -30
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
