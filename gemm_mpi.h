@@ -788,7 +788,7 @@ static void gemm__mpi_scale(gemm__mpi *x, int device, int64_t m, int64_t n, void
     int64_t ld = m > n ? m : n;
     gemm__mpi_gemm(x, device, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL,
                    ld > 1 ? ld : 1, x->beta, C, ldc);
-    gemm__mpi_sync(x);
+    if (device) gemm__mpi_sync(x);
 }
 
 /* C_slot (+)= alpha * A_slot * B_slot for every slot, or only one slot when
@@ -1405,6 +1405,34 @@ static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, in
     return GEMM_OK;
 }
 
+/* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
+   streams and events. Returns whether all ranks share one node. */
+static int gemm__mpi_cuda_init(gemm__mpi *x)
+{
+    int one_node = 0;
+#ifdef GEMM_MPI_CUDA
+    int ndev = 0, local = 0;
+    MPI_Comm node;
+    if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
+        int size = 0;
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_size(node, &size);
+        one_node = size == x->P;
+        MPI_Comm_free(&node);
+    }
+    if (GEMM__MPI_CU(x, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(x, cudaSetDevice(local % ndev))) {
+        GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
+        GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->copy_stream, cudaStreamNonBlocking));
+        GEMM__MPI_CU(x, cudaEventCreate(&x->ev0));
+        GEMM__MPI_CU(x, cudaEventCreate(&x->ev1));
+    } else if (x->st == GEMM_OK)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device", x->func));
+#else
+    (void)x;
+#endif
+    return one_node;
+}
+
 /* Lays out the grid, checks memory and allocates; false on any failure. */
 static void gemm__mpi_setup(gemm__mpi *x)
 {
@@ -1423,29 +1451,9 @@ static void gemm__mpi_setup(gemm__mpi *x)
     if (x->cbytes > x->big) x->big = x->cbytes;
     x->path = GEMM_MPI_PATH_HOST;
     if (x->cuda) {
-#ifdef GEMM_MPI_CUDA
-        int ndev = 0, local = 0;
-        MPI_Comm node;
-        if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
-            int size = 0;
-            MPI_Comm_rank(node, &local);
-            MPI_Comm_size(node, &size);
-            one_node = size == x->P;
-            MPI_Comm_free(&node);
-        }
-        if (GEMM__MPI_CU(x, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(x, cudaSetDevice(local % ndev))) {
-            GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
-            GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->copy_stream, cudaStreamNonBlocking));
-            GEMM__MPI_CU(x, cudaEventCreate(&x->ev0));
-            GEMM__MPI_CU(x, cudaEventCreate(&x->ev1));
-        } else if (x->st == GEMM_OK)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device", x->func));
-#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+        one_node = gemm__mpi_cuda_init(x);
+#if defined(GEMM_MPI_CUDA) && defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
         cuda_aware = MPIX_Query_cuda_support();
-#endif
-#else
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in "
-                                     "(compile with nvcc and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func));
 #endif
         x->path = x->o.path == GEMM_MPI_PATH_AUTO
                       ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
@@ -1576,6 +1584,11 @@ static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
     gemm_status s;
     if (x->o.local != GEMM_MPI_LOCAL_CPU && x->o.local != GEMM_MPI_LOCAL_CUDA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)x->o.local);
+#ifndef GEMM_MPI_CUDA
+    if (x->o.local == GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
+                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
+#endif
     if (x->o.algorithm != GEMM_MPI_CANNON && x->o.algorithm != GEMM_MPI_FOX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
                           (int)x->o.algorithm);
@@ -1658,9 +1671,14 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
 
     memset(&x->t, 0, sizeof x->t);
     if (work == GEMM__WORK_SCALE) {
-        /* C = beta*C needs no communication: the rank holding C does it */
-        if (x->distributed) gemm__mpi_scale(x, x->cuda, x->g.c.rows, x->g.c.cols, x->C, x->ldc);
-        else if (x->rank == x->o.root) gemm__mpi_scale(x, 0, x->m, x->n, x->C, x->ldc);
+        /* C = beta*C needs no communication: the rank holding C does it (on
+           the root's host, or on each rank's GPU for distributed pieces) */
+        if (x->distributed) {
+            if (x->cuda) gemm__mpi_cuda_init(x);
+            gemm__mpi_scale(x, x->cuda, x->g.c.rows, x->g.c.cols, x->C, x->ldc);
+            gemm__mpi_teardown(x);
+        } else if (x->rank == x->o.root)
+            gemm__mpi_scale(x, 0, x->m, x->n, x->C, x->ldc);
         x->t.compute = gemm__mpi_now() - t_start;
     } else {
         /* 2. grid, memory (all ranks agree it is there), 3. the rounds */

@@ -39,7 +39,7 @@ fi
 case " $parts " in *" gpu "*)
     bin=${BENCH_MPI_CUDA_BIN:-build/bench_mpi_cuda}
     if [ -z "$BENCH_MPI_CUDA_BIN" ]; then
-        nvcc -x cu -std=c++17 -O2 -DGEMM_MPI_CUDA -gencode=arch=compute_90a,code=sm_90a \
+        nvcc -x cu -std=c++17 -O2 -DGEMM_MPI_CUDA -gencode=arch=compute_90,code=sm_90 \
             $(mpicc --showme:incdirs | sed 's/^/ /; s/ \([^ ]\)/ -I\1/g') bench/bench_mpi.c -o "$bin" \
             $(mpicc --showme:libdirs | sed 's/^/ /; s/ \([^ ]\)/ -L\1/g') -lmpi || exit 1
     fi

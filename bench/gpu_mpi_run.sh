@@ -5,8 +5,8 @@
 #   2. the test program built by nvcc (CUDA local multiply) at P = 1, 2, 4
 #      (4 = the 2x2 grid, two ranks per GPU);
 #   3. bench-mpi: GPUs (1, 2, and 4 ranks on 2), then CPU ranks 1, 4, 9, 16.
-# Prebuilt binaries in build/mpi_cuda/ (made by tests/test_mpi_cuda_build.sh
-# where nvcc is) are used when they start here; else they are built here.
+# Prebuilt binaries in build/mpi_cuda/ (made where nvcc is, as the build
+# below makes them) are used when they start here; else they are built here.
 # Results land in $OUT (the device tool's folder) or build/gpu_out.
 set -o pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -27,16 +27,16 @@ if ! [ -x $tbin ] || ldd $tbin | grep -q 'not found' || ldd $bbin | grep -q 'not
    ! timeout 60 mpirun --allow-run-as-root -np 1 $bbin --local cuda --sizes 256 --what single --reps 1 >/dev/null 2>&1; then
     echo "building with nvcc here"
     mkdir -p build/mpi_cuda
-    NV="nvcc -x cu -std=c++17 -O2 -DGEMM_MPI_CUDA -gencode=arch=compute_90a,code=sm_90a"
-    $NV $inc tests/test_mpi.c -o $tbin $lib -lmpi &
+    NV="nvcc -x cu -std=c++17 -O2 -DGEMM_MPI_CUDA -gencode=arch=compute_90,code=sm_90"
+    $NV -DGEMM_MPI_STAGE_BYTES=4096 $inc tests/test_mpi.c -o $tbin $lib -lmpi &
     $NV $inc bench/bench_mpi.c -o $bbin $lib -lmpi &
     wait
 fi
 mpicc -std=c99 -O2 -march=native bench/bench_mpi.c -o build/bench_mpi -lm
 
 echo "=== tests (CUDA build) at P = 1 2 4"
-timeout -k 5 ${TEST_LIMIT:-90} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="1 2 4" \
-    GEMM_MPI_TEST_CASES=2 GEMM_MPI_TEST_TIMEOUT=60 sh tests/test_mpi.sh 2>&1 | tee "$OUT/test.log" | tail -n 30
+timeout -k 5 ${TEST_LIMIT:-100} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="1 2 4" \
+    GEMM_MPI_TEST_CASES=1 GEMM_MPI_TEST_TIMEOUT=45 sh tests/test_mpi.sh 2>&1 | tee "$OUT/test.log" | tail -n 30
 
 echo "=== bench: GPUs"
 timeout -k 5 ${GPU_LIMIT:-140} env BENCH_MPI_OUT="$OUT/gpu" BENCH_MPI_BIN=build/bench_mpi BENCH_MPI_CUDA_BIN=$bbin \
