@@ -195,6 +195,7 @@ static void bench_single(const config *cf, int dbl, int64_t n)
     double times[64], err = 0;
     size_t es = dbl ? 8 : 4, bytes = (size_t)(n * n) * es;
     piece a, b, c;
+    gemm_mpi_release_cache(); /* the whole problem on one GPU: give it the memory kept by earlier calls */
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
         a.row0 = a.col0 = b.row0 = b.col0 = c.row0 = c.col0 = 0;
@@ -390,7 +391,8 @@ int main(int argc, char **argv)
                         : !strcmp(v, "ipc") ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_AUTO;
         } else if (me == 0) fprintf(stderr, "bench_mpi: unknown option %s\n", k);
     }
-    gemm_cpu_set_threads(getenv("GEMM_NUM_THREADS") ? 0 : 1); /* one thread per rank unless told */
+    /* CPU ranks: one thread each unless told; GPU ranks keep every core for packing */
+    if (cf.o.local == GEMM_MPI_LOCAL_CPU) gemm_cpu_set_threads(getenv("GEMM_NUM_THREADS") ? 0 : 1);
 #ifdef GEMM_MPI_CUDA
     if (cf.o.local == GEMM_MPI_LOCAL_CUDA) { /* the device gemm_mpi picks, also for the fills */
         int ndev = 1, local = 0;
@@ -415,6 +417,7 @@ int main(int argc, char **argv)
             if (has(what, "e2e")) bench_e2e(&cf, dbl, n);
         }
     }
+    gemm_mpi_release_cache();
     MPI_Finalize();
     return 0;
 }

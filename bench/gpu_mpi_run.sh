@@ -34,6 +34,26 @@ if ! [ -x $tbin ] || ldd $tbin | grep -q 'not found' || ldd $bbin | grep -q 'not
 fi
 mpicc -std=c99 -O2 -march=native bench/bench_mpi.c -o build/bench_mpi -lm
 
+if [ "${RUN:-1}" = 2 ]; then # the follow-up: after the caching change, and the CPU ranks that did not fit
+    echo "=== tests (CUDA build) at P = 2 4"
+    timeout -k 5 ${TEST_LIMIT:-60} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="2 4" \
+        GEMM_MPI_TEST_CASES=1 GEMM_MPI_TEST_TIMEOUT=30 sh tests/test_mpi.sh 2>&1 | tee "$OUT/test.log" | tail -n 12
+    M="mpirun --allow-run-as-root --bind-to none"
+    g="$bbin --local cuda"
+    {
+        timeout 60 $M -np 2 $g --sizes 16384,32768 --what single,resident
+        timeout 40 $M -np 2 $g --sizes 32768 --prec f32 --what e2e
+        timeout 30 $M -np 4 $g --sizes 16384 --what resident,e2e --reps 2
+        timeout 25 $M -np 2 $g --sizes 16384 --prec f32 --what resident --path staged
+    } 2>&1 | tee "$OUT/gpu/bench_mpi.log" | grep '^csv,' | sed 's/^csv,//' >"$OUT/gpu/results_mpi.csv"
+    for p in 9 16; do
+        timeout 40 mpirun --allow-run-as-root --bind-to core --map-by core -np $p build/bench_mpi --local cpu \
+            --sizes 16384 --prec f32 --reps 1 --warmup 0 --what resident
+    done 2>&1 | tee "$OUT/cpu/bench_mpi.log" | grep '^csv,' | sed 's/^csv,//' >"$OUT/cpu/results_mpi.csv"
+    cat "$OUT/gpu/results_mpi.csv" "$OUT/cpu/results_mpi.csv"
+    exit 0
+fi
+
 echo "=== tests (CUDA build) at P = 1 2 4"
 timeout -k 5 ${TEST_LIMIT:-100} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="1 2 4" \
     GEMM_MPI_TEST_CASES=1 GEMM_MPI_TEST_TIMEOUT=45 sh tests/test_mpi.sh 2>&1 | tee "$OUT/test.log" | tail -n 30
