@@ -228,12 +228,6 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                          double *C, int64_t ldc, const gemm_mpi_options *options);
 
-/* The CUDA multiply keeps GPU blocks, pinned staging buffers and mappings
-   of other ranks' GPU blocks for the next call; this hands them back (call
-   it before MPI_Finalize, or when the GPU memory is needed elsewhere). A
-   no-op without the CUDA multiply. */
-GEMM_DEF gemm_status gemm_mpi_release_cache(void);
-
 /* For the backend and its tests: the status of an MPI return code, with
    MPI_Error_string's text in the detail. */
 GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
@@ -451,7 +445,7 @@ typedef struct gemm__mpi {
     MPI_Request *reqs;
 #ifdef GEMM_MPI_CUDA
     cudaIpcMemHandle_t *ipc_out, *ipc_in;  /* handles of the blocks of one exchange */
-    unsigned long call;                    /* this call's number, for the mapping cache */
+    void **ipc_src;                        /* the senders' blocks, mapped during one exchange */
     char *acks;
     cudaStream_t copy_stream;
     cudaEvent_t stage_ev[2];
@@ -519,91 +513,15 @@ static int gemm__mpi_cu(gemm__mpi *x, cudaError_t e, const char *what)
 
 /* ---- memory of blocks: host or device -------------------------------- */
 
-#ifdef GEMM_MPI_CUDA
-/* GPU blocks, pinned staging buffers and mappings of peers' GPU blocks are
-   kept for the next call (per process): cudaMalloc/cudaFree of gigabytes
-   and cudaIpcOpenMemHandle cost milliseconds each, as much as the rest of
-   a call's overhead. gemm_mpi_release_cache() hands them back; a failed
-   allocation does so by itself and tries again. */
-#define GEMM__MPI_CACHE 64
-typedef struct gemm__mpi_cached {
-    void *p;
-    size_t bytes;
-    int device, pinned;
-} gemm__mpi_cached;
-typedef struct gemm__mpi_mapping {
-    cudaIpcMemHandle_t h;
-    void *p;
-    int device;
-    unsigned long call; /* the call that used it last */
-} gemm__mpi_mapping;
-static gemm__mpi_cached gemm__mpi_cache[GEMM__MPI_CACHE];
-static int gemm__mpi_ncache;
-static gemm__mpi_mapping gemm__mpi_maps[4 * GEMM__MPI_CACHE];
-static int gemm__mpi_nmaps;
-static unsigned long gemm__mpi_calls;
-#ifdef GEMM__MPI_PTHREADS
-static pthread_mutex_t gemm__mpi_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-#define GEMM__MPI_LOCK() pthread_mutex_lock(&gemm__mpi_cache_lock)
-#define GEMM__MPI_UNLOCK() pthread_mutex_unlock(&gemm__mpi_cache_lock)
-#else
-#define GEMM__MPI_LOCK() ((void)0)
-#define GEMM__MPI_UNLOCK() ((void)0)
-#endif
-
-static void gemm__mpi_cache_flush(void)
-{
-    int i;
-    GEMM__MPI_LOCK();
-    for (i = 0; i < gemm__mpi_ncache; i++) {
-        if (gemm__mpi_cache[i].pinned) cudaFreeHost(gemm__mpi_cache[i].p);
-        else cudaFree(gemm__mpi_cache[i].p);
-    }
-    gemm__mpi_ncache = 0;
-    GEMM__MPI_UNLOCK();
-}
-#endif
-
-GEMM_DEF gemm_status gemm_mpi_release_cache(void)
-{
-    gemm__clear_error();
-#ifdef GEMM_MPI_CUDA
-    gemm__mpi_cache_flush();
-    GEMM__MPI_LOCK();
-    {
-        int i;
-        for (i = 0; i < gemm__mpi_nmaps; i++) cudaIpcCloseMemHandle(gemm__mpi_maps[i].p);
-        gemm__mpi_nmaps = 0;
-    }
-    GEMM__MPI_UNLOCK();
-#endif
-    return GEMM_OK;
-}
-
 static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
 {
     void *p = NULL;
     if (!bytes) bytes = 1;
 #ifdef GEMM_MPI_CUDA
-    if (device || x->cuda) {
-        int dev = 0, i, tries;
-        cudaGetDevice(&dev);
-        GEMM__MPI_LOCK();
-        for (i = 0; i < gemm__mpi_ncache && !p; i++)
-            if (gemm__mpi_cache[i].bytes == bytes && gemm__mpi_cache[i].device == dev &&
-                gemm__mpi_cache[i].pinned == !device) {
-                p = gemm__mpi_cache[i].p;
-                gemm__mpi_cache[i] = gemm__mpi_cache[--gemm__mpi_ncache];
-            }
-        GEMM__MPI_UNLOCK();
-        for (tries = 0; tries < 2 && !p; tries++) {
-            cudaError_t e = device ? cudaMalloc(&p, bytes) : cudaMallocHost(&p, bytes); /* pinned: fast copies */
-            if (e != cudaSuccess) {
-                p = NULL;
-                cudaGetLastError();
-                if (tries == 0) gemm__mpi_cache_flush(); /* blocks of other sizes kept from earlier calls */
-            }
-        }
+    if (device) {
+        if (cudaMalloc(&p, bytes) != cudaSuccess) p = NULL;
+    } else if (x->cuda) {
+        if (cudaMallocHost(&p, bytes) != cudaSuccess) p = NULL; /* pinned: fast copies */
     } else
 #endif
     {
@@ -615,33 +533,14 @@ static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
     return p;
 }
 
-static void gemm__mpi_release(gemm__mpi *x, void *p, size_t bytes, int device)
+static void gemm__mpi_release(gemm__mpi *x, void *p, int device)
 {
     if (!p) return;
 #ifdef GEMM_MPI_CUDA
-    if (device || x->cuda) {
-        int dev = 0, kept = 0;
-        if (!bytes) bytes = 1;
-        cudaGetDevice(&dev);
-        GEMM__MPI_LOCK();
-        if (gemm__mpi_ncache < GEMM__MPI_CACHE) {
-            gemm__mpi_cached *c = &gemm__mpi_cache[gemm__mpi_ncache++];
-            c->p = p;
-            c->bytes = bytes;
-            c->device = dev;
-            c->pinned = !device;
-            kept = 1;
-        }
-        GEMM__MPI_UNLOCK();
-        if (!kept) {
-            if (device) cudaFree(p);
-            else cudaFreeHost(p);
-        }
-        return;
-    }
+    if (device) { cudaFree(p); return; }
+    if (x->cuda) { cudaFreeHost(p); return; }
 #endif
     (void)x;
-    (void)bytes;
     (void)device;
     GEMM_FREE(p);
 }
@@ -659,11 +558,11 @@ static void **gemm__mpi_blocks_new(gemm__mpi *x, int n, size_t bytes)
     return v;
 }
 
-static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n, size_t bytes)
+static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
 {
     int i;
     if (!v) return;
-    for (i = 0; i < n; i++) gemm__mpi_release(x, v[i], bytes, x->cuda);
+    for (i = 0; i < n; i++) gemm__mpi_release(x, v[i], x->cuda);
     GEMM_FREE(v);
 }
 
@@ -999,57 +898,27 @@ static int gemm__mpi_test(gemm__mpi *x)
 }
 
 #ifdef GEMM_MPI_CUDA
-/* A peer's block, mapped here; mappings are kept for later calls (the
-   peer keeps its blocks too), the least recently used goes when full. */
-static void *gemm__mpi_ipc_map(gemm__mpi *x, const cudaIpcMemHandle_t *h)
-{
-    int i, dev = 0, victim = -1;
-    void *p = NULL;
-    cudaGetDevice(&dev);
-    GEMM__MPI_LOCK();
-    for (i = 0; i < gemm__mpi_nmaps && !p; i++)
-        if (gemm__mpi_maps[i].device == dev && memcmp(&gemm__mpi_maps[i].h, h, sizeof *h) == 0) {
-            p = gemm__mpi_maps[i].p;
-            gemm__mpi_maps[i].call = x->call;
-        }
-    GEMM__MPI_UNLOCK();
-    if (p) return p;
-    if (!GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&p, *h, cudaIpcMemLazyEnablePeerAccess))) return NULL;
-    GEMM__MPI_LOCK();
-    if (gemm__mpi_nmaps < (int)(sizeof gemm__mpi_maps / sizeof gemm__mpi_maps[0])) victim = gemm__mpi_nmaps++;
-    else {
-        for (i = 0; i < gemm__mpi_nmaps; i++) /* the oldest that this call does not use */
-            if (gemm__mpi_maps[i].call != x->call && (victim < 0 || gemm__mpi_maps[i].call < gemm__mpi_maps[victim].call))
-                victim = i;
-        if (victim >= 0) cudaIpcCloseMemHandle(gemm__mpi_maps[victim].p);
-    }
-    if (victim >= 0) {
-        gemm__mpi_maps[victim].h = *h;
-        gemm__mpi_maps[victim].p = p;
-        gemm__mpi_maps[victim].device = dev;
-        gemm__mpi_maps[victim].call = x->call;
-    }
-    GEMM__MPI_UNLOCK();
-    if (victim < 0) /* every mapping in use by this call: keep it unmapped afterwards */
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INTERNAL, "%s: more than %d CUDA IPC mappings in one call", x->func,
-                                     (int)(sizeof gemm__mpi_maps / sizeof gemm__mpi_maps[0])));
-    return p;
-}
-
 /* IPC path: copy every block whose handle arrived, then tell its sender
    that its buffer may change again, and hear the same from ours. */
 static void gemm__mpi_ipc_copy(gemm__mpi *x)
 {
     int i, r = 0;
     for (i = 0; i < x->nrecv; i++) {
-        void *src;
+        x->ipc_src[i] = NULL;
         if (x->recvs[i].peer == x->rank || x->st != GEMM_OK) continue;
-        src = gemm__mpi_ipc_map(x, &x->ipc_in[i]);
-        if (src)
-            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, src, x->recvs[i].bytes, cudaMemcpyDefault,
+        if (GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&x->ipc_src[i], x->ipc_in[i], cudaIpcMemLazyEnablePeerAccess)))
+            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, x->ipc_src[i], x->recvs[i].bytes, cudaMemcpyDefault,
                                             x->copy_stream));
+        else
+            x->ipc_src[i] = NULL;
     }
     GEMM__MPI_CU(x, cudaStreamSynchronize(x->copy_stream));
+    /* Unmapped before the sender hears we are done: it frees its blocks at
+       the end of the call, and freeing a block still mapped elsewhere is
+       undefined in CUDA (mappings kept across calls failed just so on the
+       H200s: bench/RESULTS.md). */
+    for (i = 0; i < x->nrecv; i++)
+        if (x->ipc_src[i]) GEMM__MPI_CU(x, cudaIpcCloseMemHandle(x->ipc_src[i]));
     for (i = 0; i < x->nrecv; i++)
         if (x->recvs[i].peer != x->rank) {
             x->acks[i] = 1;
@@ -1533,9 +1402,6 @@ static int gemm__mpi_cuda_init(gemm__mpi *x)
 #ifdef GEMM_MPI_CUDA
     int ndev = 0, local = 0;
     MPI_Comm node;
-    GEMM__MPI_LOCK();
-    x->call = ++gemm__mpi_calls;
-    GEMM__MPI_UNLOCK();
     if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
         int size = 0;
         MPI_Comm_rank(node, &local);
@@ -1646,7 +1512,8 @@ static void gemm__mpi_setup(gemm__mpi *x)
             x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
             x->ipc_in = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
             x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
-            if (!x->ipc_out || !x->ipc_in || !x->acks)
+            x->ipc_src = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)x->cap);
+            if (!x->ipc_out || !x->ipc_in || !x->acks || !x->ipc_src)
                 gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
         }
 #endif
@@ -1658,22 +1525,23 @@ static void gemm__mpi_setup(gemm__mpi *x)
 static void gemm__mpi_teardown(gemm__mpi *x)
 {
     int nslots = x->br * x->bc;
-    gemm__mpi_blocks_free(x, x->a, nslots, x->abytes);
-    gemm__mpi_blocks_free(x, x->b, nslots, x->bbytes);
-    gemm__mpi_blocks_free(x, x->c, nslots, x->cbytes);
-    gemm__mpi_blocks_free(x, x->aspare, x->br, x->abytes);
-    gemm__mpi_blocks_free(x, x->bspare, x->bc, x->bbytes);
-    gemm__mpi_blocks_free(x, x->fox, x->br, x->abytes);
-    gemm__mpi_blocks_free(x, x->temps, nslots, x->big);
-    gemm__mpi_release(x, x->pool, x->pool_blocks * x->big, 0);
-    gemm__mpi_release(x, x->stage[0], x->stage_bytes, 0);
-    gemm__mpi_release(x, x->stage[1], x->stage_bytes, 0);
+    gemm__mpi_blocks_free(x, x->a, nslots);
+    gemm__mpi_blocks_free(x, x->b, nslots);
+    gemm__mpi_blocks_free(x, x->c, nslots);
+    gemm__mpi_blocks_free(x, x->aspare, x->br);
+    gemm__mpi_blocks_free(x, x->bspare, x->bc);
+    gemm__mpi_blocks_free(x, x->fox, x->br);
+    gemm__mpi_blocks_free(x, x->temps, nslots);
+    gemm__mpi_release(x, x->pool, 0);
+    gemm__mpi_release(x, x->stage[0], 0);
+    gemm__mpi_release(x, x->stage[1], 0);
     GEMM_FREE(x->sends);
     GEMM_FREE(x->recvs);
     GEMM_FREE(x->reqs);
 #ifdef GEMM_MPI_CUDA
     GEMM_FREE(x->ipc_out);
     GEMM_FREE(x->ipc_in);
+    GEMM_FREE(x->ipc_src);
     GEMM_FREE(x->acks);
     if (x->copy_stream) cudaStreamDestroy(x->copy_stream);
     if (x->stage_ev[0]) cudaEventDestroy(x->stage_ev[0]);

@@ -195,7 +195,6 @@ static void bench_single(const config *cf, int dbl, int64_t n)
     double times[64], err = 0;
     size_t es = dbl ? 8 : 4, bytes = (size_t)(n * n) * es;
     piece a, b, c;
-    gemm_mpi_release_cache(); /* the whole problem on one GPU: give it the memory kept by earlier calls */
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
         a.row0 = a.col0 = b.row0 = b.col0 = c.row0 = c.col0 = 0;
@@ -417,7 +416,6 @@ int main(int argc, char **argv)
             if (has(what, "e2e")) bench_e2e(&cf, dbl, n);
         }
     }
-    gemm_mpi_release_cache();
     MPI_Finalize();
     return 0;
 }

@@ -512,7 +512,6 @@ int main(int argc, char **argv)
     run_battery("mpi distributed fox, cuda, ipc", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
     test_cuda_paths();
 #endif
-    battery_check(gemm_mpi_release_cache() == GEMM_OK, "gemm_mpi_release_cache");
     /* one closing line for all ranks */
     totals[0] = battery_passed;
     totals[1] = battery_failed;
