@@ -17,7 +17,7 @@ out=${BENCH_MPI_OUT:-bench}
 mkdir -p build "$out"
 csv=$out/results_mpi.csv
 log=$out/bench_mpi.log
-: >"$csv"
+echo "what,local,prec,n,P,grid,q,overlap,algo,path,median_s,min_s,max_s,tflops,distribute_s,h2d_s,compute_s,d2h_s,shift_s,gather_s,max_err_over_tol,check" >"$csv"
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
 BIND="--bind-to none" # GPU ranks: the rank's thread plus CUDA's; CPU ranks: one core each (below)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines
@@ -77,10 +77,11 @@ esac
 echo
 echo "what,local,prec,n,P,grid,overlap,path,median_s,tflops,efficiency,distribute,h2d,compute,d2h,shift,gather,check"
 awk -F, -v ngpu="${ngpu:-0}" '
+    $1 == "what" { next }
     $1 == "single" { t1[$2 "," $3 "," $4] = $11 }
-    { rows[NR] = $0 }
+    { rows[++nrows] = $0 }
     END {
-        for (i = 1; i <= NR; i++) {
+        for (i = 1; i <= nrows; i++) {
             split(rows[i], f, ",")
             key = f[2] "," f[3] "," f[4]
             dev = (f[2] == "cuda" && ngpu > 0 && f[5] > ngpu) ? ngpu : f[5]
