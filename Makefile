@@ -111,7 +111,7 @@ $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
 # ---- mpi
-# gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 9 (tests/test_mpi.sh
+# gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 8, 9 (tests/test_mpi.sh
 # builds with mpicc and bounds each run with a timeout), the same under the
 # sanitizers, and the CUDA build of gemm_mpi.h (nvcc + MPI flags, compile only).
 TEST_SUITES     += test-mpi test-mpi-cuda-build

@@ -1,5 +1,5 @@
 /* tests/test_mpi.c - the MPI backend under mpirun (tests/test_mpi.sh runs it
-   at P = 1, 2, 3, 4, 6, 9).
+   at P = 1, 2, 3, 4, 6, 8, 9).
 
    Every rank builds the same random matrices (the battery is deterministic),
    so every rank can check the result against the reference:

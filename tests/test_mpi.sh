@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/test_mpi.sh - builds tests/test_mpi.c with mpicc and runs it under
-# mpirun at P = 1, 2, 3, 4, 6, 9 (GEMM_MPI_TEST_RANKS overrides), each run
+# mpirun at P = 1, 2, 3, 4, 6, 8, 9 (GEMM_MPI_TEST_RANKS overrides), each run
 # bounded by a timeout so a hang fails. Prints one line per P and, last,
 # the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
 #   MPI_TEST_FLAGS   compiler flags (default: -O2 and 200-byte staging chunks,
@@ -34,7 +34,7 @@ bad=$(mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror -Ibuild -c build/mpi_impl.
 if [ -f build/mpi_impl.o ] && [ -z "$bad" ]; then passed=$((passed + 1)); echo "ok   every global symbol starts with gemm_"
 else failed=$((failed + 1)); echo "FAIL global symbols without the gemm_ prefix: $bad"; fi
 fi
-for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 9}; do
+for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do
     log=build/test_mpi_P$p.log
     timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
         mpirun --oversubscribe --allow-run-as-root -np "$p" "$bin" >"$log" 2>&1
