@@ -88,9 +88,11 @@
        and that all passed the same scalars and options; a rank that
        disagrees makes every rank return GEMM_ERR_INVALID_ARG, naming the
        rank and the argument. Allocation is agreed on the same way. A
-       failure later on (a CUDA error, an MPI error) is kept while the rank
-       goes on taking part in the communication, and a last vote hands it
-       to every rank. An MPI error is GEMM_ERR_MPI with MPI_Error_string's
+       failure later on (a CUDA error, a failed local multiply) is kept
+       while the rank goes on taking part in the communication, and a last
+       vote hands it to every rank. An MPI call that fails in the middle of
+       the rounds is the exception: MPI promises nothing after that, this
+       rank stops calling MPI, and its peers may be left waiting. An MPI error is GEMM_ERR_MPI with MPI_Error_string's
        text in gemm_last_error_detail(). The call duplicates the
        communicator and sets MPI_ERRORS_RETURN on its copy, so the caller's
        error handler is not changed.
