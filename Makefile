@@ -157,3 +157,33 @@ tune-cl: $(B)/tune_cl
 
 $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
+# ---- mpi
+# gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 8, 9 (tests/test_mpi.sh
+# builds with mpicc and bounds each run with a timeout), the same under the
+# sanitizers, and the CUDA build of gemm_mpi.h (nvcc + MPI flags, compile only).
+TEST_SUITES     += test-mpi test-mpi-cuda-build
+SANITIZE_SUITES += test-mpi-asan
+DEPS_GROUPS     += mpi
+.PHONY: test-mpi test-mpi-asan test-mpi-cuda-build bench-mpi mpi-demo
+
+test-mpi:
+	sh tests/test_mpi.sh
+
+# (every host copy on 3 threads here, to cover the parallel packing)
+test-mpi-asan:
+	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
+	MPI_TEST_FLAGS="-O1 -g $(SANITIZE) -DGEMM_MPI_COPY_PARALLEL_BYTES=1" sh tests/test_mpi.sh
+
+test-mpi-cuda-build:
+	sh tests/test_mpi_cuda_build.sh
+
+mpi-demo:
+	@mkdir -p $(B)
+	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_cannon.c -o $(B)/mpi_cannon -lm
+	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_cannon
+
+# Strong scaling (bench/bench_mpi.sh): CPU ranks here or on the GPU machine,
+# GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
+bench-mpi:
+	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)

@@ -35,6 +35,10 @@ for group in "$@"; do
         need opencl-headers file /usr/include/CL/cl.h
         need pocl-opencl-icd file /etc/OpenCL/vendors/pocl.icd
         ;;
+    mpi)
+        need openmpi-bin cmd mpirun
+        need libopenmpi-dev cmd mpicc
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done

@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/test_mpi.sh - builds tests/test_mpi.c with mpicc and runs it under
+# mpirun at P = 1, 2, 3, 4, 6, 8, 9 (GEMM_MPI_TEST_RANKS overrides), each run
+# bounded by a timeout so a hang fails. Prints one line per P and, last,
+# the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
+#   MPI_TEST_FLAGS   compiler flags (default: -O2 and 200-byte staging chunks,
+#                    so that blocks travel in many chunks; the sanitizer suite
+#                    passes its own)
+#   MPI_TEST_BIN     output binary (default build/test_mpi)
+#   MPI_TEST_NOBUILD run MPI_TEST_BIN as it is
+cd "$(dirname "$0")/.." || exit 2
+mkdir -p build
+bin=${MPI_TEST_BIN:-build/test_mpi}
+if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+    echo "SKIPPED test-mpi: mpicc/mpirun not installed (tests/deps.sh mpi installs openmpi-bin libopenmpi-dev)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+# MPI_TEST_NOBUILD=1 runs $MPI_TEST_BIN as it is (the CUDA build, made by nvcc)
+if [ -z "$MPI_TEST_NOBUILD" ]; then
+    # shellcheck disable=SC2086
+    mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g -DGEMM_MPI_STAGE_BYTES=200} -Wall -Wextra -Wpedantic -Werror tests/test_mpi.c -o "$bin" -lm || {
+        echo "test-mpi: build failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+passed=0 failed=0
+if [ -z "$MPI_TEST_NOBUILD" ]; then
+# The header as C++ (mpicxx, -Werror), and only gemm_-prefixed global symbols.
+printf '#define GEMM_IMPLEMENTATION\n#include "../gemm_mpi.h"\n' >build/mpi_impl.c
+if mpicxx -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -c tests/test_mpi.c -o build/test_mpi_cpp.o \
+    >build/mpi_cpp.log 2>&1; then passed=$((passed + 1)); echo "ok   gemm_mpi.h and the test build as C++ (mpicxx -Werror)"
+else failed=$((failed + 1)); echo "FAIL gemm_mpi.h as C++:"; head -20 build/mpi_cpp.log; fi
+bad=$(mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror -Ibuild -c build/mpi_impl.c -o build/mpi_impl.o 2>&1 &&
+      nm -g --defined-only build/mpi_impl.o | awk '{print $3}' | grep -v '^gemm_' || true)
+if [ -f build/mpi_impl.o ] && [ -z "$bad" ]; then passed=$((passed + 1)); echo "ok   every global symbol starts with gemm_"
+else failed=$((failed + 1)); echo "FAIL global symbols without the gemm_ prefix: $bad"; fi
+fi
+for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do
+    log=build/test_mpi_P$p.log
+    timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
+        mpirun --oversubscribe --allow-run-as-root -np "$p" "$bin" >"$log" 2>&1
+    rc=$?
+    grep -E '^(FAIL|SKIPPED)' "$log" | head -n 20
+    line=$(grep -E '^P=[0-9]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-120} s (a hang); log in $log"
+        failed=$((failed + 1))
+    elif [ -z "$line" ]; then
+        echo "FAIL P=$p: no summary line (exit $rc); last lines of $log:"
+        tail -n 15 "$log" | sed 's/^/     /'
+        failed=$((failed + 1))
+    else
+        echo "$line"
+        p_=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+        f_=$(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
+        passed=$((passed + p_)) failed=$((failed + f_))
+        [ "$rc" -ne 0 ] && [ "$f_" -eq 0 ] && { echo "FAIL P=$p: exit $rc"; failed=$((failed + 1)); }
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
