@@ -82,6 +82,11 @@ clean:
 # test-cuda and bench-cuda need a GPU (../shared/GPU.md); test-cuda-build is
 # what CI (nvcc, no GPU) runs: every CUDA program compiles warning-free.
 NVCC       ?= nvcc
+# The CUDA toolkit's usual home, for shells whose PATH lacks it (the MPI
+# section's CUDA build finds nvcc the same way).
+ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
+export PATH := $(PATH):/usr/local/cuda/bin
+endif
 CUDA_ARCH  := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
 NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
