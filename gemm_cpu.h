@@ -635,14 +635,26 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         size_t ws_a, ws_stride; /* bytes: packed A, then packed B, per thread */                   \
     } gemm__cpu_job_##X;                                                                            \
                                                                                                     \
-    /* Packs nx rows of A (or columns of B) of length kc into w-wide panels:                        \
-       element (x, p) of the source, at s[x*xs + p*ps], goes to d[p*w + x] of                       \
-       its panel; the last panel is zero-padded to w. The loops follow the                          \
-       source's contiguous dimension, so each source line is read once. */                          \
+    /* Packs nx rows of A (or columns of B) of length kc into w-wide panels;                        \
+       element (x, p) of the source is at s[x*xs + p*ps]. A panel is p-major                        \
+       (d[p*w + x], what the packed kernel reads) or, when xmajor, x-major                          \
+       (d[x*kc + p], read by the strided kernel with bp = 1, bj = kc); the                          \
+       last one is zero-padded to w. Copies follow the source's contiguous                          \
+       dimension: only a p-major pack of a source contiguous along p (A of                          \
+       a transposed-A call) is a scalar transpose. */                                               \
     static void gemm__cpu_pack_##X(T *GEMM__RESTRICT d, const T *GEMM__RESTRICT s, int64_t xs,      \
-                                   int64_t ps, int64_t nx, int64_t kc, int w)                       \
+                                   int64_t ps, int64_t nx, int64_t kc, int w, int xmajor)           \
     {                                                                                               \
         int64_t x0, x, p, full = nx / w * w;                                                        \
+        if (xmajor) {                                                                               \
+            for (x = 0; x < nx; x++) {                                                              \
+                T *dx = d + x / w * w * kc + x % w * kc;                                            \
+                if (ps == 1) memcpy(dx, s + x * xs, sizeof(T) * (size_t)kc);                        \
+                else for (p = 0; p < kc; p++) dx[p] = s[x * xs + p * ps];                           \
+            }                                                                                       \
+            if (full < nx) memset(d + nx / w * w * kc + nx % w * kc, 0, sizeof(T) * (size_t)((w - nx % w) * kc)); \
+            return;                                                                                 \
+        }                                                                                           \
         if (xs == 1) {                                                                              \
             for (p = 0; p < kc; p++) {                                                              \
                 const T *sp = s + p * ps;                                                           \
@@ -676,25 +688,28 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         for (jc = n0; jc < n1; jc += jb->nc) {                                                      \
             int64_t nc = gemm__cpu_min(jb->nc, n1 - jc);                                            \
             int64_t b_inplace = jb->direct_b ? nc / nr * nr : 0; /* columns read unpacked */        \
+            int b_xmajor = jb->bcs != 1; /* B's columns are contiguous: copy them whole */          \
             for (pc = 0; pc < jb->k; pc += jb->kc) {                                                \
                 int64_t kc = gemm__cpu_min(jb->kc, jb->k - pc);                                     \
                 T beta = pc == 0 ? jb->beta : (T)1;                                                 \
                 const T *b0 = jb->B + pc * jb->brs + jc * jb->bcs;                                  \
                 if (b_inplace < nc)                                                                 \
                     gemm__cpu_pack_##X(pb, b0 + b_inplace * jb->bcs, jb->bcs, jb->brs, nc - b_inplace, \
-                                       kc, (int)nr);                                                \
+                                       kc, (int)nr, b_xmajor);                                      \
                 for (ic = m0; ic < m1; ic += jb->mc) {                                              \
                     int64_t mc = gemm__cpu_min(jb->mc, m1 - ic);                                    \
                     const T *a0 = jb->A + ic * jb->ars + pc * jb->acs;                              \
                     int64_t a_inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */   \
                     if (a_inplace < mc)                                                             \
                         gemm__cpu_pack_##X(pa, a0 + a_inplace * jb->ars, jb->ars, jb->acs,          \
-                                           mc - a_inplace, kc, (int)mr);                            \
+                                           mc - a_inplace, kc, (int)mr, 0);                         \
                     for (jr = 0; jr < nc; jr += nr) {                                               \
                         int64_t nw = gemm__cpu_min(nr, nc - jr);                                    \
                         int b_direct = jr < b_inplace;                                              \
                         const T *bp = b_direct ? b0 + jr * jb->bcs : pb + (jr - b_inplace) * kc;    \
-                        gemm__cpu_ukernel_##X kern = b_direct ? jb->kern_strided : jb->kern;        \
+                        gemm__cpu_ukernel_##X kern = b_direct || b_xmajor ? jb->kern_strided : jb->kern; \
+                        int64_t bps = b_direct ? jb->brs : b_xmajor ? 1 : nr;                       \
+                        int64_t bjs = b_direct ? jb->bcs : b_xmajor ? kc : 1;                       \
                         for (ir = 0; ir < mc; ir += mr) {                                           \
                             int64_t mw = gemm__cpu_min(mr, mc - ir);                                \
                             T *c = jb->C + (ic + ir) + (jc + jr) * ldc;                             \
@@ -705,14 +720,14 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
                                     GEMM__CPU_PREFETCH(c + j * ldc);                                \
                                     GEMM__CPU_PREFETCH(c + j * ldc + mr - 1);                       \
                                 }                                                                   \
-                                kern(kc, ap, as, bp, jb->brs, jb->bcs, jb->alpha, beta, c, ldc);    \
+                                kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, c, ldc);              \
                                 continue;                                                           \
                             }                                                                       \
                             /* an edge tile: the same kernel on a local copy */                     \
                             if (beta != 0)                                                          \
                                 for (j = 0; j < nw; j++)                                            \
                                     for (i = 0; i < mw; i++) tile[i + j * mr] = c[i + j * ldc];     \
-                            kern(kc, ap, as, bp, jb->brs, jb->bcs, jb->alpha, beta, tile, mr);      \
+                            kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, tile, mr);                \
                             for (j = 0; j < nw; j++)                                                \
                                 for (i = 0; i < mw; i++) c[i + j * ldc] = tile[i + j * mr];         \
                         }                                                                           \

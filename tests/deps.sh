@@ -27,6 +27,11 @@ for group in "$@"; do
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
         ;;
+    cpu)
+        need gcc-aarch64-linux-gnu cmd aarch64-linux-gnu-gcc
+        need libc6-dev-arm64-cross file /usr/aarch64-linux-gnu/lib/libc.a
+        need qemu-user cmd qemu-aarch64
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done
