@@ -224,10 +224,24 @@ extern "C" {
         }                                                                                      \
     }
 
-/* Both variants of one kernel: NAME reads packed B, NAME_strided reads B in place. */
+/* Both variants of one kernel (NAME reads packed B, NAME_strided reads B in
+   place), and NAME_pack, which packs the nx rows (a multiple of MR) of a
+   block of A whose columns are contiguous (column p at s + p*ps) into MR x kc
+   panels with vector moves, walking each source column once (long runs
+   for the hardware prefetcher: such a block often streams from memory). */
 #define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                             \
     GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                               \
-    GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)
+    GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                    \
+    static ATTR void NAME##_pack(int64_t kc, const P##_T *GEMM__RESTRICT s, int64_t ps,        \
+                                 int64_t nx, P##_T *GEMM__RESTRICT d)                          \
+    {                                                                                          \
+        int64_t p, x0;                                                                         \
+        for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                     \
+            for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                          \
+                P##_STORE(d + x0 * kc, P##_LOAD(s + x0));                                      \
+                P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                    \
+            }                                                                                  \
+    }
 
 /* Portable: one-element "vectors", MR = 2, NR = 6 (15 of 16 FP registers). */
 #define GEMM__CPU_SCAL_S_T float
@@ -340,25 +354,30 @@ typedef void (*gemm__cpu_ukernel_s)(int64_t k, const float *a, int64_t as, const
 typedef void (*gemm__cpu_ukernel_d)(int64_t k, const double *a, int64_t as, const double *b, int64_t bp,
                                     int64_t bj, double alpha, double beta, double *c, int64_t ldc);
 
+typedef void (*gemm__cpu_packa_s)(int64_t kc, const float *s, int64_t ps, int64_t nx, float *d);
+typedef void (*gemm__cpu_packa_d)(int64_t kc, const double *s, int64_t ps, int64_t nx, double *d);
+
 typedef struct gemm__cpu_isa {
     const char *name;
     int (*available)(void);
     int smr, snr;
     gemm__cpu_ukernel_s skern, skern_strided;
+    gemm__cpu_packa_s spack;
     int dmr, dnr;
     gemm__cpu_ukernel_d dkern, dkern_strided;
+    gemm__cpu_packa_d dpack;
 } gemm__cpu_isa;
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
 #if defined(GEMM__CPU_X86)
-    {"avx512", gemm__cpu_has_avx512, 32, 8, gemm__cpu_avx512_s, gemm__cpu_avx512_s_strided, 16, 8, gemm__cpu_avx512_d, gemm__cpu_avx512_d_strided},
-    {"avx2", gemm__cpu_has_avx2, 16, 6, gemm__cpu_avx2_s, gemm__cpu_avx2_s_strided, 8, 6, gemm__cpu_avx2_d, gemm__cpu_avx2_d_strided},
+    {"avx512", gemm__cpu_has_avx512, 32, 8, gemm__cpu_avx512_s, gemm__cpu_avx512_s_strided, gemm__cpu_avx512_s_pack, 16, 8, gemm__cpu_avx512_d, gemm__cpu_avx512_d_strided, gemm__cpu_avx512_d_pack},
+    {"avx2", gemm__cpu_has_avx2, 16, 6, gemm__cpu_avx2_s, gemm__cpu_avx2_s_strided, gemm__cpu_avx2_s_pack, 8, 6, gemm__cpu_avx2_d, gemm__cpu_avx2_d_strided, gemm__cpu_avx2_d_pack},
 #endif
 #if defined(GEMM__CPU_NEON)
-    {"neon", gemm__cpu_has_neon, 8, 12, gemm__cpu_neon_s, gemm__cpu_neon_s_strided, 4, 12, gemm__cpu_neon_d, gemm__cpu_neon_d_strided},
+    {"neon", gemm__cpu_has_neon, 8, 12, gemm__cpu_neon_s, gemm__cpu_neon_s_strided, gemm__cpu_neon_s_pack, 4, 12, gemm__cpu_neon_d, gemm__cpu_neon_d_strided, gemm__cpu_neon_d_pack},
 #endif
-    {"scalar", gemm__cpu_always, 2, 6, gemm__cpu_scalar_s, gemm__cpu_scalar_s_strided, 2, 6, gemm__cpu_scalar_d, gemm__cpu_scalar_d_strided},
+    {"scalar", gemm__cpu_always, 2, 6, gemm__cpu_scalar_s, gemm__cpu_scalar_s_strided, gemm__cpu_scalar_s_pack, 2, 6, gemm__cpu_scalar_d, gemm__cpu_scalar_d_strided, gemm__cpu_scalar_d_pack},
 };
 #define GEMM__CPU_NISA ((int)(sizeof gemm__cpu_isas / sizeof gemm__cpu_isas[0]))
 
@@ -630,7 +649,8 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         T *C;                                                                                       \
         T alpha, beta;                                                                              \
         int mr, nr, tm, tn, direct_a, direct_b;                                                               \
-        gemm__cpu_ukernel_##X kern, kern_strided;                                                            \
+        gemm__cpu_ukernel_##X kern, kern_strided;                                                   \
+        gemm__cpu_packa_##X packa;                                                            \
         char *ws;                                                                                   \
         size_t ws_a, ws_stride; /* bytes: packed A, then packed B, per thread */                   \
     } gemm__cpu_job_##X;                                                                            \
@@ -643,7 +663,8 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
        dimension: only a p-major pack of a source contiguous along p (A of                          \
        a transposed-A call) is a scalar transpose. */                                               \
     static void gemm__cpu_pack_##X(T *GEMM__RESTRICT d, const T *GEMM__RESTRICT s, int64_t xs,      \
-                                   int64_t ps, int64_t nx, int64_t kc, int w, int xmajor)           \
+                                   int64_t ps, int64_t nx, int64_t kc, int w, int xmajor,           \
+                                   gemm__cpu_packa_##X vpack)                                       \
     {                                                                                               \
         int64_t x0, x, p, full = nx / w * w;                                                        \
         if (xmajor) {                                                                               \
@@ -656,9 +677,10 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
             return;                                                                                 \
         }                                                                                           \
         if (xs == 1) {                                                                              \
+            if (vpack && full > 0) vpack(kc, s, ps, full, d);                                       \
             for (p = 0; p < kc; p++) {                                                              \
                 const T *sp = s + p * ps;                                                           \
-                for (x0 = 0; x0 < full; x0 += w)                                                    \
+                for (x0 = 0; x0 < full && !vpack; x0 += w)                                          \
                     memcpy(d + x0 * kc + p * w, sp + x0, sizeof(T) * (size_t)w);                   \
                 for (x = full; x < nx; x++) d[full * kc + p * w + x - full] = sp[x];                \
                 for (; x < full + w && full < nx; x++) d[full * kc + p * w + x - full] = 0;         \
@@ -695,14 +717,14 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
                 const T *b0 = jb->B + pc * jb->brs + jc * jb->bcs;                                  \
                 if (b_inplace < nc)                                                                 \
                     gemm__cpu_pack_##X(pb, b0 + b_inplace * jb->bcs, jb->bcs, jb->brs, nc - b_inplace, \
-                                       kc, (int)nr, b_xmajor);                                      \
+                                       kc, (int)nr, b_xmajor, (gemm__cpu_packa_##X)0);              \
                 for (ic = m0; ic < m1; ic += jb->mc) {                                              \
                     int64_t mc = gemm__cpu_min(jb->mc, m1 - ic);                                    \
                     const T *a0 = jb->A + ic * jb->ars + pc * jb->acs;                              \
                     int64_t a_inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */   \
                     if (a_inplace < mc)                                                             \
                         gemm__cpu_pack_##X(pa, a0 + a_inplace * jb->ars, jb->ars, jb->acs,          \
-                                           mc - a_inplace, kc, (int)mr, 0);                         \
+                                           mc - a_inplace, kc, (int)mr, 0, jb->packa);              \
                     for (jr = 0; jr < nc; jr += nr) {                                               \
                         int64_t nw = gemm__cpu_min(nr, nc - jr);                                    \
                         int b_direct = jr < b_inplace;                                              \
@@ -788,7 +810,8 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
             t = jb.acs; jb.acs = jb.brs; jb.brs = t;                                                \
         }                                                                                           \
         isa = gemm__cpu_current();                                                                  \
-        jb.mr = isa->X##mr; jb.nr = isa->X##nr; jb.kern = isa->X##kern; jb.kern_strided = isa->X##kern_strided;                             \
+        jb.mr = isa->X##mr; jb.nr = isa->X##nr; jb.kern = isa->X##kern; jb.kern_strided = isa->X##kern_strided; \
+        jb.packa = isa->X##pack;                             \
         gemm__cpu_blocking(jb.mr, jb.nr, (int)sizeof(T), &jb.mc, &jb.kc, &jb.nc);                   \
         flops = 2.0 * (double)m * (double)n * (double)k;                                            \
         jb.direct_b = flops <= 2.0 * GEMM__CPU_SMALL;                                                \
