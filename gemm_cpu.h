@@ -13,33 +13,44 @@
 
          for jc in steps of NC         columns of C and op(B)
            for pc in steps of KC       the k dimension, never split
-             pack op(B)[pc, jc] into KC x NR micro-panels   (lives in L3/L2)
+             pack op(B)[pc, jc] into KC x NR micro-panels   (L3 / L2)
              for ic in steps of MC     rows of C and op(A)
-               pack op(A)[ic, pc] into MR x KC micro-panels (lives in L2)
+               pack op(A)[ic, pc] into MR x KC micro-panels (L2)
                for jr in steps of NR, ir in steps of MR:
-                 micro-kernel: C[MR x NR] = alpha*A*B + beta*C  (B in L1)
+                 micro-kernel: C[MR x NR] = alpha*A*B + beta*C  (B panel in L1)
 
-       The packing routines absorb layouts and transposes; the micro-panels
-       are zero-padded, so the micro-kernel always computes a full MR x NR
-       tile. A tile that sticks out of C is computed into a small local tile
-       and copied back, so the user's matrices are never padded or copied
-       whole. KC is chosen so that a B micro-panel fills half of L1, MC so
-       that the packed A block fills half of L2, NC so that the packed B
-       panel is about 4 MiB (cache sizes from sysconf, else 32 KiB / 1 MiB).
+       Packing absorbs layouts and transposes. A panel of op(A) is stored
+       column by column (MR contiguous elements per k, vector copies when
+       op(A)'s columns are contiguous, a scalar transpose otherwise). A panel
+       of op(B) is stored row by row (NR elements per k) when op(B)'s rows
+       are contiguous, else column by column with plain copies, which the
+       kernel's strided variant reads: neither case transposes element by
+       element. Panels are zero-padded, so the micro-kernel always computes a
+       full MR x NR tile; a tile that sticks out of C is computed into a small
+       local tile and copied back, so the user's matrices are never padded or
+       copied whole. KC is chosen so that a B micro-panel fills half of L1, MC
+       so that the packed A block fills half of L2, NC so that the packed B
+       panel is about 4 MiB (L1d / L2 sizes from sysconf, else 32 KiB / 1 MiB).
 
-   Micro-kernels (one signature, gemm__cpu_ukernel_s/_d)
-       x86-64:  avx512 (fp32 32x8, fp64 16x8: NR = 8 divides the usual sizes), avx2 (AVX2+FMA: 16x6, 8x6),
+   Micro-kernels
+       x86-64:  avx512 (fp32 32x8, fp64 16x8), avx2 (AVX2+FMA: 16x6, 8x6),
                 scalar (2x6)
        aarch64: neon (fp32 8x12, fp64 4x12), scalar
        others:  scalar
-       The best one the CPU supports is picked at the first call
-       (__builtin_cpu_supports); GEMM_NO_SIMD leaves only scalar. Every kernel
-       is the same template over a small table of vector operations.
+       MR is two vectors and NR broadcasts of B; on AVX-512, NR = 8 (16
+       accumulators are enough to hide FMA latency) divides the usual sizes,
+       where 12 wasted a third of the last tile at n = 64. The best kernel
+       the CPU supports is picked at the first call (__builtin_cpu_supports,
+       which also checks that the OS saves the registers); GEMM_NO_SIMD
+       leaves only scalar. Every kernel, with its strided-B variant and its
+       A-packing routine, is one template over a small table of vector
+       operations, with one signature (gemm__cpu_ukernel_s / _d).
 
    Small matrices
-       When m*n*k <= 128^3 (measured here: it pays up to there), packing costs more than it saves: A is read in
-       place when its columns are contiguous (only B, and a tail of fewer
-       than MR rows, are packed) and the call stays on one thread.
+       When m*n*k <= 128^3 (measured on AVX-512: up to there packing costs
+       more than it saves), B is read in place, and A too when its columns
+       are contiguous; only a tail narrower than a micro-panel is packed.
+       Such calls stay on one thread.
 
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
@@ -121,9 +132,9 @@ GEMM_DEF void gemm__cpu_set_blocking(int mc, int kc, int nc);
 #include <unistd.h>
 #endif
 
-/* SIMD needs GCC-style target attributes and builtins; nvcc's host pass
-   (a .cu file that includes gemm.h) gets the portable kernel only. */
-#if !defined(GEMM_NO_SIMD) && !defined(__CUDACC__) && (defined(__GNUC__) || defined(__clang__))
+/* SIMD needs GCC-style target attributes and builtins (gcc, clang, and
+   nvcc's host pass, which uses gcc); nvcc's device pass never sees it. */
+#if !defined(GEMM_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__)
 #define GEMM__CPU_X86 1
 #include <immintrin.h>

@@ -3,6 +3,7 @@
 # each running the quick battery (tests/test_cpu.c --quick; --smoke under
 # emulation):
 #   -DGEMM_NO_SIMD (scalar only), -DGEMM_NO_THREADS, clang, g++ (as C++),
+#   nvcc (the implementation in a .cu file, as a CUDA user may put it),
 #   and the plain -O2 binary on emulated CPUs without AVX-512 (qemu-x86_64
 #   -cpu Haswell: must pick avx2) and without AVX (-cpu Nehalem: scalar), so
 #   the run-time dispatch never executes an instruction the CPU lacks.
@@ -43,6 +44,13 @@ if have g++; then
     build "g++" $out/cxx g++ -x c++ -std=c++11 -O2 $WARN &&
         run "g++ -O2 (C++): every kernel" '== kernel scalar' $out/cxx --quick
 else skip "g++ not installed"; fi
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+if [ -n "$nvcc" ]; then
+    sed 's|"../gemm.h"|"gemm.h"|; s|"battery.h"|"tests/battery.h"|' tests/test_cpu.c >"$out/test_cpu.cu"
+    if "$nvcc" -I. -O2 -Xcompiler -Wall,-Wextra,-Werror "$out/test_cpu.cu" -o "$out/nvcc" >"$out/log" 2>&1; then
+        run "nvcc (.cu implementation unit): every kernel" '== kernel scalar' $out/nvcc --quick
+    else failed=$((failed + 1)); echo "FAIL nvcc (build)"; head -n 20 "$out/log" | sed 's/^/     /'; fi
+else skip "nvcc not installed"; fi
 if have qemu-x86_64; then
     build "plain -O2" $out/plain gcc -std=c99 -O2 $WARN &&
         run "qemu-x86_64 -cpu Haswell picks avx2" '== kernel avx2' qemu-x86_64 -cpu Haswell $out/plain --smoke &&
