@@ -55,7 +55,7 @@
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
        automatic: the GEMM_NUM_THREADS environment variable, else the online
-       CPU count; at most 64). A persistent pool of pthreads is started at
+       CPU count, read once; at most 64). A persistent pool of pthreads is started at
        the first call that wants more than one thread and is stopped and
        joined at exit (atexit). The caller's thread works too.
        C is split into a grid of rectangles over M and N (never K), each
@@ -460,12 +460,16 @@ GEMM_DEF int gemm_cpu_get_threads(void)
 #if !defined(GEMM__CPU_THREADS)
     return 1;
 #else
+    static long online; /* read once: sysconf reads a file, ~2 us, every call */
     const char *env;
     long n = GEMM__CPU_LOAD(gemm__cpu_threads_requested);
     if (n <= 0 && (env = getenv("GEMM_NUM_THREADS")) != NULL) n = atol(env);
+    if (n <= 0 && (n = GEMM__CPU_LOAD(online)) == 0) {
 #if defined(_SC_NPROCESSORS_ONLN)
-    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+        n = sysconf(_SC_NPROCESSORS_ONLN);
 #endif
+        GEMM__CPU_STORE(online, n > 0 ? n : 1);
+    }
     return n <= 0 ? 1 : n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)n;
 #endif
 }
@@ -717,7 +721,7 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
     {                                                                                               \
         int64_t jc, pc, ic, jr, ir, i, j, mr = jb->mr, nr = jb->nr, ldc = jb->ldc;                  \
         T tile[GEMM__CPU_TILE_MAX];                                                                 \
-        memset(tile, 0, sizeof tile);                                                               \
+        int tile_clean = 0; /* cleared at the first edge tile: its padding is read, never used */  \
         for (jc = n0; jc < n1; jc += jb->nc) {                                                      \
             int64_t nc = gemm__cpu_min(jb->nc, n1 - jc);                                            \
             int64_t b_inplace = jb->direct_b ? nc / nr * nr : 0; /* columns read unpacked */        \
@@ -757,6 +761,7 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
                                 continue;                                                           \
                             }                                                                       \
                             /* an edge tile: the same kernel on a local copy */                     \
+                            if (!tile_clean) memset(tile, 0, sizeof tile), tile_clean = 1;           \
                             if (beta != 0)                                                          \
                                 for (j = 0; j < nw; j++)                                            \
                                     for (i = 0; i < mw; i++) tile[i + j * mr] = c[i + j * ldc];     \
