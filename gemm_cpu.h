@@ -57,7 +57,8 @@
        automatic: the GEMM_NUM_THREADS environment variable, else the online
        CPU count, read once; at most 64). A persistent pool of pthreads is started at
        the first call that wants more than one thread and is stopped and
-       joined at exit (atexit). The caller's thread works too.
+       joined at exit (atexit); a child made by fork() starts with a fresh,
+       empty pool (pthread_atfork). The caller's thread works too.
        C is split into a grid of rectangles over M and N (never K), each
        computed by one thread with the same kernel and the same k order, so
        results are bitwise identical for any thread count.
@@ -587,17 +588,26 @@ static void gemm__cpu_pool_stop(void)
     pthread_mutex_unlock(&gemm__cpu_pool_owner);
 }
 
+/* A forked child has none of the workers (and maybe a lock some other
+   thread of the parent held): it starts with a fresh, empty pool. */
+static void gemm__cpu_pool_forked(void)
+{
+    pthread_mutex_init(&gemm__cpu_pool_owner, NULL);
+    pthread_mutex_init(&gemm__cpu_pool_lock, NULL);
+    pthread_cond_init(&gemm__cpu_pool_wake, NULL);
+    pthread_cond_init(&gemm__cpu_pool_done, NULL);
+    gemm__cpu_pool_started = 0;
+}
+
 /* Takes the pool for a call that wants `want` threads; returns how many it
    may use (1 = run alone: the pool is busy, stopped, or wants == 1). */
 static int gemm__cpu_pool_acquire(int want)
 {
+    static int registered;
     if (want <= 1 || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
-    if (gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
-    if (gemm__cpu_pool_started == 0 && !gemm__cpu_pool_exiting) {
-        static int registered;
-        if (!registered) registered = atexit(gemm__cpu_pool_stop) == 0;
-        if (!registered) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
-    }
+    if (!registered && !gemm__cpu_pool_exiting)
+        registered = atexit(gemm__cpu_pool_stop) == 0 && pthread_atfork(NULL, NULL, gemm__cpu_pool_forked) == 0;
+    if (!registered || gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
     while (gemm__cpu_pool_started < want - 1) {
         int id = gemm__cpu_pool_started + 1;
         gemm__cpu_pool_seen0[id] = gemm__cpu_pool_gen;

@@ -53,8 +53,8 @@ if [ -n "$nvcc" ]; then
 else skip "nvcc not installed"; fi
 if have qemu-x86_64; then
     build "plain -O2" $out/plain gcc -std=c99 -O2 $WARN &&
-        run "qemu-x86_64 -cpu Haswell picks avx2" '== kernel avx2' qemu-x86_64 -cpu Haswell $out/plain --smoke &&
-        run "qemu-x86_64 -cpu Nehalem picks scalar" '== kernel scalar' qemu-x86_64 -cpu Nehalem $out/plain --smoke
+        run "qemu-x86_64 -cpu Haswell picks avx2" '== kernel avx2' qemu-x86_64 -cpu Haswell $out/plain --smoke --no-fork &&
+        run "qemu-x86_64 -cpu Nehalem picks scalar" '== kernel scalar' qemu-x86_64 -cpu Nehalem $out/plain --smoke --no-fork
 else skip "qemu-x86_64 not installed (package qemu-user)"; fi
 
 if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi

@@ -17,4 +17,4 @@ if ! aarch64-linux-gnu-gcc -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -static
     echo "0 passed, 1 failed (aarch64 build)"
     exit 1
 fi
-qemu-aarch64 build/test_cpu_aarch64 --quick
+qemu-aarch64 build/test_cpu_aarch64 --quick --no-fork

@@ -12,6 +12,8 @@
                              ... and only the kernel this CPU picks by itself
    build/test_cpu --smoke    a tiny battery on the kernel picked by itself
                              (for emulated CPUs, where everything is slow)
+   --no-fork                 skip the fork() test: qemu-user cannot start
+                             threads in the forked child of a threaded process
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stddef.h>
@@ -30,6 +32,8 @@ static void *test_malloc(size_t size);
 
 #if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #define TEST_HAVE_PTHREADS 1
 #endif
 
@@ -265,6 +269,35 @@ static void test_concurrent_callers(void)
     battery_check(ok, "4 user threads calling gemm_sgemm at once (pool of 2) get the lone call's results bit for bit");
     gemm_cpu_set_threads(0);
 }
+
+/* A child forked after the pool started must not wait for workers it
+   does not have: it runs a threaded call (killed by alarm() if it hangs). */
+static void test_fork(void)
+{
+    enum { N = 300 };
+    float *A = (float *)calloc(N * N, sizeof(float)), *B = (float *)calloc(N * N, sizeof(float));
+    float *C = (float *)calloc(N * N, sizeof(float)), *R = (float *)calloc(N * N, sizeof(float));
+    int i, status = -1;
+    pid_t pid;
+    for (i = 0; i < N * N; i++) { A[i] = (float)(i % 9) - 4.0f; B[i] = (float)(i % 7) - 3.0f; }
+    gemm_cpu_set_threads(2);
+    gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.0f, R, N); /* pool up */
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        int ok;
+        alarm(20);
+        ok = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.0f, C, N) == GEMM_OK &&
+             memcmp(C, R, sizeof(float) * N * N) == 0;
+        free(A); free(B); free(C); free(R); /* valgrind checks the child's exit too */
+        exit(ok ? 0 : 1);
+    }
+    if (pid > 0) waitpid(pid, &status, 0);
+    battery_check(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "a forked child runs a threaded call after the parent's pool started (status %d)", status);
+    gemm_cpu_set_threads(0);
+    free(A); free(B); free(C); free(R);
+}
 #endif
 
 /* ---- memory ---- */
@@ -323,7 +356,7 @@ static void test_bounded_workspace(void)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, smoke = 0;
+    int quick = 0, smoke = 0, no_fork = 0;
     battery_backend *cpu = &cpu_backend;
     const char *kernels[8];
     char name[64];
@@ -332,7 +365,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--only-best") == 0) only_best = 1;
         else if (strcmp(argv[i], "--smoke") == 0) smoke = quick = only_best = 1;
-        else { fprintf(stderr, "usage: %s [--quick] [--only-best] [--smoke]\n", argv[0]); return 2; }
+        else if (strcmp(argv[i], "--no-fork") == 0) no_fork = 1;
+        else { fprintf(stderr, "usage: %s [--quick] [--only-best] [--smoke] [--no-fork]\n", argv[0]); return 2; }
     }
     cpu->name = "cpu";
     cpu->sgemm = cpu_sgemm;
@@ -349,7 +383,9 @@ int main(int argc, char **argv)
     if (!smoke) test_bounded_workspace();
 #ifdef TEST_HAVE_PTHREADS
     if (!smoke) test_concurrent_callers();
+    if (!no_fork) test_fork();
 #endif
+    (void)no_fork;
     for (i = 0; i < nkernels; i++) {
         gemm__cpu_use_kernel(kernels[i]);
         printf("== kernel %s\n", kernels[i]);
