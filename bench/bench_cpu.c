@@ -144,14 +144,14 @@ typedef struct peak_job { peak_fn fn; long iters; double sink; } peak_job;
 static void *peak_thread(void *p) { peak_job *j = (peak_job *)p; j->sink = j->fn(j->iters); return NULL; }
 
 /* GFLOP/s of `threads` threads running the peak loop of gemm's kernel at
-   once (the best of 5 runs of ~40 ms: a peak is what the unit can do);
+   once (the best of 5 runs of ~100 ms: a peak is what the unit can do);
    0 when that kernel has no measured peak (scalar). */
 static double measure_peak(battery_precision prec, int threads)
 {
     const char *k = gemm__cpu_kernel();
     peak_fn fn = NULL;
     int lanes = 0, r, t;
-    long iters = 10000000;
+    long iters = 25000000;
     double best = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (!strcmp(k, "avx512")) { fn = prec == BATTERY_F32 ? peak_z_s : peak_z_d; lanes = prec == BATTERY_F32 ? 16 : 8; }
