@@ -59,14 +59,20 @@
        the first call that wants more than one thread and is stopped and
        joined at exit (atexit); a child made by fork() starts with a fresh,
        empty pool (pthread_atfork). The caller's thread works too.
-       C is split into a grid of rectangles over M and N (never K), each
-       computed by one thread with the same kernel and the same k order, so
-       results are bitwise identical for any thread count.
+       C is cut into a grid of rectangles over M and N (never K); the
+       threads take them from a shared counter (4 per thread when the
+       problem is large enough), so a thread the OS runs late costs one
+       rectangle rather than half the call, and when the caller has taken
+       the last one it waits only for workers already inside. Rectangles
+       start at multiples of MR and NR, and each is computed with the same
+       kernel and the same k order, so results are bitwise identical for
+       any thread count. Problems below 2 * 56^3 flops run on one thread.
        Policy against oversubscription: one call at a time owns the pool;
        a call made while another user thread's call holds it runs on its
        own thread alone, so k concurrent callers use at most
-       threads + k - 1 threads. Problems below about 2 * 96^3 flops run on
-       one thread: waking the pool costs more than it saves.
+       threads + k - 1 threads. Idle workers spin for a few tens of
+       microseconds after a call (back-to-back calls wake them at once),
+       then sleep on a condition variable.
 
    Memory
        Each call allocates (GEMM_MALLOC) one workspace per thread, bounded
@@ -156,10 +162,12 @@ extern "C" {
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__CPU_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define GEMM__CPU_TAKE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
 #define GEMM__CPU_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define GEMM__CPU_PREFETCH(p) __builtin_prefetch(p, 1)
 #else
 #define GEMM__CPU_LOAD(x) (x)
+#define GEMM__CPU_TAKE(x) ((x)++)
 #define GEMM__CPU_STORE(x, v) ((x) = (v))
 #define GEMM__CPU_PREFETCH(p) ((void)0)
 #endif
@@ -173,7 +181,8 @@ extern "C" {
 #define GEMM__CPU_MAX_THREADS 64
 #define GEMM__CPU_TILE_MAX (32 * 16) /* largest MR*NR of any kernel */
 #define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
-#define GEMM__CPU_THREADED (2.0 * 96.0 * 96.0 * 96.0)
+#define GEMM__CPU_THREADED (2.0 * 56.0 * 56.0 * 56.0) /* flops: below, one thread */
+#define GEMM__CPU_CHUNKY (2.0 * 256.0 * 256.0 * 256.0)  /* flops: above, 4 chunks per thread */
 
 /* ---- micro-kernels --------------------------------------------------------
 
@@ -547,13 +556,14 @@ static unsigned gemm__cpu_pool_seen0[GEMM__CPU_MAX_THREADS]; /* job generation w
 static int gemm__cpu_pool_started;  /* workers running (ids 1..started) */
 static int gemm__cpu_pool_exiting;  /* set once at exit; the pool never restarts */
 static unsigned gemm__cpu_pool_gen; /* bumped for every job */
-static int gemm__cpu_pool_pending;  /* workers not yet done with the job */
+static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job */
+#define GEMM__CPU_CLOSED 0x40000000
 static gemm__cpu_task gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
 
 static void *gemm__cpu_worker(void *param)
 {
-    int id = (int)(intptr_t)param, spins;
+    int id = (int)(intptr_t)param, spins, state;
     unsigned seen = gemm__cpu_pool_seen0[id], gen;
     for (;;) {
         for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS; spins++)
@@ -566,8 +576,15 @@ static void *gemm__cpu_worker(void *param)
         }
         if (gen == seen) return NULL; /* exiting */
         seen = gen;
+        /* Check in, unless the caller has closed the job: it took every
+           chunk itself and must not wait for a worker that woke up late. */
+        state = GEMM__CPU_LOAD(gemm__cpu_pool_state);
+        while (!(state & GEMM__CPU_CLOSED) &&
+               !__atomic_compare_exchange_n(&gemm__cpu_pool_state, &state, state + 1, 1, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {}
+        if (state & GEMM__CPU_CLOSED) continue;
         gemm__cpu_pool_task(gemm__cpu_pool_arg, id);
-        if (__atomic_sub_fetch(&gemm__cpu_pool_pending, 1, __ATOMIC_ACQ_REL) == 0) {
+        if (__atomic_sub_fetch(&gemm__cpu_pool_state, 1, __ATOMIC_ACQ_REL) == GEMM__CPU_CLOSED) {
             pthread_mutex_lock(&gemm__cpu_pool_lock);
             pthread_cond_signal(&gemm__cpu_pool_done);
             pthread_mutex_unlock(&gemm__cpu_pool_lock);
@@ -620,22 +637,27 @@ static int gemm__cpu_pool_acquire(int want)
 
 static void gemm__cpu_pool_release(void) { pthread_mutex_unlock(&gemm__cpu_pool_owner); }
 
-/* Runs task(arg, tid) for tid = 0 (here) and 1..workers; the task ignores
-   ids it has no work for. The caller holds the pool. */
+/* Runs task(arg, tid) here (tid 0) and on the workers (tid 1..started)
+   that wake up before the caller's own task returns; the task takes its
+   chunks of work from a shared counter, so whoever is awake does them. */
 static void gemm__cpu_pool_run(gemm__cpu_task task, void *arg)
 {
     int spins;
     gemm__cpu_pool_task = task;
     gemm__cpu_pool_arg = arg;
-    GEMM__CPU_STORE(gemm__cpu_pool_pending, gemm__cpu_pool_started);
+    GEMM__CPU_STORE(gemm__cpu_pool_state, 0);
     pthread_mutex_lock(&gemm__cpu_pool_lock);
     GEMM__CPU_STORE(gemm__cpu_pool_gen, gemm__cpu_pool_gen + 1);
     pthread_cond_broadcast(&gemm__cpu_pool_wake);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
     task(arg, 0);
-    for (spins = 0; GEMM__CPU_LOAD(gemm__cpu_pool_pending) != 0 && spins < GEMM__CPU_SPINS; spins++) GEMM__CPU_PAUSE();
+    /* every chunk is taken: close the job, wait for the workers inside it */
+    if (__atomic_fetch_or(&gemm__cpu_pool_state, GEMM__CPU_CLOSED, __ATOMIC_ACQ_REL) == 0) return;
+    for (spins = 0; GEMM__CPU_LOAD(gemm__cpu_pool_state) != GEMM__CPU_CLOSED && spins < GEMM__CPU_SPINS; spins++)
+        GEMM__CPU_PAUSE();
     pthread_mutex_lock(&gemm__cpu_pool_lock);
-    while (GEMM__CPU_LOAD(gemm__cpu_pool_pending) != 0) pthread_cond_wait(&gemm__cpu_pool_done, &gemm__cpu_pool_lock);
+    while (GEMM__CPU_LOAD(gemm__cpu_pool_state) != GEMM__CPU_CLOSED)
+        pthread_cond_wait(&gemm__cpu_pool_done, &gemm__cpu_pool_lock);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
 }
 #else
@@ -644,24 +666,22 @@ static void gemm__cpu_pool_release(void) {}
 static void gemm__cpu_pool_run(gemm__cpu_task task, void *arg) { task(arg, 0); }
 #endif
 
-/* Threads for a problem, and their grid tm x tn over (m, n): the most
-   square rectangles, splitting N on a tie. */
-static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, int *tm, int *tn)
+/* A grid tm x tn of `chunks` rectangles over (m, n): the most square ones
+   (the least packing repeated across chunks), splitting N on a tie. */
+static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int *tm, int *tn)
 {
-    int t, best_tm = 1;
+    int c, t;
     double best = -1;
-    for (t = 1; t <= threads; t++) {
-        int u = threads / t;
-        double rm, rn, score;
-        if (threads % t || t > (m + mr - 1) / mr || u > (n + nr - 1) / nr) continue;
-        rm = (double)m / t;
-        rn = (double)n / u;
-        score = rm < rn ? rm / rn : rn / rm;
-        if (score > best) { best = score; best_tm = t; }
-    }
-    if (best < 0) { *tm = 1; *tn = 1; return; }
-    *tm = best_tm;
-    *tn = threads / best_tm;
+    *tm = *tn = 1;
+    for (c = chunks; c > 1 && best < 0; c--) /* fewer chunks when C has fewer tiles */
+        for (t = 1; t <= c; t++) {
+            int u = c / t;
+            double rm = (double)m / t, rn = (double)n / u, score = rm < rn ? rm / rn : rn / rm;
+            if (c % t || t > (m + mr - 1) / mr || u > (n + nr - 1) / nr || score <= best) continue;
+            best = score;
+            *tm = t;
+            *tn = u;
+        }
 }
 
 /* ---- the driver, written once for both precisions ------------------------ */
@@ -673,7 +693,7 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         const T *B;                                                                                 \
         T *C;                                                                                       \
         T alpha, beta;                                                                              \
-        int mr, nr, tm, tn, direct_a, direct_b;                                                               \
+        int mr, nr, tm, tn, direct_a, direct_b, threads, next;                                                               \
         gemm__cpu_ukernel_##X kern, kern_strided;                                                   \
         gemm__cpu_packa_##X packa;                                                            \
         char *ws;                                                                                   \
@@ -785,17 +805,20 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
+    /* One thread's share: chunks of the grid, taken until none is left. */                       \
     static void gemm__cpu_task_##X(void *arg, int tid)                                              \
     {                                                                                               \
-        const gemm__cpu_job_##X *jb = (const gemm__cpu_job_##X *)arg;                               \
+        gemm__cpu_job_##X *jb = (gemm__cpu_job_##X *)arg;                                           \
         int64_t m0, m1, n0, n1;                                                                     \
         char *w;                                                                                    \
-        if (tid >= jb->tm * jb->tn) return;                                                         \
-        gemm__cpu_split(jb->m, jb->tm, tid % jb->tm, jb->mr, &m0, &m1);                             \
-        gemm__cpu_split(jb->n, jb->tn, tid / jb->tm, jb->nr, &n0, &n1);                             \
-        if (m0 >= m1 || n0 >= n1) return;                                                           \
+        int c;                                                                                      \
+        if (tid >= jb->threads) return; /* a worker this call has no workspace for */              \
         w = jb->ws + (size_t)tid * jb->ws_stride;                                                   \
-        gemm__cpu_rect_##X(jb, m0, m1, n0, n1, (T *)w, (T *)(w + jb->ws_a));                        \
+        while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {                                  \
+            gemm__cpu_split(jb->m, jb->tm, c % jb->tm, jb->mr, &m0, &m1);                           \
+            gemm__cpu_split(jb->n, jb->tn, c / jb->tm, jb->nr, &n0, &n1);                           \
+            if (m0 < m1 && n0 < n1) gemm__cpu_rect_##X(jb, m0, m1, n0, n1, (T *)w, (T *)(w + jb->ws_a)); \
+        }                                                                                           \
     }                                                                                               \
                                                                                                     \
     GEMM_DEF gemm_status gemm_##X##gemm(gemm_layout layout, gemm_transpose transa,                  \
@@ -843,19 +866,23 @@ static void gemm__cpu_grid(int threads, int64_t m, int64_t n, int mr, int nr, in
         jb.direct_b = flops <= 2.0 * GEMM__CPU_SMALL;                                                \
         jb.direct_a = jb.direct_b && jb.ars == 1;                                \
         threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(gemm_cpu_get_threads());  \
-        gemm__cpu_grid(threads, jb.m, jb.n, jb.mr, jb.nr, &jb.tm, &jb.tn);                          \
+        /* more chunks than threads when there is enough work: a thread that                     \
+           the OS runs late then costs a chunk, not half the call */                                \
+        gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), jb.m, jb.n,     \
+                       jb.mr, jb.nr, &jb.tm, &jb.tn);                                               \
+        jb.threads = threads;                                                                       \
         /* workspace: packed A (mc x kc) and B (kc x nc) per thread, 64-byte aligned */            \
         mcw = gemm__cpu_min(jb.mc, gemm__cpu_round_up(jb.m, jb.mr));                                \
         ncw = gemm__cpu_min(jb.nc, gemm__cpu_round_up(jb.n, jb.nr));                                \
         kcw = gemm__cpu_min(jb.kc, jb.k);                                                           \
         jb.ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * (int64_t)sizeof(T), 64);                   \
         jb.ws_stride = jb.ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * (int64_t)sizeof(T), 64);     \
-        raw = (char *)GEMM_MALLOC(jb.ws_stride * (size_t)(jb.tm * jb.tn) + 64);                     \
+        raw = (char *)GEMM_MALLOC(jb.ws_stride * (size_t)threads + 64);                             \
         if (!raw) {                                                                                 \
             if (threads > 1) gemm__cpu_pool_release();                                              \
             return gemm__fail(GEMM_ERR_OUT_OF_MEMORY,                                               \
                               "gemm_" #X "gemm: no memory for %d packing workspace(s) of %llu bytes", \
-                              jb.tm * jb.tn, (unsigned long long)jb.ws_stride);                     \
+                              threads, (unsigned long long)jb.ws_stride);                           \
         }                                                                                           \
         jb.ws = raw + (64 - (uintptr_t)raw % 64);                                                   \
         if (threads > 1) {                                                                          \

@@ -247,7 +247,7 @@ static void test_concurrent_callers(void)
     pthread_t th[NT];
     conc_arg arg[NT];
     uint64_t state = 77;
-    int t, ok = 1;
+    int t, ok = 1, started[NT];
     gemm_cpu_set_threads(2);
     for (t = 0; t < NT; t++) {
         int64_t n = sizes[t];
@@ -259,11 +259,10 @@ static void test_concurrent_callers(void)
         gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, A[t], n, B[t], n, 0.0f, want[t], n);
         arg[t].n = n; arg[t].A = A[t]; arg[t].B = B[t]; arg[t].want = want[t]; arg[t].ok = 0;
     }
-    for (t = 0; t < NT; t++)
-        if (pthread_create(&th[t], NULL, conc_main, &arg[t]) != 0) arg[t].ok = -1;
+    for (t = 0; t < NT; t++) started[t] = pthread_create(&th[t], NULL, conc_main, &arg[t]) == 0;
     for (t = 0; t < NT; t++) {
-        if (arg[t].ok != -1) pthread_join(th[t], NULL);
-        ok = ok && arg[t].ok == 1;
+        if (started[t]) pthread_join(th[t], NULL);
+        ok = ok && started[t] && arg[t].ok == 1;
         free(A[t]); free(B[t]); free(want[t]);
     }
     battery_check(ok, "4 user threads calling gemm_sgemm at once (pool of 2) get the lone call's results bit for bit");
