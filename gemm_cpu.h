@@ -186,11 +186,13 @@ extern "C" {
 
 /* ---- micro-kernels --------------------------------------------------------
 
-   void kernel(k, a, as, b, alpha, beta, c, ldc):
+   void kernel(k, a, as, b, bp, bj, alpha, beta, c, ldc):
        C[0:MR, 0:NR] = alpha * A * B + beta * C   (beta == 0: C is not read)
-   A is MR x k, column p at a + p*as (as = MR when packed, lda when read in
-   place); B is a packed k x NR micro-panel, row p at b + p*NR; C is
-   column-major with leading dimension ldc. The tile is always full.
+   A is MR x k, column p at a + p*as (as = MR when packed, the column stride
+   when read in place); element (p, j) of B is at b[p*bp + j*bj]: the packed
+   variant ignores bp, bj and reads (NR, 1), the strided variant reads them
+   (a panel stored column by column, or B in place); C is column-major with
+   leading dimension ldc. The tile is always full.
 
    One template, instantiated per ISA from a table P of vector operations
    (P##_T element, P##_V vector of P##_VL elements, LOAD, STORE, SET1,
@@ -203,46 +205,46 @@ extern "C" {
 #define GEMM__CPU_REP12(X, P) GEMM__CPU_REP8(X, P) X(8, P) X(9, P) X(10, P) X(11, P)
 
 #define GEMM__CPU_UK_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
-#define GEMM__CPU_UK_STEP(j, P)                                                                \
-    {                                                                                          \
-        P##_V bv = P##_SET1(b[(j) * bjs]);                                                             \
-        c0_##j = P##_FMA(a0, bv, c0_##j);                                                      \
-        c1_##j = P##_FMA(a1, bv, c1_##j);                                                      \
+#define GEMM__CPU_UK_STEP(j, P)                                                                    \
+    {                                                                                              \
+        P##_V bv = P##_SET1(b[(j) * bjs]);                                                         \
+        c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
+        c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
     }
-#define GEMM__CPU_UK_PUT0(j, P)                                                                \
-    P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                             \
+#define GEMM__CPU_UK_PUT0(j, P)                                                                    \
+    P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                                 \
     P##_STORE(c + (j) * ldc + P##_VL, P##_MUL(c1_##j, va));
-#define GEMM__CPU_UK_PUT1(j, P)                                                                \
-    P##_STORE(c + (j) * ldc, P##_ADD(P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));           \
+#define GEMM__CPU_UK_PUT1(j, P)                                                                    \
+    P##_STORE(c + (j) * ldc, P##_ADD(P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));               \
     P##_STORE(c + (j) * ldc + P##_VL, P##_ADD(P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
-#define GEMM__CPU_UK_PUTB(j, P)                                                                \
-    P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));       \
+#define GEMM__CPU_UK_PUTB(j, P)                                                                    \
+    P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));           \
     P##_STORE(c + (j) * ldc + P##_VL, P##_FMA(vb, P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
 
 /* BP, BJ: the B strides the body uses; constants (NR, 1) for the packed
    variant, the arguments bp, bj for the strided one. */
-#define GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, BP, BJ)                                          \
-    static ATTR void NAME(int64_t k, const P##_T *GEMM__RESTRICT a, int64_t as,                \
-                          const P##_T *GEMM__RESTRICT b, int64_t bp, int64_t bj,               \
-                          P##_T alpha, P##_T beta, P##_T *GEMM__RESTRICT c, int64_t ldc)       \
-    {                                                                                          \
-        int64_t p;                                                                             \
-        const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                \
-        REP(GEMM__CPU_UK_DECL, P)                                                              \
-        (void)bp;                                                                              \
-        (void)bj;                                                                              \
-        for (p = 0; p < k; p++) {                                                              \
-            P##_V a0 = P##_LOAD(a), a1 = P##_LOAD(a + P##_VL);                                 \
-            REP(GEMM__CPU_UK_STEP, P)                                                          \
-            a += as;                                                                           \
-            b += BP;                                                                           \
-        }                                                                                      \
-        {                                                                                      \
-            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                   \
-            if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                       \
-            else if (beta == 1) { REP(GEMM__CPU_UK_PUT1, P) }                                  \
-            else { REP(GEMM__CPU_UK_PUTB, P) }                                                 \
-        }                                                                                      \
+#define GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, BP, BJ)                                              \
+    static ATTR void NAME(int64_t k, const P##_T *GEMM__RESTRICT a, int64_t as,                    \
+                          const P##_T *GEMM__RESTRICT b, int64_t bp, int64_t bj,                   \
+                          P##_T alpha, P##_T beta, P##_T *GEMM__RESTRICT c, int64_t ldc)           \
+    {                                                                                              \
+        int64_t p;                                                                                 \
+        const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                    \
+        REP(GEMM__CPU_UK_DECL, P)                                                                  \
+        (void)bp;                                                                                  \
+        (void)bj;                                                                                  \
+        for (p = 0; p < k; p++) {                                                                  \
+            P##_V a0 = P##_LOAD(a), a1 = P##_LOAD(a + P##_VL);                                     \
+            REP(GEMM__CPU_UK_STEP, P)                                                              \
+            a += as;                                                                               \
+            b += BP;                                                                               \
+        }                                                                                          \
+        {                                                                                          \
+            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
+            if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                           \
+            else if (beta == 1) { REP(GEMM__CPU_UK_PUT1, P) }                                      \
+            else { REP(GEMM__CPU_UK_PUTB, P) }                                                     \
+        }                                                                                          \
     }
 
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B in
@@ -250,18 +252,18 @@ extern "C" {
    block of A whose columns are contiguous (column p at s + p*ps) into MR x kc
    panels with vector moves, walking each source column once (long runs
    for the hardware prefetcher: such a block often streams from memory). */
-#define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                             \
-    GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                               \
-    GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                    \
-    static ATTR void NAME##_pack(int64_t kc, const P##_T *GEMM__RESTRICT s, int64_t ps,        \
-                                 int64_t nx, P##_T *GEMM__RESTRICT d)                          \
-    {                                                                                          \
-        int64_t p, x0;                                                                         \
-        for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                     \
-            for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                          \
-                P##_STORE(d + x0 * kc, P##_LOAD(s + x0));                                      \
-                P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                    \
-            }                                                                                  \
+#define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                                 \
+    GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                                   \
+    GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                        \
+    static ATTR void NAME##_pack(int64_t kc, const P##_T *GEMM__RESTRICT s, int64_t ps,            \
+                                 int64_t nx, P##_T *GEMM__RESTRICT d)                              \
+    {                                                                                              \
+        int64_t p, x0;                                                                             \
+        for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                         \
+            for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                              \
+                P##_STORE(d + x0 * kc, P##_LOAD(s + x0));                                          \
+                P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                        \
+            }                                                                                      \
     }
 
 /* Portable: one-element "vectors", MR = 2, NR = 6 (15 of 16 FP registers). */
@@ -686,213 +688,213 @@ static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int
 
 /* ---- the driver, written once for both precisions ------------------------ */
 
-#define GEMM__CPU_DEFINE(T, X)                                                                      \
-    typedef struct gemm__cpu_job_##X {                                                              \
-        int64_t m, n, k, ars, acs, brs, bcs, ldc, mc, kc, nc;                                       \
-        const T *A;                                                                                 \
-        const T *B;                                                                                 \
-        T *C;                                                                                       \
-        T alpha, beta;                                                                              \
-        int mr, nr, tm, tn, direct_a, direct_b, threads, next;                                                               \
-        gemm__cpu_ukernel_##X kern, kern_strided;                                                   \
-        gemm__cpu_packa_##X packa;                                                            \
-        char *ws;                                                                                   \
+#define GEMM__CPU_DEFINE(T, X)                                                                     \
+    typedef struct gemm__cpu_job_##X {                                                             \
+        int64_t m, n, k, ars, acs, brs, bcs, ldc, mc, kc, nc;                                      \
+        const T *A;                                                                                \
+        const T *B;                                                                                \
+        T *C;                                                                                      \
+        T alpha, beta;                                                                             \
+        int mr, nr, tm, tn, direct_a, direct_b, threads, next;                                     \
+        gemm__cpu_ukernel_##X kern, kern_strided;                                                  \
+        gemm__cpu_packa_##X packa;                                                                 \
+        char *ws;                                                                                  \
         size_t ws_a, ws_stride; /* bytes: packed A, then packed B, per thread */                   \
-    } gemm__cpu_job_##X;                                                                            \
-                                                                                                    \
-    /* Packs nx rows of A (or columns of B) of length kc into w-wide panels;                        \
-       element (x, p) of the source is at s[x*xs + p*ps]. A panel is p-major                        \
-       (d[p*w + x], what the packed kernel reads) or, when xmajor, x-major                          \
-       (d[x*kc + p], read by the strided kernel with bp = 1, bj = kc); the                          \
-       last one is zero-padded to w. Copies follow the source's contiguous                          \
-       dimension: only a p-major pack of a source contiguous along p (A of                          \
-       a transposed-A call) is a scalar transpose. */                                               \
-    static void gemm__cpu_pack_##X(T *GEMM__RESTRICT d, const T *GEMM__RESTRICT s, int64_t xs,      \
-                                   int64_t ps, int64_t nx, int64_t kc, int w, int xmajor,           \
-                                   gemm__cpu_packa_##X vpack)                                       \
-    {                                                                                               \
-        int64_t x0, x, p, full = nx / w * w;                                                        \
-        if (xmajor) {                                                                               \
-            for (x = 0; x < nx; x++) {                                                              \
-                T *dx = d + x / w * w * kc + x % w * kc;                                            \
-                if (ps == 1) memcpy(dx, s + x * xs, sizeof(T) * (size_t)kc);                        \
-                else for (p = 0; p < kc; p++) dx[p] = s[x * xs + p * ps];                           \
-            }                                                                                       \
+    } gemm__cpu_job_##X;                                                                           \
+                                                                                                   \
+    /* Packs nx rows of A (or columns of B) of length kc into w-wide panels;                       \
+       element (x, p) of the source is at s[x*xs + p*ps]. A panel is p-major                       \
+       (d[p*w + x], what the packed kernel reads) or, when xmajor, x-major                         \
+       (d[x*kc + p], read by the strided kernel with bp = 1, bj = kc); the                         \
+       last one is zero-padded to w. Copies follow the source's contiguous                         \
+       dimension: only a p-major pack of a source contiguous along p (A of                         \
+       a transposed-A call) is a scalar transpose. */                                              \
+    static void gemm__cpu_pack_##X(T *GEMM__RESTRICT d, const T *GEMM__RESTRICT s, int64_t xs,     \
+                                   int64_t ps, int64_t nx, int64_t kc, int w, int xmajor,          \
+                                   gemm__cpu_packa_##X vpack)                                      \
+    {                                                                                              \
+        int64_t x0, x, p, full = nx / w * w;                                                       \
+        if (xmajor) {                                                                              \
+            for (x = 0; x < nx; x++) {                                                             \
+                T *dx = d + x / w * w * kc + x % w * kc;                                           \
+                if (ps == 1) memcpy(dx, s + x * xs, sizeof(T) * (size_t)kc);                       \
+                else for (p = 0; p < kc; p++) dx[p] = s[x * xs + p * ps];                          \
+            }                                                                                      \
             if (full < nx) memset(d + nx / w * w * kc + nx % w * kc, 0, sizeof(T) * (size_t)((w - nx % w) * kc)); \
-            return;                                                                                 \
-        }                                                                                           \
-        if (xs == 1) {                                                                              \
-            if (vpack && full > 0) vpack(kc, s, ps, full, d);                                       \
-            for (p = 0; p < kc; p++) {                                                              \
-                const T *sp = s + p * ps;                                                           \
-                for (x0 = 0; x0 < full && !vpack; x0 += w)                                          \
+            return;                                                                                \
+        }                                                                                          \
+        if (xs == 1) {                                                                             \
+            if (vpack && full > 0) vpack(kc, s, ps, full, d);                                      \
+            for (p = 0; p < kc; p++) {                                                             \
+                const T *sp = s + p * ps;                                                          \
+                for (x0 = 0; x0 < full && !vpack; x0 += w)                                         \
                     memcpy(d + x0 * kc + p * w, sp + x0, sizeof(T) * (size_t)w);                   \
-                for (x = full; x < nx; x++) d[full * kc + p * w + x - full] = sp[x];                \
-                for (; x < full + w && full < nx; x++) d[full * kc + p * w + x - full] = 0;         \
-            }                                                                                       \
-            return;                                                                                 \
-        }                                                                                           \
-        for (x0 = 0; x0 < nx; x0 += w, d += w * kc) {                                               \
-            int64_t xw = gemm__cpu_min(w, nx - x0);                                                 \
-            const T *s0 = s + x0 * xs;                                                              \
-            for (x = 0; x < xw; x++)                                                                \
-                for (p = 0; p < kc; p++) d[p * w + x] = s0[x * xs + p * ps];                        \
-            for (; x < w; x++)                                                                      \
-                for (p = 0; p < kc; p++) d[p * w + x] = 0;                                          \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    /* C[m0:m1, n0:n1] of the job, with this thread's workspace. A small                          \
-       problem reads B, and A when its columns are contiguous, in place: only                       \
-       a tail narrower than a micro-panel is packed (the kernel reads whole                         \
-       micro-panels, which would run past the user's matrix). */                                    \
+                for (x = full; x < nx; x++) d[full * kc + p * w + x - full] = sp[x];               \
+                for (; x < full + w && full < nx; x++) d[full * kc + p * w + x - full] = 0;        \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (x0 = 0; x0 < nx; x0 += w, d += w * kc) {                                              \
+            int64_t xw = gemm__cpu_min(w, nx - x0);                                                \
+            const T *s0 = s + x0 * xs;                                                             \
+            for (x = 0; x < xw; x++)                                                               \
+                for (p = 0; p < kc; p++) d[p * w + x] = s0[x * xs + p * ps];                       \
+            for (; x < w; x++)                                                                     \
+                for (p = 0; p < kc; p++) d[p * w + x] = 0;                                         \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* C[m0:m1, n0:n1] of the job, with this thread's workspace. A small                           \
+       problem reads B, and A when its columns are contiguous, in place: only                      \
+       a tail narrower than a micro-panel is packed (the kernel reads whole                        \
+       micro-panels, which would run past the user's matrix). */                                   \
     static void gemm__cpu_rect_##X(const gemm__cpu_job_##X *jb, int64_t m0, int64_t m1, int64_t n0, \
-                                   int64_t n1, T *pa, T *pb)                                        \
-    {                                                                                               \
-        int64_t jc, pc, ic, jr, ir, i, j, mr = jb->mr, nr = jb->nr, ldc = jb->ldc;                  \
-        T tile[GEMM__CPU_TILE_MAX];                                                                 \
+                                   int64_t n1, T *pa, T *pb)                                       \
+    {                                                                                              \
+        int64_t jc, pc, ic, jr, ir, i, j, mr = jb->mr, nr = jb->nr, ldc = jb->ldc;                 \
+        T tile[GEMM__CPU_TILE_MAX];                                                                \
         int tile_clean = 0; /* cleared at the first edge tile: its padding is read, never used */  \
-        for (jc = n0; jc < n1; jc += jb->nc) {                                                      \
-            int64_t nc = gemm__cpu_min(jb->nc, n1 - jc);                                            \
-            int64_t b_inplace = jb->direct_b ? nc / nr * nr : 0; /* columns read unpacked */        \
-            int b_xmajor = jb->bcs != 1; /* B's columns are contiguous: copy them whole */          \
-            for (pc = 0; pc < jb->k; pc += jb->kc) {                                                \
-                int64_t kc = gemm__cpu_min(jb->kc, jb->k - pc);                                     \
-                T beta = pc == 0 ? jb->beta : (T)1;                                                 \
-                const T *b0 = jb->B + pc * jb->brs + jc * jb->bcs;                                  \
-                if (b_inplace < nc)                                                                 \
+        for (jc = n0; jc < n1; jc += jb->nc) {                                                     \
+            int64_t nc = gemm__cpu_min(jb->nc, n1 - jc);                                           \
+            int64_t b_inplace = jb->direct_b ? nc / nr * nr : 0; /* columns read unpacked */       \
+            int b_xmajor = jb->bcs != 1; /* B's columns are contiguous: copy them whole */         \
+            for (pc = 0; pc < jb->k; pc += jb->kc) {                                               \
+                int64_t kc = gemm__cpu_min(jb->kc, jb->k - pc);                                    \
+                T beta = pc == 0 ? jb->beta : (T)1;                                                \
+                const T *b0 = jb->B + pc * jb->brs + jc * jb->bcs;                                 \
+                if (b_inplace < nc)                                                                \
                     gemm__cpu_pack_##X(pb, b0 + b_inplace * jb->bcs, jb->bcs, jb->brs, nc - b_inplace, \
-                                       kc, (int)nr, b_xmajor, (gemm__cpu_packa_##X)0);              \
-                for (ic = m0; ic < m1; ic += jb->mc) {                                              \
-                    int64_t mc = gemm__cpu_min(jb->mc, m1 - ic);                                    \
-                    const T *a0 = jb->A + ic * jb->ars + pc * jb->acs;                              \
-                    int64_t a_inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */   \
-                    if (a_inplace < mc)                                                             \
-                        gemm__cpu_pack_##X(pa, a0 + a_inplace * jb->ars, jb->ars, jb->acs,          \
-                                           mc - a_inplace, kc, (int)mr, 0, jb->packa);              \
-                    for (jr = 0; jr < nc; jr += nr) {                                               \
-                        int64_t nw = gemm__cpu_min(nr, nc - jr);                                    \
-                        int b_direct = jr < b_inplace;                                              \
-                        const T *bp = b_direct ? b0 + jr * jb->bcs : pb + (jr - b_inplace) * kc;    \
+                                       kc, (int)nr, b_xmajor, (gemm__cpu_packa_##X)0);             \
+                for (ic = m0; ic < m1; ic += jb->mc) {                                             \
+                    int64_t mc = gemm__cpu_min(jb->mc, m1 - ic);                                   \
+                    const T *a0 = jb->A + ic * jb->ars + pc * jb->acs;                             \
+                    int64_t a_inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */  \
+                    if (a_inplace < mc)                                                            \
+                        gemm__cpu_pack_##X(pa, a0 + a_inplace * jb->ars, jb->ars, jb->acs,         \
+                                           mc - a_inplace, kc, (int)mr, 0, jb->packa);             \
+                    for (jr = 0; jr < nc; jr += nr) {                                              \
+                        int64_t nw = gemm__cpu_min(nr, nc - jr);                                   \
+                        int b_direct = jr < b_inplace;                                             \
+                        const T *bp = b_direct ? b0 + jr * jb->bcs : pb + (jr - b_inplace) * kc;   \
                         gemm__cpu_ukernel_##X kern = b_direct || b_xmajor ? jb->kern_strided : jb->kern; \
-                        int64_t bps = b_direct ? jb->brs : b_xmajor ? 1 : nr;                       \
-                        int64_t bjs = b_direct ? jb->bcs : b_xmajor ? kc : 1;                       \
-                        for (ir = 0; ir < mc; ir += mr) {                                           \
-                            int64_t mw = gemm__cpu_min(mr, mc - ir);                                \
-                            T *c = jb->C + (ic + ir) + (jc + jr) * ldc;                             \
+                        int64_t bps = b_direct ? jb->brs : b_xmajor ? 1 : nr;                      \
+                        int64_t bjs = b_direct ? jb->bcs : b_xmajor ? kc : 1;                      \
+                        for (ir = 0; ir < mc; ir += mr) {                                          \
+                            int64_t mw = gemm__cpu_min(mr, mc - ir);                               \
+                            T *c = jb->C + (ic + ir) + (jc + jr) * ldc;                            \
                             const T *ap = ir < a_inplace ? a0 + ir * jb->ars : pa + (ir - a_inplace) * kc; \
-                            int64_t as = ir < a_inplace ? jb->acs : mr;                             \
-                            if (mw == mr && nw == nr) {                                             \
+                            int64_t as = ir < a_inplace ? jb->acs : mr;                            \
+                            if (mw == mr && nw == nr) {                                            \
                                 for (j = 0; j < nr; j++) { /* here, not in the kernel: its registers are full */ \
-                                    GEMM__CPU_PREFETCH(c + j * ldc);                                \
-                                    GEMM__CPU_PREFETCH(c + j * ldc + mr - 1);                       \
-                                }                                                                   \
-                                kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, c, ldc);              \
-                                continue;                                                           \
-                            }                                                                       \
-                            /* an edge tile: the same kernel on a local copy */                     \
-                            if (!tile_clean) memset(tile, 0, sizeof tile), tile_clean = 1;           \
-                            if (beta != 0)                                                          \
-                                for (j = 0; j < nw; j++)                                            \
-                                    for (i = 0; i < mw; i++) tile[i + j * mr] = c[i + j * ldc];     \
-                            kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, tile, mr);                \
-                            for (j = 0; j < nw; j++)                                                \
-                                for (i = 0; i < mw; i++) c[i + j * ldc] = tile[i + j * mr];         \
-                        }                                                                           \
-                    }                                                                               \
-                }                                                                                   \
-            }                                                                                       \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    /* One thread's share: chunks of the grid, taken until none is left. */                       \
-    static void gemm__cpu_task_##X(void *arg, int tid)                                              \
-    {                                                                                               \
-        gemm__cpu_job_##X *jb = (gemm__cpu_job_##X *)arg;                                           \
-        int64_t m0, m1, n0, n1;                                                                     \
-        char *w;                                                                                    \
-        int c;                                                                                      \
+                                    GEMM__CPU_PREFETCH(c + j * ldc);                               \
+                                    GEMM__CPU_PREFETCH(c + j * ldc + mr - 1);                      \
+                                }                                                                  \
+                                kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, c, ldc);           \
+                                continue;                                                          \
+                            }                                                                      \
+                            /* an edge tile: the same kernel on a local copy */                    \
+                            if (!tile_clean) memset(tile, 0, sizeof tile), tile_clean = 1;         \
+                            if (beta != 0)                                                         \
+                                for (j = 0; j < nw; j++)                                           \
+                                    for (i = 0; i < mw; i++) tile[i + j * mr] = c[i + j * ldc];    \
+                            kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, tile, mr);             \
+                            for (j = 0; j < nw; j++)                                               \
+                                for (i = 0; i < mw; i++) c[i + j * ldc] = tile[i + j * mr];        \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* One thread's share: chunks of the grid, taken until none is left. */                        \
+    static void gemm__cpu_task_##X(void *arg, int tid)                                             \
+    {                                                                                              \
+        gemm__cpu_job_##X *jb = (gemm__cpu_job_##X *)arg;                                          \
+        int64_t m0, m1, n0, n1;                                                                    \
+        char *w;                                                                                   \
+        int c;                                                                                     \
         if (tid >= jb->threads) return; /* a worker this call has no workspace for */              \
-        w = jb->ws + (size_t)tid * jb->ws_stride;                                                   \
-        while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {                                  \
-            gemm__cpu_split(jb->m, jb->tm, c % jb->tm, jb->mr, &m0, &m1);                           \
-            gemm__cpu_split(jb->n, jb->tn, c / jb->tm, jb->nr, &n0, &n1);                           \
+        w = jb->ws + (size_t)tid * jb->ws_stride;                                                  \
+        while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {                                 \
+            gemm__cpu_split(jb->m, jb->tm, c % jb->tm, jb->mr, &m0, &m1);                          \
+            gemm__cpu_split(jb->n, jb->tn, c / jb->tm, jb->nr, &n0, &n1);                          \
             if (m0 < m1 && n0 < n1) gemm__cpu_rect_##X(jb, m0, m1, n0, n1, (T *)w, (T *)(w + jb->ws_a)); \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    GEMM_DEF gemm_status gemm_##X##gemm(gemm_layout layout, gemm_transpose transa,                  \
-                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k,     \
-                                        T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,  \
-                                        T beta, T *C, int64_t ldc)                                  \
-    {                                                                                               \
-        gemm__cpu_job_##X jb;                                                                       \
-        const gemm__cpu_isa *isa;                                                                   \
-        int64_t crs, ccs, i, j, mcw, ncw, kcw;                                                      \
-        double flops;                                                                               \
-        char *raw;                                                                                  \
-        int threads;                                                                                \
-        gemm__work work;                                                                            \
-        gemm_status s;                                                                              \
-        gemm__clear_error();                                                                        \
-        s = gemm__check_args("gemm_" #X "gemm", layout, transa, transb, m, n, k, alpha == 0,        \
-                             A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &work);     \
-        if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;                                      \
-        gemm__op_strides(layout, GEMM_NO_TRANS, ldc, &crs, &ccs);                                   \
-        if (work == GEMM__WORK_SCALE) {                                                             \
-            for (j = 0; j < n; j++)                                                                 \
-                for (i = 0; i < m; i++) {                                                           \
-                    T *c = &C[i * crs + j * ccs];                                                   \
-                    *c = beta == 0 ? (T)0 : beta * *c;                                              \
-                }                                                                                   \
-            return GEMM_OK;                                                                         \
-        }                                                                                           \
-        memset(&jb, 0, sizeof jb);                                                                  \
-        gemm__op_strides(layout, transa, lda, &jb.ars, &jb.acs);                                    \
-        gemm__op_strides(layout, transb, ldb, &jb.brs, &jb.bcs);                                    \
-        jb.A = A; jb.B = B; jb.C = C; jb.m = m; jb.n = n; jb.k = k;                                 \
-        jb.alpha = alpha; jb.beta = beta; jb.ldc = crs == 1 ? ccs : crs;                            \
-        if (crs != 1) { /* row-major C: solve C^T = op(B)^T op(A)^T instead */                      \
-            int64_t t;                                                                              \
-            jb.A = B; jb.B = A; jb.m = n; jb.n = m;                                                 \
-            t = jb.ars; jb.ars = jb.bcs; jb.bcs = t;                                                \
-            t = jb.acs; jb.acs = jb.brs; jb.brs = t;                                                \
-        }                                                                                           \
-        isa = gemm__cpu_current();                                                                  \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    GEMM_DEF gemm_status gemm_##X##gemm(gemm_layout layout, gemm_transpose transa,                 \
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k,    \
+                                        T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, \
+                                        T beta, T *C, int64_t ldc)                                 \
+    {                                                                                              \
+        gemm__cpu_job_##X jb;                                                                      \
+        const gemm__cpu_isa *isa;                                                                  \
+        int64_t crs, ccs, i, j, mcw, ncw, kcw;                                                     \
+        double flops;                                                                              \
+        char *raw;                                                                                 \
+        int threads;                                                                               \
+        gemm__work work;                                                                           \
+        gemm_status s;                                                                             \
+        gemm__clear_error();                                                                       \
+        s = gemm__check_args("gemm_" #X "gemm", layout, transa, transb, m, n, k, alpha == 0,       \
+                             A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &work);    \
+        if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;                                     \
+        gemm__op_strides(layout, GEMM_NO_TRANS, ldc, &crs, &ccs);                                  \
+        if (work == GEMM__WORK_SCALE) {                                                            \
+            for (j = 0; j < n; j++)                                                                \
+                for (i = 0; i < m; i++) {                                                          \
+                    T *c = &C[i * crs + j * ccs];                                                  \
+                    *c = beta == 0 ? (T)0 : beta * *c;                                             \
+                }                                                                                  \
+            return GEMM_OK;                                                                        \
+        }                                                                                          \
+        memset(&jb, 0, sizeof jb);                                                                 \
+        gemm__op_strides(layout, transa, lda, &jb.ars, &jb.acs);                                   \
+        gemm__op_strides(layout, transb, ldb, &jb.brs, &jb.bcs);                                   \
+        jb.A = A; jb.B = B; jb.C = C; jb.m = m; jb.n = n; jb.k = k;                                \
+        jb.alpha = alpha; jb.beta = beta; jb.ldc = crs == 1 ? ccs : crs;                           \
+        if (crs != 1) { /* row-major C: solve C^T = op(B)^T op(A)^T instead */                     \
+            int64_t t;                                                                             \
+            jb.A = B; jb.B = A; jb.m = n; jb.n = m;                                                \
+            t = jb.ars; jb.ars = jb.bcs; jb.bcs = t;                                               \
+            t = jb.acs; jb.acs = jb.brs; jb.brs = t;                                               \
+        }                                                                                          \
+        isa = gemm__cpu_current();                                                                 \
         jb.mr = isa->X##mr; jb.nr = isa->X##nr; jb.kern = isa->X##kern; jb.kern_strided = isa->X##kern_strided; \
-        jb.packa = isa->X##pack;                             \
-        gemm__cpu_blocking(jb.mr, jb.nr, (int)sizeof(T), &jb.mc, &jb.kc, &jb.nc);                   \
-        flops = 2.0 * (double)m * (double)n * (double)k;                                            \
-        jb.direct_b = flops <= 2.0 * GEMM__CPU_SMALL;                                                \
-        jb.direct_a = jb.direct_b && jb.ars == 1;                                \
-        threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(gemm_cpu_get_threads());  \
-        /* more chunks than threads when there is enough work: a thread that                     \
-           the OS runs late then costs a chunk, not half the call */                                \
-        gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), jb.m, jb.n,     \
-                       jb.mr, jb.nr, &jb.tm, &jb.tn);                                               \
-        jb.threads = threads;                                                                       \
+        jb.packa = isa->X##pack;                                                                   \
+        gemm__cpu_blocking(jb.mr, jb.nr, (int)sizeof(T), &jb.mc, &jb.kc, &jb.nc);                  \
+        flops = 2.0 * (double)m * (double)n * (double)k;                                           \
+        jb.direct_b = flops <= 2.0 * GEMM__CPU_SMALL;                                              \
+        jb.direct_a = jb.direct_b && jb.ars == 1;                                                  \
+        threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(gemm_cpu_get_threads()); \
+        /* more chunks than threads when there is enough work: a thread that                       \
+           the OS runs late then costs a chunk, not half the call */                               \
+        gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), jb.m, jb.n,   \
+                       jb.mr, jb.nr, &jb.tm, &jb.tn);                                              \
+        jb.threads = threads;                                                                      \
         /* workspace: packed A (mc x kc) and B (kc x nc) per thread, 64-byte aligned */            \
-        mcw = gemm__cpu_min(jb.mc, gemm__cpu_round_up(jb.m, jb.mr));                                \
-        ncw = gemm__cpu_min(jb.nc, gemm__cpu_round_up(jb.n, jb.nr));                                \
-        kcw = gemm__cpu_min(jb.kc, jb.k);                                                           \
-        jb.ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * (int64_t)sizeof(T), 64);                   \
-        jb.ws_stride = jb.ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * (int64_t)sizeof(T), 64);     \
-        raw = (char *)GEMM_MALLOC(jb.ws_stride * (size_t)threads + 64);                             \
-        if (!raw) {                                                                                 \
-            if (threads > 1) gemm__cpu_pool_release();                                              \
-            return gemm__fail(GEMM_ERR_OUT_OF_MEMORY,                                               \
+        mcw = gemm__cpu_min(jb.mc, gemm__cpu_round_up(jb.m, jb.mr));                               \
+        ncw = gemm__cpu_min(jb.nc, gemm__cpu_round_up(jb.n, jb.nr));                               \
+        kcw = gemm__cpu_min(jb.kc, jb.k);                                                          \
+        jb.ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * (int64_t)sizeof(T), 64);                  \
+        jb.ws_stride = jb.ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * (int64_t)sizeof(T), 64);   \
+        raw = (char *)GEMM_MALLOC(jb.ws_stride * (size_t)threads + 64);                            \
+        if (!raw) {                                                                                \
+            if (threads > 1) gemm__cpu_pool_release();                                             \
+            return gemm__fail(GEMM_ERR_OUT_OF_MEMORY,                                              \
                               "gemm_" #X "gemm: no memory for %d packing workspace(s) of %llu bytes", \
-                              threads, (unsigned long long)jb.ws_stride);                           \
-        }                                                                                           \
-        jb.ws = raw + (64 - (uintptr_t)raw % 64);                                                   \
-        if (threads > 1) {                                                                          \
-            gemm__cpu_pool_run(gemm__cpu_task_##X, &jb);                                            \
-            gemm__cpu_pool_release();                                                               \
-        } else {                                                                                    \
-            gemm__cpu_task_##X(&jb, 0);                                                             \
-        }                                                                                           \
-        GEMM_FREE(raw);                                                                             \
-        return GEMM_OK;                                                                             \
+                              threads, (unsigned long long)jb.ws_stride);                          \
+        }                                                                                          \
+        jb.ws = raw + (64 - (uintptr_t)raw % 64);                                                  \
+        if (threads > 1) {                                                                         \
+            gemm__cpu_pool_run(gemm__cpu_task_##X, &jb);                                           \
+            gemm__cpu_pool_release();                                                              \
+        } else {                                                                                   \
+            gemm__cpu_task_##X(&jb, 0);                                                            \
+        }                                                                                          \
+        GEMM_FREE(raw);                                                                            \
+        return GEMM_OK;                                                                            \
     }
 GEMM__CPU_DEFINE(float, s)
 GEMM__CPU_DEFINE(double, d)
