@@ -392,15 +392,19 @@ typedef struct gemm__cpu_isa {
 } gemm__cpu_isa;
 
 /* Best first; the first available one is the default. */
+#define GEMM__CPU_ISA(NAME, AVAILABLE, SMR, SNR, DMR, DNR)                                           \
+    {#NAME, AVAILABLE,                                                                              \
+     SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack,      \
+     DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}
 static const gemm__cpu_isa gemm__cpu_isas[] = {
 #if defined(GEMM__CPU_X86)
-    {"avx512", gemm__cpu_has_avx512, 32, 8, gemm__cpu_avx512_s, gemm__cpu_avx512_s_strided, gemm__cpu_avx512_s_pack, 16, 8, gemm__cpu_avx512_d, gemm__cpu_avx512_d_strided, gemm__cpu_avx512_d_pack},
-    {"avx2", gemm__cpu_has_avx2, 16, 6, gemm__cpu_avx2_s, gemm__cpu_avx2_s_strided, gemm__cpu_avx2_s_pack, 8, 6, gemm__cpu_avx2_d, gemm__cpu_avx2_d_strided, gemm__cpu_avx2_d_pack},
+    GEMM__CPU_ISA(avx512, gemm__cpu_has_avx512, 32, 8, 16, 8),
+    GEMM__CPU_ISA(avx2, gemm__cpu_has_avx2, 16, 6, 8, 6),
 #endif
 #if defined(GEMM__CPU_NEON)
-    {"neon", gemm__cpu_has_neon, 8, 12, gemm__cpu_neon_s, gemm__cpu_neon_s_strided, gemm__cpu_neon_s_pack, 4, 12, gemm__cpu_neon_d, gemm__cpu_neon_d_strided, gemm__cpu_neon_d_pack},
+    GEMM__CPU_ISA(neon, gemm__cpu_has_neon, 8, 12, 4, 12),
 #endif
-    {"scalar", gemm__cpu_always, 2, 6, gemm__cpu_scalar_s, gemm__cpu_scalar_s_strided, gemm__cpu_scalar_s_pack, 2, 6, gemm__cpu_scalar_d, gemm__cpu_scalar_d_strided, gemm__cpu_scalar_d_pack},
+    GEMM__CPU_ISA(scalar, gemm__cpu_always, 2, 6, 2, 6),
 };
 #define GEMM__CPU_NISA ((int)(sizeof gemm__cpu_isas / sizeof gemm__cpu_isas[0]))
 
