@@ -71,8 +71,10 @@
        a call made while another user thread's call holds it runs on its
        own thread alone, so k concurrent callers use at most
        threads + k - 1 threads. Idle workers spin for a few tens of
-       microseconds after a call (back-to-back calls wake them at once),
-       then sleep on a condition variable.
+       microseconds after a call, then poll for a few milliseconds with
+       sched_yield() (which gives the core to any other runnable thread),
+       then sleep on a condition variable: back-to-back calls find them
+       awake and on their own cores.
 
    Memory
        Each call allocates (GEMM_MALLOC) one workspace per thread, bounded
@@ -154,6 +156,7 @@ GEMM_DEF void gemm__cpu_set_blocking(int mc, int kc, int nc);
 #if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__)) && (defined(__GNUC__) || defined(__clang__))
 #define GEMM__CPU_THREADS 1
 #include <pthread.h>
+#include <sched.h>
 #endif
 
 #ifdef __cplusplus
@@ -551,7 +554,8 @@ typedef void (*gemm__cpu_task)(void *arg, int tid);
 #else
 #define GEMM__CPU_PAUSE() ((void)0)
 #endif
-#define GEMM__CPU_SPINS 4000 /* a few tens of microseconds before sleeping */
+#define GEMM__CPU_SPINS 4000   /* pauses: a few tens of microseconds */
+#define GEMM__CPU_YIELDS 40000 /* sched_yield() calls: a few milliseconds, then sleep */
 
 static pthread_mutex_t gemm__cpu_pool_owner = PTHREAD_MUTEX_INITIALIZER; /* held by the call using the pool */
 static pthread_mutex_t gemm__cpu_pool_lock = PTHREAD_MUTEX_INITIALIZER;  /* guards the sleeps below */
@@ -574,6 +578,13 @@ static void *gemm__cpu_worker(void *param)
     for (;;) {
         for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS; spins++)
             GEMM__CPU_PAUSE();
+        /* Then poll while yielding: a sleeping worker woken by the next call
+           is often placed on the caller's own core when another process's
+           thread holds the other one (measured: 2 threads at 1-thread speed
+           next to OpenBLAS's spinning workers); a polling one is already on
+           its core, and gives it up to anything else runnable. */
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS; spins++)
+            sched_yield();
         if (gen == seen) {
             pthread_mutex_lock(&gemm__cpu_pool_lock);
             while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_exiting)
