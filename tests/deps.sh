@@ -39,6 +39,11 @@ for group in "$@"; do
         need openmpi-bin cmd mpirun
         need libopenmpi-dev cmd mpicc
         ;;
+    cpu)
+        need gcc-aarch64-linux-gnu cmd aarch64-linux-gnu-gcc
+        need libc6-dev-arm64-cross file /usr/aarch64-linux-gnu/lib/libc.a
+        need qemu-user cmd qemu-aarch64
+        ;;
     *) echo "deps.sh: unknown group '$group'" >&2 ;;
     esac
 done

@@ -1,8 +1,49 @@
 /* tests/test_cpu.c - the CPU backend (the front door gemm_sgemm/gemm_dgemm)
-   and the reference itself. Last line: N passed, N failed. */
+   and the reference itself. Last line: N passed, N failed.
+
+   build/test_cpu            everything: the battery once per micro-kernel this
+                             CPU can run (forced in turn through the test hook),
+                             again with tiny block sizes so every block edge is
+                             crossed, bitwise identity across thread counts,
+                             concurrent callers, allocation failure, bounded
+                             workspace, the thread-count settings
+   build/test_cpu --quick    a smaller battery, for slow runs (valgrind, qemu)
+   build/test_cpu --quick --only-best
+                             ... and only the kernel this CPU picks by itself
+   build/test_cpu --smoke    a tiny battery on the kernel picked by itself
+                             (for emulated CPUs, where everything is slow)
+   --no-fork                 skip the fork() test: qemu-user cannot start
+                             threads in the forked child of a threaded process
+*/
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stddef.h>
+
+/* Every allocation of the library goes through here, so a test can make it
+   fail and can see how much workspace a call asks for. */
+static int test_malloc_fail;
+static size_t test_malloc_largest;
+static void *test_malloc(size_t size);
+#define GEMM_MALLOC(size) test_malloc(size)
+#define GEMM_FREE(ptr) free(ptr)
+
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "battery.h"
+
+#if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define TEST_HAVE_PTHREADS 1
+#endif
+
+static void *test_malloc(size_t size)
+{
+    if (test_malloc_fail) return NULL;
+    if (size > test_malloc_largest) test_malloc_largest = size;
+    return malloc(size);
+}
+
 
 static gemm_status cpu_sgemm(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
                              int64_t n, int64_t k, float alpha, const float *A, int64_t lda, const float *B,
@@ -19,6 +60,8 @@ static gemm_status cpu_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, g
     (void)ctx;
     return gemm_dgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
+
+static battery_backend cpu_backend; /* name set per kernel in main() */
 
 /* The oracle must itself be right: a product worked out by hand, read
    through every layout and transpose. */
@@ -61,21 +104,303 @@ static void test_status_strings(void)
         ok = ok && gemm_strerror((gemm_status)s) && strcmp(gemm_strerror((gemm_status)s), "unknown gemm_status") != 0;
     battery_check(ok && strcmp(gemm_strerror((gemm_status)999), "unknown gemm_status") == 0,
                   "gemm_strerror has a sentence for every status");
+}
+
+static void test_thread_settings(void)
+{
+    int online;
     battery_check(gemm_cpu_set_threads(-1) == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "threads"),
                   "gemm_cpu_set_threads(-1) is rejected with a detail");
     battery_check(gemm_cpu_set_threads(0) == GEMM_OK && gemm_last_error_detail()[0] == '\0' && gemm_cpu_get_threads() >= 1,
                   "gemm_cpu_set_threads(0) = automatic, detail cleared");
+#ifdef GEMM_NO_THREADS
+    gemm_cpu_set_threads(5);
+    battery_check(gemm_cpu_get_threads() == 1, "GEMM_NO_THREADS: always 1 thread");
+#else
+    unsetenv("GEMM_NUM_THREADS");
+    online = gemm_cpu_get_threads();
+    setenv("GEMM_NUM_THREADS", "3", 1);
+    battery_check(gemm_cpu_get_threads() == 3, "GEMM_NUM_THREADS=3 is used when automatic (got %d)", gemm_cpu_get_threads());
+    gemm_cpu_set_threads(5);
+    battery_check(gemm_cpu_get_threads() == 5, "gemm_cpu_set_threads(5) wins over the environment");
+    gemm_cpu_set_threads(100000);
+    battery_check(gemm_cpu_get_threads() == 64, "thread count capped at 64 (got %d)", gemm_cpu_get_threads());
+    gemm_cpu_set_threads(0);
+    setenv("GEMM_NUM_THREADS", "junk", 1);
+    battery_check(gemm_cpu_get_threads() == online, "a junk GEMM_NUM_THREADS means the online CPU count (%d)", online);
+    unsetenv("GEMM_NUM_THREADS");
+#endif
+    (void)online;
 }
 
-int main(void)
+static void test_kernel_hooks(int nkernels, const char **names)
 {
-    battery_backend cpu;
-    memset(&cpu, 0, sizeof cpu);
+    int i, ok = nkernels >= 1 && strcmp(names[nkernels - 1], "scalar") == 0;
+    battery_check(ok, "%d kernel(s) available, the last is scalar", nkernels);
+    battery_check(gemm__cpu_use_kernel("no-such-kernel") == GEMM_ERR_UNAVAILABLE &&
+                      strstr(gemm_last_error_detail(), "no-such-kernel") != NULL,
+                  "forcing an unknown kernel fails with a detail");
+    for (i = 0; i < nkernels; i++) {
+        gemm__cpu_use_kernel(names[i]);
+        battery_check(strcmp(gemm__cpu_kernel(), names[i]) == 0, "kernel %s can be forced", names[i]);
+    }
+    gemm__cpu_use_kernel(NULL);
+    battery_check(strcmp(gemm__cpu_kernel(), names[0]) == 0, "automatic picks the best kernel, %s", names[0]);
+#if defined(GEMM_NO_SIMD)
+    battery_check(nkernels == 1, "GEMM_NO_SIMD leaves only the scalar kernel");
+#endif
+}
+
+/* ---- bitwise identity across thread counts ---- */
+
+typedef struct det_case { gemm_layout layout; gemm_transpose ta, tb; int64_t m, n, k; } det_case;
+
+static const det_case det_cases[] = {
+    {GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 300, 517, 263},
+    {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 517, 300, 263},
+    {GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 1000, 37, 500},
+    {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 37, 1000, 500},
+    {GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_TRANS, 129, 130, 700},
+    {GEMM_COL_MAJOR, GEMM_TRANS, GEMM_TRANS, 96, 96, 96}, /* small path, threads unused */
+};
+
+/* Runs case c with `threads`, C starting from C0, into out (bytes). */
+static void det_run(battery_precision prec, const det_case *c, int threads, const battery_buf *A, const battery_buf *B,
+                    const battery_buf *C0, battery_buf *out)
+{
+    battery_call call;
+    call.layout = c->layout; call.ta = c->ta; call.tb = c->tb;
+    call.m = c->m; call.n = c->n; call.k = c->k;
+    call.alpha = 0.75; call.beta = -0.5;
+    battery_min_lds(&call);
+    memcpy(out->data, C0->data, battery_buf_bytes(C0));
+    gemm_cpu_set_threads(threads);
+    if (battery_invoke(&cpu_backend, prec, &call, A->data, B->data, out->data) != GEMM_OK)
+        memset(out->data, 0xff, battery_buf_bytes(out)); /* can never match the 1-thread result */
+}
+
+static void test_thread_determinism(const char *kernel)
+{
+    static const int thread_counts[] = {2, 3, 4, 5, 8};
+    size_t ci, ti;
+    int p;
+    for (p = 0; p < 2; p++) {
+        battery_precision prec = p ? BATTERY_F64 : BATTERY_F32;
+        for (ci = 0; ci < sizeof det_cases / sizeof det_cases[0]; ci++) {
+            const det_case *c = &det_cases[ci];
+            uint64_t state = 1234 + ci;
+            size_t big = (size_t)(c->m > c->n ? c->m : c->n) * (size_t)(c->k > c->n ? c->k : c->n);
+            battery_buf A = battery_buf_new(prec, big), B = battery_buf_new(prec, big);
+            battery_buf C0 = battery_buf_new(prec, (size_t)(c->m * c->n)), one = battery_buf_copy(&C0), many = battery_buf_copy(&C0);
+            int ok = 1;
+            battery_fill(&A, &state);
+            battery_fill(&B, &state);
+            battery_fill(&C0, &state);
+            det_run(prec, c, 1, &A, &B, &C0, &one);
+            for (ti = 0; ti < sizeof thread_counts / sizeof thread_counts[0]; ti++) {
+                det_run(prec, c, thread_counts[ti], &A, &B, &C0, &many);
+                ok = ok && memcmp(one.data, many.data, battery_buf_bytes(&one)) == 0;
+            }
+            battery_check(ok, "%s %s %s %c%c %lldx%lldx%lld: bitwise identical with 1, 2, 3, 4, 5, 8 threads", kernel,
+                          p ? "f64" : "f32", c->layout == GEMM_ROW_MAJOR ? "row" : "col", c->ta == GEMM_TRANS ? 'T' : 'N',
+                          c->tb == GEMM_TRANS ? 'T' : 'N', (long long)c->m, (long long)c->n, (long long)c->k);
+            battery_buf_free(&A);
+            battery_buf_free(&B);
+            battery_buf_free(&C0);
+            battery_buf_free(&one);
+            battery_buf_free(&many);
+        }
+    }
+    gemm_cpu_set_threads(0);
+}
+
+/* ---- several user threads calling at once ---- */
+
+#ifdef TEST_HAVE_PTHREADS
+typedef struct conc_arg {
+    int64_t n;
+    const float *A, *B;
+    const float *want;
+    int ok;
+} conc_arg;
+
+static void *conc_main(void *p)
+{
+    conc_arg *a = (conc_arg *)p;
+    float *C = (float *)malloc(sizeof(float) * (size_t)(a->n * a->n));
+    int r;
+    a->ok = C != NULL;
+    for (r = 0; r < 8 && a->ok; r++) {
+        a->ok = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, a->n, a->n, a->n, 1.0f, a->A, a->n, a->B,
+                           a->n, 0.0f, C, a->n) == GEMM_OK &&
+                memcmp(C, a->want, sizeof(float) * (size_t)(a->n * a->n)) == 0;
+    }
+    free(C);
+    return NULL;
+}
+
+static void test_concurrent_callers(void)
+{
+    enum { NT = 4 };
+    int64_t sizes[NT] = {200, 257, 64, 311}, i;
+    float *A[NT], *B[NT], *want[NT];
+    pthread_t th[NT];
+    conc_arg arg[NT];
+    uint64_t state = 77;
+    int t, ok = 1, started[NT];
+    gemm_cpu_set_threads(2);
+    for (t = 0; t < NT; t++) {
+        int64_t n = sizes[t];
+        A[t] = (float *)malloc(sizeof(float) * (size_t)(n * n));
+        B[t] = (float *)malloc(sizeof(float) * (size_t)(n * n));
+        want[t] = (float *)malloc(sizeof(float) * (size_t)(n * n));
+        for (i = 0; i < n * n; i++) { A[t][i] = (float)battery_uniform(&state); B[t][i] = (float)battery_uniform(&state); }
+        /* the answer of a lone call: concurrent ones must match it bit for bit */
+        gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, A[t], n, B[t], n, 0.0f, want[t], n);
+        arg[t].n = n; arg[t].A = A[t]; arg[t].B = B[t]; arg[t].want = want[t]; arg[t].ok = 0;
+    }
+    for (t = 0; t < NT; t++) started[t] = pthread_create(&th[t], NULL, conc_main, &arg[t]) == 0;
+    for (t = 0; t < NT; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        ok = ok && started[t] && arg[t].ok == 1;
+        free(A[t]); free(B[t]); free(want[t]);
+    }
+    battery_check(ok, "4 user threads calling gemm_sgemm at once (pool of 2) get the lone call's results bit for bit");
+    gemm_cpu_set_threads(0);
+}
+
+/* A child forked after the pool started must not wait for workers it
+   does not have: it runs a threaded call (killed by alarm() if it hangs). */
+static void test_fork(void)
+{
+    enum { N = 300 };
+    float *A = (float *)calloc(N * N, sizeof(float)), *B = (float *)calloc(N * N, sizeof(float));
+    float *C = (float *)calloc(N * N, sizeof(float)), *R = (float *)calloc(N * N, sizeof(float));
+    int i, status = -1;
+    pid_t pid;
+    for (i = 0; i < N * N; i++) { A[i] = (float)(i % 9) - 4.0f; B[i] = (float)(i % 7) - 3.0f; }
+    gemm_cpu_set_threads(2);
+    gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.0f, R, N); /* pool up */
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        int ok;
+        alarm(20);
+        ok = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.0f, C, N) == GEMM_OK &&
+             memcmp(C, R, sizeof(float) * N * N) == 0;
+        free(A); free(B); free(C); free(R); /* valgrind checks the child's exit too */
+        exit(ok ? 0 : 1);
+    }
+    if (pid > 0) waitpid(pid, &status, 0);
+    battery_check(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "a forked child runs a threaded call after the parent's pool started (status %d)", status);
+    gemm_cpu_set_threads(0);
+    free(A); free(B); free(C); free(R);
+}
+#endif
+
+/* ---- memory ---- */
+
+static void test_out_of_memory(void)
+{
+    enum { N = 200 };
+    float *A = (float *)malloc(sizeof(float) * N * N), *B = (float *)malloc(sizeof(float) * N * N);
+    float *C = (float *)malloc(sizeof(float) * N * N), *C0 = (float *)malloc(sizeof(float) * N * N);
+    int i, p, ok;
+    for (i = 0; i < N * N; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5); C[i] = C0[i] = (float)(i % 3); }
+    for (p = 0; p < 2; p++) {
+        int64_t n = p ? N : 64; /* the small path, then the packed, threaded one */
+        gemm_status s;
+        test_malloc_fail = 1;
+        s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, A, n, B, n, 0.5f, C, n);
+        test_malloc_fail = 0;
+        ok = s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, C0, sizeof(float) * N * N) == 0 &&
+             strstr(gemm_last_error_detail(), "memory");
+        battery_check(ok, "allocation failure (n = %d): GEMM_ERR_OUT_OF_MEMORY, C untouched, detail \"%s\"", (int)n,
+                      gemm_last_error_detail());
+    }
+    battery_check(gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.5f, C, N) ==
+                      GEMM_OK,
+                  "the next call, with memory, works");
+    free(A); free(B); free(C); free(C0);
+}
+
+/* Largest allocation of one row-major m x n x k call. */
+static size_t workspace_of(int64_t m, int64_t n, int64_t k)
+{
+    float *A = (float *)calloc((size_t)(m * k), sizeof(float)), *B = (float *)calloc((size_t)(k * n), sizeof(float));
+    float *C = (float *)calloc((size_t)(m * n), sizeof(float));
+    gemm_status s;
+    test_malloc_largest = 0;
+    s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
+    free(A); free(B); free(C);
+    return s == GEMM_OK ? test_malloc_largest : 0;
+}
+
+static void test_bounded_workspace(void)
+{
+    /* Past the block sizes (set to 64 here, so the test is cheap anywhere),
+       doubling m, n or k must not grow the workspace. */
+    size_t base, tall, wide, deep;
+    gemm__cpu_set_blocking(64, 64, 64);
+    base = workspace_of(300, 300, 200);
+    tall = workspace_of(600, 300, 200);
+    wide = workspace_of(300, 600, 200);
+    deep = workspace_of(300, 300, 400);
+    gemm__cpu_set_blocking(0, 0, 0);
+    battery_check(base > 0 && base == tall && base == wide && base == deep,
+                  "workspace bounded by the blocks: %zu bytes for 300x300x200, %zu / %zu / %zu with m / n / k doubled",
+                  base, tall, wide, deep);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, smoke = 0, no_fork = 0;
+    battery_backend *cpu = &cpu_backend;
+    const char *kernels[8];
+    char name[64];
+    int nkernels, i, only_best = 0;
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--only-best") == 0) only_best = 1;
+        else if (strcmp(argv[i], "--smoke") == 0) smoke = quick = only_best = 1;
+        else if (strcmp(argv[i], "--no-fork") == 0) no_fork = 1;
+        else { fprintf(stderr, "usage: %s [--quick] [--only-best] [--smoke] [--no-fork]\n", argv[0]); return 2; }
+    }
+    cpu->name = "cpu";
+    cpu->sgemm = cpu_sgemm;
+    cpu->dgemm = cpu_dgemm;
+    if (quick) { cpu->cases = 12; cpu->max_dim = 160; }
+    if (smoke) { cpu->cases = 2; cpu->max_dim = 100; }
+
     test_reference_by_hand();
     test_status_strings();
-    cpu.name = "cpu";
-    cpu.sgemm = cpu_sgemm;
-    cpu.dgemm = cpu_dgemm;
-    battery_run(&cpu);
+    test_thread_settings();
+    nkernels = gemm__cpu_kernels(kernels, 8);
+    test_kernel_hooks(nkernels, kernels);
+    test_out_of_memory();
+    if (!smoke) test_bounded_workspace();
+#ifdef TEST_HAVE_PTHREADS
+    if (!smoke) test_concurrent_callers();
+    if (!no_fork) test_fork();
+#endif
+    (void)no_fork;
+    for (i = 0; i < nkernels; i++) {
+        gemm__cpu_use_kernel(kernels[i]);
+        printf("== kernel %s\n", kernels[i]);
+        snprintf(name, sizeof name, "cpu/%s", kernels[i]);
+        cpu->name = name;
+        battery_run(cpu);
+        /* Tiny blocks: every call crosses MC, KC and NC edges, on 3 threads. */
+        gemm__cpu_set_blocking(1, 7, 1);
+        gemm_cpu_set_threads(3);
+        snprintf(name, sizeof name, "cpu/%s/tiny-blocks/3-threads", kernels[i]);
+        battery_run(cpu);
+        gemm__cpu_set_blocking(0, 0, 0);
+        gemm_cpu_set_threads(0);
+        if (!smoke) test_thread_determinism(kernels[i]);
+        if (only_best) break;
+    }
+    gemm__cpu_use_kernel(NULL);
     return battery_summary();
 }
