@@ -21,7 +21,13 @@
    OpenBLAS (Debian's 0.3.21) does not know newer Xeons and falls back to
    its SSE3 "Prescott" kernels; its best kernel is chosen before it loads by
    setting OPENBLAS_CORETYPE (SkylakeX with AVX-512, Haswell with AVX2) and
-   re-executing this program. The kernel it ran is printed in the header. */
+   re-executing this program. The kernel it ran is printed in the header.
+   OPENBLAS_THREAD_TIMEOUT=4 is set the same way: after a call, OpenBLAS's
+   idle threads otherwise spin for a long while, and in an interleaved run
+   that spinning takes a core from the next (our) 2-thread call (measured:
+   gemm 2048^3 fp32 on 2 threads 197 GFLOP/s beside spinning OpenBLAS
+   threads, 286 with them asleep; OpenBLAS's own median was 290 and 304).
+   gemm's pool spins for only ~50 us before it yields. */
 #define _POSIX_C_SOURCE 200809L
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
@@ -211,14 +217,15 @@ int main(int argc, char **argv)
     FILE *csv = NULL;
 
 #ifdef BENCH_HAVE_OPENBLAS
-    if (!getenv("OPENBLAS_CORETYPE")) { /* must be set before OpenBLAS loads: re-exec */
+    /* Both must be set before OpenBLAS loads, hence the re-exec (once: the
+       second run finds OPENBLAS_THREAD_TIMEOUT set). */
+    if (!getenv("OPENBLAS_THREAD_TIMEOUT")) {
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
-        else if (__builtin_cpu_supports("avx2")) setenv("OPENBLAS_CORETYPE", "Haswell", 1);
-        if (getenv("OPENBLAS_CORETYPE")) {
-            execv("/proc/self/exe", argv);
-            perror("bench: re-exec with OPENBLAS_CORETYPE failed; continuing");
-        }
+        if (__builtin_cpu_supports("avx512f")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+        else if (__builtin_cpu_supports("avx2")) setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+        execv("/proc/self/exe", argv);
+        perror("bench: re-exec with OPENBLAS_CORETYPE failed; continuing");
     }
     peer = openblas_get_corename();
 #endif
