@@ -1,7 +1,8 @@
 # bench/plot.gp - GFLOP/s against n, gemm beside its peer, from a bench CSV
 # (columns: backend,precision,threads,m,n,k,ours_gflops,peer,peer_gflops,ratio).
 #   gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
-# Square shapes only; `threads` picks the thread count (default: 2).
+# Square power-of-two shapes only (the sweep of n); `threads` picks the thread
+# count (default: 2).
 if (!exists("csv")) csv = 'bench/results_cpu.csv'
 if (!exists("png")) png = 'bench/cpu.png'
 if (!exists("threads")) threads = 2
@@ -15,7 +16,8 @@ set ylabel "GFLOP/s"
 set logscale x 2
 set key left top
 set grid
-sq(p) = (strcol(2) eq p && $3 == threads && $4 == $5 && $5 == $6)
+pow2(x) = (2**int(log(x)/log(2) + 0.5) == x)
+sq(p) = (strcol(2) eq p && $3 == threads && $4 == $5 && $5 == $6 && pow2($4))
 plot csv using (sq("f32") ? $4 : 1/0):7 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "gemm fp32", \
      csv using (sq("f32") ? $4 : 1/0):9 with linespoints lw 2 pt 6 dt 2 lc rgb "#1f77b4" title "OpenBLAS fp32", \
      csv using (sq("f64") ? $4 : 1/0):7 with linespoints lw 2 pt 5 lc rgb "#d62728" title "gemm fp64", \
