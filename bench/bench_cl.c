@@ -84,27 +84,24 @@ static double run_once(int who, problem *p)
     return gemm__cl_now() - t;
 }
 
-/* 64 sampled elements of C against fp64 sums of op(A) op(B). */
+/* battery_read_fn for the result in the problem's cl_mem C. */
+static double read_device(void *ctx, size_t index)
+{
+    const problem *p = (const problem *)ctx;
+    double d;
+    float f;
+    int f32 = p->prec == BATTERY_F32;
+    if (clEnqueueReadBuffer(queue, p->C, CL_TRUE, index * (f32 ? sizeof f : sizeof d), f32 ? sizeof f : sizeof d,
+                            f32 ? (void *)&f : (void *)&d, 0, NULL, NULL) != CL_SUCCESS)
+        return NAN;
+    return f32 ? f : d;
+}
+
 static int check_sampled(problem *p)
 {
-    uint64_t st = 7;
-    size_t elem = p->prec == BATTERY_F32 ? 4 : 8;
-    double eps = p->prec == BATTERY_F32 ? FLT_EPSILON : DBL_EPSILON;
-    int t;
-    for (t = 0; t < 64; t++) {
-        int64_t i = battery_below(&st, p->n), j = battery_below(&st, p->n), q, n = p->n;
-        double sum = 0, got;
-        float f;
-        for (q = 0; q < n; q++)
-            sum += battery_get(&p->hA, (size_t)(p->ta == GEMM_NO_TRANS ? i * n + q : q * n + i)) *
-                   battery_get(&p->hB, (size_t)(p->tb == GEMM_NO_TRANS ? q * n + j : j * n + q));
-        if (clEnqueueReadBuffer(queue, p->C, CL_TRUE, (size_t)(i * n + j) * elem, elem,
-                                p->prec == BATTERY_F32 ? (void *)&f : (void *)&got, 0, NULL, NULL) != CL_SUCCESS)
-            return 0;
-        if (p->prec == BATTERY_F32) got = f;
-        if (!(fabs(got - sum) <= 2 * eps * (double)n * 0.25)) return 0;
-    }
-    return 1;
+    battery_shape s;
+    s.m = s.n = s.k = p->n;
+    return battery_sampled_ok(p->prec, p->ta, p->tb, s, &p->hA, &p->hB, read_device, p);
 }
 
 static cl_mem upload(const battery_buf *b)
@@ -218,16 +215,6 @@ static double child(const char *self, const char *prec, const char *env)
     return s;
 }
 
-static int parse_list(const char *arg, int64_t *out, int max)
-{
-    int n = 0;
-    while (*arg && n < max) {
-        out[n++] = strtoll(arg, (char **)&arg, 10);
-        if (*arg == ',') arg++;
-    }
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     int64_t sizes[32] = {256, 512, 1024, 2048, 4096};
@@ -242,7 +229,7 @@ int main(int argc, char **argv)
 
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--first-call") && i + 1 < argc) return first_call(argv[i + 1]);
-        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = parse_list(argv[++i], sizes, 32);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 32);
         else if (!strcmp(argv[i], "--prec") && i + 1 < argc) precs = argv[++i];
         else if (!strcmp(argv[i], "--trans-size") && i + 1 < argc) tsize = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];

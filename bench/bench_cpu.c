@@ -63,10 +63,9 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-typedef struct shape { int64_t m, n, k; } shape;
 
 /* Runs ours (who = 0) or the peer (who = 1) once; returns seconds. */
-static double run_once(int who, battery_precision prec, shape s, const battery_buf *A, const battery_buf *B,
+static double run_once(int who, battery_precision prec, battery_shape s, const battery_buf *A, const battery_buf *B,
                        battery_buf *C)
 {
     double t = now();
@@ -90,22 +89,6 @@ static double run_once(int who, battery_precision prec, shape s, const battery_b
                     (const double *)B->data, (int)s.n, 0.0, (double *)C->data, (int)s.n);
 #endif
     return now() - t;
-}
-
-/* Checks 64 sampled elements of C = A*B against fp64 sums. */
-static int check_sampled(battery_precision prec, shape s, const battery_buf *A, const battery_buf *B,
-                         const battery_buf *C)
-{
-    uint64_t state = 7;
-    double eps = prec == BATTERY_F32 ? FLT_EPSILON : DBL_EPSILON;
-    int t;
-    for (t = 0; t < 64; t++) {
-        int64_t i = battery_below(&state, s.m), j = battery_below(&state, s.n), p;
-        double sum = 0;
-        for (p = 0; p < s.k; p++) sum += battery_get(A, (size_t)(i * s.k + p)) * battery_get(B, (size_t)(p * s.n + j));
-        if (!(fabs(battery_get(C, (size_t)(i * s.n + j)) - sum) <= 2 * eps * (double)s.k * 0.25)) return 0;
-    }
-    return 1;
 }
 
 /* ---- the FMA peak: 24 independent FMA chains per thread ---- */
@@ -194,20 +177,10 @@ static void cpu_model(char *out, size_t size)
     if (f) fclose(f);
 }
 
-static int parse_list(const char *arg, int64_t *out, int max)
-{
-    int n = 0;
-    while (*arg && n < max) {
-        out[n++] = strtoll(arg, (char **)&arg, 10);
-        if (*arg == ',') arg++;
-    }
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     int64_t sizes[32] = {64, 128, 256, 512, 1024, 2048, 4096}, threads[8] = {1, 2}, prec_count = 2;
-    shape shapes[64];
+    battery_shape shapes[64];
     int nsizes = 7, nthreads = 2, nshapes = 0, i, ti, si, quick = 0;
     battery_precision precs[2] = {BATTERY_F32, BATTERY_F64};
     const char *csv_path = NULL, *peer = "n/a";
@@ -230,8 +203,8 @@ int main(int argc, char **argv)
     peer = openblas_get_corename();
 #endif
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = parse_list(argv[++i], threads, 8);
-        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) { nsizes = parse_list(argv[++i], sizes, 32); sizes_given = 1; }
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = battery_parse_list(argv[++i], threads, 8);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) { nsizes = battery_parse_list(argv[++i], sizes, 32); sizes_given = 1; }
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--prec") && i + 1 < argc) {
@@ -242,12 +215,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             const char *p = argv[++i];
             shapes_given = 1;
-            while (*p && nshapes < 64) {
-                shapes[nshapes].m = strtoll(p, (char **)&p, 10); if (*p == ':') p++;
-                shapes[nshapes].n = strtoll(p, (char **)&p, 10); if (*p == ':') p++;
-                shapes[nshapes].k = strtoll(p, (char **)&p, 10); if (*p == ',') p++;
-                nshapes++;
-            }
+            nshapes = battery_parse_shapes(p, shapes, 64);
         } else {
             fprintf(stderr, "usage: %s [--threads 1,2] [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64] "
                             "[--csv FILE] [--quick]\n", argv[0]);
@@ -256,12 +224,12 @@ int main(int argc, char **argv)
     }
     if (nshapes == 0 || sizes_given)
         for (i = 0; i < nsizes; i++) {
-            memmove(&shapes[1], &shapes[0], sizeof(shape) * (size_t)(nshapes < 63 ? nshapes : 63));
+            memmove(&shapes[1], &shapes[0], sizeof(battery_shape) * (size_t)(nshapes < 63 ? nshapes : 63));
             shapes[0].m = shapes[0].n = shapes[0].k = sizes[nsizes - 1 - i];
             if (nshapes < 64) nshapes++;
         }
     if (!sizes_given && !shapes_given) { /* the non-square shapes of issue 3 after the squares */
-        static const shape extra[4] = {{4096, 4096, 256}, {256, 4096, 4096}, {4096, 256, 4096}, {1000, 1000, 1000}};
+        static const battery_shape extra[4] = {{4096, 4096, 256}, {256, 4096, 4096}, {4096, 256, 4096}, {1000, 1000, 1000}};
         for (i = 0; i < 4 && nshapes < 64; i++) shapes[nshapes++] = extra[i];
     }
     if (csv_path && !(csv = fopen(csv_path, "w"))) { perror(csv_path); return 1; }
@@ -288,7 +256,7 @@ int main(int argc, char **argv)
             printf("\n%s, %d thread%s\n%6s %6s %6s | %-24s | %-24s | %-5s | %s\n", prec == BATTERY_F32 ? "fp32" : "fp64",
                    th, th == 1 ? "" : "s", "m", "n", "k", "gemm", "OpenBLAS", "ratio", "gemm/peak");
             for (si = 0; si < nshapes; si++) {
-                shape s = shapes[si];
+                battery_shape s = shapes[si];
                 uint64_t state = 42;
                 battery_buf A = battery_buf_new(prec, (size_t)(s.m * s.k)), B = battery_buf_new(prec, (size_t)(s.k * s.n));
                 battery_buf C = battery_buf_new(prec, (size_t)(s.m * s.n));
@@ -297,8 +265,8 @@ int main(int argc, char **argv)
                 battery_fill(&A, &state);
                 battery_fill(&B, &state);
                 first = run_once(0, prec, s, &A, &B, &C); /* warm-up */
-                ok[0] = check_sampled(prec, s, &A, &B, &C);
-                if (have_peer) { run_once(1, prec, s, &A, &B, &C); ok[1] = check_sampled(prec, s, &A, &B, &C); }
+                ok[0] = battery_sampled_ok(prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &A, &B, battery_read_host, &C);
+                if (have_peer) { run_once(1, prec, s, &A, &B, &C); ok[1] = battery_sampled_ok(prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &A, &B, battery_read_host, &C); }
                 reps = first > 0.5 ? 3 : (int)(1.0 / (first + 1e-9));
                 if (reps < 5) reps = first > 0.5 ? 3 : 5;
                 if (reps > 50) reps = 50;

@@ -30,8 +30,6 @@
         if (e_ != cudaSuccess) { fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); } \
     } while (0)
 
-typedef struct shape { int64_t m, n, k; } shape;
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -43,7 +41,7 @@ static gemm_cuda_options ours_opt;
 static int keep_going, ours_failed; /* --variants: a failing call of ours is reported, not fatal */
 
 /* who = 0: ours, 1: cuBLAS. Row-major NN: cuBLAS (column-major) computes C^T = B^T A^T. */
-static void call(int who, battery_precision prec, shape s, const void *A, const void *B, void *C)
+static void call(int who, battery_precision prec, battery_shape s, const void *A, const void *B, void *C)
 {
     gemm_status st = GEMM_OK;
     if (prec == BATTERY_F32) {
@@ -76,7 +74,7 @@ static void call(int who, battery_precision prec, shape s, const void *A, const 
     }
 }
 
-static double timed(int who, battery_precision prec, shape s, const void *A, const void *B, void *C)
+static double timed(int who, battery_precision prec, battery_shape s, const void *A, const void *B, void *C)
 {
     cudaEvent_t e0, e1;
     float ms;
@@ -92,34 +90,19 @@ static double timed(int who, battery_precision prec, shape s, const void *A, con
     return ms * 1e-3;
 }
 
-/* 64 sampled elements of the row-major C = A*B against fp64 sums. */
-static int check_sampled(battery_precision prec, shape s, const battery_buf *A, const battery_buf *B, const void *dC)
+/* battery_read_fn for the benchmark's result on the device. */
+typedef struct device_c { const void *data; battery_precision prec; } device_c;
+static double read_device(void *ctx, size_t index)
 {
-    size_t elem = prec == BATTERY_F32 ? sizeof(float) : sizeof(double);
-    double eps = prec == BATTERY_F32 ? FLT_EPSILON : DBL_EPSILON;
-    uint64_t state = 7;
-    int t;
-    for (t = 0; t < 64; t++) {
-        int64_t i = battery_below(&state, s.m), j = battery_below(&state, s.n), p;
-        double sum = 0, got;
-        float gf;
-        CHECK_CUDA(cudaMemcpy(prec == BATTERY_F32 ? (void *)&gf : (void *)&got, (const char *)dC + (size_t)(i * s.n + j) * elem,
-                              elem, cudaMemcpyDeviceToHost));
-        if (prec == BATTERY_F32) got = gf;
-        for (p = 0; p < s.k; p++) sum += battery_get(A, (size_t)(i * s.k + p)) * battery_get(B, (size_t)(p * s.n + j));
-        if (!(fabs(got - sum) <= 2 * eps * (double)s.k * 0.25)) return 0;
+    const device_c *c = (const device_c *)ctx;
+    double d;
+    float f;
+    if (c->prec == BATTERY_F32) {
+        CHECK_CUDA(cudaMemcpy(&f, (const float *)c->data + index, sizeof f, cudaMemcpyDeviceToHost));
+        return f;
     }
-    return 1;
-}
-
-static int parse_list(const char *arg, int64_t *out, int max)
-{
-    int n = 0;
-    while (*arg && n < max) {
-        out[n++] = strtoll(arg, (char **)&arg, 10);
-        if (*arg == ',') arg++;
-    }
-    return n;
+    CHECK_CUDA(cudaMemcpy(&d, (const double *)c->data + index, sizeof d, cudaMemcpyDeviceToHost));
+    return d;
 }
 
 static double now_ms(void)
@@ -172,7 +155,7 @@ static void bench_host(const int64_t *sizes, int nsizes, FILE *csv)
 int main(int argc, char **argv)
 {
     int64_t sizes[32] = {1024, 2048, 4096, 8192, 16384}, host_sizes[16] = {64, 256, 1024, 4096};
-    shape shapes[64];
+    battery_shape shapes[64];
     int64_t variants[16] = {0};
     int nsizes = 5, nhost = 4, nshapes = 0, i, si, pi, quick = 0, prec_count = 2, nvariants = 1, vi, wrong = 0;
     battery_precision precs[2] = {BATTERY_F32, BATTERY_F64};
@@ -181,11 +164,11 @@ int main(int argc, char **argv)
     struct cudaDeviceProp prop;
 
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = parse_list(argv[++i], sizes, 32);
-        else if (!strcmp(argv[i], "--host") && i + 1 < argc) nhost = parse_list(argv[++i], host_sizes, 16);
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 32);
+        else if (!strcmp(argv[i], "--host") && i + 1 < argc) nhost = battery_parse_list(argv[++i], host_sizes, 16);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--variants") && i + 1 < argc) nvariants = parse_list(argv[++i], variants, 16);
+        else if (!strcmp(argv[i], "--variants") && i + 1 < argc) nvariants = battery_parse_list(argv[++i], variants, 16);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
             const char *k = argv[++i];
             ours_opt.kernel = !strcmp(k, "naive") ? GEMM_CUDA_KERNEL_NAIVE : !strcmp(k, "tiled16") ? GEMM_CUDA_KERNEL_TILED16
@@ -198,12 +181,7 @@ int main(int argc, char **argv)
             if (strstr(p, "f64")) precs[prec_count++] = BATTERY_F64;
         } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             const char *p = argv[++i];
-            while (*p && nshapes < 64) {
-                shapes[nshapes].m = strtoll(p, (char **)&p, 10); if (*p == ':') p++;
-                shapes[nshapes].n = strtoll(p, (char **)&p, 10); if (*p == ':') p++;
-                shapes[nshapes].k = strtoll(p, (char **)&p, 10); if (*p == ',') p++;
-                nshapes++;
-            }
+            nshapes = battery_parse_shapes(p, shapes, 64);
         } else {
             fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64] [--kernel K] "
                             "[--host n,...] [--csv FILE] [--quick] [--variants v,...]\n", argv[0]);
@@ -212,10 +190,10 @@ int main(int argc, char **argv)
     }
     if (nshapes == 0) {
         for (i = 0; i < nsizes; i++) { shapes[nshapes].m = shapes[nshapes].n = shapes[nshapes].k = sizes[i]; nshapes++; }
-        shapes[nshapes++] = (shape){4096, 4096, 256};
-        shapes[nshapes++] = (shape){256, 4096, 4096};
-        shapes[nshapes++] = (shape){4096, 256, 4096};
-        shapes[nshapes++] = (shape){1000, 1000, 1000};
+        shapes[nshapes++] = (battery_shape){4096, 4096, 256};
+        shapes[nshapes++] = (battery_shape){256, 4096, 4096};
+        shapes[nshapes++] = (battery_shape){4096, 256, 4096};
+        shapes[nshapes++] = (battery_shape){1000, 1000, 1000};
     }
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "bench: cublasCreate failed\n"); return 1; }
@@ -230,7 +208,7 @@ int main(int argc, char **argv)
         printf("\n%s\n%6s %6s %6s | %-7s | %-22s | %-22s | %s\n", prec == BATTERY_F32 ? "fp32" : "fp64", "m", "n", "k",
                "kernel", "gemm", "cuBLAS", "ratio");
         for (si = 0; si < nshapes; si++) {
-            shape s = shapes[si];
+            battery_shape s = shapes[si];
             uint64_t state = 42;
             battery_buf A = battery_buf_new(prec, (size_t)(s.m * s.k)), B = battery_buf_new(prec, (size_t)(s.k * s.n));
             void *dA, *dB, *dC;
@@ -257,7 +235,10 @@ int main(int argc, char **argv)
                 snprintf(kname, sizeof kname, "%s", gemm_cuda_kernel_name(kern));
             CHECK_CUDA(cudaMemset(dC, 0xff, (size_t)(s.m * s.n) * elem)); /* NaN: every element must be written */
             first = timed(0, prec, s, dA, dB, dC);
-            ok = !ours_failed && check_sampled(prec, s, &A, &B, dC);
+            {
+                device_c result = {dC, prec};
+                ok = !ours_failed && battery_sampled_ok(prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &A, &B, read_device, &result);
+            }
             timed(1, prec, s, dA, dB, dC);
             reps = (int)(0.5 / (first + 1e-9));
             if (reps < 5) reps = 5;

@@ -566,4 +566,65 @@ BATTERY_STATIC void battery_run(const battery_backend *be)
     fflush(stdout);
 }
 
+/* ---- for the benchmarks: argument lists and a sampled check ---- */
+
+typedef struct battery_shape { int64_t m, n, k; } battery_shape;
+
+/* "256,512,1024" -> out[]; returns how many were read (at most max). */
+BATTERY_STATIC int battery_parse_list(const char *arg, int64_t *out, int max)
+{
+    int n = 0;
+    char *end;
+    while (*arg && n < max) {
+        out[n++] = strtoll(arg, &end, 10);
+        arg = end;
+        if (*arg != ',') break;
+        arg++;
+    }
+    return n;
+}
+
+/* "4096:4096:256,1000:1000:1000" -> out[]; returns how many were read. */
+BATTERY_STATIC int battery_parse_shapes(const char *arg, battery_shape *out, int max)
+{
+    int n = 0;
+    char *end;
+    while (*arg && n < max) {
+        out[n].m = strtoll(arg, &end, 10); arg = end; if (*arg == ':') arg++;
+        out[n].n = strtoll(arg, &end, 10); arg = end; if (*arg == ':') arg++;
+        out[n].k = strtoll(arg, &end, 10); arg = end;
+        n++;
+        if (*arg != ',') break;
+        arg++;
+    }
+    return n;
+}
+
+/* Reads element `index` of C wherever it lives (host memory, a device). */
+typedef double (*battery_read_fn)(void *ctx, size_t index);
+
+/* A benchmark's check of one result: 64 sampled elements of the row-major
+   m x n C = op(A) op(B) (A, B row-major and dense, inputs in [-0.5, 0.5))
+   against fp64 sums, within 2 * eps * k * 0.25. A full reference would take
+   longer than the benchmark. */
+BATTERY_STATIC int battery_sampled_ok(battery_precision prec, gemm_transpose ta, gemm_transpose tb, battery_shape s,
+                                      const battery_buf *A, const battery_buf *B, battery_read_fn read_c, void *ctx)
+{
+    uint64_t state = 7;
+    double eps = prec == BATTERY_F32 ? FLT_EPSILON : DBL_EPSILON;
+    int t;
+    for (t = 0; t < 64; t++) {
+        int64_t i = battery_below(&state, s.m), j = battery_below(&state, s.n), p;
+        double sum = 0;
+        for (p = 0; p < s.k; p++)
+            sum += battery_get(A, (size_t)(ta == GEMM_NO_TRANS ? i * s.k + p : p * s.m + i)) *
+                   battery_get(B, (size_t)(tb == GEMM_NO_TRANS ? p * s.n + j : j * s.k + p));
+        if (!(fabs(read_c(ctx, (size_t)(i * s.n + j)) - sum) <= 2 * eps * (double)s.k * 0.25)) return 0;
+    }
+    return 1;
+}
+
+/* battery_read_fn for a result in host memory: ctx is the battery_buf. */
+BATTERY_STATIC double battery_read_host(void *ctx, size_t index) { return battery_get((const battery_buf *)ctx, index); }
+
 #endif /* GEMM_TESTS_BATTERY_H */
