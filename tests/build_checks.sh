@@ -7,20 +7,7 @@ cd "$(dirname "$0")/.." || exit 2
 out=build/checks
 mkdir -p "$out"
 WARN="-Wall -Wextra -Wpedantic -Werror"
-passed=0 failed=0 skipped=0
-
-check() { # check "what" command...
-    what=$1; shift
-    if "$@" >"$out/log" 2>&1; then passed=$((passed + 1)); echo "ok   $what"
-    else failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/     /' "$out/log" | head -20; fi
-}
-check_fails() { # the command must fail
-    what=$1; shift
-    if "$@" >"$out/log" 2>&1; then failed=$((failed + 1)); echo "FAIL $what (it compiled)"
-    else passed=$((passed + 1)); echo "ok   $what"; fi
-}
-have() { command -v "$1" >/dev/null 2>&1; }
-skip() { skipped=$((skipped + 1)); echo "SKIPPED $1"; }
+. tests/checks.sh
 
 for cc in gcc clang; do
     if ! have $cc; then skip "$cc not installed"; continue; fi
@@ -55,5 +42,4 @@ else
 fi
 check_fails "GEMM_MALLOC without GEMM_FREE is an #error" gcc -std=c99 -DGEMM_MALLOC=malloc -c tests/tu_impl.c -o "$out/x.o"
 
-if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
-[ "$failed" -eq 0 ]
+summary

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.." || exit 2
 out=build/cpu_builds
 mkdir -p "$out"
 WARN="-Wall -Wextra -Wpedantic -Werror"
-passed=0 failed=0 skipped=0
+. tests/checks.sh
 
 run() { # run "what" expect-regex command...: the battery passes and prints expect
     what=$1 expect=$2; shift 2
@@ -29,8 +29,6 @@ build() { # build "what" output compiler flags...
     failed=$((failed + 1)); echo "FAIL $what (build)"; head -n 20 "$out/log" | sed 's/^/     /'
     return 1
 }
-have() { command -v "$1" >/dev/null 2>&1; }
-skip() { skipped=$((skipped + 1)); echo "SKIPPED $1"; }
 
 build "GEMM_NO_SIMD" $out/nosimd gcc -std=c99 -O2 $WARN -DGEMM_NO_SIMD &&
     run "GEMM_NO_SIMD: scalar kernel only" '== kernel scalar' $out/nosimd --quick
@@ -57,5 +55,4 @@ if have qemu-x86_64; then
         run "qemu-x86_64 -cpu Nehalem picks scalar" '== kernel scalar' qemu-x86_64 -cpu Nehalem $out/plain --smoke --no-fork
 else skip "qemu-x86_64 not installed (package qemu-user)"; fi
 
-if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
-[ "$failed" -eq 0 ]
+summary

@@ -14,8 +14,8 @@ if ! command -v "$NVCC" >/dev/null 2>&1; then
     echo "0 passed, 0 failed, 1 skipped"
     exit 0
 fi
+. tests/checks.sh
 FLAGS="${NVCC_FLAGS:--std=c++17 -O2 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra -Werror all-warnings}"
-passed=0 failed=0
 
 # Each compile runs in the background (2 cores here); results are collected below.
 build() { # build NAME command...
@@ -39,5 +39,4 @@ for name in test_cuda bench_cuda cuda_basic two_units; do
         failed=$((failed + 1)); echo "FAIL nvcc: $name"; sed 's/^/     /' "$out/$name.log" | head -30
     fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -10,12 +10,7 @@ cd "$(dirname "$0")/.." || exit 2
 out=build/checks_cl
 mkdir -p "$out"
 WARN="-Wall -Wextra -Wpedantic -Werror"
-passed=0 failed=0 skipped=0
-check() { # check "what" command...
-    what=$1; shift
-    if "$@" >"$out/log" 2>&1; then passed=$((passed + 1)); echo "ok   $what"
-    else failed=$((failed + 1)); echo "FAIL $what"; sed 's/^/     /' "$out/log" | head -20; fi
-}
+. tests/checks.sh
 if ! printf '#include <CL/cl.h>\nint main(void){return 0;}\n' | ${CC:-cc} -x c - -o "$out/probe" -lOpenCL 2>/dev/null; then
     echo "SKIPPED OpenCL: no CL/cl.h or libOpenCL (sh tests/deps.sh opencl installs them)"
     echo "0 passed, 0 failed, 1 skipped"
@@ -52,5 +47,4 @@ if [ -x $prog ]; then
     [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ] && { echo "FAIL $prog exited with $rc"; f=1; }
     passed=$((passed + ${p:-0})) failed=$((failed + ${f:-1})) skipped=$((skipped + ${s:-0}))
 fi
-if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"; else echo "$passed passed, $failed failed"; fi
-[ "$failed" -eq 0 ]
+summary
