@@ -78,6 +78,33 @@ clean:
 
 # ---- backends: each section below belongs to one backend --------------------
 
+# ---- cpu --------------------------------------------------------------------
+# The CPU backend's extra suites: the aarch64 build (NEON) under qemu, other
+# builds and emulated x86 CPUs, valgrind's leak check of the thread pool;
+# and the seed-001 ladder (naive -> ours), `make bench-ladder`.
+TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
+DEPS_GROUPS += cpu
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder
+
+test-aarch64:
+	sh tests/test_aarch64.sh
+
+test-cpu-builds:
+	sh tests/cpu_builds.sh
+
+test-cpu-valgrind: $(B)/test_cpu
+	@if command -v valgrind >/dev/null 2>&1; then \
+	    valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+	        --error-exitcode=3 ./$(B)/test_cpu --quick --only-best; \
+	else echo "SKIPPED valgrind is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
+
+bench-ladder: $(B)/ladder
+	./$(B)/ladder $(LADDER_ARGS)
+
+# -O3: the textbook rungs get the compiler's best auto-vectorisation.
+$(B)/ladder: bench/ladder.c $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) -O3 $(WARN) $< -o $@ $(LDLIBS)
+
 # ---- cuda -------------------------------------------------------------------
 # test-cuda and bench-cuda need a GPU (../shared/GPU.md); test-cuda-build is
 # what CI (nvcc, no GPU) runs: every CUDA program compiles warning-free.
@@ -192,30 +219,3 @@ mpi-demo:
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
 bench-mpi:
 	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
-
-# ---- cpu --------------------------------------------------------------------
-# The CPU backend's extra suites: the aarch64 build (NEON) under qemu, other
-# builds and emulated x86 CPUs, valgrind's leak check of the thread pool;
-# and the seed-001 ladder (naive -> ours), `make bench-ladder`.
-TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
-DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder
-
-test-aarch64:
-	sh tests/test_aarch64.sh
-
-test-cpu-builds:
-	sh tests/cpu_builds.sh
-
-test-cpu-valgrind: $(B)/test_cpu
-	@if command -v valgrind >/dev/null 2>&1; then \
-	    valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
-	        --error-exitcode=3 ./$(B)/test_cpu --quick --only-best; \
-	else echo "SKIPPED valgrind is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
-
-bench-ladder: $(B)/ladder
-	./$(B)/ladder $(LADDER_ARGS)
-
-# -O3: the textbook rungs get the compiler's best auto-vectorisation.
-$(B)/ladder: bench/ladder.c $(HEADERS) | $(B)
-	$(CC) -std=c99 $(CFLAGS) -O3 $(WARN) $< -o $@ $(LDLIBS)
