@@ -16,6 +16,7 @@
                              threads in the forked child of a threaded process
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <stddef.h>
 
 /* Every allocation of the library goes through here, so a test can make it
@@ -35,6 +36,9 @@ static void *test_malloc(size_t size);
 #include <sys/wait.h>
 #include <unistd.h>
 #define TEST_HAVE_PTHREADS 1
+#endif
+#if defined(__unix__) && UINTPTR_MAX > 0xffffffffu
+#include <sys/mman.h>
 #endif
 
 static void *test_malloc(size_t size)
@@ -353,6 +357,67 @@ static void test_bounded_workspace(void)
                   base, tall, wide, deep);
 }
 
+/* Offsets in 64 bits (DESIGN.md: a 50,000 x 50,000 matrix must work): leading
+   dimensions past 2^31 elements, in address space reserved but never touched
+   except where the matrices live, so the test needs a few pages of memory. */
+static void test_64bit_offsets(void)
+{
+#if defined(MAP_NORESERVE) && defined(MAP_ANONYMOUS)
+    const int64_t ld = 3000000000LL; /* element offsets overflow 32 bits */
+    const int64_t m = 2, n = 48, k = 40;
+    size_t bytes = (size_t)(ld * (m - 1) + 64) * sizeof(double);
+    void *pa = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *pc = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    double B[40 * 48], err32 = 0, err64 = 0;
+    int64_t i, j, p;
+    uint64_t state = 5;
+    if (pa == MAP_FAILED || pc == MAP_FAILED) {
+        battery_skip("64-bit offsets", "mmap of a sparse 24 GB region failed");
+        if (pa != MAP_FAILED) munmap(pa, bytes);
+        if (pc != MAP_FAILED) munmap(pc, bytes);
+        return;
+    }
+    for (i = 0; i < k * n; i++) B[i] = battery_uniform(&state);
+    /* fp32: row-major, untransposed A (m x k) and C (m x n), each row ld apart. */
+    {
+        float *A = (float *)pa, *C = (float *)pc, Bf[40 * 48];
+        for (i = 0; i < k * n; i++) Bf[i] = (float)B[i];
+        for (i = 0; i < m; i++)
+            for (p = 0; p < k; p++) A[i * ld + p] = (float)battery_uniform(&state);
+        battery_check(gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f, A, ld, Bf, n, 0.0f, C,
+                                 ld) == GEMM_OK, "64-bit offsets: sgemm row-major NN with lda = ldc = %lld runs", (long long)ld);
+        for (i = 0; i < m; i++)
+            for (j = 0; j < n; j++) {
+                double sum = 0;
+                for (p = 0; p < k; p++) sum += (double)A[i * ld + p] * (double)Bf[p * n + j];
+                double d = fabs(sum - C[i * ld + j]);
+                if (!(d <= err32)) err32 = d; /* NaN sticks */
+            }
+    }
+    /* fp64: column-major TN, the big leading dimension on the second operand:
+       C (n x m) = B^T X with X (k x m) stored column by column, ld apart. */
+    {
+        double *A = (double *)pa, *C = (double *)pc;
+        for (i = 0; i < m; i++)
+            for (p = 0; p < k; p++) A[i * ld + p] = battery_uniform(&state);
+        battery_check(gemm_dgemm(GEMM_COL_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, n, m, k, 1.0, B, k, A, ld, 0.0, C, n) ==
+                          GEMM_OK, "64-bit offsets: dgemm column-major TN with ldb = %lld runs", (long long)ld);
+        /* C[j + i*n] = sum_p B[p + j*k] X[p + i*ld] */
+        for (i = 0; i < m; i++)
+            for (j = 0; j < n; j++) {
+                double sum = 0;
+                for (p = 0; p < k; p++) sum += B[p + j * k] * A[i * ld + p];
+                double d = fabs(sum - C[j + i * n]);
+                if (!(d <= err64)) err64 = d;
+            }
+    }
+    battery_check(err32 <= 2 * FLT_EPSILON * (double)k * 0.25 && err64 <= 2 * DBL_EPSILON * (double)k * 0.25,
+                  "64-bit offsets: results right (max error fp32 %.3g, fp64 %.3g)", err32, err64);
+    munmap(pa, bytes);
+    munmap(pc, bytes);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, smoke = 0, no_fork = 0;
@@ -380,6 +445,7 @@ int main(int argc, char **argv)
     test_kernel_hooks(nkernels, kernels);
     test_out_of_memory();
     if (!smoke) test_bounded_workspace();
+    if (!smoke) test_64bit_offsets();
 #ifdef TEST_HAVE_PTHREADS
     if (!smoke) test_concurrent_callers();
     if (!no_fork) test_fork();
