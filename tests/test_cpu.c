@@ -16,7 +16,9 @@
                              threads in the forked child of a threaded process
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#ifndef _DEFAULT_SOURCE /* nvcc's host pass defines it already */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#endif
 #include <stddef.h>
 
 /* Every allocation of the library goes through here, so a test can make it
