@@ -649,13 +649,15 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
     if (p->mwg < 1 || p->nwg < 1 || p->kwg < 1 || p->mdimc < 1 || p->ndimc < 1 || p->direct < 0)
         return "a size is not positive";
     if (!vw_ok) return "vector widths must be 1, 2, 4, 8 or 16";
-    if (p->mwg % (p->mdimc * p->vwm) || p->nwg % (p->ndimc * p->vwn))
-        return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
     if ((p->sa != 0 && p->sa != 1) || (p->sb != 0 && p->sb != 1) || (p->pack != 0 && p->pack != 1) ||
         (p->db != 0 && p->db != 1))
         return "SA, SB, PACK and DB are 0 or 1";
-    if (p->mwg > 1024 || p->nwg > 1024 || p->kwg > 256 || (p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512)
-        return "tiles too large (MWG, NWG <= 1024, KWG <= 256, MWI*NWI <= 512)";
+    /* the limits first: after them no product below can overflow an int */
+    if (p->mwg > 1024 || p->nwg > 1024 || p->kwg > 256 || p->mdimc > p->mwg || p->ndimc > p->nwg)
+        return "tiles too large or too few (MWG, NWG <= 1024, KWG <= 256, MDIMC <= MWG, NDIMC <= NWG)";
+    if (p->mwg % (p->mdimc * p->vwm) || p->nwg % (p->ndimc * p->vwn))
+        return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
+    if ((p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512) return "tiles too large (MWI*NWI <= 512)";
     if ((size_t)p->mdimc * (size_t)p->ndimc > max_wg) return "MDIMC*NDIMC exceeds the device's work-group size";
     if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
                    (size_t)(1 + p->db)) > local_mem)

@@ -177,12 +177,17 @@ static void test_errors(void)
     s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "multiple"),
                   "an impossible parameter set is refused (%s)", gemm_last_error_detail());
-    p.mwg = 8;
+    p.mwg = 64; /* a valid tiling, only too many work-items (64 x 128) for any device */
     p.mdimc = 64;
     p.ndimc = 128;
     p.nwg = 128;
     s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
-    battery_check(s == GEMM_ERR_INVALID_ARG, "too many work-items for the device: refused (%s)", gemm_last_error_detail());
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "work-group size"),
+                  "too many work-items for the device: refused (%s)", gemm_last_error_detail());
+    /* MDIMC*VWM overflows an int: refused, no division by zero */
+    gemm__cl_params_parse("MWG=64 NWG=8 KWG=4 MDIMC=268435456 NDIMC=8 VWM=16 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0", &p);
+    s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+    battery_check(s == GEMM_ERR_INVALID_ARG, "MDIMC=268435456 VWM=16: GEMM_ERR_INVALID_ARG (%s)", gemm_last_error_detail());
     {   /* a cl_mem smaller than offset + extent */
         cl_context context = NULL;
         cl_mem small;
