@@ -1612,6 +1612,20 @@ static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
     return GEMM_OK;
 }
 
+/* Fills options.timing, when given, on every return: this rank's times,
+   their maximum over ranks, the path and the grid. */
+static void gemm__mpi_timing_out(const gemm__mpi *x, const gemm_mpi_phases *max)
+{
+    gemm_mpi_timing *tm = x->o.timing;
+    if (!tm) return;
+    tm->rank = x->t;
+    tm->max = *max;
+    tm->path = x->path;
+    tm->grid_rows = x->g.grid_rows;
+    tm->grid_cols = x->g.grid_cols;
+    tm->q = x->g.q;
+}
+
 static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mpi_options *options)
 {
     static const char *const names[] = {"layout", "transa", "transb", "m", "n", "k", "alpha", "beta",
@@ -1620,6 +1634,7 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
     int64_t v[15];
     double t_start = gemm__mpi_now();
     gemm__work work = GEMM__WORK_NONE;
+    gemm_mpi_phases max;
     gemm_status s;
     gemm__clear_error();
     if (options) x->o = *options;
@@ -1627,12 +1642,21 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
     x->cuda = x->o.local == GEMM_MPI_LOCAL_CUDA;
     x->comm = x->cart = x->row_comm = MPI_COMM_NULL;
     x->st = GEMM_OK;
-    if (user_comm == MPI_COMM_NULL) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
-    s = gemm__mpi_status(MPI_Comm_dup(user_comm, &x->comm), "MPI_Comm_dup");
-    if (s != GEMM_OK) return s;
-    MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN);
-    MPI_Comm_size(x->comm, &x->P);
-    MPI_Comm_rank(x->comm, &x->rank);
+    x->path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
+    memset(&x->t, 0, sizeof x->t);
+    memset(&max, 0, sizeof max);
+    if (user_comm == MPI_COMM_NULL) s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
+    else s = gemm__mpi_status(MPI_Comm_dup(user_comm, &x->comm), "MPI_Comm_dup");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
+    if (s != GEMM_OK) {
+        if (x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+        x->t.total = gemm__mpi_now() - t_start;
+        max = x->t;
+        gemm__mpi_timing_out(x, &max);
+        return s;
+    }
 
     /* 1. every rank's arguments valid, and the same scalars everywhere */
     s = gemm_mpi_blocks_of(x->P, x->rank, x->m < 0 ? 0 : x->m, x->n < 0 ? 0 : x->n, x->k < 0 ? 0 : x->k, &x->g);
@@ -1645,13 +1669,8 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
     v[12] = x->distributed ? 0 : x->o.root;
     v[13] = (int64_t)x->o.max_host_bytes; v[14] = (int64_t)x->o.max_device_bytes;
     s = gemm__mpi_vote(x, x->comm, v, 15, names);
-    if (s != GEMM_OK || work == GEMM__WORK_NONE) {
-        MPI_Comm_free(&x->comm);
-        return s;
-    }
-
-    memset(&x->t, 0, sizeof x->t);
-    if (work == GEMM__WORK_SCALE) {
+    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+    else if (work == GEMM__WORK_SCALE) {
         /* C = beta*C needs no communication: the rank holding C does it (on
            the root's host, or on each rank's GPU for distributed pieces) */
         if (x->distributed) {
@@ -1661,7 +1680,7 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
         } else if (x->rank == x->o.root)
             gemm__mpi_scale(x, 0, x->m, x->n, x->C, x->ldc);
         x->t.compute = gemm__mpi_now() - t_start;
-    } else {
+    } else if (work == GEMM__WORK_FULL) {
         /* 2. grid, memory (all ranks agree it is there), 3. the rounds */
         gemm__mpi_setup(x);
         if (x->st == GEMM_OK) {
@@ -1675,18 +1694,14 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
         gemm__mpi_teardown(x);
     }
 
-    /* 4. the last vote: every rank returns the same status; times' maximum */
+    /* 4. times' maximum (every rank reduces, timing or not, so that ranks
+       passing options.timing on some ranks only call the same collectives),
+       then the last vote: every rank returns the same status */
     x->t.total = gemm__mpi_now() - t_start;
-    if (x->o.timing) {
-        gemm_mpi_timing *tm = x->o.timing;
-        tm->rank = x->t;
-        MPI_Allreduce(&x->t, &tm->max, (int)(sizeof x->t / sizeof(double)), MPI_DOUBLE, MPI_MAX, x->comm);
-        tm->path = x->path;
-        tm->grid_rows = x->g.grid_rows;
-        tm->grid_cols = x->g.grid_cols;
-        tm->q = x->g.q;
-    }
+    max = x->t;
+    GEMM__MPI_DO(x, MPI_Allreduce(&x->t, &max, (int)(sizeof x->t / sizeof(double)), MPI_DOUBLE, MPI_MAX, x->comm));
     s = x->agreed ? gemm__fail(x->st, "%s", x->detail) : gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+    gemm__mpi_timing_out(x, &max);
     MPI_Comm_free(&x->comm);
     return s;
 }

@@ -419,6 +419,35 @@ static void test_timing_and_errors(void)
                       "rank %d: %s timing: total %.3g (max %.3g) compute %.3g, grid %dx%d q=%d", me,
                       algo ? "Fox" : "Cannon", t.rank.total, t.max.total, t.rank.compute, t.grid_rows, t.grid_cols, t.q);
     }
+    /* timing on rank 0 only: every rank still calls the same collectives */
+    memset(&c, 0, sizeof c);
+    memset(&t, 0xff, sizeof t);
+    c.opts.timing = me == 0 ? &t : NULL;
+    fill(C, M * N, 8);
+    memcpy(R, C, sizeof R);
+    gemm_ref_dgemm(GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, -1.5, A, M, B, N, 2.0, R, N);
+    s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, -1.5, A, M, B, N, 2.0, C, N);
+    battery_check(s == GEMM_OK && (me != 0 || (max_err(C, R, M * N) < 1e-12 && t.max.total >= t.rank.total &&
+                                               t.rank.total > 0 && t.path == GEMM_MPI_PATH_HOST)),
+                  "rank %d: timing on rank 0 only -> %d \"%s\"", me, (int)s, s ? gemm_last_error_detail() : "");
+    /* early returns and the scale-only path fill timing too */
+    memset(&c, 0, sizeof c);
+    c.opts.timing = &t;
+    {
+        static const int64_t mnk[3][3] = {{0, N, K}, {M, N, 0}, {M, N, K}};
+        static const char *const what[3] = {"m = 0", "k = 0 (scale only)", "a failed first vote"};
+        int w;
+        for (w = 0; w < 3; w++) {
+            memset(&t, 0xff, sizeof t);
+            s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, mnk[w][0], mnk[w][1], mnk[w][2], -1.5, A, M,
+                         B, N, w == 2 ? 2.5 + me : 2.0, C, N);
+            battery_check((w == 2 ? s == (nranks > 1 ? GEMM_ERR_INVALID_ARG : GEMM_OK) : s == GEMM_OK) &&
+                              t.rank.total >= 0 && t.max.total >= t.rank.total && t.rank.h2d == 0 &&
+                              t.max.gather >= 0 && t.path == GEMM_MPI_PATH_HOST,
+                          "rank %d: timing filled on %s -> %d, total %.3g path %d", me, what[w], (int)s, t.rank.total,
+                          (int)t.path);
+        }
+    }
     s = gemm__mpi_status(MPI_ERR_COMM, "MPI_Send");
     {
         char text[MPI_MAX_ERROR_STRING];
