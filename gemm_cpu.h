@@ -182,7 +182,7 @@ extern "C" {
 #endif
 
 #define GEMM__CPU_MAX_THREADS 64
-#define GEMM__CPU_TILE_MAX (32 * 16) /* largest MR*NR of any kernel */
+#define GEMM__CPU_TILE_MAX (32 * 8) /* largest MR*NR of any kernel (avx512 fp32) */
 #define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
 #define GEMM__CPU_THREADED (2.0 * 56.0 * 56.0 * 56.0) /* flops: below, one thread */
 #define GEMM__CPU_CHUNKY (2.0 * 256.0 * 256.0 * 256.0)  /* flops: above, 4 chunks per thread */
@@ -294,7 +294,7 @@ GEMM__CPU_UKERNELS(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 
 #if defined(GEMM__CPU_X86)
-/* AVX-512: 24 zmm accumulators, 2 for A, 1 broadcast of B (32 registers). */
+/* AVX-512: 16 zmm accumulators (MR = 2 vectors, NR = 8), 2 for A, 1 broadcast of B. */
 #define GEMM__CPU_Z_S_T float
 #define GEMM__CPU_Z_S_V __m512
 #define GEMM__CPU_Z_S_VL 16
@@ -342,8 +342,14 @@ GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CP
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D, GEMM__CPU_REP6, 6)
-static int gemm__cpu_has_avx512(void) { return __builtin_cpu_supports("avx512f"); }
-static int gemm__cpu_has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+/* __builtin_cpu_init: a first call from a constructor may run before
+   libgcc's own, which would otherwise leave every feature "absent". */
+static int gemm__cpu_has_avx512(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx512f"); }
+static int gemm__cpu_has_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 #endif
 
 #if defined(GEMM__CPU_NEON)
@@ -637,11 +643,11 @@ static void gemm__cpu_pool_forked(void)
    may use (1 = run alone: the pool is busy, stopped, or wants == 1). */
 static int gemm__cpu_pool_acquire(int want)
 {
-    static int registered;
+    static int registered; /* 1: exit and fork handlers in place; -1: they could not be, so no pool */
     if (want <= 1 || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
     if (!registered && !gemm__cpu_pool_exiting)
-        registered = atexit(gemm__cpu_pool_stop) == 0 && pthread_atfork(NULL, NULL, gemm__cpu_pool_forked) == 0;
-    if (!registered || gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
+        registered = atexit(gemm__cpu_pool_stop) == 0 && pthread_atfork(NULL, NULL, gemm__cpu_pool_forked) == 0 ? 1 : -1;
+    if (registered != 1 || gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
     while (gemm__cpu_pool_started < want - 1) {
         int id = gemm__cpu_pool_started + 1;
         gemm__cpu_pool_seen0[id] = gemm__cpu_pool_gen;
@@ -731,11 +737,11 @@ static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int
         int64_t x0, x, p, full = nx / w * w;                                                       \
         if (xmajor) {                                                                              \
             for (x = 0; x < nx; x++) {                                                             \
-                T *dx = d + x / w * w * kc + x % w * kc;                                           \
+                T *dx = d + x * kc;                                                                \
                 if (ps == 1) memcpy(dx, s + x * xs, sizeof(T) * (size_t)kc);                       \
                 else for (p = 0; p < kc; p++) dx[p] = s[x * xs + p * ps];                          \
             }                                                                                      \
-            if (full < nx) memset(d + nx / w * w * kc + nx % w * kc, 0, sizeof(T) * (size_t)((w - nx % w) * kc)); \
+            if (full < nx) memset(d + nx * kc, 0, sizeof(T) * (size_t)((w - nx % w) * kc));            \
             return;                                                                                \
         }                                                                                          \
         if (xs == 1) {                                                                             \
@@ -856,10 +862,11 @@ static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int
                              A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &work);    \
         if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;                                     \
         gemm__op_strides(layout, GEMM_NO_TRANS, ldc, &crs, &ccs);                                  \
-        if (work == GEMM__WORK_SCALE) {                                                            \
-            for (j = 0; j < n; j++)                                                                \
-                for (i = 0; i < m; i++) {                                                          \
-                    T *c = &C[i * crs + j * ccs];                                                  \
+        if (work == GEMM__WORK_SCALE) { /* walk C in storage order */                             \
+            int64_t outer = crs == 1 ? n : m, inner = crs == 1 ? m : n, ld = crs == 1 ? ccs : crs; \
+            for (j = 0; j < outer; j++)                                                            \
+                for (i = 0; i < inner; i++) {                                                      \
+                    T *c = &C[j * ld + i];                                                         \
                     *c = beta == 0 ? (T)0 : beta * *c;                                             \
                 }                                                                                  \
             return GEMM_OK;                                                                        \

@@ -29,7 +29,7 @@
 
    Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability)
      - SIMT: fp32 (and fp64 on GPUs without FP64 tensor cores). 128x128
-       block tiles, 8x8 per thread, two blocks per SM, 16-byte cp.async
+       block tiles, 8x8 per thread (fp64: 64x64, 4x4), two blocks per SM, 16-byte cp.async
        copies into a 3-stage shared-memory ring, 16-byte shared-memory reads
        laid out so that no two threads of a warp hit one bank. Each operand is read in the
        orientation it is stored in (k-contiguous or not: two shared-memory
@@ -58,7 +58,8 @@
    that add into C with atomics (after C = beta*C): such results may differ
    in the last bits from run to run. options.split_k = 1 turns that off.
 
-   Needs compute capability 8.0 or later (cp.async). On an H200 the SIMT
+   SIMT and DMMA need compute capability 8.0 or later (cp.async); on older
+   GPUs AUTO runs TILED16, slowly but right. On an H200 the SIMT
    kernel runs at 0.71-0.79 of cuBLAS's sgemm, DMMA at 0.66-0.76 of its
    dgemm (bench/RESULTS.md).
 
@@ -69,6 +70,8 @@
    (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE where they fit) with the
    CUDA error name and string in gemm_last_error_detail(). An asynchronous
    kernel fault shows up at the caller's next synchronisation, as in CUDA.
+   One case writes C before failing: with split-K, C = beta*C is queued
+   first, so if the main launch is then refused, C is left scaled.
 
    LICENSE: MIT, see the end of gemm.h.
 */
@@ -84,7 +87,7 @@ extern "C" {
 #endif
 
 typedef enum gemm_cuda_kernel {
-    GEMM_CUDA_KERNEL_AUTO = 0,    /* by precision, shape and compute capability */
+    GEMM_CUDA_KERNEL_AUTO = 0,    /* by precision and compute capability */
     GEMM_CUDA_KERNEL_NAIVE = 1,   /* one thread per element of C */
     GEMM_CUDA_KERNEL_TILED16 = 2, /* the seed paper's 16x16 shared-memory tiles */
     GEMM_CUDA_KERNEL_SIMT = 3,    /* register-blocked, cp.async, fp32 and fp64 */
@@ -928,7 +931,9 @@ static gemm_status gemm__cuda_launch_fast(const char *fn, const gemm__cuda_probl
     split = gemm__cuda_split(tm * tn, p.K, CFG::BK, sms * (per_sm > 0 ? per_sm : 1), split_req);
     kchunk = ((p.K + split - 1) / split + CFG::BK - 1) / CFG::BK * CFG::BK;
     split = (p.K + kchunk - 1) / kchunk; /* no empty parts */
-    if (tn > 65535 || split > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n is too large for one launch", fn);
+    if (tn > 65535) /* p.N is the caller's n, or its m for a row-major call */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage need %d tiles of %d, more than "
+                          "one launch's 65535", fn, p.N, tn, CFG::BN);
     if (split > 1) {
         atomic = 1;
         if (p.beta != T(1)) {
@@ -1012,6 +1017,7 @@ static bool gemm__cuda_has_dmma(int major, int minor)
 
 static gemm_cuda_kernel gemm__cuda_choose(int bits, int major, int minor)
 {
+    if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
     return bits == 64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
 }
 
@@ -1086,14 +1092,16 @@ static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_tran
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     kernel = opt->kernel == GEMM_CUDA_KERNEL_AUTO ? gemm__cuda_choose(bits, major, minor) : opt->kernel;
-    if (kernel == GEMM_CUDA_KERNEL_DMMA && major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the DMMA kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, major, minor);
+    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, gemm_cuda_kernel_name(kernel), major, minor);
 
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16) {
         int64_t ars = p.ak ? lda : 1, acs = p.ak ? 1 : lda, brs = p.bk ? 1 : ldb, bcs = p.bk ? ldb : 1;
         dim3 grid((unsigned)((p.M + 15) / 16), (unsigned)((p.N + 15) / 16)), block(16, 16);
-        if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n is too large for the ladder kernels", fn);
+        if (grid.y > 65535)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for the ladder kernels",
+                              fn, p.N);
         if (kernel == GEMM_CUDA_KERNEL_NAIVE)
             gemm__cuda_naive_kernel<T><<<grid, block, 0, stream>>>(p.M, p.N, p.K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc);
         else
