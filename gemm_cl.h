@@ -676,6 +676,15 @@ typedef struct gemm__cl_program {
     int checked; /* 0 not yet, 1 passed, -1 failed */
 } gemm__cl_program;
 
+/* A queue with its packing buffers. lane[0] is the caller's queue (calls);
+   lane[1] a private in-order queue for the self-check and the tuner, which
+   block on it with the lock held: they never wait on the caller's commands. */
+typedef struct gemm__cl_lane {
+    cl_command_queue queue;
+    cl_mem scratch[2]; /* packed A and B, grown on demand */
+    size_t scratch_size[2];
+} gemm__cl_lane;
+
 typedef struct gemm__cl_choice {
     gemm__cl_program *prog; /* NULL until the first call picks one */
     char origin[128], reason[512];
@@ -694,8 +703,8 @@ struct gemm_cl_context {
     gemm__cl_lock lock;
     gemm__cl_program *programs;
     gemm__cl_choice choice[2];
-    cl_mem scratch[2]; /* packed A and B, grown on demand */
-    size_t scratch_size[2];
+    gemm__cl_lane lane[2];
+    int adopted; /* context and queue are the caller's */
 };
 
 static void gemm__cl_program_free(gemm__cl_program *g)
@@ -753,14 +762,18 @@ static gemm_status gemm__cl_pick(const gemm_cl_options *o, cl_platform_id *platf
 static void gemm__cl_free(gemm_cl_context *ctx)
 {
     gemm__cl_program *p, *next;
-    int i;
-    if (ctx->queue) clFinish(ctx->queue);
+    int i, j;
+    /* OpenCL defers every release until the commands using the object finish:
+       no clFinish on the caller's queue, which may wait on the caller's events */
+    if (ctx->queue && !ctx->adopted) clFinish(ctx->queue);
     for (p = ctx->programs; p; p = next) {
         next = p->next;
         gemm__cl_program_free(p);
     }
     for (i = 0; i < 2; i++)
-        if (ctx->scratch[i]) clReleaseMemObject(ctx->scratch[i]);
+        for (j = 0; j < 2; j++)
+            if (ctx->lane[i].scratch[j]) clReleaseMemObject(ctx->lane[i].scratch[j]);
+    if (ctx->lane[1].queue) clReleaseCommandQueue(ctx->lane[1].queue);
     if (ctx->queue) clReleaseCommandQueue(ctx->queue);
     if (ctx->context) clReleaseContext(ctx->context);
     gemm__cl_lock_free(&ctx->lock);
@@ -812,6 +825,7 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
         clRetainCommandQueue(options->queue);
         ctx->context = options->context;
         ctx->queue = options->queue;
+        ctx->adopted = 1;
         clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
     } else {
         s = gemm__cl_pick(options, &platform, &ctx->device);
@@ -823,6 +837,14 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
             gemm__cl_free(ctx);
             return s;
         }
+    }
+    ctx->lane[0].queue = ctx->queue;
+    ctx->lane[1].queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &e);
+    if (e != CL_SUCCESS) {
+        ctx->lane[1].queue = NULL;
+        s = gemm__cl_fail(e, "clCreateCommandQueue (private queue)");
+        gemm__cl_free(ctx);
+        return s;
     }
     ext[0] = '\0';
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name, ctx->device_name, NULL);
@@ -1053,23 +1075,24 @@ static int64_t gemm__cl_roundup(int64_t x, int64_t to) { return (x + to - 1) / t
         else GEMM__CL_ARG(kern, idx, cl_float, (cl_float)(val));   \
     } while (0)
 
-static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, int which, size_t bytes)
+static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, int which, size_t bytes)
 {
     cl_int e;
-    if (bytes <= ctx->scratch_size[which]) return GEMM_OK;
-    if (ctx->scratch[which]) clReleaseMemObject(ctx->scratch[which]); /* freed once queued users finish */
-    ctx->scratch_size[which] = 0;
-    ctx->scratch[which] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    if (bytes <= lane->scratch_size[which]) return GEMM_OK;
+    if (lane->scratch[which]) clReleaseMemObject(lane->scratch[which]); /* freed once queued users finish */
+    lane->scratch_size[which] = 0;
+    lane->scratch[which] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS) {
-        ctx->scratch[which] = NULL;
+        lane->scratch[which] = NULL;
         return gemm__cl_fail(e, "clCreateBuffer (packed operands)");
     }
-    ctx->scratch_size[which] = bytes;
+    lane->scratch_size[which] = bytes;
     return GEMM_OK;
 }
 
 /* Enqueues one call with program g. path: 0 = by size, 1 = direct, 2 = tiled. Lock held. */
-static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, const gemm__cl_call *c, int path,
+static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm__cl_program *g,
+                                    const gemm__cl_call *c, int path,
                                     cl_uint nw, const cl_event *wait, cl_event *event)
 {
     const gemm_cl_params *p = &g->params;
@@ -1098,7 +1121,7 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, c
         GEMM__CL_ARG(kd, 13, cl_mem, c->C);
         GEMM__CL_ARG(kd, 14, cl_long, (cl_long)c->offc);
         GEMM__CL_ARG(kd, 15, cl_long, (cl_long)c->ldc);
-        GEMM__CL_TRY(clEnqueueNDRangeKernel(ctx->queue, kd, 2, NULL, global, local, nw, wait, event),
+        GEMM__CL_TRY(clEnqueueNDRangeKernel(lane->queue, kd, 2, NULL, global, local, nw, wait, event),
                      "clEnqueueNDRangeKernel (direct)");
         return GEMM_OK;
     } else {
@@ -1106,8 +1129,8 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, c
         int64_t Kp = gemm__cl_roundup(c->k, p->kwg);
         size_t elem = gemm__cl_elem(prec), global[2], local[2];
         int side;
-        if ((s = gemm__cl_scratch(ctx, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK) return s;
-        if ((s = gemm__cl_scratch(ctx, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK) return s;
+        if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK) return s;
+        if ((s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK) return s;
         for (side = 0; side < 2; side++) { /* pack op(A) as Mp x Kp, op(B) as Np x Kp */
             cl_kernel kp = g->pack;
             int64_t R = side ? c->n : c->m, Rp = side ? Np : Mp;
@@ -1120,13 +1143,13 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, c
             GEMM__CL_ARG(kp, 6, cl_long, (cl_long)(side ? c->offb : c->offa));
             GEMM__CL_ARG(kp, 7, cl_long, (cl_long)(side ? c->bcs : c->ars));
             GEMM__CL_ARG(kp, 8, cl_long, (cl_long)(side ? c->brs : c->acs));
-            GEMM__CL_ARG(kp, 9, cl_mem, ctx->scratch[side]);
+            GEMM__CL_ARG(kp, 9, cl_mem, lane->scratch[side]);
             /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
             local[0] = ctx->max_wg >= 256 ? 32 : 1;
             local[1] = ctx->max_wg >= 256 ? 8 : 1;
             global[0] = (size_t)gemm__cl_roundup(Rp, (int64_t)local[0]);
             global[1] = (size_t)gemm__cl_roundup(Kp, (int64_t)local[1]);
-            GEMM__CL_TRY(clEnqueueNDRangeKernel(ctx->queue, kp, 2, NULL, global, local, side ? 0 : nw,
+            GEMM__CL_TRY(clEnqueueNDRangeKernel(lane->queue, kp, 2, NULL, global, local, side ? 0 : nw,
                                                 side ? NULL : wait, NULL),
                          "clEnqueueNDRangeKernel (pack)");
         }
@@ -1137,8 +1160,8 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, c
         GEMM__CL_ARG(g->tiled, 4, cl_int, (cl_int)Np);
         GEMM__CL_REAL_ARG(g->tiled, 5, prec, c->alpha);
         GEMM__CL_REAL_ARG(g->tiled, 6, prec, c->beta);
-        GEMM__CL_ARG(g->tiled, 7, cl_mem, ctx->scratch[0]);
-        GEMM__CL_ARG(g->tiled, 8, cl_mem, ctx->scratch[1]);
+        GEMM__CL_ARG(g->tiled, 7, cl_mem, lane->scratch[0]);
+        GEMM__CL_ARG(g->tiled, 8, cl_mem, lane->scratch[1]);
         GEMM__CL_ARG(g->tiled, 9, cl_mem, c->C);
         GEMM__CL_ARG(g->tiled, 10, cl_long, (cl_long)c->offc);
         GEMM__CL_ARG(g->tiled, 11, cl_long, (cl_long)c->ldc);
@@ -1146,7 +1169,7 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_program *g, c
         local[1] = (size_t)p->mdimc;
         global[0] = (size_t)(Np / p->nwg) * local[0];
         global[1] = (size_t)(Mp / p->mwg) * local[1];
-        GEMM__CL_TRY(clEnqueueNDRangeKernel(ctx->queue, g->tiled, 2, NULL, global, local, 0, NULL, event),
+        GEMM__CL_TRY(clEnqueueNDRangeKernel(lane->queue, g->tiled, 2, NULL, global, local, 0, NULL, event),
                      "clEnqueueNDRangeKernel (tiled)");
         return GEMM_OK;
     }
@@ -1174,8 +1197,8 @@ static gemm_status gemm__cl_check_more(gemm_cl_context *ctx, gemm_cl_precision p
 
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program **out);
 
-/* Host pointers in, host pointers out; g == NULL: the context's kernel for prec. */
-static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program *g, int path,
+/* Host pointers in, host pointers out, on lane's queue; g == NULL: the context's kernel for prec. */
+static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_cl_precision prec, gemm__cl_program *g, int path,
                                  const char *func, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
                                  int64_t n, int64_t k, double alpha, const void *A, int64_t lda, const void *B,
                                  int64_t ldb, double beta, void *C, int64_t ldc, gemm_cl_timing *timing)
@@ -1205,13 +1228,13 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm_cl_precision prec, g
     if (e == CL_SUCCESS && work == GEMM__WORK_FULL) {
         dA = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, na * elem, NULL, &e);
         if (e == CL_SUCCESS) dB = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, nb * elem, NULL, &e);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(ctx->queue, dA, CL_FALSE, 0, na * elem, A, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(ctx->queue, dB, CL_FALSE, 0, nb * elem, B, 0, NULL, NULL);
+        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, dA, CL_FALSE, 0, na * elem, A, 0, NULL, NULL);
+        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, dB, CL_FALSE, 0, nb * elem, B, 0, NULL, NULL);
     }
     if (e == CL_SUCCESS && beta != 0) /* beta == 0: C is not read */
-        e = clEnqueueWriteBufferRect(ctx->queue, dC, CL_FALSE, origin, origin, region, (size_t)ldc * elem, 0,
+        e = clEnqueueWriteBufferRect(lane->queue, dC, CL_FALSE, origin, origin, region, (size_t)ldc * elem, 0,
                                      (size_t)ldc * elem, 0, C, 0, NULL, NULL);
-    if (e == CL_SUCCESS) e = clFinish(ctx->queue);
+    if (e == CL_SUCCESS) e = clFinish(lane->queue);
     t1 = gemm__cl_now();
     if (e != CL_SUCCESS) {
         s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
@@ -1221,18 +1244,18 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm_cl_precision prec, g
     if (!g) {
         gemm__cl_lock_take(&ctx->lock);
         s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, g, &call, path, 0, NULL, NULL);
+        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, &call, path, 0, NULL, NULL);
         gemm__cl_lock_give(&ctx->lock);
     } else {
-        s = gemm__cl_enqueue(ctx, g, &call, path, 0, NULL, NULL);
+        s = gemm__cl_enqueue(ctx, lane, g, &call, path, 0, NULL, NULL);
     }
     if (s != GEMM_OK) goto done;
-    if ((e = clFinish(ctx->queue)) != CL_SUCCESS) {
+    if ((e = clFinish(lane->queue)) != CL_SUCCESS) {
         s = gemm__cl_fail(e, "running the kernels");
         goto done;
     }
     t2 = gemm__cl_now();
-    e = clEnqueueReadBufferRect(ctx->queue, dC, CL_TRUE, origin, origin, region, (size_t)ldc * elem, 0,
+    e = clEnqueueReadBufferRect(lane->queue, dC, CL_TRUE, origin, origin, region, (size_t)ldc * elem, 0,
                                 (size_t)ldc * elem, 0, C, 0, NULL, NULL);
     if (e != CL_SUCCESS) {
         s = gemm__cl_fail(e, "clEnqueueReadBufferRect (C)");
@@ -1283,10 +1306,10 @@ static int gemm__cl_self_check(gemm_cl_context *ctx, gemm__cl_program *g)
             memcpy(R, C, sizeof(double) * (size_t)(m * n));
             gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
             if (g->prec == GEMM_CL_F64)
-                ok = gemm__cl_host(ctx, g->prec, g, path, "gemm_cl self-check", lay, ta, tb, m, n, k, 1.5, A, lda, B,
+                ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, "gemm_cl self-check", lay, ta, tb, m, n, k, 1.5, A, lda, B,
                                    ldb, -0.5, C, ldc, NULL) == GEMM_OK;
             else
-                ok = gemm__cl_host(ctx, g->prec, g, path, "gemm_cl self-check", lay, ta, tb, m, n, k, 1.5, fbuf, lda,
+                ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, "gemm_cl self-check", lay, ta, tb, m, n, k, 1.5, fbuf, lda,
                                    fbuf + m * k, ldb, -0.5, fC, ldc, NULL) == GEMM_OK;
             bound = 4 * eps * (double)k * 0.375;
             for (i = 0; ok && i < m * n; i++) {
@@ -1448,7 +1471,7 @@ static gemm_status gemm__cl_buffers(gemm_cl_context *ctx, gemm_cl_precision prec
     } else {
         gemm__cl_canon(&call, layout, ta, tb, m, n, k, alpha, A, offa, lda, B, offb, ldb, beta, C, offc, ldc, work);
         s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, g, &call, 0, nw, wait, event);
+        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &call, 0, nw, wait, event);
     }
     gemm__cl_lock_give(&ctx->lock);
     return s;
@@ -1472,7 +1495,7 @@ static gemm_status gemm__cl_buffers(gemm_cl_context *ctx, gemm_cl_precision prec
                                   int64_t ldc, gemm_cl_timing *timing)                                      \
     {                                                                                                        \
         gemm__clear_error();                                                                                 \
-        return gemm__cl_host(ctx, PREC, NULL, 0, #HOSTNAME, layout, transa, transb, m, n, k, alpha, A, lda,  \
+        return gemm__cl_host(ctx, &ctx->lane[0], PREC, NULL, 0, #HOSTNAME, layout, transa, transb, m, n, k, alpha, A, lda,  \
                              B, ldb, beta, C, ldc, timing);                                                  \
     }
 GEMM__CL_DEFINE(gemm_cl_sgemm, gemm_cl_sgemm_host, float, GEMM_CL_F32)
@@ -1497,7 +1520,9 @@ static double gemm__cl_time(gemm_cl_context *ctx, gemm__cl_program *g, int path,
                    GEMM__WORK_FULL);
     for (r = -1; r < 3; r++) {
         double t0 = gemm__cl_now();
-        if (gemm__cl_enqueue(ctx, g, &c, path, 0, NULL, NULL) != GEMM_OK || clFinish(ctx->queue) != CL_SUCCESS) return -1;
+        if (gemm__cl_enqueue(ctx, &ctx->lane[1], g, &c, path, 0, NULL, NULL) != GEMM_OK ||
+            clFinish(ctx->lane[1].queue) != CL_SUCCESS)
+            return -1;
         if (r >= 0) t[r] = gemm__cl_now() - t0;
     }
     for (i = 1; i < 3; i++)
@@ -1521,9 +1546,9 @@ static int gemm__cl_sample_ok(gemm_cl_context *ctx, gemm_cl_precision prec, int6
         j = (int64_t)((x >> 20) % (uint64_t)n);
         for (p = 0; p < n; p++) sum += hA[i * n + p] * hB[p * n + j];
         if (prec == GEMM_CL_F64) {
-            if (clEnqueueReadBuffer(ctx->queue, C, CL_TRUE, (size_t)(i * n + j) * elem, elem, &got, 0, NULL, NULL)) return 0;
+            if (clEnqueueReadBuffer(ctx->lane[1].queue, C, CL_TRUE, (size_t)(i * n + j) * elem, elem, &got, 0, NULL, NULL)) return 0;
         } else {
-            if (clEnqueueReadBuffer(ctx->queue, C, CL_TRUE, (size_t)(i * n + j) * elem, elem, &f, 0, NULL, NULL)) return 0;
+            if (clEnqueueReadBuffer(ctx->lane[1].queue, C, CL_TRUE, (size_t)(i * n + j) * elem, elem, &f, 0, NULL, NULL)) return 0;
             got = f;
         }
         if (!(fabs(got - sum) <= 4 * (prec == GEMM_CL_F64 ? 2.220446049250313e-16 : 1.1920929e-7) * (double)n * 0.25))

@@ -10,6 +10,7 @@
 #include "battery.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* ---- adapters: the host-pointer API, and the cl_mem API with offsets ---- */
@@ -370,6 +371,56 @@ static void test_events(void)
     gemm_cl_destroy(cl);
 }
 
+static void on_alarm(int sig)
+{
+    static const char msg[] = "FAIL the first call on a fresh context hung behind a command waiting on a user event\n";
+    (void)sig;
+    if (write(1, msg, sizeof msg - 1) < 0) _exit(1);
+    _exit(1);
+}
+
+/* The first call picks, builds and self-checks a kernel, blocking with the
+   lock held. It must not wait on the context's queue: there, a command the
+   caller enqueued may wait on an event only the caller will set. */
+static void test_first_call_does_not_wait(void)
+{
+    gemm_cl_context *cl;
+    cl_context context = NULL;
+    cl_command_queue q = NULL;
+    cl_mem buf;
+    cl_event user, done = NULL;
+    cl_int e, st;
+    float h[3 * 32 * 32], R[32 * 32];
+    uint64_t seed = 11;
+    gemm_status s;
+    int i, ok;
+    if (gemm_cl_create(NULL, &cl) != GEMM_OK) return;
+    gemm_cl_handles(cl, &context, &q, NULL);
+    for (i = 0; i < 3 * 32 * 32; i++) h[i] = rnd(&seed);
+    buf = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof h, NULL, &e);
+    user = clCreateUserEvent(context, &e);
+    st = clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof h, h, 1, &user, NULL); /* blocked until we say so */
+    signal(SIGALRM, on_alarm);
+    alarm(120);
+    s = gemm_cl_sgemm(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 32, 32, 32, 1, buf, 0, 32, buf, 1024, 32, 0.5f,
+                      buf, 2048, 32, 0, NULL, &done);
+    alarm(0);
+    battery_check(st == CL_SUCCESS && s == GEMM_OK && done,
+                  "the first call on a fresh context returns while its queue waits on a user event (%s)",
+                  gemm_last_error_detail());
+    clSetUserEventStatus(user, CL_COMPLETE);
+    ok = s == GEMM_OK && done && clWaitForEvents(1, &done) == CL_SUCCESS;
+    memcpy(R, h + 2048, sizeof R);
+    gemm_ref_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 32, 32, 32, 1, h, 32, h + 1024, 32, 0.5f, R, 32);
+    ok = ok && clEnqueueReadBuffer(q, buf, CL_TRUE, 2048 * sizeof(float), sizeof R, h + 2048, 0, NULL, NULL) == CL_SUCCESS;
+    for (i = 0; ok && i < 32 * 32; i++) ok = fabsf(h[2048 + i] - R[i]) <= 32 * 4 * FLT_EPSILON;
+    battery_check(ok, "then, once the event is set, it runs after the write and is right");
+    if (done) clReleaseEvent(done);
+    clReleaseEvent(user);
+    clReleaseMemObject(buf);
+    gemm_cl_destroy(cl);
+}
+
 static void *thread_main(void *arg)
 {
     int i, *ok = (int *)arg;
@@ -480,6 +531,7 @@ int main(void)
     test_errors();
     test_fallback();
     test_events();
+    test_first_call_does_not_wait();
     test_threads();
     test_adopt_and_release();
     test_caches_and_tuning();
