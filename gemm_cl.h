@@ -592,9 +592,11 @@ static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
     return found == all || (found == all - 1 && !strstr(text, " DB="));
 }
 
-static int gemm__cl_params_equal(const gemm_cl_params *a, const gemm_cl_params *b)
+/* Do a and b make the same program? DIRECT is not in the source (it is the
+   host's crossover), so it is not part of a program's identity. */
+static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *b)
 {
-#define GEMM__CL_EQ(f, name) if (a->f != b->f) return 0;
+#define GEMM__CL_EQ(f, name) if (a->f != b->f && strcmp(name, "DIRECT") != 0) return 0;
     GEMM__CL_FIELDS(GEMM__CL_EQ)
 #undef GEMM__CL_EQ
     return 1;
@@ -670,7 +672,7 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
 typedef struct gemm__cl_program {
     struct gemm__cl_program *next;
     gemm_cl_precision prec;
-    gemm_cl_params params;
+    gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
     cl_kernel pack, direct, tiled;
     int checked; /* 0 not yet, 1 passed, -1 failed */
@@ -687,6 +689,7 @@ typedef struct gemm__cl_lane {
 
 typedef struct gemm__cl_choice {
     gemm__cl_program *prog; /* NULL until the first call picks one */
+    gemm_cl_params params;  /* the set in use: prog's, with its own DIRECT */
     char origin[128], reason[512];
 } gemm__cl_choice;
 
@@ -894,7 +897,7 @@ static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_cl_precision prec,
              "#define NDIMC %d\n#define VWM %d\n#define VWN %d\n#define SA %d\n#define SB %d\n#define PACK %d\n"
              "#define DB %d\n%s",
              prec == GEMM_CL_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm, p->vwn, p->sa, p->sb,
-             p->pack, p->db, ctx->break_kernel && !gemm__cl_params_equal(p, &safe) ? "#define fma(a, b, c) ((a) * (b) - (c))\n" : "");
+             p->pack, p->db, ctx->break_kernel && !gemm__cl_same_program(p, &safe) ? "#define fma(a, b, c) ((a) * (b) - (c))\n" : "");
 }
 
 static void gemm__cl_cache_path(const gemm_cl_context *ctx, const char *const *src, size_t nsrc, const char *opts,
@@ -968,7 +971,7 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_cl_precision 
     size_t i, nsrc = 0;
 
     for (g = ctx->programs; g; g = g->next)
-        if (g->prec == prec && gemm__cl_params_equal(&g->params, p)) { *out = g; return GEMM_OK; }
+        if (g->prec == prec && gemm__cl_same_program(&g->params, p)) { *out = g; return GEMM_OK; }
     gemm_cl_params_str(p, pstr, sizeof pstr);
     if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm__cl_elem(prec))) != NULL)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl: parameter set %s: %s", pstr, why);
@@ -1097,7 +1100,7 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, g
 {
     const gemm_cl_params *p = &g->params;
     gemm_cl_precision prec = g->prec;
-    double d = (double)p->direct, volume = (double)c->m * (double)c->n * (double)c->k;
+    double d = path == 0 ? (double)ctx->choice[prec].params.direct : 0, volume = (double)c->m * (double)c->n * (double)c->k;
     gemm_status s;
     if (c->work == GEMM__WORK_SCALE || path == 1 || (path == 0 && volume <= d * d * d)) {
         int scale = c->work == GEMM__WORK_SCALE;
@@ -1383,6 +1386,7 @@ static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_cl_precision prec,
         gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", ch->reason);
     }
     ch->prog = *out;
+    ch->params = p;
     return GEMM_OK;
 }
 
@@ -1398,7 +1402,7 @@ GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_cl_preci
     gemm__cl_lock_take(&ctx->lock);
     s = gemm__cl_select(ctx, prec, &g);
     if (s == GEMM_OK) {
-        info->params = g->params;
+        info->params = ctx->choice[prec].params;
         snprintf(info->origin, sizeof info->origin, "%s", ctx->choice[prec].origin);
         snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", ctx->choice[prec].reason);
     }
@@ -1418,6 +1422,7 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_cl_precision 
     s = gemm__cl_try(ctx, prec, params, &g);
     if (s == GEMM_OK) {
         ctx->choice[prec].prog = g;
+        ctx->choice[prec].params = *params;
         snprintf(ctx->choice[prec].origin, sizeof ctx->choice[prec].origin, "set by caller");
         ctx->choice[prec].reason[0] = '\0';
     }
@@ -1651,6 +1656,20 @@ static gemm_status gemm__cl_write_tuning(const char *path, const char *newline, 
     return GEMM_OK;
 }
 
+/* Frees the programs no precision's choice uses (the tuner's losers); lock held. */
+static void gemm__cl_prune(gemm_cl_context *ctx)
+{
+    gemm__cl_program **at = &ctx->programs, *g;
+    while ((g = *at) != NULL) {
+        if (g == ctx->choice[0].prog || g == ctx->choice[1].prog) {
+            at = &g->next;
+        } else {
+            *at = g->next;
+            gemm__cl_program_free(g); /* OpenCL keeps it alive for commands still queued */
+        }
+    }
+}
+
 GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_tune_options *options,
                                   gemm_cl_tune_result *result)
 {
@@ -1719,7 +1738,7 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     gemm__cl_lock_take(&ctx->lock);
     /* The set in use now goes first: the tuner never does worse than it. */
     s = gemm__cl_select(ctx, prec, &g);
-    if (s == GEMM_OK) cur = g->params;
+    if (s == GEMM_OK) cur = ctx->choice[prec].params;
     else gemm__cl_params_parse(gemm__cl_safe, &cur);
     cands[0].p = cur;
     ncand = 1 + gemm__cl_space(ctx, prec, o.tiny, cands + 1, max_cand - 1, &nfixed);
@@ -1785,6 +1804,7 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
         if (gemm__cl_now() - start > o.budget_s) break;
     }
     if (best < 0) {
+        gemm__cl_prune(ctx);
         gemm__cl_lock_give(&ctx->lock);
         s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);
         goto done;
@@ -1792,18 +1812,19 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
 
     /* Crossover: the largest size (up to 512) where the direct kernel still wins. */
     res.best.direct = 0;
-    gemm__cl_try(ctx, prec, &res.best, &g);
-    for (i = 16; i <= 512; i = i < 64 ? i + 16 : i * 3 / 2) {
-        double td = gemm__cl_time(ctx, g, 1, i, A, B, C), tt = gemm__cl_time(ctx, g, 2, i, A, B, C);
-        if (td > 0 && tt > 0 && td < tt) res.best.direct = i;
-        else break;
-    }
     s = gemm__cl_try(ctx, prec, &res.best, &g);
     if (s == GEMM_OK) {
+        for (i = 16; i <= 512; i = i < 64 ? i + 16 : i * 3 / 2) {
+            double td = gemm__cl_time(ctx, g, 1, i, A, B, C), tt = gemm__cl_time(ctx, g, 2, i, A, B, C);
+            if (td > 0 && tt > 0 && td < tt) res.best.direct = i;
+            else break;
+        }
         ctx->choice[prec].prog = g;
+        ctx->choice[prec].params = res.best;
         snprintf(ctx->choice[prec].origin, sizeof ctx->choice[prec].origin, "tuned");
         ctx->choice[prec].reason[0] = '\0';
     }
+    gemm__cl_prune(ctx);
     gemm__cl_lock_give(&ctx->lock);
     res.best_gflops = best_score;
     gemm_cl_params_str(&res.best, pstr, sizeof pstr);

@@ -144,6 +144,14 @@ static int matches_ref(gemm_cl_context *cl, int n)
     return ok;
 }
 
+static int count_programs(gemm_cl_context *cl)
+{
+    const gemm__cl_program *g;
+    int n = 0;
+    for (g = cl->programs; g; g = g->next) n++;
+    return n;
+}
+
 static void test_errors(void)
 {
     gemm_cl_options o;
@@ -189,6 +197,19 @@ static void test_errors(void)
     gemm__cl_params_parse("MWG=64 NWG=8 KWG=4 MDIMC=268435456 NDIMC=8 VWM=16 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0", &p);
     s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
     battery_check(s == GEMM_ERR_INVALID_ARG, "MDIMC=268435456 VWM=16: GEMM_ERR_INVALID_ARG (%s)", gemm_last_error_detail());
+    {   /* DIRECT is the host's crossover, not part of the program: one build for both */
+        gemm_cl_kernel_info info;
+        int before = count_programs(cl);
+        gemm__cl_params_parse("MWG=16 NWG=16 KWG=4 MDIMC=4 NDIMC=4 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=8", &p);
+        s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+        p.direct = 100000;
+        if (s == GEMM_OK) s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+        if (s == GEMM_OK) s = gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info);
+        battery_check(s == GEMM_OK && count_programs(cl) == before + 1 && info.params.direct == 100000 &&
+                          matches_ref(cl, 20),
+                      "two sets differing only in DIRECT share one program, each keeps its DIRECT (%d -> %d programs)",
+                      before, count_programs(cl));
+    }
     {   /* a cl_mem smaller than offset + extent */
         cl_context context = NULL;
         cl_mem small;
@@ -328,6 +349,8 @@ static void test_caches_and_tuning(void)
         if (f) fclose(f);
         battery_check(lines == 2 && ours == 1, "the tuning file now holds the header and the tuned line (%d lines)", lines);
     }
+    battery_check(count_programs(cl) == 1 && cl->programs == cl->choice[GEMM_CL_F32].prog,
+                  "after tuning only the program in use is kept (%d programs)", count_programs(cl));
     battery_check(gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info) == GEMM_OK && !strcmp(info.origin, "tuned") &&
                       matches_ref(cl, 70),
                   "after tuning the context uses the winner and computes right");
