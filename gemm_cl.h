@@ -360,7 +360,7 @@ static const char *const gemm__cl_source[] = {
     "    const int as = MWG, bs = NWG;\n"
     "#else\n"
     "    const __global real *a = Ap + gm * MWG, *b = Bp + gn * NWG;\n"
-    "    const int as = Mp, bs = Np;\n"
+    "    const long as = Mp, bs = Np; /* KWG * Mp can pass 2^31 */\n"
     "#endif\n"
     "#if SA || SB\n"
     "    const int tid = tm * NDIMC + tn;\n"
