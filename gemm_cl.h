@@ -736,12 +736,14 @@ static gemm_status gemm__cl_pick(const gemm_cl_options *o, cl_platform_id *platf
     const char *name = o->device_name && o->device_name[0] ? o->device_name : getenv("GEMM_CL_DEVICE");
     int want_p = o->platform, want_d = o->device, by_name = name && name[0];
     cl_int e = clGetPlatformIDs(16, plats, &np);
+    if (np > 16) np = 16; /* np and nd count them all, not the ones written */
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL platform is installed");
     GEMM__CL_TRY(e, "clGetPlatformIDs");
     if (by_name && sscanf(name, "%d:%d", &want_p, &want_d) == 2) by_name = 0;
     for (pi = 0; pi < np; pi++) {
         if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) nd = 0;
+        if (nd > 64) nd = 64;
         for (di = 0; di < nd; di++) {
             char full[512], pname[128], dname[256];
             int match;
