@@ -799,7 +799,8 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
     cl_platform_id platform = NULL;
     cl_int e = CL_SUCCESS;
     gemm_status s;
-    char ext[4096];
+    char *ext = NULL;
+    size_t ext_len = 0;
 
     gemm__clear_error();
     if (!out) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: out is NULL");
@@ -851,15 +852,20 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
         gemm__cl_free(ctx);
         return s;
     }
-    ext[0] = '\0';
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name, ctx->device_name, NULL);
     clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof ctx->driver, ctx->driver, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_wg, &ctx->max_wg, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem, &ctx->local_mem, NULL);
-    clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL);
+    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
+    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && ext_len > 0 &&
+        (ext = (char *)GEMM_MALLOC(ext_len + 1)) != NULL) {
+        if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) != CL_SUCCESS) ext_len = 0;
+        ext[ext_len] = '\0';
+        ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+        GEMM_FREE(ext);
+    }
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
-    ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
     gemm__cl_copy_opt(ctx->tuning_file, sizeof ctx->tuning_file, options->tuning_file, "GEMM_CL_TUNING_FILE");
     gemm__cl_copy_opt(ctx->cache_dir, sizeof ctx->cache_dir, options->cache_dir, "GEMM_CL_CACHE_DIR");
     gemm__cl_copy_opt(ctx->build_options, sizeof ctx->build_options, options->build_options, NULL);
