@@ -89,8 +89,11 @@
        disagrees makes every rank return GEMM_ERR_INVALID_ARG, naming the
        rank and the argument. Allocation is agreed on the same way. A
        failure later on (a CUDA error, a failed local multiply) is kept
-       while the rank goes on taking part in the communication, and a last
-       vote hands it to every rank. An MPI call that fails in the middle of
+       while the rank goes on taking part in the communication, and a vote
+       after the rounds hands it to every rank before C is written: a call
+       that fails there leaves C (the root's, or every rank's piece) as it
+       was. A failure while C is written back goes to every rank through a
+       last vote (C may then be partly written). An MPI call that fails in the middle of
        the rounds is the exception: MPI promises nothing after that, this
        rank stops calling MPI, and its peers may be left waiting. An MPI error is GEMM_ERR_MPI with MPI_Error_string's
        text in gemm_last_error_detail(). The call duplicates the
@@ -102,7 +105,10 @@
        to ranks, or the skew of the distributed call), host-to-device,
        compute, device-to-host, shifts (communication not hidden behind
        compute), gather, and the whole call; for this rank and the maximum
-       over ranks.
+       over ranks. Filled on every return, failures and early returns
+       (m or n = 0) included; path is GEMM_MPI_PATH_HOST where no block
+       moved between GPUs (the CPU multiply, the scale-only C = beta*C).
+       Ranks may differ here: timing may be NULL on some and set on others.
 
    LICENSE: MIT, see the end of gemm.h.
 */
@@ -171,7 +177,7 @@ typedef struct gemm_mpi_timing {
 } gemm_mpi_timing;
 
 /* Zero-initialised means the defaults; NULL is the same as all zeros. Every
-   rank must pass the same values (timing excepted). */
+   rank must pass the same values, timing excepted (NULL on some ranks is fine). */
 typedef struct gemm_mpi_options {
     gemm_mpi_local local;          /* default CPU */
     gemm_mpi_algorithm algorithm;  /* default Cannon */
@@ -180,7 +186,7 @@ typedef struct gemm_mpi_options {
     int root;                      /* root-held calls: the rank holding A, B, C */
     size_t max_host_bytes;         /* cap per rank; 0 = none */
     size_t max_device_bytes;       /* cap per rank; 0 = none */
-    gemm_mpi_timing *timing;       /* filled when not NULL (per rank) */
+    gemm_mpi_timing *timing;       /* filled when not NULL; may differ between ranks */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
@@ -442,6 +448,7 @@ typedef struct gemm__mpi {
     MPI_Request stage_req[2];    /* a chunk's MPI transfer in flight ... */
     int stage_dev[2];            /* ... or its device copy (event) */
 
+    void **use;                  /* Fox: the A block each slot multiplies this round */
     gemm__mpi_msg *sends, *recvs;
     int nsend, nrecv, cap;
     MPI_Request *reqs;
@@ -1337,11 +1344,7 @@ static void gemm__mpi_bcast(gemm__mpi *x, void *buf, size_t bytes, int root)
 static void gemm__mpi_fox(gemm__mpi *x)
 {
     int round, li, lj, q = x->g.q, bc = x->bc, staged = !gemm__mpi_direct(x);
-    void **use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)(x->br * bc));
-    if (!use) {
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
-        return; /* every rank allocated the same; all fail here alike */
-    }
+    void **use = x->use; /* allocated by the setup, before its vote */
     for (round = 0; round < q; round++) {
         double t = gemm__mpi_now();
         for (li = 0; li < x->br; li++) {
@@ -1363,7 +1366,6 @@ static void gemm__mpi_fox(gemm__mpi *x)
             x->t.shift += gemm__mpi_now() - t;
         }
     }
-    GEMM_FREE(use);
 }
 
 /* ---- agreeing ------------------------------------------------------------ */
@@ -1487,7 +1489,11 @@ static void gemm__mpi_setup(gemm__mpi *x)
         x->aspare = gemm__mpi_blocks_new(x, x->br, x->abytes);
         x->bspare = gemm__mpi_blocks_new(x, x->bc, x->bbytes);
     }
-    if (x->o.algorithm == GEMM_MPI_FOX) x->fox = gemm__mpi_blocks_new(x, x->br, x->abytes);
+    if (x->o.algorithm == GEMM_MPI_FOX) {
+        x->fox = gemm__mpi_blocks_new(x, x->br, x->abytes);
+        if (x->st == GEMM_OK && !(x->use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)nslots)))
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+    }
     if (x->distributed && x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, nslots, x->big);
     if (x->pool_blocks && x->st == GEMM_OK) x->pool = (char *)gemm__mpi_alloc(x, x->pool_blocks * x->big, 0);
     x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
@@ -1537,6 +1543,7 @@ static void gemm__mpi_teardown(gemm__mpi *x)
     gemm__mpi_release(x, x->pool, 0);
     gemm__mpi_release(x, x->stage[0], 0);
     gemm__mpi_release(x, x->stage[1], 0);
+    GEMM_FREE(x->use);
     GEMM_FREE(x->sends);
     GEMM_FREE(x->recvs);
     GEMM_FREE(x->reqs);
@@ -1688,7 +1695,10 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
             else gemm__mpi_distribute(x);
             if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
             else gemm__mpi_cannon(x);
-            if (x->distributed) gemm__mpi_store_c(x);
+            /* C is written only when every rank's blocks are right */
+            s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+            if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+            else if (x->distributed) gemm__mpi_store_c(x);
             else gemm__mpi_gather(x);
         }
         gemm__mpi_teardown(x);

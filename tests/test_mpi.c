@@ -14,6 +14,19 @@
 
    Rank 0 prints; the others print only when GEMM_TEST_ALL_RANKS is set.
    The last line is rank 0's: "P=<n>: N passed, N failed", summed over ranks. */
+#include <stdlib.h>
+/* GEMM_MALLOC with a fault switch: while test_malloc_countdown > 0 each
+   allocation counts it down, and the one that brings it to 0 fails. */
+static long test_malloc_countdown;
+static void *test_malloc(size_t bytes)
+{
+    if (__atomic_load_n(&test_malloc_countdown, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&test_malloc_countdown, 1, __ATOMIC_RELAXED) == 0)
+        return NULL;
+    return malloc(bytes);
+}
+#define GEMM_MALLOC(bytes) test_malloc(bytes)
+#define GEMM_FREE(ptr) free(ptr)
 #define GEMM_IMPLEMENTATION
 #include "../gemm_mpi.h"
 #include "battery.h"
@@ -357,6 +370,51 @@ static void test_inconsistent(void)
 #endif
 }
 
+/* One rank's GEMM_MALLOC fails, at each allocation of the call in turn
+   (setup, the local multiplies, Fox's slots): every rank returns the same
+   status and the root's C is byte for byte what it was. */
+static void test_malloc_failure(void)
+{
+    enum { M = 37, N = 29, K = 31 };
+    double A[M * K], B[K * N], C[M * N], C0[M * N], R[M * N];
+    mpi_ctx c;
+    int algo, victim = nranks - 1;
+    fill(A, M * K, 21);
+    fill(B, K * N, 22);
+    fill(C0, M * N, 23);
+    memcpy(R, C0, sizeof R);
+    gemm_ref_dgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, -0.0, R, M);
+    for (algo = 0; algo < 3; algo++) {
+        long nth;
+        int failures = 0, same = 1, kept = 1, ok = 0;
+        memset(&c, 0, sizeof c);
+        c.opts.algorithm = algo == 1 ? GEMM_MPI_FOX : GEMM_MPI_CANNON;
+        c.opts.overlap = algo == 2;
+        for (nth = 1; nth <= 200 && !ok; nth++) {
+            int st[2], lo_hi[2];
+            gemm_status s;
+            memcpy(C, C0, sizeof C);
+            test_malloc_countdown = me == victim ? nth : 0;
+            s = call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, -0.0, C, M);
+            test_malloc_countdown = 0;
+            st[0] = (int)s;
+            st[1] = -(int)s;
+            MPI_Allreduce(st, lo_hi, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            same = same && lo_hi[0] == -lo_hi[1];
+            if (lo_hi[0] == GEMM_OK && lo_hi[1] == GEMM_OK) ok = 1;
+            else {
+                failures++;
+                same = same && s == GEMM_ERR_OUT_OF_MEMORY;
+                kept = kept && (me != 0 || memcmp(C, C0, sizeof C) == 0);
+            }
+        }
+        battery_check(ok && failures > 0 && same && kept && (me != 0 || max_err(C, R, M * N) < 1e-12),
+                      "rank %d: %s, GEMM_MALLOC failing on rank %d at each of %d allocations: same status everywhere "
+                      "%d, C untouched %d, then right", me, algo == 1 ? "Fox" : algo ? "Cannon overlap" : "Cannon",
+                      victim, failures, same, kept);
+    }
+}
+
 /* The memory query matches what the cap enforces. */
 static void test_memory(void)
 {
@@ -519,6 +577,7 @@ int main(int argc, char **argv)
     test_descriptor();
     test_inconsistent();
     test_memory();
+    test_malloc_failure();
     test_timing_and_errors();
     run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
