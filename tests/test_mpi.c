@@ -383,6 +383,7 @@ static void test_malloc_failure(void)
     fill(B, K * N, 22);
     fill(C0, M * N, 23);
     memcpy(R, C0, sizeof R);
+    /* beta = -0.0: its bits are INT64_MIN in the vote (UBSan watches) */
     gemm_ref_dgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, -0.0, R, M);
     for (algo = 0; algo < 3; algo++) {
         long nth;
