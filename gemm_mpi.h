@@ -60,7 +60,8 @@
        and makes it current; blocks stay on the GPU across all rounds. Blocks
        move between ranks as options.path says:
          GEMM_MPI_PATH_AUTO (0)     CUDA_AWARE if MPIX_Query_cuda_support()
-                                    says so on every rank, else STAGED
+                                    says so on every rank, else CUDA_IPC when
+                                    all ranks share a node, else STAGED
          GEMM_MPI_PATH_CUDA_AWARE   device pointers straight to MPI (Open MPI
                                     with UCX moves same-node GPU blocks over
                                     NVLink by CUDA IPC)
@@ -69,8 +70,8 @@
                                     memory (CUDA IPC handles sent over MPI),
                                     over NVLink where there is one
          GEMM_MPI_PATH_STAGED       through pinned host buffers
-       AUTO picks CUDA_AWARE, else CUDA_IPC when all ranks share a node, else
-       STAGED. Root-held distribution and gather go from host memory, so
+       The ranks agree on this (the minimum of MPIX_Query_cuda_support()
+       over ranks), so every rank takes the same path. Root-held distribution and gather go from host memory, so
        they go through MPI directly on the CUDA-aware path and staged
        otherwise. timing->path says which path ran (GEMM_MPI_PATH_HOST for
        the CPU multiply).
@@ -1408,10 +1409,10 @@ static int gemm__mpi_cuda_init(gemm__mpi *x)
     MPI_Comm node;
     if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
         int size = 0;
-        MPI_Comm_rank(node, &local);
-        MPI_Comm_size(node, &size);
+        GEMM__MPI_DO(x, MPI_Comm_rank(node, &local));
+        GEMM__MPI_DO(x, MPI_Comm_size(node, &size));
         one_node = size == x->P;
-        MPI_Comm_free(&node);
+        GEMM__MPI_DO(x, MPI_Comm_free(&node));
     }
     if (GEMM__MPI_CU(x, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(x, cudaSetDevice(local % ndev))) {
         GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
@@ -1448,6 +1449,8 @@ static void gemm__mpi_setup(gemm__mpi *x)
 #if defined(GEMM_MPI_CUDA) && defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
         cuda_aware = MPIX_Query_cuda_support();
 #endif
+        /* CUDA-aware only if every rank is: all ranks pick the same path */
+        GEMM__MPI_DO(x, MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, x->comm));
         x->path = x->o.path == GEMM_MPI_PATH_AUTO
                       ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
                       : x->o.path;
@@ -1476,7 +1479,7 @@ static void gemm__mpi_setup(gemm__mpi *x)
         if (s != GEMM_OK) { gemm__mpi_agreed(x, s); return; }
     }
     if (GEMM__MPI_DO(x, MPI_Cart_create(x->comm, 2, dims, periods, 0, &x->cart))) {
-        MPI_Comm_set_errhandler(x->cart, MPI_ERRORS_RETURN);
+        GEMM__MPI_DO(x, MPI_Comm_set_errhandler(x->cart, MPI_ERRORS_RETURN));
         GEMM__MPI_DO(x, MPI_Cart_shift(x->cart, 1, -1, &x->right, &x->left));
         GEMM__MPI_DO(x, MPI_Cart_shift(x->cart, 0, -1, &x->down, &x->up));
         if (x->o.algorithm == GEMM_MPI_FOX)
