@@ -329,7 +329,9 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
 #define GEMM_MPI_STAGE_BYTES ((size_t)64 << 20)
 #endif
 
-/* One staging buffer: at least one run of the widest block, at most a block. */
+/* One staging buffer: at least one run of the widest block, at most a block
+   (and at most 1 GiB, unless one run is longer: the setup refuses runs over
+   INT_MAX bytes, since each chunk goes as one MPI message). */
 static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
 {
     int64_t w = g->mb > g->nb ? g->mb : g->nb;
@@ -338,6 +340,7 @@ static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
     if (g->kb > w) w = g->kb;
     run = (size_t)w * es;
     if (c > big) big = c;
+    if (st > ((size_t)1 << 30)) st = (size_t)1 << 30; /* one MPI message: an int count */
     if (st < run) st = run;
     return st < big ? st : (big ? big : 1);
 }
@@ -1466,6 +1469,10 @@ static void gemm__mpi_setup(gemm__mpi *x)
         static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
         gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path, &x->pool_blocks, &host,
                        &device);
+        if (x->st == GEMM_OK && !x->distributed && gemm__mpi_stage_bytes(&x->g, x->es) > (size_t)2147483647)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
+                                         "count: the root-held call stages whole rows (use the distributed call)",
+                                         x->func, gemm__mpi_stage_bytes(&x->g, x->es)));
         cap = x->o.max_host_bytes;
         if (x->st == GEMM_OK && cap && host > cap)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",

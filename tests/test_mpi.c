@@ -446,6 +446,14 @@ static void test_memory(void)
     }
     battery_check(gemm_mpi_memory(nranks, M, N, K, 3, 0, NULL, &host, &dev) == GEMM_ERR_INVALID_ARG,
                   "memory query rejects elem_size 3");
+    {   /* a block row over INT_MAX bytes cannot be one staged message: refused before anything is read */
+        int64_t kbig = (int64_t)1 << 31;
+        memset(&c, 0, sizeof c);
+        s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, kbig, 1.0, A, kbig, B, 1, 0.0, C, 1);
+        battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "int"),
+                      "rank %d: root-held, k = 2^31: a block row over MPI's int count is refused -> %d \"%s\"", me,
+                      (int)s, gemm_last_error_detail());
+    }
 }
 
 /* The breakdown is filled, the maximum is the maximum, and MPI errors map. */
