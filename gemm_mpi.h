@@ -1573,34 +1573,19 @@ static void gemm__mpi_teardown(gemm__mpi *x)
     if (x->cart != MPI_COMM_NULL) MPI_Comm_free(&x->cart);
 }
 
-/* Checks this rank's arguments: everything on the distributed call; the
-   scalars only, except on the root, on the root-held one. */
+/* Checks this rank's arguments in their order, options last: everything on
+   the distributed call; the scalars only, except on the root, on the
+   root-held one. */
 static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
 {
     int on_root = x->rank == x->o.root, full = !x->distributed && on_root;
     int64_t big = INT64_MAX;
     gemm_status s;
-    if (x->o.local != GEMM_MPI_LOCAL_CPU && x->o.local != GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)x->o.local);
-#ifndef GEMM_MPI_CUDA
-    if (x->o.local == GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
-                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
-#endif
-    if (x->o.algorithm != GEMM_MPI_CANNON && x->o.algorithm != GEMM_MPI_FOX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
-                          (int)x->o.algorithm);
-    if (x->o.path != GEMM_MPI_PATH_AUTO && x->o.path != GEMM_MPI_PATH_CUDA_AWARE && x->o.path != GEMM_MPI_PATH_STAGED &&
-        x->o.path != GEMM_MPI_PATH_CUDA_IPC)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
-                          (int)x->o.path);
-    if (!x->distributed && (x->o.root < 0 || x->o.root >= x->P))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, x->o.root, x->P);
     s = gemm__check_args(x->func, x->layout, x->ta, x->tb, x->m, x->n, x->k, x->alpha == 0, full ? x->A != NULL : 1,
                          full ? x->lda : big, full ? x->B != NULL : 1, full ? x->ldb : big, x->beta == 1,
                          full ? x->C != NULL : 1, full ? x->ldc : big, work);
-    if (s != GEMM_OK || !x->distributed) return s;
-    {   /* this rank's pieces: check each as a stored rows x cols matrix */
+    if (s != GEMM_OK) return s;
+    if (x->distributed) {   /* this rank's pieces: check each as a stored rows x cols matrix */
         const gemm_mpi_tile *t[3];
         const void *p[3];
         int64_t ld[3], rows, cols, need;
@@ -1626,6 +1611,23 @@ static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
                                   (long long)rows, (long long)cols, "abc"[w], (long long)need);
         }
     }
+    /* the options last, as the arguments come */
+    if (x->o.local != GEMM_MPI_LOCAL_CPU && x->o.local != GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)x->o.local);
+#ifndef GEMM_MPI_CUDA
+    if (x->o.local == GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
+                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
+#endif
+    if (x->o.algorithm != GEMM_MPI_CANNON && x->o.algorithm != GEMM_MPI_FOX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
+                          (int)x->o.algorithm);
+    if (x->o.path != GEMM_MPI_PATH_AUTO && x->o.path != GEMM_MPI_PATH_CUDA_AWARE && x->o.path != GEMM_MPI_PATH_STAGED &&
+        x->o.path != GEMM_MPI_PATH_CUDA_IPC)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
+                          (int)x->o.path);
+    if (!x->distributed && (x->o.root < 0 || x->o.root >= x->P))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, x->o.root, x->P);
     return GEMM_OK;
 }
 

@@ -358,6 +358,11 @@ static void test_inconsistent(void)
     s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, K, B, N, 0.0, C, N);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "local"),
                   "rank %d: options.local invalid -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
+    s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, N, K, 1.0, A, K, B, N, 0.0, C, N);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "m = -1") &&
+                      !strstr(gemm_last_error_detail(), "local"),
+                  "rank %d: m = -1 and options.local invalid: the arguments are checked first -> \"%s\"", me,
+                  gemm_last_error_detail());
     c.opts.local = GEMM_MPI_LOCAL_CPU;
     s = gemm_mpi_dgemm(MPI_COMM_NULL, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, K, B, N, 0.0, C, N, NULL);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "MPI_COMM_NULL"),
