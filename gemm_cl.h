@@ -207,10 +207,12 @@ GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *params, char *out,
 #include <string.h>
 #ifdef _WIN32
 #include <windows.h>
+#include <process.h>
 #else
 #include <pthread.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 #endif
 
 #ifdef __cplusplus
@@ -483,6 +485,7 @@ static void gemm__cl_lock_init(gemm__cl_lock *l) { InitializeCriticalSection(l);
 static void gemm__cl_lock_free(gemm__cl_lock *l) { DeleteCriticalSection(l); }
 static void gemm__cl_lock_take(gemm__cl_lock *l) { EnterCriticalSection(l); }
 static void gemm__cl_lock_give(gemm__cl_lock *l) { LeaveCriticalSection(l); }
+static long gemm__cl_pid(void) { return (long)_getpid(); }
 static double gemm__cl_now(void)
 {
     LARGE_INTEGER f, t;
@@ -496,6 +499,7 @@ static void gemm__cl_lock_init(gemm__cl_lock *l) { pthread_mutex_init(l, NULL); 
 static void gemm__cl_lock_free(gemm__cl_lock *l) { pthread_mutex_destroy(l); }
 static void gemm__cl_lock_take(gemm__cl_lock *l) { pthread_mutex_lock(l); }
 static void gemm__cl_lock_give(gemm__cl_lock *l) { pthread_mutex_unlock(l); }
+static long gemm__cl_pid(void) { return (long)getpid(); }
 static double gemm__cl_now(void)
 {
     struct timeval t;
@@ -816,6 +820,7 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
 
     if (options->queue) {
         cl_command_queue_properties props = 0;
+        cl_context qctx = NULL;
         e = clGetCommandQueueInfo(options->queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL);
         if (e == CL_SUCCESS)
             e = clGetCommandQueueInfo(options->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
@@ -827,9 +832,20 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
             gemm__cl_free(ctx);
             return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue must be in-order");
         }
-        clRetainContext(options->context);
-        clRetainCommandQueue(options->queue);
+        e = clGetCommandQueueInfo(options->queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+        if (e != CL_SUCCESS || qctx != options->context) {
+            gemm__cl_free(ctx);
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue does not belong to the context");
+        }
+        if ((e = clRetainContext(options->context)) != CL_SUCCESS) {
+            gemm__cl_free(ctx);
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the context is not valid (%s)", gemm__cl_errname(e));
+        }
         ctx->context = options->context;
+        if ((e = clRetainCommandQueue(options->queue)) != CL_SUCCESS) {
+            gemm__cl_free(ctx);
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue is not valid (%s)", gemm__cl_errname(e));
+        }
         ctx->queue = options->queue;
         ctx->adopted = 1;
         clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
@@ -948,7 +964,7 @@ static cl_program gemm__cl_from_cache(gemm_cl_context *ctx, const char *path, co
     return prog;
 }
 
-static void gemm__cl_to_cache(cl_program prog, const char *path)
+static void gemm__cl_to_cache(const gemm_cl_context *ctx, cl_program prog, const char *path)
 {
     size_t size = 0;
     unsigned char *bin;
@@ -957,7 +973,8 @@ static void gemm__cl_to_cache(cl_program prog, const char *path)
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return;
     bin = (unsigned char *)GEMM_MALLOC(size);
     if (!bin) return;
-    snprintf(tmp, sizeof tmp, "%.560s.%p.tmp", path, (void *)&size);
+    /* a name no other process or context writes at the same time */
+    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx);
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS && (f = fopen(tmp, "wb"))) {
         int ok = fwrite(bin, 1, size, f) == size;
         ok = fclose(f) == 0 && ok;
@@ -1021,7 +1038,7 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_cl_precision 
                                   prec == GEMM_CL_F64 ? "f64" : "f32", pstr, gemm__cl_errname(e), log);
             return gemm__cl_fail(e, "clBuildProgram");
         }
-        if (ctx->cache_dir[0]) gemm__cl_to_cache(g->program, path);
+        if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, g->program, path);
     }
     g->pack = clCreateKernel(g->program, "gemm_cl_pack", &e);
     if (e == CL_SUCCESS) g->direct = clCreateKernel(g->program, "gemm_cl_direct", &e);
@@ -1637,12 +1654,13 @@ static int gemm__cl_by_score(const void *x, const void *y)
 }
 
 /* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
-static gemm_status gemm__cl_write_tuning(const char *path, const char *newline, const char *prefix, const char *device)
+static gemm_status gemm__cl_write_tuning(const gemm_cl_context *ctx, const char *path, const char *newline,
+                                         const char *prefix, const char *device)
 {
     char tmp[600], line[512];
     FILE *in = fopen(path, "r"), *out;
     int header = 0;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx); /* unique per writer */
     if (!(out = fopen(tmp, "w"))) {
         if (in) fclose(in);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", tmp);
@@ -1840,7 +1858,7 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
     snprintf(res.line, sizeof res.line, "%s %.200s device=%.255s", prec == GEMM_CL_F64 ? "f64" : "f32", pstr,
              ctx->device_name);
     if (s == GEMM_OK && o.output && o.output[0])
-        s = gemm__cl_write_tuning(o.output, res.line, prec == GEMM_CL_F64 ? "f64 " : "f32 ", ctx->device_name);
+        s = gemm__cl_write_tuning(ctx, o.output, res.line, prec == GEMM_CL_F64 ? "f64 " : "f32 ", ctx->device_name);
 done:
     if (A) clReleaseMemObject(A);
     if (B) clReleaseMemObject(B);

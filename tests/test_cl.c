@@ -499,6 +499,17 @@ static void test_adopt_and_release(void)
     ok = gemm_cl_create(&o, &cl) == GEMM_OK;
     battery_check(ok, "adopt the caller's context and queue");
     if (!ok) return;
+    {   /* a queue of another context is refused */
+        gemm_cl_context *bad = NULL;
+        cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+        gemm_status s;
+        o.context = other;
+        s = gemm_cl_create(&o, &bad);
+        battery_check(s == GEMM_ERR_INVALID_ARG && !bad && strstr(gemm_last_error_detail(), "belong"),
+                      "a queue that is not the context's: GEMM_ERR_INVALID_ARG (%s)", gemm_last_error_detail());
+        o.context = context;
+        clReleaseContext(other);
+    }
     ok = matches_ref(cl, 33) && matches_ref(cl, 130); /* direct and tiled, with packing buffers */
     ok = ok && gemm_cl_sgemm_host(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 48, 48, 48, 0.0f, NULL, 48, NULL, 48,
                                   2.0f, h, 48, NULL) == GEMM_OK; /* the scaling path */
