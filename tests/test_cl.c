@@ -91,7 +91,7 @@ static int has_fp64(gemm_cl_context *cl)
     return gemm_cl_kernel_info_get(cl, GEMM_CL_F64, &info) == GEMM_OK;
 }
 
-/* Runs the battery with one parameter set (NULL: the context's own). */
+/* Runs the battery with one parameter set (NULL: keep the set in use, i.e. the last one set). */
 static void battery_with(gemm_cl_context *cl, const char *name, const char *params, int buffers, int cases, int max_dim)
 {
     cl_adapter a;
@@ -555,8 +555,12 @@ int main(void)
         gemm_cl_params_str(&tiled, own, sizeof own);
         snprintf(name, sizeof name, "cl-tiled %s", own);
         battery_with(cl, name, own, 0, 0, 0);
-        battery_with(cl, "cl-buffers (cl_mem API, offsets, events)", NULL, 1, 40, 0);
+        /* the cl_mem API with non-zero offsets through both kernels: this set (DIRECT=0, tiled)... */
+        battery_with(cl, "cl-buffers tiled (cl_mem API, offsets, events)", NULL, 1, 40, 0);
     }
+    /* ...and a direct-only one */
+    battery_with(cl, "cl-buffers direct (cl_mem API, offsets, events)",
+                 "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=100000", 1, 40, 0);
     battery_with(cl, "cl-ones", "MWG=1 NWG=1 KWG=1 MDIMC=1 NDIMC=1 VWM=1 VWN=1 SA=1 SB=1 PACK=1 DIRECT=0", 0, 15, 90);
     battery_with(cl, "cl-wide", "MWG=32 NWG=128 KWG=16 MDIMC=2 NDIMC=8 VWM=16 VWN=16 SA=0 SB=1 PACK=1 DIRECT=0 DB=1", 0, 15, 0);
     battery_with(cl, "cl-local", "MWG=48 NWG=24 KWG=5 MDIMC=8 NDIMC=4 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=0 DB=1", 0, 15, 0);
