@@ -1211,6 +1211,12 @@ static size_t gemm__cl_extent(gemm_layout layout, int64_t rows, int64_t cols, in
     return (size_t)(layout == GEMM_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows);
 }
 
+/* Elements op(X) (rows x cols after transposing) spans in storage. */
+static size_t gemm__cl_op_extent(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols, int64_t ld)
+{
+    return t == GEMM_NO_TRANS ? gemm__cl_extent(layout, rows, cols, ld) : gemm__cl_extent(layout, cols, rows, ld);
+}
+
 /* The checks both APIs share beyond gemm__check_args. */
 static gemm_status gemm__cl_check_more(gemm_cl_context *ctx, gemm_cl_precision prec, const char *func, int64_t m,
                                        int64_t n, int64_t k)
@@ -1246,8 +1252,8 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
                          C != NULL, ldc, &work);
     if (s == GEMM_OK) s = gemm__cl_check_more(ctx, prec, func, m, n, k);
     if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;
-    na = gemm__cl_extent(layout, ta == GEMM_NO_TRANS ? m : k, ta == GEMM_NO_TRANS ? k : m, lda);
-    nb = gemm__cl_extent(layout, tb == GEMM_NO_TRANS ? k : n, tb == GEMM_NO_TRANS ? n : k, ldb);
+    na = gemm__cl_op_extent(layout, ta, m, k, lda);
+    nb = gemm__cl_op_extent(layout, tb, k, n, ldb);
     /* whole rows of ldc: NVIDIA's driver checks rect copies against region rows * pitch */
     nc = (size_t)(layout == GEMM_ROW_MAJOR ? m : n) * (size_t)ldc;
     region[0] = (size_t)(row ? n : m) * elem; /* C's window: rows of the storage, never its padding */
@@ -1300,7 +1306,6 @@ done:
     if (dA) clReleaseMemObject(dA);
     if (dB) clReleaseMemObject(dB);
     if (dC) clReleaseMemObject(dC);
-    if (s == GEMM_OK && e != CL_SUCCESS) s = gemm__cl_fail(e, "clCreateBuffer");
     return s;
 }
 
@@ -1391,14 +1396,24 @@ static void gemm__cl_lookup(gemm_cl_context *ctx, gemm_cl_precision prec, gemm_c
     }
 }
 
+/* Makes (g, p) prec's choice; lock held. */
+static void gemm__cl_install(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program *g,
+                             const gemm_cl_params *p, const char *origin)
+{
+    gemm__cl_choice *ch = &ctx->choice[prec];
+    ch->prog = g;
+    ch->params = *p;
+    snprintf(ch->origin, sizeof ch->origin, "%s", origin);
+    ch->reason[0] = '\0';
+}
+
+/* prec's program, picked (and checked) on first use; callers check fp64 first. Lock held. */
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program **out)
 {
     gemm__cl_choice *ch = &ctx->choice[prec];
     gemm_cl_params p;
     gemm_status s;
     if (ch->prog) { *out = ch->prog; return GEMM_OK; }
-    if (prec == GEMM_CL_F64 && !ctx->has_fp64)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl: the device (%s) has no cl_khr_fp64", ctx->device_name);
     gemm__cl_lookup(ctx, prec, &p, ch->origin, sizeof ch->origin);
     s = gemm__cl_try(ctx, prec, &p, out);
     if (s != GEMM_OK) {
@@ -1424,6 +1439,7 @@ GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_cl_preci
     if (!ctx || !info || (prec != GEMM_CL_F32 && prec != GEMM_CL_F64))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_kernel_info_get: NULL argument or bad precision");
     memset(info, 0, sizeof *info);
+    if ((s = gemm__cl_check_more(ctx, prec, "gemm_cl_kernel_info_get", 0, 0, 0)) != GEMM_OK) return s;
     snprintf(info->device_name, sizeof info->device_name, "%s", ctx->device_name);
     gemm__cl_lock_take(&ctx->lock);
     s = gemm__cl_select(ctx, prec, &g);
@@ -1446,12 +1462,7 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_cl_precision 
     if ((s = gemm__cl_check_more(ctx, prec, "gemm_cl_set_params", 0, 0, 0)) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
     s = gemm__cl_try(ctx, prec, params, &g);
-    if (s == GEMM_OK) {
-        ctx->choice[prec].prog = g;
-        ctx->choice[prec].params = *params;
-        snprintf(ctx->choice[prec].origin, sizeof ctx->choice[prec].origin, "set by caller");
-        ctx->choice[prec].reason[0] = '\0';
-    }
+    if (s == GEMM_OK) gemm__cl_install(ctx, prec, g, params, "set by caller");
     gemm__cl_lock_give(&ctx->lock);
     return s;
 }
@@ -1487,11 +1498,8 @@ static gemm_status gemm__cl_buffers(gemm_cl_context *ctx, gemm_cl_precision prec
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
     if (work == GEMM__WORK_FULL) {
-        s = gemm__cl_fits(A, offa, gemm__cl_extent(layout, ta == GEMM_NO_TRANS ? m : k, ta == GEMM_NO_TRANS ? k : m, lda),
-                          elem, func, "A");
-        if (s == GEMM_OK)
-            s = gemm__cl_fits(B, offb, gemm__cl_extent(layout, tb == GEMM_NO_TRANS ? k : n, tb == GEMM_NO_TRANS ? n : k, ldb),
-                              elem, func, "B");
+        s = gemm__cl_fits(A, offa, gemm__cl_op_extent(layout, ta, m, k, lda), elem, func, "A");
+        if (s == GEMM_OK) s = gemm__cl_fits(B, offb, gemm__cl_op_extent(layout, tb, k, n, ldb), elem, func, "B");
     }
     if (s == GEMM_OK && work != GEMM__WORK_NONE) s = gemm__cl_fits(C, offc, gemm__cl_extent(layout, m, n, ldc), elem, func, "C");
     if (s != GEMM_OK) return s;
@@ -1846,10 +1854,7 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, 
             if (td > 0 && tt > 0 && td < tt) res.best.direct = i;
             else break;
         }
-        ctx->choice[prec].prog = g;
-        ctx->choice[prec].params = res.best;
-        snprintf(ctx->choice[prec].origin, sizeof ctx->choice[prec].origin, "tuned");
-        ctx->choice[prec].reason[0] = '\0';
+        gemm__cl_install(ctx, prec, g, &res.best, "tuned");
     }
     gemm__cl_prune(ctx);
     gemm__cl_lock_give(&ctx->lock);
