@@ -96,7 +96,9 @@
        was. A failure while C is written back goes to every rank through a
        last vote (C may then be partly written). An MPI call that fails in the middle of
        the rounds is the exception: MPI promises nothing after that, this
-       rank stops calling MPI, and its peers may be left waiting. An MPI error is GEMM_ERR_MPI with MPI_Error_string's
+       rank stops calling MPI (except to cancel its pending transfers, best
+       effort, before it frees their buffers), and its peers may be left
+       waiting. An MPI error is GEMM_ERR_MPI with MPI_Error_string's
        text in gemm_last_error_detail(). The call duplicates the
        communicator and sets MPI_ERRORS_RETURN on its copy, so the caller's
        error handler is not changed.
@@ -1525,6 +1527,10 @@ static void gemm__mpi_setup(gemm__mpi *x)
         x->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)x->cap);
         if (!x->sends || !x->recvs || !x->reqs)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+        if (x->reqs) {
+            int r;
+            for (r = 0; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+        }
 #ifdef GEMM_MPI_CUDA
         if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
             x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
@@ -1540,9 +1546,29 @@ static void gemm__mpi_setup(gemm__mpi *x)
     if (s != GEMM_OK) gemm__mpi_agreed(x, s);
 }
 
+/* After an MPI failure some transfers may still be pending: cancel them and
+   let go of their requests before their buffers are freed. A transfer MPI
+   cannot cancel (a send already on its way, say) may still touch a freed
+   buffer: MPI promises nothing after an error, and this is best effort. */
+static void gemm__mpi_drop_requests(gemm__mpi *x)
+{
+    int i, done;
+    MPI_Request *r;
+    for (i = 0; i < x->cap + 2; i++) {
+        r = i < 2 ? &x->stage_req[i] : x->reqs ? &x->reqs[i - 2] : NULL;
+        if (!r || *r == MPI_REQUEST_NULL) continue;
+        done = 0;
+        MPI_Cancel(r);
+        if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+            if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
+        *r = MPI_REQUEST_NULL;
+    }
+}
+
 static void gemm__mpi_teardown(gemm__mpi *x)
 {
     int nslots = x->br * x->bc;
+    gemm__mpi_drop_requests(x);
     gemm__mpi_blocks_free(x, x->a, nslots);
     gemm__mpi_blocks_free(x, x->b, nslots);
     gemm__mpi_blocks_free(x, x->c, nslots);
@@ -1660,6 +1686,7 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
     else memset(&x->o, 0, sizeof x->o);
     x->cuda = x->o.local == GEMM_MPI_LOCAL_CUDA;
     x->comm = x->cart = x->row_comm = MPI_COMM_NULL;
+    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
     x->st = GEMM_OK;
     x->path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
     memset(&x->t, 0, sizeof x->t);
