@@ -31,7 +31,10 @@
        r / grid_cols, column r % grid_cols. Each rank owns one contiguous
        tile of op(A) (m x k), of op(B) (k x n) and of C (m x n), given as
        first row, row count, first column, column count in the op() view
-       (tile .a, .b, .c). The caller stores its tile of X as the submatrix
+       (tile .a, .b, .c). P must make q = lcm(grid_rows, grid_cols) (see
+       below) at most 181: message tags number the q*q blocks, below 32767,
+       the smallest MPI_TAG_UB MPI allows; a larger grid is refused with
+       GEMM_ERR_INVALID_ARG (P = 182, a 13 x 14 grid, is the smallest too large). The caller stores its tile of X as the submatrix
        of the stored X that holds those elements, in the call's layout, with
        its own leading dimension: for transa == GEMM_TRANS the local A piece
        is .a.cols x .a.rows as stored. A tile may be empty (0 rows): then its
@@ -81,7 +84,8 @@
        busiest rank allocates for a call (beyond the caller's matrices);
        options.max_host_bytes / max_device_bytes cap it (0 = no cap): a call
        over the cap returns GEMM_ERR_OUT_OF_MEMORY on every rank before it
-       allocates anything.
+       allocates any block or buffer (only the communicator's copy and, with
+       the CUDA multiply, the GPU's streams and events come first).
 
    Errors
        Every rank returns the same status with the same detail. The ranks
@@ -1432,7 +1436,8 @@ static int gemm__mpi_cuda_init(gemm__mpi *x)
     return one_node;
 }
 
-/* Lays out the grid, checks memory and allocates; false on any failure. */
+/* Lays out the grid, checks memory and allocates. A failure on any rank
+   ends in a vote: x->st is then every rank's, and x->agreed is set. */
 static void gemm__mpi_setup(gemm__mpi *x)
 {
     int nslots, periods[2] = {1, 1}, dims[2], cuda_aware = 0, one_node = 0;
