@@ -31,14 +31,15 @@
        r / grid_cols, column r % grid_cols. Each rank owns one contiguous
        tile of op(A) (m x k), of op(B) (k x n) and of C (m x n), given as
        first row, row count, first column, column count in the op() view
-       (tile .a, .b, .c). P must make q = lcm(grid_rows, grid_cols) (see
-       below) at most 181: message tags number the q*q blocks, below 32767,
-       the smallest MPI_TAG_UB MPI allows; a larger grid is refused with
-       GEMM_ERR_INVALID_ARG (P = 182, a 13 x 14 grid, is the smallest too large). The caller stores its tile of X as the submatrix
+       (tile .a, .b, .c). The caller stores its tile of X as the submatrix
        of the stored X that holds those elements, in the call's layout, with
        its own leading dimension: for transa == GEMM_TRANS the local A piece
        is .a.cols x .a.rows as stored. A tile may be empty (0 rows): then its
        pointer may be NULL.
+       P must make q = lcm(grid_rows, grid_cols) (see below) at most 181:
+       message tags number the q*q blocks, below 32767, the smallest
+       MPI_TAG_UB MPI allows; a larger grid is refused with
+       GEMM_ERR_INVALID_ARG (P = 182, a 13 x 14 grid, is the smallest).
 
    How it runs
        A grid that is not square runs Cannon on a virtual q x q grid, q =
@@ -98,12 +99,12 @@
        after the rounds hands it to every rank before C is written: a call
        that fails there leaves C (the root's, or every rank's piece) as it
        was. A failure while C is written back goes to every rank through a
-       last vote (C may then be partly written). An MPI call that fails in the middle of
-       the rounds is the exception: MPI promises nothing after that, this
-       rank stops calling MPI (except to cancel its pending transfers, best
-       effort, before it frees their buffers), and its peers may be left
-       waiting. An MPI error is GEMM_ERR_MPI with MPI_Error_string's
-       text in gemm_last_error_detail(). The call duplicates the
+       last vote (C may then be partly written). An MPI call that fails in
+       the middle of the rounds is the exception: MPI promises nothing after
+       that, this rank stops calling MPI (except to cancel its pending
+       transfers, best effort, before it frees their buffers), and its peers
+       may be left waiting. An MPI error is GEMM_ERR_MPI with
+       MPI_Error_string's text in gemm_last_error_detail(). The call duplicates the
        communicator and sets MPI_ERRORS_RETURN on its copy, so the caller's
        error handler is not changed.
 
@@ -1698,7 +1699,8 @@ static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mp
     memset(&max, 0, sizeof max);
     if (user_comm == MPI_COMM_NULL) s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
     else s = gemm__mpi_status(MPI_Comm_dup(user_comm, &x->comm), "MPI_Comm_dup");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    if (s == GEMM_OK)
+        s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
     if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
     if (s != GEMM_OK) {
