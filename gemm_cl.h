@@ -59,6 +59,8 @@
        checks and errors are gemm.h's; every OpenCL error becomes a status
        with the call and the error's name in gemm_last_error_detail().
        A context may be used by several threads at once (calls serialise).
+       The first call's build and self-check, and the tuner, run on a private
+       queue of the same context: they never wait for commands on yours.
 
    LICENSE: MIT, see the end of gemm.h.
 */
@@ -90,7 +92,7 @@ typedef struct gemm_cl_options {
     int platform, device;        /* indices, used when no name is given */
     const char *device_name;     /* substring of "platform name: device name" */
     cl_context context;          /* adopt these (both, or neither); retained, */
-    cl_command_queue queue;      /* released on destroy; queue must be in-order */
+    cl_command_queue queue;      /* released on destroy; in-order, of that context */
     const char *tuning_file;     /* else $GEMM_CL_TUNING_FILE */
     const char *cache_dir;       /* else $GEMM_CL_CACHE_DIR; none: no disk cache */
     const char *build_options;   /* appended to clBuildProgram's options */
