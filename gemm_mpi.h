@@ -336,17 +336,26 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
 #define GEMM_MPI_STAGE_BYTES ((size_t)64 << 20)
 #endif
 
+/* Bytes of one A, B and C block of the virtual grid, and the largest. */
+static size_t gemm__mpi_block_bytes(const gemm_mpi_blocks *g, size_t es, size_t *a, size_t *b, size_t *c)
+{
+    size_t big;
+    *a = (size_t)g->mb * (size_t)g->kb * es;
+    *b = (size_t)g->kb * (size_t)g->nb * es;
+    *c = (size_t)g->mb * (size_t)g->nb * es;
+    big = *a > *b ? *a : *b;
+    return *c > big ? *c : big;
+}
+
 /* One staging buffer: at least one run of the widest block, at most a block
    (and at most 1 GiB, unless one run is longer: the setup refuses runs over
    INT_MAX bytes, since each chunk goes as one MPI message). */
 static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
 {
     int64_t w = g->mb > g->nb ? g->mb : g->nb;
-    size_t a = (size_t)g->mb * (size_t)g->kb * es, b = (size_t)g->kb * (size_t)g->nb * es;
-    size_t c = (size_t)g->mb * (size_t)g->nb * es, big = a > b ? a : b, run, st = GEMM_MPI_STAGE_BYTES;
+    size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), run, st = GEMM_MPI_STAGE_BYTES;
     if (g->kb > w) w = g->kb;
     run = (size_t)w * es;
-    if (c > big) big = c;
     if (st > ((size_t)1 << 30)) st = (size_t)1 << 30; /* one MPI message: an int count */
     if (st < run) st = run;
     return st < big ? st : (big ? big : 1);
@@ -360,11 +369,8 @@ static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed,
 {
     int staged = path == GEMM_MPI_PATH_STAGED, direct = path != GEMM_MPI_PATH_STAGED && path != GEMM_MPI_PATH_CUDA_IPC;
     size_t br = (size_t)(g->q / g->grid_rows), bc = (size_t)(g->q / g->grid_cols), slots = br * bc;
-    size_t a = (size_t)g->mb * (size_t)g->kb * es, b = (size_t)g->kb * (size_t)g->nb * es;
-    size_t c = (size_t)g->mb * (size_t)g->nb * es;
-    size_t big = a > b ? a : b, blocks, spares, temps, pool = 0;
+    size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), blocks, spares, temps, pool = 0;
     int cuda = o->local == GEMM_MPI_LOCAL_CUDA, fox = o->algorithm == GEMM_MPI_FOX;
-    if (c > big) big = c;
     blocks = slots * (a + b + c);
     /* Spare blocks receive shifts (overlapped, or always on a GPU); Fox
        also needs one broadcast A per block row. */
@@ -841,6 +847,12 @@ static void gemm__mpi_post(gemm__mpi_msg *list, int *n, void *buf, int peer, int
 
 static int gemm__mpi_pieces(size_t bytes) { return (int)((bytes + GEMM__MPI_CHUNK - 1) / GEMM__MPI_CHUNK); }
 
+/* The count of the piece of a bytes-long message that starts at off. */
+static int gemm__mpi_piece(size_t bytes, size_t off)
+{
+    return (int)(bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK);
+}
+
 /* Starts every queued send and receive (x->sends, x->recvs). Messages to
    this rank itself are copies. On the staged path device blocks go through
    the pool; on the IPC path only the blocks' handles travel now, and the
@@ -872,9 +884,9 @@ static void gemm__mpi_start(gemm__mpi *x)
             char *p = staged ? x->pool + (size_t)i * x->big : (char *)m->buf;
             size_t off;
             for (off = 0; off < m->bytes; off += GEMM__MPI_CHUNK) {
-                size_t len = m->bytes - off < GEMM__MPI_CHUNK ? m->bytes - off : GEMM__MPI_CHUNK;
                 x->reqs[r] = MPI_REQUEST_NULL;
-                GEMM__MPI_DO(x, MPI_Irecv(p + off, (int)len, MPI_BYTE, m->peer, m->tag, x->cart, &x->reqs[r]));
+                GEMM__MPI_DO(x, MPI_Irecv(p + off, gemm__mpi_piece(m->bytes, off), MPI_BYTE, m->peer, m->tag, x->cart,
+                                          &x->reqs[r]));
                 r++;
             }
         }
@@ -899,9 +911,9 @@ static void gemm__mpi_start(gemm__mpi *x)
             gemm__mpi_copy(x, p, 0, m->buf, 1, m->bytes);
         }
         for (off = 0; off < m->bytes; off += GEMM__MPI_CHUNK) {
-            size_t len = m->bytes - off < GEMM__MPI_CHUNK ? m->bytes - off : GEMM__MPI_CHUNK;
             x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Isend(p + off, (int)len, MPI_BYTE, m->peer, m->tag, x->cart, &x->reqs[r]));
+            GEMM__MPI_DO(x, MPI_Isend(p + off, gemm__mpi_piece(m->bytes, off), MPI_BYTE, m->peer, m->tag, x->cart,
+                                      &x->reqs[r]));
             r++;
         }
     }
@@ -976,11 +988,9 @@ static void gemm__mpi_wait(gemm__mpi *x)
 static void gemm__mpi_replace(gemm__mpi *x, void *buf, size_t bytes, int dst, int src, int tag)
 {
     size_t off;
-    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK) {
-        size_t len = bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK;
-        GEMM__MPI_DO(x, MPI_Sendrecv_replace((char *)buf + off, (int)len, MPI_BYTE, dst, tag, src, tag, x->cart,
-                                             MPI_STATUS_IGNORE));
-    }
+    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK)
+        GEMM__MPI_DO(x, MPI_Sendrecv_replace((char *)buf + off, gemm__mpi_piece(bytes, off), MPI_BYTE, dst, tag, src,
+                                             tag, x->cart, MPI_STATUS_IGNORE));
 }
 
 /* ---- distribution and gather ----------------------------------------- */
@@ -1344,10 +1354,8 @@ static void gemm__mpi_cannon(gemm__mpi *x)
 static void gemm__mpi_bcast(gemm__mpi *x, void *buf, size_t bytes, int root)
 {
     size_t off;
-    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK) {
-        size_t len = bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK;
-        GEMM__MPI_DO(x, MPI_Bcast((char *)buf + off, (int)len, MPI_BYTE, root, x->row_comm));
-    }
+    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK)
+        GEMM__MPI_DO(x, MPI_Bcast((char *)buf + off, gemm__mpi_piece(bytes, off), MPI_BYTE, root, x->row_comm));
 }
 
 /* Fox: in round r, block row i multiplies A(i, i+r), broadcast along the
@@ -1449,11 +1457,7 @@ static void gemm__mpi_setup(gemm__mpi *x)
     x->br = x->g.q / x->g.grid_rows;
     x->bc = x->g.q / x->g.grid_cols;
     nslots = x->br * x->bc;
-    x->abytes = (size_t)x->g.mb * (size_t)x->g.kb * x->es;
-    x->bbytes = (size_t)x->g.kb * (size_t)x->g.nb * x->es;
-    x->cbytes = (size_t)x->g.mb * (size_t)x->g.nb * x->es;
-    x->big = x->abytes > x->bbytes ? x->abytes : x->bbytes;
-    if (x->cbytes > x->big) x->big = x->cbytes;
+    x->big = gemm__mpi_block_bytes(&x->g, x->es, &x->abytes, &x->bbytes, &x->cbytes);
     x->path = GEMM_MPI_PATH_HOST;
     if (x->cuda) {
         one_node = gemm__mpi_cuda_init(x);

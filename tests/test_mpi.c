@@ -439,8 +439,8 @@ static void test_memory(void)
         battery_check(gemm_mpi_memory(nranks, M, N, K, 8, dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 && dev == 0,
                       "memory query (%s): %zu host bytes, %zu device", dist ? "dist" : "root-held", host, dev);
         c.opts.max_host_bytes = host - 1;
-        s = call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
-        if (dist) s = call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
+        s = dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
+                 : call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
         battery_check(s == GEMM_ERR_OUT_OF_MEMORY && strstr(gemm_last_error_detail(), "cap"),
                       "rank %d: cap one byte short -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
         c.opts.max_host_bytes = host;
