@@ -207,12 +207,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) { nsizes = battery_parse_list(argv[++i], sizes, 32); sizes_given = 1; }
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--prec") && i + 1 < argc) {
-            const char *p = argv[++i];
-            prec_count = 0;
-            if (strstr(p, "f32")) precs[prec_count++] = BATTERY_F32;
-            if (strstr(p, "f64")) precs[prec_count++] = BATTERY_F64;
-        } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
+        else if (!strcmp(argv[i], "--prec") && i + 1 < argc) prec_count = battery_parse_precs(argv[++i], precs);
+        else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             const char *p = argv[++i];
             shapes_given = 1;
             nshapes = battery_parse_shapes(p, shapes, 64);

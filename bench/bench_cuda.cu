@@ -174,12 +174,8 @@ int main(int argc, char **argv)
             ours_opt.kernel = !strcmp(k, "naive") ? GEMM_CUDA_KERNEL_NAIVE : !strcmp(k, "tiled16") ? GEMM_CUDA_KERNEL_TILED16
                             : !strcmp(k, "simt") ? GEMM_CUDA_KERNEL_SIMT : !strcmp(k, "dmma") ? GEMM_CUDA_KERNEL_DMMA
                             : GEMM_CUDA_KERNEL_AUTO;
-        } else if (!strcmp(argv[i], "--prec") && i + 1 < argc) {
-            const char *p = argv[++i];
-            prec_count = 0;
-            if (strstr(p, "f32")) precs[prec_count++] = BATTERY_F32;
-            if (strstr(p, "f64")) precs[prec_count++] = BATTERY_F64;
-        } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
+        } else if (!strcmp(argv[i], "--prec") && i + 1 < argc) prec_count = battery_parse_precs(argv[++i], precs);
+        else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             const char *p = argv[++i];
             nshapes = battery_parse_shapes(p, shapes, 64);
         } else {

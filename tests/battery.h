@@ -600,6 +600,15 @@ BATTERY_STATIC int battery_parse_shapes(const char *arg, battery_shape *out, int
     return n;
 }
 
+/* "f32,f64" -> out[]; returns how many precisions were named. */
+BATTERY_STATIC int battery_parse_precs(const char *arg, battery_precision out[2])
+{
+    int n = 0;
+    if (strstr(arg, "f32")) out[n++] = BATTERY_F32;
+    if (strstr(arg, "f64")) out[n++] = BATTERY_F64;
+    return n;
+}
+
 /* Reads element `index` of C wherever it lives (host memory, a device). */
 typedef double (*battery_read_fn)(void *ctx, size_t index);
 
