@@ -375,7 +375,8 @@ GEMM__DEFINE_REF(gemm_ref_dgemm, double)
 
 /*
    Revision history
-       0.1  first release: contract, reference, CPU front door
+       0.1  first release: the contract, the reference, and the CPU, CUDA,
+            OpenCL and MPI backends
 
    LICENSE (MIT)
    Copyright (c) 2026 the gemm authors
