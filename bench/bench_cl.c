@@ -38,12 +38,6 @@ static gemm_cl_context *cl;
 static cl_context context;
 static cl_command_queue queue;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct problem {
     battery_precision prec;
     gemm_transpose ta, tb;
@@ -145,7 +139,7 @@ static int measure(battery_precision prec, gemm_transpose ta, gemm_transpose tb,
     for (r = 0; r < reps; r++)
         for (who = 0; who < nwho; who++) t[who][r] = run_once(who, &p);
     for (who = 0; who < nwho; who++) {
-        qsort(t[who], (size_t)reps, sizeof(double), cmp_double);
+        battery_sort(t[who], (int)reps);
         gf[who][0] = flops / t[who][reps / 2] * 1e-9;
         gf[who][1] = flops / t[who][reps - 1] * 1e-9;
         gf[who][2] = flops / t[who][0] * 1e-9;

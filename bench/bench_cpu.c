@@ -57,12 +57,6 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 
 /* Runs ours (who = 0) or the peer (who = 1) once; returns seconds. */
 static double run_once(int who, battery_precision prec, battery_shape s, const battery_buf *A, const battery_buf *B,
@@ -270,7 +264,7 @@ int main(int argc, char **argv)
                 for (r = 0; r < reps; r++)
                     for (who = 0; who < 1 + have_peer; who++) t[who][r] = run_once(who, prec, s, &A, &B, &C);
                 for (who = 0; who < 1 + have_peer; who++) {
-                    qsort(t[who], (size_t)reps, sizeof(double), cmp_double);
+                    battery_sort(t[who], (int)reps);
                     gf[who][0] = flops / t[who][reps / 2] * 1e-9;
                     gf[who][1] = flops / t[who][reps - 1] * 1e-9;
                     gf[who][2] = flops / t[who][0] * 1e-9;

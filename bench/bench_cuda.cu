@@ -30,12 +30,6 @@
         if (e_ != cudaSuccess) { fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); } \
     } while (0)
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static cublasHandle_t handle;
 static gemm_cuda_options ours_opt;
 static int keep_going, ours_failed; /* --variants: a failing call of ours is reported, not fatal */
@@ -140,8 +134,8 @@ static void bench_host(const int64_t *sizes, int nsizes, FILE *csv)
                 if (r < 0) continue;
                 tot[r] = now_ms() - t0; h2d[r] = t.h2d_ms; ker[r] = t.kernel_ms; d2h[r] = t.d2h_ms;
             }
-            qsort(tot, 5, sizeof(double), cmp_double); qsort(h2d, 5, sizeof(double), cmp_double);
-            qsort(ker, 5, sizeof(double), cmp_double); qsort(d2h, 5, sizeof(double), cmp_double);
+            battery_sort(tot, 5); battery_sort(h2d, 5);
+            battery_sort(ker, 5); battery_sort(d2h, 5);
             printf("%6lld | %-8s | %9.3f %9.3f %9.3f %9.3f\n", (long long)n, modes[mi], tot[2], h2d[2], ker[2], d2h[2]);
             if (csv) fprintf(csv, "cuda-host-%s,f32,auto,%lld,%lld,%lld,total_ms=%.3f,h2d_ms=%.3f,kernel_ms=%.3f,d2h_ms=%.3f\n",
                              modes[mi], (long long)n, (long long)n, (long long)n, tot[2], h2d[2], ker[2], d2h[2]);
@@ -243,7 +237,7 @@ int main(int argc, char **argv)
             for (r = 0; r < reps; r++)
                 for (who = 0; who < 2; who++) t[who][r] = timed(who, prec, s, dA, dB, dC);
             for (who = 0; who < 2; who++) {
-                qsort(t[who], (size_t)reps, sizeof(double), cmp_double);
+                battery_sort(t[who], (int)reps);
                 tf[who][0] = flops / t[who][reps / 2] * 1e-12;
                 tf[who][1] = flops / t[who][reps - 1] * 1e-12;
                 tf[who][2] = flops / t[who][0] * 1e-12;

@@ -26,6 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define GEMM_IMPLEMENTATION
 #include "../gemm_mpi.h"
+#include "../tests/battery.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -155,12 +156,6 @@ static double check_piece(const piece *c, int64_t n, int dbl, int device)
     return all;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct config {
     gemm_mpi_options o;
     int reps, warmup;
@@ -173,7 +168,7 @@ static void report(const char *what, const config *cf, int dbl, int64_t n, const
     double sorted[64], med;
     int i;
     for (i = 0; i < reps; i++) sorted[i] = times[i];
-    qsort(sorted, (size_t)reps, sizeof(double), cmp_double);
+    battery_sort(sorted, (int)reps);
     med = sorted[reps / 2];
     if (me != 0) return;
     printf("csv,%s,%s,%s,%lld,%d,%dx%d,%d,%d,%s,%s,%.6f,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3g,%s\n", what,

@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
+#include "../tests/battery.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -112,12 +113,6 @@ static void ours(int n, const float *A, const float *B, float *C)
 
 typedef void (*rung_fn)(int n, const float *A, const float *B, float *C);
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
     static const char *names[] = {"naive ijk", "ikj", "tiled 64", "tiled 64 + threads", "gemm (gemm_cpu.h)"};
@@ -156,7 +151,7 @@ int main(int argc, char **argv)
                 t[rep] = now() - t[rep];
                 if (t[rep] > 2.0) { reps = rep + 1; break; }
             }
-            qsort(t, (size_t)reps, sizeof(double), cmp_double);
+            battery_sort(t, (int)reps);
             for (e = 0; e < nn; e++) err = fmax(err, fabs((double)C[e] - (double)R[e]));
             if (err > 1e-5 * n) printf(" %8s!", "WRONG");
             else printf(" %9.1f", 2.0 * n * (double)n * n / t[reps / 2] * 1e-9);

@@ -600,6 +600,15 @@ BATTERY_STATIC int battery_parse_shapes(const char *arg, battery_shape *out, int
     return n;
 }
 
+BATTERY_STATIC int battery_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts n timings in place, so t[n / 2] is the median and t[0] the best. */
+BATTERY_STATIC void battery_sort(double *t, int n) { qsort(t, (size_t)n, sizeof(double), battery_cmp_double); }
+
 /* "f32,f64" -> out[]; returns how many precisions were named. */
 BATTERY_STATIC int battery_parse_precs(const char *arg, battery_precision out[2])
 {
