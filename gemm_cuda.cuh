@@ -1,16 +1,19 @@
 /* gemm_cuda.cuh - the CUDA backend of gemm: C = alpha*op(A)*op(B) + beta*C on
-   an NVIDIA GPU, fp32 and fp64, without cuBLAS.
+   an NVIDIA GPU, fp32 and fp64, and opt-in TF32/FP16/BF16 on the tensor
+   cores, without cuBLAS.
 
    Do this in *one* .cu file (compiled by nvcc):
        #define GEMM_IMPLEMENTATION
        #include "gemm_cuda.cuh"        (it includes gemm.h and gemm_cpu.h)
    and include it without the macro anywhere else. Build for the GPUs you
    run on, e.g. -gencode arch=compute_80,code=sm_80
-                -gencode arch=compute_90,code=[sm_90,compute_90]
+                -gencode arch=compute_90a,code=sm_90a    (Hopper's wgmma)
+                -gencode arch=compute_90,code=compute_90 (PTX for later GPUs)
 
    Two ways to call it
-     - device pointers, asynchronous on a stream (nothing is allocated, no
-       synchronisation; the call returns once the kernels are queued):
+     - device pointers, asynchronous on a stream (no synchronisation, and
+       nothing allocated but the tensor-core modes' stream-ordered operand
+       copies below; the call returns once the kernels are queued):
            gemm_cuda_sgemm(layout, ta, tb, m, n, k, alpha, dA, lda, dB, ldb,
                            beta, dC, ldc, stream);
        gemm_cuda_sgemm_ex() takes a gemm_cuda_options as well (kernel choice).
@@ -63,8 +66,27 @@
    kernel runs at 0.71-0.79 of cuBLAS's sgemm, DMMA at 0.66-0.76 of its
    dgemm (bench/RESULTS.md).
 
-   Exact fp32/fp64 arithmetic only. gemm_cuda_math reserves the room for
-   opt-in reduced-precision modes (TF32, FP16/BF16 inputs), not done yet.
+   Reduced precision, opt-in by name (fp32 sums in every mode):
+     - TF32: gemm_cuda_sgemm_ex / _host with options.math = GEMM_CUDA_MATH_TF32.
+       The tensor cores read fp32 inputs with 10 mantissa bits (the low 13
+       are dropped): expect relative errors near 1e-3, not fp32's 1e-7.
+     - FP16, BF16: gemm_cuda_gemm_mixed(), A and B __half or __nv_bfloat16,
+       C fp32 or the input type (rounded once from the fp32 result).
+     Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): tiles copied by
+     the copy engine (TMA) into a 4-stage ring, wgmma m64n256 from shared
+     memory, a producer warpgroup and two consumer warpgroups, 256x128
+     block tiles. MMA elsewhere from sm_80 (mma.sync m16n8k16 / m16n8k8 on
+     the SIMT kernel's cp.async ring, 128x128 tiles); NAIVE below sm_80
+     (exact fp32 sums there). Both read op(A) and op(B) k-major from
+     16-byte aligned rows: an operand stored the other way, or with an odd
+     leading dimension or a misaligned pointer, is first copied into that
+     form in a scratch buffer taken in stream order on the caller's stream
+     and freed there (a row-major NN call copies B). Its memory pool, one
+     per device, keeps what it took for the next calls (a workspace, as
+     cuBLAS keeps one); gemm_cuda_release_scratch() hands it back. No split-K.
+     The first such call on a device asks it, once, whether the sm_90a
+     code was loaded for it (a 4-byte synchronous copy).
+     Speed on an H200 against cublasGemmEx: bench/RESULTS.md.
 
    Errors: every CUDA call is checked; a failure returns GEMM_ERR_DEVICE
    (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE where they fit) with the
@@ -81,6 +103,8 @@
 
 #include "gemm.h"
 #include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,12 +115,21 @@ typedef enum gemm_cuda_kernel {
     GEMM_CUDA_KERNEL_NAIVE = 1,   /* one thread per element of C */
     GEMM_CUDA_KERNEL_TILED16 = 2, /* the seed paper's 16x16 shared-memory tiles */
     GEMM_CUDA_KERNEL_SIMT = 3,    /* register-blocked, cp.async, fp32 and fp64 */
-    GEMM_CUDA_KERNEL_DMMA = 4     /* fp64 tensor cores (sm_80+); fp64 only */
+    GEMM_CUDA_KERNEL_DMMA = 4,    /* fp64 tensor cores (sm_80+); fp64 only */
+    GEMM_CUDA_KERNEL_MMA = 5,     /* TF32/FP16/BF16 tensor cores through mma.sync (sm_80+) */
+    GEMM_CUDA_KERNEL_WGMMA = 6    /* TF32/FP16/BF16 tensor cores through wgmma and TMA (sm_90a) */
 } gemm_cuda_kernel;
 
-typedef enum gemm_cuda_math {
-    GEMM_CUDA_MATH_EXACT = 0 /* fp32 in fp32, fp64 in fp64; the only mode so far */
+typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm* computes in */
+    GEMM_CUDA_MATH_EXACT = 0, /* fp32 in fp32 (and fp64 in fp64) */
+    GEMM_CUDA_MATH_TF32 = 1   /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
 } gemm_cuda_math;
+
+typedef enum gemm_cuda_type { /* element types of gemm_cuda_gemm_mixed */
+    GEMM_CUDA_F32 = 0,  /* float */
+    GEMM_CUDA_F16 = 1,  /* __half (cuda_fp16.h) */
+    GEMM_CUDA_BF16 = 2  /* __nv_bfloat16 (cuda_bf16.h) */
+} gemm_cuda_type;
 
 typedef enum gemm_cuda_mode { /* how the _host calls move data */
     GEMM_CUDA_PAGEABLE = 0, /* cudaMemcpy from and to the caller's memory */
@@ -146,11 +179,26 @@ GEMM_DEF gemm_status gemm_cuda_dgemm_host(gemm_layout layout, gemm_transpose tra
                                           int64_t lda, const double *B, int64_t ldb, double beta, double *C,
                                           int64_t ldc, const gemm_cuda_options *options);
 
+/* Reduced precision on the tensor cores: A and B of `input` type (F16 or
+   BF16), sums in fp32, C of `output` type (F32 or the input type); alpha
+   and beta are floats. Device pointers, asynchronous, as gemm_cuda_sgemm_ex.
+   (TF32 is gemm_cuda_sgemm_ex with options->math = GEMM_CUDA_MATH_TF32.) */
+GEMM_DEF gemm_status gemm_cuda_gemm_mixed(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                          int64_t m, int64_t n, int64_t k, float alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, float beta, void *C, int64_t ldc,
+                                          gemm_cuda_type input, gemm_cuda_type output, cudaStream_t stream,
+                                          const gemm_cuda_options *options);
+
+/* Hands the memory the tensor-core modes keep for their operand copies on
+   the current device back to the driver; waits for the device first. */
+GEMM_DEF gemm_status gemm_cuda_release_scratch(void);
+
 /* The kernel AUTO would run for this problem on the current device
-   (precision_bits 32 or 64); GEMM_CUDA_KERNEL_AUTO if it cannot tell. */
+   (precision_bits 32 or 64; 16 for the tensor-core modes: TF32, FP16,
+   BF16); GEMM_CUDA_KERNEL_AUTO if it cannot tell. */
 GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(int precision_bits, int64_t m, int64_t n, int64_t k);
 
-/* "naive", "tiled16", "simt", "dmma", "auto"; "?" for anything else. */
+/* "naive", "tiled16", "simt", "dmma", "mma", "wgmma", "auto"; "?" for anything else. */
 GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel);
 
 #ifdef __cplusplus
@@ -167,8 +215,10 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel);
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CUDA_API_DONE) && !defined(GEMM__CUDA_IMPLEMENTED)
 #define GEMM__CUDA_IMPLEMENTED
 
+#include <atomic>
 #include <chrono>
 #include <type_traits>
+#include <cuda.h> /* CUtensorMap (types only: the driver is reached through the runtime) */
 #include <stdint.h>
 #include <string.h>
 
@@ -247,7 +297,7 @@ __device__ __forceinline__ void gemm__cuda_load_tile(T *s, const T *g, int64_t g
         int r = c / PER_ROW, col = (c % PER_ROW) * VEC;
         int valid = r < rows_left ? min(VEC, max(0, cols_left - col)) : 0;
         T *dst = s + r * SLD + col;
-        if (valid == VEC) {
+        if (valid == VEC && VEC * sizeof(T) >= 4) { /* cp.async moves 4, 8 or 16 bytes */
             gemm__cuda_cp_async<VEC * (int)sizeof(T)>(dst, g + (int64_t)r * gld + col);
         } else {
 #pragma unroll
@@ -257,13 +307,20 @@ __device__ __forceinline__ void gemm__cuda_load_tile(T *s, const T *g, int64_t g
 }
 
 /* The epilogue of one element: C = alpha*acc + beta*C, never reading C when
-   beta == 0; split-K partial sums add into C (already scaled by beta). */
-template <typename T>
-__device__ __forceinline__ void gemm__cuda_store(T *c, T acc, T alpha, T beta, int atomic)
+   beta == 0; split-K partial sums add into C (already scaled by beta).
+   S is the type of the sums and scalars, TC C's type (FP16/BF16 C: the
+   sum is formed in S and rounded once; no split-K there). */
+template <typename TC, typename S>
+__device__ __forceinline__ void gemm__cuda_store(TC *c, S acc, S alpha, S beta, int atomic)
 {
-    if (atomic) atomicAdd(c, alpha * acc);
-    else if (beta == T(0)) *c = alpha * acc;
-    else *c = alpha * acc + beta * *c;
+    if constexpr (std::is_same<TC, S>::value) {
+        if (atomic) atomicAdd(c, alpha * acc);
+        else if (beta == S(0)) *c = alpha * acc;
+        else *c = alpha * acc + beta * *c;
+    } else {
+        (void)atomic;
+        *c = TC(beta == S(0) ? alpha * acc : alpha * acc + beta * S(*c));
+    }
 }
 
 /* The normalised problem every kernel solves: C is column-major (element
@@ -272,14 +329,16 @@ __device__ __forceinline__ void gemm__cuda_store(T *c, T acc, T alpha, T beta, i
 
 /* ---- the ladder: naive and the seed paper's 16x16 tiles ---- */
 
-template <typename T>
-__global__ void gemm__cuda_naive_kernel(int M, int N, int K, T alpha, const T *A, int64_t ars, int64_t acs,
-                                        const T *B, int64_t brs, int64_t bcs, T beta, T *C, int64_t ldc)
+/* T: A and B; S: the sums and scalars; TC: C (the tensor-core modes' fallback
+   runs here with FP16/BF16 inputs, and with exact fp32 sums for TF32). */
+template <typename T, typename S = T, typename TC = T>
+__global__ void gemm__cuda_naive_kernel(int M, int N, int K, S alpha, const T *A, int64_t ars, int64_t acs,
+                                        const T *B, int64_t brs, int64_t bcs, S beta, TC *C, int64_t ldc)
 {
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
     if (i >= M || j >= N) return;
-    T sum = 0;
-    for (int p = 0; p < K; p++) sum += A[i * ars + p * acs] * B[p * brs + j * bcs];
+    S sum = 0;
+    for (int p = 0; p < K; p++) sum += S(A[i * ars + p * acs]) * S(B[p * brs + j * bcs]);
     gemm__cuda_store(&C[i + (int64_t)j * ldc], sum, alpha, beta, 0);
 }
 
@@ -305,12 +364,12 @@ __global__ void __launch_bounds__(256) gemm__cuda_tiled16_kernel(int M, int N, i
     if (i < M && j < N) gemm__cuda_store(&C[i + (int64_t)j * ldc], sum, alpha, beta, 0);
 }
 
-template <typename T> __global__ void gemm__cuda_scale_kernel(int M, int N, T beta, T *C, int64_t ldc)
+template <typename T, typename S = T> __global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc)
 {
     int64_t total = (int64_t)M * N;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         T *c = &C[e % M + (e / M) * ldc];
-        *c = beta == T(0) ? T(0) : beta * *c;
+        *c = beta == S(0) ? T(0) : T(beta * S(*c));
     }
 }
 
@@ -813,6 +872,408 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
             }
 }
 
+/* ---- tensor cores: TF32, FP16, BF16 (fp32 sums) ---- */
+
+/* Both tensor-core kernels read A and B k-major (each row of op(A), each
+   column of op(B) contiguous) from 16-byte aligned rows. An operand stored
+   otherwise is first copied into that form (gemm__cuda_pack_kernel, in a
+   stream-ordered scratch buffer): the FP16/BF16 wgmma could read the other
+   orientation too, TF32's cannot, and one layout keeps one kernel. TF32 data
+   is plain fp32; the tensor cores ignore its 13 low mantissa bits. */
+
+/* X(r, q) of a rows x K operand (q the k index) -> out[r*ldo + q]. 32x32
+   tiles through shared memory so that both the read and the write run
+   along contiguous memory whichever way X is stored. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, const T *X, int64_t ld, int kmajor,
+                                                              T *out, int64_t ldo)
+{
+    __shared__ T tile[32][33];
+    int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int i = ty; i < 32; i += 8) {
+        int r = r0 + (kmajor ? i : tx), q = q0 + (kmajor ? tx : i);
+        if (r < rows && q < K) {
+            T v = kmajor ? X[(int64_t)r * ld + q] : X[(int64_t)q * ld + r];
+            if (kmajor) tile[i][tx] = v;
+            else tile[tx][i] = v;
+        }
+    }
+    __syncthreads();
+    for (int i = ty; i < 32; i += 8)
+        if (r0 + i < rows && q0 + tx < K) out[(int64_t)(r0 + i) * ldo + q0 + tx] = tile[i][tx];
+}
+
+/* The usual case of the copy above, 2 to 3 times faster: X not k-major,
+   its rows (along r) 16-byte aligned. 64x64 tiles; 16-byte loads along r,
+   16-byte stores along q; a warp moves whole 128-byte lines both ways.
+   Shared-memory rows of 65 elements keep the column reads of the store
+   phase on distinct banks (2-way for fp32). */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int K, const T *X, int64_t ld, T *out,
+                                                                   int64_t ldo)
+{
+    constexpr int V = 16 / (int)sizeof(T), PER = 64 / V; /* elements per vector, vectors per tile row */
+    struct alignas(16) vec { T x[V]; };
+    __shared__ T tile[64][65]; /* [q][r] */
+    int r0 = (int)blockIdx.y * 64, q0 = (int)blockIdx.x * 64;
+    for (int e = (int)threadIdx.x; e < 64 * PER; e += 256) {
+        int q = e / PER, r = e % PER * V;
+        if (q0 + q >= K) continue;
+        const T *src = X + (int64_t)(q0 + q) * ld + r0 + r;
+        if (r0 + r + V <= rows) {
+            vec v = *reinterpret_cast<const vec *>(src);
+#pragma unroll
+            for (int j = 0; j < V; j++) tile[q][r + j] = v.x[j];
+        } else {
+            for (int j = 0; j < V && r0 + r + j < rows; j++) tile[q][r + j] = src[j];
+        }
+    }
+    __syncthreads();
+    for (int e = (int)threadIdx.x; e < 64 * PER; e += 256) {
+        int r = e / PER, q = e % PER * V;
+        vec v;
+        if (r0 + r >= rows || q0 + q >= K) continue; /* rows of `out` are padded to whole vectors */
+#pragma unroll
+        for (int j = 0; j < V; j++) v.x[j] = tile[q + j][r];
+        *reinterpret_cast<vec *>(out + (int64_t)(r0 + r) * ldo + q0 + q) = v;
+    }
+}
+
+/* The 32 bits a thread feeds one mma for element (r, q) of a k-major tile:
+   two 16-bit values (q, q+1), or one TF32. */
+template <typename T> __device__ __forceinline__ uint32_t gemm__cuda_tc_bits(const T *s)
+{
+    return *reinterpret_cast<const uint32_t *>(s);
+}
+
+/* D(16x8) += A(16xKS) * B(KSx8), KS = 16 for FP16/BF16, 8 for TF32; fp32 D. */
+template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, const uint32_t *a, const uint32_t *b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<T, __half>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d; (void)a; (void)b;
+    __trap();
+#endif
+}
+
+/* MMA (sm_80+): 128x128 block tiles, BK 32, the cp.async ring of the SIMT
+   kernel, 8 warps of 64 (M) x 32 (N), 16x8 mma tiles. Fragments follow the
+   mma.m16n8kKS layouts: lane = 4g + t holds A rows g and g+8 at k columns
+   c and c + KS/2 (c = 2t for 16-bit pairs, t for TF32), B column g at the
+   same k, D rows g and g+8 at columns 2t and 2t+1. */
+template <typename T, typename TC>
+__global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha, const T *A,
+                                                                int64_t lda, const T *B, int64_t ldb, float beta,
+                                                                TC *C, int64_t ldc)
+{
+    constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
+                  WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
+                  STEP = sizeof(T) == 2 ? 2 : 1; /* elements per 32-bit register */
+    typedef gemm__cuda_tile<BM, BK, PAD, true> TA;
+    typedef gemm__cuda_tile<BN, BK, PAD, true> TB;
+    extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
+    T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    int wm = (warp % 2) * WM, wn = (warp / 2) * WN, bm, bn;
+    gemm__cuda_block_tile<8>(bm, bn);
+    float acc[MT][NTL][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NTL; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
+
+    gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
+        As, Bs, M, N, K, K, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
+#pragma unroll
+            for (int ks = 0; ks < BK; ks += KS) {
+                const int c = ks + t * STEP;
+                uint32_t b[NTL][2];
+#pragma unroll
+                for (int j = 0; j < NTL; j++) {
+                    b[j][0] = gemm__cuda_tc_bits(&bs[TB::at(wn + j * 8 + g, c)]);
+                    b[j][1] = gemm__cuda_tc_bits(&bs[TB::at(wn + j * 8 + g, c + KS / 2)]);
+                }
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    uint32_t a[4];
+                    a[0] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c)]);
+                    a[1] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c)]);
+                    a[2] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c + KS / 2)]);
+                    a[3] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c + KS / 2)]);
+#pragma unroll
+                    for (int j = 0; j < NTL; j++) gemm__cuda_mma<T>(acc[mt][j], a, b[j]);
+                }
+            }
+        });
+
+    int m0 = bm * BM + wm, n0 = bn * BN + wn;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int j = 0; j < NTL; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                int m = m0 + mt * 16 + g + 8 * (r / 2), n = n0 + j * 8 + 2 * t + r % 2;
+                if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[mt][j][r], alpha, beta, 0);
+            }
+}
+
+/* WGMMA (sm_90a, Hopper): the architecture-specific instructions exist only
+   in a build for sm_90a (-gencode arch=compute_90a,code=sm_90a); in any other
+   build the kernel body is empty and gemm__cuda_wgmma_built says so. */
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GEMM__CUDA_SM90A 1
+#else
+#define GEMM__CUDA_SM90A 0
+#endif
+static __device__ int gemm__cuda_wgmma_built = GEMM__CUDA_SM90A;
+
+__device__ __forceinline__ unsigned gemm__cuda_smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* mbarriers: a full barrier per stage completes when the copy engine has
+   written the stage's bytes; an empty barrier when every consumer thread is
+   done reading it. */
+__device__ __forceinline__ void gemm__cuda_mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(gemm__cuda_smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void gemm__cuda_mbar_expect(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(gemm__cuda_smem_addr(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void gemm__cuda_mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(gemm__cuda_smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void gemm__cuda_mbar_wait(uint64_t *bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(gemm__cuda_smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* One box of a 2-D tensor map (x: the k index, y: the row) into shared
+   memory by the copy engine, completing on `bar`. Rows and columns past the
+   tensor's edge arrive as zeros. */
+__device__ __forceinline__ void gemm__cuda_tma_load(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+                 ::"r"(gemm__cuda_smem_addr(dst)), "l"((uint64_t)map), "r"(x), "r"(y), "r"(gemm__cuda_smem_addr(bar))
+                 : "memory");
+#else
+    (void)dst; (void)map; (void)x; (void)y; (void)bar;
+#endif
+}
+
+/* The shared-memory matrix descriptor of a k-major tile written by the copy
+   engine with the 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
+   bytes apart (stride byte offset 1024 >> 4), swizzle mode 1 (bits 62-63).
+   Advancing along K inside the 128-byte row adds bytes >> 4 to the address. */
+__device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc(const void *tile)
+{
+    return (uint64_t)((gemm__cuda_smem_addr(tile) & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+/* Keeps the compiler from moving reads or writes of the accumulators across
+   the asynchronous wgmma (their registers are written behind its back). */
+__device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(float (&d)[128])
+{
+#pragma unroll
+    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#define GEMM__WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GEMM__WG_D32(i) GEMM__WG_D8(i), GEMM__WG_D8(i + 8), GEMM__WG_D8(i + 16), GEMM__WG_D8(i + 24)
+#define GEMM__WG_REGS                                                                                          \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "   \
+    "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "     \
+    "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "     \
+    "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "     \
+    "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, "   \
+    "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, "   \
+    "%119, %120, %121, %122, %123, %124, %125, %126, %127}"
+
+/* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
+   from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
+   Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
+template <typename T> __device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[128], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    if constexpr (std::is_same<T, __half>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
+                     : "l"(da), "l"(db));
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
+                     : "l"(da), "l"(db));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GEMM__WG_REGS ", %128, %129, p, 1, 1;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
+                     : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+#undef GEMM__WG_D8
+#undef GEMM__WG_D32
+#undef GEMM__WG_REGS
+
+/* The WGMMA kernel's shape: a block computes 256 (M) x 128 (N) of C through
+   3 warpgroups: warpgroup 0 is the producer (one thread issues the copies of
+   a 128-byte-wide K slice of both operands per stage, 4 stages), warpgroups
+   1 and 2 the consumers, each one m64n256 accumulator: wgmma's M is our N
+   (64 columns of C each), its N our M, so a thread's neighbouring
+   accumulators are neighbouring rows of column-major C. */
+struct gemm__cuda_wgmma_shape {
+    static constexpr int BM = 256, BN = 128, ROW_BYTES = 128, STAGES = 4, THREADS = 384,
+                         A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
+                         SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */,
+                         EPI_LD = BM + 8; /* floats per column of the epilogue's tile: a warp's float2 writes
+                                             (8 columns x 4 row pairs) land on 32 distinct bank pairs */
+    static_assert(BN * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue's tile must fit in the ring");
+};
+
+/* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
+   reading C when beta == 0; one vector access when `vec` (aligned) and all
+   4 rows exist, else element by element up to `left` rows. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, float alpha, float beta, bool vec)
+{
+    struct alignas(4 * sizeof(TC)) four { TC x[4]; };
+    const float x[4] = {v.x, v.y, v.z, v.w};
+    if (vec && left >= 4) {
+        four o;
+        if (beta != 0.0f) o = *reinterpret_cast<const four *>(c);
+#pragma unroll
+        for (int e = 0; e < 4; e++) o.x[e] = TC(beta == 0.0f ? alpha * x[e] : alpha * x[e] + beta * float(o.x[e]));
+        *reinterpret_cast<four *>(c) = o;
+    } else {
+        for (int e = 0; e < 4 && e < left; e++) gemm__cuda_store(c + e, x[e], alpha, beta, 0);
+    }
+}
+
+/* map_a: op(A) as a k-major M x K tensor; map_b: op(B)^T as a k-major N x K tensor. */
+template <typename T, typename TC>
+__global__ void __launch_bounds__(384, 1)
+gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
+                        int N, int K, float alpha, float beta, TC *C, int64_t ldc)
+{
+#if GEMM__CUDA_SM90A
+    typedef gemm__cuda_wgmma_shape S;
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T), KS = sizeof(T) == 2 ? 16 : 8;
+    extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
+    /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
+    unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
+    int wg = (int)threadIdx.x / 128, bm, bn, ktiles = (K + BK - 1) / BK;
+    gemm__cuda_block_tile<8>(bm, bn);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            gemm__cuda_mbar_init(&full[s], 1);
+            gemm__cuda_mbar_init(&empty[s], 256);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\nfence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) { /* producer: few registers, one thread */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0)
+            for (int kt = 0; kt < ktiles; kt++) {
+                int s = kt % S::STAGES;
+                if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
+                unsigned char *stage = smem + s * S::STAGE_BYTES;
+                gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+                gemm__cuda_tma_load(stage, &map_a, kt * BK, bm * S::BM, &full[s]);
+                gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kt * BK, bn * S::BN, &full[s]);
+            }
+    } else { /* consumers */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        float d[128];
+#pragma unroll
+        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        gemm__cuda_wgmma_fence_acc(d);
+        for (int kt = 0; kt < ktiles; kt++) {
+            int s = kt % S::STAGES;
+            gemm__cuda_mbar_wait(&full[s], (unsigned)(kt / S::STAGES) & 1);
+            const unsigned char *stage = smem + s * S::STAGE_BYTES;
+            /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all 256 rows of op(A) */
+            uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + (wg - 1) * 64 * S::ROW_BYTES),
+                     db = gemm__cuda_wgmma_desc(stage);
+            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+            for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: 32 bytes on, 2 descriptor units */
+                gemm__cuda_wgmma<T>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
+                                    db + (uint64_t)(q * KS * (int)sizeof(T) / 16));
+            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+            /* the previous stage's group is done once at most this one is pending */
+            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+            gemm__cuda_wgmma_fence_acc(d);
+            if (kt > 0) gemm__cuda_mbar_arrive(&empty[(kt - 1) % S::STAGES]);
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        gemm__cuda_wgmma_fence_acc(d);
+
+        /* The epilogue goes through shared memory, free once both consumer
+           warpgroups are past their last wgmma (every copy has landed by
+           then too): each warpgroup lays out its 64 columns x 256 rows of
+           C column by column, then every thread moves 4 rows at a time, so
+           a warp writes 128 contiguous elements of a column. */
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        float *tile = reinterpret_cast<float *>(smem) + (wg - 1) * 64 * S::EPI_LD;
+        int tid = (int)threadIdx.x % 128, w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
+#pragma unroll
+        for (int i = 0; i < 128; i += 2)
+            *reinterpret_cast<float2 *>(&tile[(16 * w + g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (i / 4) + 2 * t]) =
+                make_float2(d[i], d[i + 1]);
+        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); /* this warpgroup only */
+        {
+            int n0 = bn * S::BN + (wg - 1) * 64, m0 = bm * S::BM;
+            bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
+            for (int e = tid; e < 64 * (S::BM / 4); e += 128) {
+                int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
+                if (n < N && m < M)
+                    gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&tile[nl * S::EPI_LD + ml]),
+                                      M - m, alpha, beta, vec);
+            }
+        }
+    }
+#else
+    (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)alpha; (void)beta; (void)C; (void)ldc;
+#endif
+}
+
 /* ---- host side: choosing and launching ---- */
 
 /* The normalised problem (see above), with the caller's names for errors. */
@@ -1034,6 +1495,273 @@ static gemm_status gemm__cuda_check_pointer(const char *fn, const char *name, co
     return GEMM_OK;
 }
 
+/* ---- tensor cores: choosing and launching ---- */
+
+/* Whether this build holds the sm_90a WGMMA code for device `dev`: read once
+   per device from the module the runtime loaded for it. */
+static bool gemm__cuda_wgmma_available(int dev, int major, int minor)
+{
+    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
+    int built = 0;
+    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
+    if (known[dev].load() == 0)
+        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
+    return known[dev].load() == 2;
+}
+
+static gemm_cuda_kernel gemm__cuda_choose_tc(int dev, int major, int minor)
+{
+    if (gemm__cuda_wgmma_available(dev, major, minor)) return GEMM_CUDA_KERNEL_WGMMA;
+    return major >= 8 ? GEMM_CUDA_KERNEL_MMA : GEMM_CUDA_KERNEL_NAIVE;
+}
+
+/* cuTensorMapEncodeTiled from the driver, found through the runtime so that
+   nothing needs -lcuda. */
+typedef CUresult (*gemm__cuda_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                         const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                         CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                         CUtensorMapFloatOOBfill);
+
+template <typename T> static CUtensorMapDataType gemm__cuda_tma_type(void)
+{
+    return std::is_same<T, __half>::value          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+           : std::is_same<T, __nv_bfloat16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                   : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+/* A k-major operand the tensor-core kernels can read: X(r, q) at X[r*ld + q],
+   16-byte aligned base and rows. */
+template <typename T> struct gemm__cuda_kmajor {
+    const T *X;
+    int64_t ld;
+};
+
+static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool kmajor)
+{
+    return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
+}
+
+/* A rows x K k-major operand as a tensor map whose box is box_rows rows of
+   128 bytes, swizzled for wgmma. */
+template <typename T>
+static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, gemm__cuda_kmajor<T> x, int rows, int K,
+                                         int box_rows)
+{
+    static std::atomic<gemm__cuda_encode_fn> encode{NULL};
+    cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)x.ld * sizeof(T)};
+    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape::ROW_BYTES / sizeof(T)), (cuuint32_t)box_rows},
+               unit[2] = {1, 1};
+    CUresult r;
+    if (!encode.load()) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)", e);
+        if (q != cudaDriverEntryPointSuccess || !f)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
+        encode.store((gemm__cuda_encode_fn)f);
+    }
+    r = encode.load()(map, gemm__cuda_tma_type<T>(), 2, (void *)x.X, dims, strides, box, unit,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gemm__fail(GEMM_ERR_DEVICE, "%s: cuTensorMapEncodeTiled failed (CUresult %d)", fn, (int)r);
+    return GEMM_OK;
+}
+
+/* The pool the operand copies come from, one per device, created on first
+   use. It keeps its memory between calls: the device's default pool hands
+   memory back to the driver at every synchronisation, and mapping it again
+   cost more than the copy itself (1 GB at n = 16384: 3.7 ms). */
+static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
+{
+    static std::atomic<cudaMemPool_t> pools[64];
+    cudaMemPool_t p, expected = NULL;
+    cudaMemPoolProps props;
+    uint64_t keep = UINT64_MAX;
+    *pool = NULL;
+    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
+    if ((p = pools[dev].load()) != NULL || !create) {
+        *pool = p;
+        return GEMM_OK;
+    }
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    GEMM__CUDA_TRY(fn, cudaMemPoolCreate(&p, &props));
+    GEMM__CUDA_TRY(fn, cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep));
+    if (!pools[dev].compare_exchange_strong(expected, p)) { /* another thread was first */
+        cudaMemPoolDestroy(p);
+        p = expected;
+    }
+    *pool = p;
+    return GEMM_OK;
+}
+
+/* Copies operand X (rows x K; k-major or not) into `out` as k-major rows of
+   ldo elements. */
+template <typename T>
+static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool kmajor, int rows, int K, T *out,
+                                   int64_t ldo, cudaStream_t stream)
+{
+    if (!kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)sizeof(T)) % 16 == 0) {
+        dim3 grid((unsigned)((K + 63) / 64), (unsigned)((rows + 63) / 64));
+        if (grid.y > 65535)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
+        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>(rows, K, X, ld, out, ldo);
+    } else {
+        dim3 grid((unsigned)((K + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
+        if (grid.y > 65535)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
+        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>(rows, K, X, ld, kmajor ? 1 : 0, out, ldo);
+    }
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+template <typename T, typename TC>
+static gemm_status gemm__cuda_launch_tc(const char *fn, gemm_cuda_kernel kernel, int M, int N, int K, float alpha,
+                                        gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b, float beta, TC *C,
+                                        int64_t ldc, cudaStream_t stream)
+{
+    if (kernel == GEMM_CUDA_KERNEL_WGMMA) {
+        typedef gemm__cuda_wgmma_shape S;
+        CUtensorMap map_a, map_b;
+        gemm_status s;
+        void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC>;
+        int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
+        if (tn > 65535)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
+        if ((s = gemm__cuda_tensor_map(fn, &map_a, a, M, K, S::BM)) != GEMM_OK ||
+            (s = gemm__cuda_tensor_map(fn, &map_b, b, N, K, S::BN)) != GEMM_OK)
+            return s;
+        GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+        {
+            void *args[] = {&map_a, &map_b, &M, &N, &K, &alpha, &beta, (void *)&C, &ldc};
+            GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn), dim3(S::THREADS), args, S::SMEM,
+                                                stream));
+        }
+    } else {
+        constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
+        size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
+        void *kern = (void *)gemm__cuda_mma_kernel<T, TC>;
+        int tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+        const T *A = a.X, *B = b.X;
+        void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc};
+        static_assert(BM == BN, "the shared-memory size above assumes square tiles");
+        if (tn > 65535)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
+        GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn), dim3(256), args, smem, stream));
+    }
+    return GEMM_OK;
+}
+
+/* The tensor-core modes: T is A's and B's type (float for TF32), TC is C's. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                                 int64_t n, int64_t k, float alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
+                                 float beta, TC *C, int64_t ldc, cudaStream_t stream, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__work work;
+    gemm_cuda_kernel kernel;
+    int dev, major, minor;
+    bool ak, bk;
+    gemm_status s;
+
+    gemm__clear_error();
+    s = gemm__check_args(fn, layout, ta, tb, m, n, k, alpha == 0.0f, A != NULL, lda, B != NULL, ldb, beta == 1.0f,
+                         C != NULL, ldc, &work);
+    if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;
+    if (!opt) opt = &defaults;
+    if (opt->kernel != GEMM_CUDA_KERNEL_AUTO && opt->kernel != GEMM_CUDA_KERNEL_NAIVE &&
+        opt->kernel != GEMM_CUDA_KERNEL_MMA && opt->kernel != GEMM_CUDA_KERNEL_WGMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a tensor-core kernel (auto, mma, wgmma "
+                          "or naive)", fn, (int)opt->kernel);
+    if (opt->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, opt->split_k);
+    if (opt->variant != 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels have one "
+                          "configuration (0)", fn, opt->variant);
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
+    if (work == GEMM__WORK_FULL &&
+        ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK || (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+        return s;
+
+    /* Column-major view: a row-major C is C^T = op(B)^T op(A)^T. */
+    if (layout == GEMM_ROW_MAJOR) {
+        const T *X = A; int64_t lx = lda, mx = m; gemm_transpose tx = ta;
+        A = B; lda = ldb; m = n; ta = tb;
+        B = X; ldb = lx; n = mx; tb = tx;
+    }
+    ak = ta == GEMM_TRANS;    /* op(A) k-major */
+    bk = tb == GEMM_NO_TRANS; /* op(B) k-major: the rows of op(B)^T contiguous */
+
+    if (work == GEMM__WORK_SCALE) {
+        int blocks = (int)((m * n + 255) / 256);
+        gemm__cuda_scale_kernel<TC, float><<<blocks < 4096 ? blocks : 4096, 256, 0, stream>>>((int)m, (int)n, beta, C, ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+        return GEMM_OK;
+    }
+
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    kernel = opt->kernel == GEMM_CUDA_KERNEL_AUTO ? gemm__cuda_choose_tc(dev, major, minor) : opt->kernel;
+    if (kernel == GEMM_CUDA_KERNEL_MMA && major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the mma kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, major, minor);
+    if (kernel == GEMM_CUDA_KERNEL_WGMMA && !gemm__cuda_wgmma_available(dev, major, minor))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel needs compute capability 9.0 (this GPU is %d.%d) "
+                          "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, major, minor);
+
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) {
+        int64_t ars = ak ? lda : 1, acs = ak ? 1 : lda, brs = bk ? 1 : ldb, bcs = bk ? ldb : 1;
+        dim3 grid((unsigned)((m + 15) / 16), (unsigned)((n + 15) / 16)), block(16, 16);
+        if (grid.y > 65535)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld columns of C's storage are too many for the naive kernel",
+                              fn, (long long)n);
+        gemm__cuda_naive_kernel<T, float, TC><<<grid, block, 0, stream>>>((int)m, (int)n, (int)k, alpha, A, ars, acs, B,
+                                                                          brs, bcs, beta, C, ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+        return GEMM_OK;
+    }
+
+    {
+        /* Operands the kernels cannot read in place go through one scratch
+           buffer, allocated and freed in stream order. */
+        int64_t ldo = (k + 7) / 8 * 8; /* 16-byte rows for every element size */
+        bool copy_a = !gemm__cuda_kmajor_ready(A, lda, sizeof(T), ak), copy_b = !gemm__cuda_kmajor_ready(B, ldb, sizeof(T), bk);
+        size_t a_elems = copy_a ? (size_t)(m * ldo) : 0, b_elems = copy_b ? (size_t)(n * ldo) : 0;
+        T *scratch = NULL;
+        gemm__cuda_kmajor<T> a = {A, lda}, b = {B, ldb};
+        if (copy_a || copy_b) {
+            cudaMemPool_t pool;
+            cudaError_t e;
+            if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
+            e = cudaMallocFromPoolAsync((void **)&scratch, (a_elems + b_elems) * sizeof(T), pool, stream);
+            if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the k-major operand copy)", e);
+            if (copy_a) {
+                a.X = scratch; a.ld = ldo;
+                s = gemm__cuda_pack(fn, A, lda, ak, (int)m, (int)k, scratch, ldo, stream);
+            }
+            if (s == GEMM_OK && copy_b) {
+                b.X = scratch + a_elems; b.ld = ldo;
+                s = gemm__cuda_pack(fn, B, ldb, bk, (int)n, (int)k, scratch + a_elems, ldo, stream);
+            }
+        }
+        if (s == GEMM_OK) s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, b, beta, C, ldc, stream);
+        if (scratch) {
+            cudaError_t e = cudaFreeAsync(scratch, stream);
+            if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+        }
+        return s;
+    }
+}
+
 template <typename T>
 static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_transpose ta, gemm_transpose tb,
                                    int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B,
@@ -1052,12 +1780,19 @@ static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_tran
                          C != NULL, ldc, &work);
     if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;
     if (!opt) opt = &defaults;
+    if constexpr (std::is_same<T, float>::value)
+        if (opt->math == GEMM_CUDA_MATH_TF32)
+            return gemm__cuda_tc<float, float>(fn, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream, opt);
+    if (opt->math != GEMM_CUDA_MATH_EXACT)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 is for fp32 only)",
+                          fn, (int)opt->math);
+    if (opt->kernel == GEMM_CUDA_KERNEL_MMA || opt->kernel == GEMM_CUDA_KERNEL_WGMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
+                          "GEMM_CUDA_MATH_TF32, or gemm_cuda_gemm_mixed)", fn, gemm_cuda_kernel_name(opt->kernel));
     if ((unsigned)opt->kernel > GEMM_CUDA_KERNEL_DMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a gemm_cuda_kernel", fn, (int)opt->kernel);
     if (opt->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
-    if (opt->math != GEMM_CUDA_MATH_EXACT)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported", fn, (int)opt->math);
     if (opt->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, opt->split_k);
     if (opt->variant < 0 || opt->variant > GEMM__CUDA_VARIANTS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d is not 0..%d", fn, opt->variant, GEMM__CUDA_VARIANTS);
@@ -1335,6 +2070,47 @@ GEMM_DEF gemm_status gemm_cuda_dgemm_host(gemm_layout layout, gemm_transpose tra
                                    beta, C, ldc, options);
 }
 
+GEMM_DEF gemm_status gemm_cuda_gemm_mixed(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                          int64_t m, int64_t n, int64_t k, float alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, float beta, void *C, int64_t ldc,
+                                          gemm_cuda_type input, gemm_cuda_type output, cudaStream_t stream,
+                                          const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_gemm_mixed";
+    typedef __half H;
+    typedef __nv_bfloat16 BF;
+    if (input == GEMM_CUDA_F16 && output == GEMM_CUDA_F32)
+        return gemm__cuda_tc<H, float>(fn, layout, transa, transb, m, n, k, alpha, (const H *)A, lda, (const H *)B, ldb,
+                                       beta, (float *)C, ldc, stream, options);
+    if (input == GEMM_CUDA_F16 && output == GEMM_CUDA_F16)
+        return gemm__cuda_tc<H, H>(fn, layout, transa, transb, m, n, k, alpha, (const H *)A, lda, (const H *)B, ldb,
+                                   beta, (H *)C, ldc, stream, options);
+    if (input == GEMM_CUDA_BF16 && output == GEMM_CUDA_F32)
+        return gemm__cuda_tc<BF, float>(fn, layout, transa, transb, m, n, k, alpha, (const BF *)A, lda, (const BF *)B,
+                                        ldb, beta, (float *)C, ldc, stream, options);
+    if (input == GEMM_CUDA_BF16 && output == GEMM_CUDA_BF16)
+        return gemm__cuda_tc<BF, BF>(fn, layout, transa, transb, m, n, k, alpha, (const BF *)A, lda, (const BF *)B, ldb,
+                                     beta, (BF *)C, ldc, stream, options);
+    gemm__clear_error();
+    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: input type %d with output type %d: the input must be F16 or BF16 "
+                      "(TF32: gemm_cuda_sgemm_ex with options.math), the output F32 or the input type",
+                      fn, (int)input, (int)output);
+}
+
+GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
+{
+    static const char *fn = "gemm_cuda_release_scratch";
+    cudaMemPool_t pool;
+    int dev;
+    gemm_status s;
+    gemm__clear_error();
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if ((s = gemm__cuda_scratch_pool(fn, dev, false, &pool)) != GEMM_OK || !pool) return s;
+    GEMM__CUDA_TRY(fn, cudaDeviceSynchronize());
+    GEMM__CUDA_TRY(fn, cudaMemPoolTrimTo(pool, 0));
+    return GEMM_OK;
+}
+
 GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(int precision_bits, int64_t m, int64_t n, int64_t k)
 {
     int dev, major, minor;
@@ -1343,6 +2119,7 @@ GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(int precision_bits, int64_t m, i
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
         return GEMM_CUDA_KERNEL_AUTO;
+    if (precision_bits == 16) return gemm__cuda_choose_tc(dev, major, minor);
     return gemm__cuda_choose(precision_bits, major, minor);
 }
 
@@ -1354,6 +2131,8 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
     case GEMM_CUDA_KERNEL_TILED16: return "tiled16";
     case GEMM_CUDA_KERNEL_SIMT: return "simt";
     case GEMM_CUDA_KERNEL_DMMA: return "dmma";
+    case GEMM_CUDA_KERNEL_MMA: return "mma";
+    case GEMM_CUDA_KERNEL_WGMMA: return "wgmma";
     default: return "?";
     }
 }
