@@ -83,7 +83,11 @@
      form in a scratch buffer taken in stream order on the caller's stream
      and freed there (a row-major NN call copies B). Its memory pool, one
      per device, keeps what it took for the next calls (a workspace, as
-     cuBLAS keeps one); gemm_cuda_release_scratch() hands it back. No split-K.
+     cuBLAS keeps one); gemm_cuda_release_scratch() hands it back. When
+     the tiles are too few to fill the GPU, WGMMA splits K: each part writes
+     its fp32 sums into the scratch buffer and one more kernel adds them
+     in a fixed order (no atomics: the same result on every run). MMA never
+     splits K.
      The first such call on a device asks it, once, whether the sm_90a
      code was loaded for it (a 4-byte synchronous copy).
      Speed on an H200 against cublasGemmEx: bench/RESULTS.md.
@@ -1183,11 +1187,31 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* map_a: op(A) as a k-major M x K tensor; map_b: op(B)^T as a k-major N x K tensor. */
+/* Writes a warpgroup's 64 columns x 256 rows of C, laid out in shared
+   memory column by column (`tile`), 4 rows per thread at a time, so that a
+   warp writes 128 contiguous elements of a column. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M, int N, int m0, int n0, float alpha,
+                                                       float beta, TC *C, int64_t ldc)
+{
+    typedef gemm__cuda_wgmma_shape S;
+    bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
+    for (int e = (int)threadIdx.x % 128; e < 64 * (S::BM / 4); e += 128) {
+        int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
+        if (n < N && m < M)
+            gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&tile[nl * S::EPI_LD + ml]),
+                              M - m, alpha, beta, vec);
+    }
+}
+
+/* map_a: op(A) as a k-major M x K tensor; map_b: op(B)^T as a k-major N x K
+   tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
+   it writes C, with several it writes its raw sums into partial[z] (M x N,
+   column-major) and gemm__cuda_splitk_sum_kernel adds them up. */
 template <typename T, typename TC>
 __global__ void __launch_bounds__(384, 1)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
-                        int N, int K, float alpha, float beta, TC *C, int64_t ldc)
+                        int N, int K, int kt_per, float alpha, float beta, TC *C, int64_t ldc, float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape S;
@@ -1196,7 +1220,8 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int wg = (int)threadIdx.x / 128, bm, bn, ktiles = (K + BK - 1) / BK;
+    int wg = (int)threadIdx.x / 128, bm, bn, kt0 = (int)blockIdx.z * kt_per;
+    int ktiles = min((K + BK - 1) / BK - kt0, kt_per);
     gemm__cuda_block_tile<8>(bm, bn);
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -1215,8 +1240,8 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                 if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
                 unsigned char *stage = smem + s * S::STAGE_BYTES;
                 gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                gemm__cuda_tma_load(stage, &map_a, kt * BK, bm * S::BM, &full[s]);
-                gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kt * BK, bn * S::BN, &full[s]);
+                gemm__cuda_tma_load(stage, &map_a, (kt0 + kt) * BK, bm * S::BM, &full[s]);
+                gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, (kt0 + kt) * BK, bn * S::BN, &full[s]);
             }
     } else { /* consumers */
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -1247,9 +1272,7 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 
         /* The epilogue goes through shared memory, free once both consumer
            warpgroups are past their last wgmma (every copy has landed by
-           then too): each warpgroup lays out its 64 columns x 256 rows of
-           C column by column, then every thread moves 4 rows at a time, so
-           a warp writes 128 contiguous elements of a column. */
+           then too). */
         asm volatile("bar.sync 1, 256;\n" ::: "memory");
         float *tile = reinterpret_cast<float *>(smem) + (wg - 1) * 64 * S::EPI_LD;
         int tid = (int)threadIdx.x % 128, w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
@@ -1258,20 +1281,29 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             *reinterpret_cast<float2 *>(&tile[(16 * w + g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (i / 4) + 2 * t]) =
                 make_float2(d[i], d[i + 1]);
         asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); /* this warpgroup only */
-        {
-            int n0 = bn * S::BN + (wg - 1) * 64, m0 = bm * S::BM;
-            bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
-            for (int e = tid; e < 64 * (S::BM / 4); e += 128) {
-                int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
-                if (n < N && m < M)
-                    gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&tile[nl * S::EPI_LD + ml]),
-                                      M - m, alpha, beta, vec);
-            }
-        }
+        if (partial)
+            gemm__cuda_wgmma_write(tile, M, N, bm * S::BM, bn * S::BN + (wg - 1) * 64, 1.0f, 0.0f,
+                                   partial + (int64_t)blockIdx.z * M * N, (int64_t)M);
+        else
+            gemm__cuda_wgmma_write(tile, M, N, bm * S::BM, bn * S::BN + (wg - 1) * 64, alpha, beta, C, ldc);
     }
 #else
-    (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)alpha; (void)beta; (void)C; (void)ldc;
+    (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)kt_per; (void)alpha; (void)beta; (void)C; (void)ldc;
+    (void)partial;
 #endif
+}
+
+/* C = alpha * (the sum of the split parts, in order) + beta*C. */
+template <typename TC>
+__global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const float *partial, float alpha, float beta,
+                                             TC *C, int64_t ldc)
+{
+    int64_t total = (int64_t)M * N;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int z = 0; z < split; z++) sum += partial[z * total + e];
+        gemm__cuda_store(&C[e % M + (e / M) * ldc], sum, alpha, beta, 0);
+    }
 }
 
 /* ---- host side: choosing and launching ---- */
@@ -1620,17 +1652,35 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
     return GEMM_OK;
 }
 
+/* How many parts the WGMMA kernel splits K into: options.split_k when set,
+   else enough to give every SM a block when the tiles are fewer than the
+   SMs, keeping at least 4 K tiles per part. */
+static int gemm__cuda_wgmma_split(int M, int N, int K, int elem, int sms, int requested)
+{
+    typedef gemm__cuda_wgmma_shape S;
+    int tiles = ((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN), bk = S::ROW_BYTES / elem;
+    int ktiles = (K + bk - 1) / bk, split = requested > 0 ? requested : tiles < sms ? sms / tiles : 1;
+    if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
+    if (split > ktiles) split = ktiles;
+    if (split > 64) split = 64;
+    if (split < 1) return 1;
+    return (ktiles + (ktiles + split - 1) / split - 1) / ((ktiles + split - 1) / split); /* no empty parts */
+}
+
+/* split > 1 (WGMMA only): `partial` holds split x M x N floats. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_tc(const char *fn, gemm_cuda_kernel kernel, int M, int N, int K, float alpha,
                                         gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b, float beta, TC *C,
-                                        int64_t ldc, cudaStream_t stream)
+                                        int64_t ldc, int split, float *partial, cudaStream_t stream)
 {
     if (kernel == GEMM_CUDA_KERNEL_WGMMA) {
         typedef gemm__cuda_wgmma_shape S;
         CUtensorMap map_a, map_b;
         gemm_status s;
         void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC>;
-        int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
+        int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
+        int kt_per = ((K + bk - 1) / bk + split - 1) / split;
+        if (split <= 1) partial = NULL;
         if (tn > 65535)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
         if ((s = gemm__cuda_tensor_map(fn, &map_a, a, M, K, S::BM)) != GEMM_OK ||
@@ -1638,9 +1688,15 @@ static gemm_status gemm__cuda_launch_tc(const char *fn, gemm_cuda_kernel kernel,
             return s;
         GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
         {
-            void *args[] = {&map_a, &map_b, &M, &N, &K, &alpha, &beta, (void *)&C, &ldc};
-            GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn), dim3(S::THREADS), args, S::SMEM,
-                                                stream));
+            void *args[] = {&map_a, &map_b, &M, &N, &K, &kt_per, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+            GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(S::THREADS),
+                                                args, S::SMEM, stream));
+        }
+        if (partial) {
+            int64_t blocks = ((int64_t)M * N + 255) / 256;
+            gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
+                M, N, split, partial, alpha, beta, C, ldc);
+            GEMM__CUDA_TRY(fn, cudaGetLastError());
         }
     } else {
         constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
@@ -1667,7 +1723,7 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
     static const gemm_cuda_options defaults = {};
     gemm__work work;
     gemm_cuda_kernel kernel;
-    int dev, major, minor;
+    int dev, major, minor, sms;
     bool ak, bk;
     gemm_status s;
 
@@ -1710,6 +1766,7 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
     GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     kernel = opt->kernel == GEMM_CUDA_KERNEL_AUTO ? gemm__cuda_choose_tc(dev, major, minor) : opt->kernel;
     if (kernel == GEMM_CUDA_KERNEL_MMA && major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the mma kernel needs compute capability 8.0+, this GPU is %d.%d",
@@ -1731,19 +1788,25 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
     }
 
     {
-        /* Operands the kernels cannot read in place go through one scratch
-           buffer, allocated and freed in stream order. */
+        /* Operands the kernels cannot read in place, and split-K's partial
+           sums, go through one scratch buffer taken and freed in stream order. */
         int64_t ldo = (k + 7) / 8 * 8; /* 16-byte rows for every element size */
         bool copy_a = !gemm__cuda_kmajor_ready(A, lda, sizeof(T), ak), copy_b = !gemm__cuda_kmajor_ready(B, ldb, sizeof(T), bk);
+        int split = kernel == GEMM_CUDA_KERNEL_WGMMA ? gemm__cuda_wgmma_split((int)m, (int)n, (int)k, (int)sizeof(T), sms,
+                                                                               opt->split_k) : 1;
         size_t a_elems = copy_a ? (size_t)(m * ldo) : 0, b_elems = copy_b ? (size_t)(n * ldo) : 0;
+        size_t packed = ((a_elems + b_elems) * sizeof(T) + 255) / 256 * 256,
+               partial_bytes = split > 1 ? (size_t)split * (size_t)(m * n) * sizeof(float) : 0;
         T *scratch = NULL;
+        float *partial = NULL;
         gemm__cuda_kmajor<T> a = {A, lda}, b = {B, ldb};
-        if (copy_a || copy_b) {
+        if (packed + partial_bytes > 0) {
             cudaMemPool_t pool;
             cudaError_t e;
             if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
-            e = cudaMallocFromPoolAsync((void **)&scratch, (a_elems + b_elems) * sizeof(T), pool, stream);
-            if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the k-major operand copy)", e);
+            e = cudaMallocFromPoolAsync((void **)&scratch, packed + partial_bytes, pool, stream);
+            if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies, split-K sums)", e);
+            if (partial_bytes) partial = (float *)((char *)scratch + packed);
             if (copy_a) {
                 a.X = scratch; a.ld = ldo;
                 s = gemm__cuda_pack(fn, A, lda, ak, (int)m, (int)k, scratch, ldo, stream);
@@ -1753,7 +1816,9 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
                 s = gemm__cuda_pack(fn, B, ldb, bk, (int)n, (int)k, scratch + a_elems, ldo, stream);
             }
         }
-        if (s == GEMM_OK) s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, b, beta, C, ldc, stream);
+        if (s == GEMM_OK)
+            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, b, beta, C, ldc, split, partial,
+                                            stream);
         if (scratch) {
             cudaError_t e = cudaFreeAsync(scratch, stream);
             if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
