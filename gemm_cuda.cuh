@@ -78,10 +78,11 @@
      block tiles. MMA elsewhere from sm_80 (mma.sync m16n8k16 / m16n8k8 on
      the SIMT kernel's cp.async ring, 128x128 tiles); NAIVE below sm_80
      (exact fp32 sums there). Both read op(A) and op(B) k-major from
-     16-byte aligned rows: an operand stored the other way, or with an odd
-     leading dimension or a misaligned pointer, is first copied into that
-     form in a scratch buffer taken in stream order on the caller's stream
-     and freed there (a row-major NN call copies B). Its memory pool, one
+     16-byte aligned rows (WGMMA also reads a 16-bit op(A) M-major, so a
+     16-bit NN call, row- or column-major, is read in place): any other
+     operand, or one with an odd leading dimension or a misaligned pointer,
+     is first copied into that form in a scratch buffer taken in stream
+     order on the caller's stream and freed there. Its memory pool, one
      per device, keeps what it took for the next calls (a workspace, as
      cuBLAS keeps one); gemm_cuda_release_scratch() hands it back. When
      the tiles are too few to fill the GPU, WGMMA splits K: each part writes
@@ -879,11 +880,12 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
 /* ---- tensor cores: TF32, FP16, BF16 (fp32 sums) ---- */
 
 /* Both tensor-core kernels read A and B k-major (each row of op(A), each
-   column of op(B) contiguous) from 16-byte aligned rows. An operand stored
-   otherwise is first copied into that form (gemm__cuda_pack_kernel, in a
-   stream-ordered scratch buffer): the FP16/BF16 wgmma could read the other
-   orientation too, TF32's cannot, and one layout keeps one kernel. TF32 data
-   is plain fp32; the tensor cores ignore its 13 low mantissa bits. */
+   column of op(B) contiguous) from 16-byte aligned rows; WGMMA also reads
+   a 16-bit op(A) M-major (wgmma transposes 16-bit operands itself; TF32
+   it does not). Any other operand is first copied into k-major form
+   (gemm__cuda_transpose_kernel or gemm__cuda_pack_kernel, into a
+   stream-ordered scratch buffer). TF32 data is plain fp32; the tensor
+   cores ignore its 13 low mantissa bits. */
 
 /* X(r, q) of a rows x K operand (q the k index) -> out[r*ldo + q]. 32x32
    tiles through shared memory so that both the read and the write run
@@ -1104,6 +1106,17 @@ __device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc(const void *tile)
     return (uint64_t)((gemm__cuda_smem_addr(tile) & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
 }
 
+/* The same for an MN-major 16-bit tile: chunks of 64 MN elements (one
+   128-byte row per k), 8-k groups 1024 bytes apart (stride byte offset),
+   chunks MN_CHUNK_BYTES apart (leading byte offset); advancing along K
+   moves whole rows. */
+__device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc_mn(const void *tile)
+{
+    constexpr uint64_t CHUNK_BYTES = 64 * 128; /* gemm__cuda_wgmma_shape::MN_CHUNK_BYTES */
+    return (uint64_t)((gemm__cuda_smem_addr(tile) & 0x3FFFF) >> 4) | ((CHUNK_BYTES >> 4) << 16) | (64ull << 32) |
+           (1ull << 62);
+}
+
 /* Keeps the compiler from moving reads or writes of the accumulators across
    the asynchronous wgmma (their registers are written behind its back). */
 __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(float (&d)[128])
@@ -1126,20 +1139,22 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(float (&d)[128])
 
 /* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
    from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
+   B_MN: B is stored N-major (16-bit types only; TF32 reads both k-major).
    Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
-template <typename T> __device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[128], uint64_t da, uint64_t db)
+template <typename T, bool B_MN>
+__device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[128], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, %130;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db));
+                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, %130;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db));
+                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
     else
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
                      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GEMM__WG_REGS ", %128, %129, p, 1, 1;\n}\n"
@@ -1163,8 +1178,9 @@ struct gemm__cuda_wgmma_shape {
     static constexpr int BM = 256, BN = 128, ROW_BYTES = 128, STAGES = 4, THREADS = 384,
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
                          SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */,
-                         EPI_LD = BM + 8; /* floats per column of the epilogue's tile: a warp's float2 writes
+                         EPI_LD = BM + 8, /* floats per column of the epilogue's tile: a warp's float2 writes
                                              (8 columns x 4 row pairs) land on 32 distinct bank pairs */
+                         MN_CHUNK_BYTES = 64 * 128; /* an M-major 16-bit A: 64 k rows of 64 elements */
     static_assert(BN * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue's tile must fit in the ring");
 };
 
@@ -1204,11 +1220,12 @@ __device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M,
     }
 }
 
-/* map_a: op(A) as a k-major M x K tensor; map_b: op(B)^T as a k-major N x K
-   tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
+/* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
+   tensor read in 4 boxes of 64 rows of M per stage); map_b: op(B)^T as a
+   k-major N x K tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
    it writes C, with several it writes its raw sums into partial[z] (M x N,
    column-major) and gemm__cuda_splitk_sum_kernel adds them up. */
-template <typename T, typename TC>
+template <typename T, typename TC, bool A_MN>
 __global__ void __launch_bounds__(384, 1)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
                         int N, int K, int kt_per, float alpha, float beta, TC *C, int64_t ldc, float *partial)
@@ -1240,7 +1257,11 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                 if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
                 unsigned char *stage = smem + s * S::STAGE_BYTES;
                 gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                gemm__cuda_tma_load(stage, &map_a, (kt0 + kt) * BK, bm * S::BM, &full[s]);
+                if (A_MN)
+                    for (int j = 0; j < S::BM / 64; j++)
+                        gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, (kt0 + kt) * BK, &full[s]);
+                else
+                    gemm__cuda_tma_load(stage, &map_a, (kt0 + kt) * BK, bm * S::BM, &full[s]);
                 gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, (kt0 + kt) * BK, bn * S::BN, &full[s]);
             }
     } else { /* consumers */
@@ -1255,12 +1276,12 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             const unsigned char *stage = smem + s * S::STAGE_BYTES;
             /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all 256 rows of op(A) */
             uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + (wg - 1) * 64 * S::ROW_BYTES),
-                     db = gemm__cuda_wgmma_desc(stage);
+                     db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
             for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: 32 bytes on, 2 descriptor units */
-                gemm__cuda_wgmma<T>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
-                                    db + (uint64_t)(q * KS * (int)sizeof(T) / 16));
+                gemm__cuda_wgmma<T, A_MN>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
+                                          db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
             /* the previous stage's group is done once at most this one is pending */
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -1573,15 +1594,16 @@ static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool
     return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
 }
 
-/* A rows x K k-major operand as a tensor map whose box is box_rows rows of
-   128 bytes, swizzled for wgmma. */
+/* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
+   as a tensor map whose box is box_outer rows of 128 bytes, swizzled for
+   wgmma. */
 template <typename T>
-static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, gemm__cuda_kmajor<T> x, int rows, int K,
-                                         int box_rows)
+static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
+                                         int box_outer)
 {
     static std::atomic<gemm__cuda_encode_fn> encode{NULL};
-    cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)x.ld * sizeof(T)};
-    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape::ROW_BYTES / sizeof(T)), (cuuint32_t)box_rows},
+    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
+    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer},
                unit[2] = {1, 1};
     CUresult r;
     if (!encode.load()) {
@@ -1593,7 +1615,7 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, gemm_
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
         encode.store((gemm__cuda_encode_fn)f);
     }
-    r = encode.load()(map, gemm__cuda_tma_type<T>(), 2, (void *)x.X, dims, strides, box, unit,
+    r = encode.load()(map, gemm__cuda_tma_type<T>(), 2, (void *)X, dims, strides, box, unit,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -1667,24 +1689,29 @@ static int gemm__cuda_wgmma_split(int M, int N, int K, int elem, int sms, int re
     return (ktiles + (ktiles + split - 1) / split - 1) / ((ktiles + split - 1) / split); /* no empty parts */
 }
 
-/* split > 1 (WGMMA only): `partial` holds split x M x N floats. */
+/* split > 1 (WGMMA only): `partial` holds split x M x N floats. a_mn
+   (WGMMA, 16-bit only): A is op(A) as stored, M-major (a.X(r, q) at
+   a.X[q*a.ld + r]). */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_tc(const char *fn, gemm_cuda_kernel kernel, int M, int N, int K, float alpha,
-                                        gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b, float beta, TC *C,
+                                        gemm__cuda_kmajor<T> a, bool a_mn, gemm__cuda_kmajor<T> b, float beta, TC *C,
                                         int64_t ldc, int split, float *partial, cudaStream_t stream)
 {
     if (kernel == GEMM_CUDA_KERNEL_WGMMA) {
         typedef gemm__cuda_wgmma_shape S;
         CUtensorMap map_a, map_b;
         gemm_status s;
-        void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC>;
+        void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false>;
         int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
         int kt_per = ((K + bk - 1) / bk + split - 1) / split;
         if (split <= 1) partial = NULL;
         if (tn > 65535)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
-        if ((s = gemm__cuda_tensor_map(fn, &map_a, a, M, K, S::BM)) != GEMM_OK ||
-            (s = gemm__cuda_tensor_map(fn, &map_b, b, N, K, S::BN)) != GEMM_OK)
+        if constexpr (sizeof(T) == 2)
+            if (a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true>;
+        if ((s = a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
+                      : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
+            (s = gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
             return s;
         GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
         {
@@ -1791,7 +1818,9 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
         /* Operands the kernels cannot read in place, and split-K's partial
            sums, go through one scratch buffer taken and freed in stream order. */
         int64_t ldo = (k + 7) / 8 * 8; /* 16-byte rows for every element size */
-        bool copy_a = !gemm__cuda_kmajor_ready(A, lda, sizeof(T), ak), copy_b = !gemm__cuda_kmajor_ready(B, ldb, sizeof(T), bk);
+        /* WGMMA reads a 16-bit op(A) M-major as well (wgmma's transposed B) */
+        bool a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && sizeof(T) == 2 && gemm__cuda_kmajor_ready(A, lda, sizeof(T), true) && !ak;
+        bool copy_a = !a_mn && !gemm__cuda_kmajor_ready(A, lda, sizeof(T), ak), copy_b = !gemm__cuda_kmajor_ready(B, ldb, sizeof(T), bk);
         int split = kernel == GEMM_CUDA_KERNEL_WGMMA ? gemm__cuda_wgmma_split((int)m, (int)n, (int)k, (int)sizeof(T), sms,
                                                                                opt->split_k) : 1;
         size_t a_elems = copy_a ? (size_t)(m * ldo) : 0, b_elems = copy_b ? (size_t)(n * ldo) : 0;
@@ -1817,8 +1846,8 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
             }
         }
         if (s == GEMM_OK)
-            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, b, beta, C, ldc, split, partial,
-                                            stream);
+            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, a_mn, b, beta, C, ldc, split,
+                                            partial, stream);
         if (scratch) {
             cudaError_t e = cudaFreeAsync(scratch, stream);
             if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
