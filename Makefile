@@ -124,16 +124,19 @@ DEPS_GROUPS += cuda
 test-cuda-build:
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda
-	sh tests/cuda_run.sh $(B)/test_cuda
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc
 
 bench-cuda: $(B)/bench_cuda
-	./$(B)/bench_cuda --csv bench/results_cuda.csv $(BENCH_ARGS)
+	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16 $(BENCH_ARGS)
 
 demo-cuda: $(B)/cuda_basic
 	./$(B)/cuda_basic
 
 $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
 $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)

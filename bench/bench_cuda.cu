@@ -1,9 +1,17 @@
 /* bench/bench_cuda.cu - gemm's CUDA backend beside cuBLAS, in one process.
 
    make bench-cuda                 the default tables (needs a GPU)
-   build/bench_cuda [--sizes 1024,2048] [--shapes m:n:k,...] [--prec f32,f64]
-                    [--kernel auto|simt|dmma|tiled16|naive] [--host 64,256,...]
+   build/bench_cuda [--sizes 1024,2048] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16]
+                    [--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host 64,256,...]
                     [--csv FILE] [--quick] [--variants 1,2,...]
+
+   --prec: f32 and f64 unless named (make bench-cuda names all five). The
+   tensor-core modes, each beside cublasGemmEx with the same types and math:
+   tf32 (gemm_cuda_sgemm_ex with options.math = GEMM_CUDA_MATH_TF32;
+   CUBLAS_COMPUTE_32F_FAST_TF32), f16 and bf16 (gemm_cuda_gemm_mixed with C
+   of the input type; CUBLAS_COMPUTE_32F, float alpha and beta). Their
+   default squares are 2048..16384 (--sizes and --shapes override them as
+   for fp32/fp64), and their inputs are [-0.5, 0.5) converted to the type.
 
    --variants: each listed kernel configuration (gemm_cuda_options.variant,
    needs -DGEMM_CUDA_TUNING; 0 = the default) on each shape, each beside
@@ -14,7 +22,8 @@
    interleaved (A B A B), each timed with CUDA events; the median of the
    repeats (at least 5, more while they fit in about half a second) with
    min and max. Every result is checked once on 64 sampled elements
-   against fp64 sums on the host. cuBLAS is linked here only.
+   against fp64 sums on the host (of the inputs as converted, for the
+   tensor-core modes: tolerance at tc_sampled_ok). cuBLAS is linked here only.
    The host-pointer table times gemm_cuda_?gemm_host end to end (wall clock,
    allocation included) per mode, with the call's own breakdown. */
 #define GEMM_IMPLEMENTATION
@@ -30,15 +39,72 @@
         if (e_ != cudaSuccess) { fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); } \
     } while (0)
 
+/* The tables' precisions: the battery's two, then the tensor-core modes. */
+typedef enum bench_prec { PREC_F32, PREC_F64, PREC_TF32, PREC_F16, PREC_BF16, PRECS } bench_prec;
+static const struct {
+    const char *name, *title; /* CSV column, table heading */
+    size_t elem;              /* bytes of an element on the device */
+} prec_info[PRECS] = {{"f32", "fp32", 4},
+                      {"f64", "fp64", 8},
+                      {"tf32", "tf32 (fp32 data on the TF32 tensor cores, fp32 sums)", 4},
+                      {"f16", "fp16 (fp32 sums, fp16 C)", 2},
+                      {"bf16", "bf16 (fp32 sums, bf16 C)", 2}};
+
+static int is_tc(bench_prec p) { return p >= PREC_TF32; }
+
+/* "f32,tf32" -> out[]; returns how many were named, -1 for an unknown name. */
+static int parse_precs(const char *arg, bench_prec *out, int max)
+{
+    int n = 0, p;
+    while (*arg && n < max) {
+        size_t len = strcspn(arg, ",");
+        for (p = 0; p < PRECS; p++)
+            if (strlen(prec_info[p].name) == len && !strncmp(arg, prec_info[p].name, len)) break;
+        if (p == PRECS) return -1;
+        out[n++] = (bench_prec)p;
+        arg += len;
+        if (*arg == ',') arg++;
+    }
+    return n;
+}
+
+/* Whether the kernel forced with --kernel runs this precision. */
+static int kernel_fits(gemm_cuda_kernel k, bench_prec p)
+{
+    int tc_kernel = k == GEMM_CUDA_KERNEL_MMA || k == GEMM_CUDA_KERNEL_WGMMA;
+    if (is_tc(p)) return k == GEMM_CUDA_KERNEL_AUTO || k == GEMM_CUDA_KERNEL_NAIVE || tc_kernel;
+    return !tc_kernel && (p == PREC_F64 || k != GEMM_CUDA_KERNEL_DMMA);
+}
+
 static cublasHandle_t handle;
 static gemm_cuda_options ours_opt;
 static int keep_going, ours_failed; /* --variants: a failing call of ours is reported, not fatal */
 
 /* who = 0: ours, 1: cuBLAS. Row-major NN: cuBLAS (column-major) computes C^T = B^T A^T. */
-static void call(int who, battery_precision prec, battery_shape s, const void *A, const void *B, void *C)
+static void call(int who, bench_prec prec, battery_shape s, const void *A, const void *B, void *C)
 {
     gemm_status st = GEMM_OK;
-    if (prec == BATTERY_F32) {
+    if (is_tc(prec)) {
+        float alpha = 1, beta = 0;
+        if (who == 0 && prec == PREC_TF32) {
+            gemm_cuda_options o = ours_opt;
+            o.math = GEMM_CUDA_MATH_TF32;
+            st = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
+                                    (const float *)A, s.k, (const float *)B, s.n, beta, (float *)C, s.n, 0, &o);
+        } else if (who == 0) {
+            gemm_cuda_type t = prec == PREC_F16 ? GEMM_CUDA_F16 : GEMM_CUDA_BF16;
+            st = gemm_cuda_gemm_mixed(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha, A, s.k, B,
+                                      s.n, beta, C, s.n, t, t, 0, &ours_opt);
+        } else {
+            cudaDataType t = prec == PREC_TF32 ? CUDA_R_32F : prec == PREC_F16 ? CUDA_R_16F : CUDA_R_16BF;
+            cublasComputeType_t math = prec == PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+            if (cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha, B, t, (int)s.n, A, t,
+                             (int)s.k, &beta, C, t, (int)s.n, math, CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+                fprintf(stderr, "bench: cublasGemmEx (%s) failed\n", prec_info[prec].name);
+                exit(1);
+            }
+        }
+    } else if (prec == PREC_F32) {
         float alpha = 1, beta = 0;
         if (who == 0)
             st = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
@@ -68,7 +134,7 @@ static void call(int who, battery_precision prec, battery_shape s, const void *A
     }
 }
 
-static double timed(int who, battery_precision prec, battery_shape s, const void *A, const void *B, void *C)
+static double timed(int who, bench_prec prec, battery_shape s, const void *A, const void *B, void *C)
 {
     cudaEvent_t e0, e1;
     float ms;
@@ -85,18 +151,75 @@ static double timed(int who, battery_precision prec, battery_shape s, const void
 }
 
 /* battery_read_fn for the benchmark's result on the device. */
-typedef struct device_c { const void *data; battery_precision prec; } device_c;
+typedef struct device_c { const void *data; bench_prec prec; } device_c;
 static double read_device(void *ctx, size_t index)
 {
     const device_c *c = (const device_c *)ctx;
-    double d;
-    float f;
-    if (c->prec == BATTERY_F32) {
-        CHECK_CUDA(cudaMemcpy(&f, (const float *)c->data + index, sizeof f, cudaMemcpyDeviceToHost));
-        return f;
+    size_t elem = prec_info[c->prec].elem;
+    unsigned char v[8];
+    CHECK_CUDA(cudaMemcpy(v, (const char *)c->data + index * elem, elem, cudaMemcpyDeviceToHost));
+    if (c->prec == PREC_F64) return *(const double *)v;
+    if (c->prec == PREC_F16) return __half2float(*(const __half *)v);
+    if (c->prec == PREC_BF16) return __bfloat162float(*(const __nv_bfloat16 *)v);
+    return *(const float *)v;
+}
+
+/* fp16/bf16 inputs: rounds x's fp32 values to the type in place (the check
+   then sums what the GPU gets) and returns them in that type. */
+static void *narrow(bench_prec prec, battery_buf *x)
+{
+    float *f = (float *)x->data;
+    unsigned char *out = (unsigned char *)malloc(x->count * 2 + 1);
+    size_t i;
+    if (!out) { fprintf(stderr, "bench: out of memory\n"); exit(1); }
+    for (i = 0; i < x->count; i++) {
+        if (prec == PREC_F16) {
+            __half h = __float2half_rn(f[i]);
+            memcpy(out + 2 * i, &h, 2);
+            f[i] = __half2float(h);
+        } else {
+            __nv_bfloat16 h = __float2bfloat16_rn(f[i]);
+            memcpy(out + 2 * i, &h, 2);
+            f[i] = __bfloat162float(h);
+        }
     }
-    CHECK_CUDA(cudaMemcpy(&d, (const double *)c->data + index, sizeof d, cudaMemcpyDeviceToHost));
-    return d;
+    return out;
+}
+
+/* The tensor-core modes' check of the row-major NN C (battery_sampled_ok is
+   fp32/fp64 only): 64 sampled elements against fp64 sums of the inputs as
+   the GPU got them, |inputs| <= 0.5, within
+       4*(u_in*sqrt(k) + 2^-23*k)*0.25 + u_out*|sum| + tiny
+   u_in = 2^-9 for TF32 (10 mantissa bits kept), 0 for fp16/bf16 (exact);
+   u_out = 2^-24, 2^-11, 2^-8 for fp32, fp16, bf16 C; tiny = 2^-24 for an
+   fp16 C (its subnormal spacing). */
+static int tc_sampled_ok(bench_prec prec, battery_shape s, const battery_buf *A, const battery_buf *B, device_c *C)
+{
+    double u_in = prec == PREC_TF32 ? 0x1p-9 : 0, u_out = prec == PREC_F16 ? 0x1p-11 : prec == PREC_BF16 ? 0x1p-8 : 0x1p-24;
+    double tiny = prec == PREC_F16 ? 0x1p-24 : 0, k = (double)s.k;
+    uint64_t state = 7;
+    int t;
+    for (t = 0; t < 64; t++) {
+        int64_t i = battery_below(&state, s.m), j = battery_below(&state, s.n), p;
+        double sum = 0;
+        for (p = 0; p < s.k; p++) sum += battery_get(A, (size_t)(i * s.k + p)) * battery_get(B, (size_t)(p * s.n + j));
+        if (!(fabs(read_device(C, (size_t)(i * s.n + j)) - sum) <=
+              4 * (u_in * sqrt(k) + 0x1p-23 * k) * 0.25 + u_out * fabs(sum) + tiny))
+            return 0;
+    }
+    return 1;
+}
+
+/* Squares n x n x n of `sizes`, then the non-square shapes; returns the count. */
+static int default_shapes(const int64_t *sizes, int nsizes, battery_shape *out)
+{
+    int n = 0, i;
+    for (i = 0; i < nsizes; i++) { out[n].m = out[n].n = out[n].k = sizes[i]; n++; }
+    out[n++] = (battery_shape){4096, 4096, 256};
+    out[n++] = (battery_shape){256, 4096, 4096};
+    out[n++] = (battery_shape){4096, 256, 4096};
+    out[n++] = (battery_shape){1000, 1000, 1000};
+    return n;
 }
 
 static double now_ms(void)
@@ -148,18 +271,22 @@ static void bench_host(const int64_t *sizes, int nsizes, FILE *csv)
 
 int main(int argc, char **argv)
 {
-    int64_t sizes[32] = {1024, 2048, 4096, 8192, 16384}, host_sizes[16] = {64, 256, 1024, 4096};
-    battery_shape shapes[64];
+    int64_t sizes[32] = {1024, 2048, 4096, 8192, 16384}, tc_sizes[4] = {2048, 4096, 8192, 16384};
+    int64_t host_sizes[16] = {64, 256, 1024, 4096};
+    battery_shape shapes[64], tc_shapes[64];
     int64_t variants[16] = {0};
-    int nsizes = 5, nhost = 4, nshapes = 0, i, si, pi, quick = 0, prec_count = 2, nvariants = 1, vi, wrong = 0;
-    battery_precision precs[2] = {BATTERY_F32, BATTERY_F64};
+    int nsizes = 5, sizes_given = 0, nhost = 4, nshapes = 0, ntc_shapes, i, si, pi, quick = 0, prec_count = 2;
+    int nvariants = 1, vi, wrong = 0;
+    bench_prec precs[PRECS] = {PREC_F32, PREC_F64};
     const char *csv_path = NULL;
     FILE *csv = NULL;
     struct cudaDeviceProp prop;
 
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 32);
-        else if (!strcmp(argv[i], "--host") && i + 1 < argc) nhost = battery_parse_list(argv[++i], host_sizes, 16);
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            nsizes = battery_parse_list(argv[++i], sizes, 32);
+            sizes_given = 1;
+        } else if (!strcmp(argv[i], "--host") && i + 1 < argc) nhost = battery_parse_list(argv[++i], host_sizes, 16);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--variants") && i + 1 < argc) nvariants = battery_parse_list(argv[++i], variants, 16);
@@ -167,23 +294,26 @@ int main(int argc, char **argv)
             const char *k = argv[++i];
             ours_opt.kernel = !strcmp(k, "naive") ? GEMM_CUDA_KERNEL_NAIVE : !strcmp(k, "tiled16") ? GEMM_CUDA_KERNEL_TILED16
                             : !strcmp(k, "simt") ? GEMM_CUDA_KERNEL_SIMT : !strcmp(k, "dmma") ? GEMM_CUDA_KERNEL_DMMA
+                            : !strcmp(k, "mma") ? GEMM_CUDA_KERNEL_MMA : !strcmp(k, "wgmma") ? GEMM_CUDA_KERNEL_WGMMA
                             : GEMM_CUDA_KERNEL_AUTO;
-        } else if (!strcmp(argv[i], "--prec") && i + 1 < argc) prec_count = battery_parse_precs(argv[++i], precs);
+        } else if (!strcmp(argv[i], "--prec") && i + 1 < argc && (prec_count = parse_precs(argv[i + 1], precs, PRECS)) >= 0)
+            i++;
         else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             const char *p = argv[++i];
             nshapes = battery_parse_shapes(p, shapes, 64);
         } else {
-            fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64] [--kernel K] "
-                            "[--host n,...] [--csv FILE] [--quick] [--variants v,...]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16] "
+                            "[--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host n,...] [--csv FILE] [--quick] "
+                            "[--variants v,...]\n", argv[0]);
             return 2;
         }
     }
     if (nshapes == 0) {
-        for (i = 0; i < nsizes; i++) { shapes[nshapes].m = shapes[nshapes].n = shapes[nshapes].k = sizes[i]; nshapes++; }
-        shapes[nshapes++] = (battery_shape){4096, 4096, 256};
-        shapes[nshapes++] = (battery_shape){256, 4096, 4096};
-        shapes[nshapes++] = (battery_shape){4096, 256, 4096};
-        shapes[nshapes++] = (battery_shape){1000, 1000, 1000};
+        nshapes = default_shapes(sizes, nsizes, shapes);
+        ntc_shapes = sizes_given ? default_shapes(sizes, nsizes, tc_shapes) : default_shapes(tc_sizes, 4, tc_shapes);
+    } else {
+        ntc_shapes = nshapes;
+        memcpy(tc_shapes, shapes, sizeof shapes);
     }
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "bench: cublasCreate failed\n"); return 1; }
@@ -193,27 +323,39 @@ int main(int argc, char **argv)
     printf("gemm CUDA vs cuBLAS on %s (cc %d.%d, %d SMs), row-major NN, TFLOP/s median [min-max]\n", prop.name,
            prop.major, prop.minor, prop.multiProcessorCount);
     for (pi = 0; pi < prec_count; pi++) {
-        battery_precision prec = precs[pi];
-        size_t elem = prec == BATTERY_F32 ? sizeof(float) : sizeof(double);
-        printf("\n%s\n%6s %6s %6s | %-7s | %-22s | %-22s | %s\n", prec == BATTERY_F32 ? "fp32" : "fp64", "m", "n", "k",
-               "kernel", "gemm", "cuBLAS", "ratio");
-        for (si = 0; si < nshapes; si++) {
-            battery_shape s = shapes[si];
+        bench_prec prec = precs[pi];
+        size_t elem = prec_info[prec].elem;
+        /* Host copies of the inputs in fp32 (fp64 for f64): the values the GPU gets. */
+        battery_precision host_prec = prec == PREC_F64 ? BATTERY_F64 : BATTERY_F32;
+        const battery_shape *list = is_tc(prec) ? tc_shapes : shapes;
+        int count = is_tc(prec) ? ntc_shapes : nshapes;
+        printf("\n%s\n", prec_info[prec].title);
+        if (!kernel_fits(ours_opt.kernel, prec)) {
+            printf("(--kernel %s does not run %s)\n", gemm_cuda_kernel_name(ours_opt.kernel), prec_info[prec].name);
+            continue;
+        }
+        printf("%6s %6s %6s | %-7s | %-22s | %-22s | %s\n", "m", "n", "k", "kernel", "gemm", "cuBLAS", "ratio");
+        for (si = 0; si < count; si++) {
+            battery_shape s = list[si];
             uint64_t state = 42;
-            battery_buf A = battery_buf_new(prec, (size_t)(s.m * s.k)), B = battery_buf_new(prec, (size_t)(s.k * s.n));
-            void *dA, *dB, *dC;
+            battery_buf A = battery_buf_new(host_prec, (size_t)(s.m * s.k));
+            battery_buf B = battery_buf_new(host_prec, (size_t)(s.k * s.n));
+            void *dA, *dB, *dC, *upA, *upB;
             double t[2][64], tf[2][3], flops = 2.0 * (double)s.m * (double)s.n * (double)s.k, first;
-            int reps, r, who, ok;
+            int reps, r, who, ok, narrowed = prec == PREC_F16 || prec == PREC_BF16;
             gemm_cuda_kernel kern = ours_opt.kernel ? ours_opt.kernel
-                                                    : gemm_cuda_auto_kernel(prec == BATTERY_F32 ? 32 : 64, s.m, s.n, s.k);
-            if (prec == BATTERY_F32 && kern == GEMM_CUDA_KERNEL_DMMA) continue;
+                                                    : gemm_cuda_auto_kernel(is_tc(prec) ? 16 : prec == PREC_F32 ? 32 : 64,
+                                                                            s.m, s.n, s.k);
             battery_fill(&A, &state);
             battery_fill(&B, &state);
+            upA = narrowed ? narrow(prec, &A) : A.data;
+            upB = narrowed ? narrow(prec, &B) : B.data;
             CHECK_CUDA(cudaMalloc(&dA, A.count * elem));
             CHECK_CUDA(cudaMalloc(&dB, B.count * elem));
             CHECK_CUDA(cudaMalloc(&dC, (size_t)(s.m * s.n) * elem));
-            CHECK_CUDA(cudaMemcpy(dA, A.data, A.count * elem, cudaMemcpyHostToDevice));
-            CHECK_CUDA(cudaMemcpy(dB, B.data, B.count * elem, cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(dA, upA, A.count * elem, cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(dB, upB, B.count * elem, cudaMemcpyHostToDevice));
+            if (narrowed) { free(upA); free(upB); }
             for (vi = 0; vi < nvariants; vi++) {
             char kname[32];
             ours_opt.variant = (int)variants[vi];
@@ -227,7 +369,9 @@ int main(int argc, char **argv)
             first = timed(0, prec, s, dA, dB, dC);
             {
                 device_c result = {dC, prec};
-                ok = !ours_failed && battery_sampled_ok(prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &A, &B, read_device, &result);
+                ok = !ours_failed && (is_tc(prec) ? tc_sampled_ok(prec, s, &A, &B, &result)
+                                                  : battery_sampled_ok(host_prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &A, &B,
+                                                                       read_device, &result));
             }
             timed(1, prec, s, dA, dB, dC);
             reps = (int)(0.5 / (first + 1e-9));
@@ -247,7 +391,7 @@ int main(int argc, char **argv)
                    ok ? " " : "!", tf[1][0], tf[1][1], tf[1][2], tf[0][0] / tf[1][0]);
             if (csv)
                 fprintf(csv, "cuda,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,cublas,%.3f,%.3f,%.3f,%.3f\n",
-                        prec == BATTERY_F32 ? "f32" : "f64", kname, (long long)s.m,
+                        prec_info[prec].name, kname, (long long)s.m,
                         (long long)s.n, (long long)s.k, tf[0][0], tf[0][1], tf[0][2], tf[1][0], tf[1][1], tf[1][2],
                         tf[0][0] / tf[1][0]);
             if (csv) fflush(csv);
