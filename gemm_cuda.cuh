@@ -1626,7 +1626,7 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const
 /* The pool the operand copies come from, one per device, created on first
    use. It keeps its memory between calls: the device's default pool hands
    memory back to the driver at every synchronisation, and mapping it again
-   cost more than the copy itself (1 GB at n = 16384: 3.7 ms). */
+   cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384). */
 static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
 {
     static std::atomic<cudaMemPool_t> pools[64];
