@@ -909,7 +909,7 @@ __global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, c
         if (r0 + i < rows && q0 + tx < K) out[(int64_t)(r0 + i) * ldo + q0 + tx] = tile[i][tx];
 }
 
-/* The usual case of the copy above, 2 to 3 times faster: X not k-major,
+/* The usual case of the copy above with 16-byte accesses: X not k-major,
    its rows (along r) 16-byte aligned. 64x64 tiles; 16-byte loads along r,
    16-byte stores along q; a warp moves whole 128-byte lines both ways.
    Shared-memory rows of 65 elements keep the column reads of the store
