@@ -73,9 +73,10 @@
      - FP16, BF16: gemm_cuda_gemm_mixed(), A and B __half or __nv_bfloat16,
        C fp32 or the input type (rounded once from the fp32 result).
      Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): tiles copied by
-     the copy engine (TMA) into a 4-stage ring, wgmma m64n256 from shared
-     memory, a producer warpgroup and two consumer warpgroups, 256x128
-     block tiles. MMA elsewhere from sm_80 (mma.sync m16n8k16 / m16n8k8 on
+     the copy engine (TMA) into a 3-4 stage ring, wgmma m64n256 (m64n128)
+     from shared memory, a producer and two consumer warpgroups, block
+     tiles of 256x128, or 128x128 with two blocks per SM for short K
+     (options.variant 1 or 2 picks one). MMA elsewhere from sm_80 (mma.sync m16n8k16 / m16n8k8 on
      the SIMT kernel's cp.async ring, 128x128 tiles); NAIVE below sm_80
      (exact fp32 sums there). Both read op(A) and op(B) k-major from
      16-byte aligned rows (WGMMA also reads a 16-bit op(A) M-major, so a
@@ -156,7 +157,8 @@ typedef struct gemm_cuda_options {
     int device;               /* _host calls: CUDA device index (0 = the first) */
     int split_k;              /* 0 = automatic, 1 = never split K, s = split K in s parts */
     gemm_cuda_timing *timing; /* _host calls: filled when not NULL */
-    int variant;              /* tuning: 0 = the default configuration; 1..8 pick one (GEMM_CUDA_TUNING, below) */
+    int variant;              /* tuning: 0 = the default configuration; 1..8 pick one (GEMM_CUDA_TUNING, below);
+                                 tensor-core modes: 1 = WGMMA tiles of 256 rows, 2 = of 128 */
 } gemm_cuda_options;
 
 GEMM_DEF gemm_status gemm_cuda_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1112,76 +1114,97 @@ __device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc(const void *tile)
    moves whole rows. */
 __device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc_mn(const void *tile)
 {
-    constexpr uint64_t CHUNK_BYTES = 64 * 128; /* gemm__cuda_wgmma_shape::MN_CHUNK_BYTES */
+    constexpr uint64_t CHUNK_BYTES = 64 * 128; /* gemm__cuda_wgmma_shape<>::MN_CHUNK_BYTES */
     return (uint64_t)((gemm__cuda_smem_addr(tile) & 0x3FFFF) >> 4) | ((CHUNK_BYTES >> 4) << 16) | (64ull << 32) |
            (1ull << 62);
 }
 
 /* Keeps the compiler from moving reads or writes of the accumulators across
    the asynchronous wgmma (their registers are written behind its back). */
-__device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(float (&d)[128])
+template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(float (&d)[N])
 {
 #pragma unroll
-    for (int i = 0; i < 128; i++) asm volatile("" : "+f"(d[i])::"memory");
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 #define GEMM__WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
                        "+f"(d[i + 6]), "+f"(d[i + 7])
 #define GEMM__WG_D32(i) GEMM__WG_D8(i), GEMM__WG_D8(i + 8), GEMM__WG_D8(i + 16), GEMM__WG_D8(i + 24)
-#define GEMM__WG_REGS                                                                                          \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "   \
+#define GEMM__WG_R0_63                                                                                         \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "    \
     "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "     \
     "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "     \
-    "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "     \
-    "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, "   \
-    "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, "   \
-    "%119, %120, %121, %122, %123, %124, %125, %126, %127}"
+    "%62, %63"
+#define GEMM__WG_R64_127                                                                                       \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "     \
+    "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, " \
+    "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, "   \
+    "%121, %122, %123, %124, %125, %126, %127"
+#define GEMM__WG_PRED "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n" /* scale-d = 1: D += A*B */
+#define GEMM__WG_256(TYPES, TAIL)                                                                              \
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256" TYPES " {" GEMM__WG_R0_63 ", "           \
+                 GEMM__WG_R64_127 "}, %128, %129, p, 1, 1" TAIL ";\n}\n"                                     \
+                 : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)                      \
+                 : "l"(da), "l"(db), "n"(B_MN ? 1 : 0))
+#define GEMM__WG_128(TYPES, TAIL)                                                                              \
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128" TYPES " {" GEMM__WG_R0_63               \
+                 "}, %64, %65, p, 1, 1" TAIL ";\n}\n"                                                        \
+                 : GEMM__WG_D32(0), GEMM__WG_D32(32)                                                          \
+                 : "l"(da), "l"(db), "n"(B_MN ? 1 : 0))
 
-/* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
-   from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
-   B_MN: B is stored N-major (16-bit types only; TF32 reads both k-major).
-   Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
-template <typename T, bool B_MN>
-__device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[128], uint64_t da, uint64_t db)
+/* D(64xWN, fp32, WN/2 registers per thread) += A(64xKS) * B(KSxWN), both
+   from shared memory through descriptors; WN = 256 or 128, KS = 16
+   (FP16/BF16) or 8 (TF32). B_MN: B is stored N-major (16-bit types only;
+   TF32 reads both k-major). Register i of lane 4g + t of warp w holds
+   D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
+template <typename T, bool B_MN, int WN>
+__device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[WN / 2], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
-    if constexpr (std::is_same<T, __half>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, %130;\n}\n"
-                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
-    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " GEMM__WG_REGS ", %128, %129, p, 1, 1, 0, %130;\n}\n"
-                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " GEMM__WG_REGS ", %128, %129, p, 1, 1;\n}\n"
-                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db));
+    if constexpr (WN == 256) {
+        if constexpr (std::is_same<T, __half>::value) GEMM__WG_256("k16.f32.f16.f16", ", 0, %130");
+        else if constexpr (std::is_same<T, __nv_bfloat16>::value) GEMM__WG_256("k16.f32.bf16.bf16", ", 0, %130");
+        else GEMM__WG_256("k8.f32.tf32.tf32", "");
+    } else {
+        if constexpr (std::is_same<T, __half>::value) GEMM__WG_128("k16.f32.f16.f16", ", 0, %66");
+        else if constexpr (std::is_same<T, __nv_bfloat16>::value) GEMM__WG_128("k16.f32.bf16.bf16", ", 0, %66");
+        else GEMM__WG_128("k8.f32.tf32.tf32", "");
+    }
 #else
     (void)d; (void)da; (void)db;
 #endif
 }
 #undef GEMM__WG_D8
 #undef GEMM__WG_D32
-#undef GEMM__WG_REGS
+#undef GEMM__WG_R0_63
+#undef GEMM__WG_R64_127
+#undef GEMM__WG_PRED
+#undef GEMM__WG_256
+#undef GEMM__WG_128
 
-/* The WGMMA kernel's shape: a block computes 256 (M) x 128 (N) of C through
-   3 warpgroups: warpgroup 0 is the producer (one thread issues the copies of
-   a 128-byte-wide K slice of both operands per stage, 4 stages), warpgroups
-   1 and 2 the consumers, each one m64n256 accumulator: wgmma's M is our N
-   (64 columns of C each), its N our M, so a thread's neighbouring
-   accumulators are neighbouring rows of column-major C. */
-struct gemm__cuda_wgmma_shape {
-    static constexpr int BM = 256, BN = 128, ROW_BYTES = 128, STAGES = 4, THREADS = 384,
+/* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
+   0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
+   M is our N (64 columns of C each), its N our M, so a thread's
+   neighbouring accumulators are neighbouring rows of column-major C. From
+   thread 256 on the producer: one thread issues the copies of a
+   128-byte-wide K slice of both operands per stage.
+   BM = 256 (large problems): 4 stages, one block per SM, the producer a
+   whole warpgroup so that setmaxnreg can move its registers to the
+   consumers (128 accumulators each). BM = 128 (short K, small grids): 3
+   stages and two blocks per SM, whose copies and epilogues overlap; the
+   producer one warp (64 accumulators fit without setmaxnreg). */
+template <int BM_> struct gemm__cuda_wgmma_shape {
+    static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
+                         THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
+                         REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
+                         ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
                          SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */,
                          EPI_LD = BM + 8, /* floats per column of the epilogue's tile: a warp's float2 writes
                                              (8 columns x 4 row pairs) land on 32 distinct bank pairs */
                          MN_CHUNK_BYTES = 64 * 128; /* an M-major 16-bit A: 64 k rows of 64 elements */
     static_assert(BN * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue's tile must fit in the ring");
+    static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
 
 /* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
@@ -1203,14 +1226,13 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* Writes a warpgroup's 64 columns x 256 rows of C, laid out in shared
+/* Writes a warpgroup's 64 columns x S::BM rows of C, laid out in shared
    memory column by column (`tile`), 4 rows per thread at a time, so that a
    warp writes 128 contiguous elements of a column. */
-template <typename TC>
+template <typename S, typename TC>
 __device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M, int N, int m0, int n0, float alpha,
                                                        float beta, TC *C, int64_t ldc)
 {
-    typedef gemm__cuda_wgmma_shape S;
     bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
     for (int e = (int)threadIdx.x % 128; e < 64 * (S::BM / 4); e += 128) {
         int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
@@ -1221,23 +1243,23 @@ __device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M,
 }
 
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
-   tensor read in 4 boxes of 64 rows of M per stage); map_b: op(B)^T as a
-   k-major N x K tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
+   tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
+   tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
    it writes C, with several it writes its raw sums into partial[z] (M x N,
    column-major) and gemm__cuda_splitk_sum_kernel adds them up. */
-template <typename T, typename TC, bool A_MN>
-__global__ void __launch_bounds__(384, 1)
+template <typename T, typename TC, bool A_MN, int BM>
+__global__ void __launch_bounds__(gemm__cuda_wgmma_shape<BM>::THREADS, gemm__cuda_wgmma_shape<BM>::BLOCKS_PER_SM)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
                         int N, int K, int kt_per, float alpha, float beta, TC *C, int64_t ldc, float *partial)
 {
 #if GEMM__CUDA_SM90A
-    typedef gemm__cuda_wgmma_shape S;
+    typedef gemm__cuda_wgmma_shape<BM> S;
     constexpr int BK = S::ROW_BYTES / (int)sizeof(T), KS = sizeof(T) == 2 ? 16 : 8;
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int wg = (int)threadIdx.x / 128, bm, bn, kt0 = (int)blockIdx.z * kt_per;
+    int wg = (int)threadIdx.x / 128, bm, bn, kt0 = (int)blockIdx.z * kt_per; /* wg 0, 1: consumers */
     int ktiles = min((K + BK - 1) / BK - kt0, kt_per);
     gemm__cuda_block_tile<8>(bm, bn);
     if (threadIdx.x == 0) {
@@ -1249,9 +1271,9 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     }
     __syncthreads();
 
-    if (wg == 0) { /* producer: few registers, one thread */
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (threadIdx.x == 0)
+    if (wg == 2) { /* producer: few registers, one thread */
+        if constexpr (S::THREADS == 384) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(S::REGS_PRODUCER));
+        if (threadIdx.x == 256)
             for (int kt = 0; kt < ktiles; kt++) {
                 int s = kt % S::STAGES;
                 if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
@@ -1265,22 +1287,22 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                 gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, (kt0 + kt) * BK, bn * S::BN, &full[s]);
             }
     } else { /* consumers */
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        float d[128];
+        if constexpr (S::THREADS == 384) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(S::REGS_CONSUMER));
+        float d[S::ACC];
 #pragma unroll
-        for (int i = 0; i < 128; i++) d[i] = 0.0f;
+        for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
         gemm__cuda_wgmma_fence_acc(d);
         for (int kt = 0; kt < ktiles; kt++) {
             int s = kt % S::STAGES;
             gemm__cuda_mbar_wait(&full[s], (unsigned)(kt / S::STAGES) & 1);
             const unsigned char *stage = smem + s * S::STAGE_BYTES;
-            /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all 256 rows of op(A) */
-            uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + (wg - 1) * 64 * S::ROW_BYTES),
+            /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
+            uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
                      db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
             asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
             for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: 32 bytes on, 2 descriptor units */
-                gemm__cuda_wgmma<T, A_MN>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
+                gemm__cuda_wgmma<T, A_MN, BM>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
                                           db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
             /* the previous stage's group is done once at most this one is pending */
@@ -1295,18 +1317,18 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
            warpgroups are past their last wgmma (every copy has landed by
            then too). */
         asm volatile("bar.sync 1, 256;\n" ::: "memory");
-        float *tile = reinterpret_cast<float *>(smem) + (wg - 1) * 64 * S::EPI_LD;
+        float *tile = reinterpret_cast<float *>(smem) + wg * 64 * S::EPI_LD;
         int tid = (int)threadIdx.x % 128, w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
 #pragma unroll
-        for (int i = 0; i < 128; i += 2)
+        for (int i = 0; i < S::ACC; i += 2)
             *reinterpret_cast<float2 *>(&tile[(16 * w + g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (i / 4) + 2 * t]) =
                 make_float2(d[i], d[i + 1]);
-        asm volatile("bar.sync %0, 128;\n" ::"r"(1 + wg) : "memory"); /* this warpgroup only */
+        asm volatile("bar.sync %0, 128;\n" ::"r"(2 + wg) : "memory"); /* this warpgroup only */
         if (partial)
-            gemm__cuda_wgmma_write(tile, M, N, bm * S::BM, bn * S::BN + (wg - 1) * 64, 1.0f, 0.0f,
+            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, 1.0f, 0.0f,
                                    partial + (int64_t)blockIdx.z * M * N, (int64_t)M);
         else
-            gemm__cuda_wgmma_write(tile, M, N, bm * S::BM, bn * S::BN + (wg - 1) * 64, alpha, beta, C, ldc);
+            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, alpha, beta, C, ldc);
     }
 #else
     (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)kt_per; (void)alpha; (void)beta; (void)C; (void)ldc;
@@ -1603,7 +1625,7 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const
 {
     static std::atomic<gemm__cuda_encode_fn> encode{NULL};
     cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
-    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer},
+    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer},
                unit[2] = {1, 1};
     CUresult r;
     if (!encode.load()) {
@@ -1674,13 +1696,23 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
     return GEMM_OK;
 }
 
+/* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
+   (0): 128 when K spans at most 16 slices of 128 bytes (K <= 1024 for
+   16-bit types, 512 for TF32). There a block's fixed costs (first copies,
+   epilogue) weigh more than its K loop, and two blocks per SM hide each
+   other's; with longer K the 256-row tile's reuse wins (bench/RESULTS.md). */
+static int gemm__cuda_wgmma_bm(int K, int elem, int variant)
+{
+    if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
+    return ((int64_t)K * elem + 127) / 128 <= 16 ? 128 : 256;
+}
+
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
    else enough to give every SM a block when the tiles are fewer than the
    SMs, keeping at least 4 K tiles per part. */
-static int gemm__cuda_wgmma_split(int M, int N, int K, int elem, int sms, int requested)
+static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms, int requested)
 {
-    typedef gemm__cuda_wgmma_shape S;
-    int tiles = ((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN), bk = S::ROW_BYTES / elem;
+    int tiles = ((M + BM - 1) / BM) * ((N + 127) / 128), bk = 128 / elem;
     int ktiles = (K + bk - 1) / bk, split = requested > 0 ? requested : tiles < sms ? sms / tiles : 1;
     if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
     if (split > ktiles) split = ktiles;
@@ -1689,42 +1721,55 @@ static int gemm__cuda_wgmma_split(int M, int N, int K, int elem, int sms, int re
     return (ktiles + (ktiles + split - 1) / split - 1) / ((ktiles + split - 1) / split); /* no empty parts */
 }
 
-/* split > 1 (WGMMA only): `partial` holds split x M x N floats. a_mn
-   (WGMMA, 16-bit only): A is op(A) as stored, M-major (a.X(r, q) at
-   a.X[q*a.ld + r]). */
+/* split > 1: `partial` holds split x M x N floats. a_mn (16-bit only): A is
+   op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]). */
+template <typename T, typename TC, int BM>
+static gemm_status gemm__cuda_launch_wgmma(const char *fn, int M, int N, int K, float alpha, gemm__cuda_kmajor<T> a,
+                                           bool a_mn, gemm__cuda_kmajor<T> b, float beta, TC *C, int64_t ldc,
+                                           int split, float *partial, cudaStream_t stream)
+{
+    typedef gemm__cuda_wgmma_shape<BM> S;
+    CUtensorMap map_a, map_b;
+    gemm_status s;
+    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, BM>;
+    int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
+    int kt_per = ((K + bk - 1) / bk + split - 1) / split;
+    if (split <= 1) partial = NULL;
+    if (tn > 65535)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
+    if constexpr (sizeof(T) == 2)
+        if (a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, BM>;
+    if ((s = a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
+                  : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
+        (s = gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
+        return s;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    {
+        void *args[] = {&map_a, &map_b, &M, &N, &K, &kt_per, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+        GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(S::THREADS),
+                                            args, S::SMEM, stream));
+    }
+    if (partial) {
+        int64_t blocks = ((int64_t)M * N + 255) / 256;
+        gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
+            M, N, split, partial, alpha, beta, C, ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+    }
+    return GEMM_OK;
+}
+
+/* WGMMA (block height wg_bm, K in `split` parts) or MMA. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_tc(const char *fn, gemm_cuda_kernel kernel, int M, int N, int K, float alpha,
                                         gemm__cuda_kmajor<T> a, bool a_mn, gemm__cuda_kmajor<T> b, float beta, TC *C,
-                                        int64_t ldc, int split, float *partial, cudaStream_t stream)
+                                        int64_t ldc, int wg_bm, int split, float *partial, cudaStream_t stream)
 {
     if (kernel == GEMM_CUDA_KERNEL_WGMMA) {
-        typedef gemm__cuda_wgmma_shape S;
-        CUtensorMap map_a, map_b;
-        gemm_status s;
-        void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false>;
-        int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
-        int kt_per = ((K + bk - 1) / bk + split - 1) / split;
-        if (split <= 1) partial = NULL;
-        if (tn > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
-        if constexpr (sizeof(T) == 2)
-            if (a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true>;
-        if ((s = a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
-                      : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-            (s = gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
-            return s;
-        GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
-        {
-            void *args[] = {&map_a, &map_b, &M, &N, &K, &kt_per, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
-            GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(S::THREADS),
-                                                args, S::SMEM, stream));
-        }
-        if (partial) {
-            int64_t blocks = ((int64_t)M * N + 255) / 256;
-            gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-                M, N, split, partial, alpha, beta, C, ldc);
-            GEMM__CUDA_TRY(fn, cudaGetLastError());
-        }
+        if (wg_bm == 128)
+            return gemm__cuda_launch_wgmma<T, TC, 128>(fn, M, N, K, alpha, a, a_mn, b, beta, C, ldc, split, partial, stream);
+        return gemm__cuda_launch_wgmma<T, TC, 256>(fn, M, N, K, alpha, a, a_mn, b, beta, C, ldc, split, partial, stream);
     } else {
         constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
         size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
@@ -1764,9 +1809,9 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a tensor-core kernel (auto, mma, wgmma "
                           "or naive)", fn, (int)opt->kernel);
     if (opt->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, opt->split_k);
-    if (opt->variant != 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels have one "
-                          "configuration (0)", fn, opt->variant);
+    if (opt->variant < 0 || opt->variant > 2)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
+                          "1 (WGMMA blocks of 256 rows) or 2 (128 rows)", fn, opt->variant);
     if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
     if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
@@ -1821,8 +1866,9 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
         /* WGMMA reads a 16-bit op(A) M-major as well (wgmma's transposed B) */
         bool a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && sizeof(T) == 2 && gemm__cuda_kmajor_ready(A, lda, sizeof(T), true) && !ak;
         bool copy_a = !a_mn && !gemm__cuda_kmajor_ready(A, lda, sizeof(T), ak), copy_b = !gemm__cuda_kmajor_ready(B, ldb, sizeof(T), bk);
-        int split = kernel == GEMM_CUDA_KERNEL_WGMMA ? gemm__cuda_wgmma_split((int)m, (int)n, (int)k, (int)sizeof(T), sms,
-                                                                               opt->split_k) : 1;
+        int wg_bm = gemm__cuda_wgmma_bm((int)k, (int)sizeof(T), opt->variant);
+        int split = kernel == GEMM_CUDA_KERNEL_WGMMA
+                        ? gemm__cuda_wgmma_split(wg_bm, (int)m, (int)n, (int)k, (int)sizeof(T), sms, opt->split_k) : 1;
         size_t a_elems = copy_a ? (size_t)(m * ldo) : 0, b_elems = copy_b ? (size_t)(n * ldo) : 0;
         size_t packed = ((a_elems + b_elems) * sizeof(T) + 255) / 256 * 256,
                partial_bytes = split > 1 ? (size_t)split * (size_t)(m * n) * sizeof(float) : 0;
@@ -1846,8 +1892,8 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
             }
         }
         if (s == GEMM_OK)
-            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, a_mn, b, beta, C, ldc, split,
-                                            partial, stream);
+            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, a_mn, b, beta, C, ldc, wg_bm,
+                                            split, partial, stream);
         if (scratch) {
             cudaError_t e = cudaFreeAsync(scratch, stream);
             if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);

@@ -8,9 +8,11 @@
    tight tolerance of the exact-input modes (TF32's own, 0.13*|alpha| at
    k = 300, can miss a small lost product). Each mode runs on every kernel
    that can run it (auto, mma, wgmma, naive); a kernel this device or build
-   lacks is counted as skipped with a SKIPPED line, and WGMMA runs three
+   lacks is counted as skipped with a SKIPPED line, and WGMMA runs five
    times: K split as it chooses, never (options.split_k = 1), and in 3
-   parts. Per mode:
+   parts, then twice more with each block height forced (options.variant 1:
+   256 rows, 2: 128; automatic picks 128 for K of at most 16 slices of 128
+   bytes, so most random cases run it). Per mode:
      - random cases, all 8 layout x transA x transB combinations: m, n, k in
        1..300, half of them from 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255,
        256, 257; leading dimensions minimal, padded by 1..17 (often odd) or
@@ -83,19 +85,27 @@ static const tc_mode tc_modes[] = {
 /* The ways a mode is run: a kernel on device pointers (WGMMA also with K
    never split and split in 3), or (TF32 only) the host-pointer call, its
    copy mode cycling over the cases. */
-enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_NAIVE, WAY_HOST, WAYS };
+enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WGMMA_256, WAY_WGMMA_128, WAY_NAIVE,
+       WAY_HOST, WAYS };
 static const struct {
     const char *name;
     gemm_cuda_kernel kernel;
-    int split_k;
-} tc_ways[WAYS] = {{"auto", GEMM_CUDA_KERNEL_AUTO, 0},          {"mma", GEMM_CUDA_KERNEL_MMA, 0},
-                   {"wgmma", GEMM_CUDA_KERNEL_WGMMA, 0},        {"wgmma split_k=1", GEMM_CUDA_KERNEL_WGMMA, 1},
-                   {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3}, {"naive", GEMM_CUDA_KERNEL_NAIVE, 0},
-                   {"host", GEMM_CUDA_KERNEL_AUTO, 0}};
+    int split_k, variant;
+} tc_ways[WAYS] = {{"auto", GEMM_CUDA_KERNEL_AUTO, 0, 0},
+                   {"mma", GEMM_CUDA_KERNEL_MMA, 0, 0},
+                   {"wgmma", GEMM_CUDA_KERNEL_WGMMA, 0, 0},
+                   {"wgmma split_k=1", GEMM_CUDA_KERNEL_WGMMA, 1, 0},
+                   {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0},
+                   {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1},
+                   {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2},
+                   {"naive", GEMM_CUDA_KERNEL_NAIVE, 0, 0},
+                   {"host", GEMM_CUDA_KERNEL_AUTO, 0, 0}};
 static const char *way_missing[WAYS]; /* why a way cannot run here; NULL: it runs */
 static int way_runs[WAYS], way_failures[WAYS]; /* of the current mode */
 #define ALL_WAYS ((1 << WAYS) - 1)
-#define TC_WAYS ((1 << WAY_MMA) | (1 << WAY_WGMMA) | (1 << WAY_WGMMA_NOSPLIT) | (1 << WAY_WGMMA_SPLIT3))
+#define TC_WAYS                                                                                                \
+    ((1 << WAY_MMA) | (1 << WAY_WGMMA) | (1 << WAY_WGMMA_NOSPLIT) | (1 << WAY_WGMMA_SPLIT3) | (1 << WAY_WGMMA_256) | \
+     (1 << WAY_WGMMA_128))
 
 static cudaStream_t stream; /* the device calls run on a stream of their own */
 
@@ -444,6 +454,7 @@ static void case_run(const tc_mode *md, int way, tc_case *t, const char *label, 
     memset(&opt, 0, sizeof opt);
     opt.kernel = tc_ways[way].kernel;
     opt.split_k = tc_ways[way].split_k;
+    opt.variant = tc_ways[way].variant;
     opt.math = md->math;
     if (host) opt.mode = (gemm_cuda_mode)(t->seed % 3);
     snprintf(name, sizeof name, "tc %s %s%s%s", md->name, tc_ways[way].name, host ? mode_names[opt.mode] : "", label);
@@ -686,6 +697,8 @@ static void tc_invalid(const tc_mode *md)
     REFUSED("a host pointer for A", &c, 0, NULL_A, GEMM_ERR_INVALID_ARG);
     REFUSED("a host pointer for B", &c, 0, NULL_B, GEMM_ERR_INVALID_ARG);
     REFUSED("a host pointer for C", &c, 0, NULL_C, GEMM_ERR_INVALID_ARG);
+    opt.variant = 3; REFUSED("options.variant = 3", &c, 0, 0, GEMM_ERR_INVALID_ARG);
+    opt.variant = 0;
     for (i = 0; i < 4; i++) {
         char what[64];
         opt.kernel = not_tc[i];
@@ -784,6 +797,7 @@ int main(void)
     if (prop.major < 8) way_missing[WAY_MMA] = "mma needs compute capability 8.0+";
     if (auto_kernel != GEMM_CUDA_KERNEL_WGMMA)
         way_missing[WAY_WGMMA] = way_missing[WAY_WGMMA_NOSPLIT] = way_missing[WAY_WGMMA_SPLIT3] =
+            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] =
             "AUTO does not pick wgmma here (it needs compute capability 9.0 and an sm_90a build)";
     fflush(stdout);
     battery_check(gemm_cuda_release_scratch() == GEMM_OK, "tc: gemm_cuda_release_scratch() before any call: %s",
