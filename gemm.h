@@ -377,6 +377,8 @@ GEMM__DEFINE_REF(gemm_ref_dgemm, double)
    Revision history
        0.1  first release: the contract, the reference, and the CPU, CUDA,
             OpenCL and MPI backends
+       0.2  CUDA: opt-in TF32, FP16 and BF16 on the tensor cores (wgmma and
+            TMA on Hopper, mma.sync from sm_80)
 
    LICENSE (MIT)
    Copyright (c) 2026 the gemm authors
