@@ -70,8 +70,9 @@
      - TF32: gemm_cuda_sgemm_ex / _host with options.math = GEMM_CUDA_MATH_TF32.
        The tensor cores read fp32 inputs with 10 mantissa bits (the low 13
        are dropped): expect relative errors near 1e-3, not fp32's 1e-7.
-     - FP16, BF16: gemm_cuda_gemm_mixed(), A and B __half or __nv_bfloat16,
-       C fp32 or the input type (rounded once from the fp32 result).
+     - FP16, BF16: gemm_cuda_gemm_mixed() / _mixed_host(), A and B __half
+       or __nv_bfloat16, C fp32 or the input type (rounded once from the
+       fp32 result).
      Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): tiles copied by
      the copy engine (TMA) into a 3-4 stage ring, wgmma m64n256 (m64n128)
      from shared memory, a producer and two consumer warpgroups, block
@@ -195,6 +196,14 @@ GEMM_DEF gemm_status gemm_cuda_gemm_mixed(gemm_layout layout, gemm_transpose tra
                                           const void *B, int64_t ldb, float beta, void *C, int64_t ldc,
                                           gemm_cuda_type input, gemm_cuda_type output, cudaStream_t stream,
                                           const gemm_cuda_options *options);
+
+/* The same with host pointers, synchronous, as gemm_cuda_sgemm_host (the
+   options' mode, device and timing apply). */
+GEMM_DEF gemm_status gemm_cuda_gemm_mixed_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                               int64_t m, int64_t n, int64_t k, float alpha, const void *A,
+                                               int64_t lda, const void *B, int64_t ldb, float beta, void *C,
+                                               int64_t ldc, gemm_cuda_type input, gemm_cuda_type output,
+                                               const gemm_cuda_options *options);
 
 /* Hands the memory the tensor-core modes keep for their operand copies on
    the current device back to the driver; waits for the device first. */
@@ -2013,10 +2022,16 @@ static void gemm__cuda_copy_window(void *dst, const void *src, int64_t outer, in
         memcpy((char *)dst + (size_t)(o * ld) * elem, (const char *)src + (size_t)(o * ld) * elem, (size_t)inner * elem);
 }
 
-template <typename T>
+template <typename T> static gemm_cuda_type gemm__cuda_type_of(void)
+{
+    return std::is_same<T, __half>::value ? GEMM_CUDA_F16 : std::is_same<T, __nv_bfloat16>::value ? GEMM_CUDA_BF16 : GEMM_CUDA_F32;
+}
+
+/* The host-pointer calls: T is A's and B's type, TC C's, S the scalars'. */
+template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_transpose ta, gemm_transpose tb,
-                                   int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B,
-                                   int64_t ldb, T beta, T *C, int64_t ldc, const gemm_cuda_options *opt)
+                                   int64_t m, int64_t n, int64_t k, S alpha, const T *A, int64_t lda, const T *B,
+                                   int64_t ldb, S beta, TC *C, int64_t ldc, const gemm_cuda_options *opt)
 {
     static const gemm_cuda_options defaults = {};
     gemm_cuda_options dev_opt;
@@ -2025,9 +2040,10 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
     cudaError_t e = cudaSuccess;
     const char *what = "";
     int old_dev = -1, count = 0, full, read_c, mapped, staged;
-    size_t na = 0, nb = 0, nc = 0, elem = sizeof(T);
+    size_t na = 0, nb = 0, nc = 0, elem = sizeof(T), elem_c = sizeof(TC);
     int64_t c_outer = layout == GEMM_ROW_MAJOR ? m : n, c_inner = layout == GEMM_ROW_MAJOR ? n : m;
-    T *dA = NULL, *dB = NULL, *dC = NULL, *hA = NULL, *hB = NULL, *hC = NULL;
+    T *dA = NULL, *dB = NULL, *hA = NULL, *hB = NULL;
+    TC *dC = NULL, *hC = NULL;
     cudaStream_t stream = NULL;
     cudaEvent_t ev0 = NULL, ev1 = NULL;
     double t0, t1;
@@ -2035,7 +2051,7 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
     gemm_cuda_timing timing = {0, 0, 0};
 
     gemm__clear_error();
-    s = gemm__check_args(fn, layout, ta, tb, m, n, k, alpha == T(0), A != NULL, lda, B != NULL, ldb, beta == T(1),
+    s = gemm__check_args(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
                          C != NULL, ldc, &work);
     if (!opt) opt = &defaults;
     if (s == GEMM_OK && (unsigned)opt->mode > GEMM_CUDA_MAPPED)
@@ -2055,7 +2071,7 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
     GEMM__CUDA_TRY(fn, cudaSetDevice(opt->device));
 
     full = work == GEMM__WORK_FULL;
-    read_c = beta != T(0);
+    read_c = beta != S(0);
     mapped = opt->mode == GEMM_CUDA_MAPPED;
     staged = opt->mode != GEMM_CUDA_PAGEABLE;
     if (full) {
@@ -2079,7 +2095,7 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
             GEMM__CUDA_STEP(cudaHostAlloc((void **)&hA, na * elem, flags));
             GEMM__CUDA_STEP(cudaHostAlloc((void **)&hB, nb * elem, flags));
         }
-        GEMM__CUDA_STEP(cudaHostAlloc((void **)&hC, nc * elem, flags));
+        GEMM__CUDA_STEP(cudaHostAlloc((void **)&hC, nc * elem_c, flags));
     }
     if (mapped) {
         if (full) {
@@ -2092,23 +2108,24 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
             GEMM__CUDA_STEP(cudaMalloc((void **)&dA, na * elem));
             GEMM__CUDA_STEP(cudaMalloc((void **)&dB, nb * elem));
         }
-        GEMM__CUDA_STEP(cudaMalloc((void **)&dC, nc * elem));
+        GEMM__CUDA_STEP(cudaMalloc((void **)&dC, nc * elem_c));
     }
 
     /* In: A and B whole, of C only the m x n window and only when it is read. */
     t0 = gemm__cuda_now_ms();
     if (staged) {
         if (full) { memcpy(hA, A, na * elem); memcpy(hB, B, nb * elem); }
-        if (read_c) gemm__cuda_copy_window(hC, C, c_outer, c_inner, ldc, elem);
+        if (read_c) gemm__cuda_copy_window(hC, C, c_outer, c_inner, ldc, elem_c);
     }
     if (!mapped) {
-        const T *sa = staged ? hA : A, *sb = staged ? hB : B, *sc = staged ? hC : C;
+        const T *sa = staged ? hA : A, *sb = staged ? hB : B;
+        const TC *sc = staged ? hC : C;
         if (full) {
             GEMM__CUDA_STEP(cudaMemcpyAsync(dA, sa, na * elem, cudaMemcpyHostToDevice, stream));
             GEMM__CUDA_STEP(cudaMemcpyAsync(dB, sb, nb * elem, cudaMemcpyHostToDevice, stream));
         }
         if (read_c)
-            GEMM__CUDA_STEP(cudaMemcpy2DAsync(dC, (size_t)ldc * elem, sc, (size_t)ldc * elem, (size_t)c_inner * elem,
+            GEMM__CUDA_STEP(cudaMemcpy2DAsync(dC, (size_t)ldc * elem_c, sc, (size_t)ldc * elem_c, (size_t)c_inner * elem_c,
                                               (size_t)c_outer, cudaMemcpyHostToDevice, stream));
         GEMM__CUDA_STEP(cudaStreamSynchronize(stream));
     }
@@ -2118,11 +2135,13 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
     dev_opt = *opt;
     dev_opt.timing = NULL;
     GEMM__CUDA_STEP(cudaEventRecord(ev0, stream));
-    s = sizeof(T) == 4
-        ? gemm_cuda_sgemm_ex(layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, (const float *)dB, ldb,
-                             (float)beta, (float *)dC, ldc, stream, &dev_opt)
-        : gemm_cuda_dgemm_ex(layout, ta, tb, m, n, k, (double)alpha, (const double *)dA, lda, (const double *)dB, ldb,
-                             (double)beta, (double *)dC, ldc, stream, &dev_opt);
+    if constexpr (std::is_same<T, float>::value)
+        s = gemm_cuda_sgemm_ex(layout, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, stream, &dev_opt);
+    else if constexpr (std::is_same<T, double>::value)
+        s = gemm_cuda_dgemm_ex(layout, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, stream, &dev_opt);
+    else
+        s = gemm_cuda_gemm_mixed(layout, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc, gemm__cuda_type_of<T>(),
+                                 gemm__cuda_type_of<TC>(), stream, &dev_opt);
     if (s != GEMM_OK) goto done;
     GEMM__CUDA_STEP(cudaEventRecord(ev1, stream));
     GEMM__CUDA_STEP(cudaEventSynchronize(ev1));
@@ -2132,12 +2151,12 @@ static gemm_status gemm__cuda_host(const char *fn, gemm_layout layout, gemm_tran
     /* Out: only the m x n window of C, so its padding stays untouched. */
     t0 = gemm__cuda_now_ms();
     if (!mapped) {
-        T *dst = staged ? hC : C;
-        GEMM__CUDA_STEP(cudaMemcpy2DAsync(dst, (size_t)ldc * elem, dC, (size_t)ldc * elem, (size_t)c_inner * elem,
+        TC *dst = staged ? hC : C;
+        GEMM__CUDA_STEP(cudaMemcpy2DAsync(dst, (size_t)ldc * elem_c, dC, (size_t)ldc * elem_c, (size_t)c_inner * elem_c,
                                           (size_t)c_outer, cudaMemcpyDeviceToHost, stream));
         GEMM__CUDA_STEP(cudaStreamSynchronize(stream));
     }
-    if (staged) gemm__cuda_copy_window(C, hC, c_outer, c_inner, ldc, elem);
+    if (staged) gemm__cuda_copy_window(C, hC, c_outer, c_inner, ldc, elem_c);
     timing.d2h_ms = gemm__cuda_now_ms() - t0;
     if (opt->timing) *opt->timing = timing;
 
@@ -2152,6 +2171,20 @@ done:
     if (stream) cudaStreamDestroy(stream);
     if (old_dev >= 0) cudaSetDevice(old_dev);
     return s;
+}
+
+/* Calls run(T(), TC()) for the type pairs gemm_cuda_gemm_mixed takes; refuses the rest. */
+template <typename F>
+static gemm_status gemm__cuda_mixed_types(const char *fn, gemm_cuda_type input, gemm_cuda_type output, F run)
+{
+    if (input == GEMM_CUDA_F16 && output == GEMM_CUDA_F32) return run(__half(), float());
+    if (input == GEMM_CUDA_F16 && output == GEMM_CUDA_F16) return run(__half(), __half());
+    if (input == GEMM_CUDA_BF16 && output == GEMM_CUDA_F32) return run(__nv_bfloat16(), float());
+    if (input == GEMM_CUDA_BF16 && output == GEMM_CUDA_BF16) return run(__nv_bfloat16(), __nv_bfloat16());
+    gemm__clear_error();
+    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: input type %d with output type %d: the input must be F16 or BF16 "
+                      "(TF32: gemm_cuda_sgemm_ex with options.math), the output F32 or the input type",
+                      fn, (int)input, (int)output);
 }
 
 /* ---- the public functions ---- */
@@ -2197,7 +2230,7 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose tra
                                           int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                                           int64_t ldc, const gemm_cuda_options *options)
 {
-    return gemm__cuda_host<float>("gemm_cuda_sgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+    return gemm__cuda_host<float, float, float>("gemm_cuda_sgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
                                   beta, C, ldc, options);
 }
 
@@ -2206,7 +2239,7 @@ GEMM_DEF gemm_status gemm_cuda_dgemm_host(gemm_layout layout, gemm_transpose tra
                                           int64_t lda, const double *B, int64_t ldb, double beta, double *C,
                                           int64_t ldc, const gemm_cuda_options *options)
 {
-    return gemm__cuda_host<double>("gemm_cuda_dgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+    return gemm__cuda_host<double, double, double>("gemm_cuda_dgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
                                    beta, C, ldc, options);
 }
 
@@ -2216,25 +2249,26 @@ GEMM_DEF gemm_status gemm_cuda_gemm_mixed(gemm_layout layout, gemm_transpose tra
                                           gemm_cuda_type input, gemm_cuda_type output, cudaStream_t stream,
                                           const gemm_cuda_options *options)
 {
-    static const char *fn = "gemm_cuda_gemm_mixed";
-    typedef __half H;
-    typedef __nv_bfloat16 BF;
-    if (input == GEMM_CUDA_F16 && output == GEMM_CUDA_F32)
-        return gemm__cuda_tc<H, float>(fn, layout, transa, transb, m, n, k, alpha, (const H *)A, lda, (const H *)B, ldb,
-                                       beta, (float *)C, ldc, stream, options);
-    if (input == GEMM_CUDA_F16 && output == GEMM_CUDA_F16)
-        return gemm__cuda_tc<H, H>(fn, layout, transa, transb, m, n, k, alpha, (const H *)A, lda, (const H *)B, ldb,
-                                   beta, (H *)C, ldc, stream, options);
-    if (input == GEMM_CUDA_BF16 && output == GEMM_CUDA_F32)
-        return gemm__cuda_tc<BF, float>(fn, layout, transa, transb, m, n, k, alpha, (const BF *)A, lda, (const BF *)B,
-                                        ldb, beta, (float *)C, ldc, stream, options);
-    if (input == GEMM_CUDA_BF16 && output == GEMM_CUDA_BF16)
-        return gemm__cuda_tc<BF, BF>(fn, layout, transa, transb, m, n, k, alpha, (const BF *)A, lda, (const BF *)B, ldb,
-                                     beta, (BF *)C, ldc, stream, options);
-    gemm__clear_error();
-    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: input type %d with output type %d: the input must be F16 or BF16 "
-                      "(TF32: gemm_cuda_sgemm_ex with options.math), the output F32 or the input type",
-                      fn, (int)input, (int)output);
+    return gemm__cuda_mixed_types("gemm_cuda_gemm_mixed", input, output, [&](auto in, auto out) {
+        typedef decltype(in) T;
+        typedef decltype(out) TC;
+        return gemm__cuda_tc<T, TC>("gemm_cuda_gemm_mixed", layout, transa, transb, m, n, k, alpha, (const T *)A, lda,
+                                    (const T *)B, ldb, beta, (TC *)C, ldc, stream, options);
+    });
+}
+
+GEMM_DEF gemm_status gemm_cuda_gemm_mixed_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                               int64_t m, int64_t n, int64_t k, float alpha, const void *A,
+                                               int64_t lda, const void *B, int64_t ldb, float beta, void *C,
+                                               int64_t ldc, gemm_cuda_type input, gemm_cuda_type output,
+                                               const gemm_cuda_options *options)
+{
+    return gemm__cuda_mixed_types("gemm_cuda_gemm_mixed_host", input, output, [&](auto in, auto out) {
+        typedef decltype(in) T;
+        typedef decltype(out) TC;
+        return gemm__cuda_host<T, TC, float>("gemm_cuda_gemm_mixed_host", layout, transa, transb, m, n, k, alpha,
+                                             (const T *)A, lda, (const T *)B, ldb, beta, (TC *)C, ldc, options);
+    });
 }
 
 GEMM_DEF gemm_status gemm_cuda_release_scratch(void)

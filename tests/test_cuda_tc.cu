@@ -2,8 +2,8 @@
    reference on the host. Needs a GPU. Last line: N passed, N failed.
 
    Modes: TF32 (gemm_cuda_sgemm_ex with options.math = GEMM_CUDA_MATH_TF32,
-   and gemm_cuda_sgemm_host), and gemm_cuda_gemm_mixed with f16->f32,
-   f16->f16, bf16->f32, bf16->bf16; and "tf32-exact", TF32 on inputs whose
+   and gemm_cuda_sgemm_host), and gemm_cuda_gemm_mixed (and _mixed_host)
+   with f16->f32, f16->f16, bf16->f32, bf16->bf16; and "tf32-exact", TF32 on inputs whose
    low 13 mantissa bits are zero, so that the TF32 kernels also face the
    tight tolerance of the exact-input modes (TF32's own, 0.13*|alpha| at
    k = 300, can miss a small lost product). Each mode runs on every kernel
@@ -62,7 +62,7 @@
 
 /* ---- what is called ---- */
 
-typedef enum tc_api { API_SGEMM, API_SGEMM_HOST, API_DGEMM, API_DGEMM_HOST, API_MIXED } tc_api;
+typedef enum tc_api { API_SGEMM, API_SGEMM_HOST, API_DGEMM, API_DGEMM_HOST, API_MIXED, API_MIXED_HOST } tc_api;
 
 typedef struct tc_mode {
     const char *name;
@@ -83,7 +83,7 @@ static const tc_mode tc_modes[] = {
 };
 
 /* The ways a mode is run: a kernel on device pointers (WGMMA also with K
-   never split and split in 3), or (TF32 only) the host-pointer call, its
+   never split and split in 3), or the host-pointer call, its
    copy mode cycling over the cases. */
 enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WGMMA_256, WAY_WGMMA_128, WAY_NAIVE,
        WAY_HOST, WAYS };
@@ -134,6 +134,9 @@ static gemm_status tc_call(tc_api api, gemm_cuda_type in, gemm_cuda_type out, co
     case API_DGEMM_HOST:
         return gemm_cuda_dgemm_host(c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, (const double *)A, c->lda,
                                     (const double *)B, c->ldb, c->beta, (double *)C, c->ldc, opt);
+    case API_MIXED_HOST:
+        return gemm_cuda_gemm_mixed_host(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A, c->lda, B,
+                                         c->ldb, (float)c->beta, C, c->ldc, in, out, opt);
     default:
         return gemm_cuda_gemm_mixed(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A, c->lda, B, c->ldb,
                                     (float)c->beta, C, c->ldc, in, out, stream, opt);
@@ -432,8 +435,8 @@ static gemm_status case_call(const tc_mode *md, const gemm_cuda_options *opt, in
         B = t->B.dev + t->B.offset * type_size(md->in);
         C = t->C.dev + t->C.offset * type_size(md->out);
     }
-    s = tc_call(host ? API_SGEMM_HOST : md->api, md->in, md->out, opt, &t->c, t->nulls & NULL_A ? NULL : A,
-                t->nulls & NULL_B ? NULL : B, t->nulls & NULL_C ? NULL : C);
+    s = tc_call(host ? (md->api == API_SGEMM ? API_SGEMM_HOST : API_MIXED_HOST) : md->api, md->in, md->out, opt,
+                &t->c, t->nulls & NULL_A ? NULL : A, t->nulls & NULL_B ? NULL : B, t->nulls & NULL_C ? NULL : C);
     cuda_ok(cudaDeviceSynchronize(), "the synchronisation after the call");
     if (!host) cuda_ok(cudaMemcpy(got, t->C.dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy of C back");
     return s;
@@ -481,7 +484,7 @@ static void case_run_ways(const tc_mode *md, tc_case *t, int ways, const char *l
 {
     int w;
     for (w = 0; w < WAYS; w++)
-        if ((ways >> w & 1) && !way_missing[w] && (w != WAY_HOST || md->api == API_SGEMM))
+        if ((ways >> w & 1) && !way_missing[w])
             case_run(md, w, t, label, repeat);
 }
 
@@ -619,7 +622,7 @@ static void refused(const char *mode, const char *what, tc_api api, gemm_cuda_ty
                     const gemm_cuda_options *opt, const battery_call *c, int nulls, int host_ptrs, gemm_status want)
 {
     enum { BYTES = 64 * 64 * 8 };
-    int host_api = api == API_SGEMM_HOST || api == API_DGEMM_HOST, i, ok;
+    int host_api = api == API_SGEMM_HOST || api == API_DGEMM_HOST || api == API_MIXED_HOST, i, ok;
     unsigned char *h[3], *d[3] = {NULL, NULL, NULL}, before[BYTES], after[BYTES];
     const void *p[3];
     uint64_t state = 99;
@@ -732,6 +735,8 @@ static void tc_api_checks(void)
     for (i = 0; i < (int)(sizeof pairs / sizeof pairs[0]); i++) {
         snprintf(what, sizeof what, "input type %d with output type %d", (int)pairs[i][0], (int)pairs[i][1]);
         refused("gemm_mixed", what, API_MIXED, pairs[i][0], pairs[i][1], &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
+        refused("gemm_mixed_host", what, API_MIXED_HOST, pairs[i][0], pairs[i][1], &opt, &c, 0, 0,
+                GEMM_ERR_INVALID_ARG);
     }
     for (i = 0; i < 2; i++) {
         opt.kernel = tc_kernels[i];
@@ -769,7 +774,6 @@ static void tc_mode_run(const tc_mode *md)
                   md->name, gemm_last_error_detail());
     for (w = 0; w < WAYS; w++) {
         char name[64];
-        if (w == WAY_HOST && md->api != API_SGEMM) continue; /* only TF32 has a host-pointer call */
         snprintf(name, sizeof name, "tc %s %s", md->name, tc_ways[w].name);
         if (way_missing[w]) battery_skip(name, way_missing[w]);
         else if (way_failures[w]) printf("== %s: FAILURES above (%d of %d cases)\n", name, way_failures[w], way_runs[w]);
