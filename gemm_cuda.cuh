@@ -1360,12 +1360,13 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
 
 /* ---- host side: choosing and launching ---- */
 
-/* The normalised problem (see above), with the caller's names for errors. */
-template <typename T> struct gemm__cuda_problem {
+/* The normalised problem (see above): T is A's and B's type, TC C's, S the
+   scalars' (all T for fp32 and fp64). */
+template <typename T, typename TC = T, typename S = T> struct gemm__cuda_problem {
     int M, N, K;
-    T alpha, beta;
+    S alpha, beta;
     const T *A, *B;
-    T *C;
+    TC *C;
     int64_t lda, ldb, ldc;
     bool ak, bk; /* op(A) / op(B) is k-major */
 };
@@ -1576,6 +1577,76 @@ static gemm_status gemm__cuda_check_pointer(const char *fn, const char *name, co
         return gemm__fail(GEMM_ERR_INVALID_ARG,
                           "%s: %s is a host pointer the GPU cannot read; pass device memory or use the _host call",
                           fn, name);
+    return GEMM_OK;
+}
+
+/* What both device-pointer paths do once their own options are checked:
+   sizes below 2^31, pointers the device can read, the normalised problem
+   (a row-major C is C^T = op(B)^T op(A)^T). When all that is left is
+   C = beta*C (work == GEMM__WORK_SCALE), it is queued here and *finished set. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_prepare(const char *fn, gemm__work work, gemm_layout layout, gemm_transpose ta,
+                                      gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha, const T *A,
+                                      int64_t lda, const T *B, int64_t ldb, S beta, TC *C, int64_t ldc,
+                                      cudaStream_t stream, gemm__cuda_problem<T, TC, S> *p, bool *finished)
+{
+    gemm_status s;
+    *finished = false;
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
+    if (work == GEMM__WORK_FULL &&
+        ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK || (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+        return s;
+    if (layout == GEMM_ROW_MAJOR) {
+        const T *X = A; int64_t lx = lda, mx = m; gemm_transpose tx = ta;
+        A = B; lda = ldb; m = n; ta = tb;
+        B = X; ldb = lx; n = mx; tb = tx;
+    }
+    p->M = (int)m; p->N = (int)n; p->K = (int)k;
+    p->alpha = alpha; p->beta = beta; p->A = A; p->B = B; p->C = C;
+    p->lda = lda; p->ldb = ldb; p->ldc = ldc;
+    p->ak = ta == GEMM_TRANS;
+    p->bk = tb == GEMM_NO_TRANS;
+    if (work == GEMM__WORK_SCALE) {
+        int blocks = (int)((m * n + 255) / 256);
+        gemm__cuda_scale_kernel<TC, S><<<blocks < 4096 ? blocks : 4096, 256, 0, stream>>>(p->M, p->N, beta, C, ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+        *finished = true;
+    }
+    return GEMM_OK;
+}
+
+/* The current device, its compute capability and SM count. */
+static gemm_status gemm__cuda_device(const char *fn, int *dev, int *major, int *minor, int *sms)
+{
+    GEMM__CUDA_TRY(fn, cudaGetDevice(dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, *dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, *dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, *dev));
+    return GEMM_OK;
+}
+
+/* The ladder: NAIVE for every type, TILED16 for fp32 and fp64. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel kernel, const gemm__cuda_problem<T, TC, S> &p,
+                                            cudaStream_t stream)
+{
+    int64_t ars = p.ak ? p.lda : 1, acs = p.ak ? 1 : p.lda, brs = p.bk ? 1 : p.ldb, bcs = p.bk ? p.ldb : 1;
+    dim3 grid((unsigned)((p.M + 15) / 16), (unsigned)((p.N + 15) / 16)), block(16, 16);
+    if (grid.y > 65535)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for the ladder kernels",
+                          fn, p.N);
+    if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value)
+        if (kernel == GEMM_CUDA_KERNEL_TILED16) {
+            gemm__cuda_tiled16_kernel<T><<<grid, block, 0, stream>>>(p.M, p.N, p.K, p.alpha, p.A, ars, acs, p.B, brs, bcs,
+                                                                     p.beta, p.C, p.ldc);
+            GEMM__CUDA_TRY(fn, cudaGetLastError());
+            return GEMM_OK;
+        }
+    gemm__cuda_naive_kernel<T, S, TC><<<grid, block, 0, stream>>>(p.M, p.N, p.K, p.alpha, p.A, ars, acs, p.B, brs, bcs,
+                                                                  p.beta, p.C, p.ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
 
@@ -1802,10 +1873,11 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
                                  float beta, TC *C, int64_t ldc, cudaStream_t stream, const gemm_cuda_options *opt)
 {
     static const gemm_cuda_options defaults = {};
+    gemm__cuda_problem<T, TC, float> p = {};
     gemm__work work;
     gemm_cuda_kernel kernel;
     int dev, major, minor, sms;
-    bool ak, bk;
+    bool finished;
     gemm_status s;
 
     gemm__clear_error();
@@ -1821,33 +1893,10 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
     if (opt->variant < 0 || opt->variant > 2)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
                           "1 (WGMMA blocks of 256 rows) or 2 (128 rows)", fn, opt->variant);
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
-    if (work == GEMM__WORK_FULL &&
-        ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK || (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+    if ((s = gemm__cuda_prepare(fn, work, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream, &p,
+                                &finished)) != GEMM_OK || finished)
         return s;
-
-    /* Column-major view: a row-major C is C^T = op(B)^T op(A)^T. */
-    if (layout == GEMM_ROW_MAJOR) {
-        const T *X = A; int64_t lx = lda, mx = m; gemm_transpose tx = ta;
-        A = B; lda = ldb; m = n; ta = tb;
-        B = X; ldb = lx; n = mx; tb = tx;
-    }
-    ak = ta == GEMM_TRANS;    /* op(A) k-major */
-    bk = tb == GEMM_NO_TRANS; /* op(B) k-major: the rows of op(B)^T contiguous */
-
-    if (work == GEMM__WORK_SCALE) {
-        int blocks = (int)((m * n + 255) / 256);
-        gemm__cuda_scale_kernel<TC, float><<<blocks < 4096 ? blocks : 4096, 256, 0, stream>>>((int)m, (int)n, beta, C, ldc);
-        GEMM__CUDA_TRY(fn, cudaGetLastError());
-        return GEMM_OK;
-    }
-
-    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if ((s = gemm__cuda_device(fn, &dev, &major, &minor, &sms)) != GEMM_OK) return s;
     kernel = opt->kernel == GEMM_CUDA_KERNEL_AUTO ? gemm__cuda_choose_tc(dev, major, minor) : opt->kernel;
     if (kernel == GEMM_CUDA_KERNEL_MMA && major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the mma kernel needs compute capability 8.0+, this GPU is %d.%d",
@@ -1856,34 +1905,26 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel needs compute capability 9.0 (this GPU is %d.%d) "
                           "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, major, minor);
 
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) {
-        int64_t ars = ak ? lda : 1, acs = ak ? 1 : lda, brs = bk ? 1 : ldb, bcs = bk ? ldb : 1;
-        dim3 grid((unsigned)((m + 15) / 16), (unsigned)((n + 15) / 16)), block(16, 16);
-        if (grid.y > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld columns of C's storage are too many for the naive kernel",
-                              fn, (long long)n);
-        gemm__cuda_naive_kernel<T, float, TC><<<grid, block, 0, stream>>>((int)m, (int)n, (int)k, alpha, A, ars, acs, B,
-                                                                          brs, bcs, beta, C, ldc);
-        GEMM__CUDA_TRY(fn, cudaGetLastError());
-        return GEMM_OK;
-    }
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, stream);
 
     {
         /* Operands the kernels cannot read in place, and split-K's partial
            sums, go through one scratch buffer taken and freed in stream order. */
-        int64_t ldo = (k + 7) / 8 * 8; /* 16-byte rows for every element size */
+        int64_t ldo = (p.K + 7) / 8 * 8; /* 16-byte rows for every element size */
         /* WGMMA reads a 16-bit op(A) M-major as well (wgmma's transposed B) */
-        bool a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && sizeof(T) == 2 && gemm__cuda_kmajor_ready(A, lda, sizeof(T), true) && !ak;
-        bool copy_a = !a_mn && !gemm__cuda_kmajor_ready(A, lda, sizeof(T), ak), copy_b = !gemm__cuda_kmajor_ready(B, ldb, sizeof(T), bk);
-        int wg_bm = gemm__cuda_wgmma_bm((int)k, (int)sizeof(T), opt->variant);
+        bool a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && sizeof(T) == 2 && !p.ak &&
+                    gemm__cuda_kmajor_ready(p.A, p.lda, sizeof(T), true);
+        bool copy_a = !a_mn && !gemm__cuda_kmajor_ready(p.A, p.lda, sizeof(T), p.ak),
+             copy_b = !gemm__cuda_kmajor_ready(p.B, p.ldb, sizeof(T), p.bk);
+        int wg_bm = gemm__cuda_wgmma_bm(p.K, (int)sizeof(T), opt->variant);
         int split = kernel == GEMM_CUDA_KERNEL_WGMMA
-                        ? gemm__cuda_wgmma_split(wg_bm, (int)m, (int)n, (int)k, (int)sizeof(T), sms, opt->split_k) : 1;
-        size_t a_elems = copy_a ? (size_t)(m * ldo) : 0, b_elems = copy_b ? (size_t)(n * ldo) : 0;
+                        ? gemm__cuda_wgmma_split(wg_bm, p.M, p.N, p.K, (int)sizeof(T), sms, opt->split_k) : 1;
+        size_t a_elems = copy_a ? (size_t)p.M * ldo : 0, b_elems = copy_b ? (size_t)p.N * ldo : 0;
         size_t packed = ((a_elems + b_elems) * sizeof(T) + 255) / 256 * 256,
-               partial_bytes = split > 1 ? (size_t)split * (size_t)(m * n) * sizeof(float) : 0;
+               partial_bytes = split > 1 ? (size_t)split * p.M * p.N * sizeof(float) : 0;
         T *scratch = NULL;
         float *partial = NULL;
-        gemm__cuda_kmajor<T> a = {A, lda}, b = {B, ldb};
+        gemm__cuda_kmajor<T> a = {p.A, p.lda}, b = {p.B, p.ldb};
         if (packed + partial_bytes > 0) {
             cudaMemPool_t pool;
             cudaError_t e;
@@ -1893,16 +1934,16 @@ static gemm_status gemm__cuda_tc(const char *fn, gemm_layout layout, gemm_transp
             if (partial_bytes) partial = (float *)((char *)scratch + packed);
             if (copy_a) {
                 a.X = scratch; a.ld = ldo;
-                s = gemm__cuda_pack(fn, A, lda, ak, (int)m, (int)k, scratch, ldo, stream);
+                s = gemm__cuda_pack(fn, p.A, p.lda, p.ak, p.M, p.K, scratch, ldo, stream);
             }
             if (s == GEMM_OK && copy_b) {
                 b.X = scratch + a_elems; b.ld = ldo;
-                s = gemm__cuda_pack(fn, B, ldb, bk, (int)n, (int)k, scratch + a_elems, ldo, stream);
+                s = gemm__cuda_pack(fn, p.B, p.ldb, p.bk, p.N, p.K, scratch + a_elems, ldo, stream);
             }
         }
         if (s == GEMM_OK)
-            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, (int)m, (int)n, (int)k, alpha, a, a_mn, b, beta, C, ldc, wg_bm,
-                                            split, partial, stream);
+            s = gemm__cuda_launch_tc<T, TC>(fn, kernel, p.M, p.N, p.K, alpha, a, a_mn, b, beta, C, p.ldc, wg_bm, split,
+                                            partial, stream);
         if (scratch) {
             cudaError_t e = cudaFreeAsync(scratch, stream);
             if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -1918,10 +1959,11 @@ static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_tran
                                    const gemm_cuda_options *opt)
 {
     static const gemm_cuda_options defaults = {};
-    gemm__cuda_problem<T> p;
+    gemm__cuda_problem<T> p = {};
     gemm__work work;
     gemm_cuda_kernel kernel;
     int dev, major, minor, sms, bits = (int)sizeof(T) * 8;
+    bool finished;
     gemm_status s;
 
     gemm__clear_error();
@@ -1945,54 +1987,17 @@ static gemm_status gemm__cuda_gemm(const char *fn, gemm_layout layout, gemm_tran
     if (opt->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, opt->split_k);
     if (opt->variant < 0 || opt->variant > GEMM__CUDA_VARIANTS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d is not 0..%d", fn, opt->variant, GEMM__CUDA_VARIANTS);
-    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
-    if (work == GEMM__WORK_FULL &&
-        ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK || (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+    if ((s = gemm__cuda_prepare(fn, work, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream, &p,
+                                &finished)) != GEMM_OK || finished)
         return s;
-
-    /* Column-major view: a row-major C is C^T = op(B)^T op(A)^T. */
-    if (layout == GEMM_ROW_MAJOR) {
-        const T *X = A; int64_t lx = lda, mx = m; gemm_transpose tx = ta;
-        A = B; lda = ldb; m = n; ta = tb;
-        B = X; ldb = lx; n = mx; tb = tx;
-    }
-    p.M = (int)m; p.N = (int)n; p.K = (int)k;
-    p.alpha = alpha; p.beta = beta; p.A = A; p.B = B; p.C = C;
-    p.lda = lda; p.ldb = ldb; p.ldc = ldc;
-    p.ak = ta == GEMM_TRANS;
-    p.bk = tb == GEMM_NO_TRANS;
-
-    if (work == GEMM__WORK_SCALE) {
-        int blocks = (int)((m * n + 255) / 256);
-        gemm__cuda_scale_kernel<T><<<blocks < 4096 ? blocks : 4096, 256, 0, stream>>>(p.M, p.N, beta, C, ldc);
-        GEMM__CUDA_TRY(fn, cudaGetLastError());
-        return GEMM_OK;
-    }
-
-    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if ((s = gemm__cuda_device(fn, &dev, &major, &minor, &sms)) != GEMM_OK) return s;
     kernel = opt->kernel == GEMM_CUDA_KERNEL_AUTO ? gemm__cuda_choose(bits, major, minor) : opt->kernel;
     if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), major, minor);
 
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16) {
-        int64_t ars = p.ak ? lda : 1, acs = p.ak ? 1 : lda, brs = p.bk ? 1 : ldb, bcs = p.bk ? ldb : 1;
-        dim3 grid((unsigned)((p.M + 15) / 16), (unsigned)((p.N + 15) / 16)), block(16, 16);
-        if (grid.y > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for the ladder kernels",
-                              fn, p.N);
-        if (kernel == GEMM_CUDA_KERNEL_NAIVE)
-            gemm__cuda_naive_kernel<T><<<grid, block, 0, stream>>>(p.M, p.N, p.K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc);
-        else
-            gemm__cuda_tiled16_kernel<T><<<grid, block, 0, stream>>>(p.M, p.N, p.K, alpha, A, ars, acs, B, brs, bcs, beta, C, ldc);
-        GEMM__CUDA_TRY(fn, cudaGetLastError());
-        return GEMM_OK;
-    }
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, kernel, p, stream);
     if constexpr (sizeof(T) == 8) /* DMMA was refused for fp32 above */
         if (kernel == GEMM_CUDA_KERNEL_DMMA)
             return gemm__cuda_pick_fast<T, true>(fn, p, sms, opt->split_k, opt->variant, stream);
