@@ -11,11 +11,11 @@ B        := build
 HEADERS  := gemm.h gemm_cpu.h
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-TEST_SUITES     := test-cpu test-build
+TEST_SUITES     := test-headers test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean test-cpu test-build test-cpu-asan
+.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan
 
 all: $(B)/cpu_basic $(B)/test_cpu
 
@@ -28,6 +28,16 @@ demo: $(B)/cpu_basic
 
 $(B)/cpu_basic: examples/cpu_basic.c $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+# ---- the shipped headers ------------------------------------------------------
+# gemm.h, gemm_cpu.h, gemm_cuda.cuh, gemm_cl.h and gemm_mpi.h are generated
+# from src/ (src/<header>.in names the parts); edit src/, then `make headers`.
+# test-headers fails when a committed header differs from a fresh generation.
+headers:
+	python3 tools/amalgamate.py
+
+test-headers:
+	python3 tools/amalgamate.py --check
 
 # ---- tests ----------------------------------------------------------------
 test:

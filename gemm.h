@@ -25,12 +25,27 @@
                      the other backends; each includes this header and can be
                      used on its own, or pulled in from here by a macro below.
 
+   One shape for every call
+       gemm_<backend>_<s|d>gemm[_<variant>](handle, <CBLAS arguments>, options)
+     - the backend's handle first where it has one: the CUDA stream, the
+       OpenCL context, the MPI communicator; the CPU has none;
+     - then cblas_?gemm's arguments in CBLAS order, with int64_t sizes;
+     - last one const pointer to the backend's options struct
+       (gemm_cpu_options, gemm_cuda_options, gemm_cl_options,
+       gemm_mpi_options): NULL or all zeros means every default, so new
+       fields never break a caller. Where a backend can time a call, the
+       options hold a gemm_timing pointer, filled in seconds.
+   gemm_sgemm / gemm_dgemm take exactly cblas_?gemm's arguments: the CPU
+   call with default options. Element types are named by one enum,
+   gemm_precision, in every backend.
+
    Arguments follow CBLAS's cblas_?gemm, with int64_t sizes and offsets, so a
    50,000 x 50,000 matrix works. The enum values equal CBLAS's.
      - m, n, k >= 0; each leading dimension covers its matrix in the given
        layout and transpose (and is >= 1); enums valid; a pointer may be NULL
-       only where it is not referenced. A failed check returns
-       GEMM_ERR_INVALID_ARG and writes nothing.
+       only where it is not referenced; the memory a matrix spans must be
+       addressable in 64 bits. A failed check returns GEMM_ERR_INVALID_ARG
+       and writes nothing.
      - m == 0 or n == 0: nothing to do. alpha == 0 or k == 0: A and B are not
        read and C = beta*C. beta == 0: C is not read (a NaN in C does not
        survive). beta == 1 and (alpha == 0 or k == 0): C is untouched.
@@ -56,6 +71,9 @@
        max|C - C_ref| <= c * eps * k * max(|alpha|*max|A|*max|B|, |beta|*max|C0|)
    with eps of the precision and c = 2 (tests/battery.h); NaN never passes.
 
+   For maintainers: this file is generated from src/ (src/gemm.h.in and the
+   files it names; `make headers`). Edit those, not this file.
+
    LICENSE: MIT, see the end of this file.
 */
 
@@ -68,6 +86,13 @@
 /* ====================================================================== */
 /*  API                                                                    */
 /* ====================================================================== */
+
+/* >>core api: src/core/api.h */
+/* The version of these headers; every header of one release carries the same. */
+#define GEMM_VERSION_MAJOR 0
+#define GEMM_VERSION_MINOR 3
+#define GEMM_VERSION_PATCH 0
+#define GEMM_VERSION_STRING "0.3.0"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__UNUSED __attribute__((unused))
@@ -96,6 +121,15 @@ typedef enum gemm_transpose {
     GEMM_TRANS = 112
 } gemm_transpose;
 
+/* Element types, one list for every backend. Zero is no type, so a
+   zero-initialised field is never mistaken for one. */
+typedef enum gemm_precision {
+    GEMM_F32 = 1,  /* float */
+    GEMM_F64 = 2,  /* double */
+    GEMM_F16 = 3,  /* IEEE binary16 (CUDA's __half) */
+    GEMM_BF16 = 4  /* bfloat16 (CUDA's __nv_bfloat16) */
+} gemm_precision;
+
 /* One list makes both the enum and the sentences of gemm_strerror(). */
 #define GEMM_STATUS_LIST(X)                                                    \
     X(GEMM_OK, 0, "success")                                                   \
@@ -111,13 +145,33 @@ typedef enum gemm_transpose {
 typedef enum gemm_status { GEMM_STATUS_LIST(GEMM__STATUS_ENUM) GEMM__STATUS_END } gemm_status;
 #undef GEMM__STATUS_ENUM
 
+/* Where one call's time went, in seconds: the one timing shape of every
+   backend that offers timing (a gemm_timing pointer in its options). A
+   backend fills the fields that apply to it and leaves the others 0. */
+typedef struct gemm_timing {
+    double total_s;       /* the whole call, wall clock */
+    double setup_s;       /* allocations, program builds, plans, before the work */
+    double to_device_s;   /* host -> device copies not hidden behind compute */
+    double compute_s;     /* the multiplies: kernels or local products */
+    double from_device_s; /* device -> host copies not hidden behind compute */
+    double distribute_s;  /* MPI: root -> ranks, or the initial skew */
+    double shift_s;       /* MPI: shifts and broadcasts not hidden behind compute */
+    double gather_s;      /* MPI: ranks -> root */
+} gemm_timing;
+
 /* A sentence for a status; never NULL. */
 GEMM_DEF const char *gemm_strerror(gemm_status status);
 
 /* This thread's detail of its last failure ("" when none). */
 GEMM_DEF const char *gemm_last_error_detail(void);
 
-/* The front door: runs on the CPU backend (gemm_cpu.h). */
+/* Bytes of one element (4, 8, 2, 2), and a short name ("f32", "f64",
+   "f16", "bf16"); 0 and "?" for a value that is no precision. */
+GEMM_DEF size_t gemm_precision_size(gemm_precision precision);
+GEMM_DEF const char *gemm_precision_name(gemm_precision precision);
+
+/* The front door: exactly cblas_?gemm's arguments, on the CPU backend
+   (gemm_cpu.h) with default options. */
 GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                 int64_t m, int64_t n, int64_t k,
                                 float alpha, const float *A, int64_t lda,
@@ -142,7 +196,19 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc);
 
-/* ---- for backends: shared internals (gemm__ prefix, not for users) ---- */
+#ifdef __cplusplus
+}
+#endif
+/* <<core api */
+
+/* ====================================================================== */
+/*  For backends: shared internals (gemm__ prefix, not for users)          */
+/* ====================================================================== */
+
+/* >>core internal: src/core/internal.h */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* What a call has to do once its arguments are valid. */
 typedef enum gemm__work {
@@ -151,17 +217,52 @@ typedef enum gemm__work {
     GEMM__WORK_FULL = 2    /* the full product */
 } gemm__work;
 
-/* The checks of the contract, in argument order, shared by every backend.
+/* The one canonical form of a checked call, made by gemm__prepare and
+   shared by every backend.
+
+   C is column-major, m x n, element (i, j) at C[i + j*ldc]. A row-major
+   call is the transposed problem C^T = op(B)^T op(A)^T on the same memory,
+   so there the caller's A and B change places (swapped = 1) and so do m
+   and n; "a" and "b" below name the operands after that swap. op(a) is
+   m x k with element (i, p) at a[i*ars + p*acs]; op(b) is k x n with
+   element (p, j) at b[p*brs + j*bcs]. a_trans and b_trans say whether the
+   operand is read transposed in this column-major view: a_trans means
+   op(a)'s K index is contiguous (acs == 1), !b_trans means op(b)'s is
+   (brs == 1). Extents count the elements from the first to one past the
+   last that the call may touch (0 for a matrix it does not touch); they
+   were computed without overflow, so every offset below them fits. */
+typedef struct gemm__problem {
+    gemm__work work;
+    int64_t m, n, k;
+    int swapped;
+    int a_trans, b_trans;
+    int64_t lda, ldb, ldc;
+    int64_t ars, acs, brs, bcs;
+    int64_t a_extent, b_extent, c_extent;
+} gemm__problem;
+
+/* The checks of the contract, in argument order, then the canonical form.
    `func` names the caller in the error detail. Pointers are passed as
    "present" flags so one function serves every precision and memory space.
-   On success returns GEMM_OK and sets *work; on failure sets the detail. */
-GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout,
-                                      gemm_transpose transa, gemm_transpose transb,
-                                      int64_t m, int64_t n, int64_t k,
-                                      int alpha_is_zero, int have_A, int64_t lda,
-                                      int have_B, int64_t ldb,
-                                      int beta_is_one, int have_C, int64_t ldc,
-                                      gemm__work *work);
+   On success returns GEMM_OK and fills *p; on failure sets the detail and
+   leaves *p unspecified. */
+GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
+                                   int beta_is_one, int have_C, int64_t ldc, gemm__problem *p);
+
+/* Elements a stored rows x cols column-major matrix with leading dimension
+   ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
+   fit in int64_t. */
+GEMM_DEF int64_t gemm__extent(int64_t rows, int64_t cols, int64_t ld);
+
+/* Transitional, until every backend takes gemm__prepare's canonical form:
+   the checks alone, and the strides of op(X) in the caller's layout. */
+GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
+                                      int have_C, int64_t ldc, gemm__work *work);
+GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs);
 
 /* Records `status` with a printf-style detail for gemm_last_error_detail()
    and returns `status`, so `return gemm__fail(...)` reads naturally. */
@@ -174,15 +275,30 @@ GEMM_DEF gemm_status gemm__fail(gemm_status status, const char *fmt, ...)
 /* Clears this thread's detail; each public entry point calls it first. */
 GEMM_DEF void gemm__clear_error(void);
 
-/* Strides of op(X) viewed as a rows x cols matrix: element (i, j) of op(X)
-   sits at X[i*rs + j*cs]. Row- and column-major, transposed or not, are
-   just stride choices. */
-GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld,
-                               int64_t *rs, int64_t *cs);
+/* Test hooks. The test suite defines GEMM__TEST_HOOKS before it includes
+   the headers to reach paths that real inputs reach only on huge problems,
+   broken devices or other CPUs; without the macro none of this exists and
+   GEMM__HOOK(field, value) is just `value`. Each backend reads its own
+   fields; zero (NULL) means "no override". Not thread-safe against running
+   calls: tests set them between calls. */
+#ifdef GEMM__TEST_HOOKS
+typedef struct gemm__hooks {
+    const char *cpu_kernel;   /* CPU: run this micro-kernel ("avx512", "avx2", "neon", "scalar") */
+    int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
+    int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
+    size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */
+    size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
+} gemm__hooks;
+GEMM_DEF gemm__hooks *gemm__test_hooks(void);
+#define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))
+#else
+#define GEMM__HOOK(field, value) (value)
+#endif
 
 #ifdef __cplusplus
 }
 #endif
+/* <<core internal */
 
 #define GEMM__CORE_API_DONE
 #endif /* GEMM_H_INCLUDED */
@@ -208,6 +324,7 @@ GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CORE_API_DONE) && !defined(GEMM__CORE_IMPLEMENTED)
 #define GEMM__CORE_IMPLEMENTED
 
+/* >>core config: src/core/config.c */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -237,11 +354,13 @@ GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t
 #else
 #define GEMM__THREAD_LOCAL __thread
 #endif
+/* <<core config */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* >>core errors: src/core/errors.c */
 static GEMM__THREAD_LOCAL char gemm__detail[1024];
 
 GEMM_DEF const char *gemm_strerror(gemm_status status)
@@ -270,17 +389,37 @@ GEMM_DEF gemm_status gemm__fail(gemm_status status, const char *fmt, ...)
     return status;
 }
 
-GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld,
-                               int64_t *rs, int64_t *cs)
+GEMM_DEF size_t gemm_precision_size(gemm_precision precision)
 {
-    int row_major = layout == GEMM_ROW_MAJOR;
-    int transposed = trans == GEMM_TRANS;
-    /* Stored element (r, c) is at r*ld + c (row-major) or r + c*ld; a
-       transpose swaps which index is r. */
-    if (row_major != transposed) { *rs = ld; *cs = 1; }
-    else                         { *rs = 1;  *cs = ld; }
+    switch (precision) {
+    case GEMM_F32: return 4;
+    case GEMM_F64: return 8;
+    case GEMM_F16:
+    case GEMM_BF16: return 2;
+    default: return 0;
+    }
 }
 
+GEMM_DEF const char *gemm_precision_name(gemm_precision precision)
+{
+    switch (precision) {
+    case GEMM_F32: return "f32";
+    case GEMM_F64: return "f64";
+    case GEMM_F16: return "f16";
+    case GEMM_BF16: return "bf16";
+    default: return "?";
+    }
+}
+
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF gemm__hooks *gemm__test_hooks(void)
+{
+    static gemm__hooks hooks;
+    return &hooks;
+}
+#endif
+/* <<core errors */
+/* >>core problem: src/core/problem.c */
 /* Smallest leading dimension that covers a stored rows x cols matrix. */
 static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
 {
@@ -288,13 +427,11 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
     return need > 1 ? need : 1;
 }
 
-GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout,
-                                      gemm_transpose transa, gemm_transpose transb,
-                                      int64_t m, int64_t n, int64_t k,
-                                      int alpha_is_zero, int have_A, int64_t lda,
-                                      int have_B, int64_t ldb,
-                                      int beta_is_one, int have_C, int64_t ldc,
-                                      gemm__work *work)
+/* The checks of DESIGN.md, in argument order; sets *work on success. */
+GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
+                                      int have_C, int64_t ldc, gemm__work *work)
 {
     const char *lay = layout == GEMM_ROW_MAJOR ? "row-major" : "column-major";
     int64_t need;
@@ -333,39 +470,127 @@ GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout,
     return GEMM_OK;
 }
 
-/* The reference, written once for both precisions. Sums in double. */
-#define GEMM__DEFINE_REF(NAME, T)                                                         \
-    GEMM_DEF gemm_status NAME(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, \
-                              int64_t m, int64_t n, int64_t k,                            \
-                              T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,  \
-                              T beta, T *C, int64_t ldc)                                  \
-    {                                                                                     \
-        int64_t ars, acs, brs, bcs, crs, ccs, i, j, p;                                    \
-        gemm__work work;                                                                  \
-        gemm_status s;                                                                    \
-        gemm__clear_error();                                                              \
-        s = gemm__check_args(#NAME, layout, transa, transb, m, n, k, alpha == 0, A != NULL, \
-                             lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &work);      \
-        if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;                            \
-        gemm__op_strides(layout, transa, lda, &ars, &acs);                                \
-        gemm__op_strides(layout, transb, ldb, &brs, &bcs);                                \
-        gemm__op_strides(layout, GEMM_NO_TRANS, ldc, &crs, &ccs);                         \
-        for (i = 0; i < m; i++)                                                           \
-            for (j = 0; j < n; j++) {                                                     \
-                T *c = &C[i * crs + j * ccs];                                             \
-                double ab = 0, sum = 0;                                                   \
-                if (work == GEMM__WORK_FULL) {                                            \
-                    for (p = 0; p < k; p++)                                               \
-                        sum += (double)A[i * ars + p * acs] * (double)B[p * brs + j * bcs]; \
-                    ab = (double)alpha * sum;                                             \
-                }                                                                         \
-                *c = (T)(ab + (beta == 0 ? 0.0 : (double)beta * (double)*c));             \
-            }                                                                             \
-        return GEMM_OK;                                                                   \
-    }
-GEMM__DEFINE_REF(gemm_ref_sgemm, float)
-GEMM__DEFINE_REF(gemm_ref_dgemm, double)
-#undef GEMM__DEFINE_REF
+/* The largest extent accepted: its byte offset fits in int64_t for any
+   element type up to 8 bytes. */
+#define GEMM__MAX_EXTENT (INT64_MAX / 8)
+
+GEMM_DEF int64_t gemm__extent(int64_t rows, int64_t cols, int64_t ld)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    if (ld < 1 || cols - 1 > (INT64_MAX - rows) / ld) return -1;
+    return (cols - 1) * ld + rows;
+}
+
+/* Sets *extent to what `name` spans when `used`, 0 otherwise; fails when
+   the span does not fit in 64-bit byte offsets. */
+static gemm_status gemm__span(const char *func, const char *name, int used, int64_t rows, int64_t cols,
+                              int64_t ld, int64_t *extent)
+{
+    *extent = used ? gemm__extent(rows, cols, ld) : 0;
+    if (*extent < 0 || *extent > GEMM__MAX_EXTENT)
+        return gemm__fail(GEMM_ERR_INVALID_ARG,
+                          "%s: %s spans more than 2^60 elements (%lld x %lld with leading dimension %lld)", func,
+                          name, (long long)rows, (long long)cols, (long long)ld);
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
+                                   int beta_is_one, int have_C, int64_t ldc, gemm__problem *p)
+{
+    int reads;
+    gemm_status s = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B,
+                                     ldb, beta_is_one, have_C, ldc, &p->work);
+    if (s != GEMM_OK) return s;
+    p->swapped = layout == GEMM_ROW_MAJOR;
+    p->m = p->swapped ? n : m;
+    p->n = p->swapped ? m : n;
+    p->k = k;
+    p->a_trans = (p->swapped ? transb : transa) == GEMM_TRANS;
+    p->b_trans = (p->swapped ? transa : transb) == GEMM_TRANS;
+    p->lda = p->swapped ? ldb : lda;
+    p->ldb = p->swapped ? lda : ldb;
+    p->ldc = ldc;
+    p->ars = p->a_trans ? p->lda : 1;
+    p->acs = p->a_trans ? 1 : p->lda;
+    p->brs = p->b_trans ? p->ldb : 1;
+    p->bcs = p->b_trans ? 1 : p->ldb;
+    reads = p->work == GEMM__WORK_FULL;
+    /* Stored column-major: op(a) = a^T means a is k x m. */
+    s = gemm__span(func, p->swapped ? "B" : "A", reads, p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k,
+                   p->lda, &p->a_extent);
+    if (s == GEMM_OK)
+        s = gemm__span(func, p->swapped ? "A" : "B", reads, p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n,
+                       p->ldb, &p->b_extent);
+    if (s == GEMM_OK) s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
+    return s;
+}
+
+GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs)
+{
+    int row_major = layout == GEMM_ROW_MAJOR;
+    int transposed = trans == GEMM_TRANS;
+    if (row_major != transposed) { *rs = ld; *cs = 1; }
+    else                         { *rs = 1;  *cs = ld; }
+}
+/* <<core problem */
+/* >>core reference: src/core/reference.c */
+/* Element i of a float or double array, as a double. */
+static double gemm__ref_load(gemm_precision precision, const void *x, int64_t i)
+{
+    return precision == GEMM_F32 ? (double)((const float *)x)[i] : ((const double *)x)[i];
+}
+
+/* The reference for both precisions: C = alpha*op(a)*op(b) + beta*C in the
+   canonical form, each sum in double, rounded once to C's type. */
+static void gemm__ref(const gemm__problem *p, gemm_precision precision, double alpha, const void *a,
+                      const void *b, double beta, void *c)
+{
+    int64_t i, j, q;
+    for (j = 0; j < p->n; j++)
+        for (i = 0; i < p->m; i++) {
+            int64_t at = i + j * p->ldc;
+            double ab = 0, sum = 0, old = beta == 0 ? 0.0 : gemm__ref_load(precision, c, at);
+            if (p->work == GEMM__WORK_FULL) {
+                for (q = 0; q < p->k; q++)
+                    sum += gemm__ref_load(precision, a, i * p->ars + q * p->acs) *
+                           gemm__ref_load(precision, b, q * p->brs + j * p->bcs);
+                ab = alpha * sum;
+            }
+            if (precision == GEMM_F32) ((float *)c)[at] = (float)(ab + beta * old);
+            else ((double *)c)[at] = ab + beta * old;
+        }
+}
+
+GEMM_DEF gemm_status gemm_ref_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare("gemm_ref_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL,
+                      ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK && p.work != GEMM__WORK_NONE)
+        gemm__ref(&p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare("gemm_ref_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL,
+                      ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK && p.work != GEMM__WORK_NONE)
+        gemm__ref(&p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);
+    return s;
+}
+/* <<core reference */
 
 #ifdef __cplusplus
 }
@@ -375,10 +600,16 @@ GEMM__DEFINE_REF(gemm_ref_dgemm, double)
 
 /*
    Revision history
-       0.1  first release: the contract, the reference, and the CPU, CUDA,
-            OpenCL and MPI backends
+       0.3  breaking: one shape for every call, handle first (CUDA stream,
+            OpenCL context, MPI communicator), then cblas_?gemm's arguments,
+            then one options pointer (the _ex calls are gone); one
+            gemm_timing in seconds and one gemm_precision for every
+            backend; gemm_cpu_sgemm / _dgemm take gemm_cpu_options. The
+            headers are generated from small files in src/.
        0.2  CUDA: opt-in TF32, FP16 and BF16 on the tensor cores (wgmma and
             TMA on Hopper, mma.sync from sm_80)
+       0.1  first release: the contract, the reference, and the CPU, CUDA,
+            OpenCL and MPI backends
 
    LICENSE (MIT)
    Copyright (c) 2026 the gemm authors

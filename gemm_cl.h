@@ -1,3 +1,4 @@
+/* >>cl whole_cl: src/cl/whole_cl.h */
 /* gemm_cl.h - the OpenCL backend of gemm: generated, autotuned GEMM kernels
    for any OpenCL 1.2+ device (GPUs, and CPUs through PoCL).
 
@@ -1882,3 +1883,4 @@ done:
 #endif
 
 #endif /* GEMM_IMPLEMENTATION */
+/* <<cl whole_cl */

@@ -1,3 +1,4 @@
+/* >>cpu whole_cpu: src/cpu/whole_cpu.h */
 /* gemm_cpu.h - the CPU backend of gemm, and the home of gemm_sgemm/gemm_dgemm.
 
    Include "gemm.h" (which includes this file) rather than this file alone;
@@ -927,3 +928,4 @@ GEMM__CPU_DEFINE(double, d)
 #endif
 
 #endif /* GEMM_IMPLEMENTATION */
+/* <<cpu whole_cpu */

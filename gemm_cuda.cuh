@@ -1,3 +1,4 @@
+/* >>cuda whole_cuda: src/cuda/whole_cuda.h */
 /* gemm_cuda.cuh - the CUDA backend of gemm: C = alpha*op(A)*op(B) + beta*C on
    an NVIDIA GPU, fp32 and fp64, and opt-in TF32/FP16/BF16 on the tensor
    cores, without cuBLAS.
@@ -2319,3 +2320,4 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 } /* extern "C" */
 
 #endif /* GEMM_IMPLEMENTATION */
+/* <<cuda whole_cuda */

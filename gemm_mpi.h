@@ -1,3 +1,4 @@
+/* >>mpi whole_mpi: src/mpi/whole_mpi.h */
 /* gemm_mpi.h - gemm across MPI processes and GPUs: Cannon's algorithm (or
    Fox's) with a CPU or CUDA multiply inside each process.
 
@@ -1794,3 +1795,4 @@ GEMM__MPI_DEFINE(gemm_mpi_dgemm_dist, double, 1)
 #endif
 
 #endif /* GEMM_IMPLEMENTATION */
+/* <<mpi whole_mpi */

@@ -39,7 +39,7 @@ static cl_context context;
 static cl_command_queue queue;
 
 typedef struct problem {
-    battery_precision prec;
+    gemm_precision prec;
     gemm_transpose ta, tb;
     int64_t n;
     cl_mem A, B, C;
@@ -52,7 +52,7 @@ static double run_once(int who, problem *p)
     double t = gemm__cl_now();
     size_t n = (size_t)p->n;
     if (who == 0) {
-        gemm_status s = p->prec == BATTERY_F32
+        gemm_status s = p->prec == GEMM_F32
             ? gemm_cl_sgemm(cl, GEMM_ROW_MAJOR, p->ta, p->tb, p->n, p->n, p->n, 1.0f, p->A, 0, p->n, p->B, 0, p->n, 0.0f,
                             p->C, 0, p->n, 0, NULL, NULL)
             : gemm_cl_dgemm(cl, GEMM_ROW_MAJOR, p->ta, p->tb, p->n, p->n, p->n, 1.0, p->A, 0, p->n, p->B, 0, p->n, 0.0,
@@ -64,7 +64,7 @@ static double run_once(int who, problem *p)
     }
 #ifdef BENCH_HAVE_CLBLAST
     else {
-        int s = p->prec == BATTERY_F32
+        int s = p->prec == GEMM_F32
             ? CLBlastSgemm(101, (int)p->ta, (int)p->tb, n, n, n, 1.0f, p->A, 0, n, p->B, 0, n, 0.0f, p->C, 0, n, &queue, NULL)
             : CLBlastDgemm(101, (int)p->ta, (int)p->tb, n, n, n, 1.0, p->A, 0, n, p->B, 0, n, 0.0, p->C, 0, n, &queue, NULL);
         if (s != 0) {
@@ -84,7 +84,7 @@ static double read_device(void *ctx, size_t index)
     const problem *p = (const problem *)ctx;
     double d;
     float f;
-    int f32 = p->prec == BATTERY_F32;
+    int f32 = p->prec == GEMM_F32;
     if (clEnqueueReadBuffer(queue, p->C, CL_TRUE, index * (f32 ? sizeof f : sizeof d), f32 ? sizeof f : sizeof d,
                             f32 ? (void *)&f : (void *)&d, 0, NULL, NULL) != CL_SUCCESS)
         return NAN;
@@ -107,7 +107,7 @@ static cl_mem upload(const battery_buf *b)
 }
 
 /* Measures one (precision, transposes, n) row; prints it and appends to csv. */
-static int measure(battery_precision prec, gemm_transpose ta, gemm_transpose tb, int64_t n, int quick, FILE *csv)
+static int measure(gemm_precision prec, gemm_transpose ta, gemm_transpose tb, int64_t n, int quick, FILE *csv)
 {
     problem p;
     uint64_t st = 42;
@@ -126,10 +126,10 @@ static int measure(battery_precision prec, gemm_transpose ta, gemm_transpose tb,
         first[who] = run_once(who, &p);
         ok[who] = first[who] >= 0 && check_sampled(&p);
     }
-    if (HAVE_PEER && !peer_first_done[prec]) {
-        printf("  (CLBlast's first %s call, compiling its kernels: %.2f s)\n", prec == BATTERY_F32 ? "fp32" : "fp64",
+    if (HAVE_PEER && !peer_first_done[prec == GEMM_F64]) {
+        printf("  (CLBlast's first %s call, compiling its kernels: %.2f s)\n", prec == GEMM_F32 ? "fp32" : "fp64",
                first[1]);
-        peer_first_done[prec] = 1;
+        peer_first_done[prec == GEMM_F64] = 1;
         first[1] = run_once(1, &p);
     }
     reps = first[0] > 0.5 ? 3 : (int)(1.0 / (first[0] + first[nwho - 1] + 1e-9));
@@ -144,7 +144,7 @@ static int measure(battery_precision prec, gemm_transpose ta, gemm_transpose tb,
         gf[who][1] = flops / t[who][reps - 1] * 1e-9;
         gf[who][2] = flops / t[who][0] * 1e-9;
     }
-    printf("%4s %c%c %6lld | %8.1f [%7.1f-%7.1f]%s | ", prec == BATTERY_F32 ? "fp32" : "fp64",
+    printf("%4s %c%c %6lld | %8.1f [%7.1f-%7.1f]%s | ", prec == GEMM_F32 ? "fp32" : "fp64",
            ta == GEMM_NO_TRANS ? 'N' : 'T', tb == GEMM_NO_TRANS ? 'N' : 'T', (long long)n, gf[0][0], gf[0][1],
            gf[0][2], ok[0] ? "  " : " !");
     if (HAVE_PEER)
@@ -152,7 +152,7 @@ static int measure(battery_precision prec, gemm_transpose ta, gemm_transpose tb,
     else
         printf("%-26s | n/a\n", "n/a (no CLBlast)");
     if (csv) {
-        fprintf(csv, "opencl,%s,%c%c,%lld,%.2f,", prec == BATTERY_F32 ? "f32" : "f64", ta == GEMM_NO_TRANS ? 'N' : 'T',
+        fprintf(csv, "opencl,%s,%c%c,%lld,%.2f,", prec == GEMM_F32 ? "f32" : "f64", ta == GEMM_NO_TRANS ? 'N' : 'T',
                 tb == GEMM_NO_TRANS ? 'N' : 'T', (long long)n, gf[0][0]);
         if (HAVE_PEER) fprintf(csv, "CLBlast,%.2f,%.3f\n", gf[1][0], gf[0][0] / gf[1][0]);
         else fprintf(csv, "n/a,n/a,n/a\n");
@@ -179,7 +179,7 @@ static int first_call(const char *prec)
         return 1;
     }
     gemm_cl_handles(cl, &context, &queue, NULL);
-    p.prec = f64 ? BATTERY_F64 : BATTERY_F32;
+    p.prec = f64 ? GEMM_F64 : GEMM_F32;
     p.ta = p.tb = GEMM_NO_TRANS;
     p.n = 256;
     p.hA = battery_buf_new(p.prec, 256 * 256);
@@ -278,7 +278,7 @@ int main(int argc, char **argv)
     }
     printf("\nprec op      n | %-26s | %-26s | ratio\n", "gemm_cl", "CLBlast");
     for (pi = 0; pi < 2; pi++) {
-        battery_precision prec = pi ? BATTERY_F64 : BATTERY_F32;
+        gemm_precision prec = pi ? GEMM_F64 : GEMM_F32;
         if (!strstr(precs, pi ? "f64" : "f32")) continue;
         if (pi == 1 && gemm_cl_kernel_info_get(cl, GEMM_CL_F64, &info[1]) != GEMM_OK) {
             printf("fp64: %s\n", gemm_last_error_detail());
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
         if (!strstr(precs, pi ? "f64" : "f32") || (pi == 1 && gemm_cl_kernel_info_get(cl, GEMM_CL_F64, &info[1]) != GEMM_OK))
             continue;
         for (c = 0; c < 4; c++)
-            ok &= measure(pi ? BATTERY_F64 : BATTERY_F32, c & 2 ? GEMM_TRANS : GEMM_NO_TRANS,
+            ok &= measure(pi ? GEMM_F64 : GEMM_F32, c & 2 ? GEMM_TRANS : GEMM_NO_TRANS,
                           c & 1 ? GEMM_TRANS : GEMM_NO_TRANS, tsize, quick, csv);
     }
     if (csv) { fclose(csv); printf("\nwrote %s\n", csv_path); }

@@ -59,12 +59,12 @@ static double now(void)
 
 
 /* Runs ours (who = 0) or the peer (who = 1) once; returns seconds. */
-static double run_once(int who, battery_precision prec, battery_shape s, const battery_buf *A, const battery_buf *B,
+static double run_once(int who, gemm_precision prec, battery_shape s, const battery_buf *A, const battery_buf *B,
                        battery_buf *C)
 {
     double t = now();
     if (who == 0) {
-        gemm_status st = prec == BATTERY_F32
+        gemm_status st = prec == GEMM_F32
             ? gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, 1.0f, (const float *)A->data,
                          s.k, (const float *)B->data, s.n, 0.0f, (float *)C->data, s.n)
             : gemm_dgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, 1.0, (const double *)A->data,
@@ -75,7 +75,7 @@ static double run_once(int who, battery_precision prec, battery_shape s, const b
         }
     }
 #ifdef BENCH_HAVE_OPENBLAS
-    else if (prec == BATTERY_F32)
+    else if (prec == GEMM_F32)
         cblas_sgemm(101, 111, 111, (int)s.m, (int)s.n, (int)s.k, 1.0f, (const float *)A->data, (int)s.k,
                     (const float *)B->data, (int)s.n, 0.0f, (float *)C->data, (int)s.n);
     else
@@ -129,7 +129,7 @@ static void *peak_thread(void *p) { peak_job *j = (peak_job *)p; j->sink = j->fn
 /* GFLOP/s of `threads` threads running the peak loop of gemm's kernel at
    once (the best of 5 runs of ~100 ms: a peak is what the unit can do);
    0 when that kernel has no measured peak (scalar). */
-static double measure_peak(battery_precision prec, int threads)
+static double measure_peak(gemm_precision prec, int threads)
 {
     const char *k = gemm__cpu_kernel();
     peak_fn fn = NULL;
@@ -137,8 +137,8 @@ static double measure_peak(battery_precision prec, int threads)
     long iters = 25000000;
     double best = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (!strcmp(k, "avx512")) { fn = prec == BATTERY_F32 ? peak_z_s : peak_z_d; lanes = prec == BATTERY_F32 ? 16 : 8; }
-    if (!strcmp(k, "avx2")) { fn = prec == BATTERY_F32 ? peak_y_s : peak_y_d; lanes = prec == BATTERY_F32 ? 8 : 4; }
+    if (!strcmp(k, "avx512")) { fn = prec == GEMM_F32 ? peak_z_s : peak_z_d; lanes = prec == GEMM_F32 ? 16 : 8; }
+    if (!strcmp(k, "avx2")) { fn = prec == GEMM_F32 ? peak_y_s : peak_y_d; lanes = prec == GEMM_F32 ? 8 : 4; }
 #endif
     if (!fn || threads < 1 || threads > 64) return 0;
     for (r = 0; r < 5; r++) {
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
     int64_t sizes[32] = {64, 128, 256, 512, 1024, 2048, 4096}, threads[8] = {1, 2}, prec_count = 2;
     battery_shape shapes[64];
     int nsizes = 7, nthreads = 2, nshapes = 0, i, ti, si, quick = 0;
-    battery_precision precs[2] = {BATTERY_F32, BATTERY_F64};
+    gemm_precision precs[2] = {GEMM_F32, GEMM_F64};
     const char *csv_path = NULL, *peer = "n/a";
     char model[256];
     double peak[8][2];
@@ -231,8 +231,8 @@ int main(int argc, char **argv)
     printf("FMA peak of that vector unit (24 chains/thread, best of 5), GFLOP/s:");
     for (ti = 0; ti < nthreads; ti++)
         for (i = 0; i < prec_count; i++) {
-            peak[ti][precs[i]] = measure_peak(precs[i], (int)threads[ti]);
-            printf(" %s %lld thr %.0f;", precs[i] == BATTERY_F32 ? "fp32" : "fp64", (long long)threads[ti], peak[ti][precs[i]]);
+            peak[ti][precs[i] == GEMM_F64] = measure_peak(precs[i], (int)threads[ti]);
+            printf(" %s %lld thr %.0f;", precs[i] == GEMM_F32 ? "fp32" : "fp64", (long long)threads[ti], peak[ti][precs[i] == GEMM_F64]);
         }
     printf("\n");
     for (ti = 0; ti < nthreads; ti++) {
@@ -242,8 +242,8 @@ int main(int argc, char **argv)
         openblas_set_num_threads(th);
 #endif
         for (pi = 0; pi < prec_count; pi++) {
-            battery_precision prec = precs[pi];
-            printf("\n%s, %d thread%s\n%6s %6s %6s | %-24s | %-24s | %-5s | %s\n", prec == BATTERY_F32 ? "fp32" : "fp64",
+            gemm_precision prec = precs[pi];
+            printf("\n%s, %d thread%s\n%6s %6s %6s | %-24s | %-24s | %-5s | %s\n", prec == GEMM_F32 ? "fp32" : "fp64",
                    th, th == 1 ? "" : "s", "m", "n", "k", "gemm", "OpenBLAS", "ratio", "gemm/peak");
             for (si = 0; si < nshapes; si++) {
                 battery_shape s = shapes[si];
@@ -276,14 +276,14 @@ int main(int argc, char **argv)
                            gf[0][0] / gf[1][0]);
                 else
                     printf("%-24s | %5s | ", "n/a", "n/a");
-                if (peak[ti][prec] > 0) printf("%3.0f%%\n", 100.0 * gf[0][0] / peak[ti][prec]);
+                if (peak[ti][prec == GEMM_F64] > 0) printf("%3.0f%%\n", 100.0 * gf[0][0] / peak[ti][prec == GEMM_F64]);
                 else printf("n/a\n");
                 if (csv) {
-                    fprintf(csv, "cpu,%s,%d,%lld,%lld,%lld,%.2f,%s,", prec == BATTERY_F32 ? "f32" : "f64", th,
+                    fprintf(csv, "cpu,%s,%d,%lld,%lld,%lld,%.2f,%s,", prec == GEMM_F32 ? "f32" : "f64", th,
                             (long long)s.m, (long long)s.n, (long long)s.k, gf[0][0], have_peer ? peer : "n/a");
                     if (have_peer) fprintf(csv, "%.2f,%.3f,", gf[1][0], gf[0][0] / gf[1][0]);
                     else fprintf(csv, "n/a,n/a,");
-                    if (peak[ti][prec] > 0) fprintf(csv, "%.1f,%.3f\n", peak[ti][prec], gf[0][0] / peak[ti][prec]);
+                    if (peak[ti][prec == GEMM_F64] > 0) fprintf(csv, "%.1f,%.3f\n", peak[ti][prec == GEMM_F64], gf[0][0] / peak[ti][prec == GEMM_F64]);
                     else fprintf(csv, "n/a,n/a\n");
                 }
                 fflush(stdout);

@@ -236,7 +236,7 @@ static void bench_host(const int64_t *sizes, int nsizes, FILE *csv)
     printf("%6s | %-8s | %9s %9s %9s %9s\n", "n", "mode", "total", "h2d", "kernel", "d2h");
     for (si = 0; si < nsizes; si++) {
         int64_t n = sizes[si];
-        battery_buf A = battery_buf_new(BATTERY_F32, (size_t)(n * n)), C = battery_buf_new(BATTERY_F32, (size_t)(n * n));
+        battery_buf A = battery_buf_new(GEMM_F32, (size_t)(n * n)), C = battery_buf_new(GEMM_F32, (size_t)(n * n));
         uint64_t st = 3;
         battery_fill(&A, &st);
         for (mi = 0; mi < 3; mi++) {
@@ -326,7 +326,7 @@ int main(int argc, char **argv)
         bench_prec prec = precs[pi];
         size_t elem = prec_info[prec].elem;
         /* Host copies of the inputs in fp32 (fp64 for f64): the values the GPU gets. */
-        battery_precision host_prec = prec == PREC_F64 ? BATTERY_F64 : BATTERY_F32;
+        gemm_precision host_prec = prec == PREC_F64 ? GEMM_F64 : GEMM_F32;
         const battery_shape *list = is_tc(prec) ? tc_shapes : shapes;
         int count = is_tc(prec) ? ntc_shapes : nshapes;
         printf("\n%s\n", prec_info[prec].title);

@@ -43,7 +43,7 @@
 /* Everything here is static; a program uses only part of it. */
 #define BATTERY_STATIC static GEMM__UNUSED
 
-typedef enum battery_precision { BATTERY_F32 = 0, BATTERY_F64 = 1 } battery_precision;
+/* Precisions are gemm.h's gemm_precision: GEMM_F32 and GEMM_F64. */
 
 typedef gemm_status (*battery_sgemm_fn)(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb,
                                         int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
@@ -132,15 +132,15 @@ BATTERY_STATIC int battery_summary(void)
 /* ---- a matrix buffer of either precision, read and written as double ---- */
 
 typedef struct battery_buf {
-    battery_precision prec;
+    gemm_precision prec;
     size_t count;
     void *data;
 } battery_buf;
 
-BATTERY_STATIC battery_buf battery_buf_new(battery_precision prec, size_t count)
+BATTERY_STATIC battery_buf battery_buf_new(gemm_precision prec, size_t count)
 {
     battery_buf b;
-    size_t size = (prec == BATTERY_F32 ? sizeof(float) : sizeof(double)) * (count ? count : 1);
+    size_t size = (prec == GEMM_F32 ? sizeof(float) : sizeof(double)) * (count ? count : 1);
     b.prec = prec;
     b.count = count;
     b.data = malloc(size);
@@ -150,15 +150,15 @@ BATTERY_STATIC battery_buf battery_buf_new(battery_precision prec, size_t count)
 BATTERY_STATIC void battery_buf_free(battery_buf *b) { free(b->data); b->data = NULL; }
 BATTERY_STATIC size_t battery_buf_bytes(const battery_buf *b)
 {
-    return (b->prec == BATTERY_F32 ? sizeof(float) : sizeof(double)) * b->count;
+    return (b->prec == GEMM_F32 ? sizeof(float) : sizeof(double)) * b->count;
 }
 BATTERY_STATIC double battery_get(const battery_buf *b, size_t i)
 {
-    return b->prec == BATTERY_F32 ? (double)((const float *)b->data)[i] : ((const double *)b->data)[i];
+    return b->prec == GEMM_F32 ? (double)((const float *)b->data)[i] : ((const double *)b->data)[i];
 }
 BATTERY_STATIC void battery_set(battery_buf *b, size_t i, double v)
 {
-    if (b->prec == BATTERY_F32) ((float *)b->data)[i] = (float)v;
+    if (b->prec == GEMM_F32) ((float *)b->data)[i] = (float)v;
     else ((double *)b->data)[i] = v;
 }
 BATTERY_STATIC void battery_fill(battery_buf *b, uint64_t *state)
@@ -206,10 +206,10 @@ BATTERY_STATIC const char *battery_call_str(const battery_call *c, char *out, si
 }
 
 /* NULL backend = the reference. Buffers may be passed as NULL pointers. */
-BATTERY_STATIC gemm_status battery_invoke(const battery_backend *be, battery_precision prec, const battery_call *c,
+BATTERY_STATIC gemm_status battery_invoke(const battery_backend *be, gemm_precision prec, const battery_call *c,
                                   const void *A, const void *B, void *C)
 {
-    if (prec == BATTERY_F32) {
+    if (prec == GEMM_F32) {
         if (!be) return gemm_ref_sgemm(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, (const float *)A,
                                        c->lda, (const float *)B, c->ldb, (float)c->beta, (float *)C, c->ldc);
         return be->sgemm(be->ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, (const float *)A,
@@ -237,7 +237,7 @@ BATTERY_STATIC double battery_max_abs(const battery_buf *b)
    Returns the max error inside (or INFINITY on NaN / mismatch outside). */
 BATTERY_STATIC double battery_compare(const battery_call *c, const battery_buf *got, const battery_buf *want)
 {
-    size_t i, elem = got->prec == BATTERY_F32 ? sizeof(float) : sizeof(double);
+    size_t i, elem = got->prec == GEMM_F32 ? sizeof(float) : sizeof(double);
     double err = 0;
     for (i = 0; i < got->count; i++) {
         int64_t r, col, row_major = c->layout == GEMM_ROW_MAJOR;
@@ -256,20 +256,20 @@ BATTERY_STATIC double battery_compare(const battery_call *c, const battery_buf *
     return err;
 }
 
-BATTERY_STATIC double battery_bound(const battery_backend *be, battery_precision prec, const battery_call *c, double maxA,
+BATTERY_STATIC double battery_bound(const battery_backend *be, gemm_precision prec, const battery_call *c, double maxA,
                             double maxB, double maxC0)
 {
     double cc = be->tolerance_c > 0 ? be->tolerance_c : 2.0;
-    double eps = prec == BATTERY_F32 ? (be->eps32 > 0 ? be->eps32 : FLT_EPSILON) : DBL_EPSILON;
+    double eps = prec == GEMM_F32 ? (be->eps32 > 0 ? be->eps32 : FLT_EPSILON) : DBL_EPSILON;
     double ab = fabs(c->alpha) * maxA * maxB, cterm = fabs(c->beta) * maxC0;
     return cc * eps * (double)(c->k > 1 ? c->k : 1) * (ab > cterm ? ab : cterm);
 }
 
 /* Runs one call on random data through the backend and the reference and
    checks the result. Returns 1 when it passed. */
-BATTERY_STATIC int battery_case(const battery_backend *be, battery_precision prec, const battery_call *c, uint64_t seed)
+BATTERY_STATIC int battery_case(const battery_backend *be, gemm_precision prec, const battery_call *c, uint64_t seed)
 {
-    const char *pname = prec == BATTERY_F32 ? "f32" : "f64";
+    const char *pname = prec == GEMM_F32 ? "f32" : "f64";
     int64_t arows = c->ta == GEMM_NO_TRANS ? c->m : c->k, acols = c->ta == GEMM_NO_TRANS ? c->k : c->m;
     int64_t brows = c->tb == GEMM_NO_TRANS ? c->k : c->n, bcols = c->tb == GEMM_NO_TRANS ? c->n : c->k;
     uint64_t state = seed;
@@ -338,7 +338,7 @@ BATTERY_STATIC double battery_random_scalar(uint64_t *state)
     }
 }
 
-BATTERY_STATIC void battery_random(const battery_backend *be, battery_precision prec)
+BATTERY_STATIC void battery_random(const battery_backend *be, gemm_precision prec)
 {
     int64_t max = be->max_dim > 0 ? be->max_dim : 300;
     int cases = be->cases > 0 ? be->cases : 200, li, ai, bi, i;
@@ -372,9 +372,9 @@ BATTERY_STATIC void battery_random(const battery_backend *be, battery_precision 
 
 /* ---- edge semantics ---- */
 
-BATTERY_STATIC void battery_edges(const battery_backend *be, battery_precision prec)
+BATTERY_STATIC void battery_edges(const battery_backend *be, gemm_precision prec)
 {
-    const char *pname = prec == BATTERY_F32 ? "f32" : "f64";
+    const char *pname = prec == GEMM_F32 ? "f32" : "f64";
     int li, ai, bi;
     char desc[256];
     for (li = 0; li < 2; li++)
@@ -429,7 +429,7 @@ BATTERY_STATIC void battery_edges(const battery_backend *be, battery_precision p
                             int64_t outer = (int64_t)i / v.ldc, inner = (int64_t)i % v.ldc;
                             int inside = v.layout == GEMM_ROW_MAJOR ? (outer < v.m && inner < v.n) : (outer < v.n && inner < v.m);
                             double want = inside ? v.beta * battery_get(&R, i) : battery_get(&R, i);
-                            if (prec == BATTERY_F32) want = (double)(float)want;
+                            if (prec == GEMM_F32) want = (double)(float)want;
                             ok = battery_get(&C, i) == want;
                         }
                         battery_check(ok, "%s %s %s: A and B unread, C = beta*C: %s", be->name, pname,
@@ -481,10 +481,10 @@ BATTERY_STATIC void battery_edges(const battery_backend *be, battery_precision p
 
 /* ---- invalid arguments ---- */
 
-BATTERY_STATIC void battery_invalid_one(const battery_backend *be, battery_precision prec, const battery_call *c,
+BATTERY_STATIC void battery_invalid_one(const battery_backend *be, gemm_precision prec, const battery_call *c,
                                 int null_which, const char *what)
 {
-    const char *pname = prec == BATTERY_F32 ? "f32" : "f64";
+    const char *pname = prec == GEMM_F32 ? "f32" : "f64";
     battery_buf A = battery_buf_new(prec, 64 * 64), B = battery_buf_new(prec, 64 * 64), C = battery_buf_new(prec, 64 * 64);
     battery_buf before;
     uint64_t state = 99;
@@ -506,7 +506,7 @@ BATTERY_STATIC void battery_invalid_one(const battery_backend *be, battery_preci
     battery_buf_free(&before);
 }
 
-BATTERY_STATIC void battery_invalid(const battery_backend *be, battery_precision prec)
+BATTERY_STATIC void battery_invalid(const battery_backend *be, gemm_precision prec)
 {
     int li, ai, bi;
     for (li = 0; li < 2; li++)
@@ -550,12 +550,12 @@ BATTERY_STATIC void battery_invalid(const battery_backend *be, battery_precision
 BATTERY_STATIC void battery_run(const battery_backend *be)
 {
     int before = battery_failed;
-    battery_precision prec;
+    gemm_precision prec;
     printf("== %s: seed %llu\n", be->name, (unsigned long long)battery_base_seed());
     fflush(stdout);
-    for (prec = BATTERY_F32; prec <= BATTERY_F64; prec = (battery_precision)(prec + 1)) {
-        if (prec == BATTERY_F32 ? !be->sgemm : !be->dgemm) {
-            battery_skip(be->name, prec == BATTERY_F32 ? "no fp32" : "no fp64");
+    for (prec = GEMM_F32; prec <= GEMM_F64; prec = (gemm_precision)(prec + 1)) {
+        if (prec == GEMM_F32 ? !be->sgemm : !be->dgemm) {
+            battery_skip(be->name, prec == GEMM_F32 ? "no fp32" : "no fp64");
             continue;
         }
         battery_random(be, prec);
@@ -610,11 +610,11 @@ BATTERY_STATIC int battery_cmp_double(const void *a, const void *b)
 BATTERY_STATIC void battery_sort(double *t, int n) { qsort(t, (size_t)n, sizeof(double), battery_cmp_double); }
 
 /* "f32,f64" -> out[]; returns how many precisions were named. */
-BATTERY_STATIC int battery_parse_precs(const char *arg, battery_precision out[2])
+BATTERY_STATIC int battery_parse_precs(const char *arg, gemm_precision out[2])
 {
     int n = 0;
-    if (strstr(arg, "f32")) out[n++] = BATTERY_F32;
-    if (strstr(arg, "f64")) out[n++] = BATTERY_F64;
+    if (strstr(arg, "f32")) out[n++] = GEMM_F32;
+    if (strstr(arg, "f64")) out[n++] = GEMM_F64;
     return n;
 }
 
@@ -625,11 +625,11 @@ typedef double (*battery_read_fn)(void *ctx, size_t index);
    m x n C = op(A) op(B) (A, B row-major and dense, inputs in [-0.5, 0.5))
    against fp64 sums, within 2 * eps * k * 0.25. A full reference would take
    longer than the benchmark. */
-BATTERY_STATIC int battery_sampled_ok(battery_precision prec, gemm_transpose ta, gemm_transpose tb, battery_shape s,
+BATTERY_STATIC int battery_sampled_ok(gemm_precision prec, gemm_transpose ta, gemm_transpose tb, battery_shape s,
                                       const battery_buf *A, const battery_buf *B, battery_read_fn read_c, void *ctx)
 {
     uint64_t state = 7;
-    double eps = prec == BATTERY_F32 ? FLT_EPSILON : DBL_EPSILON;
+    double eps = prec == GEMM_F32 ? FLT_EPSILON : DBL_EPSILON;
     int t;
     for (t = 0; t < 64; t++) {
         int64_t i = battery_below(&state, s.m), j = battery_below(&state, s.n), p;

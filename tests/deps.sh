@@ -21,6 +21,7 @@ for group in "$@"; do
         need clang cmd clang
         need g++ cmd g++
         need binutils cmd nm
+        need python3 cmd python3
         need valgrind cmd valgrind
         ;;
     bench)

@@ -171,7 +171,7 @@ static const det_case det_cases[] = {
 };
 
 /* Runs case c with `threads`, C starting from C0, into out (bytes). */
-static void det_run(battery_precision prec, const det_case *c, int threads, const battery_buf *A, const battery_buf *B,
+static void det_run(gemm_precision prec, const det_case *c, int threads, const battery_buf *A, const battery_buf *B,
                     const battery_buf *C0, battery_buf *out)
 {
     battery_call call;
@@ -191,7 +191,7 @@ static void test_thread_determinism(const char *kernel)
     size_t ci, ti;
     int p;
     for (p = 0; p < 2; p++) {
-        battery_precision prec = p ? BATTERY_F64 : BATTERY_F32;
+        gemm_precision prec = p ? GEMM_F64 : GEMM_F32;
         for (ci = 0; ci < sizeof det_cases / sizeof det_cases[0]; ci++) {
             const det_case *c = &det_cases[ci];
             uint64_t state = 1234 + ci;

@@ -123,9 +123,9 @@ static void battery_cuda(const char *name, gemm_cuda_kernel kernel, gemm_cuda_mo
     printf("== %s: seed %llu (fp64 only: the kernel has no fp32)\n", name, (unsigned long long)battery_base_seed());
     {
         int before = battery_failed;
-        battery_random(&be, BATTERY_F64);
-        battery_edges(&be, BATTERY_F64);
-        battery_invalid(&be, BATTERY_F64);
+        battery_random(&be, GEMM_F64);
+        battery_edges(&be, GEMM_F64);
+        battery_invalid(&be, GEMM_F64);
         printf("== %s: %s\n", name, battery_failed == before ? "all passed" : "FAILURES above");
     }
 }
@@ -165,8 +165,8 @@ static void test_larger(int small)
                             c.alpha = 0.75; c.beta = (si + ai) % 2 ? -0.5 : 0.0;
                             battery_min_lds(&c);
                             if (bi) { c.lda += 3; c.ldb += 1; c.ldc += 5; } /* unaligned: element-sized copies */
-                            if (ki == 0) battery_case(&be, BATTERY_F32, &c, 1000u + (uint64_t)si);
-                            battery_case(&be, BATTERY_F64, &c, 2000u + (uint64_t)si);
+                            if (ki == 0) battery_case(&be, GEMM_F32, &c, 1000u + (uint64_t)si);
+                            battery_case(&be, GEMM_F64, &c, 2000u + (uint64_t)si);
                         }
 }
 
@@ -245,7 +245,7 @@ static void test_cuda_specific(void)
 static void quick_variant(int variant, int dmma, int max_dim)
 {
     static const int64_t shapes[][3] = {{257, 300, 520}, {129, 263, 777}, {300, 129, 64}, {260, 256, 264}};
-    battery_precision prec = dmma ? BATTERY_F64 : BATTERY_F32;
+    gemm_precision prec = dmma ? GEMM_F64 : GEMM_F32;
     cuda_ctx ctx;
     battery_backend be;
     char name[64];

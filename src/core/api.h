@@ -1,0 +1,111 @@
+/* The version of these headers; every header of one release carries the same. */
+#define GEMM_VERSION_MAJOR 0
+#define GEMM_VERSION_MINOR 3
+#define GEMM_VERSION_PATCH 0
+#define GEMM_VERSION_STRING "0.3.0"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GEMM__UNUSED __attribute__((unused))
+#else
+#define GEMM__UNUSED
+#endif
+
+/* Linkage of every function, public (gemm_*) and shared-internal (gemm__*). */
+#ifdef GEMM_STATIC
+#define GEMM_DEF static GEMM__UNUSED
+#else
+#define GEMM_DEF extern
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gemm_layout {
+    GEMM_ROW_MAJOR = 101,
+    GEMM_COL_MAJOR = 102
+} gemm_layout;
+
+typedef enum gemm_transpose {
+    GEMM_NO_TRANS = 111,
+    GEMM_TRANS = 112
+} gemm_transpose;
+
+/* Element types, one list for every backend. Zero is no type, so a
+   zero-initialised field is never mistaken for one. */
+typedef enum gemm_precision {
+    GEMM_F32 = 1,  /* float */
+    GEMM_F64 = 2,  /* double */
+    GEMM_F16 = 3,  /* IEEE binary16 (CUDA's __half) */
+    GEMM_BF16 = 4  /* bfloat16 (CUDA's __nv_bfloat16) */
+} gemm_precision;
+
+/* One list makes both the enum and the sentences of gemm_strerror(). */
+#define GEMM_STATUS_LIST(X)                                                    \
+    X(GEMM_OK, 0, "success")                                                   \
+    X(GEMM_ERR_INVALID_ARG, 1, "an argument is invalid")                       \
+    X(GEMM_ERR_OUT_OF_MEMORY, 2, "out of memory")                              \
+    X(GEMM_ERR_UNAVAILABLE, 3, "backend not compiled in, or no device found")  \
+    X(GEMM_ERR_DEVICE, 4, "the device runtime reported an error")              \
+    X(GEMM_ERR_BUILD, 5, "a kernel failed to compile")                         \
+    X(GEMM_ERR_MPI, 6, "an MPI call failed")                                   \
+    X(GEMM_ERR_INTERNAL, 7, "internal error (a bug in gemm)")
+
+#define GEMM__STATUS_ENUM(name, value, text) name = value,
+typedef enum gemm_status { GEMM_STATUS_LIST(GEMM__STATUS_ENUM) GEMM__STATUS_END } gemm_status;
+#undef GEMM__STATUS_ENUM
+
+/* Where one call's time went, in seconds: the one timing shape of every
+   backend that offers timing (a gemm_timing pointer in its options). A
+   backend fills the fields that apply to it and leaves the others 0. */
+typedef struct gemm_timing {
+    double total_s;       /* the whole call, wall clock */
+    double setup_s;       /* allocations, program builds, plans, before the work */
+    double to_device_s;   /* host -> device copies not hidden behind compute */
+    double compute_s;     /* the multiplies: kernels or local products */
+    double from_device_s; /* device -> host copies not hidden behind compute */
+    double distribute_s;  /* MPI: root -> ranks, or the initial skew */
+    double shift_s;       /* MPI: shifts and broadcasts not hidden behind compute */
+    double gather_s;      /* MPI: ranks -> root */
+} gemm_timing;
+
+/* A sentence for a status; never NULL. */
+GEMM_DEF const char *gemm_strerror(gemm_status status);
+
+/* This thread's detail of its last failure ("" when none). */
+GEMM_DEF const char *gemm_last_error_detail(void);
+
+/* Bytes of one element (4, 8, 2, 2), and a short name ("f32", "f64",
+   "f16", "bf16"); 0 and "?" for a value that is no precision. */
+GEMM_DEF size_t gemm_precision_size(gemm_precision precision);
+GEMM_DEF const char *gemm_precision_name(gemm_precision precision);
+
+/* The front door: exactly cblas_?gemm's arguments, on the CPU backend
+   (gemm_cpu.h) with default options. */
+GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                float alpha, const float *A, int64_t lda,
+                                const float *B, int64_t ldb,
+                                float beta, float *C, int64_t ldc);
+GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                double alpha, const double *A, int64_t lda,
+                                const double *B, int64_t ldb,
+                                double beta, double *C, int64_t ldc);
+
+/* The reference: plain loops, fp64 accumulation, the same contract. Slow on
+   purpose; it is the oracle of the tests. */
+GEMM_DEF gemm_status gemm_ref_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb,
+                                    float beta, float *C, int64_t ldc);
+GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb,
+                                    double beta, double *C, int64_t ldc);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,114 @@
+/* Smallest leading dimension that covers a stored rows x cols matrix. */
+static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
+{
+    int64_t need = layout == GEMM_ROW_MAJOR ? cols : rows;
+    return need > 1 ? need : 1;
+}
+
+/* The checks of DESIGN.md, in argument order; sets *work on success. */
+GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
+                                      int have_C, int64_t ldc, gemm__work *work)
+{
+    const char *lay = layout == GEMM_ROW_MAJOR ? "row-major" : "column-major";
+    int64_t need;
+    int reads_ab, touches_c;
+
+    if (layout != GEMM_ROW_MAJOR && layout != GEMM_COL_MAJOR)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", func, (int)layout);
+    if (transa != GEMM_NO_TRANS && transa != GEMM_TRANS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: transa is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transa);
+    if (transb != GEMM_NO_TRANS && transb != GEMM_TRANS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: transb is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transb);
+    if (m < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m = %lld is negative", func, (long long)m);
+    if (n < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n = %lld is negative", func, (long long)n);
+    if (k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: k = %lld is negative", func, (long long)k);
+
+    reads_ab = m > 0 && n > 0 && k > 0 && !alpha_is_zero;
+    touches_c = m > 0 && n > 0 && !(beta_is_one && (k == 0 || alpha_is_zero));
+
+    if (!have_A && reads_ab) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: A is NULL", func);
+    need = transa == GEMM_NO_TRANS ? gemm__min_ld(layout, m, k) : gemm__min_ld(layout, k, m);
+    if (lda < need)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: lda = %lld is too small: %s %s A needs lda >= %lld",
+                          func, (long long)lda, lay, transa == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
+    if (!have_B && reads_ab) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: B is NULL", func);
+    need = transb == GEMM_NO_TRANS ? gemm__min_ld(layout, k, n) : gemm__min_ld(layout, n, k);
+    if (ldb < need)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ldb = %lld is too small: %s %s B needs ldb >= %lld",
+                          func, (long long)ldb, lay, transb == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
+    if (!have_C && touches_c) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C is NULL", func);
+    need = gemm__min_ld(layout, m, n);
+    if (ldc < need)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ldc = %lld is too small: %s C needs ldc >= %lld",
+                          func, (long long)ldc, lay, (long long)need);
+
+    *work = !touches_c ? GEMM__WORK_NONE : reads_ab ? GEMM__WORK_FULL : GEMM__WORK_SCALE;
+    return GEMM_OK;
+}
+
+/* The largest extent accepted: its byte offset fits in int64_t for any
+   element type up to 8 bytes. */
+#define GEMM__MAX_EXTENT (INT64_MAX / 8)
+
+GEMM_DEF int64_t gemm__extent(int64_t rows, int64_t cols, int64_t ld)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    if (ld < 1 || cols - 1 > (INT64_MAX - rows) / ld) return -1;
+    return (cols - 1) * ld + rows;
+}
+
+/* Sets *extent to what `name` spans when `used`, 0 otherwise; fails when
+   the span does not fit in 64-bit byte offsets. */
+static gemm_status gemm__span(const char *func, const char *name, int used, int64_t rows, int64_t cols,
+                              int64_t ld, int64_t *extent)
+{
+    *extent = used ? gemm__extent(rows, cols, ld) : 0;
+    if (*extent < 0 || *extent > GEMM__MAX_EXTENT)
+        return gemm__fail(GEMM_ERR_INVALID_ARG,
+                          "%s: %s spans more than 2^60 elements (%lld x %lld with leading dimension %lld)", func,
+                          name, (long long)rows, (long long)cols, (long long)ld);
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
+                                   int beta_is_one, int have_C, int64_t ldc, gemm__problem *p)
+{
+    int reads;
+    gemm_status s = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B,
+                                     ldb, beta_is_one, have_C, ldc, &p->work);
+    if (s != GEMM_OK) return s;
+    p->swapped = layout == GEMM_ROW_MAJOR;
+    p->m = p->swapped ? n : m;
+    p->n = p->swapped ? m : n;
+    p->k = k;
+    p->a_trans = (p->swapped ? transb : transa) == GEMM_TRANS;
+    p->b_trans = (p->swapped ? transa : transb) == GEMM_TRANS;
+    p->lda = p->swapped ? ldb : lda;
+    p->ldb = p->swapped ? lda : ldb;
+    p->ldc = ldc;
+    p->ars = p->a_trans ? p->lda : 1;
+    p->acs = p->a_trans ? 1 : p->lda;
+    p->brs = p->b_trans ? p->ldb : 1;
+    p->bcs = p->b_trans ? 1 : p->ldb;
+    reads = p->work == GEMM__WORK_FULL;
+    /* Stored column-major: op(a) = a^T means a is k x m. */
+    s = gemm__span(func, p->swapped ? "B" : "A", reads, p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k,
+                   p->lda, &p->a_extent);
+    if (s == GEMM_OK)
+        s = gemm__span(func, p->swapped ? "A" : "B", reads, p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n,
+                       p->ldb, &p->b_extent);
+    if (s == GEMM_OK) s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
+    return s;
+}
+
+GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs)
+{
+    int row_major = layout == GEMM_ROW_MAJOR;
+    int transposed = trans == GEMM_TRANS;
+    if (row_major != transposed) { *rs = ld; *cs = 1; }
+    else                         { *rs = 1;  *cs = ld; }
+}

@@ -1,0 +1,1796 @@
+/* gemm_mpi.h - gemm across MPI processes and GPUs: Cannon's algorithm (or
+   Fox's) with a CPU or CUDA multiply inside each process.
+
+       C <- alpha * op(A) * op(B) + beta * C
+
+   Do this in one C or C++ file, compiled with mpicc (or nvcc with MPI flags):
+       #define GEMM_IMPLEMENTATION
+       #include "gemm_mpi.h"        (or gemm.h with GEMM_ENABLE_MPI defined)
+   Copy gemm.h and gemm_cpu.h beside it; for the CUDA multiply also gemm_cuda.cuh.
+
+   Two ways to call it; every rank of the communicator calls, collectively:
+
+     gemm_mpi_sgemm / gemm_mpi_dgemm         (root-held)
+       The whole A, B and C live on the root rank (options.root, default 0),
+       as for gemm_sgemm. The root cuts them into blocks and sends each rank
+       the blocks it starts with, Cannon's initial skew already applied (so
+       there is no separate skew round), the ranks multiply and shift, and
+       the root gathers C. Every rank passes the same scalars (layout,
+       transposes, m, n, k, alpha, beta); pointers and leading dimensions
+       are read on the root only.
+
+     gemm_mpi_sgemm_dist / gemm_mpi_dgemm_dist   (distributed)
+       For data that never sits on one rank: each rank passes only its own
+       pieces, where gemm_mpi_blocks_of() puts them, and its piece of C is
+       updated in place (the result stays distributed). With the CUDA
+       multiply the pieces are device pointers on the rank's GPU.
+
+   The block descriptor (gemm_mpi_blocks_of)
+       P ranks form a grid_rows x grid_cols process grid (as square as P
+       allows: 1x2, 1x3, 2x2, 2x3, 2x4, 3x3, ...); rank r sits at row
+       r / grid_cols, column r % grid_cols. Each rank owns one contiguous
+       tile of op(A) (m x k), of op(B) (k x n) and of C (m x n), given as
+       first row, row count, first column, column count in the op() view
+       (tile .a, .b, .c). The caller stores its tile of X as the submatrix
+       of the stored X that holds those elements, in the call's layout, with
+       its own leading dimension: for transa == GEMM_TRANS the local A piece
+       is .a.cols x .a.rows as stored. A tile may be empty (0 rows): then its
+       pointer may be NULL.
+       P must make q = lcm(grid_rows, grid_cols) (see below) at most 181:
+       message tags number the q*q blocks, below 32767, the smallest
+       MPI_TAG_UB MPI allows; a larger grid is refused with
+       GEMM_ERR_INVALID_ARG (P = 182, a 13 x 14 grid, is the smallest).
+
+   How it runs
+       A grid that is not square runs Cannon on a virtual q x q grid, q =
+       lcm(grid_rows, grid_cols), each rank holding (q/grid_rows) x
+       (q/grid_cols) blocks; a shift moves one block per block row (or
+       column) to the neighbour and rotates the rest in place. That is how
+       the seed paper ran 2 GPUs, generalised to any P. Sizes the grid does
+       not divide are padded with zeros inside (never in the caller's data).
+       q rounds: multiply the resident blocks, shift A left and B up, either
+       blocking (MPI_Sendrecv_replace on host memory) or overlapped
+       (options.overlap: non-blocking transfers into spare blocks while the
+       current blocks multiply). Fox's algorithm (broadcast A along the
+       process row, multiply, roll B up) is options.algorithm = GEMM_MPI_FOX;
+       its broadcasts are always blocking.
+
+   Local multiply (options.local)
+       GEMM_MPI_LOCAL_CPU (default): gemm_sgemm/gemm_dgemm of gemm_cpu.h in
+       each rank (threads as gemm_cpu_set_threads says).
+       GEMM_MPI_LOCAL_CUDA: needs GEMM_MPI_CUDA (defined automatically when
+       nvcc compiles this with gemm_cuda.cuh reachable, or define it and
+       compile as CUDA). Each rank takes GPU (node-local rank mod GPU count)
+       and makes it current; blocks stay on the GPU across all rounds. Blocks
+       move between ranks as options.path says:
+         GEMM_MPI_PATH_AUTO (0)     CUDA_AWARE if MPIX_Query_cuda_support()
+                                    says so on every rank, else CUDA_IPC when
+                                    all ranks share a node, else STAGED
+         GEMM_MPI_PATH_CUDA_AWARE   device pointers straight to MPI (Open MPI
+                                    with UCX moves same-node GPU blocks over
+                                    NVLink by CUDA IPC)
+         GEMM_MPI_PATH_CUDA_IPC     for ranks of one node: the receiver copies
+                                    the block straight from the sender's GPU
+                                    memory (CUDA IPC handles sent over MPI),
+                                    over NVLink where there is one
+         GEMM_MPI_PATH_STAGED       through pinned host buffers
+       The ranks agree on this (the minimum of MPIX_Query_cuda_support()
+       over ranks), so every rank takes the same path. Root-held distribution and gather go from host memory, so
+       they go through MPI directly on the CUDA-aware path and staged
+       otherwise. timing->path says which path ran (GEMM_MPI_PATH_HOST for
+       the CPU multiply).
+
+   Memory
+       gemm_mpi_memory() tells how many bytes of host and device memory the
+       busiest rank allocates for a call (beyond the caller's matrices);
+       options.max_host_bytes / max_device_bytes cap it (0 = no cap): a call
+       over the cap returns GEMM_ERR_OUT_OF_MEMORY on every rank before it
+       allocates any block or buffer (only the communicator's copy and, with
+       the CUDA multiply, the GPU's streams and events come first).
+
+   Errors
+       Every rank returns the same status with the same detail. The ranks
+       first agree (one MPI_Allreduce) that each one's arguments are valid
+       and that all passed the same scalars and options; a rank that
+       disagrees makes every rank return GEMM_ERR_INVALID_ARG, naming the
+       rank and the argument. Allocation is agreed on the same way. A
+       failure later on (a CUDA error, a failed local multiply) is kept
+       while the rank goes on taking part in the communication, and a vote
+       after the rounds hands it to every rank before C is written: a call
+       that fails there leaves C (the root's, or every rank's piece) as it
+       was. A failure while C is written back goes to every rank through a
+       last vote (C may then be partly written). An MPI call that fails in
+       the middle of the rounds is the exception: MPI promises nothing after
+       that, this rank stops calling MPI (except to cancel its pending
+       transfers, best effort, before it frees their buffers), and its peers
+       may be left waiting. An MPI error is GEMM_ERR_MPI with
+       MPI_Error_string's text in gemm_last_error_detail(). The call duplicates the
+       communicator and sets MPI_ERRORS_RETURN on its copy, so the caller's
+       error handler is not changed.
+
+   Timing (options.timing, optional)
+       Seconds per phase, like the seed paper's Figure 4: distribution (root
+       to ranks, or the skew of the distributed call), host-to-device,
+       compute, device-to-host, shifts (communication not hidden behind
+       compute), gather, and the whole call; for this rank and the maximum
+       over ranks. Filled on every return, failures and early returns
+       (m or n = 0) included; path is GEMM_MPI_PATH_HOST where no block
+       moved between GPUs (the CPU multiply, the scale-only C = beta*C).
+       Ranks may differ here: timing may be NULL on some and set on others.
+
+   LICENSE: MIT, see the end of gemm.h.
+*/
+
+#ifndef GEMM_MPI_H_INCLUDED
+#define GEMM_MPI_H_INCLUDED
+
+#include "gemm.h"
+/* Only MPI's C API is used; Open MPI's and MPICH's C++ bindings stay out. */
+#if defined(__cplusplus) && !defined(OMPI_SKIP_MPICXX)
+#define OMPI_SKIP_MPICXX 1
+#endif
+#if defined(__cplusplus) && !defined(MPICH_SKIP_MPICXX)
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+/* The CUDA local multiply comes with nvcc when gemm_cuda.cuh is there. */
+#if !defined(GEMM_MPI_CUDA) && defined(__CUDACC__) && defined(__has_include)
+#if __has_include("gemm_cuda.cuh")
+#define GEMM_MPI_CUDA
+#endif
+#endif
+#ifdef GEMM_MPI_CUDA
+#include "gemm_cuda.cuh"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gemm_mpi_local {
+    GEMM_MPI_LOCAL_CPU = 0,  /* gemm_sgemm / gemm_dgemm in each rank */
+    GEMM_MPI_LOCAL_CUDA = 1  /* gemm_cuda_sgemm / gemm_cuda_dgemm, one GPU per rank */
+} gemm_mpi_local;
+
+typedef enum gemm_mpi_algorithm {
+    GEMM_MPI_CANNON = 0, /* skew, then q rounds of multiply and shift A left, B up */
+    GEMM_MPI_FOX = 1     /* q rounds of broadcast A along the row, multiply, roll B up */
+} gemm_mpi_algorithm;
+
+typedef enum gemm_mpi_path {
+    GEMM_MPI_PATH_AUTO = 0,       /* option only: let the call choose */
+    GEMM_MPI_PATH_HOST = 1,       /* CPU multiply: blocks in host memory */
+    GEMM_MPI_PATH_CUDA_AWARE = 2, /* device buffers handed to MPI */
+    GEMM_MPI_PATH_STAGED = 3,     /* device <-> pinned host <-> MPI */
+    GEMM_MPI_PATH_CUDA_IPC = 4    /* same node: copies from the peer's GPU memory */
+} gemm_mpi_path;
+
+/* Seconds spent in each phase of one call. */
+typedef struct gemm_mpi_phases {
+    double distribute; /* root-held: root -> ranks; distributed: the initial skew */
+    double h2d;        /* host -> device copies of blocks */
+    double compute;    /* local multiplies */
+    double d2h;        /* device -> host copies of blocks */
+    double shift;      /* shifts and broadcasts not hidden behind compute */
+    double gather;     /* ranks -> root */
+    double total;      /* the whole call */
+} gemm_mpi_phases;
+
+typedef struct gemm_mpi_timing {
+    gemm_mpi_phases rank; /* this rank */
+    gemm_mpi_phases max;  /* the maximum over ranks, phase by phase */
+    gemm_mpi_path path;   /* how blocks moved */
+    int grid_rows, grid_cols, q; /* process grid and virtual Cannon grid */
+} gemm_mpi_timing;
+
+/* Zero-initialised means the defaults; NULL is the same as all zeros. Every
+   rank must pass the same values, timing excepted (NULL on some ranks is fine). */
+typedef struct gemm_mpi_options {
+    gemm_mpi_local local;          /* default CPU */
+    gemm_mpi_algorithm algorithm;  /* default Cannon */
+    int overlap;                   /* nonzero: overlap Cannon's shifts with compute */
+    gemm_mpi_path path;            /* CUDA multiply only; default AUTO */
+    int root;                      /* root-held calls: the rank holding A, B, C */
+    size_t max_host_bytes;         /* cap per rank; 0 = none */
+    size_t max_device_bytes;       /* cap per rank; 0 = none */
+    gemm_mpi_timing *timing;       /* filled when not NULL; may differ between ranks */
+} gemm_mpi_options;
+
+/* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
+   columns [col0, col0+cols). */
+typedef struct gemm_mpi_tile {
+    int64_t row0, rows, col0, cols;
+} gemm_mpi_tile;
+
+typedef struct gemm_mpi_blocks {
+    int grid_rows, grid_cols; /* the process grid */
+    int row, col;             /* this rank's place in it */
+    int q;                    /* virtual Cannon grid q x q */
+    int64_t mb, nb, kb;       /* block sizes of the virtual grid (padded) */
+    gemm_mpi_tile a, b, c;    /* pieces of op(A) (m x k), op(B) (k x n), C (m x n) */
+} gemm_mpi_blocks;
+
+/* Where rank `rank` of `nranks` keeps its pieces for an m x n x k call.
+   Pure arithmetic: no MPI call; the same on every rank. */
+GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t n, int64_t k,
+                                        gemm_mpi_blocks *out);
+
+/* Bytes of host and device memory the busiest rank allocates for such a
+   call (elem_size 4 for float, 8 for double; distributed nonzero for the
+   _dist calls). No MPI call. */
+GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, size_t elem_size,
+                                     int distributed, const gemm_mpi_options *options,
+                                     size_t *host_bytes, size_t *device_bytes);
+
+/* Root-held: A, B, C (and lda, ldb, ldc) are read on options->root only. */
+GEMM_DEF gemm_status gemm_mpi_sgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb, double beta, double *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+
+/* Distributed: A, B, C are this rank's pieces (gemm_mpi_blocks_of), with
+   leading dimensions of those pieces; device pointers with the CUDA multiply. */
+GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                         const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                                         float *C, int64_t ldc, const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                         double *C, int64_t ldc, const gemm_mpi_options *options);
+
+/* For the backend and its tests: the status of an MPI return code, with
+   MPI_Error_string's text in the detail. */
+GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+
+#define GEMM__MPI_API_DONE
+#endif /* GEMM_MPI_H_INCLUDED */
+
+/* ====================================================================== */
+/*  IMPLEMENTATION                                                         */
+/* ====================================================================== */
+
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__MPI_API_DONE) && !defined(GEMM__MPI_IMPLEMENTED)
+#define GEMM__MPI_IMPLEMENTED
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the grid -------------------------------------------------------- */
+
+static int gemm__mpi_gcd(int a, int b) { return b ? gemm__mpi_gcd(b, a % b) : a; }
+
+static int64_t gemm__mpi_ceil(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
+
+/* Rows [lo, lo+count) of `total` that `nblocks` blocks of size bs starting
+   at block `first` cover. */
+static void gemm__mpi_range(int64_t total, int64_t bs, int first, int nblocks, int64_t *lo, int64_t *count)
+{
+    int64_t a = bs * first, b = bs * (first + nblocks);
+    if (a > total) a = total;
+    if (b > total) b = total;
+    *lo = a;
+    *count = b - a;
+}
+
+GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t n, int64_t k,
+                                        gemm_mpi_blocks *out)
+{
+    int pr, br, bc;
+    gemm__clear_error();
+    if (!out) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_blocks_of: out is NULL");
+    if (nranks < 1 || rank < 0 || rank >= nranks)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_blocks_of: rank %d of %d ranks", rank, nranks);
+    if (m < 0 || n < 0 || k < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_blocks_of: m, n, k = %lld, %lld, %lld: negative",
+                          (long long)m, (long long)n, (long long)k);
+    /* The squarest grid: most rows that still divide P, no more rows than columns. */
+    for (pr = 1; (pr + 1) * (pr + 1) <= nranks; pr++) {}
+    while (nranks % pr) pr--;
+    out->grid_rows = pr;
+    out->grid_cols = nranks / pr;
+    out->q = pr / gemm__mpi_gcd(pr, out->grid_cols) * out->grid_cols;
+    if (out->q > 181) /* message tags are block numbers below q*q <= 32767, the smallest MPI_TAG_UB */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_blocks_of: %d ranks make a %d x %d grid: too large",
+                          nranks, out->q, out->q);
+    out->row = rank / out->grid_cols;
+    out->col = rank % out->grid_cols;
+    br = out->q / out->grid_rows;
+    bc = out->q / out->grid_cols;
+    out->mb = gemm__mpi_ceil(m, out->q);
+    out->nb = gemm__mpi_ceil(n, out->q);
+    out->kb = gemm__mpi_ceil(k, out->q);
+    gemm__mpi_range(m, out->mb, out->row * br, br, &out->c.row0, &out->c.rows);
+    gemm__mpi_range(n, out->nb, out->col * bc, bc, &out->c.col0, &out->c.cols);
+    out->a.row0 = out->c.row0;
+    out->a.rows = out->c.rows;
+    gemm__mpi_range(k, out->kb, out->col * bc, bc, &out->a.col0, &out->a.cols);
+    gemm__mpi_range(k, out->kb, out->row * br, br, &out->b.row0, &out->b.rows);
+    out->b.col0 = out->c.col0;
+    out->b.cols = out->c.cols;
+    return GEMM_OK;
+}
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* The root-held calls stage blocks in chunks of whole runs (rows of a
+   row-major block), about this size: small enough to allocate pinned on
+   every call, large enough for full-speed copies and messages. */
+#ifndef GEMM_MPI_STAGE_BYTES
+#define GEMM_MPI_STAGE_BYTES ((size_t)64 << 20)
+#endif
+
+/* Bytes of one A, B and C block of the virtual grid, and the largest. */
+static size_t gemm__mpi_block_bytes(const gemm_mpi_blocks *g, size_t es, size_t *a, size_t *b, size_t *c)
+{
+    size_t big;
+    *a = (size_t)g->mb * (size_t)g->kb * es;
+    *b = (size_t)g->kb * (size_t)g->nb * es;
+    *c = (size_t)g->mb * (size_t)g->nb * es;
+    big = *a > *b ? *a : *b;
+    return *c > big ? *c : big;
+}
+
+/* One staging buffer: at least one run of the widest block, at most a block
+   (and at most 1 GiB, unless one run is longer: the setup refuses runs over
+   INT_MAX bytes, since each chunk goes as one MPI message). */
+static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
+{
+    int64_t w = g->mb > g->nb ? g->mb : g->nb;
+    size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), run, st = GEMM_MPI_STAGE_BYTES;
+    if (g->kb > w) w = g->kb;
+    run = (size_t)w * es;
+    if (st > ((size_t)1 << 30)) st = (size_t)1 << 30; /* one MPI message: an int count */
+    if (st < run) st = run;
+    return st < big ? st : (big ? big : 1);
+}
+
+/* What one rank allocates: *host and *device bytes, and how many blocks of
+   host staging (the pool). The query, the cap and the allocation all use it. */
+static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed, int is_root,
+                           const gemm_mpi_options *o, gemm_mpi_path path, size_t *pool_blocks, size_t *host,
+                           size_t *device)
+{
+    int staged = path == GEMM_MPI_PATH_STAGED, direct = path != GEMM_MPI_PATH_STAGED && path != GEMM_MPI_PATH_CUDA_IPC;
+    size_t br = (size_t)(g->q / g->grid_rows), bc = (size_t)(g->q / g->grid_cols), slots = br * bc;
+    size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), blocks, spares, temps, pool = 0;
+    int cuda = o->local == GEMM_MPI_LOCAL_CUDA, fox = o->algorithm == GEMM_MPI_FOX;
+    blocks = slots * (a + b + c);
+    /* Spare blocks receive shifts (overlapped, or always on a GPU); Fox
+       also needs one broadcast A per block row. */
+    spares = (o->overlap || cuda ? br * a + bc * b : 0) + (fox ? br * a : 0);
+    /* The distributed Cannon call packs its natural blocks before the skew. */
+    temps = distributed && !fox ? slots * big : 0;
+    /* Host staging of whole blocks: Fox's broadcast and every block of an
+       exchange (a shift, or the distributed call's skew) on the staged path. */
+    if (cuda && fox && !direct) pool = 1;
+    if (cuda && staged) {
+        size_t n = 2 * (br + bc);
+        if (distributed && !fox && 2 * slots > n) n = 2 * slots;
+        if (n > pool) pool = n;
+    }
+    *pool_blocks = pool;
+    *host = (cuda ? 0 : blocks + spares + temps) + pool * big;
+    /* Root-held calls move blocks between the caller's matrices and the
+       ranks in chunks through two staging buffers (the root's, and a GPU
+       rank's). */
+    if (!distributed && (cuda || is_root)) *host += 2 * gemm__mpi_stage_bytes(g, es);
+    *device = cuda ? blocks + spares + temps : 0;
+}
+
+GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, size_t elem_size,
+                                     int distributed, const gemm_mpi_options *options,
+                                     size_t *host_bytes, size_t *device_bytes)
+{
+    gemm_mpi_options none;
+    const gemm_mpi_options *o = options ? options : &none;
+    gemm_mpi_blocks g;
+    size_t h0, d0, h1, d1, pool;
+    gemm_status s = gemm_mpi_blocks_of(nranks, 0, m, n, k, &g);
+    memset(&none, 0, sizeof none);
+    if (s != GEMM_OK) return s;
+    if (elem_size != 4 && elem_size != 8)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: elem_size = %zu, not 4 or 8", elem_size);
+    if (!host_bytes || !device_bytes)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: host_bytes or device_bytes is NULL");
+    /* The staged path needs the most; AUTO may end up there. */
+    gemm__mpi_need(&g, elem_size, distributed, 1, o, o->path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o->path,
+                   &pool, &h0, &d0);
+    gemm__mpi_need(&g, elem_size, distributed, 0, o, o->path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o->path,
+                   &pool, &h1, &d1);
+    *host_bytes = h0 > h1 ? h0 : h1;
+    *device_bytes = d0 > d1 ? d0 : d1;
+    return GEMM_OK;
+}
+
+/* ---- one call's state ------------------------------------------------ */
+
+/* A block's valid part as runs of contiguous elements in the stored
+   matrix: outer_n runs of inner_n elements, run o at (outer0+o)*ld + inner0.
+   The block buffer holds OUTER runs of INNER elements (zero padding beyond). */
+typedef struct gemm__mpi_span {
+    int64_t outer0, outer_n, inner0, inner_n, OUTER, INNER;
+} gemm__mpi_span;
+
+/* One point-to-point transfer of a whole block. */
+typedef struct gemm__mpi_msg {
+    void *buf;
+    int peer, tag;
+    size_t bytes;
+} gemm__mpi_msg;
+
+typedef struct gemm__mpi {
+    const char *func;
+    int distributed;
+    size_t es;
+    gemm_layout layout;
+    gemm_transpose ta, tb;
+    int64_t m, n, k;
+    double alpha, beta;
+    const void *A, *B;
+    void *C;
+    int64_t lda, ldb, ldc;
+    gemm_mpi_options o;
+
+    MPI_Comm comm, cart, row_comm;
+    int P, rank, br, bc, left, right, up, down;
+    gemm_mpi_blocks g;
+    int cuda;
+    gemm_mpi_path path;
+    size_t abytes, bbytes, cbytes, big;
+
+    void **a, **b, **c;          /* slots, [li*bc + lj] */
+    void **aspare, **bspare, **fox;
+    void **temps;                /* distributed Cannon: natural blocks before the skew */
+    char *pool;                  /* host staging of whole blocks */
+    size_t pool_blocks;
+    char *stage[2];              /* root-held calls: chunks on their way */
+    size_t stage_bytes;
+    MPI_Request stage_req[2];    /* a chunk's MPI transfer in flight ... */
+    int stage_dev[2];            /* ... or its device copy (event) */
+
+    void **use;                  /* Fox: the A block each slot multiplies this round */
+    gemm__mpi_msg *sends, *recvs;
+    int nsend, nrecv, cap;
+    MPI_Request *reqs;
+#ifdef GEMM_MPI_CUDA
+    cudaIpcMemHandle_t *ipc_out, *ipc_in;  /* handles of the blocks of one exchange */
+    void **ipc_src;                        /* the senders' blocks, mapped during one exchange */
+    char *acks;
+    cudaStream_t copy_stream;
+    cudaEvent_t stage_ev[2];
+#endif
+
+    gemm_status st;              /* the first failure on this rank */
+    int agreed;                  /* st came from a vote: every rank has it */
+    int prelaunched;             /* the root's first round is already queued on its GPU */
+    char detail[512];
+    gemm_mpi_phases t;
+#ifdef GEMM_MPI_CUDA
+    cudaStream_t stream;
+    cudaEvent_t ev0, ev1;
+#endif
+} gemm__mpi;
+
+/* Keeps the first failure (later ones are its consequences). */
+static void gemm__mpi_keep(gemm__mpi *x, gemm_status s)
+{
+    if (s == GEMM_OK || x->st != GEMM_OK) return;
+    x->st = s;
+    strncpy(x->detail, gemm_last_error_detail(), sizeof x->detail - 1);
+    x->detail[sizeof x->detail - 1] = '\0';
+}
+
+/* The outcome of a vote that failed: the same on every rank. */
+static void gemm__mpi_agreed(gemm__mpi *x, gemm_status s)
+{
+    x->st = GEMM_OK;
+    gemm__mpi_keep(x, s);
+    x->agreed = 1;
+}
+
+GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (mpi_rc == MPI_SUCCESS) return GEMM_OK;
+    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS) len = 0;
+    text[len] = '\0';
+    return gemm__fail(GEMM_ERR_MPI, "%s failed: %s (MPI error %d)", what, len ? text : "unknown error", mpi_rc);
+}
+
+/* Runs an MPI call and keeps its failure; nonzero if all is fine. A rank
+   that failed otherwise (a CUDA error, say) still takes part, so that no
+   peer waits for it forever; after an MPI failure MPI calls are skipped. */
+#define GEMM__MPI_DO(x, call) gemm__mpi_ok((x), (x)->st == GEMM_ERR_MPI ? MPI_SUCCESS : (call), #call)
+static int gemm__mpi_ok(gemm__mpi *x, int rc, const char *what)
+{
+    gemm__mpi_keep(x, gemm__mpi_status(rc, what));
+    return x->st == GEMM_OK;
+}
+
+static double gemm__mpi_now(void) { return MPI_Wtime(); }
+
+#ifdef GEMM_MPI_CUDA
+#define GEMM__MPI_CU(x, call) gemm__mpi_cu((x), (call), #call)
+static int gemm__mpi_cu(gemm__mpi *x, cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess && x->st == GEMM_OK)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_DEVICE, "%s failed: %s", what, cudaGetErrorString(e)));
+    return e == cudaSuccess;
+}
+#endif
+
+/* ---- memory of blocks: host or device -------------------------------- */
+
+static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
+{
+    void *p = NULL;
+    if (!bytes) bytes = 1;
+#ifdef GEMM_MPI_CUDA
+    if (device) {
+        if (cudaMalloc(&p, bytes) != cudaSuccess) p = NULL;
+    } else if (x->cuda) {
+        if (cudaMallocHost(&p, bytes) != cudaSuccess) p = NULL; /* pinned: fast copies */
+    } else
+#endif
+    {
+        (void)device;
+        p = GEMM_MALLOC(bytes);
+    }
+    if (!p) gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of %s", x->func,
+                                         bytes, device ? "device blocks" : "host blocks"));
+    return p;
+}
+
+static void gemm__mpi_release(gemm__mpi *x, void *p, int device)
+{
+    if (!p) return;
+#ifdef GEMM_MPI_CUDA
+    if (device) { cudaFree(p); return; }
+    if (x->cuda) { cudaFreeHost(p); return; }
+#endif
+    (void)x;
+    (void)device;
+    GEMM_FREE(p);
+}
+
+/* An array of n block pointers, each block `bytes` long. */
+static void **gemm__mpi_blocks_new(gemm__mpi *x, int n, size_t bytes)
+{
+    void **v;
+    int i;
+    if (n <= 0 || x->st != GEMM_OK) return NULL;
+    v = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)n);
+    if (!v) { gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func)); return NULL; }
+    for (i = 0; i < n; i++) v[i] = NULL;
+    for (i = 0; i < n && x->st == GEMM_OK; i++) v[i] = gemm__mpi_alloc(x, bytes, x->cuda);
+    return v;
+}
+
+static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
+{
+    int i;
+    if (!v) return;
+    for (i = 0; i < n; i++) gemm__mpi_release(x, v[i], x->cuda);
+    GEMM_FREE(v);
+}
+
+/* Host copies of big blocks run on several threads: one core's memcpy
+   (about 10 GB/s) is what limits the root's packing and unpacking. */
+#ifndef GEMM_MPI_COPY_PARALLEL_BYTES
+#define GEMM_MPI_COPY_PARALLEL_BYTES ((size_t)32 << 20)
+#endif
+#define GEMM__MPI_COPY_THREADS 8
+#if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#define GEMM__MPI_PTHREADS
+#include <pthread.h>
+#endif
+
+/* Runs [o0, o1) of a block's runs between block and caller's memory. */
+typedef struct gemm__mpi_job {
+    char *blk, *usr;             /* blk holds run `first` onwards */
+    int64_t ld, o0, o1, outer_n, first;
+    size_t es, run, width;
+    int to_block;
+} gemm__mpi_job;
+
+static void *gemm__mpi_runs(void *arg)
+{
+    const gemm__mpi_job *j = (const gemm__mpi_job *)arg;
+    int64_t o;
+    for (o = j->o0; o < j->o1; o++) {
+        char *b = j->blk + (size_t)(o - j->first) * j->run;
+        if (o >= j->outer_n) {
+            if (j->to_block) memset(b, 0, j->run);
+            continue;
+        }
+        if (j->to_block) {
+            memcpy(b, j->usr + (size_t)(o * j->ld) * j->es, j->width);
+            memset(b + j->width, 0, j->run - j->width);
+        } else
+            memcpy(j->usr + (size_t)(o * j->ld) * j->es, b, j->width);
+    }
+    return NULL;
+}
+
+/* Copies runs [first, end) between a block (`block` holds run `first`
+   onwards) and the caller's matrix; to_block zeroes the padding. Host
+   memory on both sides. */
+static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
+                                int64_t first, int64_t end, int to_block)
+{
+    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    int empty = s->outer_n <= 0 || s->inner_n <= 0, nt = 1, t;
+    char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
+    gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
+    if (empty && !to_block) return;
+#ifdef GEMM__MPI_PTHREADS
+    if (run * (size_t)(end - first) >= GEMM_MPI_COPY_PARALLEL_BYTES) {
+        nt = gemm_cpu_get_threads();
+        if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
+        if (nt > end - first) nt = (int)(end - first);
+        if (nt < 1) nt = 1;
+    }
+#endif
+    for (t = 0; t < nt; t++) {
+        job[t].blk = (char *)block;
+        job[t].usr = usr;
+        job[t].ld = ld;
+        job[t].first = first;
+        job[t].o0 = first + (end - first) * t / nt;
+        job[t].o1 = first + (end - first) * (t + 1) / nt;
+        job[t].outer_n = empty ? 0 : s->outer_n;
+        job[t].es = es;
+        job[t].run = run;
+        job[t].width = width;
+        job[t].to_block = to_block;
+    }
+#ifdef GEMM__MPI_PTHREADS
+    if (nt > 1) {
+        pthread_t th[GEMM__MPI_COPY_THREADS];
+        int started[GEMM__MPI_COPY_THREADS];
+        for (t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, gemm__mpi_runs, &job[t]) == 0;
+        gemm__mpi_runs(&job[0]);
+        for (t = 1; t < nt; t++) {
+            if (started[t]) pthread_join(th[t], NULL);
+            else gemm__mpi_runs(&job[t]); /* no thread to be had: do it here */
+        }
+        return;
+    }
+#endif
+    gemm__mpi_runs(&job[0]);
+}
+
+/* Copies a whole block from or to the caller's matrix. `user_dev`: the
+   caller's memory is on the device (then so is the block). */
+static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
+                                int to_block, int user_dev)
+{
+#ifdef GEMM_MPI_CUDA
+    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    int empty = s->outer_n <= 0 || s->inner_n <= 0;
+    char *blk = (char *)block, *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
+    if (user_dev) {
+        if (empty && !to_block) return;
+        if (to_block && (s->inner_n < s->INNER || s->outer_n < s->OUTER))
+            GEMM__MPI_CU(x, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, x->stream));
+        if (empty) return;
+        if (to_block)
+            GEMM__MPI_CU(x, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, x->stream));
+        else
+            GEMM__MPI_CU(x, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, x->stream));
+        return;
+    }
+#endif
+    (void)user_dev;
+    gemm__mpi_copy_part(x, block, user, ld, s, 0, s->OUTER, to_block);
+}
+
+/* Whole-block copy; `dst_dev`/`src_dev` say where each side lives. */
+static void gemm__mpi_copy(gemm__mpi *x, void *dst, int dst_dev, const void *src, int src_dev, size_t bytes)
+{
+#ifdef GEMM_MPI_CUDA
+    if (dst_dev || src_dev) {
+        GEMM__MPI_CU(x, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, x->stream));
+        if (!(dst_dev && src_dev)) GEMM__MPI_CU(x, cudaStreamSynchronize(x->stream));
+        return;
+    }
+#endif
+    (void)x;
+    (void)dst_dev;
+    (void)src_dev;
+    memcpy(dst, src, bytes);
+}
+
+static void gemm__mpi_sync(gemm__mpi *x)
+{
+#ifdef GEMM_MPI_CUDA
+    if (x->cuda) GEMM__MPI_CU(x, cudaStreamSynchronize(x->stream));
+#endif
+    (void)x;
+}
+
+/* Whether MPI takes this rank's block buffers as they are (host blocks, or
+   device blocks with a CUDA-aware MPI); else they go through the pool. */
+static int gemm__mpi_direct(const gemm__mpi *x)
+{
+    return !x->cuda || x->path == GEMM_MPI_PATH_CUDA_AWARE;
+}
+
+/* The span of block (bi, bj) of a matrix whose op() view is rows x cols,
+   cut in RB x CB blocks, relative to a piece starting at op() (row0, col0). */
+static gemm__mpi_span gemm__mpi_span_of(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols,
+                                        int64_t RB, int64_t CB, int64_t bi, int64_t bj, int64_t row0, int64_t col0)
+{
+    gemm__mpi_span s;
+    int64_t r0 = bi * RB, c0 = bj * CB, rn = rows - r0, cn = cols - c0, sr0, srn, sc0, scn, SR, SC;
+    if (rn > RB) rn = RB;
+    if (cn > CB) cn = CB;
+    if (rn < 0) rn = 0;
+    if (cn < 0) cn = 0;
+    r0 -= row0;
+    c0 -= col0;
+    /* stored rows and columns: a transpose swaps them */
+    if (t == GEMM_TRANS) { sr0 = c0; srn = cn; SR = CB; sc0 = r0; scn = rn; SC = RB; }
+    else                 { sr0 = r0; srn = rn; SR = RB; sc0 = c0; scn = cn; SC = CB; }
+    if (layout == GEMM_ROW_MAJOR) { s.outer0 = sr0; s.outer_n = srn; s.OUTER = SR; s.inner0 = sc0; s.inner_n = scn; s.INNER = SC; }
+    else                          { s.outer0 = sc0; s.outer_n = scn; s.OUTER = SC; s.inner0 = sr0; s.inner_n = srn; s.INNER = SR; }
+    return s;
+}
+
+/* Leading dimension of a block buffer (op view rows x cols, transpose t). */
+static int64_t gemm__mpi_block_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
+{
+    gemm__mpi_span s = gemm__mpi_span_of(layout, t, rows, cols, rows, cols, 0, 0, 0, 0);
+    return s.INNER > 1 ? s.INNER : 1;
+}
+
+/* Which matrix a block is of: 0 = A, 1 = B, 2 = C; its span inside the
+   caller's matrix (root-held) or piece (distributed). */
+static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+{
+    const gemm_mpi_blocks *g = &x->g;
+    int dist = x->distributed;
+    if (which == 0)
+        return gemm__mpi_span_of(x->layout, x->ta, x->m, x->k, g->mb, g->kb, bi, bj, dist ? g->a.row0 : 0,
+                                 dist ? g->a.col0 : 0);
+    if (which == 1)
+        return gemm__mpi_span_of(x->layout, x->tb, x->k, x->n, g->kb, g->nb, bi, bj, dist ? g->b.row0 : 0,
+                                 dist ? g->b.col0 : 0);
+    return gemm__mpi_span_of(x->layout, GEMM_NO_TRANS, x->m, x->n, g->mb, g->nb, bi, bj, dist ? g->c.row0 : 0,
+                             dist ? g->c.col0 : 0);
+}
+
+/* ---- the local multiply ---------------------------------------------- */
+
+static void gemm__mpi_gemm(gemm__mpi *x, int device, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                           int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                           double beta, void *C, int64_t ldc)
+{
+    gemm_status s;
+    if (x->st != GEMM_OK) return;
+#ifdef GEMM_MPI_CUDA
+    if (device) {
+        s = x->es == 4 ? gemm_cuda_sgemm(x->layout, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
+                                         (const float *)B, ldb, (float)beta, (float *)C, ldc, x->stream)
+                       : gemm_cuda_dgemm(x->layout, ta, tb, m, n, k, alpha, (const double *)A, lda,
+                                         (const double *)B, ldb, beta, (double *)C, ldc, x->stream);
+        gemm__mpi_keep(x, s);
+        return;
+    }
+#endif
+    (void)device;
+    s = x->es == 4 ? gemm_sgemm(x->layout, ta, tb, m, n, k, (float)alpha, (const float *)A, lda, (const float *)B,
+                                ldb, (float)beta, (float *)C, ldc)
+                   : gemm_dgemm(x->layout, ta, tb, m, n, k, alpha, (const double *)A, lda, (const double *)B, ldb,
+                                beta, (double *)C, ldc);
+    gemm__mpi_keep(x, s);
+}
+
+/* C = beta*C for alpha == 0 or k == 0: A and B are not read. */
+static void gemm__mpi_scale(gemm__mpi *x, int device, int64_t m, int64_t n, void *C, int64_t ldc)
+{
+    int64_t ld = m > n ? m : n;
+    gemm__mpi_gemm(x, device, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL,
+                   ld > 1 ? ld : 1, x->beta, C, ldc);
+    if (device) gemm__mpi_sync(x);
+}
+
+/* C_slot (+)= alpha * A_slot * B_slot for every slot, or only one slot when
+   `only` >= 0 (the CPU overlapped rounds poll MPI between slots). */
+static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round, int only)
+{
+    int64_t lda = gemm__mpi_block_ld(x->layout, x->ta, x->g.mb, x->g.kb);
+    int64_t ldb = gemm__mpi_block_ld(x->layout, x->tb, x->g.kb, x->g.nb);
+    int64_t ldc = gemm__mpi_block_ld(x->layout, GEMM_NO_TRANS, x->g.mb, x->g.nb);
+    /* round one takes beta*C (beta == 0 reads no C: the blocks were not filled) */
+    double beta = first_round ? x->beta : 1.0;
+    int s, n = x->br * x->bc;
+    for (s = 0; s < n; s++)
+        if (only < 0 || s == only)
+            gemm__mpi_gemm(x, x->cuda, x->ta, x->tb, x->g.mb, x->g.nb, x->g.kb, x->alpha, a[s], lda, b[s], ldb, beta,
+                           x->c[s], ldc);
+}
+
+/* ---- moving blocks between ranks ------------------------------------- */
+
+static void gemm__mpi_post(gemm__mpi_msg *list, int *n, void *buf, int peer, int tag, size_t bytes)
+{
+    list[*n].buf = buf;
+    list[*n].peer = peer;
+    list[*n].tag = tag;
+    list[*n].bytes = bytes;
+    (*n)++;
+}
+
+/* Large blocks go as several MPI messages: counts are int. */
+#define GEMM__MPI_CHUNK ((size_t)1 << 30)
+
+static int gemm__mpi_pieces(size_t bytes) { return (int)((bytes + GEMM__MPI_CHUNK - 1) / GEMM__MPI_CHUNK); }
+
+/* The count of the piece of a bytes-long message that starts at off. */
+static int gemm__mpi_piece(size_t bytes, size_t off)
+{
+    return (int)(bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK);
+}
+
+/* Starts every queued send and receive (x->sends, x->recvs). Messages to
+   this rank itself are copies. On the staged path device blocks go through
+   the pool; on the IPC path only the blocks' handles travel now, and the
+   receiver copies the blocks in gemm__mpi_wait. */
+static void gemm__mpi_start(gemm__mpi *x)
+{
+    int i, j, r = 0, staged = x->path == GEMM_MPI_PATH_STAGED, self = 0, ipc = x->path == GEMM_MPI_PATH_CUDA_IPC;
+    (void)ipc; /* only the CUDA build has the IPC path */
+    for (i = 0; i < x->nrecv; i++) {
+        gemm__mpi_msg *m = &x->recvs[i];
+        if (m->peer == x->rank) {
+            for (j = 0; j < x->nsend; j++)
+                if (x->sends[j].peer == x->rank && x->sends[j].tag == m->tag) {
+                    gemm__mpi_copy(x, m->buf, x->cuda, x->sends[j].buf, x->cuda, m->bytes);
+                    self = 1;
+                }
+            continue;
+        }
+#ifdef GEMM_MPI_CUDA
+        if (ipc) {
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Irecv(&x->ipc_in[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag,
+                                      x->cart, &x->reqs[r]));
+            r++;
+            continue;
+        }
+#endif
+        {
+            char *p = staged ? x->pool + (size_t)i * x->big : (char *)m->buf;
+            size_t off;
+            for (off = 0; off < m->bytes; off += GEMM__MPI_CHUNK) {
+                x->reqs[r] = MPI_REQUEST_NULL;
+                GEMM__MPI_DO(x, MPI_Irecv(p + off, gemm__mpi_piece(m->bytes, off), MPI_BYTE, m->peer, m->tag, x->cart,
+                                          &x->reqs[r]));
+                r++;
+            }
+        }
+    }
+    for (i = 0; i < x->nsend; i++) {
+        gemm__mpi_msg *m = &x->sends[i];
+        char *p = (char *)m->buf;
+        size_t off;
+        if (m->peer == x->rank) continue;
+#ifdef GEMM_MPI_CUDA
+        if (ipc) {
+            GEMM__MPI_CU(x, cudaIpcGetMemHandle(&x->ipc_out[i], m->buf));
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Isend(&x->ipc_out[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag,
+                                      x->cart, &x->reqs[r]));
+            r++;
+            continue;
+        }
+#endif
+        if (staged) {
+            p = x->pool + (size_t)(x->nrecv + i) * x->big;
+            gemm__mpi_copy(x, p, 0, m->buf, 1, m->bytes);
+        }
+        for (off = 0; off < m->bytes; off += GEMM__MPI_CHUNK) {
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Isend(p + off, gemm__mpi_piece(m->bytes, off), MPI_BYTE, m->peer, m->tag, x->cart,
+                                      &x->reqs[r]));
+            r++;
+        }
+    }
+    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+    if (self) gemm__mpi_sync(x); /* device copies to self end before a buffer is reused */
+}
+
+/* Whether the started transfers are done (polls MPI's progress). */
+static int gemm__mpi_test(gemm__mpi *x)
+{
+    int done = 1;
+    if (!GEMM__MPI_DO(x, MPI_Testall(x->cap, x->reqs, &done, MPI_STATUSES_IGNORE))) return 1;
+    return done;
+}
+
+#ifdef GEMM_MPI_CUDA
+/* IPC path: copy every block whose handle arrived, then tell its sender
+   that its buffer may change again, and hear the same from ours. */
+static void gemm__mpi_ipc_copy(gemm__mpi *x)
+{
+    int i, r = 0;
+    for (i = 0; i < x->nrecv; i++) {
+        x->ipc_src[i] = NULL;
+        if (x->recvs[i].peer == x->rank || x->st != GEMM_OK) continue;
+        if (GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&x->ipc_src[i], x->ipc_in[i], cudaIpcMemLazyEnablePeerAccess)))
+            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, x->ipc_src[i], x->recvs[i].bytes, cudaMemcpyDefault,
+                                            x->copy_stream));
+        else
+            x->ipc_src[i] = NULL;
+    }
+    GEMM__MPI_CU(x, cudaStreamSynchronize(x->copy_stream));
+    /* Unmapped before the sender hears we are done: it frees its blocks at
+       the end of the call, and freeing a block still mapped elsewhere is
+       undefined in CUDA (mappings kept across calls failed just so on the
+       H200s: bench/RESULTS.md). */
+    for (i = 0; i < x->nrecv; i++)
+        if (x->ipc_src[i]) GEMM__MPI_CU(x, cudaIpcCloseMemHandle(x->ipc_src[i]));
+    for (i = 0; i < x->nrecv; i++)
+        if (x->recvs[i].peer != x->rank) {
+            x->acks[i] = 1;
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Isend(&x->acks[i], 1, MPI_BYTE, x->recvs[i].peer, x->recvs[i].tag, x->cart, &x->reqs[r]));
+            r++;
+        }
+    for (i = 0; i < x->nsend; i++)
+        if (x->sends[i].peer != x->rank) {
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Irecv(&x->acks[x->nrecv + i], 1, MPI_BYTE, x->sends[i].peer, x->sends[i].tag, x->cart,
+                                      &x->reqs[r]));
+            r++;
+        }
+    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+}
+#endif
+
+static void gemm__mpi_wait(gemm__mpi *x)
+{
+    int i;
+    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+#ifdef GEMM_MPI_CUDA
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC) gemm__mpi_ipc_copy(x);
+#endif
+    if (x->path == GEMM_MPI_PATH_STAGED)
+        for (i = 0; i < x->nrecv; i++)
+            if (x->recvs[i].peer != x->rank)
+                gemm__mpi_copy(x, x->recvs[i].buf, 1, x->pool + (size_t)i * x->big, 0, x->recvs[i].bytes);
+    x->nsend = x->nrecv = 0;
+}
+
+/* Replaces a host block with the one from `src` while sending it to `dst`. */
+static void gemm__mpi_replace(gemm__mpi *x, void *buf, size_t bytes, int dst, int src, int tag)
+{
+    size_t off;
+    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK)
+        GEMM__MPI_DO(x, MPI_Sendrecv_replace((char *)buf + off, gemm__mpi_piece(bytes, off), MPI_BYTE, dst, tag, src,
+                                             tag, x->cart, MPI_STATUS_IGNORE));
+}
+
+/* ---- distribution and gather ----------------------------------------- */
+
+/* Virtual block (i, j) of slot s of grid position (r, c). */
+static void gemm__mpi_slot_ij(const gemm__mpi *x, int r, int c, int s, int *i, int *j)
+{
+    *i = r * x->br + s / x->bc;
+    *j = c * x->bc + s % x->bc;
+}
+
+/* The block of `which` (A, B, C) that slot (i, j) starts with: Cannon's
+   skew puts A(i, i+j) and B(i+j, j) there; Fox starts unskewed. */
+static void gemm__mpi_start_block(const gemm__mpi *x, int which, int i, int j, int *bi, int *bj)
+{
+    int skew = which < 2 && x->o.algorithm == GEMM_MPI_CANNON ? (i + j) % x->g.q : -1;
+    *bi = which == 1 && skew >= 0 ? skew : i;
+    *bj = which == 0 && skew >= 0 ? skew : j;
+}
+
+/* Waits until staging buffer k may be refilled. */
+static void gemm__mpi_stage_wait(gemm__mpi *x, int k)
+{
+    if (x->stage_req[k] != MPI_REQUEST_NULL) GEMM__MPI_DO(x, MPI_Wait(&x->stage_req[k], MPI_STATUS_IGNORE));
+#ifdef GEMM_MPI_CUDA
+    if (x->stage_dev[k]) {
+        double t = gemm__mpi_now();
+        GEMM__MPI_CU(x, cudaEventSynchronize(x->stage_ev[k]));
+        x->t.h2d += gemm__mpi_now() - t;
+    }
+#endif
+    x->stage_dev[k] = 0;
+}
+
+/* Starts the copy of staging buffer k to the device. */
+static void gemm__mpi_stage_h2d(gemm__mpi *x, int k, void *dst, size_t len)
+{
+#ifdef GEMM_MPI_CUDA
+    GEMM__MPI_CU(x, cudaMemcpyAsync(dst, x->stage[k], len, cudaMemcpyHostToDevice, x->stream));
+    GEMM__MPI_CU(x, cudaEventRecord(x->stage_ev[k], x->stream));
+    x->stage_dev[k] = 1;
+#else
+    (void)x;
+    (void)k;
+    (void)dst;
+    (void)len;
+#endif
+}
+
+/* Chunks of whole runs that fit a staging buffer. */
+static int64_t gemm__mpi_chunk(const gemm__mpi *x, const gemm__mpi_span *sp)
+{
+    int64_t per = (int64_t)(x->stage_bytes / ((size_t)sp->INNER * x->es));
+    return per > 0 ? per : 1;
+}
+
+/* Root-held: the root packs every rank's starting blocks and sends them,
+   chunk by chunk through two staging buffers (one is packed while the
+   other travels); its own go to its GPU the same way. */
+static void gemm__mpi_distribute(gemm__mpi *x)
+{
+    int which, s, d, nslots = x->br * x->bc, root = x->o.root, chunk = 0;
+    int ncopy = x->beta != 0 ? 3 : 2; /* beta == 0: C is not read */
+    double t0 = gemm__mpi_now(), h2d0 = x->t.h2d;
+    for (d = 0; d < x->P; d++) {
+        int dst = (root + d) % x->P, r = dst / x->g.grid_cols, c = dst % x->g.grid_cols;
+        if (x->rank != root && x->rank != dst) continue;
+        for (which = 0; which < ncopy; which++) {
+            void **slots = which == 0 ? x->a : which == 1 ? x->b : x->c;
+            const void *user = which == 0 ? x->A : which == 1 ? x->B : (const void *)x->C;
+            int64_t ld = which == 0 ? x->lda : which == 1 ? x->ldb : x->ldc;
+            for (s = 0; s < nslots; s++) {
+                int i, j, bi, bj;
+                gemm__mpi_span sp;
+                size_t run;
+                int64_t per, o;
+                gemm__mpi_slot_ij(x, r, c, s, &i, &j);
+                gemm__mpi_start_block(x, which, i, j, &bi, &bj);
+                sp = gemm__mpi_span_in(x, which, bi, bj);
+                run = (size_t)sp.INNER * x->es;
+                per = gemm__mpi_chunk(x, &sp);
+                if (dst == root && !x->cuda) { /* the root's own host blocks: pack in place */
+                    gemm__mpi_copy_runs(x, slots[s], (void *)user, ld, &sp, 1, 0);
+                    continue;
+                }
+                for (o = 0; o < sp.OUTER; o += per) {
+                    int64_t end = o + per < sp.OUTER ? o + per : sp.OUTER;
+                    size_t len = (size_t)(end - o) * run;
+                    char *into = (char *)slots[s] + (size_t)o * run;
+                    int k = chunk++ & 1;
+                    if (x->rank == root) {
+                        gemm__mpi_stage_wait(x, k);
+                        gemm__mpi_copy_part(x, x->stage[k], (void *)user, ld, &sp, o, end, 1);
+                        if (dst == root) gemm__mpi_stage_h2d(x, k, into, len);
+                        else GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, dst, which, x->cart,
+                                                       &x->stage_req[k]));
+                    } else if (gemm__mpi_direct(x))
+                        GEMM__MPI_DO(x, MPI_Recv(into, (int)len, MPI_BYTE, root, which, x->cart, MPI_STATUS_IGNORE));
+                    else {
+                        gemm__mpi_stage_wait(x, k);
+                        GEMM__MPI_DO(x, MPI_Recv(x->stage[k], (int)len, MPI_BYTE, root, which, x->cart,
+                                                 MPI_STATUS_IGNORE));
+                        gemm__mpi_stage_h2d(x, k, into, len);
+                    }
+                }
+            }
+        }
+#ifdef GEMM_MPI_CUDA
+        /* The root's GPU starts Cannon's first round on its own blocks (queued
+           behind their copies) while the root packs and sends everyone else's. */
+        if (x->cuda && dst == root && x->o.algorithm == GEMM_MPI_CANNON) {
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
+            gemm__mpi_multiply(x, x->a, x->b, 1, -1);
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+            x->prelaunched = 1;
+        }
+#endif
+    }
+    gemm__mpi_stage_wait(x, 0);
+    gemm__mpi_stage_wait(x, 1);
+    x->t.distribute += gemm__mpi_now() - t0 - (x->t.h2d - h2d0);
+}
+
+/* Root-held: every rank sends its C blocks to the root, chunk by chunk;
+   the root unpacks them into C. */
+static void gemm__mpi_gather(gemm__mpi *x)
+{
+    int d, s, nslots = x->br * x->bc, root = x->o.root, chunk = 0;
+    double t0 = gemm__mpi_now(), d2h = 0;
+    for (d = 0; d < x->P; d++) {
+        int src = (root + d) % x->P, r = src / x->g.grid_cols, c = src % x->g.grid_cols;
+        if (x->rank != root && x->rank != src) continue;
+        for (s = 0; s < nslots; s++) {
+            int i, j;
+            gemm__mpi_span sp;
+            size_t run;
+            int64_t per, o;
+            gemm__mpi_slot_ij(x, r, c, s, &i, &j);
+            sp = gemm__mpi_span_in(x, 2, i, j);
+            run = (size_t)sp.INNER * x->es;
+            per = gemm__mpi_chunk(x, &sp);
+            if (src == root && !x->cuda) {
+                gemm__mpi_copy_runs(x, x->c[s], x->C, x->ldc, &sp, 0, 0);
+                continue;
+            }
+            for (o = 0; o < sp.OUTER; o += per) {
+                int64_t end = o + per < sp.OUTER ? o + per : sp.OUTER;
+                size_t len = (size_t)(end - o) * run;
+                char *from = (char *)x->c[s] + (size_t)o * run;
+                int k = chunk++ & 1;
+                if (x->rank == root) {
+                    if (src == root) {
+                        double t = gemm__mpi_now();
+                        gemm__mpi_copy(x, x->stage[k], 0, from, 1, len);
+                        d2h += gemm__mpi_now() - t;
+                    } else
+                        GEMM__MPI_DO(x, MPI_Recv(x->stage[k], (int)len, MPI_BYTE, src, 2, x->cart, MPI_STATUS_IGNORE));
+                    gemm__mpi_copy_part(x, x->stage[k], x->C, x->ldc, &sp, o, end, 0);
+                } else if (gemm__mpi_direct(x))
+                    GEMM__MPI_DO(x, MPI_Send(from, (int)len, MPI_BYTE, root, 2, x->cart));
+                else {
+                    double t;
+                    gemm__mpi_stage_wait(x, k);
+                    t = gemm__mpi_now();
+                    gemm__mpi_copy(x, x->stage[k], 0, from, 1, len);
+                    d2h += gemm__mpi_now() - t;
+                    GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, root, 2, x->cart, &x->stage_req[k]));
+                }
+            }
+        }
+    }
+    gemm__mpi_stage_wait(x, 0);
+    gemm__mpi_stage_wait(x, 1);
+    x->t.d2h += d2h;
+    x->t.gather += gemm__mpi_now() - t0 - d2h;
+}
+
+/* Distributed: pack this rank's pieces into blocks; for Cannon, send each
+   natural block to the slot its skew puts it in. */
+static void gemm__mpi_local_blocks(gemm__mpi *x)
+{
+    int which, s, nslots = x->br * x->bc, fox = x->o.algorithm == GEMM_MPI_FOX;
+    double t0 = gemm__mpi_now();
+    for (which = 0; which < 3; which++) {
+        void **slots = which == 0 ? x->a : which == 1 ? x->b : x->c;
+        size_t bytes = which == 0 ? x->abytes : which == 1 ? x->bbytes : x->cbytes;
+        const void *user = which == 0 ? x->A : which == 1 ? x->B : (const void *)x->C;
+        int64_t ld = which == 0 ? x->lda : which == 1 ? x->ldb : x->ldc;
+        int skew = which < 2 && !fox;
+        if (which == 2 && x->beta == 0) break;
+        for (s = 0; s < nslots; s++) {
+            int i, j;
+            gemm__mpi_span sp;
+            gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
+            sp = gemm__mpi_span_in(x, which, i, j);
+            gemm__mpi_copy_runs(x, skew ? x->temps[s] : slots[s], (void *)user, ld, &sp, 1, x->cuda);
+        }
+        if (!skew) continue;
+        gemm__mpi_sync(x);
+        /* Natural block (i, j) goes to the slot that starts with it: for A,
+           slot (i, j - i); for B, slot (i - j, j) (mod q). Tags number blocks. */
+        for (s = 0; s < nslots; s++) {
+            int i, j, ti, tj, q = x->g.q, bi, bj;
+            gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
+            ti = which == 0 ? i : ((i - j) % q + q) % q;
+            tj = which == 0 ? ((j - i) % q + q) % q : j;
+            gemm__mpi_post(x->sends, &x->nsend, x->temps[s], (ti / x->br) * x->g.grid_cols + tj / x->bc,
+                           i * q + j, bytes);
+            gemm__mpi_start_block(x, which, i, j, &bi, &bj);
+            gemm__mpi_post(x->recvs, &x->nrecv, slots[s], (bi / x->br) * x->g.grid_cols + bj / x->bc,
+                           bi * q + bj, bytes);
+        }
+        gemm__mpi_start(x);
+        gemm__mpi_wait(x);
+    }
+    gemm__mpi_sync(x);
+    x->t.distribute += gemm__mpi_now() - t0;
+}
+
+/* Distributed: write the C blocks back into this rank's piece. */
+static void gemm__mpi_store_c(gemm__mpi *x)
+{
+    int s, nslots = x->br * x->bc;
+    for (s = 0; s < nslots; s++) {
+        int i, j;
+        gemm__mpi_span sp;
+        gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
+        sp = gemm__mpi_span_in(x, 2, i, j);
+        gemm__mpi_copy_runs(x, x->c[s], x->C, x->ldc, &sp, 0, x->cuda);
+    }
+    gemm__mpi_sync(x);
+}
+
+/* ---- the rounds -------------------------------------------------------- */
+
+/* Queues Cannon's shift: per block row the first A block goes left, a new
+   one comes from the right into the spare; per block column the top B
+   block goes up. Neighbours that are this rank itself need no message. */
+static void gemm__mpi_queue_shift(gemm__mpi *x, int shift_a)
+{
+    int li, lj;
+    if (shift_a && x->left != x->rank)
+        for (li = 0; li < x->br; li++) {
+            gemm__mpi_post(x->sends, &x->nsend, x->a[li * x->bc], x->left, li, x->abytes);
+            gemm__mpi_post(x->recvs, &x->nrecv, x->aspare[li], x->right, li, x->abytes);
+        }
+    if (x->up != x->rank)
+        for (lj = 0; lj < x->bc; lj++) {
+            gemm__mpi_post(x->sends, &x->nsend, x->b[lj], x->up, 30000 + lj, x->bbytes);
+            gemm__mpi_post(x->recvs, &x->nrecv, x->bspare[lj], x->down, 30000 + lj, x->bbytes);
+        }
+}
+
+/* After the blocks moved: slide the slots one place and put the arrival
+   (the spare, or the block that left when the neighbour is this rank) last. */
+static void gemm__mpi_rotate(gemm__mpi *x, int shift_a, int used_spares)
+{
+    int li, lj, t, bc = x->bc, br = x->br;
+    if (shift_a)
+        for (li = 0; li < br; li++) {
+            void *out = x->a[li * bc];
+            for (t = 0; t + 1 < bc; t++) x->a[li * bc + t] = x->a[li * bc + t + 1];
+            if (used_spares && x->left != x->rank) {
+                x->a[li * bc + bc - 1] = x->aspare[li];
+                x->aspare[li] = out;
+            } else
+                x->a[li * bc + bc - 1] = out;
+        }
+    for (lj = 0; lj < bc; lj++) {
+        void *out = x->b[lj];
+        for (t = 0; t + 1 < br; t++) x->b[t * bc + lj] = x->b[(t + 1) * bc + lj];
+        if (used_spares && x->up != x->rank) {
+            x->b[(br - 1) * bc + lj] = x->bspare[lj];
+            x->bspare[lj] = out;
+        } else
+            x->b[(br - 1) * bc + lj] = out;
+    }
+}
+
+/* Blocking shift: MPI_Sendrecv_replace on host blocks, spares on a GPU. */
+static void gemm__mpi_shift_blocking(gemm__mpi *x, int shift_a)
+{
+    int li, lj;
+    if (x->cuda) {
+        gemm__mpi_queue_shift(x, shift_a);
+        gemm__mpi_start(x);
+        gemm__mpi_wait(x);
+        gemm__mpi_rotate(x, shift_a, 1);
+        return;
+    }
+    if (shift_a && x->left != x->rank)
+        for (li = 0; li < x->br; li++) gemm__mpi_replace(x, x->a[li * x->bc], x->abytes, x->left, x->right, li);
+    if (x->up != x->rank)
+        for (lj = 0; lj < x->bc; lj++) gemm__mpi_replace(x, x->b[lj], x->bbytes, x->up, x->down, 30000 + lj);
+    gemm__mpi_rotate(x, shift_a, 0);
+}
+
+#ifdef GEMM_MPI_CUDA
+static double gemm__mpi_event_seconds(gemm__mpi *x)
+{
+    float ms = 0;
+    GEMM__MPI_CU(x, cudaEventSynchronize(x->ev1));
+    if (x->st == GEMM_OK) GEMM__MPI_CU(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1));
+    return 1e-3 * (double)ms;
+}
+#endif
+
+/* One round's multiply, timed; with transfers in flight (overlap) the CPU
+   polls MPI between slots so they progress, and the GPU works meanwhile. */
+static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_flight)
+{
+    double t0 = gemm__mpi_now(), comp;
+    int s, n = x->br * x->bc;
+#ifdef GEMM_MPI_CUDA
+    if (x->cuda) {
+        if (!x->prelaunched) {
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
+            gemm__mpi_multiply(x, a, x->b, first, -1);
+            GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+        }
+        x->prelaunched = 0;
+        if (in_flight) gemm__mpi_wait(x);
+        comp = gemm__mpi_event_seconds(x);
+        x->t.compute += comp;
+        x->t.shift += gemm__mpi_now() - t0 - comp > 0 ? gemm__mpi_now() - t0 - comp : 0;
+        return;
+    }
+#endif
+    comp = 0;
+    for (s = 0; s < n; s++) {
+        double t = gemm__mpi_now();
+        gemm__mpi_multiply(x, a, x->b, first, s);
+        comp += gemm__mpi_now() - t;
+        if (in_flight) gemm__mpi_test(x);
+    }
+    if (in_flight) gemm__mpi_wait(x);
+    x->t.compute += comp;
+    x->t.shift += gemm__mpi_now() - t0 - comp;
+}
+
+static void gemm__mpi_cannon(gemm__mpi *x)
+{
+    int round, q = x->g.q;
+    for (round = 0; round < q; round++) {
+        int last = round == q - 1, overlap = x->o.overlap && !last;
+        if (overlap) {
+            gemm__mpi_queue_shift(x, 1);
+            gemm__mpi_start(x);
+        }
+        gemm__mpi_round_multiply(x, x->a, round == 0, overlap);
+        if (overlap) gemm__mpi_rotate(x, 1, 1);
+        else if (!last) {
+            double t = gemm__mpi_now();
+            gemm__mpi_shift_blocking(x, 1);
+            x->t.shift += gemm__mpi_now() - t;
+        }
+    }
+}
+
+/* Broadcast of a whole block along the process row, in int-sized pieces. */
+static void gemm__mpi_bcast(gemm__mpi *x, void *buf, size_t bytes, int root)
+{
+    size_t off;
+    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK)
+        GEMM__MPI_DO(x, MPI_Bcast((char *)buf + off, gemm__mpi_piece(bytes, off), MPI_BYTE, root, x->row_comm));
+}
+
+/* Fox: in round r, block row i multiplies A(i, i+r), broadcast along the
+   process row from the rank holding it, with its B blocks, then rolls B up. */
+static void gemm__mpi_fox(gemm__mpi *x)
+{
+    int round, li, lj, q = x->g.q, bc = x->bc, staged = !gemm__mpi_direct(x);
+    void **use = x->use; /* allocated by the setup, before its vote */
+    for (round = 0; round < q; round++) {
+        double t = gemm__mpi_now();
+        for (li = 0; li < x->br; li++) {
+            int i = x->g.row * x->br + li, p = (i + round) % q, mine = p / bc == x->g.col;
+            void *buf = mine ? x->a[li * bc + p % bc] : x->fox[li];
+            if (x->g.grid_cols > 1 && staged) {
+                if (mine) gemm__mpi_copy(x, x->pool, 0, buf, 1, x->abytes);
+                gemm__mpi_bcast(x, x->pool, x->abytes, p / bc);
+                if (!mine) gemm__mpi_copy(x, buf, 1, x->pool, 0, x->abytes);
+            } else if (x->g.grid_cols > 1)
+                gemm__mpi_bcast(x, buf, x->abytes, p / bc);
+            for (lj = 0; lj < bc; lj++) use[li * bc + lj] = buf;
+        }
+        x->t.shift += gemm__mpi_now() - t;
+        gemm__mpi_round_multiply(x, use, round == 0, 0);
+        if (round < q - 1) {
+            t = gemm__mpi_now();
+            gemm__mpi_shift_blocking(x, 0);
+            x->t.shift += gemm__mpi_now() - t;
+        }
+    }
+}
+
+/* ---- agreeing ------------------------------------------------------------ */
+
+/* Every rank learns whether all are fine: the lowest failing rank's status
+   and detail become everyone's. */
+static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, int nvals, const char *const *names)
+{
+    int64_t v[40], r[40];
+    int i, rc, nv = nvals + 1;
+    struct { int status; char detail[512]; } msg;
+    v[0] = x->st != GEMM_OK ? (int64_t)(x->P - x->rank) : 0;
+    for (i = 0; i < nvals; i++) v[1 + i] = vals[i];
+    for (i = 0; i < nv; i++) v[nv + i] = ~v[i]; /* max of ~v is ~min (no overflow, unlike -v at INT64_MIN) */
+    rc = MPI_Allreduce(v, r, 2 * nv, MPI_INT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) return gemm__mpi_status(rc, "MPI_Allreduce");
+    if (r[0] > 0) {
+        int bad = (int)(x->P - r[0]);
+        msg.status = (int)x->st;
+        memcpy(msg.detail, x->detail, sizeof msg.detail);
+        rc = MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, bad, comm);
+        if (rc != MPI_SUCCESS) return gemm__mpi_status(rc, "MPI_Bcast");
+        msg.detail[sizeof msg.detail - 1] = '\0';
+        return gemm__fail((gemm_status)msg.status, "rank %d: %s", bad, msg.detail);
+    }
+    for (i = 1; i < nv; i++)
+        if (r[i] != ~r[nv + i])
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the ranks passed different %s (from %lld to %lld)", x->func,
+                              names[i - 1], (long long)~r[nv + i], (long long)r[i]);
+    return GEMM_OK;
+}
+
+/* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
+   streams and events. Returns whether all ranks share one node. */
+static int gemm__mpi_cuda_init(gemm__mpi *x)
+{
+    int one_node = 0;
+#ifdef GEMM_MPI_CUDA
+    int ndev = 0, local = 0;
+    MPI_Comm node;
+    if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
+        int size = 0;
+        GEMM__MPI_DO(x, MPI_Comm_rank(node, &local));
+        GEMM__MPI_DO(x, MPI_Comm_size(node, &size));
+        one_node = size == x->P;
+        GEMM__MPI_DO(x, MPI_Comm_free(&node));
+    }
+    if (GEMM__MPI_CU(x, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(x, cudaSetDevice(local % ndev))) {
+        GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
+        GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->copy_stream, cudaStreamNonBlocking));
+        GEMM__MPI_CU(x, cudaEventCreate(&x->ev0));
+        GEMM__MPI_CU(x, cudaEventCreate(&x->ev1));
+    } else if (x->st == GEMM_OK)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device", x->func));
+#else
+    (void)x;
+#endif
+    return one_node;
+}
+
+/* Lays out the grid, checks memory and allocates. A failure on any rank
+   ends in a vote: x->st is then every rank's, and x->agreed is set. */
+static void gemm__mpi_setup(gemm__mpi *x)
+{
+    int nslots, periods[2] = {1, 1}, dims[2], cuda_aware = 0, one_node = 0;
+    size_t host, device, cap;
+    gemm_status s;
+    dims[0] = x->g.grid_rows;
+    dims[1] = x->g.grid_cols;
+    x->br = x->g.q / x->g.grid_rows;
+    x->bc = x->g.q / x->g.grid_cols;
+    nslots = x->br * x->bc;
+    x->big = gemm__mpi_block_bytes(&x->g, x->es, &x->abytes, &x->bbytes, &x->cbytes);
+    x->path = GEMM_MPI_PATH_HOST;
+    if (x->cuda) {
+        one_node = gemm__mpi_cuda_init(x);
+#if defined(GEMM_MPI_CUDA) && defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+        cuda_aware = MPIX_Query_cuda_support();
+#endif
+        /* CUDA-aware only if every rank is: all ranks pick the same path */
+        GEMM__MPI_DO(x, MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, x->comm));
+        x->path = x->o.path == GEMM_MPI_PATH_AUTO
+                      ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
+                      : x->o.path;
+        if (x->path == GEMM_MPI_PATH_CUDA_IPC && !one_node && x->st == GEMM_OK)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_IPC asked for, but the ranks are on "
+                                         "several nodes", x->func));
+        if (x->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && x->st == GEMM_OK)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
+                                         "does not accept device buffers (MPIX_Query_cuda_support)", x->func));
+    }
+    {   /* every rank must take the same path, and the memory must fit */
+        int64_t v[1];
+        static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
+        gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path, &x->pool_blocks, &host,
+                       &device);
+        if (x->st == GEMM_OK && !x->distributed && gemm__mpi_stage_bytes(&x->g, x->es) > (size_t)2147483647)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
+                                         "count: the root-held call stages whole rows (use the distributed call)",
+                                         x->func, gemm__mpi_stage_bytes(&x->g, x->es)));
+        cap = x->o.max_host_bytes;
+        if (x->st == GEMM_OK && cap && host > cap)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",
+                                         x->func, host, cap));
+        cap = x->o.max_device_bytes;
+        if (x->st == GEMM_OK && cap && device > cap)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of device memory, the cap is %zu",
+                                         x->func, device, cap));
+        v[0] = (int64_t)x->path;
+        s = gemm__mpi_vote(x, x->comm, v, 1, names);
+        if (s != GEMM_OK) { gemm__mpi_agreed(x, s); return; }
+    }
+    if (GEMM__MPI_DO(x, MPI_Cart_create(x->comm, 2, dims, periods, 0, &x->cart))) {
+        GEMM__MPI_DO(x, MPI_Comm_set_errhandler(x->cart, MPI_ERRORS_RETURN));
+        GEMM__MPI_DO(x, MPI_Cart_shift(x->cart, 1, -1, &x->right, &x->left));
+        GEMM__MPI_DO(x, MPI_Cart_shift(x->cart, 0, -1, &x->down, &x->up));
+        if (x->o.algorithm == GEMM_MPI_FOX)
+            GEMM__MPI_DO(x, MPI_Comm_split(x->cart, x->g.row, x->g.col, &x->row_comm));
+    }
+    x->a = gemm__mpi_blocks_new(x, nslots, x->abytes);
+    x->b = gemm__mpi_blocks_new(x, nslots, x->bbytes);
+    x->c = gemm__mpi_blocks_new(x, nslots, x->cbytes);
+    if (x->o.overlap || x->cuda) {
+        x->aspare = gemm__mpi_blocks_new(x, x->br, x->abytes);
+        x->bspare = gemm__mpi_blocks_new(x, x->bc, x->bbytes);
+    }
+    if (x->o.algorithm == GEMM_MPI_FOX) {
+        x->fox = gemm__mpi_blocks_new(x, x->br, x->abytes);
+        if (x->st == GEMM_OK && !(x->use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)nslots)))
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+    }
+    if (x->distributed && x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, nslots, x->big);
+    if (x->pool_blocks && x->st == GEMM_OK) x->pool = (char *)gemm__mpi_alloc(x, x->pool_blocks * x->big, 0);
+    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
+    x->stage_bytes = gemm__mpi_stage_bytes(&x->g, x->es); /* every rank cuts blocks into the same chunks */
+    if (!x->distributed && (x->cuda || x->rank == x->o.root) && x->st == GEMM_OK) {
+        int k;
+        for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
+            x->stage[k] = (char *)gemm__mpi_alloc(x, x->stage_bytes, 0);
+#ifdef GEMM_MPI_CUDA
+            if (x->cuda) GEMM__MPI_CU(x, cudaEventCreateWithFlags(&x->stage_ev[k], cudaEventDisableTiming));
+#endif
+        }
+    }
+    x->cap = 2 * (nslots > x->br + x->bc ? nslots : x->br + x->bc);
+    x->cap *= (int)gemm__mpi_pieces(x->big);
+    if (x->st == GEMM_OK) {
+        x->sends = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
+        x->recvs = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
+        x->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)x->cap);
+        if (!x->sends || !x->recvs || !x->reqs)
+            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+        if (x->reqs) {
+            int r;
+            for (r = 0; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+        }
+#ifdef GEMM_MPI_CUDA
+        if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
+            x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+            x->ipc_in = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+            x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
+            x->ipc_src = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)x->cap);
+            if (!x->ipc_out || !x->ipc_in || !x->acks || !x->ipc_src)
+                gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+        }
+#endif
+    }
+    s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+}
+
+/* After an MPI failure some transfers may still be pending: cancel them and
+   let go of their requests before their buffers are freed. A transfer MPI
+   cannot cancel (a send already on its way, say) may still touch a freed
+   buffer: MPI promises nothing after an error, and this is best effort. */
+static void gemm__mpi_drop_requests(gemm__mpi *x)
+{
+    int i, done;
+    MPI_Request *r;
+    for (i = 0; i < x->cap + 2; i++) {
+        r = i < 2 ? &x->stage_req[i] : x->reqs ? &x->reqs[i - 2] : NULL;
+        if (!r || *r == MPI_REQUEST_NULL) continue;
+        done = 0;
+        MPI_Cancel(r);
+        if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+            if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
+        *r = MPI_REQUEST_NULL;
+    }
+}
+
+static void gemm__mpi_teardown(gemm__mpi *x)
+{
+    int nslots = x->br * x->bc;
+    gemm__mpi_drop_requests(x);
+    gemm__mpi_blocks_free(x, x->a, nslots);
+    gemm__mpi_blocks_free(x, x->b, nslots);
+    gemm__mpi_blocks_free(x, x->c, nslots);
+    gemm__mpi_blocks_free(x, x->aspare, x->br);
+    gemm__mpi_blocks_free(x, x->bspare, x->bc);
+    gemm__mpi_blocks_free(x, x->fox, x->br);
+    gemm__mpi_blocks_free(x, x->temps, nslots);
+    gemm__mpi_release(x, x->pool, 0);
+    gemm__mpi_release(x, x->stage[0], 0);
+    gemm__mpi_release(x, x->stage[1], 0);
+    GEMM_FREE(x->use);
+    GEMM_FREE(x->sends);
+    GEMM_FREE(x->recvs);
+    GEMM_FREE(x->reqs);
+#ifdef GEMM_MPI_CUDA
+    GEMM_FREE(x->ipc_out);
+    GEMM_FREE(x->ipc_in);
+    GEMM_FREE(x->ipc_src);
+    GEMM_FREE(x->acks);
+    if (x->copy_stream) cudaStreamDestroy(x->copy_stream);
+    if (x->stage_ev[0]) cudaEventDestroy(x->stage_ev[0]);
+    if (x->stage_ev[1]) cudaEventDestroy(x->stage_ev[1]);
+    if (x->stream) cudaStreamDestroy(x->stream);
+    if (x->ev0) cudaEventDestroy(x->ev0);
+    if (x->ev1) cudaEventDestroy(x->ev1);
+#endif
+    if (x->row_comm != MPI_COMM_NULL) MPI_Comm_free(&x->row_comm);
+    if (x->cart != MPI_COMM_NULL) MPI_Comm_free(&x->cart);
+}
+
+/* Checks this rank's arguments in their order, options last: everything on
+   the distributed call; the scalars only, except on the root, on the
+   root-held one. */
+static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
+{
+    int on_root = x->rank == x->o.root, full = !x->distributed && on_root;
+    int64_t big = INT64_MAX;
+    gemm_status s;
+    s = gemm__check_args(x->func, x->layout, x->ta, x->tb, x->m, x->n, x->k, x->alpha == 0, full ? x->A != NULL : 1,
+                         full ? x->lda : big, full ? x->B != NULL : 1, full ? x->ldb : big, x->beta == 1,
+                         full ? x->C != NULL : 1, full ? x->ldc : big, work);
+    if (s != GEMM_OK) return s;
+    if (x->distributed) {   /* this rank's pieces: check each as a stored rows x cols matrix */
+        const gemm_mpi_tile *t[3];
+        const void *p[3];
+        int64_t ld[3], rows, cols, need;
+        gemm_transpose tr[3];
+        static const char *const nm[3] = {"A", "B", "C"};
+        int w;
+        t[0] = &x->g.a; t[1] = &x->g.b; t[2] = &x->g.c;
+        p[0] = x->A; p[1] = x->B; p[2] = x->C;
+        ld[0] = x->lda; ld[1] = x->ldb; ld[2] = x->ldc;
+        tr[0] = x->ta; tr[1] = x->tb; tr[2] = GEMM_NO_TRANS;
+        for (w = 0; w < 3; w++) {
+            int used = *work == GEMM__WORK_FULL || (w == 2 && *work == GEMM__WORK_SCALE);
+            rows = tr[w] == GEMM_TRANS ? t[w]->cols : t[w]->rows;
+            cols = tr[w] == GEMM_TRANS ? t[w]->rows : t[w]->cols;
+            need = x->layout == GEMM_ROW_MAJOR ? cols : rows;
+            if (need < 1) need = 1;
+            if (used && !p[w] && t[w]->rows > 0 && t[w]->cols > 0)
+                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", x->func,
+                                  nm[w], (long long)rows, (long long)cols);
+            if (ld[w] < need)
+                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ld%c = %lld is too small: this rank's piece of %s is %lld x "
+                                  "%lld stored, needs ld%c >= %lld", x->func, "abc"[w], (long long)ld[w], nm[w],
+                                  (long long)rows, (long long)cols, "abc"[w], (long long)need);
+        }
+    }
+    /* the options last, as the arguments come */
+    if (x->o.local != GEMM_MPI_LOCAL_CPU && x->o.local != GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)x->o.local);
+#ifndef GEMM_MPI_CUDA
+    if (x->o.local == GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
+                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
+#endif
+    if (x->o.algorithm != GEMM_MPI_CANNON && x->o.algorithm != GEMM_MPI_FOX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
+                          (int)x->o.algorithm);
+    if (x->o.path != GEMM_MPI_PATH_AUTO && x->o.path != GEMM_MPI_PATH_CUDA_AWARE && x->o.path != GEMM_MPI_PATH_STAGED &&
+        x->o.path != GEMM_MPI_PATH_CUDA_IPC)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
+                          (int)x->o.path);
+    if (!x->distributed && (x->o.root < 0 || x->o.root >= x->P))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, x->o.root, x->P);
+    return GEMM_OK;
+}
+
+/* Fills options.timing, when given, on every return: this rank's times,
+   their maximum over ranks, the path and the grid. */
+static void gemm__mpi_timing_out(const gemm__mpi *x, const gemm_mpi_phases *max)
+{
+    gemm_mpi_timing *tm = x->o.timing;
+    if (!tm) return;
+    tm->rank = x->t;
+    tm->max = *max;
+    tm->path = x->path;
+    tm->grid_rows = x->g.grid_rows;
+    tm->grid_cols = x->g.grid_cols;
+    tm->q = x->g.q;
+}
+
+static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mpi_options *options)
+{
+    static const char *const names[] = {"layout", "transa", "transb", "m", "n", "k", "alpha", "beta",
+                                        "options.local", "options.algorithm", "options.overlap", "options.path",
+                                        "options.root", "options.max_host_bytes", "options.max_device_bytes"};
+    int64_t v[15];
+    double t_start = gemm__mpi_now();
+    gemm__work work = GEMM__WORK_NONE;
+    gemm_mpi_phases max;
+    gemm_status s;
+    gemm__clear_error();
+    if (options) x->o = *options;
+    else memset(&x->o, 0, sizeof x->o);
+    x->cuda = x->o.local == GEMM_MPI_LOCAL_CUDA;
+    x->comm = x->cart = x->row_comm = MPI_COMM_NULL;
+    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
+    x->st = GEMM_OK;
+    x->path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
+    memset(&x->t, 0, sizeof x->t);
+    memset(&max, 0, sizeof max);
+    if (user_comm == MPI_COMM_NULL) s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
+    else s = gemm__mpi_status(MPI_Comm_dup(user_comm, &x->comm), "MPI_Comm_dup");
+    if (s == GEMM_OK)
+        s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
+    if (s != GEMM_OK) {
+        if (x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+        x->t.total = gemm__mpi_now() - t_start;
+        max = x->t;
+        gemm__mpi_timing_out(x, &max);
+        return s;
+    }
+
+    /* 1. every rank's arguments valid, and the same scalars everywhere */
+    s = gemm_mpi_blocks_of(x->P, x->rank, x->m < 0 ? 0 : x->m, x->n < 0 ? 0 : x->n, x->k < 0 ? 0 : x->k, &x->g);
+    if (s == GEMM_OK) s = gemm__mpi_check(x, &work);
+    gemm__mpi_keep(x, s);
+    v[0] = x->layout; v[1] = x->ta; v[2] = x->tb; v[3] = x->m; v[4] = x->n; v[5] = x->k;
+    memcpy(&v[6], &x->alpha, 8);
+    memcpy(&v[7], &x->beta, 8);
+    v[8] = x->o.local; v[9] = x->o.algorithm; v[10] = x->o.overlap != 0; v[11] = x->o.path;
+    v[12] = x->distributed ? 0 : x->o.root;
+    v[13] = (int64_t)x->o.max_host_bytes; v[14] = (int64_t)x->o.max_device_bytes;
+    s = gemm__mpi_vote(x, x->comm, v, 15, names);
+    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+    else if (work == GEMM__WORK_SCALE) {
+        /* C = beta*C needs no communication: the rank holding C does it (on
+           the root's host, or on each rank's GPU for distributed pieces) */
+        if (x->distributed) {
+            if (x->cuda) gemm__mpi_cuda_init(x);
+            gemm__mpi_scale(x, x->cuda, x->g.c.rows, x->g.c.cols, x->C, x->ldc);
+            gemm__mpi_teardown(x);
+        } else if (x->rank == x->o.root)
+            gemm__mpi_scale(x, 0, x->m, x->n, x->C, x->ldc);
+        x->t.compute = gemm__mpi_now() - t_start;
+    } else if (work == GEMM__WORK_FULL) {
+        /* 2. grid, memory (all ranks agree it is there), 3. the rounds */
+        gemm__mpi_setup(x);
+        if (x->st == GEMM_OK) {
+            if (x->distributed) gemm__mpi_local_blocks(x);
+            else gemm__mpi_distribute(x);
+            if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
+            else gemm__mpi_cannon(x);
+            /* C is written only when every rank's blocks are right */
+            s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+            if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+            else if (x->distributed) gemm__mpi_store_c(x);
+            else gemm__mpi_gather(x);
+        }
+        gemm__mpi_teardown(x);
+    }
+
+    /* 4. times' maximum (every rank reduces, timing or not, so that ranks
+       passing options.timing on some ranks only call the same collectives),
+       then the last vote: every rank returns the same status */
+    x->t.total = gemm__mpi_now() - t_start;
+    max = x->t;
+    GEMM__MPI_DO(x, MPI_Allreduce(&x->t, &max, (int)(sizeof x->t / sizeof(double)), MPI_DOUBLE, MPI_MAX, x->comm));
+    s = x->agreed ? gemm__fail(x->st, "%s", x->detail) : gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+    gemm__mpi_timing_out(x, &max);
+    MPI_Comm_free(&x->comm);
+    return s;
+}
+
+#define GEMM__MPI_DEFINE(NAME, T, DIST)                                                                       \
+    GEMM_DEF gemm_status NAME(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb, \
+                              int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B,  \
+                              int64_t ldb, T beta, T *C, int64_t ldc, const gemm_mpi_options *options)        \
+    {                                                                                                         \
+        gemm__mpi x;                                                                                          \
+        memset(&x, 0, sizeof x);                                                                              \
+        x.func = #NAME;                                                                                       \
+        x.distributed = DIST;                                                                                 \
+        x.es = sizeof(T);                                                                                     \
+        x.layout = layout; x.ta = transa; x.tb = transb;                                                      \
+        x.m = m; x.n = n; x.k = k;                                                                            \
+        x.alpha = alpha; x.beta = beta;                                                                       \
+        x.A = A; x.B = B; x.C = C;                                                                            \
+        x.lda = lda; x.ldb = ldb; x.ldc = ldc;                                                                \
+        return gemm__mpi_run(&x, comm, options);                                                              \
+    }
+GEMM__MPI_DEFINE(gemm_mpi_sgemm, float, 0)
+GEMM__MPI_DEFINE(gemm_mpi_dgemm, double, 0)
+GEMM__MPI_DEFINE(gemm_mpi_sgemm_dist, float, 1)
+GEMM__MPI_DEFINE(gemm_mpi_dgemm_dist, double, 1)
+#undef GEMM__MPI_DEFINE
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEMM_IMPLEMENTATION */
