@@ -500,7 +500,9 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                                    int beta_is_one, int have_C, int64_t ldc, gemm__problem *p)
 {
     int reads;
-    gemm_status s = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B,
+    gemm_status s;
+    p->work = GEMM__WORK_NONE; /* set before the checks: a failed call leaves *p defined */
+    s = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B,
                                      ldb, beta_is_one, have_C, ldc, &p->work);
     if (s != GEMM_OK) return s;
     p->swapped = layout == GEMM_ROW_MAJOR;
