@@ -29,7 +29,7 @@ wait
 build bench_cuda $NVCC $FLAGS bench/bench_cuda.cu -o "$out/bench_cuda" -lcublas
 build cuda_basic $NVCC $FLAGS examples/cuda_basic.cu -o "$out/cuda_basic"
 build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda.cuh\"\n' >$out/impl.cu &&
-printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
+printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
 $NVCC $FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 wait
 for name in test_cuda test_cuda_tc bench_cuda cuda_basic two_units; do
