@@ -4,7 +4,9 @@
    checks (host pointers refused, bad options, the timing breakdown, larger
    shapes with and without split-K). Needs a GPU. Last line: N passed, N failed.
 
-   GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer). */
+   GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer).
+   (The research configurations of the SIMT and DMMA kernels have their own
+   quick battery: bench/research/cuda_variants.cu --test.) */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery.h"
