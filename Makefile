@@ -129,7 +129,7 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda
+.PHONY: test-cuda test-cuda-build bench-cuda bench-cuda-research demo-cuda
 
 test-cuda-build:
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
@@ -143,6 +143,11 @@ bench-cuda: $(B)/bench_cuda
 demo-cuda: $(B)/cuda_basic
 	./$(B)/cuda_basic
 
+# The SIMT and DMMA configurations that do not ship (bench/research/README.md),
+# beside cuBLAS; `build/cuda_variants --test` runs each through the battery.
+bench-cuda-research: $(B)/cuda_variants
+	./$(B)/cuda_variants $(BENCH_ARGS)
+
 $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
@@ -154,6 +159,9 @@ $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 
 $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/cuda_variants: bench/research/cuda_variants.cu bench/research/cuda_kernels.cuh tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
 # ---- opencl -------------------------------------------------------------------
 # gemm_cl.h on PoCL (CI) or any OpenCL device (GEMM_CL_DEVICE=...). CLBlast,

@@ -7,15 +7,17 @@
 
    --prec: f32 and f64 unless named (make bench-cuda names all five). The
    tensor-core modes, each beside cublasGemmEx with the same types and math:
-   tf32 (gemm_cuda_sgemm_ex with options.math = GEMM_CUDA_MATH_TF32;
-   CUBLAS_COMPUTE_32F_FAST_TF32), f16 and bf16 (gemm_cuda_gemm_mixed with C
+   tf32 (gemm_cuda_sgemm with options.math = GEMM_CUDA_MATH_TF32;
+   CUBLAS_COMPUTE_32F_FAST_TF32), f16 and bf16 (gemm_cuda_sgemm_mixed with C
    of the input type; CUBLAS_COMPUTE_32F, float alpha and beta). Their
    default squares are 2048..16384 (--sizes and --shapes override them as
    for fp32/fp64), and their inputs are [-0.5, 0.5) converted to the type.
 
-   --variants: each listed kernel configuration (gemm_cuda_options.variant,
-   needs -DGEMM_CUDA_TUNING; 0 = the default) on each shape, each beside
-   its own cuBLAS runs; a wrong result is reported and the sweep goes on.
+   --variants: each listed gemm_cuda_options.variant (0 = automatic; the
+   tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
+   shape, each beside its own cuBLAS runs; a wrong result is reported and
+   the sweep goes on. (The research configurations of the SIMT and DMMA
+   kernels: bench/research/cuda_variants.cu.)
 
    Protocol (../shared/BENCHMARKS.md): row-major NN, inputs in [-0.5, 0.5)
    already on the device, a warm-up call each, then ours and cuBLAS's calls
@@ -89,12 +91,12 @@ static void call(int who, bench_prec prec, battery_shape s, const void *A, const
         if (who == 0 && prec == PREC_TF32) {
             gemm_cuda_options o = ours_opt;
             o.math = GEMM_CUDA_MATH_TF32;
-            st = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
-                                    (const float *)A, s.k, (const float *)B, s.n, beta, (float *)C, s.n, 0, &o);
+            st = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
+                                 (const float *)A, s.k, (const float *)B, s.n, beta, (float *)C, s.n, &o);
         } else if (who == 0) {
-            gemm_cuda_type t = prec == PREC_F16 ? GEMM_CUDA_F16 : GEMM_CUDA_BF16;
-            st = gemm_cuda_gemm_mixed(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha, A, s.k, B,
-                                      s.n, beta, C, s.n, t, t, 0, &ours_opt);
+            gemm_precision t = prec == PREC_F16 ? GEMM_F16 : GEMM_BF16;
+            st = gemm_cuda_sgemm_mixed(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha, A, t, s.k,
+                                       B, t, s.n, beta, C, t, s.n, &ours_opt);
         } else {
             cudaDataType t = prec == PREC_TF32 ? CUDA_R_32F : prec == PREC_F16 ? CUDA_R_16F : CUDA_R_16BF;
             cublasComputeType_t math = prec == PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -107,8 +109,8 @@ static void call(int who, bench_prec prec, battery_shape s, const void *A, const
     } else if (prec == PREC_F32) {
         float alpha = 1, beta = 0;
         if (who == 0)
-            st = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
-                                    (const float *)A, s.k, (const float *)B, s.n, beta, (float *)C, s.n, 0, &ours_opt);
+            st = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
+                                 (const float *)A, s.k, (const float *)B, s.n, beta, (float *)C, s.n, &ours_opt);
         else if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha, (const float *)B,
                              (int)s.n, (const float *)A, (int)s.k, &beta, (float *)C, (int)s.n) != CUBLAS_STATUS_SUCCESS) {
             fprintf(stderr, "bench: cublasSgemm failed\n");
@@ -117,9 +119,8 @@ static void call(int who, bench_prec prec, battery_shape s, const void *A, const
     } else {
         double alpha = 1, beta = 0;
         if (who == 0)
-            st = gemm_cuda_dgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
-                                    (const double *)A, s.k, (const double *)B, s.n, beta, (double *)C, s.n, 0,
-                                    &ours_opt);
+            st = gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, s.m, s.n, s.k, alpha,
+                                 (const double *)A, s.k, (const double *)B, s.n, beta, (double *)C, s.n, &ours_opt);
         else if (cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)s.n, (int)s.m, (int)s.k, &alpha,
                              (const double *)B, (int)s.n, (const double *)A, (int)s.k, &beta, (double *)C,
                              (int)s.n) != CUBLAS_STATUS_SUCCESS) {
@@ -242,7 +243,7 @@ static void bench_host(const int64_t *sizes, int nsizes, FILE *csv)
         for (mi = 0; mi < 3; mi++) {
             double tot[5], h2d[5], ker[5], d2h[5];
             gemm_cuda_options o;
-            gemm_cuda_timing t;
+            gemm_timing t;
             int r;
             memset(&o, 0, sizeof o);
             o.mode = (gemm_cuda_mode)mi;
@@ -255,7 +256,8 @@ static void bench_host(const int64_t *sizes, int nsizes, FILE *csv)
                                                      (float *)C.data, n, &o);
                 if (s != GEMM_OK) { fprintf(stderr, "bench: host %s: %s\n", modes[mi], gemm_last_error_detail()); exit(1); }
                 if (r < 0) continue;
-                tot[r] = now_ms() - t0; h2d[r] = t.h2d_ms; ker[r] = t.kernel_ms; d2h[r] = t.d2h_ms;
+                tot[r] = now_ms() - t0;
+                h2d[r] = t.to_device_s * 1e3; ker[r] = t.compute_s * 1e3; d2h[r] = t.from_device_s * 1e3;
             }
             battery_sort(tot, 5); battery_sort(h2d, 5);
             battery_sort(ker, 5); battery_sort(d2h, 5);
@@ -343,9 +345,12 @@ int main(int argc, char **argv)
             void *dA, *dB, *dC, *upA, *upB;
             double t[2][64], tf[2][3], flops = 2.0 * (double)s.m * (double)s.n * (double)s.k, first;
             int reps, r, who, ok, narrowed = prec == PREC_F16 || prec == PREC_BF16;
-            gemm_cuda_kernel kern = ours_opt.kernel ? ours_opt.kernel
-                                                    : gemm_cuda_auto_kernel(is_tc(prec) ? 16 : prec == PREC_F32 ? 32 : 64,
-                                                                            s.m, s.n, s.k);
+            gemm_cuda_kernel kern =
+                ours_opt.kernel ? ours_opt.kernel
+                                : gemm_cuda_auto_kernel(prec == PREC_F64 ? GEMM_F64 : prec == PREC_F16 ? GEMM_F16
+                                                        : prec == PREC_BF16 ? GEMM_BF16 : GEMM_F32,
+                                                        prec == PREC_TF32 ? GEMM_CUDA_MATH_TF32 : GEMM_CUDA_MATH_EXACT,
+                                                        s.m, s.n, s.k);
             battery_fill(&A, &state);
             battery_fill(&B, &state);
             upA = narrowed ? narrow(prec, &A) : A.data;

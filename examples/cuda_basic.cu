@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     float *A = (float *)malloc(bytes), *B = (float *)malloc(bytes), *C = (float *)malloc(bytes);
     float *R = (float *)malloc(bytes), *dA = NULL, *dB = NULL, *dC = NULL;
     gemm_cuda_options opt = {}; /* zero = every default */
-    gemm_cuda_timing t;
+    gemm_timing t;
     cudaEvent_t e0, e1;
     float ms;
     double err = 0;
@@ -38,7 +38,8 @@ int main(int argc, char **argv)
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     cudaEventRecord(e0, 0);
-    s = gemm_cuda_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n, 0);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, dA, n, dB, n, 0.0f, dC, n,
+                        NULL); /* NULL options: every default */
     cudaEventRecord(e1, 0);
     if (s != GEMM_OK) {
         fprintf(stderr, "%s: %s\n", gemm_strerror(s), gemm_last_error_detail());
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 
     /* 2. Host pointers: one call copies in, multiplies, copies out. */
     opt.mode = GEMM_CUDA_PINNED;
-    opt.timing = &t;
+    opt.timing = &t; /* seconds */
     s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, A, n, B, n, 0.0f, R, n, &opt);
     if (s != GEMM_OK) {
         fprintf(stderr, "%s: %s\n", gemm_strerror(s), gemm_last_error_detail());
@@ -64,7 +65,8 @@ int main(int argc, char **argv)
 
     printf("n = %d: device pointers %.3f ms (%.1f TFLOP/s); host pointers (pinned) h2d %.2f + kernel %.2f + d2h "
            "%.2f ms; max difference %.2g\n",
-           n, ms, 2.0 * n * n * (double)n / (ms * 1e-3) * 1e-12, t.h2d_ms, t.kernel_ms, t.d2h_ms, err);
+           n, ms, 2.0 * n * n * (double)n / (ms * 1e-3) * 1e-12, t.to_device_s * 1e3, t.compute_s * 1e3,
+           t.from_device_s * 1e3, err);
     cudaFree(dA);
     cudaFree(dB);
     cudaFree(dC);

@@ -5,17 +5,14 @@
    shapes with and without split-K). Needs a GPU. Last line: N passed, N failed.
 
    GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer).
-   test_cuda --quick [MAX_DIM]: only the fast kernels, every configuration
-   compiled in (build with -DGEMM_CUDA_TUNING for all of them; see
-   tests/cuda_sweep.sh): a random battery up to MAX_DIM (default 300) and
-   some larger aligned shapes (split-K automatic for two, off for two), all
-   8 layout/transpose cases. */
+   (The research configurations of the SIMT and DMMA kernels have their own
+   quick battery: bench/research/cuda_variants.cu --test.) */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery.h"
 
 /* A battery adapter: copies the caller's host buffers to the device, runs
-   gemm_cuda_?gemm_ex with these options, copies all of C back (so a write
+   gemm_cuda_?gemm with these options, copies all of C back (so a write
    outside the m x n window would show), and reports kernel faults. */
 typedef struct cuda_ctx {
     gemm_cuda_options opt;
@@ -67,10 +64,10 @@ static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, g
     dC = (T *)to_device(C, nc, &ok);
     if (!ok) { fprintf(stderr, "test_cuda: cannot stage buffers on the device\n"); exit(2); }
     s = sizeof(T) == 4
-        ? gemm_cuda_sgemm_ex(layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, (const float *)dB, ldb,
-                             (float)beta, (float *)dC, ldc, 0, &ctx->opt)
-        : gemm_cuda_dgemm_ex(layout, ta, tb, m, n, k, (double)alpha, (const double *)dA, lda, (const double *)dB,
-                             ldb, (double)beta, (double *)dC, ldc, 0, &ctx->opt);
+        ? gemm_cuda_sgemm(0, layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, (const float *)dB, ldb,
+                          (float)beta, (float *)dC, ldc, &ctx->opt)
+        : gemm_cuda_dgemm(0, layout, ta, tb, m, n, k, (double)alpha, (const double *)dA, lda, (const double *)dB,
+                          ldb, (double)beta, (double *)dC, ldc, &ctx->opt);
     e = cudaDeviceSynchronize();
     if (e == cudaSuccess && C && nc) e = cudaMemcpy(C, dC, nc, cudaMemcpyDeviceToHost);
     if (e != cudaSuccess) {
@@ -174,35 +171,35 @@ static void test_cuda_specific(void)
 {
     float *h = (float *)calloc(64, sizeof(float)), *d = NULL;
     gemm_cuda_options o;
-    gemm_cuda_timing t;
+    gemm_timing t;
     gemm_status s;
     int i;
     memset(&o, 0, sizeof o);
     cudaMalloc((void **)&d, 64 * sizeof(float));
 
-    s = gemm_cuda_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, h, 4, d, 4, 0, d + 16, 4, 0);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, h, 4, d, 4, 0, d + 16, 4, NULL);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "host pointer"),
                   "cuda: a host pointer for A is refused, not dereferenced: \"%s\"", gemm_last_error_detail());
-    s = gemm_cuda_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, h, 4, 0);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, h, 4, NULL);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "C is a host pointer"),
                   "cuda: a host pointer for C is refused: \"%s\"", gemm_last_error_detail());
     o.kernel = (gemm_cuda_kernel)99;
-    s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.kernel"),
                   "cuda: options.kernel = 99 is refused");
     o.kernel = GEMM_CUDA_KERNEL_SIMT;
     o.variant = 99;
-    s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.variant"),
                   "cuda: options.variant = 99 is refused");
     o.variant = 0;
     o.kernel = GEMM_CUDA_KERNEL_DMMA;
-    s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "fp64 only"),
                   "cuda: the DMMA kernel refuses fp32");
     memset(&o, 0, sizeof o);
     o.math = (gemm_cuda_math)3;
-    s = gemm_cuda_sgemm_ex(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, 0, &o);
+    s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 16, 4, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.math"),
                   "cuda: an unknown math mode is refused");
     memset(&o, 0, sizeof o);
@@ -227,64 +224,22 @@ static void test_cuda_specific(void)
         o.timing = &t;
         s = gemm_cuda_sgemm_host(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 300, 300, 300, 1, A, 300, A, 300, 0, C,
                                  300, &o);
-        battery_check(s == GEMM_OK && t.kernel_ms > 0 && t.h2d_ms >= 0 && t.d2h_ms >= 0 && t.kernel_ms < 1e4,
-                      "cuda host mode %d fills the timing: h2d %.3f kernel %.3f d2h %.3f ms", i, t.h2d_ms,
-                      t.kernel_ms, t.d2h_ms);
+        battery_check(s == GEMM_OK && t.compute_s > 0 && t.to_device_s >= 0 && t.from_device_s >= 0 &&
+                          t.compute_s < 10,
+                      "cuda host mode %d fills the timing: h2d %.3f kernel %.3f d2h %.3f ms", i, t.to_device_s * 1e3,
+                      t.compute_s * 1e3, t.from_device_s * 1e3);
         free(A);
         free(C);
     }
     battery_check(strcmp(gemm_cuda_kernel_name(GEMM_CUDA_KERNEL_DMMA), "dmma") == 0 &&
-                      gemm_cuda_auto_kernel(32, 1024, 1024, 1024) == GEMM_CUDA_KERNEL_SIMT,
+                      gemm_cuda_auto_kernel(GEMM_F32, GEMM_CUDA_MATH_EXACT, 1024, 1024, 1024) == GEMM_CUDA_KERNEL_SIMT,
                   "cuda: kernel names; AUTO runs SIMT for fp32, %s for fp64",
-                  gemm_cuda_kernel_name(gemm_cuda_auto_kernel(64, 1024, 1024, 1024)));
+                  gemm_cuda_kernel_name(gemm_cuda_auto_kernel(GEMM_F64, GEMM_CUDA_MATH_EXACT, 1024, 1024, 1024)));
     cudaFree(d);
     free(h);
 }
 
-/* One configuration (options.variant) of SIMT (fp32) or DMMA (fp64). */
-static void quick_variant(int variant, int dmma, int max_dim)
-{
-    static const int64_t shapes[][3] = {{257, 300, 520}, {129, 263, 777}, {300, 129, 64}, {260, 256, 264}};
-    gemm_precision prec = dmma ? GEMM_F64 : GEMM_F32;
-    cuda_ctx ctx;
-    battery_backend be;
-    char name[64];
-    int before = battery_failed, si, sk, li, ai, bi;
-    memset(&ctx, 0, sizeof ctx);
-    memset(&be, 0, sizeof be);
-    ctx.opt.kernel = dmma ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
-    ctx.opt.variant = variant;
-    snprintf(name, sizeof name, "cuda %s variant %d", dmma ? "dmma" : "simt", variant);
-    be.name = name;
-    be.sgemm = cuda_s;
-    be.dgemm = cuda_d;
-    be.ctx = &ctx;
-    be.cases = 6;
-    be.max_dim = max_dim;
-    battery_random(&be, prec);
-    battery_edges(&be, prec);
-    for (si = 0; si < 4; si++)
-        for (sk = si % 2; sk == si % 2; sk++) /* split-K off for shapes 0 and 2, automatic for 1 and 3 */
-            for (li = 0; li < 2; li++)
-                for (ai = 0; ai < 2; ai++)
-                    for (bi = 0; bi < 2; bi++) {
-                        battery_call c;
-                        ctx.opt.split_k = sk ? 0 : 1;
-                        c.layout = battery_layouts[li];
-                        c.ta = battery_transposes[ai];
-                        c.tb = battery_transposes[bi];
-                        c.m = shapes[si][0]; c.n = shapes[si][1]; c.k = shapes[si][2];
-                        c.alpha = 0.75; c.beta = (si + bi) % 2 ? -0.5 : 0.0;
-                        battery_min_lds(&c);
-                        c.lda = (c.lda + 3) / 4 * 4; c.ldb = (c.ldb + 3) / 4 * 4; c.ldc = (c.ldc + 3) / 4 * 4;
-                        if (si == 3) { c.lda += 4; c.ldb += 8; c.ldc += 4; } /* padded, still 16-byte aligned */
-                        battery_case(&be, prec, &c, 3000u + (uint64_t)si);
-                    }
-    printf("== %s: %s\n", name, battery_failed == before ? "all passed" : "FAILURES above");
-    fflush(stdout);
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
     int count = 0, small = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
     int cases = small ? 3 : 60, max_dim = small ? 80 : 300;
@@ -297,29 +252,6 @@ int main(int argc, char **argv)
         cudaGetDeviceProperties(&prop, 0);
         printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
                prop.multiProcessorCount);
-    }
-    if (argc > 1 && !strcmp(argv[1], "--quick")) {
-        int max_dim = argc > 2 ? atoi(argv[2]) : 300, v, dmma;
-        gemm_cuda_options o;
-        float *d = NULL;
-        memset(&o, 0, sizeof o);
-        cudaMalloc((void **)&d, 64 * sizeof(float));
-        for (dmma = 0; dmma < 2; dmma++)
-            for (v = 1; v <= 8; v++) {
-                /* a configuration not compiled in is refused by name; skip it */
-                o.kernel = dmma ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
-                o.variant = v;
-                if ((dmma ? gemm_cuda_dgemm_ex(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, (double *)d, 4,
-                                               (double *)d, 4, 0, (double *)d + 16, 4, 0, &o)
-                          : gemm_cuda_sgemm_ex(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0,
-                                               d + 32, 4, 0, &o)) != GEMM_OK) {
-                    printf("-- %s variant %d: not compiled in (%s)\n", dmma ? "dmma" : "simt", v, gemm_last_error_detail());
-                    continue;
-                }
-                quick_variant(v, dmma, max_dim);
-            }
-        cudaFree(d);
-        return battery_summary();
     }
     test_cuda_specific();
     battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_PAGEABLE, 0, 0, 0, small ? cases : 200, max_dim);

@@ -1,8 +1,8 @@
 /* tests/test_cuda_tc.cu - the CUDA backend's tensor-core modes against an fp64
    reference on the host. Needs a GPU. Last line: N passed, N failed.
 
-   Modes: TF32 (gemm_cuda_sgemm_ex with options.math = GEMM_CUDA_MATH_TF32,
-   and gemm_cuda_sgemm_host), and gemm_cuda_gemm_mixed (and _mixed_host)
+   Modes: TF32 (gemm_cuda_sgemm with options.math = GEMM_CUDA_MATH_TF32,
+   and gemm_cuda_sgemm_host), and gemm_cuda_sgemm_mixed (and _mixed_host)
    with f16->f32, f16->f16, bf16->f32, bf16->bf16; and "tf32-exact", TF32 on inputs whose
    low 13 mantissa bits are zero, so that the TF32 kernels also face the
    tight tolerance of the exact-input modes (TF32's own, 0.13*|alpha| at
@@ -27,7 +27,7 @@
        small grids), padded and misaligned operands; each runs twice and
        must give the same bytes;
      - refusals, C byte for byte unchanged: the CBLAS checks, host pointers,
-       kernels that are not tensor-core kernels, type pairs gemm_mixed does
+       kernels that are not tensor-core kernels, type triples sgemm_mixed does
        not do; then the refusals of no single mode (mma/wgmma for exact fp32
        and fp64, TF32 for fp64). gemm_cuda_release_scratch() before the
        first call and after each mode (the next mode takes memory again).
@@ -68,18 +68,18 @@ typedef struct tc_mode {
     const char *name;
     tc_api api;            /* API_SGEMM (TF32) or API_MIXED */
     gemm_cuda_math math;
-    gemm_cuda_type in, out;
+    gemm_precision in, out; /* A's and B's type, C's */
     int tf32_inputs;       /* A and B cut to TF32 on the host: exact on the tensor cores */
     double u_in, u_out, tiny_out; /* the tolerance above */
 } tc_mode;
 
 static const tc_mode tc_modes[] = {
-    {"tf32", API_SGEMM, GEMM_CUDA_MATH_TF32, GEMM_CUDA_F32, GEMM_CUDA_F32, 0, 0x1p-9, 0x1p-24, 0x1p-149},
-    {"tf32-exact", API_SGEMM, GEMM_CUDA_MATH_TF32, GEMM_CUDA_F32, GEMM_CUDA_F32, 1, 0, 0x1p-24, 0x1p-149},
-    {"f16->f32", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_CUDA_F16, GEMM_CUDA_F32, 0, 0, 0x1p-24, 0x1p-149},
-    {"f16->f16", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_CUDA_F16, GEMM_CUDA_F16, 0, 0, 0x1p-11, 0x1p-24},
-    {"bf16->f32", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_CUDA_BF16, GEMM_CUDA_F32, 0, 0, 0x1p-24, 0x1p-149},
-    {"bf16->bf16", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_CUDA_BF16, GEMM_CUDA_BF16, 0, 0, 0x1p-8, 0x1p-133},
+    {"tf32", API_SGEMM, GEMM_CUDA_MATH_TF32, GEMM_F32, GEMM_F32, 0, 0x1p-9, 0x1p-24, 0x1p-149},
+    {"tf32-exact", API_SGEMM, GEMM_CUDA_MATH_TF32, GEMM_F32, GEMM_F32, 1, 0, 0x1p-24, 0x1p-149},
+    {"f16->f32", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_F16, GEMM_F32, 0, 0, 0x1p-24, 0x1p-149},
+    {"f16->f16", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_F16, GEMM_F16, 0, 0, 0x1p-11, 0x1p-24},
+    {"bf16->f32", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_BF16, GEMM_F32, 0, 0, 0x1p-24, 0x1p-149},
+    {"bf16->bf16", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_BF16, GEMM_BF16, 0, 0, 0x1p-8, 0x1p-133},
 };
 
 /* The ways a mode is run: a kernel on device pointers (WGMMA also with K
@@ -118,44 +118,45 @@ static void cuda_ok(cudaError_t e, const char *what)
     exit(battery_summary());
 }
 
-static gemm_status tc_call(tc_api api, gemm_cuda_type in, gemm_cuda_type out, const gemm_cuda_options *opt,
-                           const battery_call *c, const void *A, const void *B, void *C)
+/* in, in_b, out: A's, B's and C's types (the mixed calls only). */
+static gemm_status tc_call(tc_api api, gemm_precision in, gemm_precision in_b, gemm_precision out,
+                           const gemm_cuda_options *opt, const battery_call *c, const void *A, const void *B, void *C)
 {
     switch (api) {
     case API_SGEMM:
-        return gemm_cuda_sgemm_ex(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, (const float *)A, c->lda,
-                                  (const float *)B, c->ldb, (float)c->beta, (float *)C, c->ldc, stream, opt);
+        return gemm_cuda_sgemm(stream, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, (const float *)A,
+                               c->lda, (const float *)B, c->ldb, (float)c->beta, (float *)C, c->ldc, opt);
     case API_SGEMM_HOST:
         return gemm_cuda_sgemm_host(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, (const float *)A,
                                     c->lda, (const float *)B, c->ldb, (float)c->beta, (float *)C, c->ldc, opt);
     case API_DGEMM:
-        return gemm_cuda_dgemm_ex(c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, (const double *)A, c->lda,
-                                  (const double *)B, c->ldb, c->beta, (double *)C, c->ldc, stream, opt);
+        return gemm_cuda_dgemm(stream, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, (const double *)A, c->lda,
+                               (const double *)B, c->ldb, c->beta, (double *)C, c->ldc, opt);
     case API_DGEMM_HOST:
         return gemm_cuda_dgemm_host(c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, (const double *)A, c->lda,
                                     (const double *)B, c->ldb, c->beta, (double *)C, c->ldc, opt);
     case API_MIXED_HOST:
-        return gemm_cuda_gemm_mixed_host(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A, c->lda, B,
-                                         c->ldb, (float)c->beta, C, c->ldc, in, out, opt);
+        return gemm_cuda_sgemm_mixed_host(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A, in, c->lda, B,
+                                          in_b, c->ldb, (float)c->beta, C, out, c->ldc, opt);
     default:
-        return gemm_cuda_gemm_mixed(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A, c->lda, B, c->ldb,
-                                    (float)c->beta, C, c->ldc, in, out, stream, opt);
+        return gemm_cuda_sgemm_mixed(stream, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A, in, c->lda,
+                                     B, in_b, c->ldb, (float)c->beta, C, out, c->ldc, opt);
     }
 }
 
 /* ---- elements ---- */
 
-static size_t type_size(gemm_cuda_type t) { return t == GEMM_CUDA_F32 ? sizeof(float) : sizeof(__half); }
+static size_t type_size(gemm_precision t) { return t == GEMM_F32 ? sizeof(float) : sizeof(__half); }
 
 /* Stores v rounded to type t as element i; returns the value stored. */
-static double type_put(gemm_cuda_type t, void *p, size_t i, double v)
+static double type_put(gemm_precision t, void *p, size_t i, double v)
 {
-    if (t == GEMM_CUDA_F16) {
+    if (t == GEMM_F16) {
         __half h = __float2half_rn((float)v);
         ((__half *)p)[i] = h;
         return __half2float(h);
     }
-    if (t == GEMM_CUDA_BF16) {
+    if (t == GEMM_BF16) {
         __nv_bfloat16 h = __float2bfloat16_rn((float)v);
         ((__nv_bfloat16 *)p)[i] = h;
         return __bfloat162float(h);
@@ -164,10 +165,10 @@ static double type_put(gemm_cuda_type t, void *p, size_t i, double v)
     return (float)v;
 }
 
-static double type_get(gemm_cuda_type t, const void *p, size_t i)
+static double type_get(gemm_precision t, const void *p, size_t i)
 {
-    if (t == GEMM_CUDA_F16) return __half2float(((const __half *)p)[i]);
-    if (t == GEMM_CUDA_BF16) return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    if (t == GEMM_F16) return __half2float(((const __half *)p)[i]);
+    if (t == GEMM_BF16) return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
     return ((const float *)p)[i];
 }
 
@@ -179,14 +180,14 @@ enum { GUARD = 8 }; /* elements past the end of C, which must not change */
    aligned), `count` it covers, then the guard: the host bytes, their values
    (NaN where poisoned), and a device copy of all of it. */
 typedef struct tc_mat {
-    gemm_cuda_type type;
+    gemm_precision type;
     size_t offset, count, total;
     unsigned char *host;
     double *val;
     unsigned char *dev;
 } tc_mat;
 
-static tc_mat mat_new(gemm_cuda_type type, size_t count, size_t offset, size_t guard)
+static tc_mat mat_new(gemm_precision type, size_t count, size_t offset, size_t guard)
 {
     tc_mat x;
     x.type = type;
@@ -435,8 +436,8 @@ static gemm_status case_call(const tc_mode *md, const gemm_cuda_options *opt, in
         B = t->B.dev + t->B.offset * type_size(md->in);
         C = t->C.dev + t->C.offset * type_size(md->out);
     }
-    s = tc_call(host ? (md->api == API_SGEMM ? API_SGEMM_HOST : API_MIXED_HOST) : md->api, md->in, md->out, opt,
-                &t->c, t->nulls & NULL_A ? NULL : A, t->nulls & NULL_B ? NULL : B, t->nulls & NULL_C ? NULL : C);
+    s = tc_call(host ? (md->api == API_SGEMM ? API_SGEMM_HOST : API_MIXED_HOST) : md->api, md->in, md->in, md->out,
+                opt, &t->c, t->nulls & NULL_A ? NULL : A, t->nulls & NULL_B ? NULL : B, t->nulls & NULL_C ? NULL : C);
     cuda_ok(cudaDeviceSynchronize(), "the synchronisation after the call");
     if (!host) cuda_ok(cudaMemcpy(got, t->C.dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy of C back");
     return s;
@@ -617,9 +618,9 @@ static void tc_larger(const tc_mode *md)
 /* One call that must return `want` (with a detail when it is an error) and
    leave C byte for byte as it was. The buffers are 64x64 fp64 elements, so
    any type fits; `host_ptrs` (NULL_* bits) passes host memory to a device
-   call, `nulls` passes NULL. */
-static void refused(const char *mode, const char *what, tc_api api, gemm_cuda_type in, gemm_cuda_type out,
-                    const gemm_cuda_options *opt, const battery_call *c, int nulls, int host_ptrs, gemm_status want)
+   call, `nulls` passes NULL; in, in_b, out: A's, B's, C's types. */
+static void refused(const char *mode, const char *what, tc_api api, gemm_precision in, gemm_precision in_b,
+                    gemm_precision out, const gemm_cuda_options *opt, const battery_call *c, int nulls, int host_ptrs, gemm_status want)
 {
     enum { BYTES = 64 * 64 * 8 };
     int host_api = api == API_SGEMM_HOST || api == API_DGEMM_HOST || api == API_MIXED_HOST, i, ok;
@@ -643,7 +644,7 @@ static void refused(const char *mode, const char *what, tc_api api, gemm_cuda_ty
         p[i] = nulls >> i & 1 ? NULL : host_api || (host_ptrs >> i & 1) ? (const void *)h[i] : (const void *)d[i];
     }
     memcpy(before, h[2], BYTES);
-    s = tc_call(api, in, out, opt, c, p[0], p[1], (void *)p[2]);
+    s = tc_call(api, in, in_b, out, opt, c, p[0], p[1], (void *)p[2]);
     cuda_ok(cudaDeviceSynchronize(), "the synchronisation after the call");
     if (host_api || (host_ptrs & NULL_C)) memcpy(after, h[2], BYTES);
     else cuda_ok(cudaMemcpy(after, d[2], BYTES, cudaMemcpyDeviceToHost), "cudaMemcpy of C back");
@@ -677,7 +678,7 @@ static void tc_invalid(const tc_mode *md)
     memset(&opt, 0, sizeof opt);
     opt.math = md->math;
 #define REFUSED(what, call, nulls, host_ptrs, want) \
-    refused(md->name, what, md->api, md->in, md->out, &opt, call, nulls, host_ptrs, want)
+    refused(md->name, what, md->api, md->in, md->in, md->out, &opt, call, nulls, host_ptrs, want)
     for (combo = 0; combo < 8; combo++) {
         c = valid_call(combo);
         v = c; v.m = -1; REFUSED("m < 0", &v, 0, 0, GEMM_ERR_INVALID_ARG);
@@ -722,34 +723,37 @@ static void tc_invalid(const tc_mode *md)
 /* Refusals that belong to no single mode. */
 static void tc_api_checks(void)
 {
-    static const gemm_cuda_type pairs[][2] = {{GEMM_CUDA_F32, GEMM_CUDA_F32}, {GEMM_CUDA_F32, GEMM_CUDA_F16},
-                                              {GEMM_CUDA_F16, GEMM_CUDA_BF16}, {GEMM_CUDA_BF16, GEMM_CUDA_F16},
-                                              {GEMM_CUDA_F16, (gemm_cuda_type)3}, {(gemm_cuda_type)-1, GEMM_CUDA_F32},
-                                              {(gemm_cuda_type)7, GEMM_CUDA_F16}};
+    /* A's, B's and C's types; (gemm_precision)5: one past the last precision */
+    static const gemm_precision triples[][3] = {
+        {GEMM_F32, GEMM_F32, GEMM_F32}, {GEMM_F32, GEMM_F32, GEMM_F16}, {GEMM_F16, GEMM_F16, GEMM_BF16},
+        {GEMM_BF16, GEMM_BF16, GEMM_F16}, {GEMM_F16, GEMM_F16, (gemm_precision)5},
+        {(gemm_precision)-1, (gemm_precision)-1, GEMM_F32}, {(gemm_precision)7, (gemm_precision)7, GEMM_F16},
+        {GEMM_F16, GEMM_BF16, GEMM_F32}, {GEMM_F64, GEMM_F64, GEMM_F64}};
     static const gemm_cuda_kernel tc_kernels[2] = {GEMM_CUDA_KERNEL_MMA, GEMM_CUDA_KERNEL_WGMMA};
     battery_call c = valid_call(0);
     gemm_cuda_options opt;
     int i, before = battery_failed;
     char what[96];
     memset(&opt, 0, sizeof opt);
-    for (i = 0; i < (int)(sizeof pairs / sizeof pairs[0]); i++) {
-        snprintf(what, sizeof what, "input type %d with output type %d", (int)pairs[i][0], (int)pairs[i][1]);
-        refused("gemm_mixed", what, API_MIXED, pairs[i][0], pairs[i][1], &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
-        refused("gemm_mixed_host", what, API_MIXED_HOST, pairs[i][0], pairs[i][1], &opt, &c, 0, 0,
-                GEMM_ERR_INVALID_ARG);
+    for (i = 0; i < (int)(sizeof triples / sizeof triples[0]); i++) {
+        const gemm_precision *t = triples[i];
+        snprintf(what, sizeof what, "A, B, C types %d, %d, %d", (int)t[0], (int)t[1], (int)t[2]);
+        refused("sgemm_mixed", what, API_MIXED, t[0], t[1], t[2], &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
+        refused("sgemm_mixed_host", what, API_MIXED_HOST, t[0], t[1], t[2], &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
     }
     for (i = 0; i < 2; i++) {
         opt.kernel = tc_kernels[i];
         snprintf(what, sizeof what, "options.kernel = %s", gemm_cuda_kernel_name(tc_kernels[i]));
-        refused("sgemm exact", what, API_SGEMM, GEMM_CUDA_F32, GEMM_CUDA_F32, &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
-        refused("sgemm_host exact", what, API_SGEMM_HOST, GEMM_CUDA_F32, GEMM_CUDA_F32, &opt, &c, 0, 0,
+        refused("sgemm exact", what, API_SGEMM, GEMM_F32, GEMM_F32, GEMM_F32, &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
+        refused("sgemm_host exact", what, API_SGEMM_HOST, GEMM_F32, GEMM_F32, GEMM_F32, &opt, &c, 0, 0,
                 GEMM_ERR_INVALID_ARG);
-        refused("dgemm", what, API_DGEMM, GEMM_CUDA_F32, GEMM_CUDA_F32, &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
+        refused("dgemm", what, API_DGEMM, GEMM_F64, GEMM_F64, GEMM_F64, &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
     }
     memset(&opt, 0, sizeof opt);
     opt.math = GEMM_CUDA_MATH_TF32;
-    refused("dgemm", "options.math = TF32", API_DGEMM, GEMM_CUDA_F32, GEMM_CUDA_F32, &opt, &c, 0, 0, GEMM_ERR_INVALID_ARG);
-    refused("dgemm_host", "options.math = TF32", API_DGEMM_HOST, GEMM_CUDA_F32, GEMM_CUDA_F32, &opt, &c, 0, 0,
+    refused("dgemm", "options.math = TF32", API_DGEMM, GEMM_F64, GEMM_F64, GEMM_F64, &opt, &c, 0, 0,
+            GEMM_ERR_INVALID_ARG);
+    refused("dgemm_host", "options.math = TF32", API_DGEMM_HOST, GEMM_F64, GEMM_F64, GEMM_F64, &opt, &c, 0, 0,
             GEMM_ERR_INVALID_ARG);
     battery_check(!strcmp(gemm_cuda_kernel_name(GEMM_CUDA_KERNEL_MMA), "mma") &&
                       !strcmp(gemm_cuda_kernel_name(GEMM_CUDA_KERNEL_WGMMA), "wgmma"),
@@ -794,7 +798,7 @@ int main(void)
     }
     cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    auto_kernel = gemm_cuda_auto_kernel(16, 1024, 1024, 1024);
+    auto_kernel = gemm_cuda_auto_kernel(GEMM_F16, GEMM_CUDA_MATH_EXACT, 1024, 1024, 1024);
     printf("device: %s (compute capability %d.%d, %d SMs); AUTO runs %s for the tensor-core modes%s\n", prop.name,
            prop.major, prop.minor, prop.multiProcessorCount, gemm_cuda_kernel_name(auto_kernel),
            small_run ? "; small run" : "");

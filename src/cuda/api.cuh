@@ -1,0 +1,175 @@
+/* The public functions: thin typed wrappers over gemm__cuda_call. */
+
+/* Every call: the argument checks and the canonical problem once
+   (gemm__prepare), the options, then the device-pointer path on `stream`
+   or, for `host`, the host-pointer path. T: A and B, TC: C, S: alpha and
+   beta. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
+                                   gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
+                                   const T *A, int64_t lda, const T *B, int64_t ldb, S beta, TC *C, int64_t ldc,
+                                   const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__problem p = {}; /* zeroed: gcc cannot see that gemm__prepare sets p->work on success */
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    if (host && opt->timing) *opt->timing = gemm_timing{};
+    s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
+                      C != NULL, ldc, &p);
+    if (s == GEMM_OK)
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
+                                     : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
+    if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    {
+        gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
+        return host ? gemm__cuda_host(fn, &p, x, opt) : gemm__cuda_run(fn, &p, x, opt, stream);
+    }
+}
+
+/* gemm_cuda_sgemm_mixed with its element types made C++ types. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_mixed_as(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
+                                       gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const void *A, int64_t lda, const void *B, int64_t ldb, float beta,
+                                       void *C, int64_t ldc, const gemm_cuda_options *opt)
+{
+    return gemm__cuda_call<T, TC, float>(fn, stream, host, layout, ta, tb, m, n, k, alpha, (const T *)A, lda,
+                                         (const T *)B, ldb, beta, (TC *)C, ldc, opt);
+}
+
+typedef gemm_status (*gemm__cuda_mixed_fn)(const char *, cudaStream_t, bool, gemm_layout, gemm_transpose,
+                                           gemm_transpose, int64_t, int64_t, int64_t, float, const void *, int64_t,
+                                           const void *, int64_t, float, void *, int64_t, const gemm_cuda_options *);
+
+/* The instance for A, B and C of these types: A and B both F16 or both
+   BF16, C F32 or their type; NULL for any other combination. */
+static gemm__cuda_mixed_fn gemm__cuda_mixed_types(gemm_precision a, gemm_precision b, gemm_precision c)
+{
+    if (a != b) return NULL;
+    if (a == GEMM_F16)
+        return c == GEMM_F32   ? gemm__cuda_mixed_as<__half, float>
+               : c == GEMM_F16 ? gemm__cuda_mixed_as<__half, __half>
+                               : NULL;
+    if (a == GEMM_BF16)
+        return c == GEMM_F32   ? gemm__cuda_mixed_as<__nv_bfloat16, float>
+               : c == GEMM_BF16 ? gemm__cuda_mixed_as<__nv_bfloat16, __nv_bfloat16>
+                                : NULL;
+    return NULL;
+}
+
+static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, gemm_precision b, gemm_precision c)
+{
+    gemm__clear_error();
+    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: a_type %d (%s), b_type %d (%s), c_type %d (%s): A and B must both be "
+                      "GEMM_F16 or both GEMM_BF16 (TF32: gemm_cuda_sgemm with options.math), C GEMM_F32 or their type",
+                      fn, (int)a, gemm_precision_name(a), (int)b, gemm_precision_name(b), (int)c, gemm_precision_name(c));
+}
+
+extern "C" {
+
+GEMM_DEF gemm_status gemm_cuda_sgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                     const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                                     int64_t ldc, const gemm_cuda_options *options)
+{
+    return gemm__cuda_call<float, float, float>("gemm_cuda_sgemm", stream, false, layout, transa, transb, m, n, k,
+                                                alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                     const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                     double *C, int64_t ldc, const gemm_cuda_options *options)
+{
+    return gemm__cuda_call<double, double, double>("gemm_cuda_dgemm", stream, false, layout, transa, transb, m, n, k,
+                                                   alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                          int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                                          int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                                          int64_t ldc, const gemm_cuda_options *options)
+{
+    return gemm__cuda_call<float, float, float>("gemm_cuda_sgemm_host", NULL, true, layout, transa, transb, m, n, k,
+                                                alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                          int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                                          int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+                                          int64_t ldc, const gemm_cuda_options *options)
+{
+    return gemm__cuda_call<double, double, double>("gemm_cuda_dgemm_host", NULL, true, layout, transa, transb, m, n,
+                                                   k, alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                           const void *A, gemm_precision a_type, int64_t lda, const void *B,
+                                           gemm_precision b_type, int64_t ldb, float beta, void *C,
+                                           gemm_precision c_type, int64_t ldc, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_sgemm_mixed";
+    gemm__cuda_mixed_fn run = gemm__cuda_mixed_types(a_type, b_type, c_type);
+    if (!run) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
+    return run(fn, stream, false, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k, float alpha, const void *A,
+                                                gemm_precision a_type, int64_t lda, const void *B,
+                                                gemm_precision b_type, int64_t ldb, float beta, void *C,
+                                                gemm_precision c_type, int64_t ldc, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_sgemm_mixed_host";
+    gemm__cuda_mixed_fn run = gemm__cuda_mixed_types(a_type, b_type, c_type);
+    if (!run) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
+    return run(fn, NULL, true, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
+{
+    static const char *fn = "gemm_cuda_release_scratch";
+    cudaMemPool_t pool;
+    int dev;
+    gemm_status s;
+    gemm__clear_error();
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if ((s = gemm__cuda_scratch_pool(fn, dev, false, &pool)) != GEMM_OK || !pool) return s;
+    GEMM__CUDA_TRY(fn, cudaDeviceSynchronize());
+    GEMM__CUDA_TRY(fn, cudaMemPoolTrimTo(pool, 0));
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_cuda_math math, int64_t m, int64_t n,
+                                                int64_t k)
+{
+    int dev, major, minor;
+    bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
+    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 || (precision == GEMM_F32 && math == GEMM_CUDA_MATH_TF32);
+    (void)m; (void)n; (void)k;
+    if ((!exact && !tc) || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        return GEMM_CUDA_KERNEL_AUTO;
+    return tc ? gemm__cuda_choose_tc(dev, major, minor) : gemm__cuda_choose(precision, major, minor);
+}
+
+GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
+{
+    switch (kernel) {
+    case GEMM_CUDA_KERNEL_AUTO: return "auto";
+    case GEMM_CUDA_KERNEL_NAIVE: return "naive";
+    case GEMM_CUDA_KERNEL_TILED16: return "tiled16";
+    case GEMM_CUDA_KERNEL_SIMT: return "simt";
+    case GEMM_CUDA_KERNEL_DMMA: return "dmma";
+    case GEMM_CUDA_KERNEL_MMA: return "mma";
+    case GEMM_CUDA_KERNEL_WGMMA: return "wgmma";
+    default: return "?";
+    }
+}
+
+} /* extern "C" */

@@ -1,0 +1,120 @@
+/* What every call shares on the host: its operands in the canonical
+   problem's naming, the checks of its options, the device it runs on, and
+   the first steps of a device-pointer call (sizes, pointers, C = beta*C). */
+
+/* The pointers and scalars of one call beside its gemm__problem: a and b
+   are op(A) and op(B) of the column-major view (the caller's B and A of a
+   row-major call). T is a's and b's type, TC c's, S the scalars' (all T
+   for fp32 and fp64; float for the tensor-core modes). */
+template <typename T, typename TC, typename S> struct gemm__cuda_operands {
+    const T *a, *b;
+    TC *c;
+    S alpha, beta;
+};
+
+/* The device a call runs on: its index, compute capability and SM count. */
+typedef struct gemm__cuda_gpu {
+    int dev, major, minor, sms;
+} gemm__cuda_gpu;
+
+static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
+{
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->major, cudaDevAttrComputeCapabilityMajor, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->minor, cudaDevAttrComputeCapabilityMinor, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->sms, cudaDevAttrMultiProcessorCount, gpu->dev));
+    return GEMM_OK;
+}
+
+/* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
+   `bits` is 32 or 64. */
+static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
+{
+    if (o->math != GEMM_CUDA_MATH_EXACT)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 is for fp32 only)",
+                          fn, (int)o->math);
+    if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
+                          "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
+    if ((unsigned)o->kernel > GEMM_CUDA_KERNEL_DMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a gemm_cuda_kernel", fn, (int)o->kernel);
+    if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
+    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
+    if (o->variant != 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact kernels have one configuration "
+                          "each (0)", fn, o->variant);
+    return GEMM_OK;
+}
+
+/* The options of the tensor-core modes (TF32, FP16, BF16). */
+static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *o)
+{
+    if (o->kernel != GEMM_CUDA_KERNEL_AUTO && o->kernel != GEMM_CUDA_KERNEL_NAIVE &&
+        o->kernel != GEMM_CUDA_KERNEL_MMA && o->kernel != GEMM_CUDA_KERNEL_WGMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a tensor-core kernel (auto, mma, wgmma "
+                          "or naive)", fn, (int)o->kernel);
+    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
+    if (o->variant < 0 || o->variant > 2)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
+                          "1 (WGMMA blocks of 256 rows) or 2 (128 rows)", fn, o->variant);
+    return GEMM_OK;
+}
+
+/* The options only the host-pointer calls read. */
+static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options *o)
+{
+    if ((unsigned)o->mode > GEMM_CUDA_MAPPED)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.mode = %d is not a gemm_cuda_mode", fn, (int)o->mode);
+    if (o->device < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d is negative", fn, o->device);
+    return GEMM_OK;
+}
+
+/* Whether a call with A and B of type T runs on the tensor cores: FP16 and
+   BF16 always, fp32 under options.math = TF32, fp64 never. */
+template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
+{
+    if constexpr (std::is_same<T, double>::value) return false;
+    else if constexpr (std::is_same<T, float>::value) return o->math == GEMM_CUDA_MATH_TF32;
+    else return true;
+}
+
+/* Checks that a pointer can be dereferenced by the current device. */
+static gemm_status gemm__cuda_check_pointer(const char *fn, const char *name, const void *p)
+{
+    cudaPointerAttributes at;
+    cudaError_t e = cudaPointerGetAttributes(&at, p);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
+    if (at.type == cudaMemoryTypeUnregistered)
+        return gemm__fail(GEMM_ERR_INVALID_ARG,
+                          "%s: %s is a host pointer the GPU cannot read; pass device memory or use the _host call",
+                          fn, name);
+    return GEMM_OK;
+}
+
+/* The first steps of every device-pointer call with work to do: sizes below
+   2^31, pointers the device can read (A, B, C as the caller named them); when
+   all that is left is C = beta*C (GEMM__WORK_SCALE) it is queued here and
+   *finished set. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                    cudaStream_t stream, bool *finished)
+{
+    const void *A = p->swapped ? x.b : x.a, *B = p->swapped ? x.a : x.b;
+    gemm_status s;
+    *finished = false;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_pointer(fn, "C", x.c)) != GEMM_OK) return s;
+    if (p->work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
+                                       (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+        return s;
+    if (p->work == GEMM__WORK_SCALE) {
+        int64_t blocks = (p->m * p->n + 255) / 256;
+        gemm__cuda_scale_kernel<TC, S><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
+            (int)p->m, (int)p->n, x.beta, x.c, p->ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+        *finished = true;
+    }
+    return GEMM_OK;
+}

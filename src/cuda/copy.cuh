@@ -1,0 +1,64 @@
+/* Operand copies for the tensor-core kernels, which read A and B k-major
+   (each row of op(A), each column of op(B) contiguous) from 16-byte aligned
+   rows; WGMMA also reads a 16-bit op(A) M-major (wgmma transposes 16-bit
+   operands itself; TF32 it does not). Any other operand is first copied
+   into k-major form by one of these kernels, into a stream-ordered scratch
+   buffer. */
+
+/* X(r, q) of a rows x K operand (q the k index) -> out[r*ldo + q]. 32x32
+   tiles through shared memory so that both the read and the write run
+   along contiguous memory whichever way X is stored. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, const T *X, int64_t ld, int kmajor,
+                                                              T *out, int64_t ldo)
+{
+    __shared__ T tile[32][33];
+    int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int i = ty; i < 32; i += 8) {
+        int r = r0 + (kmajor ? i : tx), q = q0 + (kmajor ? tx : i);
+        if (r < rows && q < K) {
+            T v = kmajor ? X[(int64_t)r * ld + q] : X[(int64_t)q * ld + r];
+            if (kmajor) tile[i][tx] = v;
+            else tile[tx][i] = v;
+        }
+    }
+    __syncthreads();
+    for (int i = ty; i < 32; i += 8)
+        if (r0 + i < rows && q0 + tx < K) out[(int64_t)(r0 + i) * ldo + q0 + tx] = tile[i][tx];
+}
+
+/* The usual case of the copy above with 16-byte accesses: X not k-major,
+   its rows (along r) 16-byte aligned. 64x64 tiles; 16-byte loads along r,
+   16-byte stores along q; a warp moves whole 128-byte lines both ways.
+   Shared-memory rows of 65 elements keep the column reads of the store
+   phase on distinct banks (2-way for fp32). */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int K, const T *X, int64_t ld, T *out,
+                                                                   int64_t ldo)
+{
+    constexpr int V = 16 / (int)sizeof(T), PER = 64 / V; /* elements per vector, vectors per tile row */
+    struct alignas(16) vec { T x[V]; };
+    __shared__ T tile[64][65]; /* [q][r] */
+    int r0 = (int)blockIdx.y * 64, q0 = (int)blockIdx.x * 64;
+    for (int e = (int)threadIdx.x; e < 64 * PER; e += 256) {
+        int q = e / PER, r = e % PER * V;
+        if (q0 + q >= K) continue;
+        const T *src = X + (int64_t)(q0 + q) * ld + r0 + r;
+        if (r0 + r + V <= rows) {
+            vec v = *reinterpret_cast<const vec *>(src);
+#pragma unroll
+            for (int j = 0; j < V; j++) tile[q][r + j] = v.x[j];
+        } else {
+            for (int j = 0; j < V && r0 + r + j < rows; j++) tile[q][r + j] = src[j];
+        }
+    }
+    __syncthreads();
+    for (int e = (int)threadIdx.x; e < 64 * PER; e += 256) {
+        int r = e / PER, q = e % PER * V;
+        vec v;
+        if (r0 + r >= rows || q0 + q >= K) continue; /* rows of `out` are padded to whole vectors */
+#pragma unroll
+        for (int j = 0; j < V; j++) v.x[j] = tile[q + j][r];
+        *reinterpret_cast<vec *>(out + (int64_t)(r0 + r) * ldo + q0 + q) = v;
+    }
+}

@@ -1,0 +1,177 @@
+/* The exact path (fp32 in fp32, fp64 in fp64): the kernel configurations,
+   how K is split, the launches, and the choice among SIMT, DMMA and the
+   ladder. */
+
+/* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
+   shared memory per layout, and its kernel per layout and copy width (VEC
+   elements; 1 for operands that are not 16-byte aligned). The launch below
+   takes any such type. */
+template <typename T, int BM_, int BN_, int BK_, int TM, int TN, int STAGES, int MINB, int SWZ>
+struct gemm__cuda_simt_cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, NT = (BM / TM) * (BN / TN), PAD = 16 / (int)sizeof(T);
+    template <bool AK, bool BKM> static size_t smem()
+    {
+        return (size_t)STAGES * (gemm__cuda_tile<BM, BK, PAD, AK>::SIZE + gemm__cuda_tile<BN, BK, PAD, BKM>::SIZE) * sizeof(T);
+    }
+    template <bool AK, bool BKM, int VEC> static void *kernel()
+    {
+        return (void *)gemm__cuda_simt_kernel<T, BM, BN, BK, TM, TN, STAGES, MINB, SWZ, AK, BKM, VEC>;
+    }
+};
+template <int BM_, int BN_, int BK_, int STAGES, int WARPS_M, int WARPS_N, int MINB, int SWZ> struct gemm__cuda_dmma_cfg {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, NT = 32 * WARPS_M * WARPS_N, PAD = 4;
+    template <bool AK, bool BKM> static size_t smem()
+    {
+        return (size_t)STAGES * (gemm__cuda_tile<BM, BK, PAD, AK>::SIZE + gemm__cuda_tile<BN, BK, PAD, BKM>::SIZE) * sizeof(double);
+    }
+    template <bool AK, bool BKM, int VEC> static void *kernel()
+    {
+        return (void *)gemm__cuda_dmma_kernel<BM, BN, BK, STAGES, WARPS_M, WARPS_N, MINB, SWZ, AK, BKM, VEC>;
+    }
+};
+
+/* The configurations that ship: template arguments BM, BN, BK, TM x TN per
+   thread (DMMA: warps along M x N), stages, blocks per SM, block order. On
+   an H200 none of the others tried (larger tiles, one block per SM, more
+   stages, swizzled block order, other fragment layouts) beat them by more
+   than the run-to-run spread. */
+typedef gemm__cuda_simt_cfg<float, 128, 128, 16, 8, 8, 3, 2, 0> gemm__cuda_simt_f32;
+typedef gemm__cuda_simt_cfg<double, 64, 64, 16, 4, 4, 3, 2, 0> gemm__cuda_simt_f64; /* without FP64 tensor cores */
+typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0> gemm__cuda_dmma_f64;      /* 32x32 per warp */
+
+/* How many parts K is split into: enough blocks to fill every SM (`slots`
+   = SMs x resident blocks per SM), and at least 4 K-tiles per part. */
+static int gemm__cuda_split(int tiles, int K, int BK, int slots, int requested)
+{
+    int split = requested > 0 ? requested : (tiles < slots ? slots / tiles : 1);
+    int most = (K + 4 * BK - 1) / (4 * BK);
+    if (requested <= 0 && split > most) split = most;
+    if (split > 64) split = 64;
+    return split < 1 ? 1 : split;
+}
+
+/* One instance of a configuration: AK / BKM say whether op(A) / op(B) is
+   k-major, VEC the elements per copy. With K split, C = beta*C is queued
+   first and the parts add into C with atomics. */
+template <typename T, typename CFG, bool AK, bool BKM, int VEC>
+static gemm_status gemm__cuda_launch_fast(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                          int sms, int split_req, cudaStream_t stream)
+{
+    size_t smem = CFG::template smem<AK, BKM>();
+    void *kernel = CFG::template kernel<AK, BKM, VEC>();
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, kchunk, atomic = 0, per_sm = 1, split;
+    int tm = (M + CFG::BM - 1) / CFG::BM, tn = (N + CFG::BN - 1) / CFG::BN;
+    T alpha = x.alpha, beta = x.beta;
+    const T *A = x.a, *B = x.b;
+    T *C = x.c;
+    int64_t lda = p->lda, ldb = p->ldb, ldc = p->ldc;
+    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
+    /* Above 48 KB a block must ask for its shared memory, and the largest
+       carveout lets two blocks share an SM where the registers allow it. */
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CFG::NT, smem));
+    split = gemm__cuda_split(tm * tn, K, CFG::BK, sms * (per_sm > 0 ? per_sm : 1), split_req);
+    kchunk = ((K + split - 1) / split + CFG::BK - 1) / CFG::BK * CFG::BK;
+    split = (K + kchunk - 1) / kchunk; /* no empty parts */
+    if (tn > 65535) /* N is the caller's n, or its m for a row-major call */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage need %d tiles of %d, more than "
+                          "one launch's 65535", fn, N, tn, CFG::BN);
+    if (split > 1) {
+        atomic = 1;
+        if (beta != T(1)) {
+            gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>(M, N, beta, C, ldc);
+            GEMM__CUDA_TRY(fn, cudaGetLastError());
+        }
+    }
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(CFG::NT), args,
+                                        smem, stream));
+    return GEMM_OK;
+}
+
+/* 16-byte copies need 16-byte aligned panels: aligned bases and leading
+   dimensions; other operands take the same configuration with copies of
+   one element. */
+template <typename T, typename CFG, bool AK, bool BKM>
+static gemm_status gemm__cuda_launch_aligned(const char *fn, const gemm__problem *p,
+                                             const gemm__cuda_operands<T, T, T> &x, int sms, int split,
+                                             cudaStream_t stream)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    bool vec = (uintptr_t)x.a % 16 == 0 && (uintptr_t)x.b % 16 == 0 && p->lda % V == 0 && p->ldb % V == 0;
+    return vec ? gemm__cuda_launch_fast<T, CFG, AK, BKM, V>(fn, p, x, sms, split, stream)
+               : gemm__cuda_launch_fast<T, CFG, AK, BKM, 1>(fn, p, x, sms, split, stream);
+}
+
+/* A configuration for the problem's layout: op(A) is k-major when it is read
+   transposed (a_trans), op(B) when it is not (!b_trans). */
+template <typename T, typename CFG>
+static gemm_status gemm__cuda_launch_config(const char *fn, const gemm__problem *p,
+                                            const gemm__cuda_operands<T, T, T> &x, int sms, int split,
+                                            cudaStream_t stream)
+{
+    if (p->a_trans)
+        return p->b_trans ? gemm__cuda_launch_aligned<T, CFG, true, false>(fn, p, x, sms, split, stream)
+                          : gemm__cuda_launch_aligned<T, CFG, true, true>(fn, p, x, sms, split, stream);
+    return p->b_trans ? gemm__cuda_launch_aligned<T, CFG, false, false>(fn, p, x, sms, split, stream)
+                      : gemm__cuda_launch_aligned<T, CFG, false, true>(fn, p, x, sms, split, stream);
+}
+
+/* The ladder: NAIVE for every type, TILED16 for fp32 and fp64. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
+                                            const gemm__cuda_operands<T, TC, S> &x, cudaStream_t stream)
+{
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k;
+    dim3 grid((unsigned)((M + 15) / 16), (unsigned)((N + 15) / 16)), block(16, 16);
+    if (grid.y > 65535)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for the ladder kernels",
+                          fn, N);
+    if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value)
+        if (kernel == GEMM_CUDA_KERNEL_TILED16) {
+            gemm__cuda_tiled16_kernel<T><<<grid, block, 0, stream>>>(M, N, K, x.alpha, x.a, p->ars, p->acs, x.b, p->brs,
+                                                                     p->bcs, x.beta, x.c, p->ldc);
+            GEMM__CUDA_TRY(fn, cudaGetLastError());
+            return GEMM_OK;
+        }
+    gemm__cuda_naive_kernel<T, S, TC><<<grid, block, 0, stream>>>(M, N, K, x.alpha, x.a, p->ars, p->acs, x.b, p->brs,
+                                                                  p->bcs, x.beta, x.c, p->ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+static bool gemm__cuda_has_dmma(int major, int minor)
+{
+    /* Full-rate FP64 tensor cores: A100 (8.0), H100/H200 (9.0), B200 (10.0). */
+    return (major == 8 && minor == 0) || major == 9 || major == 10;
+}
+
+/* AUTO's exact kernel for `precision` (GEMM_F32 or GEMM_F64). */
+static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, int minor)
+{
+    if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
+    return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
+}
+
+/* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
+   then its launch. */
+template <typename T>
+static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                    const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
+{
+    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
+    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
+    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
+    if constexpr (sizeof(T) == 8) {
+        if (kernel == GEMM_CUDA_KERNEL_DMMA)
+            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+        return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+    } else {
+        return gemm__cuda_launch_config<T, gemm__cuda_simt_f32>(fn, p, x, gpu->sms, opt->split_k, stream);
+    }
+}

@@ -1,0 +1,99 @@
+/* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
+   fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
+   cores ignore its 13 low mantissa bits. */
+
+/* The 32 bits a thread feeds one mma for element (r, q) of a k-major tile:
+   two 16-bit values (q, q+1), or one TF32. */
+template <typename T> __device__ __forceinline__ uint32_t gemm__cuda_tc_bits(const T *s)
+{
+    return *reinterpret_cast<const uint32_t *>(s);
+}
+
+/* D(16x8) += A(16xKS) * B(KSx8), KS = 16 for FP16/BF16, 8 for TF32; fp32 D. */
+template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, const uint32_t *a, const uint32_t *b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same<T, __half>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    (void)d; (void)a; (void)b;
+    __trap();
+#endif
+}
+
+/* MMA (sm_80+): 128x128 block tiles, BK 32, the cp.async ring of the SIMT
+   kernel, 8 warps of 64 (M) x 32 (N), 16x8 mma tiles. Fragments follow the
+   mma.m16n8kKS layouts: lane = 4g + t holds A rows g and g+8 at k columns
+   c and c + KS/2 (c = 2t for 16-bit pairs, t for TF32), B column g at the
+   same k, D rows g and g+8 at columns 2t and 2t+1. */
+template <typename T, typename TC>
+__global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha, const T *A,
+                                                                int64_t lda, const T *B, int64_t ldb, float beta,
+                                                                TC *C, int64_t ldc)
+{
+    constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
+                  WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
+                  STEP = sizeof(T) == 2 ? 2 : 1; /* elements per 32-bit register */
+    typedef gemm__cuda_tile<BM, BK, PAD, true> TA;
+    typedef gemm__cuda_tile<BN, BK, PAD, true> TB;
+    extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
+    T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    int wm = (warp % 2) * WM, wn = (warp / 2) * WN, bm, bn;
+    gemm__cuda_block_tile<8>(bm, bn);
+    float acc[MT][NTL][4];
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NTL; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
+
+    gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
+        As, Bs, M, N, K, K, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
+#pragma unroll
+            for (int ks = 0; ks < BK; ks += KS) {
+                const int c = ks + t * STEP;
+                uint32_t b[NTL][2];
+#pragma unroll
+                for (int j = 0; j < NTL; j++) {
+                    b[j][0] = gemm__cuda_tc_bits(&bs[TB::at(wn + j * 8 + g, c)]);
+                    b[j][1] = gemm__cuda_tc_bits(&bs[TB::at(wn + j * 8 + g, c + KS / 2)]);
+                }
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    uint32_t a[4];
+                    a[0] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c)]);
+                    a[1] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c)]);
+                    a[2] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c + KS / 2)]);
+                    a[3] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c + KS / 2)]);
+#pragma unroll
+                    for (int j = 0; j < NTL; j++) gemm__cuda_mma<T>(acc[mt][j], a, b[j]);
+                }
+            }
+        });
+
+    int m0 = bm * BM + wm, n0 = bn * BN + wn;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int j = 0; j < NTL; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++) {
+                int m = m0 + mt * 16 + g + 8 * (r / 2), n = n0 + j * 8 + 2 * t + r % 2;
+                if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[mt][j][r], alpha, beta, 0);
+            }
+}

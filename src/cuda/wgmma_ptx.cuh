@@ -1,0 +1,215 @@
+/* The Hopper instructions of the WGMMA kernel, each behind a small named
+   wrapper: mbarriers, the copy engine (TMA), wgmma and its fences, register
+   reallocation and named barriers. They exist only in a build for sm_90a
+   (-gencode arch=compute_90a,code=sm_90a); in any other build the kernel
+   body is empty and gemm__cuda_wgmma_built says so. */
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GEMM__CUDA_SM90A 1
+#else
+#define GEMM__CUDA_SM90A 0
+#endif
+static __device__ int gemm__cuda_wgmma_built = GEMM__CUDA_SM90A;
+
+__device__ __forceinline__ unsigned gemm__cuda_smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* mbarriers: a full barrier per stage completes when the copy engine has
+   written the stage's bytes; an empty barrier when every consumer thread is
+   done reading it. */
+__device__ __forceinline__ void gemm__cuda_mbar_init(uint64_t *bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(gemm__cuda_smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void gemm__cuda_mbar_expect(uint64_t *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(gemm__cuda_smem_addr(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void gemm__cuda_mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(gemm__cuda_smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void gemm__cuda_mbar_wait(uint64_t *bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(gemm__cuda_smem_addr(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+
+/* Makes the barriers' initialisation visible to the other threads and to
+   the copy engine (the async proxy). */
+__device__ __forceinline__ void gemm__cuda_fence_mbar_init(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void gemm__cuda_fence_proxy_async(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* One box of a 2-D tensor map (x: the k index, y: the row) into shared
+   memory by the copy engine, completing on `bar`. Rows and columns past the
+   tensor's edge arrive as zeros. */
+__device__ __forceinline__ void gemm__cuda_tma_load(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+                 ::"r"(gemm__cuda_smem_addr(dst)), "l"((uint64_t)map), "r"(x), "r"(y), "r"(gemm__cuda_smem_addr(bar))
+                 : "memory");
+#else
+    (void)dst; (void)map; (void)x; (void)y; (void)bar;
+#endif
+}
+
+/* The shared-memory matrix descriptor of a k-major tile written by the copy
+   engine with the 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
+   bytes apart (stride byte offset 1024 >> 4), swizzle mode 1 (bits 62-63).
+   Advancing along K inside the 128-byte row adds bytes >> 4 to the address. */
+__device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc(const void *tile)
+{
+    return (uint64_t)((gemm__cuda_smem_addr(tile) & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+/* The same for an MN-major 16-bit tile: chunks of 64 MN elements (one
+   128-byte row per k), 8-k groups 1024 bytes apart (stride byte offset),
+   chunks MN_CHUNK_BYTES apart (leading byte offset); advancing along K
+   moves whole rows. */
+__device__ __forceinline__ uint64_t gemm__cuda_wgmma_desc_mn(const void *tile)
+{
+    constexpr uint64_t CHUNK_BYTES = 64 * 128; /* gemm__cuda_wgmma_shape<>::MN_CHUNK_BYTES */
+    return (uint64_t)((gemm__cuda_smem_addr(tile) & 0x3FFFF) >> 4) | ((CHUNK_BYTES >> 4) << 16) | (64ull << 32) |
+           (1ull << 62);
+}
+
+/* Keeps the compiler from moving reads or writes of the accumulators across
+   the asynchronous wgmma (their registers are written behind its back). */
+template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(float (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* The accumulator operands of one wgmma: "+f" constraints of d[i..i+7] and
+   d[i..i+31], and the operand numbers %0..%63 and %64..%127 in the text. */
+#define GEMM__WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GEMM__WG_D32(i) GEMM__WG_D8(i), GEMM__WG_D8(i + 8), GEMM__WG_D8(i + 16), GEMM__WG_D8(i + 24)
+#define GEMM__WG_R0_63                                                                                         \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "    \
+    "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "     \
+    "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "     \
+    "%62, %63"
+#define GEMM__WG_R64_127                                                                                       \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, "     \
+    "%84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, " \
+    "%104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, "   \
+    "%121, %122, %123, %124, %125, %126, %127"
+#define GEMM__WG_PRED "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n" /* scale-d = 1: D += A*B */
+
+/* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
+   from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
+   B_MN: B is stored N-major (16-bit types only; TF32 reads both k-major).
+   Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
+template <typename T, bool B_MN>
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    if constexpr (std::is_same<T, __half>::value)
+        asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GEMM__WG_R0_63 ", "
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
+                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMM__WG_R0_63 ", "
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
+                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+    else
+        asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GEMM__WG_R0_63 ", "
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
+                     : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+
+/* The same with 128 columns (64 registers per thread). */
+template <typename T, bool B_MN>
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    if constexpr (std::is_same<T, __half>::value)
+        asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GEMM__WG_R0_63
+                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32)
+                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GEMM__WG_R0_63
+                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32)
+                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+    else
+        asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GEMM__WG_R0_63
+                     "}, %64, %65, p, 1, 1;\n}\n"
+                     : GEMM__WG_D32(0), GEMM__WG_D32(32)
+                     : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+#undef GEMM__WG_D8
+#undef GEMM__WG_D32
+#undef GEMM__WG_R0_63
+#undef GEMM__WG_R64_127
+#undef GEMM__WG_PRED
+
+/* One wgmma of WN = 256 or 128 columns. */
+template <typename T, bool B_MN, int WN>
+__device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[WN / 2], uint64_t da, uint64_t db)
+{
+    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, B_MN>(d, da, db);
+    else gemm__cuda_wgmma_m64n128<T, B_MN>(d, da, db);
+}
+
+/* wgmma.fence: the accumulators and shared memory are ready for the wgmma
+   issued next. */
+__device__ __forceinline__ void gemm__cuda_wgmma_arrive(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+/* Closes the group of the wgmma issued since the last commit. */
+__device__ __forceinline__ void gemm__cuda_wgmma_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/* Waits until at most N committed groups are still running. */
+template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Gives this warpgroup's registers back to the pool (dec) or takes more
+   (inc), so a producer with few registers leaves them to the consumers. */
+template <int REGS> __device__ __forceinline__ void gemm__cuda_setmaxnreg_dec(void)
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS> __device__ __forceinline__ void gemm__cuda_setmaxnreg_inc(void)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+/* Named barrier `id` (1..15; 0 is __syncthreads) among THREADS threads. */
+template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int id)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
+}
