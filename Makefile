@@ -223,10 +223,12 @@ DEPS_GROUPS     += mpi
 test-mpi:
 	sh tests/test_mpi.sh
 
-# (every host copy on 3 threads here, to cover the parallel packing)
+# (every host copy on 3 threads here, to cover the parallel packing; staging
+# chunks of the library's own size)
 test-mpi-asan:
 	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
-	MPI_TEST_FLAGS="-O1 -g $(SANITIZE) -DGEMM_MPI_COPY_PARALLEL_BYTES=1" sh tests/test_mpi.sh
+	GEMM_MPI_TEST_COPY_PARALLEL_BYTES=1 GEMM_MPI_TEST_STAGE_BYTES=0 \
+	MPI_TEST_FLAGS="-O1 -g $(SANITIZE)" sh tests/test_mpi.sh
 
 test-mpi-cuda-build:
 	sh tests/test_mpi_cuda_build.sh

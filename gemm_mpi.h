@@ -1,4 +1,3 @@
-/* >>mpi whole_mpi: src/mpi/whole_mpi.h */
 /* gemm_mpi.h - gemm across MPI processes and GPUs: Cannon's algorithm (or
    Fox's) with a CPU or CUDA multiply inside each process.
 
@@ -9,7 +8,8 @@
        #include "gemm_mpi.h"        (or gemm.h with GEMM_ENABLE_MPI defined)
    Copy gemm.h and gemm_cpu.h beside it; for the CUDA multiply also gemm_cuda.cuh.
 
-   Two ways to call it; every rank of the communicator calls, collectively:
+   Two ways to call it; every rank of the communicator calls, collectively,
+   with the communicator first, then cblas_?gemm's arguments, then options:
 
      gemm_mpi_sgemm / gemm_mpi_dgemm         (root-held)
        The whole A, B and C live on the root rank (options.root, default 0),
@@ -54,7 +54,11 @@
        (options.overlap: non-blocking transfers into spare blocks while the
        current blocks multiply). Fox's algorithm (broadcast A along the
        process row, multiply, roll B up) is options.algorithm = GEMM_MPI_FOX;
-       its broadcasts are always blocking.
+       its broadcasts are always blocking. Inside, every call is column-major
+       (gemm.h's canonical form): a row-major call is the transposed problem
+       C^T = op(B)^T op(A)^T on the transposed grid, so there A and B, and
+       process rows and columns, change places; for Cannon that is the same
+       traffic, for Fox it broadcasts B^T down the process columns instead.
 
    Local multiply (options.local)
        GEMM_MPI_LOCAL_CPU (default): gemm_sgemm/gemm_dgemm of gemm_cpu.h in
@@ -76,10 +80,10 @@
                                     over NVLink where there is one
          GEMM_MPI_PATH_STAGED       through pinned host buffers
        The ranks agree on this (the minimum of MPIX_Query_cuda_support()
-       over ranks), so every rank takes the same path. Root-held distribution and gather go from host memory, so
-       they go through MPI directly on the CUDA-aware path and staged
-       otherwise. timing->path says which path ran (GEMM_MPI_PATH_HOST for
-       the CPU multiply).
+       over ranks), so every rank takes the same path. Root-held distribution
+       and gather go from host memory, so they go through MPI directly on the
+       CUDA-aware path and staged otherwise. options.path_used says which
+       path ran (GEMM_MPI_PATH_HOST for the CPU multiply).
 
    Memory
        gemm_mpi_memory() tells how many bytes of host and device memory the
@@ -105,19 +109,24 @@
        that, this rank stops calling MPI (except to cancel its pending
        transfers, best effort, before it frees their buffers), and its peers
        may be left waiting. An MPI error is GEMM_ERR_MPI with
-       MPI_Error_string's text in gemm_last_error_detail(). The call duplicates the
-       communicator and sets MPI_ERRORS_RETURN on its copy, so the caller's
-       error handler is not changed.
+       MPI_Error_string's text in gemm_last_error_detail(). The call
+       duplicates the communicator and sets MPI_ERRORS_RETURN on its copy,
+       so the caller's error handler is not changed.
 
-   Timing (options.timing, optional)
-       Seconds per phase, like the seed paper's Figure 4: distribution (root
-       to ranks, or the skew of the distributed call), host-to-device,
-       compute, device-to-host, shifts (communication not hidden behind
-       compute), gather, and the whole call; for this rank and the maximum
-       over ranks. Filled on every return, failures and early returns
-       (m or n = 0) included; path is GEMM_MPI_PATH_HOST where no block
-       moved between GPUs (the CPU multiply, the scale-only C = beta*C).
-       Ranks may differ here: timing may be NULL on some and set on others.
+   Timing (options.timing, options.timing_max: gemm_timing, in seconds)
+       Seconds per phase, like the seed paper's Figure 4: distribute_s (root
+       to ranks, or the skew of the distributed call), to_device_s,
+       compute_s, from_device_s, shift_s (communication not hidden behind
+       compute), gather_s, and total_s, the whole call; timing for this rank,
+       timing_max the maximum over ranks, phase by phase. Filled on every
+       return, failures and early returns (m or n = 0) included, as is
+       options.path_used (GEMM_MPI_PATH_HOST where no block moved between
+       GPUs: the CPU multiply, the scale-only C = beta*C). The three outputs
+       may be NULL on some ranks and set on others. The process grid is what
+       gemm_mpi_blocks_of() says.
+
+   For maintainers: this file is generated from src/ (src/gemm_mpi.h.in and
+   the files it names; `make headers`). Edit those, not this file.
 
    LICENSE: MIT, see the end of gemm.h.
 */
@@ -145,6 +154,11 @@
 #include "gemm_cuda.cuh"
 #endif
 
+/* ====================================================================== */
+/*  API                                                                    */
+/* ====================================================================== */
+
+/* >>mpi api: src/mpi/api.h */
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -167,26 +181,9 @@ typedef enum gemm_mpi_path {
     GEMM_MPI_PATH_CUDA_IPC = 4    /* same node: copies from the peer's GPU memory */
 } gemm_mpi_path;
 
-/* Seconds spent in each phase of one call. */
-typedef struct gemm_mpi_phases {
-    double distribute; /* root-held: root -> ranks; distributed: the initial skew */
-    double h2d;        /* host -> device copies of blocks */
-    double compute;    /* local multiplies */
-    double d2h;        /* device -> host copies of blocks */
-    double shift;      /* shifts and broadcasts not hidden behind compute */
-    double gather;     /* ranks -> root */
-    double total;      /* the whole call */
-} gemm_mpi_phases;
-
-typedef struct gemm_mpi_timing {
-    gemm_mpi_phases rank; /* this rank */
-    gemm_mpi_phases max;  /* the maximum over ranks, phase by phase */
-    gemm_mpi_path path;   /* how blocks moved */
-    int grid_rows, grid_cols, q; /* process grid and virtual Cannon grid */
-} gemm_mpi_timing;
-
 /* Zero-initialised means the defaults; NULL is the same as all zeros. Every
-   rank must pass the same values, timing excepted (NULL on some ranks is fine). */
+   rank must pass the same values, except the three outputs at the end,
+   which may be NULL on some ranks and set on others. */
 typedef struct gemm_mpi_options {
     gemm_mpi_local local;          /* default CPU */
     gemm_mpi_algorithm algorithm;  /* default Cannon */
@@ -195,7 +192,10 @@ typedef struct gemm_mpi_options {
     int root;                      /* root-held calls: the rank holding A, B, C */
     size_t max_host_bytes;         /* cap per rank; 0 = none */
     size_t max_device_bytes;       /* cap per rank; 0 = none */
-    gemm_mpi_timing *timing;       /* filled when not NULL; may differ between ranks */
+    gemm_timing *timing;           /* out: this rank's phases in seconds: distribute_s, to_device_s,
+                                      compute_s, from_device_s, shift_s, gather_s, total_s */
+    gemm_timing *timing_max;       /* out: the maximum over ranks, phase by phase */
+    gemm_mpi_path *path_used;      /* out: how blocks moved (GEMM_MPI_PATH_HOST for the CPU multiply) */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
@@ -218,9 +218,9 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
                                         gemm_mpi_blocks *out);
 
 /* Bytes of host and device memory the busiest rank allocates for such a
-   call (elem_size 4 for float, 8 for double; distributed nonzero for the
-   _dist calls). No MPI call. */
-GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, size_t elem_size,
+   call (precision GEMM_F32 or GEMM_F64; distributed nonzero for the _dist
+   calls). No MPI call. */
+GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, gemm_precision precision,
                                      int distributed, const gemm_mpi_options *options,
                                      size_t *host_bytes, size_t *device_bytes);
 
@@ -245,13 +245,16 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                          double *C, int64_t ldc, const gemm_mpi_options *options);
 
-/* For the backend and its tests: the status of an MPI return code, with
-   MPI_Error_string's text in the detail. */
+#ifdef GEMM__TEST_HOOKS
+/* For the tests: the status of an MPI return code, with MPI_Error_string's
+   text in the detail. */
 GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
+#endif
 
 #ifdef __cplusplus
 }
 #endif
+/* <<mpi api */
 
 #define GEMM__MPI_API_DONE
 #endif /* GEMM_MPI_H_INCLUDED */
@@ -268,12 +271,18 @@ GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
 #endif
+/* Host copies of big blocks run on several threads (mpi/copy.c). */
+#if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#define GEMM__MPI_PTHREADS
+#include <pthread.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- the grid -------------------------------------------------------- */
+/* >>mpi grid: src/mpi/grid.c */
+/* ---- the grid and its blocks -------------------------------------------- */
 
 static int gemm__mpi_gcd(int a, int b) { return b ? gemm__mpi_gcd(b, a % b) : a; }
 
@@ -328,17 +337,77 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
     return GEMM_OK;
 }
 
-/* ---- memory ---------------------------------------------------------- */
+/* The grid as the call works on it: in the column-major view of
+   gemm__problem. A row-major call is the transposed problem C^T = op(B)^T
+   op(A)^T, so there the caller's process grid is transposed too: the
+   caller's process columns are the view's rows, and its A, B and C tiles
+   are the view's b, a and c, each transposed. The traffic of Cannon's
+   rounds is the same either way: only the names change. */
+typedef struct gemm__mpi_grid {
+    int rows, cols;          /* the process grid in the view */
+    int row, col;            /* this rank's place in it */
+    int q, br, bc;           /* the virtual q x q grid: br x bc blocks on each rank */
+    int64_t mb, nb, kb;      /* its block sizes (padded) */
+    gemm_mpi_tile a, b, c;   /* this rank's pieces of op(a) (m x k), op(b) (k x n), c (m x n) */
+    int swapped;             /* a row-major call: the caller's grid transposed */
+} gemm__mpi_grid;
+
+static gemm_mpi_tile gemm__mpi_tile_t(gemm_mpi_tile t)
+{
+    gemm_mpi_tile u;
+    u.row0 = t.col0;
+    u.rows = t.cols;
+    u.col0 = t.row0;
+    u.cols = t.rows;
+    return u;
+}
+
+/* The view of the caller's blocks `u` (gemm_mpi_blocks_of) for a call whose
+   problem is `swapped` (gemm__problem.swapped). */
+static void gemm__mpi_grid_view(const gemm_mpi_blocks *u, int swapped, gemm__mpi_grid *g)
+{
+    g->swapped = swapped;
+    g->rows = swapped ? u->grid_cols : u->grid_rows;
+    g->cols = swapped ? u->grid_rows : u->grid_cols;
+    g->row = swapped ? u->col : u->row;
+    g->col = swapped ? u->row : u->col;
+    g->q = u->q;
+    g->br = u->q / g->rows;
+    g->bc = u->q / g->cols;
+    g->mb = swapped ? u->nb : u->mb;
+    g->nb = swapped ? u->mb : u->nb;
+    g->kb = u->kb;
+    g->a = swapped ? gemm__mpi_tile_t(u->b) : u->a;
+    g->b = swapped ? gemm__mpi_tile_t(u->a) : u->b;
+    g->c = swapped ? gemm__mpi_tile_t(u->c) : u->c;
+}
+
+/* The rank at place (row, col) of the view; the caller's grid numbers its
+   ranks row by row. */
+static int gemm__mpi_rank_at(const gemm__mpi_grid *g, int row, int col)
+{
+    return g->swapped ? col * g->rows + row : row * g->cols + col;
+}
+
+/* The place of `rank` in the view. */
+static void gemm__mpi_place(const gemm__mpi_grid *g, int rank, int *row, int *col)
+{
+    int ucols = g->swapped ? g->rows : g->cols, urow = rank / ucols, ucol = rank % ucols;
+    *row = g->swapped ? ucol : urow;
+    *col = g->swapped ? urow : ucol;
+}
+/* <<mpi grid */
+/* >>mpi memory: src/mpi/memory.c */
+/* ---- memory: what one rank allocates ------------------------------------ */
 
 /* The root-held calls stage blocks in chunks of whole runs (rows of a
    row-major block), about this size: small enough to allocate pinned on
-   every call, large enough for full-speed copies and messages. */
-#ifndef GEMM_MPI_STAGE_BYTES
-#define GEMM_MPI_STAGE_BYTES ((size_t)64 << 20)
-#endif
+   every call, large enough for full-speed copies and messages. The tests
+   make it small (the hook) so that blocks travel in many chunks. */
+#define GEMM__MPI_STAGE_BYTES ((size_t)64 << 20)
 
-/* Bytes of one A, B and C block of the virtual grid, and the largest. */
-static size_t gemm__mpi_block_bytes(const gemm_mpi_blocks *g, size_t es, size_t *a, size_t *b, size_t *c)
+/* Bytes of one a, b and c block of the virtual grid, and the largest. */
+static size_t gemm__mpi_block_bytes(const gemm__mpi_grid *g, size_t es, size_t *a, size_t *b, size_t *c)
 {
     size_t big;
     *a = (size_t)g->mb * (size_t)g->kb * es;
@@ -351,10 +420,11 @@ static size_t gemm__mpi_block_bytes(const gemm_mpi_blocks *g, size_t es, size_t 
 /* One staging buffer: at least one run of the widest block, at most a block
    (and at most 1 GiB, unless one run is longer: the setup refuses runs over
    INT_MAX bytes, since each chunk goes as one MPI message). */
-static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
+static size_t gemm__mpi_stage_bytes(const gemm__mpi_grid *g, size_t es)
 {
     int64_t w = g->mb > g->nb ? g->mb : g->nb;
-    size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), run, st = GEMM_MPI_STAGE_BYTES;
+    size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), run;
+    size_t st = GEMM__HOOK(mpi_stage_bytes, GEMM__MPI_STAGE_BYTES);
     if (g->kb > w) w = g->kb;
     run = (size_t)w * es;
     if (st > ((size_t)1 << 30)) st = (size_t)1 << 30; /* one MPI message: an int count */
@@ -364,17 +434,17 @@ static size_t gemm__mpi_stage_bytes(const gemm_mpi_blocks *g, size_t es)
 
 /* What one rank allocates: *host and *device bytes, and how many blocks of
    host staging (the pool). The query, the cap and the allocation all use it. */
-static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed, int is_root,
+static void gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int distributed, int is_root,
                            const gemm_mpi_options *o, gemm_mpi_path path, size_t *pool_blocks, size_t *host,
                            size_t *device)
 {
     int staged = path == GEMM_MPI_PATH_STAGED, direct = path != GEMM_MPI_PATH_STAGED && path != GEMM_MPI_PATH_CUDA_IPC;
-    size_t br = (size_t)(g->q / g->grid_rows), bc = (size_t)(g->q / g->grid_cols), slots = br * bc;
+    size_t br = (size_t)g->br, bc = (size_t)g->bc, slots = br * bc;
     size_t a, b, c, big = gemm__mpi_block_bytes(g, es, &a, &b, &c), blocks, spares, temps, pool = 0;
     int cuda = o->local == GEMM_MPI_LOCAL_CUDA, fox = o->algorithm == GEMM_MPI_FOX;
     blocks = slots * (a + b + c);
     /* Spare blocks receive shifts (overlapped, or always on a GPU); Fox
-       also needs one broadcast A per block row. */
+       also needs one broadcast a block per block row. */
     spares = (o->overlap || cuda ? br * a + bc * b : 0) + (fox ? br * a : 0);
     /* The distributed Cannon call packs its natural blocks before the skew. */
     temps = distributed && !fox ? slots * big : 0;
@@ -395,32 +465,43 @@ static void gemm__mpi_need(const gemm_mpi_blocks *g, size_t es, int distributed,
     *device = cuda ? blocks + spares + temps : 0;
 }
 
-GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, size_t elem_size,
+/* The most over every rank and both views: the layout, which this query
+   does not take, decides the view (Fox's broadcast blocks are a blocks of
+   the view, the caller's A or B). The staged path needs the most, and AUTO
+   may end up there. */
+GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, gemm_precision precision,
                                      int distributed, const gemm_mpi_options *options,
                                      size_t *host_bytes, size_t *device_bytes)
 {
-    gemm_mpi_options none;
-    const gemm_mpi_options *o = options ? options : &none;
-    gemm_mpi_blocks g;
-    size_t h0, d0, h1, d1, pool;
-    gemm_status s = gemm_mpi_blocks_of(nranks, 0, m, n, k, &g);
-    memset(&none, 0, sizeof none);
+    gemm_mpi_options o;
+    gemm_mpi_path path;
+    gemm_mpi_blocks u;
+    gemm__mpi_grid g;
+    size_t h, d, pool;
+    int swapped, root;
+    gemm_status s = gemm_mpi_blocks_of(nranks, 0, m, n, k, &u);
     if (s != GEMM_OK) return s;
-    if (elem_size != 4 && elem_size != 8)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: elem_size = %zu, not 4 or 8", elem_size);
+    if (precision != GEMM_F32 && precision != GEMM_F64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: precision = %d, not GEMM_F32 or GEMM_F64",
+                          (int)precision);
     if (!host_bytes || !device_bytes)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: host_bytes or device_bytes is NULL");
-    /* The staged path needs the most; AUTO may end up there. */
-    gemm__mpi_need(&g, elem_size, distributed, 1, o, o->path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o->path,
-                   &pool, &h0, &d0);
-    gemm__mpi_need(&g, elem_size, distributed, 0, o, o->path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o->path,
-                   &pool, &h1, &d1);
-    *host_bytes = h0 > h1 ? h0 : h1;
-    *device_bytes = d0 > d1 ? d0 : d1;
+    if (options) o = *options;
+    else memset(&o, 0, sizeof o);
+    path = o.path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o.path;
+    *host_bytes = *device_bytes = 0;
+    for (swapped = 0; swapped < 2; swapped++)
+        for (root = 0; root < 2; root++) {
+            gemm__mpi_grid_view(&u, swapped, &g);
+            gemm__mpi_need(&g, gemm_precision_size(precision), distributed, root, &o, path, &pool, &h, &d);
+            if (h > *host_bytes) *host_bytes = h;
+            if (d > *device_bytes) *device_bytes = d;
+        }
     return GEMM_OK;
 }
-
-/* ---- one call's state ------------------------------------------------ */
+/* <<mpi memory */
+/* >>mpi state: src/mpi/state.h */
+/* ---- one call's state ------------------------------------------------------ */
 
 /* A block's valid part as runs of contiguous elements in the stored
    matrix: outer_n runs of inner_n elements, run o at (outer0+o)*ld + inner0.
@@ -436,22 +517,22 @@ typedef struct gemm__mpi_msg {
     size_t bytes;
 } gemm__mpi_msg;
 
+/* Everything one call of one rank holds. The problem is gemm__prepare's
+   canonical form: column-major, with the caller's A and B changed places
+   for a row-major call; A, B and C below are the operands of that view. */
 typedef struct gemm__mpi {
     const char *func;
     int distributed;
-    size_t es;
-    gemm_layout layout;
-    gemm_transpose ta, tb;
-    int64_t m, n, k;
+    size_t es;                   /* bytes of one element */
+    gemm__problem p;
     double alpha, beta;
     const void *A, *B;
     void *C;
-    int64_t lda, ldb, ldc;
     gemm_mpi_options o;
 
-    MPI_Comm comm, cart, row_comm;
-    int P, rank, br, bc, left, right, up, down;
-    gemm_mpi_blocks g;
+    MPI_Comm comm, row_comm;     /* the caller's communicator duplicated; Fox's process rows */
+    int P, rank, left, right, up, down;
+    gemm__mpi_grid g;
     int cuda;
     gemm_mpi_path path;
     size_t abytes, bbytes, cbytes, big;
@@ -463,10 +544,11 @@ typedef struct gemm__mpi {
     size_t pool_blocks;
     char *stage[2];              /* root-held calls: chunks on their way */
     size_t stage_bytes;
+    int chunk;                   /* chunks staged so far in this phase: the parity picks the buffer */
     MPI_Request stage_req[2];    /* a chunk's MPI transfer in flight ... */
     int stage_dev[2];            /* ... or its device copy (event) */
 
-    void **use;                  /* Fox: the A block each slot multiplies this round */
+    void **use;                  /* Fox: the a block each slot multiplies this round */
     gemm__mpi_msg *sends, *recvs;
     int nsend, nrecv, cap;
     MPI_Request *reqs;
@@ -482,12 +564,15 @@ typedef struct gemm__mpi {
     int agreed;                  /* st came from a vote: every rank has it */
     int prelaunched;             /* the root's first round is already queued on its GPU */
     char detail[512];
-    gemm_mpi_phases t;
+    gemm_timing t;               /* this rank's phases */
 #ifdef GEMM_MPI_CUDA
     cudaStream_t stream;
     cudaEvent_t ev0, ev1;
 #endif
 } gemm__mpi;
+/* <<mpi state */
+/* >>mpi status: src/mpi/status.c */
+/* ---- a call's failures: kept, then agreed ----------------------------------- */
 
 /* Keeps the first failure (later ones are its consequences). */
 static void gemm__mpi_keep(gemm__mpi *x, gemm_status s)
@@ -537,8 +622,9 @@ static int gemm__mpi_cu(gemm__mpi *x, cudaError_t e, const char *what)
     return e == cudaSuccess;
 }
 #endif
-
-/* ---- memory of blocks: host or device -------------------------------- */
+/* <<mpi status */
+/* >>mpi buffers: src/mpi/buffers.c */
+/* ---- memory of blocks: host or device --------------------------------------- */
 
 static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
 {
@@ -592,17 +678,57 @@ static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
     for (i = 0; i < n; i++) gemm__mpi_release(x, v[i], x->cuda);
     GEMM_FREE(v);
 }
+/* <<mpi buffers */
+/* >>mpi copy: src/mpi/copy.c */
+/* ---- where a block sits, and copies of blocks -------------------------------- */
+
+/* The span of block (bi, bj) of a matrix whose op() view is rows x cols,
+   cut in RB x CB blocks, relative to a piece that starts at op() element
+   (row0, col0). Column-major storage: `rows_run` when the op() view is the
+   stored matrix (C, an untransposed operand), so its columns are the runs;
+   else the stored matrix is the transpose and the op() rows are the runs. */
+static gemm__mpi_span gemm__mpi_span_of(int rows_run, int64_t rows, int64_t cols, int64_t RB, int64_t CB, int64_t bi,
+                                        int64_t bj, int64_t row0, int64_t col0)
+{
+    gemm__mpi_span s;
+    int64_t r0 = bi * RB, c0 = bj * CB, rn = rows - r0, cn = cols - c0;
+    if (rn > RB) rn = RB;
+    if (cn > CB) cn = CB;
+    if (rn < 0) rn = 0;
+    if (cn < 0) cn = 0;
+    r0 -= row0;
+    c0 -= col0;
+    if (rows_run) { s.outer0 = c0; s.outer_n = cn; s.OUTER = CB; s.inner0 = r0; s.inner_n = rn; s.INNER = RB; }
+    else          { s.outer0 = r0; s.outer_n = rn; s.OUTER = RB; s.inner0 = c0; s.inner_n = cn; s.INNER = CB; }
+    return s;
+}
+
+/* Leading dimension of a block buffer (op() view RB x CB): its run length. */
+static int64_t gemm__mpi_block_ld(int rows_run, int64_t RB, int64_t CB)
+{
+    int64_t ld = rows_run ? RB : CB;
+    return ld > 1 ? ld : 1;
+}
+
+/* The span of block (bi, bj) of a (which = 0), b (1) or c (2) inside the
+   caller's matrix (root-held) or this rank's piece (distributed). */
+static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+{
+    const gemm__mpi_grid *g = &x->g;
+    int dist = x->distributed;
+    if (which == 0)
+        return gemm__mpi_span_of(!x->p.a_trans, x->p.m, x->p.k, g->mb, g->kb, bi, bj, dist ? g->a.row0 : 0,
+                                 dist ? g->a.col0 : 0);
+    if (which == 1)
+        return gemm__mpi_span_of(!x->p.b_trans, x->p.k, x->p.n, g->kb, g->nb, bi, bj, dist ? g->b.row0 : 0,
+                                 dist ? g->b.col0 : 0);
+    return gemm__mpi_span_of(1, x->p.m, x->p.n, g->mb, g->nb, bi, bj, dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
+}
 
 /* Host copies of big blocks run on several threads: one core's memcpy
    (about 10 GB/s) is what limits the root's packing and unpacking. */
-#ifndef GEMM_MPI_COPY_PARALLEL_BYTES
-#define GEMM_MPI_COPY_PARALLEL_BYTES ((size_t)32 << 20)
-#endif
+#define GEMM__MPI_COPY_PARALLEL_BYTES ((size_t)32 << 20)
 #define GEMM__MPI_COPY_THREADS 8
-#if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
-#define GEMM__MPI_PTHREADS
-#include <pthread.h>
-#endif
 
 /* Runs [o0, o1) of a block's runs between block and caller's memory. */
 typedef struct gemm__mpi_job {
@@ -631,6 +757,43 @@ static void *gemm__mpi_runs(void *arg)
     return NULL;
 }
 
+/* How many threads copy `bytes`: 1 below the threshold, else as many as
+   the CPU backend uses, at most GEMM__MPI_COPY_THREADS and one per run. */
+static int gemm__mpi_copy_threads(size_t bytes, int64_t runs)
+{
+    int nt = 1;
+#ifdef GEMM__MPI_PTHREADS
+    if (bytes >= GEMM__HOOK(mpi_copy_parallel_bytes, GEMM__MPI_COPY_PARALLEL_BYTES)) {
+        nt = gemm_cpu_get_threads();
+        if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
+        if (nt > runs) nt = (int)runs;
+        if (nt < 1) nt = 1;
+    }
+#else
+    (void)bytes;
+    (void)runs;
+#endif
+    return nt;
+}
+
+/* Runs the jobs, job[0] on this thread; a job without a thread runs here too. */
+static void gemm__mpi_run_jobs(gemm__mpi_job *job, int nt)
+{
+#ifdef GEMM__MPI_PTHREADS
+    pthread_t th[GEMM__MPI_COPY_THREADS];
+    int started[GEMM__MPI_COPY_THREADS], t;
+    for (t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, gemm__mpi_runs, &job[t]) == 0;
+    gemm__mpi_runs(&job[0]);
+    for (t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else gemm__mpi_runs(&job[t]);
+    }
+#else
+    (void)nt;
+    gemm__mpi_runs(&job[0]);
+#endif
+}
+
 /* Copies runs [first, end) between a block (`block` holds run `first`
    onwards) and the caller's matrix; to_block zeroes the padding. Host
    memory on both sides. */
@@ -638,18 +801,11 @@ static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t l
                                 int64_t first, int64_t end, int to_block)
 {
     size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
-    int empty = s->outer_n <= 0 || s->inner_n <= 0, nt = 1, t;
+    int empty = s->outer_n <= 0 || s->inner_n <= 0, nt, t;
     char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
-#ifdef GEMM__MPI_PTHREADS
-    if (run * (size_t)(end - first) >= GEMM_MPI_COPY_PARALLEL_BYTES) {
-        nt = gemm_cpu_get_threads();
-        if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
-        if (nt > end - first) nt = (int)(end - first);
-        if (nt < 1) nt = 1;
-    }
-#endif
+    nt = gemm__mpi_copy_threads(run * (size_t)(end - first), end - first);
     for (t = 0; t < nt; t++) {
         job[t].blk = (char *)block;
         job[t].usr = usr;
@@ -663,20 +819,7 @@ static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t l
         job[t].width = width;
         job[t].to_block = to_block;
     }
-#ifdef GEMM__MPI_PTHREADS
-    if (nt > 1) {
-        pthread_t th[GEMM__MPI_COPY_THREADS];
-        int started[GEMM__MPI_COPY_THREADS];
-        for (t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, gemm__mpi_runs, &job[t]) == 0;
-        gemm__mpi_runs(&job[0]);
-        for (t = 1; t < nt; t++) {
-            if (started[t]) pthread_join(th[t], NULL);
-            else gemm__mpi_runs(&job[t]); /* no thread to be had: do it here */
-        }
-        return;
-    }
-#endif
-    gemm__mpi_runs(&job[0]);
+    gemm__mpi_run_jobs(job, nt);
 }
 
 /* Copies a whole block from or to the caller's matrix. `user_dev`: the
@@ -736,103 +879,150 @@ static int gemm__mpi_direct(const gemm__mpi *x)
 {
     return !x->cuda || x->path == GEMM_MPI_PATH_CUDA_AWARE;
 }
+/* <<mpi copy */
+/* >>mpi local: src/mpi/local.c */
+/* ---- the local multiply ------------------------------------------------------ */
 
-/* The span of block (bi, bj) of a matrix whose op() view is rows x cols,
-   cut in RB x CB blocks, relative to a piece starting at op() (row0, col0). */
-static gemm__mpi_span gemm__mpi_span_of(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols,
-                                        int64_t RB, int64_t CB, int64_t bi, int64_t bj, int64_t row0, int64_t col0)
+/* One column-major product on this rank: gemm_?gemm of gemm_cpu.h on host
+   blocks, or gemm_cuda_?gemm on the rank's stream for device blocks. */
+static void gemm__mpi_gemm(gemm__mpi *x, int device, int a_trans, int b_trans, int64_t m, int64_t n, int64_t k,
+                           double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                           int64_t ldc)
 {
-    gemm__mpi_span s;
-    int64_t r0 = bi * RB, c0 = bj * CB, rn = rows - r0, cn = cols - c0, sr0, srn, sc0, scn, SR, SC;
-    if (rn > RB) rn = RB;
-    if (cn > CB) cn = CB;
-    if (rn < 0) rn = 0;
-    if (cn < 0) cn = 0;
-    r0 -= row0;
-    c0 -= col0;
-    /* stored rows and columns: a transpose swaps them */
-    if (t == GEMM_TRANS) { sr0 = c0; srn = cn; SR = CB; sc0 = r0; scn = rn; SC = RB; }
-    else                 { sr0 = r0; srn = rn; SR = RB; sc0 = c0; scn = cn; SC = CB; }
-    if (layout == GEMM_ROW_MAJOR) { s.outer0 = sr0; s.outer_n = srn; s.OUTER = SR; s.inner0 = sc0; s.inner_n = scn; s.INNER = SC; }
-    else                          { s.outer0 = sc0; s.outer_n = scn; s.OUTER = SC; s.inner0 = sr0; s.inner_n = srn; s.INNER = SR; }
-    return s;
-}
-
-/* Leading dimension of a block buffer (op view rows x cols, transpose t). */
-static int64_t gemm__mpi_block_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
-{
-    gemm__mpi_span s = gemm__mpi_span_of(layout, t, rows, cols, rows, cols, 0, 0, 0, 0);
-    return s.INNER > 1 ? s.INNER : 1;
-}
-
-/* Which matrix a block is of: 0 = A, 1 = B, 2 = C; its span inside the
-   caller's matrix (root-held) or piece (distributed). */
-static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
-{
-    const gemm_mpi_blocks *g = &x->g;
-    int dist = x->distributed;
-    if (which == 0)
-        return gemm__mpi_span_of(x->layout, x->ta, x->m, x->k, g->mb, g->kb, bi, bj, dist ? g->a.row0 : 0,
-                                 dist ? g->a.col0 : 0);
-    if (which == 1)
-        return gemm__mpi_span_of(x->layout, x->tb, x->k, x->n, g->kb, g->nb, bi, bj, dist ? g->b.row0 : 0,
-                                 dist ? g->b.col0 : 0);
-    return gemm__mpi_span_of(x->layout, GEMM_NO_TRANS, x->m, x->n, g->mb, g->nb, bi, bj, dist ? g->c.row0 : 0,
-                             dist ? g->c.col0 : 0);
-}
-
-/* ---- the local multiply ---------------------------------------------- */
-
-static void gemm__mpi_gemm(gemm__mpi *x, int device, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
-                           int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
-                           double beta, void *C, int64_t ldc)
-{
+    gemm_transpose ta = a_trans ? GEMM_TRANS : GEMM_NO_TRANS, tb = b_trans ? GEMM_TRANS : GEMM_NO_TRANS;
     gemm_status s;
     if (x->st != GEMM_OK) return;
 #ifdef GEMM_MPI_CUDA
     if (device) {
-        s = x->es == 4 ? gemm_cuda_sgemm(x->layout, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
-                                         (const float *)B, ldb, (float)beta, (float *)C, ldc, x->stream)
-                       : gemm_cuda_dgemm(x->layout, ta, tb, m, n, k, alpha, (const double *)A, lda,
-                                         (const double *)B, ldb, beta, (double *)C, ldc, x->stream);
+        s = x->es == 4 ? gemm_cuda_sgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A,
+                                         lda, (const float *)B, ldb, (float)beta, (float *)C, ldc, NULL)
+                       : gemm_cuda_dgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
+                                         (const double *)B, ldb, beta, (double *)C, ldc, NULL);
         gemm__mpi_keep(x, s);
         return;
     }
 #endif
     (void)device;
-    s = x->es == 4 ? gemm_sgemm(x->layout, ta, tb, m, n, k, (float)alpha, (const float *)A, lda, (const float *)B,
-                                ldb, (float)beta, (float *)C, ldc)
-                   : gemm_dgemm(x->layout, ta, tb, m, n, k, alpha, (const double *)A, lda, (const double *)B, ldb,
+    s = x->es == 4 ? gemm_sgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
+                                (const float *)B, ldb, (float)beta, (float *)C, ldc)
+                   : gemm_dgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda, (const double *)B, ldb,
                                 beta, (double *)C, ldc);
     gemm__mpi_keep(x, s);
 }
 
-/* C = beta*C for alpha == 0 or k == 0: A and B are not read. */
+/* C = beta*C (m x n, column-major) for alpha == 0 or k == 0: A and B are
+   not read. */
 static void gemm__mpi_scale(gemm__mpi *x, int device, int64_t m, int64_t n, void *C, int64_t ldc)
 {
     int64_t ld = m > n ? m : n;
-    gemm__mpi_gemm(x, device, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL,
-                   ld > 1 ? ld : 1, x->beta, C, ldc);
+    gemm__mpi_gemm(x, device, 0, 0, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL, ld > 1 ? ld : 1, x->beta, C, ldc);
     if (device) gemm__mpi_sync(x);
 }
 
-/* C_slot (+)= alpha * A_slot * B_slot for every slot, or only one slot when
+/* C_slot (+)= alpha * a_slot * b_slot for every slot, or only one slot when
    `only` >= 0 (the CPU overlapped rounds poll MPI between slots). */
 static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round, int only)
 {
-    int64_t lda = gemm__mpi_block_ld(x->layout, x->ta, x->g.mb, x->g.kb);
-    int64_t ldb = gemm__mpi_block_ld(x->layout, x->tb, x->g.kb, x->g.nb);
-    int64_t ldc = gemm__mpi_block_ld(x->layout, GEMM_NO_TRANS, x->g.mb, x->g.nb);
+    const gemm__mpi_grid *g = &x->g;
+    int64_t lda = gemm__mpi_block_ld(!x->p.a_trans, g->mb, g->kb);
+    int64_t ldb = gemm__mpi_block_ld(!x->p.b_trans, g->kb, g->nb);
+    int64_t ldc = gemm__mpi_block_ld(1, g->mb, g->nb);
     /* round one takes beta*C (beta == 0 reads no C: the blocks were not filled) */
     double beta = first_round ? x->beta : 1.0;
-    int s, n = x->br * x->bc;
+    int s, n = g->br * g->bc;
     for (s = 0; s < n; s++)
         if (only < 0 || s == only)
-            gemm__mpi_gemm(x, x->cuda, x->ta, x->tb, x->g.mb, x->g.nb, x->g.kb, x->alpha, a[s], lda, b[s], ldb, beta,
-                           x->c[s], ldc);
+            gemm__mpi_gemm(x, x->cuda, x->p.a_trans, x->p.b_trans, g->mb, g->nb, g->kb, x->alpha, a[s], lda, b[s], ldb,
+                           beta, x->c[s], ldc);
+}
+/* <<mpi local */
+/* >>mpi ipc: src/mpi/ipc.c */
+/* ---- moving blocks by CUDA IPC (ranks of one node) --------------------------- */
+
+/* Only each block's handle travels over MPI; the receiver maps the
+   sender's block and copies it straight from that GPU's memory (over
+   NVLink where there is one), then both sides say they are done. The
+   start and the end of an exchange are in mpi/transfer.c. */
+#ifdef GEMM_MPI_CUDA
+
+/* Receive i of the exchange: its block's handle, as request *r. */
+static void gemm__mpi_ipc_expect(gemm__mpi *x, int i, int *r)
+{
+    const gemm__mpi_msg *m = &x->recvs[i];
+    x->reqs[*r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(x, MPI_Irecv(&x->ipc_in[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag, x->comm,
+                              &x->reqs[*r]));
+    (*r)++;
 }
 
-/* ---- moving blocks between ranks ------------------------------------- */
+/* Send i of the exchange: its block's handle, as request *r. */
+static void gemm__mpi_ipc_offer(gemm__mpi *x, int i, int *r)
+{
+    const gemm__mpi_msg *m = &x->sends[i];
+    GEMM__MPI_CU(x, cudaIpcGetMemHandle(&x->ipc_out[i], m->buf));
+    x->reqs[*r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(x, MPI_Isend(&x->ipc_out[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag, x->comm,
+                              &x->reqs[*r]));
+    (*r)++;
+}
+
+/* Tells each sender that its block was copied, and hears the same from
+   each receiver of ours, so that no block changes while a peer reads it. */
+static void gemm__mpi_ipc_ack(gemm__mpi *x)
+{
+    int i, r = 0;
+    for (i = 0; i < x->nrecv; i++)
+        if (x->recvs[i].peer != x->rank) {
+            x->acks[i] = 1;
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Isend(&x->acks[i], 1, MPI_BYTE, x->recvs[i].peer, x->recvs[i].tag, x->comm, &x->reqs[r]));
+            r++;
+        }
+    for (i = 0; i < x->nsend; i++)
+        if (x->sends[i].peer != x->rank) {
+            x->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(x, MPI_Irecv(&x->acks[x->nrecv + i], 1, MPI_BYTE, x->sends[i].peer, x->sends[i].tag, x->comm,
+                                      &x->reqs[r]));
+            r++;
+        }
+    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+}
+
+/* Every handle has arrived: copy each block, unmap it, then acknowledge. */
+static void gemm__mpi_ipc_copy(gemm__mpi *x)
+{
+    int i;
+    for (i = 0; i < x->nrecv; i++) {
+        x->ipc_src[i] = NULL;
+        if (x->recvs[i].peer == x->rank || x->st != GEMM_OK) continue;
+        if (GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&x->ipc_src[i], x->ipc_in[i], cudaIpcMemLazyEnablePeerAccess)))
+            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, x->ipc_src[i], x->recvs[i].bytes, cudaMemcpyDefault,
+                                            x->copy_stream));
+        else
+            x->ipc_src[i] = NULL;
+    }
+    GEMM__MPI_CU(x, cudaStreamSynchronize(x->copy_stream));
+    /* Unmapped before the sender hears we are done: it frees its blocks at
+       the end of the call, and freeing a block still mapped elsewhere is
+       undefined in CUDA (mappings kept across calls failed just so on
+       H200s). */
+    for (i = 0; i < x->nrecv; i++)
+        if (x->ipc_src[i]) GEMM__MPI_CU(x, cudaIpcCloseMemHandle(x->ipc_src[i]));
+    gemm__mpi_ipc_ack(x);
+}
+
+#endif /* GEMM_MPI_CUDA */
+/* <<mpi ipc */
+/* >>mpi transfer: src/mpi/transfer.c */
+/* ---- moving blocks between ranks ---------------------------------------------- */
+
+/* An exchange: queue sends and receives of whole blocks (gemm__mpi_post),
+   start them all (gemm__mpi_start), let them progress (gemm__mpi_test) and
+   finish them (gemm__mpi_wait). How a block travels is the call's path:
+   host blocks and CUDA-aware MPI hand the block to MPI; the staged path
+   copies device blocks through the host pool; the IPC path sends handles
+   (mpi/ipc.c). A message from this rank to itself is a copy. */
 
 static void gemm__mpi_post(gemm__mpi_msg *list, int *n, void *buf, int peer, int tag, size_t bytes)
 {
@@ -848,76 +1038,81 @@ static void gemm__mpi_post(gemm__mpi_msg *list, int *n, void *buf, int peer, int
 
 static int gemm__mpi_pieces(size_t bytes) { return (int)((bytes + GEMM__MPI_CHUNK - 1) / GEMM__MPI_CHUNK); }
 
-/* The count of the piece of a bytes-long message that starts at off. */
-static int gemm__mpi_piece(size_t bytes, size_t off)
+typedef enum gemm__mpi_verb {
+    GEMM__MPI_ISEND,   /* to `peer`, one request of x->reqs per piece from *r on */
+    GEMM__MPI_IRECV,   /* from `peer`, the same */
+    GEMM__MPI_REPLACE, /* to `peer` and from `from` in place, blocking */
+    GEMM__MPI_BCAST    /* along the process row from its rank `peer`, blocking */
+} gemm__mpi_verb;
+
+/* One block as MPI messages of at most GEMM__MPI_CHUNK bytes each. */
+static void gemm__mpi_message(gemm__mpi *x, gemm__mpi_verb verb, void *buf, size_t bytes, int peer, int from, int tag,
+                              int *r)
 {
-    return (int)(bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK);
+    size_t off;
+    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK) {
+        char *p = (char *)buf + off;
+        int n = (int)(bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK);
+        MPI_Request *req = NULL;
+        if (verb == GEMM__MPI_ISEND || verb == GEMM__MPI_IRECV) {
+            req = &x->reqs[(*r)++];
+            *req = MPI_REQUEST_NULL;
+        }
+        if (verb == GEMM__MPI_ISEND) GEMM__MPI_DO(x, MPI_Isend(p, n, MPI_BYTE, peer, tag, x->comm, req));
+        else if (verb == GEMM__MPI_IRECV) GEMM__MPI_DO(x, MPI_Irecv(p, n, MPI_BYTE, peer, tag, x->comm, req));
+        else if (verb == GEMM__MPI_REPLACE)
+            GEMM__MPI_DO(x, MPI_Sendrecv_replace(p, n, MPI_BYTE, peer, tag, from, tag, x->comm, MPI_STATUS_IGNORE));
+        else GEMM__MPI_DO(x, MPI_Bcast(p, n, MPI_BYTE, peer, x->row_comm));
+    }
 }
 
-/* Starts every queued send and receive (x->sends, x->recvs). Messages to
-   this rank itself are copies. On the staged path device blocks go through
-   the pool; on the IPC path only the blocks' handles travel now, and the
-   receiver copies the blocks in gemm__mpi_wait. */
+/* A receive from this rank itself: copy the matching send's block. */
+static int gemm__mpi_self_copy(gemm__mpi *x, const gemm__mpi_msg *m)
+{
+    int j, found = 0;
+    for (j = 0; j < x->nsend; j++)
+        if (x->sends[j].peer == x->rank && x->sends[j].tag == m->tag) {
+            gemm__mpi_copy(x, m->buf, x->cuda, x->sends[j].buf, x->cuda, m->bytes);
+            found = 1;
+        }
+    return found;
+}
+
+static void gemm__mpi_start_recv(gemm__mpi *x, int i, int *r)
+{
+    gemm__mpi_msg *m = &x->recvs[i];
+    int staged = x->path == GEMM_MPI_PATH_STAGED;
+#ifdef GEMM_MPI_CUDA
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC) { gemm__mpi_ipc_expect(x, i, r); return; }
+#endif
+    gemm__mpi_message(x, GEMM__MPI_IRECV, staged ? x->pool + (size_t)i * x->big : (char *)m->buf, m->bytes, m->peer,
+                      0, m->tag, r);
+}
+
+static void gemm__mpi_start_send(gemm__mpi *x, int i, int *r)
+{
+    gemm__mpi_msg *m = &x->sends[i];
+    char *p = (char *)m->buf;
+#ifdef GEMM_MPI_CUDA
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC) { gemm__mpi_ipc_offer(x, i, r); return; }
+#endif
+    if (x->path == GEMM_MPI_PATH_STAGED) {
+        p = x->pool + (size_t)(x->nrecv + i) * x->big;
+        gemm__mpi_copy(x, p, 0, m->buf, 1, m->bytes);
+    }
+    gemm__mpi_message(x, GEMM__MPI_ISEND, p, m->bytes, m->peer, 0, m->tag, r);
+}
+
+/* Starts every queued receive, then every send (x->recvs, x->sends). */
 static void gemm__mpi_start(gemm__mpi *x)
 {
-    int i, j, r = 0, staged = x->path == GEMM_MPI_PATH_STAGED, self = 0, ipc = x->path == GEMM_MPI_PATH_CUDA_IPC;
-    (void)ipc; /* only the CUDA build has the IPC path */
+    int i, r = 0, self = 0;
     for (i = 0; i < x->nrecv; i++) {
-        gemm__mpi_msg *m = &x->recvs[i];
-        if (m->peer == x->rank) {
-            for (j = 0; j < x->nsend; j++)
-                if (x->sends[j].peer == x->rank && x->sends[j].tag == m->tag) {
-                    gemm__mpi_copy(x, m->buf, x->cuda, x->sends[j].buf, x->cuda, m->bytes);
-                    self = 1;
-                }
-            continue;
-        }
-#ifdef GEMM_MPI_CUDA
-        if (ipc) {
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Irecv(&x->ipc_in[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag,
-                                      x->cart, &x->reqs[r]));
-            r++;
-            continue;
-        }
-#endif
-        {
-            char *p = staged ? x->pool + (size_t)i * x->big : (char *)m->buf;
-            size_t off;
-            for (off = 0; off < m->bytes; off += GEMM__MPI_CHUNK) {
-                x->reqs[r] = MPI_REQUEST_NULL;
-                GEMM__MPI_DO(x, MPI_Irecv(p + off, gemm__mpi_piece(m->bytes, off), MPI_BYTE, m->peer, m->tag, x->cart,
-                                          &x->reqs[r]));
-                r++;
-            }
-        }
+        if (x->recvs[i].peer == x->rank) self |= gemm__mpi_self_copy(x, &x->recvs[i]);
+        else gemm__mpi_start_recv(x, i, &r);
     }
-    for (i = 0; i < x->nsend; i++) {
-        gemm__mpi_msg *m = &x->sends[i];
-        char *p = (char *)m->buf;
-        size_t off;
-        if (m->peer == x->rank) continue;
-#ifdef GEMM_MPI_CUDA
-        if (ipc) {
-            GEMM__MPI_CU(x, cudaIpcGetMemHandle(&x->ipc_out[i], m->buf));
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Isend(&x->ipc_out[i], (int)sizeof(cudaIpcMemHandle_t), MPI_BYTE, m->peer, m->tag,
-                                      x->cart, &x->reqs[r]));
-            r++;
-            continue;
-        }
-#endif
-        if (staged) {
-            p = x->pool + (size_t)(x->nrecv + i) * x->big;
-            gemm__mpi_copy(x, p, 0, m->buf, 1, m->bytes);
-        }
-        for (off = 0; off < m->bytes; off += GEMM__MPI_CHUNK) {
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Isend(p + off, gemm__mpi_piece(m->bytes, off), MPI_BYTE, m->peer, m->tag, x->cart,
-                                      &x->reqs[r]));
-            r++;
-        }
-    }
+    for (i = 0; i < x->nsend; i++)
+        if (x->sends[i].peer != x->rank) gemm__mpi_start_send(x, i, &r);
     for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
     if (self) gemm__mpi_sync(x); /* device copies to self end before a buffer is reused */
 }
@@ -930,47 +1125,7 @@ static int gemm__mpi_test(gemm__mpi *x)
     return done;
 }
 
-#ifdef GEMM_MPI_CUDA
-/* IPC path: copy every block whose handle arrived, then tell its sender
-   that its buffer may change again, and hear the same from ours. */
-static void gemm__mpi_ipc_copy(gemm__mpi *x)
-{
-    int i, r = 0;
-    for (i = 0; i < x->nrecv; i++) {
-        x->ipc_src[i] = NULL;
-        if (x->recvs[i].peer == x->rank || x->st != GEMM_OK) continue;
-        if (GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&x->ipc_src[i], x->ipc_in[i], cudaIpcMemLazyEnablePeerAccess)))
-            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, x->ipc_src[i], x->recvs[i].bytes, cudaMemcpyDefault,
-                                            x->copy_stream));
-        else
-            x->ipc_src[i] = NULL;
-    }
-    GEMM__MPI_CU(x, cudaStreamSynchronize(x->copy_stream));
-    /* Unmapped before the sender hears we are done: it frees its blocks at
-       the end of the call, and freeing a block still mapped elsewhere is
-       undefined in CUDA (mappings kept across calls failed just so on the
-       H200s: bench/RESULTS.md). */
-    for (i = 0; i < x->nrecv; i++)
-        if (x->ipc_src[i]) GEMM__MPI_CU(x, cudaIpcCloseMemHandle(x->ipc_src[i]));
-    for (i = 0; i < x->nrecv; i++)
-        if (x->recvs[i].peer != x->rank) {
-            x->acks[i] = 1;
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Isend(&x->acks[i], 1, MPI_BYTE, x->recvs[i].peer, x->recvs[i].tag, x->cart, &x->reqs[r]));
-            r++;
-        }
-    for (i = 0; i < x->nsend; i++)
-        if (x->sends[i].peer != x->rank) {
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Irecv(&x->acks[x->nrecv + i], 1, MPI_BYTE, x->sends[i].peer, x->sends[i].tag, x->cart,
-                                      &x->reqs[r]));
-            r++;
-        }
-    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
-    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
-}
-#endif
-
+/* Finishes the exchange: every block is where it was sent. */
 static void gemm__mpi_wait(gemm__mpi *x)
 {
     int i;
@@ -984,32 +1139,34 @@ static void gemm__mpi_wait(gemm__mpi *x)
                 gemm__mpi_copy(x, x->recvs[i].buf, 1, x->pool + (size_t)i * x->big, 0, x->recvs[i].bytes);
     x->nsend = x->nrecv = 0;
 }
+/* <<mpi transfer */
+/* >>mpi distribute: src/mpi/distribute.c */
+/* ---- distribution and gather -------------------------------------------------- */
 
-/* Replaces a host block with the one from `src` while sending it to `dst`. */
-static void gemm__mpi_replace(gemm__mpi *x, void *buf, size_t bytes, int dst, int src, int tag)
-{
-    size_t off;
-    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK)
-        GEMM__MPI_DO(x, MPI_Sendrecv_replace((char *)buf + off, gemm__mpi_piece(bytes, off), MPI_BYTE, dst, tag, src,
-                                             tag, x->cart, MPI_STATUS_IGNORE));
-}
-
-/* ---- distribution and gather ----------------------------------------- */
-
-/* Virtual block (i, j) of slot s of grid position (r, c). */
+/* Virtual block (i, j) of slot s of grid place (r, c). */
 static void gemm__mpi_slot_ij(const gemm__mpi *x, int r, int c, int s, int *i, int *j)
 {
-    *i = r * x->br + s / x->bc;
-    *j = c * x->bc + s % x->bc;
+    *i = r * x->g.br + s / x->g.bc;
+    *j = c * x->g.bc + s % x->g.bc;
 }
 
-/* The block of `which` (A, B, C) that slot (i, j) starts with: Cannon's
-   skew puts A(i, i+j) and B(i+j, j) there; Fox starts unskewed. */
+/* The block of `which` (a, b, c) that slot (i, j) starts with: Cannon's
+   skew puts a(i, i+j) and b(i+j, j) there; Fox starts unskewed. */
 static void gemm__mpi_start_block(const gemm__mpi *x, int which, int i, int j, int *bi, int *bj)
 {
     int skew = which < 2 && x->o.algorithm == GEMM_MPI_CANNON ? (i + j) % x->g.q : -1;
     *bi = which == 1 && skew >= 0 ? skew : i;
     *bj = which == 0 && skew >= 0 ? skew : j;
+}
+
+/* The slots of a (0), b (1) or c (2), and the caller's matrix (or piece)
+   with its leading dimension. */
+static void **gemm__mpi_slots(const gemm__mpi *x, int which) { return which == 0 ? x->a : which == 1 ? x->b : x->c; }
+
+static void *gemm__mpi_user(const gemm__mpi *x, int which, int64_t *ld)
+{
+    *ld = which == 0 ? x->p.lda : which == 1 ? x->p.ldb : x->p.ldc;
+    return which == 0 ? (void *)x->A : which == 1 ? (void *)x->B : x->C;
 }
 
 /* Waits until staging buffer k may be refilled. */
@@ -1020,7 +1177,7 @@ static void gemm__mpi_stage_wait(gemm__mpi *x, int k)
     if (x->stage_dev[k]) {
         double t = gemm__mpi_now();
         GEMM__MPI_CU(x, cudaEventSynchronize(x->stage_ev[k]));
-        x->t.h2d += gemm__mpi_now() - t;
+        x->t.to_device_s += gemm__mpi_now() - t;
     }
 #endif
     x->stage_dev[k] = 0;
@@ -1041,207 +1198,212 @@ static void gemm__mpi_stage_h2d(gemm__mpi *x, int k, void *dst, size_t len)
 #endif
 }
 
-/* Chunks of whole runs that fit a staging buffer. */
-static int64_t gemm__mpi_chunk(const gemm__mpi *x, const gemm__mpi_span *sp)
+/* Copies a device block's chunk into staging buffer k, timed. */
+static void gemm__mpi_stage_d2h(gemm__mpi *x, int k, const void *src, size_t len)
 {
-    int64_t per = (int64_t)(x->stage_bytes / ((size_t)sp->INNER * x->es));
-    return per > 0 ? per : 1;
+    double t = gemm__mpi_now();
+    gemm__mpi_copy(x, x->stage[k], 0, src, 1, len);
+    x->t.from_device_s += gemm__mpi_now() - t;
 }
 
-/* Root-held: the root packs every rank's starting blocks and sends them,
-   chunk by chunk through two staging buffers (one is packed while the
-   other travels); its own go to its GPU the same way. */
+/* Moves one block between the root's matrix and the rank that owns it,
+   chunk by chunk of whole runs through two staging buffers (one is filled
+   while the other travels): to_block for the distribution, else the
+   gather. The root packs and unpacks; a GPU rank copies each chunk to or
+   from its device, unless MPI takes device memory. Every rank cuts a block
+   into the same chunks. */
+static void gemm__mpi_stage_block(gemm__mpi *x, int owner, int tag, void *block, void *user, int64_t ld,
+                                  const gemm__mpi_span *sp, int to_block)
+{
+    size_t run = (size_t)sp->INNER * x->es;
+    int64_t per = (int64_t)(x->stage_bytes / run), o;
+    int root = x->o.root;
+    if (per < 1) per = 1;
+    for (o = 0; o < sp->OUTER; o += per) {
+        int64_t end = o + per < sp->OUTER ? o + per : sp->OUTER;
+        size_t len = (size_t)(end - o) * run;
+        char *blk = (char *)block + (size_t)o * run, *st;
+        int k = x->chunk++ & 1;
+        st = x->stage[k];
+        if (x->rank == root && to_block) {
+            gemm__mpi_stage_wait(x, k);
+            gemm__mpi_copy_part(x, st, user, ld, sp, o, end, 1);
+            if (owner == root) gemm__mpi_stage_h2d(x, k, blk, len);
+            else GEMM__MPI_DO(x, MPI_Isend(st, (int)len, MPI_BYTE, owner, tag, x->comm, &x->stage_req[k]));
+        } else if (x->rank == root) {
+            if (owner == root) gemm__mpi_stage_d2h(x, k, blk, len);
+            else GEMM__MPI_DO(x, MPI_Recv(st, (int)len, MPI_BYTE, owner, tag, x->comm, MPI_STATUS_IGNORE));
+            gemm__mpi_copy_part(x, st, user, ld, sp, o, end, 0);
+        } else if (gemm__mpi_direct(x)) {
+            if (to_block) GEMM__MPI_DO(x, MPI_Recv(blk, (int)len, MPI_BYTE, root, tag, x->comm, MPI_STATUS_IGNORE));
+            else GEMM__MPI_DO(x, MPI_Send(blk, (int)len, MPI_BYTE, root, tag, x->comm));
+        } else if (to_block) {
+            gemm__mpi_stage_wait(x, k);
+            GEMM__MPI_DO(x, MPI_Recv(st, (int)len, MPI_BYTE, root, tag, x->comm, MPI_STATUS_IGNORE));
+            gemm__mpi_stage_h2d(x, k, blk, len);
+        } else {
+            gemm__mpi_stage_wait(x, k);
+            gemm__mpi_stage_d2h(x, k, blk, len);
+            GEMM__MPI_DO(x, MPI_Isend(st, (int)len, MPI_BYTE, root, tag, x->comm, &x->stage_req[k]));
+        }
+    }
+}
+
+/* The root's GPU starts Cannon's first round on its own blocks (queued
+   behind their copies) while the root packs and sends everyone else's. */
+static void gemm__mpi_prelaunch(gemm__mpi *x)
+{
+#ifdef GEMM_MPI_CUDA
+    if (!x->cuda || x->o.algorithm != GEMM_MPI_CANNON) return;
+    GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
+    gemm__mpi_multiply(x, x->a, x->b, 1, -1);
+    GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+    x->prelaunched = 1;
+#else
+    (void)x;
+#endif
+}
+
+/* Root-held: the root sends every rank the blocks it starts with (its own
+   first); each rank takes its own. beta == 0: C is not read. */
 static void gemm__mpi_distribute(gemm__mpi *x)
 {
-    int which, s, d, nslots = x->br * x->bc, root = x->o.root, chunk = 0;
-    int ncopy = x->beta != 0 ? 3 : 2; /* beta == 0: C is not read */
-    double t0 = gemm__mpi_now(), h2d0 = x->t.h2d;
+    int which, s, d, root = x->o.root, ncopy = x->beta != 0 ? 3 : 2;
+    double t0 = gemm__mpi_now(), h2d0 = x->t.to_device_s;
+    x->chunk = 0;
     for (d = 0; d < x->P; d++) {
-        int dst = (root + d) % x->P, r = dst / x->g.grid_cols, c = dst % x->g.grid_cols;
+        int dst = (root + d) % x->P, r, c;
         if (x->rank != root && x->rank != dst) continue;
+        gemm__mpi_place(&x->g, dst, &r, &c);
         for (which = 0; which < ncopy; which++) {
-            void **slots = which == 0 ? x->a : which == 1 ? x->b : x->c;
-            const void *user = which == 0 ? x->A : which == 1 ? x->B : (const void *)x->C;
-            int64_t ld = which == 0 ? x->lda : which == 1 ? x->ldb : x->ldc;
-            for (s = 0; s < nslots; s++) {
+            int64_t ld;
+            void *user = gemm__mpi_user(x, which, &ld), **slots = gemm__mpi_slots(x, which);
+            for (s = 0; s < x->g.br * x->g.bc; s++) {
                 int i, j, bi, bj;
                 gemm__mpi_span sp;
-                size_t run;
-                int64_t per, o;
                 gemm__mpi_slot_ij(x, r, c, s, &i, &j);
                 gemm__mpi_start_block(x, which, i, j, &bi, &bj);
                 sp = gemm__mpi_span_in(x, which, bi, bj);
-                run = (size_t)sp.INNER * x->es;
-                per = gemm__mpi_chunk(x, &sp);
-                if (dst == root && !x->cuda) { /* the root's own host blocks: pack in place */
-                    gemm__mpi_copy_runs(x, slots[s], (void *)user, ld, &sp, 1, 0);
-                    continue;
-                }
-                for (o = 0; o < sp.OUTER; o += per) {
-                    int64_t end = o + per < sp.OUTER ? o + per : sp.OUTER;
-                    size_t len = (size_t)(end - o) * run;
-                    char *into = (char *)slots[s] + (size_t)o * run;
-                    int k = chunk++ & 1;
-                    if (x->rank == root) {
-                        gemm__mpi_stage_wait(x, k);
-                        gemm__mpi_copy_part(x, x->stage[k], (void *)user, ld, &sp, o, end, 1);
-                        if (dst == root) gemm__mpi_stage_h2d(x, k, into, len);
-                        else GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, dst, which, x->cart,
-                                                       &x->stage_req[k]));
-                    } else if (gemm__mpi_direct(x))
-                        GEMM__MPI_DO(x, MPI_Recv(into, (int)len, MPI_BYTE, root, which, x->cart, MPI_STATUS_IGNORE));
-                    else {
-                        gemm__mpi_stage_wait(x, k);
-                        GEMM__MPI_DO(x, MPI_Recv(x->stage[k], (int)len, MPI_BYTE, root, which, x->cart,
-                                                 MPI_STATUS_IGNORE));
-                        gemm__mpi_stage_h2d(x, k, into, len);
-                    }
-                }
+                if (dst == root && !x->cuda) gemm__mpi_copy_runs(x, slots[s], user, ld, &sp, 1, 0); /* in place */
+                else gemm__mpi_stage_block(x, dst, which, slots[s], user, ld, &sp, 1);
             }
         }
-#ifdef GEMM_MPI_CUDA
-        /* The root's GPU starts Cannon's first round on its own blocks (queued
-           behind their copies) while the root packs and sends everyone else's. */
-        if (x->cuda && dst == root && x->o.algorithm == GEMM_MPI_CANNON) {
-            GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-            gemm__mpi_multiply(x, x->a, x->b, 1, -1);
-            GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
-            x->prelaunched = 1;
-        }
-#endif
+        if (dst == root) gemm__mpi_prelaunch(x);
     }
     gemm__mpi_stage_wait(x, 0);
     gemm__mpi_stage_wait(x, 1);
-    x->t.distribute += gemm__mpi_now() - t0 - (x->t.h2d - h2d0);
+    x->t.distribute_s += gemm__mpi_now() - t0 - (x->t.to_device_s - h2d0);
 }
 
-/* Root-held: every rank sends its C blocks to the root, chunk by chunk;
-   the root unpacks them into C. */
+/* Root-held: every rank sends its C blocks to the root, which unpacks them
+   into C. */
 static void gemm__mpi_gather(gemm__mpi *x)
 {
-    int d, s, nslots = x->br * x->bc, root = x->o.root, chunk = 0;
-    double t0 = gemm__mpi_now(), d2h = 0;
+    int d, s, root = x->o.root;
+    double t0 = gemm__mpi_now(), d2h0 = x->t.from_device_s;
+    x->chunk = 0;
     for (d = 0; d < x->P; d++) {
-        int src = (root + d) % x->P, r = src / x->g.grid_cols, c = src % x->g.grid_cols;
+        int src = (root + d) % x->P, r, c;
         if (x->rank != root && x->rank != src) continue;
-        for (s = 0; s < nslots; s++) {
+        gemm__mpi_place(&x->g, src, &r, &c);
+        for (s = 0; s < x->g.br * x->g.bc; s++) {
             int i, j;
             gemm__mpi_span sp;
-            size_t run;
-            int64_t per, o;
             gemm__mpi_slot_ij(x, r, c, s, &i, &j);
             sp = gemm__mpi_span_in(x, 2, i, j);
-            run = (size_t)sp.INNER * x->es;
-            per = gemm__mpi_chunk(x, &sp);
-            if (src == root && !x->cuda) {
-                gemm__mpi_copy_runs(x, x->c[s], x->C, x->ldc, &sp, 0, 0);
-                continue;
-            }
-            for (o = 0; o < sp.OUTER; o += per) {
-                int64_t end = o + per < sp.OUTER ? o + per : sp.OUTER;
-                size_t len = (size_t)(end - o) * run;
-                char *from = (char *)x->c[s] + (size_t)o * run;
-                int k = chunk++ & 1;
-                if (x->rank == root) {
-                    if (src == root) {
-                        double t = gemm__mpi_now();
-                        gemm__mpi_copy(x, x->stage[k], 0, from, 1, len);
-                        d2h += gemm__mpi_now() - t;
-                    } else
-                        GEMM__MPI_DO(x, MPI_Recv(x->stage[k], (int)len, MPI_BYTE, src, 2, x->cart, MPI_STATUS_IGNORE));
-                    gemm__mpi_copy_part(x, x->stage[k], x->C, x->ldc, &sp, o, end, 0);
-                } else if (gemm__mpi_direct(x))
-                    GEMM__MPI_DO(x, MPI_Send(from, (int)len, MPI_BYTE, root, 2, x->cart));
-                else {
-                    double t;
-                    gemm__mpi_stage_wait(x, k);
-                    t = gemm__mpi_now();
-                    gemm__mpi_copy(x, x->stage[k], 0, from, 1, len);
-                    d2h += gemm__mpi_now() - t;
-                    GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, root, 2, x->cart, &x->stage_req[k]));
-                }
-            }
+            if (src == root && !x->cuda) gemm__mpi_copy_runs(x, x->c[s], x->C, x->p.ldc, &sp, 0, 0);
+            else gemm__mpi_stage_block(x, src, 2, x->c[s], x->C, x->p.ldc, &sp, 0);
         }
     }
     gemm__mpi_stage_wait(x, 0);
     gemm__mpi_stage_wait(x, 1);
-    x->t.d2h += d2h;
-    x->t.gather += gemm__mpi_now() - t0 - d2h;
+    x->t.gather_s += gemm__mpi_now() - t0 - (x->t.from_device_s - d2h0);
+}
+
+/* Distributed Cannon: natural block (i, j) goes to the slot that starts
+   with it: for a, slot (i, j - i); for b, slot (i - j, j) (mod q). Tags
+   number blocks. */
+static void gemm__mpi_queue_skew(gemm__mpi *x, int which)
+{
+    int s, q = x->g.q, br = x->g.br, bc = x->g.bc;
+    size_t bytes = which == 0 ? x->abytes : x->bbytes;
+    void **slots = gemm__mpi_slots(x, which);
+    for (s = 0; s < br * bc; s++) {
+        int i, j, ti, tj, bi, bj;
+        gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
+        ti = which == 0 ? i : ((i - j) % q + q) % q;
+        tj = which == 0 ? ((j - i) % q + q) % q : j;
+        gemm__mpi_post(x->sends, &x->nsend, x->temps[s], gemm__mpi_rank_at(&x->g, ti / br, tj / bc), i * q + j, bytes);
+        gemm__mpi_start_block(x, which, i, j, &bi, &bj);
+        gemm__mpi_post(x->recvs, &x->nrecv, slots[s], gemm__mpi_rank_at(&x->g, bi / br, bj / bc), bi * q + bj, bytes);
+    }
 }
 
 /* Distributed: pack this rank's pieces into blocks; for Cannon, send each
-   natural block to the slot its skew puts it in. */
+   natural block of a and b to the slot its skew puts it in. */
 static void gemm__mpi_local_blocks(gemm__mpi *x)
 {
-    int which, s, nslots = x->br * x->bc, fox = x->o.algorithm == GEMM_MPI_FOX;
+    int which, s, fox = x->o.algorithm == GEMM_MPI_FOX;
     double t0 = gemm__mpi_now();
     for (which = 0; which < 3; which++) {
-        void **slots = which == 0 ? x->a : which == 1 ? x->b : x->c;
-        size_t bytes = which == 0 ? x->abytes : which == 1 ? x->bbytes : x->cbytes;
-        const void *user = which == 0 ? x->A : which == 1 ? x->B : (const void *)x->C;
-        int64_t ld = which == 0 ? x->lda : which == 1 ? x->ldb : x->ldc;
+        int64_t ld;
+        void *user = gemm__mpi_user(x, which, &ld), **slots = gemm__mpi_slots(x, which);
         int skew = which < 2 && !fox;
         if (which == 2 && x->beta == 0) break;
-        for (s = 0; s < nslots; s++) {
+        for (s = 0; s < x->g.br * x->g.bc; s++) {
             int i, j;
             gemm__mpi_span sp;
             gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
             sp = gemm__mpi_span_in(x, which, i, j);
-            gemm__mpi_copy_runs(x, skew ? x->temps[s] : slots[s], (void *)user, ld, &sp, 1, x->cuda);
+            gemm__mpi_copy_runs(x, skew ? x->temps[s] : slots[s], user, ld, &sp, 1, x->cuda);
         }
         if (!skew) continue;
         gemm__mpi_sync(x);
-        /* Natural block (i, j) goes to the slot that starts with it: for A,
-           slot (i, j - i); for B, slot (i - j, j) (mod q). Tags number blocks. */
-        for (s = 0; s < nslots; s++) {
-            int i, j, ti, tj, q = x->g.q, bi, bj;
-            gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
-            ti = which == 0 ? i : ((i - j) % q + q) % q;
-            tj = which == 0 ? ((j - i) % q + q) % q : j;
-            gemm__mpi_post(x->sends, &x->nsend, x->temps[s], (ti / x->br) * x->g.grid_cols + tj / x->bc,
-                           i * q + j, bytes);
-            gemm__mpi_start_block(x, which, i, j, &bi, &bj);
-            gemm__mpi_post(x->recvs, &x->nrecv, slots[s], (bi / x->br) * x->g.grid_cols + bj / x->bc,
-                           bi * q + bj, bytes);
-        }
+        gemm__mpi_queue_skew(x, which);
         gemm__mpi_start(x);
         gemm__mpi_wait(x);
     }
     gemm__mpi_sync(x);
-    x->t.distribute += gemm__mpi_now() - t0;
+    x->t.distribute_s += gemm__mpi_now() - t0;
 }
 
 /* Distributed: write the C blocks back into this rank's piece. */
 static void gemm__mpi_store_c(gemm__mpi *x)
 {
-    int s, nslots = x->br * x->bc;
-    for (s = 0; s < nslots; s++) {
+    int s;
+    for (s = 0; s < x->g.br * x->g.bc; s++) {
         int i, j;
         gemm__mpi_span sp;
         gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
         sp = gemm__mpi_span_in(x, 2, i, j);
-        gemm__mpi_copy_runs(x, x->c[s], x->C, x->ldc, &sp, 0, x->cuda);
+        gemm__mpi_copy_runs(x, x->c[s], x->C, x->p.ldc, &sp, 0, x->cuda);
     }
     gemm__mpi_sync(x);
 }
+/* <<mpi distribute */
+/* >>mpi rounds: src/mpi/rounds.c */
+/* ---- the rounds: Cannon and Fox ------------------------------------------------ */
 
-/* ---- the rounds -------------------------------------------------------- */
+/* Tags of the shifts: a's number the block row, b's the block column from
+   30000 on. The skew's block tags (below q*q) may reach these, but the skew
+   is over before the first shift. */
+#define GEMM__MPI_TAG_B 30000
 
-/* Queues Cannon's shift: per block row the first A block goes left, a new
-   one comes from the right into the spare; per block column the top B
+/* Queues Cannon's shift: per block row the first a block goes left, a new
+   one comes from the right into the spare; per block column the top b
    block goes up. Neighbours that are this rank itself need no message. */
 static void gemm__mpi_queue_shift(gemm__mpi *x, int shift_a)
 {
     int li, lj;
     if (shift_a && x->left != x->rank)
-        for (li = 0; li < x->br; li++) {
-            gemm__mpi_post(x->sends, &x->nsend, x->a[li * x->bc], x->left, li, x->abytes);
+        for (li = 0; li < x->g.br; li++) {
+            gemm__mpi_post(x->sends, &x->nsend, x->a[li * x->g.bc], x->left, li, x->abytes);
             gemm__mpi_post(x->recvs, &x->nrecv, x->aspare[li], x->right, li, x->abytes);
         }
     if (x->up != x->rank)
-        for (lj = 0; lj < x->bc; lj++) {
-            gemm__mpi_post(x->sends, &x->nsend, x->b[lj], x->up, 30000 + lj, x->bbytes);
-            gemm__mpi_post(x->recvs, &x->nrecv, x->bspare[lj], x->down, 30000 + lj, x->bbytes);
+        for (lj = 0; lj < x->g.bc; lj++) {
+            gemm__mpi_post(x->sends, &x->nsend, x->b[lj], x->up, GEMM__MPI_TAG_B + lj, x->bbytes);
+            gemm__mpi_post(x->recvs, &x->nrecv, x->bspare[lj], x->down, GEMM__MPI_TAG_B + lj, x->bbytes);
         }
 }
 
@@ -1249,7 +1411,7 @@ static void gemm__mpi_queue_shift(gemm__mpi *x, int shift_a)
    (the spare, or the block that left when the neighbour is this rank) last. */
 static void gemm__mpi_rotate(gemm__mpi *x, int shift_a, int used_spares)
 {
-    int li, lj, t, bc = x->bc, br = x->br;
+    int li, lj, t, bc = x->g.bc, br = x->g.br;
     if (shift_a)
         for (li = 0; li < br; li++) {
             void *out = x->a[li * bc];
@@ -1283,9 +1445,11 @@ static void gemm__mpi_shift_blocking(gemm__mpi *x, int shift_a)
         return;
     }
     if (shift_a && x->left != x->rank)
-        for (li = 0; li < x->br; li++) gemm__mpi_replace(x, x->a[li * x->bc], x->abytes, x->left, x->right, li);
+        for (li = 0; li < x->g.br; li++)
+            gemm__mpi_message(x, GEMM__MPI_REPLACE, x->a[li * x->g.bc], x->abytes, x->left, x->right, li, NULL);
     if (x->up != x->rank)
-        for (lj = 0; lj < x->bc; lj++) gemm__mpi_replace(x, x->b[lj], x->bbytes, x->up, x->down, 30000 + lj);
+        for (lj = 0; lj < x->g.bc; lj++)
+            gemm__mpi_message(x, GEMM__MPI_REPLACE, x->b[lj], x->bbytes, x->up, x->down, GEMM__MPI_TAG_B + lj, NULL);
     gemm__mpi_rotate(x, shift_a, 0);
 }
 
@@ -1297,30 +1461,35 @@ static double gemm__mpi_event_seconds(gemm__mpi *x)
     if (x->st == GEMM_OK) GEMM__MPI_CU(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1));
     return 1e-3 * (double)ms;
 }
+
+/* The GPU's round: queued (unless the distribution did), then timed by
+   its events while the transfers in flight finish. */
+static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight, double t0)
+{
+    double comp, rest;
+    if (!x->prelaunched) {
+        GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
+        gemm__mpi_multiply(x, a, x->b, first, -1);
+        GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+    }
+    x->prelaunched = 0;
+    if (in_flight) gemm__mpi_wait(x);
+    comp = gemm__mpi_event_seconds(x);
+    x->t.compute_s += comp;
+    rest = gemm__mpi_now() - t0 - comp;
+    x->t.shift_s += rest > 0 ? rest : 0;
+}
 #endif
 
 /* One round's multiply, timed; with transfers in flight (overlap) the CPU
    polls MPI between slots so they progress, and the GPU works meanwhile. */
 static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_flight)
 {
-    double t0 = gemm__mpi_now(), comp;
-    int s, n = x->br * x->bc;
+    double t0 = gemm__mpi_now(), comp = 0;
+    int s, n = x->g.br * x->g.bc;
 #ifdef GEMM_MPI_CUDA
-    if (x->cuda) {
-        if (!x->prelaunched) {
-            GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-            gemm__mpi_multiply(x, a, x->b, first, -1);
-            GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
-        }
-        x->prelaunched = 0;
-        if (in_flight) gemm__mpi_wait(x);
-        comp = gemm__mpi_event_seconds(x);
-        x->t.compute += comp;
-        x->t.shift += gemm__mpi_now() - t0 - comp > 0 ? gemm__mpi_now() - t0 - comp : 0;
-        return;
-    }
+    if (x->cuda) { gemm__mpi_round_gpu(x, a, first, in_flight, t0); return; }
 #endif
-    comp = 0;
     for (s = 0; s < n; s++) {
         double t = gemm__mpi_now();
         gemm__mpi_multiply(x, a, x->b, first, s);
@@ -1328,8 +1497,8 @@ static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_f
         if (in_flight) gemm__mpi_test(x);
     }
     if (in_flight) gemm__mpi_wait(x);
-    x->t.compute += comp;
-    x->t.shift += gemm__mpi_now() - t0 - comp;
+    x->t.compute_s += comp;
+    x->t.shift_s += gemm__mpi_now() - t0 - comp;
 }
 
 static void gemm__mpi_cannon(gemm__mpi *x)
@@ -1346,48 +1515,47 @@ static void gemm__mpi_cannon(gemm__mpi *x)
         else if (!last) {
             double t = gemm__mpi_now();
             gemm__mpi_shift_blocking(x, 1);
-            x->t.shift += gemm__mpi_now() - t;
+            x->t.shift_s += gemm__mpi_now() - t;
         }
     }
 }
 
-/* Broadcast of a whole block along the process row, in int-sized pieces. */
-static void gemm__mpi_bcast(gemm__mpi *x, void *buf, size_t bytes, int root)
+/* Fox's broadcasts of one round: block row li multiplies a(i, i+round),
+   broadcast along the process row from the rank holding it. */
+static void gemm__mpi_fox_bcast(gemm__mpi *x, int round, void **use)
 {
-    size_t off;
-    for (off = 0; off < bytes; off += GEMM__MPI_CHUNK)
-        GEMM__MPI_DO(x, MPI_Bcast((char *)buf + off, gemm__mpi_piece(bytes, off), MPI_BYTE, root, x->row_comm));
+    int li, lj, q = x->g.q, bc = x->g.bc, staged = !gemm__mpi_direct(x);
+    for (li = 0; li < x->g.br; li++) {
+        int i = x->g.row * x->g.br + li, p = (i + round) % q, mine = p / bc == x->g.col;
+        void *buf = mine ? x->a[li * bc + p % bc] : x->fox[li];
+        if (x->g.cols > 1 && staged) {
+            if (mine) gemm__mpi_copy(x, x->pool, 0, buf, 1, x->abytes);
+            gemm__mpi_message(x, GEMM__MPI_BCAST, x->pool, x->abytes, p / bc, 0, 0, NULL);
+            if (!mine) gemm__mpi_copy(x, buf, 1, x->pool, 0, x->abytes);
+        } else if (x->g.cols > 1)
+            gemm__mpi_message(x, GEMM__MPI_BCAST, buf, x->abytes, p / bc, 0, 0, NULL);
+        for (lj = 0; lj < bc; lj++) use[li * bc + lj] = buf;
+    }
 }
 
-/* Fox: in round r, block row i multiplies A(i, i+r), broadcast along the
-   process row from the rank holding it, with its B blocks, then rolls B up. */
+/* Fox: each round broadcasts a, multiplies, then rolls b up. */
 static void gemm__mpi_fox(gemm__mpi *x)
 {
-    int round, li, lj, q = x->g.q, bc = x->bc, staged = !gemm__mpi_direct(x);
-    void **use = x->use; /* allocated by the setup, before its vote */
+    int round, q = x->g.q;
     for (round = 0; round < q; round++) {
         double t = gemm__mpi_now();
-        for (li = 0; li < x->br; li++) {
-            int i = x->g.row * x->br + li, p = (i + round) % q, mine = p / bc == x->g.col;
-            void *buf = mine ? x->a[li * bc + p % bc] : x->fox[li];
-            if (x->g.grid_cols > 1 && staged) {
-                if (mine) gemm__mpi_copy(x, x->pool, 0, buf, 1, x->abytes);
-                gemm__mpi_bcast(x, x->pool, x->abytes, p / bc);
-                if (!mine) gemm__mpi_copy(x, buf, 1, x->pool, 0, x->abytes);
-            } else if (x->g.grid_cols > 1)
-                gemm__mpi_bcast(x, buf, x->abytes, p / bc);
-            for (lj = 0; lj < bc; lj++) use[li * bc + lj] = buf;
-        }
-        x->t.shift += gemm__mpi_now() - t;
-        gemm__mpi_round_multiply(x, use, round == 0, 0);
+        gemm__mpi_fox_bcast(x, round, x->use); /* x->use: allocated by the setup, before its vote */
+        x->t.shift_s += gemm__mpi_now() - t;
+        gemm__mpi_round_multiply(x, x->use, round == 0, 0);
         if (round < q - 1) {
             t = gemm__mpi_now();
             gemm__mpi_shift_blocking(x, 0);
-            x->t.shift += gemm__mpi_now() - t;
+            x->t.shift_s += gemm__mpi_now() - t;
         }
     }
 }
-
+/* <<mpi rounds */
+/* >>mpi vote: src/mpi/vote.c */
 /* ---- agreeing ------------------------------------------------------------ */
 
 /* Every rank learns whether all are fine: the lowest failing rank's status
@@ -1417,6 +1585,9 @@ static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, in
                               names[i - 1], (long long)~r[nv + i], (long long)r[i]);
     return GEMM_OK;
 }
+/* <<mpi vote */
+/* >>mpi setup: src/mpi/setup.c */
+/* ---- setup and teardown -------------------------------------------------------- */
 
 /* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
    streams and events. Returns whether all ranks share one node. */
@@ -1446,113 +1617,129 @@ static int gemm__mpi_cuda_init(gemm__mpi *x)
     return one_node;
 }
 
-/* Lays out the grid, checks memory and allocates. A failure on any rank
-   ends in a vote: x->st is then every rank's, and x->agreed is set. */
-static void gemm__mpi_setup(gemm__mpi *x)
+/* CUDA multiply: how blocks move between GPUs. CUDA-aware only if every
+   rank is, so that all ranks pick the same path. */
+static void gemm__mpi_choose_path(gemm__mpi *x)
 {
-    int nslots, periods[2] = {1, 1}, dims[2], cuda_aware = 0, one_node = 0;
-    size_t host, device, cap;
-    gemm_status s;
-    dims[0] = x->g.grid_rows;
-    dims[1] = x->g.grid_cols;
-    x->br = x->g.q / x->g.grid_rows;
-    x->bc = x->g.q / x->g.grid_cols;
-    nslots = x->br * x->bc;
-    x->big = gemm__mpi_block_bytes(&x->g, x->es, &x->abytes, &x->bbytes, &x->cbytes);
-    x->path = GEMM_MPI_PATH_HOST;
-    if (x->cuda) {
-        one_node = gemm__mpi_cuda_init(x);
+    int cuda_aware = 0, one_node = gemm__mpi_cuda_init(x);
 #if defined(GEMM_MPI_CUDA) && defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
-        cuda_aware = MPIX_Query_cuda_support();
+    cuda_aware = MPIX_Query_cuda_support();
 #endif
-        /* CUDA-aware only if every rank is: all ranks pick the same path */
-        GEMM__MPI_DO(x, MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, x->comm));
-        x->path = x->o.path == GEMM_MPI_PATH_AUTO
-                      ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
-                      : x->o.path;
-        if (x->path == GEMM_MPI_PATH_CUDA_IPC && !one_node && x->st == GEMM_OK)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_IPC asked for, but the ranks are on "
-                                         "several nodes", x->func));
-        if (x->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && x->st == GEMM_OK)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
-                                         "does not accept device buffers (MPIX_Query_cuda_support)", x->func));
-    }
-    {   /* every rank must take the same path, and the memory must fit */
-        int64_t v[1];
-        static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
-        gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path, &x->pool_blocks, &host,
-                       &device);
-        if (x->st == GEMM_OK && !x->distributed && gemm__mpi_stage_bytes(&x->g, x->es) > (size_t)2147483647)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
-                                         "count: the root-held call stages whole rows (use the distributed call)",
-                                         x->func, gemm__mpi_stage_bytes(&x->g, x->es)));
-        cap = x->o.max_host_bytes;
-        if (x->st == GEMM_OK && cap && host > cap)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",
-                                         x->func, host, cap));
-        cap = x->o.max_device_bytes;
-        if (x->st == GEMM_OK && cap && device > cap)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of device memory, the cap is %zu",
-                                         x->func, device, cap));
-        v[0] = (int64_t)x->path;
-        s = gemm__mpi_vote(x, x->comm, v, 1, names);
-        if (s != GEMM_OK) { gemm__mpi_agreed(x, s); return; }
-    }
-    if (GEMM__MPI_DO(x, MPI_Cart_create(x->comm, 2, dims, periods, 0, &x->cart))) {
-        GEMM__MPI_DO(x, MPI_Comm_set_errhandler(x->cart, MPI_ERRORS_RETURN));
-        GEMM__MPI_DO(x, MPI_Cart_shift(x->cart, 1, -1, &x->right, &x->left));
-        GEMM__MPI_DO(x, MPI_Cart_shift(x->cart, 0, -1, &x->down, &x->up));
-        if (x->o.algorithm == GEMM_MPI_FOX)
-            GEMM__MPI_DO(x, MPI_Comm_split(x->cart, x->g.row, x->g.col, &x->row_comm));
-    }
+    GEMM__MPI_DO(x, MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, x->comm));
+    x->path = x->o.path == GEMM_MPI_PATH_AUTO
+                  ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
+                  : x->o.path;
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC && !one_node && x->st == GEMM_OK)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_IPC asked for, but the ranks are on "
+                                     "several nodes", x->func));
+    if (x->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && x->st == GEMM_OK)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
+                                     "does not accept device buffers (MPIX_Query_cuda_support)", x->func));
+}
+
+/* The vote before anything is allocated: every rank takes the same path,
+   and the memory fits every rank's caps. */
+static gemm_status gemm__mpi_fits(gemm__mpi *x)
+{
+    static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
+    int64_t v[1];
+    size_t host, device, cap, stage = gemm__mpi_stage_bytes(&x->g, x->es);
+    gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path, &x->pool_blocks, &host,
+                   &device);
+    if (x->st == GEMM_OK && !x->distributed && stage > (size_t)2147483647)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
+                                     "count: the root-held call stages whole rows (use the distributed call)",
+                                     x->func, stage));
+    cap = x->o.max_host_bytes;
+    if (x->st == GEMM_OK && cap && host > cap)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",
+                                     x->func, host, cap));
+    cap = x->o.max_device_bytes;
+    if (x->st == GEMM_OK && cap && device > cap)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of device memory, the cap is %zu",
+                                     x->func, device, cap));
+    v[0] = (int64_t)x->path;
+    return gemm__mpi_vote(x, x->comm, v, 1, names);
+}
+
+/* The neighbours on the periodic grid of the view, and Fox's process rows
+   (ordered by column, so a rank's column is its rank there). */
+static void gemm__mpi_neighbours(gemm__mpi *x)
+{
+    const gemm__mpi_grid *g = &x->g;
+    x->left = gemm__mpi_rank_at(g, g->row, (g->col + g->cols - 1) % g->cols);
+    x->right = gemm__mpi_rank_at(g, g->row, (g->col + 1) % g->cols);
+    x->up = gemm__mpi_rank_at(g, (g->row + g->rows - 1) % g->rows, g->col);
+    x->down = gemm__mpi_rank_at(g, (g->row + 1) % g->rows, g->col);
+    if (x->o.algorithm == GEMM_MPI_FOX) GEMM__MPI_DO(x, MPI_Comm_split(x->comm, g->row, g->col, &x->row_comm));
+}
+
+/* The blocks, spares, pool and staging buffers (gemm__mpi_need's list). */
+static void gemm__mpi_alloc_blocks(gemm__mpi *x)
+{
+    int nslots = x->g.br * x->g.bc, k;
     x->a = gemm__mpi_blocks_new(x, nslots, x->abytes);
     x->b = gemm__mpi_blocks_new(x, nslots, x->bbytes);
     x->c = gemm__mpi_blocks_new(x, nslots, x->cbytes);
     if (x->o.overlap || x->cuda) {
-        x->aspare = gemm__mpi_blocks_new(x, x->br, x->abytes);
-        x->bspare = gemm__mpi_blocks_new(x, x->bc, x->bbytes);
+        x->aspare = gemm__mpi_blocks_new(x, x->g.br, x->abytes);
+        x->bspare = gemm__mpi_blocks_new(x, x->g.bc, x->bbytes);
     }
     if (x->o.algorithm == GEMM_MPI_FOX) {
-        x->fox = gemm__mpi_blocks_new(x, x->br, x->abytes);
+        x->fox = gemm__mpi_blocks_new(x, x->g.br, x->abytes);
         if (x->st == GEMM_OK && !(x->use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)nslots)))
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
     }
     if (x->distributed && x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, nslots, x->big);
     if (x->pool_blocks && x->st == GEMM_OK) x->pool = (char *)gemm__mpi_alloc(x, x->pool_blocks * x->big, 0);
-    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
     x->stage_bytes = gemm__mpi_stage_bytes(&x->g, x->es); /* every rank cuts blocks into the same chunks */
-    if (!x->distributed && (x->cuda || x->rank == x->o.root) && x->st == GEMM_OK) {
-        int k;
-        for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
-            x->stage[k] = (char *)gemm__mpi_alloc(x, x->stage_bytes, 0);
+    if (x->distributed || !(x->cuda || x->rank == x->o.root)) return;
+    for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
+        x->stage[k] = (char *)gemm__mpi_alloc(x, x->stage_bytes, 0);
 #ifdef GEMM_MPI_CUDA
-            if (x->cuda) GEMM__MPI_CU(x, cudaEventCreateWithFlags(&x->stage_ev[k], cudaEventDisableTiming));
+        if (x->cuda) GEMM__MPI_CU(x, cudaEventCreateWithFlags(&x->stage_ev[k], cudaEventDisableTiming));
 #endif
-        }
     }
-    x->cap = 2 * (nslots > x->br + x->bc ? nslots : x->br + x->bc);
-    x->cap *= (int)gemm__mpi_pieces(x->big);
-    if (x->st == GEMM_OK) {
-        x->sends = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
-        x->recvs = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
-        x->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)x->cap);
-        if (!x->sends || !x->recvs || !x->reqs)
+}
+
+/* The lists of one exchange: room for every block of a skew or a shift,
+   each in int-sized pieces. */
+static void gemm__mpi_alloc_lists(gemm__mpi *x)
+{
+    int r, nslots = x->g.br * x->g.bc, edge = x->g.br + x->g.bc;
+    x->cap = 2 * (nslots > edge ? nslots : edge) * gemm__mpi_pieces(x->big);
+    if (x->st != GEMM_OK) return;
+    x->sends = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
+    x->recvs = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
+    x->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)x->cap);
+    if (!x->sends || !x->recvs || !x->reqs)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+    for (r = 0; x->reqs && r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
+#ifdef GEMM_MPI_CUDA
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
+        x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+        x->ipc_in = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+        x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
+        x->ipc_src = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)x->cap);
+        if (!x->ipc_out || !x->ipc_in || !x->acks || !x->ipc_src)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
-        if (x->reqs) {
-            int r;
-            for (r = 0; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
-        }
-#ifdef GEMM_MPI_CUDA
-        if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
-            x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
-            x->ipc_in = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
-            x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
-            x->ipc_src = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)x->cap);
-            if (!x->ipc_out || !x->ipc_in || !x->acks || !x->ipc_src)
-                gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
-        }
-#endif
     }
+#endif
+}
+
+/* Picks the path, checks memory and allocates. A failure on any rank ends
+   in a vote: x->st is then every rank's, and x->agreed is set. */
+static void gemm__mpi_setup(gemm__mpi *x)
+{
+    gemm_status s;
+    x->big = gemm__mpi_block_bytes(&x->g, x->es, &x->abytes, &x->bbytes, &x->cbytes);
+    x->path = GEMM_MPI_PATH_HOST;
+    if (x->cuda) gemm__mpi_choose_path(x);
+    s = gemm__mpi_fits(x);
+    if (s != GEMM_OK) { gemm__mpi_agreed(x, s); return; }
+    gemm__mpi_neighbours(x);
+    gemm__mpi_alloc_blocks(x);
+    gemm__mpi_alloc_lists(x);
     s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
     if (s != GEMM_OK) gemm__mpi_agreed(x, s);
 }
@@ -1578,14 +1765,14 @@ static void gemm__mpi_drop_requests(gemm__mpi *x)
 
 static void gemm__mpi_teardown(gemm__mpi *x)
 {
-    int nslots = x->br * x->bc;
+    int nslots = x->g.br * x->g.bc;
     gemm__mpi_drop_requests(x);
     gemm__mpi_blocks_free(x, x->a, nslots);
     gemm__mpi_blocks_free(x, x->b, nslots);
     gemm__mpi_blocks_free(x, x->c, nslots);
-    gemm__mpi_blocks_free(x, x->aspare, x->br);
-    gemm__mpi_blocks_free(x, x->bspare, x->bc);
-    gemm__mpi_blocks_free(x, x->fox, x->br);
+    gemm__mpi_blocks_free(x, x->aspare, x->g.br);
+    gemm__mpi_blocks_free(x, x->bspare, x->g.bc);
+    gemm__mpi_blocks_free(x, x->fox, x->g.br);
     gemm__mpi_blocks_free(x, x->temps, nslots);
     gemm__mpi_release(x, x->pool, 0);
     gemm__mpi_release(x, x->stage[0], 0);
@@ -1607,192 +1794,308 @@ static void gemm__mpi_teardown(gemm__mpi *x)
     if (x->ev1) cudaEventDestroy(x->ev1);
 #endif
     if (x->row_comm != MPI_COMM_NULL) MPI_Comm_free(&x->row_comm);
-    if (x->cart != MPI_COMM_NULL) MPI_Comm_free(&x->cart);
+}
+/* <<mpi setup */
+/* >>mpi check: src/mpi/check.c */
+/* ---- this rank's arguments: checked, then the canonical problem ---------------- */
+
+/* The caller's arguments as they came: the checks read them, and the ranks
+   compare their scalars in the first vote. */
+typedef struct gemm__mpi_args {
+    gemm_layout layout;
+    gemm_transpose transa, transb;
+    int64_t m, n, k;
+    double alpha;
+    const void *A;
+    int64_t lda;
+    const void *B;
+    int64_t ldb;
+    double beta;
+    void *C;
+    int64_t ldc;
+} gemm__mpi_args;
+
+/* The largest extent of a piece: its byte offsets fit in int64_t. */
+#define GEMM__MPI_MAX_EXTENT (INT64_MAX / 8)
+
+/* The smallest leading dimension of a stored matrix whose op() view is
+   rows x cols: what a rank that holds no matrix passes to the checks. */
+static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
+{
+    int64_t need = (layout == GEMM_ROW_MAJOR) == (t == GEMM_TRANS) ? rows : cols;
+    return need > 1 ? need : 1;
 }
 
-/* Checks this rank's arguments in their order, options last: everything on
-   the distributed call; the scalars only, except on the root, on the
-   root-held one. */
-static gemm_status gemm__mpi_check(gemm__mpi *x, gemm__work *work)
+/* Distributed: this rank's pieces, in the caller's argument order, each as
+   the stored matrix that holds its tile; then the problem's leading
+   dimensions, strides and extents become the pieces'. */
+static gemm_status gemm__mpi_check_pieces(gemm__mpi *x, const gemm__mpi_args *in)
 {
-    int on_root = x->rank == x->o.root, full = !x->distributed && on_root;
-    int64_t big = INT64_MAX;
-    gemm_status s;
-    s = gemm__check_args(x->func, x->layout, x->ta, x->tb, x->m, x->n, x->k, x->alpha == 0, full ? x->A != NULL : 1,
-                         full ? x->lda : big, full ? x->B != NULL : 1, full ? x->ldb : big, x->beta == 1,
-                         full ? x->C != NULL : 1, full ? x->ldc : big, work);
-    if (s != GEMM_OK) return s;
-    if (x->distributed) {   /* this rank's pieces: check each as a stored rows x cols matrix */
-        const gemm_mpi_tile *t[3];
-        const void *p[3];
-        int64_t ld[3], rows, cols, need;
-        gemm_transpose tr[3];
-        static const char *const nm[3] = {"A", "B", "C"};
-        int w;
-        t[0] = &x->g.a; t[1] = &x->g.b; t[2] = &x->g.c;
-        p[0] = x->A; p[1] = x->B; p[2] = x->C;
-        ld[0] = x->lda; ld[1] = x->ldb; ld[2] = x->ldc;
-        tr[0] = x->ta; tr[1] = x->tb; tr[2] = GEMM_NO_TRANS;
-        for (w = 0; w < 3; w++) {
-            int used = *work == GEMM__WORK_FULL || (w == 2 && *work == GEMM__WORK_SCALE);
-            rows = tr[w] == GEMM_TRANS ? t[w]->cols : t[w]->rows;
-            cols = tr[w] == GEMM_TRANS ? t[w]->rows : t[w]->cols;
-            need = x->layout == GEMM_ROW_MAJOR ? cols : rows;
-            if (need < 1) need = 1;
-            if (used && !p[w] && t[w]->rows > 0 && t[w]->cols > 0)
-                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", x->func,
-                                  nm[w], (long long)rows, (long long)cols);
-            if (ld[w] < need)
-                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ld%c = %lld is too small: this rank's piece of %s is %lld x "
-                                  "%lld stored, needs ld%c >= %lld", x->func, "abc"[w], (long long)ld[w], nm[w],
-                                  (long long)rows, (long long)cols, "abc"[w], (long long)need);
-        }
+    static const char *const nm[3] = {"A", "B", "C"};
+    gemm__problem *p = &x->p;
+    int sw = p->swapped, w;
+    /* the caller's A, B, C in the view: a row-major call's A is its b */
+    const gemm_mpi_tile *t[3];
+    const void *ptr[3];
+    int64_t ld[3], ext[3];
+    int tr[3];
+    t[0] = sw ? &x->g.b : &x->g.a; t[1] = sw ? &x->g.a : &x->g.b; t[2] = &x->g.c;
+    tr[0] = sw ? p->b_trans : p->a_trans; tr[1] = sw ? p->a_trans : p->b_trans; tr[2] = 0;
+    ptr[0] = in->A; ptr[1] = in->B; ptr[2] = in->C;
+    ld[0] = in->lda; ld[1] = in->ldb; ld[2] = in->ldc;
+    for (w = 0; w < 3; w++) {
+        int used = p->work == GEMM__WORK_FULL || (w == 2 && p->work == GEMM__WORK_SCALE);
+        /* stored column-major in the view (op(X) = X^T is held cols x rows);
+           the caller's stored shape is its transpose for a row-major call */
+        int64_t rows = tr[w] ? t[w]->cols : t[w]->rows, cols = tr[w] ? t[w]->rows : t[w]->cols;
+        int64_t srows = sw ? cols : rows, scols = sw ? rows : cols, need = rows > 1 ? rows : 1;
+        if (used && !ptr[w] && t[w]->rows > 0 && t[w]->cols > 0)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", x->func,
+                              nm[w], (long long)srows, (long long)scols);
+        if (ld[w] < need)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ld%c = %lld is too small: this rank's piece of %s is %lld x "
+                              "%lld stored, needs ld%c >= %lld", x->func, "abc"[w], (long long)ld[w], nm[w],
+                              (long long)srows, (long long)scols, "abc"[w], (long long)need);
+        ext[w] = used ? gemm__extent(rows, cols, ld[w]) : 0;
+        if (ext[w] < 0 || ext[w] > GEMM__MPI_MAX_EXTENT)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: this rank's piece of %s spans more than 2^60 elements "
+                              "(ld%c = %lld)", x->func, nm[w], "abc"[w], (long long)ld[w]);
     }
-    /* the options last, as the arguments come */
-    if (x->o.local != GEMM_MPI_LOCAL_CPU && x->o.local != GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)x->o.local);
-#ifndef GEMM_MPI_CUDA
-    if (x->o.local == GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
-                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
-#endif
-    if (x->o.algorithm != GEMM_MPI_CANNON && x->o.algorithm != GEMM_MPI_FOX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
-                          (int)x->o.algorithm);
-    if (x->o.path != GEMM_MPI_PATH_AUTO && x->o.path != GEMM_MPI_PATH_CUDA_AWARE && x->o.path != GEMM_MPI_PATH_STAGED &&
-        x->o.path != GEMM_MPI_PATH_CUDA_IPC)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
-                          (int)x->o.path);
-    if (!x->distributed && (x->o.root < 0 || x->o.root >= x->P))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, x->o.root, x->P);
+    p->lda = ld[sw];
+    p->ldb = ld[!sw];
+    p->ldc = ld[2];
+    p->ars = p->a_trans ? p->lda : 1;
+    p->acs = p->a_trans ? 1 : p->lda;
+    p->brs = p->b_trans ? p->ldb : 1;
+    p->bcs = p->b_trans ? 1 : p->ldb;
+    p->a_extent = ext[sw];
+    p->b_extent = ext[!sw];
+    p->c_extent = ext[2];
     return GEMM_OK;
 }
 
-/* Fills options.timing, when given, on every return: this rank's times,
-   their maximum over ranks, the path and the grid. */
-static void gemm__mpi_timing_out(const gemm__mpi *x, const gemm_mpi_phases *max)
+/* The options last, as the arguments come. */
+static gemm_status gemm__mpi_check_options(const gemm__mpi *x)
 {
-    gemm_mpi_timing *tm = x->o.timing;
-    if (!tm) return;
-    tm->rank = x->t;
-    tm->max = *max;
-    tm->path = x->path;
-    tm->grid_rows = x->g.grid_rows;
-    tm->grid_cols = x->g.grid_cols;
-    tm->q = x->g.q;
+    const gemm_mpi_options *o = &x->o;
+    if (o->local != GEMM_MPI_LOCAL_CPU && o->local != GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)o->local);
+#ifndef GEMM_MPI_CUDA
+    if (o->local == GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
+                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
+#endif
+    if (o->algorithm != GEMM_MPI_CANNON && o->algorithm != GEMM_MPI_FOX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
+                          (int)o->algorithm);
+    if (o->path != GEMM_MPI_PATH_AUTO && o->path != GEMM_MPI_PATH_CUDA_AWARE && o->path != GEMM_MPI_PATH_STAGED &&
+        o->path != GEMM_MPI_PATH_CUDA_IPC)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
+                          (int)o->path);
+    if (!x->distributed && (o->root < 0 || o->root >= x->P))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, o->root, x->P);
+    return GEMM_OK;
 }
 
-static gemm_status gemm__mpi_run(gemm__mpi *x, MPI_Comm user_comm, const gemm_mpi_options *options)
+/* This rank's checks in argument order, and the canonical problem made
+   once (gemm__prepare). The root-held call reads matrices on the root
+   only: there every check; elsewhere the scalars' (a rank that holds no
+   matrix passes the smallest leading dimensions). The distributed call
+   checks the scalars so, then this rank's pieces. `u`: the caller's grid. */
+static gemm_status gemm__mpi_prepare(gemm__mpi *x, const gemm__mpi_args *in, const gemm_mpi_blocks *u)
+{
+    int full = !x->distributed && x->rank == x->o.root;
+    int64_t lda = full ? in->lda : gemm__mpi_min_ld(in->layout, in->transa, in->m, in->k);
+    int64_t ldb = full ? in->ldb : gemm__mpi_min_ld(in->layout, in->transb, in->k, in->n);
+    int64_t ldc = full ? in->ldc : gemm__mpi_min_ld(in->layout, GEMM_NO_TRANS, in->m, in->n);
+    gemm_status s = gemm__prepare(x->func, in->layout, in->transa, in->transb, in->m, in->n, in->k, in->alpha == 0,
+                                  full ? in->A != NULL : 1, lda, full ? in->B != NULL : 1, ldb, in->beta == 1,
+                                  full ? in->C != NULL : 1, ldc, &x->p);
+    if (s != GEMM_OK) return s;
+    x->alpha = in->alpha;
+    x->beta = in->beta;
+    x->A = x->p.swapped ? in->B : in->A;
+    x->B = x->p.swapped ? in->A : in->B;
+    x->C = in->C;
+    gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    if (x->distributed) s = gemm__mpi_check_pieces(x, in);
+    return s != GEMM_OK ? s : gemm__mpi_check_options(x);
+}
+/* <<mpi check */
+/* >>mpi entry: src/mpi/entry.c */
+/* ---- one call, start to end, and the entry points ------------------------------ */
+
+static void gemm__mpi_init(gemm__mpi *x, const char *func, gemm_precision precision, int distributed,
+                           const gemm_mpi_options *options)
+{
+    memset(x, 0, sizeof *x);
+    x->func = func;
+    x->distributed = distributed;
+    x->es = gemm_precision_size(precision);
+    if (options) x->o = *options;
+    x->cuda = x->o.local == GEMM_MPI_LOCAL_CUDA;
+    x->comm = x->row_comm = MPI_COMM_NULL;
+    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
+    x->st = GEMM_OK;
+    x->path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
+}
+
+/* The call's own copy of the communicator, which returns MPI's errors
+   instead of aborting; its size and this rank. */
+static gemm_status gemm__mpi_open(gemm__mpi *x, MPI_Comm comm)
+{
+    gemm_status s;
+    if (comm == MPI_COMM_NULL) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
+    s = gemm__mpi_status(MPI_Comm_dup(comm, &x->comm), "MPI_Comm_dup");
+    if (s == GEMM_OK)
+        s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
+    if (s != GEMM_OK && x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+    return s;
+}
+
+/* The first vote: every rank's arguments are valid, and every rank passed
+   the same scalars and options. Returns what the call has to do. */
+static gemm__work gemm__mpi_agree(gemm__mpi *x, const gemm__mpi_args *in)
 {
     static const char *const names[] = {"layout", "transa", "transb", "m", "n", "k", "alpha", "beta",
                                         "options.local", "options.algorithm", "options.overlap", "options.path",
                                         "options.root", "options.max_host_bytes", "options.max_device_bytes"};
     int64_t v[15];
-    double t_start = gemm__mpi_now();
-    gemm__work work = GEMM__WORK_NONE;
-    gemm_mpi_phases max;
-    gemm_status s;
-    gemm__clear_error();
-    if (options) x->o = *options;
-    else memset(&x->o, 0, sizeof x->o);
-    x->cuda = x->o.local == GEMM_MPI_LOCAL_CUDA;
-    x->comm = x->cart = x->row_comm = MPI_COMM_NULL;
-    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
-    x->st = GEMM_OK;
-    x->path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
-    memset(&x->t, 0, sizeof x->t);
-    memset(&max, 0, sizeof max);
-    if (user_comm == MPI_COMM_NULL) s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
-    else s = gemm__mpi_status(MPI_Comm_dup(user_comm, &x->comm), "MPI_Comm_dup");
-    if (s == GEMM_OK)
-        s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
-    if (s != GEMM_OK) {
-        if (x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
-        x->t.total = gemm__mpi_now() - t_start;
-        max = x->t;
-        gemm__mpi_timing_out(x, &max);
-        return s;
-    }
-
-    /* 1. every rank's arguments valid, and the same scalars everywhere */
-    s = gemm_mpi_blocks_of(x->P, x->rank, x->m < 0 ? 0 : x->m, x->n < 0 ? 0 : x->n, x->k < 0 ? 0 : x->k, &x->g);
-    if (s == GEMM_OK) s = gemm__mpi_check(x, &work);
+    gemm_mpi_blocks u;
+    gemm_status s = gemm_mpi_blocks_of(x->P, x->rank, in->m < 0 ? 0 : in->m, in->n < 0 ? 0 : in->n,
+                                       in->k < 0 ? 0 : in->k, &u);
+    if (s == GEMM_OK) s = gemm__mpi_prepare(x, in, &u);
     gemm__mpi_keep(x, s);
-    v[0] = x->layout; v[1] = x->ta; v[2] = x->tb; v[3] = x->m; v[4] = x->n; v[5] = x->k;
-    memcpy(&v[6], &x->alpha, 8);
-    memcpy(&v[7], &x->beta, 8);
+    v[0] = in->layout; v[1] = in->transa; v[2] = in->transb; v[3] = in->m; v[4] = in->n; v[5] = in->k;
+    memcpy(&v[6], &in->alpha, 8);
+    memcpy(&v[7], &in->beta, 8);
     v[8] = x->o.local; v[9] = x->o.algorithm; v[10] = x->o.overlap != 0; v[11] = x->o.path;
     v[12] = x->distributed ? 0 : x->o.root;
     v[13] = (int64_t)x->o.max_host_bytes; v[14] = (int64_t)x->o.max_device_bytes;
     s = gemm__mpi_vote(x, x->comm, v, 15, names);
     if (s != GEMM_OK) gemm__mpi_agreed(x, s);
-    else if (work == GEMM__WORK_SCALE) {
-        /* C = beta*C needs no communication: the rank holding C does it (on
-           the root's host, or on each rank's GPU for distributed pieces) */
-        if (x->distributed) {
-            if (x->cuda) gemm__mpi_cuda_init(x);
-            gemm__mpi_scale(x, x->cuda, x->g.c.rows, x->g.c.cols, x->C, x->ldc);
-            gemm__mpi_teardown(x);
-        } else if (x->rank == x->o.root)
-            gemm__mpi_scale(x, 0, x->m, x->n, x->C, x->ldc);
-        x->t.compute = gemm__mpi_now() - t_start;
-    } else if (work == GEMM__WORK_FULL) {
-        /* 2. grid, memory (all ranks agree it is there), 3. the rounds */
-        gemm__mpi_setup(x);
-        if (x->st == GEMM_OK) {
-            if (x->distributed) gemm__mpi_local_blocks(x);
-            else gemm__mpi_distribute(x);
-            if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
-            else gemm__mpi_cannon(x);
-            /* C is written only when every rank's blocks are right */
-            s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
-            if (s != GEMM_OK) gemm__mpi_agreed(x, s);
-            else if (x->distributed) gemm__mpi_store_c(x);
-            else gemm__mpi_gather(x);
-        }
-        gemm__mpi_teardown(x);
-    }
+    return s == GEMM_OK ? x->p.work : GEMM__WORK_NONE;
+}
 
-    /* 4. times' maximum (every rank reduces, timing or not, so that ranks
-       passing options.timing on some ranks only call the same collectives),
-       then the last vote: every rank returns the same status */
-    x->t.total = gemm__mpi_now() - t_start;
+/* C = beta*C needs no communication: the rank holding C does it (on the
+   root's host, or on each rank's GPU for distributed pieces). */
+static void gemm__mpi_scale_only(gemm__mpi *x, double t_start)
+{
+    if (x->distributed) {
+        if (x->cuda) gemm__mpi_cuda_init(x);
+        gemm__mpi_scale(x, x->cuda, x->g.c.rows, x->g.c.cols, x->C, x->p.ldc);
+        gemm__mpi_teardown(x);
+    } else if (x->rank == x->o.root)
+        gemm__mpi_scale(x, 0, x->p.m, x->p.n, x->C, x->p.ldc);
+    x->t.compute_s = gemm__mpi_now() - t_start;
+}
+
+/* The product: grid, memory (every rank agrees it is there), the blocks in
+   place, the rounds, then C, written only when every rank's blocks are right. */
+static void gemm__mpi_product(gemm__mpi *x)
+{
+    gemm_status s;
+    gemm__mpi_setup(x);
+    if (x->st == GEMM_OK) {
+        if (x->distributed) gemm__mpi_local_blocks(x);
+        else gemm__mpi_distribute(x);
+        if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
+        else gemm__mpi_cannon(x);
+        s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+        if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+        else if (x->distributed) gemm__mpi_store_c(x);
+        else gemm__mpi_gather(x);
+    }
+    gemm__mpi_teardown(x);
+}
+
+/* Fills the options' outputs, when given, on every return. */
+static void gemm__mpi_outputs(const gemm__mpi *x, const gemm_timing *max)
+{
+    if (x->o.timing) *x->o.timing = x->t;
+    if (x->o.timing_max) *x->o.timing_max = *max;
+    if (x->o.path_used) *x->o.path_used = x->path;
+}
+
+/* The times' maximum (every rank reduces, timing or not, so that ranks
+   asking on some ranks only call the same collectives), then the last
+   vote: every rank returns the same status. gemm_timing is all doubles. */
+static gemm_status gemm__mpi_close(gemm__mpi *x, double t_start)
+{
+    gemm_timing max;
+    gemm_status s;
+    x->t.total_s = gemm__mpi_now() - t_start;
     max = x->t;
     GEMM__MPI_DO(x, MPI_Allreduce(&x->t, &max, (int)(sizeof x->t / sizeof(double)), MPI_DOUBLE, MPI_MAX, x->comm));
     s = x->agreed ? gemm__fail(x->st, "%s", x->detail) : gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
-    gemm__mpi_timing_out(x, &max);
+    gemm__mpi_outputs(x, &max);
     MPI_Comm_free(&x->comm);
     return s;
 }
 
-#define GEMM__MPI_DEFINE(NAME, T, DIST)                                                                       \
-    GEMM_DEF gemm_status NAME(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb, \
-                              int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B,  \
-                              int64_t ldb, T beta, T *C, int64_t ldc, const gemm_mpi_options *options)        \
-    {                                                                                                         \
-        gemm__mpi x;                                                                                          \
-        memset(&x, 0, sizeof x);                                                                              \
-        x.func = #NAME;                                                                                       \
-        x.distributed = DIST;                                                                                 \
-        x.es = sizeof(T);                                                                                     \
-        x.layout = layout; x.ta = transa; x.tb = transb;                                                      \
-        x.m = m; x.n = n; x.k = k;                                                                            \
-        x.alpha = alpha; x.beta = beta;                                                                       \
-        x.A = A; x.B = B; x.C = C;                                                                            \
-        x.lda = lda; x.ldb = ldb; x.ldc = ldc;                                                                \
-        return gemm__mpi_run(&x, comm, options);                                                              \
+/* The one internal function behind the four entry points. */
+static gemm_status gemm__mpi_call(MPI_Comm comm, const char *func, gemm_precision precision, int distributed,
+                                  const gemm__mpi_args *in, const gemm_mpi_options *options)
+{
+    gemm__mpi x;
+    double t_start = gemm__mpi_now();
+    gemm__work work;
+    gemm_status s;
+    gemm__clear_error();
+    gemm__mpi_init(&x, func, precision, distributed, options);
+    s = gemm__mpi_open(&x, comm);
+    if (s != GEMM_OK) {
+        x.t.total_s = gemm__mpi_now() - t_start;
+        gemm__mpi_outputs(&x, &x.t);
+        return s;
     }
-GEMM__MPI_DEFINE(gemm_mpi_sgemm, float, 0)
-GEMM__MPI_DEFINE(gemm_mpi_dgemm, double, 0)
-GEMM__MPI_DEFINE(gemm_mpi_sgemm_dist, float, 1)
-GEMM__MPI_DEFINE(gemm_mpi_dgemm_dist, double, 1)
-#undef GEMM__MPI_DEFINE
+    work = gemm__mpi_agree(&x, in);
+    if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(&x, t_start);
+    else if (work == GEMM__WORK_FULL) gemm__mpi_product(&x);
+    return gemm__mpi_close(&x, t_start);
+}
+
+GEMM_DEF gemm_status gemm_mpi_sgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                                    const gemm_mpi_options *options)
+{
+    gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
+    return gemm__mpi_call(comm, "gemm_mpi_sgemm", GEMM_F32, 0, &in, options);
+}
+
+GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb, double beta, double *C, int64_t ldc,
+                                    const gemm_mpi_options *options)
+{
+    gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
+    return gemm__mpi_call(comm, "gemm_mpi_dgemm", GEMM_F64, 0, &in, options);
+}
+
+GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                         const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                                         float *C, int64_t ldc, const gemm_mpi_options *options)
+{
+    gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
+    return gemm__mpi_call(comm, "gemm_mpi_sgemm_dist", GEMM_F32, 1, &in, options);
+}
+
+GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                         double *C, int64_t ldc, const gemm_mpi_options *options)
+{
+    gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
+    return gemm__mpi_call(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
+}
+/* <<mpi entry */
 
 #ifdef __cplusplus
 }
 #endif
 
 #endif /* GEMM_IMPLEMENTATION */
-/* <<mpi whole_mpi */

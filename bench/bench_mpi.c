@@ -162,24 +162,32 @@ typedef struct config {
     const char *local, *algo, *path;
 } config;
 
+/* What one call reports: the slowest rank's phases, and the path. */
+typedef struct call_timing {
+    gemm_timing max;
+    gemm_mpi_path path;
+} call_timing;
+
 static void report(const char *what, const config *cf, int dbl, int64_t n, const double *times, int reps,
-                   const gemm_mpi_timing *t, double err, int ok)
+                   const call_timing *t, double err, int ok)
 {
     double sorted[64], med;
+    gemm_mpi_blocks g;
     int i;
     for (i = 0; i < reps; i++) sorted[i] = times[i];
     battery_sort(sorted, (int)reps);
     med = sorted[reps / 2];
     if (me != 0) return;
+    gemm_mpi_blocks_of(t ? nranks : 1, 0, n, n, n, &g); /* the grid the call ran on */
     printf("csv,%s,%s,%s,%lld,%d,%dx%d,%d,%d,%s,%s,%.6f,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3g,%s\n", what,
-           cf->local, dbl ? "f64" : "f32", (long long)n, nranks, t ? t->grid_rows : 1, t ? t->grid_cols : 1,
-           t ? t->q : 1, cf->o.overlap, cf->algo,
+           cf->local, dbl ? "f64" : "f32", (long long)n, nranks, g.grid_rows, g.grid_cols, g.q, cf->o.overlap,
+           cf->algo,
            t ? (t->path == GEMM_MPI_PATH_HOST ? "host" : t->path == GEMM_MPI_PATH_CUDA_AWARE ? "cuda-aware"
                 : t->path == GEMM_MPI_PATH_CUDA_IPC ? "cuda-ipc" : "staged")
              : "-",
-           med, sorted[0], sorted[reps - 1], 2e-12 * (double)n * (double)n * (double)n / med, t ? t->max.distribute : 0,
-           t ? t->max.h2d : 0, t ? t->max.compute : 0, t ? t->max.d2h : 0, t ? t->max.shift : 0, t ? t->max.gather : 0,
-           err, ok ? "ok" : "FAIL");
+           med, sorted[0], sorted[reps - 1], 2e-12 * (double)n * (double)n * (double)n / med,
+           t ? t->max.distribute_s : 0, t ? t->max.to_device_s : 0, t ? t->max.compute_s : 0,
+           t ? t->max.from_device_s : 0, t ? t->max.shift_s : 0, t ? t->max.gather_s : 0, err, ok ? "ok" : "FAIL");
     fflush(stdout);
 }
 
@@ -210,10 +218,10 @@ static void bench_single(const config *cf, int dbl, int64_t n)
                 cudaEventCreate(&e0);
                 cudaEventCreate(&e1);
                 cudaEventRecord(e0, 0);
-                s = dbl ? gemm_cuda_dgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0, (double *)a.p, n,
-                                          (double *)b.p, n, 0.0, (double *)c.p, n, 0)
-                        : gemm_cuda_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, (float *)a.p, n,
-                                          (float *)b.p, n, 0.0f, (float *)c.p, n, 0);
+                s = dbl ? gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
+                                          (double *)a.p, n, (double *)b.p, n, 0.0, (double *)c.p, n, NULL)
+                        : gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
+                                          (float *)a.p, n, (float *)b.p, n, 0.0f, (float *)c.p, n, NULL);
                 cudaEventRecord(e1, 0);
                 cudaEventSynchronize(e1);
                 cudaEventElapsedTime(&ms, e0, e1);
@@ -246,12 +254,13 @@ static void bench_single(const config *cf, int dbl, int64_t n)
 /* Warm-up, then cf->reps calls of the distributed (dist) or root-held call;
    each call's time is the slowest rank's. *tmed: the breakdown of a middle run. */
 static int timed_calls(const config *cf, int dbl, int64_t n, int dist, const piece *a, const piece *b, const piece *c,
-                       double *times, gemm_mpi_timing *tmed)
+                       double *times, call_timing *tmed)
 {
-    gemm_mpi_timing t;
+    call_timing t;
     gemm_mpi_options o = cf->o;
     int r, ok = 1;
-    o.timing = &t;
+    o.timing_max = &t.max;
+    o.path_used = &t.path;
     memset(tmed, 0, sizeof *tmed);
     for (r = cf->warmup ? -1 : 0; r < cf->reps; r++) {
         gemm_status s;
@@ -269,7 +278,7 @@ static int timed_calls(const config *cf, int dbl, int64_t n, int dist, const pie
         if (s != GEMM_OK && me == 0)
             fprintf(stderr, "%s: %s: %s\n", dist ? "resident" : "e2e", gemm_strerror(s), gemm_last_error_detail());
         ok = ok && s == GEMM_OK;
-        if (r >= 0) times[r] = t.max.total;
+        if (r >= 0) times[r] = t.max.total_s;
         if (r == cf->reps / 2 || r <= 0) *tmed = t;
     }
     return ok;
@@ -282,7 +291,7 @@ static void bench_resident(const config *cf, int dbl, int64_t n)
     size_t es = dbl ? 8 : 4;
     double times[64], err;
     gemm_mpi_blocks g;
-    gemm_mpi_timing tmed;
+    call_timing tmed;
     piece a, b, c;
     gemm_mpi_blocks_of(nranks, me, n, n, n, &g);
     a.row0 = g.a.row0; a.col0 = g.a.col0; a.rows = g.a.rows; a.cols = g.a.cols; a.ld = a.cols > 1 ? a.cols : 1;
@@ -307,7 +316,7 @@ static void bench_e2e(const config *cf, int dbl, int64_t n)
     int ok;
     size_t es = dbl ? 8 : 4, bytes = (size_t)(n * n) * es;
     double times[64], err;
-    gemm_mpi_timing tmed;
+    call_timing tmed;
     piece a, b, c;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);

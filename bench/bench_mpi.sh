@@ -11,6 +11,10 @@
 #          fp32 (BENCH_MPI_CPU_PREC); T1 from one rank
 #   quick  small sizes, for a try on a laptop
 # Prebuilt binaries may be given: BENCH_MPI_BIN (mpicc), BENCH_MPI_CUDA_BIN.
+# A quick look by hand, e.g. CPU ranks at P = 4:
+#   mpirun --oversubscribe -np 4 build/bench_mpi --local cpu --sizes 2048 \
+#          --prec f32 --what resident,e2e --reps 3   (options: bench/bench_mpi.c)
+case "$1" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.." || exit 2
 parts=${*:-cpu gpu}
 out=${BENCH_MPI_OUT:-bench}

@@ -28,7 +28,7 @@ if ! [ -x $tbin ] || ldd $tbin | grep -q 'not found' || ldd $bbin | grep -q 'not
     echo "building with nvcc here"
     mkdir -p build/mpi_cuda
     NV="nvcc -x cu -std=c++17 -O2 -DGEMM_MPI_CUDA -gencode=arch=compute_90,code=sm_90"
-    $NV -DGEMM_MPI_STAGE_BYTES=4096 $inc tests/test_mpi.c -o $tbin $lib -lmpi &
+    $NV $inc tests/test_mpi.c -o $tbin $lib -lmpi &
     $NV $inc bench/bench_mpi.c -o $bbin $lib -lmpi &
     wait
 fi
@@ -36,7 +36,7 @@ mpicc -std=c99 -O2 -march=native bench/bench_mpi.c -o build/bench_mpi -lm
 
 if [ "${RUN:-1}" = 2 ]; then # the follow-up: after the caching change, and the CPU ranks that did not fit
     echo "=== tests (CUDA build) at P = 2 4"
-    timeout -k 5 ${TEST_LIMIT:-60} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="2 4" \
+    timeout -k 5 ${TEST_LIMIT:-60} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="2 4" GEMM_MPI_TEST_STAGE_BYTES=4096 \
         GEMM_MPI_TEST_CASES=1 GEMM_MPI_TEST_TIMEOUT=30 sh tests/test_mpi.sh 2>&1 | tee "$OUT/test.log" | tail -n 12
     M="mpirun --allow-run-as-root --bind-to none"
     g="$bbin --local cuda"
@@ -55,7 +55,7 @@ if [ "${RUN:-1}" = 2 ]; then # the follow-up: after the caching change, and the 
 fi
 
 echo "=== tests (CUDA build) at P = 1 2 4"
-timeout -k 5 ${TEST_LIMIT:-100} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="1 2 4" \
+timeout -k 5 ${TEST_LIMIT:-100} env MPI_TEST_NOBUILD=1 MPI_TEST_BIN=$tbin GEMM_MPI_TEST_RANKS="1 2 4" GEMM_MPI_TEST_STAGE_BYTES=4096 \
     GEMM_MPI_TEST_CASES=1 GEMM_MPI_TEST_TIMEOUT=45 sh tests/test_mpi.sh 2>&1 | tee "$OUT/test.log" | tail -n 30
 
 echo "=== bench: GPUs"

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     int rank, nranks;
     int64_t n = argc > 1 ? atoll(argv[1]) : 512, i, j;
     gemm_mpi_options opts;
-    gemm_mpi_timing t;
+    gemm_timing t;                 /* the slowest rank's seconds, phase by phase */
     gemm_mpi_blocks g;
     gemm_status s;
     float *A = NULL, *B = NULL, *C = NULL;
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     memset(&opts, 0, sizeof opts); /* zero = defaults: Cannon, CPU multiply, root 0 */
     opts.overlap = 1;              /* shift the next blocks while these multiply */
-    opts.timing = &t;
+    opts.timing_max = &t;
     if (argc > 2 && strcmp(argv[2], "cuda") == 0) opts.local = GEMM_MPI_LOCAL_CUDA;
 
     /* ---- 1. root-held: C = A * B, all three on rank 0, row-major ---- */
@@ -61,20 +61,20 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    gemm_mpi_blocks_of(nranks, rank, n, n, n, &g); /* the grid, and where this rank's pieces are */
     if (rank == 0) {
         /* spot-check one element against a dot product in double */
         double want = 0;
         int64_t p, r = n / 3, c = n / 2;
         for (p = 0; p < n; p++) want += (double)a_at(r, p) * (double)b_at(p, c);
         printf("root-held: %lld ranks, %dx%d grid, n = %lld: %.3f s, %.1f GFLOP/s, C[%lld][%lld] = %.4f (want %.4f)\n",
-               (long long)nranks, t.grid_rows, t.grid_cols, (long long)n, t.max.total,
-               2e-9 * (double)n * (double)n * (double)n / t.max.total, (long long)r, (long long)c, C[r * n + c], want);
+               (long long)nranks, g.grid_rows, g.grid_cols, (long long)n, t.total_s,
+               2e-9 * (double)n * (double)n * (double)n / t.total_s, (long long)r, (long long)c, C[r * n + c], want);
         printf("  slowest rank per phase, s: distribute %.3f  h2d %.3f  compute %.3f  d2h %.3f  shift %.3f  gather %.3f\n",
-               t.max.distribute, t.max.h2d, t.max.compute, t.max.d2h, t.max.shift, t.max.gather);
+               t.distribute_s, t.to_device_s, t.compute_s, t.from_device_s, t.shift_s, t.gather_s);
     }
 
     /* ---- 2. distributed: each rank makes and keeps only its pieces ---- */
-    gemm_mpi_blocks_of(nranks, rank, n, n, n, &g);
     {
         float *a = (float *)malloc(sizeof(float) * (size_t)(g.a.rows * g.a.cols + 1));
         float *b = (float *)malloc(sizeof(float) * (size_t)(g.b.rows * g.b.cols + 1));
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         MPI_Reduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
             printf("distributed: %s, largest error in the checked rows %.2g, %.3f s\n",
-                   s == GEMM_OK ? "ok" : gemm_last_error_detail(), all, t.max.total);
+                   s == GEMM_OK ? "ok" : gemm_last_error_detail(), all, t.total_s);
         free(a);
         free(b);
         free(c);

@@ -27,6 +27,7 @@ static void *test_malloc(size_t bytes)
 }
 #define GEMM_MALLOC(bytes) test_malloc(bytes)
 #define GEMM_FREE(ptr) free(ptr)
+#define GEMM__TEST_HOOKS /* staging chunk size, parallel copies; gemm__mpi_status */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_mpi.h"
 #include "battery.h"
@@ -37,6 +38,19 @@ typedef struct mpi_ctx {
     int dist;
     gemm_mpi_options opts;
 } mpi_ctx;
+
+/* The three outputs of gemm_mpi_options, as the tests read them. */
+typedef struct mpi_timing {
+    gemm_timing rank, max;
+    gemm_mpi_path path;
+} mpi_timing;
+
+static void want_timing(gemm_mpi_options *o, mpi_timing *t)
+{
+    o->timing = &t->rank;
+    o->timing_max = &t->max;
+    o->path_used = &t->path;
+}
 
 static size_t esize(int dbl) { return dbl ? sizeof(double) : sizeof(float); }
 
@@ -436,7 +450,7 @@ static void test_memory(void)
     for (dist = 0; dist < 2; dist++) {
         c.dist = dist;
         c.opts.overlap = dist;
-        battery_check(gemm_mpi_memory(nranks, M, N, K, 8, dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 && dev == 0,
+        battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F64, dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 && dev == 0,
                       "memory query (%s): %zu host bytes, %zu device", dist ? "dist" : "root-held", host, dev);
         c.opts.max_host_bytes = host - 1;
         s = dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
@@ -449,8 +463,8 @@ static void test_memory(void)
         battery_check(s == GEMM_OK, "rank %d: cap exactly the query -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
         c.opts.max_host_bytes = 0;
     }
-    battery_check(gemm_mpi_memory(nranks, M, N, K, 3, 0, NULL, &host, &dev) == GEMM_ERR_INVALID_ARG,
-                  "memory query rejects elem_size 3");
+    battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F16, 0, NULL, &host, &dev) == GEMM_ERR_INVALID_ARG,
+                  "memory query rejects GEMM_F16");
     {   /* a block row over INT_MAX bytes cannot be one staged message: refused before anything is read */
         int64_t kbig = (int64_t)1 << 31;
         memset(&c, 0, sizeof c);
@@ -466,7 +480,7 @@ static void test_timing_and_errors(void)
 {
     enum { M = 64, N = 48, K = 80 };
     double A[M * K], B[K * N], C[M * N], R[M * N];
-    gemm_mpi_timing t;
+    mpi_timing t;
     gemm_mpi_blocks g;
     mpi_ctx c;
     gemm_status s;
@@ -474,7 +488,7 @@ static void test_timing_and_errors(void)
     for (algo = 0; algo < 2; algo++) {
         memset(&c, 0, sizeof c);
         memset(&t, 0xff, sizeof t);
-        c.opts.timing = &t;
+        want_timing(&c.opts, &t);
         c.opts.algorithm = (gemm_mpi_algorithm)algo;
         fill(A, M * K, 6);
         fill(B, K * N, 7);
@@ -483,28 +497,28 @@ static void test_timing_and_errors(void)
         gemm_ref_dgemm(GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, -1.5, A, M, B, N, 2.0, R, N);
         s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, -1.5, A, M, B, N, 2.0, C, N);
         gemm_mpi_blocks_of(nranks, me, M, N, K, &g);
-        battery_check(s == GEMM_OK && (me != 0 || max_err(C, R, M * N) < 1e-12) && t.rank.total > 0 &&
-                          t.max.total >= t.rank.total && t.max.compute >= t.rank.compute && t.rank.compute > 0 &&
-                          t.rank.distribute >= 0 && t.rank.gather >= 0 && t.rank.shift >= 0 && t.rank.h2d == 0 &&
-                          t.path == GEMM_MPI_PATH_HOST && t.grid_rows == g.grid_rows && t.grid_cols == g.grid_cols &&
-                          t.q == g.q,
+        battery_check(s == GEMM_OK && (me != 0 || max_err(C, R, M * N) < 1e-12) && t.rank.total_s > 0 &&
+                          t.max.total_s >= t.rank.total_s && t.max.compute_s >= t.rank.compute_s &&
+                          t.rank.compute_s > 0 && t.rank.distribute_s >= 0 && t.rank.gather_s >= 0 &&
+                          t.rank.shift_s >= 0 && t.rank.to_device_s == 0 && t.path == GEMM_MPI_PATH_HOST,
                       "rank %d: %s timing: total %.3g (max %.3g) compute %.3g, grid %dx%d q=%d", me,
-                      algo ? "Fox" : "Cannon", t.rank.total, t.max.total, t.rank.compute, t.grid_rows, t.grid_cols, t.q);
+                      algo ? "Fox" : "Cannon", t.rank.total_s, t.max.total_s, t.rank.compute_s, g.grid_rows,
+                      g.grid_cols, g.q);
     }
     /* timing on rank 0 only: every rank still calls the same collectives */
     memset(&c, 0, sizeof c);
     memset(&t, 0xff, sizeof t);
-    c.opts.timing = me == 0 ? &t : NULL;
+    if (me == 0) want_timing(&c.opts, &t);
     fill(C, M * N, 8);
     memcpy(R, C, sizeof R);
     gemm_ref_dgemm(GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, -1.5, A, M, B, N, 2.0, R, N);
     s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, -1.5, A, M, B, N, 2.0, C, N);
-    battery_check(s == GEMM_OK && (me != 0 || (max_err(C, R, M * N) < 1e-12 && t.max.total >= t.rank.total &&
-                                               t.rank.total > 0 && t.path == GEMM_MPI_PATH_HOST)),
+    battery_check(s == GEMM_OK && (me != 0 || (max_err(C, R, M * N) < 1e-12 && t.max.total_s >= t.rank.total_s &&
+                                               t.rank.total_s > 0 && t.path == GEMM_MPI_PATH_HOST)),
                   "rank %d: timing on rank 0 only -> %d \"%s\"", me, (int)s, s ? gemm_last_error_detail() : "");
     /* early returns and the scale-only path fill timing too */
     memset(&c, 0, sizeof c);
-    c.opts.timing = &t;
+    want_timing(&c.opts, &t);
     {
         static const int64_t mnk[3][3] = {{0, N, K}, {M, N, 0}, {M, N, K}};
         static const char *const what[3] = {"m = 0", "k = 0 (scale only)", "a failed first vote"};
@@ -514,10 +528,10 @@ static void test_timing_and_errors(void)
             s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, mnk[w][0], mnk[w][1], mnk[w][2], -1.5, A, M,
                          B, N, w == 2 ? 2.5 + me : 2.0, C, N);
             battery_check((w == 2 ? s == (nranks > 1 ? GEMM_ERR_INVALID_ARG : GEMM_OK) : s == GEMM_OK) &&
-                              t.rank.total >= 0 && t.max.total >= t.rank.total && t.rank.h2d == 0 &&
-                              t.max.gather >= 0 && t.path == GEMM_MPI_PATH_HOST,
-                          "rank %d: timing filled on %s -> %d, total %.3g path %d", me, what[w], (int)s, t.rank.total,
-                          (int)t.path);
+                              t.rank.total_s >= 0 && t.max.total_s >= t.rank.total_s && t.rank.to_device_s == 0 &&
+                              t.max.gather_s >= 0 && t.path == GEMM_MPI_PATH_HOST,
+                          "rank %d: timing filled on %s -> %d, total %.3g path %d", me, what[w], (int)s,
+                          t.rank.total_s, (int)t.path);
         }
     }
     s = gemm__mpi_status(MPI_ERR_COMM, "MPI_Send");
@@ -541,13 +555,13 @@ static void test_cuda_paths(void)
 {
     enum { M = 96, N = 80, K = 72 };
     static double A[M * K], B[K * N], C[M * N], R[M * N];
-    gemm_mpi_timing t;
+    mpi_timing t;
     mpi_ctx c;
     gemm_status s;
     int p;
     memset(&c, 0, sizeof c);
     c.opts.local = GEMM_MPI_LOCAL_CUDA;
-    c.opts.timing = &t;
+    want_timing(&c.opts, &t);
     fill(A, M * K, 11);
     fill(B, K * N, 12);
     for (p = GEMM_MPI_PATH_AUTO; p <= GEMM_MPI_PATH_CUDA_IPC; p++) {
@@ -566,9 +580,10 @@ static void test_cuda_paths(void)
         }
         battery_check(s == GEMM_OK && (me != 0 || max_err(C, R, M * N) < 1e-12) &&
                           (p == GEMM_MPI_PATH_AUTO ? t.path != GEMM_MPI_PATH_HOST : t.path == p) &&
-                          t.rank.compute > 0 && (me != 0 || t.rank.h2d > 0),
+                          t.rank.compute_s > 0 && (me != 0 || t.rank.to_device_s > 0),
                       "rank %d: cuda, path asked %d, ran %d: status %d \"%s\", compute %.3g s, h2d %.3g s", me, p,
-                      (int)t.path, (int)s, s == GEMM_OK ? "" : gemm_last_error_detail(), t.rank.compute, t.rank.h2d);
+                      (int)t.path, (int)s, s == GEMM_OK ? "" : gemm_last_error_detail(), t.rank.compute_s,
+                      t.rank.to_device_s);
         if (me == 0 && p == GEMM_MPI_PATH_AUTO)
             printf("cuda: the automatic path is %s\n", t.path == GEMM_MPI_PATH_CUDA_AWARE ? "CUDA-aware MPI"
                                                         : t.path == GEMM_MPI_PATH_CUDA_IPC ? "CUDA IPC" : "staged");
@@ -588,6 +603,10 @@ int main(int argc, char **argv)
     if (nranks > 1) root = nranks - 1; /* a root other than 0 too */
     /* one thread per rank (ranks share 2 cores in CI) unless GEMM_NUM_THREADS says */
     gemm_cpu_set_threads(getenv("GEMM_NUM_THREADS") ? 0 : 1);
+    /* the test hooks (tests/test_mpi.sh sets them): small staging chunks, so
+       that blocks travel in many chunks; parallel copies of small blocks */
+    gemm__test_hooks()->mpi_stage_bytes = (size_t)env_int("GEMM_MPI_TEST_STAGE_BYTES", 0);
+    gemm__test_hooks()->mpi_copy_parallel_bytes = (size_t)env_int("GEMM_MPI_TEST_COPY_PARALLEL_BYTES", 0);
     test_descriptor();
     test_inconsistent();
     test_memory();

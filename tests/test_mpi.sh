@@ -3,11 +3,15 @@
 # mpirun at P = 1, 2, 3, 4, 6, 8, 9 (GEMM_MPI_TEST_RANKS overrides), each run
 # bounded by a timeout so a hang fails. Prints one line per P and, last,
 # the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
-#   MPI_TEST_FLAGS   compiler flags (default: -O2 and 200-byte staging chunks,
-#                    so that blocks travel in many chunks; the sanitizer suite
+#   MPI_TEST_FLAGS   compiler flags (default: -O2 -g; the sanitizer suite
 #                    passes its own)
 #   MPI_TEST_BIN     output binary (default build/test_mpi)
 #   MPI_TEST_NOBUILD run MPI_TEST_BIN as it is
+#   GEMM_MPI_TEST_STAGE_BYTES          bytes per staged chunk, through the
+#                    test hooks (default 200, so that blocks travel in many
+#                    chunks; 0 = the library's own size)
+#   GEMM_MPI_TEST_COPY_PARALLEL_BYTES  host copies this large go to several
+#                    threads (default 0 = the library's own threshold)
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p build
 bin=${MPI_TEST_BIN:-build/test_mpi}
@@ -19,9 +23,10 @@ fi
 # MPI_TEST_NOBUILD=1 runs $MPI_TEST_BIN as it is (the CUDA build, made by nvcc)
 if [ -z "$MPI_TEST_NOBUILD" ]; then
     # shellcheck disable=SC2086
-    mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g -DGEMM_MPI_STAGE_BYTES=200} -Wall -Wextra -Wpedantic -Werror tests/test_mpi.c -o "$bin" -lm || {
+    mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tests/test_mpi.c -o "$bin" -lm || {
         echo "test-mpi: build failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
+export GEMM_MPI_TEST_STAGE_BYTES="${GEMM_MPI_TEST_STAGE_BYTES-200}"
 passed=0 failed=0
 if [ -z "$MPI_TEST_NOBUILD" ]; then
 # The header as C++ (mpicxx, -Werror), and only gemm_-prefixed global symbols.

@@ -1,0 +1,95 @@
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gemm_mpi_local {
+    GEMM_MPI_LOCAL_CPU = 0,  /* gemm_sgemm / gemm_dgemm in each rank */
+    GEMM_MPI_LOCAL_CUDA = 1  /* gemm_cuda_sgemm / gemm_cuda_dgemm, one GPU per rank */
+} gemm_mpi_local;
+
+typedef enum gemm_mpi_algorithm {
+    GEMM_MPI_CANNON = 0, /* skew, then q rounds of multiply and shift A left, B up */
+    GEMM_MPI_FOX = 1     /* q rounds of broadcast A along the row, multiply, roll B up */
+} gemm_mpi_algorithm;
+
+typedef enum gemm_mpi_path {
+    GEMM_MPI_PATH_AUTO = 0,       /* option only: let the call choose */
+    GEMM_MPI_PATH_HOST = 1,       /* CPU multiply: blocks in host memory */
+    GEMM_MPI_PATH_CUDA_AWARE = 2, /* device buffers handed to MPI */
+    GEMM_MPI_PATH_STAGED = 3,     /* device <-> pinned host <-> MPI */
+    GEMM_MPI_PATH_CUDA_IPC = 4    /* same node: copies from the peer's GPU memory */
+} gemm_mpi_path;
+
+/* Zero-initialised means the defaults; NULL is the same as all zeros. Every
+   rank must pass the same values, except the three outputs at the end,
+   which may be NULL on some ranks and set on others. */
+typedef struct gemm_mpi_options {
+    gemm_mpi_local local;          /* default CPU */
+    gemm_mpi_algorithm algorithm;  /* default Cannon */
+    int overlap;                   /* nonzero: overlap Cannon's shifts with compute */
+    gemm_mpi_path path;            /* CUDA multiply only; default AUTO */
+    int root;                      /* root-held calls: the rank holding A, B, C */
+    size_t max_host_bytes;         /* cap per rank; 0 = none */
+    size_t max_device_bytes;       /* cap per rank; 0 = none */
+    gemm_timing *timing;           /* out: this rank's phases in seconds: distribute_s, to_device_s,
+                                      compute_s, from_device_s, shift_s, gather_s, total_s */
+    gemm_timing *timing_max;       /* out: the maximum over ranks, phase by phase */
+    gemm_mpi_path *path_used;      /* out: how blocks moved (GEMM_MPI_PATH_HOST for the CPU multiply) */
+} gemm_mpi_options;
+
+/* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
+   columns [col0, col0+cols). */
+typedef struct gemm_mpi_tile {
+    int64_t row0, rows, col0, cols;
+} gemm_mpi_tile;
+
+typedef struct gemm_mpi_blocks {
+    int grid_rows, grid_cols; /* the process grid */
+    int row, col;             /* this rank's place in it */
+    int q;                    /* virtual Cannon grid q x q */
+    int64_t mb, nb, kb;       /* block sizes of the virtual grid (padded) */
+    gemm_mpi_tile a, b, c;    /* pieces of op(A) (m x k), op(B) (k x n), C (m x n) */
+} gemm_mpi_blocks;
+
+/* Where rank `rank` of `nranks` keeps its pieces for an m x n x k call.
+   Pure arithmetic: no MPI call; the same on every rank. */
+GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t n, int64_t k,
+                                        gemm_mpi_blocks *out);
+
+/* Bytes of host and device memory the busiest rank allocates for such a
+   call (precision GEMM_F32 or GEMM_F64; distributed nonzero for the _dist
+   calls). No MPI call. */
+GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, gemm_precision precision,
+                                     int distributed, const gemm_mpi_options *options,
+                                     size_t *host_bytes, size_t *device_bytes);
+
+/* Root-held: A, B, C (and lda, ldb, ldc) are read on options->root only. */
+GEMM_DEF gemm_status gemm_mpi_sgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb, double beta, double *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+
+/* Distributed: A, B, C are this rank's pieces (gemm_mpi_blocks_of), with
+   leading dimensions of those pieces; device pointers with the CUDA multiply. */
+GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                         const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                                         float *C, int64_t ldc, const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                         double *C, int64_t ldc, const gemm_mpi_options *options);
+
+#ifdef GEMM__TEST_HOOKS
+/* For the tests: the status of an MPI return code, with MPI_Error_string's
+   text in the detail. */
+GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
+#endif
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,54 @@
+/* ---- the local multiply ------------------------------------------------------ */
+
+/* One column-major product on this rank: gemm_?gemm of gemm_cpu.h on host
+   blocks, or gemm_cuda_?gemm on the rank's stream for device blocks. */
+static void gemm__mpi_gemm(gemm__mpi *x, int device, int a_trans, int b_trans, int64_t m, int64_t n, int64_t k,
+                           double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                           int64_t ldc)
+{
+    gemm_transpose ta = a_trans ? GEMM_TRANS : GEMM_NO_TRANS, tb = b_trans ? GEMM_TRANS : GEMM_NO_TRANS;
+    gemm_status s;
+    if (x->st != GEMM_OK) return;
+#ifdef GEMM_MPI_CUDA
+    if (device) {
+        s = x->es == 4 ? gemm_cuda_sgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A,
+                                         lda, (const float *)B, ldb, (float)beta, (float *)C, ldc, NULL)
+                       : gemm_cuda_dgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
+                                         (const double *)B, ldb, beta, (double *)C, ldc, NULL);
+        gemm__mpi_keep(x, s);
+        return;
+    }
+#endif
+    (void)device;
+    s = x->es == 4 ? gemm_sgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
+                                (const float *)B, ldb, (float)beta, (float *)C, ldc)
+                   : gemm_dgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda, (const double *)B, ldb,
+                                beta, (double *)C, ldc);
+    gemm__mpi_keep(x, s);
+}
+
+/* C = beta*C (m x n, column-major) for alpha == 0 or k == 0: A and B are
+   not read. */
+static void gemm__mpi_scale(gemm__mpi *x, int device, int64_t m, int64_t n, void *C, int64_t ldc)
+{
+    int64_t ld = m > n ? m : n;
+    gemm__mpi_gemm(x, device, 0, 0, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL, ld > 1 ? ld : 1, x->beta, C, ldc);
+    if (device) gemm__mpi_sync(x);
+}
+
+/* C_slot (+)= alpha * a_slot * b_slot for every slot, or only one slot when
+   `only` >= 0 (the CPU overlapped rounds poll MPI between slots). */
+static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round, int only)
+{
+    const gemm__mpi_grid *g = &x->g;
+    int64_t lda = gemm__mpi_block_ld(!x->p.a_trans, g->mb, g->kb);
+    int64_t ldb = gemm__mpi_block_ld(!x->p.b_trans, g->kb, g->nb);
+    int64_t ldc = gemm__mpi_block_ld(1, g->mb, g->nb);
+    /* round one takes beta*C (beta == 0 reads no C: the blocks were not filled) */
+    double beta = first_round ? x->beta : 1.0;
+    int s, n = g->br * g->bc;
+    for (s = 0; s < n; s++)
+        if (only < 0 || s == only)
+            gemm__mpi_gemm(x, x->cuda, x->p.a_trans, x->p.b_trans, g->mb, g->nb, g->kb, x->alpha, a[s], lda, b[s], ldb,
+                           beta, x->c[s], ldc);
+}

@@ -1,0 +1,69 @@
+/* ---- one call's state ------------------------------------------------------ */
+
+/* A block's valid part as runs of contiguous elements in the stored
+   matrix: outer_n runs of inner_n elements, run o at (outer0+o)*ld + inner0.
+   The block buffer holds OUTER runs of INNER elements (zero padding beyond). */
+typedef struct gemm__mpi_span {
+    int64_t outer0, outer_n, inner0, inner_n, OUTER, INNER;
+} gemm__mpi_span;
+
+/* One point-to-point transfer of a whole block. */
+typedef struct gemm__mpi_msg {
+    void *buf;
+    int peer, tag;
+    size_t bytes;
+} gemm__mpi_msg;
+
+/* Everything one call of one rank holds. The problem is gemm__prepare's
+   canonical form: column-major, with the caller's A and B changed places
+   for a row-major call; A, B and C below are the operands of that view. */
+typedef struct gemm__mpi {
+    const char *func;
+    int distributed;
+    size_t es;                   /* bytes of one element */
+    gemm__problem p;
+    double alpha, beta;
+    const void *A, *B;
+    void *C;
+    gemm_mpi_options o;
+
+    MPI_Comm comm, row_comm;     /* the caller's communicator duplicated; Fox's process rows */
+    int P, rank, left, right, up, down;
+    gemm__mpi_grid g;
+    int cuda;
+    gemm_mpi_path path;
+    size_t abytes, bbytes, cbytes, big;
+
+    void **a, **b, **c;          /* slots, [li*bc + lj] */
+    void **aspare, **bspare, **fox;
+    void **temps;                /* distributed Cannon: natural blocks before the skew */
+    char *pool;                  /* host staging of whole blocks */
+    size_t pool_blocks;
+    char *stage[2];              /* root-held calls: chunks on their way */
+    size_t stage_bytes;
+    int chunk;                   /* chunks staged so far in this phase: the parity picks the buffer */
+    MPI_Request stage_req[2];    /* a chunk's MPI transfer in flight ... */
+    int stage_dev[2];            /* ... or its device copy (event) */
+
+    void **use;                  /* Fox: the a block each slot multiplies this round */
+    gemm__mpi_msg *sends, *recvs;
+    int nsend, nrecv, cap;
+    MPI_Request *reqs;
+#ifdef GEMM_MPI_CUDA
+    cudaIpcMemHandle_t *ipc_out, *ipc_in;  /* handles of the blocks of one exchange */
+    void **ipc_src;                        /* the senders' blocks, mapped during one exchange */
+    char *acks;
+    cudaStream_t copy_stream;
+    cudaEvent_t stage_ev[2];
+#endif
+
+    gemm_status st;              /* the first failure on this rank */
+    int agreed;                  /* st came from a vote: every rank has it */
+    int prelaunched;             /* the root's first round is already queued on its GPU */
+    char detail[512];
+    gemm_timing t;               /* this rank's phases */
+#ifdef GEMM_MPI_CUDA
+    cudaStream_t stream;
+    cudaEvent_t ev0, ev1;
+#endif
+} gemm__mpi;
