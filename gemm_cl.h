@@ -33,10 +33,10 @@
        instead; the crossover is measured by the tuner.
 
    Parameters, tuning and self-check
-       For each precision the first call picks a parameter set: the tuning file
-       ($GEMM_CL_TUNING_FILE or options.tuning_file) if it has a line for this
-       device, else the built-in table (PoCL on x86-64 CPUs, NVIDIA H100/H200),
-       else a generic default. The chosen kernel is built once per context
+       For each precision the first call picks a parameter set: the tuning
+       file ($GEMM_CL_TUNING_FILE or the create options' tuning_file) if it has
+       a line for this device, else the built-in table (PoCL on x86-64 CPUs,
+       NVIDIA H100/H200), else a generic default. The chosen kernel is built once per context
        (and stored in $GEMM_CL_CACHE_DIR, if set, so the next process starts
        without compiling), then checked against the reference on a small
        problem. A set that fails to build or to check is replaced by the safe
