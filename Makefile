@@ -204,7 +204,8 @@ bench-cl:
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
-# Searches the parameter space on the device and updates tuning/gemm_cl.txt.
+# Searches the parameter space on the device and updates tuning/gemm_cl.txt,
+# whose lines are also gemm_cl.h's built-in table: `make headers` builds them in.
 tune-cl: $(B)/tune_cl
 	./$(B)/tune_cl --output tuning/gemm_cl.txt $(TUNE_ARGS)
 

@@ -1,4 +1,3 @@
-/* >>cl whole_cl: src/cl/whole_cl.h */
 /* gemm_cl.h - the OpenCL backend of gemm: generated, autotuned GEMM kernels
    for any OpenCL 1.2+ device (GPUs, and CPUs through PoCL).
 
@@ -27,16 +26,17 @@
        (PACK: k-major rows, or one contiguous panel per tile).
        The tiled kernel reads only packed, zero-padded operands; a pack kernel
        copies op(A) and op(B) into that form from any layout, transpose, leading
-       dimension and offset, so the eight cases run on one tuned kernel. A
-       column-major C is the row-major problem C^T = op(B)^T op(A)^T: strides
-       again. Small problems (m*n*k <= params.direct^3) skip the copies and run a
-       direct kernel instead; the crossover is measured by the tuner.
+       dimension and offset, so the eight cases run on one tuned kernel. The
+       kernels see a row-major C: gemm.h's column-major form of the call, an
+       m x n C, is a row-major n x m C with A and B swapped. Small problems
+       (m*n*k <= params.direct^3) skip the copies and run a direct kernel
+       instead; the crossover is measured by the tuner.
 
    Parameters, tuning and self-check
-       For each precision the first call picks a parameter set: the tuning file
-       ($GEMM_CL_TUNING_FILE or options.tuning_file) if it has a line for this
-       device, else the built-in table (PoCL on x86-64 CPUs, NVIDIA H100/H200),
-       else a generic default. The chosen kernel is built once per context
+       For each precision the first call picks a parameter set: the tuning
+       file ($GEMM_CL_TUNING_FILE or the create options' tuning_file) if it has
+       a line for this device, else the built-in table (PoCL on x86-64 CPUs,
+       NVIDIA H100/H200), else a generic default. The chosen kernel is built once per context
        (and stored in $GEMM_CL_CACHE_DIR, if set, so the next process starts
        without compiling), then checked against the reference on a small
        problem. A set that fails to build or to check is replaced by the safe
@@ -45,20 +45,21 @@
        `make tune-cl`) searches the parameter space on the device and writes the
        tuning file: one line per (device, precision), plain text.
 
-   Choosing the device
-       options.device_name (a substring of "platform: device"), else the
+   Choosing the device (gemm_cl_create_options)
+       device_name (a substring of "platform: device"), else the
        GEMM_CL_DEVICE environment variable (a substring, or "P:D" indices),
-       else options.platform / options.device indices (0 = first). Or hand
-       over your own cl_context + cl_command_queue (in-order) in the options.
+       else the platform / device indices (0 = first). Or hand over your own
+       cl_context + cl_command_queue (in-order).
 
    Calls
        gemm_cl_sgemm / gemm_cl_dgemm work on cl_mem buffers with element
        offsets, enqueue asynchronously on the context's queue after an optional
-       wait list, and return the last kernel's event if asked. The _host
-       variants take host pointers, block, and can fill a gemm_cl_timing.
-       fp64 needs cl_khr_fp64 (GEMM_ERR_UNAVAILABLE otherwise). Semantics,
-       checks and errors are gemm.h's; every OpenCL error becomes a status
-       with the call and the error's name in gemm_last_error_detail().
+       wait list, and return the last kernel's event if asked (both in the
+       per-call gemm_cl_options). The _host variants take host pointers, block,
+       and can fill a gemm_timing. fp64 needs cl_khr_fp64
+       (GEMM_ERR_UNAVAILABLE otherwise). Semantics, checks and errors are
+       gemm.h's; every OpenCL error becomes a status with the call and the
+       error's name in gemm_last_error_detail().
        A context may be used by several threads at once (calls serialise).
        The first call's build and self-check, and the tuner, run on a private
        queue of the same context: they never wait for commands on yours.
@@ -80,16 +81,15 @@
 #include <CL/cl.h>
 #endif
 
+/* >>cl api: src/cl/api.h */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct gemm_cl_context gemm_cl_context;
 
-typedef enum gemm_cl_precision { GEMM_CL_F32 = 0, GEMM_CL_F64 = 1 } gemm_cl_precision;
-
-/* Zero (or NULL) means default everywhere. */
-typedef struct gemm_cl_options {
+/* How gemm_cl_create finds (or adopts) a device. Zero (or NULL) means default everywhere. */
+typedef struct gemm_cl_create_options {
     int platform, device;        /* indices, used when no name is given */
     const char *device_name;     /* substring of "platform name: device name" */
     cl_context context;          /* adopt these (both, or neither); retained, */
@@ -98,7 +98,14 @@ typedef struct gemm_cl_options {
     const char *cache_dir;       /* else $GEMM_CL_CACHE_DIR; none: no disk cache */
     const char *build_options;   /* appended to clBuildProgram's options */
     int no_self_check;           /* 1: trust kernels without checking them */
-    int test_break_kernel;       /* tests only: 1 makes the tuned kernel wrong */
+} gemm_cl_create_options;
+
+/* Per call; NULL or zero means default everywhere. */
+typedef struct gemm_cl_options {
+    cl_uint num_wait;            /* buffer calls: wait for these events first */
+    const cl_event *wait;
+    cl_event *event;             /* buffer calls: receives the last command's event (release it) */
+    gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
 } gemm_cl_options;
 
 /* One parameter set of the kernel generator (see the doc block). */
@@ -119,46 +126,43 @@ typedef struct gemm_cl_kernel_info {
     char device_name[256];
 } gemm_cl_kernel_info;
 
-typedef struct gemm_cl_timing {
-    double write_s, kernels_s, read_s, total_s; /* host-pointer calls, wall clock */
-} gemm_cl_timing;
-
-GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_context **out);
+GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_create_options *options, gemm_cl_context **out);
 GEMM_DEF gemm_status gemm_cl_destroy(gemm_cl_context *ctx);
 
 /* The context's OpenCL objects (not retained for the caller). */
 GEMM_DEF gemm_status gemm_cl_handles(gemm_cl_context *ctx, cl_context *context, cl_command_queue *queue,
                                      cl_device_id *device);
 
-/* Which kernel a precision uses, and why; picks (and checks) it if no call has yet. */
-GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_cl_precision prec, gemm_cl_kernel_info *info);
+/* Which kernel a precision (GEMM_F32, GEMM_F64) uses, and why; picks (and
+   checks) it if no call has yet. */
+GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_precision precision,
+                                             gemm_cl_kernel_info *info);
 
 /* Use this parameter set from now on: validated (GEMM_ERR_INVALID_ARG),
    built (GEMM_ERR_BUILD, with the build log as detail) and self-checked
    (GEMM_ERR_DEVICE on a wrong result); on failure the previous set stays. */
-GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_params *params);
+GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision precision,
+                                        const gemm_cl_params *params);
 
-/* Buffers: element offsets; asynchronous; `event` (may be NULL) gets the last command's event. */
+/* Buffers: element offsets; asynchronous (options: wait list, event). */
 GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
                                    cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
-                                   float beta, cl_mem C, size_t offc, int64_t ldc,
-                                   cl_uint num_wait, const cl_event *wait, cl_event *event);
+                                   float beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options);
 GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                    cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
-                                   double beta, cl_mem C, size_t offc, int64_t ldc,
-                                   cl_uint num_wait, const cl_event *wait, cl_event *event);
+                                   double beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options);
 
-/* Host pointers: copies in, multiplies, copies back, blocks. `timing` may be NULL. */
+/* Host pointers: copies in, multiplies, copies back, blocks (options: timing). */
 GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
                                         const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-                                        float *C, int64_t ldc, gemm_cl_timing *timing);
+                                        float *C, int64_t ldc, const gemm_cl_options *options);
 GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
-                                        double *C, int64_t ldc, gemm_cl_timing *timing);
+                                        double *C, int64_t ldc, const gemm_cl_options *options);
 
 /* ---- the autotuner ---- */
 
@@ -184,15 +188,22 @@ typedef struct gemm_cl_tune_result {
 } gemm_cl_tune_result;
 
 /* Searches, checks every candidate, and makes the winner this context's set. */
-GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_tune_options *options,
-                                  gemm_cl_tune_result *result);
+GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision,
+                                  const gemm_cl_tune_options *options, gemm_cl_tune_result *result);
 
 /* The text form of a parameter set, as in tuning files ("MWG=64 NWG=64 ..."). */
 GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *params, char *out, size_t size);
 
+#ifdef GEMM__TEST_HOOKS
+/* Tests: the number of programs ctx holds; *first_in_use says whether the
+   first of them is the one `precision` uses. */
+GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precision, int *first_in_use);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
+/* <<cl api */
 
 #define GEMM__CL_API_DONE
 #endif /* GEMM_CL_H_INCLUDED */
@@ -205,6 +216,7 @@ GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *params, char *out,
 #define GEMM__CL_IMPLEMENTED
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,12 +234,17 @@ GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *params, char *out,
 extern "C" {
 #endif
 
-/* ---- the kernel template: one source in four literals, each under C99's
-   4095 characters (and MSVC's limits); the host prepends the #defines ---- */
-
+/* The kernels, one OpenCL C source in literals each under C99's 4095
+   characters (and MSVC's limits); the host prepends the #defines. */
 static const char *const gemm__cl_source[] = {
-    "/* gemm_cl kernels. The host prepends the parameter set as #defines; each\n"
-    "   #ifndef below is the value used when the host leaves one out. */\n"
+/* >>cl gemm: src/cl/gemm.cl (4 literals) */
+    "/* gemm_cl kernels: pack, direct and tiled. The host prepends a parameter set\n"
+    "   as #defines; each #ifndef below is the value used when one is left out, so\n"
+    "   this file also compiles on its own (tests/test_cl.sh checks it with clang).\n"
+    "   Helper functions carry INLINE: they must be inlined before the compiler\n"
+    "   unrolls their loops and keeps the sums in registers (PoCL inlines only\n"
+    "   later, and ran them at half speed). Not C99's `inline`, whose rules for\n"
+    "   functions that are not static differ between OpenCL drivers. */\n"
     "#ifndef PRECISION\n"
     "#define PRECISION 32 /* 32 or 64 */\n"
     "#endif\n"
@@ -264,11 +281,17 @@ static const char *const gemm__cl_source[] = {
     "#ifndef PACK\n"
     "#define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */\n"
     "#endif\n"
+    "\n"
+    "#ifndef INLINE\n"
+    "#define INLINE __attribute__((always_inline))\n"
+    "#endif\n"
+    "\n"
     "#define MWI (MWG / MDIMC) /* rows of C per work-item */\n"
     "#define NWI (NWG / NDIMC) /* columns of C per work-item */\n"
+    "#define WGS (MDIMC * NDIMC) /* work-items per work-group */\n"
     "/* vectors of the A and B tiles each work-item moves to local memory */\n"
-    "#define LA ((KWG * MWG / VWM + MDIMC * NDIMC - 1) / (MDIMC * NDIMC))\n"
-    "#define LB ((KWG * NWG / VWN + MDIMC * NDIMC - 1) / (MDIMC * NDIMC))\n"
+    "#define LA ((KWG * MWG / VWM + WGS - 1) / WGS)\n"
+    "#define LB ((KWG * NWG / VWN + WGS - 1) / WGS)\n"
     "\n"
     "#if PRECISION == 64\n"
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -304,8 +327,26 @@ static const char *const gemm__cl_source[] = {
     "#define LOADN(p) GLUE(vload, VWN)(0, p)\n"
     "#define STOREN(x, p) GLUE(vstore, VWN)(x, 0, p)\n"
     "#endif\n"
-    ,
     "\n"
+    "/* The distance between two k rows of a packed operand: the tile width in a\n"
+    "   panel (PACK 1), the padded width otherwise, where KWG * Mp can pass 2^31. */\n"
+    "#if PACK\n"
+    "typedef int stride;\n"
+    "#else\n"
+    "typedef long stride;\n"
+    "#endif\n"
+    "/* Where the tiled kernel reads its tiles: local memory or the packed operands. */\n"
+    "#if SA\n"
+    "#define A_SPACE __local\n"
+    "#else\n"
+    "#define A_SPACE __global\n"
+    "#endif\n"
+    "#if SB\n"
+    "#define B_SPACE __local\n"
+    "#else\n"
+    "#define B_SPACE __global\n"
+    "#endif\n"
+    "\n",
     "/* Copies op(X), R x K with element (r, p) at X[offx + r*rs + p*ps], into\n"
     "   the packed, zero-padded Rp x Kp form the tiled kernel reads: element\n"
     "   (r, p) at P[p*Rp + r] (PACK 0) or, panel by panel of `tile` rows,\n"
@@ -321,16 +362,20 @@ static const char *const gemm__cl_source[] = {
     "#if PACK\n"
     "    P[(long)(r / tile) * Kp * tile + (long)p * tile + r % tile] = v;\n"
     "#else\n"
+    "    (void)tile;\n"
     "    P[(long)p * Rp + r] = v;\n"
     "#endif\n"
     "}\n"
     "\n"
-    "/* Writes alpha*ab + beta*c into C; beta == 0 never reads C. */\n"
-    "#define GEMM_CL_STORE1(ab, cp) (*(cp) = beta != (real)0 ? alpha * (ab) + beta * *(cp) : alpha * (ab))\n"
+    "/* Writes alpha*ab + beta*c into *c; beta == 0 never reads C. */\n"
+    "INLINE void store_one(__global real *c, const real ab, const real alpha, const real beta)\n"
+    "{\n"
+    "    *c = beta != (real)0 ? alpha * ab + beta * *c : alpha * ab;\n"
+    "}\n"
     "\n"
     "/* Small problems: one work-item per element of C, reading A and B where they\n"
-    "   are, no copies. Row-major C (the host transposes a column-major problem).\n"
-    "   K == 0 with alpha == 0 is how the host scales C by beta. */\n"
+    "   are, no copies. Row-major C (the host hands over the transposed problem of\n"
+    "   its column-major form). K == 0 with alpha == 0 is how the host scales C by beta. */\n"
     "__kernel void gemm_cl_direct(const int M, const int N, const int K, const real alpha, const real beta,\n"
     "                             const __global real *A, const long offa, const long ars, const long acs,\n"
     "                             const __global real *B, const long offb, const long brs, const long bcs,\n"
@@ -341,17 +386,136 @@ static const char *const gemm__cl_source[] = {
     "    const __global real *a = A + offa + i * ars, *b = B + offb + j * bcs;\n"
     "    real sum = (real)0;\n"
     "    for (int p = 0; p < K; p++) sum = fma(a[p * acs], b[p * brs], sum);\n"
-    "    GEMM_CL_STORE1(sum, C + offc + i * ldc + j);\n"
+    "    store_one(C + offc + i * ldc + j, sum, alpha, beta);\n"
     "}\n"
-    ,
     "\n"
+    "/* The distance between two k rows of a packed operand (Rp x Kp in tiles of\n"
+    "   `width` rows), and where work-group g's first k row starts. */\n"
+    "INLINE stride panel_rows(const int Rp, const int width)\n"
+    "{\n"
+    "#if PACK\n"
+    "    (void)Rp;\n"
+    "    return width;\n"
+    "#else\n"
+    "    (void)width;\n"
+    "    return Rp;\n"
+    "#endif\n"
+    "}\n"
+    "\n"
+    "INLINE const __global real *panel(const __global real *P, const int g, const int Kp, const int width)\n"
+    "{\n"
+    "#if PACK\n"
+    "    return P + (long)g * Kp * width;\n"
+    "#else\n"
+    "    (void)Kp;\n"
+    "    return P + g * width;\n"
+    "#endif\n"
+    "}\n"
+    "\n"
+    "#if SA\n"
+    "/* This work-item's share of the KWG x MWG tile of A at src, into registers:\n"
+    "   the global loads of the next tile overlap the arithmetic on this one.\n"
+    "   Not unrolled: unrolled, the local-memory kernels ran 20% slower on PoCL. */\n"
+    "INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, const int tid)\n"
+    "{\n"
+    "    for (int l = 0; l < LA; l++) {\n"
+    "        const int x = tid + l * WGS;\n"
+    "        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* ...and from the registers into the local tile (KWG rows of MWG). */\n"
+    "INLINE void stash_a(__local real *tile, const realM ra[LA], const int tid)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int l = 0; l < LA; l++) {\n"
+    "        const int x = tid + l * WGS;\n"
+    "        if (x < KWG * MWG / VWM) STOREM(ra[l], tile + x * VWM);\n"
+    "    }\n"
+    "}\n"
+    "#endif\n"
+    "\n"
+    "#if SB\n"
+    "/* The same for the KWG x NWG tile of B. */\n"
+    "INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)\n"
+    "{\n"
+    "    for (int l = 0; l < LB; l++) {\n"
+    "        const int x = tid + l * WGS;\n"
+    "        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "INLINE void stash_b(__local real *tile, const realN rb[LB], const int tid)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int l = 0; l < LB; l++) {\n"
+    "        const int x = tid + l * WGS;\n"
+    "        if (x < KWG * NWG / VWN) STOREN(rb[l], tile + x * VWN);\n"
+    "    }\n"
+    "}\n"
+    "#endif\n"
+    "\n",
+    "/* acc += this work-item's rows of the A tile times its columns of the B\n"
+    "   tile, over one step of KWG: tile row kk of A at at + kk*ats, of B at\n"
+    "   bt + kk*bts. A work-item's rows are VWM-vectors spaced MDIMC*VWM apart\n"
+    "   (its columns VWN-vectors spaced NDIMC*VWN apart), so neighbouring\n"
+    "   work-items touch neighbouring vectors. */\n"
+    "INLINE void multiply_step(realN acc[MWI][NWI / VWN], const A_SPACE real *at, const stride ats, const B_SPACE real *bt,\n"
+    "                   const stride bts, const int tm, const int tn)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int kk = 0; kk < KWG; kk++) {\n"
+    "        const A_SPACE real *ak = at + kk * ats;\n"
+    "        const B_SPACE real *bk = bt + kk * bts;\n"
+    "        realN bv[NWI / VWN];\n"
+    "#pragma unroll\n"
+    "        for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);\n"
+    "#pragma unroll\n"
+    "        for (int u = 0; u < MWI / VWM; u++) {\n"
+    "            realM av = LOADM(ak + (u * MDIMC + tm) * VWM);\n"
+    "#pragma unroll\n"
+    "            for (int e = 0; e < VWM; e++)\n"
+    "#pragma unroll\n"
+    "                for (int v = 0; v < NWI / VWN; v++)\n"
+    "                    acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* C = alpha * acc + beta * C for this work-item's elements inside M x N;\n"
+    "   whole vectors where they fit, elements at the ragged edge. */\n"
+    "INLINE void store_tile(__global real *C, const long ldc, const int M, const int N, const int row0, const int col0,\n"
+    "                const int tm, const int tn, const real alpha, const real beta, realN acc[MWI][NWI / VWN])\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int u = 0; u < MWI / VWM; u++)\n"
+    "#pragma unroll\n"
+    "        for (int e = 0; e < VWM; e++) {\n"
+    "            const int i = row0 + (u * MDIMC + tm) * VWM + e;\n"
+    "            if (i >= M) continue;\n"
+    "            __global real *crow = C + (long)i * ldc;\n"
+    "#pragma unroll\n"
+    "            for (int v = 0; v < NWI / VWN; v++) {\n"
+    "                const int j = col0 + (v * NDIMC + tn) * VWN;\n"
+    "                const realN r = acc[u * VWM + e][v];\n"
+    "                if (j + VWN <= N) {\n"
+    "                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);\n"
+    "                    else STOREN(alpha * r, crow + j);\n"
+    "                } else {\n"
+    "                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEM(r, c), alpha, beta);\n"
+    "                }\n"
+    "            }\n"
+    "        }\n"
+    "}\n"
+    "\n",
     "/* The tuned kernel: C = alpha * A B + beta * C for packed A (Mp x Kp) and B\n"
     "   (Np x Kp), row-major C. A work-group computes an MWG x NWG tile with\n"
     "   MDIMC x NDIMC work-items; each holds an MWI x NWI block of sums in\n"
-    "   registers. A work-item's rows are VWM-vectors spaced MDIMC*VWM apart (and\n"
-    "   its columns VWN-vectors spaced NDIMC*VWN apart), so neighbouring work-items\n"
-    "   touch neighbouring vectors: coalesced on GPUs, conflict-free in local\n"
-    "   memory, and plain contiguous rows when MDIMC = NDIMC = 1 (CPUs). */\n"
+    "   registers (coalesced on GPUs, conflict-free in local memory, and plain\n"
+    "   contiguous rows when MDIMC = NDIMC = 1 on CPUs). With SA/SB the tiles go\n"
+    "   through local memory: a tile is stored, one barrier, then the next is\n"
+    "   fetched into registers while this one is multiplied; without DB a second\n"
+    "   barrier keeps the stores of the next step off a tile still being read. */\n"
     "__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))\n"
     "void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const int Np,\n"
     "                   const real alpha, const real beta,\n"
@@ -360,127 +524,81 @@ static const char *const gemm__cl_source[] = {
     "{\n"
     "    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);\n"
     "    const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);\n"
-    "#if PACK\n"
-    "    const __global real *a = Ap + (long)gm * Kp * MWG, *b = Bp + (long)gn * Kp * NWG;\n"
-    "    const int as = MWG, bs = NWG;\n"
-    "#else\n"
-    "    const __global real *a = Ap + gm * MWG, *b = Bp + gn * NWG;\n"
-    "    const long as = Mp, bs = Np; /* KWG * Mp can pass 2^31 */\n"
-    "#endif\n"
+    "    const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);\n"
+    "    const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);\n"
     "#if SA || SB\n"
     "    const int tid = tm * NDIMC + tn;\n"
+    "    int cur = 0; /* which of the DB tiles is current (not \"half\": a type in OpenCL C) */\n"
     "#endif\n"
     "#if SA\n"
     "    __local real alm[(1 + DB) * KWG * MWG];\n"
-    "    realM ra[LA]; /* the next A tile, fetched while this one is multiplied */\n"
-    "#define FETCH_A(src) for (int l = 0; l < LA; l++) { const int x = tid + l * MDIMC * NDIMC; \\\n"
-    "        if (x < KWG * MWG / VWM) ra[l] = LOADM((src) + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM); }\n"
-    "    FETCH_A(a);\n"
+    "    realM ra[LA];\n"
+    "    fetch_a(ra, a, as, tid);\n"
     "#endif\n"
     "#if SB\n"
     "    __local real blm[(1 + DB) * KWG * NWG];\n"
     "    realN rb[LB];\n"
-    "#define FETCH_B(src) for (int l = 0; l < LB; l++) { const int x = tid + l * MDIMC * NDIMC; \\\n"
-    "        if (x < KWG * NWG / VWN) rb[l] = LOADN((src) + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN); }\n"
-    "    FETCH_B(b);\n"
+    "    fetch_b(rb, b, bs, tid);\n"
     "#endif\n"
     "    realN acc[MWI][NWI / VWN];\n"
     "#pragma unroll\n"
     "    for (int i = 0; i < MWI; i++)\n"
     "#pragma unroll\n"
     "        for (int v = 0; v < NWI / VWN; v++) acc[i][v] = (realN)0;\n"
-    "#if SA || SB\n"
-    "    int cur = 0; /* which of the DB tiles is current (not \"half\": a type in OpenCL C) */\n"
-    "#endif\n"
     "\n"
-    ,
     "    for (int k0 = 0; k0 < Kp; k0 += KWG) {\n"
     "#if (SA || SB) && !DB\n"
     "        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done reading the last tile */\n"
     "#endif\n"
     "#if SA\n"
-    "#pragma unroll\n"
-    "        for (int l = 0; l < LA; l++) {\n"
-    "            const int x = tid + l * MDIMC * NDIMC;\n"
-    "            if (x < KWG * MWG / VWM) STOREM(ra[l], alm + cur * KWG * MWG + x * VWM);\n"
-    "        }\n"
+    "        stash_a(alm + cur * KWG * MWG, ra, tid);\n"
     "#endif\n"
     "#if SB\n"
-    "#pragma unroll\n"
-    "        for (int l = 0; l < LB; l++) {\n"
-    "            const int x = tid + l * MDIMC * NDIMC;\n"
-    "            if (x < KWG * NWG / VWN) STOREN(rb[l], blm + cur * KWG * NWG + x * VWN);\n"
-    "        }\n"
+    "        stash_b(blm + cur * KWG * NWG, rb, tid);\n"
     "#endif\n"
     "#if SA || SB\n"
     "        /* The tile is complete. With DB the next stores go to the other one, and\n"
     "           nobody can reach them before everyone has passed this barrier, i.e. has\n"
     "           finished reading that tile one step ago: one barrier suffices. */\n"
     "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        if (k0 + KWG < Kp) { /* global loads of the next tile overlap the arithmetic below */\n"
+    "        if (k0 + KWG < Kp) {\n"
     "#if SA\n"
-    "            FETCH_A(a + KWG * as);\n"
+    "            fetch_a(ra, a + KWG * as, as, tid);\n"
     "#endif\n"
     "#if SB\n"
-    "            FETCH_B(b + KWG * bs);\n"
+    "            fetch_b(rb, b + KWG * bs, bs, tid);\n"
     "#endif\n"
     "        }\n"
     "#endif\n"
-    "#pragma unroll\n"
-    "        for (int kk = 0; kk < KWG; kk++) {\n"
     "#if SA\n"
-    "            const __local real *ak = alm + cur * KWG * MWG + kk * MWG;\n"
+    "        const __local real *at = alm + cur * KWG * MWG;\n"
+    "        const stride ats = MWG;\n"
     "#else\n"
-    "            const __global real *ak = a + kk * as;\n"
+    "        const __global real *at = a;\n"
+    "        const stride ats = as;\n"
     "#endif\n"
     "#if SB\n"
-    "            const __local real *bk = blm + cur * KWG * NWG + kk * NWG;\n"
+    "        const __local real *bt = blm + cur * KWG * NWG;\n"
+    "        const stride bts = NWG;\n"
     "#else\n"
-    "            const __global real *bk = b + kk * bs;\n"
+    "        const __global real *bt = b;\n"
+    "        const stride bts = bs;\n"
     "#endif\n"
-    "            realN bv[NWI / VWN];\n"
-    "#pragma unroll\n"
-    "            for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);\n"
-    "#pragma unroll\n"
-    "            for (int u = 0; u < MWI / VWM; u++) {\n"
-    "                realM av = LOADM(ak + (u * MDIMC + tm) * VWM);\n"
-    "#pragma unroll\n"
-    "                for (int e = 0; e < VWM; e++)\n"
-    "#pragma unroll\n"
-    "                    for (int v = 0; v < NWI / VWN; v++)\n"
-    "                        acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);\n"
-    "            }\n"
-    "        }\n"
+    "        multiply_step(acc, at, ats, bt, bts, tm, tn);\n"
     "        a += KWG * as;\n"
     "        b += KWG * bs;\n"
     "#if (SA || SB) && DB\n"
     "        cur ^= 1;\n"
     "#endif\n"
     "    }\n"
-    "\n"
-    "#pragma unroll\n"
-    "    for (int u = 0; u < MWI / VWM; u++)\n"
-    "#pragma unroll\n"
-    "        for (int e = 0; e < VWM; e++) {\n"
-    "            const int i = gm * MWG + (u * MDIMC + tm) * VWM + e;\n"
-    "            if (i >= M) continue;\n"
-    "            __global real *crow = C + offc + (long)i * ldc;\n"
-    "#pragma unroll\n"
-    "            for (int v = 0; v < NWI / VWN; v++) {\n"
-    "                const int j = gn * NWG + (v * NDIMC + tn) * VWN;\n"
-    "                realN r = acc[u * VWM + e][v];\n"
-    "                if (j + VWN <= N) {\n"
-    "                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);\n"
-    "                    else STOREN(alpha * r, crow + j);\n"
-    "                } else {\n"
-    "                    for (int c = 0; c < VWN && j + c < N; c++) GEMM_CL_STORE1(ELEM(r, c), crow + j + c);\n"
-    "                }\n"
-    "            }\n"
-    "        }\n"
-    "}\n"
+    "    store_tile(C + offc, ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);\n"
+    "}\n",
+/* <<cl gemm */
 };
 
-/* ---- small portable pieces: a lock, a clock ---- */
+/* >>cl platform: src/cl/platform.h */
+/* Small portable pieces: a lock, a wall clock, the process id (for file
+   names no other process writes at the same time). */
 
 #ifdef _WIN32
 typedef CRITICAL_SECTION gemm__cl_lock;
@@ -510,25 +628,45 @@ static double gemm__cl_now(void)
     return (double)t.tv_sec + 1e-6 * (double)t.tv_usec;
 }
 #endif
-
-/* ---- OpenCL errors -> gemm_status ---- */
+/* <<cl platform */
+/* >>cl errors: src/cl/errors.h */
+/* OpenCL errors -> gemm_status, with the call and the error's name in the detail. */
 
 static const char *gemm__cl_errname(cl_int e)
 {
     switch (e) {
-#define GEMM__CL_E(x) case x: return #x;
-        GEMM__CL_E(CL_DEVICE_NOT_FOUND) GEMM__CL_E(CL_DEVICE_NOT_AVAILABLE) GEMM__CL_E(CL_COMPILER_NOT_AVAILABLE)
-        GEMM__CL_E(CL_MEM_OBJECT_ALLOCATION_FAILURE) GEMM__CL_E(CL_OUT_OF_RESOURCES) GEMM__CL_E(CL_OUT_OF_HOST_MEMORY)
-        GEMM__CL_E(CL_BUILD_PROGRAM_FAILURE) GEMM__CL_E(CL_INVALID_VALUE) GEMM__CL_E(CL_INVALID_DEVICE)
-        GEMM__CL_E(CL_INVALID_CONTEXT) GEMM__CL_E(CL_INVALID_COMMAND_QUEUE) GEMM__CL_E(CL_INVALID_MEM_OBJECT)
-        GEMM__CL_E(CL_INVALID_BINARY) GEMM__CL_E(CL_INVALID_BUILD_OPTIONS) GEMM__CL_E(CL_INVALID_PROGRAM)
-        GEMM__CL_E(CL_INVALID_KERNEL_NAME) GEMM__CL_E(CL_INVALID_KERNEL_ARGS) GEMM__CL_E(CL_INVALID_WORK_DIMENSION)
-        GEMM__CL_E(CL_INVALID_WORK_GROUP_SIZE) GEMM__CL_E(CL_INVALID_WORK_ITEM_SIZE) GEMM__CL_E(CL_INVALID_GLOBAL_OFFSET)
-        GEMM__CL_E(CL_INVALID_EVENT_WAIT_LIST) GEMM__CL_E(CL_INVALID_EVENT) GEMM__CL_E(CL_INVALID_BUFFER_SIZE)
-        GEMM__CL_E(CL_INVALID_GLOBAL_WORK_SIZE) GEMM__CL_E(CL_INVALID_PLATFORM) GEMM__CL_E(CL_INVALID_ARG_SIZE)
-        GEMM__CL_E(CL_INVALID_ARG_VALUE) GEMM__CL_E(CL_INVALID_OPERATION) GEMM__CL_E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-        GEMM__CL_E(CL_MISALIGNED_SUB_BUFFER_OFFSET) GEMM__CL_E(CL_INVALID_PROGRAM_EXECUTABLE)
-#undef GEMM__CL_E
+    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+    case CL_COMPILER_NOT_AVAILABLE: return "CL_COMPILER_NOT_AVAILABLE";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_MISALIGNED_SUB_BUFFER_OFFSET: return "CL_MISALIGNED_SUB_BUFFER_OFFSET";
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
+    case CL_INVALID_CONTEXT: return "CL_INVALID_CONTEXT";
+    case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
+    case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
+    case CL_INVALID_BINARY: return "CL_INVALID_BINARY";
+    case CL_INVALID_BUILD_OPTIONS: return "CL_INVALID_BUILD_OPTIONS";
+    case CL_INVALID_PROGRAM: return "CL_INVALID_PROGRAM";
+    case CL_INVALID_PROGRAM_EXECUTABLE: return "CL_INVALID_PROGRAM_EXECUTABLE";
+    case CL_INVALID_KERNEL_NAME: return "CL_INVALID_KERNEL_NAME";
+    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
+    case CL_INVALID_ARG_VALUE: return "CL_INVALID_ARG_VALUE";
+    case CL_INVALID_WORK_DIMENSION: return "CL_INVALID_WORK_DIMENSION";
+    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_OFFSET: return "CL_INVALID_GLOBAL_OFFSET";
+    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_INVALID_EVENT_WAIT_LIST: return "CL_INVALID_EVENT_WAIT_LIST";
+    case CL_INVALID_EVENT: return "CL_INVALID_EVENT";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    case CL_INVALID_PLATFORM: return "CL_INVALID_PLATFORM";
+    case CL_INVALID_OPERATION: return "CL_INVALID_OPERATION";
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     default: return "unknown OpenCL error";
     }
@@ -547,117 +685,109 @@ static gemm_status gemm__cl_fail(cl_int e, const char *what)
         s = GEMM_ERR_UNAVAILABLE;
     return gemm__fail(s, "gemm_cl: %s failed: %s (%d)", what, gemm__cl_errname(e), (int)e);
 }
+/* <<cl errors */
+/* >>cl params: src/cl/params.h */
+/* Parameter sets: the one list of their names, the text form of tuning
+   files, and the checks that a set can run on a device. */
 
-#define GEMM__CL_TRY(call, what)                                            \
-    do {                                                                    \
-        cl_int gemm__cl_e = (call);                                         \
-        if (gemm__cl_e != CL_SUCCESS) return gemm__cl_fail(gemm__cl_e, what); \
-    } while (0)
+/* The fields of gemm_cl_params in tuning-file order, with their #define
+   names. DIRECT is the host's crossover, not in the kernel source; DB came
+   later, so a line without it means DB=0. */
+typedef struct gemm__cl_field {
+    const char *name;
+    size_t offset;
+    int in_source, optional;
+} gemm__cl_field;
 
-/* ---- parameter sets ---- */
+static const gemm__cl_field gemm__cl_fields[] = {
+    {"MWG", offsetof(gemm_cl_params, mwg), 1, 0},     {"NWG", offsetof(gemm_cl_params, nwg), 1, 0},
+    {"KWG", offsetof(gemm_cl_params, kwg), 1, 0},     {"MDIMC", offsetof(gemm_cl_params, mdimc), 1, 0},
+    {"NDIMC", offsetof(gemm_cl_params, ndimc), 1, 0}, {"VWM", offsetof(gemm_cl_params, vwm), 1, 0},
+    {"VWN", offsetof(gemm_cl_params, vwn), 1, 0},     {"SA", offsetof(gemm_cl_params, sa), 1, 0},
+    {"SB", offsetof(gemm_cl_params, sb), 1, 0},       {"PACK", offsetof(gemm_cl_params, pack), 1, 0},
+    {"DIRECT", offsetof(gemm_cl_params, direct), 0, 0}, {"DB", offsetof(gemm_cl_params, db), 1, 1},
+};
+#define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
 
-/* Fields of gemm_cl_params in tuning-file order, with their #define names. */
-#define GEMM__CL_FIELDS(X)                                                   \
-    X(mwg, "MWG") X(nwg, "NWG") X(kwg, "KWG") X(mdimc, "MDIMC") X(ndimc, "NDIMC") \
-    X(vwm, "VWM") X(vwn, "VWN") X(sa, "SA") X(sb, "SB") X(pack, "PACK") X(direct, "DIRECT") X(db, "DB")
+static int gemm__cl_field_get(const gemm_cl_params *p, size_t i)
+{
+    return *(const int *)(const void *)((const char *)p + gemm__cl_fields[i].offset);
+}
+
+static void gemm__cl_field_set(gemm_cl_params *p, size_t i, int value)
+{
+    *(int *)(void *)((char *)p + gemm__cl_fields[i].offset) = value;
+}
 
 GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *p, char *out, size_t size)
 {
-    size_t used = 0;
+    size_t used = 0, i;
     gemm__clear_error();
     if (!p || !out || size == 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_params_str: NULL argument");
     out[0] = '\0';
-#define GEMM__CL_PRINT(f, name)                                                                  \
-    if (used < size) used += (size_t)snprintf(out + used, size - used, "%s%s=%d", used ? " " : "", name, p->f);
-    GEMM__CL_FIELDS(GEMM__CL_PRINT)
-#undef GEMM__CL_PRINT
+    for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s=%d", used ? " " : "", gemm__cl_fields[i].name,
+                                 gemm__cl_field_get(p, i));
     return used < size ? GEMM_OK : gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_params_str: buffer too small");
 }
 
-/* Reads "NAME=value" tokens; returns 1 when every field was present (DB,
-   added later, may be missing: 0). */
+/* The value of "NAME=value" in text, a token starting the text or after a space; 0 when absent. */
+static int gemm__cl_token(const char *text, const char *name, int *value)
+{
+    const char *at = text;
+    size_t len = strlen(name);
+    while ((at = strstr(at, name)) != NULL) {
+        if ((at == text || at[-1] == ' ') && at[len] == '=') {
+            *value = atoi(at + len + 1);
+            return 1;
+        }
+        at += len;
+    }
+    return 0;
+}
+
+/* Reads "NAME=value" tokens into p; returns 1 when every field but the
+   optional ones was present (those missing are 0). */
 static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
 {
-    int found = 0, all = 0;
-    p->db = 0;
-#define GEMM__CL_PARSE(f, name)                                              \
-    {                                                                        \
-        const char *at = text;                                               \
-        size_t len = strlen(name);                                           \
-        all++;                                                               \
-        while ((at = strstr(at, name)) != NULL) {                            \
-            if ((at == text || at[-1] == ' ') && at[len] == '=') {           \
-                p->f = atoi(at + len + 1);                                   \
-                found++;                                                     \
-                break;                                                       \
-            }                                                                \
-            at += len;                                                       \
-        }                                                                    \
+    size_t i;
+    int ok = 1, v;
+    for (i = 0; i < GEMM__CL_NFIELDS; i++) {
+        if (gemm__cl_token(text, gemm__cl_fields[i].name, &v)) gemm__cl_field_set(p, i, v);
+        else if (gemm__cl_fields[i].optional) gemm__cl_field_set(p, i, 0);
+        else ok = 0;
     }
-    GEMM__CL_FIELDS(GEMM__CL_PARSE)
-#undef GEMM__CL_PARSE
-    return found == all || (found == all - 1 && !strstr(text, " DB="));
+    return ok;
 }
 
-/* Do a and b make the same program? DIRECT is not in the source (it is the
-   host's crossover), so it is not part of a program's identity. */
+/* Do a and b make the same program? DIRECT is not part of its identity. */
 static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *b)
 {
-#define GEMM__CL_EQ(f, name) if (a->f != b->f && strcmp(name, "DIRECT") != 0) return 0;
-    GEMM__CL_FIELDS(GEMM__CL_EQ)
-#undef GEMM__CL_EQ
+    size_t i;
+    for (i = 0; i < GEMM__CL_NFIELDS; i++)
+        if (gemm__cl_fields[i].in_source && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
     return 1;
 }
 
-/* One line per (device, precision): "f32 MWG=.. ... device=<substring of the device name>".
-   Measured with `make tune-cl` on the devices named (bench/RESULTS.md). */
-static const char *const gemm__cl_builtin[] = {
-    /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon (then
-       re-measured by hand at n = 512..2048: the machine was shared while the
-       tuner ran and it picked PACK=0, 4-6x slower from n = 1024 on) */
-    "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    "f64 MWG=12 NWG=16 KWG=8 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    /* NVIDIA H200 through NVIDIA's OpenCL (driver 580), two tuner runs of 40-45 s
-       per precision; H100s (same SM) get the same sets, not measured there */
-    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 DB=0 device=NVIDIA H200",
-    "f64 MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 device=NVIDIA H200",
-    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 DB=0 device=NVIDIA H100",
-    "f64 MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 device=NVIDIA H100",
-};
-/* Any other device: modest tiles through local memory, fine on most GPUs. */
-static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";
-/* The fallback: the plainest kernel the template makes. */
-static const char gemm__cl_safe[] = "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=32";
-
-/* Looks `device` up in one tuning line; returns 1 and fills p on a match. */
-static int gemm__cl_line_match(const char *line, gemm_cl_precision prec, const char *device, gemm_cl_params *p,
-                               char *key, size_t keysize)
+/* The #define lines that specialise the kernel source for p. */
+static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p, char *out, size_t size)
 {
-    const char *dev = strstr(line, "device=");
-    char name[256];
-    size_t len;
-    if (!dev || strncmp(line, prec == GEMM_CL_F64 ? "f64 " : "f32 ", 4) != 0) return 0;
-    dev += 7;
-    len = strcspn(dev, "\r\n");
-    if (len == 0 || len >= sizeof name) return 0;
-    memcpy(name, dev, len);
-    name[len] = '\0';
-    if (!strstr(device, name) || !gemm__cl_params_parse(line, p)) return 0;
-    if (key) snprintf(key, keysize, "%s", name);
-    return 1;
+    size_t used = (size_t)snprintf(out, size, "#define PRECISION %d\n", prec == GEMM_F64 ? 64 : 32), i;
+    for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
+        if (gemm__cl_fields[i].in_source)
+            used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
+                                     gemm__cl_field_get(p, i));
 }
+
+static int gemm__cl_vector_width_ok(int v) { return v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }
 
 /* Why a set cannot run on this device, or NULL when it can. */
 static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_wg, cl_ulong local_mem, size_t elem)
 {
-    int vw_ok = 1, w;
-    for (w = 0; w < 2; w++) {
-        int v = w ? p->vwn : p->vwm;
-        vw_ok = vw_ok && (v == 1 || v == 2 || v == 4 || v == 8 || v == 16);
-    }
     if (p->mwg < 1 || p->nwg < 1 || p->kwg < 1 || p->mdimc < 1 || p->ndimc < 1 || p->direct < 0)
         return "a size is not positive";
-    if (!vw_ok) return "vector widths must be 1, 2, 4, 8 or 16";
+    if (!gemm__cl_vector_width_ok(p->vwm) || !gemm__cl_vector_width_ok(p->vwn))
+        return "vector widths must be 1, 2, 4, 8 or 16";
     if ((p->sa != 0 && p->sa != 1) || (p->sb != 0 && p->sb != 1) || (p->pack != 0 && p->pack != 1) ||
         (p->db != 0 && p->db != 1))
         return "SA, SB, PACK and DB are 0 or 1";
@@ -673,12 +803,90 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
         return "the local-memory tiles exceed the device's local memory";
     return NULL;
 }
+/* <<cl params */
 
-/* ---- the context ---- */
+/* The built-in parameter sets: one line per (precision, device), "f32
+   MWG=.. ... device=<substring of the device name>", the first match wins.
+   Measured with `make tune-cl` on the devices named. */
+static const char *const gemm__cl_builtin[] = {
+/* >>tuning: tuning/gemm_cl.txt */
+    /* gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name. */
+    /* These lines are also the built-in table of gemm_cl.h (make headers); the first line that matches a device wins. */
+    /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon (then re-measured by hand at n = 512..2048: */
+    /* the machine was shared while the tuner ran and it picked PACK=0, 4-6x slower from n = 1024 on) */
+    "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    "f64 MWG=12 NWG=16 KWG=8 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    /* NVIDIA H200 through NVIDIA's OpenCL (driver 580), two tuner runs of 40-45 s per precision; */
+    /* H100s (same SM) get the same sets, not measured there */
+    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 DB=0 device=NVIDIA H200",
+    "f64 MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 device=NVIDIA H200",
+    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 DB=0 device=NVIDIA H100",
+    "f64 MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 device=NVIDIA H100",
+/* <<tuning */
+};
+
+/* >>cl lookup: src/cl/lookup.h */
+/* Which parameter set a device starts with: a line of the tuning file for
+   it, else of the built-in table, else the generic default. */
+
+/* Any other device: modest tiles through local memory, fine on most GPUs. */
+static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";
+/* The fallback when a set fails to build or to check: the plainest kernel the template makes. */
+static const char gemm__cl_safe[] = "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=32";
+
+static const char *gemm__cl_prec_prefix(gemm_precision prec) { return prec == GEMM_F64 ? "f64 " : "f32 "; }
+
+/* Looks `device` up in one tuning line; returns 1 and fills p (and key, the
+   line's device substring) on a match. */
+static int gemm__cl_line_match(const char *line, gemm_precision prec, const char *device, gemm_cl_params *p,
+                               char *key, size_t keysize)
+{
+    const char *dev = strstr(line, "device=");
+    char name[256];
+    size_t len;
+    if (!dev || strncmp(line, gemm__cl_prec_prefix(prec), 4) != 0) return 0;
+    dev += 7;
+    len = strcspn(dev, "\r\n");
+    if (len == 0 || len >= sizeof name) return 0;
+    memcpy(name, dev, len);
+    name[len] = '\0';
+    if (!strstr(device, name) || !gemm__cl_params_parse(line, p)) return 0;
+    snprintf(key, keysize, "%s", name);
+    return 1;
+}
+
+/* The parameter set for (device, prec), and where it came from (origin). */
+static void gemm__cl_lookup(const char *tuning_file, const char *device, gemm_precision prec, gemm_cl_params *p,
+                            char *origin, size_t size)
+{
+    char line[512], key[256];
+    size_t i;
+    FILE *f = tuning_file[0] ? fopen(tuning_file, "r") : NULL;
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        if (gemm__cl_line_match(line, prec, device, p, key, sizeof key)) {
+            snprintf(origin, size, "tuning file %.100s", tuning_file);
+            found = 1;
+        }
+    if (f) fclose(f);
+    for (i = 0; !found && i < sizeof gemm__cl_builtin / sizeof gemm__cl_builtin[0]; i++)
+        if (gemm__cl_line_match(gemm__cl_builtin[i], prec, device, p, key, sizeof key)) {
+            snprintf(origin, size, "built-in: %.100s", key);
+            found = 1;
+        }
+    if (!found) {
+        gemm__cl_params_parse(gemm__cl_generic, p);
+        snprintf(origin, size, "default");
+    }
+}
+/* <<cl lookup */
+/* >>cl context: src/cl/context.h */
+/* The context: the device, its queues, the programs built for it and the
+   parameter set each precision uses. */
 
 typedef struct gemm__cl_program {
     struct gemm__cl_program *next;
-    gemm_cl_precision prec;
+    gemm_precision prec;
     gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
     cl_kernel pack, direct, tiled;
@@ -712,10 +920,15 @@ struct gemm_cl_context {
     char tuning_file[512], cache_dir[512], build_options[512];
     gemm__cl_lock lock;
     gemm__cl_program *programs;
-    gemm__cl_choice choice[2];
+    gemm__cl_choice choice[2]; /* f32, f64: see gemm__cl_choice_of */
     gemm__cl_lane lane[2];
     int adopted; /* context and queue are the caller's */
 };
+
+static gemm__cl_choice *gemm__cl_choice_of(gemm_cl_context *ctx, gemm_precision prec)
+{
+    return &ctx->choice[prec == GEMM_F64];
+}
 
 static void gemm__cl_program_free(gemm__cl_program *g)
 {
@@ -724,50 +937,6 @@ static void gemm__cl_program_free(gemm__cl_program *g)
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->program) clReleaseProgram(g->program);
     GEMM_FREE(g);
-}
-
-static size_t gemm__cl_elem(gemm_cl_precision prec) { return prec == GEMM_CL_F64 ? sizeof(double) : sizeof(float); }
-
-static void gemm__cl_copy_opt(char *dst, size_t size, const char *opt, const char *env)
-{
-    const char *v = opt && opt[0] ? opt : env ? getenv(env) : NULL;
-    snprintf(dst, size, "%s", v ? v : "");
-}
-
-/* Finds the device: by name substring, by "P:D" indices, or by indices. */
-static gemm_status gemm__cl_pick(const gemm_cl_options *o, cl_platform_id *platform, cl_device_id *device)
-{
-    cl_platform_id plats[16];
-    cl_device_id devs[64];
-    cl_uint np = 0, nd, pi, di;
-    const char *name = o->device_name && o->device_name[0] ? o->device_name : getenv("GEMM_CL_DEVICE");
-    int want_p = o->platform, want_d = o->device, by_name = name && name[0];
-    cl_int e = clGetPlatformIDs(16, plats, &np);
-    if (np > 16) np = 16; /* np and nd count them all, not the ones written */
-    if (e == -1001 || (e == CL_SUCCESS && np == 0))
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL platform is installed");
-    GEMM__CL_TRY(e, "clGetPlatformIDs");
-    if (by_name && sscanf(name, "%d:%d", &want_p, &want_d) == 2) by_name = 0;
-    for (pi = 0; pi < np; pi++) {
-        if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) nd = 0;
-        if (nd > 64) nd = 64;
-        for (di = 0; di < nd; di++) {
-            char full[512], pname[128], dname[256];
-            int match;
-            pname[0] = dname[0] = '\0';
-            clGetPlatformInfo(plats[pi], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-            clGetDeviceInfo(devs[di], CL_DEVICE_NAME, sizeof dname, dname, NULL);
-            snprintf(full, sizeof full, "%s: %s", pname, dname);
-            match = by_name ? strstr(full, name) != NULL : (int)pi == want_p && (int)di == want_d;
-            if (match) {
-                *platform = plats[pi];
-                *device = devs[di];
-                return GEMM_OK;
-            }
-        }
-    }
-    if (by_name) return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%s\"", name);
-    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d", want_d, want_p);
 }
 
 /* Frees everything a context holds; keeps the error detail. */
@@ -799,78 +968,89 @@ GEMM_DEF gemm_status gemm_cl_destroy(gemm_cl_context *ctx)
     return GEMM_OK;
 }
 
-GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_context **out)
+/* Does device di of platform pi match what the options ask for? */
+static int gemm__cl_device_matches(cl_platform_id plat, cl_device_id dev, const char *name, int by_name, int want_p,
+                                   int want_d, cl_uint pi, cl_uint di)
 {
-    gemm_cl_options none;
-    gemm_cl_context *ctx;
-    cl_platform_id platform = NULL;
+    char full[512], pname[128], dname[256];
+    if (!by_name) return (int)pi == want_p && (int)di == want_d;
+    pname[0] = dname[0] = '\0';
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(full, sizeof full, "%s: %s", pname, dname);
+    return strstr(full, name) != NULL;
+}
+
+/* Finds the device: by name substring, by "P:D" indices, or by indices. */
+static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id *platform, cl_device_id *device)
+{
+    cl_platform_id plats[16];
+    cl_device_id devs[64];
+    cl_uint np = 0, nd, pi, di;
+    const char *name = o->device_name && o->device_name[0] ? o->device_name : getenv("GEMM_CL_DEVICE");
+    int want_p = o->platform, want_d = o->device, by_name = name && name[0];
+    cl_int e = clGetPlatformIDs(16, plats, &np);
+    if (np > 16) np = 16; /* np and nd count them all, not the ones written */
+    if (e == -1001 || (e == CL_SUCCESS && np == 0))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL platform is installed");
+    if (e != CL_SUCCESS) return gemm__cl_fail(e, "clGetPlatformIDs");
+    if (by_name && sscanf(name, "%d:%d", &want_p, &want_d) == 2) by_name = 0;
+    for (pi = 0; pi < np; pi++) {
+        if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) nd = 0;
+        if (nd > 64) nd = 64;
+        for (di = 0; di < nd; di++)
+            if (gemm__cl_device_matches(plats[pi], devs[di], name, by_name, want_p, want_d, pi, di)) {
+                *platform = plats[pi];
+                *device = devs[di];
+                return GEMM_OK;
+            }
+    }
+    if (by_name) return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%s\"", name);
+    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d", want_d, want_p);
+}
+
+/* Takes the caller's context and in-order queue (retained). */
+static gemm_status gemm__cl_adopt(gemm_cl_context *ctx, const gemm_cl_create_options *o, cl_platform_id *platform)
+{
+    cl_command_queue_properties props = 0;
+    cl_context qctx = NULL;
+    cl_int e = clGetCommandQueueInfo(o->queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL);
+    if (e == CL_SUCCESS) e = clGetCommandQueueInfo(o->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    if (e != CL_SUCCESS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue is not valid (%s)", gemm__cl_errname(e));
+    if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue must be in-order");
+    e = clGetCommandQueueInfo(o->queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (e != CL_SUCCESS || qctx != o->context)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue does not belong to the context");
+    if ((e = clRetainContext(o->context)) != CL_SUCCESS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the context is not valid (%s)", gemm__cl_errname(e));
+    ctx->context = o->context;
+    if ((e = clRetainCommandQueue(o->queue)) != CL_SUCCESS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue is not valid (%s)", gemm__cl_errname(e));
+    ctx->queue = o->queue;
+    ctx->adopted = 1;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof *platform, platform, NULL);
+    return GEMM_OK;
+}
+
+/* Picks a device and makes a context and an in-order queue for it. */
+static gemm_status gemm__cl_open(gemm_cl_context *ctx, const gemm_cl_create_options *o, cl_platform_id *platform)
+{
     cl_int e = CL_SUCCESS;
-    gemm_status s;
+    gemm_status s = gemm__cl_pick(o, platform, &ctx->device);
+    if (s != GEMM_OK) return s;
+    ctx->context = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &e);
+    if (e == CL_SUCCESS) ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &e);
+    if (e != CL_SUCCESS) return gemm__cl_fail(e, ctx->context ? "clCreateCommandQueue" : "clCreateContext");
+    return GEMM_OK;
+}
+
+/* What the kernels and the parameter checks need to know about the device. */
+static void gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
+{
     char *ext = NULL;
     size_t ext_len = 0;
-
-    gemm__clear_error();
-    if (!out) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: out is NULL");
-    *out = NULL;
-    memset(&none, 0, sizeof none);
-    if (!options) options = &none;
-    if (!options->context != !options->queue)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: give both context and queue, or neither");
-    ctx = (gemm_cl_context *)GEMM_MALLOC(sizeof *ctx);
-    if (!ctx) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
-    memset(ctx, 0, sizeof *ctx);
-    gemm__cl_lock_init(&ctx->lock);
-
-    if (options->queue) {
-        cl_command_queue_properties props = 0;
-        cl_context qctx = NULL;
-        e = clGetCommandQueueInfo(options->queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL);
-        if (e == CL_SUCCESS)
-            e = clGetCommandQueueInfo(options->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-        if (e != CL_SUCCESS) {
-            gemm__cl_free(ctx);
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue is not valid (%s)", gemm__cl_errname(e));
-        }
-        if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-            gemm__cl_free(ctx);
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue must be in-order");
-        }
-        e = clGetCommandQueueInfo(options->queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-        if (e != CL_SUCCESS || qctx != options->context) {
-            gemm__cl_free(ctx);
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue does not belong to the context");
-        }
-        if ((e = clRetainContext(options->context)) != CL_SUCCESS) {
-            gemm__cl_free(ctx);
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the context is not valid (%s)", gemm__cl_errname(e));
-        }
-        ctx->context = options->context;
-        if ((e = clRetainCommandQueue(options->queue)) != CL_SUCCESS) {
-            gemm__cl_free(ctx);
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: the queue is not valid (%s)", gemm__cl_errname(e));
-        }
-        ctx->queue = options->queue;
-        ctx->adopted = 1;
-        clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
-    } else {
-        s = gemm__cl_pick(options, &platform, &ctx->device);
-        if (s != GEMM_OK) { gemm__cl_free(ctx); return s; }
-        ctx->context = clCreateContext(NULL, 1, &ctx->device, NULL, NULL, &e);
-        if (e == CL_SUCCESS) ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &e);
-        if (e != CL_SUCCESS) {
-            s = gemm__cl_fail(e, ctx->context ? "clCreateCommandQueue" : "clCreateContext");
-            gemm__cl_free(ctx);
-            return s;
-        }
-    }
-    ctx->lane[0].queue = ctx->queue;
-    ctx->lane[1].queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &e);
-    if (e != CL_SUCCESS) {
-        ctx->lane[1].queue = NULL;
-        s = gemm__cl_fail(e, "clCreateCommandQueue (private queue)");
-        gemm__cl_free(ctx);
-        return s;
-    }
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name, ctx->device_name, NULL);
     clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof ctx->driver, ctx->driver, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
@@ -885,11 +1065,56 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_options *options, gemm_cl_cont
         GEMM_FREE(ext);
     }
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
-    gemm__cl_copy_opt(ctx->tuning_file, sizeof ctx->tuning_file, options->tuning_file, "GEMM_CL_TUNING_FILE");
-    gemm__cl_copy_opt(ctx->cache_dir, sizeof ctx->cache_dir, options->cache_dir, "GEMM_CL_CACHE_DIR");
-    gemm__cl_copy_opt(ctx->build_options, sizeof ctx->build_options, options->build_options, NULL);
-    ctx->no_self_check = options->no_self_check;
-    ctx->break_kernel = options->test_break_kernel;
+}
+
+static void gemm__cl_copy_opt(char *dst, size_t size, const char *opt, const char *env)
+{
+    const char *v = opt && opt[0] ? opt : env ? getenv(env) : NULL;
+    snprintf(dst, size, "%s", v ? v : "");
+}
+
+/* Everything after the allocation: the queues, the device, the settings. */
+static gemm_status gemm__cl_setup(gemm_cl_context *ctx, const gemm_cl_create_options *o)
+{
+    cl_platform_id platform = NULL;
+    cl_int e = CL_SUCCESS;
+    gemm_status s = o->queue ? gemm__cl_adopt(ctx, o, &platform) : gemm__cl_open(ctx, o, &platform);
+    if (s != GEMM_OK) return s;
+    ctx->lane[0].queue = ctx->queue;
+    ctx->lane[1].queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &e);
+    if (e != CL_SUCCESS) {
+        ctx->lane[1].queue = NULL;
+        return gemm__cl_fail(e, "clCreateCommandQueue (private queue)");
+    }
+    gemm__cl_query(ctx, platform);
+    gemm__cl_copy_opt(ctx->tuning_file, sizeof ctx->tuning_file, o->tuning_file, "GEMM_CL_TUNING_FILE");
+    gemm__cl_copy_opt(ctx->cache_dir, sizeof ctx->cache_dir, o->cache_dir, "GEMM_CL_CACHE_DIR");
+    gemm__cl_copy_opt(ctx->build_options, sizeof ctx->build_options, o->build_options, NULL);
+    ctx->no_self_check = o->no_self_check;
+    ctx->break_kernel = GEMM__HOOK(cl_break_kernel, 0);
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_create_options *options, gemm_cl_context **out)
+{
+    gemm_cl_create_options none;
+    gemm_cl_context *ctx;
+    gemm_status s;
+    gemm__clear_error();
+    if (!out) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: out is NULL");
+    *out = NULL;
+    memset(&none, 0, sizeof none);
+    if (!options) options = &none;
+    if (!options->context != !options->queue)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: give both context and queue, or neither");
+    ctx = (gemm_cl_context *)GEMM_MALLOC(sizeof *ctx);
+    if (!ctx) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
+    memset(ctx, 0, sizeof *ctx);
+    gemm__cl_lock_init(&ctx->lock);
+    if ((s = gemm__cl_setup(ctx, options)) != GEMM_OK) {
+        gemm__cl_free(ctx);
+        return s;
+    }
     *out = ctx;
     return GEMM_OK;
 }
@@ -905,7 +1130,25 @@ GEMM_DEF gemm_status gemm_cl_handles(gemm_cl_context *ctx, cl_context *context, 
     return GEMM_OK;
 }
 
-/* ---- building, with the optional on-disk binary cache ---- */
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precision, int *first_in_use)
+{
+    const gemm__cl_program *g;
+    int n = 0;
+    gemm__cl_lock_take(&ctx->lock);
+    for (g = ctx->programs; g; g = g->next) n++;
+    if (first_in_use) *first_in_use = ctx->programs && ctx->programs == gemm__cl_choice_of(ctx, precision)->prog;
+    gemm__cl_lock_give(&ctx->lock);
+    return n;
+}
+#endif
+/* <<cl context */
+/* >>cl program: src/cl/program.h */
+/* Programs: one per (precision, parameter set), built from the kernel source
+   with the set's #defines, kept in the context and, when a cache directory
+   is set, as a binary on disk so the next process starts without compiling. */
+
+#define GEMM__CL_NSOURCE (sizeof gemm__cl_source / sizeof gemm__cl_source[0])
 
 static uint64_t gemm__cl_hash(uint64_t h, const char *s)
 {
@@ -913,20 +1156,21 @@ static uint64_t gemm__cl_hash(uint64_t h, const char *s)
     return h;
 }
 
-/* The #define block that specialises the template. */
-static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_params *p, char *out,
+/* The #define block that specialises the source; under the test hook
+   cl_break_kernel every set but the fallback computes a wrong result. */
+static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p, char *out,
                              size_t size)
 {
-    gemm_cl_params safe; /* options.test_break_kernel breaks every set but the fallback */
+    gemm_cl_params safe;
+    size_t used;
     gemm__cl_params_parse(gemm__cl_safe, &safe);
-    snprintf(out, size,
-             "#define PRECISION %d\n#define MWG %d\n#define NWG %d\n#define KWG %d\n#define MDIMC %d\n"
-             "#define NDIMC %d\n#define VWM %d\n#define VWN %d\n#define SA %d\n#define SB %d\n#define PACK %d\n"
-             "#define DB %d\n%s",
-             prec == GEMM_CL_F64 ? 64 : 32, p->mwg, p->nwg, p->kwg, p->mdimc, p->ndimc, p->vwm, p->vwn, p->sa, p->sb,
-             p->pack, p->db, ctx->break_kernel && !gemm__cl_same_program(p, &safe) ? "#define fma(a, b, c) ((a) * (b) - (c))\n" : "");
+    gemm__cl_params_defines(prec, p, out, size);
+    used = strlen(out);
+    if (ctx->break_kernel && !gemm__cl_same_program(p, &safe))
+        snprintf(out + used, size - used, "#undef fma\n#define fma(a, b, c) ((a) * (b) - (c))\n");
 }
 
+/* The cache file of a program: a hash of the device, the driver, the options and the source. */
 static void gemm__cl_cache_path(const gemm_cl_context *ctx, const char *const *src, size_t nsrc, const char *opts,
                                 char *out, size_t size)
 {
@@ -987,61 +1231,88 @@ static void gemm__cl_to_cache(const gemm_cl_context *ctx, cl_program prog, const
     GEMM_FREE(bin);
 }
 
-/* Builds (or loads) the program of one parameter set; lock held. */
-static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_params *p,
+/* The start of a program's build log (asked for in full: a buffer too small
+   gets nothing at all from some drivers). */
+static void gemm__cl_build_log(cl_program prog, cl_device_id device, char *log, size_t size)
+{
+    size_t len = 0;
+    char *full;
+    log[0] = '\0';
+    if (prog && clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS && len > 0 &&
+        (full = (char *)GEMM_MALLOC(len + 1)) != NULL) {
+        if (clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, len, full, NULL) == CL_SUCCESS) {
+            full[len] = '\0';
+            snprintf(log, size, "%s", full);
+        }
+        GEMM_FREE(full);
+    }
+}
+
+/* Compiles the source; on failure the status carries the build log. */
+static gemm_status gemm__cl_compile(gemm_cl_context *ctx, gemm_precision prec, const char **src, size_t nsrc,
+                                    const char *opts, const char *pstr, cl_program *out)
+{
+    cl_int e = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(ctx->context, (cl_uint)nsrc, src, NULL, &e);
+    char log[850];
+    if (e == CL_SUCCESS) e = clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL);
+    if (e == CL_SUCCESS) {
+        *out = prog;
+        return GEMM_OK;
+    }
+    gemm__cl_build_log(prog, ctx->device, log, sizeof log);
+    if (prog) clReleaseProgram(prog);
+    if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BUILD_OPTIONS)
+        return gemm__fail(GEMM_ERR_BUILD, "gemm_cl: %s kernels with %s failed to build (%s). Log: %s",
+                          gemm_precision_name(prec), pstr, gemm__cl_errname(e), log);
+    return gemm__cl_fail(e, "clBuildProgram");
+}
+
+/* The program of (prec, p): from the cache directory, or compiled (and stored there). */
+static gemm_status gemm__cl_build(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                                  const char *pstr, cl_program *out)
+{
+    const char *src[1 + GEMM__CL_NSOURCE];
+    char defines[1024], path[700];
+    /* no -cl-mad-enable: reduced precision is opt-in only (DESIGN.md); the kernels call fma */
+    const char *opts = ctx->build_options;
+    size_t i, nsrc = 0;
+    gemm_status s;
+    gemm__cl_defines(ctx, prec, p, defines, sizeof defines);
+    src[nsrc++] = defines;
+    for (i = 0; i < GEMM__CL_NSOURCE; i++) src[nsrc++] = gemm__cl_source[i];
+    *out = NULL;
+    if (ctx->cache_dir[0]) {
+        gemm__cl_cache_path(ctx, src, nsrc, opts, path, sizeof path);
+        if ((*out = gemm__cl_from_cache(ctx, path, opts)) != NULL) return GEMM_OK;
+    }
+    if ((s = gemm__cl_compile(ctx, prec, src, nsrc, opts, pstr, out)) != GEMM_OK) return s;
+    if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, *out, path);
+    return GEMM_OK;
+}
+
+/* Builds (or finds) the program of one parameter set; lock held. */
+static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
                                         gemm__cl_program **out)
 {
-    const char *src[1 + sizeof gemm__cl_source / sizeof gemm__cl_source[0]];
-    char defines[1024], opts[640], path[700], pstr[256];
+    char pstr[256];
     const char *why;
     gemm__cl_program *g;
     cl_int e = CL_SUCCESS;
-    size_t i, nsrc = 0;
-
+    gemm_status s;
     for (g = ctx->programs; g; g = g->next)
         if (g->prec == prec && gemm__cl_same_program(&g->params, p)) { *out = g; return GEMM_OK; }
     gemm_cl_params_str(p, pstr, sizeof pstr);
-    if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm__cl_elem(prec))) != NULL)
+    if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm_precision_size(prec))) != NULL)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl: parameter set %s: %s", pstr, why);
     g = (gemm__cl_program *)GEMM_MALLOC(sizeof *g);
     if (!g) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: out of host memory");
     memset(g, 0, sizeof *g);
     g->prec = prec;
     g->params = *p;
-    gemm__cl_defines(ctx, prec, p, defines, sizeof defines);
-    /* no -cl-mad-enable: reduced precision is opt-in only (DESIGN.md); the kernels call fma */
-    snprintf(opts, sizeof opts, "%s", ctx->build_options);
-    src[nsrc++] = defines;
-    for (i = 0; i < sizeof gemm__cl_source / sizeof gemm__cl_source[0]; i++) src[nsrc++] = gemm__cl_source[i];
-    if (ctx->cache_dir[0]) {
-        gemm__cl_cache_path(ctx, src, nsrc, opts, path, sizeof path);
-        g->program = gemm__cl_from_cache(ctx, path, opts);
-    }
-    if (!g->program) {
-        g->program = clCreateProgramWithSource(ctx->context, (cl_uint)nsrc, src, NULL, &e);
-        if (e == CL_SUCCESS) e = clBuildProgram(g->program, 1, &ctx->device, opts, NULL, NULL);
-        if (e != CL_SUCCESS) {
-            char log[850], *full;
-            size_t len = 0;
-            log[0] = '\0';
-            /* asked for in full: a buffer too small gets nothing at all from some drivers */
-            if (g->program &&
-                clGetProgramBuildInfo(g->program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
-                len > 0 && (full = (char *)GEMM_MALLOC(len + 1)) != NULL) {
-                if (clGetProgramBuildInfo(g->program, ctx->device, CL_PROGRAM_BUILD_LOG, len, full, NULL) == CL_SUCCESS) {
-                    full[len] = '\0';
-                    snprintf(log, sizeof log, "%s", full);
-                }
-                GEMM_FREE(full);
-            }
-            if (g->program) clReleaseProgram(g->program);
-            GEMM_FREE(g);
-            if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BUILD_OPTIONS)
-                return gemm__fail(GEMM_ERR_BUILD, "gemm_cl: %s kernels with %s failed to build (%s). Log: %s",
-                                  prec == GEMM_CL_F64 ? "f64" : "f32", pstr, gemm__cl_errname(e), log);
-            return gemm__cl_fail(e, "clBuildProgram");
-        }
-        if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, g->program, path);
+    if ((s = gemm__cl_build(ctx, prec, p, pstr, &g->program)) != GEMM_OK) {
+        GEMM_FREE(g);
+        return s;
     }
     g->pack = clCreateKernel(g->program, "gemm_cl_pack", &e);
     if (e == CL_SUCCESS) g->direct = clCreateKernel(g->program, "gemm_cl_direct", &e);
@@ -1055,58 +1326,105 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_cl_precision 
     *out = g;
     return GEMM_OK;
 }
+/* <<cl program */
+/* >>cl run: src/cl/run.h */
+/* Running one multiplication on a queue: the direct kernel for small
+   problems (and for C = beta*C), else pack + pad both operands and run the
+   tiled kernel. */
 
-/* ---- running a multiplication ---- */
+/* The three matrices on the device in gemm__problem's names: a and b are the
+   operands of its column-major view (the caller's B and A for a row-major call). */
+typedef struct gemm__cl_operands {
+    cl_mem a, b, c;
+    size_t offa, offb, offc;
+} gemm__cl_operands;
 
-/* A call after the checks, as the kernels see it: row-major C (a column-major
-   C is the transposed problem), op(A) and op(B) as strides. */
+static void gemm__cl_operands_set(gemm__cl_operands *o, const gemm__problem *p, cl_mem A, size_t offa, cl_mem B,
+                                  size_t offb, cl_mem C, size_t offc)
+{
+    o->a = p->swapped ? B : A;
+    o->offa = p->swapped ? offb : offa;
+    o->b = p->swapped ? A : B;
+    o->offb = p->swapped ? offa : offb;
+    o->c = C;
+    o->offc = offc;
+}
+
+/* The problem as the kernels see it: a row-major M x N C at C[i*ldc + j].
+   gemm__problem's column-major m x n C is exactly that with M = n, N = m,
+   and C^T = op(b)^T op(a)^T: the kernels' first operand is b, their second a. */
 typedef struct gemm__cl_call {
     int64_t m, n, k;
-    double alpha, beta;
-    gemm__work work;
     cl_mem A, B, C;
     size_t offa, offb, offc;
-    int64_t ars, acs, brs, bcs, ldc;
+    int64_t ars, acs, brs, bcs, ldc; /* op(A)(i, q) at A[offa + i*ars + q*acs]; op(B)(q, j) likewise */
 } gemm__cl_call;
 
-static void gemm__cl_canon(gemm__cl_call *c, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
-                           int64_t n, int64_t k, double alpha, cl_mem A, size_t offa, int64_t lda, cl_mem B,
-                           size_t offb, int64_t ldb, double beta, cl_mem C, size_t offc, int64_t ldc, gemm__work work)
+static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o, gemm__cl_call *c)
 {
-    int64_t ars, acs, brs, bcs;
-    gemm__op_strides(layout, ta, lda, &ars, &acs);
-    gemm__op_strides(layout, tb, ldb, &brs, &bcs);
-    c->k = k;
-    c->alpha = alpha;
-    c->beta = beta;
-    c->work = work;
-    c->C = C;
-    c->offc = offc;
-    c->ldc = ldc;
-    if (layout == GEMM_ROW_MAJOR) {
-        c->m = m; c->n = n;
-        c->A = A; c->offa = offa; c->ars = ars; c->acs = acs;
-        c->B = B; c->offb = offb; c->brs = brs; c->bcs = bcs;
-    } else { /* C^T = op(B)^T op(A)^T */
-        c->m = n; c->n = m;
-        c->A = B; c->offa = offb; c->ars = bcs; c->acs = brs;
-        c->B = A; c->offb = offa; c->brs = acs; c->bcs = ars;
-    }
+    c->m = p->n;
+    c->n = p->m;
+    c->k = p->k;
+    c->A = o->b; /* (j, q) of op(b)^T is op(b)(q, j) */
+    c->offa = o->offb;
+    c->ars = p->bcs;
+    c->acs = p->brs;
+    c->B = o->a; /* (q, i) of op(a)^T is op(a)(i, q) */
+    c->offb = o->offa;
+    c->brs = p->acs;
+    c->bcs = p->ars;
+    c->C = o->c;
+    c->offc = o->offc;
+    c->ldc = p->ldc;
 }
 
 static int64_t gemm__cl_roundup(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-#define GEMM__CL_ARG(kern, idx, T, val)                                        \
-    do {                                                                      \
-        T gemm__cl_v = (val);                                                 \
-        GEMM__CL_TRY(clSetKernelArg(kern, idx, sizeof gemm__cl_v, &gemm__cl_v), "clSetKernelArg"); \
-    } while (0)
-#define GEMM__CL_REAL_ARG(kern, idx, prec, val)                     \
-    do {                                                           \
-        if ((prec) == GEMM_CL_F64) GEMM__CL_ARG(kern, idx, cl_double, (val)); \
-        else GEMM__CL_ARG(kern, idx, cl_float, (cl_float)(val));   \
-    } while (0)
+/* A kernel's arguments, set in order; the first failure is kept. */
+typedef struct gemm__cl_args {
+    cl_kernel kernel;
+    cl_uint next;
+    cl_int err;
+} gemm__cl_args;
 
+static gemm__cl_args gemm__cl_args_of(cl_kernel kernel)
+{
+    gemm__cl_args a;
+    a.kernel = kernel;
+    a.next = 0;
+    a.err = CL_SUCCESS;
+    return a;
+}
+
+static void gemm__cl_arg(gemm__cl_args *a, size_t size, const void *value)
+{
+    if (a->err == CL_SUCCESS) a->err = clSetKernelArg(a->kernel, a->next, size, value);
+    a->next++;
+}
+
+static void gemm__cl_arg_int(gemm__cl_args *a, int64_t v)
+{
+    cl_int x = (cl_int)v;
+    gemm__cl_arg(a, sizeof x, &x);
+}
+
+static void gemm__cl_arg_long(gemm__cl_args *a, int64_t v)
+{
+    cl_long x = (cl_long)v;
+    gemm__cl_arg(a, sizeof x, &x);
+}
+
+static void gemm__cl_arg_mem(gemm__cl_args *a, cl_mem m) { gemm__cl_arg(a, sizeof m, &m); }
+
+static void gemm__cl_arg_real(gemm__cl_args *a, gemm_precision prec, double v)
+{
+    cl_float f = (cl_float)v;
+    cl_double d = v;
+    if (prec == GEMM_F64) gemm__cl_arg(a, sizeof d, &d);
+    else gemm__cl_arg(a, sizeof f, &f);
+}
+
+/* Grows one of the lane's packing buffers to at least `bytes`. */
 static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, int which, size_t bytes)
 {
     cl_int e;
@@ -1122,302 +1440,315 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     return GEMM_OK;
 }
 
-/* Enqueues one call with program g. path: 0 = by size, 1 = direct, 2 = tiled. Lock held. */
-static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm__cl_program *g,
-                                    const gemm__cl_call *c, int path,
-                                    cl_uint nw, const cl_event *wait, cl_event *event)
+/* One work-item per element of C; `scale`: C = beta*C, A and B unread. */
+static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
+                                       int scale, double alpha, double beta, cl_uint nw, const cl_event *wait,
+                                       cl_event *event)
+{
+    size_t local[2] = {8, 8}, global[2];
+    gemm__cl_args a = gemm__cl_args_of(g->direct);
+    cl_int e;
+    gemm__cl_arg_int(&a, c->m);
+    gemm__cl_arg_int(&a, c->n);
+    gemm__cl_arg_int(&a, scale ? 0 : c->k);
+    gemm__cl_arg_real(&a, g->prec, scale ? 0.0 : alpha);
+    gemm__cl_arg_real(&a, g->prec, beta);
+    gemm__cl_arg_mem(&a, scale ? c->C : c->A); /* unread when scaling */
+    gemm__cl_arg_long(&a, (int64_t)c->offa);
+    gemm__cl_arg_long(&a, c->ars);
+    gemm__cl_arg_long(&a, c->acs);
+    gemm__cl_arg_mem(&a, scale ? c->C : c->B);
+    gemm__cl_arg_long(&a, (int64_t)c->offb);
+    gemm__cl_arg_long(&a, c->brs);
+    gemm__cl_arg_long(&a, c->bcs);
+    gemm__cl_arg_mem(&a, c->C);
+    gemm__cl_arg_long(&a, (int64_t)c->offc);
+    gemm__cl_arg_long(&a, c->ldc);
+    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (direct)");
+    global[0] = (size_t)gemm__cl_roundup(c->n, 8);
+    global[1] = (size_t)gemm__cl_roundup(c->m, 8);
+    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 2, NULL, global, local, nw, wait, event);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (direct)");
+}
+
+/* Copies op(X) (R x K, element (r, q) at X[offx + r*rs + q*ps]) into the lane's
+   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for. */
+static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g, int side,
+                                     int64_t R, int64_t K, int64_t Rp, int64_t Kp, cl_mem X, size_t offx, int64_t rs,
+                                     int64_t ps, cl_uint nw, const cl_event *wait)
+{
+    size_t local[2], global[2];
+    gemm__cl_args a = gemm__cl_args_of(g->pack);
+    cl_int e;
+    gemm__cl_arg_int(&a, R);
+    gemm__cl_arg_int(&a, K);
+    gemm__cl_arg_int(&a, Rp);
+    gemm__cl_arg_int(&a, Kp);
+    gemm__cl_arg_int(&a, side ? g->params.nwg : g->params.mwg);
+    gemm__cl_arg_mem(&a, X);
+    gemm__cl_arg_long(&a, (int64_t)offx);
+    gemm__cl_arg_long(&a, rs);
+    gemm__cl_arg_long(&a, ps);
+    gemm__cl_arg_mem(&a, lane->scratch[side]);
+    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (pack)");
+    /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
+    local[0] = ctx->max_wg >= 256 ? 32 : 1;
+    local[1] = ctx->max_wg >= 256 ? 8 : 1;
+    global[0] = (size_t)gemm__cl_roundup(Rp, (int64_t)local[0]);
+    global[1] = (size_t)gemm__cl_roundup(Kp, (int64_t)local[1]);
+    e = clEnqueueNDRangeKernel(lane->queue, g->pack, 2, NULL, global, local, nw, wait, NULL);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (pack)");
+}
+
+/* Packs op(A) as Mp x Kp and op(B) as Np x Kp, then runs the tiled kernel on them. */
+static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                      const gemm__cl_call *c, double alpha, double beta, cl_uint nw,
+                                      const cl_event *wait, cl_event *event)
 {
     const gemm_cl_params *p = &g->params;
-    gemm_cl_precision prec = g->prec;
-    double d = path == 0 ? (double)ctx->choice[prec].params.direct : 0, volume = (double)c->m * (double)c->n * (double)c->k;
+    int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
+    size_t elem = gemm_precision_size(g->prec), global[2], local[2];
+    gemm__cl_args a = gemm__cl_args_of(g->tiled);
     gemm_status s;
-    if (c->work == GEMM__WORK_SCALE || path == 1 || (path == 0 && volume <= d * d * d)) {
-        int scale = c->work == GEMM__WORK_SCALE;
-        size_t local[2] = {8, 8}, global[2];
-        cl_kernel kd = g->direct;
-        global[0] = (size_t)gemm__cl_roundup(c->n, 8);
-        global[1] = (size_t)gemm__cl_roundup(c->m, 8);
-        GEMM__CL_ARG(kd, 0, cl_int, (cl_int)c->m);
-        GEMM__CL_ARG(kd, 1, cl_int, (cl_int)c->n);
-        GEMM__CL_ARG(kd, 2, cl_int, scale ? 0 : (cl_int)c->k);
-        GEMM__CL_REAL_ARG(kd, 3, prec, scale ? 0.0 : c->alpha);
-        GEMM__CL_REAL_ARG(kd, 4, prec, c->beta);
-        GEMM__CL_ARG(kd, 5, cl_mem, scale ? c->C : c->A); /* unread when scaling */
-        GEMM__CL_ARG(kd, 6, cl_long, (cl_long)c->offa);
-        GEMM__CL_ARG(kd, 7, cl_long, (cl_long)c->ars);
-        GEMM__CL_ARG(kd, 8, cl_long, (cl_long)c->acs);
-        GEMM__CL_ARG(kd, 9, cl_mem, scale ? c->C : c->B);
-        GEMM__CL_ARG(kd, 10, cl_long, (cl_long)c->offb);
-        GEMM__CL_ARG(kd, 11, cl_long, (cl_long)c->brs);
-        GEMM__CL_ARG(kd, 12, cl_long, (cl_long)c->bcs);
-        GEMM__CL_ARG(kd, 13, cl_mem, c->C);
-        GEMM__CL_ARG(kd, 14, cl_long, (cl_long)c->offc);
-        GEMM__CL_ARG(kd, 15, cl_long, (cl_long)c->ldc);
-        GEMM__CL_TRY(clEnqueueNDRangeKernel(lane->queue, kd, 2, NULL, global, local, nw, wait, event),
-                     "clEnqueueNDRangeKernel (direct)");
-        return GEMM_OK;
-    } else {
-        int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg);
-        int64_t Kp = gemm__cl_roundup(c->k, p->kwg);
-        size_t elem = gemm__cl_elem(prec), global[2], local[2];
-        int side;
-        if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK) return s;
-        if ((s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK) return s;
-        for (side = 0; side < 2; side++) { /* pack op(A) as Mp x Kp, op(B) as Np x Kp */
-            cl_kernel kp = g->pack;
-            int64_t R = side ? c->n : c->m, Rp = side ? Np : Mp;
-            GEMM__CL_ARG(kp, 0, cl_int, (cl_int)R);
-            GEMM__CL_ARG(kp, 1, cl_int, (cl_int)c->k);
-            GEMM__CL_ARG(kp, 2, cl_int, (cl_int)Rp);
-            GEMM__CL_ARG(kp, 3, cl_int, (cl_int)Kp);
-            GEMM__CL_ARG(kp, 4, cl_int, side ? p->nwg : p->mwg);
-            GEMM__CL_ARG(kp, 5, cl_mem, side ? c->B : c->A);
-            GEMM__CL_ARG(kp, 6, cl_long, (cl_long)(side ? c->offb : c->offa));
-            GEMM__CL_ARG(kp, 7, cl_long, (cl_long)(side ? c->bcs : c->ars));
-            GEMM__CL_ARG(kp, 8, cl_long, (cl_long)(side ? c->brs : c->acs));
-            GEMM__CL_ARG(kp, 9, cl_mem, lane->scratch[side]);
-            /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
-            local[0] = ctx->max_wg >= 256 ? 32 : 1;
-            local[1] = ctx->max_wg >= 256 ? 8 : 1;
-            global[0] = (size_t)gemm__cl_roundup(Rp, (int64_t)local[0]);
-            global[1] = (size_t)gemm__cl_roundup(Kp, (int64_t)local[1]);
-            GEMM__CL_TRY(clEnqueueNDRangeKernel(lane->queue, kp, 2, NULL, global, local, side ? 0 : nw,
-                                                side ? NULL : wait, NULL),
-                         "clEnqueueNDRangeKernel (pack)");
-        }
-        GEMM__CL_ARG(g->tiled, 0, cl_int, (cl_int)c->m);
-        GEMM__CL_ARG(g->tiled, 1, cl_int, (cl_int)c->n);
-        GEMM__CL_ARG(g->tiled, 2, cl_int, (cl_int)Kp);
-        GEMM__CL_ARG(g->tiled, 3, cl_int, (cl_int)Mp);
-        GEMM__CL_ARG(g->tiled, 4, cl_int, (cl_int)Np);
-        GEMM__CL_REAL_ARG(g->tiled, 5, prec, c->alpha);
-        GEMM__CL_REAL_ARG(g->tiled, 6, prec, c->beta);
-        GEMM__CL_ARG(g->tiled, 7, cl_mem, lane->scratch[0]);
-        GEMM__CL_ARG(g->tiled, 8, cl_mem, lane->scratch[1]);
-        GEMM__CL_ARG(g->tiled, 9, cl_mem, c->C);
-        GEMM__CL_ARG(g->tiled, 10, cl_long, (cl_long)c->offc);
-        GEMM__CL_ARG(g->tiled, 11, cl_long, (cl_long)c->ldc);
-        local[0] = (size_t)p->ndimc;
-        local[1] = (size_t)p->mdimc;
-        global[0] = (size_t)(Np / p->nwg) * local[0];
-        global[1] = (size_t)(Mp / p->mwg) * local[1];
-        GEMM__CL_TRY(clEnqueueNDRangeKernel(lane->queue, g->tiled, 2, NULL, global, local, 0, NULL, event),
-                     "clEnqueueNDRangeKernel (tiled)");
-        return GEMM_OK;
+    cl_int e;
+    if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK ||
+        (s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK ||
+        (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
+        (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
+        return s;
+    gemm__cl_arg_int(&a, c->m);
+    gemm__cl_arg_int(&a, c->n);
+    gemm__cl_arg_int(&a, Kp);
+    gemm__cl_arg_int(&a, Mp);
+    gemm__cl_arg_int(&a, Np);
+    gemm__cl_arg_real(&a, g->prec, alpha);
+    gemm__cl_arg_real(&a, g->prec, beta);
+    gemm__cl_arg_mem(&a, lane->scratch[0]);
+    gemm__cl_arg_mem(&a, lane->scratch[1]);
+    gemm__cl_arg_mem(&a, c->C);
+    gemm__cl_arg_long(&a, (int64_t)c->offc);
+    gemm__cl_arg_long(&a, c->ldc);
+    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (tiled)");
+    local[0] = (size_t)p->ndimc;
+    local[1] = (size_t)p->mdimc;
+    global[0] = (size_t)(Np / p->nwg) * local[0];
+    global[1] = (size_t)(Mp / p->mwg) * local[1];
+    e = clEnqueueNDRangeKernel(lane->queue, g->tiled, 2, NULL, global, local, 0, NULL, event);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (tiled)");
+}
+
+/* Which kernel runs a call: by size against the choice's crossover, or forced. */
+typedef enum gemm__cl_path { GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2 } gemm__cl_path;
+
+/* Enqueues one call (p->work is SCALE or FULL) with program g on lane's queue. Lock held. */
+static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                    const gemm__problem *p, const gemm__cl_operands *o, double alpha, double beta,
+                                    gemm__cl_path path, cl_uint nw, const cl_event *wait, cl_event *event)
+{
+    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
+    double volume = (double)p->m * (double)p->n * (double)p->k;
+    int scale = p->work == GEMM__WORK_SCALE;
+    gemm__cl_call c;
+    gemm__cl_call_of(p, o, &c);
+    if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
+        return gemm__cl_run_direct(lane, g, &c, scale, alpha, beta, nw, wait, event);
+    return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
+}
+/* <<cl run */
+/* >>cl host: src/cl/host.h */
+/* The host-pointer path: copy the operands to device buffers, run, copy C
+   back, blocking; on the caller's queue for calls, on the private one for
+   the self-check. */
+
+static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
+
+/* The device copies of one host call. C's buffer holds whole columns of ldc
+   (NVIDIA's driver checks rectangle copies against region rows * pitch);
+   only the m x n window of C is copied, never its padding. */
+typedef struct gemm__cl_staged {
+    gemm__cl_operands dev;
+    size_t origin[3], region[3], pitch;
+} gemm__cl_staged;
+
+static void gemm__cl_staged_free(gemm__cl_staged *st)
+{
+    if (st->dev.a) clReleaseMemObject(st->dev.a);
+    if (st->dev.b) clReleaseMemObject(st->dev.b);
+    if (st->dev.c) clReleaseMemObject(st->dev.c);
+}
+
+/* Allocates the buffers and enqueues the copies in (not waited for). */
+static cl_int gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, const gemm__problem *p,
+                              const void *a, const void *b, double beta, const void *c, gemm__cl_staged *st)
+{
+    size_t elem = gemm_precision_size(prec), na = (size_t)p->a_extent, nb = (size_t)p->b_extent;
+    cl_int e = CL_SUCCESS;
+    memset(st, 0, sizeof *st);
+    st->pitch = (size_t)p->ldc * elem;
+    st->region[0] = (size_t)p->m * elem;
+    st->region[1] = (size_t)p->n;
+    st->region[2] = 1;
+    st->dev.c = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)p->n * (size_t)p->ldc * elem, NULL, &e);
+    if (e == CL_SUCCESS && p->work == GEMM__WORK_FULL) {
+        st->dev.a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, na * elem, NULL, &e);
+        if (e == CL_SUCCESS) st->dev.b = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, nb * elem, NULL, &e);
+        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.a, CL_FALSE, 0, na * elem, a, 0, NULL, NULL);
+        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.b, CL_FALSE, 0, nb * elem, b, 0, NULL, NULL);
     }
+    if (e == CL_SUCCESS && beta != 0) /* beta == 0: C is not read */
+        e = clEnqueueWriteBufferRect(lane->queue, st->dev.c, CL_FALSE, st->origin, st->origin, st->region, st->pitch,
+                                     0, st->pitch, 0, c, 0, NULL, NULL);
+    return e;
 }
 
-/* Elements a stored rows x cols matrix spans with leading dimension ld. */
-static size_t gemm__cl_extent(gemm_layout layout, int64_t rows, int64_t cols, int64_t ld)
+/* Enqueues the multiplication with g, or (g == NULL) with prec's choice,
+   picked under the lock; *picked_at is when the kernel was ready. */
+static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec,
+                                     gemm__cl_program *g, gemm__cl_path path, const gemm__problem *p,
+                                     const gemm__cl_operands *dev, double alpha, double beta, double *picked_at)
 {
-    if (rows == 0 || cols == 0) return 0;
-    return (size_t)(layout == GEMM_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows);
+    gemm_status s = GEMM_OK;
+    if (g) {
+        *picked_at = gemm__cl_now();
+        return gemm__cl_enqueue(ctx, lane, g, p, dev, alpha, beta, path, 0, NULL, NULL);
+    }
+    gemm__cl_lock_take(&ctx->lock);
+    s = gemm__cl_select(ctx, prec, &g);
+    *picked_at = gemm__cl_now();
+    if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, p, dev, alpha, beta, path, 0, NULL, NULL);
+    gemm__cl_lock_give(&ctx->lock);
+    return s;
 }
 
-/* Elements op(X) (rows x cols after transposing) spans in storage. */
-static size_t gemm__cl_op_extent(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols, int64_t ld)
+/* One blocking call on host pointers a, b, c (gemm__problem's names;
+   p->work is SCALE or FULL). g == NULL: the context's kernel for prec. */
+static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, gemm__cl_program *g,
+                                 gemm__cl_path path, const gemm__problem *p, double alpha, const void *a,
+                                 const void *b, double beta, void *c, gemm_timing *timing)
 {
-    return t == GEMM_NO_TRANS ? gemm__cl_extent(layout, rows, cols, ld) : gemm__cl_extent(layout, cols, rows, ld);
+    double t0 = gemm__cl_now(), t_alloc, t_in, t_pick, t_run;
+    gemm__cl_staged st;
+    gemm_status s;
+    cl_int e = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
+    t_alloc = gemm__cl_now();
+    if (e == CL_SUCCESS) e = clFinish(lane->queue);
+    t_in = gemm__cl_now();
+    if (e != CL_SUCCESS) {
+        s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
+    } else if ((s = gemm__cl_host_run(ctx, lane, prec, g, path, p, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
+        if ((e = clFinish(lane->queue)) != CL_SUCCESS) s = gemm__cl_fail(e, "running the kernels");
+        t_run = gemm__cl_now();
+        if (s == GEMM_OK && (e = clEnqueueReadBufferRect(lane->queue, st.dev.c, CL_TRUE, st.origin, st.origin,
+                                                         st.region, st.pitch, 0, st.pitch, 0, c, 0, NULL,
+                                                         NULL)) != CL_SUCCESS)
+            s = gemm__cl_fail(e, "clEnqueueReadBufferRect (C)");
+        if (s == GEMM_OK && timing) {
+            /* clCreateBuffer allocates lazily on most drivers: the first copy pays for it */
+            timing->setup_s = (t_alloc - t0) + (t_pick - t_in);
+            timing->to_device_s = t_in - t_alloc;
+            timing->compute_s = t_run - t_pick;
+            timing->from_device_s = gemm__cl_now() - t_run;
+            timing->total_s = gemm__cl_now() - t0;
+        }
+    }
+    gemm__cl_staged_free(&st);
+    return s;
 }
+/* <<cl host */
+/* >>cl choice: src/cl/choice.h */
+/* Which program each precision uses: looked up on first use, built, checked
+   against the reference on a small problem (drivers do miscompile GEMM
+   kernels), and replaced by the safe default when it fails. */
 
-/* The checks both APIs share beyond gemm__check_args. */
-static gemm_status gemm__cl_check_more(gemm_cl_context *ctx, gemm_cl_precision prec, const char *func, int64_t m,
-                                       int64_t n, int64_t k)
+/* ctx is usable for prec: not NULL, a precision OpenCL runs, fp64 on the device. */
+static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, const char *func)
 {
-    const int64_t limit = 2147483647 - 4096; /* kernels index rows and columns with int */
     if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
-    if (m > limit || n > limit || k > limit)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
-    if (prec == GEMM_CL_F64 && !ctx->has_fp64)
+    if (prec != GEMM_F32 && prec != GEMM_F64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision %d is not GEMM_F32 or GEMM_F64", func, (int)prec);
+    if (prec == GEMM_F64 && !ctx->has_fp64)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the device (%s) has no cl_khr_fp64", func, ctx->device_name);
     return GEMM_OK;
 }
 
-static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program **out);
-
-/* Host pointers in, host pointers out, on lane's queue; g == NULL: the context's kernel for prec. */
-static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_cl_precision prec, gemm__cl_program *g, int path,
-                                 const char *func, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
-                                 int64_t n, int64_t k, double alpha, const void *A, int64_t lda, const void *B,
-                                 int64_t ldb, double beta, void *C, int64_t ldc, gemm_cl_timing *timing)
-{
-    size_t elem = gemm__cl_elem(prec), na, nb, nc, origin[3] = {0, 0, 0}, region[3];
-    cl_mem dA = NULL, dB = NULL, dC = NULL;
-    cl_int e = CL_SUCCESS;
-    gemm__work work;
-    gemm__cl_call call;
-    gemm_status s;
-    double t0 = gemm__cl_now(), t1, t2;
-    int row = layout == GEMM_ROW_MAJOR;
-
-    if (timing) memset(timing, 0, sizeof *timing);
-    s = gemm__check_args(func, layout, ta, tb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
-                         C != NULL, ldc, &work);
-    if (s == GEMM_OK) s = gemm__cl_check_more(ctx, prec, func, m, n, k);
-    if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;
-    na = gemm__cl_op_extent(layout, ta, m, k, lda);
-    nb = gemm__cl_op_extent(layout, tb, k, n, ldb);
-    /* whole rows of ldc: NVIDIA's driver checks rect copies against region rows * pitch */
-    nc = (size_t)(layout == GEMM_ROW_MAJOR ? m : n) * (size_t)ldc;
-    region[0] = (size_t)(row ? n : m) * elem; /* C's window: rows of the storage, never its padding */
-    region[1] = (size_t)(row ? m : n);
-    region[2] = 1;
-    dC = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, nc * elem, NULL, &e);
-    if (e == CL_SUCCESS && work == GEMM__WORK_FULL) {
-        dA = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, na * elem, NULL, &e);
-        if (e == CL_SUCCESS) dB = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, nb * elem, NULL, &e);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, dA, CL_FALSE, 0, na * elem, A, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, dB, CL_FALSE, 0, nb * elem, B, 0, NULL, NULL);
-    }
-    if (e == CL_SUCCESS && beta != 0) /* beta == 0: C is not read */
-        e = clEnqueueWriteBufferRect(lane->queue, dC, CL_FALSE, origin, origin, region, (size_t)ldc * elem, 0,
-                                     (size_t)ldc * elem, 0, C, 0, NULL, NULL);
-    if (e == CL_SUCCESS) e = clFinish(lane->queue);
-    t1 = gemm__cl_now();
-    if (e != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
-        goto done;
-    }
-    gemm__cl_canon(&call, layout, ta, tb, m, n, k, alpha, dA, 0, lda, dB, 0, ldb, beta, dC, 0, ldc, work);
-    if (!g) {
-        gemm__cl_lock_take(&ctx->lock);
-        s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, &call, path, 0, NULL, NULL);
-        gemm__cl_lock_give(&ctx->lock);
-    } else {
-        s = gemm__cl_enqueue(ctx, lane, g, &call, path, 0, NULL, NULL);
-    }
-    if (s != GEMM_OK) goto done;
-    if ((e = clFinish(lane->queue)) != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "running the kernels");
-        goto done;
-    }
-    t2 = gemm__cl_now();
-    e = clEnqueueReadBufferRect(lane->queue, dC, CL_TRUE, origin, origin, region, (size_t)ldc * elem, 0,
-                                (size_t)ldc * elem, 0, C, 0, NULL, NULL);
-    if (e != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "clEnqueueReadBufferRect (C)");
-        goto done;
-    }
-    if (timing) {
-        timing->write_s = t1 - t0;
-        timing->kernels_s = t2 - t1;
-        timing->read_s = gemm__cl_now() - t2;
-        timing->total_s = gemm__cl_now() - t0;
-    }
-done:
-    if (dA) clReleaseMemObject(dA);
-    if (dB) clReleaseMemObject(dB);
-    if (dC) clReleaseMemObject(dC);
-    return s;
-}
-
-/* Multiplies a small problem through each kernel of g and compares with the
-   reference: drivers do miscompile GEMM kernels. Returns 1 when right. */
-static int gemm__cl_self_check(gemm_cl_context *ctx, gemm__cl_program *g)
+/* One small problem through one kernel of g (path), against the reference:
+   for the tiled kernel several tiles and ragged edges in every dimension. */
+static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
 {
     const gemm_cl_params *p = &g->params;
-    int path, ok = 1;
-    for (path = 1; path <= 2 && ok; path++) {
-        /* tiled: several tiles and ragged edges in every dimension */
-        int64_t m = path == 2 ? 2 * p->mwg + 3 : 5, n = path == 2 ? 2 * p->nwg + 5 : 7;
-        int64_t k = path == 2 ? 2 * p->kwg + 7 : 9, i, cnt = m * n + m * k + k * n;
-        gemm_layout lay = path == 2 ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
-        gemm_transpose ta = path == 2 ? GEMM_NO_TRANS : GEMM_TRANS, tb = path == 2 ? GEMM_TRANS : GEMM_NO_TRANS;
-        int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? k : m;
-        int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? n : k;
-        int64_t ldc = lay == GEMM_ROW_MAJOR ? n : m;
-        double *buf = (double *)GEMM_MALLOC(sizeof(double) * (size_t)(cnt + m * n)), bound;
-        double eps = g->prec == GEMM_CL_F64 ? 2.220446049250313e-16 : 1.1920929e-7;
-        float *fbuf = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(cnt + m * n));
-        uint64_t x = 88172645463325252ull;
-        if (!buf || !fbuf) ok = 0;
-        for (i = 0; ok && i < cnt + m * n; i++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            buf[i] = (double)(x >> 40) / 16777216.0 - 0.5; /* exact in float */
-            fbuf[i] = (float)buf[i];
-        }
-        if (ok) {
-            double *A = buf, *B = buf + m * k, *C = B + k * n, *R = C + m * n;
-            float *fC = fbuf + m * k + k * n;
-            memcpy(R, C, sizeof(double) * (size_t)(m * n));
-            gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
-            if (g->prec == GEMM_CL_F64)
-                ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, "gemm_cl self-check", lay, ta, tb, m, n, k, 1.5, A, lda, B,
-                                   ldb, -0.5, C, ldc, NULL) == GEMM_OK;
-            else
-                ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, "gemm_cl self-check", lay, ta, tb, m, n, k, 1.5, fbuf, lda,
-                                   fbuf + m * k, ldb, -0.5, fC, ldc, NULL) == GEMM_OK;
-            bound = 4 * eps * (double)k * 0.375;
-            for (i = 0; ok && i < m * n; i++) {
-                double got = g->prec == GEMM_CL_F64 ? C[i] : (double)fC[i];
-                ok = fabs(got - R[i]) <= bound;
-            }
-        }
-        if (buf) GEMM_FREE(buf);
-        if (fbuf) GEMM_FREE(fbuf);
+    int tiled = path == GEMM__CL_TILED, ok = 1;
+    int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
+    int64_t i, cnt = m * n + m * k + k * n;
+    gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
+    gemm_transpose ta = tiled ? GEMM_NO_TRANS : GEMM_TRANS, tb = tiled ? GEMM_TRANS : GEMM_NO_TRANS;
+    int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? k : m;
+    int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? n : k;
+    int64_t ldc = lay == GEMM_ROW_MAJOR ? n : m;
+    double *buf = (double *)GEMM_MALLOC(sizeof(double) * (size_t)(cnt + m * n));
+    float *fbuf = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(cnt + m * n));
+    double eps = g->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
+    uint64_t x = 88172645463325252ull;
+    gemm__problem pr;
+    int f64 = g->prec == GEMM_F64;
+    if (!buf || !fbuf) ok = 0;
+    for (i = 0; ok && i < cnt + m * n; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        buf[i] = (double)(x >> 40) / 16777216.0 - 0.5; /* exact in float */
+        fbuf[i] = (float)buf[i];
     }
+    if (ok) ok = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr) == GEMM_OK;
+    if (ok) {
+        double *A = buf, *B = buf + m * k, *C = B + k * n, *R = C + m * n;
+        float *fA = fbuf, *fB = fbuf + m * k, *fC = fB + k * n;
+        const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
+        memcpy(R, C, sizeof(double) * (size_t)(m * n));
+        gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
+        ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+                           -0.5, f64 ? (void *)C : (void *)fC, NULL) == GEMM_OK;
+        for (i = 0; ok && i < m * n; i++) ok = fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound;
+    }
+    if (buf) GEMM_FREE(buf);
+    if (fbuf) GEMM_FREE(fbuf);
     return ok;
 }
 
 /* Builds and checks one set; lock held. */
-static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_params *p,
+static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
                                 gemm__cl_program **out)
 {
     char pstr[256];
     gemm_status s = gemm__cl_program_get(ctx, prec, p, out);
     if (s != GEMM_OK) return s;
     if (ctx->no_self_check) return GEMM_OK;
-    if ((*out)->checked == 0) (*out)->checked = gemm__cl_self_check(ctx, *out) ? 1 : -1;
+    if ((*out)->checked == 0)
+        (*out)->checked = gemm__cl_check_path(ctx, *out, GEMM__CL_DIRECT) &&
+                          gemm__cl_check_path(ctx, *out, GEMM__CL_TILED) ? 1 : -1;
     if ((*out)->checked > 0) return GEMM_OK;
     gemm_cl_params_str(p, pstr, sizeof pstr);
     return gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check on %s",
-                      prec == GEMM_CL_F64 ? "f64" : "f32", pstr, ctx->device_name);
-}
-
-/* The parameter set the tuning file, the built-in table or the default gives. */
-static void gemm__cl_lookup(gemm_cl_context *ctx, gemm_cl_precision prec, gemm_cl_params *p, char *origin, size_t size)
-{
-    char line[512], key[256];
-    size_t i;
-    FILE *f = ctx->tuning_file[0] ? fopen(ctx->tuning_file, "r") : NULL;
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        if (gemm__cl_line_match(line, prec, ctx->device_name, p, key, sizeof key)) {
-            snprintf(origin, size, "tuning file %.100s", ctx->tuning_file);
-            found = 1;
-        }
-    if (f) fclose(f);
-    for (i = 0; !found && i < sizeof gemm__cl_builtin / sizeof gemm__cl_builtin[0]; i++)
-        if (gemm__cl_line_match(gemm__cl_builtin[i], prec, ctx->device_name, p, key, sizeof key)) {
-            snprintf(origin, size, "built-in: %.100s", key);
-            found = 1;
-        }
-    if (!found) {
-        gemm__cl_params_parse(gemm__cl_generic, p);
-        snprintf(origin, size, "default");
-    }
+                      gemm_precision_name(prec), pstr, ctx->device_name);
 }
 
 /* Makes (g, p) prec's choice; lock held. */
-static void gemm__cl_install(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program *g,
+static void gemm__cl_install(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program *g,
                              const gemm_cl_params *p, const char *origin)
 {
-    gemm__cl_choice *ch = &ctx->choice[prec];
+    gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
     ch->prog = g;
     ch->params = *p;
     snprintf(ch->origin, sizeof ch->origin, "%s", origin);
     ch->reason[0] = '\0';
 }
 
-/* prec's program, picked (and checked) on first use; callers check fp64 first. Lock held. */
-static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_cl_precision prec, gemm__cl_program **out)
+/* prec's program, picked (and checked) on first use; callers check
+   gemm__cl_usable first. Lock held. */
+static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out)
 {
-    gemm__cl_choice *ch = &ctx->choice[prec];
+    gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
     gemm_cl_params p;
     gemm_status s;
     if (ch->prog) { *out = ch->prog; return GEMM_OK; }
-    gemm__cl_lookup(ctx, prec, &p, ch->origin, sizeof ch->origin);
+    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, ch->origin, sizeof ch->origin);
     s = gemm__cl_try(ctx, prec, &p, out);
     if (s != GEMM_OK) {
         char origin[sizeof ch->origin];
@@ -1434,234 +1765,353 @@ static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_cl_precision prec,
     return GEMM_OK;
 }
 
-GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_cl_precision prec, gemm_cl_kernel_info *info)
+GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_precision precision,
+                                             gemm_cl_kernel_info *info)
 {
+    const char *func = "gemm_cl_kernel_info_get";
+    gemm__cl_choice *ch;
     gemm__cl_program *g;
     gemm_status s;
     gemm__clear_error();
-    if (!ctx || !info || (prec != GEMM_CL_F32 && prec != GEMM_CL_F64))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_kernel_info_get: NULL argument or bad precision");
+    if (!info) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: info is NULL", func);
     memset(info, 0, sizeof *info);
-    if ((s = gemm__cl_check_more(ctx, prec, "gemm_cl_kernel_info_get", 0, 0, 0)) != GEMM_OK) return s;
+    if ((s = gemm__cl_usable(ctx, precision, func)) != GEMM_OK) return s;
     snprintf(info->device_name, sizeof info->device_name, "%s", ctx->device_name);
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_select(ctx, prec, &g);
+    s = gemm__cl_select(ctx, precision, &g);
     if (s == GEMM_OK) {
-        info->params = ctx->choice[prec].params;
-        snprintf(info->origin, sizeof info->origin, "%s", ctx->choice[prec].origin);
-        snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", ctx->choice[prec].reason);
+        ch = gemm__cl_choice_of(ctx, precision);
+        info->params = ch->params;
+        snprintf(info->origin, sizeof info->origin, "%s", ch->origin);
+        snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", ch->reason);
     }
     gemm__cl_lock_give(&ctx->lock);
     return s;
 }
 
-GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_params *params)
+GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision precision, const gemm_cl_params *params)
 {
     gemm__cl_program *g;
     gemm_status s;
     gemm__clear_error();
-    if (!ctx || !params || (prec != GEMM_CL_F32 && prec != GEMM_CL_F64))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_set_params: NULL argument or bad precision");
-    if ((s = gemm__cl_check_more(ctx, prec, "gemm_cl_set_params", 0, 0, 0)) != GEMM_OK) return s;
+    if (!params) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_set_params: params is NULL");
+    if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_set_params")) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_try(ctx, prec, params, &g);
-    if (s == GEMM_OK) gemm__cl_install(ctx, prec, g, params, "set by caller");
+    s = gemm__cl_try(ctx, precision, params, &g);
+    if (s == GEMM_OK) gemm__cl_install(ctx, precision, g, params, "set by caller");
     gemm__cl_lock_give(&ctx->lock);
+    return s;
+}
+/* <<cl choice */
+/* >>cl entry: src/cl/entry.h */
+/* The entry points: thin typed wrappers over one internal function per
+   memory space, each of which checks once (gemm__prepare) and hands the
+   canonical problem inward. */
+
+/* gemm__prepare's checks and canonical form, then OpenCL's own: the
+   context, the precision, and the sizes the kernels index with int. */
+static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
+                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                    double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
+                                    int have_c, int64_t ldc, gemm__problem *p)
+{
+    const int64_t limit = 2147483647 - 4096;
+    gemm_status s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1,
+                                  have_c, ldc, p);
+    if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
+    if (s == GEMM_OK && (m > limit || n > limit || k > limit))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
     return s;
 }
 
 /* Is [off, off + count) inside buffer X? */
-static gemm_status gemm__cl_fits(cl_mem X, size_t off, size_t count, size_t elem, const char *func, const char *name)
+static gemm_status gemm__cl_fits(cl_mem X, size_t off, int64_t count, size_t elem, const char *func, const char *name)
 {
     size_t size = 0;
     cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
     if (e != CL_SUCCESS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
-    if (count > 0 && (off + count) * elem > size)
+    if (count > 0 && (off + (size_t)count) * elem > size)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu bytes; offset + extent need %llu", func, name,
-                          (unsigned long long)size, (unsigned long long)((off + count) * elem));
+                          (unsigned long long)size, (unsigned long long)((off + (size_t)count) * elem));
     return GEMM_OK;
 }
 
-static gemm_status gemm__cl_buffers(gemm_cl_context *ctx, gemm_cl_precision prec, const char *func,
-                                    gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
-                                    int64_t k, double alpha, cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb,
-                                    int64_t ldb, double beta, cl_mem C, size_t offc, int64_t ldc, cl_uint nw,
-                                    const cl_event *wait, cl_event *event)
+/* The buffers hold what the call touches, at their offsets. */
+static gemm_status gemm__cl_buffers_fit(const gemm__problem *p, const gemm__cl_operands *o, size_t elem,
+                                        const char *func)
 {
-    size_t elem = gemm__cl_elem(prec);
-    gemm__work work;
-    gemm__cl_call call;
+    gemm_status s = GEMM_OK;
+    if (p->work == GEMM__WORK_FULL) {
+        s = gemm__cl_fits(o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
+        if (s == GEMM_OK) s = gemm__cl_fits(o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
+    }
+    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(o->c, o->offc, p->c_extent, elem, func, "C");
+    return s;
+}
+
+/* One call on cl_mem buffers, enqueued on the caller's queue. */
+static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                        gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                                        int64_t n, int64_t k, double alpha, cl_mem A, size_t offa, int64_t lda,
+                                        cl_mem B, size_t offb, int64_t ldb, double beta, cl_mem C, size_t offc,
+                                        int64_t ldc, const gemm_cl_options *options)
+{
+    cl_uint nw = options ? options->num_wait : 0;
+    const cl_event *wait = options ? options->wait : NULL;
+    cl_event *event = options ? options->event : NULL;
+    gemm__cl_operands o;
     gemm__cl_program *g;
+    gemm__problem p;
     gemm_status s;
+    gemm__clear_error();
     if (event) *event = NULL;
-    s = gemm__check_args(func, layout, ta, tb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
-                         C != NULL, ldc, &work);
-    if (s == GEMM_OK) s = gemm__cl_check_more(ctx, prec, func, m, n, k);
+    s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
+                         C != NULL, ldc, &p);
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
-    if (work == GEMM__WORK_FULL) {
-        s = gemm__cl_fits(A, offa, gemm__cl_op_extent(layout, ta, m, k, lda), elem, func, "A");
-        if (s == GEMM_OK) s = gemm__cl_fits(B, offb, gemm__cl_op_extent(layout, tb, k, n, ldb), elem, func, "B");
-    }
-    if (s == GEMM_OK && work != GEMM__WORK_NONE) s = gemm__cl_fits(C, offc, gemm__cl_extent(layout, m, n, ldc), elem, func, "C");
-    if (s != GEMM_OK) return s;
+    gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
+    if ((s = gemm__cl_buffers_fit(&p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
-    if (work == GEMM__WORK_NONE) {
+    if (p.work == GEMM__WORK_NONE) {
         cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
         if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
     } else {
-        gemm__cl_canon(&call, layout, ta, tb, m, n, k, alpha, A, offa, lda, B, offb, ldb, beta, C, offc, ldc, work);
         s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &call, 0, nw, wait, event);
+        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &p, &o, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
     }
     gemm__cl_lock_give(&ctx->lock);
     return s;
 }
 
-/* The four entry points, written once: precision is all that differs. */
-#define GEMM__CL_DEFINE(NAME, HOSTNAME, T, PREC)                                                            \
-    GEMM_DEF gemm_status NAME(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,              \
-                              gemm_transpose transb, int64_t m, int64_t n, int64_t k, T alpha, cl_mem A,    \
-                              size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb, T beta,          \
-                              cl_mem C, size_t offc, int64_t ldc, cl_uint num_wait, const cl_event *wait,    \
-                              cl_event *event)                                                              \
-    {                                                                                                        \
-        gemm__clear_error();                                                                                 \
-        return gemm__cl_buffers(ctx, PREC, #NAME, layout, transa, transb, m, n, k, alpha, A, offa, lda, B,   \
-                                offb, ldb, beta, C, offc, ldc, num_wait, wait, event);                       \
-    }                                                                                                        \
-    GEMM_DEF gemm_status HOSTNAME(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,          \
-                                  gemm_transpose transb, int64_t m, int64_t n, int64_t k, T alpha,          \
-                                  const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,            \
-                                  int64_t ldc, gemm_cl_timing *timing)                                      \
-    {                                                                                                        \
-        gemm__clear_error();                                                                                 \
-        return gemm__cl_host(ctx, &ctx->lane[0], PREC, NULL, 0, #HOSTNAME, layout, transa, transb, m, n, k, alpha, A, lda,  \
-                             B, ldb, beta, C, ldc, timing);                                                  \
-    }
-GEMM__CL_DEFINE(gemm_cl_sgemm, gemm_cl_sgemm_host, float, GEMM_CL_F32)
-GEMM__CL_DEFINE(gemm_cl_dgemm, gemm_cl_dgemm_host, double, GEMM_CL_F64)
-#undef GEMM__CL_DEFINE
+/* One blocking call on host pointers, on the caller's queue. */
+static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                      gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                                      int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                      double beta, void *C, int64_t ldc, const gemm_cl_options *options)
+{
+    gemm_timing *timing = options ? options->timing : NULL;
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (timing) memset(timing, 0, sizeof *timing);
+    s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
+                         C != NULL, ldc, &p);
+    if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
+                         p.swapped ? A : B, beta, C, timing);
+}
 
-/* ---- the autotuner ---- */
+GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   float beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_buffer_call(ctx, GEMM_F32, "gemm_cl_sgemm", layout, transa, transb, m, n, k, alpha, A, offa, lda,
+                                B, offb, ldb, beta, C, offc, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   double beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_buffer_call(ctx, GEMM_F64, "gemm_cl_dgemm", layout, transa, transb, m, n, k, alpha, A, offa, lda,
+                                B, offb, ldb, beta, C, offc, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                                        float *C, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_host_call(ctx, GEMM_F32, "gemm_cl_sgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B,
+                              ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                        const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                        double *C, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_host_call(ctx, GEMM_F64, "gemm_cl_dgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B,
+                              ldb, beta, C, ldc, options);
+}
+/* <<cl entry */
+/* >>cl tune_space: src/cl/tune_space.h */
+/* The tuner's search space: the seed paper's blocking factors, vector
+   widths, local-memory use and packed layout, shaped by the kind of device. */
 
 typedef struct gemm__cl_cand {
     gemm_cl_params p;
     double score;
 } gemm__cl_cand;
 
-/* Seconds per call on n x n x n: the best of 3 after a warm-up (other
-   processes only ever slow a run down, so the minimum is the least noisy); < 0 on failure. */
-static double gemm__cl_time(gemm_cl_context *ctx, gemm__cl_program *g, int path, int64_t n, cl_mem A, cl_mem B, cl_mem C)
+/* A handful of sets at small sizes, for the tests; the last has more
+   work-items than any device allows: it must be skipped, not fail the run. */
+static int gemm__cl_space_tiny(gemm__cl_cand *out, int max)
 {
-    gemm__cl_call c;
-    double t[3];
-    int r, i;
-    gemm__cl_canon(&c, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0, A, 0, n, B, 0, n, 0.0, C, 0, n,
-                   GEMM__WORK_FULL);
-    for (r = -1; r < 3; r++) {
-        double t0 = gemm__cl_now();
-        if (gemm__cl_enqueue(ctx, &ctx->lane[1], g, &c, path, 0, NULL, NULL) != GEMM_OK ||
-            clFinish(ctx->lane[1].queue) != CL_SUCCESS)
-            return -1;
-        if (r >= 0) t[r] = gemm__cl_now() - t0;
-    }
-    for (i = 1; i < 3; i++)
-        if (t[i] < t[0]) t[0] = t[i];
-    return t[0];
+    static const char *const small[] = {
+        "MWG=4 NWG=8 KWG=2 MDIMC=1 NDIMC=1 VWM=1 VWN=4 SA=0 SB=0 PACK=1 DIRECT=0",
+        "MWG=8 NWG=8 KWG=4 MDIMC=2 NDIMC=2 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=0",
+        "MWG=16 NWG=16 KWG=3 MDIMC=4 NDIMC=4 VWM=1 VWN=2 SA=0 SB=1 PACK=1 DIRECT=0",
+        "MWG=128 NWG=128 KWG=4 MDIMC=128 NDIMC=128 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0",
+    };
+    int cnt = 0;
+    for (; cnt < 4 && cnt < max; cnt++) gemm__cl_params_parse(small[cnt], &out[cnt].p);
+    return cnt;
 }
 
-/* Checks 16 sampled elements of the last C = A B (row-major, n x n) on the host. */
-static int gemm__cl_sample_ok(gemm_cl_context *ctx, gemm_cl_precision prec, int64_t n, const double *hA,
-                              const double *hB, cl_mem C)
+/* Adds p to the space when the device can run it. */
+static void gemm__cl_space_add(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *p, gemm__cl_cand *out,
+                               int max, int *cnt)
 {
-    size_t elem = gemm__cl_elem(prec);
-    uint64_t x = 12345;
-    int t;
-    for (t = 0; t < 16; t++) {
-        int64_t i, j, p;
-        double sum = 0, got;
-        float f;
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        i = (int64_t)(x % (uint64_t)n);
-        j = (int64_t)((x >> 20) % (uint64_t)n);
-        for (p = 0; p < n; p++) sum += hA[i * n + p] * hB[p * n + j];
-        if (prec == GEMM_CL_F64) {
-            if (clEnqueueReadBuffer(ctx->lane[1].queue, C, CL_TRUE, (size_t)(i * n + j) * elem, elem, &got, 0, NULL, NULL)) return 0;
-        } else {
-            if (clEnqueueReadBuffer(ctx->lane[1].queue, C, CL_TRUE, (size_t)(i * n + j) * elem, elem, &f, 0, NULL, NULL)) return 0;
-            got = f;
-        }
-        if (!(fabs(got - sum) <= 4 * (prec == GEMM_CL_F64 ? 2.220446049250313e-16 : 1.1920929e-7) * (double)n * 0.25))
-            return 0;
-    }
-    return 1;
+    if (*cnt < max && !gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) out[(*cnt)++].p = *p;
 }
 
-/* The search space: the seed paper's blocking factors, vector widths,
-   local-memory use and packed layout, shaped by the kind of device. */
-static int gemm__cl_space(const gemm_cl_context *ctx, gemm_cl_precision prec, int tiny, gemm__cl_cand *out, int max,
-                          int *fixed)
+/* GPUs: the usual shapes first (*fixed of them), then 64-256 work-items with
+   8+ elements each, every local-memory and packing choice. */
+static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max, int *fixed)
 {
+    static const char *const seeds[] = {
+        "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
+        "MWG=128 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
+        "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
+        "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128",
+    };
     static const int dims[] = {8, 16, 32}, wis[] = {1, 2, 4, 8}, kwgs[] = {8, 16, 32}, vws[] = {1, 2, 4};
-    static const int cpu_m[] = {4, 6, 8, 12, 16}, cpu_n[] = {8, 16, 32, 64}, cpu_v[] = {4, 8, 16}, cpu_k[] = {4, 8, 16};
-    int cnt = 0, a, b, c, d, e, f, g, h;
-    int gpu = (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
-    size_t elem = gemm__cl_elem(prec);
     gemm_cl_params p;
+    int cnt = 0, a, b, c, d, e, f, g, h;
     memset(&p, 0, sizeof p);
-    if (tiny) {
-        static const char *const small[] = {
-            "MWG=4 NWG=8 KWG=2 MDIMC=1 NDIMC=1 VWM=1 VWN=4 SA=0 SB=0 PACK=1 DIRECT=0",
-            "MWG=8 NWG=8 KWG=4 MDIMC=2 NDIMC=2 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=0",
-            "MWG=16 NWG=16 KWG=3 MDIMC=4 NDIMC=4 VWM=1 VWN=2 SA=0 SB=1 PACK=1 DIRECT=0",
-            /* more work-items than any device allows: must be skipped, not fail the run */
-            "MWG=128 NWG=128 KWG=4 MDIMC=128 NDIMC=128 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0",
-        };
-        for (a = 0; a < 4 && cnt < max; a++) gemm__cl_params_parse(small[a], &out[cnt++].p);
-        return cnt;
-    }
-    *fixed = 0;
-    if (gpu) { /* the usual GPU shapes first, then the space in random order */
-        static const char *const seeds[] = {
-            "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-            "MWG=128 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-            "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-            "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128",
-        };
-        for (a = 0; a < 4; a++)
-            if (gemm__cl_params_parse(seeds[a], &p) && !gemm__cl_params_invalid(&p, ctx->max_wg, ctx->local_mem, elem))
-                out[(*fixed)++].p = p;
-        cnt = *fixed;
-        memset(&p, 0, sizeof p);
-        for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
-        for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
-            p.mdimc = dims[a]; p.ndimc = dims[b];
-            p.mwg = dims[a] * wis[c]; p.nwg = dims[b] * wis[d];
-            p.kwg = kwgs[e]; p.vwm = vws[f]; p.vwn = vws[g];
-            p.sa = p.sb = h != 2; p.pack = h != 0; p.direct = 128;
-            if (p.mdimc * p.ndimc < 64 || p.mdimc * p.ndimc > 256 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 8) continue;
-            if (gemm__cl_params_invalid(&p, ctx->max_wg, ctx->local_mem, elem) || cnt >= max) continue;
-            out[cnt++].p = p;
-        }
-    } else {
-        for (a = 0; a < 5; a++) for (b = 0; b < 4; b++) for (c = 0; c < 3; c++) for (d = 0; d < 3; d++)
-        for (h = 0; h < 2; h++) {
-            p.mdimc = p.ndimc = 1; p.mwg = cpu_m[a]; p.nwg = cpu_n[b]; p.vwm = 1; p.vwn = cpu_v[c];
-            p.kwg = cpu_k[d]; p.sa = p.sb = 0; p.pack = h; p.direct = 64;
-            if (p.nwg % p.vwn || p.mwg * p.nwg > 512 || p.mwg * p.nwg / p.vwn > 32 * (int)(8 / elem)) continue;
-            if (gemm__cl_params_invalid(&p, ctx->max_wg, ctx->local_mem, elem) || cnt >= max) continue;
-            out[cnt++].p = p;
-        }
+    for (a = 0; a < 4; a++)
+        if (gemm__cl_params_parse(seeds[a], &p)) gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+    *fixed = cnt;
+    memset(&p, 0, sizeof p);
+    for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
+    for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
+        p.mdimc = dims[a]; p.ndimc = dims[b];
+        p.mwg = dims[a] * wis[c]; p.nwg = dims[b] * wis[d];
+        p.kwg = kwgs[e]; p.vwm = vws[f]; p.vwn = vws[g];
+        p.sa = p.sb = h != 2; p.pack = h != 0; p.direct = 128;
+        if (p.mdimc * p.ndimc < 64 || p.mdimc * p.ndimc > 256 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 8)
+            continue;
+        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
     }
     return cnt;
+}
+
+/* CPUs: one work-item per group, a register block of C, no local memory. */
+static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
+{
+    static const int cpu_m[] = {4, 6, 8, 12, 16}, cpu_n[] = {8, 16, 32, 64}, cpu_v[] = {4, 8, 16}, cpu_k[] = {4, 8, 16};
+    gemm_cl_params p;
+    int cnt = 0, a, b, c, d, h;
+    memset(&p, 0, sizeof p);
+    for (a = 0; a < 5; a++) for (b = 0; b < 4; b++) for (c = 0; c < 3; c++) for (d = 0; d < 3; d++)
+    for (h = 0; h < 2; h++) {
+        p.mdimc = p.ndimc = 1; p.mwg = cpu_m[a]; p.nwg = cpu_n[b]; p.vwm = 1; p.vwn = cpu_v[c];
+        p.kwg = cpu_k[d]; p.sa = p.sb = 0; p.pack = h; p.direct = 64;
+        if (p.nwg % p.vwn || p.mwg * p.nwg > 512 || p.mwg * p.nwg / p.vwn > 32 * (int)(8 / elem)) continue;
+        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+    }
+    return cnt;
+}
+
+/* The candidates for this device; the first *fixed go first, the rest may be shuffled. */
+static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max,
+                          int *fixed)
+{
+    size_t elem = gemm_precision_size(prec);
+    if (tiny) return gemm__cl_space_tiny(out, max);
+    *fixed = 0;
+    if (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))
+        return gemm__cl_space_gpu(ctx, elem, out, max, fixed);
+    return gemm__cl_space_cpu(ctx, elem, out, max);
+}
+
+/* Shuffles out[from..n): with a budget, the coarse pass samples the space evenly. */
+static void gemm__cl_shuffle(gemm__cl_cand *out, int from, int n)
+{
+    uint64_t x = 99991;
+    int i, j;
+    for (i = n - 1; i > from; i--) {
+        gemm__cl_cand t;
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        j = from + (int)(x % (uint64_t)(i - from + 1));
+        t = out[i]; out[i] = out[j]; out[j] = t;
+    }
 }
 
 static int gemm__cl_by_score(const void *x, const void *y)
 {
     double a = ((const gemm__cl_cand *)x)->score, b = ((const gemm__cl_cand *)y)->score;
     return a > b ? -1 : a < b;
+}
+/* <<cl tune_space */
+/* >>cl tuner: src/cl/tuner.h */
+/* The autotuner: a coarse pass over the space at two sizes, then the best
+   few (each with local memory also with DB toggled) over a range of sizes,
+   then the direct kernel's crossover; every candidate is checked. */
+
+typedef struct gemm__cl_tuner {
+    gemm_cl_context *ctx;
+    gemm_precision prec;
+    gemm_cl_tune_options o;
+    gemm_cl_tune_result res;
+    gemm__cl_cand *cands;
+    int ncand, nfixed, nref, maxn;
+    double *hA, *hB;  /* the inputs in double, for the host's check */
+    void *conv;       /* the same in the device's precision */
+    cl_mem A, B, C;   /* n x n row-major, for every n up to maxn */
+    double start;
+} gemm__cl_tuner;
+
+/* Seconds per call on n x n x n: the best of 3 after a warm-up (other
+   processes only ever slow a run down, so the minimum is the least noisy); < 0 on failure. */
+static double gemm__cl_time(gemm__cl_tuner *t, const gemm__cl_program *g, gemm__cl_path path, int64_t n)
+{
+    gemm__cl_lane *lane = &t->ctx->lane[1];
+    gemm__cl_operands o;
+    gemm__problem p;
+    double best = -1;
+    int r;
+    if (gemm__prepare("gemm_cl_tune", GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 0, 1, n, 1, n, 0, 1, n,
+                      &p) != GEMM_OK)
+        return -1;
+    gemm__cl_operands_set(&o, &p, t->A, 0, t->B, 0, t->C, 0);
+    for (r = -1; r < 3; r++) {
+        double t0 = gemm__cl_now();
+        if (gemm__cl_enqueue(t->ctx, lane, g, &p, &o, 1.0, 0.0, path, 0, NULL, NULL) != GEMM_OK ||
+            clFinish(lane->queue) != CL_SUCCESS)
+            return -1;
+        t0 = gemm__cl_now() - t0;
+        if (r >= 0 && (best < 0 || t0 < best)) best = t0;
+    }
+    return best;
+}
+
+/* Checks 16 sampled elements of the last C = A B (row-major, n x n) on the host. */
+static int gemm__cl_sample_ok(gemm__cl_tuner *t, int64_t n)
+{
+    size_t elem = gemm_precision_size(t->prec);
+    double eps = t->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7;
+    uint64_t x = 12345;
+    int s;
+    for (s = 0; s < 16; s++) {
+        int64_t i, j, q;
+        double sum = 0, got = 0;
+        float f = 0;
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        i = (int64_t)(x % (uint64_t)n);
+        j = (int64_t)((x >> 20) % (uint64_t)n);
+        for (q = 0; q < n; q++) sum += t->hA[i * n + q] * t->hB[q * n + j];
+        if (clEnqueueReadBuffer(t->ctx->lane[1].queue, t->C, CL_TRUE, (size_t)(i * n + j) * elem, elem,
+                                t->prec == GEMM_F64 ? (void *)&got : (void *)&f, 0, NULL, NULL) != CL_SUCCESS)
+            return 0;
+        if (t->prec != GEMM_F64) got = f;
+        if (!(fabs(got - sum) <= 4 * eps * (double)n * 0.25)) return 0;
+    }
+    return 1;
 }
 
 /* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
@@ -1708,179 +2158,205 @@ static void gemm__cl_prune(gemm_cl_context *ctx)
     }
 }
 
-GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_cl_precision prec, const gemm_cl_tune_options *options,
-                                  gemm_cl_tune_result *result)
+/* The options with their defaults, which depend on the kind of device. */
+static void gemm__cl_tune_defaults(gemm__cl_tuner *t, const gemm_cl_tune_options *options)
 {
-    gemm_cl_tune_options o;
-    gemm__cl_cand *cands = NULL;
+    gemm_cl_tune_options *o = &t->o;
+    int gpu = (t->ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0, i;
+    memset(o, 0, sizeof *o);
+    if (options) *o = *options;
+    if (o->budget_s <= 0) o->budget_s = 120;
+    if (o->refine_top <= 0) o->refine_top = 4;
+    if (o->coarse_sizes[0] <= 0) {
+        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 1024 : 512;
+        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
+    }
+    if (o->coarse_sizes[1] <= 0) o->coarse_sizes[1] = o->coarse_sizes[0];
+    if (o->refine_sizes[0] <= 0) {
+        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 1024 : 512;
+        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 2048 : 1024;
+        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 4096 : 2048;
+    }
+    for (i = 0; i < 4 && o->refine_sizes[i] > 0; i++) t->nref++;
+    for (i = 0; i < 2; i++) t->maxn = o->coarse_sizes[i] > t->maxn ? o->coarse_sizes[i] : t->maxn;
+    for (i = 0; i < t->nref; i++) t->maxn = o->refine_sizes[i] > t->maxn ? o->refine_sizes[i] : t->maxn;
+    if (t->maxn < 512) t->maxn = 512; /* the crossover search goes to 512 */
+}
+
+/* Random inputs on the host (double, and the device's precision) and on the device. */
+static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
+{
+    size_t elem = gemm_precision_size(t->prec), nn = (size_t)t->maxn * (size_t)t->maxn, i;
+    uint64_t x = 2463534242ull;
+    cl_int e = CL_SUCCESS;
+    t->cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *t->cands * (size_t)max_cand);
+    t->hA = (double *)GEMM_MALLOC(sizeof(double) * nn * 2);
+    t->conv = GEMM_MALLOC(elem * nn * 2);
+    if (!t->cands || !t->hA || !t->conv) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory");
+    t->hB = t->hA + nn;
+    for (i = 0; i < nn * 2; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        t->hA[i] = (double)(x >> 40) / 16777216.0 - 0.5;
+        if (t->prec == GEMM_F64) ((double *)t->conv)[i] = t->hA[i];
+        else ((float *)t->conv)[i] = (float)t->hA[i];
+    }
+    t->A = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
+    if (e == CL_SUCCESS)
+        t->B = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
+                              (char *)t->conv + elem * nn, &e);
+    if (e == CL_SUCCESS) t->C = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer");
+}
+
+static void gemm__cl_tune_free(gemm__cl_tuner *t)
+{
+    if (t->A) clReleaseMemObject(t->A);
+    if (t->B) clReleaseMemObject(t->B);
+    if (t->C) clReleaseMemObject(t->C);
+    if (t->cands) GEMM_FREE(t->cands);
+    if (t->hA) GEMM_FREE(t->hA);
+    if (t->conv) GEMM_FREE(t->conv);
+}
+
+/* The candidates: the set in use now first (the tuner never does worse
+   than it), then the space, shuffled past its fixed seeds. Lock held. */
+static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
+{
     gemm__cl_program *g;
     gemm_cl_params cur;
-    gemm_cl_tune_result res;
-    cl_mem A = NULL, B = NULL, C = NULL;
-    double *hA = NULL, *hB = NULL, start = gemm__cl_now(), best_score = 0;
-    void *conv = NULL;
-    size_t elem = gemm__cl_elem(prec);
-    int gpu, ncand, i, j, nref = 0, maxn = 0, best = -1, nfixed = 0;
-    char line[512], pstr[256];
-    cl_int e = CL_SUCCESS;
-    gemm_status s;
-    const int max_cand = 16384;
-
-    gemm__clear_error();
-    if (!ctx || (prec != GEMM_CL_F32 && prec != GEMM_CL_F64))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: ctx is NULL or the precision is bad");
-    if ((s = gemm__cl_check_more(ctx, prec, "gemm_cl_tune", 0, 0, 0)) != GEMM_OK) return s;
-    memset(&o, 0, sizeof o);
-    if (options) o = *options;
-    memset(&res, 0, sizeof res);
-    gpu = (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
-    if (o.budget_s <= 0) o.budget_s = 120;
-    if (o.refine_top <= 0) o.refine_top = 4;
-    if (o.coarse_sizes[0] <= 0) {
-        o.coarse_sizes[0] = o.tiny ? 48 : gpu ? 1024 : 512;
-        o.coarse_sizes[1] = o.tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
-    }
-    if (o.coarse_sizes[1] <= 0) o.coarse_sizes[1] = o.coarse_sizes[0];
-    if (o.refine_sizes[0] <= 0) {
-        o.refine_sizes[0] = o.tiny ? 64 : gpu ? 1024 : 512;
-        o.refine_sizes[1] = o.tiny ? 96 : gpu ? 2048 : 1024;
-        o.refine_sizes[2] = o.tiny ? 0 : gpu ? 4096 : 2048;
-    }
-    for (i = 0; i < 4 && o.refine_sizes[i] > 0; i++) nref++;
-    for (i = 0; i < 2; i++) maxn = o.coarse_sizes[i] > maxn ? o.coarse_sizes[i] : maxn;
-    for (i = 0; i < nref; i++) maxn = o.refine_sizes[i] > maxn ? o.refine_sizes[i] : maxn;
-    if (maxn < 512) maxn = 512; /* the crossover search goes to 512 */
-
-    cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *cands * (size_t)max_cand);
-    hA = (double *)GEMM_MALLOC(sizeof(double) * (size_t)maxn * (size_t)maxn * 2);
-    conv = GEMM_MALLOC(elem * (size_t)maxn * (size_t)maxn * 2);
-    if (!cands || !hA || !conv) { s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory"); goto done; }
-    hB = hA + (size_t)maxn * (size_t)maxn;
-    {
-        uint64_t x = 2463534242ull;
-        size_t cnt = (size_t)maxn * (size_t)maxn * 2;
-        for (i = 0; (size_t)i < cnt; i++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            hA[i] = (double)(x >> 40) / 16777216.0 - 0.5;
-            if (prec == GEMM_CL_F64) ((double *)conv)[i] = hA[i];
-            else ((float *)conv)[i] = (float)hA[i];
-        }
-    }
-    A = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * (size_t)maxn * (size_t)maxn, conv, &e);
-    if (e == CL_SUCCESS)
-        B = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * (size_t)maxn * (size_t)maxn,
-                           (char *)conv + elem * (size_t)maxn * (size_t)maxn, &e);
-    if (e == CL_SUCCESS) C = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, elem * (size_t)maxn * (size_t)maxn, NULL, &e);
-    if (e != CL_SUCCESS) { s = gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer"); goto done; }
-
-    gemm__cl_lock_take(&ctx->lock);
-    /* The set in use now goes first: the tuner never does worse than it. */
-    s = gemm__cl_select(ctx, prec, &g);
-    if (s == GEMM_OK) cur = ctx->choice[prec].params;
+    if (gemm__cl_select(t->ctx, t->prec, &g) == GEMM_OK) cur = gemm__cl_choice_of(t->ctx, t->prec)->params;
     else gemm__cl_params_parse(gemm__cl_safe, &cur);
-    cands[0].p = cur;
-    ncand = 1 + gemm__cl_space(ctx, prec, o.tiny, cands + 1, max_cand - 1, &nfixed);
-    {   /* shuffle the rest: with a budget, sample the space evenly */
-        uint64_t x = 99991;
-        for (i = ncand - 1; i > 1 + nfixed; i--) {
-            gemm__cl_cand t;
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            j = 1 + nfixed + (int)(x % (uint64_t)(i - nfixed));
-            t = cands[i]; cands[i] = cands[j]; cands[j] = t;
-        }
-    }
-    if (o.max_candidates > 0 && ncand > o.max_candidates) ncand = o.max_candidates;
+    t->cands[0].p = cur;
+    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1, &t->nfixed);
+    gemm__cl_shuffle(t->cands, 1 + t->nfixed, t->ncand);
+    if (t->o.max_candidates > 0 && t->ncand > t->o.max_candidates) t->ncand = t->o.max_candidates;
+}
 
-    /* Coarse pass: every candidate at the two sizes, within 70% of the budget. */
-    for (i = 0; i < ncand; i++) {
-        double t0, t1, n0 = o.coarse_sizes[0], n1 = o.coarse_sizes[1];
-        gemm_cl_params_str(&cands[i].p, pstr, sizeof pstr);
-        cands[i].score = -1;
-        if (gemm__cl_now() - start > 0.7 * o.budget_s) { ncand = i; break; }
-        res.tried++;
-        if (gemm__cl_try(ctx, prec, &cands[i].p, &g) != GEMM_OK) {
-            res.failed++;
+/* Coarse pass: every candidate at the two sizes, within 70% of the budget; then best first. */
+static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
+{
+    const gemm_cl_tune_options *o = &t->o;
+    char line[512], pstr[256];
+    gemm__cl_program *g;
+    int i;
+    for (i = 0; i < t->ncand; i++) {
+        gemm__cl_cand *c = &t->cands[i];
+        double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
+        gemm_cl_params_str(&c->p, pstr, sizeof pstr);
+        c->score = -1;
+        if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
+        t->res.tried++;
+        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g) != GEMM_OK) {
+            t->res.failed++;
             snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
-        } else if ((t0 = gemm__cl_time(ctx, g, 2, o.coarse_sizes[0], A, B, C)) < 0 ||
-                   !gemm__cl_sample_ok(ctx, prec, o.coarse_sizes[0], hA, hB, C) ||
-                   (t1 = gemm__cl_time(ctx, g, 2, o.coarse_sizes[1], A, B, C)) < 0) {
-            res.failed++;
+        } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
+                   !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
+                   (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
+            t->res.failed++;
             snprintf(line, sizeof line, "skip %s: failed to run or wrong result", pstr);
         } else {
-            res.built++;
-            cands[i].score = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
-            snprintf(line, sizeof line, "%8.1f GFLOP/s  %s", cands[i].score, pstr);
+            t->res.built++;
+            c->score = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
+            snprintf(line, sizeof line, "%8.1f GFLOP/s  %s", c->score, pstr);
         }
-        if (o.progress) o.progress(o.user, i + 1, ncand, line);
+        if (o->progress) o->progress(o->user, i + 1, t->ncand, line);
     }
-    qsort(cands, (size_t)ncand, sizeof *cands, gemm__cl_by_score);
+    qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
+}
 
-    /* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
-       with local memory also with DB toggled (one barrier per step, or two). */
-    for (i = 0; i < 2 * o.refine_top && i / 2 < ncand && cands[i / 2].score > 0; i++) {
-        gemm_cl_params q = cands[i / 2].p;
+/* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
+   with local memory also with DB toggled. Returns 1 when one ran, in res.best. */
+static int gemm__cl_tune_refine(gemm__cl_tuner *t)
+{
+    const gemm_cl_tune_options *o = &t->o;
+    char line[512], pstr[256];
+    gemm__cl_program *g;
+    int i, j, found = 0;
+    for (i = 0; i < 2 * o->refine_top && i / 2 < t->ncand && t->cands[i / 2].score > 0; i++) {
+        gemm_cl_params q = t->cands[i / 2].p;
         double sum = 0;
         int ok;
         if (i % 2) {
             if (!q.sa && !q.sb) continue;
             q.db = !q.db;
         }
-        ok = gemm__cl_try(ctx, prec, &q, &g) == GEMM_OK;
-        for (j = 0; ok && j < nref; j++) {
-            double n = o.refine_sizes[j], t = gemm__cl_time(ctx, g, 2, o.refine_sizes[j], A, B, C);
-            ok = t > 0;
-            sum += ok ? 2e-9 * n * n * n / t : 0;
+        ok = gemm__cl_try(t->ctx, t->prec, &q, &g) == GEMM_OK;
+        for (j = 0; ok && j < t->nref; j++) {
+            double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
+            ok = s > 0;
+            sum += ok ? 2e-9 * n * n * n / s : 0;
         }
         gemm_cl_params_str(&q, pstr, sizeof pstr);
-        snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / nref : 0.0, pstr);
-        if (o.progress) o.progress(o.user, i + 1, 2 * o.refine_top, line);
-        if (ok && sum / nref > best_score) {
-            best_score = sum / nref;
-            res.best = q;
-            best = i;
+        snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
+        if (o->progress) o->progress(o->user, i + 1, 2 * o->refine_top, line);
+        if (ok && sum / t->nref > t->res.best_gflops) {
+            t->res.best_gflops = sum / t->nref;
+            t->res.best = q;
+            found = 1;
         }
-        if (gemm__cl_now() - start > o.budget_s) break;
+        if (gemm__cl_now() - t->start > o->budget_s) break;
     }
-    if (best < 0) {
-        gemm__cl_prune(ctx);
-        gemm__cl_lock_give(&ctx->lock);
-        s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);
-        goto done;
-    }
+    return found;
+}
 
-    /* Crossover: the largest size (up to 512) where the direct kernel still wins. */
-    res.best.direct = 0;
-    s = gemm__cl_try(ctx, prec, &res.best, &g);
-    if (s == GEMM_OK) {
-        for (i = 16; i <= 512; i = i < 64 ? i + 16 : i * 3 / 2) {
-            double td = gemm__cl_time(ctx, g, 1, i, A, B, C), tt = gemm__cl_time(ctx, g, 2, i, A, B, C);
-            if (td > 0 && tt > 0 && td < tt) res.best.direct = i;
-            else break;
-        }
-        gemm__cl_install(ctx, prec, g, &res.best, "tuned");
+/* The largest size (up to 512) where the direct kernel still wins, then the
+   winner becomes the context's set. Lock held. */
+static gemm_status gemm__cl_tune_crossover(gemm__cl_tuner *t)
+{
+    gemm__cl_program *g;
+    gemm_status s;
+    int n;
+    t->res.best.direct = 0;
+    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g)) != GEMM_OK) return s;
+    for (n = 16; n <= 512; n = n < 64 ? n + 16 : n * 3 / 2) {
+        double td = gemm__cl_time(t, g, GEMM__CL_DIRECT, n), tt = gemm__cl_time(t, g, GEMM__CL_TILED, n);
+        if (td > 0 && tt > 0 && td < tt) t->res.best.direct = n;
+        else break;
     }
+    gemm__cl_install(t->ctx, t->prec, g, &t->res.best, "tuned");
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision, const gemm_cl_tune_options *options,
+                                  gemm_cl_tune_result *result)
+{
+    const int max_cand = 16384;
+    gemm__cl_tuner t;
+    char pstr[256];
+    gemm_status s;
+    int found;
+    gemm__clear_error();
+    memset(&t, 0, sizeof t);
+    if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_tune")) != GEMM_OK) goto done;
+    t.ctx = ctx;
+    t.prec = precision;
+    t.start = gemm__cl_now();
+    gemm__cl_tune_defaults(&t, options);
+    if ((s = gemm__cl_tune_data(&t, max_cand)) != GEMM_OK) goto done;
+    gemm__cl_lock_take(&ctx->lock);
+    gemm__cl_tune_candidates(&t, max_cand);
+    gemm__cl_tune_coarse(&t);
+    found = gemm__cl_tune_refine(&t);
+    if (found) s = gemm__cl_tune_crossover(&t);
+    else s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);
     gemm__cl_prune(ctx);
     gemm__cl_lock_give(&ctx->lock);
-    res.best_gflops = best_score;
-    gemm_cl_params_str(&res.best, pstr, sizeof pstr);
-    snprintf(res.line, sizeof res.line, "%s %.200s device=%.255s", prec == GEMM_CL_F64 ? "f64" : "f32", pstr,
-             ctx->device_name);
-    if (s == GEMM_OK && o.output && o.output[0])
-        s = gemm__cl_write_tuning(ctx, o.output, res.line, prec == GEMM_CL_F64 ? "f64 " : "f32 ", ctx->device_name);
+    if (found) {
+        gemm_cl_params_str(&t.res.best, pstr, sizeof pstr);
+        snprintf(t.res.line, sizeof t.res.line, "%s %.200s device=%.255s", gemm_precision_name(precision), pstr,
+                 ctx->device_name);
+    }
+    if (s == GEMM_OK && t.o.output && t.o.output[0])
+        s = gemm__cl_write_tuning(ctx, t.o.output, t.res.line, gemm__cl_prec_prefix(precision), ctx->device_name);
 done:
-    if (A) clReleaseMemObject(A);
-    if (B) clReleaseMemObject(B);
-    if (C) clReleaseMemObject(C);
-    if (cands) GEMM_FREE(cands);
-    if (hA) GEMM_FREE(hA);
-    if (conv) GEMM_FREE(conv);
-    if (result) *result = res;
+    gemm__cl_tune_free(&t);
+    if (result) *result = t.res;
     return s;
 }
+/* <<cl tuner */
 
 #ifdef __cplusplus
 }
 #endif
 
 #endif /* GEMM_IMPLEMENTATION */
-/* <<cl whole_cl */

@@ -54,9 +54,9 @@ static double run_once(int who, problem *p)
     if (who == 0) {
         gemm_status s = p->prec == GEMM_F32
             ? gemm_cl_sgemm(cl, GEMM_ROW_MAJOR, p->ta, p->tb, p->n, p->n, p->n, 1.0f, p->A, 0, p->n, p->B, 0, p->n, 0.0f,
-                            p->C, 0, p->n, 0, NULL, NULL)
+                            p->C, 0, p->n, NULL)
             : gemm_cl_dgemm(cl, GEMM_ROW_MAJOR, p->ta, p->tb, p->n, p->n, p->n, 1.0, p->A, 0, p->n, p->B, 0, p->n, 0.0,
-                            p->C, 0, p->n, 0, NULL, NULL);
+                            p->C, 0, p->n, NULL);
         if (s != GEMM_OK) {
             fprintf(stderr, "bench_cl: %s (%s)\n", gemm_strerror(s), gemm_last_error_detail());
             return -1;
@@ -270,7 +270,7 @@ int main(int argc, char **argv)
     printf("gemm_cl vs %s, row-major, GFLOP/s median [min-max] of interleaved runs\n",
            HAVE_PEER ? "CLBlast (same process, device and queue)" : "nothing (CLBlast not linked)");
     for (pi = 0; pi < 2; pi++) {
-        if (gemm_cl_kernel_info_get(cl, (gemm_cl_precision)pi, &info[pi]) != GEMM_OK) continue;
+        if (gemm_cl_kernel_info_get(cl, pi ? GEMM_F64 : GEMM_F32, &info[pi]) != GEMM_OK) continue;
         gemm_cl_params_str(&info[pi].params, pstr, sizeof pstr);
         if (pi == 0) printf("device: %s\n", info[pi].device_name);
         printf("%s kernel: %s (%s)%s%s\n", pi ? "fp64" : "fp32", pstr, info[pi].origin,
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
     for (pi = 0; pi < 2; pi++) {
         gemm_precision prec = pi ? GEMM_F64 : GEMM_F32;
         if (!strstr(precs, pi ? "f64" : "f32")) continue;
-        if (pi == 1 && gemm_cl_kernel_info_get(cl, GEMM_CL_F64, &info[1]) != GEMM_OK) {
+        if (pi == 1 && gemm_cl_kernel_info_get(cl, GEMM_F64, &info[1]) != GEMM_OK) {
             printf("fp64: %s\n", gemm_last_error_detail());
             continue;
         }
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
     printf("\nall four transpose cases at n = %lld\n", (long long)tsize);
     for (pi = 0; pi < 2; pi++) {
         int c;
-        if (!strstr(precs, pi ? "f64" : "f32") || (pi == 1 && gemm_cl_kernel_info_get(cl, GEMM_CL_F64, &info[1]) != GEMM_OK))
+        if (!strstr(precs, pi ? "f64" : "f32") || (pi == 1 && gemm_cl_kernel_info_get(cl, GEMM_F64, &info[1]) != GEMM_OK))
             continue;
         for (c = 0; c < 4; c++)
             ok &= measure(pi ? GEMM_F64 : GEMM_F32, c & 2 ? GEMM_TRANS : GEMM_NO_TRANS,

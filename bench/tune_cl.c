@@ -30,7 +30,7 @@ static void progress(void *user, int done, int total, const char *line)
 
 int main(int argc, char **argv)
 {
-    gemm_cl_options o;
+    gemm_cl_create_options o;
     gemm_cl_tune_options to;
     gemm_cl_context *cl;
     const char *precs = "f32,f64";
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     to.progress = progress;
     to.user = &b;
     for (i = 0; i < 2; i++) {
-        gemm_cl_precision prec = i ? GEMM_CL_F64 : GEMM_CL_F32;
+        gemm_precision prec = i ? GEMM_F64 : GEMM_F32;
         gemm_cl_kernel_info info;
         gemm_cl_tune_result r;
         gemm_status s;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -16,7 +17,8 @@ int main(int argc, char **argv)
     float *C = (float *)malloc(sizeof(float) * (size_t)n * n), *R = (float *)malloc(sizeof(float) * (size_t)n * n);
     gemm_cl_context *cl;
     gemm_cl_kernel_info info;
-    gemm_cl_timing t;
+    gemm_cl_options opts;
+    gemm_timing t;
     char params[256];
     double err = 0;
     gemm_status s;
@@ -32,18 +34,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "gemm_cl_create: %s: %s\n", gemm_strerror(s), gemm_last_error_detail());
         return 1;
     }
-    for (pass = 0; pass < 2; pass++) { /* the first call also builds and checks the kernel */
+    memset(&opts, 0, sizeof opts);
+    opts.timing = &t;
+    for (pass = 0; pass < 2; pass++) { /* the first call also builds and checks the kernel (setup) */
         s = gemm_cl_sgemm_host(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, A, n, B, n, 0.0f, C,
-                               n, &t);
+                               n, &opts);
         if (s != GEMM_OK) {
             fprintf(stderr, "gemm_cl_sgemm_host: %s: %s\n", gemm_strerror(s), gemm_last_error_detail());
             gemm_cl_destroy(cl);
             return 1;
         }
-        printf("%s call: write %.4f s, kernels %.4f s (%.1f GFLOP/s), read %.4f s\n", pass ? "second" : "first",
-               t.write_s, t.kernels_s, 2e-9 * n * (double)n * n / t.kernels_s, t.read_s);
+        printf("%s call: setup %.4f s, to device %.4f s, kernels %.4f s (%.1f GFLOP/s), from device %.4f s\n",
+               pass ? "second" : "first", t.setup_s, t.to_device_s, t.compute_s, 2e-9 * n * (double)n * n / t.compute_s,
+               t.from_device_s);
     }
-    gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info);
+    gemm_cl_kernel_info_get(cl, GEMM_F32, &info);
     gemm_cl_params_str(&info.params, params, sizeof params);
     printf("device: %s\nkernel: %s (%s)%s%s\n", info.device_name, params, info.origin,
            info.fallback_reason[0] ? "\nfallback because: " : "", info.fallback_reason);

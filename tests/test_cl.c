@@ -6,6 +6,7 @@
    run. tests/test_cl.sh adds the header's build checks. Last line:
    N passed, N failed[, N skipped]. */
 #define GEMM_IMPLEMENTATION
+#define GEMM__TEST_HOOKS
 #include "../gemm_cl.h"
 #include "battery.h"
 
@@ -20,11 +21,11 @@ typedef struct cl_adapter {
     int buffers; /* 1: copy into cl_mem buffers at an offset, call the async API, wait on its event */
 } cl_adapter;
 
-static gemm_status via_buffers(cl_adapter *a, gemm_cl_precision prec, gemm_layout layout, gemm_transpose ta,
+static gemm_status via_buffers(cl_adapter *a, gemm_precision prec, gemm_layout layout, gemm_transpose ta,
                                gemm_transpose tb, int64_t m, int64_t n, int64_t k, double alpha, const void *A,
                                int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {
-    size_t elem = prec == GEMM_CL_F64 ? 8 : 4, off = 3;
+    size_t elem = prec == GEMM_F64 ? 8 : 4, off = 3;
     size_t na = battery_extent(layout, ta == GEMM_NO_TRANS ? m : k, ta == GEMM_NO_TRANS ? k : m, lda);
     size_t nb = battery_extent(layout, tb == GEMM_NO_TRANS ? k : n, tb == GEMM_NO_TRANS ? n : k, ldb);
     size_t nc = battery_extent(layout, m, n, ldc);
@@ -34,6 +35,7 @@ static gemm_status via_buffers(cl_adapter *a, gemm_cl_precision prec, gemm_layou
     const void *src[3];
     size_t cnt[3];
     cl_event ev = NULL;
+    gemm_cl_options opts;
     gemm_status s;
     int i;
     if (m < 0 || n < 0 || k < 0 || lda < 1 || ldb < 1 || ldc < 1) na = nb = nc = 0; /* invalid: let the library say so */
@@ -48,12 +50,14 @@ static gemm_status via_buffers(cl_adapter *a, gemm_cl_precision prec, gemm_layou
                 e = clEnqueueWriteBuffer(q, bufs[i], CL_TRUE, off * elem, cnt[i] * elem, src[i], 0, NULL, NULL);
             if (e != CL_SUCCESS) { s = GEMM_ERR_DEVICE; goto out; }
         }
-    if (prec == GEMM_CL_F64)
+    memset(&opts, 0, sizeof opts);
+    opts.event = &ev;
+    if (prec == GEMM_F64)
         s = gemm_cl_dgemm(a->cl, layout, ta, tb, m, n, k, alpha, bufs[0], off, lda, bufs[1], off, ldb, beta, bufs[2], off,
-                          ldc, 0, NULL, &ev);
+                          ldc, &opts);
     else
         s = gemm_cl_sgemm(a->cl, layout, ta, tb, m, n, k, (float)alpha, bufs[0], off, lda, bufs[1], off, ldb,
-                          (float)beta, bufs[2], off, ldc, 0, NULL, &ev);
+                          (float)beta, bufs[2], off, ldc, &opts);
     if (s == GEMM_OK && ev) {
         if (clWaitForEvents(1, &ev) != CL_SUCCESS) s = GEMM_ERR_DEVICE;
         clReleaseEvent(ev);
@@ -72,7 +76,7 @@ static gemm_status cl_s(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_t
                         float *C, int64_t ldc)
 {
     cl_adapter *a = (cl_adapter *)ctx;
-    if (a->buffers) return via_buffers(a, GEMM_CL_F32, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (a->buffers) return via_buffers(a, GEMM_F32, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return gemm_cl_sgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
 }
 
@@ -81,14 +85,14 @@ static gemm_status cl_d(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_t
                         double beta, double *C, int64_t ldc)
 {
     cl_adapter *a = (cl_adapter *)ctx;
-    if (a->buffers) return via_buffers(a, GEMM_CL_F64, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (a->buffers) return via_buffers(a, GEMM_F64, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return gemm_cl_dgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
 }
 
 static int has_fp64(gemm_cl_context *cl)
 {
     gemm_cl_kernel_info info;
-    return gemm_cl_kernel_info_get(cl, GEMM_CL_F64, &info) == GEMM_OK;
+    return gemm_cl_kernel_info_get(cl, GEMM_F64, &info) == GEMM_OK;
 }
 
 /* Runs the battery with one parameter set (NULL: keep the set in use, i.e. the last one set). */
@@ -112,7 +116,7 @@ static void battery_with(gemm_cl_context *cl, const char *name, const char *para
         for (prec = 0; prec < (be.dgemm ? 2 : 1); prec++) {
             gemm_status s;
             battery_check(gemm__cl_params_parse(params, &p), "%s: parameter text parses", name);
-            s = gemm_cl_set_params(cl, (gemm_cl_precision)prec, &p);
+            s = gemm_cl_set_params(cl, prec ? GEMM_F64 : GEMM_F32, &p);
             battery_check(s == GEMM_OK, "%s: %s set_params: %s %s", name, prec ? "f64" : "f32", gemm_strerror(s),
                           gemm_last_error_detail());
             if (s != GEMM_OK) return;
@@ -144,17 +148,11 @@ static int matches_ref(gemm_cl_context *cl, int n)
     return ok;
 }
 
-static int count_programs(gemm_cl_context *cl)
-{
-    const gemm__cl_program *g;
-    int n = 0;
-    for (g = cl->programs; g; g = g->next) n++;
-    return n;
-}
+static int count_programs(gemm_cl_context *cl) { return gemm__cl_program_count(cl, GEMM_F32, NULL); }
 
 static void test_errors(void)
 {
-    gemm_cl_options o;
+    gemm_cl_create_options o;
     gemm_cl_context *cl = NULL;
     gemm_cl_params p;
     gemm_status s;
@@ -183,28 +181,28 @@ static void test_errors(void)
     battery_check(gemm_cl_create(NULL, &cl) == GEMM_OK, "create the default device");
     memset(&p, 0, sizeof p);
     gemm__cl_params_parse("MWG=12 NWG=8 KWG=4 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0", &p);
-    s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+    s = gemm_cl_set_params(cl, GEMM_F32, &p);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "multiple"),
                   "an impossible parameter set is refused (%s)", gemm_last_error_detail());
     p.mwg = 64; /* a valid tiling, only too many work-items (64 x 128) for any device */
     p.mdimc = 64;
     p.ndimc = 128;
     p.nwg = 128;
-    s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+    s = gemm_cl_set_params(cl, GEMM_F32, &p);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "work-group size"),
                   "too many work-items for the device: refused (%s)", gemm_last_error_detail());
     /* MDIMC*VWM overflows an int: refused, no division by zero */
     gemm__cl_params_parse("MWG=64 NWG=8 KWG=4 MDIMC=268435456 NDIMC=8 VWM=16 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0", &p);
-    s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+    s = gemm_cl_set_params(cl, GEMM_F32, &p);
     battery_check(s == GEMM_ERR_INVALID_ARG, "MDIMC=268435456 VWM=16: GEMM_ERR_INVALID_ARG (%s)", gemm_last_error_detail());
     {   /* DIRECT is the host's crossover, not part of the program: one build for both */
         gemm_cl_kernel_info info;
         int before = count_programs(cl);
         gemm__cl_params_parse("MWG=16 NWG=16 KWG=4 MDIMC=4 NDIMC=4 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=8", &p);
-        s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
+        s = gemm_cl_set_params(cl, GEMM_F32, &p);
         p.direct = 100000;
-        if (s == GEMM_OK) s = gemm_cl_set_params(cl, GEMM_CL_F32, &p);
-        if (s == GEMM_OK) s = gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info);
+        if (s == GEMM_OK) s = gemm_cl_set_params(cl, GEMM_F32, &p);
+        if (s == GEMM_OK) s = gemm_cl_kernel_info_get(cl, GEMM_F32, &info);
         battery_check(s == GEMM_OK && count_programs(cl) == before + 1 && info.params.direct == 100000 &&
                           matches_ref(cl, 20),
                       "two sets differing only in DIRECT share one program, each keeps its DIRECT (%d -> %d programs)",
@@ -217,7 +215,7 @@ static void test_errors(void)
         gemm_cl_handles(cl, &context, NULL, NULL);
         small = clCreateBuffer(context, CL_MEM_READ_WRITE, 16 * sizeof(float), NULL, &e);
         s = gemm_cl_sgemm(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, small, 1, 4, small, 0, 4, 0,
-                          small, 0, 4, 0, NULL, NULL);
+                          small, 0, 4, NULL);
         battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "A holds"),
                       "a buffer too small for offset + extent: GEMM_ERR_INVALID_ARG (%s)", gemm_last_error_detail());
         clReleaseMemObject(small);
@@ -256,13 +254,14 @@ static void test_errors(void)
 
 static void test_fallback(void)
 {
-    gemm_cl_options o;
     gemm_cl_context *cl;
     gemm_cl_kernel_info info;
-    memset(&o, 0, sizeof o);
-    o.test_break_kernel = 1; /* every tuned kernel now computes a wrong result */
-    if (gemm_cl_create(&o, &cl) != GEMM_OK) { battery_check(0, "create (fallback test)"); return; }
-    battery_check(gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info) == GEMM_OK && !strcmp(info.origin, "safe default") &&
+    gemm_status s;
+    gemm__test_hooks()->cl_break_kernel = 1; /* every tuned kernel of the next context computes a wrong result */
+    s = gemm_cl_create(NULL, &cl);
+    gemm__test_hooks()->cl_break_kernel = 0;
+    if (s != GEMM_OK) { battery_check(0, "create (fallback test)"); return; }
+    battery_check(gemm_cl_kernel_info_get(cl, GEMM_F32, &info) == GEMM_OK && !strcmp(info.origin, "safe default") &&
                       strstr(info.fallback_reason, "self-check"),
                   "a miscompiled kernel is caught by the self-check and replaced (origin '%s', reason '%.160s')",
                   info.origin, info.fallback_reason);
@@ -286,7 +285,7 @@ static int count_files(const char *dir)
 static void test_caches_and_tuning(void)
 {
     char dir[] = "/tmp/gemm_cl_test_XXXXXX", path[600], line[512];
-    gemm_cl_options o;
+    gemm_cl_create_options o;
     gemm_cl_context *cl;
     gemm_cl_kernel_info info;
     gemm_cl_tune_options to;
@@ -301,14 +300,14 @@ static void test_caches_and_tuning(void)
     o.cache_dir = dir;
     t0 = gemm__cl_now();
     s = gemm_cl_create(&o, &cl);
-    s = s == GEMM_OK ? gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info) : s;
+    s = s == GEMM_OK ? gemm_cl_kernel_info_get(cl, GEMM_F32, &info) : s;
     t_cold = gemm__cl_now() - t0;
     battery_check(s == GEMM_OK && count_files(dir) == 1, "the disk cache holds one program after the first build (%d)",
                   count_files(dir));
     gemm_cl_destroy(cl);
     t0 = gemm__cl_now();
     s = gemm_cl_create(&o, &cl);
-    s = s == GEMM_OK ? gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info) : s;
+    s = s == GEMM_OK ? gemm_cl_kernel_info_get(cl, GEMM_F32, &info) : s;
     t_warm = gemm__cl_now() - t0;
     battery_check(s == GEMM_OK && count_files(dir) == 1 && matches_ref(cl, 100),
                   "a second context loads it and computes right (build %.2f s, from the cache %.2f s)", t_cold, t_warm);
@@ -325,7 +324,7 @@ static void test_caches_and_tuning(void)
     memset(&o, 0, sizeof o);
     o.tuning_file = path;
     gemm_cl_create(&o, &cl);
-    s = gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info);
+    s = gemm_cl_kernel_info_get(cl, GEMM_F32, &info);
     battery_check(s == GEMM_OK && !strncmp(info.origin, "tuning file", 11) && info.params.mwg == 16 &&
                       info.params.mdimc == 2 && info.params.sa == 1 && info.params.direct == 8 && matches_ref(cl, 50),
                   "the tuning file's line is used (origin '%s')", info.origin);
@@ -335,7 +334,7 @@ static void test_caches_and_tuning(void)
     to.tiny = 1;
     to.budget_s = 60;
     to.output = path;
-    s = gemm_cl_tune(cl, GEMM_CL_F32, &to, &tr);
+    s = gemm_cl_tune(cl, GEMM_F32, &to, &tr);
     battery_check(s == GEMM_OK && tr.tried == 5 && tr.failed == 1 && tr.built == 4 && tr.best_gflops > 0,
                   "tiny tuner run: %d tried, %d built, %d skipped, best %.2f GFLOP/s (%s)", tr.tried, tr.built, tr.failed,
                   tr.best_gflops, s == GEMM_OK ? tr.line : gemm_last_error_detail());
@@ -349,9 +348,11 @@ static void test_caches_and_tuning(void)
         if (f) fclose(f);
         battery_check(lines == 2 && ours == 1, "the tuning file now holds the header and the tuned line (%d lines)", lines);
     }
-    battery_check(count_programs(cl) == 1 && cl->programs == cl->choice[GEMM_CL_F32].prog,
-                  "after tuning only the program in use is kept (%d programs)", count_programs(cl));
-    battery_check(gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info) == GEMM_OK && !strcmp(info.origin, "tuned") &&
+    {
+        int first_in_use = 0, n = gemm__cl_program_count(cl, GEMM_F32, &first_in_use);
+        battery_check(n == 1 && first_in_use, "after tuning only the program in use is kept (%d programs)", n);
+    }
+    battery_check(gemm_cl_kernel_info_get(cl, GEMM_F32, &info) == GEMM_OK && !strcmp(info.origin, "tuned") &&
                       matches_ref(cl, 70),
                   "after tuning the context uses the winner and computes right");
     gemm_cl_destroy(cl);
@@ -370,14 +371,19 @@ static void test_events(void)
     cl_int e, st = CL_QUEUED;
     float h[3 * 64 * 64], R[64 * 64];
     uint64_t seed = 9;
+    gemm_cl_options opts;
     int i, ok;
     if (gemm_cl_create(NULL, &cl) != GEMM_OK) return;
     gemm_cl_handles(cl, &context, &q, NULL);
     for (i = 0; i < 3 * 64 * 64; i++) h[i] = rnd(&seed);
     buf = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof h, h, &e);
     user = clCreateUserEvent(context, &e);
+    memset(&opts, 0, sizeof opts);
+    opts.num_wait = 1;
+    opts.wait = &user;
+    opts.event = &done;
     ok = gemm_cl_sgemm(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 64, 64, 64, 1, buf, 0, 64, buf, 4096, 64, 0.5f,
-                       buf, 8192, 64, 1, &user, &done) == GEMM_OK && done;
+                       buf, 8192, 64, &opts) == GEMM_OK && done;
     usleep(20000);
     if (ok) clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
     battery_check(ok && st != CL_COMPLETE, "the call waits for its wait list (status %d)", (int)st);
@@ -415,6 +421,7 @@ static void test_first_call_does_not_wait(void)
     cl_int e, st;
     float h[3 * 32 * 32], R[32 * 32];
     uint64_t seed = 11;
+    gemm_cl_options opts;
     gemm_status s;
     int i, ok;
     if (gemm_cl_create(NULL, &cl) != GEMM_OK) return;
@@ -425,8 +432,10 @@ static void test_first_call_does_not_wait(void)
     st = clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, sizeof h, h, 1, &user, NULL); /* blocked until we say so */
     signal(SIGALRM, on_alarm);
     alarm(120);
+    memset(&opts, 0, sizeof opts);
+    opts.event = &done;
     s = gemm_cl_sgemm(cl, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 32, 32, 32, 1, buf, 0, 32, buf, 1024, 32, 0.5f,
-                      buf, 2048, 32, 0, NULL, &done);
+                      buf, 2048, 32, &opts);
     alarm(0);
     battery_check(st == CL_SUCCESS && s == GEMM_OK && done,
                   "the first call on a fresh context returns while its queue waits on a user event (%s)",
@@ -481,7 +490,7 @@ static void test_adopt_and_release(void)
     cl_command_queue q;
     cl_uint ctx_refs = 0, q_refs = 0, ctx_base = 0, q_base = 0;
     cl_int e;
-    gemm_cl_options o;
+    gemm_cl_create_options o;
     gemm_cl_context *cl;
     gemm_cl_tune_options to;
     gemm_cl_tune_result tr;
@@ -515,7 +524,7 @@ static void test_adopt_and_release(void)
                                   2.0f, h, 48, NULL) == GEMM_OK; /* the scaling path */
     memset(&to, 0, sizeof to);
     to.tiny = 1;
-    ok = ok && gemm_cl_tune(cl, GEMM_CL_F32, &to, &tr) == GEMM_OK; /* many programs, its own buffers */
+    ok = ok && gemm_cl_tune(cl, GEMM_F32, &to, &tr) == GEMM_OK; /* many programs, its own buffers */
     battery_check(ok, "calls on the adopted queue are right");
     gemm_cl_destroy(cl);
     for (e = 0; e < 100; e++) {
@@ -541,7 +550,7 @@ int main(void)
         battery_skip("OpenCL", gemm_last_error_detail());
         return battery_summary();
     }
-    s = gemm_cl_kernel_info_get(cl, GEMM_CL_F32, &info);
+    s = gemm_cl_kernel_info_get(cl, GEMM_F32, &info);
     printf("device: %s; f32 kernel from %s\n", info.device_name, info.origin);
     battery_check(s == GEMM_OK && info.fallback_reason[0] == '\0', "the device's own f32 kernel passes its self-check (%s)",
                   info.fallback_reason);

@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/test_cl.sh - the OpenCL suite: gemm_cl.h as a user's compiler sees it
 # (warning-free C99 with gcc and clang, C++ with g++, alone and through
-# gemm.h's GEMM_ENABLE_OPENCL), then build/test_cl on the first OpenCL device.
+# gemm.h's GEMM_ENABLE_OPENCL), the kernel source src/cl/gemm.cl on its own
+# (clang's OpenCL C 1.2 front end, several parameter sets), then build/test_cl
+# on the first OpenCL device.
 # Prints SKIPPED when the OpenCL headers, loader or a device are missing.
 # `sh tests/test_cl.sh asan` runs build/test_cl_asan instead (AddressSanitizer,
 # UndefinedBehaviorSanitizer, LeakSanitizer; PoCL needs no suppressions).
@@ -29,6 +31,23 @@ if [ "${1:-}" = asan ]; then prog=build/test_cl_asan; else
         check "$cc: every global symbol starts with gemm_" sh -c \
             "test -z \"\$(nm -g --defined-only $out/impl.o | awk '{print \$3}' | grep -v '^gemm_')\""
     done
+    # The kernel is real OpenCL C: it compiles alone with its defaults, and with
+    # the built-in sets and the test's extreme ones prepended as the host does.
+    if command -v clang >/dev/null 2>&1; then
+        for defs in "" "-DPRECISION=64" \
+            "-DMWG=8 -DNWG=32 -DKWG=16 -DMDIMC=1 -DNDIMC=1 -DVWM=1 -DVWN=16 -DPACK=1" \
+            "-DPRECISION=64 -DMWG=12 -DNWG=16 -DKWG=8 -DMDIMC=1 -DNDIMC=1 -DVWN=8 -DPACK=1" \
+            "-DMWG=128 -DNWG=64 -DKWG=16 -DMDIMC=16 -DNDIMC=8 -DVWN=4 -DSA=1 -DSB=1" \
+            "-DPRECISION=64 -DMWG=64 -DNWG=64 -DKWG=8 -DMDIMC=16 -DNDIMC=8 -DVWM=2 -DSA=1 -DSB=1 -DPACK=1 -DDB=1" \
+            "-DMWG=32 -DNWG=128 -DKWG=16 -DMDIMC=2 -DNDIMC=8 -DVWM=16 -DVWN=16 -DSB=1 -DPACK=1 -DDB=1" \
+            "-DMWG=1 -DNWG=1 -DKWG=1 -DMDIMC=1 -DNDIMC=1 -DSA=1 -DSB=1 -DPACK=1"; do
+            # shellcheck disable=SC2086 # $defs is a list of options
+            check "clang -x cl -cl-std=CL1.2 $WARN: src/cl/gemm.cl ${defs:-(defaults)}" \
+                clang -x cl -cl-std=CL1.2 -fsyntax-only $WARN $defs src/cl/gemm.cl
+        done
+    else
+        skipped=$((skipped + 1)); echo "SKIPPED clang not installed: src/cl/gemm.cl not compiled alone"
+    fi
     if command -v g++ >/dev/null 2>&1; then
         check "g++ -std=c++11 -O2 $WARN: gemm_cl.h" g++ -x c++ -std=c++11 -O2 $WARN -I. -c "$out/impl.c" -o "$out/impl_cpp.o"
     else

@@ -44,12 +44,34 @@ def c_literal(line):
     return '"' + line.replace("\\", "\\\\").replace('"', '\\"') + '\\n"'
 
 
+def strip_comments(line, in_comment):
+    """The code of one line without its comments, and whether a /* comment
+    is still open at its end (a brace in a comment must not count)."""
+    code = ""
+    while line:
+        if in_comment:
+            end = line.find("*/")
+            if end < 0:
+                return code, True
+            line, in_comment = line[end + 2:], False
+        else:
+            m = re.search(r"//|/\*", line)
+            if not m:
+                return code + line, False
+            code += line[:m.start()]
+            if m.group() == "//":
+                return code, False
+            line, in_comment = line[m.end():], True
+    return code, in_comment
+
+
 def opencl_units(text, rel):
     """Top-level pieces of an OpenCL C file: a piece ends at a blank line with
     no brace open, so a function is never cut."""
     units, cur, depth = [], [], 0
+    in_comment = False
     for line in text.splitlines():
-        code = re.sub(r"//.*|/\*.*?\*/", "", line)
+        code, in_comment = strip_comments(line, in_comment)
         depth += code.count("{") - code.count("}")
         cur.append(line)
         if depth == 0 and not line.strip() and len(cur) > 1:
@@ -92,7 +114,9 @@ def tuning(rel):
         if not line:
             continue
         if line.startswith("#"):
-            out.append("    /* %s */\n" % line.lstrip("# ").replace("*/", "* /"))
+            comment = line.lstrip("# ").replace("*/", "* /")
+            if comment:  # a bare '#' separates paragraphs in the file; nothing to carry over
+                out.append("    /* %s */\n" % comment)
         else:
             out.append("    %s\",\n" % c_literal(line)[:-3])  # the line without its newline
     out.append("/* <<tuning */\n")

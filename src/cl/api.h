@@ -1,0 +1,121 @@
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gemm_cl_context gemm_cl_context;
+
+/* How gemm_cl_create finds (or adopts) a device. Zero (or NULL) means default everywhere. */
+typedef struct gemm_cl_create_options {
+    int platform, device;        /* indices, used when no name is given */
+    const char *device_name;     /* substring of "platform name: device name" */
+    cl_context context;          /* adopt these (both, or neither); retained, */
+    cl_command_queue queue;      /* released on destroy; in-order, of that context */
+    const char *tuning_file;     /* else $GEMM_CL_TUNING_FILE */
+    const char *cache_dir;       /* else $GEMM_CL_CACHE_DIR; none: no disk cache */
+    const char *build_options;   /* appended to clBuildProgram's options */
+    int no_self_check;           /* 1: trust kernels without checking them */
+} gemm_cl_create_options;
+
+/* Per call; NULL or zero means default everywhere. */
+typedef struct gemm_cl_options {
+    cl_uint num_wait;            /* buffer calls: wait for these events first */
+    const cl_event *wait;
+    cl_event *event;             /* buffer calls: receives the last command's event (release it) */
+    gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
+} gemm_cl_options;
+
+/* One parameter set of the kernel generator (see the doc block). */
+typedef struct gemm_cl_params {
+    int mwg, nwg, kwg;      /* work-group tile of C (MWG x NWG) and k-step */
+    int mdimc, ndimc;       /* work-items per group along M and N */
+    int vwm, vwn;           /* vector widths: 1, 2, 4, 8, 16 */
+    int sa, sb;             /* 1: A / B tiles through local memory */
+    int pack;               /* 0: k-major rows; 1: contiguous panel per tile */
+    int direct;             /* m*n*k <= direct^3 runs the direct kernel */
+    int db;                 /* 1: two local-memory tiles, one barrier per k-step */
+} gemm_cl_params;
+
+typedef struct gemm_cl_kernel_info {
+    gemm_cl_params params;     /* the set in use for this precision */
+    char origin[128];          /* "tuning file ...", "built-in: <key>", "default", "set by caller", "tuned", "safe default" */
+    char fallback_reason[512]; /* why the chosen set was replaced; "" if it was not */
+    char device_name[256];
+} gemm_cl_kernel_info;
+
+GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_create_options *options, gemm_cl_context **out);
+GEMM_DEF gemm_status gemm_cl_destroy(gemm_cl_context *ctx);
+
+/* The context's OpenCL objects (not retained for the caller). */
+GEMM_DEF gemm_status gemm_cl_handles(gemm_cl_context *ctx, cl_context *context, cl_command_queue *queue,
+                                     cl_device_id *device);
+
+/* Which kernel a precision (GEMM_F32, GEMM_F64) uses, and why; picks (and
+   checks) it if no call has yet. */
+GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_precision precision,
+                                             gemm_cl_kernel_info *info);
+
+/* Use this parameter set from now on: validated (GEMM_ERR_INVALID_ARG),
+   built (GEMM_ERR_BUILD, with the build log as detail) and self-checked
+   (GEMM_ERR_DEVICE on a wrong result); on failure the previous set stays. */
+GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision precision,
+                                        const gemm_cl_params *params);
+
+/* Buffers: element offsets; asynchronous (options: wait list, event). */
+GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   float beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   double beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options);
+
+/* Host pointers: copies in, multiplies, copies back, blocks (options: timing). */
+GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                                        float *C, int64_t ldc, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                        const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                        double *C, int64_t ldc, const gemm_cl_options *options);
+
+/* ---- the autotuner ---- */
+
+typedef struct gemm_cl_tune_options {
+    double budget_s;           /* wall-clock budget; 0 = 120 s */
+    int coarse_sizes[2];       /* the coarse pass's two sizes; 0 = by device type */
+    int refine_sizes[4];       /* the refinement's sizes (0 ends the list); 0 = by device type */
+    int refine_top;            /* candidates refined; 0 = 4 */
+    int max_candidates;        /* cap on the coarse pass; 0 = no cap but the budget */
+    int tiny;                  /* 1: a handful of candidates at small sizes (tests) */
+    const char *output;        /* tuning file to update; NULL = none written */
+    /* called after each candidate; `line` says what happened to it. It runs
+       with the context locked: it must not call gemm_cl on this context. */
+    void (*progress)(void *user, int done, int total, const char *line);
+    void *user;
+} gemm_cl_tune_options;
+
+typedef struct gemm_cl_tune_result {
+    gemm_cl_params best;
+    double best_gflops;        /* mean over the refine sizes */
+    int tried, built, failed;  /* candidates measured, built and checked, skipped */
+    char line[512];            /* the tuning-file line written */
+} gemm_cl_tune_result;
+
+/* Searches, checks every candidate, and makes the winner this context's set. */
+GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision,
+                                  const gemm_cl_tune_options *options, gemm_cl_tune_result *result);
+
+/* The text form of a parameter set, as in tuning files ("MWG=64 NWG=64 ..."). */
+GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *params, char *out, size_t size);
+
+#ifdef GEMM__TEST_HOOKS
+/* Tests: the number of programs ctx holds; *first_in_use says whether the
+   first of them is the one `precision` uses. */
+GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precision, int *first_in_use);
+#endif
+
+#ifdef __cplusplus
+}
+#endif

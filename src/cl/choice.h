@@ -1,0 +1,146 @@
+/* Which program each precision uses: looked up on first use, built, checked
+   against the reference on a small problem (drivers do miscompile GEMM
+   kernels), and replaced by the safe default when it fails. */
+
+/* ctx is usable for prec: not NULL, a precision OpenCL runs, fp64 on the device. */
+static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, const char *func)
+{
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    if (prec != GEMM_F32 && prec != GEMM_F64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision %d is not GEMM_F32 or GEMM_F64", func, (int)prec);
+    if (prec == GEMM_F64 && !ctx->has_fp64)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the device (%s) has no cl_khr_fp64", func, ctx->device_name);
+    return GEMM_OK;
+}
+
+/* One small problem through one kernel of g (path), against the reference:
+   for the tiled kernel several tiles and ragged edges in every dimension. */
+static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
+{
+    const gemm_cl_params *p = &g->params;
+    int tiled = path == GEMM__CL_TILED, ok = 1;
+    int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
+    int64_t i, cnt = m * n + m * k + k * n;
+    gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
+    gemm_transpose ta = tiled ? GEMM_NO_TRANS : GEMM_TRANS, tb = tiled ? GEMM_TRANS : GEMM_NO_TRANS;
+    int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? k : m;
+    int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? n : k;
+    int64_t ldc = lay == GEMM_ROW_MAJOR ? n : m;
+    double *buf = (double *)GEMM_MALLOC(sizeof(double) * (size_t)(cnt + m * n));
+    float *fbuf = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(cnt + m * n));
+    double eps = g->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
+    uint64_t x = 88172645463325252ull;
+    gemm__problem pr;
+    int f64 = g->prec == GEMM_F64;
+    if (!buf || !fbuf) ok = 0;
+    for (i = 0; ok && i < cnt + m * n; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        buf[i] = (double)(x >> 40) / 16777216.0 - 0.5; /* exact in float */
+        fbuf[i] = (float)buf[i];
+    }
+    if (ok) ok = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr) == GEMM_OK;
+    if (ok) {
+        double *A = buf, *B = buf + m * k, *C = B + k * n, *R = C + m * n;
+        float *fA = fbuf, *fB = fbuf + m * k, *fC = fB + k * n;
+        const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
+        memcpy(R, C, sizeof(double) * (size_t)(m * n));
+        gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
+        ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+                           -0.5, f64 ? (void *)C : (void *)fC, NULL) == GEMM_OK;
+        for (i = 0; ok && i < m * n; i++) ok = fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound;
+    }
+    if (buf) GEMM_FREE(buf);
+    if (fbuf) GEMM_FREE(fbuf);
+    return ok;
+}
+
+/* Builds and checks one set; lock held. */
+static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                                gemm__cl_program **out)
+{
+    char pstr[256];
+    gemm_status s = gemm__cl_program_get(ctx, prec, p, out);
+    if (s != GEMM_OK) return s;
+    if (ctx->no_self_check) return GEMM_OK;
+    if ((*out)->checked == 0)
+        (*out)->checked = gemm__cl_check_path(ctx, *out, GEMM__CL_DIRECT) &&
+                          gemm__cl_check_path(ctx, *out, GEMM__CL_TILED) ? 1 : -1;
+    if ((*out)->checked > 0) return GEMM_OK;
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    return gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check on %s",
+                      gemm_precision_name(prec), pstr, ctx->device_name);
+}
+
+/* Makes (g, p) prec's choice; lock held. */
+static void gemm__cl_install(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program *g,
+                             const gemm_cl_params *p, const char *origin)
+{
+    gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
+    ch->prog = g;
+    ch->params = *p;
+    snprintf(ch->origin, sizeof ch->origin, "%s", origin);
+    ch->reason[0] = '\0';
+}
+
+/* prec's program, picked (and checked) on first use; callers check
+   gemm__cl_usable first. Lock held. */
+static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out)
+{
+    gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
+    gemm_cl_params p;
+    gemm_status s;
+    if (ch->prog) { *out = ch->prog; return GEMM_OK; }
+    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, ch->origin, sizeof ch->origin);
+    s = gemm__cl_try(ctx, prec, &p, out);
+    if (s != GEMM_OK) {
+        char origin[sizeof ch->origin];
+        memcpy(origin, ch->origin, sizeof origin);
+        snprintf(ch->reason, sizeof ch->reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
+        snprintf(ch->origin, sizeof ch->origin, "safe default");
+        gemm__cl_params_parse(gemm__cl_safe, &p);
+        if ((s = gemm__cl_try(ctx, prec, &p, out)) != GEMM_OK) return s;
+        /* the call succeeds; the detail still tells why the tuned set was dropped */
+        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", ch->reason);
+    }
+    ch->prog = *out;
+    ch->params = p;
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm_cl_kernel_info_get(gemm_cl_context *ctx, gemm_precision precision,
+                                             gemm_cl_kernel_info *info)
+{
+    const char *func = "gemm_cl_kernel_info_get";
+    gemm__cl_choice *ch;
+    gemm__cl_program *g;
+    gemm_status s;
+    gemm__clear_error();
+    if (!info) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: info is NULL", func);
+    memset(info, 0, sizeof *info);
+    if ((s = gemm__cl_usable(ctx, precision, func)) != GEMM_OK) return s;
+    snprintf(info->device_name, sizeof info->device_name, "%s", ctx->device_name);
+    gemm__cl_lock_take(&ctx->lock);
+    s = gemm__cl_select(ctx, precision, &g);
+    if (s == GEMM_OK) {
+        ch = gemm__cl_choice_of(ctx, precision);
+        info->params = ch->params;
+        snprintf(info->origin, sizeof info->origin, "%s", ch->origin);
+        snprintf(info->fallback_reason, sizeof info->fallback_reason, "%s", ch->reason);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision precision, const gemm_cl_params *params)
+{
+    gemm__cl_program *g;
+    gemm_status s;
+    gemm__clear_error();
+    if (!params) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_set_params: params is NULL");
+    if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_set_params")) != GEMM_OK) return s;
+    gemm__cl_lock_take(&ctx->lock);
+    s = gemm__cl_try(ctx, precision, params, &g);
+    if (s == GEMM_OK) gemm__cl_install(ctx, precision, g, params, "set by caller");
+    gemm__cl_lock_give(&ctx->lock);
+    return s;
+}

@@ -1,0 +1,133 @@
+/* The entry points: thin typed wrappers over one internal function per
+   memory space, each of which checks once (gemm__prepare) and hands the
+   canonical problem inward. */
+
+/* gemm__prepare's checks and canonical form, then OpenCL's own: the
+   context, the precision, and the sizes the kernels index with int. */
+static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
+                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                    double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
+                                    int have_c, int64_t ldc, gemm__problem *p)
+{
+    const int64_t limit = 2147483647 - 4096;
+    gemm_status s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1,
+                                  have_c, ldc, p);
+    if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
+    if (s == GEMM_OK && (m > limit || n > limit || k > limit))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
+    return s;
+}
+
+/* Is [off, off + count) inside buffer X? */
+static gemm_status gemm__cl_fits(cl_mem X, size_t off, int64_t count, size_t elem, const char *func, const char *name)
+{
+    size_t size = 0;
+    cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e != CL_SUCCESS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
+    if (count > 0 && (off + (size_t)count) * elem > size)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu bytes; offset + extent need %llu", func, name,
+                          (unsigned long long)size, (unsigned long long)((off + (size_t)count) * elem));
+    return GEMM_OK;
+}
+
+/* The buffers hold what the call touches, at their offsets. */
+static gemm_status gemm__cl_buffers_fit(const gemm__problem *p, const gemm__cl_operands *o, size_t elem,
+                                        const char *func)
+{
+    gemm_status s = GEMM_OK;
+    if (p->work == GEMM__WORK_FULL) {
+        s = gemm__cl_fits(o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
+        if (s == GEMM_OK) s = gemm__cl_fits(o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
+    }
+    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(o->c, o->offc, p->c_extent, elem, func, "C");
+    return s;
+}
+
+/* One call on cl_mem buffers, enqueued on the caller's queue. */
+static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                        gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                                        int64_t n, int64_t k, double alpha, cl_mem A, size_t offa, int64_t lda,
+                                        cl_mem B, size_t offb, int64_t ldb, double beta, cl_mem C, size_t offc,
+                                        int64_t ldc, const gemm_cl_options *options)
+{
+    cl_uint nw = options ? options->num_wait : 0;
+    const cl_event *wait = options ? options->wait : NULL;
+    cl_event *event = options ? options->event : NULL;
+    gemm__cl_operands o;
+    gemm__cl_program *g;
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (event) *event = NULL;
+    s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
+                         C != NULL, ldc, &p);
+    if (s != GEMM_OK) return s;
+    if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
+    gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
+    if ((s = gemm__cl_buffers_fit(&p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    gemm__cl_lock_take(&ctx->lock);
+    if (p.work == GEMM__WORK_NONE) {
+        cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
+        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
+    } else {
+        s = gemm__cl_select(ctx, prec, &g);
+        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &p, &o, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    return s;
+}
+
+/* One blocking call on host pointers, on the caller's queue. */
+static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                      gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                                      int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                      double beta, void *C, int64_t ldc, const gemm_cl_options *options)
+{
+    gemm_timing *timing = options ? options->timing : NULL;
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (timing) memset(timing, 0, sizeof *timing);
+    s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
+                         C != NULL, ldc, &p);
+    if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
+                         p.swapped ? A : B, beta, C, timing);
+}
+
+GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   float beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_buffer_call(ctx, GEMM_F32, "gemm_cl_sgemm", layout, transa, transb, m, n, k, alpha, A, offa, lda,
+                                B, offb, ldb, beta, C, offc, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   double beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_buffer_call(ctx, GEMM_F64, "gemm_cl_dgemm", layout, transa, transb, m, n, k, alpha, A, offa, lda,
+                                B, offb, ldb, beta, C, offc, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                        const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+                                        float *C, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_host_call(ctx, GEMM_F32, "gemm_cl_sgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B,
+                              ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                        const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                        double *C, int64_t ldc, const gemm_cl_options *options)
+{
+    return gemm__cl_host_call(ctx, GEMM_F64, "gemm_cl_dgemm_host", layout, transa, transb, m, n, k, alpha, A, lda, B,
+                              ldb, beta, C, ldc, options);
+}

@@ -1,0 +1,355 @@
+/* gemm_cl kernels: pack, direct and tiled. The host prepends a parameter set
+   as #defines; each #ifndef below is the value used when one is left out, so
+   this file also compiles on its own (tests/test_cl.sh checks it with clang).
+   Helper functions carry INLINE: they must be inlined before the compiler
+   unrolls their loops and keeps the sums in registers (PoCL inlines only
+   later, and ran them at half speed). Not C99's `inline`, whose rules for
+   functions that are not static differ between OpenCL drivers. */
+#ifndef PRECISION
+#define PRECISION 32 /* 32 or 64 */
+#endif
+#ifndef MWG
+#define MWG 8 /* rows of C per work-group */
+#endif
+#ifndef NWG
+#define NWG 8 /* columns of C per work-group */
+#endif
+#ifndef KWG
+#define KWG 1 /* k-depth of one step (of one local-memory tile) */
+#endif
+#ifndef MDIMC
+#define MDIMC 8 /* work-items along M */
+#endif
+#ifndef NDIMC
+#define NDIMC 8 /* work-items along N */
+#endif
+#ifndef VWM
+#define VWM 1 /* vector width of loads along M */
+#endif
+#ifndef VWN
+#define VWN 1 /* vector width of loads and stores along N */
+#endif
+#ifndef SA
+#define SA 0 /* 1: stage the A tile in local memory */
+#endif
+#ifndef SB
+#define SB 0 /* 1: stage the B tile in local memory */
+#endif
+#ifndef DB
+#define DB 0 /* 1: two local-memory tiles, so one barrier per k-step */
+#endif
+#ifndef PACK
+#define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */
+#endif
+
+#ifndef INLINE
+#define INLINE __attribute__((always_inline))
+#endif
+
+#define MWI (MWG / MDIMC) /* rows of C per work-item */
+#define NWI (NWG / NDIMC) /* columns of C per work-item */
+#define WGS (MDIMC * NDIMC) /* work-items per work-group */
+/* vectors of the A and B tiles each work-item moves to local memory */
+#define LA ((KWG * MWG / VWM + WGS - 1) / WGS)
+#define LB ((KWG * NWG / VWN + WGS - 1) / WGS)
+
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#ifndef GEMM_CL_REAL
+#define GEMM_CL_REAL double
+#endif
+#else
+#ifndef GEMM_CL_REAL
+#define GEMM_CL_REAL float
+#endif
+#endif
+typedef GEMM_CL_REAL real;
+
+#define GLUE_(a, b) a##b
+#define GLUE(a, b) GLUE_(a, b)
+/* Element e of a vector, for e known after unrolling. */
+#define ELEM(v, e) (((real *)&(v))[e])
+#if VWM == 1
+typedef real realM;
+#define LOADM(p) (*(p))
+#define STOREM(x, p) (*(p) = (x))
+#else
+typedef GLUE(GEMM_CL_REAL, VWM) realM;
+#define LOADM(p) GLUE(vload, VWM)(0, p)
+#define STOREM(x, p) GLUE(vstore, VWM)(x, 0, p)
+#endif
+#if VWN == 1
+typedef real realN;
+#define LOADN(p) (*(p))
+#define STOREN(x, p) (*(p) = (x))
+#else
+typedef GLUE(GEMM_CL_REAL, VWN) realN;
+#define LOADN(p) GLUE(vload, VWN)(0, p)
+#define STOREN(x, p) GLUE(vstore, VWN)(x, 0, p)
+#endif
+
+/* The distance between two k rows of a packed operand: the tile width in a
+   panel (PACK 1), the padded width otherwise, where KWG * Mp can pass 2^31. */
+#if PACK
+typedef int stride;
+#else
+typedef long stride;
+#endif
+/* Where the tiled kernel reads its tiles: local memory or the packed operands. */
+#if SA
+#define A_SPACE __local
+#else
+#define A_SPACE __global
+#endif
+#if SB
+#define B_SPACE __local
+#else
+#define B_SPACE __global
+#endif
+
+/* Copies op(X), R x K with element (r, p) at X[offx + r*rs + p*ps], into
+   the packed, zero-padded Rp x Kp form the tiled kernel reads: element
+   (r, p) at P[p*Rp + r] (PACK 0) or, panel by panel of `tile` rows,
+   P[(r/tile)*Kp*tile + p*tile + r%tile] (PACK 1). One kernel serves A and B,
+   every layout and transpose: they are only strides. */
+__kernel void gemm_cl_pack(const int R, const int K, const int Rp, const int Kp, const int tile,
+                           const __global real *X, const long offx, const long rs, const long ps,
+                           __global real *P)
+{
+    const int r = (int)get_global_id(0), p = (int)get_global_id(1);
+    if (r >= Rp || p >= Kp) return;
+    const real v = r < R && p < K ? X[offx + r * rs + p * ps] : (real)0;
+#if PACK
+    P[(long)(r / tile) * Kp * tile + (long)p * tile + r % tile] = v;
+#else
+    (void)tile;
+    P[(long)p * Rp + r] = v;
+#endif
+}
+
+/* Writes alpha*ab + beta*c into *c; beta == 0 never reads C. */
+INLINE void store_one(__global real *c, const real ab, const real alpha, const real beta)
+{
+    *c = beta != (real)0 ? alpha * ab + beta * *c : alpha * ab;
+}
+
+/* Small problems: one work-item per element of C, reading A and B where they
+   are, no copies. Row-major C (the host hands over the transposed problem of
+   its column-major form). K == 0 with alpha == 0 is how the host scales C by beta. */
+__kernel void gemm_cl_direct(const int M, const int N, const int K, const real alpha, const real beta,
+                             const __global real *A, const long offa, const long ars, const long acs,
+                             const __global real *B, const long offb, const long brs, const long bcs,
+                             __global real *C, const long offc, const long ldc)
+{
+    const int j = (int)get_global_id(0), i = (int)get_global_id(1);
+    if (i >= M || j >= N) return;
+    const __global real *a = A + offa + i * ars, *b = B + offb + j * bcs;
+    real sum = (real)0;
+    for (int p = 0; p < K; p++) sum = fma(a[p * acs], b[p * brs], sum);
+    store_one(C + offc + i * ldc + j, sum, alpha, beta);
+}
+
+/* The distance between two k rows of a packed operand (Rp x Kp in tiles of
+   `width` rows), and where work-group g's first k row starts. */
+INLINE stride panel_rows(const int Rp, const int width)
+{
+#if PACK
+    (void)Rp;
+    return width;
+#else
+    (void)width;
+    return Rp;
+#endif
+}
+
+INLINE const __global real *panel(const __global real *P, const int g, const int Kp, const int width)
+{
+#if PACK
+    return P + (long)g * Kp * width;
+#else
+    (void)Kp;
+    return P + g * width;
+#endif
+}
+
+#if SA
+/* This work-item's share of the KWG x MWG tile of A at src, into registers:
+   the global loads of the next tile overlap the arithmetic on this one.
+   Not unrolled: unrolled, the local-memory kernels ran 20% slower on PoCL. */
+INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, const int tid)
+{
+    for (int l = 0; l < LA; l++) {
+        const int x = tid + l * WGS;
+        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);
+    }
+}
+
+/* ...and from the registers into the local tile (KWG rows of MWG). */
+INLINE void stash_a(__local real *tile, const realM ra[LA], const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < LA; l++) {
+        const int x = tid + l * WGS;
+        if (x < KWG * MWG / VWM) STOREM(ra[l], tile + x * VWM);
+    }
+}
+#endif
+
+#if SB
+/* The same for the KWG x NWG tile of B. */
+INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)
+{
+    for (int l = 0; l < LB; l++) {
+        const int x = tid + l * WGS;
+        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);
+    }
+}
+
+INLINE void stash_b(__local real *tile, const realN rb[LB], const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < LB; l++) {
+        const int x = tid + l * WGS;
+        if (x < KWG * NWG / VWN) STOREN(rb[l], tile + x * VWN);
+    }
+}
+#endif
+
+/* acc += this work-item's rows of the A tile times its columns of the B
+   tile, over one step of KWG: tile row kk of A at at + kk*ats, of B at
+   bt + kk*bts. A work-item's rows are VWM-vectors spaced MDIMC*VWM apart
+   (its columns VWN-vectors spaced NDIMC*VWN apart), so neighbouring
+   work-items touch neighbouring vectors. */
+INLINE void multiply_step(realN acc[MWI][NWI / VWN], const A_SPACE real *at, const stride ats, const B_SPACE real *bt,
+                   const stride bts, const int tm, const int tn)
+{
+#pragma unroll
+    for (int kk = 0; kk < KWG; kk++) {
+        const A_SPACE real *ak = at + kk * ats;
+        const B_SPACE real *bk = bt + kk * bts;
+        realN bv[NWI / VWN];
+#pragma unroll
+        for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);
+#pragma unroll
+        for (int u = 0; u < MWI / VWM; u++) {
+            realM av = LOADM(ak + (u * MDIMC + tm) * VWM);
+#pragma unroll
+            for (int e = 0; e < VWM; e++)
+#pragma unroll
+                for (int v = 0; v < NWI / VWN; v++)
+                    acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);
+        }
+    }
+}
+
+/* C = alpha * acc + beta * C for this work-item's elements inside M x N;
+   whole vectors where they fit, elements at the ragged edge. */
+INLINE void store_tile(__global real *C, const long ldc, const int M, const int N, const int row0, const int col0,
+                const int tm, const int tn, const real alpha, const real beta, realN acc[MWI][NWI / VWN])
+{
+#pragma unroll
+    for (int u = 0; u < MWI / VWM; u++)
+#pragma unroll
+        for (int e = 0; e < VWM; e++) {
+            const int i = row0 + (u * MDIMC + tm) * VWM + e;
+            if (i >= M) continue;
+            __global real *crow = C + (long)i * ldc;
+#pragma unroll
+            for (int v = 0; v < NWI / VWN; v++) {
+                const int j = col0 + (v * NDIMC + tn) * VWN;
+                const realN r = acc[u * VWM + e][v];
+                if (j + VWN <= N) {
+                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);
+                    else STOREN(alpha * r, crow + j);
+                } else {
+                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEM(r, c), alpha, beta);
+                }
+            }
+        }
+}
+
+/* The tuned kernel: C = alpha * A B + beta * C for packed A (Mp x Kp) and B
+   (Np x Kp), row-major C. A work-group computes an MWG x NWG tile with
+   MDIMC x NDIMC work-items; each holds an MWI x NWI block of sums in
+   registers (coalesced on GPUs, conflict-free in local memory, and plain
+   contiguous rows when MDIMC = NDIMC = 1 on CPUs). With SA/SB the tiles go
+   through local memory: a tile is stored, one barrier, then the next is
+   fetched into registers while this one is multiplied; without DB a second
+   barrier keeps the stores of the next step off a tile still being read. */
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const int Np,
+                   const real alpha, const real beta,
+                   const __global real *restrict Ap, const __global real *restrict Bp,
+                   __global real *C, const long offc, const long ldc)
+{
+    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);
+    const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);
+    const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);
+    const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);
+#if SA || SB
+    const int tid = tm * NDIMC + tn;
+    int cur = 0; /* which of the DB tiles is current (not "half": a type in OpenCL C) */
+#endif
+#if SA
+    __local real alm[(1 + DB) * KWG * MWG];
+    realM ra[LA];
+    fetch_a(ra, a, as, tid);
+#endif
+#if SB
+    __local real blm[(1 + DB) * KWG * NWG];
+    realN rb[LB];
+    fetch_b(rb, b, bs, tid);
+#endif
+    realN acc[MWI][NWI / VWN];
+#pragma unroll
+    for (int i = 0; i < MWI; i++)
+#pragma unroll
+        for (int v = 0; v < NWI / VWN; v++) acc[i][v] = (realN)0;
+
+    for (int k0 = 0; k0 < Kp; k0 += KWG) {
+#if (SA || SB) && !DB
+        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done reading the last tile */
+#endif
+#if SA
+        stash_a(alm + cur * KWG * MWG, ra, tid);
+#endif
+#if SB
+        stash_b(blm + cur * KWG * NWG, rb, tid);
+#endif
+#if SA || SB
+        /* The tile is complete. With DB the next stores go to the other one, and
+           nobody can reach them before everyone has passed this barrier, i.e. has
+           finished reading that tile one step ago: one barrier suffices. */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (k0 + KWG < Kp) {
+#if SA
+            fetch_a(ra, a + KWG * as, as, tid);
+#endif
+#if SB
+            fetch_b(rb, b + KWG * bs, bs, tid);
+#endif
+        }
+#endif
+#if SA
+        const __local real *at = alm + cur * KWG * MWG;
+        const stride ats = MWG;
+#else
+        const __global real *at = a;
+        const stride ats = as;
+#endif
+#if SB
+        const __local real *bt = blm + cur * KWG * NWG;
+        const stride bts = NWG;
+#else
+        const __global real *bt = b;
+        const stride bts = bs;
+#endif
+        multiply_step(acc, at, ats, bt, bts, tm, tn);
+        a += KWG * as;
+        b += KWG * bs;
+#if (SA || SB) && DB
+        cur ^= 1;
+#endif
+    }
+    store_tile(C + offc, ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);
+}

@@ -1,0 +1,116 @@
+/* Parameter sets: the one list of their names, the text form of tuning
+   files, and the checks that a set can run on a device. */
+
+/* The fields of gemm_cl_params in tuning-file order, with their #define
+   names. DIRECT is the host's crossover, not in the kernel source; DB came
+   later, so a line without it means DB=0. */
+typedef struct gemm__cl_field {
+    const char *name;
+    size_t offset;
+    int in_source, optional;
+} gemm__cl_field;
+
+static const gemm__cl_field gemm__cl_fields[] = {
+    {"MWG", offsetof(gemm_cl_params, mwg), 1, 0},     {"NWG", offsetof(gemm_cl_params, nwg), 1, 0},
+    {"KWG", offsetof(gemm_cl_params, kwg), 1, 0},     {"MDIMC", offsetof(gemm_cl_params, mdimc), 1, 0},
+    {"NDIMC", offsetof(gemm_cl_params, ndimc), 1, 0}, {"VWM", offsetof(gemm_cl_params, vwm), 1, 0},
+    {"VWN", offsetof(gemm_cl_params, vwn), 1, 0},     {"SA", offsetof(gemm_cl_params, sa), 1, 0},
+    {"SB", offsetof(gemm_cl_params, sb), 1, 0},       {"PACK", offsetof(gemm_cl_params, pack), 1, 0},
+    {"DIRECT", offsetof(gemm_cl_params, direct), 0, 0}, {"DB", offsetof(gemm_cl_params, db), 1, 1},
+};
+#define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
+
+static int gemm__cl_field_get(const gemm_cl_params *p, size_t i)
+{
+    return *(const int *)(const void *)((const char *)p + gemm__cl_fields[i].offset);
+}
+
+static void gemm__cl_field_set(gemm_cl_params *p, size_t i, int value)
+{
+    *(int *)(void *)((char *)p + gemm__cl_fields[i].offset) = value;
+}
+
+GEMM_DEF gemm_status gemm_cl_params_str(const gemm_cl_params *p, char *out, size_t size)
+{
+    size_t used = 0, i;
+    gemm__clear_error();
+    if (!p || !out || size == 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_params_str: NULL argument");
+    out[0] = '\0';
+    for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s=%d", used ? " " : "", gemm__cl_fields[i].name,
+                                 gemm__cl_field_get(p, i));
+    return used < size ? GEMM_OK : gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_params_str: buffer too small");
+}
+
+/* The value of "NAME=value" in text, a token starting the text or after a space; 0 when absent. */
+static int gemm__cl_token(const char *text, const char *name, int *value)
+{
+    const char *at = text;
+    size_t len = strlen(name);
+    while ((at = strstr(at, name)) != NULL) {
+        if ((at == text || at[-1] == ' ') && at[len] == '=') {
+            *value = atoi(at + len + 1);
+            return 1;
+        }
+        at += len;
+    }
+    return 0;
+}
+
+/* Reads "NAME=value" tokens into p; returns 1 when every field but the
+   optional ones was present (those missing are 0). */
+static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
+{
+    size_t i;
+    int ok = 1, v;
+    for (i = 0; i < GEMM__CL_NFIELDS; i++) {
+        if (gemm__cl_token(text, gemm__cl_fields[i].name, &v)) gemm__cl_field_set(p, i, v);
+        else if (gemm__cl_fields[i].optional) gemm__cl_field_set(p, i, 0);
+        else ok = 0;
+    }
+    return ok;
+}
+
+/* Do a and b make the same program? DIRECT is not part of its identity. */
+static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *b)
+{
+    size_t i;
+    for (i = 0; i < GEMM__CL_NFIELDS; i++)
+        if (gemm__cl_fields[i].in_source && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
+    return 1;
+}
+
+/* The #define lines that specialise the kernel source for p. */
+static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p, char *out, size_t size)
+{
+    size_t used = (size_t)snprintf(out, size, "#define PRECISION %d\n", prec == GEMM_F64 ? 64 : 32), i;
+    for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
+        if (gemm__cl_fields[i].in_source)
+            used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
+                                     gemm__cl_field_get(p, i));
+}
+
+static int gemm__cl_vector_width_ok(int v) { return v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }
+
+/* Why a set cannot run on this device, or NULL when it can. */
+static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_wg, cl_ulong local_mem, size_t elem)
+{
+    if (p->mwg < 1 || p->nwg < 1 || p->kwg < 1 || p->mdimc < 1 || p->ndimc < 1 || p->direct < 0)
+        return "a size is not positive";
+    if (!gemm__cl_vector_width_ok(p->vwm) || !gemm__cl_vector_width_ok(p->vwn))
+        return "vector widths must be 1, 2, 4, 8 or 16";
+    if ((p->sa != 0 && p->sa != 1) || (p->sb != 0 && p->sb != 1) || (p->pack != 0 && p->pack != 1) ||
+        (p->db != 0 && p->db != 1))
+        return "SA, SB, PACK and DB are 0 or 1";
+    /* the limits first: after them no product below can overflow an int */
+    if (p->mwg > 1024 || p->nwg > 1024 || p->kwg > 256 || p->mdimc > p->mwg || p->ndimc > p->nwg)
+        return "tiles too large or too few (MWG, NWG <= 1024, KWG <= 256, MDIMC <= MWG, NDIMC <= NWG)";
+    if (p->mwg % (p->mdimc * p->vwm) || p->nwg % (p->ndimc * p->vwn))
+        return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
+    if ((p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512) return "tiles too large (MWI*NWI <= 512)";
+    if ((size_t)p->mdimc * (size_t)p->ndimc > max_wg) return "MDIMC*NDIMC exceeds the device's work-group size";
+    if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
+                   (size_t)(1 + p->db)) > local_mem)
+        return "the local-memory tiles exceed the device's local memory";
+    return NULL;
+}

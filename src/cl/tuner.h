@@ -1,0 +1,304 @@
+/* The autotuner: a coarse pass over the space at two sizes, then the best
+   few (each with local memory also with DB toggled) over a range of sizes,
+   then the direct kernel's crossover; every candidate is checked. */
+
+typedef struct gemm__cl_tuner {
+    gemm_cl_context *ctx;
+    gemm_precision prec;
+    gemm_cl_tune_options o;
+    gemm_cl_tune_result res;
+    gemm__cl_cand *cands;
+    int ncand, nfixed, nref, maxn;
+    double *hA, *hB;  /* the inputs in double, for the host's check */
+    void *conv;       /* the same in the device's precision */
+    cl_mem A, B, C;   /* n x n row-major, for every n up to maxn */
+    double start;
+} gemm__cl_tuner;
+
+/* Seconds per call on n x n x n: the best of 3 after a warm-up (other
+   processes only ever slow a run down, so the minimum is the least noisy); < 0 on failure. */
+static double gemm__cl_time(gemm__cl_tuner *t, const gemm__cl_program *g, gemm__cl_path path, int64_t n)
+{
+    gemm__cl_lane *lane = &t->ctx->lane[1];
+    gemm__cl_operands o;
+    gemm__problem p;
+    double best = -1;
+    int r;
+    if (gemm__prepare("gemm_cl_tune", GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 0, 1, n, 1, n, 0, 1, n,
+                      &p) != GEMM_OK)
+        return -1;
+    gemm__cl_operands_set(&o, &p, t->A, 0, t->B, 0, t->C, 0);
+    for (r = -1; r < 3; r++) {
+        double t0 = gemm__cl_now();
+        if (gemm__cl_enqueue(t->ctx, lane, g, &p, &o, 1.0, 0.0, path, 0, NULL, NULL) != GEMM_OK ||
+            clFinish(lane->queue) != CL_SUCCESS)
+            return -1;
+        t0 = gemm__cl_now() - t0;
+        if (r >= 0 && (best < 0 || t0 < best)) best = t0;
+    }
+    return best;
+}
+
+/* Checks 16 sampled elements of the last C = A B (row-major, n x n) on the host. */
+static int gemm__cl_sample_ok(gemm__cl_tuner *t, int64_t n)
+{
+    size_t elem = gemm_precision_size(t->prec);
+    double eps = t->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7;
+    uint64_t x = 12345;
+    int s;
+    for (s = 0; s < 16; s++) {
+        int64_t i, j, q;
+        double sum = 0, got = 0;
+        float f = 0;
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        i = (int64_t)(x % (uint64_t)n);
+        j = (int64_t)((x >> 20) % (uint64_t)n);
+        for (q = 0; q < n; q++) sum += t->hA[i * n + q] * t->hB[q * n + j];
+        if (clEnqueueReadBuffer(t->ctx->lane[1].queue, t->C, CL_TRUE, (size_t)(i * n + j) * elem, elem,
+                                t->prec == GEMM_F64 ? (void *)&got : (void *)&f, 0, NULL, NULL) != CL_SUCCESS)
+            return 0;
+        if (t->prec != GEMM_F64) got = f;
+        if (!(fabs(got - sum) <= 4 * eps * (double)n * 0.25)) return 0;
+    }
+    return 1;
+}
+
+/* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
+static gemm_status gemm__cl_write_tuning(const gemm_cl_context *ctx, const char *path, const char *newline,
+                                         const char *prefix, const char *device)
+{
+    char tmp[600], line[512];
+    FILE *in = fopen(path, "r"), *out;
+    int header = 0;
+    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx); /* unique per writer */
+    if (!(out = fopen(tmp, "w"))) {
+        if (in) fclose(in);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", tmp);
+    }
+    while (in && fgets(line, sizeof line, in)) {
+        const char *dev = strstr(line, "device=");
+        if (line[0] == '#') header = 1;
+        if (dev && strncmp(line, prefix, 4) == 0 && strncmp(dev + 7, device, strlen(device)) == 0 &&
+            (dev[7 + strlen(device)] == '\n' || dev[7 + strlen(device)] == '\0'))
+            continue;
+        fputs(line, out);
+    }
+    if (in) fclose(in);
+    if (!header && !in) fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name\n", out);
+    fprintf(out, "%s\n", newline);
+    if (fclose(out) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", path);
+    }
+    return GEMM_OK;
+}
+
+/* Frees the programs no precision's choice uses (the tuner's losers); lock held. */
+static void gemm__cl_prune(gemm_cl_context *ctx)
+{
+    gemm__cl_program **at = &ctx->programs, *g;
+    while ((g = *at) != NULL) {
+        if (g == ctx->choice[0].prog || g == ctx->choice[1].prog) {
+            at = &g->next;
+        } else {
+            *at = g->next;
+            gemm__cl_program_free(g); /* OpenCL keeps it alive for commands still queued */
+        }
+    }
+}
+
+/* The options with their defaults, which depend on the kind of device. */
+static void gemm__cl_tune_defaults(gemm__cl_tuner *t, const gemm_cl_tune_options *options)
+{
+    gemm_cl_tune_options *o = &t->o;
+    int gpu = (t->ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0, i;
+    memset(o, 0, sizeof *o);
+    if (options) *o = *options;
+    if (o->budget_s <= 0) o->budget_s = 120;
+    if (o->refine_top <= 0) o->refine_top = 4;
+    if (o->coarse_sizes[0] <= 0) {
+        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 1024 : 512;
+        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
+    }
+    if (o->coarse_sizes[1] <= 0) o->coarse_sizes[1] = o->coarse_sizes[0];
+    if (o->refine_sizes[0] <= 0) {
+        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 1024 : 512;
+        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 2048 : 1024;
+        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 4096 : 2048;
+    }
+    for (i = 0; i < 4 && o->refine_sizes[i] > 0; i++) t->nref++;
+    for (i = 0; i < 2; i++) t->maxn = o->coarse_sizes[i] > t->maxn ? o->coarse_sizes[i] : t->maxn;
+    for (i = 0; i < t->nref; i++) t->maxn = o->refine_sizes[i] > t->maxn ? o->refine_sizes[i] : t->maxn;
+    if (t->maxn < 512) t->maxn = 512; /* the crossover search goes to 512 */
+}
+
+/* Random inputs on the host (double, and the device's precision) and on the device. */
+static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
+{
+    size_t elem = gemm_precision_size(t->prec), nn = (size_t)t->maxn * (size_t)t->maxn, i;
+    uint64_t x = 2463534242ull;
+    cl_int e = CL_SUCCESS;
+    t->cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *t->cands * (size_t)max_cand);
+    t->hA = (double *)GEMM_MALLOC(sizeof(double) * nn * 2);
+    t->conv = GEMM_MALLOC(elem * nn * 2);
+    if (!t->cands || !t->hA || !t->conv) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory");
+    t->hB = t->hA + nn;
+    for (i = 0; i < nn * 2; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        t->hA[i] = (double)(x >> 40) / 16777216.0 - 0.5;
+        if (t->prec == GEMM_F64) ((double *)t->conv)[i] = t->hA[i];
+        else ((float *)t->conv)[i] = (float)t->hA[i];
+    }
+    t->A = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
+    if (e == CL_SUCCESS)
+        t->B = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
+                              (char *)t->conv + elem * nn, &e);
+    if (e == CL_SUCCESS) t->C = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer");
+}
+
+static void gemm__cl_tune_free(gemm__cl_tuner *t)
+{
+    if (t->A) clReleaseMemObject(t->A);
+    if (t->B) clReleaseMemObject(t->B);
+    if (t->C) clReleaseMemObject(t->C);
+    if (t->cands) GEMM_FREE(t->cands);
+    if (t->hA) GEMM_FREE(t->hA);
+    if (t->conv) GEMM_FREE(t->conv);
+}
+
+/* The candidates: the set in use now first (the tuner never does worse
+   than it), then the space, shuffled past its fixed seeds. Lock held. */
+static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
+{
+    gemm__cl_program *g;
+    gemm_cl_params cur;
+    if (gemm__cl_select(t->ctx, t->prec, &g) == GEMM_OK) cur = gemm__cl_choice_of(t->ctx, t->prec)->params;
+    else gemm__cl_params_parse(gemm__cl_safe, &cur);
+    t->cands[0].p = cur;
+    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1, &t->nfixed);
+    gemm__cl_shuffle(t->cands, 1 + t->nfixed, t->ncand);
+    if (t->o.max_candidates > 0 && t->ncand > t->o.max_candidates) t->ncand = t->o.max_candidates;
+}
+
+/* Coarse pass: every candidate at the two sizes, within 70% of the budget; then best first. */
+static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
+{
+    const gemm_cl_tune_options *o = &t->o;
+    char line[512], pstr[256];
+    gemm__cl_program *g;
+    int i;
+    for (i = 0; i < t->ncand; i++) {
+        gemm__cl_cand *c = &t->cands[i];
+        double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
+        gemm_cl_params_str(&c->p, pstr, sizeof pstr);
+        c->score = -1;
+        if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
+        t->res.tried++;
+        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g) != GEMM_OK) {
+            t->res.failed++;
+            snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
+        } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
+                   !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
+                   (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
+            t->res.failed++;
+            snprintf(line, sizeof line, "skip %s: failed to run or wrong result", pstr);
+        } else {
+            t->res.built++;
+            c->score = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
+            snprintf(line, sizeof line, "%8.1f GFLOP/s  %s", c->score, pstr);
+        }
+        if (o->progress) o->progress(o->user, i + 1, t->ncand, line);
+    }
+    qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
+}
+
+/* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
+   with local memory also with DB toggled. Returns 1 when one ran, in res.best. */
+static int gemm__cl_tune_refine(gemm__cl_tuner *t)
+{
+    const gemm_cl_tune_options *o = &t->o;
+    char line[512], pstr[256];
+    gemm__cl_program *g;
+    int i, j, found = 0;
+    for (i = 0; i < 2 * o->refine_top && i / 2 < t->ncand && t->cands[i / 2].score > 0; i++) {
+        gemm_cl_params q = t->cands[i / 2].p;
+        double sum = 0;
+        int ok;
+        if (i % 2) {
+            if (!q.sa && !q.sb) continue;
+            q.db = !q.db;
+        }
+        ok = gemm__cl_try(t->ctx, t->prec, &q, &g) == GEMM_OK;
+        for (j = 0; ok && j < t->nref; j++) {
+            double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
+            ok = s > 0;
+            sum += ok ? 2e-9 * n * n * n / s : 0;
+        }
+        gemm_cl_params_str(&q, pstr, sizeof pstr);
+        snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
+        if (o->progress) o->progress(o->user, i + 1, 2 * o->refine_top, line);
+        if (ok && sum / t->nref > t->res.best_gflops) {
+            t->res.best_gflops = sum / t->nref;
+            t->res.best = q;
+            found = 1;
+        }
+        if (gemm__cl_now() - t->start > o->budget_s) break;
+    }
+    return found;
+}
+
+/* The largest size (up to 512) where the direct kernel still wins, then the
+   winner becomes the context's set. Lock held. */
+static gemm_status gemm__cl_tune_crossover(gemm__cl_tuner *t)
+{
+    gemm__cl_program *g;
+    gemm_status s;
+    int n;
+    t->res.best.direct = 0;
+    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g)) != GEMM_OK) return s;
+    for (n = 16; n <= 512; n = n < 64 ? n + 16 : n * 3 / 2) {
+        double td = gemm__cl_time(t, g, GEMM__CL_DIRECT, n), tt = gemm__cl_time(t, g, GEMM__CL_TILED, n);
+        if (td > 0 && tt > 0 && td < tt) t->res.best.direct = n;
+        else break;
+    }
+    gemm__cl_install(t->ctx, t->prec, g, &t->res.best, "tuned");
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision, const gemm_cl_tune_options *options,
+                                  gemm_cl_tune_result *result)
+{
+    const int max_cand = 16384;
+    gemm__cl_tuner t;
+    char pstr[256];
+    gemm_status s;
+    int found;
+    gemm__clear_error();
+    memset(&t, 0, sizeof t);
+    if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_tune")) != GEMM_OK) goto done;
+    t.ctx = ctx;
+    t.prec = precision;
+    t.start = gemm__cl_now();
+    gemm__cl_tune_defaults(&t, options);
+    if ((s = gemm__cl_tune_data(&t, max_cand)) != GEMM_OK) goto done;
+    gemm__cl_lock_take(&ctx->lock);
+    gemm__cl_tune_candidates(&t, max_cand);
+    gemm__cl_tune_coarse(&t);
+    found = gemm__cl_tune_refine(&t);
+    if (found) s = gemm__cl_tune_crossover(&t);
+    else s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);
+    gemm__cl_prune(ctx);
+    gemm__cl_lock_give(&ctx->lock);
+    if (found) {
+        gemm_cl_params_str(&t.res.best, pstr, sizeof pstr);
+        snprintf(t.res.line, sizeof t.res.line, "%s %.200s device=%.255s", gemm_precision_name(precision), pstr,
+                 ctx->device_name);
+    }
+    if (s == GEMM_OK && t.o.output && t.o.output[0])
+        s = gemm__cl_write_tuning(ctx, t.o.output, t.res.line, gemm__cl_prec_prefix(precision), ctx->device_name);
+done:
+    gemm__cl_tune_free(&t);
+    if (result) *result = t.res;
+    return s;
+}
