@@ -1,4 +1,3 @@
-/* >>cpu whole_cpu: src/cpu/whole_cpu.h */
 /* gemm_cpu.h - the CPU backend of gemm, and the home of gemm_sgemm/gemm_dgemm.
 
    Include "gemm.h" (which includes this file) rather than this file alone;
@@ -6,6 +5,23 @@
    A plain `cc -O2` build is fast on any x86-64 or aarch64: the SIMD kernels
    carry their own target attributes and are picked once, at run time, from
    what the CPU says it supports.
+
+   The calls
+       gemm_cpu_sgemm / gemm_cpu_dgemm(<cblas_?gemm's arguments>, options)
+       gemm_sgemm / gemm_dgemm(<cblas_?gemm's arguments>)   the same, options NULL
+
+       gemm_cpu_options o = {0};         NULL or all zeros = every default
+       o.threads = 4;
+       gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k,
+                      1.0f, A, k, B, n, 0.0f, C, n, &o);
+
+   Options (gemm_cpu_options)
+       threads   the threads this call may use. 0: what gemm_cpu_get_threads()
+                 says (gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else
+                 the online CPU count); more than 64 means 64; negative is
+                 GEMM_ERR_INVALID_ARG, reported after the checks of the CBLAS
+                 arguments. The count never changes the result's bits, and
+                 small problems still run on one thread (see Threads).
 
    How it works (the Goto/BLIS structure)
        C is viewed column-major (a row-major C is the transposed problem
@@ -19,6 +35,11 @@
                pack op(A)[ic, pc] into MR x KC micro-panels (L2)
                for jr in steps of NR, ir in steps of MR:
                  micro-kernel: C[MR x NR] = alpha*A*B + beta*C  (B panel in L1)
+
+       One driver serves both precisions: it moves bytes (the element size
+       and the precision's micro-kernel come from a table), and the only
+       typed arithmetic is in the micro-kernels. alpha and beta travel as
+       double, which holds every float exactly.
 
        Packing absorbs layouts and transposes. A panel of op(A) is stored
        column by column (MR contiguous elements per k, vector copies when
@@ -45,18 +66,19 @@
        which also checks that the OS saves the registers); GEMM_NO_SIMD
        leaves only scalar. Every kernel, with its strided-B variant and its
        A-packing routine, is one template over a small table of vector
-       operations, with one signature (gemm__cpu_ukernel_s / _d).
+       operations, with one signature for every ISA and precision
+       (gemm__cpu_ukernel_fn).
 
    Small matrices
        When m*n*k <= 128^3 (measured on AVX-512: up to there packing costs
        more than it saves), B is read in place, and A too when its columns
        are contiguous; only a tail narrower than a micro-panel is packed.
-       Such calls stay on one thread.
 
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
        automatic: the GEMM_NUM_THREADS environment variable, else the online
-       CPU count, read once; at most 64). A persistent pool of pthreads is started at
+       CPU count, read once; at most 64); a call's options.threads overrides
+       it for that call. A persistent pool of pthreads is started at
        the first call that wants more than one thread and is stopped and
        joined at exit (atexit); a child made by fork() starts with a fresh,
        empty pool (pthread_atfork). The caller's thread works too.
@@ -82,9 +104,17 @@
        by the block sizes (about MC*KC + KC*NC elements, never m*n*k), before
        C is touched; failure returns GEMM_ERR_OUT_OF_MEMORY with C unchanged.
 
-   Test hooks (internal, gemm__cpu_*; not for users): list the kernels this
-   CPU can run, force one, and shrink the block sizes so small tests cross
-   every block edge.
+   Test hooks
+       Only when the test suite defines GEMM__TEST_HOOKS: the fields
+       cpu_kernel (force a micro-kernel by name; a call refuses a name this
+       build or CPU cannot run with GEMM_ERR_UNAVAILABLE) and cpu_mc, cpu_kc,
+       cpu_nc (block sizes, so small tests cross every block edge) of
+       gemm.h's gemm__hooks, and gemm__cpu_kernels() / gemm__cpu_kernel()
+       (the kernels this CPU can run; the one calls use now). Without the
+       macro none of them exists.
+
+   For maintainers: this file is generated from src/ (src/gemm_cpu.h.in and
+   the files it names, in reading order; `make headers`). Edit those.
 
    LICENSE: MIT, see the end of gemm.h.
 */
@@ -94,9 +124,29 @@
 
 #include "gemm.h"
 
+/* >>cpu api: src/cpu/api.h */
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Options of one CPU call. NULL or all zeros means every default, so a
+   field added later never changes what an old caller gets. */
+typedef struct gemm_cpu_options {
+    int threads; /* threads this call may use; 0 = gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else automatic */
+} gemm_cpu_options;
+
+/* C = alpha*op(A)*op(B) + beta*C on the CPU: cblas_?gemm's arguments, then
+   the options (may be NULL). gemm_sgemm / gemm_dgemm are these with NULL. */
+GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb,
+                                    float beta, float *C, int64_t ldc, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb,
+                                    double beta, double *C, int64_t ldc, const gemm_cpu_options *options);
 
 /* Threads a CPU call may use; 0 = automatic. Returns GEMM_ERR_INVALID_ARG
    for a negative count. */
@@ -105,26 +155,20 @@ GEMM_DEF gemm_status gemm_cpu_set_threads(int threads);
 /* The thread count a call made now would use (resolving "automatic"). */
 GEMM_DEF int gemm_cpu_get_threads(void);
 
-/* ---- test hooks: internal, may change; not thread-safe against running calls ---- */
-
-/* Names of the micro-kernels this CPU can run, best first ("avx512", "avx2",
-   "neon", "scalar"); returns how many (at most max are written). */
+#ifdef GEMM__TEST_HOOKS
+/* For the tests only (the kernel and block sizes are forced through
+   gemm__hooks): the names of the micro-kernels this CPU can run, best first
+   ("avx512", "avx2", "neon", "scalar"), and how many (at most max are
+   written); and the kernel calls use now (NULL when gemm__hooks.cpu_kernel
+   names one this build or CPU cannot run). */
 GEMM_DEF int gemm__cpu_kernels(const char **names, int max);
-
-/* Force one kernel by name for every later call; NULL = automatic (the
-   best). GEMM_ERR_UNAVAILABLE when this CPU or build lacks it. */
-GEMM_DEF gemm_status gemm__cpu_use_kernel(const char *name);
-
-/* The kernel calls use now. */
 GEMM_DEF const char *gemm__cpu_kernel(void);
-
-/* Override the block sizes (rounded up to the kernel's MR / NR); 0 keeps
-   the cache-derived value. */
-GEMM_DEF void gemm__cpu_set_blocking(int mc, int kc, int nc);
+#endif
 
 #ifdef __cplusplus
 }
 #endif
+/* <<cpu api */
 
 #define GEMM__CPU_API_DONE
 #endif /* GEMM_CPU_H_INCLUDED */
@@ -136,6 +180,7 @@ GEMM_DEF void gemm__cpu_set_blocking(int mc, int kc, int nc);
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CPU_API_DONE) && !defined(GEMM__CPU_IMPLEMENTED)
 #define GEMM__CPU_IMPLEMENTED
 
+/* >>cpu platform: src/cpu/platform.h */
 #include <stdlib.h>
 #include <string.h>
 #if defined(__unix__) || defined(__APPLE__)
@@ -160,10 +205,6 @@ GEMM_DEF void gemm__cpu_set_blocking(int mc, int kc, int nc);
 #include <sched.h>
 #endif
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__CPU_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define GEMM__CPU_TAKE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
@@ -181,14 +222,15 @@ extern "C" {
 #else
 #define GEMM__RESTRICT
 #endif
+/* <<cpu platform */
 
-#define GEMM__CPU_MAX_THREADS 64
-#define GEMM__CPU_TILE_MAX (32 * 8) /* largest MR*NR of any kernel (avx512 fp32) */
-#define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
-#define GEMM__CPU_THREADED (2.0 * 56.0 * 56.0 * 56.0) /* flops: below, one thread */
-#define GEMM__CPU_CHUNKY (2.0 * 256.0 * 256.0 * 256.0)  /* flops: above, 4 chunks per thread */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/* ---- micro-kernels --------------------------------------------------------
+/* >>cpu ukernel_template: src/cpu/ukernel_template.h */
+/* The micro-kernels: one signature for every ISA and both precisions, so
+   the driver that calls them is written once.
 
    void kernel(k, a, as, b, bp, bj, alpha, beta, c, ldc):
        C[0:MR, 0:NR] = alpha * A * B + beta * C   (beta == 0: C is not read)
@@ -196,13 +238,23 @@ extern "C" {
    when read in place); element (p, j) of B is at b[p*bp + j*bj]: the packed
    variant ignores bp, bj and reads (NR, 1), the strided variant reads them
    (a panel stored column by column, or B in place); C is column-major with
-   leading dimension ldc. The tile is always full.
+   leading dimension ldc. The tile is always full. Strides count elements of
+   the kernel's precision; alpha and beta come as double (exact for a
+   float) and are turned back into the kernel's type before any arithmetic.
 
-   One template, instantiated per ISA from a table P of vector operations
-   (P##_T element, P##_V vector of P##_VL elements, LOAD, STORE, SET1,
-   FMA(a, b, c) = a*b + c, MUL, ADD, ZERO): MR = 2 vectors, NR = the count
-   of the REP macro. The accumulators are named variables, not an array,
-   so they stay in registers at any optimisation level. */
+   void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
+   block of A whose columns are contiguous (column p at s + p*ps) into
+   MR x kc panels with vector moves, walking each source column once (long
+   runs for the hardware prefetcher: such a block often streams from memory). */
+typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
+                                     double alpha, double beta, void *c, int64_t ldc);
+typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
+
+/* One template, instantiated per ISA and precision from a table P of
+   vector operations (P##_T element, P##_V vector of P##_VL elements, LOAD,
+   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO): MR = 2 vectors,
+   NR = the count of the REP macro. The accumulators are named variables,
+   not an array, so they stay in registers at any optimisation level. */
 
 #define GEMM__CPU_REP6(X, P) X(0, P) X(1, P) X(2, P) X(3, P) X(4, P) X(5, P)
 #define GEMM__CPU_REP8(X, P) GEMM__CPU_REP6(X, P) X(6, P) X(7, P)
@@ -228,10 +280,13 @@ extern "C" {
 /* BP, BJ: the B strides the body uses; constants (NR, 1) for the packed
    variant, the arguments bp, bj for the strided one. */
 #define GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, BP, BJ)                                              \
-    static ATTR void NAME(int64_t k, const P##_T *GEMM__RESTRICT a, int64_t as,                    \
-                          const P##_T *GEMM__RESTRICT b, int64_t bp, int64_t bj,                   \
-                          P##_T alpha, P##_T beta, P##_T *GEMM__RESTRICT c, int64_t ldc)           \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc)     \
     {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
         int64_t p;                                                                                 \
         const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                    \
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
@@ -251,17 +306,15 @@ extern "C" {
         }                                                                                          \
     }
 
-/* Both variants of one kernel (NAME reads packed B, NAME_strided reads B in
-   place), and NAME_pack, which packs the nx rows (a multiple of MR) of a
-   block of A whose columns are contiguous (column p at s + p*ps) into MR x kc
-   panels with vector moves, walking each source column once (long runs
-   for the hardware prefetcher: such a block often streams from memory). */
+/* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
+   through strides) and its A packer NAME_pack. */
 #define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                                 \
     GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                                   \
     GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                        \
-    static ATTR void NAME##_pack(int64_t kc, const P##_T *GEMM__RESTRICT s, int64_t ps,            \
-                                 int64_t nx, P##_T *GEMM__RESTRICT d)                              \
+    static ATTR void NAME##_pack(int64_t kc, const void *s_in, int64_t ps, int64_t nx, void *d_in) \
     {                                                                                              \
+        const P##_T *GEMM__RESTRICT s = (const P##_T *)s_in;                                       \
+        P##_T *GEMM__RESTRICT d = (P##_T *)d_in;                                                   \
         int64_t p, x0;                                                                             \
         for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                         \
             for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                              \
@@ -269,7 +322,8 @@ extern "C" {
                 P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                        \
             }                                                                                      \
     }
-
+/* <<cpu ukernel_template */
+/* >>cpu ukernel_scalar: src/cpu/ukernel_scalar.h */
 /* Portable: one-element "vectors", MR = 2, NR = 6 (15 of 16 FP registers). */
 #define GEMM__CPU_SCAL_S_T float
 #define GEMM__CPU_SCAL_S_V float
@@ -294,6 +348,10 @@ extern "C" {
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 
+/* Every CPU runs it; also the only kernel of a GEMM_NO_SIMD build. */
+static int gemm__cpu_has_scalar(void) { return 1; }
+/* <<cpu ukernel_scalar */
+/* >>cpu ukernel_x86: src/cpu/ukernel_x86.h */
 #if defined(GEMM__CPU_X86)
 /* AVX-512: 16 zmm accumulators (MR = 2 vectors, NR = 8), 2 for A, 1 broadcast of B. */
 #define GEMM__CPU_Z_S_T float
@@ -352,6 +410,8 @@ static int gemm__cpu_has_avx2(void)
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 #endif
+/* <<cpu ukernel_x86 */
+/* >>cpu ukernel_neon: src/cpu/ukernel_neon.h */
 
 #if defined(GEMM__CPU_NEON)
 /* NEON (always there on aarch64): 24 q accumulators of 32. */
@@ -379,64 +439,73 @@ GEMM__CPU_UKERNELS(gemm__cpu_neon_s, , GEMM__CPU_N_S, GEMM__CPU_REP12, 12)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
 #endif
+/* <<cpu ukernel_neon */
+/* >>cpu kernel_select: src/cpu/kernel_select.c */
+/* One precision's micro-kernel: its tile (mr x nr), the variant that reads
+   packed B, the one that reads B through strides, and its A packer. */
+typedef struct gemm__cpu_microkernel {
+    int mr, nr;
+    gemm__cpu_ukernel_fn packed_b, strided_b;
+    gemm__cpu_pack_a_fn pack_a;
+} gemm__cpu_microkernel;
 
-static int gemm__cpu_always(void) { return 1; }
-
-typedef void (*gemm__cpu_ukernel_s)(int64_t k, const float *a, int64_t as, const float *b, int64_t bp, int64_t bj,
-                                    float alpha, float beta, float *c, int64_t ldc);
-typedef void (*gemm__cpu_ukernel_d)(int64_t k, const double *a, int64_t as, const double *b, int64_t bp,
-                                    int64_t bj, double alpha, double beta, double *c, int64_t ldc);
-
-typedef void (*gemm__cpu_packa_s)(int64_t kc, const float *s, int64_t ps, int64_t nx, float *d);
-typedef void (*gemm__cpu_packa_d)(int64_t kc, const double *s, int64_t ps, int64_t nx, double *d);
-
+/* An instruction set's kernels for both precisions. */
 typedef struct gemm__cpu_isa {
     const char *name;
     int (*available)(void);
-    int smr, snr;
-    gemm__cpu_ukernel_s skern, skern_strided;
-    gemm__cpu_packa_s spack;
-    int dmr, dnr;
-    gemm__cpu_ukernel_d dkern, dkern_strided;
-    gemm__cpu_packa_d dpack;
+    gemm__cpu_microkernel f32, f64;
 } gemm__cpu_isa;
 
+#define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
+    {#NAME, gemm__cpu_has_##NAME,                                                                   \
+     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack},    \
+     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}}
+
 /* Best first; the first available one is the default. */
-#define GEMM__CPU_ISA(NAME, AVAILABLE, SMR, SNR, DMR, DNR)                                           \
-    {#NAME, AVAILABLE,                                                                              \
-     SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack,      \
-     DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}
 static const gemm__cpu_isa gemm__cpu_isas[] = {
 #if defined(GEMM__CPU_X86)
-    GEMM__CPU_ISA(avx512, gemm__cpu_has_avx512, 32, 8, 16, 8),
-    GEMM__CPU_ISA(avx2, gemm__cpu_has_avx2, 16, 6, 8, 6),
+    GEMM__CPU_ISA(avx512, 32, 8, 16, 8),
+    GEMM__CPU_ISA(avx2, 16, 6, 8, 6),
 #endif
 #if defined(GEMM__CPU_NEON)
-    GEMM__CPU_ISA(neon, gemm__cpu_has_neon, 8, 12, 4, 12),
+    GEMM__CPU_ISA(neon, 8, 12, 4, 12),
 #endif
-    GEMM__CPU_ISA(scalar, gemm__cpu_always, 2, 6, 2, 6),
+    GEMM__CPU_ISA(scalar, 2, 6, 2, 6),
 };
 #define GEMM__CPU_NISA ((int)(sizeof gemm__cpu_isas / sizeof gemm__cpu_isas[0]))
 
-/* ---- configuration: written by the setters, read by every call ---- */
+static int gemm__cpu_isa_best = -1; /* index into gemm__cpu_isas, found at the first call */
 
-static int gemm__cpu_threads_requested;  /* 0 = automatic */
-static int gemm__cpu_isa_forced = -1;    /* index into gemm__cpu_isas, -1 = automatic */
-static int gemm__cpu_isa_best = -1;      /* found at the first call */
-static int gemm__cpu_block_override[3];  /* mc, kc, nc; 0 = from the caches */
-
-static const gemm__cpu_isa *gemm__cpu_current(void)
+/* The best kernels this CPU runs (racing first calls all find the same). */
+static const gemm__cpu_isa *gemm__cpu_best_isa(void)
 {
-    int i = GEMM__CPU_LOAD(gemm__cpu_isa_forced);
-    if (i >= 0) return &gemm__cpu_isas[i];
-    i = GEMM__CPU_LOAD(gemm__cpu_isa_best);
-    if (i < 0) { /* racing first calls all find the same answer */
+    int i = GEMM__CPU_LOAD(gemm__cpu_isa_best);
+    if (i < 0) {
         for (i = 0; i < GEMM__CPU_NISA - 1 && !gemm__cpu_isas[i].available(); i++) {}
         GEMM__CPU_STORE(gemm__cpu_isa_best, i);
     }
     return &gemm__cpu_isas[i];
 }
 
+/* The kernels called `name`, when this build has them and this CPU runs
+   them; NULL otherwise. */
+static const gemm__cpu_isa *gemm__cpu_isa_named(const char *name)
+{
+    int i;
+    for (i = 0; i < GEMM__CPU_NISA; i++)
+        if (strcmp(gemm__cpu_isas[i].name, name) == 0) return gemm__cpu_isas[i].available() ? &gemm__cpu_isas[i] : NULL;
+    return NULL;
+}
+
+/* The kernels a call runs: the best, unless a test forces others through
+   gemm__hooks.cpu_kernel (NULL when those cannot run here). */
+static const gemm__cpu_isa *gemm__cpu_isa_for_call(void)
+{
+    const char *forced = GEMM__HOOK(cpu_kernel, (const char *)NULL);
+    return forced ? gemm__cpu_isa_named(forced) : gemm__cpu_best_isa();
+}
+
+#ifdef GEMM__TEST_HOOKS
 GEMM_DEF int gemm__cpu_kernels(const char **names, int max)
 {
     int i, n = 0;
@@ -448,29 +517,17 @@ GEMM_DEF int gemm__cpu_kernels(const char **names, int max)
     return n;
 }
 
-GEMM_DEF gemm_status gemm__cpu_use_kernel(const char *name)
+GEMM_DEF const char *gemm__cpu_kernel(void)
 {
-    int i;
-    gemm__clear_error();
-    if (!name) { GEMM__CPU_STORE(gemm__cpu_isa_forced, -1); return GEMM_OK; }
-    for (i = 0; i < GEMM__CPU_NISA; i++)
-        if (strcmp(gemm__cpu_isas[i].name, name) == 0) {
-            if (!gemm__cpu_isas[i].available())
-                return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm__cpu_use_kernel: this CPU cannot run \"%s\"", name);
-            GEMM__CPU_STORE(gemm__cpu_isa_forced, i);
-            return GEMM_OK;
-        }
-    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm__cpu_use_kernel: no kernel \"%s\" in this build", name);
+    const gemm__cpu_isa *isa = gemm__cpu_isa_for_call();
+    return isa ? isa->name : NULL;
 }
+#endif
+/* <<cpu kernel_select */
+/* >>cpu threads: src/cpu/threads.c */
+#define GEMM__CPU_MAX_THREADS 64 /* the pool's size limit */
 
-GEMM_DEF const char *gemm__cpu_kernel(void) { return gemm__cpu_current()->name; }
-
-GEMM_DEF void gemm__cpu_set_blocking(int mc, int kc, int nc)
-{
-    GEMM__CPU_STORE(gemm__cpu_block_override[0], mc > 0 ? mc : 0);
-    GEMM__CPU_STORE(gemm__cpu_block_override[1], kc > 0 ? kc : 0);
-    GEMM__CPU_STORE(gemm__cpu_block_override[2], nc > 0 ? nc : 0);
-}
+static int gemm__cpu_threads_requested; /* by gemm_cpu_set_threads; 0 = automatic */
 
 GEMM_DEF gemm_status gemm_cpu_set_threads(int threads)
 {
@@ -500,6 +557,25 @@ GEMM_DEF int gemm_cpu_get_threads(void)
 #endif
 }
 
+/* The threads a call with these options may use, before the size of the
+   problem has its say; options->threads is not negative here. */
+static int gemm__cpu_threads_for_call(const gemm_cpu_options *options)
+{
+#if !defined(GEMM__CPU_THREADS)
+    (void)options;
+    return 1;
+#else
+    int n = options ? options->threads : 0;
+    if (n == 0) return gemm_cpu_get_threads();
+    return n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : n;
+#endif
+}
+/* <<cpu threads */
+/* >>cpu cache_blocking: src/cpu/cache_blocking.c */
+/* Arithmetic on sizes, used by every part below. */
+static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
+static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
+
 /* Bytes of one core's L1d (level 1) or L2 (level 2); 0 when unknown. */
 static long gemm__cpu_cache_bytes(int level)
 {
@@ -515,10 +591,9 @@ static long gemm__cpu_cache_bytes(int level)
     return v;
 }
 
-static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
-static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/* Block sizes for a kernel of mr x nr elements of `size` bytes. */
+/* Block sizes for a kernel of mr x nr elements of `size` bytes; a test may
+   force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc rounded up to
+   whole micro-panels). */
 static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
 {
     long l1 = gemm__cpu_cache_bytes(1), l2 = gemm__cpu_cache_bytes(2);
@@ -535,23 +610,268 @@ static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *k
     /* packed B panel (kc x nc) of about 4 MiB. */
     *nc = (int64_t)4194304 / (*kc * size) / nr * nr;
     if (*nc < nr) *nc = nr;
-    if ((o = GEMM__CPU_LOAD(gemm__cpu_block_override[0])) > 0) *mc = gemm__cpu_round_up(o, mr);
-    if ((o = GEMM__CPU_LOAD(gemm__cpu_block_override[1])) > 0) *kc = o;
-    if ((o = GEMM__CPU_LOAD(gemm__cpu_block_override[2])) > 0) *nc = gemm__cpu_round_up(o, nr);
+    if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
+    if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
+    if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
 }
+/* <<cpu cache_blocking */
+/* >>cpu job: src/cpu/job.h */
+/* One call's work, shared by its threads: the canonical problem, the
+   operands as bytes, the precision's kernels, the block sizes, and how the
+   work is cut over the threads. Read-only while the threads run, except
+   `next`, the counter they take chunks from. */
+typedef struct gemm__cpu_job {
+    const gemm__problem *p;          /* m, n, k, strides, ldc (column-major view) */
+    const char *a, *b;               /* op(a), op(b): the caller's A and B, swapped when row-major */
+    char *c;
+    int64_t es;                      /* bytes of one element: 4 or 8 */
+    double alpha, beta;
+    const gemm__cpu_microkernel *uk; /* the precision's micro-kernel, mr, nr */
+    int64_t mc, kc, nc;              /* block sizes */
+    int direct_a, direct_b;          /* small problem: read a (contiguous columns) and b in place */
+    int tm, tn;                      /* the grid of chunks over (m, n) */
+    int threads;                     /* threads with a workspace */
+    int next;                        /* the next chunk to take */
+    char *ws;                        /* the workspaces, 64-byte aligned */
+    size_t ws_a, ws_stride;          /* bytes: packed A, then packed B, per thread */
+} gemm__cpu_job;
 
-/* Part i of `parts` of [0, len), cut at multiples of unit, so every thread
-   sees the same tiles whatever the thread count. */
-static void gemm__cpu_split(int64_t len, int parts, int i, int unit, int64_t *lo, int64_t *hi)
+/* Where one thread's loops are: the current blocks, and its buffers. Each
+   loop fills its fields and hands the struct inward. */
+typedef struct gemm__cpu_blocks {
+    char *pa, *pb;        /* this thread's packed A block and B panel */
+    char *tile;           /* a local MR x NR tile for the edges of C */
+    int tile_clean;       /* the tile was zeroed (its padding is read, never used) */
+    int b_xmajor;         /* B's columns are contiguous: its panel is packed column by column */
+    int64_t jc, nc;       /* jc loop: columns jc..jc+nc of C */
+    int64_t b_inplace;    /* ... of which the first b_inplace are read in place */
+    int64_t pc, kc;       /* pc loop: k from pc to pc+kc */
+    double beta;          /* the call's beta at the first pc block, then 1 */
+    const char *b0;       /* op(b)[pc, jc] */
+    int64_t ic, mc;       /* ic loop: rows ic..ic+mc of C */
+    int64_t a_inplace;    /* ... of which the first a_inplace are read in place */
+    const char *a0;       /* op(a)[ic, pc] */
+} gemm__cpu_blocks;
+
+/* One NR-wide micro-panel of op(b) where the kernel reads it. */
+typedef struct gemm__cpu_bpanel {
+    const char *ptr;
+    int64_t bp, bj;            /* element strides along k and along n */
+    gemm__cpu_ukernel_fn kern; /* the kernel variant that reads it so */
+    int64_t nw;                /* its columns inside C: nr, fewer at the edge */
+} gemm__cpu_bpanel;
+/* <<cpu job */
+/* >>cpu packing: src/cpu/packing.c */
+/* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
+   bits; typed loads and stores just keep the strided loops short. */
+static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,
+                           int64_t n, int64_t es)
 {
-    int64_t units = (len + unit - 1) / unit;
-    *lo = gemm__cpu_min(units * i / parts * unit, len);
-    *hi = gemm__cpu_min(units * (i + 1) / parts * unit, len);
+    int64_t i;
+    if (dstep == 1 && sstep == 1) {
+        memcpy(d, s, (size_t)(n * es));
+    } else if (es == (int64_t)sizeof(float)) {
+        float *df = (float *)d;
+        const float *sf = (const float *)s;
+        for (i = 0; i < n; i++) df[i * dstep] = sf[i * sstep];
+    } else {
+        double *dd = (double *)d;
+        const double *sd = (const double *)s;
+        for (i = 0; i < n; i++) dd[i * dstep] = sd[i * sstep];
+    }
 }
 
-/* ---- the thread pool ------------------------------------------------------ */
+/* Packs nx rows of A (or columns of B) of length kc into w-wide panels;
+   element (x, p) of the source is at s[x*xs + p*ps] (elements of es bytes).
+   A panel is p-major (d[p*w + x], what the packed kernel reads) or, when
+   xmajor, x-major (d[x*kc + p], read by the strided kernel with bp = 1,
+   bj = kc); the last one is zero-padded to w. Copies follow the source's
+   contiguous dimension: only a p-major pack of a source contiguous along p
+   (A of a transposed-A call) is a scalar transpose. vpack, when given, is
+   the kernel's vector packer for the whole panels of a source with xs == 1. */
+static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
+                           int xmajor, gemm__cpu_pack_a_fn vpack, int64_t es)
+{
+    int64_t x0, x, p, full = nx / w * w, tail = nx - full;
+    if (xmajor) {
+        for (x = 0; x < nx; x++) gemm__cpu_copy(d + x * kc * es, 1, s + x * xs * es, ps, kc, es);
+        if (tail) memset(d + nx * kc * es, 0, (size_t)((w - tail) * kc * es));
+        return;
+    }
+    if (xs == 1) {
+        if (vpack && full > 0) vpack(kc, s, ps, full, d);
+        for (p = 0; p < kc; p++) {
+            const char *sp = s + p * ps * es;
+            char *dt = d + (full * kc + p * w) * es; /* this k's row of the tail panel */
+            for (x0 = 0; x0 < full && !vpack; x0 += w)
+                memcpy(d + (x0 * kc + p * w) * es, sp + x0 * es, (size_t)(w * es));
+            if (tail) {
+                memcpy(dt, sp + full * es, (size_t)(tail * es));
+                memset(dt + tail * es, 0, (size_t)((w - tail) * es));
+            }
+        }
+        return;
+    }
+    for (x0 = 0; x0 < nx; x0 += w, d += w * kc * es) {
+        int64_t xw = gemm__cpu_min(w, nx - x0);
+        if (xw < w) memset(d, 0, (size_t)(w * kc * es));
+        for (x = 0; x < xw; x++) gemm__cpu_copy(d + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+    }
+}
+/* <<cpu packing */
+/* >>cpu small_path: src/cpu/small_path.c */
+/* Small problems: up to m*n*k = 128^3 (measured on AVX-512) packing costs
+   more than it saves, so B is read in place, and A too when its columns
+   are contiguous (the kernel then reads them with as = acs). Only a tail
+   narrower than a micro-panel is still packed: the kernel reads whole
+   micro-panels, which would run past the user's matrix. */
+#define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
 
-typedef void (*gemm__cpu_task)(void *arg, int tid);
+static void gemm__cpu_plan_in_place(gemm__cpu_job *jb)
+{
+    double flops = 2.0 * (double)jb->p->m * (double)jb->p->n * (double)jb->p->k;
+    jb->direct_b = flops <= 2.0 * GEMM__CPU_SMALL;
+    jb->direct_a = jb->direct_b && jb->p->ars == 1;
+}
+
+/* Of a block of mc rows of op(a), the first ones the kernel reads in place. */
+static int64_t gemm__cpu_a_rows_in_place(const gemm__cpu_job *jb, int64_t mc)
+{
+    return jb->direct_a ? mc / jb->uk->mr * jb->uk->mr : 0;
+}
+
+/* Of a block of nc columns of op(b), the first ones the kernel reads in place. */
+static int64_t gemm__cpu_b_cols_in_place(const gemm__cpu_job *jb, int64_t nc)
+{
+    return jb->direct_b ? nc / jb->uk->nr * jb->uk->nr : 0;
+}
+/* <<cpu small_path */
+/* >>cpu loops: src/cpu/loops.c */
+/* The five loops around the micro-kernel, outermost last: jc (NC columns
+   of C), pc (KC of k; pack B), ic (MC rows; pack A), jr (NR), ir (MR). */
+
+#define GEMM__CPU_TILE_MAX (32 * 8) /* elements: the largest MR*NR of any kernel (avx512 fp32) */
+
+/* An mw x nw tile at the edge of C: the same kernel on a local full tile,
+   copied in (unless beta == 0: C is not read) and back, so edge results
+   have the arithmetic of full tiles and C is never written past its end. */
+static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, const gemm__cpu_bpanel *b,
+                                const char *ap, int64_t as, char *c, int64_t mw)
+{
+    int64_t j, mr = jb->uk->mr, es = jb->es, ldc = jb->p->ldc;
+    if (!bl->tile_clean) {
+        memset(bl->tile, 0, sizeof(double) * GEMM__CPU_TILE_MAX);
+        bl->tile_clean = 1;
+    }
+    if (bl->beta != 0)
+        for (j = 0; j < b->nw; j++) memcpy(bl->tile + j * mr * es, c + j * ldc * es, (size_t)(mw * es));
+    b->kern(bl->kc, ap, as, b->ptr, b->bp, b->bj, jb->alpha, bl->beta, bl->tile, mr);
+    for (j = 0; j < b->nw; j++) memcpy(c + j * ldc * es, bl->tile + j * mr * es, (size_t)(mw * es));
+}
+
+/* ir: one B micro-panel against each MR-row micro-panel of the A block
+   (packed, or in place); c is C[ic, jc + jr]. */
+static void gemm__cpu_loop_ir(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, const gemm__cpu_bpanel *b, char *c)
+{
+    const gemm__problem *p = jb->p;
+    int64_t ir, j, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, ldc = p->ldc;
+    for (ir = 0; ir < bl->mc; ir += mr, c += mr * es) {
+        int64_t mw = gemm__cpu_min(mr, bl->mc - ir);
+        int in_place = ir < bl->a_inplace;
+        const char *ap = in_place ? bl->a0 + ir * p->ars * es : bl->pa + (ir - bl->a_inplace) * bl->kc * es;
+        int64_t as = in_place ? p->acs : mr;
+        if (mw < mr || b->nw < nr) {
+            gemm__cpu_edge_tile(jb, bl, b, ap, as, c, mw);
+            continue;
+        }
+        for (j = 0; j < nr; j++) { /* here, not in the kernel: its registers are full */
+            GEMM__CPU_PREFETCH(c + j * ldc * es);
+            GEMM__CPU_PREFETCH(c + (j * ldc + mr - 1) * es);
+        }
+        b->kern(bl->kc, ap, as, b->ptr, b->bp, b->bj, jb->alpha, bl->beta, c, ldc);
+    }
+}
+
+/* jr: each NR-wide micro-panel of the B panel, with the kernel variant
+   that reads it where it is: in place (small problems) or packed column
+   by column (strided variant), or packed row by row (packed variant). */
+static void gemm__cpu_loop_jr(const gemm__cpu_job *jb, gemm__cpu_blocks *bl)
+{
+    const gemm__problem *p = jb->p;
+    int64_t jr, nr = jb->uk->nr, es = jb->es;
+    char *c = jb->c + (bl->ic + bl->jc * p->ldc) * es;
+    for (jr = 0; jr < bl->nc; jr += nr) {
+        gemm__cpu_bpanel b;
+        int direct = jr < bl->b_inplace;
+        b.ptr = direct ? bl->b0 + jr * p->bcs * es : bl->pb + (jr - bl->b_inplace) * bl->kc * es;
+        b.kern = direct || bl->b_xmajor ? jb->uk->strided_b : jb->uk->packed_b;
+        b.bp = direct ? p->brs : bl->b_xmajor ? 1 : nr;
+        b.bj = direct ? p->bcs : bl->b_xmajor ? bl->kc : 1;
+        b.nw = gemm__cpu_min(nr, bl->nc - jr);
+        gemm__cpu_loop_ir(jb, bl, &b, c + jr * p->ldc * es);
+    }
+}
+
+/* ic: rows m0..m1 of C in MC blocks; each block of op(a) is packed into
+   MR-row micro-panels (it stays in L2), unless read in place. */
+static void gemm__cpu_loop_ic(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, int64_t m0, int64_t m1)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es;
+    for (bl->ic = m0; bl->ic < m1; bl->ic += jb->mc) {
+        bl->mc = gemm__cpu_min(jb->mc, m1 - bl->ic);
+        bl->a0 = jb->a + (bl->ic * p->ars + bl->pc * p->acs) * es;
+        bl->a_inplace = gemm__cpu_a_rows_in_place(jb, bl->mc);
+        if (bl->a_inplace < bl->mc)
+            gemm__cpu_pack(bl->pa, bl->a0 + bl->a_inplace * p->ars * es, p->ars, p->acs, bl->mc - bl->a_inplace,
+                           bl->kc, jb->uk->mr, 0, jb->uk->pack_a, es);
+        gemm__cpu_loop_jr(jb, bl);
+    }
+}
+
+/* pc: k in KC steps, in order and never split across threads (the same
+   sums in the same order for any thread count); each step packs its B
+   panel once for every row block, and only the first applies beta. */
+static void gemm__cpu_loop_pc(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, int64_t m0, int64_t m1)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es;
+    for (bl->pc = 0; bl->pc < p->k; bl->pc += jb->kc) {
+        bl->kc = gemm__cpu_min(jb->kc, p->k - bl->pc);
+        bl->beta = bl->pc == 0 ? jb->beta : 1.0;
+        bl->b0 = jb->b + (bl->pc * p->brs + bl->jc * p->bcs) * es;
+        if (bl->b_inplace < bl->nc)
+            gemm__cpu_pack(bl->pb, bl->b0 + bl->b_inplace * p->bcs * es, p->bcs, p->brs, bl->nc - bl->b_inplace,
+                           bl->kc, jb->uk->nr, bl->b_xmajor, NULL, es);
+        gemm__cpu_loop_ic(jb, bl, m0, m1);
+    }
+}
+
+/* jc: C[m0:m1, n0:n1], one thread's rectangle, in NC-column steps, with
+   that thread's packing buffers pa and pb. */
+static void gemm__cpu_loop_jc(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1, char *pa,
+                              char *pb)
+{
+    double tile[GEMM__CPU_TILE_MAX];
+    gemm__cpu_blocks bl;
+    memset(&bl, 0, sizeof bl);
+    bl.pa = pa;
+    bl.pb = pb;
+    bl.tile = (char *)tile;
+    bl.b_xmajor = jb->p->bcs != 1; /* B's columns are contiguous: copy them whole */
+    for (bl.jc = n0; bl.jc < n1; bl.jc += jb->nc) {
+        bl.nc = gemm__cpu_min(jb->nc, n1 - bl.jc);
+        bl.b_inplace = gemm__cpu_b_cols_in_place(jb, bl.nc);
+        gemm__cpu_loop_pc(jb, &bl, m0, m1);
+    }
+}
+/* <<cpu loops */
+/* >>cpu thread_pool: src/cpu/thread_pool.c */
+/* The thread pool: persistent workers that run a task beside the caller.
+   gemm__cpu_pool_acquire takes the pool for one call (or says to run
+   alone), gemm__cpu_pool_run runs task(arg, tid) on the caller (tid 0) and
+   on every worker that wakes in time, gemm__cpu_pool_release gives it back. */
+typedef void (*gemm__cpu_task_fn)(void *arg, int tid);
 
 #if defined(GEMM__CPU_THREADS)
 #if defined(__x86_64__) || defined(__i386__)
@@ -575,7 +895,7 @@ static int gemm__cpu_pool_exiting;  /* set once at exit; the pool never restarts
 static unsigned gemm__cpu_pool_gen; /* bumped for every job */
 static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job */
 #define GEMM__CPU_CLOSED 0x40000000
-static gemm__cpu_task gemm__cpu_pool_task;
+static gemm__cpu_task_fn gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
 
 static void *gemm__cpu_worker(void *param)
@@ -664,7 +984,7 @@ static void gemm__cpu_pool_release(void) { pthread_mutex_unlock(&gemm__cpu_pool_
 /* Runs task(arg, tid) here (tid 0) and on the workers (tid 1..started)
    that wake up before the caller's own task returns; the task takes its
    chunks of work from a shared counter, so whoever is awake does them. */
-static void gemm__cpu_pool_run(gemm__cpu_task task, void *arg)
+static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg)
 {
     int spins;
     gemm__cpu_pool_task = task;
@@ -687,8 +1007,25 @@ static void gemm__cpu_pool_run(gemm__cpu_task task, void *arg)
 #else
 static int gemm__cpu_pool_acquire(int want) { (void)want; return 1; }
 static void gemm__cpu_pool_release(void) {}
-static void gemm__cpu_pool_run(gemm__cpu_task task, void *arg) { task(arg, 0); }
+static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg) { task(arg, 0); }
 #endif
+/* <<cpu thread_pool */
+/* >>cpu work_split: src/cpu/work_split.c */
+/* Threads run one call by taking chunks (rectangles of C) from a shared
+   counter until none is left. Below GEMM__CPU_THREADED flops a call runs
+   on one thread; from GEMM__CPU_CHUNKY there are 4 chunks per thread, so a
+   thread the OS runs late costs a chunk, not half the call. */
+#define GEMM__CPU_THREADED (2.0 * 56.0 * 56.0 * 56.0)
+#define GEMM__CPU_CHUNKY (2.0 * 256.0 * 256.0 * 256.0)
+
+/* Part i of `parts` of [0, len), cut at multiples of unit, so every thread
+   sees the same tiles whatever the thread count. */
+static void gemm__cpu_split(int64_t len, int parts, int i, int unit, int64_t *lo, int64_t *hi)
+{
+    int64_t units = (len + unit - 1) / unit;
+    *lo = gemm__cpu_min(units * i / parts * unit, len);
+    *hi = gemm__cpu_min(units * (i + 1) / parts * unit, len);
+}
 
 /* A grid tm x tn of `chunks` rectangles over (m, n): the most square ones
    (the least packing repeated across chunks), splitting N on a tie. */
@@ -708,224 +1045,175 @@ static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int
         }
 }
 
-/* ---- the driver, written once for both precisions ------------------------ */
+/* How many threads the job runs on (taking the pool when more than one;
+   the caller releases it) and its grid of chunks. */
+static void gemm__cpu_plan_threads(gemm__cpu_job *jb, int want)
+{
+    const gemm__problem *p = jb->p;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    int threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(want);
+    gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), p->m, p->n, jb->uk->mr, jb->uk->nr,
+                   &jb->tm, &jb->tn);
+    jb->threads = threads;
+}
 
-#define GEMM__CPU_DEFINE(T, X)                                                                     \
-    typedef struct gemm__cpu_job_##X {                                                             \
-        int64_t m, n, k, ars, acs, brs, bcs, ldc, mc, kc, nc;                                      \
-        const T *A;                                                                                \
-        const T *B;                                                                                \
-        T *C;                                                                                      \
-        T alpha, beta;                                                                             \
-        int mr, nr, tm, tn, direct_a, direct_b, threads, next;                                     \
-        gemm__cpu_ukernel_##X kern, kern_strided;                                                  \
-        gemm__cpu_packa_##X packa;                                                                 \
-        char *ws;                                                                                  \
-        size_t ws_a, ws_stride; /* bytes: packed A, then packed B, per thread */                   \
-    } gemm__cpu_job_##X;                                                                           \
-                                                                                                   \
-    /* Packs nx rows of A (or columns of B) of length kc into w-wide panels;                       \
-       element (x, p) of the source is at s[x*xs + p*ps]. A panel is p-major                       \
-       (d[p*w + x], what the packed kernel reads) or, when xmajor, x-major                         \
-       (d[x*kc + p], read by the strided kernel with bp = 1, bj = kc); the                         \
-       last one is zero-padded to w. Copies follow the source's contiguous                         \
-       dimension: only a p-major pack of a source contiguous along p (A of                         \
-       a transposed-A call) is a scalar transpose. */                                              \
-    static void gemm__cpu_pack_##X(T *GEMM__RESTRICT d, const T *GEMM__RESTRICT s, int64_t xs,     \
-                                   int64_t ps, int64_t nx, int64_t kc, int w, int xmajor,          \
-                                   gemm__cpu_packa_##X vpack)                                      \
-    {                                                                                              \
-        int64_t x0, x, p, full = nx / w * w;                                                       \
-        if (xmajor) {                                                                              \
-            for (x = 0; x < nx; x++) {                                                             \
-                T *dx = d + x * kc;                                                                \
-                if (ps == 1) memcpy(dx, s + x * xs, sizeof(T) * (size_t)kc);                       \
-                else for (p = 0; p < kc; p++) dx[p] = s[x * xs + p * ps];                          \
-            }                                                                                      \
-            if (full < nx) memset(d + nx * kc, 0, sizeof(T) * (size_t)((w - nx % w) * kc));            \
-            return;                                                                                \
-        }                                                                                          \
-        if (xs == 1) {                                                                             \
-            if (vpack && full > 0) vpack(kc, s, ps, full, d);                                      \
-            for (p = 0; p < kc; p++) {                                                             \
-                const T *sp = s + p * ps;                                                          \
-                for (x0 = 0; x0 < full && !vpack; x0 += w)                                         \
-                    memcpy(d + x0 * kc + p * w, sp + x0, sizeof(T) * (size_t)w);                   \
-                for (x = full; x < nx; x++) d[full * kc + p * w + x - full] = sp[x];               \
-                for (; x < full + w && full < nx; x++) d[full * kc + p * w + x - full] = 0;        \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        for (x0 = 0; x0 < nx; x0 += w, d += w * kc) {                                              \
-            int64_t xw = gemm__cpu_min(w, nx - x0);                                                \
-            const T *s0 = s + x0 * xs;                                                             \
-            for (x = 0; x < xw; x++)                                                               \
-                for (p = 0; p < kc; p++) d[p * w + x] = s0[x * xs + p * ps];                       \
-            for (; x < w; x++)                                                                     \
-                for (p = 0; p < kc; p++) d[p * w + x] = 0;                                         \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    /* C[m0:m1, n0:n1] of the job, with this thread's workspace. A small                           \
-       problem reads B, and A when its columns are contiguous, in place: only                      \
-       a tail narrower than a micro-panel is packed (the kernel reads whole                        \
-       micro-panels, which would run past the user's matrix). */                                   \
-    static void gemm__cpu_rect_##X(const gemm__cpu_job_##X *jb, int64_t m0, int64_t m1, int64_t n0, \
-                                   int64_t n1, T *pa, T *pb)                                       \
-    {                                                                                              \
-        int64_t jc, pc, ic, jr, ir, i, j, mr = jb->mr, nr = jb->nr, ldc = jb->ldc;                 \
-        T tile[GEMM__CPU_TILE_MAX];                                                                \
-        int tile_clean = 0; /* cleared at the first edge tile: its padding is read, never used */  \
-        for (jc = n0; jc < n1; jc += jb->nc) {                                                     \
-            int64_t nc = gemm__cpu_min(jb->nc, n1 - jc);                                           \
-            int64_t b_inplace = jb->direct_b ? nc / nr * nr : 0; /* columns read unpacked */       \
-            int b_xmajor = jb->bcs != 1; /* B's columns are contiguous: copy them whole */         \
-            for (pc = 0; pc < jb->k; pc += jb->kc) {                                               \
-                int64_t kc = gemm__cpu_min(jb->kc, jb->k - pc);                                    \
-                T beta = pc == 0 ? jb->beta : (T)1;                                                \
-                const T *b0 = jb->B + pc * jb->brs + jc * jb->bcs;                                 \
-                if (b_inplace < nc)                                                                \
-                    gemm__cpu_pack_##X(pb, b0 + b_inplace * jb->bcs, jb->bcs, jb->brs, nc - b_inplace, \
-                                       kc, (int)nr, b_xmajor, (gemm__cpu_packa_##X)0);             \
-                for (ic = m0; ic < m1; ic += jb->mc) {                                             \
-                    int64_t mc = gemm__cpu_min(jb->mc, m1 - ic);                                   \
-                    const T *a0 = jb->A + ic * jb->ars + pc * jb->acs;                             \
-                    int64_t a_inplace = jb->direct_a ? mc / mr * mr : 0; /* rows read unpacked */  \
-                    if (a_inplace < mc)                                                            \
-                        gemm__cpu_pack_##X(pa, a0 + a_inplace * jb->ars, jb->ars, jb->acs,         \
-                                           mc - a_inplace, kc, (int)mr, 0, jb->packa);             \
-                    for (jr = 0; jr < nc; jr += nr) {                                              \
-                        int64_t nw = gemm__cpu_min(nr, nc - jr);                                   \
-                        int b_direct = jr < b_inplace;                                             \
-                        const T *bp = b_direct ? b0 + jr * jb->bcs : pb + (jr - b_inplace) * kc;   \
-                        gemm__cpu_ukernel_##X kern = b_direct || b_xmajor ? jb->kern_strided : jb->kern; \
-                        int64_t bps = b_direct ? jb->brs : b_xmajor ? 1 : nr;                      \
-                        int64_t bjs = b_direct ? jb->bcs : b_xmajor ? kc : 1;                      \
-                        for (ir = 0; ir < mc; ir += mr) {                                          \
-                            int64_t mw = gemm__cpu_min(mr, mc - ir);                               \
-                            T *c = jb->C + (ic + ir) + (jc + jr) * ldc;                            \
-                            const T *ap = ir < a_inplace ? a0 + ir * jb->ars : pa + (ir - a_inplace) * kc; \
-                            int64_t as = ir < a_inplace ? jb->acs : mr;                            \
-                            if (mw == mr && nw == nr) {                                            \
-                                for (j = 0; j < nr; j++) { /* here, not in the kernel: its registers are full */ \
-                                    GEMM__CPU_PREFETCH(c + j * ldc);                               \
-                                    GEMM__CPU_PREFETCH(c + j * ldc + mr - 1);                      \
-                                }                                                                  \
-                                kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, c, ldc);           \
-                                continue;                                                          \
-                            }                                                                      \
-                            /* an edge tile: the same kernel on a local copy */                    \
-                            if (!tile_clean) memset(tile, 0, sizeof tile), tile_clean = 1;         \
-                            if (beta != 0)                                                         \
-                                for (j = 0; j < nw; j++)                                           \
-                                    for (i = 0; i < mw; i++) tile[i + j * mr] = c[i + j * ldc];    \
-                            kern(kc, ap, as, bp, bps, bjs, jb->alpha, beta, tile, mr);             \
-                            for (j = 0; j < nw; j++)                                               \
-                                for (i = 0; i < mw; i++) c[i + j * ldc] = tile[i + j * mr];        \
-                        }                                                                          \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    /* One thread's share: chunks of the grid, taken until none is left. */                        \
-    static void gemm__cpu_task_##X(void *arg, int tid)                                             \
-    {                                                                                              \
-        gemm__cpu_job_##X *jb = (gemm__cpu_job_##X *)arg;                                          \
-        int64_t m0, m1, n0, n1;                                                                    \
-        char *w;                                                                                   \
-        int c;                                                                                     \
-        if (tid >= jb->threads) return; /* a worker this call has no workspace for */              \
-        w = jb->ws + (size_t)tid * jb->ws_stride;                                                  \
-        while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {                                 \
-            gemm__cpu_split(jb->m, jb->tm, c % jb->tm, jb->mr, &m0, &m1);                          \
-            gemm__cpu_split(jb->n, jb->tn, c / jb->tm, jb->nr, &n0, &n1);                          \
-            if (m0 < m1 && n0 < n1) gemm__cpu_rect_##X(jb, m0, m1, n0, n1, (T *)w, (T *)(w + jb->ws_a)); \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    GEMM_DEF gemm_status gemm_##X##gemm(gemm_layout layout, gemm_transpose transa,                 \
-                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k,    \
-                                        T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, \
-                                        T beta, T *C, int64_t ldc)                                 \
-    {                                                                                              \
-        gemm__cpu_job_##X jb;                                                                      \
-        const gemm__cpu_isa *isa;                                                                  \
-        int64_t crs, ccs, i, j, mcw, ncw, kcw;                                                     \
-        double flops;                                                                              \
-        char *raw;                                                                                 \
-        int threads;                                                                               \
-        gemm__work work;                                                                           \
-        gemm_status s;                                                                             \
-        gemm__clear_error();                                                                       \
-        s = gemm__check_args("gemm_" #X "gemm", layout, transa, transb, m, n, k, alpha == 0,       \
-                             A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &work);    \
-        if (s != GEMM_OK || work == GEMM__WORK_NONE) return s;                                     \
-        gemm__op_strides(layout, GEMM_NO_TRANS, ldc, &crs, &ccs);                                  \
-        if (work == GEMM__WORK_SCALE) { /* walk C in storage order */                             \
-            int64_t outer = crs == 1 ? n : m, inner = crs == 1 ? m : n, ld = crs == 1 ? ccs : crs; \
-            for (j = 0; j < outer; j++)                                                            \
-                for (i = 0; i < inner; i++) {                                                      \
-                    T *c = &C[j * ld + i];                                                         \
-                    *c = beta == 0 ? (T)0 : beta * *c;                                             \
-                }                                                                                  \
-            return GEMM_OK;                                                                        \
-        }                                                                                          \
-        memset(&jb, 0, sizeof jb);                                                                 \
-        gemm__op_strides(layout, transa, lda, &jb.ars, &jb.acs);                                   \
-        gemm__op_strides(layout, transb, ldb, &jb.brs, &jb.bcs);                                   \
-        jb.A = A; jb.B = B; jb.C = C; jb.m = m; jb.n = n; jb.k = k;                                \
-        jb.alpha = alpha; jb.beta = beta; jb.ldc = crs == 1 ? ccs : crs;                           \
-        if (crs != 1) { /* row-major C: solve C^T = op(B)^T op(A)^T instead */                     \
-            int64_t t;                                                                             \
-            jb.A = B; jb.B = A; jb.m = n; jb.n = m;                                                \
-            t = jb.ars; jb.ars = jb.bcs; jb.bcs = t;                                               \
-            t = jb.acs; jb.acs = jb.brs; jb.brs = t;                                               \
-        }                                                                                          \
-        isa = gemm__cpu_current();                                                                 \
-        jb.mr = isa->X##mr; jb.nr = isa->X##nr; jb.kern = isa->X##kern; jb.kern_strided = isa->X##kern_strided; \
-        jb.packa = isa->X##pack;                                                                   \
-        gemm__cpu_blocking(jb.mr, jb.nr, (int)sizeof(T), &jb.mc, &jb.kc, &jb.nc);                  \
-        flops = 2.0 * (double)m * (double)n * (double)k;                                           \
-        jb.direct_b = flops <= 2.0 * GEMM__CPU_SMALL;                                              \
-        jb.direct_a = jb.direct_b && jb.ars == 1;                                                  \
-        threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(gemm_cpu_get_threads()); \
-        /* more chunks than threads when there is enough work: a thread that                       \
-           the OS runs late then costs a chunk, not half the call */                               \
-        gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), jb.m, jb.n,   \
-                       jb.mr, jb.nr, &jb.tm, &jb.tn);                                              \
-        jb.threads = threads;                                                                      \
-        /* workspace: packed A (mc x kc) and B (kc x nc) per thread, 64-byte aligned */            \
-        mcw = gemm__cpu_min(jb.mc, gemm__cpu_round_up(jb.m, jb.mr));                               \
-        ncw = gemm__cpu_min(jb.nc, gemm__cpu_round_up(jb.n, jb.nr));                               \
-        kcw = gemm__cpu_min(jb.kc, jb.k);                                                          \
-        jb.ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * (int64_t)sizeof(T), 64);                  \
-        jb.ws_stride = jb.ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * (int64_t)sizeof(T), 64);   \
-        raw = (char *)GEMM_MALLOC(jb.ws_stride * (size_t)threads + 64);                            \
-        if (!raw) {                                                                                \
-            if (threads > 1) gemm__cpu_pool_release();                                             \
-            return gemm__fail(GEMM_ERR_OUT_OF_MEMORY,                                              \
-                              "gemm_" #X "gemm: no memory for %d packing workspace(s) of %llu bytes", \
-                              threads, (unsigned long long)jb.ws_stride);                          \
-        }                                                                                          \
-        jb.ws = raw + (64 - (uintptr_t)raw % 64);                                                  \
-        if (threads > 1) {                                                                         \
-            gemm__cpu_pool_run(gemm__cpu_task_##X, &jb);                                           \
-            gemm__cpu_pool_release();                                                              \
-        } else {                                                                                   \
-            gemm__cpu_task_##X(&jb, 0);                                                            \
-        }                                                                                          \
-        GEMM_FREE(raw);                                                                            \
-        return GEMM_OK;                                                                            \
+/* One thread's share of the job: chunks taken until none is left, each
+   computed with this thread's workspace. */
+static void gemm__cpu_task(void *arg, int tid)
+{
+    gemm__cpu_job *jb = (gemm__cpu_job *)arg;
+    int64_t m0, m1, n0, n1;
+    char *w;
+    int c;
+    if (tid >= jb->threads) return; /* a worker this call has no workspace for */
+    w = jb->ws + (size_t)tid * jb->ws_stride;
+    while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {
+        gemm__cpu_split(jb->p->m, jb->tm, c % jb->tm, jb->uk->mr, &m0, &m1);
+        gemm__cpu_split(jb->p->n, jb->tn, c / jb->tm, jb->uk->nr, &n0, &n1);
+        if (m0 < m1 && n0 < n1) gemm__cpu_loop_jc(jb, m0, m1, n0, n1, w, w + jb->ws_a);
     }
-GEMM__CPU_DEFINE(float, s)
-GEMM__CPU_DEFINE(double, d)
-#undef GEMM__CPU_DEFINE
+}
+/* <<cpu work_split */
+/* >>cpu driver: src/cpu/driver.c */
+/* C = beta*C, when A and B are not read (alpha == 0 or k == 0), in the
+   order C is stored. */
+static void gemm__cpu_scale_c(const gemm__problem *p, gemm_precision precision, double beta, void *C)
+{
+    int64_t i, j;
+    for (j = 0; j < p->n; j++) {
+        if (precision == GEMM_F32) {
+            float *c = (float *)C + j * p->ldc, b = (float)beta;
+            for (i = 0; i < p->m; i++) c[i] = b == 0 ? 0.0f : b * c[i];
+        } else {
+            double *c = (double *)C + j * p->ldc;
+            for (i = 0; i < p->m; i++) c[i] = beta == 0 ? 0.0 : beta * c[i];
+        }
+    }
+}
+
+/* Allocates the job's workspaces, one per thread: packed A (mc x kc), then
+   packed B (kc x nc), each 64-byte aligned and no larger than the problem
+   needs. Returns the block to GEMM_FREE (NULL: no memory). */
+static char *gemm__cpu_workspace(gemm__cpu_job *jb)
+{
+    const gemm__problem *p = jb->p;
+    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr));
+    int64_t ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(p->n, jb->uk->nr));
+    int64_t kcw = gemm__cpu_min(jb->kc, p->k);
+    char *raw;
+    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * jb->es, 64);
+    jb->ws_stride = jb->ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * jb->es, 64);
+    raw = (char *)GEMM_MALLOC(jb->ws_stride * (size_t)jb->threads + 64);
+    if (raw) jb->ws = raw + (64 - (uintptr_t)raw % 64);
+    return raw;
+}
+
+/* The one driver behind both precisions: p is gemm__prepare's problem, a
+   and b its operands (the caller's A and B, swapped when row-major), alpha
+   and beta the caller's scalars (exact in double), func the public name
+   for error details. */
+static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm_precision precision, double alpha,
+                                  const void *a, const void *b, double beta, void *C,
+                                  const gemm_cpu_options *options)
+{
+    const gemm__cpu_isa *isa;
+    gemm__cpu_job jb;
+    char *raw;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->work == GEMM__WORK_SCALE) {
+        gemm__cpu_scale_c(p, precision, beta, C);
+        return GEMM_OK;
+    }
+    if (!(isa = gemm__cpu_isa_for_call()))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
+                          func, GEMM__HOOK(cpu_kernel, "?"));
+    memset(&jb, 0, sizeof jb);
+    jb.p = p;
+    jb.a = (const char *)a;
+    jb.b = (const char *)b;
+    jb.c = (char *)C;
+    jb.es = (int64_t)gemm_precision_size(precision);
+    jb.alpha = alpha;
+    jb.beta = beta;
+    jb.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    gemm__cpu_blocking(jb.uk->mr, jb.uk->nr, (int)jb.es, &jb.mc, &jb.kc, &jb.nc);
+    gemm__cpu_plan_in_place(&jb);
+    gemm__cpu_plan_threads(&jb, gemm__cpu_threads_for_call(options));
+    if (!(raw = gemm__cpu_workspace(&jb))) {
+        if (jb.threads > 1) gemm__cpu_pool_release();
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %d packing workspace(s) of %llu bytes", func,
+                          jb.threads, (unsigned long long)jb.ws_stride);
+    }
+    if (jb.threads > 1) {
+        gemm__cpu_pool_run(gemm__cpu_task, &jb);
+        gemm__cpu_pool_release();
+    } else {
+        gemm__cpu_task(&jb, 0);
+    }
+    GEMM_FREE(raw);
+    return GEMM_OK;
+}
+/* <<cpu driver */
+/* >>cpu entry_points: src/cpu/entry_points.c */
+/* The public calls: gemm__prepare's checks and canonical problem, then the
+   one driver. */
+
+GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb,
+                                    float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare("gemm_cpu_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
+                      beta == 1, C != NULL, ldc, &p);
+    if (s != GEMM_OK) return s;
+    return gemm__cpu_gemm("gemm_cpu_sgemm", &p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
+                          options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb,
+                                    double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare("gemm_cpu_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
+                      beta == 1, C != NULL, ldc, &p);
+    if (s != GEMM_OK) return s;
+    return gemm__cpu_gemm("gemm_cpu_dgemm", &p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
+                          options);
+}
+
+/* The front door, declared in gemm.h: the CPU with default options. */
+GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                float alpha, const float *A, int64_t lda,
+                                const float *B, int64_t ldb,
+                                float beta, float *C, int64_t ldc)
+{
+    return gemm_cpu_sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+}
+
+GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                double alpha, const double *A, int64_t lda,
+                                const double *B, int64_t ldb,
+                                double beta, double *C, int64_t ldc)
+{
+    return gemm_cpu_dgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+}
+/* <<cpu entry_points */
 
 #ifdef __cplusplus
 }
 #endif
 
 #endif /* GEMM_IMPLEMENTATION */
-/* <<cpu whole_cpu */

@@ -29,6 +29,7 @@
    threads, 286 with them asleep; OpenBLAS's own median was 290 and 304).
    gemm's pool spins for only ~50 us before it yields. */
 #define _POSIX_C_SOURCE 200809L
+#define GEMM__TEST_HOOKS /* gemm__cpu_kernel(): which kernel runs */
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "../tests/battery.h"

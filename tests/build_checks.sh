@@ -2,7 +2,8 @@
 # tests/build_checks.sh - the headers as a user's compiler sees them:
 # warning-free as C99 (gcc, clang) and C++ (g++), one implementation per
 # program links, GEMM_STATIC works, every global symbol is gemm_-prefixed,
-# and a half-overridden allocator is refused. Last line: N passed, N failed.
+# no test hook is exported unless GEMM__TEST_HOOKS asks for it, and a
+# half-overridden allocator is refused. Last line: N passed, N failed.
 cd "$(dirname "$0")/.." || exit 2
 out=build/checks
 mkdir -p "$out"
@@ -35,6 +36,10 @@ if have nm; then
     check "every global symbol starts with gemm_ (${bad:-none other})" test -z "$bad"
     n=$(nm -g --defined-only "$out/impl_gcc.o" | grep -c ' gemm_sgemm$')
     check "gemm_sgemm is defined by the implementation unit" test "$n" = 1
+    bad=$(nm -g --defined-only "$out/impl_gcc.o" | awk '{print $3}' | grep -E '^gemm__(cpu_|test_hooks$)' || true)
+    check "a default build exports no test hook (gemm__cpu_*, gemm__test_hooks: ${bad:-none})" test -z "$bad"
+    n=$(gcc -std=c99 -DGEMM__TEST_HOOKS -c tests/tu_impl.c -o "$out/hooks.o" && nm -g --defined-only "$out/hooks.o" | grep -cE ' gemm__(cpu_kernels?|test_hooks)$')
+    check "GEMM__TEST_HOOKS exports the hooks (gemm__test_hooks, gemm__cpu_kernel, gemm__cpu_kernels: $n of 3)" test "$n" = 3
     bad=$(gcc -std=c99 -DGEMM_STATIC -c tests/tu_impl.c -o "$out/static.o" && nm -g --defined-only "$out/static.o" | awk '{print $3}')
     check "GEMM_STATIC exports no symbol (${bad:-none})" test -z "$bad"
 else

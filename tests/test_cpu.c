@@ -14,6 +14,8 @@
                              (for emulated CPUs, where everything is slow)
    --no-fork                 skip the fork() test: qemu-user cannot start
                              threads in the forked child of a threaded process
+   The kernel and the block sizes are forced through the test hooks
+   (GEMM__TEST_HOOKS: gemm__hooks.cpu_kernel, cpu_mc, cpu_kc, cpu_nc).
 */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #ifndef _DEFAULT_SOURCE /* nvcc's host pass defines it already */
@@ -29,6 +31,7 @@ static void *test_malloc(size_t size);
 #define GEMM_MALLOC(size) test_malloc(size)
 #define GEMM_FREE(ptr) free(ptr)
 
+#define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "battery.h"
@@ -69,6 +72,25 @@ static gemm_status cpu_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, g
 
 static battery_backend cpu_backend; /* name set per kernel in main() */
 
+/* Forces micro-kernel `name` for the calls that follow (NULL: the best). */
+static void use_kernel(const char *name) { gemm__test_hooks()->cpu_kernel = name; }
+
+/* Forces the block sizes (0: the cache-derived one). */
+static void set_blocking(int mc, int kc, int nc)
+{
+    gemm__test_hooks()->cpu_mc = mc;
+    gemm__test_hooks()->cpu_kc = kc;
+    gemm__test_hooks()->cpu_nc = nc;
+}
+
+/* Where element (i, j) of op(X) lives: X[i*rs + j*cs]. */
+static void op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs)
+{
+    int contiguous_rows = (layout == GEMM_ROW_MAJOR) != (trans == GEMM_TRANS);
+    *rs = contiguous_rows ? ld : 1;
+    *cs = contiguous_rows ? 1 : ld;
+}
+
 /* The oracle must itself be right: a product worked out by hand, read
    through every layout and transpose. */
 static void test_reference_by_hand(void)
@@ -89,14 +111,14 @@ static void test_reference_by_hand(void)
                 /* Store op(A) so that reading it back through (lay, ta) gives opA. */
                 lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? 3 : 2;
                 ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? 2 : 3;
-                gemm__op_strides(lay, ta, lda, &rs, &cs);
+                op_strides(lay, ta, lda, &rs, &cs);
                 for (i = 0; i < 2; i++)
                     for (j = 0; j < 3; j++) A[i * rs + j * cs] = opA[i][j];
-                gemm__op_strides(lay, tb, ldb, &rs, &cs);
+                op_strides(lay, tb, ldb, &rs, &cs);
                 for (i = 0; i < 3; i++)
                     for (j = 0; j < 2; j++) B[i * rs + j * cs] = opB[i][j];
                 ok = gemm_ref_dgemm(lay, ta, tb, 2, 2, 3, 2.0, A, lda, B, ldb, -1.0, C, 2) == GEMM_OK;
-                gemm__op_strides(lay, GEMM_NO_TRANS, 2, &rs, &cs);
+                op_strides(lay, GEMM_NO_TRANS, 2, &rs, &cs);
                 for (i = 0; i < 2; i++)
                     for (j = 0; j < 2; j++) ok = ok && C[i * rs + j * cs] == want[i][j];
                 battery_check(ok, "reference by hand: %s %c%c", li == 0 ? "row" : "col", ai ? 'T' : 'N', bi ? 'T' : 'N');
@@ -139,18 +161,38 @@ static void test_thread_settings(void)
     (void)online;
 }
 
+/* A 2x2x2 call with C = 7s; returns its status, and whether C stayed 7s. */
+static gemm_status tiny_call(int *c_untouched)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {7, 7, 7, 7};
+    gemm_status s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
+    *c_untouched = c[0] == 7 && c[1] == 7 && c[2] == 7 && c[3] == 7;
+    return s;
+}
+
 static void test_kernel_hooks(int nkernels, const char **names)
 {
-    int i, ok = nkernels >= 1 && strcmp(names[nkernels - 1], "scalar") == 0;
+    static const char *const every_kernel[] = {"avx512", "avx2", "neon", "scalar"};
+    size_t e;
+    int i, ok = nkernels >= 1 && strcmp(names[nkernels - 1], "scalar") == 0, untouched;
     battery_check(ok, "%d kernel(s) available, the last is scalar", nkernels);
-    battery_check(gemm__cpu_use_kernel("no-such-kernel") == GEMM_ERR_UNAVAILABLE &&
-                      strstr(gemm_last_error_detail(), "no-such-kernel") != NULL,
-                  "forcing an unknown kernel fails with a detail");
-    for (i = 0; i < nkernels; i++) {
-        gemm__cpu_use_kernel(names[i]);
-        battery_check(strcmp(gemm__cpu_kernel(), names[i]) == 0, "kernel %s can be forced", names[i]);
+    use_kernel("no-such-kernel");
+    ok = gemm__cpu_kernel() == NULL && tiny_call(&untouched) == GEMM_ERR_UNAVAILABLE &&
+         strstr(gemm_last_error_detail(), "no-such-kernel") != NULL && untouched;
+    battery_check(ok, "forcing an unknown kernel fails with a detail");
+    for (e = 0; e < sizeof every_kernel / sizeof every_kernel[0]; e++) {
+        for (i = 0; i < nkernels && strcmp(names[i], every_kernel[e]) != 0; i++) {}
+        if (i < nkernels) continue;
+        use_kernel(every_kernel[e]);
+        ok = tiny_call(&untouched) == GEMM_ERR_UNAVAILABLE && strstr(gemm_last_error_detail(), every_kernel[e]) && untouched;
+        battery_check(ok, "forcing %s, which this CPU or build cannot run, fails with a detail", every_kernel[e]);
     }
-    gemm__cpu_use_kernel(NULL);
+    for (i = 0; i < nkernels; i++) {
+        use_kernel(names[i]);
+        battery_check(strcmp(gemm__cpu_kernel(), names[i]) == 0 && tiny_call(&untouched) == GEMM_OK,
+                      "kernel %s can be forced", names[i]);
+    }
+    use_kernel(NULL);
     battery_check(strcmp(gemm__cpu_kernel(), names[0]) == 0, "automatic picks the best kernel, %s", names[0]);
 #if defined(GEMM_NO_SIMD)
     battery_check(nkernels == 1, "GEMM_NO_SIMD leaves only the scalar kernel");
@@ -331,14 +373,14 @@ static void test_out_of_memory(void)
     free(A); free(B); free(C); free(C0);
 }
 
-/* Largest allocation of one row-major m x n x k call. */
-static size_t workspace_of(int64_t m, int64_t n, int64_t k)
+/* Largest allocation of one row-major m x n x k call with these options. */
+static size_t workspace_of(int64_t m, int64_t n, int64_t k, const gemm_cpu_options *options)
 {
     float *A = (float *)calloc((size_t)(m * k), sizeof(float)), *B = (float *)calloc((size_t)(k * n), sizeof(float));
     float *C = (float *)calloc((size_t)(m * n), sizeof(float));
     gemm_status s;
     test_malloc_largest = 0;
-    s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
+    s = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n, options);
     free(A); free(B); free(C);
     return s == GEMM_OK ? test_malloc_largest : 0;
 }
@@ -348,15 +390,65 @@ static void test_bounded_workspace(void)
     /* Past the block sizes (set to 64 here, so the test is cheap anywhere),
        doubling m, n or k must not grow the workspace. */
     size_t base, tall, wide, deep;
-    gemm__cpu_set_blocking(64, 64, 64);
-    base = workspace_of(300, 300, 200);
-    tall = workspace_of(600, 300, 200);
-    wide = workspace_of(300, 600, 200);
-    deep = workspace_of(300, 300, 400);
-    gemm__cpu_set_blocking(0, 0, 0);
+    set_blocking(64, 64, 64);
+    base = workspace_of(300, 300, 200, NULL);
+    tall = workspace_of(600, 300, 200, NULL);
+    wide = workspace_of(300, 600, 200, NULL);
+    deep = workspace_of(300, 300, 400, NULL);
+    set_blocking(0, 0, 0);
     battery_check(base > 0 && base == tall && base == wide && base == deep,
                   "workspace bounded by the blocks: %zu bytes for 300x300x200, %zu / %zu / %zu with m / n / k doubled",
                   base, tall, wide, deep);
+}
+
+/* gemm_cpu_options: threads < 0 refused after the CBLAS checks, zeros and
+   NULL are the defaults, and options.threads wins over the global setting
+   for its call (seen in the workspace, one per thread) without changing a bit. */
+static void test_options(void)
+{
+    enum { M = 300, N = 517, K = 263 };
+    gemm_cpu_options bad = {-1}, zero = {0}, three = {3}, four = {4};
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {7, 7, 7, 7};
+    double ad[4] = {1, 2, 3, 4}, bd[4] = {1, 0, 0, 1}, cd[4] = {7, 7, 7, 7};
+    float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
+    float *C1 = (float *)calloc(M * N, sizeof(float)), *C4 = (float *)calloc(M * N, sizeof(float));
+    size_t one, more;
+    uint64_t state = 99;
+    int i, ok;
+    ok = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2, &bad) ==
+             GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "threads") && c[0] == 7 && c[3] == 7 &&
+         gemm_cpu_dgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0, ad, 2, bd, 2, 0.0, cd, 2, &bad) ==
+             GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "threads") && cd[0] == 7 && cd[3] == 7;
+    battery_check(ok, "options.threads = -1 is rejected with a detail, C untouched (sgemm, dgemm)");
+    ok = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0f, a, 1, b, 2, 0.0f, c, 2, &bad) ==
+             GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "lda") &&
+         gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 0, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2, &bad) ==
+             GEMM_ERR_INVALID_ARG;
+    battery_check(ok, "a bad CBLAS argument is reported before bad options, which fail even when m = 0");
+    ok = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2, &zero) ==
+             GEMM_OK && c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4 &&
+         gemm_cpu_dgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0, ad, 2, bd, 2, 0.0, cd, 2, NULL) ==
+             GEMM_OK && cd[0] == 1 && cd[1] == 2 && cd[2] == 3 && cd[3] == 4;
+    battery_check(ok, "zeroed and NULL options are the defaults");
+    gemm_cpu_set_threads(1);
+    one = workspace_of(200, 200, 200, NULL);
+    more = workspace_of(200, 200, 200, &three);
+#ifdef GEMM_NO_THREADS
+    battery_check(one > 0 && more == one, "GEMM_NO_THREADS: options.threads = 3 still runs one thread (%zu bytes)", more);
+#else
+    battery_check(one > 64 && more - 64 == 3 * (one - 64),
+                  "options.threads = 3 beats gemm_cpu_set_threads(1): workspace for 3 threads (%zu bytes, 1: %zu)", more, one);
+#endif
+    for (i = 0; i < M * K; i++) A[i] = (float)battery_uniform(&state);
+    for (i = 0; i < K * N; i++) B[i] = (float)battery_uniform(&state);
+    ok = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0f, A, K, B, N, 0.0f, C1, N, NULL) ==
+             GEMM_OK &&
+         gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0f, A, K, B, N, 0.0f, C4, N, &four) ==
+             GEMM_OK &&
+         memcmp(C1, C4, sizeof(float) * M * N) == 0;
+    battery_check(ok, "options.threads = 4 gives the 1-thread result bit for bit");
+    gemm_cpu_set_threads(0);
+    free(A); free(B); free(C1); free(C4);
 }
 
 /* Offsets in 64 bits (DESIGN.md: a 50,000 x 50,000 matrix must work): leading
@@ -447,6 +539,7 @@ int main(int argc, char **argv)
     test_kernel_hooks(nkernels, kernels);
     test_out_of_memory();
     if (!smoke) test_bounded_workspace();
+    test_options();
     if (!smoke) test_64bit_offsets();
 #ifdef TEST_HAVE_PTHREADS
     if (!smoke) test_concurrent_callers();
@@ -454,21 +547,21 @@ int main(int argc, char **argv)
 #endif
     (void)no_fork;
     for (i = 0; i < nkernels; i++) {
-        gemm__cpu_use_kernel(kernels[i]);
+        use_kernel(kernels[i]);
         printf("== kernel %s\n", kernels[i]);
         snprintf(name, sizeof name, "cpu/%s", kernels[i]);
         cpu->name = name;
         battery_run(cpu);
         /* Tiny blocks: every call crosses MC, KC and NC edges, on 3 threads. */
-        gemm__cpu_set_blocking(1, 7, 1);
+        set_blocking(1, 7, 1);
         gemm_cpu_set_threads(3);
         snprintf(name, sizeof name, "cpu/%s/tiny-blocks/3-threads", kernels[i]);
         battery_run(cpu);
-        gemm__cpu_set_blocking(0, 0, 0);
+        set_blocking(0, 0, 0);
         gemm_cpu_set_threads(0);
         if (!smoke) test_thread_determinism(kernels[i]);
         if (only_best) break;
     }
-    gemm__cpu_use_kernel(NULL);
+    use_kernel(NULL);
     return battery_summary();
 }

@@ -1,0 +1,43 @@
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Options of one CPU call. NULL or all zeros means every default, so a
+   field added later never changes what an old caller gets. */
+typedef struct gemm_cpu_options {
+    int threads; /* threads this call may use; 0 = gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else automatic */
+} gemm_cpu_options;
+
+/* C = alpha*op(A)*op(B) + beta*C on the CPU: cblas_?gemm's arguments, then
+   the options (may be NULL). gemm_sgemm / gemm_dgemm are these with NULL. */
+GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    float alpha, const float *A, int64_t lda,
+                                    const float *B, int64_t ldb,
+                                    float beta, float *C, int64_t ldc, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    double alpha, const double *A, int64_t lda,
+                                    const double *B, int64_t ldb,
+                                    double beta, double *C, int64_t ldc, const gemm_cpu_options *options);
+
+/* Threads a CPU call may use; 0 = automatic. Returns GEMM_ERR_INVALID_ARG
+   for a negative count. */
+GEMM_DEF gemm_status gemm_cpu_set_threads(int threads);
+
+/* The thread count a call made now would use (resolving "automatic"). */
+GEMM_DEF int gemm_cpu_get_threads(void);
+
+#ifdef GEMM__TEST_HOOKS
+/* For the tests only (the kernel and block sizes are forced through
+   gemm__hooks): the names of the micro-kernels this CPU can run, best first
+   ("avx512", "avx2", "neon", "scalar"), and how many (at most max are
+   written); and the kernel calls use now (NULL when gemm__hooks.cpu_kernel
+   names one this build or CPU cannot run). */
+GEMM_DEF int gemm__cpu_kernels(const char **names, int max);
+GEMM_DEF const char *gemm__cpu_kernel(void);
+#endif
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,82 @@
+/* One precision's micro-kernel: its tile (mr x nr), the variant that reads
+   packed B, the one that reads B through strides, and its A packer. */
+typedef struct gemm__cpu_microkernel {
+    int mr, nr;
+    gemm__cpu_ukernel_fn packed_b, strided_b;
+    gemm__cpu_pack_a_fn pack_a;
+} gemm__cpu_microkernel;
+
+/* An instruction set's kernels for both precisions. */
+typedef struct gemm__cpu_isa {
+    const char *name;
+    int (*available)(void);
+    gemm__cpu_microkernel f32, f64;
+} gemm__cpu_isa;
+
+#define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
+    {#NAME, gemm__cpu_has_##NAME,                                                                   \
+     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack},    \
+     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}}
+
+/* Best first; the first available one is the default. */
+static const gemm__cpu_isa gemm__cpu_isas[] = {
+#if defined(GEMM__CPU_X86)
+    GEMM__CPU_ISA(avx512, 32, 8, 16, 8),
+    GEMM__CPU_ISA(avx2, 16, 6, 8, 6),
+#endif
+#if defined(GEMM__CPU_NEON)
+    GEMM__CPU_ISA(neon, 8, 12, 4, 12),
+#endif
+    GEMM__CPU_ISA(scalar, 2, 6, 2, 6),
+};
+#define GEMM__CPU_NISA ((int)(sizeof gemm__cpu_isas / sizeof gemm__cpu_isas[0]))
+
+static int gemm__cpu_isa_best = -1; /* index into gemm__cpu_isas, found at the first call */
+
+/* The best kernels this CPU runs (racing first calls all find the same). */
+static const gemm__cpu_isa *gemm__cpu_best_isa(void)
+{
+    int i = GEMM__CPU_LOAD(gemm__cpu_isa_best);
+    if (i < 0) {
+        for (i = 0; i < GEMM__CPU_NISA - 1 && !gemm__cpu_isas[i].available(); i++) {}
+        GEMM__CPU_STORE(gemm__cpu_isa_best, i);
+    }
+    return &gemm__cpu_isas[i];
+}
+
+/* The kernels called `name`, when this build has them and this CPU runs
+   them; NULL otherwise. */
+static const gemm__cpu_isa *gemm__cpu_isa_named(const char *name)
+{
+    int i;
+    for (i = 0; i < GEMM__CPU_NISA; i++)
+        if (strcmp(gemm__cpu_isas[i].name, name) == 0) return gemm__cpu_isas[i].available() ? &gemm__cpu_isas[i] : NULL;
+    return NULL;
+}
+
+/* The kernels a call runs: the best, unless a test forces others through
+   gemm__hooks.cpu_kernel (NULL when those cannot run here). */
+static const gemm__cpu_isa *gemm__cpu_isa_for_call(void)
+{
+    const char *forced = GEMM__HOOK(cpu_kernel, (const char *)NULL);
+    return forced ? gemm__cpu_isa_named(forced) : gemm__cpu_best_isa();
+}
+
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF int gemm__cpu_kernels(const char **names, int max)
+{
+    int i, n = 0;
+    for (i = 0; i < GEMM__CPU_NISA; i++)
+        if (gemm__cpu_isas[i].available()) {
+            if (n < max) names[n] = gemm__cpu_isas[i].name;
+            n++;
+        }
+    return n;
+}
+
+GEMM_DEF const char *gemm__cpu_kernel(void)
+{
+    const gemm__cpu_isa *isa = gemm__cpu_isa_for_call();
+    return isa ? isa->name : NULL;
+}
+#endif

@@ -1,0 +1,56 @@
+/* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
+   bits; typed loads and stores just keep the strided loops short. */
+static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,
+                           int64_t n, int64_t es)
+{
+    int64_t i;
+    if (dstep == 1 && sstep == 1) {
+        memcpy(d, s, (size_t)(n * es));
+    } else if (es == (int64_t)sizeof(float)) {
+        float *df = (float *)d;
+        const float *sf = (const float *)s;
+        for (i = 0; i < n; i++) df[i * dstep] = sf[i * sstep];
+    } else {
+        double *dd = (double *)d;
+        const double *sd = (const double *)s;
+        for (i = 0; i < n; i++) dd[i * dstep] = sd[i * sstep];
+    }
+}
+
+/* Packs nx rows of A (or columns of B) of length kc into w-wide panels;
+   element (x, p) of the source is at s[x*xs + p*ps] (elements of es bytes).
+   A panel is p-major (d[p*w + x], what the packed kernel reads) or, when
+   xmajor, x-major (d[x*kc + p], read by the strided kernel with bp = 1,
+   bj = kc); the last one is zero-padded to w. Copies follow the source's
+   contiguous dimension: only a p-major pack of a source contiguous along p
+   (A of a transposed-A call) is a scalar transpose. vpack, when given, is
+   the kernel's vector packer for the whole panels of a source with xs == 1. */
+static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
+                           int xmajor, gemm__cpu_pack_a_fn vpack, int64_t es)
+{
+    int64_t x0, x, p, full = nx / w * w, tail = nx - full;
+    if (xmajor) {
+        for (x = 0; x < nx; x++) gemm__cpu_copy(d + x * kc * es, 1, s + x * xs * es, ps, kc, es);
+        if (tail) memset(d + nx * kc * es, 0, (size_t)((w - tail) * kc * es));
+        return;
+    }
+    if (xs == 1) {
+        if (vpack && full > 0) vpack(kc, s, ps, full, d);
+        for (p = 0; p < kc; p++) {
+            const char *sp = s + p * ps * es;
+            char *dt = d + (full * kc + p * w) * es; /* this k's row of the tail panel */
+            for (x0 = 0; x0 < full && !vpack; x0 += w)
+                memcpy(d + (x0 * kc + p * w) * es, sp + x0 * es, (size_t)(w * es));
+            if (tail) {
+                memcpy(dt, sp + full * es, (size_t)(tail * es));
+                memset(dt + tail * es, 0, (size_t)((w - tail) * es));
+            }
+        }
+        return;
+    }
+    for (x0 = 0; x0 < nx; x0 += w, d += w * kc * es) {
+        int64_t xw = gemm__cpu_min(w, nx - x0);
+        if (xw < w) memset(d, 0, (size_t)(w * kc * es));
+        for (x = 0; x < xw; x++) gemm__cpu_copy(d + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+    }
+}

@@ -1,0 +1,58 @@
+#if defined(GEMM__CPU_X86)
+/* AVX-512: 16 zmm accumulators (MR = 2 vectors, NR = 8), 2 for A, 1 broadcast of B. */
+#define GEMM__CPU_Z_S_T float
+#define GEMM__CPU_Z_S_V __m512
+#define GEMM__CPU_Z_S_VL 16
+#define GEMM__CPU_Z_S_ZERO() _mm512_setzero_ps()
+#define GEMM__CPU_Z_S_LOAD(p) _mm512_loadu_ps(p)
+#define GEMM__CPU_Z_S_STORE(p, v) _mm512_storeu_ps(p, v)
+#define GEMM__CPU_Z_S_SET1(x) _mm512_set1_ps(x)
+#define GEMM__CPU_Z_S_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define GEMM__CPU_Z_S_MUL(a, b) _mm512_mul_ps(a, b)
+#define GEMM__CPU_Z_S_ADD(a, b) _mm512_add_ps(a, b)
+#define GEMM__CPU_Z_D_T double
+#define GEMM__CPU_Z_D_V __m512d
+#define GEMM__CPU_Z_D_VL 8
+#define GEMM__CPU_Z_D_ZERO() _mm512_setzero_pd()
+#define GEMM__CPU_Z_D_LOAD(p) _mm512_loadu_pd(p)
+#define GEMM__CPU_Z_D_STORE(p, v) _mm512_storeu_pd(p, v)
+#define GEMM__CPU_Z_D_SET1(x) _mm512_set1_pd(x)
+#define GEMM__CPU_Z_D_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
+#define GEMM__CPU_Z_D_MUL(a, b) _mm512_mul_pd(a, b)
+#define GEMM__CPU_Z_D_ADD(a, b) _mm512_add_pd(a, b)
+/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). */
+#define GEMM__CPU_Y_S_T float
+#define GEMM__CPU_Y_S_V __m256
+#define GEMM__CPU_Y_S_VL 8
+#define GEMM__CPU_Y_S_ZERO() _mm256_setzero_ps()
+#define GEMM__CPU_Y_S_LOAD(p) _mm256_loadu_ps(p)
+#define GEMM__CPU_Y_S_STORE(p, v) _mm256_storeu_ps(p, v)
+#define GEMM__CPU_Y_S_SET1(x) _mm256_set1_ps(x)
+#define GEMM__CPU_Y_S_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define GEMM__CPU_Y_S_MUL(a, b) _mm256_mul_ps(a, b)
+#define GEMM__CPU_Y_S_ADD(a, b) _mm256_add_ps(a, b)
+#define GEMM__CPU_Y_D_T double
+#define GEMM__CPU_Y_D_V __m256d
+#define GEMM__CPU_Y_D_VL 4
+#define GEMM__CPU_Y_D_ZERO() _mm256_setzero_pd()
+#define GEMM__CPU_Y_D_LOAD(p) _mm256_loadu_pd(p)
+#define GEMM__CPU_Y_D_STORE(p, v) _mm256_storeu_pd(p, v)
+#define GEMM__CPU_Y_D_SET1(x) _mm256_set1_pd(x)
+#define GEMM__CPU_Y_D_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
+#define GEMM__CPU_Y_D_MUL(a, b) _mm256_mul_pd(a, b)
+#define GEMM__CPU_Y_D_ADD(a, b) _mm256_add_pd(a, b)
+#define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
+#define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
+GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
+GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
+GEMM__CPU_UKERNELS(gemm__cpu_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S, GEMM__CPU_REP6, 6)
+GEMM__CPU_UKERNELS(gemm__cpu_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D, GEMM__CPU_REP6, 6)
+/* __builtin_cpu_init: a first call from a constructor may run before
+   libgcc's own, which would otherwise leave every feature "absent". */
+static int gemm__cpu_has_avx512(void) { __builtin_cpu_init(); return __builtin_cpu_supports("avx512f"); }
+static int gemm__cpu_has_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#endif
