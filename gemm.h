@@ -256,14 +256,6 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
    fit in int64_t. */
 GEMM_DEF int64_t gemm__extent(int64_t rows, int64_t cols, int64_t ld);
 
-/* Transitional, until every backend takes gemm__prepare's canonical form:
-   the checks alone, and the strides of op(X) in the caller's layout. */
-GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
-                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
-                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
-                                      int have_C, int64_t ldc, gemm__work *work);
-GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs);
-
 /* Records `status` with a printf-style detail for gemm_last_error_detail()
    and returns `status`, so `return gemm__fail(...)` reads naturally. */
 GEMM_DEF gemm_status gemm__fail(gemm_status status, const char *fmt, ...)
@@ -428,10 +420,10 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
 }
 
 /* The checks of DESIGN.md, in argument order; sets *work on success. */
-GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
-                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
-                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
-                                      int have_C, int64_t ldc, gemm__work *work)
+static gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
+                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                    int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one, int have_C,
+                                    int64_t ldc, gemm__work *work)
 {
     const char *lay = layout == GEMM_ROW_MAJOR ? "row-major" : "column-major";
     int64_t need;
@@ -528,14 +520,6 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     if (s == GEMM_OK) s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
     return s;
 }
-
-GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs)
-{
-    int row_major = layout == GEMM_ROW_MAJOR;
-    int transposed = trans == GEMM_TRANS;
-    if (row_major != transposed) { *rs = ld; *cs = 1; }
-    else                         { *rs = 1;  *cs = ld; }
-}
 /* <<core problem */
 /* >>core reference: src/core/reference.c */
 /* Element i of a float or double array, as a double. */
@@ -602,12 +586,21 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
 
 /*
    Revision history
-       0.3  breaking: one shape for every call, handle first (CUDA stream,
-            OpenCL context, MPI communicator), then cblas_?gemm's arguments,
-            then one options pointer (the _ex calls are gone); one
-            gemm_timing in seconds and one gemm_precision for every
-            backend; gemm_cpu_sgemm / _dgemm take gemm_cpu_options. The
-            headers are generated from small files in src/.
+       0.3  breaking: one shape for every call: the backend's handle first
+            (CUDA stream, OpenCL context, MPI communicator), then
+            cblas_?gemm's arguments, then one options pointer (NULL or zero
+            = defaults). gemm_cuda_?gemm_ex are gone (gemm_cuda_?gemm take
+            the options); gemm_cuda_gemm_mixed is gemm_cuda_sgemm_mixed with
+            each pointer's gemm_precision after it; gemm_cl_create takes
+            gemm_cl_create_options and every OpenCL call a gemm_cl_options
+            (events, timing); gemm_cpu_sgemm / _dgemm take gemm_cpu_options
+            (threads). One gemm_timing (seconds) and one gemm_precision for
+            every backend, replacing gemm_cuda_timing (milliseconds),
+            gemm_cl_timing, gemm_mpi_timing, gemm_cuda_type and
+            gemm_cl_precision. Test hooks exist only under GEMM__TEST_HOOKS.
+            Arguments whose matrices would span more than 2^60 elements are
+            refused. The exact CUDA kernels' tuning variants left the header.
+            The headers are generated from small files in src/.
        0.2  CUDA: opt-in TF32, FP16 and BF16 on the tensor cores (wgmma and
             TMA on Hopper, mma.sync from sm_80)
        0.1  first release: the contract, the reference, and the CPU, CUDA,

@@ -48,14 +48,6 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
    fit in int64_t. */
 GEMM_DEF int64_t gemm__extent(int64_t rows, int64_t cols, int64_t ld);
 
-/* Transitional, until every backend takes gemm__prepare's canonical form:
-   the checks alone, and the strides of op(X) in the caller's layout. */
-GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
-                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
-                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
-                                      int have_C, int64_t ldc, gemm__work *work);
-GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs);
-
 /* Records `status` with a printf-style detail for gemm_last_error_detail()
    and returns `status`, so `return gemm__fail(...)` reads naturally. */
 GEMM_DEF gemm_status gemm__fail(gemm_status status, const char *fmt, ...)

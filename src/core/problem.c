@@ -6,10 +6,10 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
 }
 
 /* The checks of DESIGN.md, in argument order; sets *work on success. */
-GEMM_DEF gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
-                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
-                                      int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one,
-                                      int have_C, int64_t ldc, gemm__work *work)
+static gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
+                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                    int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one, int have_C,
+                                    int64_t ldc, gemm__work *work)
 {
     const char *lay = layout == GEMM_ROW_MAJOR ? "row-major" : "column-major";
     int64_t need;
@@ -105,12 +105,4 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                        p->ldb, &p->b_extent);
     if (s == GEMM_OK) s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
     return s;
-}
-
-GEMM_DEF void gemm__op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs)
-{
-    int row_major = layout == GEMM_ROW_MAJOR;
-    int transposed = trans == GEMM_TRANS;
-    if (row_major != transposed) { *rs = ld; *cs = 1; }
-    else                         { *rs = 1;  *cs = ld; }
 }
