@@ -184,10 +184,10 @@ test-cl:
 test-cl-asan:
 	sh tests/test_cl.sh asan
 
-$(B)/test_cl_asan: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+$(B)/test_cl_asan $(B)/test_cl_safety_asan: $(B)/%_asan: tests/%.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
 
-$(B)/test_cl: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+$(B)/test_cl $(B)/test_cl_safety: $(B)/%: tests/%.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
 example-cl: $(B)/opencl_basic
@@ -204,10 +204,13 @@ bench-cl:
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
-# Searches the parameter space on the device and updates tuning/gemm_cl.txt,
-# whose lines are also gemm_cl.h's built-in table: `make headers` builds them in.
+# Searches the parameter space on the device and writes the winners to
+# TUNE_OUT (build/gemm_cl_tuning.txt), never to the tracked tuning/gemm_cl.txt:
+# use the file with GEMM_CL_TUNING_FILE, or paste its lines into
+# tuning/gemm_cl.txt and `make headers` to build them into gemm_cl.h.
+TUNE_OUT ?= $(B)/gemm_cl_tuning.txt
 tune-cl: $(B)/tune_cl
-	./$(B)/tune_cl --output tuning/gemm_cl.txt $(TUNE_ARGS)
+	./$(B)/tune_cl --output $(TUNE_OUT) $(TUNE_ARGS)
 
 $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)

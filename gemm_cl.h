@@ -33,17 +33,38 @@
        instead; the crossover is measured by the tuner.
 
    Parameters, tuning and self-check
-       For each precision the first call picks a parameter set: the tuning
-       file ($GEMM_CL_TUNING_FILE or the create options' tuning_file) if it has
-       a line for this device, else the built-in table (PoCL on x86-64 CPUs,
-       NVIDIA H100/H200), else a generic default. The chosen kernel is built once per context
-       (and stored in $GEMM_CL_CACHE_DIR, if set, so the next process starts
-       without compiling), then checked against the reference on a small
-       problem. A set that fails to build or to check is replaced by the safe
-       default kernel; gemm_cl_kernel_info_get() (and, for that call,
-       gemm_last_error_detail()) says why. gemm_cl_tune() (and
-       `make tune-cl`) searches the parameter space on the device and writes the
-       tuning file: one line per (device, precision), plain text.
+       For each precision the first call picks a parameter set: the last line
+       of the tuning file ($GEMM_CL_TUNING_FILE or the create options'
+       tuning_file; at most its first MiB is read) for this device, else the
+       last matching line of the built-in table (PoCL on x86-64 CPUs, NVIDIA
+       H100/H200), else a generic default; gemm_cl_kernel_info_get() names
+       the one in use ("tuning file F, line N", "built-in: KEY", ...). The
+       chosen kernel is built once per context, then checked against the
+       reference on a small problem. A set that fails to build or to check is
+       replaced by the safe default kernel; gemm_cl_kernel_info_get() (and,
+       for that call, gemm_last_error_detail()) says why. A transient failure
+       (out of host or device memory) is returned as such and replaces
+       nothing: the next call tries again. gemm_cl_tune() (and `make
+       tune-cl`) searches the parameter space on the device and appends its
+       line to the tuning file it is given: one line per (device,
+       precision), plain text, the last line for a device wins.
+
+   Disk cache ($GEMM_CL_CACHE_DIR or the create options' cache_dir)
+       Each built program is stored there as one file per (device, driver,
+       build options, source): a 48-byte header (magic "gemmclb\n", format
+       version, header length, a 128-bit key, the binary's length and
+       FNV-1a hash, little-endian) and the driver's binary. An entry that is
+       damaged (cut short, overwritten), belongs to another key, is refused
+       by the driver, or whose kernel fails the self-check is removed and
+       the program built from source again; the checks stop accidents before
+       the binary reaches the driver, not an attacker who can write the
+       directory. Files are written under a private name and renamed, so
+       processes may share a directory.
+       What it buys is the compile time of the first call, per precision:
+       on PoCL (CPUs) the binary is native code and the compilation is most
+       of a cold first call; NVIDIA's binaries are PTX, compiled again to
+       machine code when loaded, unless the driver's own cache
+       (~/.nv/ComputeCache, off with CUDA_CACHE_DISABLE=1) has them.
 
    Choosing the device (gemm_cl_create_options)
        device_name (a substring of "platform: device"), else the
@@ -686,6 +707,46 @@ static gemm_status gemm__cl_fail(cl_int e, const char *what)
     return gemm__fail(s, "gemm_cl: %s failed: %s (%d)", what, gemm__cl_errname(e), (int)e);
 }
 /* <<cl errors */
+/* >>cl memory: src/cl/memory.h */
+/* Host and device allocations go through these two functions, so the tests
+   can make any one of them fail (gemm__hooks.cl_fail_alloc); and byte counts
+   are multiplied only where the product is known to fit. */
+
+/* Test hook: is this the allocation that must fail? */
+static int gemm__cl_injected_failure(void)
+{
+#ifdef GEMM__TEST_HOOKS
+    gemm__hooks *h = gemm__test_hooks();
+    if (h->cl_fail_alloc > 0 && --h->cl_fail_alloc == 0) return 1;
+#endif
+    return 0;
+}
+
+static void *gemm__cl_malloc(size_t size) { return gemm__cl_injected_failure() ? NULL : GEMM_MALLOC(size); }
+
+static cl_mem gemm__cl_buffer(cl_context context, cl_mem_flags flags, size_t size, void *host, cl_int *err)
+{
+    if (gemm__cl_injected_failure()) {
+        *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return NULL;
+    }
+    return clCreateBuffer(context, flags, size, host, err);
+}
+
+/* *bytes = rows * cols * elem; 0 when that does not fit in size_t (rows, cols >= 0). */
+static int gemm__cl_bytes(int64_t rows, int64_t cols, size_t elem, size_t *bytes)
+{
+    const size_t max = (size_t)-1;
+    if (rows < 0 || cols < 0) return 0;
+    if (rows == 0 || cols == 0) {
+        *bytes = 0;
+        return 1;
+    }
+    if ((uint64_t)rows > max / elem || (uint64_t)cols > max / elem / (size_t)rows) return 0;
+    *bytes = (size_t)rows * (size_t)cols * elem;
+    return 1;
+}
+/* <<cl memory */
 /* >>cl params: src/cl/params.h */
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
@@ -806,12 +867,13 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
 /* <<cl params */
 
 /* The built-in parameter sets: one line per (precision, device), "f32
-   MWG=.. ... device=<substring of the device name>", the first match wins.
+   MWG=.. ... device=<substring of the device name>", the last match wins.
    Measured with `make tune-cl` on the devices named. */
 static const char *const gemm__cl_builtin[] = {
 /* >>tuning: tuning/gemm_cl.txt */
     /* gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name. */
-    /* These lines are also the built-in table of gemm_cl.h (make headers); the first line that matches a device wins. */
+    /* These lines are also the built-in table of gemm_cl.h (make headers); the LAST line that matches a device wins, */
+    /* so more specific or newer lines go below older ones. make tune-cl writes build/gemm_cl_tuning.txt, not this file. */
     /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon (then re-measured by hand at n = 512..2048: */
     /* the machine was shared while the tuner ran and it picked PACK=0, 4-6x slower from n = 1024 on) */
     "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
@@ -826,15 +888,42 @@ static const char *const gemm__cl_builtin[] = {
 };
 
 /* >>cl lookup: src/cl/lookup.h */
-/* Which parameter set a device starts with: a line of the tuning file for
-   it, else of the built-in table, else the generic default. */
+/* Which parameter set a device starts with: the last line of the tuning file
+   for it, else the last line of the built-in table for it, else the generic
+   default. The last line wins, so a line appended later (by the tuner, or by
+   hand) overrides the ones above it. */
 
 /* Any other device: modest tiles through local memory, fine on most GPUs. */
 static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";
 /* The fallback when a set fails to build or to check: the plainest kernel the template makes. */
 static const char gemm__cl_safe[] = "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=32";
 
+/* A tuning file is a few lines: reading stops after this many bytes, so an
+   endless or huge file (/dev/zero, a log given by mistake) cannot stall the
+   first call, which holds the context's lock. */
+#define GEMM__CL_TUNING_MAX_BYTES ((size_t)1 << 20)
+/* Longer lines are no tuning lines: skipped. */
+#define GEMM__CL_LINE_MAX 1024
+
 static const char *gemm__cl_prec_prefix(gemm_precision prec) { return prec == GEMM_F64 ? "f64 " : "f32 "; }
+
+/* Reads the next line of f (without its newline) into line; *budget counts
+   the bytes left to read. Returns 0 at the end of the file or of the budget,
+   -1 for a line to skip (too long, or with a NUL byte), else 1. */
+static int gemm__cl_read_line(FILE *f, char line[GEMM__CL_LINE_MAX], size_t *budget)
+{
+    size_t len = 0;
+    int c = EOF, ok = 1;
+    while (*budget > 0 && (c = getc(f)) != EOF) {
+        --*budget;
+        if (c == '\n') break;
+        if (c == '\0' || len + 1 >= GEMM__CL_LINE_MAX) ok = 0;
+        else line[len++] = (char)c;
+    }
+    line[len] = '\0';
+    if (c == '\n') return ok ? 1 : -1;
+    return c == EOF && len > 0 && ok; /* a last line without its newline; a line cut by the budget is dropped */
+}
 
 /* Looks `device` up in one tuning line; returns 1 and fills p (and key, the
    line's device substring) on a match. */
@@ -855,26 +944,45 @@ static int gemm__cl_line_match(const char *line, gemm_precision prec, const char
     return 1;
 }
 
+/* The last line of the tuning file at path for (device, prec); its line
+   number, or 0 when none matches (or the file cannot be read). */
+static int gemm__cl_lookup_file(const char *path, const char *device, gemm_precision prec, gemm_cl_params *p)
+{
+    char line[GEMM__CL_LINE_MAX], key[256];
+    size_t budget = GEMM__CL_TUNING_MAX_BYTES;
+    gemm_cl_params q;
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    int at = 0, found = 0, r;
+    while (f && (r = gemm__cl_read_line(f, line, &budget)) != 0) {
+        at++;
+        if (r > 0 && gemm__cl_line_match(line, prec, device, &q, key, sizeof key)) {
+            *p = q;
+            found = at;
+        }
+    }
+    if (f) fclose(f);
+    return found;
+}
+
 /* The parameter set for (device, prec), and where it came from (origin). */
 static void gemm__cl_lookup(const char *tuning_file, const char *device, gemm_precision prec, gemm_cl_params *p,
                             char *origin, size_t size)
 {
-    char line[512], key[256];
+    char key[256];
     size_t i;
-    FILE *f = tuning_file[0] ? fopen(tuning_file, "r") : NULL;
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        if (gemm__cl_line_match(line, prec, device, p, key, sizeof key)) {
-            snprintf(origin, size, "tuning file %.100s", tuning_file);
-            found = 1;
-        }
-    if (f) fclose(f);
-    for (i = 0; !found && i < sizeof gemm__cl_builtin / sizeof gemm__cl_builtin[0]; i++)
-        if (gemm__cl_line_match(gemm__cl_builtin[i], prec, device, p, key, sizeof key)) {
+    gemm_cl_params q;
+    int line = gemm__cl_lookup_file(tuning_file, device, prec, p), builtin = 0;
+    if (line > 0) {
+        snprintf(origin, size, "tuning file %.90s, line %d", tuning_file, line);
+        return;
+    }
+    for (i = 0; i < sizeof gemm__cl_builtin / sizeof gemm__cl_builtin[0]; i++)
+        if (gemm__cl_line_match(gemm__cl_builtin[i], prec, device, &q, key, sizeof key)) {
+            *p = q;
+            builtin = 1;
             snprintf(origin, size, "built-in: %.100s", key);
-            found = 1;
         }
-    if (!found) {
+    if (!builtin) {
         gemm__cl_params_parse(gemm__cl_generic, p);
         snprintf(origin, size, "default");
     }
@@ -891,6 +999,7 @@ typedef struct gemm__cl_program {
     cl_program program;
     cl_kernel pack, direct, tiled;
     int checked; /* 0 not yet, 1 passed, -1 failed */
+    int cached;  /* loaded from the disk cache, not compiled */
 } gemm__cl_program;
 
 /* A queue with its packing buffers. lane[0] is the caller's queue (calls);
@@ -968,17 +1077,43 @@ GEMM_DEF gemm_status gemm_cl_destroy(gemm_cl_context *ctx)
     return GEMM_OK;
 }
 
+/* "platform name: device name" of one device. */
+static void gemm__cl_full_name(cl_platform_id plat, cl_device_id dev, char *out, size_t size)
+{
+    char pname[128], dname[256];
+    pname[0] = dname[0] = '\0';
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(out, size, "%s: %s", pname, dname);
+}
+
 /* Does device di of platform pi match what the options ask for? */
 static int gemm__cl_device_matches(cl_platform_id plat, cl_device_id dev, const char *name, int by_name, int want_p,
                                    int want_d, cl_uint pi, cl_uint di)
 {
-    char full[512], pname[128], dname[256];
+    char full[400];
     if (!by_name) return (int)pi == want_p && (int)di == want_d;
-    pname[0] = dname[0] = '\0';
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(full, sizeof full, "%s: %s", pname, dname);
+    gemm__cl_full_name(plat, dev, full, sizeof full);
     return strstr(full, name) != NULL;
+}
+
+/* Appends "P:D name" of every device to list, for the error of a choice
+   that matches none of them. */
+static void gemm__cl_list_devices(const cl_platform_id *plats, cl_uint np, char *list, size_t size)
+{
+    cl_device_id devs[64];
+    cl_uint nd, pi, di;
+    char full[400];
+    size_t used = 0;
+    list[0] = '\0';
+    for (pi = 0; pi < np; pi++) {
+        if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) nd = 0;
+        for (di = 0; di < nd && di < 64 && used < size; di++) {
+            gemm__cl_full_name(plats[pi], devs[di], full, sizeof full);
+            used += (size_t)snprintf(list + used, size - used, "%s%u:%u \"%s\"", used ? ", " : "", pi, di, full);
+        }
+    }
+    if (!list[0]) snprintf(list, size, "none");
 }
 
 /* Finds the device: by name substring, by "P:D" indices, or by indices. */
@@ -989,6 +1124,7 @@ static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id
     cl_uint np = 0, nd, pi, di;
     const char *name = o->device_name && o->device_name[0] ? o->device_name : getenv("GEMM_CL_DEVICE");
     int want_p = o->platform, want_d = o->device, by_name = name && name[0];
+    char list[640];
     cl_int e = clGetPlatformIDs(16, plats, &np);
     if (np > 16) np = 16; /* np and nd count them all, not the ones written */
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
@@ -1005,8 +1141,12 @@ static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id
                 return GEMM_OK;
             }
     }
-    if (by_name) return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%s\"", name);
-    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d", want_d, want_p);
+    gemm__cl_list_devices(plats, np, list, sizeof list);
+    if (by_name)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%.200s\"; the devices: %s",
+                          name, list);
+    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d; the devices: %s",
+                      want_d, want_p, list);
 }
 
 /* Takes the caller's context and in-order queue (retained). */
@@ -1047,24 +1187,28 @@ static gemm_status gemm__cl_open(gemm_cl_context *ctx, const gemm_cl_create_opti
 }
 
 /* What the kernels and the parameter checks need to know about the device. */
-static void gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
+static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
 {
     char *ext = NULL;
     size_t ext_len = 0;
+    cl_int e;
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name, ctx->device_name, NULL);
     clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof ctx->driver, ctx->driver, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_wg, &ctx->max_wg, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem, &ctx->local_mem, NULL);
-    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && ext_len > 0 &&
-        (ext = (char *)GEMM_MALLOC(ext_len + 1)) != NULL) {
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) != CL_SUCCESS) ext_len = 0;
-        ext[ext_len] = '\0';
-        ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
-        GEMM_FREE(ext);
-    }
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
+    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
+    e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);
+    if (e != CL_SUCCESS) return gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
+    /* a failure here must not pass for a device without fp64 */
+    if (!(ext = (char *)gemm__cl_malloc(ext_len + 1)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
+    e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL);
+    ext[e == CL_SUCCESS ? ext_len : 0] = '\0';
+    ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+    GEMM_FREE(ext);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
 }
 
 static void gemm__cl_copy_opt(char *dst, size_t size, const char *opt, const char *env)
@@ -1086,7 +1230,7 @@ static gemm_status gemm__cl_setup(gemm_cl_context *ctx, const gemm_cl_create_opt
         ctx->lane[1].queue = NULL;
         return gemm__cl_fail(e, "clCreateCommandQueue (private queue)");
     }
-    gemm__cl_query(ctx, platform);
+    if ((s = gemm__cl_query(ctx, platform)) != GEMM_OK) return s;
     gemm__cl_copy_opt(ctx->tuning_file, sizeof ctx->tuning_file, o->tuning_file, "GEMM_CL_TUNING_FILE");
     gemm__cl_copy_opt(ctx->cache_dir, sizeof ctx->cache_dir, o->cache_dir, "GEMM_CL_CACHE_DIR");
     gemm__cl_copy_opt(ctx->build_options, sizeof ctx->build_options, o->build_options, NULL);
@@ -1107,7 +1251,7 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_create_options *options, gemm_
     if (!options) options = &none;
     if (!options->context != !options->queue)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: give both context and queue, or neither");
-    ctx = (gemm_cl_context *)GEMM_MALLOC(sizeof *ctx);
+    ctx = (gemm_cl_context *)gemm__cl_malloc(sizeof *ctx);
     if (!ctx) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
     memset(ctx, 0, sizeof *ctx);
     gemm__cl_lock_init(&ctx->lock);
@@ -1156,6 +1300,14 @@ static uint64_t gemm__cl_hash(uint64_t h, const char *s)
     return h;
 }
 
+static uint64_t gemm__cl_hash_bytes(const unsigned char *b, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* The #define block that specialises the source; under the test hook
    cl_break_kernel every set but the fallback computes a wrong result. */
 static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p, char *out,
@@ -1170,64 +1322,168 @@ static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_precision prec, co
         snprintf(out + used, size - used, "#undef fma\n#define fma(a, b, c) ((a) * (b) - (c))\n");
 }
 
-/* The cache file of a program: a hash of the device, the driver, the options and the source. */
-static void gemm__cl_cache_path(const gemm_cl_context *ctx, const char *const *src, size_t nsrc, const char *opts,
-                                char *out, size_t size)
+/* The source of (prec, p): its #define block (written to defines), then the
+   kernels; returns how many strings src holds. */
+static size_t gemm__cl_sources(const gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                               char defines[1024], const char *src[1 + GEMM__CL_NSOURCE])
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i;
-    h = gemm__cl_hash(h, ctx->platform_name);
-    h = gemm__cl_hash(h, ctx->device_name);
-    h = gemm__cl_hash(h, ctx->driver);
-    h = gemm__cl_hash(h, opts);
-    for (i = 0; i < nsrc; i++) h = gemm__cl_hash(h, src[i]);
-    snprintf(out, size, "%s/gemm_cl_%016llx.bin", ctx->cache_dir, (unsigned long long)h);
+    size_t i, nsrc = 0;
+    gemm__cl_defines(ctx, prec, p, defines, 1024);
+    src[nsrc++] = defines;
+    for (i = 0; i < GEMM__CL_NSOURCE; i++) src[nsrc++] = gemm__cl_source[i];
+    return nsrc;
 }
 
-static cl_program gemm__cl_from_cache(gemm_cl_context *ctx, const char *path, const char *opts)
+/* A cache entry is a header, then the driver's binary:
+       bytes  0-7   magic "gemmclb\n"     16-31  the key (two 64-bit hashes)
+             8-11  format version        32-39  length of the binary
+            12-15  header length (48)    40-47  FNV-1a hash of the binary
+   all little-endian. Everything is checked before the binary reaches the
+   driver: some drivers (PoCL) abort the process on a damaged binary. The
+   checks catch damage (a file cut short, overwritten, or renamed), not an
+   attacker: whoever can write the cache directory chooses the code it runs. */
+#define GEMM__CL_CACHE_VERSION 1u
+#define GEMM__CL_CACHE_HEADER 48
+#define GEMM__CL_CACHE_MAX_BINARY ((uint64_t)1 << 30)
+static const char gemm__cl_cache_magic[8] = {'g', 'e', 'm', 'm', 'c', 'l', 'b', '\n'};
+
+typedef struct gemm__cl_cache_key {
+    uint64_t h[2];
+} gemm__cl_cache_key;
+
+static void gemm__cl_put_le(unsigned char *at, uint64_t v, int bytes)
 {
+    int i;
+    for (i = 0; i < bytes; i++) at[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t gemm__cl_get_le(const unsigned char *at, int bytes)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = bytes - 1; i >= 0; i--) v = v << 8 | at[i];
+    return v;
+}
+
+/* The key of a program: two hashes of the device, the driver, the options
+   and the source; the first names the file. */
+static gemm__cl_cache_key gemm__cl_cache_key_of(const gemm_cl_context *ctx, const char *const *src, size_t nsrc,
+                                                const char *opts)
+{
+    gemm__cl_cache_key k;
+    size_t i;
+    int j;
+    k.h[0] = 0xcbf29ce484222325ull;
+    k.h[1] = 0x84222325cbf29ce4ull;
+    for (j = 0; j < 2; j++) {
+        k.h[j] = gemm__cl_hash(k.h[j], ctx->platform_name);
+        k.h[j] = gemm__cl_hash(k.h[j], ctx->device_name);
+        k.h[j] = gemm__cl_hash(k.h[j], ctx->driver);
+        k.h[j] = gemm__cl_hash(k.h[j], opts);
+        for (i = 0; i < nsrc; i++) k.h[j] = gemm__cl_hash(k.h[j], src[i]);
+    }
+    return k;
+}
+
+static void gemm__cl_cache_path(const gemm_cl_context *ctx, const gemm__cl_cache_key *key, char *out, size_t size)
+{
+    snprintf(out, size, "%s/gemm_cl_%016llx.bin", ctx->cache_dir, (unsigned long long)key->h[0]);
+}
+
+static void gemm__cl_cache_header(unsigned char hdr[GEMM__CL_CACHE_HEADER], const gemm__cl_cache_key *key,
+                                  const unsigned char *bin, size_t len)
+{
+    memcpy(hdr, gemm__cl_cache_magic, 8);
+    gemm__cl_put_le(hdr + 8, GEMM__CL_CACHE_VERSION, 4);
+    gemm__cl_put_le(hdr + 12, GEMM__CL_CACHE_HEADER, 4);
+    gemm__cl_put_le(hdr + 16, key->h[0], 8);
+    gemm__cl_put_le(hdr + 24, key->h[1], 8);
+    gemm__cl_put_le(hdr + 32, (uint64_t)len, 8);
+    gemm__cl_put_le(hdr + 40, gemm__cl_hash_bytes(bin, len), 8);
+}
+
+/* Writes the entry for key at path: to a name no other process or context
+   writes, then renamed, so a reader sees the old file or the whole new one. */
+static int gemm__cl_cache_write(const gemm_cl_context *ctx, const char *path, const gemm__cl_cache_key *key,
+                                const unsigned char *bin, size_t len)
+{
+    unsigned char hdr[GEMM__CL_CACHE_HEADER];
+    char tmp[600];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx);
+    if (!(f = fopen(tmp, "wb"))) return 0;
+    gemm__cl_cache_header(hdr, key, bin, len);
+    ok = fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr && fwrite(bin, 1, len, f) == len;
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) == 0) return 1;
+    remove(tmp);
+    return 0;
+}
+
+/* The binary of the entry at path, if the whole entry is sound and belongs
+   to key (free it with GEMM_FREE); NULL otherwise. *bad: the file exists but
+   is not a sound entry for key. */
+static unsigned char *gemm__cl_cache_read(const char *path, const gemm__cl_cache_key *key, size_t *len, int *bad)
+{
+    unsigned char hdr[GEMM__CL_CACHE_HEADER], *bin = NULL;
+    uint64_t size;
     FILE *f = fopen(path, "rb");
-    unsigned char *bin;
-    long size;
-    cl_int e, status;
-    cl_program prog = NULL;
+    *bad = 0;
     if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    bin = size > 0 ? (unsigned char *)GEMM_MALLOC((size_t)size) : NULL;
-    if (bin && fread(bin, 1, (size_t)size, f) == (size_t)size) {
-        size_t len = (size_t)size;
+    *bad = fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, gemm__cl_cache_magic, 8) != 0 ||
+           gemm__cl_get_le(hdr + 8, 4) != GEMM__CL_CACHE_VERSION || gemm__cl_get_le(hdr + 12, 4) != sizeof hdr ||
+           gemm__cl_get_le(hdr + 16, 8) != key->h[0] || gemm__cl_get_le(hdr + 24, 8) != key->h[1] ||
+           (size = gemm__cl_get_le(hdr + 32, 8)) == 0 || size > GEMM__CL_CACHE_MAX_BINARY;
+    if (!*bad && (bin = (unsigned char *)gemm__cl_malloc((size_t)size)) != NULL) {
+        /* exactly `size` bytes follow: not one fewer, not one more */
+        *bad = fread(bin, 1, (size_t)size, f) != (size_t)size || getc(f) != EOF ||
+               gemm__cl_hash_bytes(bin, (size_t)size) != gemm__cl_get_le(hdr + 40, 8);
+        *len = (size_t)size;
+    }
+    fclose(f);
+    if (*bad && bin) {
+        GEMM_FREE(bin);
+        bin = NULL;
+    }
+    return bin;
+}
+
+/* The program in the cache entry at path, built; NULL when there is none.
+   An entry that is damaged, belongs to another key or that the driver
+   refuses is removed (and rebuilt from source by the caller). */
+static cl_program gemm__cl_from_cache(gemm_cl_context *ctx, const char *path, const gemm__cl_cache_key *key,
+                                      const char *opts)
+{
+    size_t len = 0;
+    int bad = 0;
+    unsigned char *bin = gemm__cl_cache_read(path, key, &len, &bad);
+    cl_int e = CL_SUCCESS, status = CL_SUCCESS;
+    cl_program prog = NULL;
+    if (bin) {
         const unsigned char *b = bin;
         prog = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &len, &b, &status, &e);
         if (prog && (e != CL_SUCCESS || status != CL_SUCCESS ||
                      clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL) != CL_SUCCESS)) {
-            clReleaseProgram(prog); /* stale or foreign: build from source instead */
+            clReleaseProgram(prog);
             prog = NULL;
         }
+        bad = prog == NULL;
+        GEMM_FREE(bin);
     }
-    if (bin) GEMM_FREE(bin);
-    fclose(f);
+    if (bad) remove(path);
     return prog;
 }
 
-static void gemm__cl_to_cache(const gemm_cl_context *ctx, cl_program prog, const char *path)
+static void gemm__cl_to_cache(const gemm_cl_context *ctx, cl_program prog, const char *path,
+                              const gemm__cl_cache_key *key)
 {
     size_t size = 0;
     unsigned char *bin;
-    char tmp[600];
-    FILE *f;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return;
-    bin = (unsigned char *)GEMM_MALLOC(size);
-    if (!bin) return;
-    /* a name no other process or context writes at the same time */
-    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx);
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS && (f = fopen(tmp, "wb"))) {
-        int ok = fwrite(bin, 1, size, f) == size;
-        ok = fclose(f) == 0 && ok;
-        /* rename: a reader sees the old file or the whole new one, never half */
-        if (!ok || rename(tmp, path) != 0) remove(tmp);
-    }
+    if (!(bin = (unsigned char *)gemm__cl_malloc(size))) return; /* no entry this time; nothing else changes */
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+        gemm__cl_cache_write(ctx, path, key, bin, size);
     GEMM_FREE(bin);
 }
 
@@ -1239,7 +1495,7 @@ static void gemm__cl_build_log(cl_program prog, cl_device_id device, char *log, 
     char *full;
     log[0] = '\0';
     if (prog && clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS && len > 0 &&
-        (full = (char *)GEMM_MALLOC(len + 1)) != NULL) {
+        (full = (char *)gemm__cl_malloc(len + 1)) != NULL) {
         if (clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, len, full, NULL) == CL_SUCCESS) {
             full[len] = '\0';
             snprintf(log, size, "%s", full);
@@ -1268,32 +1524,35 @@ static gemm_status gemm__cl_compile(gemm_cl_context *ctx, gemm_precision prec, c
     return gemm__cl_fail(e, "clBuildProgram");
 }
 
-/* The program of (prec, p): from the cache directory, or compiled (and stored there). */
+/* The program of (prec, p): from the cache directory (unless from_source),
+   or compiled (and stored there). *cached: it came from the cache. */
 static gemm_status gemm__cl_build(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                  const char *pstr, cl_program *out)
+                                  const char *pstr, int from_source, cl_program *out, int *cached)
 {
     const char *src[1 + GEMM__CL_NSOURCE];
     char defines[1024], path[700];
     /* no -cl-mad-enable: reduced precision is opt-in only (DESIGN.md); the kernels call fma */
     const char *opts = ctx->build_options;
-    size_t i, nsrc = 0;
+    size_t nsrc = gemm__cl_sources(ctx, prec, p, defines, src);
+    gemm__cl_cache_key key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
     gemm_status s;
-    gemm__cl_defines(ctx, prec, p, defines, sizeof defines);
-    src[nsrc++] = defines;
-    for (i = 0; i < GEMM__CL_NSOURCE; i++) src[nsrc++] = gemm__cl_source[i];
     *out = NULL;
+    *cached = 0;
     if (ctx->cache_dir[0]) {
-        gemm__cl_cache_path(ctx, src, nsrc, opts, path, sizeof path);
-        if ((*out = gemm__cl_from_cache(ctx, path, opts)) != NULL) return GEMM_OK;
+        gemm__cl_cache_path(ctx, &key, path, sizeof path);
+        if (!from_source && (*out = gemm__cl_from_cache(ctx, path, &key, opts)) != NULL) {
+            *cached = 1;
+            return GEMM_OK;
+        }
     }
     if ((s = gemm__cl_compile(ctx, prec, src, nsrc, opts, pstr, out)) != GEMM_OK) return s;
-    if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, *out, path);
+    if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, *out, path, &key);
     return GEMM_OK;
 }
 
 /* Builds (or finds) the program of one parameter set; lock held. */
 static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                        gemm__cl_program **out)
+                                        int from_source, gemm__cl_program **out)
 {
     char pstr[256];
     const char *why;
@@ -1305,12 +1564,12 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     gemm_cl_params_str(p, pstr, sizeof pstr);
     if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm_precision_size(prec))) != NULL)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl: parameter set %s: %s", pstr, why);
-    g = (gemm__cl_program *)GEMM_MALLOC(sizeof *g);
+    g = (gemm__cl_program *)gemm__cl_malloc(sizeof *g);
     if (!g) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: out of host memory");
     memset(g, 0, sizeof *g);
     g->prec = prec;
     g->params = *p;
-    if ((s = gemm__cl_build(ctx, prec, p, pstr, &g->program)) != GEMM_OK) {
+    if ((s = gemm__cl_build(ctx, prec, p, pstr, from_source, &g->program, &g->cached)) != GEMM_OK) {
         GEMM_FREE(g);
         return s;
     }
@@ -1325,6 +1584,28 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     ctx->programs = g;
     *out = g;
     return GEMM_OK;
+}
+
+/* Removes g from the context's programs and frees it (OpenCL keeps it
+   alive for commands still queued); lock held. */
+static void gemm__cl_program_drop(gemm_cl_context *ctx, gemm__cl_program *g)
+{
+    gemm__cl_program **at = &ctx->programs;
+    while (*at && *at != g) at = &(*at)->next;
+    if (*at) *at = g->next;
+    gemm__cl_program_free(g);
+}
+
+/* The cache entry g came from is removed: its binary loaded but computed
+   wrong, so the next process must not load it again. */
+static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
+{
+    const char *src[1 + GEMM__CL_NSOURCE];
+    char defines[1024], path[700];
+    size_t nsrc = gemm__cl_sources(ctx, g->prec, &g->params, defines, src);
+    gemm__cl_cache_key key = gemm__cl_cache_key_of(ctx, src, nsrc, ctx->build_options);
+    gemm__cl_cache_path(ctx, &key, path, sizeof path);
+    remove(path);
 }
 /* <<cl program */
 /* >>cl run: src/cl/run.h */
@@ -1431,7 +1712,7 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     if (bytes <= lane->scratch_size[which]) return GEMM_OK;
     if (lane->scratch[which]) clReleaseMemObject(lane->scratch[which]); /* freed once queued users finish */
     lane->scratch_size[which] = 0;
-    lane->scratch[which] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    lane->scratch[which] = gemm__cl_buffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS) {
         lane->scratch[which] = NULL;
         return gemm__cl_fail(e, "clCreateBuffer (packed operands)");
@@ -1507,12 +1788,15 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
 {
     const gemm_cl_params *p = &g->params;
     int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
-    size_t elem = gemm_precision_size(g->prec), global[2], local[2];
+    size_t elem = gemm_precision_size(g->prec), global[2], local[2], abytes, bbytes;
     gemm__cl_args a = gemm__cl_args_of(g->tiled);
     gemm_status s;
     cl_int e;
-    if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK ||
-        (s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK ||
+    if (!gemm__cl_bytes(Mp, Kp, elem, &abytes) || !gemm__cl_bytes(Np, Kp, elem, &bbytes))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
+                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
+    if ((s = gemm__cl_scratch(ctx, lane, 0, abytes)) != GEMM_OK ||
+        (s = gemm__cl_scratch(ctx, lane, 1, bbytes)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
         return s;
@@ -1562,13 +1846,50 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, c
 
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
 
-/* The device copies of one host call. C's buffer holds whole columns of ldc
-   (NVIDIA's driver checks rectangle copies against region rows * pitch);
-   only the m x n window of C is copied, never its padding. */
+/* One matrix a host call moves: rows x cols in gemm__problem's column-major
+   view, with leading dimension ld on the host and dense (ld = rows) on the
+   device, so its buffer holds what the call touches and no padding crosses
+   the bus. */
+typedef struct gemm__cl_matrix {
+    int64_t rows, cols, ld;
+} gemm__cl_matrix;
+
+/* The device copies of one host call, and the call as it runs on them. */
 typedef struct gemm__cl_staged {
     gemm__cl_operands dev;
-    size_t origin[3], region[3], pitch;
+    gemm__problem dense;
+    gemm__cl_matrix mat[3]; /* a, b, c */
 } gemm__cl_staged;
+
+static gemm__cl_matrix gemm__cl_matrix_of(int64_t rows, int64_t cols, int64_t ld)
+{
+    gemm__cl_matrix x;
+    x.rows = rows;
+    x.cols = cols;
+    x.ld = ld;
+    return x;
+}
+
+/* The problem on dense copies: the same call with leading dimensions equal
+   to the stored rows, and the three matrices to move. */
+static void gemm__cl_densify(const gemm__problem *p, gemm__cl_staged *st)
+{
+    gemm__problem *d = &st->dense;
+    *d = *p;
+    st->mat[0] = gemm__cl_matrix_of(p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k, p->lda);
+    st->mat[1] = gemm__cl_matrix_of(p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n, p->ldb);
+    st->mat[2] = gemm__cl_matrix_of(p->m, p->n, p->ldc);
+    d->lda = st->mat[0].rows > 0 ? st->mat[0].rows : 1;
+    d->ldb = st->mat[1].rows > 0 ? st->mat[1].rows : 1;
+    d->ldc = st->mat[2].rows > 0 ? st->mat[2].rows : 1;
+    d->ars = d->a_trans ? d->lda : 1;
+    d->acs = d->a_trans ? 1 : d->lda;
+    d->brs = d->b_trans ? d->ldb : 1;
+    d->bcs = d->b_trans ? 1 : d->ldb;
+    d->a_extent = p->a_extent ? st->mat[0].rows * st->mat[0].cols : 0;
+    d->b_extent = p->b_extent ? st->mat[1].rows * st->mat[1].cols : 0;
+    d->c_extent = p->c_extent ? st->mat[2].rows * st->mat[2].cols : 0;
+}
 
 static void gemm__cl_staged_free(gemm__cl_staged *st)
 {
@@ -1577,28 +1898,48 @@ static void gemm__cl_staged_free(gemm__cl_staged *st)
     if (st->dev.c) clReleaseMemObject(st->dev.c);
 }
 
-/* Allocates the buffers and enqueues the copies in (not waited for). */
-static cl_int gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, const gemm__problem *p,
-                              const void *a, const void *b, double beta, const void *c, gemm__cl_staged *st)
+/* Enqueues the copy of host matrix x into its dense buffer (to_device) or
+   back; the copy back blocks. */
+static cl_int gemm__cl_move(cl_command_queue q, cl_mem buf, void *host, gemm__cl_matrix x, size_t elem, int to_device)
 {
-    size_t elem = gemm_precision_size(prec), na = (size_t)p->a_extent, nb = (size_t)p->b_extent;
+    size_t origin[3] = {0, 0, 0}, region[3];
+    region[0] = (size_t)x.rows * elem;
+    region[1] = (size_t)x.cols;
+    region[2] = 1;
+    if (x.ld == x.rows || x.cols == 1)
+        return to_device ? clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, region[0] * region[1], host, 0, NULL, NULL)
+                         : clEnqueueReadBuffer(q, buf, CL_TRUE, 0, region[0] * region[1], host, 0, NULL, NULL);
+    /* host_row_pitch ld*elem fits: entry.h checked that the host matrix spans
+       less than half the address space */
+    return to_device ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, origin, origin, region, region[0], 0,
+                                                (size_t)x.ld * elem, 0, host, 0, NULL, NULL)
+                     : clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, region[0], 0,
+                                               (size_t)x.ld * elem, 0, host, 0, NULL, NULL);
+}
+
+/* Allocates the buffers and enqueues the copies in (not waited for). */
+static gemm_status gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec,
+                                   const gemm__problem *p, const void *a, const void *b, double beta, const void *c,
+                                   gemm__cl_staged *st)
+{
+    size_t elem = gemm_precision_size(prec), bytes;
+    const void *host[3];
+    cl_mem *buf[3];
     cl_int e = CL_SUCCESS;
+    int i;
     memset(st, 0, sizeof *st);
-    st->pitch = (size_t)p->ldc * elem;
-    st->region[0] = (size_t)p->m * elem;
-    st->region[1] = (size_t)p->n;
-    st->region[2] = 1;
-    st->dev.c = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)p->n * (size_t)p->ldc * elem, NULL, &e);
-    if (e == CL_SUCCESS && p->work == GEMM__WORK_FULL) {
-        st->dev.a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, na * elem, NULL, &e);
-        if (e == CL_SUCCESS) st->dev.b = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, nb * elem, NULL, &e);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.a, CL_FALSE, 0, na * elem, a, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.b, CL_FALSE, 0, nb * elem, b, 0, NULL, NULL);
+    gemm__cl_densify(p, st);
+    host[0] = a; host[1] = b; host[2] = c;
+    buf[0] = &st->dev.a; buf[1] = &st->dev.b; buf[2] = &st->dev.c;
+    for (i = p->work == GEMM__WORK_FULL ? 0 : 2; i < 3 && e == CL_SUCCESS; i++) {
+        if (!gemm__cl_bytes(st->mat[i].rows, st->mat[i].cols, elem, &bytes))
+            return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: a %lld x %lld matrix exceeds the address space",
+                              (long long)st->mat[i].rows, (long long)st->mat[i].cols);
+        *buf[i] = gemm__cl_buffer(ctx->context, i < 2 ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE, bytes, NULL, &e);
+        if (e == CL_SUCCESS && (i < 2 || beta != 0)) /* beta == 0: C is not read */
+            e = gemm__cl_move(lane->queue, *buf[i], (void *)host[i], st->mat[i], elem, 1);
     }
-    if (e == CL_SUCCESS && beta != 0) /* beta == 0: C is not read */
-        e = clEnqueueWriteBufferRect(lane->queue, st->dev.c, CL_FALSE, st->origin, st->origin, st->region, st->pitch,
-                                     0, st->pitch, 0, c, 0, NULL, NULL);
-    return e;
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
 }
 
 /* Enqueues the multiplication with g, or (g == NULL) with prec's choice,
@@ -1628,20 +1969,19 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
 {
     double t0 = gemm__cl_now(), t_alloc, t_in, t_pick, t_run;
     gemm__cl_staged st;
-    gemm_status s;
-    cl_int e = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
+    cl_int e;
+    gemm_status s = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
     t_alloc = gemm__cl_now();
-    if (e == CL_SUCCESS) e = clFinish(lane->queue);
+    /* waited for after a failed upload too: the copies it enqueued still read the caller's arrays */
+    if ((e = clFinish(lane->queue)) != CL_SUCCESS && s == GEMM_OK) s = gemm__cl_fail(e, "copying the operands");
     t_in = gemm__cl_now();
-    if (e != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
-    } else if ((s = gemm__cl_host_run(ctx, lane, prec, g, path, p, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
+    if (s == GEMM_OK &&
+        (s = gemm__cl_host_run(ctx, lane, prec, g, path, &st.dense, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
         if ((e = clFinish(lane->queue)) != CL_SUCCESS) s = gemm__cl_fail(e, "running the kernels");
         t_run = gemm__cl_now();
-        if (s == GEMM_OK && (e = clEnqueueReadBufferRect(lane->queue, st.dev.c, CL_TRUE, st.origin, st.origin,
-                                                         st.region, st.pitch, 0, st.pitch, 0, c, 0, NULL,
-                                                         NULL)) != CL_SUCCESS)
-            s = gemm__cl_fail(e, "clEnqueueReadBufferRect (C)");
+        if (s == GEMM_OK && (e = gemm__cl_move(lane->queue, st.dev.c, c, st.mat[2], gemm_precision_size(prec), 0)) !=
+                                CL_SUCCESS)
+            s = gemm__cl_fail(e, "copying C back");
         if (s == GEMM_OK && timing) {
             /* clCreateBuffer allocates lazily on most drivers: the first copy pays for it */
             timing->setup_s = (t_alloc - t0) + (t_pick - t_in);
@@ -1672,11 +2012,13 @@ static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, co
 }
 
 /* One small problem through one kernel of g (path), against the reference:
-   for the tiled kernel several tiles and ragged edges in every dimension. */
-static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
+   for the tiled kernel several tiles and ragged edges in every dimension.
+   GEMM_ERR_DEVICE for a wrong result; any other failure (memory, the
+   device) is the status of that failure. */
+static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
 {
     const gemm_cl_params *p = &g->params;
-    int tiled = path == GEMM__CL_TILED, ok = 1;
+    int tiled = path == GEMM__CL_TILED, f64 = g->prec == GEMM_F64;
     int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
     int64_t i, cnt = m * n + m * k + k * n;
     gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
@@ -1684,49 +2026,81 @@ static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__
     int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? k : m;
     int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? n : k;
     int64_t ldc = lay == GEMM_ROW_MAJOR ? n : m;
-    double *buf = (double *)GEMM_MALLOC(sizeof(double) * (size_t)(cnt + m * n));
-    float *fbuf = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(cnt + m * n));
-    double eps = g->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
+    double *buf = (double *)gemm__cl_malloc(sizeof(double) * (size_t)(cnt + m * n));
+    float *fbuf = (float *)gemm__cl_malloc(sizeof(float) * (size_t)(cnt + m * n));
+    double eps = f64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
     uint64_t x = 88172645463325252ull;
     gemm__problem pr;
-    int f64 = g->prec == GEMM_F64;
-    if (!buf || !fbuf) ok = 0;
-    for (i = 0; ok && i < cnt + m * n; i++) {
+    char pstr[256];
+    gemm_status s = buf && fbuf ? GEMM_OK : gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl self-check: out of host memory");
+    for (i = 0; s == GEMM_OK && i < cnt + m * n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         buf[i] = (double)(x >> 40) / 16777216.0 - 0.5; /* exact in float */
         fbuf[i] = (float)buf[i];
     }
-    if (ok) ok = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr) == GEMM_OK;
-    if (ok) {
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    if (s == GEMM_OK) s = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr);
+    if (s == GEMM_OK) {
         double *A = buf, *B = buf + m * k, *C = B + k * n, *R = C + m * n;
         float *fA = fbuf, *fB = fbuf + m * k, *fC = fB + k * n;
         const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
         memcpy(R, C, sizeof(double) * (size_t)(m * n));
         gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
-        ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
-                           -0.5, f64 ? (void *)C : (void *)fC, NULL) == GEMM_OK;
-        for (i = 0; ok && i < m * n; i++) ok = fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound;
+        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+                          -0.5, f64 ? (void *)C : (void *)fC, NULL);
+        for (i = 0; s == GEMM_OK && i < m * n; i++)
+            if (!(fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound))
+                s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check "
+                               "on %s", gemm_precision_name(g->prec), pstr, ctx->device_name);
     }
     if (buf) GEMM_FREE(buf);
     if (fbuf) GEMM_FREE(fbuf);
-    return ok;
+    return s;
 }
 
-/* Builds and checks one set; lock held. */
-static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                gemm__cl_program **out)
+/* Checks g once, both kernels: 1 when right, -1 when wrong (or when the
+   device cannot run it), 0 when a transient failure (memory) left the
+   question open: then *status says why and the next call asks again. */
+static int gemm__cl_check(gemm_cl_context *ctx, gemm__cl_program *g, gemm_status *status)
 {
-    char pstr[256];
-    gemm_status s = gemm__cl_program_get(ctx, prec, p, out);
-    if (s != GEMM_OK) return s;
-    if (ctx->no_self_check) return GEMM_OK;
-    if ((*out)->checked == 0)
-        (*out)->checked = gemm__cl_check_path(ctx, *out, GEMM__CL_DIRECT) &&
-                          gemm__cl_check_path(ctx, *out, GEMM__CL_TILED) ? 1 : -1;
-    if ((*out)->checked > 0) return GEMM_OK;
-    gemm_cl_params_str(p, pstr, sizeof pstr);
-    return gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check on %s",
-                      gemm_precision_name(prec), pstr, ctx->device_name);
+    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT);
+    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED);
+    *status = s;
+    return s == GEMM_OK ? 1 : s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
+}
+
+/* Builds and checks one set; lock held. A program that fails its check
+   leaves no cache entry behind; one that came from the disk cache is built
+   again from source and checked again, as the binary may be what was
+   wrong. *bad (may be NULL): the failure is the set's own (it does not
+   build, does not fit the device, computes wrong), not a transient one
+   (memory) that the next call may not meet. */
+static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                                gemm__cl_program **out, int *bad)
+{
+    gemm_status s = gemm__cl_program_get(ctx, prec, p, 0, out);
+    int verdict; /* 1 right, -1 the set's own failure, 0 transient */
+    if (s != GEMM_OK) {
+        verdict = s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
+    } else if (ctx->no_self_check || (*out)->checked != 0) {
+        verdict = ctx->no_self_check ? 1 : (*out)->checked;
+        if (verdict < 0)
+            s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: this %s parameter set failed its self-check on %s before",
+                           gemm_precision_name(prec), ctx->device_name);
+    } else {
+        verdict = gemm__cl_check(ctx, *out, &s);
+        if (verdict < 0 && (*out)->cached) {
+            gemm__cl_uncache(ctx, *out);
+            gemm__cl_program_drop(ctx, *out);
+            *out = NULL;
+            s = gemm__cl_program_get(ctx, prec, p, 1, out);
+            verdict = s != GEMM_OK ? (s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1) : gemm__cl_check(ctx, *out, &s);
+        }
+        if (*out && verdict != 0) (*out)->checked = verdict;
+        if (*out && verdict < 0 && ctx->cache_dir[0]) gemm__cl_uncache(ctx, *out);
+    }
+    if (bad) *bad = verdict < 0;
+    return s;
 }
 
 /* Makes (g, p) prec's choice; lock held. */
@@ -1741,27 +2115,33 @@ static void gemm__cl_install(gemm_cl_context *ctx, gemm_precision prec, gemm__cl
 }
 
 /* prec's program, picked (and checked) on first use; callers check
-   gemm__cl_usable first. Lock held. */
+   gemm__cl_usable first. Lock held. A set that is bad on this device is
+   replaced by the safe default for good; after a transient failure nothing
+   is chosen, so the next call tries the same set again. */
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out)
 {
     gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
+    char origin[sizeof ch->origin], reason[sizeof ch->reason];
     gemm_cl_params p;
     gemm_status s;
+    int bad = 0;
     if (ch->prog) { *out = ch->prog; return GEMM_OK; }
-    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, ch->origin, sizeof ch->origin);
-    s = gemm__cl_try(ctx, prec, &p, out);
+    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, origin, sizeof origin);
+    reason[0] = '\0';
+    s = gemm__cl_try(ctx, prec, &p, out, &bad);
+    if (s != GEMM_OK && !bad) return s;
     if (s != GEMM_OK) {
-        char origin[sizeof ch->origin];
-        memcpy(origin, ch->origin, sizeof origin);
-        snprintf(ch->reason, sizeof ch->reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
-        snprintf(ch->origin, sizeof ch->origin, "safe default");
+        snprintf(reason, sizeof reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
+        snprintf(origin, sizeof origin, "safe default");
         gemm__cl_params_parse(gemm__cl_safe, &p);
-        if ((s = gemm__cl_try(ctx, prec, &p, out)) != GEMM_OK) return s;
+        if ((s = gemm__cl_try(ctx, prec, &p, out, NULL)) != GEMM_OK) return s;
         /* the call succeeds; the detail still tells why the tuned set was dropped */
-        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", ch->reason);
+        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", reason);
     }
     ch->prog = *out;
     ch->params = p;
+    memcpy(ch->origin, origin, sizeof origin);
+    memcpy(ch->reason, reason, sizeof reason);
     return GEMM_OK;
 }
 
@@ -1797,7 +2177,7 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
     if (!params) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_set_params: params is NULL");
     if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_set_params")) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_try(ctx, precision, params, &g);
+    s = gemm__cl_try(ctx, precision, params, &g, NULL);
     if (s == GEMM_OK) gemm__cl_install(ctx, precision, g, params, "set by caller");
     gemm__cl_lock_give(&ctx->lock);
     return s;
@@ -1808,46 +2188,68 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
 
-/* gemm__prepare's checks and canonical form, then OpenCL's own: the
-   context, the precision, and the sizes the kernels index with int. */
+/* The context first (it is the first argument), then gemm__prepare's
+   checks and canonical form, then OpenCL's own: the precision, and the
+   sizes the kernels index with int. */
 static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
                                     gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                                     double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
                                     int have_c, int64_t ldc, gemm__problem *p)
 {
     const int64_t limit = 2147483647 - 4096;
-    gemm_status s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1,
-                                  have_c, ldc, p);
+    gemm_status s;
+    p->work = GEMM__WORK_NONE;
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1, have_c, ldc, p);
     if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
     if (s == GEMM_OK && (m > limit || n > limit || k > limit))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
     return s;
 }
 
-/* Is [off, off + count) inside buffer X? */
-static gemm_status gemm__cl_fits(cl_mem X, size_t off, int64_t count, size_t elem, const char *func, const char *name)
+/* Is [off, off + count) inside buffer X, which belongs to ctx? Counted in
+   whole elements, so no product can overflow: an offset near 2^64 / elem
+   must not wrap around to a small byte count. */
+static gemm_status gemm__cl_fits(const gemm_cl_context *ctx, cl_mem X, size_t off, int64_t count, size_t elem,
+                                 const char *func, const char *name)
 {
-    size_t size = 0;
+    size_t size = 0, cap;
+    cl_context owner = NULL;
     cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (e != CL_SUCCESS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
-    if (count > 0 && (off + (size_t)count) * elem > size)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu bytes; offset + extent need %llu", func, name,
-                          (unsigned long long)size, (unsigned long long)((off + (size_t)count) * elem));
+    if (owner != ctx->context)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
+    cap = size / elem;
+    if (count > 0 && (off > cap || (uint64_t)count > (uint64_t)(cap - off)))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu elements; offset %llu + extent %lld do not fit", func,
+                          name, (unsigned long long)cap, (unsigned long long)off, (long long)count);
     return GEMM_OK;
 }
 
 /* The buffers hold what the call touches, at their offsets. */
-static gemm_status gemm__cl_buffers_fit(const gemm__problem *p, const gemm__cl_operands *o, size_t elem,
-                                        const char *func)
+static gemm_status gemm__cl_buffers_fit(const gemm_cl_context *ctx, const gemm__problem *p, const gemm__cl_operands *o,
+                                        size_t elem, const char *func)
 {
     gemm_status s = GEMM_OK;
     if (p->work == GEMM__WORK_FULL) {
-        s = gemm__cl_fits(o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
-        if (s == GEMM_OK) s = gemm__cl_fits(o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
+        s = gemm__cl_fits(ctx, o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
+        if (s == GEMM_OK) s = gemm__cl_fits(ctx, o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
     }
-    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(o->c, o->offc, p->c_extent, elem, func, "C");
+    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(ctx, o->c, o->offc, p->c_extent, elem, func, "C");
     return s;
+}
+
+/* Host matrices span less than half the address space in bytes: then every
+   byte count and pitch of their copies fits in size_t. */
+static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const char *func)
+{
+    size_t bytes;
+    if (!gemm__cl_bytes(p->a_extent, 2, elem, &bytes) || !gemm__cl_bytes(p->b_extent, 2, elem, &bytes) ||
+        !gemm__cl_bytes(p->c_extent, 2, elem, &bytes))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: a matrix spans more bytes than this address space holds", func);
+    return GEMM_OK;
 }
 
 /* One call on cl_mem buffers, enqueued on the caller's queue. */
@@ -1871,7 +2273,7 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
     gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
-    if ((s = gemm__cl_buffers_fit(&p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
     if (p.work == GEMM__WORK_NONE) {
         cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
@@ -1898,6 +2300,7 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
     s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
                          p.swapped ? A : B, beta, C, timing);
 }
@@ -2114,28 +2517,34 @@ static int gemm__cl_sample_ok(gemm__cl_tuner *t, int64_t n)
     return 1;
 }
 
-/* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
+/* Is line a tuning line of exactly this precision and device? */
+static int gemm__cl_same_entry(const char *line, const char *prefix, const char *device)
+{
+    const char *dev = strstr(line, "device=");
+    return dev && strncmp(line, prefix, 4) == 0 && strcmp(dev + 7, device) == 0;
+}
+
+/* Appends newline to a tuning file, dropping the earlier lines of this
+   (precision, device) and keeping every other line (within the bounded
+   read of gemm__cl_read_line: a file past 1 MiB is no tuning file). */
 static gemm_status gemm__cl_write_tuning(const gemm_cl_context *ctx, const char *path, const char *newline,
                                          const char *prefix, const char *device)
 {
-    char tmp[600], line[512];
+    char tmp[600], line[GEMM__CL_LINE_MAX];
+    size_t budget = GEMM__CL_TUNING_MAX_BYTES;
     FILE *in = fopen(path, "r"), *out;
-    int header = 0;
+    int r;
     snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx); /* unique per writer */
     if (!(out = fopen(tmp, "w"))) {
         if (in) fclose(in);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", tmp);
     }
-    while (in && fgets(line, sizeof line, in)) {
-        const char *dev = strstr(line, "device=");
-        if (line[0] == '#') header = 1;
-        if (dev && strncmp(line, prefix, 4) == 0 && strncmp(dev + 7, device, strlen(device)) == 0 &&
-            (dev[7 + strlen(device)] == '\n' || dev[7 + strlen(device)] == '\0'))
-            continue;
-        fputs(line, out);
+    while (in && (r = gemm__cl_read_line(in, line, &budget)) != 0) {
+        if (r > 0 && !gemm__cl_same_entry(line, prefix, device)) fprintf(out, "%s\n", line);
     }
     if (in) fclose(in);
-    if (!header && !in) fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name\n", out);
+    else fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name; "
+                       "the last line for a device wins\n", out);
     fprintf(out, "%s\n", newline);
     if (fclose(out) != 0 || rename(tmp, path) != 0) {
         remove(tmp);
@@ -2189,9 +2598,9 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
     size_t elem = gemm_precision_size(t->prec), nn = (size_t)t->maxn * (size_t)t->maxn, i;
     uint64_t x = 2463534242ull;
     cl_int e = CL_SUCCESS;
-    t->cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *t->cands * (size_t)max_cand);
-    t->hA = (double *)GEMM_MALLOC(sizeof(double) * nn * 2);
-    t->conv = GEMM_MALLOC(elem * nn * 2);
+    t->cands = (gemm__cl_cand *)gemm__cl_malloc(sizeof *t->cands * (size_t)max_cand);
+    t->hA = (double *)gemm__cl_malloc(sizeof(double) * nn * 2);
+    t->conv = gemm__cl_malloc(elem * nn * 2);
     if (!t->cands || !t->hA || !t->conv) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory");
     t->hB = t->hA + nn;
     for (i = 0; i < nn * 2; i++) {
@@ -2200,11 +2609,11 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
         if (t->prec == GEMM_F64) ((double *)t->conv)[i] = t->hA[i];
         else ((float *)t->conv)[i] = (float)t->hA[i];
     }
-    t->A = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
+    t->A = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
     if (e == CL_SUCCESS)
-        t->B = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
+        t->B = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
                               (char *)t->conv + elem * nn, &e);
-    if (e == CL_SUCCESS) t->C = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
+    if (e == CL_SUCCESS) t->C = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer");
 }
 
@@ -2246,7 +2655,7 @@ static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
         c->score = -1;
         if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
         t->res.tried++;
-        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g) != GEMM_OK) {
+        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g, NULL) != GEMM_OK) {
             t->res.failed++;
             snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
         } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
@@ -2280,7 +2689,7 @@ static int gemm__cl_tune_refine(gemm__cl_tuner *t)
             if (!q.sa && !q.sb) continue;
             q.db = !q.db;
         }
-        ok = gemm__cl_try(t->ctx, t->prec, &q, &g) == GEMM_OK;
+        ok = gemm__cl_try(t->ctx, t->prec, &q, &g, NULL) == GEMM_OK;
         for (j = 0; ok && j < t->nref; j++) {
             double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
             ok = s > 0;
@@ -2307,7 +2716,7 @@ static gemm_status gemm__cl_tune_crossover(gemm__cl_tuner *t)
     gemm_status s;
     int n;
     t->res.best.direct = 0;
-    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g)) != GEMM_OK) return s;
+    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g, NULL)) != GEMM_OK) return s;
     for (n = 16; n <= 512; n = n < 64 ? n + 16 : n * 3 / 2) {
         double td = gemm__cl_time(t, g, GEMM__CL_DIRECT, n), tt = gemm__cl_time(t, g, GEMM__CL_TILED, n);
         if (td > 0 && tt > 0 && td < tt) t->res.best.direct = n;

@@ -1,9 +1,12 @@
 /* bench/tune_cl.c - the command-line tuner: searches gemm_cl's parameter
    space on one OpenCL device (a coarse pass at two sizes, then the best few
-   over a range of sizes, every candidate checked) and writes the winner per
-   precision into a tuning file that GEMM_CL_TUNING_FILE points the library to.
+   over a range of sizes, every candidate checked) and appends the winner per
+   precision to a tuning file that GEMM_CL_TUNING_FILE points the library to
+   (the last line for a device wins). It writes only where --output says:
+   `make tune-cl` says build/gemm_cl_tuning.txt (TUNE_OUT=...), never the
+   tracked tuning/gemm_cl.txt, whose lines are gemm_cl.h's built-in table.
 
-   make tune-cl [TUNE_ARGS="--budget 300 --prec f32"]
+   make tune-cl [TUNE_ARGS="--budget 300 --prec f32"] [TUNE_OUT=FILE]
    build/tune_cl [--device NAME] [--prec f32,f64] [--budget SECONDS per precision]
                  [--output FILE] [--tiny] [--verbose] */
 #define GEMM_IMPLEMENTATION
@@ -80,7 +83,11 @@ int main(int argc, char **argv)
         printf("  %d tried, %d built and checked, %d skipped; best %.1f GFLOP/s (mean over the refine sizes)\n  %s\n",
                r.tried, r.built, r.failed, r.best_gflops, r.line);
     }
-    if (to.output && !rc) printf("wrote %s (use it with GEMM_CL_TUNING_FILE=%s)\n", to.output, to.output);
+    if (to.output && !rc)
+        printf("wrote %s\n  use it:  GEMM_CL_TUNING_FILE=%s\n  ship it: paste its lines at the end of "
+               "tuning/gemm_cl.txt, then make headers\n", to.output, to.output);
+    else if (!to.output)
+        printf("no --output: nothing written\n");
     gemm_cl_destroy(cl);
     return rc;
 }

@@ -3,9 +3,11 @@
 # (warning-free C99 with gcc and clang, C++ with g++, alone and through
 # gemm.h's GEMM_ENABLE_OPENCL), the kernel source src/cl/gemm.cl on its own
 # (clang's OpenCL C 1.2 front end, several parameter sets), then build/test_cl
-# on the first OpenCL device.
+# and build/test_cl_safety (hostile offsets, damaged caches, endless tuning
+# files, injected allocation failures) on the first OpenCL device; and that
+# `make tune-cl` never writes the tracked tuning/gemm_cl.txt.
 # Prints SKIPPED when the OpenCL headers, loader or a device are missing.
-# `sh tests/test_cl.sh asan` runs build/test_cl_asan instead (AddressSanitizer,
+# `sh tests/test_cl.sh asan` runs the _asan builds of both instead (AddressSanitizer,
 # UndefinedBehaviorSanitizer, LeakSanitizer; PoCL needs no suppressions).
 # Last line: N passed, N failed[, N skipped].
 cd "$(dirname "$0")/.." || exit 2
@@ -18,8 +20,8 @@ if ! printf '#include <CL/cl.h>\nint main(void){return 0;}\n' | ${CC:-cc} -x c -
     echo "0 passed, 0 failed, 1 skipped"
     exit 0
 fi
-prog=build/test_cl
-if [ "${1:-}" = asan ]; then prog=build/test_cl_asan; else
+progs="build/test_cl build/test_cl_safety"
+if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan"; else
     printf '#define GEMM_IMPLEMENTATION\n#include "gemm_cl.h"\n' >"$out/impl.c"
     printf '#define GEMM_IMPLEMENTATION\n#define GEMM_ENABLE_OPENCL\n#include "gemm.h"\n' >"$out/umbrella.c"
     for cc in gcc clang; do
@@ -53,10 +55,16 @@ if [ "${1:-}" = asan ]; then prog=build/test_cl_asan; else
     else
         skipped=$((skipped + 1)); echo "SKIPPED g++ not installed"
     fi
+    # the tuner writes where the user says, never silently into the repository
+    check "make tune-cl writes build/, not the tracked tuning/gemm_cl.txt" sh -c \
+        "${MAKE:-make} --no-print-directory -n tune-cl | grep -- '--output build/' && \
+         ! ${MAKE:-make} --no-print-directory -n tune-cl | grep -q 'tuning/gemm_cl.txt'"
 fi
-${MAKE:-make} --no-print-directory $prog >"$out/log" 2>&1 || { cat "$out/log"; failed=$((failed + 1)); }
-if [ -x $prog ]; then
-    ASAN_OPTIONS=detect_leaks=1 $prog >"$out/run.log" 2>&1
+# Runs one test program; adds its summary line to the counters.
+run_prog() {
+    prog=$1
+    ${MAKE:-make} --no-print-directory "$prog" >"$out/log" 2>&1 || { cat "$out/log"; failed=$((failed + 1)); return; }
+    ASAN_OPTIONS=detect_leaks=1 "$prog" >"$out/run.log" 2>&1
     rc=$?
     grep -v '^ok ' "$out/run.log"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run.log" | tail -n 1)
@@ -65,5 +73,6 @@ if [ -x $prog ]; then
     # a crash, a sanitizer report or a leak: non-zero exit with nothing failed in the summary
     [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ] && { echo "FAIL $prog exited with $rc"; f=1; }
     passed=$((passed + ${p:-0})) failed=$((failed + ${f:-1})) skipped=$((skipped + ${s:-0}))
-fi
+}
+for prog in $progs; do run_prog "$prog"; done
 summary

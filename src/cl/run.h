@@ -101,7 +101,7 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     if (bytes <= lane->scratch_size[which]) return GEMM_OK;
     if (lane->scratch[which]) clReleaseMemObject(lane->scratch[which]); /* freed once queued users finish */
     lane->scratch_size[which] = 0;
-    lane->scratch[which] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    lane->scratch[which] = gemm__cl_buffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS) {
         lane->scratch[which] = NULL;
         return gemm__cl_fail(e, "clCreateBuffer (packed operands)");
@@ -177,12 +177,15 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
 {
     const gemm_cl_params *p = &g->params;
     int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
-    size_t elem = gemm_precision_size(g->prec), global[2], local[2];
+    size_t elem = gemm_precision_size(g->prec), global[2], local[2], abytes, bbytes;
     gemm__cl_args a = gemm__cl_args_of(g->tiled);
     gemm_status s;
     cl_int e;
-    if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK ||
-        (s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK ||
+    if (!gemm__cl_bytes(Mp, Kp, elem, &abytes) || !gemm__cl_bytes(Np, Kp, elem, &bbytes))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
+                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
+    if ((s = gemm__cl_scratch(ctx, lane, 0, abytes)) != GEMM_OK ||
+        (s = gemm__cl_scratch(ctx, lane, 1, bbytes)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
         return s;

@@ -63,28 +63,34 @@ static int gemm__cl_sample_ok(gemm__cl_tuner *t, int64_t n)
     return 1;
 }
 
-/* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
+/* Is line a tuning line of exactly this precision and device? */
+static int gemm__cl_same_entry(const char *line, const char *prefix, const char *device)
+{
+    const char *dev = strstr(line, "device=");
+    return dev && strncmp(line, prefix, 4) == 0 && strcmp(dev + 7, device) == 0;
+}
+
+/* Appends newline to a tuning file, dropping the earlier lines of this
+   (precision, device) and keeping every other line (within the bounded
+   read of gemm__cl_read_line: a file past 1 MiB is no tuning file). */
 static gemm_status gemm__cl_write_tuning(const gemm_cl_context *ctx, const char *path, const char *newline,
                                          const char *prefix, const char *device)
 {
-    char tmp[600], line[512];
+    char tmp[600], line[GEMM__CL_LINE_MAX];
+    size_t budget = GEMM__CL_TUNING_MAX_BYTES;
     FILE *in = fopen(path, "r"), *out;
-    int header = 0;
+    int r;
     snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx); /* unique per writer */
     if (!(out = fopen(tmp, "w"))) {
         if (in) fclose(in);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", tmp);
     }
-    while (in && fgets(line, sizeof line, in)) {
-        const char *dev = strstr(line, "device=");
-        if (line[0] == '#') header = 1;
-        if (dev && strncmp(line, prefix, 4) == 0 && strncmp(dev + 7, device, strlen(device)) == 0 &&
-            (dev[7 + strlen(device)] == '\n' || dev[7 + strlen(device)] == '\0'))
-            continue;
-        fputs(line, out);
+    while (in && (r = gemm__cl_read_line(in, line, &budget)) != 0) {
+        if (r > 0 && !gemm__cl_same_entry(line, prefix, device)) fprintf(out, "%s\n", line);
     }
     if (in) fclose(in);
-    if (!header && !in) fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name\n", out);
+    else fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name; "
+                       "the last line for a device wins\n", out);
     fprintf(out, "%s\n", newline);
     if (fclose(out) != 0 || rename(tmp, path) != 0) {
         remove(tmp);
@@ -138,9 +144,9 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
     size_t elem = gemm_precision_size(t->prec), nn = (size_t)t->maxn * (size_t)t->maxn, i;
     uint64_t x = 2463534242ull;
     cl_int e = CL_SUCCESS;
-    t->cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *t->cands * (size_t)max_cand);
-    t->hA = (double *)GEMM_MALLOC(sizeof(double) * nn * 2);
-    t->conv = GEMM_MALLOC(elem * nn * 2);
+    t->cands = (gemm__cl_cand *)gemm__cl_malloc(sizeof *t->cands * (size_t)max_cand);
+    t->hA = (double *)gemm__cl_malloc(sizeof(double) * nn * 2);
+    t->conv = gemm__cl_malloc(elem * nn * 2);
     if (!t->cands || !t->hA || !t->conv) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory");
     t->hB = t->hA + nn;
     for (i = 0; i < nn * 2; i++) {
@@ -149,11 +155,11 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
         if (t->prec == GEMM_F64) ((double *)t->conv)[i] = t->hA[i];
         else ((float *)t->conv)[i] = (float)t->hA[i];
     }
-    t->A = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
+    t->A = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
     if (e == CL_SUCCESS)
-        t->B = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
+        t->B = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
                               (char *)t->conv + elem * nn, &e);
-    if (e == CL_SUCCESS) t->C = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
+    if (e == CL_SUCCESS) t->C = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer");
 }
 
@@ -195,7 +201,7 @@ static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
         c->score = -1;
         if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
         t->res.tried++;
-        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g) != GEMM_OK) {
+        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g, NULL) != GEMM_OK) {
             t->res.failed++;
             snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
         } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
@@ -229,7 +235,7 @@ static int gemm__cl_tune_refine(gemm__cl_tuner *t)
             if (!q.sa && !q.sb) continue;
             q.db = !q.db;
         }
-        ok = gemm__cl_try(t->ctx, t->prec, &q, &g) == GEMM_OK;
+        ok = gemm__cl_try(t->ctx, t->prec, &q, &g, NULL) == GEMM_OK;
         for (j = 0; ok && j < t->nref; j++) {
             double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
             ok = s > 0;
@@ -256,7 +262,7 @@ static gemm_status gemm__cl_tune_crossover(gemm__cl_tuner *t)
     gemm_status s;
     int n;
     t->res.best.direct = 0;
-    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g)) != GEMM_OK) return s;
+    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g, NULL)) != GEMM_OK) return s;
     for (n = 16; n <= 512; n = n < 64 ? n + 16 : n * 3 / 2) {
         double td = gemm__cl_time(t, g, GEMM__CL_DIRECT, n), tt = gemm__cl_time(t, g, GEMM__CL_TILED, n);
         if (td > 0 && tt > 0 && td < tt) t->res.best.direct = n;

@@ -70,6 +70,7 @@ typedef struct gemm__hooks {
     const char *cpu_kernel;   /* CPU: run this micro-kernel ("avx512", "avx2", "neon", "scalar") */
     int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
+    int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */
     size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
 } gemm__hooks;
