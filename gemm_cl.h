@@ -138,6 +138,9 @@ typedef struct gemm_cl_params {
     int pack;               /* 0: k-major rows; 1: contiguous panel per tile */
     int direct;             /* m*n*k <= direct^3 runs the direct kernel */
     int db;                 /* 1: two local-memory tiles, one barrier per k-step */
+    int warpm;              /* >0: 32 consecutive work-items are WARPM along M x 32/WARPM along N (GPUs) */
+    int regs;               /* >0: registers per work-item the compiler may use (NVIDIA's
+                               -cl-nv-maxrregcount; ignored elsewhere); 0 = the driver's choice */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {
@@ -302,6 +305,9 @@ static const char *const gemm__cl_source[] = {
     "#ifndef PACK\n"
     "#define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */\n"
     "#endif\n"
+    "#ifndef WARPM\n"
+    "#define WARPM 0 /* >0: each 32 consecutive work-items (a warp) are WARPM along M x 32/WARPM along N */\n"
+    "#endif\n"
     "\n"
     "#ifndef INLINE\n"
     "#define INLINE __attribute__((always_inline))\n"
@@ -328,8 +334,16 @@ static const char *const gemm__cl_source[] = {
     "\n"
     "#define GLUE_(a, b) a##b\n"
     "#define GLUE(a, b) GLUE_(a, b)\n"
-    "/* Element e of a vector, for e known after unrolling. */\n"
-    "#define ELEM(v, e) (((real *)&(v))[e])\n"
+    "/* Element e of a vector of width 1..16 by component selects, not through\n"
+    "   its address: a vector whose address is taken may live in slow private\n"
+    "   memory on GPUs. With e known after unrolling the selects fold away. */\n"
+    "#define GET1(v, e) (v)\n"
+    "#define GET2(v, e) ((e) == 0 ? (v).s0 : (v).s1)\n"
+    "#define GET4(v, e) ((e) < 2 ? GET2((v).lo, (e)) : GET2((v).hi, (e) - 2))\n"
+    "#define GET8(v, e) ((e) < 4 ? GET4((v).lo, (e)) : GET4((v).hi, (e) - 4))\n"
+    "#define GET16(v, e) ((e) < 8 ? GET8((v).lo, (e)) : GET8((v).hi, (e) - 8))\n"
+    "#define ELEMM(v, e) GLUE(GET, VWM)(v, e)\n"
+    "#define ELEMN(v, e) GLUE(GET, VWN)(v, e)\n"
     "#if VWM == 1\n"
     "typedef real realM;\n"
     "#define LOADM(p) (*(p))\n"
@@ -436,9 +450,11 @@ static const char *const gemm__cl_source[] = {
     "#if SA\n"
     "/* This work-item's share of the KWG x MWG tile of A at src, into registers:\n"
     "   the global loads of the next tile overlap the arithmetic on this one.\n"
-    "   Not unrolled: unrolled, the local-memory kernels ran 20% slower on PoCL. */\n"
+    "   Unrolled, so ra[] stays in registers on GPUs, where local memory is used\n"
+    "   (PoCL ran these loops unrolled 20% slower, but its sets use no local memory). */\n"
     "INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, const int tid)\n"
     "{\n"
+    "#pragma unroll\n"
     "    for (int l = 0; l < LA; l++) {\n"
     "        const int x = tid + l * WGS;\n"
     "        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);\n"
@@ -460,12 +476,13 @@ static const char *const gemm__cl_source[] = {
     "/* The same for the KWG x NWG tile of B. */\n"
     "INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)\n"
     "{\n"
+    "#pragma unroll\n"
     "    for (int l = 0; l < LB; l++) {\n"
     "        const int x = tid + l * WGS;\n"
     "        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);\n"
     "    }\n"
     "}\n"
-    "\n"
+    "\n",
     "INLINE void stash_b(__local real *tile, const realN rb[LB], const int tid)\n"
     "{\n"
     "#pragma unroll\n"
@@ -475,7 +492,7 @@ static const char *const gemm__cl_source[] = {
     "    }\n"
     "}\n"
     "#endif\n"
-    "\n",
+    "\n"
     "/* acc += this work-item's rows of the A tile times its columns of the B\n"
     "   tile, over one step of KWG: tile row kk of A at at + kk*ats, of B at\n"
     "   bt + kk*bts. A work-item's rows are VWM-vectors spaced MDIMC*VWM apart\n"
@@ -498,7 +515,7 @@ static const char *const gemm__cl_source[] = {
     "            for (int e = 0; e < VWM; e++)\n"
     "#pragma unroll\n"
     "                for (int v = 0; v < NWI / VWN; v++)\n"
-    "                    acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);\n"
+    "                    acc[u * VWM + e][v] = fma((realN)ELEMM(av, e), bv[v], acc[u * VWM + e][v]);\n"
     "        }\n"
     "    }\n"
     "}\n"
@@ -523,7 +540,7 @@ static const char *const gemm__cl_source[] = {
     "                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);\n"
     "                    else STOREN(alpha * r, crow + j);\n"
     "                } else {\n"
-    "                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEM(r, c), alpha, beta);\n"
+    "                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEMN(r, c), alpha, beta);\n"
     "                }\n"
     "            }\n"
     "        }\n"
@@ -543,12 +560,26 @@ static const char *const gemm__cl_source[] = {
     "                   const __global real *restrict Ap, const __global real *restrict Bp,\n"
     "                   __global real *C, const long offc, const long ldc)\n"
     "{\n"
+    "    /* tid: the work-item's place in the group, for the cooperative copies\n"
+    "       (consecutive tids read consecutive vectors: coalesced); (tm, tn): its\n"
+    "       place in the grid of C's blocks */\n"
+    "    const int tid = (int)get_local_id(1) * NDIMC + (int)get_local_id(0);\n"
+    "#if WARPM\n"
+    "    /* Warp-level tiling: warp w covers WARPM x 32/WARPM work-items of the\n"
+    "       grid, so one vector read of the local A (B) tile by the warp touches\n"
+    "       WARPM (32/WARPM) consecutive vectors of one row: few distinct\n"
+    "       addresses, each a broadcast, and no bank conflicts. */\n"
+    "    const int warp = tid / 32, lane = tid % 32;\n"
+    "    const int tm = (warp % (MDIMC / WARPM)) * WARPM + lane % WARPM;\n"
+    "    const int tn = (warp / (MDIMC / WARPM)) * (32 / WARPM) + lane / WARPM;\n"
+    "#else\n"
     "    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);\n"
+    "#endif\n"
     "    const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);\n"
+    "    (void)tid; /* unused without local memory or WARPM */\n"
     "    const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);\n"
     "    const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);\n"
     "#if SA || SB\n"
-    "    const int tid = tm * NDIMC + tn;\n"
     "    int cur = 0; /* which of the DB tiles is current (not \"half\": a type in OpenCL C) */\n"
     "#endif\n"
     "#if SA\n"
@@ -751,22 +782,34 @@ static int gemm__cl_bytes(int64_t rows, int64_t cols, size_t elem, size_t *bytes
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
 
-/* The fields of gemm_cl_params in tuning-file order, with their #define
-   names. DIRECT is the host's crossover, not in the kernel source; DB came
-   later, so a line without it means DB=0. */
+/* The fields of gemm_cl_params in tuning-file order, with their names and
+   what they are: a #define of the kernel source, a build option (REGS), or
+   the host's own (DIRECT, the crossover: not part of the program). Fields
+   added later are optional: a line without them means 0. */
+typedef enum gemm__cl_field_kind { GEMM__CL_HOST = 0, GEMM__CL_DEFINE = 1, GEMM__CL_OPTION = 2 } gemm__cl_field_kind;
+
 typedef struct gemm__cl_field {
     const char *name;
     size_t offset;
-    int in_source, optional;
+    gemm__cl_field_kind kind;
+    int optional;
 } gemm__cl_field;
 
 static const gemm__cl_field gemm__cl_fields[] = {
-    {"MWG", offsetof(gemm_cl_params, mwg), 1, 0},     {"NWG", offsetof(gemm_cl_params, nwg), 1, 0},
-    {"KWG", offsetof(gemm_cl_params, kwg), 1, 0},     {"MDIMC", offsetof(gemm_cl_params, mdimc), 1, 0},
-    {"NDIMC", offsetof(gemm_cl_params, ndimc), 1, 0}, {"VWM", offsetof(gemm_cl_params, vwm), 1, 0},
-    {"VWN", offsetof(gemm_cl_params, vwn), 1, 0},     {"SA", offsetof(gemm_cl_params, sa), 1, 0},
-    {"SB", offsetof(gemm_cl_params, sb), 1, 0},       {"PACK", offsetof(gemm_cl_params, pack), 1, 0},
-    {"DIRECT", offsetof(gemm_cl_params, direct), 0, 0}, {"DB", offsetof(gemm_cl_params, db), 1, 1},
+    {"MWG", offsetof(gemm_cl_params, mwg), GEMM__CL_DEFINE, 0},
+    {"NWG", offsetof(gemm_cl_params, nwg), GEMM__CL_DEFINE, 0},
+    {"KWG", offsetof(gemm_cl_params, kwg), GEMM__CL_DEFINE, 0},
+    {"MDIMC", offsetof(gemm_cl_params, mdimc), GEMM__CL_DEFINE, 0},
+    {"NDIMC", offsetof(gemm_cl_params, ndimc), GEMM__CL_DEFINE, 0},
+    {"VWM", offsetof(gemm_cl_params, vwm), GEMM__CL_DEFINE, 0},
+    {"VWN", offsetof(gemm_cl_params, vwn), GEMM__CL_DEFINE, 0},
+    {"SA", offsetof(gemm_cl_params, sa), GEMM__CL_DEFINE, 0},
+    {"SB", offsetof(gemm_cl_params, sb), GEMM__CL_DEFINE, 0},
+    {"PACK", offsetof(gemm_cl_params, pack), GEMM__CL_DEFINE, 0},
+    {"DIRECT", offsetof(gemm_cl_params, direct), GEMM__CL_HOST, 0},
+    {"DB", offsetof(gemm_cl_params, db), GEMM__CL_DEFINE, 1},
+    {"WARPM", offsetof(gemm_cl_params, warpm), GEMM__CL_DEFINE, 1},
+    {"REGS", offsetof(gemm_cl_params, regs), GEMM__CL_OPTION, 1},
 };
 #define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
 
@@ -826,7 +869,7 @@ static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *
 {
     size_t i;
     for (i = 0; i < GEMM__CL_NFIELDS; i++)
-        if (gemm__cl_fields[i].in_source && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
+        if (gemm__cl_fields[i].kind != GEMM__CL_HOST && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
     return 1;
 }
 
@@ -835,7 +878,7 @@ static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p
 {
     size_t used = (size_t)snprintf(out, size, "#define PRECISION %d\n", prec == GEMM_F64 ? 64 : 32), i;
     for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
-        if (gemm__cl_fields[i].in_source)
+        if (gemm__cl_fields[i].kind == GEMM__CL_DEFINE)
             used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
                                      gemm__cl_field_get(p, i));
 }
@@ -859,6 +902,9 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
         return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
     if ((p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512) return "tiles too large (MWI*NWI <= 512)";
     if ((size_t)p->mdimc * (size_t)p->ndimc > max_wg) return "MDIMC*NDIMC exceeds the device's work-group size";
+    if (p->warpm != 0 && (!gemm__cl_vector_width_ok(p->warpm) || p->mdimc % p->warpm || p->ndimc % (32 / p->warpm)))
+        return "WARPM must be 1, 2, 4, 8 or 16, divide MDIMC, and 32/WARPM divide NDIMC";
+    if (p->regs != 0 && (p->regs < 16 || p->regs > 255)) return "REGS is 0 (the driver's choice) or 16..255";
     if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
                    (size_t)(1 + p->db)) > local_mem)
         return "the local-memory tiles exceed the device's local memory";
@@ -1023,7 +1069,7 @@ struct gemm_cl_context {
     cl_device_id device;
     cl_device_type type;
     char device_name[256], platform_name[128], driver[128];
-    int has_fp64, no_self_check, break_kernel;
+    int has_fp64, has_nv_options, no_self_check, break_kernel;
     size_t max_wg;
     cl_ulong local_mem;
     char tuning_file[512], cache_dir[512], build_options[512];
@@ -1207,6 +1253,7 @@ static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
     e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL);
     ext[e == CL_SUCCESS ? ext_len : 0] = '\0';
     ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+    ctx->has_nv_options = strstr(ext, "cl_nv_compiler_options") != NULL;
     GEMM_FREE(ext);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
 }
@@ -1524,18 +1571,29 @@ static gemm_status gemm__cl_compile(gemm_cl_context *ctx, gemm_precision prec, c
     return gemm__cl_fail(e, "clBuildProgram");
 }
 
+/* clBuildProgram's options for p: the caller's, and REGS where the driver
+   takes it. No -cl-mad-enable: reduced precision is opt-in only
+   (DESIGN.md); the kernels call fma. */
+static void gemm__cl_options(const gemm_cl_context *ctx, const gemm_cl_params *p, char *out, size_t size)
+{
+    if (p->regs > 0 && ctx->has_nv_options)
+        snprintf(out, size, "%.511s -cl-nv-maxrregcount=%d", ctx->build_options, p->regs);
+    else
+        snprintf(out, size, "%.511s", ctx->build_options);
+}
+
 /* The program of (prec, p): from the cache directory (unless from_source),
    or compiled (and stored there). *cached: it came from the cache. */
 static gemm_status gemm__cl_build(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
                                   const char *pstr, int from_source, cl_program *out, int *cached)
 {
     const char *src[1 + GEMM__CL_NSOURCE];
-    char defines[1024], path[700];
-    /* no -cl-mad-enable: reduced precision is opt-in only (DESIGN.md); the kernels call fma */
-    const char *opts = ctx->build_options;
+    char defines[1024], path[700], opts[700];
     size_t nsrc = gemm__cl_sources(ctx, prec, p, defines, src);
-    gemm__cl_cache_key key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
+    gemm__cl_cache_key key;
     gemm_status s;
+    gemm__cl_options(ctx, p, opts, sizeof opts);
+    key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
     *out = NULL;
     *cached = 0;
     if (ctx->cache_dir[0]) {
@@ -1601,9 +1659,11 @@ static void gemm__cl_program_drop(gemm_cl_context *ctx, gemm__cl_program *g)
 static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
 {
     const char *src[1 + GEMM__CL_NSOURCE];
-    char defines[1024], path[700];
+    char defines[1024], path[700], opts[700];
     size_t nsrc = gemm__cl_sources(ctx, g->prec, &g->params, defines, src);
-    gemm__cl_cache_key key = gemm__cl_cache_key_of(ctx, src, nsrc, ctx->build_options);
+    gemm__cl_cache_key key;
+    gemm__cl_options(ctx, &g->params, opts, sizeof opts);
+    key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
     gemm__cl_cache_path(ctx, &key, path, sizeof path);
     remove(path);
 }
@@ -2342,12 +2402,15 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
 }
 /* <<cl entry */
 /* >>cl tune_space: src/cl/tune_space.h */
-/* The tuner's search space: the seed paper's blocking factors, vector
-   widths, local-memory use and packed layout, shaped by the kind of device. */
+/* The tuner's search space, in two stages after the seed paper's: first
+   the structure (work-group shape, work-item tile, warp layout) with the
+   other knobs at values that suit the kind of device, a space small enough
+   to measure whole within the budget; then, around the best few, every
+   other knob changed one at a time. */
 
 typedef struct gemm__cl_cand {
     gemm_cl_params p;
-    double score;
+    double score; /* GFLOP/s at the coarse sizes; < 0: failed, or not measured */
 } gemm__cl_cand;
 
 /* A handful of sets at small sizes, for the tests; the last has more
@@ -2365,84 +2428,129 @@ static int gemm__cl_space_tiny(gemm__cl_cand *out, int max)
     return cnt;
 }
 
-/* Adds p to the space when the device can run it. */
+static int gemm__cl_is_gpu(const gemm_cl_context *ctx)
+{
+    return (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
+}
+
+/* Adds p to out[0..*cnt) when the device can run it and it is not there yet
+   (DIRECT aside). */
 static void gemm__cl_space_add(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *p, gemm__cl_cand *out,
                                int max, int *cnt)
 {
-    if (*cnt < max && !gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) out[(*cnt)++].p = *p;
+    int i;
+    if (*cnt >= max || gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) return;
+    for (i = 0; i < *cnt; i++)
+        if (gemm__cl_same_program(&out[i].p, p)) return;
+    out[*cnt].p = *p;
+    out[*cnt].score = -1;
+    ++*cnt;
 }
 
-/* GPUs: the usual shapes first (*fixed of them), then 64-256 work-items with
-   8+ elements each, every local-memory and packing choice. */
-static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max, int *fixed)
+/* GPUs, stage 1: 64-256 work-items, 4x4 to 8x8 elements each (fp64: 2x4 to
+   8x4), 16-byte vectors (fp64: 2 elements), with and without warp-level
+   tiling and a register cap; both tiles through local memory,
+   double-buffered, packed panels, KWG = 16. */
+static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
-    static const char *const seeds[] = {
-        "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=128 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128",
-    };
-    static const int dims[] = {8, 16, 32}, wis[] = {1, 2, 4, 8}, kwgs[] = {8, 16, 32}, vws[] = {1, 2, 4};
+    static const int dims[][2] = {{16, 16}, {8, 16}, {16, 8}, {8, 32}, {32, 8}, {8, 8}};
+    static const int tiles32[][2] = {{8, 8}, {4, 8}, {8, 4}, {4, 4}};
+    static const int tiles64[][2] = {{4, 8}, {8, 4}, {4, 4}, {2, 4}};
+    static const int warps[] = {0, 8, 4};
+    const int (*tiles)[2] = elem == 8 ? tiles64 : tiles32, vw = elem == 8 ? 2 : 4;
     gemm_cl_params p;
-    int cnt = 0, a, b, c, d, e, f, g, h;
+    int cnt = 0, d, t, w, r;
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 4; a++)
-        if (gemm__cl_params_parse(seeds[a], &p)) gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    *fixed = cnt;
-    memset(&p, 0, sizeof p);
-    for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
-    for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
-        p.mdimc = dims[a]; p.ndimc = dims[b];
-        p.mwg = dims[a] * wis[c]; p.nwg = dims[b] * wis[d];
-        p.kwg = kwgs[e]; p.vwm = vws[f]; p.vwn = vws[g];
-        p.sa = p.sb = h != 2; p.pack = h != 0; p.direct = 128;
-        if (p.mdimc * p.ndimc < 64 || p.mdimc * p.ndimc > 256 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 8)
-            continue;
-        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    }
+    p.kwg = 16;
+    p.sa = p.sb = p.pack = p.db = 1;
+    p.direct = 128;
+    for (d = 0; d < 6; d++)
+        for (t = 0; t < 4; t++)
+            for (w = 0; w < 3; w++) {
+                p.mdimc = dims[d][0];
+                p.ndimc = dims[d][1];
+                p.mwg = p.mdimc * tiles[t][0];
+                p.nwg = p.ndimc * tiles[t][1];
+                p.vwm = tiles[t][0] < vw ? tiles[t][0] : vw;
+                p.vwn = tiles[t][1] < vw ? tiles[t][1] : vw;
+                p.warpm = warps[w];
+                /* 256 work-items: also capped at 128 registers, so two groups share an SM */
+                for (r = 0; r < (p.mdimc * p.ndimc == 256 ? 2 : 1); r++) {
+                    p.regs = r ? 128 : 0;
+                    gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+                }
+            }
     return cnt;
 }
 
-/* CPUs: one work-item per group, a register block of C, no local memory. */
+/* CPUs, stage 1: register tiles of C per work-item (one work-item per
+   group), vectors along N, no local memory (PoCL emulates it in global
+   memory), packed panels. */
 static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
-    static const int cpu_m[] = {4, 6, 8, 12, 16}, cpu_n[] = {8, 16, 32, 64}, cpu_v[] = {4, 8, 16}, cpu_k[] = {4, 8, 16};
+    static const int rows[] = {4, 6, 8, 12, 16}, cols[] = {16, 32, 48, 64};
+    const int vwn = elem == 8 ? 8 : 16, regs = 32; /* AVX-512: 32 vector registers */
     gemm_cl_params p;
-    int cnt = 0, a, b, c, d, h;
+    int cnt = 0, a, b;
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 5; a++) for (b = 0; b < 4; b++) for (c = 0; c < 3; c++) for (d = 0; d < 3; d++)
-    for (h = 0; h < 2; h++) {
-        p.mdimc = p.ndimc = 1; p.mwg = cpu_m[a]; p.nwg = cpu_n[b]; p.vwm = 1; p.vwn = cpu_v[c];
-        p.kwg = cpu_k[d]; p.sa = p.sb = 0; p.pack = h; p.direct = 64;
-        if (p.nwg % p.vwn || p.mwg * p.nwg > 512 || p.mwg * p.nwg / p.vwn > 32 * (int)(8 / elem)) continue;
-        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    }
+    p.mdimc = p.ndimc = p.vwm = 1;
+    p.kwg = 8;
+    p.pack = 1;
+    for (a = 0; a < 5; a++)
+        for (b = 0; b < 4; b++) {
+            p.mwg = rows[a];
+            p.nwg = cols[b] / (elem == 8 ? 2 : 1);
+            p.vwn = vwn;
+            /* the sums and one row of B in registers, one left for A */
+            if (p.nwg % p.vwn || p.mwg * (p.nwg / p.vwn) + p.nwg / p.vwn + 1 > regs) continue;
+            gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+        }
     return cnt;
 }
 
-/* The candidates for this device; the first *fixed go first, the rest may be shuffled. */
-static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max,
-                          int *fixed)
+/* Stage 1 for this device; the tests' tiny space instead when asked. */
+static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max)
 {
     size_t elem = gemm_precision_size(prec);
     if (tiny) return gemm__cl_space_tiny(out, max);
-    *fixed = 0;
-    if (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))
-        return gemm__cl_space_gpu(ctx, elem, out, max, fixed);
+    if (gemm__cl_is_gpu(ctx)) return gemm__cl_space_gpu(ctx, elem, out, max);
     return gemm__cl_space_cpu(ctx, elem, out, max);
 }
 
-/* Shuffles out[from..n): with a budget, the coarse pass samples the space evenly. */
-static void gemm__cl_shuffle(gemm__cl_cand *out, int from, int n)
+/* One knob of stage 2: a field and the values it tries. MDIMC keeps the
+   work-item tile (MWG changes with it). */
+typedef struct gemm__cl_knob {
+    const char *name;
+    int values[4], count;
+} gemm__cl_knob;
+
+static const gemm__cl_knob gemm__cl_knobs_gpu[] = {
+    {"KWG", {8, 16, 32, 0}, 3},   {"DB", {0, 1, 0, 0}, 2},    {"PACK", {0, 1, 0, 0}, 2},
+    {"VWM", {1, 2, 4, 0}, 3},     {"VWN", {1, 2, 4, 0}, 3},   {"WARPM", {0, 4, 8, 0}, 3},
+    {"REGS", {0, 128, 0, 0}, 2},
+};
+static const gemm__cl_knob gemm__cl_knobs_cpu[] = {
+    {"KWG", {4, 8, 16, 32}, 4}, {"PACK", {0, 1, 0, 0}, 2}, {"VWN", {4, 8, 16, 0}, 3}, {"MDIMC", {1, 2, 4, 8}, 4},
+};
+
+/* Appends to out[*cnt..] every set that differs from base in one knob. */
+static void gemm__cl_neighbours(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *base,
+                                gemm__cl_cand *out, int max, int *cnt)
 {
-    uint64_t x = 99991;
-    int i, j;
-    for (i = n - 1; i > from; i--) {
-        gemm__cl_cand t;
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        j = from + (int)(x % (uint64_t)(i - from + 1));
-        t = out[i]; out[i] = out[j]; out[j] = t;
-    }
+    int gpu = gemm__cl_is_gpu(ctx), nk, k, v;
+    const gemm__cl_knob *knobs = gpu ? gemm__cl_knobs_gpu : gemm__cl_knobs_cpu;
+    size_t f;
+    nk = gpu ? (int)(sizeof gemm__cl_knobs_gpu / sizeof *knobs) : (int)(sizeof gemm__cl_knobs_cpu / sizeof *knobs);
+    for (k = 0; k < nk; k++)
+        for (f = 0; f < GEMM__CL_NFIELDS; f++) {
+            if (strcmp(gemm__cl_fields[f].name, knobs[k].name) != 0) continue;
+            for (v = 0; v < knobs[k].count; v++) {
+                gemm_cl_params p = *base;
+                gemm__cl_field_set(&p, f, knobs[k].values[v]);
+                if (!strcmp(knobs[k].name, "MDIMC")) p.mwg = base->mwg / base->mdimc * p.mdimc;
+                gemm__cl_space_add(ctx, elem, &p, out, max, cnt);
+            }
+        }
 }
 
 static int gemm__cl_by_score(const void *x, const void *y)
@@ -2452,9 +2560,10 @@ static int gemm__cl_by_score(const void *x, const void *y)
 }
 /* <<cl tune_space */
 /* >>cl tuner: src/cl/tuner.h */
-/* The autotuner: a coarse pass over the space at two sizes, then the best
-   few (each with local memory also with DB toggled) over a range of sizes,
-   then the direct kernel's crossover; every candidate is checked. */
+/* The autotuner, in the seed paper's two stages: every structure of the
+   space at two sizes, then the other knobs one at a time around the best
+   few (tune_space.h); then the best few of all over a range of sizes, and
+   the direct kernel's crossover. Every candidate is checked. */
 
 typedef struct gemm__cl_tuner {
     gemm_cl_context *ctx;
@@ -2462,7 +2571,7 @@ typedef struct gemm__cl_tuner {
     gemm_cl_tune_options o;
     gemm_cl_tune_result res;
     gemm__cl_cand *cands;
-    int ncand, nfixed, nref, maxn;
+    int ncand, nref, maxn;
     double *hA, *hB;  /* the inputs in double, for the host's check */
     void *conv;       /* the same in the device's precision */
     cl_mem A, B, C;   /* n x n row-major, for every n up to maxn */
@@ -2567,24 +2676,26 @@ static void gemm__cl_prune(gemm_cl_context *ctx)
     }
 }
 
-/* The options with their defaults, which depend on the kind of device. */
+/* The options with their defaults, which depend on the kind of device:
+   GPUs are measured where the speed goals are (n >= 2048), CPUs where their
+   caches stop holding the operands (n ~ 1024). */
 static void gemm__cl_tune_defaults(gemm__cl_tuner *t, const gemm_cl_tune_options *options)
 {
     gemm_cl_tune_options *o = &t->o;
-    int gpu = (t->ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0, i;
+    int gpu = gemm__cl_is_gpu(t->ctx), i;
     memset(o, 0, sizeof *o);
     if (options) *o = *options;
     if (o->budget_s <= 0) o->budget_s = 120;
     if (o->refine_top <= 0) o->refine_top = 4;
     if (o->coarse_sizes[0] <= 0) {
-        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 1024 : 512;
-        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
+        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 2048 : 512;
+        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 4096 : 1024;
     }
     if (o->coarse_sizes[1] <= 0) o->coarse_sizes[1] = o->coarse_sizes[0];
     if (o->refine_sizes[0] <= 0) {
-        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 1024 : 512;
-        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 2048 : 1024;
-        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 4096 : 2048;
+        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 2048 : 512;
+        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 4096 : 1024;
+        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 8192 : 2048;
     }
     for (i = 0; i < 4 && o->refine_sizes[i] > 0; i++) t->nref++;
     for (i = 0; i < 2; i++) t->maxn = o->coarse_sizes[i] > t->maxn ? o->coarse_sizes[i] : t->maxn;
@@ -2627,8 +2738,8 @@ static void gemm__cl_tune_free(gemm__cl_tuner *t)
     if (t->conv) GEMM_FREE(t->conv);
 }
 
-/* The candidates: the set in use now first (the tuner never does worse
-   than it), then the space, shuffled past its fixed seeds. Lock held. */
+/* Stage 1's candidates: the set in use now first (the tuner never does
+   worse than it), then the structures of the space. Lock held. */
 static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
 {
     gemm__cl_program *g;
@@ -2636,71 +2747,89 @@ static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
     if (gemm__cl_select(t->ctx, t->prec, &g) == GEMM_OK) cur = gemm__cl_choice_of(t->ctx, t->prec)->params;
     else gemm__cl_params_parse(gemm__cl_safe, &cur);
     t->cands[0].p = cur;
-    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1, &t->nfixed);
-    gemm__cl_shuffle(t->cands, 1 + t->nfixed, t->ncand);
+    t->cands[0].score = -1;
+    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1);
     if (t->o.max_candidates > 0 && t->ncand > t->o.max_candidates) t->ncand = t->o.max_candidates;
 }
 
-/* Coarse pass: every candidate at the two sizes, within 70% of the budget; then best first. */
-static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
+/* One candidate at the two coarse sizes: its score, or -1 when it does
+   not build, run or check; `line` says which. Lock held. */
+static double gemm__cl_tune_one(gemm__cl_tuner *t, const gemm_cl_params *p, const char *stage, char *line, size_t size)
 {
     const gemm_cl_tune_options *o = &t->o;
-    char line[512], pstr[256];
+    double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
+    char pstr[256];
     gemm__cl_program *g;
-    int i;
-    for (i = 0; i < t->ncand; i++) {
-        gemm__cl_cand *c = &t->cands[i];
-        double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
-        gemm_cl_params_str(&c->p, pstr, sizeof pstr);
-        c->score = -1;
-        if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
-        t->res.tried++;
-        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g, NULL) != GEMM_OK) {
-            t->res.failed++;
-            snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
-        } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
-                   !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
-                   (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
-            t->res.failed++;
-            snprintf(line, sizeof line, "skip %s: failed to run or wrong result", pstr);
-        } else {
-            t->res.built++;
-            c->score = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
-            snprintf(line, sizeof line, "%8.1f GFLOP/s  %s", c->score, pstr);
-        }
-        if (o->progress) o->progress(o->user, i + 1, t->ncand, line);
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    t->res.tried++;
+    if (gemm__cl_try(t->ctx, t->prec, p, &g, NULL) != GEMM_OK) {
+        t->res.failed++;
+        snprintf(line, size, "skip %s: %.200s", pstr, gemm_last_error_detail());
+        return -1;
     }
+    if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 || !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
+        (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
+        t->res.failed++;
+        snprintf(line, size, "skip %s: failed to run or wrong result", pstr);
+        return -1;
+    }
+    t->res.built++;
+    t0 = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
+    snprintf(line, size, "%8.1f GFLOP/s  %s  %s", t0, stage, pstr);
+    return t0;
+}
+
+/* Measures candidates [from, to) at the coarse sizes while the time spent
+   is below `until` of the budget; returns the index after the last measured. */
+static int gemm__cl_tune_coarse(gemm__cl_tuner *t, int from, int to, double until, const char *stage)
+{
+    char line[512];
+    int i;
+    for (i = from; i < to; i++) {
+        if (gemm__cl_now() - t->start > until * t->o.budget_s) break;
+        t->cands[i].score = gemm__cl_tune_one(t, &t->cands[i].p, stage, line, sizeof line);
+        if (t->o.progress) t->o.progress(t->o.user, i - from + 1, to - from, line);
+    }
+    return i;
+}
+
+/* Stage 2: every one-knob change of the best refine_top of stage 1,
+   appended to the candidates and measured; then all of them best first. */
+static void gemm__cl_tune_stage2(gemm__cl_tuner *t, int max_cand)
+{
+    size_t elem = gemm_precision_size(t->prec);
+    int i, n = t->ncand;
+    qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
+    for (i = 0; !t->o.tiny && i < t->o.refine_top && i < t->ncand && t->cands[i].score > 0; i++)
+        gemm__cl_neighbours(t->ctx, elem, &t->cands[i].p, t->cands, max_cand, &n);
+    if (t->o.max_candidates > 0 && n > t->o.max_candidates) n = t->o.max_candidates;
+    t->ncand = gemm__cl_tune_coarse(t, t->ncand, n, 0.8, "stage 2");
     qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
 }
 
-/* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
-   with local memory also with DB toggled. Returns 1 when one ran, in res.best. */
+/* Refinement: the best few over the range of sizes, mean GFLOP/s. Returns
+   1 when one ran, in res.best. */
 static int gemm__cl_tune_refine(gemm__cl_tuner *t)
 {
     const gemm_cl_tune_options *o = &t->o;
     char line[512], pstr[256];
     gemm__cl_program *g;
     int i, j, found = 0;
-    for (i = 0; i < 2 * o->refine_top && i / 2 < t->ncand && t->cands[i / 2].score > 0; i++) {
-        gemm_cl_params q = t->cands[i / 2].p;
+    for (i = 0; i < o->refine_top && i < t->ncand && t->cands[i].score > 0; i++) {
+        const gemm_cl_params *q = &t->cands[i].p;
         double sum = 0;
-        int ok;
-        if (i % 2) {
-            if (!q.sa && !q.sb) continue;
-            q.db = !q.db;
-        }
-        ok = gemm__cl_try(t->ctx, t->prec, &q, &g, NULL) == GEMM_OK;
+        int ok = gemm__cl_try(t->ctx, t->prec, q, &g, NULL) == GEMM_OK;
         for (j = 0; ok && j < t->nref; j++) {
             double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
             ok = s > 0;
             sum += ok ? 2e-9 * n * n * n / s : 0;
         }
-        gemm_cl_params_str(&q, pstr, sizeof pstr);
+        gemm_cl_params_str(q, pstr, sizeof pstr);
         snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
-        if (o->progress) o->progress(o->user, i + 1, 2 * o->refine_top, line);
+        if (o->progress) o->progress(o->user, i + 1, o->refine_top, line);
         if (ok && sum / t->nref > t->res.best_gflops) {
             t->res.best_gflops = sum / t->nref;
-            t->res.best = q;
+            t->res.best = *q;
             found = 1;
         }
         if (gemm__cl_now() - t->start > o->budget_s) break;
@@ -2744,7 +2873,8 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision
     if ((s = gemm__cl_tune_data(&t, max_cand)) != GEMM_OK) goto done;
     gemm__cl_lock_take(&ctx->lock);
     gemm__cl_tune_candidates(&t, max_cand);
-    gemm__cl_tune_coarse(&t);
+    t.ncand = gemm__cl_tune_coarse(&t, 0, t.ncand, 0.5, "stage 1");
+    gemm__cl_tune_stage2(&t, max_cand);
     found = gemm__cl_tune_refine(&t);
     if (found) s = gemm__cl_tune_crossover(&t);
     else s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);

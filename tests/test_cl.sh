@@ -42,7 +42,9 @@ if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan
             "-DMWG=128 -DNWG=64 -DKWG=16 -DMDIMC=16 -DNDIMC=8 -DVWN=4 -DSA=1 -DSB=1" \
             "-DPRECISION=64 -DMWG=64 -DNWG=64 -DKWG=8 -DMDIMC=16 -DNDIMC=8 -DVWM=2 -DSA=1 -DSB=1 -DPACK=1 -DDB=1" \
             "-DMWG=32 -DNWG=128 -DKWG=16 -DMDIMC=2 -DNDIMC=8 -DVWM=16 -DVWN=16 -DSB=1 -DPACK=1 -DDB=1" \
-            "-DMWG=1 -DNWG=1 -DKWG=1 -DMDIMC=1 -DNDIMC=1 -DSA=1 -DSB=1 -DPACK=1"; do
+            "-DMWG=1 -DNWG=1 -DKWG=1 -DMDIMC=1 -DNDIMC=1 -DSA=1 -DSB=1 -DPACK=1" \
+            "-DMWG=128 -DNWG=128 -DKWG=16 -DMDIMC=16 -DNDIMC=16 -DVWM=4 -DVWN=4 -DSA=1 -DSB=1 -DPACK=1 -DDB=1 -DWARPM=8" \
+            "-DPRECISION=64 -DMWG=64 -DNWG=128 -DKWG=8 -DMDIMC=8 -DNDIMC=16 -DVWM=2 -DVWN=2 -DSA=1 -DSB=1 -DPACK=1 -DWARPM=4"; do
             # shellcheck disable=SC2086 # $defs is a list of options
             check "clang -x cl -cl-std=CL1.2 $WARN: src/cl/gemm.cl ${defs:-(defaults)}" \
                 clang -x cl -cl-std=CL1.2 -fsyntax-only $WARN $defs src/cl/gemm.cl

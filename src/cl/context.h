@@ -32,7 +32,7 @@ struct gemm_cl_context {
     cl_device_id device;
     cl_device_type type;
     char device_name[256], platform_name[128], driver[128];
-    int has_fp64, no_self_check, break_kernel;
+    int has_fp64, has_nv_options, no_self_check, break_kernel;
     size_t max_wg;
     cl_ulong local_mem;
     char tuning_file[512], cache_dir[512], build_options[512];
@@ -216,6 +216,7 @@ static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
     e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL);
     ext[e == CL_SUCCESS ? ext_len : 0] = '\0';
     ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+    ctx->has_nv_options = strstr(ext, "cl_nv_compiler_options") != NULL;
     GEMM_FREE(ext);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
 }

@@ -41,6 +41,9 @@
 #ifndef PACK
 #define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */
 #endif
+#ifndef WARPM
+#define WARPM 0 /* >0: each 32 consecutive work-items (a warp) are WARPM along M x 32/WARPM along N */
+#endif
 
 #ifndef INLINE
 #define INLINE __attribute__((always_inline))
@@ -67,8 +70,16 @@ typedef GEMM_CL_REAL real;
 
 #define GLUE_(a, b) a##b
 #define GLUE(a, b) GLUE_(a, b)
-/* Element e of a vector, for e known after unrolling. */
-#define ELEM(v, e) (((real *)&(v))[e])
+/* Element e of a vector of width 1..16 by component selects, not through
+   its address: a vector whose address is taken may live in slow private
+   memory on GPUs. With e known after unrolling the selects fold away. */
+#define GET1(v, e) (v)
+#define GET2(v, e) ((e) == 0 ? (v).s0 : (v).s1)
+#define GET4(v, e) ((e) < 2 ? GET2((v).lo, (e)) : GET2((v).hi, (e) - 2))
+#define GET8(v, e) ((e) < 4 ? GET4((v).lo, (e)) : GET4((v).hi, (e) - 4))
+#define GET16(v, e) ((e) < 8 ? GET8((v).lo, (e)) : GET8((v).hi, (e) - 8))
+#define ELEMM(v, e) GLUE(GET, VWM)(v, e)
+#define ELEMN(v, e) GLUE(GET, VWN)(v, e)
 #if VWM == 1
 typedef real realM;
 #define LOADM(p) (*(p))
@@ -175,9 +186,11 @@ INLINE const __global real *panel(const __global real *P, const int g, const int
 #if SA
 /* This work-item's share of the KWG x MWG tile of A at src, into registers:
    the global loads of the next tile overlap the arithmetic on this one.
-   Not unrolled: unrolled, the local-memory kernels ran 20% slower on PoCL. */
+   Unrolled, so ra[] stays in registers on GPUs, where local memory is used
+   (PoCL ran these loops unrolled 20% slower, but its sets use no local memory). */
 INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, const int tid)
 {
+#pragma unroll
     for (int l = 0; l < LA; l++) {
         const int x = tid + l * WGS;
         if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);
@@ -199,6 +212,7 @@ INLINE void stash_a(__local real *tile, const realM ra[LA], const int tid)
 /* The same for the KWG x NWG tile of B. */
 INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)
 {
+#pragma unroll
     for (int l = 0; l < LB; l++) {
         const int x = tid + l * WGS;
         if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);
@@ -237,7 +251,7 @@ INLINE void multiply_step(realN acc[MWI][NWI / VWN], const A_SPACE real *at, con
             for (int e = 0; e < VWM; e++)
 #pragma unroll
                 for (int v = 0; v < NWI / VWN; v++)
-                    acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);
+                    acc[u * VWM + e][v] = fma((realN)ELEMM(av, e), bv[v], acc[u * VWM + e][v]);
         }
     }
 }
@@ -262,7 +276,7 @@ INLINE void store_tile(__global real *C, const long ldc, const int M, const int 
                     if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);
                     else STOREN(alpha * r, crow + j);
                 } else {
-                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEM(r, c), alpha, beta);
+                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEMN(r, c), alpha, beta);
                 }
             }
         }
@@ -282,12 +296,26 @@ void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const i
                    const __global real *restrict Ap, const __global real *restrict Bp,
                    __global real *C, const long offc, const long ldc)
 {
+    /* tid: the work-item's place in the group, for the cooperative copies
+       (consecutive tids read consecutive vectors: coalesced); (tm, tn): its
+       place in the grid of C's blocks */
+    const int tid = (int)get_local_id(1) * NDIMC + (int)get_local_id(0);
+#if WARPM
+    /* Warp-level tiling: warp w covers WARPM x 32/WARPM work-items of the
+       grid, so one vector read of the local A (B) tile by the warp touches
+       WARPM (32/WARPM) consecutive vectors of one row: few distinct
+       addresses, each a broadcast, and no bank conflicts. */
+    const int warp = tid / 32, lane = tid % 32;
+    const int tm = (warp % (MDIMC / WARPM)) * WARPM + lane % WARPM;
+    const int tn = (warp / (MDIMC / WARPM)) * (32 / WARPM) + lane / WARPM;
+#else
     const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);
+#endif
     const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);
+    (void)tid; /* unused without local memory or WARPM */
     const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);
     const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);
 #if SA || SB
-    const int tid = tm * NDIMC + tn;
     int cur = 0; /* which of the DB tiles is current (not "half": a type in OpenCL C) */
 #endif
 #if SA

@@ -234,18 +234,29 @@ static gemm_status gemm__cl_compile(gemm_cl_context *ctx, gemm_precision prec, c
     return gemm__cl_fail(e, "clBuildProgram");
 }
 
+/* clBuildProgram's options for p: the caller's, and REGS where the driver
+   takes it. No -cl-mad-enable: reduced precision is opt-in only
+   (DESIGN.md); the kernels call fma. */
+static void gemm__cl_options(const gemm_cl_context *ctx, const gemm_cl_params *p, char *out, size_t size)
+{
+    if (p->regs > 0 && ctx->has_nv_options)
+        snprintf(out, size, "%.511s -cl-nv-maxrregcount=%d", ctx->build_options, p->regs);
+    else
+        snprintf(out, size, "%.511s", ctx->build_options);
+}
+
 /* The program of (prec, p): from the cache directory (unless from_source),
    or compiled (and stored there). *cached: it came from the cache. */
 static gemm_status gemm__cl_build(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
                                   const char *pstr, int from_source, cl_program *out, int *cached)
 {
     const char *src[1 + GEMM__CL_NSOURCE];
-    char defines[1024], path[700];
-    /* no -cl-mad-enable: reduced precision is opt-in only (DESIGN.md); the kernels call fma */
-    const char *opts = ctx->build_options;
+    char defines[1024], path[700], opts[700];
     size_t nsrc = gemm__cl_sources(ctx, prec, p, defines, src);
-    gemm__cl_cache_key key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
+    gemm__cl_cache_key key;
     gemm_status s;
+    gemm__cl_options(ctx, p, opts, sizeof opts);
+    key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
     *out = NULL;
     *cached = 0;
     if (ctx->cache_dir[0]) {
@@ -311,9 +322,11 @@ static void gemm__cl_program_drop(gemm_cl_context *ctx, gemm__cl_program *g)
 static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
 {
     const char *src[1 + GEMM__CL_NSOURCE];
-    char defines[1024], path[700];
+    char defines[1024], path[700], opts[700];
     size_t nsrc = gemm__cl_sources(ctx, g->prec, &g->params, defines, src);
-    gemm__cl_cache_key key = gemm__cl_cache_key_of(ctx, src, nsrc, ctx->build_options);
+    gemm__cl_cache_key key;
+    gemm__cl_options(ctx, &g->params, opts, sizeof opts);
+    key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
     gemm__cl_cache_path(ctx, &key, path, sizeof path);
     remove(path);
 }
