@@ -4,7 +4,7 @@
 
    make bench-cl [BENCH_ARGS="--sizes 256,512 --quick"]
    build/bench_cl [--sizes n,...] [--prec f32,f64] [--trans-size n] [--csv FILE] [--label TEXT]
-                  [--quick] [--no-first-call] [--no-clblast] [--cpu | --no-cpu]
+                  [--quick] [--no-first-call | --first-call-only] [--no-clblast] [--cpu | --no-cpu]
    GEMM_CL_DEVICE picks the device (e.g. NVIDIA), GEMM_CL_TUNING_FILE a tuning file.
    The CPU backend's column is on by default when the OpenCL device is a CPU.
    --label tags the CSV rows (e.g. "built-in" or "tuned").
@@ -17,9 +17,9 @@
    many as fit in about a second; 3 when a call takes over half a second) with
    min and max. Every result is checked once against fp64 sums on 64 sampled
    elements. First-call latency of gemm_cl is measured in child processes: the
-   context alone, then one 256^3 call, cold (no disk cache, PoCL's and NVIDIA's
-   own caches off), with GEMM_CL_CACHE_DIR warm (driver caches still off), and
-   with the driver's own cache warm (ours off). */
+   context alone, then one 256^3 call, with no cache, with GEMM_CL_CACHE_DIR
+   warm (the driver's own cache off: PoCL's kernel cache, NVIDIA's
+   ComputeCache), with the driver's warm (ours off), and with both warm. */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cl.h"
 #include "../tests/battery.h"
@@ -276,36 +276,43 @@ static void child(const char *self, const char *prec, const char *env, double *c
     }
 }
 
-/* First calls, each in a new process: no cache at all, ours warm (driver's
-   off), the driver's own warm (ours off). */
+/* First calls, each in a new process, with each cache cold or warm: ours
+   (GEMM_CL_CACHE_DIR) and the driver's own (PoCL's kernel cache, NVIDIA's
+   ComputeCache), each in a private folder so a first run fills it. */
 static void first_calls(const char *precs, FILE *csv)
 {
-    static const char *const what[3] = {"cold", "GEMM_CL_CACHE_DIR warm", "driver cache warm"};
-    char dir[] = "/tmp/gemm_cl_bench_XXXXXX", env[3][700], self[1024], drv[] = "/tmp/gemm_cl_drv_XXXXXX";
+    static const char *const what[4] = {"no cache", "GEMM_CL_CACHE_DIR warm", "driver cache warm", "both warm"};
+    char ours[] = "/tmp/gemm_cl_bench_XXXXXX", drv[] = "/tmp/gemm_cl_drv_XXXXXX", env[4][700], self[1024];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     int pi, c;
     self[len > 0 ? len : 0] = '\0';
-    if (!mkdtemp(dir) || !mkdtemp(drv)) return;
-    snprintf(env[0], sizeof env[0], "POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 GEMM_CL_CACHE_DIR=");
-    snprintf(env[1], sizeof env[1], "POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 GEMM_CL_CACHE_DIR=%s", dir);
-    /* the driver's caches in a folder of their own, so the first child fills them */
-    snprintf(env[2], sizeof env[2], "POCL_CACHE_DIR=%s CUDA_CACHE_PATH=%s CUDA_CACHE_DISABLE=0 GEMM_CL_CACHE_DIR=", drv,
-             drv);
+    if (!mkdtemp(ours) || !mkdtemp(drv)) return;
+    for (c = 0; c < 4; c++)
+        snprintf(env[c], sizeof env[c], "%s GEMM_CL_CACHE_DIR=%s",
+                 c & 2 ? "POCL_KERNEL_CACHE=1 CUDA_CACHE_DISABLE=0" : "POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1",
+                 c & 1 ? ours : "");
+    for (c = 2; c < 4; c++) {
+        size_t used = strlen(env[c]);
+        snprintf(env[c] + used, sizeof env[c] - used, " POCL_CACHE_DIR=%s CUDA_CACHE_PATH=%s", drv, drv);
+    }
     printf("first call in a new process: context creation, then the first 256^3 call (build or load, "
            "self-check, multiply), seconds\n");
     for (pi = 0; pi < 2; pi++) {
         const char *p = pi ? "f64" : "f32";
         double cs, ts;
         if (!strstr(precs, p)) continue;
-        for (c = 0; c < 3; c++) {
-            if (c > 0) child(self, p, env[c], &cs, &ts); /* fills that cache */
+        for (c = 0; c < 4; c++) {
+            if (c > 0) child(self, p, env[c], &cs, &ts); /* fills the warm caches */
             child(self, p, env[c], &cs, &ts);
             printf("%s %-24s context %.3f s, first call %.3f s, total %.3f s\n", p, what[c], cs, ts - cs, ts);
-            if (csv) fprintf(csv, "opencl-first-call,%s,%s,%.3f,context,%.3f,,,%s\n", p, what[c], ts, cs, label);
+            if (csv) fprintf(csv, "opencl-first-call,%s,%s,%.3f,context,%.3f,,,%s\n", p, what[c], ts - cs, cs, label);
         }
+        snprintf(env[0], sizeof env[0], "rm -rf %s/* %s/*", ours, drv); /* the other precision starts cold */
+        if (system(env[0]) != 0) fprintf(stderr, "bench_cl: could not empty %s %s\n", ours, drv);
+        snprintf(env[0], sizeof env[0], "POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 GEMM_CL_CACHE_DIR=");
     }
-    snprintf(env[0], sizeof env[0], "rm -rf %s %s", dir, drv);
-    if (system(env[0]) != 0) fprintf(stderr, "bench_cl: could not remove %s %s\n", dir, drv);
+    snprintf(env[0], sizeof env[0], "rm -rf %s %s", ours, drv);
+    if (system(env[0]) != 0) fprintf(stderr, "bench_cl: could not remove %s %s\n", ours, drv);
 }
 
 static void print_kernels(void)
@@ -378,12 +385,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--no-first-call")) first = 0;
+        else if (!strcmp(argv[i], "--first-call-only")) first = 2;
         else if (!strcmp(argv[i], "--no-clblast")) enabled[CLBLAST] = 0;
         else if (!strcmp(argv[i], "--cpu")) cpu = 1;
         else if (!strcmp(argv[i], "--no-cpu")) cpu = 0;
         else {
             fprintf(stderr, "usage: %s [--sizes n,...] [--prec f32,f64] [--trans-size n (0: none)] [--csv FILE] "
-                            "[--label TEXT] [--quick] [--no-first-call] [--no-clblast] [--cpu | --no-cpu]\n", argv[0]);
+                            "[--label TEXT] [--quick] [--no-first-call | --first-call-only] [--no-clblast] "
+                            "[--cpu | --no-cpu]\n", argv[0]);
             return 2;
         }
     }
@@ -391,6 +400,10 @@ int main(int argc, char **argv)
     if (csv) fprintf(csv, "backend,precision,trans,n,ours_gflops,peer,peer_gflops,ratio,label\n");
     /* First calls before this process opens the device: some GPUs run one process at a time. */
     if (first) first_calls(precs, csv);
+    if (first == 2) {
+        if (csv) fclose(csv);
+        return 0;
+    }
     if (gemm_cl_create(NULL, &cl) != GEMM_OK) {
         fprintf(stderr, "bench_cl: %s\n", gemm_last_error_detail());
         return 1;

@@ -14,6 +14,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+/* Contexts adopt one OpenCL context and queue: a gemm_cl context is then
+   cheap to make, where a new OpenCL context costs seconds (NVIDIA). */
+static cl_context shared_context;
+static cl_command_queue shared_queue;
+
 static const char *const any_device_env[] = {"GEMM_CL_TUNING_FILE", "GEMM_CL_CACHE_DIR"};
 
 static void fresh_env(void)
@@ -30,6 +35,8 @@ static gemm_cl_context *create_unchecked(const char *cache_dir, const char *tuni
     o.cache_dir = cache_dir;
     o.tuning_file = tuning_file;
     o.no_self_check = no_self_check;
+    o.context = shared_context;
+    o.queue = shared_queue;
     if (gemm_cl_create(&o, &cl) != GEMM_OK) printf("note: gemm_cl_create: %s\n", gemm_last_error_detail());
     return cl;
 }
@@ -408,6 +415,14 @@ static void test_tuning(void)
 
 /* ---- 5. allocation failures that must not stick ---- */
 
+static const gemm_cl_create_options *adopting(void)
+{
+    static gemm_cl_create_options o;
+    o.context = shared_context;
+    o.queue = shared_queue;
+    return &o;
+}
+
 /* With the n-th allocation failing (host or device): create and the first
    calls (f32, then f64 where the device has it) either succeed (the failure
    was one they can do without) or return GEMM_ERR_OUT_OF_MEMORY; then the
@@ -420,14 +435,14 @@ static int fail_nth(int n, int has_fp64, const char *origin)
     gemm_status created, first = GEMM_OK, s;
     int reached, ok;
     gemm__test_hooks()->cl_fail_alloc = n;
-    created = gemm_cl_create(NULL, &cl);
+    created = gemm_cl_create(adopting(), &cl);
     if (created == GEMM_OK) first = call(cl, GEMM_F32, 33);
     if (created == GEMM_OK && first == GEMM_OK && has_fp64) first = call(cl, GEMM_F64, 21);
     reached = gemm__test_hooks()->cl_fail_alloc == 0;
     gemm__test_hooks()->cl_fail_alloc = 0;
     ok = (created == GEMM_OK || (created == GEMM_ERR_OUT_OF_MEMORY && !cl)) &&
          (first == GEMM_OK || first == GEMM_ERR_OUT_OF_MEMORY);
-    if (created != GEMM_OK) gemm_cl_create(NULL, &cl);
+    if (created != GEMM_OK) gemm_cl_create(adopting(), &cl);
     info = info_of(cl, GEMM_F32, &s);
     ok = ok && s == GEMM_OK && !strcmp(info.origin, origin) && !info.fallback_reason[0] && right(cl, GEMM_F32, 33);
     ok = ok && (!has_fp64 || right(cl, GEMM_F64, 21));
@@ -566,6 +581,9 @@ int main(int argc, char **argv)
         battery_skip("OpenCL", gemm_last_error_detail());
         return battery_summary();
     }
+    gemm_cl_handles(cl, &shared_context, &shared_queue, NULL);
+    clRetainContext(shared_context);
+    clRetainCommandQueue(shared_queue);
     gemm_cl_destroy(cl);
     for (g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         int run = argc < 2;
@@ -575,5 +593,7 @@ int main(int argc, char **argv)
         fflush(stdout);
         groups[g].run();
     }
+    clReleaseCommandQueue(shared_queue);
+    clReleaseContext(shared_context);
     return battery_summary();
 }
