@@ -346,23 +346,29 @@ static const char *const gemm__cl_source[] = {
     "#define ELEMN(v, e) GLUE(GET, VWN)(v, e)\n"
     "#if VWM == 1\n"
     "typedef real realM;\n"
-    "#define LOADM(p) (*(p))\n"
-    "#define STOREM(x, p) (*(p) = (x))\n"
     "#else\n"
     "typedef GLUE(GEMM_CL_REAL, VWM) realM;\n"
-    "#define LOADM(p) GLUE(vload, VWM)(0, p)\n"
-    "#define STOREM(x, p) GLUE(vstore, VWM)(x, 0, p)\n"
     "#endif\n"
     "#if VWN == 1\n"
     "typedef real realN;\n"
-    "#define LOADN(p) (*(p))\n"
-    "#define STOREN(x, p) (*(p) = (x))\n"
     "#else\n"
     "typedef GLUE(GEMM_CL_REAL, VWN) realN;\n"
-    "#define LOADN(p) GLUE(vload, VWN)(0, p)\n"
-    "#define STOREN(x, p) GLUE(vstore, VWN)(x, 0, p)\n"
     "#endif\n"
-    "\n"
+    "/* Vectors of the packed operands and the local tiles: aligned to their\n"
+    "   size (the pack kernel lays every tile row out on a multiple of VWM, VWN\n"
+    "   elements, and buffers start aligned), so one wide load or store each: a\n"
+    "   vloadN may only assume its element's alignment and is split into\n"
+    "   scalar loads by some compilers. C, the caller's, takes vload / vstore. */\n"
+    "#define TILEM(space, p) (*(space realM *)(p))\n"
+    "#define TILEN(space, p) (*(space realN *)(p))\n"
+    "#if VWN == 1\n"
+    "#define LOADC(p) (*(p))\n"
+    "#define STOREC(x, p) (*(p) = (x))\n"
+    "#else\n"
+    "#define LOADC(p) GLUE(vload, VWN)(0, p)\n"
+    "#define STOREC(x, p) GLUE(vstore, VWN)(x, 0, p)\n"
+    "#endif\n"
+    "\n",
     "/* The distance between two k rows of a packed operand: the tile width in a\n"
     "   panel (PACK 1), the padded width otherwise, where KWG * Mp can pass 2^31. */\n"
     "#if PACK\n"
@@ -381,7 +387,7 @@ static const char *const gemm__cl_source[] = {
     "#else\n"
     "#define B_SPACE __global\n"
     "#endif\n"
-    "\n",
+    "\n"
     "/* Copies op(X), R x K with element (r, p) at X[offx + r*rs + p*ps], into\n"
     "   the packed, zero-padded Rp x Kp form the tiled kernel reads: element\n"
     "   (r, p) at P[p*Rp + r] (PACK 0) or, panel by panel of `tile` rows,\n"
@@ -457,7 +463,7 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "    for (int l = 0; l < LA; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);\n"
+    "        if (x < KWG * MWG / VWM) ra[l] = TILEM(const __global, src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);\n"
     "    }\n"
     "}\n"
     "\n"
@@ -467,11 +473,11 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "    for (int l = 0; l < LA; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * MWG / VWM) STOREM(ra[l], tile + x * VWM);\n"
+    "        if (x < KWG * MWG / VWM) TILEM(__local, tile + x * VWM) = ra[l];\n"
     "    }\n"
     "}\n"
     "#endif\n"
-    "\n"
+    "\n",
     "#if SB\n"
     "/* The same for the KWG x NWG tile of B. */\n"
     "INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)\n"
@@ -479,16 +485,16 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "    for (int l = 0; l < LB; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);\n"
+    "        if (x < KWG * NWG / VWN) rb[l] = TILEN(const __global, src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);\n"
     "    }\n"
     "}\n"
-    "\n",
+    "\n"
     "INLINE void stash_b(__local real *tile, const realN rb[LB], const int tid)\n"
     "{\n"
     "#pragma unroll\n"
     "    for (int l = 0; l < LB; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * NWG / VWN) STOREN(rb[l], tile + x * VWN);\n"
+    "        if (x < KWG * NWG / VWN) TILEN(__local, tile + x * VWN) = rb[l];\n"
     "    }\n"
     "}\n"
     "#endif\n"
@@ -507,10 +513,10 @@ static const char *const gemm__cl_source[] = {
     "        const B_SPACE real *bk = bt + kk * bts;\n"
     "        realN bv[NWI / VWN];\n"
     "#pragma unroll\n"
-    "        for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);\n"
+    "        for (int v = 0; v < NWI / VWN; v++) bv[v] = TILEN(const B_SPACE, bk + (v * NDIMC + tn) * VWN);\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < MWI / VWM; u++) {\n"
-    "            realM av = LOADM(ak + (u * MDIMC + tm) * VWM);\n"
+    "            realM av = TILEM(const A_SPACE, ak + (u * MDIMC + tm) * VWM);\n"
     "#pragma unroll\n"
     "            for (int e = 0; e < VWM; e++)\n"
     "#pragma unroll\n"
@@ -537,8 +543,8 @@ static const char *const gemm__cl_source[] = {
     "                const int j = col0 + (v * NDIMC + tn) * VWN;\n"
     "                const realN r = acc[u * VWM + e][v];\n"
     "                if (j + VWN <= N) {\n"
-    "                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);\n"
-    "                    else STOREN(alpha * r, crow + j);\n"
+    "                    if (beta != (real)0) STOREC(alpha * r + beta * LOADC(crow + j), crow + j);\n"
+    "                    else STOREC(alpha * r, crow + j);\n"
     "                } else {\n"
     "                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEMN(r, c), alpha, beta);\n"
     "                }\n"
@@ -583,12 +589,12 @@ static const char *const gemm__cl_source[] = {
     "    int cur = 0; /* which of the DB tiles is current (not \"half\": a type in OpenCL C) */\n"
     "#endif\n"
     "#if SA\n"
-    "    __local real alm[(1 + DB) * KWG * MWG];\n"
+    "    __local real alm[(1 + DB) * KWG * MWG] __attribute__((aligned(128)));\n"
     "    realM ra[LA];\n"
     "    fetch_a(ra, a, as, tid);\n"
     "#endif\n"
     "#if SB\n"
-    "    __local real blm[(1 + DB) * KWG * NWG];\n"
+    "    __local real blm[(1 + DB) * KWG * NWG] __attribute__((aligned(128)));\n"
     "    realN rb[LB];\n"
     "    fetch_b(rb, b, bs, tid);\n"
     "#endif\n"
@@ -2488,7 +2494,7 @@ static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_
    memory), packed panels. */
 static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
-    static const int rows[] = {4, 6, 8, 12, 16}, cols[] = {16, 32, 48, 64};
+    static const int rows[] = {4, 6, 8, 10, 12, 14, 16}, cols[] = {16, 32, 48, 64};
     const int vwn = elem == 8 ? 8 : 16, regs = 32; /* AVX-512: 32 vector registers */
     gemm_cl_params p;
     int cnt = 0, a, b;
@@ -2496,7 +2502,7 @@ static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_
     p.mdimc = p.ndimc = p.vwm = 1;
     p.kwg = 8;
     p.pack = 1;
-    for (a = 0; a < 5; a++)
+    for (a = 0; a < 7; a++)
         for (b = 0; b < 4; b++) {
             p.mwg = rows[a];
             p.nwg = cols[b] / (elem == 8 ? 2 : 1);

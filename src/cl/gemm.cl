@@ -82,21 +82,27 @@ typedef GEMM_CL_REAL real;
 #define ELEMN(v, e) GLUE(GET, VWN)(v, e)
 #if VWM == 1
 typedef real realM;
-#define LOADM(p) (*(p))
-#define STOREM(x, p) (*(p) = (x))
 #else
 typedef GLUE(GEMM_CL_REAL, VWM) realM;
-#define LOADM(p) GLUE(vload, VWM)(0, p)
-#define STOREM(x, p) GLUE(vstore, VWM)(x, 0, p)
 #endif
 #if VWN == 1
 typedef real realN;
-#define LOADN(p) (*(p))
-#define STOREN(x, p) (*(p) = (x))
 #else
 typedef GLUE(GEMM_CL_REAL, VWN) realN;
-#define LOADN(p) GLUE(vload, VWN)(0, p)
-#define STOREN(x, p) GLUE(vstore, VWN)(x, 0, p)
+#endif
+/* Vectors of the packed operands and the local tiles: aligned to their
+   size (the pack kernel lays every tile row out on a multiple of VWM, VWN
+   elements, and buffers start aligned), so one wide load or store each: a
+   vloadN may only assume its element's alignment and is split into
+   scalar loads by some compilers. C, the caller's, takes vload / vstore. */
+#define TILEM(space, p) (*(space realM *)(p))
+#define TILEN(space, p) (*(space realN *)(p))
+#if VWN == 1
+#define LOADC(p) (*(p))
+#define STOREC(x, p) (*(p) = (x))
+#else
+#define LOADC(p) GLUE(vload, VWN)(0, p)
+#define STOREC(x, p) GLUE(vstore, VWN)(x, 0, p)
 #endif
 
 /* The distance between two k rows of a packed operand: the tile width in a
@@ -193,7 +199,7 @@ INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, con
 #pragma unroll
     for (int l = 0; l < LA; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);
+        if (x < KWG * MWG / VWM) ra[l] = TILEM(const __global, src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);
     }
 }
 
@@ -203,7 +209,7 @@ INLINE void stash_a(__local real *tile, const realM ra[LA], const int tid)
 #pragma unroll
     for (int l = 0; l < LA; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * MWG / VWM) STOREM(ra[l], tile + x * VWM);
+        if (x < KWG * MWG / VWM) TILEM(__local, tile + x * VWM) = ra[l];
     }
 }
 #endif
@@ -215,7 +221,7 @@ INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, con
 #pragma unroll
     for (int l = 0; l < LB; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);
+        if (x < KWG * NWG / VWN) rb[l] = TILEN(const __global, src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);
     }
 }
 
@@ -224,7 +230,7 @@ INLINE void stash_b(__local real *tile, const realN rb[LB], const int tid)
 #pragma unroll
     for (int l = 0; l < LB; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * NWG / VWN) STOREN(rb[l], tile + x * VWN);
+        if (x < KWG * NWG / VWN) TILEN(__local, tile + x * VWN) = rb[l];
     }
 }
 #endif
@@ -243,10 +249,10 @@ INLINE void multiply_step(realN acc[MWI][NWI / VWN], const A_SPACE real *at, con
         const B_SPACE real *bk = bt + kk * bts;
         realN bv[NWI / VWN];
 #pragma unroll
-        for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);
+        for (int v = 0; v < NWI / VWN; v++) bv[v] = TILEN(const B_SPACE, bk + (v * NDIMC + tn) * VWN);
 #pragma unroll
         for (int u = 0; u < MWI / VWM; u++) {
-            realM av = LOADM(ak + (u * MDIMC + tm) * VWM);
+            realM av = TILEM(const A_SPACE, ak + (u * MDIMC + tm) * VWM);
 #pragma unroll
             for (int e = 0; e < VWM; e++)
 #pragma unroll
@@ -273,8 +279,8 @@ INLINE void store_tile(__global real *C, const long ldc, const int M, const int 
                 const int j = col0 + (v * NDIMC + tn) * VWN;
                 const realN r = acc[u * VWM + e][v];
                 if (j + VWN <= N) {
-                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);
-                    else STOREN(alpha * r, crow + j);
+                    if (beta != (real)0) STOREC(alpha * r + beta * LOADC(crow + j), crow + j);
+                    else STOREC(alpha * r, crow + j);
                 } else {
                     for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEMN(r, c), alpha, beta);
                 }
@@ -319,12 +325,12 @@ void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const i
     int cur = 0; /* which of the DB tiles is current (not "half": a type in OpenCL C) */
 #endif
 #if SA
-    __local real alm[(1 + DB) * KWG * MWG];
+    __local real alm[(1 + DB) * KWG * MWG] __attribute__((aligned(128)));
     realM ra[LA];
     fetch_a(ra, a, as, tid);
 #endif
 #if SB
-    __local real blm[(1 + DB) * KWG * NWG];
+    __local real blm[(1 + DB) * KWG * NWG] __attribute__((aligned(128)));
     realN rb[LB];
     fetch_b(rb, b, bs, tid);
 #endif

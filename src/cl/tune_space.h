@@ -84,7 +84,7 @@ static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_
    memory), packed panels. */
 static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
-    static const int rows[] = {4, 6, 8, 12, 16}, cols[] = {16, 32, 48, 64};
+    static const int rows[] = {4, 6, 8, 10, 12, 14, 16}, cols[] = {16, 32, 48, 64};
     const int vwn = elem == 8 ? 8 : 16, regs = 32; /* AVX-512: 32 vector registers */
     gemm_cl_params p;
     int cnt = 0, a, b;
@@ -92,7 +92,7 @@ static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_
     p.mdimc = p.ndimc = p.vwm = 1;
     p.kwg = 8;
     p.pack = 1;
-    for (a = 0; a < 5; a++)
+    for (a = 0; a < 7; a++)
         for (b = 0; b < 4; b++) {
             p.mwg = rows[a];
             p.nwg = cols[b] / (elem == 8 ? 2 : 1);
