@@ -6,7 +6,7 @@ typedef struct gemm__cl_program {
     gemm_precision prec;
     gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
-    cl_kernel pack, direct, tiled;
+    cl_kernel pack, pack_rows, direct, tiled;
     int checked; /* 0 not yet, 1 passed, -1 failed */
     int cached;  /* loaded from the disk cache, not compiled */
 } gemm__cl_program;
@@ -51,6 +51,7 @@ static gemm__cl_choice *gemm__cl_choice_of(gemm_cl_context *ctx, gemm_precision 
 static void gemm__cl_program_free(gemm__cl_program *g)
 {
     if (g->pack) clReleaseKernel(g->pack);
+    if (g->pack_rows) clReleaseKernel(g->pack_rows);
     if (g->direct) clReleaseKernel(g->direct);
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->program) clReleaseProgram(g->program);

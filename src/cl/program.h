@@ -295,6 +295,7 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
         return s;
     }
     g->pack = clCreateKernel(g->program, "gemm_cl_pack", &e);
+    if (e == CL_SUCCESS) g->pack_rows = clCreateKernel(g->program, "gemm_cl_pack_rows", &e);
     if (e == CL_SUCCESS) g->direct = clCreateKernel(g->program, "gemm_cl_direct", &e);
     if (e == CL_SUCCESS) g->tiled = clCreateKernel(g->program, "gemm_cl_tiled", &e);
     if (e != CL_SUCCESS) {
