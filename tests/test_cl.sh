@@ -37,8 +37,8 @@ if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan
     # the built-in sets and the test's extreme ones prepended as the host does.
     if command -v clang >/dev/null 2>&1; then
         for defs in "" "-DPRECISION=64" \
-            "-DMWG=8 -DNWG=32 -DKWG=16 -DMDIMC=1 -DNDIMC=1 -DVWM=1 -DVWN=16 -DPACK=1" \
-            "-DPRECISION=64 -DMWG=12 -DNWG=16 -DKWG=8 -DMDIMC=1 -DNDIMC=1 -DVWN=8 -DPACK=1" \
+            "-DMWG=14 -DNWG=32 -DKWG=16 -DMDIMC=1 -DNDIMC=1 -DVWM=1 -DVWN=16 -DPACK=1" \
+            "-DPRECISION=64 -DMWG=14 -DNWG=16 -DKWG=16 -DMDIMC=1 -DNDIMC=1 -DVWN=8 -DPACK=1" \
             "-DMWG=128 -DNWG=64 -DKWG=16 -DMDIMC=16 -DNDIMC=8 -DVWN=4 -DSA=1 -DSB=1" \
             "-DPRECISION=64 -DMWG=64 -DNWG=64 -DKWG=8 -DMDIMC=16 -DNDIMC=8 -DVWM=2 -DSA=1 -DSB=1 -DPACK=1 -DDB=1" \
             "-DMWG=32 -DNWG=128 -DKWG=16 -DMDIMC=2 -DNDIMC=8 -DVWM=16 -DVWN=16 -DSB=1 -DPACK=1 -DDB=1" \
