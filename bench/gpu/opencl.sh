@@ -76,6 +76,7 @@ if [ $ok = 0 ]; then
     build >>"$OUT/tests.log" 2>&1 || { echo "build failed:"; tail -n 20 "$OUT/tests.log"; exit 1; }
 fi
 ldd "$BIN/bench_cl" | grep -E 'clblast|OpenCL' | tee -a "$OUT/tests.log"
+timeout 60 "$BIN/tune_cl" --info 2>&1 | tee -a "$OUT/tests.log"
 
 # 2. tests (the device's own built-in set is what they exercise)
 echo "=== tests on $GEMM_CL_DEVICE $(elapsed)"
