@@ -24,9 +24,11 @@ namespace rx {
    (row stride ld) into shared memory (row stride SLD): rows < rows_left and
    cols < cols_left are read, the rest becomes zero. VEC = 4: 16-byte
    chunks (X, ld 16-byte aligned), a thread's chunks are rows NT/(COLS/4)
-   apart; VEC = 1: element by element. */
-template <int ROWS, int COLS, int SLD, int VEC, int NT>
-__device__ __forceinline__ void s_copy_tile(float *s, const float *X, int64_t ld, int rows_left, int cols_left, int tid)
+   apart; VEC = 1: element by element. cp(dst, src, bytes, src_bytes) does
+   one copy (cp.async in the kernel, a plain copy in model.cu). */
+#pragma nv_exec_check_disable
+template <int ROWS, int COLS, int SLD, int VEC, int NT, typename CP>
+RX_HD void s_copy_tile_with(float *s, const float *X, int64_t ld, int rows_left, int cols_left, int tid, CP cp)
 {
     if constexpr (VEC == 4) {
         constexpr int CPR = COLS / 4, RSTEP = NT / CPR, ITER = ROWS / RSTEP;
@@ -36,28 +38,57 @@ __device__ __forceinline__ void s_copy_tile(float *s, const float *X, int64_t ld
         const float *gp = X + (int64_t)r * ld + c;
         int64_t step = (int64_t)RSTEP * ld;
         if (rows_left >= ROWS && cols_left >= COLS) {
-#pragma unroll
+            RX_UNROLL(unroll)
             for (int i = 0; i < ITER; i++) {
-                cp_async_full<16>(d + i * RSTEP * SLD, gp);
+                cp(d + i * RSTEP * SLD, gp, 16, 16);
                 gp += step;
             }
         } else {
             int cv = min(4, max(0, cols_left - c));
-#pragma unroll
+            RX_UNROLL(unroll)
             for (int i = 0; i < ITER; i++) {
                 int valid = r + i * RSTEP < rows_left ? cv : 0;
-                cp_async<16>(d + i * RSTEP * SLD, valid > 0 ? gp : X, valid * 4);
+                cp(d + i * RSTEP * SLD, valid > 0 ? gp : X, 16, valid * 4);
                 gp += step;
             }
         }
     } else {
         static_assert((ROWS * COLS) % NT == 0, "tile does not split evenly");
-#pragma unroll 4
+        RX_UNROLL(unroll 4)
         for (int i = 0; i < ROWS * COLS / NT; i++) {
             int e = tid + i * NT, r = e / COLS, c = e % COLS;
             bool valid = r < rows_left && c < cols_left;
-            cp_async<4>(s + r * SLD + c, valid ? X + (int64_t)r * ld + c : X, valid ? 4 : 0);
+            cp(s + r * SLD + c, valid ? X + (int64_t)r * ld + c : X, 4, valid ? 4 : 0);
         }
+    }
+}
+
+template <int ROWS, int COLS, int SLD, int VEC, int NT>
+__device__ __forceinline__ void s_copy_tile(float *s, const float *X, int64_t ld, int rows_left, int cols_left, int tid)
+{
+    s_copy_tile_with<ROWS, COLS, SLD, VEC, NT>(s, X, ld, rows_left, cols_left, tid,
+                                               [](float *d, const float *g, int bytes, int src_bytes) {
+                                                   if (bytes == 16) {
+                                                       if (src_bytes == 16) cp_async_full<16>(d, g);
+                                                       else cp_async<16>(d, g, src_bytes);
+                                                   } else {
+                                                       cp_async<4>(d, g, src_bytes);
+                                                   }
+                                               });
+}
+
+/* staging [SIDE][BK+4] -> [BK][SIDE]: a warp reads 32 consecutive rows (row
+   stride BK+4 floats: 8 rows hit 8 distinct 16-byte bank groups) and writes
+   32 consecutive floats of a k row. */
+template <int SIDE, int BK, int NT> RX_HD void s_transpose(const float *st, float *T, int tid)
+{
+    static_assert((SIDE * BK / 4) % NT == 0, "transpose does not split evenly");
+    RX_UNROLL(unroll)
+    for (int i = 0; i < SIDE * BK / 4 / NT; i++) {
+        int c = tid + i * NT, r = c % SIDE, k4 = (c / SIDE) * 4;
+        float4 v = *reinterpret_cast<const float4 *>(st + r * (BK + 4) + k4);
+        float *d = T + k4 * SIDE + r;
+        d[0] = v.x; d[SIDE] = v.y; d[2 * SIDE] = v.z; d[3 * SIDE] = v.w;
     }
 }
 
@@ -71,6 +102,16 @@ template <int BM, int BN, int BK, int WM, int WN, int LM> struct SWShape {
     {
         return 4 * (operand<AK, BM, STAGES>() + operand<BKM, BN, STAGES>());
     }
+    /* a thread's first row and column in the block (its warp's origin plus its lane's) */
+    RX_HD static void origin(int tid, int &wm, int &wn)
+    {
+        int warp = tid / 32, lane = tid % 32;
+        wm = (warp % WARPS_M) * WM + (lane % LM) * 4;
+        wn = (warp / WARPS_M) * WN + (lane / LM) * 4;
+    }
+    /* row of a[i] / acc[i][*] and column of b[j] / acc[*][j] from the origin */
+    RX_HD static int m_of(int i) { return (i / 4) * LM * 4 + i % 4; }
+    RX_HD static int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
 };
 
 template <int BM, int BN, int BK, int WM, int WN, int LM, int STAGES, int MINB, int GROUP, bool AK, bool BKM, int VEC>
@@ -79,17 +120,17 @@ s_w_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t
            float beta, float *C, int64_t ldc, int atomic)
 {
     typedef SWShape<BM, BN, BK, WM, WN, LM> S;
-    constexpr int NT = S::NT, LN = S::LN, TMV = S::TMV, TNV = S::TNV, TMS = S::TMS, TNS = S::TNS;
+    constexpr int NT = S::NT, TMV = S::TMV, TNV = S::TNV, TMS = S::TMS, TNS = S::TNS;
     constexpr bool TR = AK || BKM; /* some operand is transposed one K tile ahead */
     static_assert(STAGES >= (TR ? 3 : 2), "too few stages");
     /* per operand: ring stage size, ring stage row stride */
     constexpr int RA = AK ? BM * (BK + 4) : BK * BM, RB = BKM ? BN * (BK + 4) : BK * BN;
-    extern __shared__ __align__(16) unsigned char rx_smem[];
-    float *ringA = reinterpret_cast<float *>(rx_smem), *ringB = ringA + STAGES * RA;
+    extern __shared__ __align__(16) unsigned char rx_smem32[];
+    float *ringA = reinterpret_cast<float *>(rx_smem32), *ringB = ringA + STAGES * RA;
     float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
 
-    int tid = (int)threadIdx.x, warp = tid / 32, lane = tid % 32;
-    int wm = (warp % S::WARPS_M) * WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * WN + (lane / LM) * 4;
+    int tid = (int)threadIdx.x, wm, wn;
+    S::origin(tid, wm, wn);
     int tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN, bm, bn;
     raster<GROUP>((int)blockIdx.x, tm, tn, bm, bn);
     int m0 = bm * BM, n0 = bn * BN;
@@ -106,28 +147,9 @@ s_w_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t
         if (BKM) s_copy_tile<BN, BK, BK + 4, VEC, NT>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft, tid);
         else s_copy_tile<BK, BN, BN, VEC, NT>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0, tid);
     };
-    /* staging [SIDE][BK+4] -> [BK][SIDE]: a warp reads 32 consecutive rows
-       (row stride BK+4 floats: 8 rows hit 8 distinct 16-byte bank groups)
-       and writes 32 consecutive floats of a k row. */
     auto transpose = [&](int st, int buf) {
-        if (AK) {
-#pragma unroll
-            for (int i = 0; i < BM * BK / 4 / NT; i++) {
-                int c = tid + i * NT, r = c % BM, k4 = (c / BM) * 4;
-                float4 v = *reinterpret_cast<const float4 *>(ringA + st * RA + r * (BK + 4) + k4);
-                float *d = TA + buf * BK * BM + k4 * BM + r;
-                d[0] = v.x; d[BM] = v.y; d[2 * BM] = v.z; d[3 * BM] = v.w;
-            }
-        }
-        if (BKM) {
-#pragma unroll
-            for (int i = 0; i < BN * BK / 4 / NT; i++) {
-                int c = tid + i * NT, r = c % BN, k4 = (c / BN) * 4;
-                float4 v = *reinterpret_cast<const float4 *>(ringB + st * RB + r * (BK + 4) + k4);
-                float *d = TB + buf * BK * BN + k4 * BN + r;
-                d[0] = v.x; d[BN] = v.y; d[2 * BN] = v.z; d[3 * BN] = v.w;
-            }
-        }
+        if (AK) s_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM, tid);
+        if (BKM) s_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN, tid);
     };
 
     float acc[TMV][TNV];
@@ -161,12 +183,12 @@ s_w_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t
         auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
 #pragma unroll
             for (int i = 0; i < TMS; i++) {
-                float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + i * LM * 4);
+                float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
                 fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
             }
 #pragma unroll
             for (int j = 0; j < TNS; j++) {
-                float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + j * LN * 4);
+                float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
                 fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
             }
         };
@@ -187,11 +209,11 @@ s_w_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t
     bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
 #pragma unroll
     for (int j = 0; j < TNV; j++) {
-        int n = n0 + wn + (j / 4) * LN * 4 + j % 4;
+        int n = n0 + wn + S::n_of(j);
         if (n >= N) continue;
 #pragma unroll
         for (int i = 0; i < TMS; i++) {
-            int m = m0 + wm + i * LM * 4;
+            int m = m0 + wm + S::m_of(4 * i);
             if (m < M) {
                 const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
                 store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);

@@ -18,7 +18,14 @@
       wavefronts (16-byte loads: 4 quarter-warp phases, 8-byte loads: 2
       half-warp phases, a phase costing the most distinct 4-byte words any
       bank is asked for); the minimum is 4 and 2.
+   5. the fp32 kernel (s_w_kernel): one block over one K tile, emulated
+      from the same helpers (s_copy_tile_with, s_transpose, SWShape's
+      thread geometry): every element of C owned by one thread exactly and
+      equal to the sum, at full and cut edges, both copy widths; and the
+      banks of its fragment loads (one wavefront per LDS.128: LM or LN
+      distinct 16-byte words) and of the transpose.
    Last line: N passed, N failed. */
+#include "f32_kernels.cuh"
 #include "f64_kernels.cuh"
 
 #include <algorithm>
@@ -319,6 +326,113 @@ static void check_xk()
     check(ok && worst == 4, "k-major X fragments: values %s, %d wavefronts", ok ? "right" : "wrong", worst);
 }
 
+/* 5: fp32 */
+template <int BM, int BN, int BK, int WM, int WN, int LM, bool AK, bool BKM, int VEC>
+static void check_sblock(int m_left, int n_left, int k_left)
+{
+    typedef SWShape<BM, BN, BK, WM, WN, LM> S;
+    constexpr int NT = S::NT;
+    /* global operands: A k-major: BM rows (m) x BK cols (k); else BK rows (k) x BM cols (m); B likewise */
+    int ar = AK ? BM : BK, ac = AK ? BK : BM, br = BKM ? BN : BK, bc = BKM ? BK : BN;
+    int64_t lda = ac + 4, ldb = bc + 8;
+    std::vector<float> gA((size_t)ar * lda, 99.f), gB((size_t)br * ldb, 77.f);
+    auto Aval = [&](int m, int k) { return (float)((m * 3 + k * 5) % 13 - 6); };
+    auto Bval = [&](int n, int k) { return (float)((n * 7 + k * 2) % 11 - 5); };
+    for (int m = 0; m < BM; m++)
+        for (int k = 0; k < BK; k++) gA[AK ? m * lda + k : k * lda + m] = (m < m_left && k < k_left) ? Aval(m, k) : 1e30f;
+    for (int n = 0; n < BN; n++)
+        for (int k = 0; k < BK; k++) gB[BKM ? n * ldb + k : k * ldb + n] = (n < n_left && k < k_left) ? Bval(n, k) : 1e30f;
+    /* shared: the ring stage (staging when k-major) and the transposed buffer */
+    int ra = AK ? BM * (BK + 4) : BK * BM, rb = BKM ? BN * (BK + 4) : BK * BN;
+    float *sA = (float *)aligned_alloc(16, ra * 4), *sB = (float *)aligned_alloc(16, rb * 4);
+    float *tA = (float *)aligned_alloc(16, BK * BM * 4), *tB = (float *)aligned_alloc(16, BK * BN * 4);
+    for (int i = 0; i < ra; i++) sA[i] = NAN;
+    for (int i = 0; i < rb; i++) sB[i] = NAN;
+    bool bad = false;
+    auto cp = [&](float *d, const float *g, int bytes, int src_bytes) {
+        for (int e = 0; e < bytes / 4; e++) d[e] = e < src_bytes / 4 ? g[e] : 0.0f;
+        if (src_bytes && (g[0] > 1e29f)) bad = true; /* read an element outside the valid part */
+    };
+    for (int tid = 0; tid < NT; tid++) {
+        if (AK) s_copy_tile_with<BM, BK, BK + 4, VEC, NT>(sA, gA.data(), lda, m_left, k_left, tid, cp);
+        else s_copy_tile_with<BK, BM, BM, VEC, NT>(sA, gA.data(), lda, k_left, m_left, tid, cp);
+        if (BKM) s_copy_tile_with<BN, BK, BK + 4, VEC, NT>(sB, gB.data(), ldb, n_left, k_left, tid, cp);
+        else s_copy_tile_with<BK, BN, BN, VEC, NT>(sB, gB.data(), ldb, k_left, n_left, tid, cp);
+    }
+    int tr_wave = 0;
+    if (AK) {
+        for (int tid = 0; tid < NT; tid++) s_transpose<BM, BK, NT>(sA, tA, tid);
+        for (int w = 0; w < NT / 32; w++) { /* the transpose's LDS.128 of its first pass */
+            int addr[32];
+            for (int l = 0; l < 32; l++) {
+                int c = 32 * w + l;
+                addr[l] = ((c % BM) * (BK + 4) + (c / BM) * 4) * 4;
+            }
+            tr_wave = std::max(tr_wave, wavefronts(addr, 16));
+        }
+    }
+    if (BKM)
+        for (int tid = 0; tid < NT; tid++) s_transpose<BN, BK, NT>(sB, tB, tid);
+    const float *as = AK ? tA : sA, *bs = BKM ? tB : sB;
+    std::vector<int> owner((size_t)BM * BN, 0);
+    bool ok = !bad;
+    int worst = 0;
+    for (int tid = 0; tid < NT; tid++) {
+        int wm, wn;
+        S::origin(tid, wm, wn);
+        for (int i = 0; i < S::TMV; i++)
+            for (int j = 0; j < S::TNV; j++) {
+                int m = wm + S::m_of(i), n = wn + S::n_of(j);
+                float acc = 0;
+                for (int k = 0; k < BK; k++) acc += as[k * BM + m] * bs[k * BN + n];
+                owner[(size_t)m * BN + n]++;
+                if (m < m_left && n < n_left) {
+                    float ref = 0;
+                    for (int k = 0; k < k_left; k++) ref += Aval(m, k) * Bval(n, k);
+                    ok &= acc == ref;
+                }
+            }
+    }
+    for (int x : owner) ok &= x == 1;
+    /* banks of the fragment loads: per warp and sub-tile, unique 16-byte words, at most ceil(words/32) per bank */
+    for (int w = 0; w < NT / 32; w++)
+        for (int side = 0; side < 2; side++)
+            for (int sub = 0; sub < (side ? S::TNS : S::TMS); sub++) {
+                std::map<int, std::set<int>> banks;
+                std::set<int> words;
+                for (int l = 0; l < 32; l++) {
+                    int wm, wn;
+                    S::origin(32 * w + l, wm, wn);
+                    int f = side ? wn + S::n_of(4 * sub) : wm + S::m_of(4 * sub);
+                    for (int e = 0; e < 4; e++) {
+                        banks[(f + e) % 32].insert(f + e);
+                        words.insert(f + e);
+                    }
+                }
+                int most = 0;
+                for (auto &b : banks) most = std::max(most, (int)b.second.size());
+                worst = std::max(worst, most - ((int)words.size() + 31) / 32 + 1);
+            }
+    check(ok, "fp32 %dx%dx%d warp %dx%d LM %d A%s B%s VEC %d edges %d,%d,%d: wrong sums, ownership or reads", BM, BN, BK,
+          WM, WN, LM, AK ? "k" : "m", BKM ? "k" : "n", VEC, m_left, n_left, k_left);
+    check(worst == 1, "fp32 %dx%dx%d LM %d: fragment loads conflict (%d)", BM, BN, BK, LM, worst);
+    check(!AK || tr_wave == 4, "fp32 %dx%dx%d: the transpose's loads take %d wavefronts (4 at best)", BM, BN, BK, tr_wave);
+    free(sA); free(sB); free(tA); free(tB);
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int LM> static void check_sconfig()
+{
+    const int e[][3] = {{BM, BN, BK}, {BM - 3, BN - 1, BK - 5}, {1, 1, 1}, {BM / 2 + 1, 7, BK / 2}};
+    for (auto &x : e) {
+        check_sblock<BM, BN, BK, WM, WN, LM, false, false, 4>(x[0], x[1], x[2]);
+        check_sblock<BM, BN, BK, WM, WN, LM, false, true, 4>(x[0], x[1], x[2]);
+        check_sblock<BM, BN, BK, WM, WN, LM, true, false, 4>(x[0], x[1], x[2]);
+        check_sblock<BM, BN, BK, WM, WN, LM, true, true, 4>(x[0], x[1], x[2]);
+        check_sblock<BM, BN, BK, WM, WN, LM, false, true, 1>(x[0], x[1], x[2]);
+        check_sblock<BM, BN, BK, WM, WN, LM, true, false, 1>(x[0], x[1], x[2]);
+    }
+}
+
 int main()
 {
     check_layouts();
@@ -331,6 +445,13 @@ int main()
     check_blocks<128, 64>();
     check_blocks<128, 128>();
     check_blocks<64, 128>();
+    /* the fp32 configurations of cands_f32.cu */
+    check_sconfig<128, 128, 16, 64, 64, 8>();
+    check_sconfig<128, 128, 8, 64, 64, 8>();
+    check_sconfig<128, 128, 16, 64, 64, 4>();
+    check_sconfig<256, 128, 16, 64, 64, 8>();
+    check_sconfig<128, 256, 16, 64, 64, 8>();
+    check_sconfig<128, 64, 16, 64, 64, 8>();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

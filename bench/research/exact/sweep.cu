@@ -14,10 +14,16 @@
                            items are m:n:k[:XY] (X, Y = N or T) or `issue`
      --big                 adds 16384^3 NN (fp32 only)
      --reps N              timed pairs per shape (default 7, at least 5)
+     --burst-ms X          a call shorter than X ms (cuBLAS's, in the warm-up)
+                           is timed as a burst of back-to-back calls lasting
+                           about X ms, per call (default 0.3; 0: single calls),
+                           so launch latency does not count for small shapes
      --split S             K parts for the candidates: 0 automatic (default:
                            only where the tiles do not fill the SMs), 1 never
-     --no-check / --no-time, --timeout S (per candidate, default 90),
+     --no-check / --no-time, --timeout S (per candidate process, default 30)
      --csv FILE            every timed row and check summary as CSV
+     --rows FILE           also keep the raw rows; --summarize FILE prints the
+                           tables (and --csv) of such a file again, no GPU
      --no-fork             run every candidate in this process (debugging)
 
    Per (precision, candidate) a child process (this program with --child)
@@ -30,14 +36,17 @@
    300x200x1000 split in 3 (atomic path), 1536x1280x777, 2048x64x2048 (the
    automatic split), beta = 0 over NaN in C; alpha, beta random; ldc = n + 5
    and a guard row: elements outside the m x n window must keep their
-   poison bit for bit. Reference: fp64 sums on the device.
+   poison bit for bit; the padding of A and B (and the element before an
+   offset A) holds NaN, which must never reach C. Reference: fp64 sums on
+   the device.
    Pass: max|C - ref| <= 4 eps max(k,1) max(|alpha| max|A| max|B|, |beta| max|C0|).
 
    Timing: inputs uniform in [-1, 1) on the device, alpha = 1, beta = 0;
    inputs rotated over several sets when one set fits in L2 (the sets
-   together hold at least 3 x L2); a warm-up each, then `reps` pairs
-   ours/cuBLAS (order alternating), each call between two CUDA events; the
-   median. The timed result of ours is compared with cuBLAS's (max scaled
+   together hold at least 3 x L2); two warm-ups each, then `reps` pairs
+   ours/cuBLAS (order alternating), each call between two CUDA events (a
+   call shorter than --burst-ms: a burst of back-to-back calls, per call);
+   the median. The timed result of ours is compared with cuBLAS's (max scaled
    difference, `verify`). cuBLAS: cublasSgemm / cublasDgemm, default math
    (no TF32), its own split choice. */
 #include "baseline.h"
@@ -73,8 +82,11 @@ struct Options {
     std::vector<Shape> shapes;
     std::string shapes_arg, cands_arg, csv;
     bool big = false, check = true, time = true, fork = true, list = false;
-    int reps = 7, split = 0, timeout = 90;
+    int reps = 7, split = 0, timeout = 30;
+    double burst_ms = 0.3; /* calls shorter than this are timed in back-to-back bursts */
     const char *child_out = NULL; /* child mode: the rows go here */
+    std::string rows_out;         /* keep the children's raw rows (tab-separated) */
+    std::string summarize;        /* only print the summary of a kept rows file */
 } opt;
 
 static void die(const char *fmt, ...)
@@ -136,12 +148,15 @@ static void parse(int argc, char **argv)
         else if (a == "--reps") opt.reps = std::max(1, atoi(val().c_str()));
         else if (a == "--split") opt.split = atoi(val().c_str());
         else if (a == "--timeout") opt.timeout = atoi(val().c_str());
+        else if (a == "--burst-ms") opt.burst_ms = atof(val().c_str());
         else if (a == "--csv") opt.csv = val();
         else if (a == "--no-check") opt.check = false;
         else if (a == "--no-time") opt.time = false;
         else if (a == "--no-fork") opt.fork = false;
         else if (a == "--list") opt.list = true;
         else if (a == "--child") opt.child_out = argv[++i];
+        else if (a == "--rows") opt.rows_out = val();
+        else if (a == "--summarize") opt.summarize = val();
         else if (a == "-h" || a == "--help") {
             printf("see the comment at the top of bench/research/exact/sweep.cu\n");
             exit(0);
@@ -276,6 +291,14 @@ template <typename T> static void fill(T *x, int64_t n, uint64_t seed)
     CK(cudaGetLastError());
 }
 
+/* NaN into the padding of a rows x cols matrix with row stride ld (columns cols..ld-1) */
+template <typename T> __global__ void pad_nan_kernel(T *x, int64_t rows, int64_t cols, int64_t ld)
+{
+    int64_t pad = ld - cols, total = rows * pad;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x)
+        x[(e / pad) * ld + cols + e % pad] = T(NAN);
+}
+
 /* R(i, j) = alpha * sum op(A)(i, p) op(B)(p, j) + beta * C0(i, j) in fp64
    (row-major user view; beta term only when use_c) */
 template <typename T>
@@ -382,6 +405,11 @@ template <typename T> static int check_one(const Entry &e, const CheckCase &cc, 
     CK(cudaMalloc(&dR, (size_t)(cc.m * cc.n) * sizeof(double)));
     fill(dA, (int64_t)asz, seed + 1);
     fill(dB, (int64_t)bsz, seed + 2);
+    /* NaN wherever a kernel must not read: the padding of A and B, the element before an offset A */
+    if (lda > ac) pad_nan_kernel<T><<<256, 256, 0, g_stream>>>(dA + aoff, ar, ac, lda);
+    if (ldb > bc) pad_nan_kernel<T><<<256, 256, 0, g_stream>>>(dB, br, bc, ldb);
+    if (aoff) pad_nan_kernel<T><<<1, 32, 0, g_stream>>>(dA, 1, 0, 1);
+    CK(cudaGetLastError());
     std::vector<T> hC(csz);
     {
         std::vector<T> tmp(csz);
@@ -503,18 +531,34 @@ template <typename T> static void run_timing(const Entry &e, int64_t l2)
         };
         auto cub = [&](int i) { return call_cublas<T>(s, alpha, A[i], lda, B[i], ldb, beta, C[i], ldc); };
         bool failed = false;
-        for (int w = 0; w < 2 && !failed; w++) /* warm-up */
-            failed = time_ms([&] { return ours(w % nsets); }) < 0 || time_ms([&] { return cub(w % nsets); }) < 0;
+        float warm = 0;
+        for (int w = 0; w < 2 && !failed; w++) { /* warm-up */
+            failed = time_ms([&] { return ours(w % nsets); }) < 0;
+            warm = time_ms([&] { return cub(w % nsets); });
+            failed = failed || warm < 0;
+        }
+        int burst = 1;
+        if (!failed && opt.burst_ms > 0 && warm < opt.burst_ms)
+            burst = std::min(64, (int)ceil(opt.burst_ms / std::max(warm, 0.001f)));
+        /* one timed burst of calls of f on the sets from i on, per call */
+        auto timed = [&](auto f, int i) {
+            float ms = time_ms([&] {
+                int r = 0;
+                for (int b = 0; b < burst && !r; b++) r = f((i + b) % nsets);
+                return r;
+            });
+            return ms < 0 ? ms : ms / burst;
+        };
         std::vector<float> to, tc;
         for (int r = 0; r < opt.reps && !failed; r++) {
-            int i = r % nsets;
+            int i = (r * burst) % nsets;
             float a, b;
             if (r & 1) {
-                b = time_ms([&] { return cub(i); });
-                a = time_ms([&] { return ours(i); });
+                b = timed(cub, i);
+                a = timed(ours, i);
             } else {
-                a = time_ms([&] { return ours(i); });
-                b = time_ms([&] { return cub(i); });
+                a = timed(ours, i);
+                b = timed(cub, i);
             }
             if (a < 0 || b < 0) failed = true;
             to.push_back(a);
@@ -565,9 +609,9 @@ template <typename T> static void run_timing(const Entry &e, int64_t l2)
         double mo = so[so.size() / 2], mc = sc[sc.size() / 2], fl = 2.0 * (double)s.m * (double)s.n * (double)s.k;
         double tfo = fl / (mo * 1e9), tfc = fl / (mc * 1e9), ratio = mc / mo;
         printf("  %s %-16s %-18s ours %7.2f TF/s [%.3f-%.3f ms] cuBLAS %7.2f TF/s  ratio %.3f  verify %.2f%s  "
-               "grid %d x%d split, %d thr, %d regs%s, %d/SM, sets %d\n",
+               "grid %d x%d split, %d thr, %d regs%s, %d/SM, sets %d, burst %d\n",
                pn, e.name, s.name.c_str(), tfo, so.front(), so.back(), tfc, ratio, verify, verify > 1 ? " (BAD)" : "",
-               geo.grid, geo.split, geo.block, geo.regs, geo.local_bytes ? " +local" : "", geo.per_sm, nsets);
+               geo.grid, geo.split, geo.block, geo.regs, geo.local_bytes ? " +local" : "", geo.per_sm, nsets, burst);
         row("time\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\t%.4f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d",
             pn, e.name, s.name.c_str(), (long long)s.m, (long long)s.n, (long long)s.k, trans_name(s.ta, s.tb).c_str(),
             mo, so.front(), so.back(), mc, tfo, tfc, ratio, verify, geo.grid, geo.split, geo.block, geo.regs,
@@ -790,14 +834,17 @@ static void summary(const std::vector<Result> &res, const std::vector<CheckSum> 
         return std::string(opt.check ? "-" : "skipped");
     });
     line("timed results", [&](const std::string &c) {
-        int bad = 0, n = 0;
+        int failed = 0, wrong = 0, n = 0;
         for (auto &r : res)
             if (r.prec == prec && r.cand == c) {
                 n++;
-                if (r.status != "ok") bad++;
+                if (r.status == "BADRESULT") wrong++;
+                else if (r.status != "ok") failed++;
             }
-        snprintf(b, sizeof b, bad ? "%d BAD" : "ok", bad);
-        return std::string(n ? b : "-");
+        if (!n) return std::string("-");
+        if (!failed && !wrong) return std::string("ok");
+        snprintf(b, sizeof b, "%d failed %d wrong", failed, wrong);
+        return std::string(b);
     });
 }
 
@@ -833,6 +880,15 @@ int main(int argc, char **argv)
     if (opt.list) {
         for (int bits : {32, 64})
             for (auto &e : entries(bits)) printf("f%d %-18s %s\n", bits, e.name, e.what);
+        return 0;
+    }
+    if (!opt.summarize.empty()) { /* tables of a kept rows file */
+        std::vector<Result> res;
+        std::vector<CheckSum> chk;
+        read_rows(opt.summarize.c_str(), res, chk);
+        summary(res, chk, "f64");
+        summary(res, chk, "f32");
+        if (!opt.csv.empty()) write_csv(res, chk, "(from rows)");
         return 0;
     }
     if (opt.child_out) { /* child: exactly one precision and one candidate */
@@ -892,6 +948,10 @@ int main(int argc, char **argv)
 
     std::vector<Result> res;
     std::vector<CheckSum> chk;
+    if (!opt.rows_out.empty()) {
+        FILE *f = fopen(opt.rows_out.c_str(), "w");
+        if (f) fclose(f);
+    }
     char tmpl[] = "/tmp/sweep_exact_XXXXXX";
     int fd = mkstemp(tmpl);
     if (fd < 0) die("mkstemp failed");
@@ -909,6 +969,7 @@ int main(int argc, char **argv)
                                                  std::to_string(opt.split)};
                 if (!opt.shapes_arg.empty()) args.push_back("--shapes"), args.push_back(opt.shapes_arg);
                 if (opt.big) args.push_back("--big");
+                args.push_back("--burst-ms"), args.push_back(std::to_string(opt.burst_ms));
                 if (!opt.check) args.push_back("--no-check");
                 if (!opt.time) args.push_back("--no-time");
                 st = spawn(args, opt.timeout);
@@ -920,6 +981,13 @@ int main(int argc, char **argv)
             }
             size_t before = chk.size();
             read_rows(tmpl, res, chk);
+            if (!opt.rows_out.empty()) { /* append this child's rows */
+                FILE *in = fopen(tmpl, "r"), *out = fopen(opt.rows_out.c_str(), "a");
+                char buf[4096];
+                while (in && out && fgets(buf, sizeof buf, in)) fputs(buf, out);
+                if (in) fclose(in);
+                if (out) fclose(out);
+            }
             bool got_check = chk.size() > before;
             if (st != 0) {
                 const char *why = st == -1 ? "TIMEOUT" : "CRASH";
