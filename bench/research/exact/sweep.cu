@@ -20,7 +20,7 @@
                            so launch latency does not count for small shapes
      --split S             K parts for the candidates: 0 automatic (default:
                            only where the tiles do not fill the SMs), 1 never
-     --no-check / --no-time, --timeout S (per candidate process, default 30)
+     --no-check / --no-time, --timeout S (per candidate process, default 20)
      --csv FILE            every timed row and check summary as CSV
      --rows FILE           also keep the raw rows; --summarize FILE prints the
                            tables (and --csv) of such a file again, no GPU
@@ -82,7 +82,7 @@ struct Options {
     std::vector<Shape> shapes;
     std::string shapes_arg, cands_arg, csv;
     bool big = false, check = true, time = true, fork = true, list = false;
-    int reps = 7, split = 0, timeout = 30;
+    int reps = 7, split = 0, timeout = 20;
     double burst_ms = 0.3; /* calls shorter than this are timed in back-to-back bursts */
     const char *child_out = NULL; /* child mode: the rows go here */
     std::string rows_out;         /* keep the children's raw rows (tab-separated) */
