@@ -632,7 +632,7 @@ static int child_run(int bits, const char *name)
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     g_sms = prop.multiProcessorCount;
-    CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    CK(cudaStreamCreate(&g_stream)); /* blocking: ordered with the cudaMemcpy calls on the legacy stream */
     if (cublasCreate(&g_cublas) != CUBLAS_STATUS_SUCCESS) die("cublasCreate failed");
     cublasSetStream(g_cublas, g_stream);
     cublasSetMathMode(g_cublas, CUBLAS_DEFAULT_MATH);
