@@ -163,6 +163,31 @@ $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 $(B)/cuda_variants: bench/research/cuda_variants.cu bench/research/cuda_kernels.cuh tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
+# Research for issue 13 (bench/research/exact/README.md): candidate exact
+# fp32/fp64 kernels beside cuBLAS and the shipped ones. Builds here (no GPU
+# needed) for sm_90a only; the binary carries cudart statically and needs
+# libcublas.so.13 where it runs. ptxas's report per unit: build/rx/*.ptxas.txt.
+RX_DIR   := bench/research/exact
+RX_UNITS := sweep cands_f32 cands_f64 baseline
+RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -lineinfo
+.PHONY: bench-cuda-research-exact
+bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact
+
+# host-only checks of the fp64 kernels' index maps (model.cu), run at build time
+$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) | $(B)
+	@mkdir -p $(B)/rx
+	$(NVCC) -std=c++17 -O1 $< -o $(B)/rx/model
+	./$(B)/rx/model | tail -n 1
+	@touch $@
+
+$(B)/rx/%.o: $(RX_DIR)/%.cu $(wildcard $(RX_DIR)/*.cuh $(RX_DIR)/*.h) $(CUDA_DEPS) | $(B)
+	@mkdir -p $(B)/rx
+	$(NVCC) $(RX_FLAGS) -Xptxas -v -c $< -o $@ 2>$(B)/rx/$*.ptxas.txt || { cat $(B)/rx/$*.ptxas.txt; exit 1; }
+	@grep -i -B1 "warning\|error" $(B)/rx/$*.ptxas.txt || true
+
+$(B)/sweep_exact: $(RX_UNITS:%=$(B)/rx/%.o)
+	$(NVCC) $(RX_FLAGS) $^ -o $@ -lcublas
+
 # ---- opencl -------------------------------------------------------------------
 # gemm_cl.h on PoCL (CI) or any OpenCL device (GEMM_CL_DEVICE=...). CLBlast,
 # the peer, is linked only by the benchmark, and only where it is installed.
