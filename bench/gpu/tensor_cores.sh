@@ -24,7 +24,6 @@
 # 8 files: env.txt, test_full.log, test_memcheck.log, bench_acc.txt,
 # bench_table.txt, table.csv, sweep.txt (+ sweep.csv), and prints the
 # summary. STEPS picks parts (default "test memcheck acc table sweep sass").
-if [ -z "$GEMM_TC_INNER" ]; then GEMM_TC_INNER=1 exec timeout -k 5 400 bash "$0" "$@"; fi
 cd "$(dirname "$0")/../.." || exit 2
 GPU_BIN=${GPU_BIN:-build/gpu_tc}
 OUT=${OUT:-build/gpu_tc_out}
@@ -48,6 +47,8 @@ build() {
     [ -x "$GPU_BIN/test_cuda_tc" ] && [ -x "$GPU_BIN/bench_cuda" ]
 }
 if [ "$1" = "--build" ]; then build && ls -la "$GPU_BIN"; exit; fi
+# the run is bounded: the script re-runs itself under `timeout 400`
+if [ -z "$GEMM_TC_INNER" ]; then GEMM_TC_INNER=1 exec timeout -k 5 400 bash "$0" "$@"; fi
 
 mkdir -p "$OUT"
 {
