@@ -138,7 +138,7 @@ test-cuda: $(B)/test_cuda $(B)/test_cuda_tc
 	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc
 
 bench-cuda: $(B)/bench_cuda
-	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16 $(BENCH_ARGS)
+	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
 
 demo-cuda: $(B)/cuda_basic
 	./$(B)/cuda_basic
