@@ -76,18 +76,19 @@ static void *gemm__mpi_runs(void *arg)
 }
 
 /* How many threads copy `bytes`: 1 below the threshold, else as many as
-   the CPU backend uses, at most GEMM__MPI_COPY_THREADS and one per run. */
-static int gemm__mpi_copy_threads(size_t bytes, int64_t runs)
+   the local multiply uses, at most GEMM__MPI_COPY_THREADS and one per run. */
+static int gemm__mpi_copy_threads(const gemm__mpi *x, size_t bytes, int64_t runs)
 {
     int nt = 1;
 #ifdef GEMM__MPI_PTHREADS
     if (bytes >= GEMM__HOOK(mpi_copy_parallel_bytes, GEMM__MPI_COPY_PARALLEL_BYTES)) {
-        nt = gemm_cpu_get_threads();
+        nt = x->o.threads > 0 ? x->o.threads : gemm_cpu_get_threads();
         if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
         if (nt > runs) nt = (int)runs;
         if (nt < 1) nt = 1;
     }
 #else
+    (void)x;
     (void)bytes;
     (void)runs;
 #endif
@@ -123,7 +124,7 @@ static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t l
     char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
-    nt = gemm__mpi_copy_threads(run * (size_t)(end - first), end - first);
+    nt = gemm__mpi_copy_threads(x, run * (size_t)(end - first), end - first);
     for (t = 0; t < nt; t++) {
         job[t].blk = (char *)block;
         job[t].usr = usr;

@@ -1,14 +1,18 @@
 /* ---- the local multiply ------------------------------------------------------ */
 
-/* One column-major product on this rank: gemm_?gemm of gemm_cpu.h on host
-   blocks, or gemm_cuda_?gemm on the rank's stream for device blocks. */
+/* One column-major product on this rank: gemm_cpu_?gemm of gemm_cpu.h on
+   host blocks with options.threads, or gemm_cuda_?gemm on the rank's
+   stream for device blocks. */
 static void gemm__mpi_gemm(gemm__mpi *x, int device, int a_trans, int b_trans, int64_t m, int64_t n, int64_t k,
                            double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
                            int64_t ldc)
 {
     gemm_transpose ta = a_trans ? GEMM_TRANS : GEMM_NO_TRANS, tb = b_trans ? GEMM_TRANS : GEMM_NO_TRANS;
+    gemm_cpu_options co;
     gemm_status s;
     if (x->st != GEMM_OK) return;
+    memset(&co, 0, sizeof co);
+    co.threads = x->o.threads;
 #ifdef GEMM_MPI_CUDA
     if (device) {
         s = x->es == 4 ? gemm_cuda_sgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A,
@@ -20,10 +24,10 @@ static void gemm__mpi_gemm(gemm__mpi *x, int device, int a_trans, int b_trans, i
     }
 #endif
     (void)device;
-    s = x->es == 4 ? gemm_sgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
-                                (const float *)B, ldb, (float)beta, (float *)C, ldc)
-                   : gemm_dgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda, (const double *)B, ldb,
-                                beta, (double *)C, ldc);
+    s = x->es == 4 ? gemm_cpu_sgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
+                                    (const float *)B, ldb, (float)beta, (float *)C, ldc, &co)
+                   : gemm_cpu_dgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
+                                    (const double *)B, ldb, beta, (double *)C, ldc, &co);
     gemm__mpi_keep(x, s);
 }
 
