@@ -298,6 +298,9 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
 /* For the tests: the status of an MPI return code, with MPI_Error_string's
    text in the detail. */
 GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
+/* For the tests: how many blocks and buffers this rank's plan has
+   allocated, and how many peer blocks it has mapped by CUDA IPC, so far. */
+GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings);
 #endif
 
 #ifdef __cplusplus
@@ -648,6 +651,7 @@ typedef struct gemm__mpi {
     int setup_done;              /* the shared blocks are allocated (and, on the IPC path, mapped) */
     int form_ready[2];           /* the root-held / distributed buffers are allocated */
     int cuda_ready;              /* the GPU is chosen, its streams and events made */
+    long allocations, mappings;  /* blocks and buffers allocated, peer blocks mapped: the tests read them */
     int broken;                  /* an MPI failure left transfers behind: no more executes */
 
     MPI_Comm comm, row_comm;     /* the caller's communicator duplicated; Fox's process rows */
@@ -751,6 +755,7 @@ static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
 {
     void *p = NULL;
     if (!bytes) bytes = 1;
+    x->allocations++;
 #ifdef GEMM_MPI_CUDA
     if (device) {
         if (cudaMalloc(&p, bytes) != cudaSuccess) p = NULL;
@@ -1117,6 +1122,7 @@ static void *gemm__mpi_ipc_map(gemm__mpi *x, int peer, const gemm__mpi_ipc_msg *
         x->mapcap = cap;
     }
     if (!GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&p, msg->handle, cudaIpcMemLazyEnablePeerAccess))) return NULL;
+    x->mappings++;
     x->maps[x->nmaps].peer = peer;
     x->maps[x->nmaps].remote = msg->remote;
     x->maps[x->nmaps].local = p;
@@ -2659,6 +2665,14 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
     return gemm__mpi_call(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
 }
+
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings)
+{
+    *allocations = plan ? plan->x.allocations : 0;
+    *mappings = plan ? plan->x.mappings : 0;
+}
+#endif
 /* <<mpi entry */
 
 #ifdef __cplusplus

@@ -37,6 +37,7 @@ static int me, nranks;
 typedef struct mpi_ctx {
     int dist;
     gemm_mpi_options opts;
+    gemm_mpi_plan *plan; /* set: executes of this plan (the shape arguments are the plan's) */
 } mpi_ctx;
 
 /* The three outputs of gemm_mpi_options, as the tests read them. */
@@ -59,6 +60,14 @@ static gemm_status call_mpi(const mpi_ctx *c, int dbl, gemm_layout lay, gemm_tra
                             int64_t n, int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                             double beta, void *C, int64_t ldc)
 {
+    if (c->plan && dbl)
+        return (c->dist ? gemm_mpi_dgemm_plan_dist : gemm_mpi_dgemm_plan)(c->plan, alpha, (const double *)A, lda,
+                                                                          (const double *)B, ldb, beta, (double *)C,
+                                                                          ldc, &c->opts);
+    if (c->plan)
+        return (c->dist ? gemm_mpi_sgemm_plan_dist : gemm_mpi_sgemm_plan)(c->plan, (float)alpha, (const float *)A, lda,
+                                                                          (const float *)B, ldb, (float)beta,
+                                                                          (float *)C, ldc, &c->opts);
     if (dbl)
         return (c->dist ? gemm_mpi_dgemm_dist : gemm_mpi_dgemm)(MPI_COMM_WORLD, lay, ta, tb, m, n, k, alpha,
                                                                 (const double *)A, lda, (const double *)B, ldb, beta,
@@ -547,6 +556,8 @@ static void test_timing_and_errors(void)
     battery_check(gemm__mpi_status(MPI_SUCCESS, "x") == GEMM_OK, "MPI_SUCCESS is GEMM_OK");
 }
 
+#include "mpi_plan_checks.h"
+
 #ifdef GEMM_MPI_CUDA
 /* With the CUDA multiply: the breakdown names the path that ran, host-device
    copies are counted, and a forced CUDA_AWARE path is refused cleanly when
@@ -612,6 +623,10 @@ int main(int argc, char **argv)
     test_memory();
     test_malloc_failure();
     test_timing_and_errors();
+    test_plans(GEMM_MPI_LOCAL_CPU);
+    test_plan_refusals();
+    test_plan_failures();
+    test_defects();
     run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
@@ -632,6 +647,7 @@ int main(int argc, char **argv)
     run_battery("mpi distributed cannon, cuda, ipc", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
     run_battery("mpi distributed fox, cuda, ipc", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
     test_cuda_paths();
+    test_plans(GEMM_MPI_LOCAL_CUDA);
 #endif
     /* one closing line for all ranks */
     totals[0] = battery_passed;

@@ -137,6 +137,9 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
 /* For the tests: the status of an MPI return code, with MPI_Error_string's
    text in the detail. */
 GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
+/* For the tests: how many blocks and buffers this rank's plan has
+   allocated, and how many peer blocks it has mapped by CUDA IPC, so far. */
+GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings);
 #endif
 
 #ifdef __cplusplus

@@ -184,3 +184,11 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
     return gemm__mpi_call(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
 }
+
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings)
+{
+    *allocations = plan ? plan->x.allocations : 0;
+    *mappings = plan ? plan->x.mappings : 0;
+}
+#endif

@@ -52,6 +52,7 @@ static void *gemm__mpi_ipc_map(gemm__mpi *x, int peer, const gemm__mpi_ipc_msg *
         x->mapcap = cap;
     }
     if (!GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&p, msg->handle, cudaIpcMemLazyEnablePeerAccess))) return NULL;
+    x->mappings++;
     x->maps[x->nmaps].peer = peer;
     x->maps[x->nmaps].remote = msg->remote;
     x->maps[x->nmaps].local = p;

@@ -50,6 +50,7 @@ typedef struct gemm__mpi {
     int setup_done;              /* the shared blocks are allocated (and, on the IPC path, mapped) */
     int form_ready[2];           /* the root-held / distributed buffers are allocated */
     int cuda_ready;              /* the GPU is chosen, its streams and events made */
+    long allocations, mappings;  /* blocks and buffers allocated, peer blocks mapped: the tests read them */
     int broken;                  /* an MPI failure left transfers behind: no more executes */
 
     MPI_Comm comm, row_comm;     /* the caller's communicator duplicated; Fox's process rows */
