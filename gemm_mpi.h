@@ -1050,9 +1050,27 @@ static void gemm__mpi_scale(gemm__mpi *x, int device, int64_t m, int64_t n, void
     if (device) gemm__mpi_sync(x);
 }
 
-/* C_slot (+)= alpha * a_slot * b_slot for every slot, or only one slot when
-   `only` >= 0 (the CPU overlapped rounds poll MPI between slots). */
-static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round, int only)
+/* Columns [j0, j1) of slot s's product on the host. The CPU's overlapped
+   rounds multiply in such panels and poll MPI between them: Open MPI's
+   shared-memory transfers progress only inside MPI calls, so a shift
+   started before one long multiply would otherwise wait for its end. */
+#define GEMM__MPI_POLL_COLS 512
+
+static void gemm__mpi_multiply_cols(gemm__mpi *x, void **a, void **b, int first_round, int s, int64_t j0, int64_t j1)
+{
+    const gemm__mpi_grid *g = &x->g;
+    int64_t lda = gemm__mpi_block_ld(!x->p.a_trans, g->mb, g->kb);
+    int64_t ldb = gemm__mpi_block_ld(!x->p.b_trans, g->kb, g->nb);
+    int64_t ldc = gemm__mpi_block_ld(1, g->mb, g->nb);
+    const char *bj = (const char *)b[s] + (size_t)(x->p.b_trans ? j0 : j0 * ldb) * x->es;
+    char *cj = (char *)x->c[s] + (size_t)(j0 * ldc) * x->es;
+    gemm__mpi_gemm(x, 0, x->p.a_trans, x->p.b_trans, g->mb, j1 - j0, g->kb, x->alpha, a[s], lda, bj, ldb,
+                   first_round ? x->beta : 1.0, cj, ldc);
+}
+
+#ifdef GEMM_MPI_CUDA
+/* C_slot (+)= alpha * a_slot * b_slot for every slot, on the GPU. */
+static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round)
 {
     const gemm__mpi_grid *g = &x->g;
     int64_t lda = gemm__mpi_block_ld(!x->p.a_trans, g->mb, g->kb);
@@ -1062,10 +1080,10 @@ static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round
     double beta = first_round ? x->beta : 1.0;
     int s, n = g->br * g->bc;
     for (s = 0; s < n; s++)
-        if (only < 0 || s == only)
-            gemm__mpi_gemm(x, x->cuda, x->p.a_trans, x->p.b_trans, g->mb, g->nb, g->kb, x->alpha, a[s], lda, b[s], ldb,
-                           beta, x->c[s], ldc);
+        gemm__mpi_gemm(x, x->cuda, x->p.a_trans, x->p.b_trans, g->mb, g->nb, g->kb, x->alpha, a[s], lda, b[s], ldb, beta,
+                       x->c[s], ldc);
 }
+#endif
 /* <<mpi local */
 /* >>mpi ipc: src/mpi/ipc.c */
 /* ---- moving blocks by CUDA IPC (ranks of one node) --------------------------- */
@@ -1442,7 +1460,7 @@ static void gemm__mpi_prelaunch(gemm__mpi *x)
 #ifdef GEMM_MPI_CUDA
     if (!x->cuda || x->o.algorithm != GEMM_MPI_CANNON) return;
     GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-    gemm__mpi_multiply(x, x->a, x->b, 1, -1);
+    gemm__mpi_multiply(x, x->a, x->b, 1);
     GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
     x->prelaunched = 1;
 #else
@@ -1655,7 +1673,7 @@ static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight
     double comp, rest;
     if (!x->prelaunched) {
         GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-        gemm__mpi_multiply(x, a, x->b, first, -1);
+        gemm__mpi_multiply(x, a, x->b, first);
         GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
     }
     x->prelaunched = 0;
@@ -1668,7 +1686,7 @@ static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight
 #endif
 
 /* One round's multiply, timed; with transfers in flight (overlap) the CPU
-   polls MPI between slots so they progress, and the GPU works meanwhile. */
+   polls MPI between panels so they progress, and the GPU works meanwhile. */
 static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_flight)
 {
     double t0 = gemm__mpi_now(), comp = 0;
@@ -1676,12 +1694,14 @@ static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_f
 #ifdef GEMM_MPI_CUDA
     if (x->cuda) { gemm__mpi_round_gpu(x, a, first, in_flight, t0); return; }
 #endif
-    for (s = 0; s < n; s++) {
-        double t = gemm__mpi_now();
-        gemm__mpi_multiply(x, a, x->b, first, s);
-        comp += gemm__mpi_now() - t;
-        if (in_flight) gemm__mpi_test(x);
-    }
+    int64_t w = in_flight ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : x->g.nb, j;
+    for (s = 0; s < n; s++)
+        for (j = 0; j < x->g.nb; j += w) {
+            double t = gemm__mpi_now();
+            gemm__mpi_multiply_cols(x, a, x->b, first, s, j, j + w < x->g.nb ? j + w : x->g.nb);
+            comp += gemm__mpi_now() - t;
+            if (in_flight) gemm__mpi_test(x);
+        }
     if (in_flight) gemm__mpi_wait(x);
     x->t.compute_s += comp;
     x->t.shift_s += gemm__mpi_now() - t0 - comp;

@@ -618,6 +618,7 @@ int main(int argc, char **argv)
        that blocks travel in many chunks; parallel copies of small blocks */
     gemm__test_hooks()->mpi_stage_bytes = (size_t)env_int("GEMM_MPI_TEST_STAGE_BYTES", 0);
     gemm__test_hooks()->mpi_copy_parallel_bytes = (size_t)env_int("GEMM_MPI_TEST_COPY_PARALLEL_BYTES", 0);
+    gemm__test_hooks()->mpi_poll_cols = env_int("GEMM_MPI_TEST_POLL_COLS", 0);
     test_descriptor();
     test_inconsistent();
     test_memory();

@@ -13,6 +13,9 @@
 #                    chunks; 0 = the library's own size)
 #   GEMM_MPI_TEST_COPY_PARALLEL_BYTES  host copies this large go to several
 #                    threads (default 0 = the library's own threshold)
+#   GEMM_MPI_TEST_POLL_COLS  columns per panel of the CPU's overlapped
+#                    products (default 3, so that products are cut; 0 = the
+#                    library's own)
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p build
 bin=${MPI_TEST_BIN:-build/test_mpi}
@@ -28,6 +31,7 @@ if [ -z "$MPI_TEST_NOBUILD" ]; then
         echo "test-mpi: build failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 export GEMM_MPI_TEST_STAGE_BYTES="${GEMM_MPI_TEST_STAGE_BYTES-200}"
+export GEMM_MPI_TEST_POLL_COLS="${GEMM_MPI_TEST_POLL_COLS-3}"
 passed=0 failed=0
 if [ -z "$MPI_TEST_NOBUILD" ]; then
 # The header as C++ (mpicxx, -Werror), and only gemm_-prefixed global symbols.

@@ -113,7 +113,7 @@ static void gemm__mpi_prelaunch(gemm__mpi *x)
 #ifdef GEMM_MPI_CUDA
     if (!x->cuda || x->o.algorithm != GEMM_MPI_CANNON) return;
     GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-    gemm__mpi_multiply(x, x->a, x->b, 1, -1);
+    gemm__mpi_multiply(x, x->a, x->b, 1);
     GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
     x->prelaunched = 1;
 #else

@@ -85,7 +85,7 @@ static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight
     double comp, rest;
     if (!x->prelaunched) {
         GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-        gemm__mpi_multiply(x, a, x->b, first, -1);
+        gemm__mpi_multiply(x, a, x->b, first);
         GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
     }
     x->prelaunched = 0;
@@ -98,7 +98,7 @@ static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight
 #endif
 
 /* One round's multiply, timed; with transfers in flight (overlap) the CPU
-   polls MPI between slots so they progress, and the GPU works meanwhile. */
+   polls MPI between panels so they progress, and the GPU works meanwhile. */
 static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_flight)
 {
     double t0 = gemm__mpi_now(), comp = 0;
@@ -106,12 +106,14 @@ static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_f
 #ifdef GEMM_MPI_CUDA
     if (x->cuda) { gemm__mpi_round_gpu(x, a, first, in_flight, t0); return; }
 #endif
-    for (s = 0; s < n; s++) {
-        double t = gemm__mpi_now();
-        gemm__mpi_multiply(x, a, x->b, first, s);
-        comp += gemm__mpi_now() - t;
-        if (in_flight) gemm__mpi_test(x);
-    }
+    int64_t w = in_flight ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : x->g.nb, j;
+    for (s = 0; s < n; s++)
+        for (j = 0; j < x->g.nb; j += w) {
+            double t = gemm__mpi_now();
+            gemm__mpi_multiply_cols(x, a, x->b, first, s, j, j + w < x->g.nb ? j + w : x->g.nb);
+            comp += gemm__mpi_now() - t;
+            if (in_flight) gemm__mpi_test(x);
+        }
     if (in_flight) gemm__mpi_wait(x);
     x->t.compute_s += comp;
     x->t.shift_s += gemm__mpi_now() - t0 - comp;
