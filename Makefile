@@ -237,7 +237,9 @@ test-mpi-cuda-build:
 mpi-demo:
 	@mkdir -p $(B)
 	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_cannon.c -o $(B)/mpi_cannon -lm
+	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_plan.c -o $(B)/mpi_plan -lm
 	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_cannon
+	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_plan
 
 # Strong scaling (bench/bench_mpi.sh): CPU ranks here or on the GPU machine,
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
