@@ -280,6 +280,7 @@ typedef struct gemm__hooks {
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
+    int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))

@@ -8,8 +8,9 @@
        #include "gemm_mpi.h"        (or gemm.h with GEMM_ENABLE_MPI defined)
    Copy gemm.h and gemm_cpu.h beside it; for the CUDA multiply also gemm_cuda.cuh.
 
-   Two ways to call it; every rank of the communicator calls, collectively,
-   with the communicator first, then cblas_?gemm's arguments, then options:
+   Two ways to call it, and a plan for calling many times; every rank of
+   the communicator calls, collectively, with the communicator (or the
+   plan) first, then cblas_?gemm's arguments, then options:
 
      gemm_mpi_sgemm / gemm_mpi_dgemm         (root-held)
        The whole A, B and C live on the root rank (options.root, default 0),
@@ -25,6 +26,39 @@
        pieces, where gemm_mpi_blocks_of() puts them, and its piece of C is
        updated in place (the result stays distributed). With the CUDA
        multiply the pieces are device pointers on the rank's GPU.
+
+     gemm_mpi_plan_create / gemm_mpi_?gemm_plan[_dist] / gemm_mpi_plan_destroy
+       A plan sets up, once, what every product of one shape needs: the
+       communicator's copy, the grid, the blocks and spares, the exchange
+       lists and, with the CUDA multiply, the GPU's streams and the CUDA IPC
+       mappings of the peers' blocks. Its executes take new data each time
+       (alpha, beta, the pointers and leading dimensions may change; every
+       rank passes the same alpha and beta) in either form: _plan is the
+       root-held call, _plan_dist the distributed one. The first execute of
+       a form allocates that form's own buffers (the root's staging, or the
+       distributed skew's blocks); every later execute allocates nothing and
+       maps nothing (timing.setup_s is 0). The create refuses, on every
+       rank, a plan whose shape or options differ on some rank (detail names
+       the argument), and leaves *plan NULL everywhere. The destroy is
+       collective: each rank unmaps its peers' blocks, then the ranks meet
+       in a barrier, then each frees its own, so no rank frees a block that a
+       peer still maps. The one-shot calls above are a plan made, executed
+       once and freed, in one pass.
+
+           gemm_mpi_plan *plan;
+           gemm_mpi_plan_create(MPI_COMM_WORLD, GEMM_F32, GEMM_ROW_MAJOR, GEMM_NO_TRANS,
+                                GEMM_NO_TRANS, m, n, k, &opt, &plan);
+           for (...) gemm_mpi_sgemm_plan_dist(plan, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, &opt);
+           gemm_mpi_plan_destroy(&plan);
+
+       The handle comes first, as the communicator does in the one-shot
+       calls, and the shape (layout, transposes, m, n, k, precision) is the
+       plan's, as FFTW's plans and cuBLASMp's handles keep theirs: an execute
+       carries only what changes. Its options may be the create's own struct:
+       only the three outputs are read, and a field set to another value than
+       the create's (another algorithm, say) is refused. An execute whose
+       MPI call failed leaves the plan broken: later executes return
+       GEMM_ERR_MPI; destroy it.
 
    The block descriptor (gemm_mpi_blocks_of)
        P ranks form a grid_rows x grid_cols process grid (as square as P
@@ -61,8 +95,13 @@
        traffic, for Fox it broadcasts B^T down the process columns instead.
 
    Local multiply (options.local)
-       GEMM_MPI_LOCAL_CPU (default): gemm_sgemm/gemm_dgemm of gemm_cpu.h in
-       each rank (threads as gemm_cpu_set_threads says).
+       GEMM_MPI_LOCAL_CPU (default): gemm_cpu_sgemm/gemm_cpu_dgemm of
+       gemm_cpu.h in each rank, with options.threads threads (0: as
+       gemm_cpu.h decides: gemm_cpu_set_threads(), GEMM_NUM_THREADS, else
+       the cores the rank may run on, so one per rank under mpirun
+       --bind-to core, and 4 under --map-by slot:PE=4). In overlapped
+       rounds a rank multiplies in column panels and polls MPI between
+       them, so that shared-memory shifts move during the multiply.
        GEMM_MPI_LOCAL_CUDA: needs GEMM_MPI_CUDA (defined automatically when
        nvcc compiles this with gemm_cuda.cuh reachable, or define it and
        compile as CUDA). Each rank takes GPU (node-local rank mod GPU count)
@@ -87,11 +126,15 @@
 
    Memory
        gemm_mpi_memory() tells how many bytes of host and device memory the
-       busiest rank allocates for a call (beyond the caller's matrices);
+       busiest rank allocates for a call, or for a plan executed in that form
+       (beyond the caller's matrices); a size whose bytes do not fit in
+       size_t is GEMM_ERR_OUT_OF_MEMORY, never a wrapped count.
        options.max_host_bytes / max_device_bytes cap it (0 = no cap): a call
-       over the cap returns GEMM_ERR_OUT_OF_MEMORY on every rank before it
-       allocates any block or buffer (only the communicator's copy and, with
-       the CUDA multiply, the GPU's streams and events come first).
+       or a create over the cap returns GEMM_ERR_OUT_OF_MEMORY on every rank
+       before it allocates any block or buffer (only the communicator's copy
+       and, with the CUDA multiply, the GPU's streams and events come
+       first); a plan's first execute of a form checks the cap again with
+       that form's buffers.
 
    Errors
        Every rank returns the same status with the same detail. The ranks
@@ -109,13 +152,19 @@
        that, this rank stops calling MPI (except to cancel its pending
        transfers, best effort, before it frees their buffers), and its peers
        may be left waiting. An MPI error is GEMM_ERR_MPI with
-       MPI_Error_string's text in gemm_last_error_detail(). The call
-       duplicates the communicator and sets MPI_ERRORS_RETURN on its copy,
-       so the caller's error handler is not changed.
+       MPI_Error_string's text in gemm_last_error_detail(). The call (or
+       the plan) duplicates the communicator and sets MPI_ERRORS_RETURN on
+       its copy, so the caller's error handler is not changed. Before any
+       MPI call each entry point asks MPI_Initialized and MPI_Finalized: a
+       call before MPI_Init or after MPI_Finalize returns GEMM_ERR_MPI (a
+       plan destroyed after MPI_Finalize is freed without the barrier, and
+       says so). An intercommunicator is GEMM_ERR_INVALID_ARG.
 
    Timing (options.timing, options.timing_max: gemm_timing, in seconds)
-       Seconds per phase, like the seed paper's Figure 4: distribute_s (root
-       to ranks, or the skew of the distributed call), to_device_s,
+       Seconds per phase, like the seed paper's Figure 4: setup_s (a plan's
+       create, or the allocation of an execute's form: 0 on every execute
+       after a form's first), distribute_s (root to ranks, or the skew of
+       the distributed call), to_device_s,
        compute_s, from_device_s, shift_s (communication not hidden behind
        compute), gather_s, and total_s, the whole call; timing for this rank,
        timing_max the maximum over ranks, phase by phase. Filled on every
