@@ -9,7 +9,8 @@
        into the full C on every rank.
    Both run the whole differential battery (Cannon blocking and overlapped,
    Fox), then the tests of rank-inconsistent input, memory caps, timing and
-   the descriptor. Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
+   the descriptor, and the plans (tests/mpi_plan_checks.h: reuse with fresh
+   data, refusals, agreed failures, the defects of 0.3). Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
    the battery with the CUDA local multiply.
 
    Rank 0 prints; the others print only when GEMM_TEST_ALL_RANKS is set.
