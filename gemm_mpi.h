@@ -247,6 +247,8 @@ typedef struct gemm_mpi_options {
     gemm_mpi_path *path_used;      /* out: how blocks moved (GEMM_MPI_PATH_HOST for the CPU multiply) */
     int threads;                   /* CPU multiply: threads per rank (gemm_cpu_options.threads); 0 = gemm_cpu.h's
                                       default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
+    int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
+                                      ranks multiply this one; 0 or 1 = all before the rounds */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
@@ -602,8 +604,16 @@ static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_r
     gemm__mpi_add(&hst, gemm__mpi_mul(&hst, gemm__mpi_pool_blocks(g, o, path), big));
     /* Root-held calls move blocks between the caller's matrices and the
        ranks in chunks through two staging buffers (the root's, and a GPU
-       rank's). */
+       rank's); streamed in k-slabs, each rank's next slab lands beside its
+       blocks. */
     if (form == 0 && (cuda || is_root)) gemm__mpi_add(&hst, gemm__mpi_mul(&hst, 2, gemm__mpi_stage_bytes(g, es)));
+    if (form == 0 && o->slabs > 1 && !fox) {
+        size_t kbs = (size_t)((g->kb + o->slabs - 1) / o->slabs), land;
+        land = gemm__mpi_mul(&blk, gemm__mpi_mul(&blk, slots, (size_t)g->mb + (size_t)g->nb), kbs);
+        land = gemm__mpi_mul(&blk, land, es);
+        if (cuda) gemm__mpi_add(&blk, land);
+        else gemm__mpi_add(&hst, land);
+    }
     *host = hst.v;
     *device = cuda ? blk.v : 0;
     return blk.over || hst.over;
@@ -679,6 +689,19 @@ typedef struct gemm__mpi_ipc_msg {
 } gemm__mpi_ipc_msg;
 #endif
 
+/* The root-held stream: one k-slab of A and B on its way, chunk by chunk,
+   while the ranks multiply the previous one (mpi/feed.c). */
+typedef struct gemm__mpi_feed {
+    int active;                  /* a slab is on its way */
+    int done;                    /* every chunk of it has been started */
+    int64_t kofs;                /* the slab's first column inside each virtual k-block */
+    int d, which, slot;          /* the next chunk: runs from o of this block of rank (root + d) % P */
+    int64_t o;
+    int pending[2];              /* a GPU rank's chunk received in stage[k], still to be copied ... */
+    char *to[2];                 /* ... to here on the device */
+    size_t len[2];
+} gemm__mpi_feed;
+
 /* Everything one rank's plan holds, and the call in progress. The problem
    is gemm__prepare's canonical form: column-major, with the caller's A and
    B changed places for a row-major call; A, B and C below are the
@@ -700,6 +723,10 @@ typedef struct gemm__mpi {
     int setup_done;              /* the shared blocks are allocated (and, on the IPC path, mapped) */
     int form_ready[2];           /* the root-held / distributed buffers are allocated */
     int cuda_ready;              /* the GPU is chosen, its streams and events made */
+    int64_t kb_full;             /* the virtual k-block; g.kb is a slab of it while A and B stream */
+    int accumulate;              /* a later slab: the first round adds to C instead of taking beta*C */
+    void **land_a, **land_b;     /* the stream's next slab lands here, per slot */
+    gemm__mpi_feed fd;
     long allocations, mappings;  /* blocks and buffers allocated, peer blocks mapped: the tests read them */
     int broken;                  /* an MPI failure left transfers behind: no more executes */
 
@@ -857,18 +884,19 @@ static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
 /* >>mpi copy: src/mpi/copy.c */
 /* ---- where a block sits, and copies of blocks -------------------------------- */
 
-/* The span of block (bi, bj) of a matrix whose op() view is rows x cols,
-   cut in RB x CB blocks, relative to a piece that starts at op() element
-   (row0, col0). Column-major storage: `rows_run` when the op() view is the
-   stored matrix (C, an untransposed operand), so its columns are the runs;
-   else the stored matrix is the transpose and the op() rows are the runs. */
-static gemm__mpi_span gemm__mpi_span_of(int rows_run, int64_t rows, int64_t cols, int64_t RB, int64_t CB, int64_t bi,
-                                        int64_t bj, int64_t row0, int64_t col0)
+/* The span of the block whose op() corner is (r0, c0), RB x CB in the
+   buffer, of which at most rlim x clim lie in the matrix (whose op() view
+   is rows x cols), relative to a piece that starts at op() element (row0,
+   col0). Column-major storage: `rows_run` when the op() view is the stored
+   matrix (C, an untransposed operand), so its columns are the runs; else
+   the stored matrix is the transpose and the op() rows are the runs. */
+static gemm__mpi_span gemm__mpi_span_at(int rows_run, int64_t rows, int64_t cols, int64_t RB, int64_t CB, int64_t r0,
+                                        int64_t c0, int64_t rlim, int64_t clim, int64_t row0, int64_t col0)
 {
     gemm__mpi_span s;
-    int64_t r0 = bi * RB, c0 = bj * CB, rn = rows - r0, cn = cols - c0;
-    if (rn > RB) rn = RB;
-    if (cn > CB) cn = CB;
+    int64_t rn = rows - r0, cn = cols - c0;
+    if (rn > rlim) rn = rlim;
+    if (cn > clim) cn = clim;
     if (rn < 0) rn = 0;
     if (cn < 0) cn = 0;
     r0 -= row0;
@@ -886,18 +914,28 @@ static int64_t gemm__mpi_block_ld(int rows_run, int64_t RB, int64_t CB)
 }
 
 /* The span of block (bi, bj) of a (which = 0), b (1) or c (2) inside the
-   caller's matrix (root-held) or this rank's piece (distributed). */
-static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+   caller's matrix (root-held) or this rank's piece (distributed). While A
+   and B stream in k-slabs, g.kb is the slab's width and a block's k range
+   starts `kofs` into its virtual k-block of x->kb_full. */
+static gemm__mpi_span gemm__mpi_span_slab(const gemm__mpi *x, int which, int bi, int bj, int64_t kofs)
 {
     const gemm__mpi_grid *g = &x->g;
     int dist = x->distributed;
+    int64_t kb = g->kb, k0 = x->kb_full * (which == 0 ? bj : bi) + kofs, klim = x->kb_full - kofs;
+    if (klim > kb) klim = kb;
     if (which == 0)
-        return gemm__mpi_span_of(!x->p.a_trans, x->p.m, x->p.k, g->mb, g->kb, bi, bj, dist ? g->a.row0 : 0,
-                                 dist ? g->a.col0 : 0);
+        return gemm__mpi_span_at(!x->p.a_trans, x->p.m, x->p.k, g->mb, kb, bi * g->mb, k0, g->mb, klim,
+                                 dist ? g->a.row0 : 0, dist ? g->a.col0 : 0);
     if (which == 1)
-        return gemm__mpi_span_of(!x->p.b_trans, x->p.k, x->p.n, g->kb, g->nb, bi, bj, dist ? g->b.row0 : 0,
-                                 dist ? g->b.col0 : 0);
-    return gemm__mpi_span_of(1, x->p.m, x->p.n, g->mb, g->nb, bi, bj, dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
+        return gemm__mpi_span_at(!x->p.b_trans, x->p.k, x->p.n, kb, g->nb, k0, bj * g->nb, klim, g->nb,
+                                 dist ? g->b.row0 : 0, dist ? g->b.col0 : 0);
+    return gemm__mpi_span_at(1, x->p.m, x->p.n, g->mb, g->nb, bi * g->mb, bj * g->nb, g->mb, g->nb,
+                             dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
+}
+
+static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+{
+    return gemm__mpi_span_slab(x, which, bi, bj, 0);
 }
 
 /* Host copies of big blocks run on several threads: one core's memcpy
@@ -1517,18 +1555,20 @@ static void gemm__mpi_prelaunch(gemm__mpi *x)
 #endif
 }
 
-/* Root-held: the root sends every rank the blocks it starts with (its own
-   first); each rank takes its own. beta == 0: C is not read. */
-static void gemm__mpi_distribute(gemm__mpi *x)
+/* Root-held: the root sends every rank the blocks of a (which 0), b (1)
+   and c (2) from w0 to w1 it starts with (its own first); each rank takes
+   its own. The root's GPU starts on its own blocks meanwhile when they are
+   all there. */
+static void gemm__mpi_distribute_blocks(gemm__mpi *x, int w0, int w1)
 {
-    int which, s, d, root = x->o.root, ncopy = x->beta != 0 ? 3 : 2;
+    int which, s, d, root = x->o.root;
     double t0 = gemm__mpi_now(), h2d0 = x->t.to_device_s;
     x->chunk = 0;
     for (d = 0; d < x->P; d++) {
         int dst = (root + d) % x->P, r, c;
         if (x->rank != root && x->rank != dst) continue;
         gemm__mpi_place(&x->g, dst, &r, &c);
-        for (which = 0; which < ncopy; which++) {
+        for (which = w0; which <= w1; which++) {
             int64_t ld;
             void *user = gemm__mpi_user(x, which, &ld), **slots = gemm__mpi_slots(x, which);
             for (s = 0; s < x->g.br * x->g.bc; s++) {
@@ -1541,11 +1581,17 @@ static void gemm__mpi_distribute(gemm__mpi *x)
                 else gemm__mpi_stage_block(x, dst, which, slots[s], user, ld, &sp, 1);
             }
         }
-        if (dst == root) gemm__mpi_prelaunch(x);
+        if (dst == root && w0 == 0 && w1 >= 1) gemm__mpi_prelaunch(x);
     }
     gemm__mpi_stage_wait(x, 0);
     gemm__mpi_stage_wait(x, 1);
     x->t.distribute_s += gemm__mpi_now() - t0 - (x->t.to_device_s - h2d0);
+}
+
+/* Root-held: A, B and (beta != 0) C; beta == 0: C is not read. */
+static void gemm__mpi_distribute(gemm__mpi *x)
+{
+    gemm__mpi_distribute_blocks(x, 0, x->beta != 0 ? 2 : 1);
 }
 
 /* Root-held: every rank sends its C blocks to the root, which unpacks them
@@ -1634,6 +1680,194 @@ static void gemm__mpi_store_c(gemm__mpi *x)
     gemm__mpi_sync(x);
 }
 /* <<mpi distribute */
+/* >>mpi feed: src/mpi/feed.c */
+/* ---- the root-held stream: the next k-slab travels during the rounds --------------- */
+
+/* With options.slabs > 1 the root-held Cannon multiplies A and B in
+   k-slabs (mpi/stream.c). While the ranks multiply one slab, the next one
+   travels: the root packs it chunk by chunk into its two staging buffers
+   and sends each chunk to the rank that starts with that block; each rank
+   receives its chunks into its landing blocks (through its own staging
+   buffers and the copy stream when it is a GPU rank and MPI takes no
+   device memory). Nothing here waits unless asked to (`block`): the rounds
+   call gemm__mpi_feed_pump between panels and while their GPU works, so
+   the feed moves whenever the rank would otherwise wait, and
+   gemm__mpi_feed_finish completes it before the slab is used. The chunks
+   are those of the whole-block distribution (mpi/distribute.c), in the
+   order rank, a then b, slot, runs; messages carry tags of their own. */
+#define GEMM__MPI_TAG_FEED 31000
+
+/* The block of the feed's cursor: its span in A or B (this slab's columns),
+   where it lands on its rank, and the caller's matrix. */
+static gemm__mpi_span gemm__mpi_feed_block(const gemm__mpi *x, int *dst, char **land, void **user, int64_t *ld)
+{
+    int r, c, i, j, bi, bj;
+    *dst = (x->o.root + x->fd.d) % x->P;
+    gemm__mpi_place(&x->g, *dst, &r, &c);
+    gemm__mpi_slot_ij(x, r, c, x->fd.slot, &i, &j);
+    gemm__mpi_start_block(x, x->fd.which, i, j, &bi, &bj);
+    *land = (char *)(x->fd.which ? x->land_b : x->land_a)[x->fd.slot];
+    *user = gemm__mpi_user(x, x->fd.which, ld);
+    return gemm__mpi_span_slab(x, x->fd.which, bi, bj, x->fd.kofs);
+}
+
+/* Runs per chunk of a block whose runs are `run` bytes (every rank cuts alike). */
+static int64_t gemm__mpi_feed_per(const gemm__mpi *x, size_t run)
+{
+    int64_t per = (int64_t)(x->stage_bytes / run);
+    return per > 1 ? per : 1;
+}
+
+/* Moves the cursor past the chunk of `per` runs of a block of `outer` runs:
+   the root walks every rank's blocks, another rank only its own. */
+static void gemm__mpi_feed_next(gemm__mpi *x, int64_t per, int64_t outer)
+{
+    x->fd.o += per;
+    if (x->fd.o < outer) return;
+    x->fd.o = 0;
+    if (++x->fd.slot < x->g.br * x->g.bc) return;
+    x->fd.slot = 0;
+    if (++x->fd.which < 2) return;
+    x->fd.which = 0;
+    if (x->rank != x->o.root || ++x->fd.d == x->P) x->fd.done = 1;
+}
+
+/* Whether staging buffer k is free: its message sent or received, and its
+   device copy done. `block`: wait until it is. */
+static int gemm__mpi_feed_free(gemm__mpi *x, int k, int block)
+{
+    int done = 1;
+    if (x->stage_req[k] != MPI_REQUEST_NULL) {
+        if (block) GEMM__MPI_DO(x, MPI_Wait(&x->stage_req[k], MPI_STATUS_IGNORE));
+        else if (!GEMM__MPI_DO(x, MPI_Test(&x->stage_req[k], &done, MPI_STATUS_IGNORE))) done = 1;
+        if (!done) return 0;
+    }
+#ifdef GEMM_MPI_CUDA
+    if (x->stage_dev[k]) {
+        cudaError_t e = block ? cudaEventSynchronize(x->stage_ev[k]) : cudaEventQuery(x->stage_ev[k]);
+        if (e == cudaErrorNotReady) return 0;
+        GEMM__MPI_CU(x, e);
+        x->stage_dev[k] = 0;
+    }
+#endif
+    return 1;
+}
+
+/* Staging buffer k's chunk to the device, on the copy stream. */
+static void gemm__mpi_feed_h2d(gemm__mpi *x, int k, char *to, size_t len)
+{
+#ifdef GEMM_MPI_CUDA
+    GEMM__MPI_CU(x, cudaMemcpyAsync(to, x->stage[k], len, cudaMemcpyHostToDevice, x->copy_stream));
+    GEMM__MPI_CU(x, cudaEventRecord(x->stage_ev[k], x->copy_stream));
+    x->stage_dev[k] = 1;
+#else
+    (void)x;
+    (void)k;
+    (void)to;
+    (void)len;
+#endif
+}
+
+/* The root's next chunk: packed (its own CPU blocks straight into their
+   landing), then sent, or copied to its own GPU. */
+static int gemm__mpi_feed_root(gemm__mpi *x, int block)
+{
+    int dst, k = x->chunk & 1;
+    char *land;
+    void *user;
+    int64_t ld, end, per;
+    size_t run, len;
+    gemm__mpi_span sp = gemm__mpi_feed_block(x, &dst, &land, &user, &ld);
+    run = (size_t)sp.INNER * x->es;
+    per = gemm__mpi_feed_per(x, run);
+    end = x->fd.o + per < sp.OUTER ? x->fd.o + per : sp.OUTER;
+    len = (size_t)(end - x->fd.o) * run;
+    if (dst == x->rank && !x->cuda)
+        gemm__mpi_copy_part(x, land + (size_t)x->fd.o * run, user, ld, &sp, x->fd.o, end, 1);
+    else {
+        if (!gemm__mpi_feed_free(x, k, block)) return 0;
+        gemm__mpi_copy_part(x, x->stage[k], user, ld, &sp, x->fd.o, end, 1);
+        if (dst == x->rank) gemm__mpi_feed_h2d(x, k, land + (size_t)x->fd.o * run, len);
+        else GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + x->fd.which,
+                                       x->comm, &x->stage_req[k]));
+        x->chunk++;
+    }
+    gemm__mpi_feed_next(x, per, sp.OUTER);
+    return 1;
+}
+
+/* Another rank's next chunk: its receive posted (straight into the landing
+   when MPI takes the memory; else into staging buffer k, whose previous
+   chunk goes on to the device first). */
+static int gemm__mpi_feed_rank(gemm__mpi *x, int block)
+{
+    int dst, k = x->chunk & 1, direct = gemm__mpi_direct(x);
+    char *land, *to;
+    void *user;
+    int64_t ld, per;
+    size_t run, len;
+    gemm__mpi_span sp = gemm__mpi_feed_block(x, &dst, &land, &user, &ld);
+    run = (size_t)sp.INNER * x->es;
+    per = gemm__mpi_feed_per(x, run);
+    len = (size_t)((x->fd.o + per < sp.OUTER ? x->fd.o + per : sp.OUTER) - x->fd.o) * run;
+    to = land + (size_t)x->fd.o * run;
+    if (x->fd.pending[k]) { /* the chunk received here two chunks ago */
+        if (!gemm__mpi_feed_free(x, k, block)) return 0;
+        gemm__mpi_feed_h2d(x, k, x->fd.to[k], x->fd.len[k]);
+        x->fd.pending[k] = 0;
+    }
+    if (!gemm__mpi_feed_free(x, k, block)) return 0;
+    GEMM__MPI_DO(x, MPI_Irecv(direct ? to : x->stage[k], (int)len, MPI_BYTE, x->o.root,
+                              GEMM__MPI_TAG_FEED + x->fd.which, x->comm, &x->stage_req[k]));
+    x->fd.pending[k] = !direct;
+    x->fd.to[k] = to;
+    x->fd.len[k] = len;
+    x->chunk++;
+    gemm__mpi_feed_next(x, per, sp.OUTER);
+    return 1;
+}
+
+/* One step of the feed; 0 when it would have to wait (or is over). */
+static int gemm__mpi_feed_step(gemm__mpi *x, int block)
+{
+    if (!x->fd.active || x->fd.done) return 0;
+    return x->rank == x->o.root ? gemm__mpi_feed_root(x, block) : gemm__mpi_feed_rank(x, block);
+}
+
+/* As many steps as go without waiting. */
+static void gemm__mpi_feed_pump(gemm__mpi *x)
+{
+    while (gemm__mpi_feed_step(x, 0)) {}
+}
+
+/* Starts the slab whose k range begins `kofs` into each virtual k-block. */
+static void gemm__mpi_feed_start(gemm__mpi *x, int64_t kofs)
+{
+    memset(&x->fd, 0, sizeof x->fd);
+    x->fd.active = 1;
+    x->fd.kofs = kofs;
+    x->fd.d = (x->rank - x->o.root + x->P) % x->P;
+    if (x->rank == x->o.root) x->fd.d = 0;
+    x->chunk = 0;
+    gemm__mpi_feed_pump(x);
+}
+
+/* Completes the slab: every chunk sent, received and on its device. */
+static void gemm__mpi_feed_finish(gemm__mpi *x)
+{
+    int k;
+    while (gemm__mpi_feed_step(x, 1)) {}
+    for (k = 0; k < 2; k++) {
+        if (x->fd.pending[k]) {
+            gemm__mpi_feed_free(x, k, 1);
+            gemm__mpi_feed_h2d(x, k, x->fd.to[k], x->fd.len[k]);
+            x->fd.pending[k] = 0;
+        }
+    }
+    for (k = 0; k < 2; k++) gemm__mpi_feed_free(x, k, 1);
+    x->fd.active = 0;
+}
+/* <<mpi feed */
 /* >>mpi rounds: src/mpi/rounds.c */
 /* ---- the rounds: Cannon and Fox ------------------------------------------------ */
 
@@ -1710,6 +1944,8 @@ static void gemm__mpi_shift_blocking(gemm__mpi *x, int shift_a)
 static double gemm__mpi_event_seconds(gemm__mpi *x)
 {
     float ms = 0;
+    while (x->fd.active && x->st == GEMM_OK && cudaEventQuery(x->ev1) == cudaErrorNotReady)
+        gemm__mpi_feed_pump(x); /* the next slab moves while the GPU multiplies */
     GEMM__MPI_CU(x, cudaEventSynchronize(x->ev1));
     if (x->st == GEMM_OK) GEMM__MPI_CU(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1));
     return 1e-3 * (double)ms;
@@ -1743,13 +1979,15 @@ static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_f
 #ifdef GEMM_MPI_CUDA
     if (x->cuda) { gemm__mpi_round_gpu(x, a, first, in_flight, t0); return; }
 #endif
-    int64_t w = in_flight ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : x->g.nb, j;
+    int poll = in_flight || x->fd.active;
+    int64_t w = poll ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : x->g.nb, j;
     for (s = 0; s < n; s++)
         for (j = 0; j < x->g.nb; j += w) {
             double t = gemm__mpi_now();
             gemm__mpi_multiply_cols(x, a, x->b, first, s, j, j + w < x->g.nb ? j + w : x->g.nb);
             comp += gemm__mpi_now() - t;
             if (in_flight) gemm__mpi_test(x);
+            if (x->fd.active) gemm__mpi_feed_pump(x);
         }
     if (in_flight) gemm__mpi_wait(x);
     x->t.compute_s += comp;
@@ -1765,7 +2003,7 @@ static void gemm__mpi_cannon(gemm__mpi *x)
             gemm__mpi_queue_shift(x, 1);
             gemm__mpi_start(x);
         }
-        gemm__mpi_round_multiply(x, x->a, round == 0, overlap);
+        gemm__mpi_round_multiply(x, x->a, round == 0 && !x->accumulate, overlap);
         if (overlap) gemm__mpi_rotate(x, 1, 1);
         else if (!last) {
             double t = gemm__mpi_now();
@@ -1810,6 +2048,67 @@ static void gemm__mpi_fox(gemm__mpi *x)
     }
 }
 /* <<mpi rounds */
+/* >>mpi stream: src/mpi/stream.c */
+/* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
+
+/* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
+static int gemm__mpi_streams(const gemm__mpi *x)
+{
+    return !x->distributed && x->o.algorithm == GEMM_MPI_CANNON && x->o.slabs > 1;
+}
+
+/* The landed slab becomes each slot's block (its feed is complete). */
+static void gemm__mpi_load_slab(gemm__mpi *x)
+{
+    int s;
+    for (s = 0; s < x->g.br * x->g.bc; s++) {
+        gemm__mpi_copy(x, x->a[s], x->cuda, x->land_a[s], x->cuda, x->abytes);
+        gemm__mpi_copy(x, x->b[s], x->cuda, x->land_b[s], x->cuda, x->bbytes);
+    }
+}
+
+/* C = alpha op(A) op(B) + beta C as S products over k-slabs: the virtual
+   k-block kb is cut into S slabs of kbs columns; slab s is Cannon's
+   algorithm on blocks mb x kbs and kbs x nb (the first with beta, the
+   others adding to C), and while its rounds run, slab s+1 travels from the
+   root to the ranks (mpi/feed.c): the ranks start multiplying once the
+   first slab has landed instead of once all of A and B has. The shifts
+   move blocks a slab thick, so they carry in total what the unstreamed
+   rounds carry. */
+static void gemm__mpi_stream(gemm__mpi *x)
+{
+    int s, S = x->o.slabs;
+    int64_t kb = x->g.kb, kbs;
+    size_t abytes = x->abytes, bbytes = x->bbytes;
+    double t0 = gemm__mpi_now();
+    if (S > kb) S = (int)kb;
+    kbs = (kb + S - 1) / S;
+    if (x->beta != 0) gemm__mpi_distribute_blocks(x, 2, 2);
+    x->g.kb = kbs;
+    x->abytes = (size_t)(x->g.mb * kbs) * x->es;
+    x->bbytes = (size_t)(kbs * x->g.nb) * x->es;
+    gemm__mpi_feed_start(x, 0);
+    gemm__mpi_feed_finish(x);
+    x->t.distribute_s += gemm__mpi_now() - t0;
+    for (s = 0; s < S; s++) {
+        gemm__mpi_load_slab(x);
+        gemm__mpi_sync(x); /* on a GPU, the landing is read before the next slab lands there */
+        if (s + 1 < S) gemm__mpi_feed_start(x, (int64_t)(s + 1) * kbs);
+        x->accumulate = s > 0;
+        gemm__mpi_cannon(x);
+        if (s + 1 < S) {
+            double t = gemm__mpi_now();
+            gemm__mpi_feed_finish(x);
+            x->t.distribute_s += gemm__mpi_now() - t;
+        }
+    }
+    gemm__mpi_sync(x);
+    x->accumulate = 0;
+    x->g.kb = kb;
+    x->abytes = abytes;
+    x->bbytes = bbytes;
+}
+/* <<mpi stream */
 /* >>mpi vote: src/mpi/vote.c */
 /* ---- agreeing ------------------------------------------------------------ */
 
@@ -1956,13 +2255,19 @@ static void gemm__mpi_alloc_blocks(gemm__mpi *x)
 }
 
 /* One form's own buffers: the root-held form's two staging buffers (on the
-   root, and on every GPU rank), or the distributed Cannon's natural blocks. */
+   root, and on every GPU rank) and, streamed, the slab landing blocks; or
+   the distributed Cannon's natural blocks. */
 static void gemm__mpi_alloc_form(gemm__mpi *x, int form)
 {
     int k;
     if (form == 1) {
         if (x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, x->big);
         return;
+    }
+    if (x->o.slabs > 1 && x->o.algorithm == GEMM_MPI_CANNON) {
+        int64_t kbs = (x->g.kb + x->o.slabs - 1) / x->o.slabs;
+        x->land_a = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(x->g.mb * kbs) * x->es);
+        x->land_b = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(kbs * x->g.nb) * x->es);
     }
     if (!(x->cuda || x->rank == x->o.root)) return;
     for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
@@ -2132,6 +2437,8 @@ static gemm_status gemm__mpi_check_options(const gemm__mpi *x)
         o->path != GEMM_MPI_PATH_CUDA_IPC)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
                           (int)o->path);
+    if (o->slabs < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", x->func, o->slabs);
     if (o->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", x->func, o->threads);
     if (x->distributed != 1 && (o->root < 0 || o->root >= x->P))
@@ -2160,6 +2467,7 @@ static gemm_status gemm__mpi_prepare(gemm__mpi *x, const gemm__mpi_args *in, con
     x->B = x->p.swapped ? in->A : in->B;
     x->C = in->C;
     gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    x->kb_full = x->g.kb;
     if (x->distributed) s = gemm__mpi_check_pieces(x, in);
     return s != GEMM_OK ? s : gemm__mpi_check_options(x);
 }
@@ -2178,6 +2486,7 @@ static gemm_status gemm__mpi_check_shape(gemm__mpi *x, const gemm_mpi_blocks *u)
                       gemm__mpi_min_ld(x->layout, GEMM_NO_TRANS, x->m, x->n), &x->p);
     if (s != GEMM_OK) return s;
     gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    x->kb_full = x->g.kb;
     return gemm__mpi_check_options(x);
 }
 
@@ -2196,6 +2505,7 @@ static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_m
     else if (e->max_host_bytes && e->max_host_bytes != o->max_host_bytes) bad = "max_host_bytes";
     else if (e->max_device_bytes && e->max_device_bytes != o->max_device_bytes) bad = "max_device_bytes";
     else if (e->threads && e->threads != o->threads) bad = "threads";
+    else if (e->slabs && e->slabs != o->slabs) bad = "slabs";
     if (bad)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.%s differs from the plan's: it is fixed when the plan "
                           "is created", x->func, bad);
@@ -2233,11 +2543,11 @@ static void gemm__mpi_init(gemm__mpi *x, const char *func, gemm_precision precis
 }
 
 /* The values every rank must pass alike, and their names for the vote. */
-#define GEMM__MPI_SHAPE_VALUES 15
+#define GEMM__MPI_SHAPE_VALUES 16
 static const char *const gemm__mpi_shape_names[] = {
     "precision", "layout", "transa", "transb", "m", "n", "k", "options.local", "options.algorithm",
     "options.overlap", "options.path", "options.root", "options.max_host_bytes", "options.max_device_bytes",
-    "options.threads", "alpha", "beta", "forms (a root-held and a distributed execute)"};
+    "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)"};
 
 static void gemm__mpi_shape_values(const gemm__mpi *x, int64_t *v)
 {
@@ -2247,6 +2557,7 @@ static void gemm__mpi_shape_values(const gemm__mpi *x, int64_t *v)
     v[11] = x->distributed == 1 ? 0 : x->o.root;
     v[12] = (int64_t)x->o.max_host_bytes; v[13] = (int64_t)x->o.max_device_bytes;
     v[14] = x->o.threads;
+    v[15] = x->o.slabs > 1 ? x->o.slabs : 1;
 }
 
 /* The plan's communicator, the grid and this rank's checks of the shape
@@ -2317,6 +2628,9 @@ static void gemm__mpi_free_form(gemm__mpi *x, int form)
         x->temps = NULL;
         return;
     }
+    gemm__mpi_blocks_free(x, x->land_a, x->g.br * x->g.bc);
+    gemm__mpi_blocks_free(x, x->land_b, x->g.br * x->g.bc);
+    x->land_a = x->land_b = NULL;
     for (k = 0; k < 2; k++) {
         gemm__mpi_release(x, x->stage[k], 0);
         x->stage[k] = NULL;
@@ -2489,10 +2803,13 @@ static void gemm__mpi_scale_only(gemm__mpi *x)
 static void gemm__mpi_product(gemm__mpi *x)
 {
     gemm_status s;
-    if (x->distributed) gemm__mpi_local_blocks(x);
-    else gemm__mpi_distribute(x);
-    if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
-    else gemm__mpi_cannon(x);
+    if (gemm__mpi_streams(x)) gemm__mpi_stream(x);
+    else {
+        if (x->distributed) gemm__mpi_local_blocks(x);
+        else gemm__mpi_distribute(x);
+        if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
+        else gemm__mpi_cannon(x);
+    }
     s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
     if (s != GEMM_OK) gemm__mpi_agreed(x, s);
     else if (x->distributed) gemm__mpi_store_c(x);

@@ -72,6 +72,7 @@ typedef struct plan_case {
     gemm_mpi_algorithm algo;
     int overlap;
     int form; /* 0 root-held, 1 distributed, 2 both in turn */
+    int slabs;
 } plan_case;
 
 /* Execute `rep` of a plan: fresh data (new seeds, new padding, new alpha and
@@ -118,6 +119,7 @@ static void plan_reuse(gemm_mpi_local local, const plan_case *pc)
     c.opts.local = local;
     c.opts.algorithm = pc->algo;
     c.opts.overlap = pc->overlap;
+    c.opts.slabs = pc->slabs;
     c.opts.root = nranks - 1;
     want_timing(&c.opts, &t);
     memset(&t, 0xff, sizeof t);
@@ -155,14 +157,16 @@ static void plan_reuse(gemm_mpi_local local, const plan_case *pc)
 static void test_plans(gemm_mpi_local local)
 {
     static const plan_case cases[] = {
-        {1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 37, 29, 31, GEMM_MPI_CANNON, 0, 0},
-        {1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 37, 29, 31, GEMM_MPI_CANNON, 1, 1},
-        {1, GEMM_COL_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 40, 33, 27, GEMM_MPI_CANNON, 1, 2},
-        {1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 40, 33, 27, GEMM_MPI_FOX, 0, 2},
-        {0, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_TRANS, 23, 41, 19, GEMM_MPI_FOX, 0, 0},
-        {0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 64, 48, 80, GEMM_MPI_CANNON, 1, 1},
-        {1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 1, 7, 3, GEMM_MPI_CANNON, 0, 2},
-        {1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 12, 9, 0, GEMM_MPI_CANNON, 1, 2},
+        {1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 37, 29, 31, GEMM_MPI_CANNON, 0, 0, 0},
+        {1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 37, 29, 31, GEMM_MPI_CANNON, 1, 1, 0},
+        {1, GEMM_COL_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 40, 33, 27, GEMM_MPI_CANNON, 1, 2, 0},
+        {1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 40, 33, 27, GEMM_MPI_FOX, 0, 2, 0},
+        {0, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_TRANS, 23, 41, 19, GEMM_MPI_FOX, 0, 0, 0},
+        {0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 64, 48, 80, GEMM_MPI_CANNON, 1, 1, 0},
+        {1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 1, 7, 3, GEMM_MPI_CANNON, 0, 2, 0},
+        {1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 12, 9, 0, GEMM_MPI_CANNON, 1, 2, 0},
+        {1, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 45, 38, 52, GEMM_MPI_CANNON, 1, 0, 2},
+        {0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 30, 26, 41, GEMM_MPI_CANNON, 0, 2, 3},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) plan_reuse(local, &cases[i]);

@@ -246,6 +246,9 @@ static int env_int(const char *name, int def)
     return v && atoi(v) > 0 ? atoi(v) : def;
 }
 
+/* options.slabs of the next batteries (the root-held stream) */
+static int battery_slabs;
+
 static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int overlap, gemm_mpi_local local, int root,
                         gemm_mpi_path path)
 {
@@ -259,6 +262,7 @@ static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int
     c.opts.local = local;
     c.opts.root = root;
     c.opts.path = path;
+    c.opts.slabs = battery_slabs;
     be.name = name;
     be.sgemm = mpi_sgemm;
     be.dgemm = mpi_dgemm;
@@ -457,18 +461,21 @@ static void test_memory(void)
     memset(&c, 0, sizeof c);
     fill(A, M * K, 4);
     fill(B, K * N, 5);
-    for (dist = 0; dist < 2; dist++) {
-        c.dist = dist;
+    for (dist = 0; dist < 3; dist++) { /* 2: root-held, streamed in 3 slabs (their landing blocks counted) */
+        c.dist = dist == 1;
         c.opts.overlap = dist;
-        battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F64, dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 && dev == 0,
-                      "memory query (%s): %zu host bytes, %zu device", dist ? "dist" : "root-held", host, dev);
+        c.opts.slabs = dist == 2 ? 3 : 0;
+        battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F64, c.dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 &&
+                          dev == 0,
+                      "memory query (%s): %zu host bytes, %zu device", dist == 1 ? "dist" : dist ? "root-held, 3 slabs"
+                      : "root-held", host, dev);
         c.opts.max_host_bytes = host - 1;
-        s = dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
+        s = c.dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
                  : call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
         battery_check(s == GEMM_ERR_OUT_OF_MEMORY && strstr(gemm_last_error_detail(), "cap"),
                       "rank %d: cap one byte short -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
         c.opts.max_host_bytes = host;
-        s = dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
+        s = c.dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
                  : call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
         battery_check(s == GEMM_OK, "rank %d: cap exactly the query -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
         c.opts.max_host_bytes = 0;
@@ -632,12 +639,24 @@ int main(int argc, char **argv)
     run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 2;
+    run_battery("mpi root-held cannon overlap, 2 slabs (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU,
+                root, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 3;
+    run_battery("mpi root-held cannon, 3 slabs", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 0;
     run_battery("mpi distributed cannon", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi distributed cannon overlap", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi distributed fox", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
 #ifdef GEMM_MPI_CUDA
     run_battery("mpi root-held cannon, cuda", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap, cuda", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 3;
+    run_battery("mpi root-held cannon overlap, cuda, 3 slabs", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0,
+                GEMM_MPI_PATH_AUTO);
+    run_battery("mpi root-held cannon, cuda, staged, 3 slabs", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0,
+                GEMM_MPI_PATH_STAGED);
+    battery_slabs = 0;
     run_battery("mpi distributed cannon overlap, cuda", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi distributed fox, cuda", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon, cuda, staged", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_STAGED);

@@ -37,6 +37,8 @@ typedef struct gemm_mpi_options {
     gemm_mpi_path *path_used;      /* out: how blocks moved (GEMM_MPI_PATH_HOST for the CPU multiply) */
     int threads;                   /* CPU multiply: threads per rank (gemm_cpu_options.threads); 0 = gemm_cpu.h's
                                       default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
+    int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
+                                      ranks multiply this one; 0 or 1 = all before the rounds */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),

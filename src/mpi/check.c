@@ -93,6 +93,8 @@ static gemm_status gemm__mpi_check_options(const gemm__mpi *x)
         o->path != GEMM_MPI_PATH_CUDA_IPC)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
                           (int)o->path);
+    if (o->slabs < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", x->func, o->slabs);
     if (o->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", x->func, o->threads);
     if (x->distributed != 1 && (o->root < 0 || o->root >= x->P))
@@ -121,6 +123,7 @@ static gemm_status gemm__mpi_prepare(gemm__mpi *x, const gemm__mpi_args *in, con
     x->B = x->p.swapped ? in->A : in->B;
     x->C = in->C;
     gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    x->kb_full = x->g.kb;
     if (x->distributed) s = gemm__mpi_check_pieces(x, in);
     return s != GEMM_OK ? s : gemm__mpi_check_options(x);
 }
@@ -139,6 +142,7 @@ static gemm_status gemm__mpi_check_shape(gemm__mpi *x, const gemm_mpi_blocks *u)
                       gemm__mpi_min_ld(x->layout, GEMM_NO_TRANS, x->m, x->n), &x->p);
     if (s != GEMM_OK) return s;
     gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    x->kb_full = x->g.kb;
     return gemm__mpi_check_options(x);
 }
 
@@ -157,6 +161,7 @@ static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_m
     else if (e->max_host_bytes && e->max_host_bytes != o->max_host_bytes) bad = "max_host_bytes";
     else if (e->max_device_bytes && e->max_device_bytes != o->max_device_bytes) bad = "max_device_bytes";
     else if (e->threads && e->threads != o->threads) bad = "threads";
+    else if (e->slabs && e->slabs != o->slabs) bad = "slabs";
     if (bad)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.%s differs from the plan's: it is fixed when the plan "
                           "is created", x->func, bad);

@@ -35,10 +35,13 @@ static void gemm__mpi_scale_only(gemm__mpi *x)
 static void gemm__mpi_product(gemm__mpi *x)
 {
     gemm_status s;
-    if (x->distributed) gemm__mpi_local_blocks(x);
-    else gemm__mpi_distribute(x);
-    if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
-    else gemm__mpi_cannon(x);
+    if (gemm__mpi_streams(x)) gemm__mpi_stream(x);
+    else {
+        if (x->distributed) gemm__mpi_local_blocks(x);
+        else gemm__mpi_distribute(x);
+        if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
+        else gemm__mpi_cannon(x);
+    }
     s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
     if (s != GEMM_OK) gemm__mpi_agreed(x, s);
     else if (x->distributed) gemm__mpi_store_c(x);

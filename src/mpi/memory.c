@@ -101,8 +101,16 @@ static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_r
     gemm__mpi_add(&hst, gemm__mpi_mul(&hst, gemm__mpi_pool_blocks(g, o, path), big));
     /* Root-held calls move blocks between the caller's matrices and the
        ranks in chunks through two staging buffers (the root's, and a GPU
-       rank's). */
+       rank's); streamed in k-slabs, each rank's next slab lands beside its
+       blocks. */
     if (form == 0 && (cuda || is_root)) gemm__mpi_add(&hst, gemm__mpi_mul(&hst, 2, gemm__mpi_stage_bytes(g, es)));
+    if (form == 0 && o->slabs > 1 && !fox) {
+        size_t kbs = (size_t)((g->kb + o->slabs - 1) / o->slabs), land;
+        land = gemm__mpi_mul(&blk, gemm__mpi_mul(&blk, slots, (size_t)g->mb + (size_t)g->nb), kbs);
+        land = gemm__mpi_mul(&blk, land, es);
+        if (cuda) gemm__mpi_add(&blk, land);
+        else gemm__mpi_add(&hst, land);
+    }
     *host = hst.v;
     *device = cuda ? blk.v : 0;
     return blk.over || hst.over;

@@ -28,11 +28,11 @@ static void gemm__mpi_init(gemm__mpi *x, const char *func, gemm_precision precis
 }
 
 /* The values every rank must pass alike, and their names for the vote. */
-#define GEMM__MPI_SHAPE_VALUES 15
+#define GEMM__MPI_SHAPE_VALUES 16
 static const char *const gemm__mpi_shape_names[] = {
     "precision", "layout", "transa", "transb", "m", "n", "k", "options.local", "options.algorithm",
     "options.overlap", "options.path", "options.root", "options.max_host_bytes", "options.max_device_bytes",
-    "options.threads", "alpha", "beta", "forms (a root-held and a distributed execute)"};
+    "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)"};
 
 static void gemm__mpi_shape_values(const gemm__mpi *x, int64_t *v)
 {
@@ -42,6 +42,7 @@ static void gemm__mpi_shape_values(const gemm__mpi *x, int64_t *v)
     v[11] = x->distributed == 1 ? 0 : x->o.root;
     v[12] = (int64_t)x->o.max_host_bytes; v[13] = (int64_t)x->o.max_device_bytes;
     v[14] = x->o.threads;
+    v[15] = x->o.slabs > 1 ? x->o.slabs : 1;
 }
 
 /* The plan's communicator, the grid and this rank's checks of the shape
@@ -112,6 +113,9 @@ static void gemm__mpi_free_form(gemm__mpi *x, int form)
         x->temps = NULL;
         return;
     }
+    gemm__mpi_blocks_free(x, x->land_a, x->g.br * x->g.bc);
+    gemm__mpi_blocks_free(x, x->land_b, x->g.br * x->g.bc);
+    x->land_a = x->land_b = NULL;
     for (k = 0; k < 2; k++) {
         gemm__mpi_release(x, x->stage[k], 0);
         x->stage[k] = NULL;

@@ -112,13 +112,19 @@ static void gemm__mpi_alloc_blocks(gemm__mpi *x)
 }
 
 /* One form's own buffers: the root-held form's two staging buffers (on the
-   root, and on every GPU rank), or the distributed Cannon's natural blocks. */
+   root, and on every GPU rank) and, streamed, the slab landing blocks; or
+   the distributed Cannon's natural blocks. */
 static void gemm__mpi_alloc_form(gemm__mpi *x, int form)
 {
     int k;
     if (form == 1) {
         if (x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, x->big);
         return;
+    }
+    if (x->o.slabs > 1 && x->o.algorithm == GEMM_MPI_CANNON) {
+        int64_t kbs = (x->g.kb + x->o.slabs - 1) / x->o.slabs;
+        x->land_a = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(x->g.mb * kbs) * x->es);
+        x->land_b = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(kbs * x->g.nb) * x->es);
     }
     if (!(x->cuda || x->rank == x->o.root)) return;
     for (k = 0; k < 2 && x->st == GEMM_OK; k++) {

@@ -29,6 +29,19 @@ typedef struct gemm__mpi_ipc_msg {
 } gemm__mpi_ipc_msg;
 #endif
 
+/* The root-held stream: one k-slab of A and B on its way, chunk by chunk,
+   while the ranks multiply the previous one (mpi/feed.c). */
+typedef struct gemm__mpi_feed {
+    int active;                  /* a slab is on its way */
+    int done;                    /* every chunk of it has been started */
+    int64_t kofs;                /* the slab's first column inside each virtual k-block */
+    int d, which, slot;          /* the next chunk: runs from o of this block of rank (root + d) % P */
+    int64_t o;
+    int pending[2];              /* a GPU rank's chunk received in stage[k], still to be copied ... */
+    char *to[2];                 /* ... to here on the device */
+    size_t len[2];
+} gemm__mpi_feed;
+
 /* Everything one rank's plan holds, and the call in progress. The problem
    is gemm__prepare's canonical form: column-major, with the caller's A and
    B changed places for a row-major call; A, B and C below are the
@@ -50,6 +63,10 @@ typedef struct gemm__mpi {
     int setup_done;              /* the shared blocks are allocated (and, on the IPC path, mapped) */
     int form_ready[2];           /* the root-held / distributed buffers are allocated */
     int cuda_ready;              /* the GPU is chosen, its streams and events made */
+    int64_t kb_full;             /* the virtual k-block; g.kb is a slab of it while A and B stream */
+    int accumulate;              /* a later slab: the first round adds to C instead of taking beta*C */
+    void **land_a, **land_b;     /* the stream's next slab lands here, per slot */
+    gemm__mpi_feed fd;
     long allocations, mappings;  /* blocks and buffers allocated, peer blocks mapped: the tests read them */
     int broken;                  /* an MPI failure left transfers behind: no more executes */
 
