@@ -19,7 +19,16 @@
        there is no separate skew round), the ranks multiply and shift, and
        the root gathers C. Every rank passes the same scalars (layout,
        transposes, m, n, k, alpha, beta); pointers and leading dimensions
-       are read on the root only.
+       are read on the root only. With options.slabs = S > 1 (Cannon), A
+       and B stream instead: the product runs as S products over k-slabs,
+       the ranks start on the first slab as soon as it has landed, and each
+       next slab travels from the root while the current one multiplies
+       (the root packs and sends between its own panels, or while its GPU
+       works; the ranks receive into landing blocks of 1/S of their a and b
+       blocks). It pays where the root's CPU is free while the ranks
+       multiply: with the CUDA multiply. The root must still move every byte
+       of A, B and C through its host memory: the bound is that traffic over
+       the root's host bandwidth, however the rounds overlap it.
 
      gemm_mpi_sgemm_dist / gemm_mpi_dgemm_dist   (distributed)
        For data that never sits on one rank: each rank passes only its own

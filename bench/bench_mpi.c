@@ -4,7 +4,7 @@
    mpirun -np P build/bench_mpi [--local cpu|cuda] [--sizes 8192,16384]
           [--prec f32,f64] [--what single,busy,resident,e2e] [--reps 3]
           [--overlap 0|1] [--algo cannon|fox] [--path auto|staged|aware|ipc]
-          [--warmup 0|1] [--peer none|scalapack] [--nb 256]
+          [--warmup 0|1] [--peer none|scalapack] [--nb 256] [--slabs 4]
 
    What is timed (row-major, NN, alpha = 1, beta = 0, square n):
      single    rank 0 alone runs our local multiply on the whole problem on
@@ -28,9 +28,9 @@
                same process grid), the same values, 2D block-cyclic blocks
                of --nb, interleaved call by call with ours.
      e2e       executes of the plan's root-held form: A, B on rank 0's host
-               memory, C back there; the root's physical limit beside it:
-               the bytes it must move (A and B out, C in) over its measured
-               one-core copy bandwidth.
+               memory, C back there (--slabs: A and B stream in k-slabs);
+               the root's physical limit beside it: the bytes it must move
+               (A and B out, C in) over its measured one-core copy bandwidth.
    Each: a warm-up call, then the median of --reps calls (min and max
    beside it), with the slowest rank's phase breakdown of the median run.
    Inputs are a hash of (matrix, row, column) in [-0.5, 0.5), made where
@@ -41,7 +41,7 @@
    csv,what,local,prec,n,P,grid,q,overlap,algo,path,median_s,min_s,max_s,
        tflops,distribute,h2d,compute,d2h,shift,gather,max_err,ok,threads,
        setup_s,create_s,first_setup_s,peer,peer_median_s,peer_min_s,
-       peer_max_s,peer_err,limit_s */
+       peer_max_s,peer_err,limit_s,slabs */
 #define _POSIX_C_SOURCE 200809L
 #define GEMM_IMPLEMENTATION
 #include "../gemm_mpi.h"
@@ -236,13 +236,14 @@ static void report(const char *what, const config *cf, int dbl, int64_t n, const
     if (me != 0) return;
     gemm_mpi_blocks_of(r ? nranks : 1, 0, n, n, n, &g); /* the grid the call ran on */
     printf("csv,%s,%s,%s,%lld,%d,%dx%d,%d,%d,%s,%s,%.6f,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3g,%s,"
-           "%d,%.6f,%.6f,%.6f,%s,%.6f,%.6f,%.6f,%.3g,%.6f\n",
+           "%d,%.6f,%.6f,%.6f,%s,%.6f,%.6f,%.6f,%.3g,%.6f,%d\n",
            what, cf->local, dbl ? "f64" : "f32", (long long)n, nranks, g.grid_rows, g.grid_cols, g.q, cf->o.overlap,
            cf->algo, path, med, lo, hi, 2e-12 * (double)n * (double)n * (double)n / med, r ? r->max.distribute_s : 0,
            r ? r->max.to_device_s : 0, r ? r->max.compute_s : 0, r ? r->max.from_device_s : 0,
            r ? r->max.shift_s : 0, r ? r->max.gather_s : 0, err, ok ? "ok" : "FAIL", cf->threads,
            r ? r->max.setup_s : 0, r ? r->create_s : 0, r ? r->first_setup_s : 0,
-           r && r->peer ? "scalapack" : "-", pmed, plo, phi, r && r->peer ? r->peer_err : 0, r ? r->limit_s : 0);
+           r && r->peer ? "scalapack" : "-", pmed, plo, phi, r && r->peer ? r->peer_err : 0, r ? r->limit_s : 0,
+           cf->o.slabs > 1 ? cf->o.slabs : 1);
     fflush(stdout);
 }
 
@@ -667,6 +668,7 @@ static void parse(config *cf, int argc, char **argv, const char **sizes, const c
         else if (!strcmp(k, "--overlap")) cf->o.overlap = atoi(v);
         else if (!strcmp(k, "--warmup")) cf->warmup = atoi(v);
         else if (!strcmp(k, "--nb")) cf->nb = atoi(v) > 0 ? atoi(v) : 256;
+        else if (!strcmp(k, "--slabs")) cf->o.slabs = atoi(v);
         else if (!strcmp(k, "--peer")) cf->scalapack = !strcmp(v, "scalapack");
         else if (!strcmp(k, "--local")) {
             cf->local = v;
@@ -726,9 +728,9 @@ int main(int argc, char **argv)
     }
 #endif
     if (me == 0)
-        printf("# bench_mpi: %d ranks x %d threads, local %s, overlap %d, algo %s, path %s, reps %d, peer %s "
-               "(nb %d, OpenBLAS core %s)\n", nranks, cf.threads, cf.local, cf.o.overlap, cf.algo, cf.path, cf.reps,
-               cf.scalapack ? "scalapack" : "none", cf.nb, blas);
+        printf("# bench_mpi: %d ranks x %d threads, local %s, overlap %d, algo %s, path %s, slabs %d, reps %d, peer %s "
+               "(nb %d, OpenBLAS core %s)\n", nranks, cf.threads, cf.local, cf.o.overlap, cf.algo, cf.path, cf.o.slabs,
+               cf.reps, cf.scalapack ? "scalapack" : "none", cf.nb, blas);
     for (s = sizes; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
         int64_t n = atoll(s);
         int dbl;

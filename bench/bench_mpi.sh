@@ -25,7 +25,7 @@ out=${BENCH_MPI_OUT:-bench}
 mkdir -p build "$out"
 csv=$out/results_mpi.csv
 log=$out/bench_mpi.log
-echo "what,local,prec,n,P,grid,q,overlap,algo,path,median_s,min_s,max_s,tflops,distribute_s,h2d_s,compute_s,d2h_s,shift_s,gather_s,max_err_over_tol,check,threads,setup_s,create_s,first_setup_s,peer,peer_median_s,peer_min_s,peer_max_s,peer_err,limit_s" >"$csv"
+echo "what,local,prec,n,P,grid,q,overlap,algo,path,median_s,min_s,max_s,tflops,distribute_s,h2d_s,compute_s,d2h_s,shift_s,gather_s,max_err_over_tol,check,threads,setup_s,create_s,first_setup_s,peer,peer_median_s,peer_min_s,peer_max_s,peer_err,limit_s,slabs" >"$csv"
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
 BIND="--bind-to none" # GPU ranks: the rank's thread plus CUDA's; CPU ranks: one core each (below)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines

@@ -5,8 +5,10 @@
 # deadline cuts or skips the last steps so that the table is printed):
 #   1. CUDA (about 2 min): the test program built by nvcc (CUDA multiply;
 #      plans, the root-held and distributed forms, the IPC and staged
-#      paths) at P = 1, 2, 4, the ranks sharing the one GPU; then the plan's
-#      set-up breakdown with the CUDA multiply (2 ranks, n = 8192 fp32).
+#      paths, the root-held stream) at P = 1, 2, 4, the ranks sharing the
+#      one GPU; then the plan's set-up breakdown with the CUDA multiply and
+#      the root-held form all at once and streamed in 4 k-slabs (2 ranks,
+#      n = 8192 fp32).
 #   2. CPU ranks (about 6 min), --bind-to core, one thread each, against
 #      ScaLAPACK PDGEMM/PSGEMM (block size 256, OpenBLAS SkylakeX kernels,
 #      the same process grid and values, interleaved call by call):
@@ -99,6 +101,8 @@ case " $STEPS " in *" cuda "*)
         tee "$OUT/test_cuda.log" | tail -n 14
     echo "=== CUDA: a plan's set-up, 2 ranks on the one GPU"
     run 45 --bind-to none -np 2 "$GPU_BIN/bench_mpi_cuda" --local cuda --sizes $SIZE --prec f32 --what resident,e2e --reps 3
+    run 30 --bind-to none -np 2 "$GPU_BIN/bench_mpi_cuda" --local cuda --sizes $SIZE --prec f32 --what e2e --reps 3 \
+        --slabs 4
     ;;
 esac
 
@@ -117,8 +121,9 @@ case " $STEPS " in *" cpu "*)
         $B --what resident --sizes $SIZE --reps 1 --warmup 1
     # one cold call each (its first execute's set-up is the "first-setup" column)
     run 110 $C -np 16 $B --what resident --sizes $BIG --reps 1 --warmup 0
-    echo "=== root-held, 16 ranks"
+    echo "=== root-held, 16 ranks (all at once, then in 4 streamed k-slabs)"
     run 30 $C -np 16 $B --what e2e --sizes $SIZE --prec f32 --reps 1 --warmup 1
+    run 30 $C -np 16 $B --what e2e --sizes $SIZE --prec f32 --reps 1 --warmup 1 --slabs 4
     ;;
 esac
 
@@ -145,7 +150,7 @@ esac
                     f[1], f[2], f[3], f[4], f[5], f[6], f[23], f[11], (f[27] == "scalapack" ? sprintf("%.3f", f[28]) : "-"),
                     ratio, eff, f[15], f[17], f[19], (k3 in alone ? sprintf("%.3f", alone[k3]) : "-"),
                     (k3 in busy ? sprintf("%.3f", busy[k3]) : "-"), f[25], f[26], f[24], f[22],
-                    (f[32] > 0 ? sprintf("(root limit %.3f s)", f[32]) : "")
+                    (f[32] > 0 ? sprintf("(root limit %.3f s, %d slabs)", f[32], f[33]) : "")
             }
         }' "$csv"
     echo "tests (CUDA build): $(tail -n 1 "$OUT/test_cuda.log" 2>/dev/null)"
