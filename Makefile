@@ -244,7 +244,7 @@ $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 TEST_SUITES     += test-mpi test-mpi-cuda-build
 SANITIZE_SUITES += test-mpi-asan
 DEPS_GROUPS     += mpi
-.PHONY: test-mpi test-mpi-asan test-mpi-cuda-build bench-mpi mpi-demo
+.PHONY: test-mpi test-mpi-asan test-mpi-cuda-build bench-mpi mpi-demo mpi-gpu-bin
 
 test-mpi:
 	sh tests/test_mpi.sh
@@ -262,9 +262,18 @@ test-mpi-cuda-build:
 mpi-demo:
 	@mkdir -p $(B)
 	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_cannon.c -o $(B)/mpi_cannon -lm
+	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_plan.c -o $(B)/mpi_plan -lm
 	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_cannon
+	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_plan
 
 # Strong scaling (bench/bench_mpi.sh): CPU ranks here or on the GPU machine,
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
 bench-mpi:
+	@sh tests/deps.sh mpi mpi-bench
 	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
+
+# The binaries bench/gpu/mpi_host.sh runs on the GPU machines, built here
+# (nvcc and libscalapack-openmpi-dev): carry .gpu/bin along.
+mpi-gpu-bin:
+	@sh tests/deps.sh mpi mpi-bench
+	bash bench/gpu/mpi_host.sh --build
