@@ -243,3 +243,24 @@ mpi-demo:
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
 bench-mpi:
 	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
+
+# ---- batches --------------------------------------------------------------------
+# The CPU's strided and pointer-array batches (gemm_cpu_?gemm_strided_batched,
+# gemm_cpu_?gemm_batched): the battery member by member (tests/battery_batch.h),
+# thread-count identity, the batch's own refusals; `make bench-batch` beside a
+# loop of OpenBLAS calls.
+TEST_SUITES     += test-batch
+SANITIZE_SUITES += test-batch-asan
+.PHONY: test-batch test-batch-asan bench-batch
+
+test-batch: $(B)/test_batch
+	./$(B)/test_batch
+
+test-batch-asan: $(B)/test_batch_asan
+	./$(B)/test_batch_asan --quick
+
+$(B)/test_batch: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+$(B)/test_batch_asan: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
