@@ -313,9 +313,10 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_UK_PUT0(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                                 \
     P##_STORE(c + (j) * ldc + P##_VL, P##_MUL(c1_##j, va));
-#define GEMM__CPU_UK_PUT1(j, P)                                                                    \
-    P##_STORE(c + (j) * ldc, P##_ADD(P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));               \
-    P##_STORE(c + (j) * ldc + P##_VL, P##_ADD(P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
+/* beta*C + alpha*sum with one FMA, beta == 1 included (1*c + x rounds
+   once, as c + x does): the product alpha*sum only ever feeds an FMA, so
+   no compiler contracts it into one (g++ and -std=gnu* would contract an
+   add, by heuristics), and the bits do not depend on the language mode. */
 #define GEMM__CPU_UK_PUTB(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));           \
     P##_STORE(c + (j) * ldc + P##_VL, P##_FMA(vb, P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
@@ -344,7 +345,6 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
             if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                           \
-            else if (beta == 1) { REP(GEMM__CPU_UK_PUT1, P) }                                      \
             else { REP(GEMM__CPU_UK_PUTB, P) }                                                     \
         }                                                                                          \
     }
@@ -483,6 +483,111 @@ GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
 #endif
 /* <<cpu ukernel_neon */
+/* >>cpu batch_tiny: src/cpu/batch_tiny.c */
+/* Tiny members of a batch (up to GEMM__CPU_TINY flops): no packing, no
+   edge tiles. A kernel computes mw <= VL rows (one vector, masked) by nw
+   <= 8 columns of C in place: A's columns read with masked loads, B's
+   elements broadcast through its strides, C's columns loaded and stored
+   with masks. Per element it does what the micro-kernels do (sums in k
+   order from zero with FMAs, one per KC block, then alpha*sum, then
+   + C or beta*C + ... in the same instructions), so a member's bits are the
+   single call's. Only x86 has the masks: elsewhere tiny members take the
+   packed path. */
+#define GEMM__CPU_TINY (2.0 * 48.0 * 48.0 * 48.0)
+
+/* C[0:mw, 0:nw] = alpha*A*B + beta*C; A is mw x k, column p at a + p*as;
+   B's element (p, j) at b[p*bp + j*bj]; C column-major with ldc. */
+typedef void (*gemm__cpu_tiny_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
+                                  double alpha, double beta, void *c, int64_t ldc, int mw);
+
+#define GEMM__CPU_TREP1(X, P) X(0, P)
+#define GEMM__CPU_TREP2(X, P) GEMM__CPU_TREP1(X, P) X(1, P)
+#define GEMM__CPU_TREP3(X, P) GEMM__CPU_TREP2(X, P) X(2, P)
+#define GEMM__CPU_TREP4(X, P) GEMM__CPU_TREP3(X, P) X(3, P)
+#define GEMM__CPU_TREP5(X, P) GEMM__CPU_TREP4(X, P) X(4, P)
+#define GEMM__CPU_TREP6(X, P) GEMM__CPU_TREP5(X, P) X(5, P)
+#define GEMM__CPU_TREP7(X, P) GEMM__CPU_TREP6(X, P) X(6, P)
+#define GEMM__CPU_TREP8(X, P) GEMM__CPU_TREP7(X, P) X(7, P)
+
+#define GEMM__CPU_TK_DECL(j, P) P##_V c_##j = P##_ZERO();
+#define GEMM__CPU_TK_STEP(j, P) c_##j = P##_FMA(av, P##_SET1(bk[(j) * bj]), c_##j);
+/* The micro-kernels' epilogue: alpha*sum, plus beta*C by one FMA unless
+   beta == 0. */
+#define GEMM__CPU_TK_PUT0(j, P) P##_MSTORE(c + (j) * ldc, mask, P##_MUL(c_##j, va));
+#define GEMM__CPU_TK_PUTB(j, P)                                                                    \
+    P##_MSTORE(c + (j) * ldc, mask, P##_FMA(vb, P##_MLOAD(c + (j) * ldc, mask), P##_MUL(c_##j, va)));
+
+/* One kernel for nw = N columns; P is a vector table of ukernel_x86.h
+   with P##_MASK(mw), P##_MLOAD(p, mask), P##_MSTORE(p, mask, v) added. */
+#define GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, N)                                                    \
+    static ATTR void NAME##_##N(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp, \
+                                int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc, int mw) \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT bk = (const P##_T *)b_in;                                      \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        P##_MASK_T mask = P##_MASK(mw);                                                            \
+        int64_t p;                                                                                 \
+        GEMM__CPU_TREP##N(GEMM__CPU_TK_DECL, P)                                                    \
+        for (p = 0; p < k; p++, a += as, bk += bp) {                                               \
+            P##_V av = P##_MLOAD(a, mask);                                                         \
+            GEMM__CPU_TREP##N(GEMM__CPU_TK_STEP, P)                                                \
+        }                                                                                          \
+        {                                                                                          \
+            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
+            if (beta == 0) { GEMM__CPU_TREP##N(GEMM__CPU_TK_PUT0, P) }                             \
+            else { GEMM__CPU_TREP##N(GEMM__CPU_TK_PUTB, P) }                                       \
+        }                                                                                          \
+    }
+
+/* The kernels for nw = 1..8 and their table NAME[nw - 1]. */
+#define GEMM__CPU_TINY_KERNELS(NAME, ATTR, P)                                                      \
+    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 1) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 2)                \
+    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 3) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 4)                \
+    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 5) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 6)                \
+    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 7) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 8)                \
+    static const gemm__cpu_tiny_fn NAME[8] = {NAME##_1, NAME##_2, NAME##_3, NAME##_4,              \
+                                              NAME##_5, NAME##_6, NAME##_7, NAME##_8};
+
+/* One instruction set's tiny kernels: the rows a kernel takes (VL), per precision. */
+typedef struct gemm__cpu_tiny_set {
+    const char *isa; /* the name in gemm__cpu_isas */
+    int vl_s, vl_d;
+    const gemm__cpu_tiny_fn *s, *d;
+} gemm__cpu_tiny_set;
+
+#if defined(GEMM__CPU_X86)
+#define GEMM__CPU_Z_S_MASK_T __mmask16
+#define GEMM__CPU_Z_S_MASK(mw) ((__mmask16)((1u << (mw)) - 1u))
+#define GEMM__CPU_Z_S_MLOAD(p, mask) _mm512_maskz_loadu_ps(mask, p)
+#define GEMM__CPU_Z_S_MSTORE(p, mask, v) _mm512_mask_storeu_ps(p, mask, v)
+#define GEMM__CPU_Z_D_MASK_T __mmask8
+#define GEMM__CPU_Z_D_MASK(mw) ((__mmask8)((1u << (mw)) - 1u))
+#define GEMM__CPU_Z_D_MLOAD(p, mask) _mm512_maskz_loadu_pd(mask, p)
+#define GEMM__CPU_Z_D_MSTORE(p, mask, v) _mm512_mask_storeu_pd(p, mask, v)
+#define GEMM__CPU_Y_S_MASK_T __m256i
+#define GEMM__CPU_Y_S_MASK(mw) _mm256_cmpgt_epi32(_mm256_set1_epi32(mw), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define GEMM__CPU_Y_S_MLOAD(p, mask) _mm256_maskload_ps(p, mask)
+#define GEMM__CPU_Y_S_MSTORE(p, mask, v) _mm256_maskstore_ps(p, mask, v)
+#define GEMM__CPU_Y_D_MASK_T __m256i
+#define GEMM__CPU_Y_D_MASK(mw) _mm256_cmpgt_epi64(_mm256_set1_epi64x(mw), _mm256_setr_epi64x(0, 1, 2, 3))
+#define GEMM__CPU_Y_D_MLOAD(p, mask) _mm256_maskload_pd(p, mask)
+#define GEMM__CPU_Y_D_MSTORE(p, mask, v) _mm256_maskstore_pd(p, mask, v)
+GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S)
+GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D)
+static const gemm__cpu_tiny_set gemm__cpu_tiny_sets[] = {
+    {"avx512", 16, 8, gemm__cpu_tiny_avx512_s, gemm__cpu_tiny_avx512_d},
+    {"avx2", 8, 4, gemm__cpu_tiny_avx2_s, gemm__cpu_tiny_avx2_d},
+};
+#define GEMM__CPU_NTINY 2
+#else
+static const gemm__cpu_tiny_set gemm__cpu_tiny_sets[1] = {{"", 0, 0, NULL, NULL}};
+#define GEMM__CPU_NTINY 0
+#endif
+/* <<cpu batch_tiny */
 /* >>cpu kernel_select: src/cpu/kernel_select.c */
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, and its A packer. */
@@ -1265,11 +1370,51 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
    and k order), so the result is bitwise the single call's, whatever the
    thread count. */
 
+/* The tiny kernels of the job's precision and instruction set (NULL:
+   none), and how many rows each takes. */
+static const gemm__cpu_tiny_fn *gemm__cpu_tiny_for(const gemm__cpu_isa *isa, gemm_precision precision, int *vl)
+{
+    int i;
+    for (i = 0; i < GEMM__CPU_NTINY; i++)
+        if (strcmp(gemm__cpu_tiny_sets[i].isa, isa->name) == 0) {
+            *vl = precision == GEMM_F32 ? gemm__cpu_tiny_sets[i].vl_s : gemm__cpu_tiny_sets[i].vl_d;
+            return precision == GEMM_F32 ? gemm__cpu_tiny_sets[i].s : gemm__cpu_tiny_sets[i].d;
+        }
+    return NULL;
+}
+
+/* One tiny member: k in the job's KC blocks (only the first applies beta,
+   as in the packed path), A packed column by column into `pack` when its
+   columns are not contiguous, the tiles of C in any order. */
+static void gemm__cpu_tiny_member(const gemm__cpu_job *jb, const gemm__cpu_tiny_fn *kern, int vl, char *pack)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es, pc, kc, i0, j0, x;
+    for (pc = 0; pc < p->k; pc += jb->kc) {
+        const char *a = jb->a + pc * p->acs * es, *b = jb->b + pc * p->brs * es;
+        int64_t as = p->acs;
+        double beta = pc == 0 ? jb->beta : 1.0;
+        kc = gemm__cpu_min(jb->kc, p->k - pc);
+        if (p->ars != 1) { /* a's rows are contiguous: transpose the block into m x kc */
+            for (x = 0; x < p->m; x++) gemm__cpu_copy(pack + x * es, p->m, a + x * p->ars * es, p->acs, kc, es);
+            a = pack;
+            as = p->m;
+        }
+        for (j0 = 0; j0 < p->n; j0 += 8)
+            for (i0 = 0; i0 < p->m; i0 += vl)
+                kern[gemm__cpu_min(8, p->n - j0) - 1](kc, a + i0 * es, as, b + j0 * p->bcs * es, p->brs, p->bcs,
+                                                      jb->alpha, beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc,
+                                                      (int)gemm__cpu_min(vl, p->m - i0));
+    }
+}
+
 /* The batch's threads and where its members are; read-only while the
    threads run, except `next`. */
 typedef struct gemm__cpu_batch {
     gemm__cpu_job job;     /* the members' shared job; its a, b, c are member 0's (strided) */
     const gemm__batch *bt; /* where each member's operands are */
+    const gemm__cpu_tiny_fn *tiny; /* tiny members: their kernels (NULL: the packed path) */
+    int vl;                /* ... and the rows one takes */
     int64_t whole;         /* members [0, whole) go whole to threads; the rest are cut */
     int64_t group;         /* members taken at a time */
     int64_t next;          /* the next group to take */
@@ -1305,7 +1450,8 @@ static void gemm__cpu_batch_task(void *arg, int tid)
         end = gemm__cpu_min((g + 1) * cb->group, cb->whole);
         for (i = g * cb->group; i < end; i++) {
             gemm__cpu_member(cb, i, &jb);
-            gemm__cpu_loop_jc(&jb, 0, jb.p->m, 0, jb.p->n, w, w + jb.ws_a);
+            if (cb->tiny) gemm__cpu_tiny_member(&jb, cb->tiny, cb->vl, w);
+            else gemm__cpu_loop_jc(&jb, 0, jb.p->m, 0, jb.p->n, w, w + jb.ws_a);
         }
     }
 }
@@ -1390,6 +1536,9 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.job.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
     gemm__cpu_blocking(cb.job.uk->mr, cb.job.uk->nr, (int)cb.job.es, &cb.job.mc, &cb.job.kc, &cb.job.nc);
     gemm__cpu_plan_in_place(&cb.job);
+    /* tiny members skip packing; their A, when transposed, fits in the A workspace */
+    if (2.0 * (double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && p->m <= cb.job.mc)
+        cb.tiny = gemm__cpu_tiny_for(isa, precision, &cb.vl);
     gemm__cpu_batch_plan(&cb, gemm__cpu_threads_for_call(options));
     if (!(raw = gemm__cpu_workspace(&cb.job))) {
         if (cb.job.threads > 1) gemm__cpu_pool_release();

@@ -8,11 +8,51 @@
    and k order), so the result is bitwise the single call's, whatever the
    thread count. */
 
+/* The tiny kernels of the job's precision and instruction set (NULL:
+   none), and how many rows each takes. */
+static const gemm__cpu_tiny_fn *gemm__cpu_tiny_for(const gemm__cpu_isa *isa, gemm_precision precision, int *vl)
+{
+    int i;
+    for (i = 0; i < GEMM__CPU_NTINY; i++)
+        if (strcmp(gemm__cpu_tiny_sets[i].isa, isa->name) == 0) {
+            *vl = precision == GEMM_F32 ? gemm__cpu_tiny_sets[i].vl_s : gemm__cpu_tiny_sets[i].vl_d;
+            return precision == GEMM_F32 ? gemm__cpu_tiny_sets[i].s : gemm__cpu_tiny_sets[i].d;
+        }
+    return NULL;
+}
+
+/* One tiny member: k in the job's KC blocks (only the first applies beta,
+   as in the packed path), A packed column by column into `pack` when its
+   columns are not contiguous, the tiles of C in any order. */
+static void gemm__cpu_tiny_member(const gemm__cpu_job *jb, const gemm__cpu_tiny_fn *kern, int vl, char *pack)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es, pc, kc, i0, j0, x;
+    for (pc = 0; pc < p->k; pc += jb->kc) {
+        const char *a = jb->a + pc * p->acs * es, *b = jb->b + pc * p->brs * es;
+        int64_t as = p->acs;
+        double beta = pc == 0 ? jb->beta : 1.0;
+        kc = gemm__cpu_min(jb->kc, p->k - pc);
+        if (p->ars != 1) { /* a's rows are contiguous: transpose the block into m x kc */
+            for (x = 0; x < p->m; x++) gemm__cpu_copy(pack + x * es, p->m, a + x * p->ars * es, p->acs, kc, es);
+            a = pack;
+            as = p->m;
+        }
+        for (j0 = 0; j0 < p->n; j0 += 8)
+            for (i0 = 0; i0 < p->m; i0 += vl)
+                kern[gemm__cpu_min(8, p->n - j0) - 1](kc, a + i0 * es, as, b + j0 * p->bcs * es, p->brs, p->bcs,
+                                                      jb->alpha, beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc,
+                                                      (int)gemm__cpu_min(vl, p->m - i0));
+    }
+}
+
 /* The batch's threads and where its members are; read-only while the
    threads run, except `next`. */
 typedef struct gemm__cpu_batch {
     gemm__cpu_job job;     /* the members' shared job; its a, b, c are member 0's (strided) */
     const gemm__batch *bt; /* where each member's operands are */
+    const gemm__cpu_tiny_fn *tiny; /* tiny members: their kernels (NULL: the packed path) */
+    int vl;                /* ... and the rows one takes */
     int64_t whole;         /* members [0, whole) go whole to threads; the rest are cut */
     int64_t group;         /* members taken at a time */
     int64_t next;          /* the next group to take */
@@ -48,7 +88,8 @@ static void gemm__cpu_batch_task(void *arg, int tid)
         end = gemm__cpu_min((g + 1) * cb->group, cb->whole);
         for (i = g * cb->group; i < end; i++) {
             gemm__cpu_member(cb, i, &jb);
-            gemm__cpu_loop_jc(&jb, 0, jb.p->m, 0, jb.p->n, w, w + jb.ws_a);
+            if (cb->tiny) gemm__cpu_tiny_member(&jb, cb->tiny, cb->vl, w);
+            else gemm__cpu_loop_jc(&jb, 0, jb.p->m, 0, jb.p->n, w, w + jb.ws_a);
         }
     }
 }
@@ -133,6 +174,9 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.job.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
     gemm__cpu_blocking(cb.job.uk->mr, cb.job.uk->nr, (int)cb.job.es, &cb.job.mc, &cb.job.kc, &cb.job.nc);
     gemm__cpu_plan_in_place(&cb.job);
+    /* tiny members skip packing; their A, when transposed, fits in the A workspace */
+    if (2.0 * (double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && p->m <= cb.job.mc)
+        cb.tiny = gemm__cpu_tiny_for(isa, precision, &cb.vl);
     gemm__cpu_batch_plan(&cb, gemm__cpu_threads_for_call(options));
     if (!(raw = gemm__cpu_workspace(&cb.job))) {
         if (cb.job.threads > 1) gemm__cpu_pool_release();
