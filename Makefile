@@ -244,14 +244,22 @@ mpi-demo:
 bench-mpi:
 	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
 
-# ---- batches --------------------------------------------------------------------
+# ---- batches and CBLAS names ---------------------------------------------------
 # The CPU's strided and pointer-array batches (gemm_cpu_?gemm_strided_batched,
 # gemm_cpu_?gemm_batched): the battery member by member (tests/battery_batch.h),
 # thread-count identity, the batch's own refusals; `make bench-batch` beside a
-# loop of OpenBLAS calls.
-TEST_SUITES     += test-batch
-SANITIZE_SUITES += test-batch-asan
-.PHONY: test-batch test-batch-asan bench-batch
+# loop of OpenBLAS calls (and libxsmm's kernels where libxsmm-dev is installed).
+# gemm_cblas.h (GEMM_CBLAS): the battery through the cblas_ names and netlib's
+# error-exit table (tests/test_cblas.sh).
+TEST_SUITES     += test-batch test-cblas
+SANITIZE_SUITES += test-batch-asan test-cblas-asan
+.PHONY: test-batch test-batch-asan test-cblas test-cblas-asan bench-batch
+
+test-cblas:
+	sh tests/test_cblas.sh
+
+test-cblas-asan:
+	CBLAS_TEST_FLAGS="-O1 -g $(SANITIZE)" CBLAS_TEST_ARGS=--quick sh tests/test_cblas.sh
 
 test-batch: $(B)/test_batch
 	./$(B)/test_batch
@@ -264,3 +272,18 @@ $(B)/test_batch: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEAD
 
 $(B)/test_batch_asan: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
+# OpenBLAS is loaded at run time (dlopen), so one binary runs with or without
+# it; libxsmm (static) and OpenMP come in where libxsmm-dev is installed.
+XSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a))
+ifneq ($(XSMM_LIB),)
+BENCH_BATCH_PEER := -fopenmp -DBENCH_HAVE_LIBXSMM $(XSMM_LIB) $(dir $(XSMM_LIB))libxsmmnoblas.a -lrt
+endif
+
+bench-batch:
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_batch
+	./$(B)/bench_batch --csv bench/results_batch.csv $(BENCH_ARGS)
+
+$(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_BATCH_PEER) -ldl $(LDLIBS)

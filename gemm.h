@@ -60,6 +60,9 @@
        GEMM_ENABLE_OPENCL     pull in gemm_cl.h
        GEMM_ENABLE_MPI        pull in gemm_mpi.h
        GEMM_ENABLE_CUDA       pull in gemm_cuda.cuh (only when compiled by nvcc)
+       GEMM_CBLAS             pull in gemm_cblas.h: with GEMM_IMPLEMENTATION,
+                              also emit cblas_sgemm, cblas_dgemm and their
+                              batch forms (for programs written for cblas.h)
        GEMM_MALLOC(size), GEMM_FREE(ptr)
                               replace malloc/free (define both or neither)
        GEMM_ASSERT(x)         replace assert() for internal invariants
@@ -399,6 +402,9 @@ GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #endif
 #if defined(GEMM_ENABLE_CUDA) && defined(__CUDACC__)
 #include "gemm_cuda.cuh"
+#endif
+#if defined(GEMM_CBLAS)
+#include "gemm_cblas.h"
 #endif
 
 /* ====================================================================== */

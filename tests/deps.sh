@@ -27,6 +27,7 @@ for group in "$@"; do
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
+        need libxsmm-dev file /usr/include/libxsmm.h
         ;;
     cuda)
         need nvidia-cuda-toolkit cmd nvcc
