@@ -23,6 +23,8 @@ for group in "$@"; do
         need binutils cmd nm
         need python3 cmd python3
         need valgrind cmd valgrind
+        need cmake cmd cmake
+        need pkgconf cmd pkg-config
         ;;
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
