@@ -24,6 +24,10 @@
        gemm_cuda.cuh, gemm_cl.h, gemm_mpi.h
                      the other backends; each includes this header and can be
                      used on its own, or pulled in from here by a macro below.
+       gemm_cblas.h  CBLAS's names (cblas_sgemm, ...) on the CPU backend, for
+                     programs written against cblas.h (GEMM_CBLAS below).
+   Batches of products that share their shape: gemm_sgemm_strided_batched /
+   gemm_sgemm_batched (and d), declared here, run on the CPU backend too.
 
    One shape for every call
        gemm_<backend>_<s|d>gemm[_<variant>](handle, <CBLAS arguments>, options)

@@ -9,6 +9,10 @@
    The calls
        gemm_cpu_sgemm / gemm_cpu_dgemm(<cblas_?gemm's arguments>, options)
        gemm_sgemm / gemm_dgemm(<cblas_?gemm's arguments>)   the same, options NULL
+       gemm_cpu_?gemm_strided_batched(..., A, lda, stride_a, B, ldb, stride_b,
+                                      beta, C, ldc, stride_c, batch_count, options)
+       gemm_cpu_?gemm_batched(..., A[], lda, B[], ldb, beta, C[], ldc,
+                              batch_count, options)          (see Batches)
 
        gemm_cpu_options o = {0};         NULL or all zeros = every default
        o.threads = 4;
@@ -98,6 +102,24 @@
        sched_yield() (which gives the core to any other runnable thread),
        then sleep on a condition variable: back-to-back calls find them
        awake and on their own cores.
+
+   Batches
+       batch_count products that share every argument but where their
+       matrices are: strided (member i's A, B, C start stride_a*i,
+       stride_b*i, stride_c*i elements in; 0 shares an A or B) or pointer
+       arrays (A[i], B[i], C[i]); gemm_?gemm_*batched in gemm.h are these
+       with NULL options. Each member is the single call on it, bit for bit,
+       for any thread count. Everything is checked first (gemm.h's batch
+       checks: strides, counts, member pointers, no two members writing one
+       element of C), so a refused batch writes nothing and the detail
+       names the member. One job serves every member: kernels and block
+       sizes chosen once, one workspace per thread. Members below the
+       threading threshold go whole to the threads, a few at a time from a
+       shared counter; bigger ones go whole in full rounds of the threads,
+       and the last partial round is cut like single calls. Up to 48^3 a
+       member skips packing and edge tiles: a masked AVX-512 or AVX2 kernel
+       (one vector of rows by up to 8 columns) reads A, B and C in place,
+       with the micro-kernels' arithmetic.
 
    Memory
        Each call allocates (GEMM_MALLOC) one workspace per thread, bounded
