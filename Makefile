@@ -271,7 +271,7 @@ test-cblas-asan: ## the CBLAS tests under the sanitizers
 	CBLAS_TEST_FLAGS="-O1 -g $(SANITIZE)" CBLAS_TEST_ARGS=--quick sh tests/test_cblas.sh
 
 test-batch: $(B)/test_batch ## the CPU's batches: battery per member, thread identity, refusals
-	./$(B)/test_batch
+	sh tests/test_batch.sh
 
 test-batch-asan: $(B)/test_batch_asan ## the batch tests under the sanitizers
 	./$(B)/test_batch_asan --quick

@@ -3,8 +3,10 @@
    Last line: N passed, N failed.
 
    build/test_batch          the battery member by member through both forms
-                             (tests/battery_batch.h), again with tiny blocks on
-                             3 threads (big members cut over the threads);
+                             (tests/battery_batch.h); then for every kernel
+                             this CPU runs (forced through the test hook), a
+                             smaller battery, again with tiny blocks on 3
+                             threads (big members cut over the threads), and
                              bitwise identity with the single call for any
                              thread count; the batch's own refusals (each
                              names the member or stride at fault and writes
@@ -431,8 +433,10 @@ static void test_many_tiny(void)
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, nkernels, i;
     gemm_cpu_options three = {3};
+    const char *kernels[8];
+    char tag[64];
     if (argc > 1 && !quick) {
         fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
         return 2;
@@ -443,14 +447,25 @@ int main(int argc, char **argv)
     test_allowed_layouts();
     test_out_of_memory();
     test_options();
-    test_thread_counts();
     test_many_tiny();
     battery_both_forms(NULL, "", quick ? 6 : 100, quick ? 100 : 0); /* 0: up to 300 */
-    /* tiny blocks: members cross every block edge; big ones are cut over 3 threads */
-    gemm__test_hooks()->cpu_mc = 1;
-    gemm__test_hooks()->cpu_kc = 7;
-    gemm__test_hooks()->cpu_nc = 1;
-    battery_both_forms(&three, "/tiny-blocks/3-threads", quick ? 4 : 40, quick ? 100 : 160);
-    gemm__test_hooks()->cpu_mc = gemm__test_hooks()->cpu_kc = gemm__test_hooks()->cpu_nc = 0;
+    /* every kernel this CPU runs (each has its own tiny kernels, or none),
+       forced in turn; tiny blocks make members cross every block edge, and
+       big ones are cut over 3 threads */
+    nkernels = gemm__cpu_kernels(kernels, 8);
+    for (i = 0; i < nkernels && i < 8; i++) {
+        gemm__test_hooks()->cpu_kernel = kernels[i];
+        printf("== kernel %s\n", kernels[i]);
+        test_thread_counts();
+        snprintf(tag, sizeof tag, "/%s", kernels[i]);
+        battery_both_forms(&three, tag, quick ? 3 : 12, 100);
+        gemm__test_hooks()->cpu_mc = 1;
+        gemm__test_hooks()->cpu_kc = 7;
+        gemm__test_hooks()->cpu_nc = 1;
+        snprintf(tag, sizeof tag, "/%s/tiny-blocks/3-threads", kernels[i]);
+        battery_both_forms(&three, tag, quick ? 3 : 20, quick ? 100 : 160);
+        gemm__test_hooks()->cpu_mc = gemm__test_hooks()->cpu_kc = gemm__test_hooks()->cpu_nc = 0;
+    }
+    gemm__test_hooks()->cpu_kernel = NULL;
     return battery_summary();
 }
