@@ -54,8 +54,8 @@ typedef struct gemm__cpu_batch {
     const gemm__cpu_tiny_fn *tiny; /* tiny members: their kernels (NULL: the packed path) */
     int vl;                /* ... and the rows one takes */
     int64_t whole;         /* members [0, whole) go whole to threads; the rest are cut */
-    int64_t group;         /* members taken at a time */
-    int64_t next;          /* the next group to take */
+    int64_t group;         /* the fewest members taken at a time */
+    int64_t next;          /* the next member to take */
 } gemm__cpu_batch;
 
 /* Points jb at member i's operands. */
@@ -74,19 +74,38 @@ static void gemm__cpu_member(const gemm__cpu_batch *cb, int64_t i, gemm__cpu_job
     }
 }
 
-/* One thread's share of the whole members: groups taken until none is
-   left, each member computed like a single call on one thread. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GEMM__CPU_TAKE_N(x, n) __atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED)
+#else
+#define GEMM__CPU_TAKE_N(x, n) (((x) += (n)) - (n))
+#endif
+
+/* The next members [*first, *end) for a thread: a share of what is left
+   that shrinks as the batch ends (guided scheduling: a thread that starts
+   its last share late, or runs slowly beside another process, leaves the
+   others little to wait for), never fewer than cb->group. Returns 0 when
+   none is left. */
+static int gemm__cpu_batch_take(gemm__cpu_batch *cb, int64_t *first, int64_t *end)
+{
+    int64_t left = cb->whole - GEMM__CPU_LOAD(cb->next), n = left / ((int64_t)cb->job.threads * 4);
+    if (n < cb->group) n = cb->group;
+    *first = GEMM__CPU_TAKE_N(cb->next, n);
+    *end = gemm__cpu_min(*first + n, cb->whole);
+    return *first < cb->whole;
+}
+
+/* One thread's share of the whole members: taken until none is left, each
+   member computed like a single call on one thread. */
 static void gemm__cpu_batch_task(void *arg, int tid)
 {
     gemm__cpu_batch *cb = (gemm__cpu_batch *)arg;
     gemm__cpu_job jb = cb->job; /* this thread's copy: only a, b, c change */
-    int64_t g, i, end;
+    int64_t i, end;
     char *w;
     if (tid >= cb->job.threads) return;
     w = cb->job.ws + (size_t)tid * cb->job.ws_stride;
-    while ((g = GEMM__CPU_TAKE(cb->next)) * cb->group < cb->whole) {
-        end = gemm__cpu_min((g + 1) * cb->group, cb->whole);
-        for (i = g * cb->group; i < end; i++) {
+    while (gemm__cpu_batch_take(cb, &i, &end)) {
+        for (; i < end; i++) {
             gemm__cpu_member(cb, i, &jb);
             if (cb->tiny) gemm__cpu_tiny_member(&jb, cb->tiny, cb->vl, w);
             else gemm__cpu_loop_jc(&jb, 0, jb.p->m, 0, jb.p->n, w, w + jb.ws_a);
@@ -121,11 +140,10 @@ static void gemm__cpu_batch_plan(gemm__cpu_batch *cb, int want)
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     int threads = flops * (double)count < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(want);
     cb->whole = flops < GEMM__CPU_THREADED ? count : count / threads * threads;
-    /* a few takes per thread: a thread the OS runs late costs little, and
-       small members do not queue on the counter */
-    cb->group = cb->whole / ((int64_t)threads * 16);
-    if (cb->group < 1) cb->group = 1;
-    if (cb->group > 256) cb->group = 256;
+    /* a take covers at least ~64K flops (about a microsecond), so tiny
+       members do not queue on the shared counter */
+    cb->group = flops >= 65536.0 ? 1 : (int64_t)(65536.0 / (flops > 1 ? flops : 1));
+    if (cb->group > 64) cb->group = 64;
     gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), p->m, p->n, jb->uk->mr, jb->uk->nr,
                    &jb->tm, &jb->tn);
     jb->threads = threads;
