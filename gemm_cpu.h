@@ -1388,9 +1388,9 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
 /* Batches: one gemm__problem (checked once, gemm__prepare_strided or
    gemm__prepare_batched) for every member, one job set up once (kernels,
    block sizes, a workspace per thread), then the members. Small members go
-   whole to the threads, which take them from a shared counter a few at a
-   time; members big enough to be worth cutting are cut like a single call
-   when there are too few of them to go round. Either way a member is
+   whole to the threads, which take shares of them from a shared counter;
+   members big enough to be worth cutting are cut like a single call when
+   there are too few of them to go round. Either way a member is
    computed exactly as the single call computes it (the same kernel, tiles
    and k order), so the result is bitwise the single call's, whatever the
    thread count. */
