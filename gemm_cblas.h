@@ -45,7 +45,8 @@
        (A 8, B 10, C 13), and batches whose members would write one element
        of C twice (stridec 17, c_array 13). Nothing is written then. A
        failure that is no bad argument (out of memory) reaches cblas_xerbla
-       with p = 0. The default cblas_xerbla prints netlib's "Parameter p to
+       with p = 0 (in cblas_?gemm_batch, groups before the one that failed
+       are computed: each group allocates its own workspace). The default cblas_xerbla prints netlib's "Parameter p to
        routine r was incorrect" and gemm's detail to stderr and returns, as
        OpenBLAS's and MKL's do (netlib's exits). It is a weak symbol: a
        program's own cblas_xerbla replaces it; define GEMM_CBLAS_NO_XERBLA
