@@ -259,7 +259,7 @@ bench-mpi: ## strong scaling of gemm_mpi.h; writes bench/results_mpi.csv
 # pkg-config file, and `make help`, as a user meets them.
 TEST_SUITES     += test-batch test-cblas test-docs
 SANITIZE_SUITES += test-batch-asan test-cblas-asan
-.PHONY: test-batch test-batch-asan test-cblas test-cblas-asan bench-batch test-docs
+.PHONY: test-batch test-batch-asan test-cblas test-cblas-asan bench-batch test-docs gpu-bin-batch
 
 test-docs: ## README's snippets and the examples compile (CPU ones run); CMake, pkg-config, make help
 	sh tests/test_docs.sh
@@ -296,3 +296,9 @@ bench-batch: ## batches beside a loop of OpenBLAS calls (and libxsmm); bench/res
 
 $(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_BATCH_PEER) -ldl $(LDLIBS)
+
+# The binaries bench/gpu/cpu_batch.sh runs on the GPU machine's host, built
+# here (with libxsmm where it is installed) and put in .gpu/bin.
+gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh's binaries into .gpu/bin
+	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
+	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/

@@ -8,9 +8,7 @@
 #
 # Built here, carried (the host needs only libc, and libgomp for the libxsmm
 # column; without libgomp the script uses the build without it):
-#     make build/test_batch build/bench_batch
-#     cc -std=c99 -O2 bench/bench_batch.c -o build/bench_batch_plain -ldl -lm -lpthread
-#     mkdir -p .gpu/bin && cp build/test_batch build/bench_batch build/bench_batch_plain .gpu/bin/
+#     make gpu-bin-batch          (test_batch, bench_batch, bench_batch_plain in .gpu/bin)
 # then, from the repository root there (the peers in .peers/deb):
 #     GPU_BIN=.gpu/bin PEERS_DEB=.peers/deb sh bench/gpu/cpu_batch.sh
 # Missing binaries are built on the spot with cc (no libxsmm then).
