@@ -24,10 +24,13 @@ for group in "$@"; do
         need binutils cmd nm
         need python3 cmd python3
         need valgrind cmd valgrind
+        need cmake cmd cmake
+        need pkgconf cmd pkg-config
         ;;
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
+        need libxsmm-dev file /usr/include/libxsmm.h
         ;;
     cuda)
         need nvidia-cuda-toolkit cmd nvcc
