@@ -175,7 +175,7 @@ RX_DIR   := bench/research/exact
 RX_UNITS := sweep cands_f32 cands_f64 baseline
 RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -lineinfo
 .PHONY: bench-cuda-research-exact
-bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact
+bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the issue-13 research sweep of exact CUDA kernels (sm_90a)
 
 # host-only checks of the fp64 kernels' index maps (model.cu), run at build time
 $(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) | $(B)
