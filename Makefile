@@ -205,7 +205,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl
+.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl gpu-bin-cl
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -243,6 +243,9 @@ tune-cl: $(B)/tune_cl ## search the OpenCL parameters on this device; writes bui
 
 $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
+gpu-bin-cl: ## build bench/gpu/opencl.sh's binaries (and CLBlast from .peers/deb) into .gpu/cl
+	bash bench/gpu/opencl.sh build
 
 # ---- mpi
 # gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 8, 9 (tests/test_mpi.sh

@@ -397,6 +397,7 @@ int main(int argc, char **argv)
         }
     }
     if (csv_path && !(csv = fopen(csv_path, "w"))) { perror(csv_path); return 1; }
+    if (csv) setvbuf(csv, NULL, _IOLBF, 0); /* every row on disk at once: a run cut by a time limit keeps its rows */
     if (csv) fprintf(csv, "backend,precision,trans,n,ours_gflops,peer,peer_gflops,ratio,label\n");
     /* First calls before this process opens the device: some GPUs run one process at a time. */
     if (first) first_calls(precs, csv);
