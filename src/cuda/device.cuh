@@ -20,17 +20,32 @@ template <int BYTES> __device__ __forceinline__ void gemm__cuda_cp_async(void *s
 #endif
 }
 
+/* cp.async of 16 bytes of which the first src_bytes (0..16) are read and
+   the rest become zeros: an edge chunk without a byte read past the
+   matrix (with src_bytes 0 nothing is read, but `gmem` must still be a
+   valid address). */
+__device__ __forceinline__ void gemm__cuda_cp_async16_zfill(void *smem, const void *gmem, int src_bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
+#else
+    (void)smem; (void)gmem; (void)src_bytes;
+    __trap();
+#endif
+}
+
 __device__ __forceinline__ void gemm__cuda_cp_commit(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
 template <int N> __device__ __forceinline__ void gemm__cuda_cp_wait(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 
