@@ -13,7 +13,8 @@
 #      with what ran and the ratio against the bar;
 #   3. test_cuda with GEMM_CUDA_TEST_SMALL=1 under compute-sanitizer memcheck,
 #   4. and under racecheck (make test-cuda's test_cuda part);
-#   5. the research sweep (bench/research/exact) of the shipped configurations
+#   5. the research sweep (bench/research/exact: its 40 correctness cases, then
+#      the timed shapes) of the shipped configurations
 #      forced one by one (base.vN) beside the automatic choice (base) and the
 #      research kernels they came from, per cell (selection-rule data);
 #   and a summary table last.
@@ -106,7 +107,7 @@ if has sweep; then
         for run in "f32 base,base.v1,base.v2,base.v3,base.v4,s_w256x128,s_w128x256" \
                    "f64 base,base.v2,base.v3,d_ws_128x128_k16"; do
             set -- $run
-            timeout "$(cap 90)" "$GPU_BIN/sweep_exact" --prec "$1" --cands "$2" --no-check --timeout 30 \
+            timeout "$(cap 90)" "$GPU_BIN/sweep_exact" --prec "$1" --cands "$2" --timeout 30 \
                 --csv "$OUT/sweep_$1.csv" >>"$OUT/sweep.txt" 2>&1
             rc=$?
             [ $rc = 0 ] || RES[sweep]="FAIL (exit $rc, $1)"
