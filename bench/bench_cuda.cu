@@ -564,7 +564,8 @@ int main(int argc, char **argv)
            prop.major, prop.minor, prop.multiProcessorCount);
     /* fp32 / fp64 with the default shapes and kernel: issue 13's table (transposes, bursts, rotated inputs) */
     exact13 = nshapes_given == 0 && !sizes_given && ours_opt.kernel == GEMM_CUDA_KERNEL_AUTO && nvariants == 1;
-    if (exact13) bench_exact13(precs, prec_count, quick, csv);
+    for (pi = 0, i = 0; pi < prec_count; pi++) i |= !is_tc(precs[pi]);
+    if (exact13 && i) bench_exact13(precs, prec_count, quick, csv);
     for (pi = 0; pi < prec_count; pi++) {
         bench_prec prec = precs[pi];
         if (exact13 && !is_tc(prec)) continue;
