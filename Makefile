@@ -133,7 +133,7 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda bench-cuda-research demo-cuda
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
@@ -147,11 +147,6 @@ bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/result
 demo-cuda: $(B)/cuda_basic ## on a GPU: the CUDA example
 	./$(B)/cuda_basic
 
-# The SIMT and DMMA configurations that do not ship (bench/research/README.md),
-# beside cuBLAS; `build/cuda_variants --test` runs each through the battery.
-bench-cuda-research: $(B)/cuda_variants ## on a GPU: the research SIMT/DMMA configurations beside cuBLAS
-	./$(B)/cuda_variants $(BENCH_ARGS)
-
 $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
@@ -164,13 +159,13 @@ $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
-$(B)/cuda_variants: bench/research/cuda_variants.cu bench/research/cuda_kernels.cuh tests/battery.h $(CUDA_DEPS) | $(B)
-	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
-
 # Research for issue 13 (bench/research/exact/README.md): candidate exact
-# fp32/fp64 kernels beside cuBLAS and the shipped ones. Builds here (no GPU
+# fp32/fp64 kernels beside cuBLAS and the shipped ones (`base`: the automatic
+# choice, `base.vN`: each shipped configuration). Builds here (no GPU
 # needed) for sm_90a only; the binary carries cudart statically and needs
 # libcublas.so.13 where it runs. ptxas's report per unit: build/rx/*.ptxas.txt.
+# Not in CI (about 2.5 minutes of compiling); test-cuda-build runs its host
+# model of the index maps, the shipped TMA DMMA kernel's included.
 RX_DIR   := bench/research/exact
 RX_UNITS := sweep cands_f32 cands_f64 baseline
 RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -lineinfo
@@ -178,7 +173,7 @@ RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wal
 bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the issue-13 research sweep of exact CUDA kernels (sm_90a)
 
 # host-only checks of the fp64 kernels' index maps (model.cu), run at build time
-$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) | $(B)
+$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) src/cuda/dmma_frag.cuh | $(B)
 	@mkdir -p $(B)/rx
 	$(NVCC) -std=c++17 -O1 $< -o $(B)/rx/model
 	./$(B)/rx/model | tail -n 1
