@@ -160,9 +160,12 @@ GEMM_DEF int gemm_cpu_get_threads(void);
    gemm__hooks): the names of the micro-kernels this CPU can run, best first
    ("avx512", "avx2", "neon", "scalar"), and how many (at most max are
    written); and the kernel calls use now (NULL when gemm__hooks.cpu_kernel
-   names one this build or CPU cannot run). */
+   names one this build or CPU cannot run); the threads the last call that
+   computed a product ran on. */
 GEMM_DEF int gemm__cpu_kernels(const char **names, int max);
 GEMM_DEF const char *gemm__cpu_kernel(void);
+/* The threads the last call that computed a product ran on. */
+GEMM_DEF int gemm__cpu_last_threads(void);
 #endif
 
 #ifdef __cplusplus
@@ -192,6 +195,7 @@ GEMM_DEF const char *gemm__cpu_kernel(void);
 #if !defined(GEMM_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__)
 #define GEMM__CPU_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #elif defined(__aarch64__)
 #define GEMM__CPU_NEON 1
@@ -208,11 +212,13 @@ GEMM_DEF const char *gemm__cpu_kernel(void);
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__CPU_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define GEMM__CPU_TAKE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
+#define GEMM__CPU_DONE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELEASE)
 #define GEMM__CPU_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define GEMM__CPU_PREFETCH(p) __builtin_prefetch(p, 1)
 #else
 #define GEMM__CPU_LOAD(x) (x)
 #define GEMM__CPU_TAKE(x) ((x)++)
+#define GEMM__CPU_DONE(x) ((x)++)
 #define GEMM__CPU_STORE(x, v) ((x) = (v))
 #define GEMM__CPU_PREFETCH(p) ((void)0)
 #endif
@@ -234,27 +240,43 @@ extern "C" {
 
    void kernel(k, a, as, b, bp, bj, alpha, beta, c, ldc):
        C[0:MR, 0:NR] = alpha * A * B + beta * C   (beta == 0: C is not read)
-   A is MR x k, column p at a + p*as (as = MR when packed, the column stride
-   when read in place); element (p, j) of B is at b[p*bp + j*bj]: the packed
-   variant ignores bp, bj and reads (NR, 1), the strided variant reads them
-   (a panel stored column by column, or B in place); C is column-major with
-   leading dimension ldc. The tile is always full. Strides count elements of
-   the kernel's precision; alpha and beta come as double (exact for a
-   float) and are turned back into the kernel's type before any arithmetic.
+   A is MR x k, column p at a + p*as (as = MR: a packed panel); element
+   (p, j) of B is at b[p*bp + j*bj]: the packed variant ignores bp, bj and
+   reads (NR, 1), the strided variant reads them (a panel stored column by
+   column); C is column-major with leading dimension ldc. The tile is
+   always full. Strides count elements of the kernel's precision; alpha and
+   beta come as double (exact for a float) and are turned back into the
+   kernel's type before any arithmetic.
+
+   void direct(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the same
+   product on the caller's matrices where they are (no packing), for a tile
+   of mw <= MR rows and nw <= NR columns: rows past mw are neither read nor
+   written (masked or partial vector moves), columns past nw re-read column
+   nw-1 of B and are not stored. A's rows must be contiguous (element (i, p)
+   at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
+   so a tile has the same bits whichever path computes it with the same k.
 
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
-   runs for the hardware prefetcher: such a block often streams from memory). */
+   runs for the hardware prefetcher: such a block often streams from memory).
+
+   Addresses are formed from indices that stay inside the matrices: no
+   pointer ever steps past the last element it reads (a stride may be near
+   INT64_MAX / 8 when k = 1). */
 typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                      double alpha, double beta, void *c, int64_t ldc);
+typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
+                                    double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
 
 /* One template, instantiated per ISA and precision from a table P of
    vector operations (P##_T element, P##_V vector of P##_VL elements, LOAD,
-   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO): MR = 2 vectors,
-   NR = the count of the REP macro. The accumulators are named variables,
-   not an array, so they stay in registers at any optimisation level. */
+   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO, and LOADN / STOREN,
+   which move only the first n lanes, 1 <= n <= VL, and read zeros into the
+   others): MR = 2 vectors, NR = the count of the REP macro. The
+   accumulators are named variables, not an array, so they stay in
+   registers at any optimisation level. */
 
 #define GEMM__CPU_REP6(X, P) X(0, P) X(1, P) X(2, P) X(3, P) X(4, P) X(5, P)
 #define GEMM__CPU_REP8(X, P) GEMM__CPU_REP6(X, P) X(6, P) X(7, P)
@@ -263,10 +285,11 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_UK_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
 #define GEMM__CPU_UK_STEP(j, P)                                                                    \
     {                                                                                              \
-        P##_V bv = P##_SET1(b[(j) * bjs]);                                                         \
+        P##_V bv = P##_SET1(b[q + (j) * bjs]);                                                     \
         c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
         c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
     }
+/* C = alpha*acc (beta == 0), C + alpha*acc (beta == 1), beta*C + alpha*acc. */
 #define GEMM__CPU_UK_PUT0(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                                 \
     P##_STORE(c + (j) * ldc + P##_VL, P##_MUL(c1_##j, va));
@@ -287,16 +310,14 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
         P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
         const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
-        int64_t p;                                                                                 \
+        int64_t p, q;                                                                              \
         const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                    \
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         (void)bp;                                                                                  \
         (void)bj;                                                                                  \
-        for (p = 0; p < k; p++) {                                                                  \
-            P##_V a0 = P##_LOAD(a), a1 = P##_LOAD(a + P##_VL);                                     \
+        for (p = 0, q = 0; p < k; p++, q += BP) {                                                  \
+            P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOAD(a + p * as + P##_VL);                   \
             REP(GEMM__CPU_UK_STEP, P)                                                              \
-            a += as;                                                                               \
-            b += BP;                                                                               \
         }                                                                                          \
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
@@ -306,20 +327,82 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         }                                                                                          \
     }
 
+/* The direct kernel's parts: column j of B through its own pointer (the
+   last real column repeated past nw), one or two vectors of A per k. */
+#define GEMM__CPU_DK_COL(j, P) const P##_T *b##j = b + ((j) < nw ? (j) : nw - 1) * bj;
+#define GEMM__CPU_DK_STEP2(j, P)                                                                   \
+    {                                                                                              \
+        P##_V bv = P##_SET1(b##j[q]);                                                              \
+        c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
+        c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
+    }
+#define GEMM__CPU_DK_STEP1(j, P) c0_##j = P##_FMA(a0, P##_SET1(b##j[q]), c0_##j);
+/* Stores column j (when j < nw): the first vector whole when two are in
+   use (m1 > 0 lanes in the second), else only its m0 lanes. */
+#define GEMM__CPU_DK_PUT(j, P)                                                                     \
+    if ((j) < nw) {                                                                                \
+        P##_T *cj = c + (j) * ldc;                                                                 \
+        P##_V r0 = P##_MUL(c0_##j, va), r1 = P##_MUL(c1_##j, va);                                  \
+        if (m1 > 0) {                                                                              \
+            if (beta == 1) r0 = P##_ADD(P##_LOAD(cj), r0);                                         \
+            else if (beta != 0) r0 = P##_FMA(vb, P##_LOAD(cj), r0);                                \
+            P##_STORE(cj, r0);                                                                     \
+            if (beta == 1) r1 = P##_ADD(P##_LOADN(cj + P##_VL, m1), r1);                           \
+            else if (beta != 0) r1 = P##_FMA(vb, P##_LOADN(cj + P##_VL, m1), r1);                  \
+            P##_STOREN(cj + P##_VL, r1, m1);                                                       \
+        } else {                                                                                   \
+            if (beta == 1) r0 = P##_ADD(P##_LOADN(cj, m0), r0);                                    \
+            else if (beta != 0) r0 = P##_FMA(vb, P##_LOADN(cj, m0), r0);                           \
+            P##_STOREN(cj, r0, m0);                                                                \
+        }                                                                                          \
+    }
+
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)                                                  \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        const int64_t m1 = mw - P##_VL, m0 = mw < P##_VL ? mw : P##_VL;                            \
+        int64_t p, q;                                                                              \
+        REP(GEMM__CPU_UK_DECL, P)                                                                  \
+        REP(GEMM__CPU_DK_COL, P)                                                                   \
+        (void)m0; /* unused where a "vector" is one element */                                    \
+        if (m1 > 0) {                                                                              \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADN(a + p * as + P##_VL, m1);          \
+                REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOADN(a + p * as, m0);                                              \
+                REP(GEMM__CPU_DK_STEP1, P)                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        {                                                                                          \
+            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
+            REP(GEMM__CPU_DK_PUT, P)                                                               \
+        }                                                                                          \
+    }
+
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
-   through strides) and its A packer NAME_pack. */
+   through strides), its direct kernel NAME_direct and its A packer NAME_pack. */
 #define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                                 \
     GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                                   \
     GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                        \
+    GEMM__CPU_DIRECT(NAME##_direct, ATTR, P, REP)                                                  \
     static ATTR void NAME##_pack(int64_t kc, const void *s_in, int64_t ps, int64_t nx, void *d_in) \
     {                                                                                              \
         const P##_T *GEMM__RESTRICT s = (const P##_T *)s_in;                                       \
         P##_T *GEMM__RESTRICT d = (P##_T *)d_in;                                                   \
         int64_t p, x0;                                                                             \
-        for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                         \
+        for (p = 0; p < kc; p++)                                                                   \
             for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                              \
-                P##_STORE(d + x0 * kc, P##_LOAD(s + x0));                                          \
-                P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                        \
+                P##_STORE(d + x0 * kc + p * 2 * P##_VL, P##_LOAD(s + p * ps + x0));                \
+                P##_STORE(d + x0 * kc + p * 2 * P##_VL + P##_VL, P##_LOAD(s + p * ps + x0 + P##_VL)); \
             }                                                                                      \
     }
 /* <<cpu ukernel_template */
@@ -335,6 +418,8 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_SCAL_S_FMA(a, b, c) ((a) * (b) + (c))
 #define GEMM__CPU_SCAL_S_MUL(a, b) ((a) * (b))
 #define GEMM__CPU_SCAL_S_ADD(a, b) ((a) + (b))
+#define GEMM__CPU_SCAL_S_LOADN(p, n) (*(p)) /* n is 1 */
+#define GEMM__CPU_SCAL_S_STOREN(p, v, n) (*(p) = (v))
 #define GEMM__CPU_SCAL_D_T double
 #define GEMM__CPU_SCAL_D_V double
 #define GEMM__CPU_SCAL_D_VL 1
@@ -345,6 +430,8 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_SCAL_D_FMA GEMM__CPU_SCAL_S_FMA
 #define GEMM__CPU_SCAL_D_MUL GEMM__CPU_SCAL_S_MUL
 #define GEMM__CPU_SCAL_D_ADD GEMM__CPU_SCAL_S_ADD
+#define GEMM__CPU_SCAL_D_LOADN GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_D_STOREN GEMM__CPU_SCAL_S_STOREN
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 
@@ -364,6 +451,8 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Z_S_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define GEMM__CPU_Z_S_MUL(a, b) _mm512_mul_ps(a, b)
 #define GEMM__CPU_Z_S_ADD(a, b) _mm512_add_ps(a, b)
+#define GEMM__CPU_Z_S_LOADN(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (unsigned)(n)) - 1u), p)
+#define GEMM__CPU_Z_S_STOREN(p, v, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (unsigned)(n)) - 1u), v)
 #define GEMM__CPU_Z_D_T double
 #define GEMM__CPU_Z_D_V __m512d
 #define GEMM__CPU_Z_D_VL 8
@@ -374,7 +463,14 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Z_D_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define GEMM__CPU_Z_D_MUL(a, b) _mm512_mul_pd(a, b)
 #define GEMM__CPU_Z_D_ADD(a, b) _mm512_add_pd(a, b)
-/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). */
+#define GEMM__CPU_Z_D_LOADN(p, n) _mm512_maskz_loadu_pd((__mmask8)((1u << (unsigned)(n)) - 1u), p)
+#define GEMM__CPU_Z_D_STOREN(p, v, n) _mm512_mask_storeu_pd(p, (__mmask8)((1u << (unsigned)(n)) - 1u), v)
+/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). The
+   partial moves take their lane mask from a window of these tables. */
+static const int32_t gemm__cpu_mask32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int64_t gemm__cpu_mask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+#define GEMM__CPU_Y_MASK32(n) _mm256_loadu_si256((const __m256i *)(gemm__cpu_mask32 + 8 - (n)))
+#define GEMM__CPU_Y_MASK64(n) _mm256_loadu_si256((const __m256i *)(gemm__cpu_mask64 + 4 - (n)))
 #define GEMM__CPU_Y_S_T float
 #define GEMM__CPU_Y_S_V __m256
 #define GEMM__CPU_Y_S_VL 8
@@ -385,6 +481,8 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Y_S_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define GEMM__CPU_Y_S_MUL(a, b) _mm256_mul_ps(a, b)
 #define GEMM__CPU_Y_S_ADD(a, b) _mm256_add_ps(a, b)
+#define GEMM__CPU_Y_S_LOADN(p, n) _mm256_maskload_ps(p, GEMM__CPU_Y_MASK32(n))
+#define GEMM__CPU_Y_S_STOREN(p, v, n) _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v)
 #define GEMM__CPU_Y_D_T double
 #define GEMM__CPU_Y_D_V __m256d
 #define GEMM__CPU_Y_D_VL 4
@@ -395,6 +493,8 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Y_D_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define GEMM__CPU_Y_D_MUL(a, b) _mm256_mul_pd(a, b)
 #define GEMM__CPU_Y_D_ADD(a, b) _mm256_add_pd(a, b)
+#define GEMM__CPU_Y_D_LOADN(p, n) _mm256_maskload_pd(p, GEMM__CPU_Y_MASK64(n))
+#define GEMM__CPU_Y_D_STOREN(p, v, n) _mm256_maskstore_pd(p, GEMM__CPU_Y_MASK64(n), v)
 #define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
 #define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
@@ -414,7 +514,32 @@ static int gemm__cpu_has_avx2(void)
 /* >>cpu ukernel_neon: src/cpu/ukernel_neon.h */
 
 #if defined(GEMM__CPU_NEON)
-/* NEON (always there on aarch64): 24 q accumulators of 32. */
+/* NEON (always there on aarch64): 24 q accumulators of 32. It has no
+   masked moves: a partial one goes through a small array. */
+static float32x4_t gemm__cpu_neon_loadn_s(const float *p, int64_t n)
+{
+    float t[4] = {0, 0, 0, 0};
+    memcpy(t, p, (size_t)n * sizeof(float));
+    return vld1q_f32(t);
+}
+static void gemm__cpu_neon_storen_s(float *p, float32x4_t v, int64_t n)
+{
+    float t[4];
+    vst1q_f32(t, v);
+    memcpy(p, t, (size_t)n * sizeof(float));
+}
+static float64x2_t gemm__cpu_neon_loadn_d(const double *p, int64_t n)
+{
+    double t[2] = {0, 0};
+    memcpy(t, p, (size_t)n * sizeof(double));
+    return vld1q_f64(t);
+}
+static void gemm__cpu_neon_storen_d(double *p, float64x2_t v, int64_t n)
+{
+    double t[2];
+    vst1q_f64(t, v);
+    memcpy(p, t, (size_t)n * sizeof(double));
+}
 #define GEMM__CPU_N_S_T float
 #define GEMM__CPU_N_S_V float32x4_t
 #define GEMM__CPU_N_S_VL 4
@@ -425,6 +550,8 @@ static int gemm__cpu_has_avx2(void)
 #define GEMM__CPU_N_S_FMA(a, b, c) vfmaq_f32(c, a, b)
 #define GEMM__CPU_N_S_MUL(a, b) vmulq_f32(a, b)
 #define GEMM__CPU_N_S_ADD(a, b) vaddq_f32(a, b)
+#define GEMM__CPU_N_S_LOADN(p, n) gemm__cpu_neon_loadn_s(p, n)
+#define GEMM__CPU_N_S_STOREN(p, v, n) gemm__cpu_neon_storen_s(p, v, n)
 #define GEMM__CPU_N_D_T double
 #define GEMM__CPU_N_D_V float64x2_t
 #define GEMM__CPU_N_D_VL 2
@@ -435,6 +562,8 @@ static int gemm__cpu_has_avx2(void)
 #define GEMM__CPU_N_D_FMA(a, b, c) vfmaq_f64(c, a, b)
 #define GEMM__CPU_N_D_MUL(a, b) vmulq_f64(a, b)
 #define GEMM__CPU_N_D_ADD(a, b) vaddq_f64(a, b)
+#define GEMM__CPU_N_D_LOADN(p, n) gemm__cpu_neon_loadn_d(p, n)
+#define GEMM__CPU_N_D_STOREN(p, v, n) gemm__cpu_neon_storen_d(p, v, n)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_s, , GEMM__CPU_N_S, GEMM__CPU_REP12, 12)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
@@ -442,10 +571,12 @@ static int gemm__cpu_has_neon(void) { return 1; }
 /* <<cpu ukernel_neon */
 /* >>cpu kernel_select: src/cpu/kernel_select.c */
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
-   packed B, the one that reads B through strides, and its A packer. */
+   packed B, the one that reads B through strides, the direct kernel for
+   partial tiles of unpacked operands, and its A packer. */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
+    gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
 } gemm__cpu_microkernel;
 
@@ -458,8 +589,10 @@ typedef struct gemm__cpu_isa {
 
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
-     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack},    \
-     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}}
+     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
+      gemm__cpu_##NAME##_s_pack},                                                                   \
+     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
+      gemm__cpu_##NAME##_d_pack}}
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -538,22 +671,44 @@ GEMM_DEF gemm_status gemm_cpu_set_threads(int threads)
     return GEMM_OK;
 }
 
+#if defined(GEMM__CPU_THREADS) && defined(__linux__)
+/* libc's sched_getaffinity under a name of our own: its declaration and
+   cpu_set_t exist only with _GNU_SOURCE, which the program including this
+   header may not define (glibc and musl both have the function). */
+extern int gemm__cpu_sched_getaffinity(int pid, size_t bytes, unsigned long *mask) __asm__("sched_getaffinity");
+#endif
+
+#if defined(GEMM__CPU_THREADS)
+/* The CPUs this process may run on: its affinity mask (what taskset,
+   numactl, mpirun --bind-to and cgroup cpusets leave it), else the online
+   count. A system call (~0.2 us), made only by calls that may use threads. */
+static long gemm__cpu_usable_cpus(void)
+{
+    long n = 0;
+#if defined(__linux__)
+    unsigned long mask[128]; /* 8192 CPUs: the kernel refuses a mask shorter than its own */
+    int i;
+    memset(mask, 0, sizeof mask);
+    if (gemm__cpu_sched_getaffinity(0, sizeof mask, mask) == 0)
+        for (i = 0; i < (int)(sizeof mask / sizeof mask[0]); i++) n += __builtin_popcountl(mask[i]);
+#endif
+#if defined(_SC_NPROCESSORS_ONLN)
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    return n > 0 ? n : 1;
+}
+#endif
+
 GEMM_DEF int gemm_cpu_get_threads(void)
 {
 #if !defined(GEMM__CPU_THREADS)
     return 1;
 #else
-    static long online; /* read once: sysconf reads a file, ~2 us, every call */
     const char *env;
     long n = GEMM__CPU_LOAD(gemm__cpu_threads_requested);
     if (n <= 0 && (env = getenv("GEMM_NUM_THREADS")) != NULL) n = atol(env);
-    if (n <= 0 && (n = GEMM__CPU_LOAD(online)) == 0) {
-#if defined(_SC_NPROCESSORS_ONLN)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-#endif
-        GEMM__CPU_STORE(online, n > 0 ? n : 1);
-    }
-    return n <= 0 ? 1 : n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)n;
+    if (n <= 0) n = gemm__cpu_usable_cpus();
+    return n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)n;
 #endif
 }
 
@@ -571,95 +726,225 @@ static int gemm__cpu_threads_for_call(const gemm_cpu_options *options)
 #endif
 }
 /* <<cpu threads */
+/* >>cpu cache_info: src/cpu/cache_info.c */
+/* The data caches of one core, as the CPU reports them: cpuid (leaf 4 on
+   Intel, 0x8000001D on AMD: the deterministic cache parameters), else
+   Linux's sysfs (every architecture), else sysconf (glibc), else nothing
+   (the blocking then uses defaults). Read once; a virtual machine reports
+   what its hypervisor passes through, which is what it runs on. */
+typedef struct gemm__cpu_caches {
+    long l1d, l2, l3; /* bytes; 0 = unknown */
+} gemm__cpu_caches;
+
+#if defined(GEMM__CPU_X86)
+/* One cpuid cache leaf (4 or 0x8000001D), subleaf by subleaf. */
+static void gemm__cpu_caches_cpuid_leaf(unsigned leaf, gemm__cpu_caches *out)
+{
+    unsigned i, a, b, c, d;
+    for (i = 0; i < 16; i++) {
+        unsigned type, level;
+        long bytes;
+        __cpuid_count(leaf, i, a, b, c, d);
+        type = a & 31; /* 0: no more caches, 1: data, 2: instruction, 3: unified */
+        level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue;
+        bytes = (long)((b >> 22) + 1) * (long)(((b >> 12) & 0x3ff) + 1) * (long)((b & 0xfff) + 1) * (long)(c + 1);
+        if (level == 1) out->l1d = bytes;
+        else if (level == 2) out->l2 = bytes;
+        else if (level == 3) out->l3 = bytes;
+    }
+    (void)d;
+}
+
+/* Intel and Hygon describe their caches in leaf 4; AMD leaves it zero and
+   uses 0x8000001D (same format) when it reports TOPOEXT. */
+static void gemm__cpu_caches_cpuid(gemm__cpu_caches *out)
+{
+    unsigned a, b, c, d;
+    if ((unsigned)__get_cpuid_max(0, NULL) >= 4) gemm__cpu_caches_cpuid_leaf(4, out);
+    if (!out->l1d && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du &&
+        __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
+        gemm__cpu_caches_cpuid_leaf(0x8000001Du, out);
+}
+#endif
+
+#if defined(__linux__)
+/* A number from a sysfs file of cpu0's cache `index` ("48K", "2048K", "3"),
+   and its first letter in *first when asked ("Data", "Instruction",
+   "Unified"). Returns -1 when the file is missing. */
+static long gemm__cpu_sysfs_value(int index, const char *name, char *first)
+{
+    char path[96], text[64];
+    FILE *f;
+    long v = -1;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
+    if (!(f = fopen(path, "r"))) return -1;
+    if (fgets(text, sizeof text, f)) {
+        if (first) *first = text[0];
+        v = atol(text);
+        if (strchr(text, 'K')) v *= 1024;
+        else if (strchr(text, 'M')) v *= 1048576;
+    }
+    fclose(f);
+    return v;
+}
+
+static void gemm__cpu_caches_sysfs(gemm__cpu_caches *out)
+{
+    int i;
+    for (i = 0; i < 16; i++) {
+        char type = '?';
+        long level = gemm__cpu_sysfs_value(i, "level", NULL), bytes = gemm__cpu_sysfs_value(i, "size", NULL);
+        if (level < 0) break;
+        gemm__cpu_sysfs_value(i, "type", &type);
+        if (type == 'I' || bytes <= 0) continue; /* Instruction */
+        if (level == 1 && !out->l1d) out->l1d = bytes;
+        else if (level == 2 && !out->l2) out->l2 = bytes;
+        else if (level == 3 && !out->l3) out->l3 = bytes;
+    }
+}
+#endif
+
+/* Fills what the sources before it left unknown. */
+static void gemm__cpu_caches_sysconf(gemm__cpu_caches *out)
+{
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    long v;
+    if (!out->l1d && (v = sysconf(_SC_LEVEL1_DCACHE_SIZE)) > 0) out->l1d = v;
+    if (!out->l2 && (v = sysconf(_SC_LEVEL2_CACHE_SIZE)) > 0) out->l2 = v;
+    if (!out->l3 && (v = sysconf(_SC_LEVEL3_CACHE_SIZE)) > 0) out->l3 = v;
+#else
+    (void)out;
+#endif
+}
+
+static long gemm__cpu_cache_bytes[3] = {-1, -1, -1}; /* L1d, L2, L3 once read; 0 = unknown */
+
+/* The sizes, read at the first call (racing first calls read the same). */
+static gemm__cpu_caches gemm__cpu_cache_sizes(void)
+{
+    gemm__cpu_caches c;
+    if (GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]) >= 0) {
+        c.l1d = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[0]);
+        c.l2 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[1]);
+        c.l3 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]);
+        return c;
+    }
+    memset(&c, 0, sizeof c);
+#if defined(GEMM__CPU_X86)
+    gemm__cpu_caches_cpuid(&c);
+#endif
+#if defined(__linux__)
+    if (!c.l1d || !c.l2) gemm__cpu_caches_sysfs(&c);
+#endif
+    gemm__cpu_caches_sysconf(&c);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[0], c.l1d);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[1], c.l2);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[2], c.l3); /* last: the others are there when it is */
+    return c;
+}
+/* <<cpu cache_info */
 /* >>cpu cache_blocking: src/cpu/cache_blocking.c */
 /* Arithmetic on sizes, used by every part below. */
 static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
 static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Bytes of one core's L1d (level 1) or L2 (level 2); 0 when unknown. */
-static long gemm__cpu_cache_bytes(int level)
-{
-    static long cached[2] = {-1, -1};
-    long v = GEMM__CPU_LOAD(cached[level - 1]);
-    if (v >= 0) return v;
-    v = 0;
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
-    v = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
-    if (v < 0) v = 0;
-#endif
-    GEMM__CPU_STORE(cached[level - 1], v);
-    return v;
-}
-
-/* Block sizes for a kernel of mr x nr elements of `size` bytes; a test may
-   force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc rounded up to
-   whole micro-panels). */
+/* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
+   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
+   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
+   rounded up to whole micro-panels). kc alone changes the arithmetic (the
+   k order of each sum); it depends on the CPU and precision, never on the
+   problem or the thread count. */
 static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
 {
-    long l1 = gemm__cpu_cache_bytes(1), l2 = gemm__cpu_cache_bytes(2);
+    gemm__cpu_caches c = gemm__cpu_cache_sizes();
+    long l1 = c.l1d, l2 = c.l2, panel;
     int64_t o;
     if (l1 < 16384 || l1 > 1048576) l1 = 32768;
     if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
-    /* B micro-panel (kc x nr) in half of L1, next to the A and C streams. */
+    /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
+       in half of L1, next to the A and C streams. */
     *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
-    if (*kc < 64) *kc = 64;
-    if (*kc > 1024) *kc = 1024;
+    *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
     /* packed A block (mc x kc) in half of L2. */
-    *mc = (int64_t)(l2 / 2) / (*kc * size) / mr * mr;
-    if (*mc < mr) *mc = mr;
-    /* packed B panel (kc x nc) of about 4 MiB. */
-    *nc = (int64_t)4194304 / (*kc * size) / nr * nr;
-    if (*nc < nr) *nc = nr;
+    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
+    /* packed B panel (kc x nc), read by every row block of a step, in a
+       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+    panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
+    *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
     if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
     if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
     if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
 }
 /* <<cpu cache_blocking */
 /* >>cpu job: src/cpu/job.h */
+/* How the threads of one call share its work (the packed path).
+
+   The columns of C are cut into groups; a group walks its steps in order,
+   step s being one NC-wide block of its columns (jc) times one KC-deep
+   block of k (pc). In each step the B panel (kc x nc) is packed once, by
+   whichever threads are in the group, each taking NR-wide micro-panels
+   from a counter; then the threads take the step's row blocks ("items",
+   MC rows each) from another counter, each packing its own A block and
+   running the micro-kernel over the shared panel. A thread that has no
+   work left in its group helps the next one. Nothing waits for a given
+   thread, only for work already taken, so a thread the OS runs late costs
+   little, and no phase runs on one thread while the others wait.
+   Two B buffers alternate between steps, so packing step s+1 overlaps the
+   computing of step s; step s+2 may overwrite a buffer once every item of
+   step s is done. A row block's items run in step order (its progress
+   counter), so each tile of C sees its k blocks in order: the same sums
+   in the same order for any thread count. */
+typedef struct gemm__cpu_step {
+    int pack_next, pack_done;  /* B micro-panels taken / packed */
+    int item_next, items_done; /* row blocks taken / done */
+} gemm__cpu_step;
+
+typedef struct gemm__cpu_group {
+    int64_t n0, n1;        /* its columns of C */
+    int64_t kblocks;       /* pc blocks per jc block */
+    int64_t steps;         /* jc blocks x kblocks */
+    gemm__cpu_step *step;  /* [steps] */
+    int *progress;         /* [items]: steps done on each row block */
+    char *pb[2];           /* the B panels of even and odd steps */
+} gemm__cpu_group;
+
 /* One call's work, shared by its threads: the canonical problem, the
    operands as bytes, the precision's kernels, the block sizes, and how the
    work is cut over the threads. Read-only while the threads run, except
-   `next`, the counter they take chunks from. */
+   the counters. */
 typedef struct gemm__cpu_job {
     const gemm__problem *p;          /* m, n, k, strides, ldc (column-major view) */
     const char *a, *b;               /* op(a), op(b): the caller's A and B, swapped when row-major */
     char *c;
     int64_t es;                      /* bytes of one element: 4 or 8 */
     double alpha, beta;
-    const gemm__cpu_microkernel *uk; /* the precision's micro-kernel, mr, nr */
-    int64_t mc, kc, nc;              /* block sizes */
-    int direct_a, direct_b;          /* small problem: read a (contiguous columns) and b in place */
-    int tm, tn;                      /* the grid of chunks over (m, n) */
+    const gemm__cpu_microkernel *uk; /* the precision's micro-kernels, mr, nr */
+    int64_t mc, kc, nc;              /* rows of an item; block sizes */
     int threads;                     /* threads with a workspace */
-    int next;                        /* the next chunk to take */
-    char *ws;                        /* the workspaces, 64-byte aligned */
-    size_t ws_a, ws_stride;          /* bytes: packed A, then packed B, per thread */
+    int b_xmajor;                    /* B's columns are contiguous: its panel is packed column by column */
+    char *ws;                        /* per-thread buffers (packed A block, or A panel copy), 64-byte aligned */
+    size_t ws_a;                     /* bytes of one */
+    /* the direct path: rectangles of C (tm x tn of them) taken from `next` */
+    int tm, tn, next;
+    /* the packed path */
+    int groups;
+    int64_t items;                   /* row blocks of mc rows */
+    gemm__cpu_group *group;          /* [groups] */
 } gemm__cpu_job;
 
-/* Where one thread's loops are: the current blocks, and its buffers. Each
-   loop fills its fields and hands the struct inward. */
-typedef struct gemm__cpu_blocks {
-    char *pa, *pb;        /* this thread's packed A block and B panel */
+/* One item of one step, as the inner loops see it. */
+typedef struct gemm__cpu_block {
+    const char *pa, *pb;  /* packed A block (mc x kc), packed B panel (kc x nc) */
+    int64_t mc, nc, kc;
+    double beta;          /* the call's beta in the first k block, then 1 */
+    char *c;              /* C[ic, jc] */
     char *tile;           /* a local MR x NR tile for the edges of C */
     int tile_clean;       /* the tile was zeroed (its padding is read, never used) */
-    int b_xmajor;         /* B's columns are contiguous: its panel is packed column by column */
-    int64_t jc, nc;       /* jc loop: columns jc..jc+nc of C */
-    int64_t b_inplace;    /* ... of which the first b_inplace are read in place */
-    int64_t pc, kc;       /* pc loop: k from pc to pc+kc */
-    double beta;          /* the call's beta at the first pc block, then 1 */
-    const char *b0;       /* op(b)[pc, jc] */
-    int64_t ic, mc;       /* ic loop: rows ic..ic+mc of C */
-    int64_t a_inplace;    /* ... of which the first a_inplace are read in place */
-    const char *a0;       /* op(a)[ic, pc] */
-} gemm__cpu_blocks;
-
-/* One NR-wide micro-panel of op(b) where the kernel reads it. */
-typedef struct gemm__cpu_bpanel {
-    const char *ptr;
-    int64_t bp, bj;            /* element strides along k and along n */
-    gemm__cpu_ukernel_fn kern; /* the kernel variant that reads it so */
-    int64_t nw;                /* its columns inside C: nr, fewer at the edge */
-} gemm__cpu_bpanel;
+} gemm__cpu_block;
 /* <<cpu job */
 /* >>cpu packing: src/cpu/packing.c */
 /* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
@@ -712,51 +997,115 @@ static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64
         }
         return;
     }
-    for (x0 = 0; x0 < nx; x0 += w, d += w * kc * es) {
+    for (x0 = 0; x0 < nx; x0 += w) {
         int64_t xw = gemm__cpu_min(w, nx - x0);
-        if (xw < w) memset(d, 0, (size_t)(w * kc * es));
-        for (x = 0; x < xw; x++) gemm__cpu_copy(d + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+        char *dp = d + x0 * kc * es;
+        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
+        for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
     }
 }
 /* <<cpu packing */
-/* >>cpu small_path: src/cpu/small_path.c */
-/* Small problems: up to m*n*k = 128^3 (measured on AVX-512) packing costs
-   more than it saves, so B is read in place, and A too when its columns
-   are contiguous (the kernel then reads them with as = acs). Only a tail
-   narrower than a micro-panel is still packed: the kernel reads whole
-   micro-panels, which would run past the user's matrix. */
-#define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
+/* >>cpu direct: src/cpu/direct.c */
+/* The direct path: the micro-kernel on the caller's matrices where they
+   are, tile by tile over C, without packing, blocking or allocation. Small
+   products take it (up to m*n*k = 128^3, measured: below that packing
+   costs more than it saves, and at a few elements the fixed costs are all
+   there is), and so does any call whose alpha is Inf or NaN: each tile
+   then sums all of k before alpha multiplies it, as the reference does, so
+   alpha = Inf gives +-Inf where the sum is non-zero, not Inf - Inf = NaN
+   from k blocks of opposite signs. The kernel reads op(a) by columns of
+   contiguous rows; a transposed op(a) is first copied, MR rows at a time,
+   into a panel (on the stack, or from the workspace for a very deep k). */
+#define GEMM__CPU_DIRECT_MAX (128.0 * 128.0 * 128.0)
+#define GEMM__CPU_PANEL_BYTES 8192 /* the stack panel: MR x 64 in either precision on AVX-512 */
 
-static void gemm__cpu_plan_in_place(gemm__cpu_job *jb)
+static int gemm__cpu_finite(double x) { return x - x == 0; }
+
+/* Whether a call takes the direct path: from its shape and alpha alone,
+   never the thread count, so the result's bits do not depend on it. */
+static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha)
 {
-    double flops = 2.0 * (double)jb->p->m * (double)jb->p->n * (double)jb->p->k;
-    jb->direct_b = flops <= 2.0 * GEMM__CPU_SMALL;
-    jb->direct_a = jb->direct_b && jb->p->ars == 1;
+    int forced = GEMM__HOOK(cpu_path, 0); /* tests: 1 packed, 2 direct */
+    if (!gemm__cpu_finite(alpha) || forced == 2) return 1;
+    if (forced == 1) return 0;
+    if ((double)p->m * (double)p->n * (double)p->k > GEMM__CPU_DIRECT_MAX) return 0;
+    return p->ars == 1 || uk->mr * p->k * es <= GEMM__CPU_PANEL_BYTES;
 }
 
-/* Of a block of mc rows of op(a), the first ones the kernel reads in place. */
-static int64_t gemm__cpu_a_rows_in_place(const gemm__cpu_job *jb, int64_t mc)
+/* Products of at most GEMM__CPU_TINY multiply-adds (2 x 2 x 2): plain
+   loops through the strides. A vector kernel's fixed cost (a dozen
+   pointers and accumulators, masked moves) is several times theirs, and
+   a caller making millions of 1x1 or 2x2 products (LAPACK's inner
+   blocks) pays it every time. Each sum in k order, then
+   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. */
+#define GEMM__CPU_TINY 8
+
+static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
+                               float *c)
 {
-    return jb->direct_a ? mc / jb->uk->mr * jb->uk->mr : 0;
+    int64_t i, j, q;
+    for (j = 0; j < p->n; j++)
+        for (i = 0; i < p->m; i++) {
+            float sum = 0, *cij = c + i + j * p->ldc;
+            for (q = 0; q < p->k; q++) sum += a[i * p->ars + q * p->acs] * b[q * p->brs + j * p->bcs];
+            *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
+        }
 }
 
-/* Of a block of nc columns of op(b), the first ones the kernel reads in place. */
-static int64_t gemm__cpu_b_cols_in_place(const gemm__cpu_job *jb, int64_t nc)
+static void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
+                               double *c)
 {
-    return jb->direct_b ? nc / jb->uk->nr * jb->uk->nr : 0;
+    int64_t i, j, q;
+    for (j = 0; j < p->n; j++)
+        for (i = 0; i < p->m; i++) {
+            double sum = 0, *cij = c + i + j * p->ldc;
+            for (q = 0; q < p->k; q++) sum += a[i * p->ars + q * p->acs] * b[q * p->brs + j * p->bcs];
+            *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
+        }
 }
-/* <<cpu small_path */
+
+/* Bytes of A panel a thread needs beyond its stack panel (0: none). */
+static size_t gemm__cpu_direct_panel_bytes(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es)
+{
+    int64_t bytes = uk->mr * p->k * es;
+    return p->ars == 1 || bytes <= GEMM__CPU_PANEL_BYTES ? 0 : (size_t)gemm__cpu_round_up(bytes, 64);
+}
+
+/* C[m0:m1, n0:n1] of the job, tile by tile; panel holds MR x k elements. */
+static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                                  char *panel)
+{
+    const gemm__problem *p = jb->p;
+    int64_t i0, j0, i, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    for (i0 = m0; i0 < m1; i0 += mr) {
+        int64_t mw = gemm__cpu_min(mr, m1 - i0), as = mr;
+        const char *ap = panel;
+        if (p->ars == 1) {
+            ap = jb->a + i0 * es;
+            as = p->acs;
+        } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
+            for (i = 0; i < mw; i++) gemm__cpu_copy(panel + i * es, mr, jb->a + (i0 + i) * p->ars * es, 1, p->k, es);
+        }
+        for (j0 = n0; j0 < n1; j0 += nr)
+            jb->uk->direct(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs, jb->alpha, jb->beta,
+                           jb->c + (i0 + j0 * p->ldc) * es, p->ldc, mw, gemm__cpu_min(nr, n1 - j0));
+    }
+}
+/* <<cpu direct */
 /* >>cpu loops: src/cpu/loops.c */
-/* The five loops around the micro-kernel, outermost last: jc (NC columns
-   of C), pc (KC of k; pack B), ic (MC rows; pack A), jr (NR), ir (MR). */
+/* The packed path's inner loops, for one item of one step: the row block
+   C[ic:ic+mc, jc:jc+nc] += alpha * (packed A block) * (packed B panel),
+   jr over the NR-wide micro-panels of B (each stays in L1), ir over the
+   MR-row micro-panels of A (the block stays in L2). */
 
 #define GEMM__CPU_TILE_MAX (32 * 8) /* elements: the largest MR*NR of any kernel (avx512 fp32) */
 
 /* An mw x nw tile at the edge of C: the same kernel on a local full tile,
    copied in (unless beta == 0: C is not read) and back, so edge results
    have the arithmetic of full tiles and C is never written past its end. */
-static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, const gemm__cpu_bpanel *b,
-                                const char *ap, int64_t as, char *c, int64_t mw)
+static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_block *bl, gemm__cpu_ukernel_fn kern,
+                                const char *ap, const char *bp, int64_t bps, int64_t bjs, char *c, int64_t mw,
+                                int64_t nw)
 {
     int64_t j, mr = jb->uk->mr, es = jb->es, ldc = jb->p->ldc;
     if (!bl->tile_clean) {
@@ -764,106 +1113,83 @@ static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, c
         bl->tile_clean = 1;
     }
     if (bl->beta != 0)
-        for (j = 0; j < b->nw; j++) memcpy(bl->tile + j * mr * es, c + j * ldc * es, (size_t)(mw * es));
-    b->kern(bl->kc, ap, as, b->ptr, b->bp, b->bj, jb->alpha, bl->beta, bl->tile, mr);
-    for (j = 0; j < b->nw; j++) memcpy(c + j * ldc * es, bl->tile + j * mr * es, (size_t)(mw * es));
+        for (j = 0; j < nw; j++) memcpy(bl->tile + j * mr * es, c + j * ldc * es, (size_t)(mw * es));
+    kern(bl->kc, ap, mr, bp, bps, bjs, jb->alpha, bl->beta, bl->tile, mr);
+    for (j = 0; j < nw; j++) memcpy(c + j * ldc * es, bl->tile + j * mr * es, (size_t)(mw * es));
 }
 
-/* ir: one B micro-panel against each MR-row micro-panel of the A block
-   (packed, or in place); c is C[ic, jc + jr]. */
-static void gemm__cpu_loop_ir(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, const gemm__cpu_bpanel *b, char *c)
+/* ir: one B micro-panel (columns jr..jr+nw of the block) against each A
+   micro-panel; the kernel variant reads the panel row by row (packed) or
+   column by column (strided, bps = 1, bjs = kc). */
+static void gemm__cpu_loop_ir(const gemm__cpu_job *jb, gemm__cpu_block *bl, int64_t jr, int64_t nw)
 {
-    const gemm__problem *p = jb->p;
-    int64_t ir, j, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, ldc = p->ldc;
-    for (ir = 0; ir < bl->mc; ir += mr, c += mr * es) {
+    int64_t ir, j, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, ldc = jb->p->ldc;
+    const char *bp = bl->pb + jr * bl->kc * es;
+    gemm__cpu_ukernel_fn kern = jb->b_xmajor ? jb->uk->strided_b : jb->uk->packed_b;
+    int64_t bps = jb->b_xmajor ? 1 : nr, bjs = jb->b_xmajor ? bl->kc : 1;
+    for (ir = 0; ir < bl->mc; ir += mr) {
         int64_t mw = gemm__cpu_min(mr, bl->mc - ir);
-        int in_place = ir < bl->a_inplace;
-        const char *ap = in_place ? bl->a0 + ir * p->ars * es : bl->pa + (ir - bl->a_inplace) * bl->kc * es;
-        int64_t as = in_place ? p->acs : mr;
-        if (mw < mr || b->nw < nr) {
-            gemm__cpu_edge_tile(jb, bl, b, ap, as, c, mw);
+        const char *ap = bl->pa + ir * bl->kc * es;
+        char *c = bl->c + (ir + jr * ldc) * es;
+        if (mw < mr || nw < nr) {
+            gemm__cpu_edge_tile(jb, bl, kern, ap, bp, bps, bjs, c, mw, nw);
             continue;
         }
         for (j = 0; j < nr; j++) { /* here, not in the kernel: its registers are full */
             GEMM__CPU_PREFETCH(c + j * ldc * es);
             GEMM__CPU_PREFETCH(c + (j * ldc + mr - 1) * es);
         }
-        b->kern(bl->kc, ap, as, b->ptr, b->bp, b->bj, jb->alpha, bl->beta, c, ldc);
+        kern(bl->kc, ap, mr, bp, bps, bjs, jb->alpha, bl->beta, c, ldc);
     }
 }
 
-/* jr: each NR-wide micro-panel of the B panel, with the kernel variant
-   that reads it where it is: in place (small problems) or packed column
-   by column (strided variant), or packed row by row (packed variant). */
-static void gemm__cpu_loop_jr(const gemm__cpu_job *jb, gemm__cpu_blocks *bl)
+/* jr: every micro-panel of the B panel. */
+static void gemm__cpu_loop_jr(const gemm__cpu_job *jb, gemm__cpu_block *bl)
+{
+    int64_t jr, nr = jb->uk->nr;
+    for (jr = 0; jr < bl->nc; jr += nr) gemm__cpu_loop_ir(jb, bl, jr, gemm__cpu_min(nr, bl->nc - jr));
+}
+
+/* Where step s of group g is: columns jc..jc+nc of C, k from pc to pc+kc. */
+static void gemm__cpu_step_extent(const gemm__cpu_job *jb, const gemm__cpu_group *g, int64_t s, int64_t *jc,
+                                  int64_t *nc, int64_t *pc, int64_t *kc)
+{
+    *jc = g->n0 + s / g->kblocks * jb->nc;
+    *nc = gemm__cpu_min(jb->nc, g->n1 - *jc);
+    *pc = s % g->kblocks * jb->kc;
+    *kc = gemm__cpu_min(jb->kc, jb->p->k - *pc);
+}
+
+/* Packs micro-panel u (columns u*NR.. of the step's panel) of step s's B
+   panel; the last one is zero-padded to NR columns. */
+static void gemm__cpu_pack_b_unit(const gemm__cpu_job *jb, const gemm__cpu_group *g, int64_t s, int64_t u)
 {
     const gemm__problem *p = jb->p;
-    int64_t jr, nr = jb->uk->nr, es = jb->es;
-    char *c = jb->c + (bl->ic + bl->jc * p->ldc) * es;
-    for (jr = 0; jr < bl->nc; jr += nr) {
-        gemm__cpu_bpanel b;
-        int direct = jr < bl->b_inplace;
-        b.ptr = direct ? bl->b0 + jr * p->bcs * es : bl->pb + (jr - bl->b_inplace) * bl->kc * es;
-        b.kern = direct || bl->b_xmajor ? jb->uk->strided_b : jb->uk->packed_b;
-        b.bp = direct ? p->brs : bl->b_xmajor ? 1 : nr;
-        b.bj = direct ? p->bcs : bl->b_xmajor ? bl->kc : 1;
-        b.nw = gemm__cpu_min(nr, bl->nc - jr);
-        gemm__cpu_loop_ir(jb, bl, &b, c + jr * p->ldc * es);
-    }
+    int64_t jc, nc, pc, kc, es = jb->es, nr = jb->uk->nr, x0 = u * nr;
+    gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
+    gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs, p->brs,
+                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, es);
 }
 
-/* ic: rows m0..m1 of C in MC blocks; each block of op(a) is packed into
-   MR-row micro-panels (it stays in L2), unless read in place. */
-static void gemm__cpu_loop_ic(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, int64_t m0, int64_t m1)
+/* Item i of step s of group g: packs rows i*MC.. of op(a)'s k block into
+   pa, then runs them against the step's B panel. */
+static void gemm__cpu_item(const gemm__cpu_job *jb, const gemm__cpu_group *g, int64_t s, int64_t i, char *pa)
 {
     const gemm__problem *p = jb->p;
-    int64_t es = jb->es;
-    for (bl->ic = m0; bl->ic < m1; bl->ic += jb->mc) {
-        bl->mc = gemm__cpu_min(jb->mc, m1 - bl->ic);
-        bl->a0 = jb->a + (bl->ic * p->ars + bl->pc * p->acs) * es;
-        bl->a_inplace = gemm__cpu_a_rows_in_place(jb, bl->mc);
-        if (bl->a_inplace < bl->mc)
-            gemm__cpu_pack(bl->pa, bl->a0 + bl->a_inplace * p->ars * es, p->ars, p->acs, bl->mc - bl->a_inplace,
-                           bl->kc, jb->uk->mr, 0, jb->uk->pack_a, es);
-        gemm__cpu_loop_jr(jb, bl);
-    }
-}
-
-/* pc: k in KC steps, in order and never split across threads (the same
-   sums in the same order for any thread count); each step packs its B
-   panel once for every row block, and only the first applies beta. */
-static void gemm__cpu_loop_pc(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, int64_t m0, int64_t m1)
-{
-    const gemm__problem *p = jb->p;
-    int64_t es = jb->es;
-    for (bl->pc = 0; bl->pc < p->k; bl->pc += jb->kc) {
-        bl->kc = gemm__cpu_min(jb->kc, p->k - bl->pc);
-        bl->beta = bl->pc == 0 ? jb->beta : 1.0;
-        bl->b0 = jb->b + (bl->pc * p->brs + bl->jc * p->bcs) * es;
-        if (bl->b_inplace < bl->nc)
-            gemm__cpu_pack(bl->pb, bl->b0 + bl->b_inplace * p->bcs * es, p->bcs, p->brs, bl->nc - bl->b_inplace,
-                           bl->kc, jb->uk->nr, bl->b_xmajor, NULL, es);
-        gemm__cpu_loop_ic(jb, bl, m0, m1);
-    }
-}
-
-/* jc: C[m0:m1, n0:n1], one thread's rectangle, in NC-column steps, with
-   that thread's packing buffers pa and pb. */
-static void gemm__cpu_loop_jc(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1, char *pa,
-                              char *pb)
-{
     double tile[GEMM__CPU_TILE_MAX];
-    gemm__cpu_blocks bl;
-    memset(&bl, 0, sizeof bl);
+    gemm__cpu_block bl;
+    int64_t jc, pc, es = jb->es, ic = i * jb->mc;
+    gemm__cpu_step_extent(jb, g, s, &jc, &bl.nc, &pc, &bl.kc);
+    bl.mc = gemm__cpu_min(jb->mc, p->m - ic);
     bl.pa = pa;
-    bl.pb = pb;
+    bl.pb = g->pb[s & 1];
+    bl.beta = pc == 0 ? jb->beta : 1.0;
+    bl.c = jb->c + (ic + jc * p->ldc) * es;
     bl.tile = (char *)tile;
-    bl.b_xmajor = jb->p->bcs != 1; /* B's columns are contiguous: copy them whole */
-    for (bl.jc = n0; bl.jc < n1; bl.jc += jb->nc) {
-        bl.nc = gemm__cpu_min(jb->nc, n1 - bl.jc);
-        bl.b_inplace = gemm__cpu_b_cols_in_place(jb, bl.nc);
-        gemm__cpu_loop_pc(jb, &bl, m0, m1);
-    }
+    bl.tile_clean = 0;
+    gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
+                   p->ars == 1 ? jb->uk->pack_a : NULL, es);
+    gemm__cpu_loop_jr(jb, &bl);
 }
 /* <<cpu loops */
 /* >>cpu thread_pool: src/cpu/thread_pool.c */
@@ -898,23 +1224,32 @@ static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job
 static gemm__cpu_task_fn gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
 
+/* Whether the process is exiting (gemm__cpu_pool_stop runs): every wait
+   loop of a worker looks, so exit() never waits for a spin or yield phase
+   to run out (under load each sched_yield can give away a whole time slice). */
+static int gemm__cpu_pool_leaving(void) { return GEMM__CPU_LOAD(gemm__cpu_pool_exiting); }
+
 static void *gemm__cpu_worker(void *param)
 {
     int id = (int)(intptr_t)param, spins, state;
     unsigned seen = gemm__cpu_pool_seen0[id], gen;
     for (;;) {
-        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS; spins++)
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS &&
+                        !gemm__cpu_pool_leaving();
+             spins++)
             GEMM__CPU_PAUSE();
         /* Then poll while yielding: a sleeping worker woken by the next call
            is often placed on the caller's own core when another process's
            thread holds the other one (measured: 2 threads at 1-thread speed
            next to OpenBLAS's spinning workers); a polling one is already on
            its core, and gives it up to anything else runnable. */
-        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS; spins++)
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS &&
+                        !gemm__cpu_pool_leaving();
+             spins++)
             sched_yield();
         if (gen == seen) {
             pthread_mutex_lock(&gemm__cpu_pool_lock);
-            while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_exiting)
+            while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_leaving())
                 pthread_cond_wait(&gemm__cpu_pool_wake, &gemm__cpu_pool_lock);
             pthread_mutex_unlock(&gemm__cpu_pool_lock);
         }
@@ -936,12 +1271,14 @@ static void *gemm__cpu_worker(void *param)
     }
 }
 
+/* At exit: from now on calls run alone; a call still running finishes;
+   then the workers are woken and joined. */
 static void gemm__cpu_pool_stop(void)
 {
     int i;
-    pthread_mutex_lock(&gemm__cpu_pool_owner); /* lets a running call finish */
+    GEMM__CPU_STORE(gemm__cpu_pool_exiting, 1);
+    pthread_mutex_lock(&gemm__cpu_pool_owner);
     pthread_mutex_lock(&gemm__cpu_pool_lock);
-    gemm__cpu_pool_exiting = 1;
     pthread_cond_broadcast(&gemm__cpu_pool_wake);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
     for (i = 1; i <= gemm__cpu_pool_started; i++) pthread_join(gemm__cpu_pool_threads[i], NULL);
@@ -965,10 +1302,10 @@ static void gemm__cpu_pool_forked(void)
 static int gemm__cpu_pool_acquire(int want)
 {
     static int registered; /* 1: exit and fork handlers in place; -1: they could not be, so no pool */
-    if (want <= 1 || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
-    if (!registered && !gemm__cpu_pool_exiting)
+    if (want <= 1 || gemm__cpu_pool_leaving() || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
+    if (!registered && !gemm__cpu_pool_leaving())
         registered = atexit(gemm__cpu_pool_stop) == 0 && pthread_atfork(NULL, NULL, gemm__cpu_pool_forked) == 0 ? 1 : -1;
-    if (registered != 1 || gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
+    if (registered != 1 || gemm__cpu_pool_leaving()) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
     while (gemm__cpu_pool_started < want - 1) {
         int id = gemm__cpu_pool_started + 1;
         gemm__cpu_pool_seen0[id] = gemm__cpu_pool_gen;
@@ -1004,19 +1341,38 @@ static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg)
         pthread_cond_wait(&gemm__cpu_pool_done, &gemm__cpu_pool_lock);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
 }
+
+/* Waits until *x >= v, while other threads of the call finish work they
+   have taken: spins briefly, then yields the core to them. */
+static void gemm__cpu_wait_for(const int *x, int v)
+{
+    int spins;
+    for (spins = 0; GEMM__CPU_LOAD(*x) < v; spins++) {
+        if (spins < GEMM__CPU_SPINS) GEMM__CPU_PAUSE();
+        else sched_yield();
+    }
+}
 #else
+/* One thread does all the work in order: nothing is ever outstanding. */
+static void gemm__cpu_wait_for(const int *x, int v) { (void)x; (void)v; }
 static int gemm__cpu_pool_acquire(int want) { (void)want; return 1; }
 static void gemm__cpu_pool_release(void) {}
 static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg) { task(arg, 0); }
 #endif
 /* <<cpu thread_pool */
-/* >>cpu work_split: src/cpu/work_split.c */
-/* Threads run one call by taking chunks (rectangles of C) from a shared
-   counter until none is left. Below GEMM__CPU_THREADED flops a call runs
-   on one thread; from GEMM__CPU_CHUNKY there are 4 chunks per thread, so a
-   thread the OS runs late costs a chunk, not half the call. */
-#define GEMM__CPU_THREADED (2.0 * 56.0 * 56.0 * 56.0)
-#define GEMM__CPU_CHUNKY (2.0 * 256.0 * 256.0 * 256.0)
+/* >>cpu schedule: src/cpu/schedule.c */
+/* How many threads a call uses, and how they share its work. */
+
+/* Flops each thread must have for a call to use it: a thread's share below
+   this costs more in wake-ups and hand-overs than it saves. */
+#define GEMM__CPU_THREAD_FLOPS (2.0 * 56.0 * 56.0 * 56.0)
+
+/* The threads a call of `flops` runs on, of the `want` it may use. */
+static int gemm__cpu_threads_for_flops(double flops, int want)
+{
+    double most = flops / GEMM__CPU_THREAD_FLOPS;
+    return most < 2 ? 1 : most < want ? (int)most : want;
+}
 
 /* Part i of `parts` of [0, len), cut at multiples of unit, so every thread
    sees the same tiles whatever the thread count. */
@@ -1027,8 +1383,10 @@ static void gemm__cpu_split(int64_t len, int parts, int i, int unit, int64_t *lo
     *hi = gemm__cpu_min(units * (i + 1) / parts * unit, len);
 }
 
-/* A grid tm x tn of `chunks` rectangles over (m, n): the most square ones
-   (the least packing repeated across chunks), splitting N on a tie. */
+/* ---- the direct path: rectangles of C taken from a counter ---- */
+
+/* A grid tm x tn of `chunks` rectangles over (m, n): the most square ones,
+   splitting N on a tie. */
 static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int *tm, int *tn)
 {
     int c, t;
@@ -1045,35 +1403,79 @@ static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int
         }
 }
 
-/* How many threads the job runs on (taking the pool when more than one;
-   the caller releases it) and its grid of chunks. */
-static void gemm__cpu_plan_threads(gemm__cpu_job *jb, int want)
-{
-    const gemm__problem *p = jb->p;
-    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    int threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(want);
-    gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), p->m, p->n, jb->uk->mr, jb->uk->nr,
-                   &jb->tm, &jb->tn);
-    jb->threads = threads;
-}
-
-/* One thread's share of the job: chunks taken until none is left, each
-   computed with this thread's workspace. */
-static void gemm__cpu_task(void *arg, int tid)
+static void gemm__cpu_direct_task(void *arg, int tid)
 {
     gemm__cpu_job *jb = (gemm__cpu_job *)arg;
+    double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+    char *panel = jb->ws ? jb->ws + (size_t)tid * jb->ws_a : (char *)stack_panel;
     int64_t m0, m1, n0, n1;
-    char *w;
     int c;
-    if (tid >= jb->threads) return; /* a worker this call has no workspace for */
-    w = jb->ws + (size_t)tid * jb->ws_stride;
+    if (tid >= jb->threads) return; /* a worker this call has no panel for */
     while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {
         gemm__cpu_split(jb->p->m, jb->tm, c % jb->tm, jb->uk->mr, &m0, &m1);
         gemm__cpu_split(jb->p->n, jb->tn, c / jb->tm, jb->uk->nr, &n0, &n1);
-        if (m0 < m1 && n0 < n1) gemm__cpu_loop_jc(jb, m0, m1, n0, n1, w, w + jb->ws_a);
+        if (m0 < m1 && n0 < n1) gemm__cpu_direct_rect(jb, m0, m1, n0, n1, panel);
     }
 }
-/* <<cpu work_split */
+
+/* ---- the packed path: column groups, steps and items (job.h) ---- */
+
+/* Groups and items for `threads` threads: few groups (each packs A again,
+   but B is packed once whatever their number), enough of them that every
+   thread has about two items per step, items of at least 4 micro-panels. */
+static void gemm__cpu_plan_groups(gemm__cpu_job *jb)
+{
+    const gemm__problem *p = jb->p;
+    int64_t mr = jb->uk->mr, nr = jb->uk->nr, rows_min = 4 * mr;
+    int64_t most_items = gemm__cpu_max(1, (p->m + rows_min - 1) / rows_min), want_items = 2 * (int64_t)jb->threads;
+    int64_t groups = jb->threads == 1 ? 1 : (want_items + most_items - 1) / most_items, per_group;
+    groups = gemm__cpu_max(1, gemm__cpu_min(groups, gemm__cpu_min(jb->threads, (p->n + nr - 1) / nr)));
+    if (GEMM__HOOK(cpu_groups, 0) > 0) groups = gemm__cpu_min(GEMM__HOOK(cpu_groups, 0), (p->n + nr - 1) / nr);
+    per_group = (want_items + groups - 1) / groups;
+    if (jb->threads > 1) /* smaller row blocks share the work; never above the cache's MC */
+        jb->mc = gemm__cpu_min(jb->mc, gemm__cpu_max(rows_min, gemm__cpu_round_up((p->m + per_group - 1) / per_group, mr)));
+    jb->groups = (int)groups;
+    jb->items = (p->m + jb->mc - 1) / jb->mc;
+}
+
+/* Walks group g's steps: packs B micro-panels while some are left, waits
+   for the panel, runs items while some are left (each after its row
+   block's previous step), then the next step. */
+static void gemm__cpu_run_group(gemm__cpu_job *jb, gemm__cpu_group *g, char *pa)
+{
+    int64_t s, jc, nc, pc, kc;
+    int u, i, units;
+    for (s = 0; s < g->steps; s++) {
+        gemm__cpu_step *st = &g->step[s];
+        gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
+        units = (int)((nc + jb->uk->nr - 1) / jb->uk->nr);
+        if (GEMM__CPU_LOAD(st->pack_next) < units) {
+            if (s >= 2) gemm__cpu_wait_for(&g->step[s - 2].items_done, (int)jb->items); /* its buffer is free */
+            while ((u = GEMM__CPU_TAKE(st->pack_next)) < units) {
+                gemm__cpu_pack_b_unit(jb, g, s, u);
+                GEMM__CPU_DONE(st->pack_done);
+            }
+        }
+        gemm__cpu_wait_for(&st->pack_done, units);
+        while ((i = GEMM__CPU_TAKE(st->item_next)) < jb->items) {
+            gemm__cpu_wait_for(&g->progress[i], (int)s);
+            gemm__cpu_item(jb, g, s, i, pa);
+            GEMM__CPU_STORE(g->progress[i], (int)s + 1);
+            GEMM__CPU_DONE(st->items_done);
+        }
+    }
+}
+
+/* One thread's share: its own group first, then it helps the others. */
+static void gemm__cpu_packed_task(void *arg, int tid)
+{
+    gemm__cpu_job *jb = (gemm__cpu_job *)arg;
+    int g;
+    if (tid >= jb->threads) return; /* a worker this call has no buffer for */
+    for (g = 0; g < jb->groups; g++)
+        gemm__cpu_run_group(jb, &jb->group[(tid + g) % jb->groups], jb->ws + (size_t)tid * jb->ws_a);
+}
+/* <<cpu schedule */
 /* >>cpu driver: src/cpu/driver.c */
 /* C = beta*C, when A and B are not read (alpha == 0 or k == 0), in the
    order C is stored. */
@@ -1091,21 +1493,129 @@ static void gemm__cpu_scale_c(const gemm__problem *p, gemm_precision precision, 
     }
 }
 
-/* Allocates the job's workspaces, one per thread: packed A (mc x kc), then
-   packed B (kc x nc), each 64-byte aligned and no larger than the problem
-   needs. Returns the block to GEMM_FREE (NULL: no memory). */
-static char *gemm__cpu_workspace(gemm__cpu_job *jb)
+#ifdef GEMM__TEST_HOOKS
+static int gemm__cpu_threads_used;
+GEMM_DEF int gemm__cpu_last_threads(void) { return GEMM__CPU_LOAD(gemm__cpu_threads_used); }
+#define GEMM__CPU_RECORD_THREADS(n) GEMM__CPU_STORE(gemm__cpu_threads_used, n)
+#else
+#define GEMM__CPU_RECORD_THREADS(n) ((void)0)
+#endif
+
+/* Runs the job's task on its threads: through the pool (then given back)
+   or here alone. */
+static void gemm__cpu_run(gemm__cpu_task_fn task, gemm__cpu_job *jb)
+{
+    GEMM__CPU_RECORD_THREADS(jb->threads);
+    if (jb->threads > 1) {
+        gemm__cpu_pool_run(task, jb);
+        gemm__cpu_pool_release();
+    } else {
+        task(jb, 0);
+    }
+}
+
+static gemm_status gemm__cpu_no_memory(const char *func, const gemm__cpu_job *jb, size_t bytes)
+{
+    if (jb->threads > 1) gemm__cpu_pool_release();
+    return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspace of %d thread(s), %llu bytes", func,
+                      jb->threads, (unsigned long long)bytes);
+}
+
+/* The direct path (direct.c): a small call runs here at once, with no
+   allocation; a larger one shares its rectangles of C over the pool. */
+static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
 {
     const gemm__problem *p = jb->p;
-    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr));
-    int64_t ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(p->n, jb->uk->nr));
-    int64_t kcw = gemm__cpu_min(jb->kc, p->k);
-    char *raw;
-    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * jb->es, 64);
-    jb->ws_stride = jb->ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * jb->es, 64);
-    raw = (char *)GEMM_MALLOC(jb->ws_stride * (size_t)jb->threads + 64);
-    if (raw) jb->ws = raw + (64 - (uintptr_t)raw % 64);
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    size_t panel = gemm__cpu_direct_panel_bytes(p, jb->uk, jb->es);
+    int want = flops < 2 * GEMM__CPU_THREAD_FLOPS ? 1 : gemm__cpu_threads_for_call(options);
+    char *raw = NULL;
+    if (want == 1 && !panel) {
+        double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+        GEMM__CPU_RECORD_THREADS(1);
+        gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
+        return GEMM_OK;
+    }
+    want = gemm__cpu_threads_for_flops(flops, want);
+    jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    gemm__cpu_grid(jb->threads * 4, p->m, p->n, jb->uk->mr, jb->uk->nr, &jb->tm, &jb->tn);
+    if (panel) {
+        if (!(raw = (char *)GEMM_MALLOC(panel * (size_t)jb->threads + 64)))
+            return gemm__cpu_no_memory(func, jb, panel * (size_t)jb->threads + 64);
+        jb->ws = raw + (64 - (uintptr_t)raw % 64);
+        jb->ws_a = panel;
+    }
+    gemm__cpu_run(gemm__cpu_direct_task, jb);
+    GEMM_FREE(raw);
+    return GEMM_OK;
+}
+
+/* The packed path's workspace, in one block (NULL: no memory; *bytes says
+   how much): per thread a packed A block (mc x kc), per group its two B
+   panels (kc x nc) and its counters, each part 64-byte aligned. */
+static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es, nr = jb->uk->nr, kcw = gemm__cpu_min(jb->kc, p->k), kblocks = (p->k + jb->kc - 1) / jb->kc;
+    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr)), n0, n1;
+    size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2];
+    char *raw = NULL, *ws = NULL;
+    int g, pass;
+    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * es, 64);
+    for (pass = 0; pass < 2; pass++) { /* sizes, then the same walk assigning them */
+        size_t off = at + jb->ws_a * (size_t)jb->threads;
+        for (g = 0; g < jb->groups; g++) {
+            gemm__cpu_group *gr = pass ? &jb->group[g] : NULL;
+            int64_t steps, ncw;
+            gemm__cpu_split(p->n, jb->groups, g, (int)nr, &n0, &n1);
+            ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(n1 - n0, nr));
+            steps = (n1 - n0 + jb->nc - 1) / jb->nc * kblocks;
+            b_bytes[0] = b_bytes[1] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
+            if (gr) {
+                gr->n0 = n0;
+                gr->n1 = n1;
+                gr->kblocks = kblocks;
+                gr->steps = steps;
+                gr->pb[0] = ws + off;
+                gr->pb[1] = ws + off + b_bytes[0];
+                gr->step = (gemm__cpu_step *)(ws + off + 2 * b_bytes[0]);
+                gr->progress = (int *)(gr->step + steps);
+                memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
+            }
+            off += 2 * b_bytes[0] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
+                                                              (int64_t)sizeof(int) * jb->items, 64);
+        }
+        if (pass == 0) {
+            *bytes = off + 64;
+            if (!(raw = (char *)GEMM_MALLOC(*bytes))) return NULL;
+            ws = raw + (64 - (uintptr_t)raw % 64);
+            jb->group = (gemm__cpu_group *)ws;
+            jb->ws = ws + at;
+        }
+    }
     return raw;
+}
+
+/* The packed path (job.h): the blocks, the threads and their groups, the
+   workspace, then the work. */
+static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
+{
+    const gemm__problem *p = jb->p;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    int want = gemm__cpu_threads_for_flops(flops, gemm__cpu_threads_for_call(options));
+    size_t bytes = 0;
+    char *raw;
+    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000) /* int counters */
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
+                          (long long)p->k);
+    jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
+    gemm__cpu_plan_groups(jb);
+    if (!(raw = gemm__cpu_packed_workspace(jb, &bytes))) return gemm__cpu_no_memory(func, jb, bytes);
+    gemm__cpu_run(gemm__cpu_packed_task, jb);
+    GEMM_FREE(raw);
+    return GEMM_OK;
 }
 
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
@@ -1117,8 +1627,8 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
                                   const gemm_cpu_options *options)
 {
     const gemm__cpu_isa *isa;
+    const gemm__cpu_microkernel *uk;
     gemm__cpu_job jb;
-    char *raw;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE) return GEMM_OK;
@@ -1129,36 +1639,59 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     if (!(isa = gemm__cpu_isa_for_call()))
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
-    memset(&jb, 0, sizeof jb);
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    if ((double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && !GEMM__HOOK(cpu_path, 0)) {
+        if (precision == GEMM_F32)
+            gemm__cpu_tiny_f32(p, (float)alpha, (const float *)a, (const float *)b, (float)beta, (float *)C);
+        else
+            gemm__cpu_tiny_f64(p, alpha, (const double *)a, (const double *)b, beta, (double *)C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
+        GEMM__HOOK(cpu_path, 0) != 1) { /* one tile: the direct kernel alone, the whole cost of a tiny call */
+        uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
     jb.p = p;
     jb.a = (const char *)a;
     jb.b = (const char *)b;
     jb.c = (char *)C;
-    jb.es = (int64_t)gemm_precision_size(precision);
+    jb.es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     jb.alpha = alpha;
     jb.beta = beta;
-    jb.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
-    gemm__cpu_blocking(jb.uk->mr, jb.uk->nr, (int)jb.es, &jb.mc, &jb.kc, &jb.nc);
-    gemm__cpu_plan_in_place(&jb);
-    gemm__cpu_plan_threads(&jb, gemm__cpu_threads_for_call(options));
-    if (!(raw = gemm__cpu_workspace(&jb))) {
-        if (jb.threads > 1) gemm__cpu_pool_release();
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %d packing workspace(s) of %llu bytes", func,
-                          jb.threads, (unsigned long long)jb.ws_stride);
-    }
-    if (jb.threads > 1) {
-        gemm__cpu_pool_run(gemm__cpu_task, &jb);
-        gemm__cpu_pool_release();
-    } else {
-        gemm__cpu_task(&jb, 0);
-    }
-    GEMM_FREE(raw);
-    return GEMM_OK;
+    jb.uk = uk;
+    jb.threads = 1;
+    jb.ws = NULL;
+    jb.ws_a = 0;
+    jb.next = 0;
+    if (gemm__cpu_plan_direct(p, uk, jb.es, alpha)) return gemm__cpu_run_direct(func, &jb, options);
+    return gemm__cpu_run_packed(func, &jb, options);
 }
 /* <<cpu driver */
 /* >>cpu entry_points: src/cpu/entry_points.c */
-/* The public calls: gemm__prepare's checks and canonical problem, then the
-   one driver. */
+/* The public calls: thin typed wrappers over one function that makes
+   gemm__prepare's checks and canonical problem (its inlined common case
+   first, gemm__prepare_plain) and calls the driver; func is the name the
+   user called, for the error detail. */
+
+static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                   gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta,
+                                   void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, C != NULL,
+                             ldc, &p)) { /* the rest: gemm__prepare's full checks (same problem when valid) */
+        s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
+                          beta == 1, C != NULL, ldc, &p);
+        if (s != GEMM_OK) return s;
+    }
+    return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
+}
 
 GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                     int64_t m, int64_t n, int64_t k,
@@ -1166,14 +1699,8 @@ GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, g
                                     const float *B, int64_t ldb,
                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
 {
-    gemm__problem p;
-    gemm_status s;
-    gemm__clear_error();
-    s = gemm__prepare("gemm_cpu_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
-                      beta == 1, C != NULL, ldc, &p);
-    if (s != GEMM_OK) return s;
-    return gemm__cpu_gemm("gemm_cpu_sgemm", &p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
-                          options);
+    return gemm__cpu_entry("gemm_cpu_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                           C, ldc, options);
 }
 
 GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1182,14 +1709,8 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
 {
-    gemm__problem p;
-    gemm_status s;
-    gemm__clear_error();
-    s = gemm__prepare("gemm_cpu_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
-                      beta == 1, C != NULL, ldc, &p);
-    if (s != GEMM_OK) return s;
-    return gemm__cpu_gemm("gemm_cpu_dgemm", &p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
-                          options);
+    return gemm__cpu_entry("gemm_cpu_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                           C, ldc, options);
 }
 
 /* The front door, declared in gemm.h: the CPU with default options. */
@@ -1199,7 +1720,8 @@ GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const float *B, int64_t ldb,
                                 float beta, float *C, int64_t ldc)
 {
-    return gemm_cpu_sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm__cpu_entry("gemm_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                           ldc, NULL);
 }
 
 GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1208,7 +1730,8 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc)
 {
-    return gemm_cpu_dgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm__cpu_entry("gemm_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                           ldc, NULL);
 }
 /* <<cpu entry_points */
 

@@ -26,6 +26,7 @@ for group in "$@"; do
         ;;
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
+        need libxsmm-dev file /usr/lib/libxsmm.a
         need gnuplot-nox cmd gnuplot
         ;;
     cuda)

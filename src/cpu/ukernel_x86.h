@@ -10,6 +10,8 @@
 #define GEMM__CPU_Z_S_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define GEMM__CPU_Z_S_MUL(a, b) _mm512_mul_ps(a, b)
 #define GEMM__CPU_Z_S_ADD(a, b) _mm512_add_ps(a, b)
+#define GEMM__CPU_Z_S_LOADN(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (unsigned)(n)) - 1u), p)
+#define GEMM__CPU_Z_S_STOREN(p, v, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (unsigned)(n)) - 1u), v)
 #define GEMM__CPU_Z_D_T double
 #define GEMM__CPU_Z_D_V __m512d
 #define GEMM__CPU_Z_D_VL 8
@@ -20,7 +22,14 @@
 #define GEMM__CPU_Z_D_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define GEMM__CPU_Z_D_MUL(a, b) _mm512_mul_pd(a, b)
 #define GEMM__CPU_Z_D_ADD(a, b) _mm512_add_pd(a, b)
-/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). */
+#define GEMM__CPU_Z_D_LOADN(p, n) _mm512_maskz_loadu_pd((__mmask8)((1u << (unsigned)(n)) - 1u), p)
+#define GEMM__CPU_Z_D_STOREN(p, v, n) _mm512_mask_storeu_pd(p, (__mmask8)((1u << (unsigned)(n)) - 1u), v)
+/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). The
+   partial moves take their lane mask from a window of these tables. */
+static const int32_t gemm__cpu_mask32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int64_t gemm__cpu_mask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+#define GEMM__CPU_Y_MASK32(n) _mm256_loadu_si256((const __m256i *)(gemm__cpu_mask32 + 8 - (n)))
+#define GEMM__CPU_Y_MASK64(n) _mm256_loadu_si256((const __m256i *)(gemm__cpu_mask64 + 4 - (n)))
 #define GEMM__CPU_Y_S_T float
 #define GEMM__CPU_Y_S_V __m256
 #define GEMM__CPU_Y_S_VL 8
@@ -31,6 +40,8 @@
 #define GEMM__CPU_Y_S_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define GEMM__CPU_Y_S_MUL(a, b) _mm256_mul_ps(a, b)
 #define GEMM__CPU_Y_S_ADD(a, b) _mm256_add_ps(a, b)
+#define GEMM__CPU_Y_S_LOADN(p, n) _mm256_maskload_ps(p, GEMM__CPU_Y_MASK32(n))
+#define GEMM__CPU_Y_S_STOREN(p, v, n) _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v)
 #define GEMM__CPU_Y_D_T double
 #define GEMM__CPU_Y_D_V __m256d
 #define GEMM__CPU_Y_D_VL 4
@@ -41,6 +52,8 @@
 #define GEMM__CPU_Y_D_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define GEMM__CPU_Y_D_MUL(a, b) _mm256_mul_pd(a, b)
 #define GEMM__CPU_Y_D_ADD(a, b) _mm256_add_pd(a, b)
+#define GEMM__CPU_Y_D_LOADN(p, n) _mm256_maskload_pd(p, GEMM__CPU_Y_MASK64(n))
+#define GEMM__CPU_Y_D_STOREN(p, v, n) _mm256_maskstore_pd(p, GEMM__CPU_Y_MASK64(n), v)
 #define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
 #define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
