@@ -37,6 +37,7 @@ static void gemm__cpu_neon_storen_d(double *p, float64x2_t v, int64_t n)
 #define GEMM__CPU_N_S_MUL(a, b) vmulq_f32(a, b)
 #define GEMM__CPU_N_S_ADD(a, b) vaddq_f32(a, b)
 #define GEMM__CPU_N_S_LOADN(p, n) gemm__cpu_neon_loadn_s(p, n)
+#define GEMM__CPU_N_S_LOADM GEMM__CPU_N_S_LOADN
 #define GEMM__CPU_N_S_STOREN(p, v, n) gemm__cpu_neon_storen_s(p, v, n)
 #define GEMM__CPU_N_D_T double
 #define GEMM__CPU_N_D_V float64x2_t
@@ -49,6 +50,7 @@ static void gemm__cpu_neon_storen_d(double *p, float64x2_t v, int64_t n)
 #define GEMM__CPU_N_D_MUL(a, b) vmulq_f64(a, b)
 #define GEMM__CPU_N_D_ADD(a, b) vaddq_f64(a, b)
 #define GEMM__CPU_N_D_LOADN(p, n) gemm__cpu_neon_loadn_d(p, n)
+#define GEMM__CPU_N_D_LOADM GEMM__CPU_N_D_LOADN
 #define GEMM__CPU_N_D_STOREN(p, v, n) gemm__cpu_neon_storen_d(p, v, n)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_s, , GEMM__CPU_N_S, GEMM__CPU_REP12, 12)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)

@@ -37,7 +37,8 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
    vector operations (P##_T element, P##_V vector of P##_VL elements, LOAD,
    STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO, and LOADN / STOREN,
    which move only the first n lanes, 1 <= n <= VL, and read zeros into the
-   others): MR = 2 vectors, NR = the count of the REP macro. The
+   others; LOADM is LOADN for A, in the inner loop, where a plain mask is
+   cheapest): MR = 2 vectors, NR = the count of the REP macro. The
    accumulators are named variables, not an array, so they stay in
    registers at any optimisation level. */
 
@@ -136,12 +137,12 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         (void)m0; /* unused where a "vector" is one element */                                    \
         if (m1 > 0) {                                                                              \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
-                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADN(a + p * as + P##_VL, m1);          \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
                 REP(GEMM__CPU_DK_STEP2, P)                                                         \
             }                                                                                      \
         } else {                                                                                   \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
-                P##_V a0 = P##_LOADN(a + p * as, m0);                                              \
+                P##_V a0 = P##_LOADM(a + p * as, m0);                                              \
                 REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         }                                                                                          \
