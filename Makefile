@@ -105,7 +105,7 @@ clean:
 # `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host
 
 LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
 ifneq ($(LIBXSMM_LIB),)
@@ -120,6 +120,21 @@ bench-tiny:
 # libxsmm's BLAS fallback (transposed cases) links OpenBLAS's dgemm_.
 $(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+
+$(B)/cpu_tune: bench/cpu_tune.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
+
+# The binaries bench/gpu/cpu_host.sh runs on the GPU machines' host CPU
+# (carry build/cpu_host): plain -O2, no -march (that CPU is another one).
+cpu-host:
+	@sh tests/deps.sh bench
+	@mkdir -p $(B)/cpu_host
+	$(CC) -std=c99 -O2 $(WARN) tests/test_cpu.c -o $(B)/cpu_host/test_cpu $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_cpu.c -o $(B)/cpu_host/bench_cpu $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_tiny.c -o $(B)/cpu_host/bench_tiny $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/cpu_tune.c -o $(B)/cpu_host/cpu_tune $(BENCH_CPU_PEER) $(LDLIBS)
+	@git rev-parse HEAD >$(B)/cpu_host/commit.txt 2>/dev/null || true
+	@echo "carry $(B)/cpu_host; on the device: PEERS=.peers sh bench/gpu/cpu_host.sh"
 
 test-aarch64:
 	sh tests/test_aarch64.sh
