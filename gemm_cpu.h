@@ -18,10 +18,11 @@
    Options (gemm_cpu_options)
        threads   the threads this call may use. 0: what gemm_cpu_get_threads()
                  says (gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else
-                 the online CPU count); more than 64 means 64; negative is
-                 GEMM_ERR_INVALID_ARG, reported after the checks of the CBLAS
-                 arguments. The count never changes the result's bits, and
-                 small problems still run on one thread (see Threads).
+                 the CPUs this process may run on); more than 64 means 64;
+                 negative is GEMM_ERR_INVALID_ARG, reported after the checks
+                 of the CBLAS arguments. The count never changes the
+                 result's bits, and small problems still run on one thread
+                 (see Threads).
 
    How it works (the Goto/BLIS structure)
        C is viewed column-major (a row-major C is the transposed problem
@@ -50,9 +51,15 @@
        element. Panels are zero-padded, so the micro-kernel always computes a
        full MR x NR tile; a tile that sticks out of C is computed into a small
        local tile and copied back, so the user's matrices are never padded or
-       copied whole. KC is chosen so that a B micro-panel fills half of L1, MC
-       so that the packed A block fills half of L2, NC so that the packed B
-       panel is about 4 MiB (L1d / L2 sizes from sysconf, else 32 KiB / 1 MiB).
+       copied whole.
+
+   Block sizes
+       From the caches the CPU reports, read once: cpuid (leaf 4 on Intel,
+       0x8000001D on AMD), else Linux's sysfs, else sysconf, else 32 KiB L1d
+       and 1 MiB L2. KC: a B micro-panel (KC x NR) fills half of L1d; MC: the
+       packed A block (MC x KC) half of L2; NC: the packed B panel a quarter
+       of L3, 2 to 8 MiB (4 MiB when L3 is unknown). Only KC changes the
+       arithmetic (the k order of a sum), and it depends on the CPU alone.
 
    Micro-kernels
        x86-64:  avx512 (fp32 32x8, fp64 16x8), avx2 (AVX2+FMA: 16x6, 8x6),
@@ -64,32 +71,55 @@
        where 12 wasted a third of the last tile at n = 64. The best kernel
        the CPU supports is picked at the first call (__builtin_cpu_supports,
        which also checks that the OS saves the registers); GEMM_NO_SIMD
-       leaves only scalar. Every kernel, with its strided-B variant and its
-       A-packing routine, is one template over a small table of vector
-       operations, with one signature for every ISA and precision
-       (gemm__cpu_ukernel_fn).
+       leaves only scalar. Every kernel, with its strided-B variant, its
+       direct variant (below) and its A-packing routine, is one template
+       over a small table of vector operations, with one signature for every
+       ISA and precision (gemm__cpu_ukernel_fn). No address is formed
+       outside a matrix, even with a leading dimension near INT64_MAX.
 
-   Small matrices
-       When m*n*k <= 128^3 (measured on AVX-512: up to there packing costs
-       more than it saves), B is read in place, and A too when its columns
-       are contiguous; only a tail narrower than a micro-panel is packed.
+   Small products: the direct path
+       Up to m*n*k = 128^3 the kernel runs on the caller's matrices where
+       they are, tile by tile, with no packing, no blocking of k and no
+       allocation (a transposed op(A) is copied, MR rows at a time, into a
+       panel on the stack); a tile at the edge of C uses masked or narrower
+       vector moves. A product of one tile calls the kernel directly, and
+       one of at most 8 multiply-adds (2x2x2) is a plain loop: the fixed
+       cost of a call is the argument checks (an inlined common case) and
+       little more, so LAPACK-style callers making millions of them pay
+       about what their own loop would. The choice depends on the shape
+       alone, never on the thread count.
+
+   alpha = Inf or NaN
+       The result is what the reference computes, alpha * (the whole sum)
+       + beta*C under IEEE rules: +-Inf where the sum is non-zero, NaN where
+       it is zero or NaN. Such a call takes the direct path (each tile sums
+       all of k before alpha multiplies it); blocked k with alpha applied per
+       block would give Inf - Inf = NaN where partial sums change sign.
 
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
-       automatic: the GEMM_NUM_THREADS environment variable, else the online
-       CPU count, read once; at most 64); a call's options.threads overrides
-       it for that call. A persistent pool of pthreads is started at
-       the first call that wants more than one thread and is stopped and
-       joined at exit (atexit); a child made by fork() starts with a fresh,
-       empty pool (pthread_atfork). The caller's thread works too.
-       C is cut into a grid of rectangles over M and N (never K); the
-       threads take them from a shared counter (4 per thread when the
-       problem is large enough), so a thread the OS runs late costs one
-       rectangle rather than half the call, and when the caller has taken
-       the last one it waits only for workers already inside. Rectangles
-       start at multiples of MR and NR, and each is computed with the same
-       kernel and the same k order, so results are bitwise identical for
-       any thread count. Problems below 2 * 56^3 flops run on one thread.
+       automatic: the GEMM_NUM_THREADS environment variable, else the CPUs
+       this process may run on, its affinity mask, so `taskset -c 0` or
+       `mpirun --bind-to core` gives one thread per process; at most 64); a
+       call's options.threads overrides it for that call. A persistent pool
+       of pthreads is started at the first call that wants more than one
+       thread and is stopped and joined at exit (atexit: calls made from
+       then on run alone, and idle workers notice at once); a child made by
+       fork() starts with a fresh, empty pool (pthread_atfork). The caller's
+       thread works too. A call uses one thread per 2*56^3 flops, up to its
+       count.
+       The work is cut over M and N, never K. On the packed path the columns
+       of C form a few groups; each group walks its (NC, KC) steps in order,
+       its threads packing the step's B panel together (each NR-wide
+       micro-panel taken from a counter) and then taking row blocks of the
+       step from another counter, each packing its own A block. Two B
+       buffers alternate, so the next step's packing overlaps this one's
+       computing, and a thread done with its group helps the next. Nothing
+       waits for a particular thread, only for work already taken, and no
+       phase runs on one thread. The direct path cuts C into rectangles
+       taken from a counter. Tiles start at multiples of MR and NR and each
+       sees its k blocks in order, so results are bitwise identical for any
+       thread count.
        Policy against oversubscription: one call at a time owns the pool;
        a call made while another user thread's call holds it runs on its
        own thread alone, so k concurrent callers use at most
@@ -100,18 +130,24 @@
        awake and on their own cores.
 
    Memory
-       Each call allocates (GEMM_MALLOC) one workspace per thread, bounded
-       by the block sizes (about MC*KC + KC*NC elements, never m*n*k), before
-       C is touched; failure returns GEMM_ERR_OUT_OF_MEMORY with C unchanged.
+       The direct path allocates nothing (but for alpha = Inf or NaN with
+       a transposed op(A) and a very deep k: an MR x k panel per thread).
+       The packed path allocates (GEMM_MALLOC) one workspace per call before
+       C is touched: per thread a packed A block, per column group two B
+       panels and its counters, bounded by the block sizes (about
+       threads * MC*KC + groups * 2*KC*NC elements, never m*n*k); failure
+       returns GEMM_ERR_OUT_OF_MEMORY with C unchanged.
 
    Test hooks
        Only when the test suite defines GEMM__TEST_HOOKS: the fields
        cpu_kernel (force a micro-kernel by name; a call refuses a name this
-       build or CPU cannot run with GEMM_ERR_UNAVAILABLE) and cpu_mc, cpu_kc,
-       cpu_nc (block sizes, so small tests cross every block edge) of
-       gemm.h's gemm__hooks, and gemm__cpu_kernels() / gemm__cpu_kernel()
-       (the kernels this CPU can run; the one calls use now). Without the
-       macro none of them exists.
+       build or CPU cannot run with GEMM_ERR_UNAVAILABLE), cpu_path (1: every
+       product takes the packed path, 2: the direct one), cpu_mc, cpu_kc,
+       cpu_nc (block sizes, so small tests cross every block edge) and
+       cpu_groups (column groups) of gemm.h's gemm__hooks, and
+       gemm__cpu_kernels() / gemm__cpu_kernel() (the kernels this CPU can
+       run; the one calls use now) and gemm__cpu_last_threads() (the threads
+       the last product ran on). Without the macro none of them exists.
 
    For maintainers: this file is generated from src/ (src/gemm_cpu.h.in and
    the files it names, in reading order; `make headers`). Edit those.
