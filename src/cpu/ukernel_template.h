@@ -92,8 +92,9 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
     }
 
 /* The direct kernel's parts: column j of B through its own pointer (the
-   last real column repeated past nw), one or two vectors of A per k. */
-#define GEMM__CPU_DK_COL(j, P) const P##_T *b##j = b + ((j) < nw ? (j) : nw - 1) * bj;
+   last real column repeated past nw; the running pointer stops there, so
+   it never leaves B), one or two vectors of A per k. */
+#define GEMM__CPU_DK_COL(j, P) const P##_T *b##j = bcol; bcol += (j) + 1 < nw ? bj : 0;
 #define GEMM__CPU_DK_STEP2(j, P)                                                                   \
     {                                                                                              \
         P##_V bv = P##_SET1(b##j[q]);                                                              \
@@ -132,6 +133,7 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
         const int64_t m1 = mw - P##_VL, m0 = mw < P##_VL ? mw : P##_VL;                            \
         int64_t p, q;                                                                              \
+        const P##_T *bcol = b; /* the columns' pointers: adds, no multiplies */                   \
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         REP(GEMM__CPU_DK_COL, P)                                                                   \
         (void)m0; /* unused where a "vector" is one element */                                    \

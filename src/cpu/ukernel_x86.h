@@ -61,14 +61,15 @@ static const int64_t gemm__cpu_mask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
 #define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
 #define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
 
-/* The partial moves of the direct kernel. A half, quarter or single
-   element goes through a plain narrower move: a masked store followed by a
+/* The partial moves of the direct kernel. A whole vector, a half, a
+   quarter or a single element goes through a plain move of that width: a masked store followed by a
    load of the same place (the next small call updating the same C) cannot
    be forwarded, which costs tens of cycles per column on some CPUs
    (measured: an 8x8x8 fp32 update took 65 ns through masks, 25 ns so).
    Other widths use the masks. Lanes past n are zero after a load. */
 static GEMM__CPU_AVX512 __m512d gemm__cpu_z_loadn_d(const double *p, int64_t n)
 {
+    if (n == 8) return _mm512_loadu_pd(p);
     if (n == 4) return _mm512_insertf64x4(_mm512_setzero_pd(), _mm256_loadu_pd(p), 0);
     if (n == 2) return _mm512_insertf64x4(_mm512_setzero_pd(), _mm256_castpd128_pd256(_mm_loadu_pd(p)), 0);
     if (n == 1) return _mm512_insertf64x4(_mm512_setzero_pd(), _mm256_castpd128_pd256(_mm_load_sd(p)), 0);
@@ -76,13 +77,15 @@ static GEMM__CPU_AVX512 __m512d gemm__cpu_z_loadn_d(const double *p, int64_t n)
 }
 static GEMM__CPU_AVX512 void gemm__cpu_z_storen_d(double *p, __m512d v, int64_t n)
 {
-    if (n == 4) _mm256_storeu_pd(p, _mm512_castpd512_pd256(v));
+    if (n == 8) _mm512_storeu_pd(p, v);
+    else if (n == 4) _mm256_storeu_pd(p, _mm512_castpd512_pd256(v));
     else if (n == 2) _mm_storeu_pd(p, _mm512_castpd512_pd128(v));
     else if (n == 1) _mm_store_sd(p, _mm512_castpd512_pd128(v));
     else _mm512_mask_storeu_pd(p, (__mmask8)((1u << (unsigned)n) - 1u), v);
 }
 static GEMM__CPU_AVX512 __m512 gemm__cpu_z_loadn_s(const float *p, int64_t n)
 {
+    if (n == 16) return _mm512_loadu_ps(p);
     if (n == 8) return _mm512_castpd_ps(gemm__cpu_z_loadn_d((const double *)(const void *)p, 4));
     if (n == 4) return _mm512_castpd_ps(gemm__cpu_z_loadn_d((const double *)(const void *)p, 2));
     if (n == 1) return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_setzero_pd(), _mm256_castps_pd(_mm256_castps128_ps256(_mm_load_ss(p))), 0));
@@ -90,32 +93,37 @@ static GEMM__CPU_AVX512 __m512 gemm__cpu_z_loadn_s(const float *p, int64_t n)
 }
 static GEMM__CPU_AVX512 void gemm__cpu_z_storen_s(float *p, __m512 v, int64_t n)
 {
-    if (n == 8) _mm256_storeu_ps(p, _mm512_castps512_ps256(v));
+    if (n == 16) _mm512_storeu_ps(p, v);
+    else if (n == 8) _mm256_storeu_ps(p, _mm512_castps512_ps256(v));
     else if (n == 4) _mm_storeu_ps(p, _mm512_castps512_ps128(v));
     else if (n == 1) _mm_store_ss(p, _mm512_castps512_ps128(v));
     else _mm512_mask_storeu_ps(p, (__mmask16)((1u << (unsigned)n) - 1u), v);
 }
 static GEMM__CPU_AVX2 __m256d gemm__cpu_y_loadn_d(const double *p, int64_t n)
 {
+    if (n == 4) return _mm256_loadu_pd(p);
     if (n == 2) return _mm256_insertf128_pd(_mm256_setzero_pd(), _mm_loadu_pd(p), 0);
     if (n == 1) return _mm256_insertf128_pd(_mm256_setzero_pd(), _mm_load_sd(p), 0);
     return _mm256_maskload_pd(p, GEMM__CPU_Y_MASK64(n));
 }
 static GEMM__CPU_AVX2 void gemm__cpu_y_storen_d(double *p, __m256d v, int64_t n)
 {
-    if (n == 2) _mm_storeu_pd(p, _mm256_castpd256_pd128(v));
+    if (n == 4) _mm256_storeu_pd(p, v);
+    else if (n == 2) _mm_storeu_pd(p, _mm256_castpd256_pd128(v));
     else if (n == 1) _mm_store_sd(p, _mm256_castpd256_pd128(v));
     else _mm256_maskstore_pd(p, GEMM__CPU_Y_MASK64(n), v);
 }
 static GEMM__CPU_AVX2 __m256 gemm__cpu_y_loadn_s(const float *p, int64_t n)
 {
+    if (n == 8) return _mm256_loadu_ps(p);
     if (n == 4) return _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(p), 0);
     if (n == 1) return _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_load_ss(p), 0);
     return _mm256_maskload_ps(p, GEMM__CPU_Y_MASK32(n));
 }
 static GEMM__CPU_AVX2 void gemm__cpu_y_storen_s(float *p, __m256 v, int64_t n)
 {
-    if (n == 4) _mm_storeu_ps(p, _mm256_castps256_ps128(v));
+    if (n == 8) _mm256_storeu_ps(p, v);
+    else if (n == 4) _mm_storeu_ps(p, _mm256_castps256_ps128(v));
     else if (n == 1) _mm_store_ss(p, _mm256_castps256_ps128(v));
     else _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v);
 }
