@@ -94,7 +94,9 @@
        + beta*C under IEEE rules: +-Inf where the sum is non-zero, NaN where
        it is zero or NaN. Such a call takes the direct path (each tile sums
        all of k before alpha multiplies it); blocked k with alpha applied per
-       block would give Inf - Inf = NaN where partial sums change sign.
+       block would give Inf - Inf = NaN where partial sums change sign. A
+       finite alpha is applied per KC block, as BLAS libraries do: only an
+       alpha*partial-sum beyond the largest finite value tells the two apart.
 
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
@@ -1457,12 +1459,16 @@ static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg)
 }
 
 /* Waits until *x >= v, while other threads of the call finish work they
-   have taken: spins briefly, then yields the core to them. */
+   have taken (a packed micro-panel, a row block: microseconds): spins a
+   little, then yields the core, which costs a system call when nothing
+   else wants the core and hands it over when the thread we wait for is
+   waiting for one (more threads than cores, or valgrind's one at a time). */
+#define GEMM__CPU_WAIT_SPINS 200
 static void gemm__cpu_wait_for(const int *x, int v)
 {
     int spins;
     for (spins = 0; GEMM__CPU_LOAD(*x) < v; spins++) {
-        if (spins < GEMM__CPU_SPINS) GEMM__CPU_PAUSE();
+        if (spins < GEMM__CPU_WAIT_SPINS) GEMM__CPU_PAUSE();
         else sched_yield();
     }
 }

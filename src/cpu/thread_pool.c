@@ -148,12 +148,16 @@ static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg)
 }
 
 /* Waits until *x >= v, while other threads of the call finish work they
-   have taken: spins briefly, then yields the core to them. */
+   have taken (a packed micro-panel, a row block: microseconds): spins a
+   little, then yields the core, which costs a system call when nothing
+   else wants the core and hands it over when the thread we wait for is
+   waiting for one (more threads than cores, or valgrind's one at a time). */
+#define GEMM__CPU_WAIT_SPINS 200
 static void gemm__cpu_wait_for(const int *x, int v)
 {
     int spins;
     for (spins = 0; GEMM__CPU_LOAD(*x) < v; spins++) {
-        if (spins < GEMM__CPU_SPINS) GEMM__CPU_PAUSE();
+        if (spins < GEMM__CPU_WAIT_SPINS) GEMM__CPU_PAUSE();
         else sched_yield();
     }
 }
