@@ -73,7 +73,8 @@ static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, con
 
 /* The packed path's workspace, in one block (NULL: no memory; *bytes says
    how much): per thread a packed A block (mc x kc), per group its two B
-   panels (kc x nc) and its counters, each part 64-byte aligned. */
+   panels (kc x nc; one when a thread works alone) and its counters, each
+   part 64-byte aligned. */
 static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
 {
     const gemm__problem *p = jb->p;
@@ -91,19 +92,20 @@ static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
             gemm__cpu_split(p->n, jb->groups, g, (int)nr, &n0, &n1);
             ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(n1 - n0, nr));
             steps = (n1 - n0 + jb->nc - 1) / jb->nc * kblocks;
-            b_bytes[0] = b_bytes[1] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
+            b_bytes[0] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
+            b_bytes[1] = jb->threads > 1 ? b_bytes[0] : 0; /* one thread: one panel serves every step */
             if (gr) {
                 gr->n0 = n0;
                 gr->n1 = n1;
                 gr->kblocks = kblocks;
                 gr->steps = steps;
                 gr->pb[0] = ws + off;
-                gr->pb[1] = ws + off + b_bytes[0];
-                gr->step = (gemm__cpu_step *)(ws + off + 2 * b_bytes[0]);
+                gr->pb[1] = b_bytes[1] ? ws + off + b_bytes[0] : gr->pb[0];
+                gr->step = (gemm__cpu_step *)(ws + off + b_bytes[0] + b_bytes[1]);
                 gr->progress = (int *)(gr->step + steps);
                 memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
             }
-            off += 2 * b_bytes[0] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
+            off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
                                                               (int64_t)sizeof(int) * jb->items, 64);
         }
         if (pass == 0) {
