@@ -134,11 +134,15 @@
    Memory
        The direct path allocates nothing (but for alpha = Inf or NaN with
        a transposed op(A) and a very deep k: an MR x k panel per thread).
-       The packed path allocates (GEMM_MALLOC) one workspace per call before
-       C is touched: per thread a packed A block, per column group two B
-       panels and its counters, bounded by the block sizes (about
-       threads * MC*KC + groups * 2*KC*NC elements, never m*n*k); failure
-       returns GEMM_ERR_OUT_OF_MEMORY with C unchanged.
+       The packed path needs one workspace per call: per thread a packed A
+       block, per column group two B panels and its counters, bounded by the
+       block sizes (about threads * MC*KC + groups * 2*KC*NC elements, never
+       m*n*k). A call alone allocates it (GEMM_MALLOC) and frees it; a
+       threaded call uses the pool's, which is kept from call to call (a
+       fresh one of tens of MiB costs a page fault per 4 KiB every call),
+       grows only when a call needs more, and is freed at exit. Either way
+       it is had before C is touched: failure returns GEMM_ERR_OUT_OF_MEMORY
+       with C unchanged.
 
    Test hooks
        Only when the test suite defines GEMM__TEST_HOOKS: the fields
@@ -1339,6 +1343,8 @@ static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job
 #define GEMM__CPU_CLOSED 0x40000000
 static gemm__cpu_task_fn gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
+static char *gemm__cpu_pool_ws;      /* the workspace of the call that holds the pool, kept */
+static size_t gemm__cpu_pool_ws_bytes;
 
 /* Whether the process is exiting (gemm__cpu_pool_stop runs): every wait
    loop of a worker looks, so exit() never waits for a spin or yield phase
@@ -1399,7 +1405,23 @@ static void gemm__cpu_pool_stop(void)
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
     for (i = 1; i <= gemm__cpu_pool_started; i++) pthread_join(gemm__cpu_pool_threads[i], NULL);
     gemm__cpu_pool_started = 0;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws = NULL;
+    gemm__cpu_pool_ws_bytes = 0;
     pthread_mutex_unlock(&gemm__cpu_pool_owner);
+}
+
+/* A workspace of `bytes` for the call that holds the pool (NULL: no
+   memory). It is kept for the next threaded call: a fresh one of tens of
+   MiB (16 threads' packed blocks and panels) takes a page fault per 4 KiB
+   at every call, milliseconds where the product takes a few. Only a
+   larger need replaces it; exit frees it. */
+static char *gemm__cpu_pool_workspace(size_t bytes)
+{
+    if (gemm__cpu_pool_ws_bytes >= bytes) return gemm__cpu_pool_ws;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws_bytes = (gemm__cpu_pool_ws = (char *)GEMM_MALLOC(bytes)) ? bytes : 0;
+    return gemm__cpu_pool_ws;
 }
 
 /* A forked child has none of the workers (and maybe a lock some other
@@ -1474,6 +1496,7 @@ static void gemm__cpu_wait_for(const int *x, int v)
 }
 #else
 /* One thread does all the work in order: nothing is ever outstanding. */
+static char *gemm__cpu_pool_workspace(size_t bytes) { (void)bytes; return NULL; }
 static void gemm__cpu_wait_for(const int *x, int v) { (void)x; (void)v; }
 static int gemm__cpu_pool_acquire(int want) { (void)want; return 1; }
 static void gemm__cpu_pool_release(void) {}
@@ -1670,19 +1693,21 @@ static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, con
     return GEMM_OK;
 }
 
-/* The packed path's workspace, in one block (NULL: no memory; *bytes says
-   how much): per thread a packed A block (mc x kc), per group its two B
-   panels (kc x nc; one when a thread works alone) and its counters, each
-   part 64-byte aligned. */
-static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
+/* The packed path's workspace, in one block 64-byte aligned (NULL: no
+   memory; *bytes says how much): per thread a packed A block (mc x kc),
+   per group its two B panels (kc x nc; one when a thread works alone) and
+   its counters, each part 64-byte aligned. A threaded call uses the pool's
+   kept block (*raw stays NULL), a call alone allocates its own (*raw). */
+static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char **raw)
 {
     const gemm__problem *p = jb->p;
     int64_t es = jb->es, nr = jb->uk->nr, kcw = gemm__cpu_min(jb->kc, p->k), kblocks = (p->k + jb->kc - 1) / jb->kc;
     int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr)), n0, n1;
     size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2];
-    char *raw = NULL, *ws = NULL;
+    char *ws = NULL, *block;
     int g, pass;
     jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * es, 64);
+    *raw = NULL;
     for (pass = 0; pass < 2; pass++) { /* sizes, then the same walk assigning them */
         size_t off = at + jb->ws_a * (size_t)jb->threads;
         for (g = 0; g < jb->groups; g++) {
@@ -1705,17 +1730,18 @@ static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
                 memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
             }
             off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
-                                                              (int64_t)sizeof(int) * jb->items, 64);
+                                                                        (int64_t)sizeof(int) * jb->items, 64);
         }
         if (pass == 0) {
             *bytes = off + 64;
-            if (!(raw = (char *)GEMM_MALLOC(*bytes))) return NULL;
-            ws = raw + (64 - (uintptr_t)raw % 64);
+            block = jb->threads > 1 ? gemm__cpu_pool_workspace(*bytes) : (*raw = (char *)GEMM_MALLOC(*bytes));
+            if (!block) return NULL;
+            ws = block + (64 - (uintptr_t)block % 64);
             jb->group = (gemm__cpu_group *)ws;
             jb->ws = ws + at;
         }
     }
-    return raw;
+    return ws;
 }
 
 /* The packed path (job.h): the blocks, the threads and their groups, the
@@ -1726,7 +1752,7 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     int want = gemm__cpu_threads_for_flops(flops, gemm__cpu_threads_for_call(options));
     size_t bytes = 0;
-    char *raw;
+    char *raw = NULL;
     gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000) /* int counters */
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
@@ -1734,7 +1760,7 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
     jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
     gemm__cpu_plan_groups(jb);
-    if (!(raw = gemm__cpu_packed_workspace(jb, &bytes))) return gemm__cpu_no_memory(func, jb, bytes);
+    if (!gemm__cpu_packed_workspace(jb, &bytes, &raw)) return gemm__cpu_no_memory(func, jb, bytes);
     gemm__cpu_run(gemm__cpu_packed_task, jb);
     GEMM_FREE(raw);
     return GEMM_OK;

@@ -58,8 +58,10 @@ static void *test_malloc(size_t size);
 #include <sys/mman.h>
 #endif
 
+static size_t test_malloc_calls;
 static void *test_malloc(size_t size)
 {
+    test_malloc_calls++;
     if (test_malloc_fail) return NULL;
     if (size > test_malloc_largest) test_malloc_largest = size;
     return malloc(size);
@@ -365,31 +367,55 @@ static void test_fork(void)
 
 static void test_out_of_memory(void)
 {
-    enum { N = 200 };
-    float *A = (float *)malloc(sizeof(float) * N * N), *B = (float *)malloc(sizeof(float) * N * N);
-    float *C = (float *)malloc(sizeof(float) * N * N), *C0 = (float *)malloc(sizeof(float) * N * N);
+    enum { N = 200, BIG = 600 };
+    float *A = (float *)calloc(BIG * BIG, sizeof(float)), *B = (float *)calloc(BIG * BIG, sizeof(float));
+    float *C = (float *)malloc(sizeof(float) * BIG * BIG), *C0 = (float *)malloc(sizeof(float) * BIG * BIG);
     float *R = (float *)malloc(sizeof(float) * N * N);
+    gemm_cpu_options alone = {1}, two = {2};
     int i, ok;
     gemm_status s;
-    for (i = 0; i < N * N; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5); C[i] = C0[i] = R[i] = (float)(i % 3); }
-    /* The packed, threaded path needs a workspace: it fails cleanly. */
+    for (i = 0; i < N * N; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5); R[i] = (float)(i % 3); }
+    for (i = 0; i < BIG * BIG; i++) C[i] = C0[i] = (float)(i % 3);
+    /* A call alone allocates its packed path's workspace: it fails cleanly. */
     test_malloc_fail = 1;
-    s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.5f, C, N);
+    s = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.5f, C, N, &alone);
     test_malloc_fail = 0;
-    ok = s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, C0, sizeof(float) * N * N) == 0 &&
+    ok = s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, C0, sizeof(float) * BIG * BIG) == 0 &&
          strstr(gemm_last_error_detail(), "memory");
-    battery_check(ok, "allocation failure (n = %d): GEMM_ERR_OUT_OF_MEMORY, C untouched, detail \"%s\"", N,
+    battery_check(ok, "allocation failure (n = %d, 1 thread): GEMM_ERR_OUT_OF_MEMORY, C untouched, detail \"%s\"", N,
                   gemm_last_error_detail());
+    /* A threaded call whose workspace is larger than the pool keeps (the
+       first such here: large blocks forced) fails the same way. */
+    set_blocking(BIG, BIG, BIG);
+    test_malloc_fail = 1;
+    s = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, BIG, BIG, BIG, 1.0f, A, BIG, B, BIG, 0.5f, C, BIG,
+                       &two);
+    test_malloc_fail = 0;
+    set_blocking(0, 0, 0);
+    ok = s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, C0, sizeof(float) * BIG * BIG) == 0;
+#ifndef GEMM_NO_THREADS
+    battery_check(ok, "allocation failure (n = %d, 2 threads): GEMM_ERR_OUT_OF_MEMORY, C untouched", BIG);
+#endif
     battery_check(gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.5f, C, N) ==
                       GEMM_OK,
                   "the next call, with memory, works");
     /* The direct path allocates nothing: a small call succeeds without memory. */
+    memcpy(C0, R, sizeof(float) * 64 * 64);
     test_malloc_fail = 1;
     s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 64, 64, 64, 1.0f, A, 64, B, 64, 0.5f, C0, 64);
     test_malloc_fail = 0;
     gemm_ref_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 64, 64, 64, 1.0f, A, 64, B, 64, 0.5f, R, 64);
     for (i = 0, ok = s == GEMM_OK; i < 64 * 64; i++) ok = ok && C0[i] == R[i]; /* integers: exact */
     battery_check(ok, "a 64^3 call needs no allocation (direct path): it succeeds while malloc fails");
+#ifndef GEMM_NO_THREADS
+    /* The pool keeps its workspace: the same threaded call again allocates nothing. */
+    gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.0f, C, N, &two);
+    test_malloc_calls = 0;
+    s = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1.0f, A, N, B, N, 0.0f, C, N, &two);
+    battery_check(s == GEMM_OK && (test_malloc_calls == 0 || gemm__cpu_last_threads() < 2),
+                  "a threaded call reuses the pool's workspace (%zu allocations, %d threads)", test_malloc_calls,
+                  gemm__cpu_last_threads());
+#endif
     free(A); free(B); free(C); free(C0); free(R);
 }
 
@@ -411,13 +437,14 @@ static void test_bounded_workspace(void)
        doubling m, n or k must not grow the workspace, but for its counters
        (16 bytes per k block, 4 per row block: job.h), while the data grow
        by hundreds of KB. The packed path is forced: these are small. */
+    gemm_cpu_options alone = {1}; /* a threaded call reuses the pool's workspace: nothing to see */
     size_t base, tall, wide, deep;
     set_blocking(64, 64, 64);
     gemm__test_hooks()->cpu_path = 1;
-    base = workspace_of(300, 300, 200, NULL);
-    tall = workspace_of(600, 300, 200, NULL);
-    wide = workspace_of(300, 600, 200, NULL);
-    deep = workspace_of(300, 300, 400, NULL);
+    base = workspace_of(300, 300, 200, &alone);
+    tall = workspace_of(600, 300, 200, &alone);
+    wide = workspace_of(300, 600, 200, &alone);
+    deep = workspace_of(300, 300, 400, &alone);
     gemm__test_hooks()->cpu_path = 0;
     set_blocking(0, 0, 0);
     battery_check(base > 0 && tall > 0 && wide > 0 && deep > 0 && tall <= base + 1024 && wide <= base + 1024 &&

@@ -71,19 +71,21 @@ static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, con
     return GEMM_OK;
 }
 
-/* The packed path's workspace, in one block (NULL: no memory; *bytes says
-   how much): per thread a packed A block (mc x kc), per group its two B
-   panels (kc x nc; one when a thread works alone) and its counters, each
-   part 64-byte aligned. */
-static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
+/* The packed path's workspace, in one block 64-byte aligned (NULL: no
+   memory; *bytes says how much): per thread a packed A block (mc x kc),
+   per group its two B panels (kc x nc; one when a thread works alone) and
+   its counters, each part 64-byte aligned. A threaded call uses the pool's
+   kept block (*raw stays NULL), a call alone allocates its own (*raw). */
+static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char **raw)
 {
     const gemm__problem *p = jb->p;
     int64_t es = jb->es, nr = jb->uk->nr, kcw = gemm__cpu_min(jb->kc, p->k), kblocks = (p->k + jb->kc - 1) / jb->kc;
     int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr)), n0, n1;
     size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2];
-    char *raw = NULL, *ws = NULL;
+    char *ws = NULL, *block;
     int g, pass;
     jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * es, 64);
+    *raw = NULL;
     for (pass = 0; pass < 2; pass++) { /* sizes, then the same walk assigning them */
         size_t off = at + jb->ws_a * (size_t)jb->threads;
         for (g = 0; g < jb->groups; g++) {
@@ -106,17 +108,18 @@ static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes)
                 memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
             }
             off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
-                                                              (int64_t)sizeof(int) * jb->items, 64);
+                                                                        (int64_t)sizeof(int) * jb->items, 64);
         }
         if (pass == 0) {
             *bytes = off + 64;
-            if (!(raw = (char *)GEMM_MALLOC(*bytes))) return NULL;
-            ws = raw + (64 - (uintptr_t)raw % 64);
+            block = jb->threads > 1 ? gemm__cpu_pool_workspace(*bytes) : (*raw = (char *)GEMM_MALLOC(*bytes));
+            if (!block) return NULL;
+            ws = block + (64 - (uintptr_t)block % 64);
             jb->group = (gemm__cpu_group *)ws;
             jb->ws = ws + at;
         }
     }
-    return raw;
+    return ws;
 }
 
 /* The packed path (job.h): the blocks, the threads and their groups, the
@@ -127,7 +130,7 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     int want = gemm__cpu_threads_for_flops(flops, gemm__cpu_threads_for_call(options));
     size_t bytes = 0;
-    char *raw;
+    char *raw = NULL;
     gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000) /* int counters */
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
@@ -135,7 +138,7 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
     jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
     gemm__cpu_plan_groups(jb);
-    if (!(raw = gemm__cpu_packed_workspace(jb, &bytes))) return gemm__cpu_no_memory(func, jb, bytes);
+    if (!gemm__cpu_packed_workspace(jb, &bytes, &raw)) return gemm__cpu_no_memory(func, jb, bytes);
     gemm__cpu_run(gemm__cpu_packed_task, jb);
     GEMM_FREE(raw);
     return GEMM_OK;

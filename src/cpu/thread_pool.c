@@ -28,6 +28,8 @@ static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job
 #define GEMM__CPU_CLOSED 0x40000000
 static gemm__cpu_task_fn gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
+static char *gemm__cpu_pool_ws;      /* the workspace of the call that holds the pool, kept */
+static size_t gemm__cpu_pool_ws_bytes;
 
 /* Whether the process is exiting (gemm__cpu_pool_stop runs): every wait
    loop of a worker looks, so exit() never waits for a spin or yield phase
@@ -88,7 +90,23 @@ static void gemm__cpu_pool_stop(void)
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
     for (i = 1; i <= gemm__cpu_pool_started; i++) pthread_join(gemm__cpu_pool_threads[i], NULL);
     gemm__cpu_pool_started = 0;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws = NULL;
+    gemm__cpu_pool_ws_bytes = 0;
     pthread_mutex_unlock(&gemm__cpu_pool_owner);
+}
+
+/* A workspace of `bytes` for the call that holds the pool (NULL: no
+   memory). It is kept for the next threaded call: a fresh one of tens of
+   MiB (16 threads' packed blocks and panels) takes a page fault per 4 KiB
+   at every call, milliseconds where the product takes a few. Only a
+   larger need replaces it; exit frees it. */
+static char *gemm__cpu_pool_workspace(size_t bytes)
+{
+    if (gemm__cpu_pool_ws_bytes >= bytes) return gemm__cpu_pool_ws;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws_bytes = (gemm__cpu_pool_ws = (char *)GEMM_MALLOC(bytes)) ? bytes : 0;
+    return gemm__cpu_pool_ws;
 }
 
 /* A forked child has none of the workers (and maybe a lock some other
@@ -163,6 +181,7 @@ static void gemm__cpu_wait_for(const int *x, int v)
 }
 #else
 /* One thread does all the work in order: nothing is ever outstanding. */
+static char *gemm__cpu_pool_workspace(size_t bytes) { (void)bytes; return NULL; }
 static void gemm__cpu_wait_for(const int *x, int v) { (void)x; (void)v; }
 static int gemm__cpu_pool_acquire(int want) { (void)want; return 1; }
 static void gemm__cpu_pool_release(void) {}
