@@ -554,13 +554,15 @@ static const int64_t gemm__cpu_mask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
    load of the same place (the next small call updating the same C) cannot
    be forwarded, which costs tens of cycles per column on some CPUs
    (measured: an 8x8x8 fp32 update took 65 ns through masks, 25 ns so).
-   Other widths use the masks. Lanes past n are zero after a load. */
+   Other widths use the masks. Lanes past n are zero after a load: the zext
+   casts define them (a plain cast leaves them undefined) and compile to the
+   bare load. */
 static GEMM__CPU_AVX512 __m512d gemm__cpu_z_loadn_d(const double *p, int64_t n)
 {
     if (n == 8) return _mm512_loadu_pd(p);
-    if (n == 4) return _mm512_insertf64x4(_mm512_setzero_pd(), _mm256_loadu_pd(p), 0);
-    if (n == 2) return _mm512_insertf64x4(_mm512_setzero_pd(), _mm256_castpd128_pd256(_mm_loadu_pd(p)), 0);
-    if (n == 1) return _mm512_insertf64x4(_mm512_setzero_pd(), _mm256_castpd128_pd256(_mm_load_sd(p)), 0);
+    if (n == 4) return _mm512_zextpd256_pd512(_mm256_loadu_pd(p));
+    if (n == 2) return _mm512_zextpd128_pd512(_mm_loadu_pd(p));
+    if (n == 1) return _mm512_zextpd128_pd512(_mm_load_sd(p));
     return _mm512_maskz_loadu_pd((__mmask8)((1u << (unsigned)n) - 1u), p);
 }
 static GEMM__CPU_AVX512 void gemm__cpu_z_storen_d(double *p, __m512d v, int64_t n)
@@ -574,9 +576,9 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_storen_d(double *p, __m512d v, int64_t 
 static GEMM__CPU_AVX512 __m512 gemm__cpu_z_loadn_s(const float *p, int64_t n)
 {
     if (n == 16) return _mm512_loadu_ps(p);
-    if (n == 8) return _mm512_castpd_ps(gemm__cpu_z_loadn_d((const double *)(const void *)p, 4));
-    if (n == 4) return _mm512_castpd_ps(gemm__cpu_z_loadn_d((const double *)(const void *)p, 2));
-    if (n == 1) return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_setzero_pd(), _mm256_castps_pd(_mm256_castps128_ps256(_mm_load_ss(p))), 0));
+    if (n == 8) return _mm512_zextps256_ps512(_mm256_loadu_ps(p));
+    if (n == 4) return _mm512_zextps128_ps512(_mm_loadu_ps(p));
+    if (n == 1) return _mm512_zextps128_ps512(_mm_load_ss(p));
     return _mm512_maskz_loadu_ps((__mmask16)((1u << (unsigned)n) - 1u), p);
 }
 static GEMM__CPU_AVX512 void gemm__cpu_z_storen_s(float *p, __m512 v, int64_t n)
