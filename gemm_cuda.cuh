@@ -65,16 +65,35 @@
        GEMM_F16 (__half) or both GEMM_BF16 (__nv_bfloat16), C GEMM_F32 or
        their type (rounded once from the fp32 result); alpha and beta are
        floats. Each pointer's type follows it, as in cublasSgemmEx.
-     Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): tiles copied by
-     the copy engine (TMA) into a 3-4 stage ring, wgmma m64n256 (m64n128)
+     - fp32 accuracy: gemm_cuda_sgemm / _host with options.math =
+       GEMM_CUDA_MATH_FP32_ACCURATE ("3xTF32"). Each fp32 operand is split
+       by a pass before the product into hi (rounded to nearest TF32) and
+       lo = TF32(x - hi), written k-major into scratch; the tensor cores sum
+       lo*hi + hi*lo + hi*hi (the small products first) in fp32. Its max
+       relative error is that of an fp32 SIMT product (tested against this
+       library's SIMT kernel; bench/RESULTS.md against cublasSgemm). Inf
+       and NaN inputs give Inf
+       and NaN where fp32 arithmetic does (they enter only through hi*hi),
+       with two documented differences: an Inf times a value below about
+       2^-136 in magnitude (whose TF32 hi part is 0) gives NaN, not Inf;
+       and a product within 2^-11 of FLT_MAX can round up to Inf, as hi
+       may exceed x by that much (a finite x whose hi would overflow is
+       truncated instead). The tensor cores' treatment of subnormal parts
+       may lose values below 2^-126 (then fp32's absolute error there).
+     Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): a persistent
+     kernel, one block per SM (two with 128-row tiles) walking the tiles
+     of C in groups of 8 tile-rows, so that blocks running together share
+     panels of A and B in L2; tiles copied by the copy engine (TMA) into a
+     3-4 stage ring that runs on from one tile to the next, so the next
+     tile's copies overlap the last one's epilogue; wgmma m64n256 (m64n128)
      from shared memory, a producer and two consumer warpgroups, block
-     tiles of 256x128, or 128x128 with two blocks per SM for short K
-     (options.variant 1 or 2 picks one). MMA elsewhere from sm_80
-     (mma.sync m16n8k16 / m16n8k8 on the SIMT kernel's cp.async ring,
-     128x128 tiles); NAIVE below sm_80 (exact fp32 sums there). Both read
-     op(A) and op(B) k-major from 16-byte aligned rows (WGMMA also reads a
-     16-bit op(A) M-major, so a 16-bit NN call, row- or column-major, is
-     read in place): any other operand, or one with an odd leading
+     tiles of 256x128, or 128x128 with two blocks per SM for short K or M
+     of at most 128 (options.variant 1 or 2 picks one). MMA elsewhere from
+     sm_80 (mma.sync m16n8k16 / m16n8k8 on the SIMT kernel's cp.async
+     ring, 128x128 tiles); NAIVE below sm_80 (exact fp32 sums there). Both
+     read op(A) and op(B) k-major from 16-byte aligned rows (WGMMA also
+     reads 16-bit operands MN-major, with wgmma's transpose bits, so every
+     16-bit layout is read in place): any other operand, or one with an odd leading
      dimension or a misaligned pointer, is first copied into that form in a
      scratch buffer taken in stream order on the caller's stream and freed
      there. Its memory pool, one per device, keeps what it took for the
@@ -128,8 +147,10 @@ typedef enum gemm_cuda_kernel {
 } gemm_cuda_kernel;
 
 typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in */
-    GEMM_CUDA_MATH_EXACT = 0, /* fp32 in fp32 (and fp64 in fp64) */
-    GEMM_CUDA_MATH_TF32 = 1   /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
+    GEMM_CUDA_MATH_EXACT = 0,        /* fp32 in fp32 (and fp64 in fp64) */
+    GEMM_CUDA_MATH_TF32 = 1,         /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
+    GEMM_CUDA_MATH_FP32_ACCURATE = 2 /* fp32 inputs split into two TF32 parts, three products on the tensor
+                                        cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
 } gemm_cuda_math;
 
 typedef enum gemm_cuda_mode { /* how the _host calls move data */
@@ -856,22 +877,23 @@ template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(floa
 
 /* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
    from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
-   B_MN: B is stored N-major (16-bit types only; TF32 reads both k-major).
+   A_MN: A is stored M-major, B_MN: B is stored N-major (the transpose bits;
+   16-bit types only: TF32 reads both k-major).
    Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
-template <typename T, bool B_MN>
+template <typename T, bool A_MN, bool B_MN>
 __device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GEMM__WG_R0_63 ", "
-                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMM__WG_R0_63 ", "
-                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GEMM__WG_R0_63 ", "
                      GEMM__WG_R64_127 "}, %128, %129, p, 1, 1;\n}\n"
@@ -883,20 +905,20 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64
 }
 
 /* The same with 128 columns (64 registers per thread). */
-template <typename T, bool B_MN>
+template <typename T, bool A_MN, bool B_MN>
 __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GEMM__WG_R0_63
-                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     "}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GEMM__WG_R0_63
-                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     "}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GEMM__WG_R0_63
                      "}, %64, %65, p, 1, 1;\n}\n"
@@ -913,11 +935,11 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_
 #undef GEMM__WG_PRED
 
 /* One wgmma of WN = 256 or 128 columns. */
-template <typename T, bool B_MN, int WN>
+template <typename T, bool A_MN, bool B_MN, int WN>
 __device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[WN / 2], uint64_t da, uint64_t db)
 {
-    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, B_MN>(d, da, db);
-    else gemm__cuda_wgmma_m64n128<T, B_MN>(d, da, db);
+    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, A_MN, B_MN>(d, da, db);
+    else gemm__cuda_wgmma_m64n128<T, A_MN, B_MN>(d, da, db);
 }
 
 /* wgmma.fence: the accumulators and shared memory are ready for the wgmma
@@ -958,9 +980,13 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
 /* <<cuda wgmma_ptx */
 /* >>cuda wgmma: src/cuda/wgmma.cuh */
 /* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums.
-   The copy engine (TMA) fills a ring of shared-memory stages that wgmma
-   reads through descriptors; one producer thread issues the copies, two
-   consumer warpgroups the wgmma; the epilogue goes through shared memory. */
+   A persistent kernel: each block walks work units (a tile of C, or one K
+   part of it) in a rasterised order; in each, the copy engine (TMA) fills
+   a ring of shared-memory stages that wgmma reads through descriptors. One
+   producer thread issues the copies, two consumer warpgroups the wgmma;
+   the ring runs on across units, so the copies of a block's next tile are
+   in flight while its consumers write the last one, through a small
+   shared-memory buffer of their own. */
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -970,22 +996,71 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
    128-byte-wide K slice of both operands per stage.
    BM = 256 (large problems): 4 stages, one block per SM, the producer a
    whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each). BM = 128 (short K, small grids): 3
-   stages and two blocks per SM, whose copies and epilogues overlap; the
-   producer one warp (64 accumulators fit without setmaxnreg). */
+   consumers (128 accumulators each). BM = 128 (short K, thin M): 3 stages
+   and two blocks per SM, whose copies and epilogues overlap; the producer
+   one warp (64 accumulators fit without setmaxnreg).
+   The epilogue: each consumer warp stages its 16 columns of C, EPI_M rows
+   at a time, in a buffer of its own (EPI_LD floats per column: the float2
+   writes of a half-warp and the float4 reads of a quarter-warp land on 32
+   distinct banks for EPI_M = 32; 2-way conflicts for 16). */
 template <int BM_> struct gemm__cuda_wgmma_shape {
     static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
                          THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
-                         SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */,
-                         EPI_LD = BM + 8, /* floats per column of the epilogue's tile: a warp's float2 writes
-                                             (8 columns x 4 row pairs) land on 32 distinct bank pairs */
-                         MN_CHUNK_BYTES = 64 * 128; /* an M-major 16-bit A: 64 k rows of 64 elements */
-    static_assert(BN * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue's tile must fit in the ring");
+                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
+                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 1024 /* alignment */,
+                         MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
+    static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
+
+/* Which units a launch has and where each one's K slices are. Unit u is K
+   part u / tiles of tile u % tiles (so the blocks running together work on
+   the same K range); tiles go in groups of `group` tile-rows along M, M
+   fastest within a group (group < 0: along N), so that concurrent blocks
+   share panels of both operands in L2. K is counted in slices of 128 bytes
+   ("k tiles"); the fp32-accurate mode has three segments of kt_seg slices
+   each, reading regions (lo, hi), (hi, lo), (hi, hi) of a's and b's rows
+   (regions ldo elements apart, split.cuh; hc in place of hi in the first
+   two once the split saw an Inf or NaN). */
+typedef struct gemm__cuda_wgmma_work {
+    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
+    int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
+    int kt_seg, ldo;                 /* fp32-accurate segments; kt_seg = 0: none */
+    const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
+} gemm__cuda_wgmma_work;
+
+/* Unit u: its tile (bm, bn), K part, first k tile and how many. */
+__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &bm, int &bn,
+                                                      int &part, int &kt0, int &nkt)
+{
+    int tile = u % w.tiles, g = w.group > 0 ? w.group : -w.group;
+    int major = w.group > 0 ? w.tm : w.tn, minor = w.group > 0 ? w.tn : w.tm; /* grouped dimension, the other */
+    int per = g * minor, first = tile / per * g, size = min(major - first, g), r = tile % per;
+    int gi = first + r % size, oi = r / size;
+    bm = w.group > 0 ? gi : oi;
+    bn = w.group > 0 ? oi : gi;
+    part = u / w.tiles;
+    kt0 = part * w.kt_per;
+    nkt = min(w.kt_per, w.kt_total - kt0);
+}
+
+/* The element k coordinates in a's and b's rows of k tile `kt` (BK elements each). */
+__device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &w, int kt, int BK, int nonfinite,
+                                                   int &ka, int &kb)
+{
+    if (w.kt_seg == 0) {
+        ka = kb = kt * BK;
+        return;
+    }
+    /* segments: lo*hi, hi*lo, hi*hi (regions 0 hi, 1 lo, 2 hc) */
+    int s = kt / w.kt_seg, k = (kt % w.kt_seg) * BK;
+    int ra = s == 0 ? 1 : s == 1 && nonfinite ? 2 : 0, rb = s == 1 ? 1 : s == 0 && nonfinite ? 2 : 0;
+    ka = ra * w.ldo + k;
+    kb = rb * w.ldo + k;
+}
 
 /* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
    reading C when beta == 0; one vector access when `vec` (aligned) and all
@@ -1006,31 +1081,47 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* Writes a warpgroup's 64 columns x S::BM rows of C, laid out in shared
-   memory column by column (`tile`), 4 rows per thread at a time, so that a
-   warp writes 128 contiguous elements of a column. */
+/* One consumer warp's epilogue: its 16 columns of C (n0 ..) x S::BM rows
+   (m0 ..), EPI_M rows at a time through its buffer `buf`: the float2
+   pairs of the accumulators in, then float4 runs along the rows out, so a
+   quarter-warp writes EPI_M contiguous elements of one column. */
 template <typename S, typename TC>
-__device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M, int N, int m0, int n0, float alpha,
-                                                       float beta, TC *C, int64_t ldc)
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::ACC], float *buf, int M, int N, int m0,
+                                                          int n0, float alpha, float beta, TC *C, int64_t ldc)
 {
+    constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
+    int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
-    for (int e = (int)threadIdx.x % 128; e < 64 * (S::BM / 4); e += 128) {
-        int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
-        if (n < N && m < M)
-            gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&tile[nl * S::EPI_LD + ml]),
-                              M - m, alpha, beta, vec);
+#pragma unroll
+    for (int c = 0; c < S::BM / S::EPI_M; c++) {
+#pragma unroll
+        for (int j = 0; j < REGS; j += 2) {
+            int i = c * REGS + j;
+            *reinterpret_cast<float2 *>(&buf[(g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (j / 4) + 2 * t]) =
+                make_float2(d[i], d[i + 1]);
+        }
+        __syncwarp();
+        for (int col = lane / LANES_PER_COL; col < 16; col += COLS_PER_PASS) {
+            int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
+            if (n < N && m < M)
+                gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&buf[col * S::EPI_LD + ml]),
+                                  M - m, alpha, beta, vec);
+        }
+        __syncwarp();
     }
 }
 
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
-   tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
-   it writes C, with several it writes its raw sums into partial[z] (M x N,
-   column-major) and gemm__cuda_splitk_sum_kernel adds them up. */
-template <typename T, typename TC, bool A_MN, int BM>
+   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). The blocks
+   walk the units of `w`; a unit of a split K writes its raw sums into
+   partial[part] (M x N, column-major) and gemm__cuda_splitk_sum_kernel adds
+   them up. */
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM>
 __global__ void __launch_bounds__(gemm__cuda_wgmma_shape<BM>::THREADS, gemm__cuda_wgmma_shape<BM>::BLOCKS_PER_SM)
-gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
-                        int N, int K, int kt_per, float alpha, float beta, TC *C, int64_t ldc, float *partial)
+gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                        const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
+                        float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
@@ -1038,14 +1129,14 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int wg = (int)threadIdx.x / 128, bm, bn, kt0 = (int)blockIdx.z * kt_per; /* wg 0, 1: consumers */
-    int ktiles = min((K + BK - 1) / BK - kt0, kt_per);
-    gemm__cuda_block_tile<8>(bm, bn);
+    float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
+             *empty = full + S::STAGES;
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 256);
+            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
         }
         gemm__cuda_fence_mbar_init();
         gemm__cuda_fence_proxy_async();
@@ -1054,69 +1145,188 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 
     if (wg == 2) { /* producer: few registers, one thread */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256)
-            for (int kt = 0; kt < ktiles; kt++) {
-                int s = kt % S::STAGES;
-                if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
-                unsigned char *stage = smem + s * S::STAGE_BYTES;
-                gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                if (A_MN)
-                    for (int j = 0; j < S::BM / 64; j++)
-                        gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, (kt0 + kt) * BK, &full[s]);
-                else
-                    gemm__cuda_tma_load(stage, &map_a, (kt0 + kt) * BK, bm * S::BM, &full[s]);
-                gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, (kt0 + kt) * BK, bn * S::BN, &full[s]);
+        if (threadIdx.x == 256) {
+            int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+            for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+                int bm, bn, part, kt0, nkt;
+                gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+                for (int kt = 0; kt < nkt; kt++, it++) {
+                    int s = it % S::STAGES, ka, kb;
+                    if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
+                    unsigned char *stage = smem + s * S::STAGE_BYTES;
+                    gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
+                    gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+                    if (A_MN)
+                        for (int j = 0; j < S::BM / 64; j++)
+                            gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
+                    else
+                        gemm__cuda_tma_load(stage, &map_a, ka, bm * S::BM, &full[s]);
+                    if (B_MN)
+                        for (int j = 0; j < S::BN / 64; j++)
+                            gemm__cuda_tma_load(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b, bn * S::BN + 64 * j,
+                                                kb, &full[s]);
+                    else
+                        gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kb, bn * S::BN, &full[s]);
+                }
             }
+        }
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
-        float d[S::ACC];
+        float *buf = epi + warp * 16 * S::EPI_LD;
+        int it = 0;
+        for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+            int bm, bn, part, kt0, nkt;
+            gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+            float d[S::ACC];
 #pragma unroll
-        for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
-        gemm__cuda_wgmma_fence_acc(d);
-        for (int kt = 0; kt < ktiles; kt++) {
-            int s = kt % S::STAGES;
-            gemm__cuda_mbar_wait(&full[s], (unsigned)(kt / S::STAGES) & 1);
-            const unsigned char *stage = smem + s * S::STAGE_BYTES;
-            /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
-            uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
-                     db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
-            gemm__cuda_wgmma_arrive();
-#pragma unroll
-            for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: 32 bytes on, 2 descriptor units */
-                gemm__cuda_wgmma<T, A_MN, BM>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
-                                          db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
-            gemm__cuda_wgmma_commit();
-            /* the previous stage's group is done once at most this one is pending */
-            gemm__cuda_wgmma_wait<1>();
+            for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
             gemm__cuda_wgmma_fence_acc(d);
-            if (kt > 0) gemm__cuda_mbar_arrive(&empty[(kt - 1) % S::STAGES]);
-        }
-        gemm__cuda_wgmma_wait<0>();
-        gemm__cuda_wgmma_fence_acc(d);
-
-        /* The epilogue goes through shared memory, free once both consumer
-           warpgroups are past their last wgmma (every copy has landed by
-           then too). */
-        gemm__cuda_bar_sync<256>(1);
-        float *tile = reinterpret_cast<float *>(smem) + wg * 64 * S::EPI_LD;
-        int tid = (int)threadIdx.x % 128, w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
+            for (int kt = 0; kt < nkt; kt++, it++) {
+                int s = it % S::STAGES;
+                gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+                const unsigned char *stage = smem + s * S::STAGE_BYTES;
+                /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
+                uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
+                                   : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
+                         db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
+                gemm__cuda_wgmma_arrive();
 #pragma unroll
-        for (int i = 0; i < S::ACC; i += 2)
-            *reinterpret_cast<float2 *>(&tile[(16 * w + g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (i / 4) + 2 * t]) =
-                make_float2(d[i], d[i + 1]);
-        gemm__cuda_bar_sync<128>(2 + wg); /* this warpgroup only */
-        if (partial)
-            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, 1.0f, 0.0f,
-                                   partial + (int64_t)blockIdx.z * M * N, (int64_t)M);
-        else
-            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, alpha, beta, C, ldc);
+                for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
+                    gemm__cuda_wgmma<T, B_MN, A_MN, BM>(
+                        d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
+                        db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
+                gemm__cuda_wgmma_commit();
+                /* the previous stage's group is done once at most this one is pending */
+                gemm__cuda_wgmma_wait<1>();
+                gemm__cuda_wgmma_fence_acc(d);
+                if (kt > 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+                __syncwarp();
+            }
+            gemm__cuda_wgmma_wait<0>();
+            gemm__cuda_wgmma_fence_acc(d);
+            if (lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+            __syncwarp();
+            /* meanwhile the producer fills the freed stages with the next unit's slices */
+            int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
+            if (w.units != w.tiles) /* K split: raw sums */
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, partial + (int64_t)part * M * N,
+                                             (int64_t)M);
+            else
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+        }
     }
 #else
-    (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)kt_per; (void)alpha; (void)beta; (void)C; (void)ldc;
-    (void)partial;
+    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
 #endif
 }
 /* <<cuda wgmma */
+/* >>cuda split: src/cuda/split.cuh */
+/* The fp32-accurate mode's operand split (GEMM_CUDA_MATH_FP32_ACCURATE,
+   "3xTF32"): each fp32 operand x becomes hi + lo, hi = x rounded to TF32
+   (to nearest even; 11 significant bits), lo = x - hi (exact in fp32)
+   rounded to TF32 again, so hi + lo carries about 22 of x's 24 bits. The
+   tensor cores then sum lo*hi + hi*lo + hi*hi in fp32 (lo*lo, below
+   2^-22 of the product, is dropped), the small products first, as
+   CUTLASS's 3xTF32 orders them.
+
+   The split is a pass before the GEMM that writes k-major rows of three
+   regions of ldo elements each (ldo: K rounded up to 32, zeros past K):
+   the kind of each region is chosen per call (hi, lo, or "hc": hi with
+   every Inf and NaN replaced by 0). Why hc: an Inf in x makes hi = Inf and
+   lo = 0, and an Inf in a cross product Inf*lo_y turns into NaN whenever
+   lo_y is 0 (y exact in TF32), or Inf - Inf when hi_y and lo_y differ in
+   sign, where fp32 gives Inf. With hc in the cross products the Inf or NaN
+   enters only through hi*hi, as it does through x*y. */
+
+/* x rounded to TF32 (the low 13 mantissa bits zero), to nearest even; a
+   finite x that would round up past FLT_MAX is truncated instead. Inf and
+   NaN come back unchanged. */
+__device__ __forceinline__ float gemm__cuda_tf32_round(float x)
+{
+    uint32_t u = __float_as_uint(x), r;
+    if ((u & 0x7f800000u) == 0x7f800000u) return x; /* Inf, NaN */
+    r = (u + 0x0fffu + ((u >> 13) & 1u)) & 0xffffe000u;
+    if ((r & 0x7f800000u) == 0x7f800000u) r = u & 0xffffe000u; /* rounding overflowed */
+    return __uint_as_float(r);
+}
+
+/* The three kinds of region; a pattern packs one kind per region, 2 bits
+   each, region 0 lowest. */
+enum { GEMM__CUDA_HI = 0, GEMM__CUDA_LO = 1, GEMM__CUDA_HC = 2 };
+#define GEMM__CUDA_PATTERN(r0, r1, r2) ((r0) | (r1) << 2 | (r2) << 4)
+
+/* Writes the parts of x (k index q of one row) into the row's regions. */
+__device__ __forceinline__ void gemm__cuda_split_put(float *row, int ldo, int q, float x, int pattern, int regions,
+                                                     int *nonfinite)
+{
+    float hi = gemm__cuda_tf32_round(x), lo = 0.0f;
+    bool finite = isfinite(x);
+    if (finite) lo = gemm__cuda_tf32_round(x - hi);
+    else *nonfinite = 1; /* benign race: every writer stores 1 */
+    for (int j = 0; j < regions; j++) {
+        int kind = pattern >> (2 * j) & 3;
+        row[(int64_t)j * ldo + q] = kind == GEMM__CUDA_HI ? hi : kind == GEMM__CUDA_LO ? lo : finite ? hi : 0.0f;
+    }
+}
+
+/* X(r, q) of a rows x K k-major operand (q contiguous) -> the regions of
+   out's row r (ldout apart). Each thread takes 4 consecutive q, with one
+   16-byte load where X allows it; q in [K, ldo) becomes 0. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_rows_kernel(int rows, int K, const float *X, int64_t ld,
+                                                                    float *out, int64_t ldout, int ldo, int pattern,
+                                                                    int regions, int *nonfinite)
+{
+    bool vec = (uintptr_t)X % 16 == 0 && ld % 4 == 0;
+    int64_t per_row = ldo / 4, total = (int64_t)rows * per_row;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        int r = (int)(e / per_row), q = (int)(e % per_row) * 4;
+        const float *src = X + (int64_t)r * ld + q;
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        if (vec && q + 4 <= K) {
+            float4 f = *reinterpret_cast<const float4 *>(src);
+            v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
+        } else {
+            for (int j = 0; j < 4 && q + j < K; j++) v[j] = src[j];
+        }
+        float *row = out + (int64_t)r * ldout;
+#pragma unroll
+        for (int j = 0; j < 4; j++) gemm__cuda_split_put(row, ldo, q + j, v[j], pattern, regions, nonfinite);
+    }
+}
+
+/* The same for an operand that is not k-major (X(r, q) at X[q*ld + r]):
+   32x32 tiles through shared memory, so that reads run along r and writes
+   along q, both contiguous. Grid: ldo/32 x rows/32 blocks of 32x8. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_cols_kernel(int rows, int K, const float *X, int64_t ld,
+                                                                    float *out, int64_t ldout, int ldo, int pattern,
+                                                                    int regions, int *nonfinite)
+{
+    __shared__ float tile[32][33]; /* [q][r] */
+    int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int i = ty; i < 32; i += 8)
+        tile[i][tx] = r0 + tx < rows && q0 + i < K ? X[(int64_t)(q0 + i) * ld + r0 + tx] : 0.0f;
+    __syncthreads();
+    for (int i = ty; i < 32; i += 8)
+        if (r0 + i < rows)
+            gemm__cuda_split_put(out + (int64_t)(r0 + i) * ldout, ldo, q0 + tx, tile[tx][i], pattern, regions, nonfinite);
+}
+
+/* Region 2 = hc of region 0 (hi) for rows of both operands, only when the
+   split saw an Inf or a NaN (*nonfinite); otherwise every thread returns at
+   once and region 2 is never read. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_hc_kernel(int rows_a, int rows_b, float *a, float *b,
+                                                                  int64_t ldout, int ldo, const int *nonfinite)
+{
+    if (!*nonfinite) return;
+    int64_t per = (int64_t)(rows_a + rows_b) * ldo;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < per; e += (int64_t)gridDim.x * blockDim.x) {
+        int r = (int)(e / ldo), q = (int)(e % ldo);
+        float *row = r < rows_a ? a + (int64_t)r * ldout : b + (int64_t)(r - rows_a) * ldout;
+        float hi = row[q];
+        row[2 * (int64_t)ldo + q] = isfinite(hi) ? hi : 0.0f;
+    }
+}
+/* <<cuda split */
 /* >>cuda copy: src/cuda/copy.cuh */
 /* Operand copies for the tensor-core kernels, which read A and B k-major
    (each row of op(A), each column of op(B) contiguous) from 16-byte aligned
@@ -1238,8 +1448,8 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
     if (o->math != GEMM_CUDA_MATH_EXACT)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 is for fp32 only)",
-                          fn, (int)o->math);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
+                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -1278,11 +1488,12 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
 }
 
 /* Whether a call with A and B of type T runs on the tensor cores: FP16 and
-   BF16 always, fp32 under options.math = TF32, fp64 never. */
+   BF16 always, fp32 under options.math = TF32 or FP32_ACCURATE, fp64 never. */
 template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
 {
     if constexpr (std::is_same<T, double>::value) return false;
-    else if constexpr (std::is_same<T, float>::value) return o->math == GEMM_CUDA_MATH_TF32;
+    else if constexpr (std::is_same<T, float>::value)
+        return o->math == GEMM_CUDA_MATH_TF32 || o->math == GEMM_CUDA_MATH_FP32_ACCURATE;
     else return true;
 }
 
@@ -1640,24 +1851,25 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 }
 
 /* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when K spans at most 16 slices of 128 bytes (K <= 1024 for
-   16-bit types, 512 for TF32). There a block's fixed costs (first copies,
-   epilogue) weigh more than its K loop, and two blocks per SM hide each
-   other's; with longer K the 256-row tile's reuse wins (both measured on
-   an H200). */
-static int gemm__cuda_wgmma_bm(int K, int elem, int variant)
+   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
+   thin problems such as 16384 x 128 x 16384 row-major) or when K spans at
+   most 16 slices of 128 bytes (K <= 1024 for 16-bit types, 512 for TF32):
+   there a block's fixed costs weigh more than its K loop and two blocks
+   per SM hide each other's epilogues; with longer K the 256-row tile's
+   reuse wins (measured on an H200). `kslices`: K in slices of 128 bytes. */
+static int gemm__cuda_wgmma_bm(int M, int64_t kslices, int variant)
 {
     if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return ((int64_t)K * elem + 127) / 128 <= 16 ? 128 : 256;
+    return M <= 128 || kslices <= 16 ? 128 : 256;
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
-   else enough to give every SM a block when the tiles are fewer than the
-   SMs, keeping at least 4 K tiles per part. */
-static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms, int requested)
+   else enough units to give every block slot (SMs x blocks per SM) one
+   when the tiles are fewer than the slots, keeping at least 4 K tiles per
+   part. Returns the parts, none empty. */
+static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
 {
-    int tiles = ((M + BM - 1) / BM) * ((N + 127) / 128), bk = 128 / elem;
-    int ktiles = (K + bk - 1) / bk, split = requested > 0 ? requested : tiles < sms ? sms / tiles : 1;
+    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
     if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
     if (split > ktiles) split = ktiles;
     if (split > 64) split = 64;
@@ -1666,16 +1878,47 @@ static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms
 }
 
 /* How one tensor-core call runs: its kernel; whether WGMMA reads a 16-bit
-   op(A) M-major in place (a_mn); which operands are first copied into
-   k-major rows of ldo elements; the WGMMA tile height and K split; and the
-   scratch bytes of the copies (a's elements first) and of split-K's sums. */
+   op(A) M-major (a_mn) or op(B) N-major (b_mn) in place; which operands
+   are first copied into k-major rows of ldo elements, or, in the
+   fp32-accurate mode (`accurate`), split into `regions` regions of ldo
+   elements each (split.cuh); the WGMMA tile height, K split, raster group
+   and grid; and the scratch bytes of the copies (a's elements first), of
+   split-K's sums and of the accurate mode's Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
-    bool a_mn, copy_a, copy_b;
-    int wg_bm, split;
+    bool a_mn, b_mn, copy_a, copy_b, accurate;
+    int wg_bm, split, group, grid, regions;
     int64_t ldo;
-    size_t a_elems, b_elems, packed, partial_bytes;
+    gemm__cuda_wgmma_work work;
+    size_t a_elems, b_elems, packed, partial_bytes, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
+
+/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
+   block per unit up to the block slots of the device (persistent blocks
+   walk the rest). Test hooks may force the raster group or the grid. */
+static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
+{
+    gemm__cuda_wgmma_work *w = &t->work;
+    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
+    memset(w, 0, sizeof *w);
+    w->tm = (M + t->wg_bm - 1) / t->wg_bm;
+    w->tn = (N + 127) / 128;
+    w->tiles = w->tm * w->tn;
+    if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
+        w->kt_seg = (int)(t->ldo / bk);
+        w->ldo = (int)t->ldo;
+        w->kt_total = 3 * w->kt_seg;
+    } else {
+        w->kt_total = (int)((K + bk - 1) / bk);
+    }
+    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
+    w->kt_per = (w->kt_total + t->split - 1) / t->split;
+    w->units = w->tiles * t->split;
+    w->group = GEMM__HOOK(cuda_wgmma_group, 8);
+    grid = GEMM__HOOK(cuda_wgmma_grid, 0);
+    t->group = w->group;
+    t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
+}
 
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
@@ -1683,61 +1926,73 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
 {
     gemm__cuda_tc_plan t;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
-    bool ak = p->a_trans, bk = !p->b_trans; /* k-major operands */
+    bool ak = p->a_trans, bk = !p->b_trans, wgmma = kernel == GEMM_CUDA_KERNEL_WGMMA; /* k-major operands */
+    memset(&t, 0, sizeof t);
     t.kernel = kernel;
-    t.ldo = (K + 7) / 8 * 8; /* 16-byte rows for every element size */
-    /* WGMMA reads a 16-bit op(A) M-major as well (wgmma's transposed B) */
-    t.a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
-    t.copy_a = !t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak);
-    t.copy_b = !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk);
-    t.wg_bm = gemm__cuda_wgmma_bm(K, elem, opt->variant);
-    t.split = kernel == GEMM_CUDA_KERNEL_WGMMA ? gemm__cuda_wgmma_split(t.wg_bm, M, N, K, elem, sms, opt->split_k) : 1;
-    t.a_elems = t.copy_a ? (size_t)M * t.ldo : 0;
-    t.b_elems = t.copy_b ? (size_t)N * t.ldo : 0;
+    t.accurate = std::is_same<T, float>::value && opt->math == GEMM_CUDA_MATH_FP32_ACCURATE;
+    t.ldo = t.accurate ? (K + 31) / 32 * 32 : (K + 7) / 8 * 8; /* whole 128-byte slices; 16-byte rows */
+    t.regions = t.accurate ? 3 : 1;
+    /* WGMMA reads 16-bit operands MN-major as well (wgmma's transpose bits) */
+    t.a_mn = wgmma && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
+    t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
+    t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
+    t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
+    t.wg_bm = gemm__cuda_wgmma_bm(M, ((int64_t)t.regions * (t.accurate ? t.ldo : K) * elem + 127) / 128, opt->variant);
+    t.split = 1;
+    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+    t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
+    t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
     t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
-    t.partial_bytes = t.split > 1 ? (size_t)t.split * M * N * sizeof(float) : 0;
+    t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
+    t.flag_at = t.packed + t.partial_bytes;
+    t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
     return t;
 }
 
 /* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
-   them (x's own, or their k-major copies); a_mn (16-bit only): a is op(A)
-   as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]). With K split,
-   `partial` holds split x M x N floats. */
+   them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
+   only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
+   op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
+   floats; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial,
-                                           cudaStream_t stream)
+                                           const int *nonfinite, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
     gemm_status s;
-    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, BM>;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, split = t->split;
-    int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
-    int kt_per = ((K + bk - 1) / bk + split - 1) / split;
+    gemm__cuda_wgmma_work w = t->work;
+    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM>;
+    int M = (int)p->m, N = (int)p->n, bk = S::ROW_BYTES / (int)sizeof(T);
+    int K = t->accurate ? 3 * (int)t->ldo : (int)p->k; /* the tensor maps' K: all three regions */
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&map_a, &map_b, &M, &N, &K, &kt_per, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
-    if (split <= 1) partial = NULL;
-    if (tn > 65535)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
-    if constexpr (sizeof(T) == 2)
-        if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, BM>;
+    void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+    w.nonfinite = nonfinite;
+    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
+        if (t->a_mn && t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM>;
+        else if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM>;
+        else if (t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM>;
+    }
+    if (t->split <= 1) partial = NULL;
+    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
     if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
                      : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-        (s = gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
+        (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
+                     : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
         return s;
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(S::THREADS), args,
-                                        S::SMEM, stream));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
     if (partial) {
         int64_t blocks = ((int64_t)M * N + 255) / 256;
         gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            M, N, split, partial, alpha, beta, C, ldc);
+            M, N, t->split, partial, alpha, beta, C, ldc);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
@@ -1784,38 +2039,103 @@ static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options 
     return GEMM_OK;
 }
 
+/* The fp32-accurate mode's split of both operands into scratch (split.cuh):
+   WGMMA reads regions hi, lo (and hc, written only when an Inf or NaN was
+   seen) through its K segments; MMA reads [lo | hc | hi] against
+   [hc | lo | hi] as one K of 3*ldo. */
+static gemm_status gemm__cuda_split_operands(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
+                                             const float *a, const float *b, float *sa, float *sb, int *flag,
+                                             int sms, cudaStream_t stream)
+{
+    bool wgmma = t->kernel == GEMM_CUDA_KERNEL_WGMMA;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, ldo = (int)t->ldo, regions = wgmma ? 2 : 3;
+    int pat_a = wgmma ? GEMM__CUDA_PATTERN(GEMM__CUDA_HI, GEMM__CUDA_LO, 0)
+                      : GEMM__CUDA_PATTERN(GEMM__CUDA_LO, GEMM__CUDA_HC, GEMM__CUDA_HI),
+        pat_b = wgmma ? pat_a : GEMM__CUDA_PATTERN(GEMM__CUDA_HC, GEMM__CUDA_LO, GEMM__CUDA_HI);
+    int64_t ldout = 3 * (int64_t)ldo;
+    const float *src[2] = {a, b};
+    float *dst[2] = {sa, sb};
+    int rows[2] = {M, N}, pattern[2] = {pat_a, pat_b}, kmajor[2] = {p->a_trans, !p->b_trans};
+    int64_t ld[2] = {p->lda, p->ldb};
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(flag, 0, sizeof(int), stream));
+    for (int o = 0; o < 2; o++) {
+        if (kmajor[o]) {
+            int64_t work = (int64_t)rows[o] * (ldo / 4), blocks = (work + 255) / 256;
+            gemm__cuda_split_rows_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
+                rows[o], K, src[o], ld[o], dst[o], ldout, ldo, pattern[o], regions, flag);
+        } else {
+            dim3 grid((unsigned)(ldo / 32), (unsigned)((rows[o] + 31) / 32)), block(32, 8);
+            if (grid.y > 65535)
+                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand split", fn, rows[o]);
+            gemm__cuda_split_cols_kernel<<<grid, block, 0, stream>>>(rows[o], K, src[o], ld[o], dst[o], ldout, ldo,
+                                                                   pattern[o], regions, flag);
+        }
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+    }
+    if (wgmma) {
+        gemm__cuda_split_hc_kernel<<<(unsigned)(4 * sms), 256, 0, stream>>>(M, N, sa, sb, ldout, ldo, flag);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+    }
+    return GEMM_OK;
+}
+
+/* The operand copies a plan names (or, accurate, the split) into scratch;
+   a and b then describe what the kernel reads. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_tc_prepare(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
+                                         const gemm__cuda_operands<T, TC, float> &x, T *scratch, int sms,
+                                         gemm__cuda_kmajor<T> *a, gemm__cuda_kmajor<T> *b, cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    if (t->accurate) {
+        if constexpr (std::is_same<T, float>::value) {
+            a->X = scratch; a->ld = 3 * t->ldo;
+            b->X = scratch + t->a_elems; b->ld = 3 * t->ldo;
+            return gemm__cuda_split_operands(fn, t, p, x.a, x.b, scratch, scratch + t->a_elems,
+                                             (int *)((char *)scratch + t->flag_at), sms, stream);
+        }
+    }
+    if (t->copy_a) {
+        a->X = scratch; a->ld = t->ldo;
+        s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, (int)p->m, (int)p->k, scratch, t->ldo, stream);
+    }
+    if (s == GEMM_OK && t->copy_b) {
+        b->X = scratch + t->a_elems; b->ld = t->ldo;
+        s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, (int)p->n, (int)p->k, scratch + t->a_elems, t->ldo, stream);
+    }
+    return s;
+}
+
 /* Runs a plan: the copies it names and its split-K sums go through one
    scratch buffer taken from the device's pool and given back in stream
    order, so nothing waits for the device. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
-                                     const gemm__cuda_operands<T, TC, float> &x, int dev, cudaStream_t stream)
+                                     const gemm__cuda_operands<T, TC, float> &x, const gemm__cuda_gpu *gpu,
+                                     cudaStream_t stream)
 {
     gemm_status s = GEMM_OK;
     T *scratch = NULL;
     float *partial = NULL;
+    const int *flag = NULL;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
-    if (t->packed + t->partial_bytes > 0) {
+    gemm__problem q = *p;
+    if (t->scratch_bytes > 0) {
         cudaMemPool_t pool;
         cudaError_t e;
-        if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
-        e = cudaMallocFromPoolAsync((void **)&scratch, t->packed + t->partial_bytes, pool, stream);
+        if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, t->scratch_bytes, pool, stream);
         if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies, split-K sums)", e);
         if (t->partial_bytes) partial = (float *)((char *)scratch + t->packed);
-        if (t->copy_a) {
-            a.X = scratch; a.ld = t->ldo;
-            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, (int)p->m, (int)p->k, scratch, t->ldo, stream);
-        }
-        if (s == GEMM_OK && t->copy_b) {
-            b.X = scratch + t->a_elems; b.ld = t->ldo;
-            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, (int)p->n, (int)p->k, scratch + t->a_elems, t->ldo, stream);
-        }
+        if (t->accurate) flag = (const int *)((char *)scratch + t->flag_at);
+        s = gemm__cuda_tc_prepare<T, TC>(fn, t, p, x, scratch, gpu->sms, &a, &b, stream);
     }
+    if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, stream);
+        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, flag, stream)
+                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, flag, stream);
     else if (s == GEMM_OK)
-        s = gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, stream);
+        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -1834,7 +2154,7 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     if (s != GEMM_OK) return s;
     if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
     t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
-    return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu->dev, stream);
+    return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
 /* <<cuda tc */
 /* >>cuda run: src/cuda/run.cuh */
@@ -2214,7 +2534,8 @@ GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_c
 {
     int dev, major, minor;
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
-    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 || (precision == GEMM_F32 && math == GEMM_CUDA_MATH_TF32);
+    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
+              (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));
     (void)m; (void)n; (void)k;
     if ((!exact && !tc) || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||

@@ -61,6 +61,15 @@ static const int64_t gemm__cpu_mask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
 #define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
 #define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
 
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts and inserts (GCC bug 105593, fixed in 13): silenced for the
+   AVX-512 kernels only. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* The partial moves of the direct kernel. A whole vector, a half, a
    quarter or a single element goes through a plain move of that width: a masked store followed by a
    load of the same place (the next small call updating the same C) cannot
@@ -131,6 +140,10 @@ static GEMM__CPU_AVX2 void gemm__cpu_y_storen_s(float *p, __m256 v, int64_t n)
 }
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
+#ifdef GEMM__CPU_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_GXX12_PUSH
+#endif
 GEMM__CPU_UKERNELS(gemm__cpu_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D, GEMM__CPU_REP6, 6)
 /* __builtin_cpu_init: a first call from a constructor may run before
