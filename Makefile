@@ -15,8 +15,7 @@ TEST_SUITES     := test-headers test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan help \
-        test-cpu-clang-san
+.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan help
 
 all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
@@ -109,7 +108,7 @@ clean: ## remove build/
 # `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host test-cpu-clang-san
 
 LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
 ifneq ($(LIBXSMM_LIB),)
@@ -128,17 +127,19 @@ $(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
 $(B)/cpu_tune: bench/cpu_tune.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
 
-# The binaries bench/gpu/cpu_host.sh runs on the GPU machines' host CPU
-# (carry build/cpu_host): plain -O2, no -march (that CPU is another one).
-cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machines' host CPU
+# The binaries bench/gpu/cpu_host.sh runs on the GPU machines' host CPU,
+# in .gpu/cpu (ignored by git; carry it): plain -O2, no -march (that CPU is
+# another one).
+CPU_HOST_BIN := .gpu/cpu
+cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machines' host CPU (.gpu/cpu)
 	@sh tests/deps.sh bench
-	@mkdir -p $(B)/cpu_host
-	$(CC) -std=c99 -O2 $(WARN) tests/test_cpu.c -o $(B)/cpu_host/test_cpu $(LDLIBS)
-	$(CC) -std=c99 -O2 $(WARN) bench/bench_cpu.c -o $(B)/cpu_host/bench_cpu $(BENCH_CPU_PEER) $(LDLIBS)
-	$(CC) -std=c99 -O2 $(WARN) bench/bench_tiny.c -o $(B)/cpu_host/bench_tiny $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
-	$(CC) -std=c99 -O2 $(WARN) bench/cpu_tune.c -o $(B)/cpu_host/cpu_tune $(BENCH_CPU_PEER) $(LDLIBS)
-	@git rev-parse HEAD >$(B)/cpu_host/commit.txt 2>/dev/null || true
-	@echo "carry $(B)/cpu_host; on the device: PEERS=.peers sh bench/gpu/cpu_host.sh"
+	@mkdir -p $(CPU_HOST_BIN)
+	$(CC) -std=c99 -O2 $(WARN) tests/test_cpu.c -o $(CPU_HOST_BIN)/test_cpu $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_cpu.c -o $(CPU_HOST_BIN)/bench_cpu $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_tiny.c -o $(CPU_HOST_BIN)/bench_tiny $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/cpu_tune.c -o $(CPU_HOST_BIN)/cpu_tune $(BENCH_CPU_PEER) $(LDLIBS)
+	@git rev-parse HEAD >$(CPU_HOST_BIN)/commit.txt 2>/dev/null || true
+	@echo "carry $(CPU_HOST_BIN); on the device, from the repository root: sh bench/gpu/cpu_host.sh"
 
 test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh

@@ -15,15 +15,16 @@
 #   4. last, the ratio table (gemm / OpenBLAS) of step 1.
 #
 # Binaries: built beforehand where the compilers are (`make cpu-host`: gcc
-# -O2, no -march: this CPU is not the build machine's) into build/cpu_host,
-# carried; built here only when missing (then without libxsmm).
+# -O2, no -march: this CPU is not the build machine's) into .gpu/cpu (ignored
+# by git), carried; built here only when missing (then without libxsmm).
 # Peers: OpenBLAS (libopenblas0-pthread, with libgfortran5 and libquadmath0)
 # from the .deb files in $PEERS/deb, unpacked with dpkg -x into a private
 # folder, run with OPENBLAS_CORETYPE=SkylakeX (Debian's 0.3.21 does not
 # know newer Xeons). libxsmm is linked statically into bench_tiny.
 #
-#   PEERS=.peers sh bench/gpu/cpu_host.sh      (OUT=... for the logs; the
-#                                               device tool sets it)
+#   sh bench/gpu/cpu_host.sh      (from the repository root; OUT=... for the
+#                                  logs, the device tool sets it; PEERS=.peers
+#                                  by default: .peers/deb/*.deb)
 # A trial elsewhere: NT=2 SQUARES=256:256:256 SQUARES1=256:256:256 SHAPES=300:200:100
 #   TINY_ARGS="--sizes 1,8 --quick" SWEEP_SIZE=512 PEERS=... sh bench/gpu/cpu_host.sh
 # Output in $OUT: env.txt, test.log, cpuN.csv, cpu1.csv, bench.log,
@@ -31,7 +32,7 @@
 cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-build/cpu_host_out}
 PEERS=${PEERS:-.peers}
-BIN=${CPU_BIN:-build/cpu_host}
+BIN=${CPU_BIN:-.gpu/cpu}
 PRIV=${CPU_HOST_PEER_DIR:-build/cpu_host_peer}
 mkdir -p "$OUT" "$PRIV"
 NT=${NT:-$(nproc)}
