@@ -12,7 +12,7 @@ HEADERS  := gemm.h gemm_cpu.h
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 TEST_SUITES     := test-headers test-cpu test-build
-SANITIZE_SUITES := test-cpu-asan
+SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
 .PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan help
@@ -61,11 +61,19 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
+# clang's UBSan also checks pointer arithmetic (no pointer formed outside a
+# matrix, even with a leading dimension of INT64_MAX); the quick battery.
+test-cpu-clang-san: ## the quick CPU battery under clang's ASan and UBSan (pointer overflow too)
+	@if command -v clang >/dev/null 2>&1; then \
+	    clang -std=c99 -O1 -g $(SANITIZE) $(WARN) tests/test_cpu.c -o $(B)/test_cpu_clang_san $(LDLIBS) && \
+	    ./$(B)/test_cpu_clang_san --quick; \
+	else echo "SKIPPED clang is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
 
 # ---- benchmarks -------------------------------------------------------------
 # The peers are linked only here. OpenBLAS runs its best kernel for the CPU
@@ -95,10 +103,43 @@ clean: ## remove build/
 # ---- cpu --------------------------------------------------------------------
 # The CPU backend's extra suites: the aarch64 build (NEON) under qemu, other
 # builds and emulated x86 CPUs, valgrind's leak check of the thread pool;
-# and the seed-001 ladder (naive -> ours), `make bench-ladder`.
+# the seed-001 ladder (naive -> ours), `make bench-ladder`; the per-call
+# cost of small products beside a plain loop, OpenBLAS and libxsmm,
+# `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host test-cpu-clang-san
+
+LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
+ifneq ($(LIBXSMM_LIB),)
+BENCH_TINY_PEER := -DBENCH_HAVE_LIBXSMM $(LIBXSMM_LIB) -ldl
+endif
+
+bench-tiny: ## per-call time of tiny products beside a plain loop, OpenBLAS and libxsmm
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_tiny
+	./$(B)/bench_tiny $(BENCH_ARGS)
+
+# libxsmm's BLAS fallback (transposed cases) links OpenBLAS's dgemm_.
+$(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+
+$(B)/cpu_tune: bench/cpu_tune.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
+
+# The binaries bench/gpu/cpu_host.sh runs on the GPU machines' host CPU,
+# in .gpu/cpu (ignored by git; carry it): plain -O2, no -march (that CPU is
+# another one).
+CPU_HOST_BIN := .gpu/cpu
+cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machines' host CPU (.gpu/cpu)
+	@sh tests/deps.sh bench
+	@mkdir -p $(CPU_HOST_BIN)
+	$(CC) -std=c99 -O2 $(WARN) tests/test_cpu.c -o $(CPU_HOST_BIN)/test_cpu $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_cpu.c -o $(CPU_HOST_BIN)/bench_cpu $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_tiny.c -o $(CPU_HOST_BIN)/bench_tiny $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/cpu_tune.c -o $(CPU_HOST_BIN)/cpu_tune $(BENCH_CPU_PEER) $(LDLIBS)
+	@git rev-parse HEAD >$(CPU_HOST_BIN)/commit.txt 2>/dev/null || true
+	@echo "carry $(CPU_HOST_BIN); on the device, from the repository root: sh bench/gpu/cpu_host.sh"
 
 test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh
@@ -133,7 +174,7 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda bench-cuda-research demo-cuda
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
@@ -147,11 +188,6 @@ bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/result
 demo-cuda: $(B)/cuda_basic ## on a GPU: the CUDA example
 	./$(B)/cuda_basic
 
-# The SIMT and DMMA configurations that do not ship (bench/research/README.md),
-# beside cuBLAS; `build/cuda_variants --test` runs each through the battery.
-bench-cuda-research: $(B)/cuda_variants ## on a GPU: the research SIMT/DMMA configurations beside cuBLAS
-	./$(B)/cuda_variants $(BENCH_ARGS)
-
 $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
@@ -164,13 +200,13 @@ $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
-$(B)/cuda_variants: bench/research/cuda_variants.cu bench/research/cuda_kernels.cuh tests/battery.h $(CUDA_DEPS) | $(B)
-	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
-
 # Research for issue 13 (bench/research/exact/README.md): candidate exact
-# fp32/fp64 kernels beside cuBLAS and the shipped ones. Builds here (no GPU
+# fp32/fp64 kernels beside cuBLAS and the shipped ones (`base`: the automatic
+# choice, `base.vN`: each shipped configuration). Builds here (no GPU
 # needed) for sm_90a only; the binary carries cudart statically and needs
 # libcublas.so.13 where it runs. ptxas's report per unit: build/rx/*.ptxas.txt.
+# Not in CI (about 2.5 minutes of compiling); test-cuda-build runs its host
+# model of the index maps, the shipped TMA DMMA kernel's included.
 RX_DIR   := bench/research/exact
 RX_UNITS := sweep cands_f32 cands_f64 baseline
 RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -lineinfo
@@ -178,7 +214,7 @@ RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wal
 bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the issue-13 research sweep of exact CUDA kernels (sm_90a)
 
 # host-only checks of the fp64 kernels' index maps (model.cu), run at build time
-$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) | $(B)
+$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) src/cuda/dmma_frag.cuh | $(B)
 	@mkdir -p $(B)/rx
 	$(NVCC) -std=c++17 -O1 $< -o $(B)/rx/model
 	./$(B)/rx/model | tail -n 1

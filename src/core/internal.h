@@ -131,6 +131,8 @@ GEMM_DEF void gemm__clear_error(void);
 typedef struct gemm__hooks {
     const char *cpu_kernel;   /* CPU: run this micro-kernel ("avx512", "avx2", "neon", "scalar") */
     int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
+    int cpu_groups;           /* CPU: column groups of the packed path (job.h) */
+    int cpu_path;             /* CPU: 1 = every product takes the packed path, 2 = the direct one */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */
     size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */
