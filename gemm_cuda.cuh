@@ -33,29 +33,56 @@
        fastest end to end; mapped wins the copies-plus-kernel time for small
        matrices only. Keep data on the device when it matters.
 
-   Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability)
-     - SIMT: fp32 (and fp64 on GPUs without FP64 tensor cores). 128x128
-       block tiles, 8x8 per thread (fp64: 64x64, 4x4), two blocks per SM,
-       16-byte cp.async copies into a 3-stage shared-memory ring, 16-byte
-       shared-memory reads laid out so that no two threads of a warp hit
-       one bank. Each operand is read in the orientation it is stored in
-       (k-contiguous or not: two shared-memory layouts), so no transpose
-       pass is needed for any of the 8 cases. Operands whose pointer or
-       leading dimension is not 16-byte aligned take the same kernel with
-       element-sized copies.
-     - DMMA: fp64 on the FP64 tensor cores (mma.sync; m16n8k4 on sm_90,
-       pairs of m8n8k4 on sm_80). 128x64 block tiles, 32x32 per warp, two
-       blocks per SM, the same cp.async ring.
+   Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability,
+   then a configuration by shape and device; options.variant forces one)
+     - SIMT: fp32 on the CUDA cores (and fp64 on GPUs without FP64 tensor
+       cores), sm_80+. fp32: warp-tiled, each warp a 64 x 64 tile of C,
+       each thread 8 x 16 (or 16 x 8) values, every shared-memory read a
+       conflict-free 16-byte load; a 3-stage cp.async ring of K tiles of
+       16; a k-major operand (one whose K index is contiguous) is
+       transposed by the block in shared memory, one K tile ahead.
+       Configurations (variant): 1 = 128x128 blocks, two per SM; 2 = the
+       same with 16 x 8 threads; 3 = 256x128; 4 = 128x256 (one per SM).
+       AUTO puts the 128 side on the k-major operand (3 when op(B) is
+       k-major, 4 when op(A) is), takes 2 when neither is and there are
+       more 128x128 tiles than SMs (K is not split), and 1 where a 256
+       side would stay half empty (M or N <= 128) or the block's shared
+       memory is too small.
+       Row-major NT (both operands k-major, its slowest case) with m or n
+       of 2048 or more first copies one operand transposed into scratch
+       (the one whose copy costs least: under about 4% of the time).
+       fp64 on SIMT: 64x64 blocks, 4x4 per thread, any alignment.
+     - DMMA: fp64 on the FP64 tensor cores (mma.sync). On Hopper with an
+       sm_90a build (variant 2, 3): warp-specialised and persistent; a
+       producer thread has the copy engine (TMA) bring 128-byte swizzled K
+       tiles of 16 into a ring of 4-5 stages on mbarriers, two (one)
+       consumer warpgroups multiply, each warp 64 x 32 of C in m16n8k16
+       (m16n8k8) MMAs with conflict-free 16-byte fragment loads; one block
+       per SM walks the tiles in groups of 8 tile-rows, so the next tile's
+       copies run during the epilogue. 2 = 128x128 blocks, one per SM;
+       3 = 128x64, two per SM: AUTO's choice when the 128x128 tiles do not
+       give every SM one and K <= 2048, or when N <= 64. Every layout is
+       read in place. Elsewhere (variant 1): 128x64 blocks on the cp.async
+       ring, m16n8k4 (pairs of m8n8k4 on sm_80), two per SM. The first
+       call on a Hopper device asks it, once, whether the sm_90a code was
+       loaded for it (a 4-byte synchronous copy).
+     - Operands the fast kernels cannot read in place (SIMT fp32 and the
+       TMA DMMA need 16-byte aligned bases and leading dimensions) are
+       first copied, realigned, into a scratch buffer taken in stream
+       order from the pool below (as the tensor-core modes' copies).
      - NAIVE (one thread per element) and TILED16 (the 16x16 shared-memory
        tile of the seed paper 000): the textbook ladder, for benchmarks.
-   Edges (any m, n, k) are bounds-checked in every kernel. When the tiles
-   are too few to fill the GPU, the K loop is split over several blocks
-   that add into C with atomics (after C = beta*C): such results may differ
-   in the last bits from run to run. options.split_k = 1 turns that off.
+   Edges (any m, n, k) are bounds-checked in every kernel (the copy engine
+   fills past the edges with zeros). When the tiles are too few to fill
+   the GPU, the K loop is split over several blocks that add into C with
+   atomics (after C = beta*C): such results may differ in the last bits
+   from run to run. options.split_k = 1 turns that off. beta = 0 never
+   reads C.
 
    SIMT and DMMA need compute capability 8.0 or later (cp.async); on older
-   GPUs AUTO runs TILED16, slowly but right. On an H200 the SIMT kernel
-   runs at 0.71-0.79 of cuBLAS's sgemm, DMMA at 0.66-0.76 of its dgemm.
+   GPUs AUTO runs TILED16, slowly but right. Speed beside cuBLAS on the
+   H100 and H200: bench/RESULTS.md (make bench-cuda prints issue 13's
+   table for the GPU it runs on).
 
    Reduced precision, opt-in by name (fp32 sums in every mode):
      - TF32: gemm_cuda_sgemm / _host with options.math = GEMM_CUDA_MATH_TF32.
@@ -166,7 +193,8 @@ typedef struct gemm_cuda_options {
     gemm_cuda_mode mode;     /* _host calls: PAGEABLE */
     int device;              /* _host calls: CUDA device index (0 = the first) */
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
-    int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128 */
+    int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
+                                exact kernels (with kernel SIMT or DMMA): their configurations, above */
     gemm_timing *timing;     /* _host calls: filled in seconds when not NULL (setup, copies, kernels, total) */
 } gemm_cuda_options;
 
@@ -223,6 +251,15 @@ GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_c
 
 /* "naive", "tiled16", "simt", "dmma", "mma", "wgmma", "auto"; "?" for anything else. */
 GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel);
+
+#ifdef GEMM__TEST_HOOKS
+/* Tests and benchmarks: what the last fp32 / fp64 call of this thread on
+   the SIMT or DMMA kernel ran ("simt 256x128 mk split 1 grid 512 copies
+   a:- b:t": configuration, the layouts read (m/n: M-/N-major, k: k-major),
+   the K parts, the grid, each operand's copy: - none, r realigned, t
+   transposed). */
+GEMM_DEF const char *gemm__cuda_exact_last(void);
+#endif
 
 #ifdef __cplusplus
 }
@@ -303,14 +340,14 @@ template <int BYTES> __device__ __forceinline__ void gemm__cuda_cp_async(void *s
 __device__ __forceinline__ void gemm__cuda_cp_commit(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
 template <int N> __device__ __forceinline__ void gemm__cuda_cp_wait(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 
@@ -575,6 +612,219 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
     }
 }
 /* <<cuda simt */
+/* >>cuda simt_warp: src/cuda/simt_warp.cuh */
+/* SIMT for fp32, warp-tiled (the shape of cuBLAS's SIMT kernels on Ampere
+   and Hopper): each warp owns a 64 x 64 tile of C, each of its 32 threads
+   an 8 x 16 (LM = 8) or 16 x 8 (LM = 4) tile made of 4 x 4 sub-tiles LM*4
+   rows and LN*4 columns apart (LN = 32/LM), so every shared-memory read is
+   a 16-byte load touching LM (LN) distinct 16-byte words: one wavefront,
+   128 FFMA per 6 loads per k. Both operands are multiplied from [k][side]
+   tiles: an M-(N-)major operand is copied there by cp.async (a ring of 3
+   K tiles of 16), a k-major one into a [side][16 + 4] staging ring and
+   transposed, one K tile ahead, by the block itself into one of two
+   [k][side] buffers (about 1% of the instructions). One barrier per K
+   tile. No 128-register cap: 128-thread blocks run two per SM, 256-thread
+   ones one. Operands must be 16-byte aligned (base and leading dimension);
+   the host copies any other first. */
+
+/* Copies a [ROWS][COLS] tile whose COLS are contiguous in global memory (row
+   stride ld) into shared memory (row stride SLD) in 16-byte chunks; rows <
+   rows_left and cols < cols_left are read, the rest becomes zeros. A
+   thread's chunks are NT / (COLS/4) rows apart. */
+template <int ROWS, int COLS, int SLD, int NT>
+__device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int64_t ld, int rows_left, int cols_left)
+{
+    constexpr int CPR = COLS / 4, RSTEP = NT / CPR, ITER = ROWS / RSTEP;
+    static_assert(NT % CPR == 0 && ROWS % RSTEP == 0, "tile does not split evenly");
+    int r = (int)threadIdx.x / CPR, c = ((int)threadIdx.x % CPR) * 4;
+    float *d = s + r * SLD + c;
+    const float *gp = X + (int64_t)r * ld + c;
+    int64_t step = (int64_t)RSTEP * ld;
+    if (rows_left >= ROWS && cols_left >= COLS) {
+#pragma unroll
+        for (int i = 0; i < ITER; i++, gp += step) gemm__cuda_cp_async<16>(d + i * RSTEP * SLD, gp);
+    } else {
+        /* a chunk an edge cuts through is copied by hand: compute-sanitizer
+           reports a cp.async of 16 bytes with a smaller source size as a
+           16-byte read past the matrix (and the host path's buffers end
+           exactly where the matrix does) */
+        int cv = min(4, max(0, cols_left - c));
+#pragma unroll
+        for (int i = 0; i < ITER; i++, gp += step) {
+            int valid = r + i * RSTEP < rows_left ? cv : 0;
+            float *di = d + i * RSTEP * SLD;
+            if (valid == 4) gemm__cuda_cp_async<16>(di, gp);
+            else
+#pragma unroll
+                for (int e = 0; e < 4; e++) di[e] = e < valid ? gp[e] : 0.0f;
+        }
+    }
+}
+
+/* staging [SIDE][BK + 4] -> [BK][SIDE]: a warp reads 32 consecutive rows
+   (stride BK + 4 floats: 8 rows hit 8 distinct 16-byte bank groups) and
+   writes 32 consecutive floats of a k row. */
+template <int SIDE, int BK, int NT> __device__ __forceinline__ void gemm__cuda_sw_transpose(const float *st, float *T)
+{
+    static_assert((SIDE * BK / 4) % NT == 0, "transpose does not split evenly");
+#pragma unroll
+    for (int i = 0; i < SIDE * BK / 4 / NT; i++) {
+        int c = (int)threadIdx.x + i * NT, r = c % SIDE, k4 = (c / SIDE) * 4;
+        float4 v = *reinterpret_cast<const float4 *>(st + r * (BK + 4) + k4);
+        float *d = T + k4 * SIDE + r;
+        d[0] = v.x; d[SIDE] = v.y; d[2 * SIDE] = v.z; d[3 * SIDE] = v.w;
+    }
+}
+
+/* Four consecutive rows of one column of C (c 16-byte aligned when vec). */
+__device__ __forceinline__ void gemm__cuda_sw_store4(float *c, const float (&x)[4], int rows_left, float alpha,
+                                                     float beta, int atomic, bool vec)
+{
+    if (vec && !atomic && rows_left >= 4) {
+        float4 o;
+        if (beta == 0.0f) o = make_float4(alpha * x[0], alpha * x[1], alpha * x[2], alpha * x[3]);
+        else {
+            float4 p = *reinterpret_cast<const float4 *>(c);
+            o = make_float4(alpha * x[0] + beta * p.x, alpha * x[1] + beta * p.y, alpha * x[2] + beta * p.z,
+                            alpha * x[3] + beta * p.w);
+        }
+        *reinterpret_cast<float4 *>(c) = o;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            if (e < rows_left) gemm__cuda_store(c + e, x[e], alpha, beta, atomic);
+    }
+}
+
+/* A BM x BN block of 64 x 64 warps; LM lanes along M. BK 16, 3 stages. */
+template <int BM, int BN, int LM> struct gemm__cuda_sw_shape {
+    static constexpr int BK = 16, STAGES = 3, WM = 64, WN = 64, WARPS_M = BM / WM, NT = 32 * (BM / WM) * (BN / WN),
+                         LN = 32 / LM, TMV = WM / LM, TNV = WN / LN, TMS = TMV / 4, TNS = TNV / 4;
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0, "bad warp tile");
+    /* floats of one operand of side SIDE: its ring, and for a k-major one its two transposed buffers */
+    template <bool KMAJ, int SIDE> static constexpr int operand()
+    {
+        return KMAJ ? STAGES * SIDE * (BK + 4) + 2 * BK * SIDE : STAGES * BK * SIDE;
+    }
+    template <bool AK, bool BKM> static constexpr size_t smem() { return 4 * (size_t)(operand<AK, BM>() + operand<BKM, BN>()); }
+    /* row of a[i] / acc[i][*] and column of b[j] / acc[*][j] from the thread's origin */
+    static __device__ __forceinline__ int m_of(int i) { return (i / 4) * LM * 4 + i % 4; }
+    static __device__ __forceinline__ int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
+};
+
+/* The block's tile of C from blockIdx.x (blockIdx.y is the K part): groups
+   of 8 tile-rows, N tiles fastest inside a group, so blocks resident
+   together share panels of A and B in L2. */
+__device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, int &bn)
+{
+    int pid = (int)blockIdx.x, per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8),
+        r = pid % per_group;
+    bm = first + r % size;
+    bn = r / size;
+}
+
+template <int BM, int BN, int LM, int MINB, bool AK, bool BKM>
+__global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
+gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
+                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic)
+{
+    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
+    constexpr bool TR = AK || BKM; /* some operand is transposed one K tile ahead */
+    constexpr int RA = AK ? BM * (BK + 4) : BK * BM, RB = BKM ? BN * (BK + 4) : BK * BN; /* ring stage sizes */
+    extern __shared__ __align__(16) unsigned char gemm__cuda_sw_dyn[];
+    float *ringA = reinterpret_cast<float *>(gemm__cuda_sw_dyn), *ringB = ringA + STAGES * RA;
+    float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
+    int bm, bn;
+    gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
+    int m0 = bm * BM, n0 = bn * BN, kbeg = (int)blockIdx.y * kchunk, kend = min(K, kbeg + kchunk);
+    int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
+    const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
+    int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
+    auto load = [&](int st, int kt) {
+        int kleft = kend - kbeg - kt * BK;
+        if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
+        else gemm__cuda_sw_copy<BK, BM, BM, NT>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
+        if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
+        else gemm__cuda_sw_copy<BK, BN, BN, NT>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
+    };
+    auto transpose = [&](int st, int buf) {
+        if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
+        if (BKM) gemm__cuda_sw_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN);
+    };
+    float acc[TMV][TNV];
+#pragma unroll
+    for (int i = 0; i < TMV; i++)
+#pragma unroll
+        for (int j = 0; j < TNV; j++) acc[i][j] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles) load(s, s);
+        gemm__cuda_cp_commit();
+    }
+    if constexpr (TR) {
+        gemm__cuda_cp_wait<STAGES - 2>();
+        __syncthreads();
+        if (ktiles > 0) transpose(0, 0);
+    }
+    int cs = 0, ls = STAGES - 1; /* the stage computed and the stage loaded next */
+    for (int kt = 0; kt < ktiles; kt++) {
+        if constexpr (TR) gemm__cuda_cp_wait<STAGES - 3>(); /* tile kt + 1 is in (tile kt is transposed) */
+        else gemm__cuda_cp_wait<STAGES - 2>();              /* tile kt is in */
+        __syncthreads(); /* ... and every thread is done with the stage and buffer refilled below */
+        if (kt + STAGES - 1 < ktiles) load(ls, kt + STAGES - 1);
+        gemm__cuda_cp_commit();
+        if constexpr (TR)
+            if (kt + 1 < ktiles) transpose(cs + 1 == STAGES ? 0 : cs + 1, (kt + 1) & 1);
+        const float *as = AK ? TA + (kt & 1) * BK * BM : ringA + cs * RA;
+        const float *bs = BKM ? TB + (kt & 1) * BK * BN : ringB + cs * RB;
+        float a[2][TMV], b[2][TNV];
+        auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
+#pragma unroll
+            for (int i = 0; i < S::TMS; i++) {
+                float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
+                fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int j = 0; j < S::TNS; j++) {
+                float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
+                fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
+            }
+        };
+        frag(0, a[0], b[0]);
+#pragma unroll
+        for (int k = 0; k < BK; k++) { /* the fragments of k + 1 load while k multiplies */
+            if (k + 1 < BK) frag(k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+            for (int i = 0; i < TMV; i++)
+#pragma unroll
+                for (int j = 0; j < TNV; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+        }
+        cs = cs + 1 == STAGES ? 0 : cs + 1;
+        ls = ls + 1 == STAGES ? 0 : ls + 1;
+    }
+    gemm__cuda_cp_wait<0>();
+
+    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
+#pragma unroll
+    for (int j = 0; j < TNV; j++) {
+        int n = n0 + wn + S::n_of(j);
+        if (n >= N) continue;
+#pragma unroll
+        for (int i = 0; i < S::TMS; i++) {
+            int m = m0 + wm + S::m_of(4 * i);
+            if (m < M) {
+                const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
+                gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
+            }
+        }
+    }
+}
+/* <<cuda simt_warp */
 /* >>cuda dmma: src/cuda/dmma.cuh */
 /* DMMA: fp64 on the FP64 tensor cores (mma.sync, sm_80+), over the cp.async
    ring: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N) tile of
@@ -659,6 +909,148 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
             }
 }
 /* <<cuda dmma */
+/* >>cuda dmma_frag: src/cuda/dmma_frag.cuh */
+/* The fp64 tiles of the TMA DMMA kernel in shared memory and the mma.sync
+   .f64 fragments read from them with 16-byte loads (sm_90: m16n8k16).
+   Host-and-device index maps with no other dependency, so that the
+   research model (bench/research/exact/model.cu) checks these very maps on
+   the host: every product, and every load's bank wavefronts.
+
+   Tiles. A K tile is 16 doubles (128 bytes) deep. A k-major operand's tile
+   is SIDE rows of 128 bytes; an M-(N-)major one SIDE/16 boxes of 16 k rows
+   x 16 side elements (2 KB each). Both are what the copy engine writes with
+   CU_TENSOR_MAP_SWIZZLE_128B: in each 128-byte row r, 16-byte chunk c is
+   stored at chunk c ^ (r % 8).
+
+   Fragments. mma.m16n8k8.f64: lane 4g + t holds A(row g + 8i, slot t + 4j)
+   as a[i + 2j], B(slot t + 4j, col g) as b[j], D(row g + 8i, col 2t + q)
+   as d[2i + q]; m16n8k16 is two such steps in one instruction. The 8 slots
+   of a step may stand for any 8 k of the tile as long as both operands
+   agree, and the rows and columns for any rows and columns: in step s,
+   slot t + 4j is k = 2t + 8s + j, so a lane's two k are neighbours (one
+   16-byte load when the operand is k-major); for an M-major X, MMA rows g
+   and g + 8 are tile rows 2g and 2g + 1 (neighbours again); for an N-major
+   Y the two n-tiles 2p, 2p + 1 interleave. A k-major operand's rows are
+   permuted (sigma, rho) so that the 8 lanes of each quarter-warp read 8
+   different 16-byte bank groups: every 16-byte load of a warp is 4
+   wavefronts, the minimum. */
+
+#define GEMM__CUDA_HD __host__ __device__ __forceinline__
+
+/* doubles offset of (side index s, k index q < 16) in a k-major / M-major tile */
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_kmaj(int s, int q) { return s * 16 + ((((q >> 1) ^ s) & 7) << 1) + (q & 1); }
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_mnmaj(int s, int q)
+{
+    return (s >> 4) * 256 + q * 16 + (((((s & 15) >> 1) ^ q) & 7) << 1) + (s & 1);
+}
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_rho(int g) { return ((g & 1) << 2) | (g >> 1); }
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_sigma(int g) { return (g & 4) | ((g & 1) << 1) | ((g >> 1) & 1); }
+
+/* Two neighbouring doubles in one 16-byte load (device), or two reads (host). */
+GEMM__CUDA_HD double2 gemm__cuda_dt_ld2(const double *p)
+{
+#ifdef __CUDA_ARCH__
+    return *reinterpret_cast<const double2 *>(p);
+#else
+    return make_double2(p[0], p[1]);
+#endif
+}
+
+/* The MMA's row operand X (mma's A). XK: X is k-major (both operands
+   k-major); else M-(N-)major. A lane's loads are per-lane base offsets
+   (doubles, the warp's origin wx included) plus constants, so every load of
+   a K tile has an immediate offset. */
+template <bool XK> struct gemm__cuda_dt_xfrag {
+    int base[4];
+    GEMM__CUDA_HD gemm__cuda_dt_xfrag(int wx, int g, int t)
+    {
+        if (XK) { /* base[2s + j]: tile row 2 sigma(g) + j, k = 2t + 8s and the next */
+            int r0 = 2 * gemm__cuda_dt_sigma(g), x = r0 & 7;
+            for (int s = 0; s < 2; s++)
+                for (int j = 0; j < 2; j++) base[2 * s + j] = (wx + r0 + j) * 16 + ((((t + 4 * s) ^ x ^ j) & 7) << 1);
+        } else { /* base[j]: tile rows 2g, 2g + 1 at k = 2t + j */
+            for (int j = 0; j < 2; j++) base[j] = (wx >> 4) * 256 + (2 * t + j) * 16 + (((g ^ (2 * t + j)) & 7) << 1);
+            base[2] = base[3] = 0;
+        }
+    }
+    /* offset of load j (0, 1) of 16-row tile mt in step s */
+    GEMM__CUDA_HD int off(int mt, int s, int j) const { return XK ? base[2 * s + j] + 256 * mt : base[j] + 256 * mt + 128 * s; }
+    GEMM__CUDA_HD void load(const double *X, int mt, int s, double (&f)[4]) const
+    {
+        double2 v0 = gemm__cuda_dt_ld2(X + off(mt, s, 0)), v1 = gemm__cuda_dt_ld2(X + off(mt, s, 1));
+        if (XK) { /* v0: MMA row g at k, k + 1; v1: row g + 8 */
+            f[0] = v0.x; f[1] = v1.x; f[2] = v0.y; f[3] = v1.y;
+        } else { /* v0: MMA rows g, g + 8 at k; v1: at k + 1 */
+            f[0] = v0.x; f[1] = v0.y; f[2] = v1.x; f[3] = v1.y;
+        }
+    }
+    /* tile row (of the 16) of MMA row g; MMA row g + 8 is the next one */
+    GEMM__CUDA_HD static int row(int g) { return 2 * (XK ? gemm__cuda_dt_sigma(g) : g); }
+};
+
+/* The MMA's column operand Y (mma's B). YK: k-major (one 16-byte load per
+   n-tile and step); else N-major (two 8-byte loads, also conflict-free). */
+template <bool YK> struct gemm__cuda_dt_yfrag {
+    int base[4];
+    GEMM__CUDA_HD gemm__cuda_dt_yfrag(int wy, int g, int t)
+    {
+        if (YK) { /* base[s]: tile column rho(g), k = 2t + 8s and the next */
+            int rr = gemm__cuda_dt_rho(g);
+            for (int s = 0; s < 2; s++) base[s] = (wy + rr) * 16 + ((((t + 4 * s) ^ rr) & 7) << 1);
+            base[2] = base[3] = 0;
+        } else { /* base[2h + j]: tile column 8h + g, k = 2t + j */
+            for (int h = 0; h < 2; h++)
+                for (int j = 0; j < 2; j++) {
+                    int n = 8 * h + g;
+                    base[2 * h + j] =
+                        (wy >> 4) * 256 + (2 * t + j) * 16 + (((((n & 15) >> 1) ^ (2 * t + j)) & 7) << 1) + (n & 1);
+                }
+        }
+    }
+    /* offset of the load for n-tile nt (8 columns) in step s; j: which 8-byte load (N-major) */
+    GEMM__CUDA_HD int off(int nt, int s, int j) const
+    {
+        return YK ? base[s] + 128 * nt : base[2 * (nt & 1) + j] + 256 * (nt >> 1) + 128 * s;
+    }
+    GEMM__CUDA_HD void load(const double *Y, int nt, int s, double (&f)[2]) const
+    {
+        if (YK) {
+            double2 v = gemm__cuda_dt_ld2(Y + off(nt, s, 0));
+            f[0] = v.x; f[1] = v.y;
+        } else {
+            f[0] = Y[off(nt, s, 0)];
+            f[1] = Y[off(nt, s, 1)];
+        }
+    }
+    /* tile column (of the 8) of d[2i + q] */
+    GEMM__CUDA_HD static int col(int t, int q) { return YK ? 4 * q + t : 2 * t + q; }
+};
+
+/* Which operand plays which role, from the layouts of op(A) (AK: k-major)
+   and op(B) (BKM). SWAP (op(A) k-major, op(B) not): the warp computes C^T,
+   X = op(B)^T (N-major) and Y = op(A)^T (k-major), so that no X is k-major
+   there. Both k-major: X = op(A) k-major (XK; its fragment interleaves two
+   loads in registers). Otherwise X = op(A), Y = op(B). */
+template <bool AK, bool BKM> struct gemm__cuda_dt_roles {
+    static constexpr bool SWAP = AK && !BKM, XK = AK && BKM, YK = SWAP ? true : BKM;
+};
+
+/* The warps of a BM x BN block tile: each a 64 x 32 tile of X rows x Y
+   columns, 4 x 4 MMA tiles of 16 x 8. */
+template <int BM, int BN, bool AK, bool BKM> struct gemm__cuda_dt_warps {
+    typedef gemm__cuda_dt_roles<AK, BKM> R;
+    static constexpr int BX = R::SWAP ? BN : BM, BY = R::SWAP ? BM : BN, WX = 64, WY = 32, WARPS_X = BX / WX,
+                         WARPS = (BX / WX) * (BY / WY), MT = WX / 16, NTL = WY / 8;
+    static_assert(BX % WX == 0 && BY % WY == 0, "the block is not a whole number of 64x32 warp tiles");
+};
+
+/* X row and Y column (from the warp's origin) of accumulator r of MMA tile (mt, nt) */
+template <bool XK, bool YK> GEMM__CUDA_HD void gemm__cuda_dt_acc_pos(int mt, int nt, int r, int g, int t, int &x, int &y)
+{
+    x = 16 * mt + gemm__cuda_dt_xfrag<XK>::row(g) + (r >> 1);
+    y = 8 * nt + gemm__cuda_dt_yfrag<YK>::col(t, r & 1);
+}
+/* <<cuda dmma_frag */
 /* >>cuda mma: src/cuda/mma.cuh */
 /* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
    fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
@@ -1650,6 +2042,267 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
     }
 }
 /* <<cuda splitk */
+/* >>cuda dmma_tma: src/cuda/dmma_tma.cuh */
+/* DMMA on Hopper (sm_90a): fp64 on the FP64 tensor cores, warp-specialised
+   and persistent. The last warpgroup produces: one thread has the copy
+   engine (TMA) bring each K tile of both operands, 128-byte swizzled, into
+   a ring of STAGES on mbarriers; the other warpgroups consume, each warp a
+   64 x 32 tile of C in m16n8k16 MMAs (dmma_frag.cuh's fragments: 16-byte
+   loads, no bank conflicts). setmaxnreg moves the producer's registers to
+   the consumers. The grid is at most one block per SM slot; each block
+   walks the work units (tile of C, K part) u = blockIdx.x + i * gridDim.x,
+   in groups of 8 tile-rows (blocks running together share panels of A and
+   B in L2), and the producer fills the next unit's stages while the
+   consumers write C. The copy engine zero-fills past every edge, so the
+   consumers never test bounds until the epilogue. */
+
+/* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
+__device__ __forceinline__ void gemm__cuda_dmma_m16n8k16(double (&d)[4], const double (&a0)[4], const double (&a1)[4],
+                                                         const double (&b0)[2], const double (&b1)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a0[0]), "d"(a0[1]), "d"(a0[2]), "d"(a0[3]), "d"(a1[0]), "d"(a1[1]), "d"(a1[2]), "d"(a1[3]),
+                   "d"(b0[0]), "d"(b0[1]), "d"(b1[0]), "d"(b1[1]));
+#else
+    (void)d; (void)a0; (void)a1; (void)b0; (void)b1;
+#endif
+}
+
+/* D += A * B for a 16x8 tile and K = 8 (one step). */
+__device__ __forceinline__ void gemm__cuda_dmma_m16n8k8(double (&d)[4], const double (&a)[4], const double (&b)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    (void)d; (void)a; (void)b;
+#endif
+}
+
+/* One warp's MT x NTL MMA tiles over one 16-deep K tile: KI = 16, one
+   m16n8k16 per tile (half the instructions), or KI = 8, two m16n8k8 (half
+   the fragments live at once: where 16 would spill). */
+template <bool XK, bool YK, int MT, int NTL, int KI>
+__device__ __forceinline__ void gemm__cuda_dt_warp_tile(const double *Xs, const double *Ys,
+                                                        const gemm__cuda_dt_xfrag<XK> &fx,
+                                                        const gemm__cuda_dt_yfrag<YK> &fy, double (&acc)[MT][NTL][4])
+{
+    if constexpr (KI == 16) {
+        double b[2][NTL][2];
+#pragma unroll
+        for (int s = 0; s < 2; s++)
+#pragma unroll
+            for (int nt = 0; nt < NTL; nt++) fy.load(Ys, nt, s, b[s][nt]);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            double a0[4], a1[4];
+            fx.load(Xs, mt, 0, a0);
+            fx.load(Xs, mt, 1, a1);
+#pragma unroll
+            for (int nt = 0; nt < NTL; nt++) gemm__cuda_dmma_m16n8k16(acc[mt][nt], a0, a1, b[0][nt], b[1][nt]);
+        }
+    } else {
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            double b[NTL][2];
+#pragma unroll
+            for (int nt = 0; nt < NTL; nt++) fy.load(Ys, nt, s, b[nt]);
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                double a[4];
+                fx.load(Xs, mt, s, a);
+#pragma unroll
+                for (int nt = 0; nt < NTL; nt++) gemm__cuda_dmma_m16n8k8(acc[mt][nt], a, b[nt]);
+            }
+        }
+    }
+}
+
+/* Two neighbouring rows of one column of C: one 16-byte access when C
+   allows it (vec) and no atomics are asked for. */
+__device__ __forceinline__ void gemm__cuda_dt_store2(double *c, double x0, double x1, int rows_left, double alpha,
+                                                     double beta, int atomic, bool vec)
+{
+    if (vec && !atomic && rows_left >= 2) {
+        double2 o;
+        if (beta == 0.0) o = make_double2(alpha * x0, alpha * x1);
+        else {
+            double2 p = *reinterpret_cast<const double2 *>(c);
+            o = make_double2(alpha * x0 + beta * p.x, alpha * x1 + beta * p.y);
+        }
+        *reinterpret_cast<double2 *>(c) = o;
+    } else {
+        gemm__cuda_store(c, x0, alpha, beta, atomic);
+        if (rows_left >= 2) gemm__cuda_store(c + 1, x1, alpha, beta, atomic);
+    }
+}
+
+/* Writes a warp's accumulators; x0 / y0: its first X row and Y column in
+   C's terms (m and n, or n and m under SWAP). */
+template <bool SWAP, bool XK, bool YK, int MT, int NTL>
+__device__ __forceinline__ void gemm__cuda_dt_warp_store(const double (&acc)[MT][NTL][4], int x0, int y0, int g, int t,
+                                                         int M, int N, double alpha, double beta, double *C,
+                                                         int64_t ldc, int atomic)
+{
+    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NTL; nt++)
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                int x, y; /* acc[q] at (x, y), acc[2 + q] at (x + 1, y) */
+                gemm__cuda_dt_acc_pos<XK, YK>(mt, nt, q, g, t, x, y);
+                x += x0;
+                y += y0;
+                if (!SWAP) { /* rows x, x + 1 of column y */
+                    if (x < M && y < N)
+                        gemm__cuda_dt_store2(&C[x + (int64_t)y * ldc], acc[mt][nt][q], acc[mt][nt][2 + q], M - x,
+                                             alpha, beta, atomic, vec);
+                } else if (y < M) { /* row y of columns x, x + 1 */
+                    if (x < N) gemm__cuda_store(&C[y + (int64_t)x * ldc], acc[mt][nt][q], alpha, beta, atomic);
+                    if (x + 1 < N) gemm__cuda_store(&C[y + (int64_t)(x + 1) * ldc], acc[mt][nt][2 + q], alpha, beta, atomic);
+                }
+            }
+}
+
+/* The two block shapes: NCWG consumer warpgroups of 4 warps, BM x BN =
+   128 x 64*NCWG; two consumer warpgroups run one block per SM, one runs
+   two (their barrier waits and epilogues hide each other's). */
+template <int NCWG> struct gemm__cuda_dt_shape {
+    static constexpr int BM = 128, BN = 64 * NCWG, CONSUMERS = 128 * NCWG, THREADS = CONSUMERS + 128,
+                         MINB = NCWG == 2 ? 1 : 2, STAGES = NCWG == 2 ? 5 : 4, REG_PRODUCER = NCWG == 2 ? 40 : 32,
+                         REG_CONSUMER = NCWG == 2 ? 232 : 224, SA = BM * 16, SB = BN * 16, STAGE_BYTES = (SA + SB) * 8,
+                         SMEM = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8; /* + alignment slack, barriers */
+    static_assert(REG_PRODUCER * 128 + REG_CONSUMER * CONSUMERS <= 65536 / MINB, "registers");
+};
+
+/* Work unit u -> its tile origin and K range: units run K part by K part,
+   tiles in groups of 8 tile-rows (N tiles fastest inside a group). */
+template <int BM, int BN>
+__device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K, int kchunk, int &m0, int &n0,
+                                                   int &kbeg, int &ktiles)
+{
+    int tiles = tm * tn, kz = u / tiles, pid = u - kz * tiles;
+    int per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8), r = pid % per_group;
+    m0 = (first + r % size) * BM;
+    n0 = (r / size) * BN;
+    kbeg = kz * kchunk;
+    int kend = min(K, kbeg + kchunk);
+    ktiles = kend > kbeg ? (kend - kbeg + 15) / 16 : 0;
+}
+
+/* The producer's thread: every K tile of every unit of this block into the
+   ring, waiting for a stage to be empty before refilling it. An M-major
+   tile arrives as BM/16 (BN/16) boxes of 16 x 16, a k-major one as one box. */
+template <int NCWG, bool AK, bool BKM>
+__device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                      unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
+                                                      int tn, int total, int K, int kchunk)
+{
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    unsigned it = 0;
+    for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
+        int m0, n0, kbeg, ktiles;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        for (int kt = 0; kt < ktiles; kt++, it++) {
+            unsigned s = it % S::STAGES;
+            if (it >= (unsigned)S::STAGES) gemm__cuda_mbar_wait(&empty[s], (it / S::STAGES - 1) & 1);
+            double *as = reinterpret_cast<double *>(ring + s * S::STAGE_BYTES), *bs = as + S::SA;
+            int k0 = kbeg + kt * 16;
+            gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+            if (AK) {
+                gemm__cuda_tma_load(as, map_a, k0, m0, &full[s]);
+            } else {
+#pragma unroll 1
+                for (int j = 0; j < S::BM / 16; j++) gemm__cuda_tma_load(as + 256 * j, map_a, m0 + 16 * j, k0, &full[s]);
+            }
+            if (BKM) {
+                gemm__cuda_tma_load(bs, map_b, k0, n0, &full[s]);
+            } else {
+#pragma unroll 1
+                for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load(bs + 256 * j, map_b, n0 + 16 * j, k0, &full[s]);
+            }
+        }
+    }
+}
+
+/* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
+   {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
+   16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
+   C (already scaled by beta). In any build without sm_90a the body is
+   empty and the host never launches it. */
+template <int NCWG, bool AK, bool BKM>
+__global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
+gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                           int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
+                           double *C, int64_t ldc, int atomic)
+{
+#if GEMM__CUDA_SM90A
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    typedef gemm__cuda_dt_roles<AK, BKM> R;
+    typedef gemm__cuda_dt_warps<S::BM, S::BN, AK, BKM> W;
+    static_assert(W::WARPS * 32 == S::CONSUMERS, "consumer warps");
+    constexpr int KI = NCWG == 2 && !R::XK ? 16 : 8; /* 16 would spill in the others */
+    extern __shared__ __align__(1024) unsigned char gemm__cuda_dt_smem[];
+    /* the 128-byte swizzle repeats every 1024 bytes: the ring starts on such a boundary */
+    unsigned char *ring = gemm__cuda_dt_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_dt_smem) % 1024) % 1024);
+    uint64_t *full = reinterpret_cast<uint64_t *>(ring + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
+    int total = tm * tn * split;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            gemm__cuda_mbar_init(&full[s], 1);               /* the producer's expect_tx; the bytes complete it */
+            gemm__cuda_mbar_init(&empty[s], S::CONSUMERS);   /* every consumer thread is done reading */
+        }
+        gemm__cuda_fence_mbar_init();
+        gemm__cuda_fence_proxy_async();
+    }
+    __syncthreads();
+
+    if ((int)threadIdx.x >= S::CONSUMERS) {
+        gemm__cuda_setmaxnreg_dec<S::REG_PRODUCER>();
+        if ((int)threadIdx.x == S::CONSUMERS)
+            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, K, kchunk);
+        return;
+    }
+    gemm__cuda_setmaxnreg_inc<S::REG_CONSUMER>();
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    int wx = (warp % W::WARPS_X) * W::WX, wy = (warp / W::WARPS_X) * W::WY;
+    const gemm__cuda_dt_xfrag<R::XK> fx(wx, g, t);
+    const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
+    unsigned it = 0;
+    for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
+        int m0, n0, kbeg, ktiles;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        double acc[W::MT][W::NTL][4];
+#pragma unroll
+        for (int i = 0; i < W::MT; i++)
+#pragma unroll
+            for (int j = 0; j < W::NTL; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
+        for (int kt = 0; kt < ktiles; kt++, it++) {
+            unsigned s = it % S::STAGES;
+            gemm__cuda_mbar_wait(&full[s], (it / S::STAGES) & 1);
+            const double *as = reinterpret_cast<const double *>(ring + s * S::STAGE_BYTES), *bs = as + S::SA;
+            gemm__cuda_dt_warp_tile<R::XK, R::YK, W::MT, W::NTL, KI>(R::SWAP ? bs : as, R::SWAP ? as : bs, fx, fy, acc);
+            gemm__cuda_mbar_arrive(&empty[s]);
+        }
+        gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
+                                                                       (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
+                                                                       beta, C, ldc, atomic);
+    }
+#else
+    (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;
+    (void)beta; (void)C; (void)ldc; (void)atomic;
+#endif
+}
+/* <<cuda dmma_tma */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
 /* >>cuda call: src/cuda/call.cuh */
@@ -1696,9 +2349,10 @@ static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_option
     if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
     if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant != 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact kernels have one configuration "
-                          "each (0)", fn, o->variant);
+    if (o->variant != 0 && !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= 4) &&
+        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= 3))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-4 of the "
+                          "SIMT kernel (fp32) and 1-3 of DMMA, named with options.kernel (0: automatic)", fn, o->variant);
     return GEMM_OK;
 }
 
@@ -1775,10 +2429,47 @@ static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, cons
     return GEMM_OK;
 }
 /* <<cuda call */
+/* >>cuda scratch: src/cuda/scratch.cuh */
+/* The scratch pool of the tensor-core modes: their operand copies and
+   split-K sums are taken from it in stream order on the caller's stream
+   and given back there. One pool per device, created on first use (when
+   `create`; else *pool may come back NULL). It keeps its memory between
+   calls, as cuBLAS keeps a workspace: the device's default pool hands
+   memory back to the driver at every synchronisation, and mapping it again
+   cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384 on an
+   H200). gemm_cuda_release_scratch() hands it back. */
+static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
+{
+    static std::atomic<cudaMemPool_t> pools[64];
+    cudaMemPool_t p, expected = NULL;
+    cudaMemPoolProps props;
+    uint64_t keep = UINT64_MAX;
+    *pool = NULL;
+    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
+    if ((p = pools[dev].load()) != NULL || !create) {
+        *pool = p;
+        return GEMM_OK;
+    }
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    GEMM__CUDA_TRY(fn, cudaMemPoolCreate(&p, &props));
+    GEMM__CUDA_TRY(fn, cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep));
+    if (!pools[dev].compare_exchange_strong(expected, p)) { /* another thread was first */
+        cudaMemPoolDestroy(p);
+        p = expected;
+    }
+    *pool = p;
+    return GEMM_OK;
+}
+/* <<cuda scratch */
 /* >>cuda exact: src/cuda/exact.cuh */
-/* The exact path (fp32 in fp32, fp64 in fp64): the kernel configurations,
-   how K is split, the launches, and the choice among SIMT, DMMA and the
-   ladder. */
+/* The exact path's cp.async kernels that read the operands in place (any
+   alignment): fp64 on SIMT (GPUs without FP64 tensor cores) and DMMA's
+   ring configuration (sm_80, or builds without sm_90a); how K is split;
+   the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
+   and the TMA DMMA launches are in exact_run.cuh. */
 
 /* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
    shared memory per layout, and its kernel per layout and copy width (VEC
@@ -1808,12 +2499,8 @@ template <int BM_, int BN_, int BK_, int STAGES, int WARPS_M, int WARPS_N, int M
     }
 };
 
-/* The configurations that ship: template arguments BM, BN, BK, TM x TN per
-   thread (DMMA: warps along M x N), stages, blocks per SM, block order. On
-   an H200 none of the others tried (larger tiles, one block per SM, more
-   stages, swizzled block order, other fragment layouts) beat them by more
-   than the run-to-run spread. */
-typedef gemm__cuda_simt_cfg<float, 128, 128, 16, 8, 8, 3, 2, 0> gemm__cuda_simt_f32;
+/* The configurations: template arguments BM, BN, BK, TM x TN per thread
+   (DMMA: warps along M x N), stages, blocks per SM, block order. */
 typedef gemm__cuda_simt_cfg<double, 64, 64, 16, 4, 4, 3, 2, 0> gemm__cuda_simt_f64; /* without FP64 tensor cores */
 typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0> gemm__cuda_dmma_f64;      /* 32x32 per warp */
 
@@ -1931,64 +2618,469 @@ static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, i
     if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
     return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
 }
+/* <<cuda exact */
+/* >>cuda exact_plan: src/cuda/exact_plan.cuh */
+/* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
+   of the kernel runs, in which layout it reads the operands, and which
+   operands are first copied into scratch for that. Chosen from the shape
+   and the device (its SM count, its shared memory per block, whether this
+   build has its sm_90a code) on every call.
+
+   Configurations (options.variant with kernel SIMT or DMMA; 0 chooses):
+     SIMT fp32 (warp-tiled, cp.async; sm_80+)
+       1  128 x 128, threads of 8 x 16, two blocks per SM
+       2  128 x 128, threads of 16 x 8, two blocks per SM
+       3  256 x 128, one block per SM
+       4  128 x 256, one block per SM
+     DMMA fp64
+       1  cp.async ring, 128 x 64, m16n8k4, two blocks per SM (sm_80+)
+       2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
+       3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
+   (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
+
+enum {
+    GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */
+    GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
+    GEMM__CUDA_SW_256X128 = 3,
+    GEMM__CUDA_SW_128X256 = 4,
+    GEMM__CUDA_DMMA_RING = 1,
+    GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
+    GEMM__CUDA_DMMA_TMA_64 = 3  /* 128x64, two per SM */
+};
+
+/* How an operand reaches the kernel: as it is, copied into scratch with its
+   leading dimension rounded up to 16 bytes (the copy engine and the 16-byte
+   copies need aligned rows), or transposed there (k-major to M-major). */
+typedef enum gemm__cuda_copy { GEMM__CUDA_AS_IS = 0, GEMM__CUDA_REALIGN = 1, GEMM__CUDA_TRANSPOSE = 2 } gemm__cuda_copy;
+
+/* The device facts the plan reads. */
+typedef struct gemm__cuda_exact_dev {
+    int sms, smem_block; /* SMs; shared memory one block may opt in to (bytes) */
+    bool tma;            /* the sm_90a kernels can run (Hopper, and this build has their code) */
+} gemm__cuda_exact_dev;
+
+typedef struct gemm__cuda_exact_plan {
+    gemm_cuda_kernel kernel; /* SIMT or DMMA */
+    int variant;             /* the configuration above */
+    bool ak, bk;             /* op(A) / op(B) k-major as the kernel reads them */
+    gemm__cuda_copy copy_a, copy_b;
+    int64_t lda, ldb;        /* leading dimensions of the copies */
+    size_t a_elems, b_elems; /* their sizes in elements (0: no copy) */
+} gemm__cuda_exact_plan;
+
+/* Shared memory of fp32 configuration `variant` for the layout. */
+static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
+{
+    typedef gemm__cuda_sw_shape<128, 128, 8> S1;
+    typedef gemm__cuda_sw_shape<256, 128, 8> S3;
+    typedef gemm__cuda_sw_shape<128, 256, 8> S4;
+    if (variant == GEMM__CUDA_SW_256X128)
+        return ak ? (bk ? S3::smem<true, true>() : S3::smem<true, false>()) : (bk ? S3::smem<false, true>() : S3::smem<false, false>());
+    if (variant == GEMM__CUDA_SW_128X256)
+        return ak ? (bk ? S4::smem<true, true>() : S4::smem<true, false>()) : (bk ? S4::smem<false, true>() : S4::smem<false, false>());
+    return ak ? (bk ? S1::smem<true, true>() : S1::smem<true, false>()) : (bk ? S1::smem<false, true>() : S1::smem<false, false>());
+}
+
+/* AUTO's fp32 configuration for the layout the kernel reads. Each layout's
+   best on both Hopper GPUs (bench/research/exact): the side of a k-major
+   operand, which the block transposes in shared memory, is the 128 one
+   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
+   when neither is. A 256 side is not used where it would stay half empty
+   (M or N at most 128); 16x8 threads only with the whole K loop in one
+   block (at most one 128x128 tile per SM splits K, and its short loops
+   ran slower); a configuration must fit the block's shared memory
+   (128x128 always does, 94 KB at most). */
+static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, const gemm__cuda_exact_dev *d)
+{
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
+    else { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_256X128; prefs[2] = GEMM__CUDA_SW_128; }
+    for (i = 0; i < 3 && prefs[i]; i++) {
+        int v = prefs[i];
+        if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
+        if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
+        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
+        return v;
+    }
+    return GEMM__CUDA_SW_128;
+}
+
+/* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
+   tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
+   every SM one and K is short (the fixed costs of a tile weigh more there,
+   and two blocks per SM hide each other's), or when N is at most 64. */
+static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+{
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!d->tma) return GEMM__CUDA_DMMA_RING;
+    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+}
+
+/* Whether X (base and leading dimension) is 16-byte aligned. */
+static bool gemm__cuda_aligned16(const void *X, int64_t ld, size_t elem)
+{
+    return (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
+}
+
+/* The copy of one operand (rows x K, k-major or not, leading dimension ld)
+   into scratch: rows of whole 16-byte vectors in the layout it gets. */
+static void gemm__cuda_plan_copy(gemm__cuda_copy how, bool kmajor, int64_t rows, int64_t K, size_t elem,
+                                 gemm__cuda_copy *copy, int64_t *ld, size_t *elems)
+{
+    int64_t v = 16 / (int64_t)elem, inner = (how == GEMM__CUDA_TRANSPOSE) != kmajor ? K : rows;
+    int64_t outer = inner == K ? rows : K;
+    *copy = how;
+    if (how == GEMM__CUDA_AS_IS) return;
+    *ld = (inner + v - 1) / v * v;
+    *elems = (size_t)(*ld * outer);
+}
+
+/* Row-major NT (both operands k-major) makes the fp32 kernel transpose both
+   in shared memory, its slowest case. AUTO copies one of them transposed
+   into scratch first when the copy is cheap beside the product: copying
+   op(B) (N x K) costs N*K of the product's M*N*K, so op(B) when M >= N,
+   else op(A), and only when that other side is at least 2048 (the copy is
+   then under about 4% of the time). A forced configuration copies only
+   when its both-k-major form does not fit in shared memory. */
+static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gemm__cuda_exact_dev *d)
+{
+    if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
+    if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
+    return (p->m >= p->n ? p->m : p->n) >= 2048;
+}
+
+/* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
+   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
+   run on this device. */
+template <typename T>
+static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
+                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
+                                            gemm__cuda_exact_plan *t)
+{
+    size_t elem = sizeof(T);
+    bool tma;
+    memset(t, 0, sizeof *t);
+    t->kernel = kernel;
+    t->ak = p->a_trans;
+    t->bk = !p->b_trans;
+    t->lda = p->lda;
+    t->ldb = p->ldb;
+    if (kernel == GEMM_CUDA_KERNEL_DMMA) {
+        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
+        tma = t->variant != GEMM__CUDA_DMMA_RING;
+        if (tma && !d->tma)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
+                              "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
+    } else {
+        tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
+        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
+            if (p->m >= p->n) {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+                t->bk = false;
+            } else {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+                t->ak = false;
+            }
+        }
+        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, d);
+        if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
+                              "block for this layout, this GPU gives %d", fn, t->variant,
+                              gemm__cuda_sw_smem(t->variant, t->ak, t->bk), d->smem_block);
+    }
+    if (tma && t->copy_a == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(a, p->lda, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->ak, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+    if (tma && t->copy_b == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(b, p->ldb, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->bk, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+    return GEMM_OK;
+}
+/* <<cuda exact_plan */
+/* >>cuda exact_run: src/cuda/exact_run.cuh */
+/* The exact path's run: the plan's operand copies into scratch, the
+   launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
+   every fp32 / fp64 call takes (gemm__cuda_exact). */
+
+/* Whether this build holds the sm_90a code for device `dev` (Hopper):
+   read once per device from the module the runtime loaded for it. */
+static bool gemm__cuda_exact_tma_built(int dev, int major, int minor)
+{
+    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
+    int built = 0;
+    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
+    if (known[dev].load() == 0)
+        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
+    return known[dev].load() == 2;
+}
+
+#ifdef GEMM__TEST_HOOKS
+/* What the last exact call of this thread ran (tests and benchmarks). */
+static thread_local char gemm__cuda_exact_last_text[160];
+GEMM_DEF const char *gemm__cuda_exact_last(void) { return gemm__cuda_exact_last_text; }
+#endif
+
+/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t" and the like. */
+static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid)
+{
+#ifdef GEMM__TEST_HOOKS
+    static const char *copy_names[3] = {"-", "r", "t"};
+    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "%s %s %c%c split %d grid %lld copies a:%s b:%s",
+             gemm_cuda_kernel_name(t->kernel), config, t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid,
+             copy_names[t->copy_a], copy_names[t->copy_b]);
+#else
+    (void)t; (void)config; (void)split; (void)grid;
+#endif
+}
+
+/* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
+   resident at once; *kchunk a multiple of 16. Fails past one launch's
+   reach (2^31 - 1 blocks or work units). */
+static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
+                                         int split_req, int *split, int *kchunk)
+{
+    int K = (int)p->k;
+    if (tiles > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
+                          (long long)tiles);
+    *split = gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
+    *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
+    *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
+    if (tiles * *split > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles in %d K parts are more than one launch can run", fn,
+                          (long long)tiles, *split);
+    return GEMM_OK;
+}
+
+/* A K split adds the parts into C with atomics: C = beta*C first. */
+template <typename T>
+static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C, cudaStream_t stream)
+{
+    if (beta == T(1)) return GEMM_OK;
+    gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>((int)p->m, (int)p->n, beta, C, p->ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
+   along M, MINB blocks per SM, for the plan's layout. */
+template <int BM, int BN, int LM, int MINB>
+static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                        const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
+                                        int sms, int split_req, cudaStream_t stream)
+{
+    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
+                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, false>)
+                         : (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, true>
+                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, false>);
+    int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k;
+    int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
+    float alpha = x.alpha, beta = x.beta, *C = x.c;
+    gemm_status s;
+    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
+    char config[16];
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles, sms * (per_sm > 0 ? per_sm : 1), split_req, &split, &kchunk)) != GEMM_OK)
+        return s;
+    atomic = split > 1;
+    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
+    gemm__cuda_exact_note(t, config, split, tiles);
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tiles, (unsigned)split), dim3(S::NT), args, (size_t)smem,
+                                        stream));
+    return GEMM_OK;
+}
+
+/* cuTensorMapEncodeTiled from the driver, found through the runtime so that
+   nothing needs -lcuda. */
+typedef CUresult (*gemm__cuda_dt_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                            const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                            CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                            CUtensorMapFloatOOBfill);
+
+/* An fp64 operand of rows x K as the TMA DMMA kernel reads it: k-major
+   (X(r, q) at X[r*ld + q]) in boxes of 16 k x box_rows rows, else
+   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside. */
+static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const double *X, int64_t ld, bool kmajor,
+                                     int64_t rows, int64_t K, int box_rows)
+{
+    static std::atomic<gemm__cuda_dt_encode_fn> encode{NULL};
+    cuuint64_t dims[2] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K)},
+               strides[1] = {(cuuint64_t)ld * sizeof(double)};
+    cuuint32_t box[2] = {16, (cuuint32_t)(kmajor ? box_rows : 16)}, unit[2] = {1, 1};
+    CUresult r;
+    if (!encode.load()) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)", e);
+        if (q != cudaDriverEntryPointSuccess || !f)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
+        encode.store((gemm__cuda_dt_encode_fn)f);
+    }
+    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, (void *)X, dims, strides, box, unit,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gemm__fail(GEMM_ERR_DEVICE, "%s: cuTensorMapEncodeTiled failed (CUresult %d) for a %lld x %lld operand "
+                          "(leading dimension %lld)", fn, (int)r, (long long)rows, (long long)K, (long long)ld);
+    return GEMM_OK;
+}
+
+/* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
+   at most one block per SM slot, each walking its work units. */
+template <int NCWG>
+static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                        const double *A, const double *B,
+                                        const gemm__cuda_operands<double, double, double> &x, int sms, int split_req,
+                                        cudaStream_t stream)
+{
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
+                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false>)
+                         : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true>
+                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false>);
+    CUtensorMap map_a, map_b;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
+    int per_sm = 1, slots, split, kchunk, atomic;
+    int64_t units, grid, ldc = p->ldc;
+    double alpha = x.alpha, beta = x.beta, *C = x.c;
+    gemm_status s;
+    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic};
+    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM)) != GEMM_OK ||
+        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN)) != GEMM_OK)
+        return s;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
+    slots = sms * (per_sm > 0 ? per_sm : 1);
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn, slots, split_req, &split, &kchunk)) != GEMM_OK) return s;
+    units = (int64_t)tm * tn * split;
+    grid = units < slots ? units : slots;
+    atomic = split > 1;
+    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+    return GEMM_OK;
+}
+
+/* One operand's copy into `out` (the plan's layout, rows of ldo): realigned
+   by the copy engine, or transposed (k-major to M-major) by a kernel. */
+template <typename T>
+static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, const T *X, int64_t ld, bool kmajor,
+                                         int64_t rows, int64_t K, T *out, int64_t ldo, cudaStream_t stream)
+{
+    if (how == GEMM__CUDA_REALIGN) {
+        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K;
+        GEMM__CUDA_TRY(fn, cudaMemcpy2DAsync(out, (size_t)ldo * sizeof(T), X, (size_t)ld * sizeof(T),
+                                             (size_t)inner * sizeof(T), (size_t)outer, cudaMemcpyDeviceToDevice, stream));
+        return GEMM_OK;
+    }
+    /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */
+    if (gemm__cuda_aligned16(X, ld, sizeof(T))) {
+        dim3 grid((unsigned)((rows + 63) / 64), (unsigned)((K + 63) / 64));
+        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo);
+    } else {
+        dim3 grid((unsigned)((rows + 31) / 32), (unsigned)((K + 31) / 32)), block(32, 8);
+        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo);
+    }
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The launch of the plan's configuration on operands a and b (the caller's
+   or their copies). */
+template <typename T>
+static gemm_status gemm__cuda_exact_launch(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x, int sms,
+                                           int split, cudaStream_t stream)
+{
+    if constexpr (sizeof(T) == 8) {
+        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, sms, split, stream);
+        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, sms, split, stream);
+    } else {
+        switch (t->variant) {
+        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
+        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, sms, split, stream);
+        }
+    }
+}
+
+/* Runs a plan: its copies go through one scratch buffer taken from the
+   device's pool and given back in stream order, so nothing waits. */
+template <typename T>
+static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_plan *t, const gemm__problem *p,
+                                        const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_gpu *gpu, int split,
+                                        cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    T *scratch = NULL;
+    const T *a = x.a, *b = x.b;
+    if (t->a_elems + t->b_elems > 0) {
+        cudaMemPool_t pool;
+        size_t a_bytes = (t->a_elems * sizeof(T) + 255) / 256 * 256;
+        cudaError_t e;
+        if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, a_bytes + t->b_elems * sizeof(T), pool, stream);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies)", e);
+        if (t->copy_a) {
+            a = scratch;
+            s = gemm__cuda_exact_copy(fn, t->copy_a, x.a, p->lda, p->a_trans, p->m, p->k, scratch, t->lda, stream);
+        }
+        if (s == GEMM_OK && t->copy_b) {
+            b = (const T *)((char *)scratch + a_bytes);
+            s = gemm__cuda_exact_copy(fn, t->copy_b, x.b, p->ldb, !p->b_trans, p->n, p->k, (T *)b, t->ldb, stream);
+        }
+    }
+    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gpu->sms, split, stream);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
 
 /* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
-   then its launch. */
+   its plan, and the run. The ladder, fp64 on SIMT and DMMA's cp.async
+   configuration read the operands where they are. */
 template <typename T>
 static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
                                     const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
     gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
+    gemm__cuda_exact_dev dev;
+    gemm__cuda_exact_plan t;
+    gemm_status s;
     if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
         return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
-    if constexpr (sizeof(T) == 8) {
-        if (kernel == GEMM_CUDA_KERNEL_DMMA)
+    if constexpr (sizeof(T) == 8)
+        if (kernel == GEMM_CUDA_KERNEL_SIMT)
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+    dev.sms = gpu->sms;
+    dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, &t)) != GEMM_OK) return s;
+    if constexpr (sizeof(T) == 8)
+        if (t.variant == GEMM__CUDA_DMMA_RING) {
+            gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
             return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
-        return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
-    } else {
-        return gemm__cuda_launch_config<T, gemm__cuda_simt_f32>(fn, p, x, gpu->sms, opt->split_k, stream);
-    }
+        }
+    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
 }
-/* <<cuda exact */
-/* >>cuda scratch: src/cuda/scratch.cuh */
-/* The scratch pool of the tensor-core modes: their operand copies and
-   split-K sums are taken from it in stream order on the caller's stream
-   and given back there. One pool per device, created on first use (when
-   `create`; else *pool may come back NULL). It keeps its memory between
-   calls, as cuBLAS keeps a workspace: the device's default pool hands
-   memory back to the driver at every synchronisation, and mapping it again
-   cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384 on an
-   H200). gemm_cuda_release_scratch() hands it back. */
-static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
-{
-    static std::atomic<cudaMemPool_t> pools[64];
-    cudaMemPool_t p, expected = NULL;
-    cudaMemPoolProps props;
-    uint64_t keep = UINT64_MAX;
-    *pool = NULL;
-    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
-    if ((p = pools[dev].load()) != NULL || !create) {
-        *pool = p;
-        return GEMM_OK;
-    }
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = dev;
-    GEMM__CUDA_TRY(fn, cudaMemPoolCreate(&p, &props));
-    GEMM__CUDA_TRY(fn, cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep));
-    if (!pools[dev].compare_exchange_strong(expected, p)) { /* another thread was first */
-        cudaMemPoolDestroy(p);
-        p = expected;
-    }
-    *pool = p;
-    return GEMM_OK;
-}
-/* <<cuda scratch */
+/* <<cuda exact_run */
 /* >>cuda tc_launch: src/cuda/tc_launch.cuh */
 /* The tensor-core modes' launches: which kernel this device and build can
    run, the tensor maps of WGMMA's copy engine, the operand copies, the

@@ -23,6 +23,17 @@
    in [-1, 1] and on inputs spread over 2^-20..2^20 (and cuBLAS TF32's,
    for scale).
 
+   fp32 and fp64 with the default shapes, kernel and variant print issue
+   13's table instead (bench_exact13): row-major 1024^3, 2048^3 and 4096^3
+   in all four transposes, 8192^3, 16384^3 (fp32), 256x4096x4096,
+   4096x4096x256, 8192x8192x1024, 16384x128x16384, fp32 and fp64 beside
+   cublasSgemm / cublasDgemm, inputs in [-1, 1) rotated over several sets
+   while one set fits in L2 three times, calls under 0.3 ms timed in bursts,
+   2 warm-ups, 9 interleaved pairs (alternating order), the median; what
+   ours ran (configuration, layouts read, K parts, operand copies); each
+   result compared with cuBLAS's on 256 elements (over 8 eps k: WRONG); a
+   summary per precision (geomean, min, cells below the issue's bar).
+
    --variants: each listed gemm_cuda_options.variant (0 = automatic; the
    tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
    shape, each beside its own cuBLAS runs; a wrong result is reported and
@@ -32,8 +43,9 @@
    persistent), options.split_k, and two more test hooks: the epilogue (1
    staged through shared memory, 2 straight from the registers, 0 the
    default) and how a split K is summed (1 a separate kernel, 2 by the part
-   that finishes last, 0 the default). (The research configurations of the
-   SIMT and DMMA kernels: bench/research/cuda_variants.cu.)
+   that finishes last, 0 the default); with --kernel simt or dmma, the
+   exact kernels' configurations (gemm_cuda.cuh's doc block). (The research
+   kernels of issue 13: bench/research/exact/.)
 
    Protocol (../shared/BENCHMARKS.md): row-major NN, inputs in [-0.5, 0.5)
    already on the device, a warm-up call each, then ours and cuBLAS's calls
@@ -45,7 +57,7 @@
    The host-pointer table times gemm_cuda_?gemm_host end to end (wall clock,
    allocation included) per mode, with the call's own breakdown. */
 #define GEMM_IMPLEMENTATION
-#define GEMM__TEST_HOOKS /* --configs: the WGMMA schedule's raster group and grid */
+#define GEMM__TEST_HOOKS /* --configs: the WGMMA schedule's raster group and grid; gemm__cuda_exact_last(): what ran */
 #include "../gemm_cuda.cuh"
 #include "../tests/battery.h"
 
@@ -506,6 +518,230 @@ static void bench_accurate(const int64_t *sizes, int nsizes, int quick, FILE *cs
     }
 }
 
+/* ---- issue 13's table: the exact kernels (fp32 SIMT, fp64 DMMA) beside cublasSgemm / cublasDgemm ---- */
+
+typedef struct exact_shape { int64_t m, n, k; int ta, tb; } exact_shape;
+
+/* x[i] uniform in [-1, 1) from a hash of (seed, i): the large inputs are made on the device. */
+template <typename T> __global__ void exact_fill_kernel(T *x, size_t count, uint64_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = seed * 0x9E3779B97F4A7C15ull + i;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        x[i] = (T)((double)(z >> 11) * 0x1p-52 - 1.0);
+    }
+}
+
+/* Row-major, each call on one of `sets` input sets in turn (C = op(A) op(B)); who 0: ours, 1: cuBLAS
+   (column-major: C^T = op(B)^T op(A)^T). */
+typedef struct exact_run {
+    bench_prec prec;
+    exact_shape s;
+    void *A[8], *B[8], *C;
+    int sets, next, burst;
+} exact_run;
+
+static void exact_call(exact_run *x, int who)
+{
+    const exact_shape *s = &x->s;
+    int64_t lda = s->ta ? s->m : s->k, ldb = s->tb ? s->k : s->n;
+    gemm_transpose ta = s->ta ? GEMM_TRANS : GEMM_NO_TRANS, tb = s->tb ? GEMM_TRANS : GEMM_NO_TRANS;
+    cublasOperation_t oa = s->ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = s->tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const void *A = x->A[x->next], *B = x->B[x->next];
+    gemm_status st = GEMM_OK;
+    cublasStatus_t cs = CUBLAS_STATUS_SUCCESS;
+    x->next = (x->next + 1) % x->sets;
+    if (x->prec == PREC_F32) {
+        float alpha = 1, beta = 0;
+        if (who == 0)
+            st = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, ta, tb, s->m, s->n, s->k, alpha, (const float *)A, lda,
+                                 (const float *)B, ldb, beta, (float *)x->C, s->n, NULL);
+        else
+            cs = cublasSgemm(handle, ob, oa, (int)s->n, (int)s->m, (int)s->k, &alpha, (const float *)B, (int)ldb,
+                             (const float *)A, (int)lda, &beta, (float *)x->C, (int)s->n);
+    } else {
+        double alpha = 1, beta = 0;
+        if (who == 0)
+            st = gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, ta, tb, s->m, s->n, s->k, alpha, (const double *)A, lda,
+                                 (const double *)B, ldb, beta, (double *)x->C, s->n, NULL);
+        else
+            cs = cublasDgemm(handle, ob, oa, (int)s->n, (int)s->m, (int)s->k, &alpha, (const double *)B, (int)ldb,
+                             (const double *)A, (int)lda, &beta, (double *)x->C, (int)s->n);
+    }
+    if (st != GEMM_OK || cs != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "bench: %s failed (%s)\n", who ? "cuBLAS" : "gemm", st != GEMM_OK ? gemm_last_error_detail() : "");
+        exit(1);
+    }
+}
+
+/* Seconds per call: a burst of x->burst calls between two events. */
+static double exact_timed(exact_run *x, int who)
+{
+    cudaEvent_t e0, e1;
+    float ms;
+    int i;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaEventRecord(e0, 0));
+    for (i = 0; i < x->burst; i++) exact_call(x, who);
+    CHECK_CUDA(cudaEventRecord(e1, 0));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return ms * 1e-3 / x->burst;
+}
+
+/* max |ours - cuBLAS| over 256 sampled elements of the last input set's C, in units of 8 eps k (above 1: wrong). */
+static double exact_verify(exact_run *x)
+{
+    size_t elem = prec_info[x->prec].elem, count = (size_t)(x->s.m * x->s.n);
+    void *mine = NULL;
+    uint64_t state = 9;
+    double worst = 0, eps = x->prec == PREC_F32 ? FLT_EPSILON : DBL_EPSILON;
+    int t;
+    CHECK_CUDA(cudaMalloc(&mine, count * elem));
+    x->next = 0;
+    exact_call(x, 0);
+    CHECK_CUDA(cudaMemcpy(mine, x->C, count * elem, cudaMemcpyDeviceToDevice));
+    x->next = 0;
+    exact_call(x, 1);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    for (t = 0; t < 256; t++) {
+        size_t i = (size_t)battery_below(&state, (int64_t)count);
+        device_c a = {mine, x->prec}, b = {x->C, x->prec};
+        double d = fabs(read_device(&a, i) - read_device(&b, i)) / (8 * eps * (double)x->s.k);
+        if (!(d <= worst)) worst = d != d ? INFINITY : d;
+    }
+    cudaFree(mine);
+    return worst;
+}
+
+/* Ours and cuBLAS's median TFLOP/s and the run's spread (max/min of ours), 2 warm-ups, `reps` interleaved pairs. */
+static void exact_measure(exact_run *x, int reps, double *ours, double *peer, double *spread)
+{
+    double t[2][32], flops = 2.0 * (double)x->s.m * (double)x->s.n * (double)x->s.k, first;
+    int r, who;
+    if (reps > 32) reps = 32;
+    exact_timed(x, 0);
+    exact_timed(x, 1);
+    first = exact_timed(x, 0);
+    x->burst = first < 3e-4 ? (int)(3e-4 / first) + 1 : 1; /* short calls in bursts: launch gaps do not decide */
+    for (r = 0; r < reps; r++) /* interleaved, the order alternating: ours first, then cuBLAS first */
+        for (who = 0; who < 2; who++) {
+            int w = r % 2 ? 1 - who : who;
+            t[w][r] = exact_timed(x, w);
+        }
+    battery_sort(t[0], reps);
+    battery_sort(t[1], reps);
+    *ours = flops / t[0][reps / 2] * 1e-12;
+    *peer = flops / t[1][reps / 2] * 1e-12;
+    *spread = t[0][reps - 1] / t[0][0];
+}
+/* Issue 13's table for the GPU it runs on: each shape row-major, fp32 and fp64 beside cuBLAS, the
+   configuration ours ran, the ratio (ours / cuBLAS TFLOP/s) against the issue's bar (0.90; 0.80 at
+   1024^3), and the spread of ours (max / min time). Input sets rotate while one fits in L2 three times. */
+static void bench_exact13(const bench_prec *precs, int nprec, int quick, FILE *csv)
+{
+    static const exact_shape shapes[] = {
+        {1024, 1024, 1024, 0, 0}, {1024, 1024, 1024, 0, 1}, {1024, 1024, 1024, 1, 0}, {1024, 1024, 1024, 1, 1},
+        {2048, 2048, 2048, 0, 0}, {2048, 2048, 2048, 0, 1}, {2048, 2048, 2048, 1, 0}, {2048, 2048, 2048, 1, 1},
+        {4096, 4096, 4096, 0, 0}, {4096, 4096, 4096, 0, 1}, {4096, 4096, 4096, 1, 0}, {4096, 4096, 4096, 1, 1},
+        {8192, 8192, 8192, 0, 0}, {16384, 16384, 16384, 0, 0}, {256, 4096, 4096, 0, 0}, {4096, 4096, 256, 0, 0},
+        {8192, 8192, 1024, 0, 0}, {16384, 128, 16384, 0, 0}};
+    struct cudaDeviceProp prop;
+    enum { SHAPES = sizeof shapes / sizeof shapes[0] };
+    int si, pi, missed[2] = {0, 0}, cells[2] = {0, 0};
+    double lsum[2] = {0, 0}, worst[2] = {9, 9}, all[SHAPES][2] = {{0}};
+    char labels[SHAPES][32];
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    printf("\nissue 13: exact fp32 and fp64 beside cuBLAS on %s (%d SMs, L2 %d MB), row-major, TFLOP/s median of %d "
+           "interleaved pairs\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, quick ? 3 : 9);
+    printf("%-16s | %-30s | %-30s | %s\n", "shape (m n k)", "fp32 ours  cuBLAS  ratio spread", "fp64 ours  cuBLAS  ratio spread",
+           "what ran: fp32 ; fp64");
+    for (si = 0; si < SHAPES; si++) {
+        exact_shape s = shapes[si];
+        char label[32], cell[2][48], ran[2][200];
+        double ratio;
+        int have[2] = {0, 0};
+        if (s.m == s.n && s.n == s.k) snprintf(label, sizeof label, "%lld^3 %c%c", (long long)s.m, s.ta ? 'T' : 'N', s.tb ? 'T' : 'N');
+        else snprintf(label, sizeof label, "%lldx%lldx%lld", (long long)s.m, (long long)s.n, (long long)s.k);
+        for (pi = 0; pi < nprec; pi++) {
+            bench_prec prec = precs[pi];
+            int p = prec == PREC_F64, i, ok, reps = quick ? 3 : 9;
+            size_t elem = prec_info[prec].elem, set_bytes = (size_t)(s.m * s.k + s.k * s.n) * elem;
+            exact_run x;
+            double ours, peer, spread, v;
+            if (prec != PREC_F32 && prec != PREC_F64) continue;
+            if (p && s.m == 16384 && s.n == 16384) continue; /* not in the issue's fp64 column */
+            memset(&x, 0, sizeof x);
+            x.prec = prec;
+            x.s = s;
+            x.burst = 1;
+            x.sets = (int)((3 * (size_t)prop.l2CacheSize) / set_bytes) + 1;
+            if (x.sets > 8) x.sets = 8;
+            for (i = 0; i < x.sets; i++) {
+                size_t na = (size_t)(s.m * s.k), nb = (size_t)(s.k * s.n);
+                CHECK_CUDA(cudaMalloc(&x.A[i], na * elem));
+                CHECK_CUDA(cudaMalloc(&x.B[i], nb * elem));
+                if (p) {
+                    exact_fill_kernel<double><<<1024, 256>>>((double *)x.A[i], na, 2 * (uint64_t)i + 1);
+                    exact_fill_kernel<double><<<1024, 256>>>((double *)x.B[i], nb, 2 * (uint64_t)i + 2);
+                } else {
+                    exact_fill_kernel<float><<<1024, 256>>>((float *)x.A[i], na, 2 * (uint64_t)i + 1);
+                    exact_fill_kernel<float><<<1024, 256>>>((float *)x.B[i], nb, 2 * (uint64_t)i + 2);
+                }
+                CHECK_CUDA(cudaGetLastError());
+            }
+            CHECK_CUDA(cudaMalloc(&x.C, (size_t)(s.m * s.n) * elem));
+            exact_measure(&x, reps, &ours, &peer, &spread);
+            v = exact_verify(&x);
+            ok = v <= 1;
+            exact_call(&x, 0);
+            CHECK_CUDA(cudaDeviceSynchronize());
+            snprintf(cell[p], sizeof cell[p], "%6.2f %7.2f %6.3f%s %5.2f", ours, peer, ours / peer, ok ? " " : "!",
+                     spread);
+            snprintf(ran[p], sizeof ran[p], "%s%s", gemm__cuda_exact_last(), ok ? "" : " (WRONG result)");
+            ratio = ours / peer;
+            all[si][p] = ok ? ratio : -ratio;
+            have[p] = 1;
+            cells[p]++;
+            lsum[p] += log(ratio);
+            if (ratio < worst[p]) worst[p] = ratio;
+            if (ratio < (s.m == 1024 && s.n == 1024 && s.k == 1024 ? 0.80 : 0.90) || !ok) missed[p]++;
+            if (csv)
+                fprintf(csv, "cuda-exact,%s,%s,%lld,%lld,%lld,%.3f,%.3f,%.3f,cublas,%.3f,%.3f,%.3f,%.3f\n",
+                        prec_info[prec].name, label, (long long)s.m, (long long)s.n, (long long)s.k, ours, ours / spread,
+                        ours, peer, peer, peer, ratio);
+            for (i = 0; i < x.sets; i++) { cudaFree(x.A[i]); cudaFree(x.B[i]); }
+            cudaFree(x.C);
+        }
+        snprintf(labels[si], sizeof labels[si], "%s", label);
+        printf("%-16s | %-30s | %-30s | %s ; %s\n", label, have[0] ? cell[0] : "", have[1] ? cell[1] : "",
+               have[0] ? ran[0] : "-", have[1] ? ran[1] : "-");
+        fflush(stdout);
+    }
+    printf("\nsummary: ours / cuBLAS on %s (* below the issue's bar: 0.90, 0.80 at 1024^3; ! wrong result)\n",
+           prop.name);
+    printf("%-16s %8s %8s\n", "shape", "fp32", "fp64");
+    for (si = 0; si < SHAPES; si++) {
+        char c[2][16];
+        double bar = shapes[si].m == 1024 && shapes[si].k == 1024 ? 0.80 : 0.90;
+        for (pi = 0; pi < 2; pi++) {
+            double r = fabs(all[si][pi]);
+            if (all[si][pi] == 0) snprintf(c[pi], sizeof c[pi], "-");
+            else snprintf(c[pi], sizeof c[pi], "%.3f%s", r, all[si][pi] < 0 ? "!" : r < bar ? "*" : "");
+        }
+        printf("%-16s %8s %8s\n", labels[si], c[0], c[1]);
+    }
+    for (pi = 0; pi < 2; pi++)
+        if (cells[pi])
+            printf("fp%d: %d cells, geomean %.3f, min %.3f, below the bar: %d\n", pi ? 64 : 32, cells[pi],
+                   exp(lsum[pi] / cells[pi]), worst[pi], missed[pi]);
+}
+
 int main(int argc, char **argv)
 {
     int64_t sizes[32] = {1024, 2048, 4096, 8192, 16384}, acc_sizes[16] = {1024, 2048, 4096, 8192, 16384};
@@ -515,7 +751,7 @@ int main(int argc, char **argv)
     bench_config configs[32] = {{0, 0, 0, 0, 0, 0}};
     int tc_ta_of[256], tc_tb_of[256], trans_bits = 1, nacc = 5;
     int nsizes = 5, sizes_given = 0, nhost = 4, nshapes = 0, ntc_shapes, i, si, pi, quick = 0, prec_count = 2;
-    int nconfigs = 1, vi, wrong = 0, configs_given = 0, shapes_given;
+    int nconfigs = 1, vi, wrong = 0, configs_given = 0, shapes_given, exact13;
     bench_prec precs[PRECS] = {PREC_F32, PREC_F64};
     const char *csv_path = NULL;
     FILE *csv = NULL;
@@ -578,8 +814,13 @@ int main(int argc, char **argv)
 
     printf("gemm CUDA vs cuBLAS on %s (cc %d.%d, %d SMs), row-major NN, TFLOP/s median [min-max]\n", prop.name,
            prop.major, prop.minor, prop.multiProcessorCount);
+    /* fp32 / fp64 with the default shapes and kernel: issue 13's table (transposes, bursts, rotated inputs) */
+    exact13 = !shapes_given && !sizes_given && ours_opt.kernel == GEMM_CUDA_KERNEL_AUTO && !configs_given;
+    for (pi = 0, i = 0; pi < prec_count; pi++) i |= precs[pi] == PREC_F32 || precs[pi] == PREC_F64;
+    if (exact13 && i) bench_exact13(precs, prec_count, quick, csv);
     for (pi = 0; pi < prec_count; pi++) {
         bench_prec prec = precs[pi];
+        if (exact13 && (prec == PREC_F32 || prec == PREC_F64)) continue;
         size_t elem = prec_info[prec].elem;
         /* Host copies of the inputs in fp32 (fp64 for f64): the values the GPU gets. */
         gemm_precision host_prec = prec == PREC_F64 ? GEMM_F64 : GEMM_F32;

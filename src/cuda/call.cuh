@@ -41,9 +41,10 @@ static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_option
     if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
     if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant != 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact kernels have one configuration "
-                          "each (0)", fn, o->variant);
+    if (o->variant != 0 && !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= 4) &&
+        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= 3))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-4 of the "
+                          "SIMT kernel (fp32) and 1-3 of DMMA, named with options.kernel (0: automatic)", fn, o->variant);
     return GEMM_OK;
 }
 

@@ -24,9 +24,14 @@
       equal to the sum, at full and cut edges, both copy widths; and the
       banks of its fragment loads (one wavefront per LDS.128: LM or LN
       distinct 16-byte words) and of the transpose.
+   6. the shipped TMA DMMA kernel's maps (src/cuda/dmma_frag.cuh): its
+      layouts equal the ones above, and 3 and 4 for its roles (both
+      operands k-major: a k-major X) and block shapes.
    Last line: N passed, N failed. */
 #include "f32_kernels.cuh"
 #include "f64_kernels.cuh"
+/* the shipped TMA DMMA kernel's maps (self-contained part of gemm_cuda.cuh) */
+#include "../../../src/cuda/dmma_frag.cuh"
 
 #include <algorithm>
 #include <map>
@@ -326,6 +331,131 @@ static void check_xk()
     check(ok && worst == 4, "k-major X fragments: values %s, %d wavefronts", ok ? "right" : "wrong", worst);
 }
 
+/* 6: the shipped maps (gemm__cuda_dt_*): 3 and 4 for one block shape and layout */
+template <int BM, int BN, bool AK, bool BKM, int KI> static void check_shipped_block()
+{
+    typedef gemm__cuda_dt_roles<AK, BKM> R;
+    typedef gemm__cuda_dt_warps<BM, BN, AK, BKM> W;
+    std::vector<double> At(BM * 16), Bt(BN * 16), sA(BM * 16, NAN), sB(BN * 16, NAN);
+    unsigned seed = 777 + BM * 7 + BN * 13 + AK * 3 + BKM * 5 + KI;
+    auto rnd = [&]() {
+        seed = seed * 1103515245u + 12345u;
+        return (double)((int)((seed >> 16) % 17) - 8);
+    };
+    for (auto &x : At) x = rnd();
+    for (auto &x : Bt) x = rnd();
+    /* the copy engine writes a k-major operand as gemm__cuda_dt_kmaj, an M-major one as _mnmaj */
+    for (int m = 0; m < BM; m++)
+        for (int q = 0; q < 16; q++) sA[AK ? gemm__cuda_dt_kmaj(m, q) : gemm__cuda_dt_mnmaj(m, q)] = At[m * 16 + q];
+    for (int n = 0; n < BN; n++)
+        for (int q = 0; q < 16; q++) sB[BKM ? gemm__cuda_dt_kmaj(n, q) : gemm__cuda_dt_mnmaj(n, q)] = Bt[n * 16 + q];
+    const double *Xs = R::SWAP ? sB.data() : sA.data(), *Ys = R::SWAP ? sA.data() : sB.data();
+    std::vector<double> Cb((size_t)BM * BN, NAN);
+    int worst_x = 0, worst_y = 0;
+    bool ok = true;
+    for (int warp = 0; warp < W::WARPS; warp++) {
+        int wx = (warp % W::WARPS_X) * W::WX, wy = (warp / W::WARPS_X) * W::WY;
+        std::vector<gemm__cuda_dt_xfrag<R::XK>> fx;
+        std::vector<gemm__cuda_dt_yfrag<R::YK>> fy;
+        for (int lane = 0; lane < 32; lane++) {
+            fx.push_back(gemm__cuda_dt_xfrag<R::XK>(wx, lane / 4, lane % 4));
+            fy.push_back(gemm__cuda_dt_yfrag<R::YK>(wy, lane / 4, lane % 4));
+        }
+        for (int s = 0; s < 2; s++) {
+            for (int mt = 0; mt < W::MT; mt++)
+                for (int j = 0; j < 2; j++) {
+                    int addr[32];
+                    for (int l = 0; l < 32; l++) addr[l] = fx[l].off(mt, s, j) * 8;
+                    worst_x = std::max(worst_x, wavefronts(addr, 16));
+                }
+            for (int nt = 0; nt < W::NTL; nt++)
+                for (int j = 0; j < (R::YK ? 1 : 2); j++) {
+                    int addr[32];
+                    for (int l = 0; l < 32; l++) addr[l] = fy[l].off(nt, s, j) * 8;
+                    worst_y = std::max(worst_y, wavefronts(addr, R::YK ? 16 : 8) * (R::YK ? 1 : 2));
+                }
+        }
+        double acc[W::MT][W::NTL][32][4] = {};
+        for (int step = 0; step < 2; step += KI / 8) {
+            double a[32][W::MT][8], b[32][W::NTL][4];
+            for (int l = 0; l < 32; l++) {
+                for (int mt = 0; mt < W::MT; mt++)
+                    for (int h = 0; h < KI / 8; h++) {
+                        double f[4];
+                        fx[l].load(Xs, mt, step + h, f);
+                        for (int i = 0; i < 4; i++) a[l][mt][4 * h + i] = f[i];
+                    }
+                for (int nt = 0; nt < W::NTL; nt++)
+                    for (int h = 0; h < KI / 8; h++) {
+                        double f[2];
+                        fy[l].load(Ys, nt, step + h, f);
+                        for (int i = 0; i < 2; i++) b[l][nt][2 * h + i] = f[i];
+                    }
+            }
+            for (int mt = 0; mt < W::MT; mt++)
+                for (int nt = 0; nt < W::NTL; nt++) {
+                    double Am[16][16], Bm[16][8];
+                    for (int l = 0; l < 32; l++) {
+                        int g = l / 4, t = l % 4;
+                        for (int i = 0; i < KI / 2; i++) Am[g + 8 * (i % 2)][t + 4 * (i / 2)] = a[l][mt][i];
+                        for (int j = 0; j < KI / 4; j++) Bm[t + 4 * j][g] = b[l][nt][j];
+                    }
+                    for (int l = 0; l < 32; l++) {
+                        int g = l / 4, t = l % 4;
+                        for (int r = 0; r < 4; r++) {
+                            int row = g + 8 * (r / 2), col = 2 * t + r % 2;
+                            for (int kk = 0; kk < KI; kk++) acc[mt][nt][l][r] += Am[row][kk] * Bm[kk][col];
+                        }
+                    }
+                }
+        }
+        for (int mt = 0; mt < W::MT; mt++)
+            for (int nt = 0; nt < W::NTL; nt++)
+                for (int l = 0; l < 32; l++)
+                    for (int r = 0; r < 4; r++) {
+                        int x, y;
+                        gemm__cuda_dt_acc_pos<R::XK, R::YK>(mt, nt, r, l / 4, l % 4, x, y);
+                        x += wx;
+                        y += wy;
+                        int m = R::SWAP ? y : x, n = R::SWAP ? x : y;
+                        if (m < 0 || m >= BM || n < 0 || n >= BN || Cb[(size_t)m * BN + n] == Cb[(size_t)m * BN + n])
+                            ok = false;
+                        else Cb[(size_t)m * BN + n] = acc[mt][nt][l][r];
+                    }
+    }
+    for (int m = 0; m < BM; m++)
+        for (int n = 0; n < BN; n++) {
+            double ref = 0;
+            for (int q = 0; q < 16; q++) ref += At[m * 16 + q] * Bt[n * 16 + q];
+            ok &= Cb[(size_t)m * BN + n] == ref;
+        }
+    check(ok, "shipped fragments %dx%d AK %d BKM %d k%d: the emulated MMAs do not give A*B", BM, BN, AK, BKM, KI);
+    check(worst_x == 4 && worst_y == 4, "shipped banks %dx%d AK %d BKM %d: X loads %d, Y loads %d wavefronts (4 at best)",
+          BM, BN, AK, BKM, worst_x, worst_y);
+    printf("  shipped %3dx%-3d A%s B%s k%-2d: X loads %d wavefronts, Y loads %d per tile (%s)\n", BM, BN, AK ? "k" : "m",
+           BKM ? "k" : "n", KI, worst_x, worst_y, R::SWAP ? "X = op(B)^T" : R::XK ? "X = op(A), k-major" : "X = op(A)");
+}
+
+template <int BM, int BN> static void check_shipped_blocks()
+{
+    check_shipped_block<BM, BN, false, false, 8>();
+    check_shipped_block<BM, BN, false, true, 8>();
+    check_shipped_block<BM, BN, true, false, 8>();
+    check_shipped_block<BM, BN, true, true, 8>();
+    check_shipped_block<BM, BN, false, false, 16>();
+    check_shipped_block<BM, BN, false, true, 16>();
+    check_shipped_block<BM, BN, true, false, 16>();
+    check_shipped_block<BM, BN, true, true, 16>();
+}
+
+static void check_shipped_layouts()
+{
+    bool ok = true;
+    for (int s = 0; s < 256; s++)
+        for (int q = 0; q < 16; q++) ok &= gemm__cuda_dt_kmaj(s, q) == d_kmaj(s, q) && gemm__cuda_dt_mnmaj(s, q) == d_mnmaj(s, q);
+    check(ok, "shipped layouts differ from d_kmaj / d_mnmaj (checked against the copy engine's swizzle above)");
+}
+
 /* 5: fp32 */
 template <int BM, int BN, int BK, int WM, int WN, int LM, bool AK, bool BKM, int VEC>
 static void check_sblock(int m_left, int n_left, int k_left)
@@ -452,6 +582,10 @@ int main()
     check_sconfig<256, 128, 16, 64, 64, 8>();
     check_sconfig<128, 256, 16, 64, 64, 8>();
     check_sconfig<128, 64, 16, 64, 64, 8>();
+    /* the shipped TMA DMMA kernel's maps */
+    check_shipped_layouts();
+    check_shipped_blocks<128, 128>();
+    check_shipped_blocks<128, 64>();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

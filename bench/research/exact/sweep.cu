@@ -7,7 +7,9 @@
 
      --prec f32,f64        precisions (default both)
      --cands a,b,...       candidates by name (default all; `base` = the
-                           shipped gemm_cuda_?gemm_ex); --list names them
+                           shipped gemm_cuda_?gemm with its automatic choice,
+                           `base.vN` = its configuration N forced through
+                           options.variant); --list names them
      --shapes LIST         default: 1024^3, 2048^3, 4096^3 in NN NT TN TT,
                            8192^3, 256x4096x4096, 4096x4096x256, 8192x8192x1024,
                            16384x128x16384 (row-major, the user's view);
@@ -188,17 +190,27 @@ struct Entry {
     int bits;
     const char *what;
     const Cand *cand; /* NULL: the shipped kernels */
+    int variant;      /* the shipped kernels: 0 = the automatic choice, else options.variant */
 };
 
 static std::vector<Entry> entries(int bits)
 {
     std::vector<Entry> v;
-    v.push_back({"base", bits, bits == 32 ? "shipped gemm_cuda_sgemm_ex (SIMT 128x128x16, 2 blocks/SM)"
-                                          : "shipped gemm_cuda_dgemm_ex (DMMA 128x64x16 m16n8k4, 2 blocks/SM)",
-                 NULL});
+    if (bits == 32) {
+        v.push_back({"base", 32, "shipped gemm_cuda_sgemm, AUTO (the shipped choice)", NULL, 0});
+        v.push_back({"base.v1", 32, "shipped SIMT variant 1: 128x128, threads 8x16, 2 blocks/SM", NULL, 1});
+        v.push_back({"base.v2", 32, "shipped SIMT variant 2: 128x128, threads 16x8, 2 blocks/SM", NULL, 2});
+        v.push_back({"base.v3", 32, "shipped SIMT variant 3: 256x128, 1 block/SM", NULL, 3});
+        v.push_back({"base.v4", 32, "shipped SIMT variant 4: 128x256, 1 block/SM", NULL, 4});
+    } else {
+        v.push_back({"base", 64, "shipped gemm_cuda_dgemm, AUTO (the shipped choice)", NULL, 0});
+        v.push_back({"base.v1", 64, "shipped DMMA variant 1: cp.async ring 128x64 m16n8k4, 2 blocks/SM", NULL, 1});
+        v.push_back({"base.v2", 64, "shipped DMMA variant 2: TMA, warp-specialised, persistent 128x128 k16", NULL, 2});
+        v.push_back({"base.v3", 64, "shipped DMMA variant 3: TMA 128x64 k8, 2 blocks/SM", NULL, 3});
+    }
     const Cand *c = bits == 32 ? cands_f32 : cands_f64;
     int n = bits == 32 ? n_cands_f32 : n_cands_f64;
-    for (int i = 0; i < n; i++) v.push_back({c[i].name, bits, c[i].what, &c[i]});
+    for (int i = 0; i < n; i++) v.push_back({c[i].name, bits, c[i].what, &c[i], 0});
     return v;
 }
 
@@ -224,9 +236,11 @@ static int call_ours(const Entry &e, const Shape &s, T alpha, const T *A, int64_
     if (!e.cand) {
         g_last = RunCtx{};
         if constexpr (sizeof(T) == 4)
-            return baseline_sgemm(s.ta, s.tb, s.m, s.n, s.k, alpha, A, lda, B, ldb, beta, C, ldc, g_stream);
+            return baseline_sgemm(s.ta, s.tb, s.m, s.n, s.k, alpha, A, lda, B, ldb, beta, C, ldc, e.variant, split,
+                                  g_stream);
         else
-            return baseline_dgemm(s.ta, s.tb, s.m, s.n, s.k, alpha, A, lda, B, ldb, beta, C, ldc, g_stream);
+            return baseline_dgemm(s.ta, s.tb, s.m, s.n, s.k, alpha, A, lda, B, ldb, beta, C, ldc, e.variant, split,
+                                  g_stream);
     }
     Prob<T> p;
     p.M = (int)s.n; p.N = (int)s.m; p.K = (int)s.k;
@@ -608,10 +622,17 @@ template <typename T> static void run_timing(const Entry &e, int64_t l2)
         std::sort(sc.begin(), sc.end());
         double mo = so[so.size() / 2], mc = sc[sc.size() / 2], fl = 2.0 * (double)s.m * (double)s.n * (double)s.k;
         double tfo = fl / (mo * 1e9), tfc = fl / (mc * 1e9), ratio = mc / mo;
-        printf("  %s %-16s %-18s ours %7.2f TF/s [%.3f-%.3f ms] cuBLAS %7.2f TF/s  ratio %.3f  verify %.2f%s  "
-               "grid %d x%d split, %d thr, %d regs%s, %d/SM, sets %d, burst %d\n",
-               pn, e.name, s.name.c_str(), tfo, so.front(), so.back(), tfc, ratio, verify, verify > 1 ? " (BAD)" : "",
-               geo.grid, geo.split, geo.block, geo.regs, geo.local_bytes ? " +local" : "", geo.per_sm, nsets, burst);
+        if (e.cand)
+            printf("  %s %-16s %-18s ours %7.2f TF/s [%.3f-%.3f ms] cuBLAS %7.2f TF/s  ratio %.3f  verify %.2f%s  "
+                   "grid %d x%d split, %d thr, %d regs%s, %d/SM, sets %d, burst %d\n",
+                   pn, e.name, s.name.c_str(), tfo, so.front(), so.back(), tfc, ratio, verify,
+                   verify > 1 ? " (BAD)" : "", geo.grid, geo.split, geo.block, geo.regs,
+                   geo.local_bytes ? " +local" : "", geo.per_sm, nsets, burst);
+        else /* the shipped kernels: what the call ran */
+            printf("  %s %-16s %-18s ours %7.2f TF/s [%.3f-%.3f ms] cuBLAS %7.2f TF/s  ratio %.3f  verify %.2f%s  "
+                   "ran: %s, sets %d, burst %d\n",
+                   pn, e.name, s.name.c_str(), tfo, so.front(), so.back(), tfc, ratio, verify,
+                   verify > 1 ? " (BAD)" : "", baseline_last(), nsets, burst);
         row("time\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.3f\t%.3f\t%.4f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d",
             pn, e.name, s.name.c_str(), (long long)s.m, (long long)s.n, (long long)s.k, trans_name(s.ta, s.tb).c_str(),
             mo, so.front(), so.back(), mc, tfo, tfc, ratio, verify, geo.grid, geo.split, geo.block, geo.regs,
