@@ -96,7 +96,10 @@
        GEMM_CUDA_MATH_FP32_ACCURATE ("3xTF32"). Each fp32 operand is split
        by a pass before the product into hi (rounded to nearest TF32) and
        lo = TF32(x - hi), written k-major into scratch; the tensor cores sum
-       lo*hi + hi*lo + hi*hi (the small products first) in fp32. Its max
+       lo*hi + hi*lo + hi*hi (the small products first) in fp32; the
+       tensor cores' fp32 sums truncate, so the hi*hi products are summed
+       32 at a time on them and those sums added with rounding fp32 adds
+       (a long K then loses no more than an fp32 product does). Its max
        relative error is that of an fp32 SIMT product (tested against this
        library's SIMT kernel; bench/RESULTS.md against cublasSgemm). Inf
        and NaN inputs give Inf
