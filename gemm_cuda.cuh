@@ -1444,14 +1444,16 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
    for its short sums). BM = 128 (M of at most 128): 3 stages and two
    blocks per SM; the producer one warp (64 accumulators fit without
    setmaxnreg).
-   The epilogue writes each thread's pairs of neighbouring rows straight
-   from the registers (a warp's store covers 8 columns x 2*sizeof(C)*4
-   bytes: whole 32-byte sectors for fp32); the staged epilogue, kept for
-   comparison, passes them through a buffer per consumer warp, EPI_M rows
+   The epilogue (the default) passes each consumer warp's sums through a
+   buffer per warp, EPI_M rows
    of its 16 columns at a time (EPI_LD floats per column: the float2 writes
    of a half-warp and the float4 reads of a quarter-warp land on 32
    distinct banks for EPI_M = 32; 2-way conflicts for 16), so that a
-   quarter-warp writes EPI_M contiguous elements of one column. */
+   quarter-warp writes EPI_M contiguous elements of one column. The direct
+   epilogue, kept for comparison (test hook), writes each thread's pairs of
+   neighbouring rows straight from the registers (a warp's store covers 8
+   columns x 2*sizeof(C)*4 bytes); measured on an H100 it was slower (up
+   to 0.83 of the staged one) or no faster on every shape swept. */
 template <int BM_> struct gemm__cuda_wgmma_shape {
     static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
                          THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
@@ -3272,8 +3274,12 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->kt_per = (w->kt_total + t->split - 1) / t->split;
     w->units = w->tiles * t->split;
     w->group = GEMM__HOOK(cuda_wgmma_group, 8);
-    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 2);
-    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 2) == 2;
+    /* the staged epilogue and a separate sum kernel: on an H100 the
+       last part's in-kernel sum ran split shapes (1024^3, thin ones) at
+       0.4-0.5 of the sum kernel's speed, the direct epilogue large ones at
+       0.85-0.9 of the staged one's */
+    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 1);
+    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 1) == 2;
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
     t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);

@@ -101,8 +101,8 @@ static const struct {
                    {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0, 0, 0, 0, 0},
                    {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1, 0, 0, 0, 0},
                    {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2, 0, 0, 0, 0},
-                   {"wgmma 3 blocks, split_k=2, N-raster 2, staged epilogue, sum kernel", GEMM_CUDA_KERNEL_WGMMA, 2,
-                    0, -2, 3, 1, 1},
+                   {"wgmma 3 blocks, split_k=2, N-raster 2, direct epilogue, last part sums", GEMM_CUDA_KERNEL_WGMMA,
+                    2, 0, -2, 3, 2, 2},
                    {"wgmma a block per unit, M-raster 3, variant=2, split_k=5", GEMM_CUDA_KERNEL_WGMMA, 5, 2, 3, -1, 0,
                     0},
                    {"naive", GEMM_CUDA_KERNEL_NAIVE, 0, 0, 0, 0, 0, 0},
@@ -656,7 +656,7 @@ static void tc_reductions(const tc_mode *md)
             got[r] = (unsigned char *)malloc(bytes ? bytes : 1);
             if (!got[r]) { fprintf(stderr, "test_cuda_tc: out of memory\n"); exit(2); }
             gemm__test_hooks()->cuda_wgmma_reduce = r == 0 ? 1 : 2;
-            gemm__test_hooks()->cuda_wgmma_epilogue = v == 1 ? 1 : 0;
+            gemm__test_hooks()->cuda_wgmma_epilogue = v == 1 ? 1 : 2; /* both epilogues */
             st[r] = case_call(md, &opt, 0, &t, got[r]);
         }
         gemm__test_hooks()->cuda_wgmma_reduce = gemm__test_hooks()->cuda_wgmma_epilogue = 0;

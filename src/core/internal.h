@@ -139,8 +139,8 @@ typedef struct gemm__hooks {
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
     int cuda_wgmma_group;     /* CUDA WGMMA: raster group of tile-rows (< 0: along N); bench sweeps */
     int cuda_wgmma_grid;      /* CUDA WGMMA: blocks (-1: one per work unit, not persistent); bench sweeps */
-    int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory, 2 from the registers; bench sweeps */
-    int cuda_wgmma_reduce;    /* CUDA WGMMA split K: 1 a separate sum kernel, 2 the last part sums; bench sweeps */
+    int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory (default), 2 from the registers; bench sweeps */
+    int cuda_wgmma_reduce;    /* CUDA WGMMA split K: 1 a separate sum kernel (default), 2 the last part sums; bench sweeps */
     int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);

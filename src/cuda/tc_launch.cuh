@@ -185,8 +185,12 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->kt_per = (w->kt_total + t->split - 1) / t->split;
     w->units = w->tiles * t->split;
     w->group = GEMM__HOOK(cuda_wgmma_group, 8);
-    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 2);
-    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 2) == 2;
+    /* the staged epilogue and a separate sum kernel: on an H100 the
+       last part's in-kernel sum ran split shapes (1024^3, thin ones) at
+       0.4-0.5 of the sum kernel's speed, the direct epilogue large ones at
+       0.85-0.9 of the staged one's */
+    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 1);
+    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 1) == 2;
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
     t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
