@@ -117,6 +117,12 @@ static void battery_with(gemm_cl_context *cl, const char *name, const char *para
             gemm_status s;
             battery_check(gemm__cl_params_parse(params, &p), "%s: parameter text parses", name);
             s = gemm_cl_set_params(cl, prec ? GEMM_F64 : GEMM_F32, &p);
+            if (prec == 1 && s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "exceed the device's local memory")) {
+                /* a set made for fp32 may need twice the local memory in fp64 (NVIDIA's 48 KB): refused, as it must be */
+                printf("   (%s: fp64 refuses the set: it does not fit this device's local memory; fp32 only)\n", name);
+                be.dgemm = NULL;
+                break;
+            }
             battery_check(s == GEMM_OK, "%s: %s set_params: %s %s", name, prec ? "f64" : "f32", gemm_strerror(s),
                           gemm_last_error_detail());
             if (s != GEMM_OK) return;
