@@ -129,13 +129,13 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda bench-cuda-research demo-cuda
+.PHONY: test-cuda test-cuda-build bench-cuda bench-cuda-research demo-cuda bench-cuda-host cuda-host-bins
 
 test-cuda-build:
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc
-	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host
 
 bench-cuda: $(B)/bench_cuda
 	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16 $(BENCH_ARGS)
@@ -153,6 +153,22 @@ $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 
 $(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+# The host-pointer path (pipeline, out of core): its tests (the plans and
+# the pipeline on a CPU stand-in need no GPU: `build/test_cuda_host --plans`),
+# its benchmark beside copy-then-cuBLAS and cuBLASXt, and the two binaries
+# that bench/gpu/cuda_host.sh takes to a GPU machine (`make cuda-host-bins`,
+# then carry build/test_cuda_host and build/bench_cuda_host).
+$(B)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+cuda-host-bins: $(B)/test_cuda_host $(B)/bench_cuda_host
+
+bench-cuda-host: $(B)/bench_cuda_host
+	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv bench/results_cuda_host.csv $(BENCH_ARGS)
 
 $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas

@@ -72,6 +72,8 @@ typedef struct gemm__hooks {
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
+    int cuda_host_tile;       /* CUDA host path: panels of this many rows and columns */
+    size_t cuda_host_chunk_bytes; /* CUDA host path: bytes per staged copy */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))
