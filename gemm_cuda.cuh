@@ -3167,11 +3167,11 @@ template <class Dev, class P> static bool gemm__cuda_pipe_setup(P *q, int thread
             return false;
         }
     }
-    q->s_in = need_in;
-    q->s_out = need_out;
     q->in_done.reset(new std::atomic<int>[q->in.size() + 1]());
-    q->out_done.reset(new std::atomic<int>[q->s_out + 1]());
-    for (i = 0; i < q->s_out; i++) q->out_done[i].store(1); /* free */
+    q->out_done.reset(new std::atomic<int>[need_out + 1]());
+    for (i = 0; i < need_out; i++) q->out_done[i].store(1); /* free */
+    q->s_in = need_in; /* set last: the drain reads them */
+    q->s_out = need_out;
     q->stream_of.assign(m, 0);
     q->other_of.assign(m, -1);
     q->e_h2d = 0;
@@ -3262,9 +3262,14 @@ static gemm_status gemm__cuda_pipeline(const char *fn, gemm__cuda_context<Dev> *
     q.err = cudaSuccess;
     q.what = "";
     q.status = GEMM_OK;
-    if (gemm__cuda_pipe_setup<Dev>(&q, threads)) {
-        t0 = gemm__cuda_now();
-        gemm__cuda_pipe_steps<Dev>(&q);
+    try { /* whatever happens, the drain below runs: copy threads hold pointers into q */
+        if (gemm__cuda_pipe_setup<Dev>(&q, threads)) {
+            t0 = gemm__cuda_now();
+            gemm__cuda_pipe_steps<Dev>(&q);
+        }
+    } catch (const std::exception &) {
+        q.err = cudaErrorMemoryAllocation;
+        q.what = "the pipeline's bookkeeping (host memory, or a copy thread that could not start)";
     }
     gemm__cuda_pipe_drain<Dev>(&q);
     if (q.status != GEMM_OK) return q.status;

@@ -11,9 +11,10 @@
    in [-0.5, 0.5) in malloc'd memory touched before timing, beta = 0; a
    warm-up call of each way (its C poisoned with NaN first and checked on
    64 sampled elements against fp64 sums), then `reps` rounds in which
-   each way runs once, in turn (ours pageable, pinned, mapped,
-   copy-then-cuBLAS, cuBLASXt); wall-clock seconds, median with min and
-   max. copy-then-cuBLAS = cudaMalloc x3, cudaMemcpy of A and B, cublas?gemm,
+   each way runs once, in turn (ours in PAGEABLE, PINNED and MAPPED mode,
+   copy-then-cuBLAS, cuBLASXt, and ours on page-locked copies of A, B, C:
+   the "locked" column, PINNED's own case); wall-clock seconds, median with
+   min and max. copy-then-cuBLAS = cudaMalloc x3, cudaMemcpy of A and B, cublas?gemm,
    cudaMemcpy of C, cudaFree x3. cuBLASXt = cublasXt?gemm on the same host
    pointers on GPU 0, its block size the fastest of --xt-blocks (one timed
    call each after a warm-up). The physical limit = max(bytes in / pinned
@@ -208,8 +209,11 @@ template <typename T> static double device_rate(int64_t n)
 
 /* ---- the ways, each one call from host memory ---- */
 
-enum { WAY_PAGEABLE, WAY_PINNED, WAY_MAPPED, WAY_COPY_CUBLAS, WAY_XT, WAYS };
-static const char *way_names[WAYS] = {"ours", "ours-pinned-mode", "ours-mapped-mode", "copy+cuBLAS", "cuBLASXt"};
+/* The ways; the last is ours again with A, B and C in page-locked memory
+   (cudaHostAlloc; PINNED's case: no staging), not a peer. */
+enum { WAY_PAGEABLE, WAY_PINNED, WAY_MAPPED, WAY_COPY_CUBLAS, WAY_XT, WAY_LOCKED, WAYS };
+static const char *way_names[WAYS] = {"ours", "ours-pinned-mode", "ours-mapped-mode", "copy+cuBLAS", "cuBLASXt",
+                                      "ours-page-locked-memory"};
 
 typedef struct peers {
     cublasHandle_t blas;
@@ -269,8 +273,8 @@ static gemm_status ours(int64_t n, const T *A, const T *B, T *C, gemm_cuda_mode 
 template <typename T> static double run_way(int way, peers *pe, int64_t n, const T *A, const T *B, T *C, gemm_timing *t)
 {
     double t0 = now_s();
-    if (way <= WAY_MAPPED) {
-        gemm_status s = ours(n, A, B, C, (gemm_cuda_mode)way, 0, 0, t);
+    if (way <= WAY_MAPPED || way == WAY_LOCKED) {
+        gemm_status s = ours(n, A, B, C, way == WAY_LOCKED ? GEMM_CUDA_PINNED : (gemm_cuda_mode)way, 0, 0, t);
         if (s != GEMM_OK) { fprintf(stderr, "bench: ours (%s): %s\n", way_names[way], gemm_last_error_detail()); exit(1); }
     } else if (way == WAY_COPY_CUBLAS) {
         copy_then_cublas(pe, n, A, B, C);
@@ -321,7 +325,7 @@ template <typename T>
 static row bench_size(peers *pe, int64_t n, int reps, const link_rates *lr, const int64_t *blocks, int nb, bool with_xt)
 {
     size_t count = (size_t)(n * n), bytes = count * sizeof(T);
-    T *A = (T *)big_alloc(bytes), *B = (T *)big_alloc(bytes), *C = (T *)big_alloc(bytes);
+    T *A = (T *)big_alloc(bytes), *B = (T *)big_alloc(bytes), *C = (T *)big_alloc(bytes), *L[3];
     std::vector<double> times[WAYS];
     double rate = device_rate<T>(n), in_s, out_s;
     row r;
@@ -331,16 +335,22 @@ static row bench_size(peers *pe, int64_t n, int reps, const link_rates *lr, cons
     r.n = n;
     fill_random(A, count, 1);
     fill_random(B, count, 2);
+    for (i = 0; i < 3; i++) CHECK_CUDA(cudaHostAlloc((void **)&L[i], bytes, cudaHostAllocDefault));
+    memcpy(L[0], A, bytes);
+    memcpy(L[1], B, bytes);
     for (way = 0; way < WAYS; way++) {
+        T *c = way == WAY_LOCKED ? L[2] : C;
         if (way == WAY_XT && !with_xt) continue;
-        fill_value(C, count, (T)NAN);
-        run_way(way, pe, n, A, B, C, (gemm_timing *)NULL);
-        if (!sampled_ok(n, A, B, C)) { fprintf(stderr, "bench: %s n=%lld %s: wrong result\n", r.prec, (long long)n, way_names[way]); exit(1); }
+        fill_value(c, count, (T)NAN);
+        run_way(way, pe, n, way == WAY_LOCKED ? L[0] : A, way == WAY_LOCKED ? L[1] : B, c, (gemm_timing *)NULL);
+        if (!sampled_ok(n, A, B, c)) { fprintf(stderr, "bench: %s n=%lld %s: wrong result\n", r.prec, (long long)n, way_names[way]); exit(1); }
     }
     if (with_xt) tune_xt(pe, n, A, B, C, blocks, nb);
     for (i = 0; i < reps; i++)
         for (way = 0; way < WAYS; way++)
-            if (way != WAY_XT || with_xt) times[way].push_back(run_way(way, pe, n, A, B, C, way == 0 ? &r.t : (gemm_timing *)NULL));
+            if (way == WAY_LOCKED) times[way].push_back(run_way(way, pe, n, L[0], L[1], L[2], (gemm_timing *)NULL));
+            else if (way != WAY_XT || with_xt) times[way].push_back(run_way(way, pe, n, A, B, C, way == 0 ? &r.t : (gemm_timing *)NULL));
+    for (i = 0; i < 3; i++) cudaFreeHost(L[i]);
     r.order = gemm__cuda_host_last[0];
     for (way = 0; way < WAYS; way++)
         r.med[way] = times[way].empty() ? 0 : median_of(times[way], &r.lo[way], &r.hi[way]);
@@ -372,13 +382,14 @@ static void print_rows(const char *title, const std::vector<row> &rows, FILE *cs
 {
     size_t i;
     printf("\n%s\n", title);
-    printf("%-4s %6s | %-22s | %-9s %-9s | %-22s | %-26s | %-8s | %6s %6s %6s | ours: setup h2d kern d2h ms (order)\n", "prec",
-           "n", "ours s (min-max)", "pinned", "mapped", "copy+cuBLAS s", "cuBLASXt s [block]", "limit s", "xcopy", "xXT", "lim/us");
+    printf("%-4s %6s | %-22s | %-9s %-9s %-9s | %-22s | %-26s | %-8s | %6s %6s %6s | ours: setup h2d kern d2h ms (order)\n",
+           "prec", "n", "ours s (min-max)", "pinned", "mapped", "locked", "copy+cuBLAS s", "cuBLASXt s [block]", "limit s",
+           "xcopy", "xXT", "lim/us");
     for (i = 0; i < rows.size(); i++) {
         const row *r = &rows[i];
-        printf("%-4s %6lld | %7.4f (%7.4f-%7.4f) | %9.4f %9.4f | %7.4f (%6.4f-%6.4f) | %7.4f (%6.4f-%6.4f) [%4d] | %8.4f | %6.2f "
-               "%6.2f %6.2f | %.1f %.1f %.1f %.1f (%s)\n",
-               r->prec, (long long)r->n, r->med[0], r->lo[0], r->hi[0], r->med[1], r->med[2], r->med[3], r->lo[3], r->hi[3],
+        printf("%-4s %6lld | %7.4f (%7.4f-%7.4f) | %9.4f %9.4f %9.4f | %7.4f (%6.4f-%6.4f) | %7.4f (%6.4f-%6.4f) [%4d] | %8.4f "
+               "| %6.2f %6.2f %6.2f | %.1f %.1f %.1f %.1f (%s)\n",
+               r->prec, (long long)r->n, r->med[0], r->lo[0], r->hi[0], r->med[1], r->med[2], r->med[5], r->med[3], r->lo[3], r->hi[3],
                r->med[4], r->lo[4], r->hi[4], r->xt_block, r->limit, r->med[3] / r->med[0],
                r->med[4] > 0 ? r->med[4] / r->med[0] : 0, r->limit / r->med[0], r->t.setup_s * 1e3, r->t.to_device_s * 1e3,
                r->t.compute_s * 1e3, r->t.from_device_s * 1e3, order_name(r->order));
