@@ -56,17 +56,17 @@ if step bench; then
 fi
 
 if step ooc; then
-echo "=== 3. out of core"
-avail_gb=$(awk '/MemAvailable/ { printf "%d", $2 / 1048576 }' /proc/meminfo)
-need_gb=$(awk -v n="$OOC_N" 'BEGIN { printf "%d", 12 * n * n / 1073741824 + 6 }')
-if [ "$avail_gb" -lt "$need_gb" ]; then
-    OOC_N=$(awk -v a="$avail_gb" 'BEGIN { printf "%d", int(sqrt((a - 6) * 1073741824 / 12) / 1000) * 1000 }')
-    echo "only $avail_gb GB of host memory available: n = $OOC_N instead"
-fi
-timeout -k 5 160 "$BIN/bench_cuda_host" --sizes 0 --ooc "$OOC_N" --incore 32768 --ooc-cap "$OOC_CAP" \
-    >"$OUT/ooc.log" 2>&1
-echo "exit $?" >>"$OUT/ooc.log"
-cat "$OUT/ooc.log"
+    echo "=== 3. out of core"
+    avail_gb=$(awk '/MemAvailable/ { printf "%d", $2 / 1048576 }' /proc/meminfo)
+    need_gb=$(awk -v n="$OOC_N" 'BEGIN { printf "%d", 12 * n * n / 1073741824 + 6 }')
+    if [ "$avail_gb" -lt "$need_gb" ]; then
+        OOC_N=$(awk -v a="$avail_gb" 'BEGIN { printf "%d", int(sqrt((a - 6) * 1073741824 / 12) / 1000) * 1000 }')
+        echo "only $avail_gb GB of host memory available: n = $OOC_N instead"
+    fi
+    timeout -k 5 160 "$BIN/bench_cuda_host" --sizes 0 --ooc "$OOC_N" --incore 32768 --ooc-cap "$OOC_CAP" \
+        >"$OUT/ooc.log" 2>&1
+    echo "exit $?" >>"$OUT/ooc.log"
+    cat "$OUT/ooc.log"
 fi
 
 {
