@@ -1939,14 +1939,6 @@ struct gemm__cuda_real {
     static cudaError_t wait(stream s, event e) { return cudaStreamWaitEvent(s, e, 0); }
     static cudaError_t sync_stream(stream s) { return cudaStreamSynchronize(s); }
     static cudaError_t sync_event(void *e) { return cudaEventSynchronize((event)e); }
-    /* cudaSuccess when done, cudaErrorNotReady while not (not left as the
-       thread's last error: the launches check that), else the error. */
-    static cudaError_t query(event e)
-    {
-        cudaError_t r = cudaEventQuery(e);
-        if (r == cudaErrorNotReady) cudaGetLastError();
-        return r;
-    }
     static cudaError_t elapsed(float *ms, event a, event b) { return cudaEventElapsedTime(ms, a, b); }
 
     /* The call's device buffer, from the device's scratch pool (kept
@@ -2024,16 +2016,28 @@ static void gemm__cuda_job_run(const gemm__cuda_job *j)
 }
 
 /* The library's own copy threads: a FIFO of jobs; `completions` counts
-   finished jobs so a waiter can sleep until the next one. With no threads
-   a job runs in the caller. */
+   finished jobs so a waiter can sleep until the next one. One more thread
+   takes the jobs that must first wait for the copy engine (the emptying of
+   store chunks, in the order the engine finishes them) and passes each to
+   the front of the FIFO once its copy is done, so no copy thread waits for
+   a multiply. With no threads a job runs in the caller. */
 typedef struct gemm__cuda_workers {
     std::mutex mu;
-    std::condition_variable more, finished;
-    std::deque<gemm__cuda_job> queue;
+    std::condition_variable more, more_waiting, finished;
+    std::deque<gemm__cuda_job> queue, waiting;
     std::vector<std::thread> threads;
     unsigned long long completions;
     bool stop;
 } gemm__cuda_workers;
+
+static void gemm__cuda_workers_count(gemm__cuda_workers *w)
+{
+    {
+        std::lock_guard<std::mutex> lk(w->mu);
+        w->completions++;
+    }
+    w->finished.notify_all();
+}
 
 template <class Dev> static void gemm__cuda_worker_main(gemm__cuda_workers *w, int dev)
 {
@@ -2048,11 +2052,33 @@ template <class Dev> static void gemm__cuda_worker_main(gemm__cuda_workers *w, i
             w->queue.pop_front();
         }
         gemm__cuda_job_run(&j);
+        gemm__cuda_workers_count(w);
+    }
+}
+
+template <class Dev> static void gemm__cuda_waiter_main(gemm__cuda_workers *w, int dev)
+{
+    Dev::set_device(dev);
+    for (;;) {
+        gemm__cuda_job j;
+        {
+            std::unique_lock<std::mutex> lk(w->mu);
+            w->more_waiting.wait(lk, [w] { return w->stop || !w->waiting.empty(); });
+            if (w->waiting.empty()) return;
+            j = w->waiting.front();
+            w->waiting.pop_front();
+        }
+        if (j.wait(j.event) != cudaSuccess) {
+            j.done->store(2);
+            gemm__cuda_workers_count(w);
+            continue;
+        }
+        j.wait = NULL;
         {
             std::lock_guard<std::mutex> lk(w->mu);
-            w->completions++;
+            w->queue.push_front(j);
         }
-        w->finished.notify_all();
+        w->more.notify_one();
     }
 }
 
@@ -2063,36 +2089,40 @@ static void gemm__cuda_workers_stop(gemm__cuda_workers *w)
         w->stop = true;
     }
     w->more.notify_all();
+    w->more_waiting.notify_all();
     for (size_t i = 0; i < w->threads.size(); i++) w->threads[i].join();
     w->threads.clear();
     w->stop = false;
 }
 
-/* Exactly `count` threads (0: copies run in the calling thread). Throws
-   std::system_error when a thread cannot start (the caller catches it). */
+/* `count` copy threads and the waiting one (0: copies run in the calling
+   thread). Throws std::system_error when a thread cannot start (the
+   caller catches it). */
 template <class Dev> static void gemm__cuda_workers_resize(gemm__cuda_workers *w, int count, int dev)
 {
-    if ((int)w->threads.size() == count) return;
+    if ((int)w->threads.size() == count + 1) return;
     gemm__cuda_workers_stop(w);
-    while ((int)w->threads.size() < count) w->threads.push_back(std::thread(gemm__cuda_worker_main<Dev>, w, dev));
+    if (count == 0) return;
+    w->threads.push_back(std::thread(gemm__cuda_waiter_main<Dev>, w, dev));
+    while ((int)w->threads.size() < count + 1) w->threads.push_back(std::thread(gemm__cuda_worker_main<Dev>, w, dev));
 }
 
-/* `urgent` jobs go first (the emptying of store chunks, so the copy engine
-   gets them back soon). */
-static void gemm__cuda_workers_submit(gemm__cuda_workers *w, const gemm__cuda_job *j, bool in_caller, bool urgent)
+/* A job for the copy threads (`in_caller`, or no threads: run here). With
+   `after_engine` it goes through the waiting thread first. */
+static void gemm__cuda_workers_submit(gemm__cuda_workers *w, const gemm__cuda_job *j, bool in_caller, bool after_engine)
 {
     if (in_caller || w->threads.empty()) {
         gemm__cuda_job_run(j);
-        std::lock_guard<std::mutex> lk(w->mu);
-        w->completions++;
+        gemm__cuda_workers_count(w);
         return;
     }
     {
         std::lock_guard<std::mutex> lk(w->mu);
-        if (urgent) w->queue.push_front(*j);
+        if (after_engine) w->waiting.push_back(*j);
         else w->queue.push_back(*j);
     }
-    w->more.notify_one();
+    if (after_engine) w->more_waiting.notify_one();
+    else w->more.notify_one();
 }
 
 static unsigned long long gemm__cuda_workers_seen(gemm__cuda_workers *w)
@@ -2101,15 +2131,12 @@ static unsigned long long gemm__cuda_workers_seen(gemm__cuda_workers *w)
     return w->completions;
 }
 
-/* Sleeps until some job finishes after `seen` was read (`briefly`: or 50
-   microseconds pass, for a caller that also polls the device). A job sets
-   its done flag before it counts, so a flag read after `seen` cannot be
-   missed. */
-static void gemm__cuda_workers_wait(gemm__cuda_workers *w, unsigned long long seen, bool briefly)
+/* Sleeps until some job finishes after `seen` was read. A job sets its done
+   flag before it counts, so a flag read after `seen` cannot be missed. */
+static void gemm__cuda_workers_wait(gemm__cuda_workers *w, unsigned long long seen)
 {
     std::unique_lock<std::mutex> lk(w->mu);
-    if (briefly) w->finished.wait_for(lk, std::chrono::microseconds(50), [w, seen] { return w->completions != seen; });
-    else w->finished.wait(lk, [w, seen] { return w->completions != seen; });
+    w->finished.wait(lk, [w, seen] { return w->completions != seen; });
 }
 
 /* How many copy threads a call uses: options.host_threads, else half the
@@ -2755,8 +2782,8 @@ static bool gemm__cuda_plan_make(gemm__cuda_plan *pl, const gemm__cuda_shape *sh
    fields say, and a multiply waits for the loads issued before it. The
    caller's pageable memory moves through the staging chunks: copy threads
    fill chunks ahead of the copy engine (as many as there are), and empty
-   each store chunk once the caller's thread sees its copy done (so no copy
-   thread sits waiting for a multiply); page-locked, device or managed
+   each store chunk once its copy from the device is done (staging.cuh: no
+   copy thread sits waiting for a multiply); page-locked, device or managed
    memory is copied straight. One thread (the caller's) issues everything
    in plan order, so every event it waits on was recorded before.
 
@@ -2831,7 +2858,6 @@ template <class Dev, typename T, typename TC, typename S> struct gemm__cuda_pipe
     std::unique_ptr<std::atomic<int>[]> in_done, out_done;
     size_t fill_next, dma_next, out_seq;
     std::deque<gemm__cuda_outgoing> out;
-    std::deque<gemm__cuda_job> drains; /* store chunks whose copy from the device was queued, in order */
     int last_on[2], multiplies, stores, stores_recorded;
     cudaError_t err;
     const char *what;
@@ -2902,34 +2928,19 @@ template <class Dev, class P> static void gemm__cuda_pipe_top_up(P *q)
 
 template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block);
 
-/* Hands the copy threads the store chunks whose copy from the device is
-   done (the copy engine finishes them in order); a failed one is marked. */
-template <class Dev, class P> static void gemm__cuda_pipe_poll(P *q)
-{
-    while (!q->drains.empty()) {
-        gemm__cuda_job *j = &q->drains.front();
-        cudaError_t e = Dev::query((typename Dev::event)j->event);
-        if (e == cudaErrorNotReady) return;
-        if (e == cudaSuccess) gemm__cuda_workers_submit(&q->ctx->workers, j, q->in_caller, true);
-        else j->done->store(2);
-        q->drains.pop_front();
-    }
-}
-
-/* Waits until a job's flag is set; meanwhile polls the store chunks and
-   (`progress`) queues stores whose chunks came free. */
+/* Waits until a job's flag is set; meanwhile (`progress`) queues stores
+   whose chunks came free. */
 template <class Dev, class P> static bool gemm__cuda_pipe_wait(P *q, std::atomic<int> *flag, bool progress)
 {
     while (!flag->load()) {
         unsigned long long seen = gemm__cuda_workers_seen(&q->ctx->workers);
-        gemm__cuda_pipe_poll<Dev>(q);
         if (progress && !gemm__cuda_pipe_out<Dev>(q, false)) return false;
         if (flag->load()) break;
-        gemm__cuda_workers_wait(&q->ctx->workers, seen, !q->drains.empty());
+        gemm__cuda_workers_wait(&q->ctx->workers, seen);
     }
     if (flag->load() == 1) return true;
     q->err = cudaErrorUnknown; /* the event wait of a copy thread failed: the device's error follows at the next sync */
-    q->what = "cudaEventSynchronize (a copy thread waiting for a staging chunk)";
+    q->what = "cudaEventSynchronize (a copy thread waiting for the copy engine)";
     return false;
 }
 
@@ -2967,15 +2978,14 @@ template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block)
         j.spitch = o->r.width;
         j.width = o->r.width;
         j.rows = o->r.rows;
-        j.wait = NULL; /* handed over only when the copy is done */
+        j.wait = Dev::sync_event;
         j.event = (void *)ev;
         j.done = &q->out_done[c];
         q->out_done[c].store(0);
         q->out.pop_front();
         q->out_seq++;
-        q->drains.push_back(j);
+        gemm__cuda_workers_submit(&q->ctx->workers, &j, q->in_caller, true);
     }
-    gemm__cuda_pipe_poll<Dev>(q);
     return true;
 }
 
@@ -3100,14 +3110,13 @@ template <class Dev, class P> static bool gemm__cuda_pipe_steps(P *q)
     return gemm__cuda_pipe_out<Dev>(q, true);
 }
 
-/* Waits for a job without queueing anything new (the end of a call). */
-template <class Dev, class P> static void gemm__cuda_pipe_settle(P *q, std::atomic<int> *flag)
+/* Waits for a job without queueing anything (the end of a call). */
+template <class P> static void gemm__cuda_pipe_settle(P *q, std::atomic<int> *flag)
 {
     while (!flag->load()) {
         unsigned long long seen = gemm__cuda_workers_seen(&q->ctx->workers);
-        gemm__cuda_pipe_poll<Dev>(q);
         if (flag->load()) break;
-        gemm__cuda_workers_wait(&q->ctx->workers, seen, !q->drains.empty());
+        gemm__cuda_workers_wait(&q->ctx->workers, seen);
     }
 }
 
@@ -3119,9 +3128,9 @@ template <class Dev, class P> static void gemm__cuda_pipe_drain(P *q)
     typename Dev::stream streams[4] = {q->ctx->compute[0], q->ctx->compute[1], q->ctx->h2d, q->ctx->d2h};
     bool ok = q->err == cudaSuccess && q->status == GEMM_OK;
     size_t i;
-    for (i = q->dma_next; i < q->fill_next; i++) gemm__cuda_pipe_settle<Dev>(q, &q->in_done[i]);
+    for (i = q->dma_next; i < q->fill_next; i++) gemm__cuda_pipe_settle(q, &q->in_done[i]);
     for (i = 0; i < q->s_out; i++) {
-        gemm__cuda_pipe_settle<Dev>(q, &q->out_done[i]);
+        gemm__cuda_pipe_settle(q, &q->out_done[i]);
         if (ok && q->out_done[i].load() != 1) {
             q->err = cudaErrorUnknown;
             q->what = "cudaEventSynchronize (a copy thread waiting for a staged piece of C)";

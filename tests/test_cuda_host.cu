@@ -388,11 +388,6 @@ struct fake_dev {
         });
         return cudaSuccess;
     }
-    static cudaError_t query(event e)
-    {
-        std::lock_guard<std::mutex> lk(e->mu);
-        return e->completed >= e->recorded ? cudaSuccess : cudaErrorNotReady;
-    }
     static cudaError_t sync_event(void *v)
     {
         event e = (event)v;

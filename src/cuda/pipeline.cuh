@@ -5,8 +5,8 @@
    fields say, and a multiply waits for the loads issued before it. The
    caller's pageable memory moves through the staging chunks: copy threads
    fill chunks ahead of the copy engine (as many as there are), and empty
-   each store chunk once the caller's thread sees its copy done (so no copy
-   thread sits waiting for a multiply); page-locked, device or managed
+   each store chunk once its copy from the device is done (staging.cuh: no
+   copy thread sits waiting for a multiply); page-locked, device or managed
    memory is copied straight. One thread (the caller's) issues everything
    in plan order, so every event it waits on was recorded before.
 
@@ -81,7 +81,6 @@ template <class Dev, typename T, typename TC, typename S> struct gemm__cuda_pipe
     std::unique_ptr<std::atomic<int>[]> in_done, out_done;
     size_t fill_next, dma_next, out_seq;
     std::deque<gemm__cuda_outgoing> out;
-    std::deque<gemm__cuda_job> drains; /* store chunks whose copy from the device was queued, in order */
     int last_on[2], multiplies, stores, stores_recorded;
     cudaError_t err;
     const char *what;
@@ -152,34 +151,19 @@ template <class Dev, class P> static void gemm__cuda_pipe_top_up(P *q)
 
 template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block);
 
-/* Hands the copy threads the store chunks whose copy from the device is
-   done (the copy engine finishes them in order); a failed one is marked. */
-template <class Dev, class P> static void gemm__cuda_pipe_poll(P *q)
-{
-    while (!q->drains.empty()) {
-        gemm__cuda_job *j = &q->drains.front();
-        cudaError_t e = Dev::query((typename Dev::event)j->event);
-        if (e == cudaErrorNotReady) return;
-        if (e == cudaSuccess) gemm__cuda_workers_submit(&q->ctx->workers, j, q->in_caller, true);
-        else j->done->store(2);
-        q->drains.pop_front();
-    }
-}
-
-/* Waits until a job's flag is set; meanwhile polls the store chunks and
-   (`progress`) queues stores whose chunks came free. */
+/* Waits until a job's flag is set; meanwhile (`progress`) queues stores
+   whose chunks came free. */
 template <class Dev, class P> static bool gemm__cuda_pipe_wait(P *q, std::atomic<int> *flag, bool progress)
 {
     while (!flag->load()) {
         unsigned long long seen = gemm__cuda_workers_seen(&q->ctx->workers);
-        gemm__cuda_pipe_poll<Dev>(q);
         if (progress && !gemm__cuda_pipe_out<Dev>(q, false)) return false;
         if (flag->load()) break;
-        gemm__cuda_workers_wait(&q->ctx->workers, seen, !q->drains.empty());
+        gemm__cuda_workers_wait(&q->ctx->workers, seen);
     }
     if (flag->load() == 1) return true;
     q->err = cudaErrorUnknown; /* the event wait of a copy thread failed: the device's error follows at the next sync */
-    q->what = "cudaEventSynchronize (a copy thread waiting for a staging chunk)";
+    q->what = "cudaEventSynchronize (a copy thread waiting for the copy engine)";
     return false;
 }
 
@@ -217,15 +201,14 @@ template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block)
         j.spitch = o->r.width;
         j.width = o->r.width;
         j.rows = o->r.rows;
-        j.wait = NULL; /* handed over only when the copy is done */
+        j.wait = Dev::sync_event;
         j.event = (void *)ev;
         j.done = &q->out_done[c];
         q->out_done[c].store(0);
         q->out.pop_front();
         q->out_seq++;
-        q->drains.push_back(j);
+        gemm__cuda_workers_submit(&q->ctx->workers, &j, q->in_caller, true);
     }
-    gemm__cuda_pipe_poll<Dev>(q);
     return true;
 }
 
@@ -350,14 +333,13 @@ template <class Dev, class P> static bool gemm__cuda_pipe_steps(P *q)
     return gemm__cuda_pipe_out<Dev>(q, true);
 }
 
-/* Waits for a job without queueing anything new (the end of a call). */
-template <class Dev, class P> static void gemm__cuda_pipe_settle(P *q, std::atomic<int> *flag)
+/* Waits for a job without queueing anything (the end of a call). */
+template <class P> static void gemm__cuda_pipe_settle(P *q, std::atomic<int> *flag)
 {
     while (!flag->load()) {
         unsigned long long seen = gemm__cuda_workers_seen(&q->ctx->workers);
-        gemm__cuda_pipe_poll<Dev>(q);
         if (flag->load()) break;
-        gemm__cuda_workers_wait(&q->ctx->workers, seen, !q->drains.empty());
+        gemm__cuda_workers_wait(&q->ctx->workers, seen);
     }
 }
 
@@ -369,9 +351,9 @@ template <class Dev, class P> static void gemm__cuda_pipe_drain(P *q)
     typename Dev::stream streams[4] = {q->ctx->compute[0], q->ctx->compute[1], q->ctx->h2d, q->ctx->d2h};
     bool ok = q->err == cudaSuccess && q->status == GEMM_OK;
     size_t i;
-    for (i = q->dma_next; i < q->fill_next; i++) gemm__cuda_pipe_settle<Dev>(q, &q->in_done[i]);
+    for (i = q->dma_next; i < q->fill_next; i++) gemm__cuda_pipe_settle(q, &q->in_done[i]);
     for (i = 0; i < q->s_out; i++) {
-        gemm__cuda_pipe_settle<Dev>(q, &q->out_done[i]);
+        gemm__cuda_pipe_settle(q, &q->out_done[i]);
         if (ok && q->out_done[i].load() != 1) {
             q->err = cudaErrorUnknown;
             q->what = "cudaEventSynchronize (a copy thread waiting for a staged piece of C)";

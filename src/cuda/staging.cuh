@@ -36,16 +36,28 @@ static void gemm__cuda_job_run(const gemm__cuda_job *j)
 }
 
 /* The library's own copy threads: a FIFO of jobs; `completions` counts
-   finished jobs so a waiter can sleep until the next one. With no threads
-   a job runs in the caller. */
+   finished jobs so a waiter can sleep until the next one. One more thread
+   takes the jobs that must first wait for the copy engine (the emptying of
+   store chunks, in the order the engine finishes them) and passes each to
+   the front of the FIFO once its copy is done, so no copy thread waits for
+   a multiply. With no threads a job runs in the caller. */
 typedef struct gemm__cuda_workers {
     std::mutex mu;
-    std::condition_variable more, finished;
-    std::deque<gemm__cuda_job> queue;
+    std::condition_variable more, more_waiting, finished;
+    std::deque<gemm__cuda_job> queue, waiting;
     std::vector<std::thread> threads;
     unsigned long long completions;
     bool stop;
 } gemm__cuda_workers;
+
+static void gemm__cuda_workers_count(gemm__cuda_workers *w)
+{
+    {
+        std::lock_guard<std::mutex> lk(w->mu);
+        w->completions++;
+    }
+    w->finished.notify_all();
+}
 
 template <class Dev> static void gemm__cuda_worker_main(gemm__cuda_workers *w, int dev)
 {
@@ -60,11 +72,33 @@ template <class Dev> static void gemm__cuda_worker_main(gemm__cuda_workers *w, i
             w->queue.pop_front();
         }
         gemm__cuda_job_run(&j);
+        gemm__cuda_workers_count(w);
+    }
+}
+
+template <class Dev> static void gemm__cuda_waiter_main(gemm__cuda_workers *w, int dev)
+{
+    Dev::set_device(dev);
+    for (;;) {
+        gemm__cuda_job j;
+        {
+            std::unique_lock<std::mutex> lk(w->mu);
+            w->more_waiting.wait(lk, [w] { return w->stop || !w->waiting.empty(); });
+            if (w->waiting.empty()) return;
+            j = w->waiting.front();
+            w->waiting.pop_front();
+        }
+        if (j.wait(j.event) != cudaSuccess) {
+            j.done->store(2);
+            gemm__cuda_workers_count(w);
+            continue;
+        }
+        j.wait = NULL;
         {
             std::lock_guard<std::mutex> lk(w->mu);
-            w->completions++;
+            w->queue.push_front(j);
         }
-        w->finished.notify_all();
+        w->more.notify_one();
     }
 }
 
@@ -75,36 +109,40 @@ static void gemm__cuda_workers_stop(gemm__cuda_workers *w)
         w->stop = true;
     }
     w->more.notify_all();
+    w->more_waiting.notify_all();
     for (size_t i = 0; i < w->threads.size(); i++) w->threads[i].join();
     w->threads.clear();
     w->stop = false;
 }
 
-/* Exactly `count` threads (0: copies run in the calling thread). Throws
-   std::system_error when a thread cannot start (the caller catches it). */
+/* `count` copy threads and the waiting one (0: copies run in the calling
+   thread). Throws std::system_error when a thread cannot start (the
+   caller catches it). */
 template <class Dev> static void gemm__cuda_workers_resize(gemm__cuda_workers *w, int count, int dev)
 {
-    if ((int)w->threads.size() == count) return;
+    if ((int)w->threads.size() == count + 1) return;
     gemm__cuda_workers_stop(w);
-    while ((int)w->threads.size() < count) w->threads.push_back(std::thread(gemm__cuda_worker_main<Dev>, w, dev));
+    if (count == 0) return;
+    w->threads.push_back(std::thread(gemm__cuda_waiter_main<Dev>, w, dev));
+    while ((int)w->threads.size() < count + 1) w->threads.push_back(std::thread(gemm__cuda_worker_main<Dev>, w, dev));
 }
 
-/* `urgent` jobs go first (the emptying of store chunks, so the copy engine
-   gets them back soon). */
-static void gemm__cuda_workers_submit(gemm__cuda_workers *w, const gemm__cuda_job *j, bool in_caller, bool urgent)
+/* A job for the copy threads (`in_caller`, or no threads: run here). With
+   `after_engine` it goes through the waiting thread first. */
+static void gemm__cuda_workers_submit(gemm__cuda_workers *w, const gemm__cuda_job *j, bool in_caller, bool after_engine)
 {
     if (in_caller || w->threads.empty()) {
         gemm__cuda_job_run(j);
-        std::lock_guard<std::mutex> lk(w->mu);
-        w->completions++;
+        gemm__cuda_workers_count(w);
         return;
     }
     {
         std::lock_guard<std::mutex> lk(w->mu);
-        if (urgent) w->queue.push_front(*j);
+        if (after_engine) w->waiting.push_back(*j);
         else w->queue.push_back(*j);
     }
-    w->more.notify_one();
+    if (after_engine) w->more_waiting.notify_one();
+    else w->more.notify_one();
 }
 
 static unsigned long long gemm__cuda_workers_seen(gemm__cuda_workers *w)
@@ -113,15 +151,12 @@ static unsigned long long gemm__cuda_workers_seen(gemm__cuda_workers *w)
     return w->completions;
 }
 
-/* Sleeps until some job finishes after `seen` was read (`briefly`: or 50
-   microseconds pass, for a caller that also polls the device). A job sets
-   its done flag before it counts, so a flag read after `seen` cannot be
-   missed. */
-static void gemm__cuda_workers_wait(gemm__cuda_workers *w, unsigned long long seen, bool briefly)
+/* Sleeps until some job finishes after `seen` was read. A job sets its done
+   flag before it counts, so a flag read after `seen` cannot be missed. */
+static void gemm__cuda_workers_wait(gemm__cuda_workers *w, unsigned long long seen)
 {
     std::unique_lock<std::mutex> lk(w->mu);
-    if (briefly) w->finished.wait_for(lk, std::chrono::microseconds(50), [w, seen] { return w->completions != seen; });
-    else w->finished.wait(lk, [w, seen] { return w->completions != seen; });
+    w->finished.wait(lk, [w, seen] { return w->completions != seen; });
 }
 
 /* How many copy threads a call uses: options.host_threads, else half the

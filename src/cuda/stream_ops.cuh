@@ -29,14 +29,6 @@ struct gemm__cuda_real {
     static cudaError_t wait(stream s, event e) { return cudaStreamWaitEvent(s, e, 0); }
     static cudaError_t sync_stream(stream s) { return cudaStreamSynchronize(s); }
     static cudaError_t sync_event(void *e) { return cudaEventSynchronize((event)e); }
-    /* cudaSuccess when done, cudaErrorNotReady while not (not left as the
-       thread's last error: the launches check that), else the error. */
-    static cudaError_t query(event e)
-    {
-        cudaError_t r = cudaEventQuery(e);
-        if (r == cudaErrorNotReady) cudaGetLastError();
-        return r;
-    }
     static cudaError_t elapsed(float *ms, event a, event b) { return cudaEventElapsedTime(ms, a, b); }
 
     /* The call's device buffer, from the device's scratch pool (kept
