@@ -16,8 +16,8 @@
    the "locked" column, PINNED's own case); wall-clock seconds, median with
    min and max. copy-then-cuBLAS = cudaMalloc x3, cudaMemcpy of A and B, cublas?gemm,
    cudaMemcpy of C, cudaFree x3. cuBLASXt = cublasXt?gemm on the same host
-   pointers on GPU 0, its block size the fastest of --xt-blocks (one timed
-   call each after a warm-up). The physical limit = max(bytes in / pinned
+   pointers on GPU 0, its block size the fastest of --xt-blocks between n/8
+   and n (one timed call each after a warm-up). The physical limit = max(bytes in / pinned
    H2D rate, bytes out / pinned D2H rate, flops / our rate on device
    buffers), each measured here.
 
@@ -293,16 +293,17 @@ template <typename T> static int sampled_ok(int64_t n, const T *A, const T *B, c
     return battery_sampled_ok(prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &a, &b, battery_read_host, &c);
 }
 
-/* cuBLASXt's block size: the fastest of `blocks` (one call each, after a warm-up). */
+/* cuBLASXt's block size: the fastest of `blocks` from n/8 to n (one call
+   each, after a warm-up; smaller blocks only repeat more copies). */
 template <typename T> static void tune_xt(peers *pe, int64_t n, const T *A, const T *B, T *C, const int64_t *blocks, int nb)
 {
     double best = 1e30;
-    int i;
+    int i, tried = 0;
     for (i = 0; i < nb; i++) {
         double t;
-        if (blocks[i] > n && i > 0) break;
+        if ((blocks[i] < n / 8 || blocks[i] > n) && (tried || i + 1 < nb)) continue;
         CHECK_CUBLAS(cublasXtSetBlockDim(pe->xt, (int)blocks[i]));
-        if (i == 0) cublas_xt(pe, n, A, B, C);
+        if (tried++ == 0) cublas_xt(pe, n, A, B, C);
         t = run_way(WAY_XT, pe, n, A, B, C, (gemm_timing *)NULL);
         if (t < best) {
             best = t;
