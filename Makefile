@@ -15,15 +15,19 @@ TEST_SUITES     := test-headers test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan
+.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan help
 
-all: $(B)/cpu_basic $(B)/test_cpu
+all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
 $(B):
 	@mkdir -p $(B)
 
+# Every target with a `## what it does` on its line, one per line.
+help: ## this list
+	@awk -F ':.*## ' '/^[a-z][a-z0-9-]*:.*## /{printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
 # ---- demo -----------------------------------------------------------------
-demo: $(B)/cpu_basic
+demo: $(B)/cpu_basic ## multiply two random 1024x1024 matrices on the CPU, check, print GFLOP/s
 	./$(B)/cpu_basic
 
 $(B)/cpu_basic: examples/cpu_basic.c $(HEADERS) | $(B)
@@ -33,28 +37,28 @@ $(B)/cpu_basic: examples/cpu_basic.c $(HEADERS) | $(B)
 # gemm.h, gemm_cpu.h, gemm_cuda.cuh, gemm_cl.h and gemm_mpi.h are generated
 # from src/ (src/<header>.in names the parts); edit src/, then `make headers`.
 # test-headers fails when a committed header differs from a fresh generation.
-headers:
+headers: ## write the shipped headers from src/ (tools/amalgamate.py)
 	python3 tools/amalgamate.py
 
-test-headers:
+test-headers: ## fail when a committed header differs from what src/ generates
 	python3 tools/amalgamate.py --check
 
 # ---- tests ----------------------------------------------------------------
-test:
+test: ## install what the tests need (Debian), then run every suite
 	@sh tests/deps.sh $(DEPS_GROUPS)
 	@sh tests/run.sh $(TEST_SUITES)
 
-test-sanitize:
+test-sanitize: ## the suites again under AddressSanitizer and UBSan
 	@sh tests/deps.sh $(DEPS_GROUPS)
 	@sh tests/run.sh $(SANITIZE_SUITES)
 
-test-cpu: $(B)/test_cpu
+test-cpu: $(B)/test_cpu ## the CPU battery for every micro-kernel, threads, memory, options
 	./$(B)/test_cpu
 
-test-build:
+test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbols
 	sh tests/build_checks.sh
 
-test-cpu-asan: $(B)/test_cpu_asan
+test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
 $(B)/test_cpu: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
@@ -71,7 +75,7 @@ ifneq ($(OPENBLAS_LIB),)
 BENCH_CPU_PEER := -DBENCH_HAVE_OPENBLAS $(OPENBLAS_LIB)
 endif
 
-bench:
+bench: ## gemm beside OpenBLAS on the CPU; writes bench/results_cpu.csv
 	@sh tests/deps.sh bench
 	@$(MAKE) --no-print-directory -B $(B)/bench_cpu
 	./$(B)/bench_cpu --csv bench/results_cpu.csv $(BENCH_ARGS)
@@ -79,11 +83,11 @@ bench:
 $(B)/bench_cpu: bench/bench_cpu.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
 
-plot: bench/results_cpu.csv
+plot: bench/results_cpu.csv ## bench/cpu.png from bench/results_cpu.csv
 	gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
 	@echo "wrote bench/cpu.png"
 
-clean:
+clean: ## remove build/
 	rm -rf $(B)
 
 # ---- backends: each section below belongs to one backend --------------------
@@ -96,19 +100,19 @@ TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
 .PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder
 
-test-aarch64:
+test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh
 
-test-cpu-builds:
+test-cpu-builds: ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
 	sh tests/cpu_builds.sh
 
-test-cpu-valgrind: $(B)/test_cpu
+test-cpu-valgrind: $(B)/test_cpu ## the quick battery under valgrind's leak check
 	@if command -v valgrind >/dev/null 2>&1; then \
 	    valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
 	        --error-exitcode=3 ./$(B)/test_cpu --quick --only-best; \
 	else echo "SKIPPED valgrind is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
 
-bench-ladder: $(B)/ladder
+bench-ladder: $(B)/ladder ## the seed-001 CPU ladder: naive ijk ... gemm
 	./$(B)/ladder $(LADDER_ARGS)
 
 # -O3: the textbook rungs get the compiler's best auto-vectorisation.
@@ -129,24 +133,19 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda bench-cuda-research demo-cuda bench-cuda-host cuda-host-bins
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host gpu-bin-cuda-host
 
-test-cuda-build:
+test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host ## on a GPU: the CUDA batteries, then under compute-sanitizer
 	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host
 
-bench-cuda: $(B)/bench_cuda
-	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16 $(BENCH_ARGS)
+bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/results_cuda.csv
+	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
 
-demo-cuda: $(B)/cuda_basic
+demo-cuda: $(B)/cuda_basic ## on a GPU: the CUDA example
 	./$(B)/cuda_basic
-
-# The SIMT and DMMA configurations that do not ship (bench/research/README.md),
-# beside cuBLAS; `build/cuda_variants --test` runs each through the battery.
-bench-cuda-research: $(B)/cuda_variants
-	./$(B)/cuda_variants $(BENCH_ARGS)
 
 $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
@@ -157,17 +156,27 @@ $(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 # The host-pointer path (pipeline, out of core): its tests (the plans and
 # the pipeline on a CPU stand-in need no GPU: `build/test_cuda_host --plans`),
 # its benchmark beside copy-then-cuBLAS and cuBLASXt, and the two binaries
-# that bench/gpu/cuda_host.sh takes to a GPU machine (`make cuda-host-bins`,
-# then carry build/test_cuda_host and build/bench_cuda_host).
+# that bench/gpu/cuda_host.sh takes to a GPU machine: `make gpu-bin-cuda-host`
+# builds them here for sm_90a (H100, H200) into .gpu/host; carry .gpu/host.
+CUDA_HOST_BIN := .gpu/host
+CUDA_HOST_ARCH := -gencode arch=compute_90a,code=sm_90a
 $(B)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
 $(B)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
-cuda-host-bins: $(B)/test_cuda_host $(B)/bench_cuda_host
+$(CUDA_HOST_BIN)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS)
+	@mkdir -p $(CUDA_HOST_BIN)
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@
 
-bench-cuda-host: $(B)/bench_cuda_host
+$(CUDA_HOST_BIN)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS)
+	@mkdir -p $(CUDA_HOST_BIN)
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@ -lcublas
+
+gpu-bin-cuda-host: $(CUDA_HOST_BIN)/test_cuda_host $(CUDA_HOST_BIN)/bench_cuda_host ## build bench/gpu/cuda_host.sh's binaries (sm_90a) into .gpu/host
+
+bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes bench/results_cuda_host.csv
 	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv bench/results_cuda_host.csv $(BENCH_ARGS)
 
 $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
@@ -176,8 +185,33 @@ $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
-$(B)/cuda_variants: bench/research/cuda_variants.cu bench/research/cuda_kernels.cuh tests/battery.h $(CUDA_DEPS) | $(B)
-	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+# Research for issue 13 (bench/research/exact/README.md): candidate exact
+# fp32/fp64 kernels beside cuBLAS and the shipped ones (`base`: the automatic
+# choice, `base.vN`: each shipped configuration). Builds here (no GPU
+# needed) for sm_90a only; the binary carries cudart statically and needs
+# libcublas.so.13 where it runs. ptxas's report per unit: build/rx/*.ptxas.txt.
+# Not in CI (about 2.5 minutes of compiling); test-cuda-build runs its host
+# model of the index maps, the shipped TMA DMMA kernel's included.
+RX_DIR   := bench/research/exact
+RX_UNITS := sweep cands_f32 cands_f64 baseline
+RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -lineinfo
+.PHONY: bench-cuda-research-exact
+bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the issue-13 research sweep of exact CUDA kernels (sm_90a)
+
+# host-only checks of the fp64 kernels' index maps (model.cu), run at build time
+$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) src/cuda/dmma_frag.cuh | $(B)
+	@mkdir -p $(B)/rx
+	$(NVCC) -std=c++17 -O1 $< -o $(B)/rx/model
+	./$(B)/rx/model | tail -n 1
+	@touch $@
+
+$(B)/rx/%.o: $(RX_DIR)/%.cu $(wildcard $(RX_DIR)/*.cuh $(RX_DIR)/*.h) $(CUDA_DEPS) | $(B)
+	@mkdir -p $(B)/rx
+	$(NVCC) $(RX_FLAGS) -Xptxas -v -c $< -o $@ 2>$(B)/rx/$*.ptxas.txt || { cat $(B)/rx/$*.ptxas.txt; exit 1; }
+	@grep -i -B1 "warning\|error" $(B)/rx/$*.ptxas.txt || true
+
+$(B)/sweep_exact: $(RX_UNITS:%=$(B)/rx/%.o)
+	$(NVCC) $(RX_FLAGS) $^ -o $@ -lcublas
 
 # ---- opencl -------------------------------------------------------------------
 # gemm_cl.h on PoCL (CI) or any OpenCL device (GEMM_CL_DEVICE=...). CLBlast,
@@ -194,10 +228,10 @@ endif
 
 .PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl
 
-test-cl:
+test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
 
-test-cl-asan:
+test-cl-asan: ## the OpenCL tests under the sanitizers
 	sh tests/test_cl.sh asan
 
 $(B)/test_cl_asan: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
@@ -206,13 +240,13 @@ $(B)/test_cl_asan: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 $(B)/test_cl: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
-example-cl: $(B)/opencl_basic
+example-cl: $(B)/opencl_basic ## the OpenCL example: prints the device and kernel
 	./$(B)/opencl_basic
 
 $(B)/opencl_basic: examples/opencl_basic.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
-bench-cl:
+bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv
 	@sh tests/deps.sh opencl
 	@$(MAKE) --no-print-directory -B $(B)/bench_cl
 	./$(B)/bench_cl --csv bench/results_cl.csv $(BENCH_ARGS)
@@ -222,7 +256,7 @@ $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 
 # Searches the parameter space on the device and updates tuning/gemm_cl.txt,
 # whose lines are also gemm_cl.h's built-in table: `make headers` builds them in.
-tune-cl: $(B)/tune_cl
+tune-cl: $(B)/tune_cl ## search the OpenCL parameters on this device; writes tuning/gemm_cl.txt
 	./$(B)/tune_cl --output tuning/gemm_cl.txt $(TUNE_ARGS)
 
 $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
@@ -235,27 +269,91 @@ $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 TEST_SUITES     += test-mpi test-mpi-cuda-build
 SANITIZE_SUITES += test-mpi-asan
 DEPS_GROUPS     += mpi
-.PHONY: test-mpi test-mpi-asan test-mpi-cuda-build bench-mpi mpi-demo
+.PHONY: test-mpi test-mpi-asan test-mpi-cuda-build bench-mpi mpi-demo mpi-gpu-bin
 
-test-mpi:
+test-mpi: ## the MPI battery under mpirun at P = 1..9
 	sh tests/test_mpi.sh
 
 # (every host copy on 3 threads here, to cover the parallel packing; staging
 # chunks of the library's own size)
-test-mpi-asan:
+test-mpi-asan: ## the MPI tests under the sanitizers
 	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
 	GEMM_MPI_TEST_COPY_PARALLEL_BYTES=1 GEMM_MPI_TEST_STAGE_BYTES=0 \
 	MPI_TEST_FLAGS="-O1 -g $(SANITIZE)" sh tests/test_mpi.sh
 
-test-mpi-cuda-build:
+test-mpi-cuda-build: ## the CUDA build of gemm_mpi.h compiles
 	sh tests/test_mpi_cuda_build.sh
 
-mpi-demo:
+mpi-demo: ## Cannon on 4 MPI ranks
 	@mkdir -p $(B)
 	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_cannon.c -o $(B)/mpi_cannon -lm
+	mpicc -std=c99 $(CFLAGS) $(WARN) examples/mpi_plan.c -o $(B)/mpi_plan -lm
 	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_cannon
+	mpirun --oversubscribe --allow-run-as-root -np 4 $(B)/mpi_plan
 
 # Strong scaling (bench/bench_mpi.sh): CPU ranks here or on the GPU machine,
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
-bench-mpi:
+bench-mpi: ## strong scaling of gemm_mpi.h beside ScaLAPACK; writes bench/results_mpi.csv
+	@sh tests/deps.sh mpi mpi-bench
 	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
+
+# The binaries bench/gpu/mpi_host.sh runs on the GPU machines, built here
+# (nvcc and libscalapack-openmpi-dev): carry .gpu/bin along.
+mpi-gpu-bin: ## the binaries bench/gpu/mpi_host.sh carries to a GPU machine (.gpu/bin)
+	@sh tests/deps.sh mpi mpi-bench
+	bash bench/gpu/mpi_host.sh --build
+
+# ---- batches and CBLAS names ---------------------------------------------------
+# The CPU's strided and pointer-array batches (gemm_cpu_?gemm_strided_batched,
+# gemm_cpu_?gemm_batched): the battery member by member (tests/battery_batch.h),
+# thread-count identity, the batch's own refusals; `make bench-batch` beside a
+# loop of OpenBLAS calls (and libxsmm's kernels where libxsmm-dev is installed).
+# gemm_cblas.h (GEMM_CBLAS): the battery through the cblas_ names and netlib's
+# error-exit table (tests/test_cblas.sh).
+# test-docs: README.md's C snippets, the examples, the CMake target and the
+# pkg-config file, and `make help`, as a user meets them.
+TEST_SUITES     += test-batch test-cblas test-docs
+SANITIZE_SUITES += test-batch-asan test-cblas-asan
+.PHONY: test-batch test-batch-asan test-cblas test-cblas-asan bench-batch test-docs gpu-bin-batch
+
+test-docs: ## README's snippets and the examples compile (CPU ones run); CMake, pkg-config, make help
+	sh tests/test_docs.sh
+
+test-cblas: ## gemm_cblas.h: battery via cblas_ names, netlib's error-exit table
+	sh tests/test_cblas.sh
+
+test-cblas-asan: ## the CBLAS tests under the sanitizers
+	CBLAS_TEST_FLAGS="-O1 -g $(SANITIZE)" CBLAS_TEST_ARGS=--quick sh tests/test_cblas.sh
+
+test-batch: $(B)/test_batch ## the CPU's batches: battery per member, thread identity, refusals
+	sh tests/test_batch.sh
+
+test-batch-asan: $(B)/test_batch_asan ## the batch tests under the sanitizers
+	./$(B)/test_batch_asan --quick
+
+$(B)/test_batch: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+$(B)/test_batch_asan: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
+# OpenBLAS is loaded at run time (dlopen), so one binary runs with or without
+# it; libxsmm (static) and OpenMP come in where libxsmm-dev is installed.
+XSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a))
+ifneq ($(XSMM_LIB),)
+BENCH_BATCH_PEER := -fopenmp -DBENCH_HAVE_LIBXSMM $(XSMM_LIB) $(dir $(XSMM_LIB))libxsmmnoblas.a -lrt
+endif
+
+bench-batch: ## batches beside a loop of OpenBLAS calls (and libxsmm); bench/results_batch.csv
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_batch
+	./$(B)/bench_batch --csv bench/results_batch.csv $(BENCH_ARGS)
+
+$(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_BATCH_PEER) -ldl $(LDLIBS)
+
+# The binaries bench/gpu/cpu_batch.sh runs on the GPU machine's host, built
+# here (with libxsmm where it is installed) and put in .gpu/bin.
+gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh's binaries into .gpu/bin
+	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
+	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/

@@ -24,6 +24,10 @@
        gemm_cuda.cuh, gemm_cl.h, gemm_mpi.h
                      the other backends; each includes this header and can be
                      used on its own, or pulled in from here by a macro below.
+       gemm_cblas.h  CBLAS's names (cblas_sgemm, ...) on the CPU backend, for
+                     programs written against cblas.h (GEMM_CBLAS below).
+   Batches of products that share their shape: gemm_sgemm_strided_batched /
+   gemm_sgemm_batched (and d), declared here, run on the CPU backend too.
 
    One shape for every call
        gemm_<backend>_<s|d>gemm[_<variant>](handle, <CBLAS arguments>, options)
@@ -60,6 +64,9 @@
        GEMM_ENABLE_OPENCL     pull in gemm_cl.h
        GEMM_ENABLE_MPI        pull in gemm_mpi.h
        GEMM_ENABLE_CUDA       pull in gemm_cuda.cuh (only when compiled by nvcc)
+       GEMM_CBLAS             pull in gemm_cblas.h: with GEMM_IMPLEMENTATION,
+                              also emit cblas_sgemm, cblas_dgemm and their
+                              batch forms (for programs written for cblas.h)
        GEMM_MALLOC(size), GEMM_FREE(ptr)
                               replace malloc/free (define both or neither)
        GEMM_ASSERT(x)         replace assert() for internal invariants
@@ -183,6 +190,38 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc);
 
+/* The front door's batches, on the CPU backend with default options:
+   batch_count products that share every argument but where the matrices
+   are. Strided: member i's A, B, C start stride_a*i, stride_b*i,
+   stride_c*i elements after A, B, C (a stride may be 0 for a shared A or
+   B). Pointer arrays: member i's are A[i], B[i], C[i]. Each member has the
+   single call's semantics; no two members may write one element of C; a
+   refused batch writes nothing, and the detail names the member at fault.
+   gemm_cpu.h has the full story (gemm_cpu_?gemm_strided_batched,
+   gemm_cpu_?gemm_batched, with options). */
+GEMM_DEF gemm_status gemm_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                const float *B, int64_t ldb, int64_t stride_b,
+                                                float beta, float *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count);
+GEMM_DEF gemm_status gemm_dgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                const double *B, int64_t ldb, int64_t stride_b,
+                                                double beta, double *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count);
+GEMM_DEF gemm_status gemm_sgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        float alpha, const float *const A[], int64_t lda,
+                                        const float *const B[], int64_t ldb,
+                                        float beta, float *const C[], int64_t ldc, int64_t batch_count);
+GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        double alpha, const double *const A[], int64_t lda,
+                                        const double *const B[], int64_t ldb,
+                                        double beta, double *const C[], int64_t ldc, int64_t batch_count);
+
 /* The reference: plain loops, fp64 accumulation, the same contract. Slow on
    purpose; it is the oracle of the tests. */
 GEMM_DEF gemm_status gemm_ref_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -239,6 +278,8 @@ typedef struct gemm__problem {
     int64_t lda, ldb, ldc;
     int64_t ars, acs, brs, bcs;
     int64_t a_extent, b_extent, c_extent;
+    int bad_arg; /* after a failed check: the argument at fault, by its position in the
+                    call's list (cblas_?gemm's: layout = 1, ..., ldc = 14); else 0 */
 } gemm__problem;
 
 /* The checks of the contract, in argument order, then the canonical form.
@@ -250,6 +291,66 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                    int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                                    int beta_is_one, int have_C, int64_t ldc, gemm__problem *p);
+
+/* Batches: members that share one gemm__problem (the single call's checks,
+   made once) and differ in where their operands are. The strided form
+   steps each operand by a fixed stride; the pointer-array form lists each
+   member's operands, read through the backend's gemm__batch_addr_fn, so
+   one check serves host pointers, device pointers and buffer offsets. */
+
+/* The byte address of member i of a list (0 for NULL). */
+typedef uint64_t (*gemm__batch_addr_fn)(const void *list, int64_t i);
+
+typedef struct gemm__batch {
+    int64_t count;
+    /* strided form: elements from one member's operand to the next, for
+       the canonical a and b (swapped like the problem's) and C */
+    int64_t stride_a, stride_b, stride_c;
+    /* pointer-array form (NULL otherwise): the lists of the canonical a,
+       b and of C, and how to read an address from them */
+    const void *a_list, *b_list, *c_list;
+    gemm__batch_addr_fn addr_ab, addr_c;
+    int64_t bad_member; /* after a failed member check: the member at fault; else -1 */
+} gemm__batch;
+
+/* The checks of a strided batch: the single call's (strides and count
+   aside, the same positions in *p's bad_arg: layout = 1, ..., A = 8,
+   lda = 9; then stride_a = 10, B = 11, ldb = 12, stride_b = 13, beta = 14,
+   C = 15, ldc = 16, stride_c = 17, batch_count = 18), strides >= 0, every
+   member's span within 2^60 elements, and members that write C never
+   writing one element twice. Fills *p and *bt on success. */
+GEMM_DEF gemm_status gemm__prepare_strided(const char *func, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                           int have_A, int64_t lda, int64_t stride_a, int have_B, int64_t ldb,
+                                           int64_t stride_b, int beta_is_one, int have_C, int64_t ldc,
+                                           int64_t stride_c, int64_t batch_count, gemm__problem *p, gemm__batch *bt);
+
+/* The checks of a pointer-array batch: the single call's (positions as in
+   cblas_?gemm's list, batch_count = 15), a list and every member in it
+   non-NULL where read or written (else bt->bad_member names the first bad
+   one), and no two members writing one element of C (elements of
+   elem_size bytes). A, B, C are the caller's lists; addr_ab reads A and B,
+   addr_c reads C. Fills *p and *bt on success. */
+GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                           const void *A, int64_t lda, const void *B, int64_t ldb, int beta_is_one,
+                                           const void *C, int64_t ldc, int64_t batch_count,
+                                           gemm__batch_addr_fn addr_ab, gemm__batch_addr_fn addr_c,
+                                           size_t elem_size, gemm__problem *p, gemm__batch *bt);
+
+/* One member's C as the overlap check sees it: column-major, m elements
+   per column (contiguous), n columns ld apart, at byte address addr. */
+typedef struct gemm__batch_rect {
+    uint64_t addr;
+    int64_t m, n, ld;
+    int64_t member;
+} gemm__batch_rect;
+
+/* Whether two of the count rectangles share a byte (elements of es bytes);
+   sorts r by address. Returns 1 and the two members (*first < *second)
+   when they do, else 0. Costs O(count log count) when the rectangles'
+   spans are disjoint or nearly so, up to O(count^2) when many interleave. */
+GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *first, int64_t *second);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
@@ -282,6 +383,9 @@ typedef struct gemm__hooks {
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
     int cuda_host_tile;       /* CUDA host path: panels of this many rows and columns */
     size_t cuda_host_chunk_bytes; /* CUDA host path: bytes per staged copy */
+    int cuda_wgmma_group;     /* CUDA WGMMA: raster group of tile-rows (< 0: along N); bench sweeps */
+    int cuda_wgmma_grid;      /* CUDA WGMMA: blocks (-1: one per work unit, not persistent); bench sweeps */
+    int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))
@@ -308,6 +412,9 @@ GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #if defined(GEMM_ENABLE_CUDA) && defined(__CUDACC__)
 #include "gemm_cuda.cuh"
 #endif
+#if defined(GEMM_CBLAS)
+#include "gemm_cblas.h"
+#endif
 
 /* ====================================================================== */
 /*  IMPLEMENTATION                                                         */
@@ -321,6 +428,7 @@ GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 /* >>core config: src/core/config.c */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h> /* qsort, for core/batch.c */
 #include <string.h>
 
 #if defined(GEMM_MALLOC) && !defined(GEMM_FREE)
@@ -421,47 +529,52 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
     return need > 1 ? need : 1;
 }
 
-/* The checks of DESIGN.md, in argument order; sets *work on success. */
-static gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
-                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
-                                    int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one, int have_C,
-                                    int64_t ldc, gemm__work *work)
+/* Records the detail of a failed check and returns the position of the
+   argument at fault in the call's list (cblas_?gemm's: layout = 1, ...,
+   ldc = 14); core/batch.c uses it too. */
+#define GEMM__BAD_ARG(position, ...) return (gemm__fail(GEMM_ERR_INVALID_ARG, __VA_ARGS__), (position))
+
+/* The checks of DESIGN.md, in argument order; sets *work on success and
+   returns 0, else the position of the first bad argument. */
+static int gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                            int64_t m, int64_t n, int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B,
+                            int64_t ldb, int beta_is_one, int have_C, int64_t ldc, gemm__work *work)
 {
     const char *lay = layout == GEMM_ROW_MAJOR ? "row-major" : "column-major";
     int64_t need;
     int reads_ab, touches_c;
 
     if (layout != GEMM_ROW_MAJOR && layout != GEMM_COL_MAJOR)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", func, (int)layout);
+        GEMM__BAD_ARG(1, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", func, (int)layout);
     if (transa != GEMM_NO_TRANS && transa != GEMM_TRANS)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: transa is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transa);
+        GEMM__BAD_ARG(2, "%s: transa is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transa);
     if (transb != GEMM_NO_TRANS && transb != GEMM_TRANS)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: transb is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transb);
-    if (m < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m = %lld is negative", func, (long long)m);
-    if (n < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n = %lld is negative", func, (long long)n);
-    if (k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: k = %lld is negative", func, (long long)k);
+        GEMM__BAD_ARG(3, "%s: transb is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transb);
+    if (m < 0) GEMM__BAD_ARG(4, "%s: m = %lld is negative", func, (long long)m);
+    if (n < 0) GEMM__BAD_ARG(5, "%s: n = %lld is negative", func, (long long)n);
+    if (k < 0) GEMM__BAD_ARG(6, "%s: k = %lld is negative", func, (long long)k);
 
     reads_ab = m > 0 && n > 0 && k > 0 && !alpha_is_zero;
     touches_c = m > 0 && n > 0 && !(beta_is_one && (k == 0 || alpha_is_zero));
 
-    if (!have_A && reads_ab) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: A is NULL", func);
+    if (!have_A && reads_ab) GEMM__BAD_ARG(8, "%s: A is NULL", func);
     need = transa == GEMM_NO_TRANS ? gemm__min_ld(layout, m, k) : gemm__min_ld(layout, k, m);
     if (lda < need)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: lda = %lld is too small: %s %s A needs lda >= %lld",
-                          func, (long long)lda, lay, transa == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
-    if (!have_B && reads_ab) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: B is NULL", func);
+        GEMM__BAD_ARG(9, "%s: lda = %lld is too small: %s %s A needs lda >= %lld", func, (long long)lda, lay,
+                      transa == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
+    if (!have_B && reads_ab) GEMM__BAD_ARG(10, "%s: B is NULL", func);
     need = transb == GEMM_NO_TRANS ? gemm__min_ld(layout, k, n) : gemm__min_ld(layout, n, k);
     if (ldb < need)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ldb = %lld is too small: %s %s B needs ldb >= %lld",
-                          func, (long long)ldb, lay, transb == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
-    if (!have_C && touches_c) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C is NULL", func);
+        GEMM__BAD_ARG(11, "%s: ldb = %lld is too small: %s %s B needs ldb >= %lld", func, (long long)ldb, lay,
+                      transb == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
+    if (!have_C && touches_c) GEMM__BAD_ARG(13, "%s: C is NULL", func);
     need = gemm__min_ld(layout, m, n);
     if (ldc < need)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ldc = %lld is too small: %s C needs ldc >= %lld",
-                          func, (long long)ldc, lay, (long long)need);
+        GEMM__BAD_ARG(14, "%s: ldc = %lld is too small: %s C needs ldc >= %lld", func, (long long)ldc, lay,
+                      (long long)need);
 
     *work = !touches_c ? GEMM__WORK_NONE : reads_ab ? GEMM__WORK_FULL : GEMM__WORK_SCALE;
-    return GEMM_OK;
+    return 0;
 }
 
 /* The largest extent accepted: its byte offset fits in int64_t for any
@@ -496,9 +609,9 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     int reads;
     gemm_status s;
     p->work = GEMM__WORK_NONE; /* set before the checks: a failed call leaves *p defined */
-    s = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B,
-                                     ldb, beta_is_one, have_C, ldc, &p->work);
-    if (s != GEMM_OK) return s;
+    p->bad_arg = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B, ldb,
+                                  beta_is_one, have_C, ldc, &p->work);
+    if (p->bad_arg) return GEMM_ERR_INVALID_ARG;
     p->swapped = layout == GEMM_ROW_MAJOR;
     p->m = p->swapped ? n : m;
     p->n = p->swapped ? m : n;
@@ -513,16 +626,267 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     p->brs = p->b_trans ? p->ldb : 1;
     p->bcs = p->b_trans ? 1 : p->ldb;
     reads = p->work == GEMM__WORK_FULL;
-    /* Stored column-major: op(a) = a^T means a is k x m. */
+    /* Stored column-major: op(a) = a^T means a is k x m. A span too large
+       is blamed on the leading dimension (lda = 9, ldb = 11, ldc = 14). */
     s = gemm__span(func, p->swapped ? "B" : "A", reads, p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k,
                    p->lda, &p->a_extent);
-    if (s == GEMM_OK)
-        s = gemm__span(func, p->swapped ? "A" : "B", reads, p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n,
-                       p->ldb, &p->b_extent);
-    if (s == GEMM_OK) s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
+    if (s != GEMM_OK) {
+        p->bad_arg = p->swapped ? 11 : 9;
+        return s;
+    }
+    s = gemm__span(func, p->swapped ? "A" : "B", reads, p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n,
+                   p->ldb, &p->b_extent);
+    if (s != GEMM_OK) {
+        p->bad_arg = p->swapped ? 9 : 11;
+        return s;
+    }
+    s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
+    if (s != GEMM_OK) p->bad_arg = 14;
     return s;
 }
 /* <<core problem */
+/* >>core batch: src/core/batch.c */
+/* Batches: the single call's checks once, then what only a batch can get
+   wrong (a stride or a member pointer, two members writing one element of
+   C), all before any member is computed, so a refused batch writes
+   nothing. */
+
+/* Whether two column-major rectangles x (at element 0) and y (at element
+   e >= 0) share an element. Same shape: y's element (i', j') is x's
+   (i, j) when e = (i - i') + (j - j')*ld with |i - i'| < m, |j - j'| < n;
+   as ld >= m, only j - j' = e/ld or e/ld + 1 can work. Else each column
+   of the narrower one is tested against the first column of the other
+   that ends past its start. */
+static int gemm__rects_meet(int64_t e, const gemm__batch_rect *x, const gemm__batch_rect *y)
+{
+    const gemm__batch_rect *w = x->n <= y->n ? x : y, *o = w == x ? y : x;
+    int64_t w0 = w == x ? 0 : e, o0 = w == x ? e : 0, j;
+    if (x->m == y->m && x->n == y->n && x->ld == y->ld) {
+        int64_t q = e / x->ld, r = e % x->ld;
+        return (r < x->m && q < x->n) || (x->ld - r < x->m && q + 1 < x->n);
+    }
+    for (j = 0; j < w->n; j++) {
+        int64_t lo = w0 + j * w->ld, t = lo - o0 - o->m; /* o's column c ends past lo when c*ld > t */
+        int64_t c = t < 0 ? 0 : t / o->ld + 1;
+        if (c < o->n && o0 + c * o->ld < lo + w->m) return 1;
+    }
+    return 0;
+}
+
+/* Bytes from a rectangle's first element to one past its last. */
+static uint64_t gemm__rect_bytes(const gemm__batch_rect *r, size_t es)
+{
+    return r->m > 0 && r->n > 0 ? (uint64_t)((r->n - 1) * r->ld + r->m) * es : 0;
+}
+
+static int gemm__rect_cmp(const void *x, const void *y)
+{
+    uint64_t a = ((const gemm__batch_rect *)x)->addr, b = ((const gemm__batch_rect *)y)->addr;
+    return a < b ? -1 : a > b;
+}
+
+GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *first, int64_t *second)
+{
+    int64_t i, j;
+    qsort(r, (size_t)count, sizeof *r, gemm__rect_cmp);
+    for (i = 0; i < count; i++) {
+        uint64_t end = r[i].addr + gemm__rect_bytes(&r[i], es);
+        for (j = i + 1; j < count && r[j].addr < end; j++) {
+            uint64_t d = r[j].addr - r[i].addr;
+            /* elements that do not line up overlap wherever their spans do */
+            if (gemm__rect_bytes(&r[j], es) == 0) continue;
+            if (d % es != 0 || gemm__rects_meet((int64_t)(d / es), &r[i], &r[j])) {
+                *first = r[i].member < r[j].member ? r[i].member : r[j].member;
+                *second = r[i].member < r[j].member ? r[j].member : r[i].member;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The span of count members stepping `stride` elements, each `extent`
+   long, fits in the 2^60 elements every offset is checked against. */
+static int gemm__strided_fits(int64_t count, int64_t stride, int64_t extent)
+{
+    return count <= 1 || extent == 0 || stride == 0 || (count - 1) <= (GEMM__MAX_EXTENT - extent) / stride;
+}
+
+/* Strided C: member i and member i+d meet for every i when member 0 and
+   member d do; only d with d*stride_c below C's extent can. Returns 0, or
+   17 (stride_c's position) when two members would write one element. */
+static int gemm__strided_c_disjoint(const char *func, const gemm__problem *p, int64_t stride_c, int64_t count,
+                                    gemm__batch *bt)
+{
+    gemm__batch_rect c;
+    int64_t d;
+    c.m = p->m; c.n = p->n; c.ld = p->ldc; c.addr = 0; c.member = 0;
+    if (p->work == GEMM__WORK_NONE || count < 2) return 0;
+    if (stride_c == 0)
+        GEMM__BAD_ARG(17, "%s: stride_c = 0, so all %lld members would write the same C", func, (long long)count);
+    for (d = 1; d < count && d <= p->c_extent / stride_c; d++)
+        if (gemm__rects_meet(d * stride_c, &c, &c)) {
+            bt->bad_member = d;
+            GEMM__BAD_ARG(17, "%s: stride_c = %lld is too small: members 0 and %lld would write the same "
+                              "elements of C (%lld x %lld, ldc = %lld)", func, (long long)stride_c, (long long)d,
+                          (long long)(p->swapped ? p->n : p->m), (long long)(p->swapped ? p->m : p->n),
+                          (long long)p->ldc);
+        }
+    return 0;
+}
+
+/* The batch's own checks of a strided call, after the single call's;
+   returns the position of the argument at fault, 0 when there is none. */
+static int gemm__strided_checks(const char *func, const gemm__problem *p, int64_t stride_a, int64_t stride_b,
+                                int64_t stride_c, int64_t count, gemm__batch *bt)
+{
+    /* p's a and b are the caller's B and A when row-major */
+    int64_t ea = p->swapped ? p->b_extent : p->a_extent, eb = p->swapped ? p->a_extent : p->b_extent;
+    if (stride_a < 0) GEMM__BAD_ARG(10, "%s: stride_a = %lld is negative", func, (long long)stride_a);
+    if (stride_b < 0) GEMM__BAD_ARG(13, "%s: stride_b = %lld is negative", func, (long long)stride_b);
+    if (stride_c < 0) GEMM__BAD_ARG(17, "%s: stride_c = %lld is negative", func, (long long)stride_c);
+    if (!gemm__strided_fits(count, stride_a, ea))
+        GEMM__BAD_ARG(10, "%s: %lld members stride_a = %lld apart span more than 2^60 elements", func,
+                      (long long)count, (long long)stride_a);
+    if (!gemm__strided_fits(count, stride_b, eb))
+        GEMM__BAD_ARG(13, "%s: %lld members stride_b = %lld apart span more than 2^60 elements", func,
+                      (long long)count, (long long)stride_b);
+    if (!gemm__strided_fits(count, stride_c, p->c_extent))
+        GEMM__BAD_ARG(17, "%s: %lld members stride_c = %lld apart span more than 2^60 elements", func,
+                      (long long)count, (long long)stride_c);
+    return gemm__strided_c_disjoint(func, p, stride_c, count, bt);
+}
+
+/* Positions in a strided call's list of the single call's arguments
+   (cblas_?gemm's list, layout = 1 ... ldc = 14). */
+static int gemm__strided_position(int single)
+{
+    static const int at[15] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 14, 15, 16};
+    return single >= 0 && single <= 14 ? at[single] : 0;
+}
+
+GEMM_DEF gemm_status gemm__prepare_strided(const char *func, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                           int have_A, int64_t lda, int64_t stride_a, int have_B, int64_t ldb,
+                                           int64_t stride_b, int beta_is_one, int have_C, int64_t ldc,
+                                           int64_t stride_c, int64_t batch_count, gemm__problem *p, gemm__batch *bt)
+{
+    gemm_status s;
+    memset(bt, 0, sizeof *bt);
+    bt->bad_member = -1;
+    /* no member, no operand read: NULL is fine then */
+    s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A || batch_count == 0, lda,
+                      have_B || batch_count == 0, ldb, beta_is_one, have_C || batch_count == 0, ldc, p);
+    if (s != GEMM_OK) {
+        p->bad_arg = gemm__strided_position(p->bad_arg);
+        return s;
+    }
+    if (batch_count < 0) {
+        p->bad_arg = 18;
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: batch_count = %lld is negative", func, (long long)batch_count);
+    }
+    p->bad_arg = gemm__strided_checks(func, p, stride_a, stride_b, stride_c, batch_count, bt);
+    if (p->bad_arg) return GEMM_ERR_INVALID_ARG;
+    bt->count = batch_count;
+    bt->stride_a = p->swapped ? stride_b : stride_a;
+    bt->stride_b = p->swapped ? stride_a : stride_b;
+    bt->stride_c = stride_c;
+    return GEMM_OK;
+}
+
+/* Every member's pointers, in member order: present where the call reads
+   or writes them. Returns the position of the bad list (A = 8, B = 10,
+   C = 13; bt->bad_member says which member when the list itself is
+   there), else 0. */
+static int gemm__members_present(const char *func, const gemm__problem *p, const void *A, const void *B,
+                                 const void *C, int64_t count, gemm__batch *bt)
+{
+    int reads = p->work == GEMM__WORK_FULL, writes = p->work != GEMM__WORK_NONE;
+    int64_t i;
+    if (count == 0) return 0;
+    if (reads && !A) GEMM__BAD_ARG(8, "%s: A (the list of member pointers) is NULL", func);
+    if (reads && !B) GEMM__BAD_ARG(10, "%s: B (the list of member pointers) is NULL", func);
+    if (writes && !C) GEMM__BAD_ARG(13, "%s: C (the list of member pointers) is NULL", func);
+    for (i = 0; i < count && (reads || writes); i++) {
+        int bad = reads && !bt->addr_ab(A, i)   ? 8
+                  : reads && !bt->addr_ab(B, i) ? 10
+                  : writes && !bt->addr_c(C, i) ? 13
+                                                : 0;
+        if (bad) {
+            bt->bad_member = i;
+            GEMM__BAD_ARG(bad, "%s: member %lld: %s[%lld] is NULL", func, (long long)i,
+                          bad == 8 ? "A" : bad == 10 ? "B" : "C", (long long)i);
+        }
+    }
+    return 0;
+}
+
+/* No two members write one element of C. The usual list (Cs in
+   increasing or decreasing address order, each past the last) is seen in
+   one pass; any other is sorted and swept. */
+static gemm_status gemm__members_disjoint(const char *func, const gemm__problem *p, const void *C, int64_t count,
+                                          size_t es, gemm__batch *bt)
+{
+    uint64_t bytes = (uint64_t)p->c_extent * es;
+    int up = 1, down = 1, met;
+    int64_t i, first = 0, second = 0;
+    gemm__batch_rect *r;
+    if (p->work == GEMM__WORK_NONE || count < 2) return GEMM_OK;
+    for (i = 1; i < count && (up || down); i++) {
+        uint64_t x = bt->addr_c(C, i - 1), y = bt->addr_c(C, i);
+        up = up && y >= x && y - x >= bytes;
+        down = down && x >= y && x - y >= bytes;
+    }
+    if (up || down) return GEMM_OK;
+    r = (gemm__batch_rect *)GEMM_MALLOC(sizeof *r * (size_t)count);
+    if (!r)
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory to check %lld members' C for overlaps", func,
+                          (long long)count);
+    for (i = 0; i < count; i++) {
+        r[i].addr = bt->addr_c(C, i);
+        r[i].m = p->m; r[i].n = p->n; r[i].ld = p->ldc; r[i].member = i;
+    }
+    met = gemm__batch_overlap(r, count, es, &first, &second);
+    GEMM_FREE(r);
+    if (!met) return GEMM_OK;
+    bt->bad_member = second;
+    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: members %lld and %lld would write the same elements of C", func,
+                      (long long)first, (long long)second);
+}
+
+GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                           const void *A, int64_t lda, const void *B, int64_t ldb, int beta_is_one,
+                                           const void *C, int64_t ldc, int64_t batch_count,
+                                           gemm__batch_addr_fn addr_ab, gemm__batch_addr_fn addr_c,
+                                           size_t elem_size, gemm__problem *p, gemm__batch *bt)
+{
+    gemm_status s;
+    memset(bt, 0, sizeof *bt);
+    bt->bad_member = -1;
+    bt->addr_ab = addr_ab;
+    bt->addr_c = addr_c;
+    /* the lists are checked below, member by member */
+    s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha_is_zero, 1, lda, 1, ldb, beta_is_one, 1, ldc, p);
+    if (s != GEMM_OK) return s;
+    if (batch_count < 0) {
+        p->bad_arg = 15;
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: batch_count = %lld is negative", func, (long long)batch_count);
+    }
+    p->bad_arg = gemm__members_present(func, p, A, B, C, batch_count, bt);
+    if (p->bad_arg) return GEMM_ERR_INVALID_ARG;
+    s = gemm__members_disjoint(func, p, C, batch_count, elem_size, bt);
+    if (s != GEMM_OK) {
+        p->bad_arg = s == GEMM_ERR_INVALID_ARG ? 13 : 0;
+        return s;
+    }
+    bt->count = batch_count;
+    bt->a_list = p->swapped ? B : A;
+    bt->b_list = p->swapped ? A : B;
+    bt->c_list = C;
+    return GEMM_OK;
+}
+/* <<core batch */
 /* >>core reference: src/core/reference.c */
 /* Element i of a float or double array, as a double. */
 static double gemm__ref_load(gemm_precision precision, const void *x, int64_t i)

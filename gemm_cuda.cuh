@@ -61,29 +61,56 @@
        from_device_s (after the last multiply: the last pieces of C),
        total_s (wall clock; the four parts add up to it).
 
-   Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability)
-     - SIMT: fp32 (and fp64 on GPUs without FP64 tensor cores). 128x128
-       block tiles, 8x8 per thread (fp64: 64x64, 4x4), two blocks per SM,
-       16-byte cp.async copies into a 3-stage shared-memory ring, 16-byte
-       shared-memory reads laid out so that no two threads of a warp hit
-       one bank. Each operand is read in the orientation it is stored in
-       (k-contiguous or not: two shared-memory layouts), so no transpose
-       pass is needed for any of the 8 cases. Operands whose pointer or
-       leading dimension is not 16-byte aligned take the same kernel with
-       element-sized copies.
-     - DMMA: fp64 on the FP64 tensor cores (mma.sync; m16n8k4 on sm_90,
-       pairs of m8n8k4 on sm_80). 128x64 block tiles, 32x32 per warp, two
-       blocks per SM, the same cp.async ring.
+   Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability,
+   then a configuration by shape and device; options.variant forces one)
+     - SIMT: fp32 on the CUDA cores (and fp64 on GPUs without FP64 tensor
+       cores), sm_80+. fp32: warp-tiled, each warp a 64 x 64 tile of C,
+       each thread 8 x 16 (or 16 x 8) values, every shared-memory read a
+       conflict-free 16-byte load; a 3-stage cp.async ring of K tiles of
+       16; a k-major operand (one whose K index is contiguous) is
+       transposed by the block in shared memory, one K tile ahead.
+       Configurations (variant): 1 = 128x128 blocks, two per SM; 2 = the
+       same with 16 x 8 threads; 3 = 256x128; 4 = 128x256 (one per SM).
+       AUTO puts the 128 side on the k-major operand (3 when op(B) is
+       k-major, 4 when op(A) is), takes 2 when neither is and there are
+       more 128x128 tiles than SMs (K is not split), and 1 where a 256
+       side would stay half empty (M or N <= 128) or the block's shared
+       memory is too small.
+       Row-major NT (both operands k-major, its slowest case) with m or n
+       of 2048 or more first copies one operand transposed into scratch
+       (the one whose copy costs least: under about 4% of the time).
+       fp64 on SIMT: 64x64 blocks, 4x4 per thread, any alignment.
+     - DMMA: fp64 on the FP64 tensor cores (mma.sync). On Hopper with an
+       sm_90a build (variant 2, 3): warp-specialised and persistent; a
+       producer thread has the copy engine (TMA) bring 128-byte swizzled K
+       tiles of 16 into a ring of 4-5 stages on mbarriers, two (one)
+       consumer warpgroups multiply, each warp 64 x 32 of C in m16n8k16
+       (m16n8k8) MMAs with conflict-free 16-byte fragment loads; one block
+       per SM walks the tiles in groups of 8 tile-rows, so the next tile's
+       copies run during the epilogue. 2 = 128x128 blocks, one per SM;
+       3 = 128x64, two per SM: AUTO's choice when the 128x128 tiles do not
+       give every SM one and K <= 2048, or when N <= 64. Every layout is
+       read in place. Elsewhere (variant 1): 128x64 blocks on the cp.async
+       ring, m16n8k4 (pairs of m8n8k4 on sm_80), two per SM. The first
+       call on a Hopper device asks it, once, whether the sm_90a code was
+       loaded for it (a 4-byte synchronous copy).
+     - Operands the fast kernels cannot read in place (SIMT fp32 and the
+       TMA DMMA need 16-byte aligned bases and leading dimensions) are
+       first copied, realigned, into a scratch buffer taken in stream
+       order from the pool below (as the tensor-core modes' copies).
      - NAIVE (one thread per element) and TILED16 (the 16x16 shared-memory
        tile of the seed paper 000): the textbook ladder, for benchmarks.
-   Edges (any m, n, k) are bounds-checked in every kernel. When the tiles
-   are too few to fill the GPU, the K loop is split over several blocks
-   that add into C with atomics (after C = beta*C): such results may differ
-   in the last bits from run to run. options.split_k = 1 turns that off.
+   Edges (any m, n, k) are bounds-checked in every kernel (the copy engine
+   fills past the edges with zeros). When the tiles are too few to fill
+   the GPU, the K loop is split over several blocks that add into C with
+   atomics (after C = beta*C): such results may differ in the last bits
+   from run to run. options.split_k = 1 turns that off. beta = 0 never
+   reads C.
 
    SIMT and DMMA need compute capability 8.0 or later (cp.async); on older
-   GPUs AUTO runs TILED16, slowly but right. On an H200 the SIMT kernel
-   runs at 0.71-0.79 of cuBLAS's sgemm, DMMA at 0.66-0.76 of its dgemm.
+   GPUs AUTO runs TILED16, slowly but right. Speed beside cuBLAS on the
+   H100 and H200: bench/RESULTS.md (make bench-cuda prints issue 13's
+   table for the GPU it runs on).
 
    Reduced precision, opt-in by name (fp32 sums in every mode):
      - TF32: gemm_cuda_sgemm / _host with options.math = GEMM_CUDA_MATH_TF32.
@@ -93,16 +120,35 @@
        GEMM_F16 (__half) or both GEMM_BF16 (__nv_bfloat16), C GEMM_F32 or
        their type (rounded once from the fp32 result); alpha and beta are
        floats. Each pointer's type follows it, as in cublasSgemmEx.
-     Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): tiles copied by
-     the copy engine (TMA) into a 3-4 stage ring, wgmma m64n256 (m64n128)
+     - fp32 accuracy: gemm_cuda_sgemm / _host with options.math =
+       GEMM_CUDA_MATH_FP32_ACCURATE ("3xTF32"). Each fp32 operand is split
+       by a pass before the product into hi (rounded to nearest TF32) and
+       lo = TF32(x - hi), written k-major into scratch; the tensor cores sum
+       lo*hi + hi*lo + hi*hi (the small products first) in fp32. Its max
+       relative error is that of an fp32 SIMT product (tested against this
+       library's SIMT kernel; bench/RESULTS.md against cublasSgemm). Inf
+       and NaN inputs give Inf
+       and NaN where fp32 arithmetic does (they enter only through hi*hi),
+       with two documented differences: an Inf times a value below about
+       2^-136 in magnitude (whose TF32 hi part is 0) gives NaN, not Inf;
+       and a product within 2^-11 of FLT_MAX can round up to Inf, as hi
+       may exceed x by that much (a finite x whose hi would overflow is
+       truncated instead). The tensor cores' treatment of subnormal parts
+       may lose values below 2^-126 (then fp32's absolute error there).
+     Kernels: WGMMA on Hopper (sm_90 with an sm_90a build): a persistent
+     kernel, one block per SM (two with 128-row tiles) walking the tiles
+     of C in groups of 8 tile-rows, so that blocks running together share
+     panels of A and B in L2; tiles copied by the copy engine (TMA) into a
+     3-4 stage ring that runs on from one tile to the next, so the next
+     tile's copies overlap the last one's epilogue; wgmma m64n256 (m64n128)
      from shared memory, a producer and two consumer warpgroups, block
-     tiles of 256x128, or 128x128 with two blocks per SM for short K
-     (options.variant 1 or 2 picks one). MMA elsewhere from sm_80
-     (mma.sync m16n8k16 / m16n8k8 on the SIMT kernel's cp.async ring,
-     128x128 tiles); NAIVE below sm_80 (exact fp32 sums there). Both read
-     op(A) and op(B) k-major from 16-byte aligned rows (WGMMA also reads a
-     16-bit op(A) M-major, so a 16-bit NN call, row- or column-major, is
-     read in place): any other operand, or one with an odd leading
+     tiles of 256x128, or 128x128 with two blocks per SM for short K or M
+     of at most 128 (options.variant 1 or 2 picks one). MMA elsewhere from
+     sm_80 (mma.sync m16n8k16 / m16n8k8 on the SIMT kernel's cp.async
+     ring, 128x128 tiles); NAIVE below sm_80 (exact fp32 sums there). Both
+     read op(A) and op(B) k-major from 16-byte aligned rows (WGMMA also
+     reads 16-bit operands MN-major, with wgmma's transpose bits, so every
+     16-bit layout is read in place): any other operand, or one with an odd leading
      dimension or a misaligned pointer, is first copied into that form in a
      scratch buffer taken in stream order on the caller's stream and freed
      there. Its memory pool, one per device, keeps what it took for the
@@ -158,8 +204,10 @@ typedef enum gemm_cuda_kernel {
 } gemm_cuda_kernel;
 
 typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in */
-    GEMM_CUDA_MATH_EXACT = 0, /* fp32 in fp32 (and fp64 in fp64) */
-    GEMM_CUDA_MATH_TF32 = 1   /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
+    GEMM_CUDA_MATH_EXACT = 0,        /* fp32 in fp32 (and fp64 in fp64) */
+    GEMM_CUDA_MATH_TF32 = 1,         /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
+    GEMM_CUDA_MATH_FP32_ACCURATE = 2 /* fp32 inputs split into two TF32 parts, three products on the tensor
+                                        cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
 } gemm_cuda_math;
 
 typedef enum gemm_cuda_mode { /* how the _host calls move data (the doc block above says when each pays) */
@@ -177,7 +225,8 @@ typedef struct gemm_cuda_options {
     size_t max_device_bytes; /* _host calls: device memory the call may take (0 = most of what is free) */
     int host_threads;        /* _host calls: threads copying to and from pageable memory (0 = automatic) */
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
-    int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128 */
+    int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
+                                exact kernels (with kernel SIMT or DMMA): their configurations, above */
     gemm_timing *timing;     /* _host calls: filled in seconds when not NULL (setup, copies, kernels, total) */
 } gemm_cuda_options;
 
@@ -236,6 +285,15 @@ GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_c
 
 /* "naive", "tiled16", "simt", "dmma", "mma", "wgmma", "auto"; "?" for anything else. */
 GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel);
+
+#ifdef GEMM__TEST_HOOKS
+/* Tests and benchmarks: what the last fp32 / fp64 call of this thread on
+   the SIMT or DMMA kernel ran ("simt 256x128 mk split 1 grid 512 copies
+   a:- b:t": configuration, the layouts read (m/n: M-/N-major, k: k-major),
+   the K parts, the grid, each operand's copy: - none, r realigned, t
+   transposed). */
+GEMM_DEF const char *gemm__cuda_exact_last(void);
+#endif
 
 #ifdef __cplusplus
 }
@@ -326,14 +384,14 @@ template <int BYTES> __device__ __forceinline__ void gemm__cuda_cp_async(void *s
 __device__ __forceinline__ void gemm__cuda_cp_commit(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
 template <int N> __device__ __forceinline__ void gemm__cuda_cp_wait(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 
@@ -598,6 +656,219 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
     }
 }
 /* <<cuda simt */
+/* >>cuda simt_warp: src/cuda/simt_warp.cuh */
+/* SIMT for fp32, warp-tiled (the shape of cuBLAS's SIMT kernels on Ampere
+   and Hopper): each warp owns a 64 x 64 tile of C, each of its 32 threads
+   an 8 x 16 (LM = 8) or 16 x 8 (LM = 4) tile made of 4 x 4 sub-tiles LM*4
+   rows and LN*4 columns apart (LN = 32/LM), so every shared-memory read is
+   a 16-byte load touching LM (LN) distinct 16-byte words: one wavefront,
+   128 FFMA per 6 loads per k. Both operands are multiplied from [k][side]
+   tiles: an M-(N-)major operand is copied there by cp.async (a ring of 3
+   K tiles of 16), a k-major one into a [side][16 + 4] staging ring and
+   transposed, one K tile ahead, by the block itself into one of two
+   [k][side] buffers (about 1% of the instructions). One barrier per K
+   tile. No 128-register cap: 128-thread blocks run two per SM, 256-thread
+   ones one. Operands must be 16-byte aligned (base and leading dimension);
+   the host copies any other first. */
+
+/* Copies a [ROWS][COLS] tile whose COLS are contiguous in global memory (row
+   stride ld) into shared memory (row stride SLD) in 16-byte chunks; rows <
+   rows_left and cols < cols_left are read, the rest becomes zeros. A
+   thread's chunks are NT / (COLS/4) rows apart. */
+template <int ROWS, int COLS, int SLD, int NT>
+__device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int64_t ld, int rows_left, int cols_left)
+{
+    constexpr int CPR = COLS / 4, RSTEP = NT / CPR, ITER = ROWS / RSTEP;
+    static_assert(NT % CPR == 0 && ROWS % RSTEP == 0, "tile does not split evenly");
+    int r = (int)threadIdx.x / CPR, c = ((int)threadIdx.x % CPR) * 4;
+    float *d = s + r * SLD + c;
+    const float *gp = X + (int64_t)r * ld + c;
+    int64_t step = (int64_t)RSTEP * ld;
+    if (rows_left >= ROWS && cols_left >= COLS) {
+#pragma unroll
+        for (int i = 0; i < ITER; i++, gp += step) gemm__cuda_cp_async<16>(d + i * RSTEP * SLD, gp);
+    } else {
+        /* a chunk an edge cuts through is copied by hand: compute-sanitizer
+           reports a cp.async of 16 bytes with a smaller source size as a
+           16-byte read past the matrix (and the host path's buffers end
+           exactly where the matrix does) */
+        int cv = min(4, max(0, cols_left - c));
+#pragma unroll
+        for (int i = 0; i < ITER; i++, gp += step) {
+            int valid = r + i * RSTEP < rows_left ? cv : 0;
+            float *di = d + i * RSTEP * SLD;
+            if (valid == 4) gemm__cuda_cp_async<16>(di, gp);
+            else
+#pragma unroll
+                for (int e = 0; e < 4; e++) di[e] = e < valid ? gp[e] : 0.0f;
+        }
+    }
+}
+
+/* staging [SIDE][BK + 4] -> [BK][SIDE]: a warp reads 32 consecutive rows
+   (stride BK + 4 floats: 8 rows hit 8 distinct 16-byte bank groups) and
+   writes 32 consecutive floats of a k row. */
+template <int SIDE, int BK, int NT> __device__ __forceinline__ void gemm__cuda_sw_transpose(const float *st, float *T)
+{
+    static_assert((SIDE * BK / 4) % NT == 0, "transpose does not split evenly");
+#pragma unroll
+    for (int i = 0; i < SIDE * BK / 4 / NT; i++) {
+        int c = (int)threadIdx.x + i * NT, r = c % SIDE, k4 = (c / SIDE) * 4;
+        float4 v = *reinterpret_cast<const float4 *>(st + r * (BK + 4) + k4);
+        float *d = T + k4 * SIDE + r;
+        d[0] = v.x; d[SIDE] = v.y; d[2 * SIDE] = v.z; d[3 * SIDE] = v.w;
+    }
+}
+
+/* Four consecutive rows of one column of C (c 16-byte aligned when vec). */
+__device__ __forceinline__ void gemm__cuda_sw_store4(float *c, const float (&x)[4], int rows_left, float alpha,
+                                                     float beta, int atomic, bool vec)
+{
+    if (vec && !atomic && rows_left >= 4) {
+        float4 o;
+        if (beta == 0.0f) o = make_float4(alpha * x[0], alpha * x[1], alpha * x[2], alpha * x[3]);
+        else {
+            float4 p = *reinterpret_cast<const float4 *>(c);
+            o = make_float4(alpha * x[0] + beta * p.x, alpha * x[1] + beta * p.y, alpha * x[2] + beta * p.z,
+                            alpha * x[3] + beta * p.w);
+        }
+        *reinterpret_cast<float4 *>(c) = o;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            if (e < rows_left) gemm__cuda_store(c + e, x[e], alpha, beta, atomic);
+    }
+}
+
+/* A BM x BN block of 64 x 64 warps; LM lanes along M. BK 16, 3 stages. */
+template <int BM, int BN, int LM> struct gemm__cuda_sw_shape {
+    static constexpr int BK = 16, STAGES = 3, WM = 64, WN = 64, WARPS_M = BM / WM, NT = 32 * (BM / WM) * (BN / WN),
+                         LN = 32 / LM, TMV = WM / LM, TNV = WN / LN, TMS = TMV / 4, TNS = TNV / 4;
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0, "bad warp tile");
+    /* floats of one operand of side SIDE: its ring, and for a k-major one its two transposed buffers */
+    template <bool KMAJ, int SIDE> static constexpr int operand()
+    {
+        return KMAJ ? STAGES * SIDE * (BK + 4) + 2 * BK * SIDE : STAGES * BK * SIDE;
+    }
+    template <bool AK, bool BKM> static constexpr size_t smem() { return 4 * (size_t)(operand<AK, BM>() + operand<BKM, BN>()); }
+    /* row of a[i] / acc[i][*] and column of b[j] / acc[*][j] from the thread's origin */
+    static __device__ __forceinline__ int m_of(int i) { return (i / 4) * LM * 4 + i % 4; }
+    static __device__ __forceinline__ int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
+};
+
+/* The block's tile of C from blockIdx.x (blockIdx.y is the K part): groups
+   of 8 tile-rows, N tiles fastest inside a group, so blocks resident
+   together share panels of A and B in L2. */
+__device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, int &bn)
+{
+    int pid = (int)blockIdx.x, per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8),
+        r = pid % per_group;
+    bm = first + r % size;
+    bn = r / size;
+}
+
+template <int BM, int BN, int LM, int MINB, bool AK, bool BKM>
+__global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
+gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
+                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic)
+{
+    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
+    constexpr bool TR = AK || BKM; /* some operand is transposed one K tile ahead */
+    constexpr int RA = AK ? BM * (BK + 4) : BK * BM, RB = BKM ? BN * (BK + 4) : BK * BN; /* ring stage sizes */
+    extern __shared__ __align__(16) unsigned char gemm__cuda_sw_dyn[];
+    float *ringA = reinterpret_cast<float *>(gemm__cuda_sw_dyn), *ringB = ringA + STAGES * RA;
+    float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
+    int bm, bn;
+    gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
+    int m0 = bm * BM, n0 = bn * BN, kbeg = (int)blockIdx.y * kchunk, kend = min(K, kbeg + kchunk);
+    int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+    const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
+    const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
+    int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
+    auto load = [&](int st, int kt) {
+        int kleft = kend - kbeg - kt * BK;
+        if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
+        else gemm__cuda_sw_copy<BK, BM, BM, NT>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
+        if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
+        else gemm__cuda_sw_copy<BK, BN, BN, NT>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
+    };
+    auto transpose = [&](int st, int buf) {
+        if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
+        if (BKM) gemm__cuda_sw_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN);
+    };
+    float acc[TMV][TNV];
+#pragma unroll
+    for (int i = 0; i < TMV; i++)
+#pragma unroll
+        for (int j = 0; j < TNV; j++) acc[i][j] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles) load(s, s);
+        gemm__cuda_cp_commit();
+    }
+    if constexpr (TR) {
+        gemm__cuda_cp_wait<STAGES - 2>();
+        __syncthreads();
+        if (ktiles > 0) transpose(0, 0);
+    }
+    int cs = 0, ls = STAGES - 1; /* the stage computed and the stage loaded next */
+    for (int kt = 0; kt < ktiles; kt++) {
+        if constexpr (TR) gemm__cuda_cp_wait<STAGES - 3>(); /* tile kt + 1 is in (tile kt is transposed) */
+        else gemm__cuda_cp_wait<STAGES - 2>();              /* tile kt is in */
+        __syncthreads(); /* ... and every thread is done with the stage and buffer refilled below */
+        if (kt + STAGES - 1 < ktiles) load(ls, kt + STAGES - 1);
+        gemm__cuda_cp_commit();
+        if constexpr (TR)
+            if (kt + 1 < ktiles) transpose(cs + 1 == STAGES ? 0 : cs + 1, (kt + 1) & 1);
+        const float *as = AK ? TA + (kt & 1) * BK * BM : ringA + cs * RA;
+        const float *bs = BKM ? TB + (kt & 1) * BK * BN : ringB + cs * RB;
+        float a[2][TMV], b[2][TNV];
+        auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
+#pragma unroll
+            for (int i = 0; i < S::TMS; i++) {
+                float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
+                fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int j = 0; j < S::TNS; j++) {
+                float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
+                fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
+            }
+        };
+        frag(0, a[0], b[0]);
+#pragma unroll
+        for (int k = 0; k < BK; k++) { /* the fragments of k + 1 load while k multiplies */
+            if (k + 1 < BK) frag(k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+            for (int i = 0; i < TMV; i++)
+#pragma unroll
+                for (int j = 0; j < TNV; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+        }
+        cs = cs + 1 == STAGES ? 0 : cs + 1;
+        ls = ls + 1 == STAGES ? 0 : ls + 1;
+    }
+    gemm__cuda_cp_wait<0>();
+
+    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
+#pragma unroll
+    for (int j = 0; j < TNV; j++) {
+        int n = n0 + wn + S::n_of(j);
+        if (n >= N) continue;
+#pragma unroll
+        for (int i = 0; i < S::TMS; i++) {
+            int m = m0 + wm + S::m_of(4 * i);
+            if (m < M) {
+                const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
+                gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
+            }
+        }
+    }
+}
+/* <<cuda simt_warp */
 /* >>cuda dmma: src/cuda/dmma.cuh */
 /* DMMA: fp64 on the FP64 tensor cores (mma.sync, sm_80+), over the cp.async
    ring: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N) tile of
@@ -682,6 +953,148 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
             }
 }
 /* <<cuda dmma */
+/* >>cuda dmma_frag: src/cuda/dmma_frag.cuh */
+/* The fp64 tiles of the TMA DMMA kernel in shared memory and the mma.sync
+   .f64 fragments read from them with 16-byte loads (sm_90: m16n8k16).
+   Host-and-device index maps with no other dependency, so that the
+   research model (bench/research/exact/model.cu) checks these very maps on
+   the host: every product, and every load's bank wavefronts.
+
+   Tiles. A K tile is 16 doubles (128 bytes) deep. A k-major operand's tile
+   is SIDE rows of 128 bytes; an M-(N-)major one SIDE/16 boxes of 16 k rows
+   x 16 side elements (2 KB each). Both are what the copy engine writes with
+   CU_TENSOR_MAP_SWIZZLE_128B: in each 128-byte row r, 16-byte chunk c is
+   stored at chunk c ^ (r % 8).
+
+   Fragments. mma.m16n8k8.f64: lane 4g + t holds A(row g + 8i, slot t + 4j)
+   as a[i + 2j], B(slot t + 4j, col g) as b[j], D(row g + 8i, col 2t + q)
+   as d[2i + q]; m16n8k16 is two such steps in one instruction. The 8 slots
+   of a step may stand for any 8 k of the tile as long as both operands
+   agree, and the rows and columns for any rows and columns: in step s,
+   slot t + 4j is k = 2t + 8s + j, so a lane's two k are neighbours (one
+   16-byte load when the operand is k-major); for an M-major X, MMA rows g
+   and g + 8 are tile rows 2g and 2g + 1 (neighbours again); for an N-major
+   Y the two n-tiles 2p, 2p + 1 interleave. A k-major operand's rows are
+   permuted (sigma, rho) so that the 8 lanes of each quarter-warp read 8
+   different 16-byte bank groups: every 16-byte load of a warp is 4
+   wavefronts, the minimum. */
+
+#define GEMM__CUDA_HD __host__ __device__ __forceinline__
+
+/* doubles offset of (side index s, k index q < 16) in a k-major / M-major tile */
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_kmaj(int s, int q) { return s * 16 + ((((q >> 1) ^ s) & 7) << 1) + (q & 1); }
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_mnmaj(int s, int q)
+{
+    return (s >> 4) * 256 + q * 16 + (((((s & 15) >> 1) ^ q) & 7) << 1) + (s & 1);
+}
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_rho(int g) { return ((g & 1) << 2) | (g >> 1); }
+GEMM__CUDA_HD constexpr int gemm__cuda_dt_sigma(int g) { return (g & 4) | ((g & 1) << 1) | ((g >> 1) & 1); }
+
+/* Two neighbouring doubles in one 16-byte load (device), or two reads (host). */
+GEMM__CUDA_HD double2 gemm__cuda_dt_ld2(const double *p)
+{
+#ifdef __CUDA_ARCH__
+    return *reinterpret_cast<const double2 *>(p);
+#else
+    return make_double2(p[0], p[1]);
+#endif
+}
+
+/* The MMA's row operand X (mma's A). XK: X is k-major (both operands
+   k-major); else M-(N-)major. A lane's loads are per-lane base offsets
+   (doubles, the warp's origin wx included) plus constants, so every load of
+   a K tile has an immediate offset. */
+template <bool XK> struct gemm__cuda_dt_xfrag {
+    int base[4];
+    GEMM__CUDA_HD gemm__cuda_dt_xfrag(int wx, int g, int t)
+    {
+        if (XK) { /* base[2s + j]: tile row 2 sigma(g) + j, k = 2t + 8s and the next */
+            int r0 = 2 * gemm__cuda_dt_sigma(g), x = r0 & 7;
+            for (int s = 0; s < 2; s++)
+                for (int j = 0; j < 2; j++) base[2 * s + j] = (wx + r0 + j) * 16 + ((((t + 4 * s) ^ x ^ j) & 7) << 1);
+        } else { /* base[j]: tile rows 2g, 2g + 1 at k = 2t + j */
+            for (int j = 0; j < 2; j++) base[j] = (wx >> 4) * 256 + (2 * t + j) * 16 + (((g ^ (2 * t + j)) & 7) << 1);
+            base[2] = base[3] = 0;
+        }
+    }
+    /* offset of load j (0, 1) of 16-row tile mt in step s */
+    GEMM__CUDA_HD int off(int mt, int s, int j) const { return XK ? base[2 * s + j] + 256 * mt : base[j] + 256 * mt + 128 * s; }
+    GEMM__CUDA_HD void load(const double *X, int mt, int s, double (&f)[4]) const
+    {
+        double2 v0 = gemm__cuda_dt_ld2(X + off(mt, s, 0)), v1 = gemm__cuda_dt_ld2(X + off(mt, s, 1));
+        if (XK) { /* v0: MMA row g at k, k + 1; v1: row g + 8 */
+            f[0] = v0.x; f[1] = v1.x; f[2] = v0.y; f[3] = v1.y;
+        } else { /* v0: MMA rows g, g + 8 at k; v1: at k + 1 */
+            f[0] = v0.x; f[1] = v0.y; f[2] = v1.x; f[3] = v1.y;
+        }
+    }
+    /* tile row (of the 16) of MMA row g; MMA row g + 8 is the next one */
+    GEMM__CUDA_HD static int row(int g) { return 2 * (XK ? gemm__cuda_dt_sigma(g) : g); }
+};
+
+/* The MMA's column operand Y (mma's B). YK: k-major (one 16-byte load per
+   n-tile and step); else N-major (two 8-byte loads, also conflict-free). */
+template <bool YK> struct gemm__cuda_dt_yfrag {
+    int base[4];
+    GEMM__CUDA_HD gemm__cuda_dt_yfrag(int wy, int g, int t)
+    {
+        if (YK) { /* base[s]: tile column rho(g), k = 2t + 8s and the next */
+            int rr = gemm__cuda_dt_rho(g);
+            for (int s = 0; s < 2; s++) base[s] = (wy + rr) * 16 + ((((t + 4 * s) ^ rr) & 7) << 1);
+            base[2] = base[3] = 0;
+        } else { /* base[2h + j]: tile column 8h + g, k = 2t + j */
+            for (int h = 0; h < 2; h++)
+                for (int j = 0; j < 2; j++) {
+                    int n = 8 * h + g;
+                    base[2 * h + j] =
+                        (wy >> 4) * 256 + (2 * t + j) * 16 + (((((n & 15) >> 1) ^ (2 * t + j)) & 7) << 1) + (n & 1);
+                }
+        }
+    }
+    /* offset of the load for n-tile nt (8 columns) in step s; j: which 8-byte load (N-major) */
+    GEMM__CUDA_HD int off(int nt, int s, int j) const
+    {
+        return YK ? base[s] + 128 * nt : base[2 * (nt & 1) + j] + 256 * (nt >> 1) + 128 * s;
+    }
+    GEMM__CUDA_HD void load(const double *Y, int nt, int s, double (&f)[2]) const
+    {
+        if (YK) {
+            double2 v = gemm__cuda_dt_ld2(Y + off(nt, s, 0));
+            f[0] = v.x; f[1] = v.y;
+        } else {
+            f[0] = Y[off(nt, s, 0)];
+            f[1] = Y[off(nt, s, 1)];
+        }
+    }
+    /* tile column (of the 8) of d[2i + q] */
+    GEMM__CUDA_HD static int col(int t, int q) { return YK ? 4 * q + t : 2 * t + q; }
+};
+
+/* Which operand plays which role, from the layouts of op(A) (AK: k-major)
+   and op(B) (BKM). SWAP (op(A) k-major, op(B) not): the warp computes C^T,
+   X = op(B)^T (N-major) and Y = op(A)^T (k-major), so that no X is k-major
+   there. Both k-major: X = op(A) k-major (XK; its fragment interleaves two
+   loads in registers). Otherwise X = op(A), Y = op(B). */
+template <bool AK, bool BKM> struct gemm__cuda_dt_roles {
+    static constexpr bool SWAP = AK && !BKM, XK = AK && BKM, YK = SWAP ? true : BKM;
+};
+
+/* The warps of a BM x BN block tile: each a 64 x 32 tile of X rows x Y
+   columns, 4 x 4 MMA tiles of 16 x 8. */
+template <int BM, int BN, bool AK, bool BKM> struct gemm__cuda_dt_warps {
+    typedef gemm__cuda_dt_roles<AK, BKM> R;
+    static constexpr int BX = R::SWAP ? BN : BM, BY = R::SWAP ? BM : BN, WX = 64, WY = 32, WARPS_X = BX / WX,
+                         WARPS = (BX / WX) * (BY / WY), MT = WX / 16, NTL = WY / 8;
+    static_assert(BX % WX == 0 && BY % WY == 0, "the block is not a whole number of 64x32 warp tiles");
+};
+
+/* X row and Y column (from the warp's origin) of accumulator r of MMA tile (mt, nt) */
+template <bool XK, bool YK> GEMM__CUDA_HD void gemm__cuda_dt_acc_pos(int mt, int nt, int r, int g, int t, int &x, int &y)
+{
+    x = 16 * mt + gemm__cuda_dt_xfrag<XK>::row(g) + (r >> 1);
+    y = 8 * nt + gemm__cuda_dt_yfrag<YK>::col(t, r & 1);
+}
+/* <<cuda dmma_frag */
 /* >>cuda mma: src/cuda/mma.cuh */
 /* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
    fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
@@ -900,22 +1313,23 @@ template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(floa
 
 /* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
    from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
-   B_MN: B is stored N-major (16-bit types only; TF32 reads both k-major).
+   A_MN: A is stored M-major, B_MN: B is stored N-major (the transpose bits;
+   16-bit types only: TF32 reads both k-major).
    Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
-template <typename T, bool B_MN>
+template <typename T, bool A_MN, bool B_MN>
 __device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GEMM__WG_R0_63 ", "
-                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMM__WG_R0_63 ", "
-                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GEMM__WG_R0_63 ", "
                      GEMM__WG_R64_127 "}, %128, %129, p, 1, 1;\n}\n"
@@ -927,20 +1341,20 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64
 }
 
 /* The same with 128 columns (64 registers per thread). */
-template <typename T, bool B_MN>
+template <typename T, bool A_MN, bool B_MN>
 __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GEMM__WG_R0_63
-                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     "}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GEMM__WG_R0_63
-                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     "}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GEMM__WG_R0_63
                      "}, %64, %65, p, 1, 1;\n}\n"
@@ -957,11 +1371,11 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_
 #undef GEMM__WG_PRED
 
 /* One wgmma of WN = 256 or 128 columns. */
-template <typename T, bool B_MN, int WN>
+template <typename T, bool A_MN, bool B_MN, int WN>
 __device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[WN / 2], uint64_t da, uint64_t db)
 {
-    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, B_MN>(d, da, db);
-    else gemm__cuda_wgmma_m64n128<T, B_MN>(d, da, db);
+    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, A_MN, B_MN>(d, da, db);
+    else gemm__cuda_wgmma_m64n128<T, A_MN, B_MN>(d, da, db);
 }
 
 /* wgmma.fence: the accumulators and shared memory are ready for the wgmma
@@ -1002,9 +1416,13 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
 /* <<cuda wgmma_ptx */
 /* >>cuda wgmma: src/cuda/wgmma.cuh */
 /* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums.
-   The copy engine (TMA) fills a ring of shared-memory stages that wgmma
-   reads through descriptors; one producer thread issues the copies, two
-   consumer warpgroups the wgmma; the epilogue goes through shared memory. */
+   A persistent kernel: each block walks work units (a tile of C, or one K
+   part of it) in a rasterised order; in each, the copy engine (TMA) fills
+   a ring of shared-memory stages that wgmma reads through descriptors. One
+   producer thread issues the copies, two consumer warpgroups the wgmma;
+   the ring runs on across units, so the copies of a block's next tile are
+   in flight while its consumers write the last one, through a small
+   shared-memory buffer of their own. */
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -1014,22 +1432,71 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
    128-byte-wide K slice of both operands per stage.
    BM = 256 (large problems): 4 stages, one block per SM, the producer a
    whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each). BM = 128 (short K, small grids): 3
-   stages and two blocks per SM, whose copies and epilogues overlap; the
-   producer one warp (64 accumulators fit without setmaxnreg). */
+   consumers (128 accumulators each). BM = 128 (short K, thin M): 3 stages
+   and two blocks per SM, whose copies and epilogues overlap; the producer
+   one warp (64 accumulators fit without setmaxnreg).
+   The epilogue: each consumer warp stages its 16 columns of C, EPI_M rows
+   at a time, in a buffer of its own (EPI_LD floats per column: the float2
+   writes of a half-warp and the float4 reads of a quarter-warp land on 32
+   distinct banks for EPI_M = 32; 2-way conflicts for 16). */
 template <int BM_> struct gemm__cuda_wgmma_shape {
     static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
                          THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
-                         SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */,
-                         EPI_LD = BM + 8, /* floats per column of the epilogue's tile: a warp's float2 writes
-                                             (8 columns x 4 row pairs) land on 32 distinct bank pairs */
-                         MN_CHUNK_BYTES = 64 * 128; /* an M-major 16-bit A: 64 k rows of 64 elements */
-    static_assert(BN * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue's tile must fit in the ring");
+                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
+                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 1024 /* alignment */,
+                         MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
+    static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
+
+/* Which units a launch has and where each one's K slices are. Unit u is K
+   part u / tiles of tile u % tiles (so the blocks running together work on
+   the same K range); tiles go in groups of `group` tile-rows along M, M
+   fastest within a group (group < 0: along N), so that concurrent blocks
+   share panels of both operands in L2. K is counted in slices of 128 bytes
+   ("k tiles"); the fp32-accurate mode has three segments of kt_seg slices
+   each, reading regions (lo, hi), (hi, lo), (hi, hi) of a's and b's rows
+   (regions ldo elements apart, split.cuh; hc in place of hi in the first
+   two once the split saw an Inf or NaN). */
+typedef struct gemm__cuda_wgmma_work {
+    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
+    int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
+    int kt_seg, ldo;                 /* fp32-accurate segments; kt_seg = 0: none */
+    const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
+} gemm__cuda_wgmma_work;
+
+/* Unit u: its tile (bm, bn), K part, first k tile and how many. */
+__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &bm, int &bn,
+                                                      int &part, int &kt0, int &nkt)
+{
+    int tile = u % w.tiles, g = w.group > 0 ? w.group : -w.group;
+    int major = w.group > 0 ? w.tm : w.tn, minor = w.group > 0 ? w.tn : w.tm; /* grouped dimension, the other */
+    int per = g * minor, first = tile / per * g, size = min(major - first, g), r = tile % per;
+    int gi = first + r % size, oi = r / size;
+    bm = w.group > 0 ? gi : oi;
+    bn = w.group > 0 ? oi : gi;
+    part = u / w.tiles;
+    kt0 = part * w.kt_per;
+    nkt = min(w.kt_per, w.kt_total - kt0);
+}
+
+/* The element k coordinates in a's and b's rows of k tile `kt` (BK elements each). */
+__device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &w, int kt, int BK, int nonfinite,
+                                                   int &ka, int &kb)
+{
+    if (w.kt_seg == 0) {
+        ka = kb = kt * BK;
+        return;
+    }
+    /* segments: lo*hi, hi*lo, hi*hi (regions 0 hi, 1 lo, 2 hc) */
+    int s = kt / w.kt_seg, k = (kt % w.kt_seg) * BK;
+    int ra = s == 0 ? 1 : s == 1 && nonfinite ? 2 : 0, rb = s == 1 ? 1 : s == 0 && nonfinite ? 2 : 0;
+    ka = ra * w.ldo + k;
+    kb = rb * w.ldo + k;
+}
 
 /* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
    reading C when beta == 0; one vector access when `vec` (aligned) and all
@@ -1050,31 +1517,47 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* Writes a warpgroup's 64 columns x S::BM rows of C, laid out in shared
-   memory column by column (`tile`), 4 rows per thread at a time, so that a
-   warp writes 128 contiguous elements of a column. */
+/* One consumer warp's epilogue: its 16 columns of C (n0 ..) x S::BM rows
+   (m0 ..), EPI_M rows at a time through its buffer `buf`: the float2
+   pairs of the accumulators in, then float4 runs along the rows out, so a
+   quarter-warp writes EPI_M contiguous elements of one column. */
 template <typename S, typename TC>
-__device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M, int N, int m0, int n0, float alpha,
-                                                       float beta, TC *C, int64_t ldc)
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::ACC], float *buf, int M, int N, int m0,
+                                                          int n0, float alpha, float beta, TC *C, int64_t ldc)
 {
+    constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
+    int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
-    for (int e = (int)threadIdx.x % 128; e < 64 * (S::BM / 4); e += 128) {
-        int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
-        if (n < N && m < M)
-            gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&tile[nl * S::EPI_LD + ml]),
-                              M - m, alpha, beta, vec);
+#pragma unroll
+    for (int c = 0; c < S::BM / S::EPI_M; c++) {
+#pragma unroll
+        for (int j = 0; j < REGS; j += 2) {
+            int i = c * REGS + j;
+            *reinterpret_cast<float2 *>(&buf[(g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (j / 4) + 2 * t]) =
+                make_float2(d[i], d[i + 1]);
+        }
+        __syncwarp();
+        for (int col = lane / LANES_PER_COL; col < 16; col += COLS_PER_PASS) {
+            int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
+            if (n < N && m < M)
+                gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&buf[col * S::EPI_LD + ml]),
+                                  M - m, alpha, beta, vec);
+        }
+        __syncwarp();
     }
 }
 
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
-   tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
-   it writes C, with several it writes its raw sums into partial[z] (M x N,
-   column-major) and gemm__cuda_splitk_sum_kernel adds them up. */
-template <typename T, typename TC, bool A_MN, int BM>
+   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). The blocks
+   walk the units of `w`; a unit of a split K writes its raw sums into
+   partial[part] (M x N, column-major) and gemm__cuda_splitk_sum_kernel adds
+   them up. */
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM>
 __global__ void __launch_bounds__(gemm__cuda_wgmma_shape<BM>::THREADS, gemm__cuda_wgmma_shape<BM>::BLOCKS_PER_SM)
-gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
-                        int N, int K, int kt_per, float alpha, float beta, TC *C, int64_t ldc, float *partial)
+gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                        const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
+                        float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
@@ -1082,14 +1565,14 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int wg = (int)threadIdx.x / 128, bm, bn, kt0 = (int)blockIdx.z * kt_per; /* wg 0, 1: consumers */
-    int ktiles = min((K + BK - 1) / BK - kt0, kt_per);
-    gemm__cuda_block_tile<8>(bm, bn);
+    float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
+             *empty = full + S::STAGES;
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 256);
+            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
         }
         gemm__cuda_fence_mbar_init();
         gemm__cuda_fence_proxy_async();
@@ -1098,69 +1581,188 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 
     if (wg == 2) { /* producer: few registers, one thread */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256)
-            for (int kt = 0; kt < ktiles; kt++) {
-                int s = kt % S::STAGES;
-                if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
-                unsigned char *stage = smem + s * S::STAGE_BYTES;
-                gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                if (A_MN)
-                    for (int j = 0; j < S::BM / 64; j++)
-                        gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, (kt0 + kt) * BK, &full[s]);
-                else
-                    gemm__cuda_tma_load(stage, &map_a, (kt0 + kt) * BK, bm * S::BM, &full[s]);
-                gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, (kt0 + kt) * BK, bn * S::BN, &full[s]);
+        if (threadIdx.x == 256) {
+            int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+            for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+                int bm, bn, part, kt0, nkt;
+                gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+                for (int kt = 0; kt < nkt; kt++, it++) {
+                    int s = it % S::STAGES, ka, kb;
+                    if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
+                    unsigned char *stage = smem + s * S::STAGE_BYTES;
+                    gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
+                    gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+                    if (A_MN)
+                        for (int j = 0; j < S::BM / 64; j++)
+                            gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
+                    else
+                        gemm__cuda_tma_load(stage, &map_a, ka, bm * S::BM, &full[s]);
+                    if (B_MN)
+                        for (int j = 0; j < S::BN / 64; j++)
+                            gemm__cuda_tma_load(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b, bn * S::BN + 64 * j,
+                                                kb, &full[s]);
+                    else
+                        gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kb, bn * S::BN, &full[s]);
+                }
             }
+        }
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
-        float d[S::ACC];
+        float *buf = epi + warp * 16 * S::EPI_LD;
+        int it = 0;
+        for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+            int bm, bn, part, kt0, nkt;
+            gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+            float d[S::ACC];
 #pragma unroll
-        for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
-        gemm__cuda_wgmma_fence_acc(d);
-        for (int kt = 0; kt < ktiles; kt++) {
-            int s = kt % S::STAGES;
-            gemm__cuda_mbar_wait(&full[s], (unsigned)(kt / S::STAGES) & 1);
-            const unsigned char *stage = smem + s * S::STAGE_BYTES;
-            /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
-            uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
-                     db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
-            gemm__cuda_wgmma_arrive();
-#pragma unroll
-            for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: 32 bytes on, 2 descriptor units */
-                gemm__cuda_wgmma<T, A_MN, BM>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
-                                          db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
-            gemm__cuda_wgmma_commit();
-            /* the previous stage's group is done once at most this one is pending */
-            gemm__cuda_wgmma_wait<1>();
+            for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
             gemm__cuda_wgmma_fence_acc(d);
-            if (kt > 0) gemm__cuda_mbar_arrive(&empty[(kt - 1) % S::STAGES]);
-        }
-        gemm__cuda_wgmma_wait<0>();
-        gemm__cuda_wgmma_fence_acc(d);
-
-        /* The epilogue goes through shared memory, free once both consumer
-           warpgroups are past their last wgmma (every copy has landed by
-           then too). */
-        gemm__cuda_bar_sync<256>(1);
-        float *tile = reinterpret_cast<float *>(smem) + wg * 64 * S::EPI_LD;
-        int tid = (int)threadIdx.x % 128, w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
+            for (int kt = 0; kt < nkt; kt++, it++) {
+                int s = it % S::STAGES;
+                gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+                const unsigned char *stage = smem + s * S::STAGE_BYTES;
+                /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
+                uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
+                                   : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
+                         db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
+                gemm__cuda_wgmma_arrive();
 #pragma unroll
-        for (int i = 0; i < S::ACC; i += 2)
-            *reinterpret_cast<float2 *>(&tile[(16 * w + g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (i / 4) + 2 * t]) =
-                make_float2(d[i], d[i + 1]);
-        gemm__cuda_bar_sync<128>(2 + wg); /* this warpgroup only */
-        if (partial)
-            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, 1.0f, 0.0f,
-                                   partial + (int64_t)blockIdx.z * M * N, (int64_t)M);
-        else
-            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, alpha, beta, C, ldc);
+                for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
+                    gemm__cuda_wgmma<T, B_MN, A_MN, BM>(
+                        d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
+                        db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
+                gemm__cuda_wgmma_commit();
+                /* the previous stage's group is done once at most this one is pending */
+                gemm__cuda_wgmma_wait<1>();
+                gemm__cuda_wgmma_fence_acc(d);
+                if (kt > 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+                __syncwarp();
+            }
+            gemm__cuda_wgmma_wait<0>();
+            gemm__cuda_wgmma_fence_acc(d);
+            if (lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+            __syncwarp();
+            /* meanwhile the producer fills the freed stages with the next unit's slices */
+            int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
+            if (w.units != w.tiles) /* K split: raw sums */
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, partial + (int64_t)part * M * N,
+                                             (int64_t)M);
+            else
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+        }
     }
 #else
-    (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)kt_per; (void)alpha; (void)beta; (void)C; (void)ldc;
-    (void)partial;
+    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
 #endif
 }
 /* <<cuda wgmma */
+/* >>cuda split: src/cuda/split.cuh */
+/* The fp32-accurate mode's operand split (GEMM_CUDA_MATH_FP32_ACCURATE,
+   "3xTF32"): each fp32 operand x becomes hi + lo, hi = x rounded to TF32
+   (to nearest even; 11 significant bits), lo = x - hi (exact in fp32)
+   rounded to TF32 again, so hi + lo carries about 22 of x's 24 bits. The
+   tensor cores then sum lo*hi + hi*lo + hi*hi in fp32 (lo*lo, below
+   2^-22 of the product, is dropped), the small products first, as
+   CUTLASS's 3xTF32 orders them.
+
+   The split is a pass before the GEMM that writes k-major rows of three
+   regions of ldo elements each (ldo: K rounded up to 32, zeros past K):
+   the kind of each region is chosen per call (hi, lo, or "hc": hi with
+   every Inf and NaN replaced by 0). Why hc: an Inf in x makes hi = Inf and
+   lo = 0, and an Inf in a cross product Inf*lo_y turns into NaN whenever
+   lo_y is 0 (y exact in TF32), or Inf - Inf when hi_y and lo_y differ in
+   sign, where fp32 gives Inf. With hc in the cross products the Inf or NaN
+   enters only through hi*hi, as it does through x*y. */
+
+/* x rounded to TF32 (the low 13 mantissa bits zero), to nearest even; a
+   finite x that would round up past FLT_MAX is truncated instead. Inf and
+   NaN come back unchanged. */
+__device__ __forceinline__ float gemm__cuda_tf32_round(float x)
+{
+    uint32_t u = __float_as_uint(x), r;
+    if ((u & 0x7f800000u) == 0x7f800000u) return x; /* Inf, NaN */
+    r = (u + 0x0fffu + ((u >> 13) & 1u)) & 0xffffe000u;
+    if ((r & 0x7f800000u) == 0x7f800000u) r = u & 0xffffe000u; /* rounding overflowed */
+    return __uint_as_float(r);
+}
+
+/* The three kinds of region; a pattern packs one kind per region, 2 bits
+   each, region 0 lowest. */
+enum { GEMM__CUDA_HI = 0, GEMM__CUDA_LO = 1, GEMM__CUDA_HC = 2 };
+#define GEMM__CUDA_PATTERN(r0, r1, r2) ((r0) | (r1) << 2 | (r2) << 4)
+
+/* Writes the parts of x (k index q of one row) into the row's regions. */
+__device__ __forceinline__ void gemm__cuda_split_put(float *row, int ldo, int q, float x, int pattern, int regions,
+                                                     int *nonfinite)
+{
+    float hi = gemm__cuda_tf32_round(x), lo = 0.0f;
+    bool finite = isfinite(x);
+    if (finite) lo = gemm__cuda_tf32_round(x - hi);
+    else *nonfinite = 1; /* benign race: every writer stores 1 */
+    for (int j = 0; j < regions; j++) {
+        int kind = pattern >> (2 * j) & 3;
+        row[(int64_t)j * ldo + q] = kind == GEMM__CUDA_HI ? hi : kind == GEMM__CUDA_LO ? lo : finite ? hi : 0.0f;
+    }
+}
+
+/* X(r, q) of a rows x K k-major operand (q contiguous) -> the regions of
+   out's row r (ldout apart). Each thread takes 4 consecutive q, with one
+   16-byte load where X allows it; q in [K, ldo) becomes 0. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_rows_kernel(int rows, int K, const float *X, int64_t ld,
+                                                                    float *out, int64_t ldout, int ldo, int pattern,
+                                                                    int regions, int *nonfinite)
+{
+    bool vec = (uintptr_t)X % 16 == 0 && ld % 4 == 0;
+    int64_t per_row = ldo / 4, total = (int64_t)rows * per_row;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        int r = (int)(e / per_row), q = (int)(e % per_row) * 4;
+        const float *src = X + (int64_t)r * ld + q;
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        if (vec && q + 4 <= K) {
+            float4 f = *reinterpret_cast<const float4 *>(src);
+            v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
+        } else {
+            for (int j = 0; j < 4 && q + j < K; j++) v[j] = src[j];
+        }
+        float *row = out + (int64_t)r * ldout;
+#pragma unroll
+        for (int j = 0; j < 4; j++) gemm__cuda_split_put(row, ldo, q + j, v[j], pattern, regions, nonfinite);
+    }
+}
+
+/* The same for an operand that is not k-major (X(r, q) at X[q*ld + r]):
+   32x32 tiles through shared memory, so that reads run along r and writes
+   along q, both contiguous. Grid: ldo/32 x rows/32 blocks of 32x8. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_cols_kernel(int rows, int K, const float *X, int64_t ld,
+                                                                    float *out, int64_t ldout, int ldo, int pattern,
+                                                                    int regions, int *nonfinite)
+{
+    __shared__ float tile[32][33]; /* [q][r] */
+    int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int i = ty; i < 32; i += 8)
+        tile[i][tx] = r0 + tx < rows && q0 + i < K ? X[(int64_t)(q0 + i) * ld + r0 + tx] : 0.0f;
+    __syncthreads();
+    for (int i = ty; i < 32; i += 8)
+        if (r0 + i < rows)
+            gemm__cuda_split_put(out + (int64_t)(r0 + i) * ldout, ldo, q0 + tx, tile[tx][i], pattern, regions, nonfinite);
+}
+
+/* Region 2 = hc of region 0 (hi) for rows of both operands, only when the
+   split saw an Inf or a NaN (*nonfinite); otherwise every thread returns at
+   once and region 2 is never read. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_hc_kernel(int rows_a, int rows_b, float *a, float *b,
+                                                                  int64_t ldout, int ldo, const int *nonfinite)
+{
+    if (!*nonfinite) return;
+    int64_t per = (int64_t)(rows_a + rows_b) * ldo;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < per; e += (int64_t)gridDim.x * blockDim.x) {
+        int r = (int)(e / ldo), q = (int)(e % ldo);
+        float *row = r < rows_a ? a + (int64_t)r * ldout : b + (int64_t)(r - rows_a) * ldout;
+        float hi = row[q];
+        row[2 * (int64_t)ldo + q] = isfinite(hi) ? hi : 0.0f;
+    }
+}
+/* <<cuda split */
 /* >>cuda copy: src/cuda/copy.cuh */
 /* Operand copies for the tensor-core kernels, which read A and B k-major
    (each row of op(A), each column of op(B) contiguous) from 16-byte aligned
@@ -1246,6 +1848,267 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
     }
 }
 /* <<cuda splitk */
+/* >>cuda dmma_tma: src/cuda/dmma_tma.cuh */
+/* DMMA on Hopper (sm_90a): fp64 on the FP64 tensor cores, warp-specialised
+   and persistent. The last warpgroup produces: one thread has the copy
+   engine (TMA) bring each K tile of both operands, 128-byte swizzled, into
+   a ring of STAGES on mbarriers; the other warpgroups consume, each warp a
+   64 x 32 tile of C in m16n8k16 MMAs (dmma_frag.cuh's fragments: 16-byte
+   loads, no bank conflicts). setmaxnreg moves the producer's registers to
+   the consumers. The grid is at most one block per SM slot; each block
+   walks the work units (tile of C, K part) u = blockIdx.x + i * gridDim.x,
+   in groups of 8 tile-rows (blocks running together share panels of A and
+   B in L2), and the producer fills the next unit's stages while the
+   consumers write C. The copy engine zero-fills past every edge, so the
+   consumers never test bounds until the epilogue. */
+
+/* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
+__device__ __forceinline__ void gemm__cuda_dmma_m16n8k16(double (&d)[4], const double (&a0)[4], const double (&a1)[4],
+                                                         const double (&b0)[2], const double (&b1)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a0[0]), "d"(a0[1]), "d"(a0[2]), "d"(a0[3]), "d"(a1[0]), "d"(a1[1]), "d"(a1[2]), "d"(a1[3]),
+                   "d"(b0[0]), "d"(b0[1]), "d"(b1[0]), "d"(b1[1]));
+#else
+    (void)d; (void)a0; (void)a1; (void)b0; (void)b1;
+#endif
+}
+
+/* D += A * B for a 16x8 tile and K = 8 (one step). */
+__device__ __forceinline__ void gemm__cuda_dmma_m16n8k8(double (&d)[4], const double (&a)[4], const double (&b)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    (void)d; (void)a; (void)b;
+#endif
+}
+
+/* One warp's MT x NTL MMA tiles over one 16-deep K tile: KI = 16, one
+   m16n8k16 per tile (half the instructions), or KI = 8, two m16n8k8 (half
+   the fragments live at once: where 16 would spill). */
+template <bool XK, bool YK, int MT, int NTL, int KI>
+__device__ __forceinline__ void gemm__cuda_dt_warp_tile(const double *Xs, const double *Ys,
+                                                        const gemm__cuda_dt_xfrag<XK> &fx,
+                                                        const gemm__cuda_dt_yfrag<YK> &fy, double (&acc)[MT][NTL][4])
+{
+    if constexpr (KI == 16) {
+        double b[2][NTL][2];
+#pragma unroll
+        for (int s = 0; s < 2; s++)
+#pragma unroll
+            for (int nt = 0; nt < NTL; nt++) fy.load(Ys, nt, s, b[s][nt]);
+#pragma unroll
+        for (int mt = 0; mt < MT; mt++) {
+            double a0[4], a1[4];
+            fx.load(Xs, mt, 0, a0);
+            fx.load(Xs, mt, 1, a1);
+#pragma unroll
+            for (int nt = 0; nt < NTL; nt++) gemm__cuda_dmma_m16n8k16(acc[mt][nt], a0, a1, b[0][nt], b[1][nt]);
+        }
+    } else {
+#pragma unroll
+        for (int s = 0; s < 2; s++) {
+            double b[NTL][2];
+#pragma unroll
+            for (int nt = 0; nt < NTL; nt++) fy.load(Ys, nt, s, b[nt]);
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                double a[4];
+                fx.load(Xs, mt, s, a);
+#pragma unroll
+                for (int nt = 0; nt < NTL; nt++) gemm__cuda_dmma_m16n8k8(acc[mt][nt], a, b[nt]);
+            }
+        }
+    }
+}
+
+/* Two neighbouring rows of one column of C: one 16-byte access when C
+   allows it (vec) and no atomics are asked for. */
+__device__ __forceinline__ void gemm__cuda_dt_store2(double *c, double x0, double x1, int rows_left, double alpha,
+                                                     double beta, int atomic, bool vec)
+{
+    if (vec && !atomic && rows_left >= 2) {
+        double2 o;
+        if (beta == 0.0) o = make_double2(alpha * x0, alpha * x1);
+        else {
+            double2 p = *reinterpret_cast<const double2 *>(c);
+            o = make_double2(alpha * x0 + beta * p.x, alpha * x1 + beta * p.y);
+        }
+        *reinterpret_cast<double2 *>(c) = o;
+    } else {
+        gemm__cuda_store(c, x0, alpha, beta, atomic);
+        if (rows_left >= 2) gemm__cuda_store(c + 1, x1, alpha, beta, atomic);
+    }
+}
+
+/* Writes a warp's accumulators; x0 / y0: its first X row and Y column in
+   C's terms (m and n, or n and m under SWAP). */
+template <bool SWAP, bool XK, bool YK, int MT, int NTL>
+__device__ __forceinline__ void gemm__cuda_dt_warp_store(const double (&acc)[MT][NTL][4], int x0, int y0, int g, int t,
+                                                         int M, int N, double alpha, double beta, double *C,
+                                                         int64_t ldc, int atomic)
+{
+    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NTL; nt++)
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                int x, y; /* acc[q] at (x, y), acc[2 + q] at (x + 1, y) */
+                gemm__cuda_dt_acc_pos<XK, YK>(mt, nt, q, g, t, x, y);
+                x += x0;
+                y += y0;
+                if (!SWAP) { /* rows x, x + 1 of column y */
+                    if (x < M && y < N)
+                        gemm__cuda_dt_store2(&C[x + (int64_t)y * ldc], acc[mt][nt][q], acc[mt][nt][2 + q], M - x,
+                                             alpha, beta, atomic, vec);
+                } else if (y < M) { /* row y of columns x, x + 1 */
+                    if (x < N) gemm__cuda_store(&C[y + (int64_t)x * ldc], acc[mt][nt][q], alpha, beta, atomic);
+                    if (x + 1 < N) gemm__cuda_store(&C[y + (int64_t)(x + 1) * ldc], acc[mt][nt][2 + q], alpha, beta, atomic);
+                }
+            }
+}
+
+/* The two block shapes: NCWG consumer warpgroups of 4 warps, BM x BN =
+   128 x 64*NCWG; two consumer warpgroups run one block per SM, one runs
+   two (their barrier waits and epilogues hide each other's). */
+template <int NCWG> struct gemm__cuda_dt_shape {
+    static constexpr int BM = 128, BN = 64 * NCWG, CONSUMERS = 128 * NCWG, THREADS = CONSUMERS + 128,
+                         MINB = NCWG == 2 ? 1 : 2, STAGES = NCWG == 2 ? 5 : 4, REG_PRODUCER = NCWG == 2 ? 40 : 32,
+                         REG_CONSUMER = NCWG == 2 ? 232 : 224, SA = BM * 16, SB = BN * 16, STAGE_BYTES = (SA + SB) * 8,
+                         SMEM = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8; /* + alignment slack, barriers */
+    static_assert(REG_PRODUCER * 128 + REG_CONSUMER * CONSUMERS <= 65536 / MINB, "registers");
+};
+
+/* Work unit u -> its tile origin and K range: units run K part by K part,
+   tiles in groups of 8 tile-rows (N tiles fastest inside a group). */
+template <int BM, int BN>
+__device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K, int kchunk, int &m0, int &n0,
+                                                   int &kbeg, int &ktiles)
+{
+    int tiles = tm * tn, kz = u / tiles, pid = u - kz * tiles;
+    int per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8), r = pid % per_group;
+    m0 = (first + r % size) * BM;
+    n0 = (r / size) * BN;
+    kbeg = kz * kchunk;
+    int kend = min(K, kbeg + kchunk);
+    ktiles = kend > kbeg ? (kend - kbeg + 15) / 16 : 0;
+}
+
+/* The producer's thread: every K tile of every unit of this block into the
+   ring, waiting for a stage to be empty before refilling it. An M-major
+   tile arrives as BM/16 (BN/16) boxes of 16 x 16, a k-major one as one box. */
+template <int NCWG, bool AK, bool BKM>
+__device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                      unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
+                                                      int tn, int total, int K, int kchunk)
+{
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    unsigned it = 0;
+    for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
+        int m0, n0, kbeg, ktiles;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        for (int kt = 0; kt < ktiles; kt++, it++) {
+            unsigned s = it % S::STAGES;
+            if (it >= (unsigned)S::STAGES) gemm__cuda_mbar_wait(&empty[s], (it / S::STAGES - 1) & 1);
+            double *as = reinterpret_cast<double *>(ring + s * S::STAGE_BYTES), *bs = as + S::SA;
+            int k0 = kbeg + kt * 16;
+            gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+            if (AK) {
+                gemm__cuda_tma_load(as, map_a, k0, m0, &full[s]);
+            } else {
+#pragma unroll 1
+                for (int j = 0; j < S::BM / 16; j++) gemm__cuda_tma_load(as + 256 * j, map_a, m0 + 16 * j, k0, &full[s]);
+            }
+            if (BKM) {
+                gemm__cuda_tma_load(bs, map_b, k0, n0, &full[s]);
+            } else {
+#pragma unroll 1
+                for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load(bs + 256 * j, map_b, n0 + 16 * j, k0, &full[s]);
+            }
+        }
+    }
+}
+
+/* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
+   {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
+   16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
+   C (already scaled by beta). In any build without sm_90a the body is
+   empty and the host never launches it. */
+template <int NCWG, bool AK, bool BKM>
+__global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
+gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                           int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
+                           double *C, int64_t ldc, int atomic)
+{
+#if GEMM__CUDA_SM90A
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    typedef gemm__cuda_dt_roles<AK, BKM> R;
+    typedef gemm__cuda_dt_warps<S::BM, S::BN, AK, BKM> W;
+    static_assert(W::WARPS * 32 == S::CONSUMERS, "consumer warps");
+    constexpr int KI = NCWG == 2 && !R::XK ? 16 : 8; /* 16 would spill in the others */
+    extern __shared__ __align__(1024) unsigned char gemm__cuda_dt_smem[];
+    /* the 128-byte swizzle repeats every 1024 bytes: the ring starts on such a boundary */
+    unsigned char *ring = gemm__cuda_dt_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_dt_smem) % 1024) % 1024);
+    uint64_t *full = reinterpret_cast<uint64_t *>(ring + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
+    int total = tm * tn * split;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            gemm__cuda_mbar_init(&full[s], 1);               /* the producer's expect_tx; the bytes complete it */
+            gemm__cuda_mbar_init(&empty[s], S::CONSUMERS);   /* every consumer thread is done reading */
+        }
+        gemm__cuda_fence_mbar_init();
+        gemm__cuda_fence_proxy_async();
+    }
+    __syncthreads();
+
+    if ((int)threadIdx.x >= S::CONSUMERS) {
+        gemm__cuda_setmaxnreg_dec<S::REG_PRODUCER>();
+        if ((int)threadIdx.x == S::CONSUMERS)
+            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, K, kchunk);
+        return;
+    }
+    gemm__cuda_setmaxnreg_inc<S::REG_CONSUMER>();
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    int wx = (warp % W::WARPS_X) * W::WX, wy = (warp / W::WARPS_X) * W::WY;
+    const gemm__cuda_dt_xfrag<R::XK> fx(wx, g, t);
+    const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
+    unsigned it = 0;
+    for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
+        int m0, n0, kbeg, ktiles;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        double acc[W::MT][W::NTL][4];
+#pragma unroll
+        for (int i = 0; i < W::MT; i++)
+#pragma unroll
+            for (int j = 0; j < W::NTL; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
+        for (int kt = 0; kt < ktiles; kt++, it++) {
+            unsigned s = it % S::STAGES;
+            gemm__cuda_mbar_wait(&full[s], (it / S::STAGES) & 1);
+            const double *as = reinterpret_cast<const double *>(ring + s * S::STAGE_BYTES), *bs = as + S::SA;
+            gemm__cuda_dt_warp_tile<R::XK, R::YK, W::MT, W::NTL, KI>(R::SWAP ? bs : as, R::SWAP ? as : bs, fx, fy, acc);
+            gemm__cuda_mbar_arrive(&empty[s]);
+        }
+        gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
+                                                                       (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
+                                                                       beta, C, ldc, atomic);
+    }
+#else
+    (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;
+    (void)beta; (void)C; (void)ldc; (void)atomic;
+#endif
+}
+/* <<cuda dmma_tma */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
 /* >>cuda call: src/cuda/call.cuh */
@@ -1282,8 +2145,8 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
     if (o->math != GEMM_CUDA_MATH_EXACT)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 is for fp32 only)",
-                          fn, (int)o->math);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
+                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -1292,9 +2155,10 @@ static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_option
     if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
     if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant != 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact kernels have one configuration "
-                          "each (0)", fn, o->variant);
+    if (o->variant != 0 && !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= 4) &&
+        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= 3))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-4 of the "
+                          "SIMT kernel (fp32) and 1-3 of DMMA, named with options.kernel (0: automatic)", fn, o->variant);
     return GEMM_OK;
 }
 
@@ -1324,11 +2188,12 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
 }
 
 /* Whether a call with A and B of type T runs on the tensor cores: FP16 and
-   BF16 always, fp32 under options.math = TF32, fp64 never. */
+   BF16 always, fp32 under options.math = TF32 or FP32_ACCURATE, fp64 never. */
 template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
 {
     if constexpr (std::is_same<T, double>::value) return false;
-    else if constexpr (std::is_same<T, float>::value) return o->math == GEMM_CUDA_MATH_TF32;
+    else if constexpr (std::is_same<T, float>::value)
+        return o->math == GEMM_CUDA_MATH_TF32 || o->math == GEMM_CUDA_MATH_FP32_ACCURATE;
     else return true;
 }
 
@@ -1372,10 +2237,47 @@ static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, cons
     return GEMM_OK;
 }
 /* <<cuda call */
+/* >>cuda scratch: src/cuda/scratch.cuh */
+/* The scratch pool of the tensor-core modes: their operand copies and
+   split-K sums are taken from it in stream order on the caller's stream
+   and given back there. One pool per device, created on first use (when
+   `create`; else *pool may come back NULL). It keeps its memory between
+   calls, as cuBLAS keeps a workspace: the device's default pool hands
+   memory back to the driver at every synchronisation, and mapping it again
+   cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384 on an
+   H200). gemm_cuda_release_scratch() hands it back. */
+static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
+{
+    static std::atomic<cudaMemPool_t> pools[64];
+    cudaMemPool_t p, expected = NULL;
+    cudaMemPoolProps props;
+    uint64_t keep = UINT64_MAX;
+    *pool = NULL;
+    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
+    if ((p = pools[dev].load()) != NULL || !create) {
+        *pool = p;
+        return GEMM_OK;
+    }
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    GEMM__CUDA_TRY(fn, cudaMemPoolCreate(&p, &props));
+    GEMM__CUDA_TRY(fn, cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep));
+    if (!pools[dev].compare_exchange_strong(expected, p)) { /* another thread was first */
+        cudaMemPoolDestroy(p);
+        p = expected;
+    }
+    *pool = p;
+    return GEMM_OK;
+}
+/* <<cuda scratch */
 /* >>cuda exact: src/cuda/exact.cuh */
-/* The exact path (fp32 in fp32, fp64 in fp64): the kernel configurations,
-   how K is split, the launches, and the choice among SIMT, DMMA and the
-   ladder. */
+/* The exact path's cp.async kernels that read the operands in place (any
+   alignment): fp64 on SIMT (GPUs without FP64 tensor cores) and DMMA's
+   ring configuration (sm_80, or builds without sm_90a); how K is split;
+   the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
+   and the TMA DMMA launches are in exact_run.cuh. */
 
 /* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
    shared memory per layout, and its kernel per layout and copy width (VEC
@@ -1405,12 +2307,8 @@ template <int BM_, int BN_, int BK_, int STAGES, int WARPS_M, int WARPS_N, int M
     }
 };
 
-/* The configurations that ship: template arguments BM, BN, BK, TM x TN per
-   thread (DMMA: warps along M x N), stages, blocks per SM, block order. On
-   an H200 none of the others tried (larger tiles, one block per SM, more
-   stages, swizzled block order, other fragment layouts) beat them by more
-   than the run-to-run spread. */
-typedef gemm__cuda_simt_cfg<float, 128, 128, 16, 8, 8, 3, 2, 0> gemm__cuda_simt_f32;
+/* The configurations: template arguments BM, BN, BK, TM x TN per thread
+   (DMMA: warps along M x N), stages, blocks per SM, block order. */
 typedef gemm__cuda_simt_cfg<double, 64, 64, 16, 4, 4, 3, 2, 0> gemm__cuda_simt_f64; /* without FP64 tensor cores */
 typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0> gemm__cuda_dmma_f64;      /* 32x32 per warp */
 
@@ -1528,64 +2426,469 @@ static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, i
     if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
     return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
 }
+/* <<cuda exact */
+/* >>cuda exact_plan: src/cuda/exact_plan.cuh */
+/* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
+   of the kernel runs, in which layout it reads the operands, and which
+   operands are first copied into scratch for that. Chosen from the shape
+   and the device (its SM count, its shared memory per block, whether this
+   build has its sm_90a code) on every call.
+
+   Configurations (options.variant with kernel SIMT or DMMA; 0 chooses):
+     SIMT fp32 (warp-tiled, cp.async; sm_80+)
+       1  128 x 128, threads of 8 x 16, two blocks per SM
+       2  128 x 128, threads of 16 x 8, two blocks per SM
+       3  256 x 128, one block per SM
+       4  128 x 256, one block per SM
+     DMMA fp64
+       1  cp.async ring, 128 x 64, m16n8k4, two blocks per SM (sm_80+)
+       2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
+       3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
+   (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
+
+enum {
+    GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */
+    GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
+    GEMM__CUDA_SW_256X128 = 3,
+    GEMM__CUDA_SW_128X256 = 4,
+    GEMM__CUDA_DMMA_RING = 1,
+    GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
+    GEMM__CUDA_DMMA_TMA_64 = 3  /* 128x64, two per SM */
+};
+
+/* How an operand reaches the kernel: as it is, copied into scratch with its
+   leading dimension rounded up to 16 bytes (the copy engine and the 16-byte
+   copies need aligned rows), or transposed there (k-major to M-major). */
+typedef enum gemm__cuda_copy { GEMM__CUDA_AS_IS = 0, GEMM__CUDA_REALIGN = 1, GEMM__CUDA_TRANSPOSE = 2 } gemm__cuda_copy;
+
+/* The device facts the plan reads. */
+typedef struct gemm__cuda_exact_dev {
+    int sms, smem_block; /* SMs; shared memory one block may opt in to (bytes) */
+    bool tma;            /* the sm_90a kernels can run (Hopper, and this build has their code) */
+} gemm__cuda_exact_dev;
+
+typedef struct gemm__cuda_exact_plan {
+    gemm_cuda_kernel kernel; /* SIMT or DMMA */
+    int variant;             /* the configuration above */
+    bool ak, bk;             /* op(A) / op(B) k-major as the kernel reads them */
+    gemm__cuda_copy copy_a, copy_b;
+    int64_t lda, ldb;        /* leading dimensions of the copies */
+    size_t a_elems, b_elems; /* their sizes in elements (0: no copy) */
+} gemm__cuda_exact_plan;
+
+/* Shared memory of fp32 configuration `variant` for the layout. */
+static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
+{
+    typedef gemm__cuda_sw_shape<128, 128, 8> S1;
+    typedef gemm__cuda_sw_shape<256, 128, 8> S3;
+    typedef gemm__cuda_sw_shape<128, 256, 8> S4;
+    if (variant == GEMM__CUDA_SW_256X128)
+        return ak ? (bk ? S3::smem<true, true>() : S3::smem<true, false>()) : (bk ? S3::smem<false, true>() : S3::smem<false, false>());
+    if (variant == GEMM__CUDA_SW_128X256)
+        return ak ? (bk ? S4::smem<true, true>() : S4::smem<true, false>()) : (bk ? S4::smem<false, true>() : S4::smem<false, false>());
+    return ak ? (bk ? S1::smem<true, true>() : S1::smem<true, false>()) : (bk ? S1::smem<false, true>() : S1::smem<false, false>());
+}
+
+/* AUTO's fp32 configuration for the layout the kernel reads. Each layout's
+   best on both Hopper GPUs (bench/research/exact): the side of a k-major
+   operand, which the block transposes in shared memory, is the 128 one
+   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
+   when neither is. A 256 side is not used where it would stay half empty
+   (M or N at most 128); 16x8 threads only with the whole K loop in one
+   block (at most one 128x128 tile per SM splits K, and its short loops
+   ran slower); a configuration must fit the block's shared memory
+   (128x128 always does, 94 KB at most). */
+static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, const gemm__cuda_exact_dev *d)
+{
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
+    else { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_256X128; prefs[2] = GEMM__CUDA_SW_128; }
+    for (i = 0; i < 3 && prefs[i]; i++) {
+        int v = prefs[i];
+        if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
+        if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
+        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
+        return v;
+    }
+    return GEMM__CUDA_SW_128;
+}
+
+/* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
+   tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
+   every SM one and K is short (the fixed costs of a tile weigh more there,
+   and two blocks per SM hide each other's), or when N is at most 64. */
+static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+{
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!d->tma) return GEMM__CUDA_DMMA_RING;
+    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+}
+
+/* Whether X (base and leading dimension) is 16-byte aligned. */
+static bool gemm__cuda_aligned16(const void *X, int64_t ld, size_t elem)
+{
+    return (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
+}
+
+/* The copy of one operand (rows x K, k-major or not, leading dimension ld)
+   into scratch: rows of whole 16-byte vectors in the layout it gets. */
+static void gemm__cuda_plan_copy(gemm__cuda_copy how, bool kmajor, int64_t rows, int64_t K, size_t elem,
+                                 gemm__cuda_copy *copy, int64_t *ld, size_t *elems)
+{
+    int64_t v = 16 / (int64_t)elem, inner = (how == GEMM__CUDA_TRANSPOSE) != kmajor ? K : rows;
+    int64_t outer = inner == K ? rows : K;
+    *copy = how;
+    if (how == GEMM__CUDA_AS_IS) return;
+    *ld = (inner + v - 1) / v * v;
+    *elems = (size_t)(*ld * outer);
+}
+
+/* Row-major NT (both operands k-major) makes the fp32 kernel transpose both
+   in shared memory, its slowest case. AUTO copies one of them transposed
+   into scratch first when the copy is cheap beside the product: copying
+   op(B) (N x K) costs N*K of the product's M*N*K, so op(B) when M >= N,
+   else op(A), and only when that other side is at least 2048 (the copy is
+   then under about 4% of the time). A forced configuration copies only
+   when its both-k-major form does not fit in shared memory. */
+static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gemm__cuda_exact_dev *d)
+{
+    if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
+    if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
+    return (p->m >= p->n ? p->m : p->n) >= 2048;
+}
+
+/* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
+   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
+   run on this device. */
+template <typename T>
+static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
+                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
+                                            gemm__cuda_exact_plan *t)
+{
+    size_t elem = sizeof(T);
+    bool tma;
+    memset(t, 0, sizeof *t);
+    t->kernel = kernel;
+    t->ak = p->a_trans;
+    t->bk = !p->b_trans;
+    t->lda = p->lda;
+    t->ldb = p->ldb;
+    if (kernel == GEMM_CUDA_KERNEL_DMMA) {
+        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
+        tma = t->variant != GEMM__CUDA_DMMA_RING;
+        if (tma && !d->tma)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
+                              "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
+    } else {
+        tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
+        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
+            if (p->m >= p->n) {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+                t->bk = false;
+            } else {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+                t->ak = false;
+            }
+        }
+        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, d);
+        if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
+                              "block for this layout, this GPU gives %d", fn, t->variant,
+                              gemm__cuda_sw_smem(t->variant, t->ak, t->bk), d->smem_block);
+    }
+    if (tma && t->copy_a == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(a, p->lda, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->ak, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+    if (tma && t->copy_b == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(b, p->ldb, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->bk, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+    return GEMM_OK;
+}
+/* <<cuda exact_plan */
+/* >>cuda exact_run: src/cuda/exact_run.cuh */
+/* The exact path's run: the plan's operand copies into scratch, the
+   launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
+   every fp32 / fp64 call takes (gemm__cuda_exact). */
+
+/* Whether this build holds the sm_90a code for device `dev` (Hopper):
+   read once per device from the module the runtime loaded for it. */
+static bool gemm__cuda_exact_tma_built(int dev, int major, int minor)
+{
+    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
+    int built = 0;
+    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
+    if (known[dev].load() == 0)
+        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
+    return known[dev].load() == 2;
+}
+
+#ifdef GEMM__TEST_HOOKS
+/* What the last exact call of this thread ran (tests and benchmarks). */
+static thread_local char gemm__cuda_exact_last_text[160];
+GEMM_DEF const char *gemm__cuda_exact_last(void) { return gemm__cuda_exact_last_text; }
+#endif
+
+/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t" and the like. */
+static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid)
+{
+#ifdef GEMM__TEST_HOOKS
+    static const char *copy_names[3] = {"-", "r", "t"};
+    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "%s %s %c%c split %d grid %lld copies a:%s b:%s",
+             gemm_cuda_kernel_name(t->kernel), config, t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid,
+             copy_names[t->copy_a], copy_names[t->copy_b]);
+#else
+    (void)t; (void)config; (void)split; (void)grid;
+#endif
+}
+
+/* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
+   resident at once; *kchunk a multiple of 16. Fails past one launch's
+   reach (2^31 - 1 blocks or work units). */
+static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
+                                         int split_req, int *split, int *kchunk)
+{
+    int K = (int)p->k;
+    if (tiles > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
+                          (long long)tiles);
+    *split = gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
+    *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
+    *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
+    if (tiles * *split > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles in %d K parts are more than one launch can run", fn,
+                          (long long)tiles, *split);
+    return GEMM_OK;
+}
+
+/* A K split adds the parts into C with atomics: C = beta*C first. */
+template <typename T>
+static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C, cudaStream_t stream)
+{
+    if (beta == T(1)) return GEMM_OK;
+    gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>((int)p->m, (int)p->n, beta, C, p->ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
+   along M, MINB blocks per SM, for the plan's layout. */
+template <int BM, int BN, int LM, int MINB>
+static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                        const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
+                                        int sms, int split_req, cudaStream_t stream)
+{
+    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
+                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, false>)
+                         : (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, true>
+                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, false>);
+    int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k;
+    int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
+    float alpha = x.alpha, beta = x.beta, *C = x.c;
+    gemm_status s;
+    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
+    char config[16];
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles, sms * (per_sm > 0 ? per_sm : 1), split_req, &split, &kchunk)) != GEMM_OK)
+        return s;
+    atomic = split > 1;
+    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
+    gemm__cuda_exact_note(t, config, split, tiles);
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tiles, (unsigned)split), dim3(S::NT), args, (size_t)smem,
+                                        stream));
+    return GEMM_OK;
+}
+
+/* cuTensorMapEncodeTiled from the driver, found through the runtime so that
+   nothing needs -lcuda. */
+typedef CUresult (*gemm__cuda_dt_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                            const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                            CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                            CUtensorMapFloatOOBfill);
+
+/* An fp64 operand of rows x K as the TMA DMMA kernel reads it: k-major
+   (X(r, q) at X[r*ld + q]) in boxes of 16 k x box_rows rows, else
+   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside. */
+static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const double *X, int64_t ld, bool kmajor,
+                                     int64_t rows, int64_t K, int box_rows)
+{
+    static std::atomic<gemm__cuda_dt_encode_fn> encode{NULL};
+    cuuint64_t dims[2] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K)},
+               strides[1] = {(cuuint64_t)ld * sizeof(double)};
+    cuuint32_t box[2] = {16, (cuuint32_t)(kmajor ? box_rows : 16)}, unit[2] = {1, 1};
+    CUresult r;
+    if (!encode.load()) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)", e);
+        if (q != cudaDriverEntryPointSuccess || !f)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
+        encode.store((gemm__cuda_dt_encode_fn)f);
+    }
+    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, (void *)X, dims, strides, box, unit,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gemm__fail(GEMM_ERR_DEVICE, "%s: cuTensorMapEncodeTiled failed (CUresult %d) for a %lld x %lld operand "
+                          "(leading dimension %lld)", fn, (int)r, (long long)rows, (long long)K, (long long)ld);
+    return GEMM_OK;
+}
+
+/* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
+   at most one block per SM slot, each walking its work units. */
+template <int NCWG>
+static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                        const double *A, const double *B,
+                                        const gemm__cuda_operands<double, double, double> &x, int sms, int split_req,
+                                        cudaStream_t stream)
+{
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
+                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false>)
+                         : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true>
+                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false>);
+    CUtensorMap map_a, map_b;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
+    int per_sm = 1, slots, split, kchunk, atomic;
+    int64_t units, grid, ldc = p->ldc;
+    double alpha = x.alpha, beta = x.beta, *C = x.c;
+    gemm_status s;
+    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic};
+    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM)) != GEMM_OK ||
+        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN)) != GEMM_OK)
+        return s;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
+    slots = sms * (per_sm > 0 ? per_sm : 1);
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn, slots, split_req, &split, &kchunk)) != GEMM_OK) return s;
+    units = (int64_t)tm * tn * split;
+    grid = units < slots ? units : slots;
+    atomic = split > 1;
+    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+    return GEMM_OK;
+}
+
+/* One operand's copy into `out` (the plan's layout, rows of ldo): realigned
+   by the copy engine, or transposed (k-major to M-major) by a kernel. */
+template <typename T>
+static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, const T *X, int64_t ld, bool kmajor,
+                                         int64_t rows, int64_t K, T *out, int64_t ldo, cudaStream_t stream)
+{
+    if (how == GEMM__CUDA_REALIGN) {
+        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K;
+        GEMM__CUDA_TRY(fn, cudaMemcpy2DAsync(out, (size_t)ldo * sizeof(T), X, (size_t)ld * sizeof(T),
+                                             (size_t)inner * sizeof(T), (size_t)outer, cudaMemcpyDeviceToDevice, stream));
+        return GEMM_OK;
+    }
+    /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */
+    if (gemm__cuda_aligned16(X, ld, sizeof(T))) {
+        dim3 grid((unsigned)((rows + 63) / 64), (unsigned)((K + 63) / 64));
+        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo);
+    } else {
+        dim3 grid((unsigned)((rows + 31) / 32), (unsigned)((K + 31) / 32)), block(32, 8);
+        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo);
+    }
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The launch of the plan's configuration on operands a and b (the caller's
+   or their copies). */
+template <typename T>
+static gemm_status gemm__cuda_exact_launch(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x, int sms,
+                                           int split, cudaStream_t stream)
+{
+    if constexpr (sizeof(T) == 8) {
+        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, sms, split, stream);
+        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, sms, split, stream);
+    } else {
+        switch (t->variant) {
+        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
+        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, sms, split, stream);
+        }
+    }
+}
+
+/* Runs a plan: its copies go through one scratch buffer taken from the
+   device's pool and given back in stream order, so nothing waits. */
+template <typename T>
+static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_plan *t, const gemm__problem *p,
+                                        const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_gpu *gpu, int split,
+                                        cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    T *scratch = NULL;
+    const T *a = x.a, *b = x.b;
+    if (t->a_elems + t->b_elems > 0) {
+        cudaMemPool_t pool;
+        size_t a_bytes = (t->a_elems * sizeof(T) + 255) / 256 * 256;
+        cudaError_t e;
+        if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, a_bytes + t->b_elems * sizeof(T), pool, stream);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies)", e);
+        if (t->copy_a) {
+            a = scratch;
+            s = gemm__cuda_exact_copy(fn, t->copy_a, x.a, p->lda, p->a_trans, p->m, p->k, scratch, t->lda, stream);
+        }
+        if (s == GEMM_OK && t->copy_b) {
+            b = (const T *)((char *)scratch + a_bytes);
+            s = gemm__cuda_exact_copy(fn, t->copy_b, x.b, p->ldb, !p->b_trans, p->n, p->k, (T *)b, t->ldb, stream);
+        }
+    }
+    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gpu->sms, split, stream);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
 
 /* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
-   then its launch. */
+   its plan, and the run. The ladder, fp64 on SIMT and DMMA's cp.async
+   configuration read the operands where they are. */
 template <typename T>
 static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
                                     const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
     gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
+    gemm__cuda_exact_dev dev;
+    gemm__cuda_exact_plan t;
+    gemm_status s;
     if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
         return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
-    if constexpr (sizeof(T) == 8) {
-        if (kernel == GEMM_CUDA_KERNEL_DMMA)
+    if constexpr (sizeof(T) == 8)
+        if (kernel == GEMM_CUDA_KERNEL_SIMT)
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+    dev.sms = gpu->sms;
+    dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, &t)) != GEMM_OK) return s;
+    if constexpr (sizeof(T) == 8)
+        if (t.variant == GEMM__CUDA_DMMA_RING) {
+            gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
             return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
-        return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
-    } else {
-        return gemm__cuda_launch_config<T, gemm__cuda_simt_f32>(fn, p, x, gpu->sms, opt->split_k, stream);
-    }
+        }
+    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
 }
-/* <<cuda exact */
-/* >>cuda scratch: src/cuda/scratch.cuh */
-/* The scratch pool of the tensor-core modes: their operand copies and
-   split-K sums are taken from it in stream order on the caller's stream
-   and given back there. One pool per device, created on first use (when
-   `create`; else *pool may come back NULL). It keeps its memory between
-   calls, as cuBLAS keeps a workspace: the device's default pool hands
-   memory back to the driver at every synchronisation, and mapping it again
-   cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384 on an
-   H200). gemm_cuda_release_scratch() hands it back. */
-static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
-{
-    static std::atomic<cudaMemPool_t> pools[64];
-    cudaMemPool_t p, expected = NULL;
-    cudaMemPoolProps props;
-    uint64_t keep = UINT64_MAX;
-    *pool = NULL;
-    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
-    if ((p = pools[dev].load()) != NULL || !create) {
-        *pool = p;
-        return GEMM_OK;
-    }
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = dev;
-    GEMM__CUDA_TRY(fn, cudaMemPoolCreate(&p, &props));
-    GEMM__CUDA_TRY(fn, cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep));
-    if (!pools[dev].compare_exchange_strong(expected, p)) { /* another thread was first */
-        cudaMemPoolDestroy(p);
-        p = expected;
-    }
-    *pool = p;
-    return GEMM_OK;
-}
-/* <<cuda scratch */
+/* <<cuda exact_run */
 /* >>cuda tc_launch: src/cuda/tc_launch.cuh */
 /* The tensor-core modes' launches: which kernel this device and build can
    run, the tensor maps of WGMMA's copy engine, the operand copies, the
@@ -1686,24 +2989,25 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 }
 
 /* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when K spans at most 16 slices of 128 bytes (K <= 1024 for
-   16-bit types, 512 for TF32). There a block's fixed costs (first copies,
-   epilogue) weigh more than its K loop, and two blocks per SM hide each
-   other's; with longer K the 256-row tile's reuse wins (both measured on
-   an H200). */
-static int gemm__cuda_wgmma_bm(int K, int elem, int variant)
+   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
+   thin problems such as 16384 x 128 x 16384 row-major) or when K spans at
+   most 16 slices of 128 bytes (K <= 1024 for 16-bit types, 512 for TF32):
+   there a block's fixed costs weigh more than its K loop and two blocks
+   per SM hide each other's epilogues; with longer K the 256-row tile's
+   reuse wins (measured on an H200). `kslices`: K in slices of 128 bytes. */
+static int gemm__cuda_wgmma_bm(int M, int64_t kslices, int variant)
 {
     if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return ((int64_t)K * elem + 127) / 128 <= 16 ? 128 : 256;
+    return M <= 128 || kslices <= 16 ? 128 : 256;
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
-   else enough to give every SM a block when the tiles are fewer than the
-   SMs, keeping at least 4 K tiles per part. */
-static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms, int requested)
+   else enough units to give every block slot (SMs x blocks per SM) one
+   when the tiles are fewer than the slots, keeping at least 4 K tiles per
+   part. Returns the parts, none empty. */
+static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
 {
-    int tiles = ((M + BM - 1) / BM) * ((N + 127) / 128), bk = 128 / elem;
-    int ktiles = (K + bk - 1) / bk, split = requested > 0 ? requested : tiles < sms ? sms / tiles : 1;
+    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
     if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
     if (split > ktiles) split = ktiles;
     if (split > 64) split = 64;
@@ -1712,16 +3016,47 @@ static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms
 }
 
 /* How one tensor-core call runs: its kernel; whether WGMMA reads a 16-bit
-   op(A) M-major in place (a_mn); which operands are first copied into
-   k-major rows of ldo elements; the WGMMA tile height and K split; and the
-   scratch bytes of the copies (a's elements first) and of split-K's sums. */
+   op(A) M-major (a_mn) or op(B) N-major (b_mn) in place; which operands
+   are first copied into k-major rows of ldo elements, or, in the
+   fp32-accurate mode (`accurate`), split into `regions` regions of ldo
+   elements each (split.cuh); the WGMMA tile height, K split, raster group
+   and grid; and the scratch bytes of the copies (a's elements first), of
+   split-K's sums and of the accurate mode's Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
-    bool a_mn, copy_a, copy_b;
-    int wg_bm, split;
+    bool a_mn, b_mn, copy_a, copy_b, accurate;
+    int wg_bm, split, group, grid, regions;
     int64_t ldo;
-    size_t a_elems, b_elems, packed, partial_bytes;
+    gemm__cuda_wgmma_work work;
+    size_t a_elems, b_elems, packed, partial_bytes, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
+
+/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
+   block per unit up to the block slots of the device (persistent blocks
+   walk the rest). Test hooks may force the raster group or the grid. */
+static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
+{
+    gemm__cuda_wgmma_work *w = &t->work;
+    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
+    memset(w, 0, sizeof *w);
+    w->tm = (M + t->wg_bm - 1) / t->wg_bm;
+    w->tn = (N + 127) / 128;
+    w->tiles = w->tm * w->tn;
+    if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
+        w->kt_seg = (int)(t->ldo / bk);
+        w->ldo = (int)t->ldo;
+        w->kt_total = 3 * w->kt_seg;
+    } else {
+        w->kt_total = (int)((K + bk - 1) / bk);
+    }
+    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
+    w->kt_per = (w->kt_total + t->split - 1) / t->split;
+    w->units = w->tiles * t->split;
+    w->group = GEMM__HOOK(cuda_wgmma_group, 8);
+    grid = GEMM__HOOK(cuda_wgmma_grid, 0);
+    t->group = w->group;
+    t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
+}
 
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
@@ -1729,61 +3064,73 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
 {
     gemm__cuda_tc_plan t;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
-    bool ak = p->a_trans, bk = !p->b_trans; /* k-major operands */
+    bool ak = p->a_trans, bk = !p->b_trans, wgmma = kernel == GEMM_CUDA_KERNEL_WGMMA; /* k-major operands */
+    memset(&t, 0, sizeof t);
     t.kernel = kernel;
-    t.ldo = (K + 7) / 8 * 8; /* 16-byte rows for every element size */
-    /* WGMMA reads a 16-bit op(A) M-major as well (wgmma's transposed B) */
-    t.a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
-    t.copy_a = !t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak);
-    t.copy_b = !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk);
-    t.wg_bm = gemm__cuda_wgmma_bm(K, elem, opt->variant);
-    t.split = kernel == GEMM_CUDA_KERNEL_WGMMA ? gemm__cuda_wgmma_split(t.wg_bm, M, N, K, elem, sms, opt->split_k) : 1;
-    t.a_elems = t.copy_a ? (size_t)M * t.ldo : 0;
-    t.b_elems = t.copy_b ? (size_t)N * t.ldo : 0;
+    t.accurate = std::is_same<T, float>::value && opt->math == GEMM_CUDA_MATH_FP32_ACCURATE;
+    t.ldo = t.accurate ? (K + 31) / 32 * 32 : (K + 7) / 8 * 8; /* whole 128-byte slices; 16-byte rows */
+    t.regions = t.accurate ? 3 : 1;
+    /* WGMMA reads 16-bit operands MN-major as well (wgmma's transpose bits) */
+    t.a_mn = wgmma && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
+    t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
+    t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
+    t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
+    t.wg_bm = gemm__cuda_wgmma_bm(M, ((int64_t)t.regions * (t.accurate ? t.ldo : K) * elem + 127) / 128, opt->variant);
+    t.split = 1;
+    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+    t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
+    t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
     t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
-    t.partial_bytes = t.split > 1 ? (size_t)t.split * M * N * sizeof(float) : 0;
+    t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
+    t.flag_at = t.packed + t.partial_bytes;
+    t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
     return t;
 }
 
 /* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
-   them (x's own, or their k-major copies); a_mn (16-bit only): a is op(A)
-   as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]). With K split,
-   `partial` holds split x M x N floats. */
+   them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
+   only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
+   op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
+   floats; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial,
-                                           cudaStream_t stream)
+                                           const int *nonfinite, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
     gemm_status s;
-    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, BM>;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, split = t->split;
-    int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
-    int kt_per = ((K + bk - 1) / bk + split - 1) / split;
+    gemm__cuda_wgmma_work w = t->work;
+    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM>;
+    int M = (int)p->m, N = (int)p->n, bk = S::ROW_BYTES / (int)sizeof(T);
+    int K = t->accurate ? 3 * (int)t->ldo : (int)p->k; /* the tensor maps' K: all three regions */
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&map_a, &map_b, &M, &N, &K, &kt_per, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
-    if (split <= 1) partial = NULL;
-    if (tn > 65535)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
-    if constexpr (sizeof(T) == 2)
-        if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, BM>;
+    void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+    w.nonfinite = nonfinite;
+    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
+        if (t->a_mn && t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM>;
+        else if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM>;
+        else if (t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM>;
+    }
+    if (t->split <= 1) partial = NULL;
+    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
     if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
                      : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-        (s = gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
+        (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
+                     : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
         return s;
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(S::THREADS), args,
-                                        S::SMEM, stream));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
     if (partial) {
         int64_t blocks = ((int64_t)M * N + 255) / 256;
         gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            M, N, split, partial, alpha, beta, C, ldc);
+            M, N, t->split, partial, alpha, beta, C, ldc);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
@@ -1830,38 +3177,103 @@ static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options 
     return GEMM_OK;
 }
 
+/* The fp32-accurate mode's split of both operands into scratch (split.cuh):
+   WGMMA reads regions hi, lo (and hc, written only when an Inf or NaN was
+   seen) through its K segments; MMA reads [lo | hc | hi] against
+   [hc | lo | hi] as one K of 3*ldo. */
+static gemm_status gemm__cuda_split_operands(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
+                                             const float *a, const float *b, float *sa, float *sb, int *flag,
+                                             int sms, cudaStream_t stream)
+{
+    bool wgmma = t->kernel == GEMM_CUDA_KERNEL_WGMMA;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, ldo = (int)t->ldo, regions = wgmma ? 2 : 3;
+    int pat_a = wgmma ? GEMM__CUDA_PATTERN(GEMM__CUDA_HI, GEMM__CUDA_LO, 0)
+                      : GEMM__CUDA_PATTERN(GEMM__CUDA_LO, GEMM__CUDA_HC, GEMM__CUDA_HI),
+        pat_b = wgmma ? pat_a : GEMM__CUDA_PATTERN(GEMM__CUDA_HC, GEMM__CUDA_LO, GEMM__CUDA_HI);
+    int64_t ldout = 3 * (int64_t)ldo;
+    const float *src[2] = {a, b};
+    float *dst[2] = {sa, sb};
+    int rows[2] = {M, N}, pattern[2] = {pat_a, pat_b}, kmajor[2] = {p->a_trans, !p->b_trans};
+    int64_t ld[2] = {p->lda, p->ldb};
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(flag, 0, sizeof(int), stream));
+    for (int o = 0; o < 2; o++) {
+        if (kmajor[o]) {
+            int64_t work = (int64_t)rows[o] * (ldo / 4), blocks = (work + 255) / 256;
+            gemm__cuda_split_rows_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
+                rows[o], K, src[o], ld[o], dst[o], ldout, ldo, pattern[o], regions, flag);
+        } else {
+            dim3 grid((unsigned)(ldo / 32), (unsigned)((rows[o] + 31) / 32)), block(32, 8);
+            if (grid.y > 65535)
+                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand split", fn, rows[o]);
+            gemm__cuda_split_cols_kernel<<<grid, block, 0, stream>>>(rows[o], K, src[o], ld[o], dst[o], ldout, ldo,
+                                                                   pattern[o], regions, flag);
+        }
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+    }
+    if (wgmma) {
+        gemm__cuda_split_hc_kernel<<<(unsigned)(4 * sms), 256, 0, stream>>>(M, N, sa, sb, ldout, ldo, flag);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+    }
+    return GEMM_OK;
+}
+
+/* The operand copies a plan names (or, accurate, the split) into scratch;
+   a and b then describe what the kernel reads. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_tc_prepare(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
+                                         const gemm__cuda_operands<T, TC, float> &x, T *scratch, int sms,
+                                         gemm__cuda_kmajor<T> *a, gemm__cuda_kmajor<T> *b, cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    if (t->accurate) {
+        if constexpr (std::is_same<T, float>::value) {
+            a->X = scratch; a->ld = 3 * t->ldo;
+            b->X = scratch + t->a_elems; b->ld = 3 * t->ldo;
+            return gemm__cuda_split_operands(fn, t, p, x.a, x.b, scratch, scratch + t->a_elems,
+                                             (int *)((char *)scratch + t->flag_at), sms, stream);
+        }
+    }
+    if (t->copy_a) {
+        a->X = scratch; a->ld = t->ldo;
+        s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, (int)p->m, (int)p->k, scratch, t->ldo, stream);
+    }
+    if (s == GEMM_OK && t->copy_b) {
+        b->X = scratch + t->a_elems; b->ld = t->ldo;
+        s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, (int)p->n, (int)p->k, scratch + t->a_elems, t->ldo, stream);
+    }
+    return s;
+}
+
 /* Runs a plan: the copies it names and its split-K sums go through one
    scratch buffer taken from the device's pool and given back in stream
    order, so nothing waits for the device. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
-                                     const gemm__cuda_operands<T, TC, float> &x, int dev, cudaStream_t stream)
+                                     const gemm__cuda_operands<T, TC, float> &x, const gemm__cuda_gpu *gpu,
+                                     cudaStream_t stream)
 {
     gemm_status s = GEMM_OK;
     T *scratch = NULL;
     float *partial = NULL;
+    const int *flag = NULL;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
-    if (t->packed + t->partial_bytes > 0) {
+    gemm__problem q = *p;
+    if (t->scratch_bytes > 0) {
         cudaMemPool_t pool;
         cudaError_t e;
-        if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
-        e = cudaMallocFromPoolAsync((void **)&scratch, t->packed + t->partial_bytes, pool, stream);
+        if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, t->scratch_bytes, pool, stream);
         if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies, split-K sums)", e);
         if (t->partial_bytes) partial = (float *)((char *)scratch + t->packed);
-        if (t->copy_a) {
-            a.X = scratch; a.ld = t->ldo;
-            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, (int)p->m, (int)p->k, scratch, t->ldo, stream);
-        }
-        if (s == GEMM_OK && t->copy_b) {
-            b.X = scratch + t->a_elems; b.ld = t->ldo;
-            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, (int)p->n, (int)p->k, scratch + t->a_elems, t->ldo, stream);
-        }
+        if (t->accurate) flag = (const int *)((char *)scratch + t->flag_at);
+        s = gemm__cuda_tc_prepare<T, TC>(fn, t, p, x, scratch, gpu->sms, &a, &b, stream);
     }
+    if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, stream);
+        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, flag, stream)
+                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, flag, stream);
     else if (s == GEMM_OK)
-        s = gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, stream);
+        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -1880,7 +3292,7 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     if (s != GEMM_OK) return s;
     if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
     t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
-    return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu->dev, stream);
+    return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
 /* <<cuda tc */
 /* >>cuda run: src/cuda/run.cuh */
@@ -3723,7 +5135,8 @@ GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_c
 {
     int dev, major, minor;
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
-    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 || (precision == GEMM_F32 && math == GEMM_CUDA_MATH_TF32);
+    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
+              (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));
     (void)m; (void)n; (void)k;
     if ((!exact && !tc) || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||

@@ -8,7 +8,11 @@
 #          the GPUs (2x2 grid, two ranks per GPU when only two are there),
 #          n = 8192, 16384, 32768 (BENCH_MPI_GPU_SIZES), fp32 and fp64
 #   cpu    1, 4, 9, 16 ranks, one thread each, n = 16384 (BENCH_MPI_CPU_N),
-#          fp32 (BENCH_MPI_CPU_PREC); T1 from one rank
+#          fp32 (BENCH_MPI_CPU_PREC); T1 from one rank; ScaLAPACK PDGEMM /
+#          PSGEMM beside ours (interleaved) when libscalapack-openmpi-dev is
+#          installed (tests/deps.sh bench installs it); the local multiplies
+#          alone and with every rank busy (bench_mpi.c's "busy")
+#   (bench/gpu/mpi_host.sh is the series for the GPU machines' 16-core host)
 #   quick  small sizes, for a try on a laptop
 # Prebuilt binaries may be given: BENCH_MPI_BIN (mpicc), BENCH_MPI_CUDA_BIN.
 # A quick look by hand, e.g. CPU ranks at P = 4:
@@ -21,7 +25,7 @@ out=${BENCH_MPI_OUT:-bench}
 mkdir -p build "$out"
 csv=$out/results_mpi.csv
 log=$out/bench_mpi.log
-echo "what,local,prec,n,P,grid,q,overlap,algo,path,median_s,min_s,max_s,tflops,distribute_s,h2d_s,compute_s,d2h_s,shift_s,gather_s,max_err_over_tol,check" >"$csv"
+echo "what,local,prec,n,P,grid,q,overlap,algo,path,median_s,min_s,max_s,tflops,distribute_s,h2d_s,compute_s,d2h_s,shift_s,gather_s,max_err_over_tol,check,threads,setup_s,create_s,first_setup_s,peer,peer_median_s,peer_min_s,peer_max_s,peer_err,limit_s,slabs" >"$csv"
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
 BIND="--bind-to none" # GPU ranks: the rank's thread plus CUDA's; CPU ranks: one core each (below)
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast on shared machines
@@ -36,9 +40,19 @@ run() { # run P binary args...: one mpirun, its CSV lines appended
 }
 
 cpu_bin=${BENCH_MPI_BIN:-build/bench_mpi}
+peer=""
 if [ -z "$BENCH_MPI_BIN" ]; then
-    mpicc -std=c99 -O2 -march=native -Wall -Wextra -Wpedantic -Werror bench/bench_mpi.c -o "$cpu_bin" -lm || exit 1
+    scalapack=""
+    if [ -e "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libscalapack-openmpi.so" ]; then
+        scalapack="-DBENCH_HAVE_SCALAPACK -lscalapack-openmpi"; peer="--peer scalapack"
+    fi
+    # shellcheck disable=SC2086
+    mpicc -std=c99 -O2 -march=native -Wall -Wextra -Wpedantic -Werror bench/bench_mpi.c -o "$cpu_bin" $scalapack -lm ||
+        exit 1
 fi
+# OpenBLAS (under ScaLAPACK) on its best kernel, one thread per rank (../shared/BENCHMARKS.md)
+if grep -q avx512f /proc/cpuinfo 2>/dev/null; then export OPENBLAS_CORETYPE=SkylakeX; fi
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 
 case " $parts " in *" gpu "*)
     bin=${BENCH_MPI_CUDA_BIN:-build/bench_mpi_cuda}
@@ -72,14 +86,14 @@ case " $parts " in *" cpu "*)
     c="$cpu_bin --local cpu --sizes $n --prec ${BENCH_MPI_CPU_PREC:-f32} --reps 1 --warmup 0"
     if [ "$(nproc)" -ge 16 ]; then BIND="--bind-to core --map-by core"; else BIND="--bind-to none"; fi
     run 1 $c --what single
-    for p in 4 9 16; do run "$p" $c --what resident; done
+    for p in 4 9 16; do run "$p" $c --what busy,resident $peer; done
     ;;
 esac
 
 # Efficiency: T1 from the "single" row of the same size, precision and
 # local multiply, over devices x TP (devices: ranks, or GPUs when ranks share them).
 echo
-echo "what,local,prec,n,P,grid,overlap,path,median_s,tflops,efficiency,distribute,h2d,compute,d2h,shift,gather,check"
+echo "what,local,prec,n,P,grid,overlap,path,median_s,tflops,efficiency,distribute,h2d,compute,d2h,shift,gather,check,peer_s,peer/ours"
 awk -F, -v ngpu="${ngpu:-0}" '
     $1 == "what" { next }
     $1 == "single" { t1[$2 "," $3 "," $4] = $11 }
@@ -90,8 +104,9 @@ awk -F, -v ngpu="${ngpu:-0}" '
             key = f[2] "," f[3] "," f[4]
             dev = (f[2] == "cuda" && ngpu > 0 && f[5] > ngpu) ? ngpu : f[5]
             eff = (key in t1 && f[1] != "single") ? sprintf("%.3f", t1[key] / (dev * f[11])) : "-"
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%.2f,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s\n",
+            ratio = (f[27] == "scalapack" && f[11] > 0) ? sprintf("%.2f", f[28] / f[11]) : "-"
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%.2f,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%s,%s\n",
                    f[1], f[2], f[3], f[4], f[5], f[6], f[8], f[10], f[11], f[14], eff,
-                   f[15], f[16], f[17], f[18], f[19], f[20], f[22]
+                   f[15], f[16], f[17], f[18], f[19], f[20], f[22], (f[27] == "scalapack" ? f[28] : "-"), ratio
         }
     }' "$csv" | tee "$out/efficiency_mpi.csv"

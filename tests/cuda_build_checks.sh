@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/cuda_build_checks.sh - `make test-cuda-build`: what CI (nvcc, no GPU)
 # can check of the CUDA backend: the tests, the benchmark and the example
-# compile warning-free for sm_80, sm_90a and compute_90 (so do the research
-# configurations, bench/research/cuda_variants.cu), the host path's plans
-# and pipeline pass on a CPU stand-in (test_cuda_host --plans), a second
+# compile warning-free for sm_80, sm_90a and compute_90, the host path's
+# plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
-# links, and gemm.h pulls the backend in under GEMM_ENABLE_CUDA. SKIPPED when nvcc is absent.
+# links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
+# model of issue 13's index maps (bench/research/exact/model.cu: the shipped
+# TMA DMMA kernel's fragments and banks among them) passes. SKIPPED when nvcc is absent.
 # Last line: N passed, N failed[, N skipped].
 cd "$(dirname "$0")/.." || exit 2
 NVCC=${NVCC:-nvcc}
@@ -29,7 +30,7 @@ build test_cuda $NVCC $FLAGS tests/test_cuda.cu -o "$out/test_cuda"
 build test_cuda_tc $NVCC $FLAGS tests/test_cuda_tc.cu -o "$out/test_cuda_tc"
 wait
 build bench_cuda $NVCC $FLAGS bench/bench_cuda.cu -o "$out/bench_cuda" -lcublas
-build cuda_variants $NVCC $FLAGS bench/research/cuda_variants.cu -o "$out/cuda_variants" -lcublas
+build exact_model sh -c "$NVCC -std=c++17 -O1 bench/research/exact/model.cu -o $out/exact_model && ./$out/exact_model | tail -n 3"
 wait
 build test_cuda_host $NVCC $FLAGS tests/test_cuda_host.cu -o "$out/test_cuda_host"
 build bench_cuda_host $NVCC $FLAGS bench/bench_cuda_host.cu -o "$out/bench_cuda_host" -lcublas
@@ -39,7 +40,7 @@ build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda
 printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
 $NVCC $FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 wait
-for name in test_cuda test_cuda_tc bench_cuda cuda_variants test_cuda_host bench_cuda_host cuda_basic two_units; do
+for name in test_cuda test_cuda_tc bench_cuda exact_model test_cuda_host bench_cuda_host cuda_basic two_units; do
     rc=$(cat "$out/$name.rc")
     # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too
     if [ "$rc" = 0 ] && ! grep -qi warning "$out/$name.log"; then

@@ -3,7 +3,8 @@
 # For each missing tool or library it installs the Debian package with
 # apt-get (as root, or through password-less sudo); otherwise it prints the
 # exact command, and the suite that needs it reports itself SKIPPED.
-# Groups: test (everything `make test` runs), bench (the peers and gnuplot).
+# Groups: test (everything `make test` runs), bench (the peers and gnuplot),
+# mpi-bench (ScaLAPACK for bench/bench_mpi.c).
 # Never fails: a missing toolchain is the test runner's to report.
 
 missing=""
@@ -23,10 +24,13 @@ for group in "$@"; do
         need binutils cmd nm
         need python3 cmd python3
         need valgrind cmd valgrind
+        need cmake cmd cmake
+        need pkgconf cmd pkg-config
         ;;
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
         need gnuplot-nox cmd gnuplot
+        need libxsmm-dev file /usr/include/libxsmm.h
         ;;
     cuda)
         need nvidia-cuda-toolkit cmd nvcc
@@ -39,6 +43,9 @@ for group in "$@"; do
     mpi)
         need openmpi-bin cmd mpirun
         need libopenmpi-dev cmd mpicc
+        ;;
+    mpi-bench) # the distributed peer of bench/bench_mpi.c
+        need libscalapack-openmpi-dev file "/usr/lib/$multiarch/libscalapack-openmpi.so"
         ;;
     cpu)
         need gcc-aarch64-linux-gnu cmd aarch64-linux-gnu-gcc

@@ -1,12 +1,15 @@
 /* tests/test_cuda.cu - the CUDA backend through the differential battery
-   (tests/battery.h): every kernel on device pointers, and the three
-   host-pointer modes, against the reference on the host; then the CUDA-only
-   checks (host pointers refused, bad options, the timing breakdown, larger
-   shapes with and without split-K). Needs a GPU. Last line: N passed, N failed.
+   (tests/battery.h): every kernel and every configuration of the exact
+   kernels (options.variant) on device pointers, and the three host-pointer
+   modes, against the reference on the host; then the CUDA-only checks
+   (host pointers refused, bad options and configurations, the timing
+   breakdown, the paths the automatic choice takes, seen through
+   gemm__cuda_exact_last(): operand copies, K splits, tile shapes; split-K
+   off is bit-reproducible; larger shapes with and without split-K,
+   misaligned operands). Needs a GPU. Last line: N passed, N failed.
 
-   GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer).
-   (The research configurations of the SIMT and DMMA kernels have their own
-   quick battery: bench/research/cuda_variants.cu --test.) */
+   GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer). */
+#define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery.h"
@@ -16,7 +19,8 @@
    outside the m x n window would show), and reports kernel faults. */
 typedef struct cuda_ctx {
     gemm_cuda_options opt;
-    int host; /* 1: call the _host API directly */
+    int host;   /* 1: call the _host API directly */
+    int offset; /* device pointers one element past an aligned base (copies of whole elements only) */
 } cuda_ctx;
 
 /* Elements the battery's buffer holds for this matrix; the adapter never
@@ -29,13 +33,17 @@ static size_t extent_of(gemm_layout layout, int64_t rows, int64_t cols, int64_t 
     return battery_extent(layout == GEMM_COL_MAJOR ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR, rows, cols, ld);
 }
 
-static void *to_device(const void *host, size_t bytes, int *ok)
+/* A device copy of `bytes` from `host`, `offset` bytes past cudaMalloc's
+   (aligned) base; *base gets what to free. */
+static void *to_device(const void *host, size_t bytes, size_t offset, void **base, int *ok)
 {
-    void *d = NULL;
+    char *d = NULL;
+    *base = NULL;
     if (!host) return NULL;
-    if (cudaMalloc(&d, bytes ? bytes : 16) != cudaSuccess) { *ok = 0; return NULL; }
-    if (bytes && cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) *ok = 0;
-    return d;
+    if (cudaMalloc((void **)&d, bytes + offset + 16) != cudaSuccess) { *ok = 0; return NULL; }
+    *base = d;
+    if (bytes && cudaMemcpy(d + offset, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess) *ok = 0;
+    return d + offset;
 }
 
 template <typename T>
@@ -50,6 +58,7 @@ static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, g
     size_t nc = extent_of(layout, m, n, ldc) * sizeof(T);
     int ok = 1;
     T *dA, *dB, *dC;
+    void *fA, *fB, *fC;
     gemm_status s;
     cudaError_t e;
 
@@ -59,9 +68,9 @@ static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, g
                                    (float)beta, (float *)C, ldc, &ctx->opt)
             : gemm_cuda_dgemm_host(layout, ta, tb, m, n, k, (double)alpha, (const double *)A, lda,
                                    (const double *)B, ldb, (double)beta, (double *)C, ldc, &ctx->opt);
-    dA = (T *)to_device(A, na, &ok);
-    dB = (T *)to_device(B, nb, &ok);
-    dC = (T *)to_device(C, nc, &ok);
+    dA = (T *)to_device(A, na, ctx->offset ? sizeof(T) : 0, &fA, &ok);
+    dB = (T *)to_device(B, nb, ctx->offset ? sizeof(T) : 0, &fB, &ok);
+    dC = (T *)to_device(C, nc, ctx->offset ? sizeof(T) : 0, &fC, &ok);
     if (!ok) { fprintf(stderr, "test_cuda: cannot stage buffers on the device\n"); exit(2); }
     s = sizeof(T) == 4
         ? gemm_cuda_sgemm(0, layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, (const float *)dB, ldb,
@@ -76,9 +85,9 @@ static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, g
         battery_failed++;
         exit(battery_summary());
     }
-    cudaFree(dA);
-    cudaFree(dB);
-    cudaFree(dC);
+    cudaFree(fA);
+    cudaFree(fB);
+    cudaFree(fC);
     return s;
 }
 
@@ -96,17 +105,21 @@ static gemm_status cuda_d(void *ctx, gemm_layout l, gemm_transpose ta, gemm_tran
     return run_cuda<double>(ctx, l, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-/* One battery over one configuration; fp64_only for DMMA. */
-static void battery_cuda(const char *name, gemm_cuda_kernel kernel, gemm_cuda_mode mode, int host, int split_k,
-                         int fp64_only, int cases, int max_dim)
+/* Which precisions a battery runs: both, or the one a kernel or configuration has. */
+enum { BOTH = 0, F32_ONLY = 32, F64_ONLY = 64 };
+
+/* One battery over one kernel and configuration (options.variant). */
+static void battery_cuda(const char *name, gemm_cuda_kernel kernel, int variant, gemm_cuda_mode mode, int host,
+                         int split_k, int precs, int cases, int max_dim)
 {
-    static cuda_ctx ctxs[32];
+    static cuda_ctx ctxs[48];
     static int used;
     cuda_ctx *ctx = &ctxs[used++];
     battery_backend be;
     memset(ctx, 0, sizeof *ctx);
     memset(&be, 0, sizeof be);
     ctx->opt.kernel = kernel;
+    ctx->opt.variant = variant;
     ctx->opt.mode = mode;
     ctx->opt.split_k = split_k;
     ctx->host = host;
@@ -116,18 +129,22 @@ static void battery_cuda(const char *name, gemm_cuda_kernel kernel, gemm_cuda_mo
     be.ctx = ctx;
     be.cases = cases;
     be.max_dim = max_dim;
-    if (!fp64_only) { battery_run(&be); return; }
-    printf("== %s: seed %llu (fp64 only: the kernel has no fp32)\n", name, (unsigned long long)battery_base_seed());
+    if (precs == BOTH) { battery_run(&be); return; }
+    printf("== %s: seed %llu (fp%d only: the configuration has no other)\n", name,
+           (unsigned long long)battery_base_seed(), precs);
     {
         int before = battery_failed;
-        battery_random(&be, GEMM_F64);
-        battery_edges(&be, GEMM_F64);
-        battery_invalid(&be, GEMM_F64);
+        gemm_precision prec = precs == F32_ONLY ? GEMM_F32 : GEMM_F64;
+        battery_random(&be, prec);
+        battery_edges(&be, prec);
+        battery_invalid(&be, prec);
         printf("== %s: %s\n", name, battery_failed == before ? "all passed" : "FAILURES above");
     }
 }
 
-/* Shapes past the battery's 300: several K-tiles, split-K on and off, odd sizes. */
+/* Shapes past the battery's 300: several K-tiles, split-K on and off, odd
+   sizes, misaligned leading dimensions and bases; 2049 x 63 reaches the
+   fp32 transposed copy of row-major NT. */
 static void test_larger(int small)
 {
     static const int64_t big[][3] = {{1000, 1000, 1000}, {129, 1031, 777}, {2049, 63, 517}, {64, 64, 4099}};
@@ -161,7 +178,8 @@ static void test_larger(int small)
                             c.m = shapes[si][0]; c.n = shapes[si][1]; c.k = shapes[si][2];
                             c.alpha = 0.75; c.beta = (si + ai) % 2 ? -0.5 : 0.0;
                             battery_min_lds(&c);
-                            if (bi) { c.lda += 3; c.ldb += 1; c.ldc += 5; } /* unaligned: element-sized copies */
+                            if (bi) { c.lda += 3; c.ldb += 1; c.ldc += 5; } /* unaligned: copies, or element-sized loads */
+                            ctx.offset = li && bi; /* and misaligned bases */
                             if (ki == 0) battery_case(&be, GEMM_F32, &c, 1000u + (uint64_t)si);
                             battery_case(&be, GEMM_F64, &c, 2000u + (uint64_t)si);
                         }
@@ -239,6 +257,180 @@ static void test_cuda_specific(void)
     free(h);
 }
 
+/* Whether this GPU runs the sm_90a kernels (Hopper; the test is built with sm_90a). */
+static int hopper(void)
+{
+    struct cudaDeviceProp prop;
+    return cudaGetDeviceProperties(&prop, 0) == cudaSuccess && prop.major == 9 && prop.minor == 0;
+}
+
+/* options.variant: what each exact kernel accepts, and what this GPU runs. */
+static void test_configurations_refused(void)
+{
+    static const struct { gemm_cuda_kernel kernel; int variant, bits; } bad[] = {
+        {GEMM_CUDA_KERNEL_SIMT, 5, 32}, {GEMM_CUDA_KERNEL_SIMT, -1, 32}, {GEMM_CUDA_KERNEL_SIMT, 1, 64},
+        {GEMM_CUDA_KERNEL_DMMA, 4, 64}, {GEMM_CUDA_KERNEL_AUTO, 1, 32}, {GEMM_CUDA_KERNEL_AUTO, 2, 64},
+        {GEMM_CUDA_KERNEL_TILED16, 1, 32}};
+    double *d = NULL;
+    gemm_cuda_options o;
+    gemm_status s;
+    size_t i;
+    cudaMalloc((void **)&d, 64 * sizeof(double));
+    cudaMemset(d, 0, 64 * sizeof(double));
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&o, 0, sizeof o);
+        o.kernel = bad[i].kernel;
+        o.variant = bad[i].variant;
+        s = bad[i].bits == 32 ? gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1,
+                                                (const float *)d, 4, (const float *)d, 4, 0, (float *)(d + 32), 4, &o)
+                              : gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d,
+                                                4, 0, d + 32, 4, &o);
+        battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.variant"),
+                      "cuda: %s variant %d (fp%d) is refused: \"%s\"", gemm_cuda_kernel_name(bad[i].kernel),
+                      bad[i].variant, bad[i].bits, gemm_last_error_detail());
+    }
+    for (i = 2; i <= 3; i++) {
+        memset(&o, 0, sizeof o);
+        o.kernel = GEMM_CUDA_KERNEL_DMMA;
+        o.variant = (int)i;
+        s = gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1, d, 4, d, 4, 0, d + 32, 4, &o);
+        if (hopper())
+            battery_check(s == GEMM_OK && cudaDeviceSynchronize() == cudaSuccess, "cuda: DMMA variant %d runs on Hopper",
+                          (int)i);
+        else
+            battery_check(s == GEMM_ERR_UNAVAILABLE && strstr(gemm_last_error_detail(), "sm_90a"),
+                          "cuda: DMMA variant %d is refused without Hopper: \"%s\"", (int)i, gemm_last_error_detail());
+    }
+    cudaFree(d);
+}
+
+/* One call through the battery's check, then what ran: every string of
+   `want` (NULL-terminated) must be in gemm__cuda_exact_last(). */
+static void path_case(const char *what, gemm_precision prec, gemm_layout layout, gemm_transpose ta, gemm_transpose tb,
+                      int64_t m, int64_t n, int64_t k, int pad, int offset, int variant, int split_k,
+                      const char *const *want)
+{
+    cuda_ctx ctx;
+    battery_backend be;
+    battery_call c;
+    char name[96];
+    const char *ran;
+    int ok = 1, i;
+    memset(&ctx, 0, sizeof ctx);
+    memset(&be, 0, sizeof be);
+    ctx.opt.kernel = variant ? (prec == GEMM_F32 ? GEMM_CUDA_KERNEL_SIMT : GEMM_CUDA_KERNEL_DMMA) : GEMM_CUDA_KERNEL_AUTO;
+    ctx.opt.variant = variant;
+    ctx.opt.split_k = split_k;
+    ctx.offset = offset;
+    snprintf(name, sizeof name, "cuda path (%s)", what);
+    be.name = name;
+    be.sgemm = cuda_s;
+    be.dgemm = cuda_d;
+    be.ctx = &ctx;
+    c.layout = layout; c.ta = ta; c.tb = tb;
+    c.m = m; c.n = n; c.k = k;
+    c.alpha = 1.25; c.beta = m % 2 ? 0.0 : -0.75;
+    battery_min_lds(&c);
+    c.lda += pad; c.ldb += pad;
+    battery_case(&be, prec, &c, 3000u + (uint64_t)m);
+    ran = gemm__cuda_exact_last();
+    for (i = 0; want[i]; i++) ok &= strstr(ran, want[i]) != NULL;
+    battery_check(ok, "cuda path (%s): ran \"%s\"", what, ran);
+}
+
+/* The automatic choice reaches each configuration, copy and split (shapes
+   from the plan's rules, exact_plan.cuh); forced ones run as named. */
+static void test_paths(void)
+{
+    const gemm_layout R = GEMM_ROW_MAJOR, Cm = GEMM_COL_MAJOR;
+    const gemm_transpose N = GEMM_NO_TRANS, T = GEMM_TRANS;
+    int h = hopper();
+#define WANT(...) (const char *const[]){__VA_ARGS__, NULL}
+    /* fp32, row-major: canonical M = n, N = m, op(A) = B (k-major when B is transposed), op(B) = A */
+    path_case("f32 NN, 256x128", GEMM_F32, R, N, N, 300, 600, 64, 0, 0, 0, 0, WANT("simt 256x128 mk", "a:- b:-"));
+    path_case("f32 NN, M <= 128", GEMM_F32, R, N, N, 2100, 72, 40, 0, 0, 0, 0, WANT("simt 128x128 mk"));
+    path_case("f32 TT, 128x256", GEMM_F32, R, T, T, 600, 300, 64, 0, 0, 0, 0, WANT("simt 128x256 kn"));
+    path_case("f32 TN, 16x8 threads", GEMM_F32, R, T, N, 2100, 2100, 16, 0, 0, 0, 0, WANT("simt 128x128/16x8 mn"));
+    path_case("f32 TN, K split", GEMM_F32, R, T, N, 300, 300, 300, 0, 0, 0, 0, WANT("simt 128x128 mn"));
+    path_case("f32 NT in place", GEMM_F32, R, N, T, 300, 300, 40, 0, 0, 0, 0, WANT("simt 128x256 kk", "a:- b:-"));
+    path_case("f32 NT, op(A) transposed", GEMM_F32, R, N, T, 2100, 72, 40, 0, 0, 0, 0, WANT("mk", "a:t b:-"));
+    path_case("f32 NT, op(B) transposed", GEMM_F32, R, N, T, 72, 2100, 40, 0, 0, 0, 0, WANT("kn", "a:- b:t"));
+    path_case("f32 col TN, op(B) transposed", GEMM_F32, Cm, T, N, 2100, 72, 40, 0, 0, 0, 0, WANT("kn", "a:- b:t"));
+    path_case("f32 NT misaligned, transposed", GEMM_F32, R, N, T, 2100, 72, 40, 1, 0, 0, 0, WANT("a:t b:r"));
+    path_case("f32 misaligned ld", GEMM_F32, R, N, N, 300, 600, 64, 1, 0, 0, 0, WANT("a:r b:r"));
+    path_case("f32 misaligned base", GEMM_F32, Cm, T, T, 200, 300, 64, 0, 1, 0, 0, WANT("a:r b:r"));
+    path_case("f32 forced 16x8, split 3", GEMM_F32, R, N, N, 100, 200, 300, 0, 0, 2, 3, WANT("128x128/16x8", "split 3"));
+    path_case("f32 forced 256x128 NT", GEMM_F32, Cm, T, N, 300, 200, 100, 0, 0, 3, 0, WANT("256x128 kk"));
+    /* fp64 */
+    if (h) {
+        path_case("f64 short, 128x64", GEMM_F64, R, N, N, 300, 300, 300, 0, 0, 0, 0, WANT("dmma tma 128x64 mk"));
+        path_case("f64 long K, 128x128", GEMM_F64, R, N, N, 200, 300, 2100, 0, 0, 0, 0, WANT("dmma tma 128x128 mk"));
+        path_case("f64 NT, k-major X", GEMM_F64, R, N, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kk", "a:- b:-"));
+        path_case("f64 TT", GEMM_F64, R, T, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kn"));
+        path_case("f64 TN", GEMM_F64, R, T, N, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "mn"));
+        path_case("f64 misaligned ld", GEMM_F64, Cm, N, T, 150, 130, 70, 1, 0, 0, 0, WANT("tma", "a:r b:r"));
+        path_case("f64 misaligned base", GEMM_F64, R, T, N, 150, 130, 70, 0, 1, 0, 0, WANT("tma", "a:r b:r"));
+        path_case("f64 forced 128x128, split 3", GEMM_F64, Cm, N, N, 150, 130, 700, 0, 0, 2, 3,
+                  WANT("tma 128x128", "split 3"));
+        path_case("f64 forced 128x64, split 1", GEMM_F64, Cm, T, T, 150, 130, 700, 0, 0, 3, 1,
+                  WANT("tma 128x64", "split 1"));
+    } else {
+        path_case("f64 without Hopper: the ring", GEMM_F64, R, N, N, 300, 300, 300, 0, 0, 0, 0, WANT("dmma ring"));
+    }
+    path_case("f64 forced ring", GEMM_F64, R, N, T, 150, 130, 70, 1, 1, 1, 0, WANT("dmma ring"));
+#undef WANT
+}
+
+/* split_k = 1: one K part (no atomics), the same bits on every run; the
+   automatic split of the same shape (several parts) is checked against the
+   reference. */
+template <typename T> static void test_split_off(int small)
+{
+    const int64_t m = 128, n = 96, k = small ? 1024 : 8192;
+    gemm_precision prec = sizeof(T) == 4 ? GEMM_F32 : GEMM_F64;
+    battery_buf A = battery_buf_new(prec, (size_t)(m * k)), B = battery_buf_new(prec, (size_t)(k * n));
+    battery_buf C[3], R = battery_buf_new(prec, (size_t)(m * n));
+    battery_backend be;
+    battery_call c = {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, m, k, m, 1.0, 0.0};
+    T *dA, *dB, *dC;
+    gemm_cuda_options o;
+    uint64_t st = 11;
+    int run, ok = 1;
+    char ran[3][160];
+    double err;
+    memset(&be, 0, sizeof be);
+    battery_fill(&A, &st);
+    battery_fill(&B, &st);
+    cudaMalloc((void **)&dA, sizeof(T) * m * k);
+    cudaMalloc((void **)&dB, sizeof(T) * k * n);
+    cudaMalloc((void **)&dC, sizeof(T) * m * n);
+    cudaMemcpy(dA, A.data, sizeof(T) * m * k, cudaMemcpyHostToDevice);
+    cudaMemcpy(dB, B.data, sizeof(T) * k * n, cudaMemcpyHostToDevice);
+    for (run = 0; run < 3; run++) {
+        memset(&o, 0, sizeof o);
+        o.split_k = run < 2 ? 1 : 0;
+        C[run] = battery_buf_new(prec, (size_t)(m * n));
+        ok &= (sizeof(T) == 4 ? gemm_cuda_sgemm(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f,
+                                                (const float *)dA, m, (const float *)dB, k, 0.0f, (float *)dC, m, &o)
+                              : gemm_cuda_dgemm(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0,
+                                                (const double *)dA, m, (const double *)dB, k, 0.0, (double *)dC, m,
+                                                &o)) == GEMM_OK;
+        ok &= cudaMemcpy(C[run].data, dC, sizeof(T) * m * n, cudaMemcpyDeviceToHost) == cudaSuccess;
+        snprintf(ran[run], sizeof ran[run], "%s", gemm__cuda_exact_last());
+    }
+    ok &= memcmp(C[0].data, C[1].data, sizeof(T) * m * n) == 0;
+    battery_check(ok && strstr(ran[0], "split 1 ") && strstr(ran[1], "split 1 "),
+                  "cuda fp%d split_k = 1: one K part, bit-identical runs (\"%s\")", (int)sizeof(T) * 8, ran[0]);
+    battery_invoke(NULL, prec, &c, A.data, B.data, R.data);
+    err = battery_compare(&c, &C[2], &R);
+    battery_check(!strstr(ran[2], "split 1 ") && err <= battery_bound(&be, prec, &c, battery_max_abs(&A),
+                                                                        battery_max_abs(&B), 0),
+                  "cuda fp%d automatic split-K: several parts (\"%s\"), error %.3g", (int)sizeof(T) * 8, ran[2], err);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+    for (run = 0; run < 3; run++) battery_buf_free(&C[run]);
+    battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&R);
+}
+
 int main(void)
 {
     int count = 0, small = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
@@ -254,16 +446,32 @@ int main(void)
                prop.multiProcessorCount);
     }
     test_cuda_specific();
-    battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_PAGEABLE, 0, 0, 0, small ? cases : 200, max_dim);
-    battery_cuda("cuda simt", GEMM_CUDA_KERNEL_SIMT, GEMM_CUDA_PAGEABLE, 0, 0, 0, cases, max_dim);
-    battery_cuda("cuda simt split_k=1", GEMM_CUDA_KERNEL_SIMT, GEMM_CUDA_PAGEABLE, 0, 1, 0, cases, max_dim);
-    battery_cuda("cuda dmma", GEMM_CUDA_KERNEL_DMMA, GEMM_CUDA_PAGEABLE, 0, 0, 1, cases, max_dim);
-    battery_cuda("cuda dmma split_k=1", GEMM_CUDA_KERNEL_DMMA, GEMM_CUDA_PAGEABLE, 0, 1, 1, cases, max_dim);
-    battery_cuda("cuda naive", GEMM_CUDA_KERNEL_NAIVE, GEMM_CUDA_PAGEABLE, 0, 0, 0, small ? 1 : 20, max_dim);
-    battery_cuda("cuda tiled16", GEMM_CUDA_KERNEL_TILED16, GEMM_CUDA_PAGEABLE, 0, 0, 0, small ? 1 : 20, max_dim);
-    battery_cuda("cuda host pageable", GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_PAGEABLE, 1, 0, 0, cases, max_dim);
-    battery_cuda("cuda host pinned", GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_PINNED, 1, 0, 0, cases, max_dim);
-    battery_cuda("cuda host mapped", GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_MAPPED, 1, 0, 0, cases, max_dim);
+    test_configurations_refused();
+    test_paths();
+    test_split_off<float>(small);
+    test_split_off<double>(small);
+    battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? cases : 200, max_dim);
+    battery_cuda("cuda simt", GEMM_CUDA_KERNEL_SIMT, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, cases, max_dim);
+    battery_cuda("cuda simt split_k=1", GEMM_CUDA_KERNEL_SIMT, 0, GEMM_CUDA_PAGEABLE, 0, 1, BOTH, cases, max_dim);
+    battery_cuda("cuda simt 128x128", GEMM_CUDA_KERNEL_SIMT, 1, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
+    battery_cuda("cuda simt 128x128/16x8", GEMM_CUDA_KERNEL_SIMT, 2, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
+    battery_cuda("cuda simt 256x128", GEMM_CUDA_KERNEL_SIMT, 3, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
+    battery_cuda("cuda simt 128x256 split_k=3", GEMM_CUDA_KERNEL_SIMT, 4, GEMM_CUDA_PAGEABLE, 0, 3, F32_ONLY, cases,
+                 max_dim);
+    battery_cuda("cuda dmma", GEMM_CUDA_KERNEL_DMMA, 0, GEMM_CUDA_PAGEABLE, 0, 0, F64_ONLY, cases, max_dim);
+    battery_cuda("cuda dmma split_k=1", GEMM_CUDA_KERNEL_DMMA, 0, GEMM_CUDA_PAGEABLE, 0, 1, F64_ONLY, cases, max_dim);
+    battery_cuda("cuda dmma ring", GEMM_CUDA_KERNEL_DMMA, 1, GEMM_CUDA_PAGEABLE, 0, 0, F64_ONLY, cases, max_dim);
+    if (hopper()) {
+        battery_cuda("cuda dmma tma 128x128", GEMM_CUDA_KERNEL_DMMA, 2, GEMM_CUDA_PAGEABLE, 0, 0, F64_ONLY, cases,
+                     max_dim);
+        battery_cuda("cuda dmma tma 128x64 split_k=3", GEMM_CUDA_KERNEL_DMMA, 3, GEMM_CUDA_PAGEABLE, 0, 3, F64_ONLY,
+                     cases, max_dim);
+    }
+    battery_cuda("cuda naive", GEMM_CUDA_KERNEL_NAIVE, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? 1 : 20, max_dim);
+    battery_cuda("cuda tiled16", GEMM_CUDA_KERNEL_TILED16, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? 1 : 20, max_dim);
+    battery_cuda("cuda host pageable", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_PAGEABLE, 1, 0, BOTH, cases, max_dim);
+    battery_cuda("cuda host pinned", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_PINNED, 1, 0, BOTH, cases, max_dim);
+    battery_cuda("cuda host mapped", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_MAPPED, 1, 0, BOTH, cases, max_dim);
     test_larger(small);
     return battery_summary();
 }

@@ -55,6 +55,7 @@
    compute-sanitizer), with one shape past a 256x128 block tile and several
    64-wide K tiles (300x260x200). GEMM_TEST_SEED=<n> changes the seed. */
 #define GEMM_IMPLEMENTATION
+#define GEMM__TEST_HOOKS /* the WGMMA schedule's overrides: small grids, other raster orders */
 #include "../gemm_cuda.cuh"
 #include "battery.h"
 
@@ -76,6 +77,7 @@ typedef struct tc_mode {
 static const tc_mode tc_modes[] = {
     {"tf32", API_SGEMM, GEMM_CUDA_MATH_TF32, GEMM_F32, GEMM_F32, 0, 0x1p-9, 0x1p-24, 0x1p-149},
     {"tf32-exact", API_SGEMM, GEMM_CUDA_MATH_TF32, GEMM_F32, GEMM_F32, 1, 0, 0x1p-24, 0x1p-149},
+    {"fp32-accurate", API_SGEMM, GEMM_CUDA_MATH_FP32_ACCURATE, GEMM_F32, GEMM_F32, 0, 0x1p-21, 0x1p-24, 0x1p-149},
     {"f16->f32", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_F16, GEMM_F32, 0, 0, 0x1p-24, 0x1p-149},
     {"f16->f16", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_F16, GEMM_F16, 0, 0, 0x1p-11, 0x1p-24},
     {"bf16->f32", API_MIXED, GEMM_CUDA_MATH_EXACT, GEMM_BF16, GEMM_F32, 0, 0, 0x1p-24, 0x1p-149},
@@ -85,27 +87,29 @@ static const tc_mode tc_modes[] = {
 /* The ways a mode is run: a kernel on device pointers (WGMMA also with K
    never split and split in 3), or the host-pointer call, its
    copy mode cycling over the cases. */
-enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WGMMA_256, WAY_WGMMA_128, WAY_NAIVE,
-       WAY_HOST, WAYS };
+enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WGMMA_256, WAY_WGMMA_128,
+       WAY_WGMMA_GRID3, WAY_WGMMA_UNITS, WAY_NAIVE, WAY_HOST, WAYS };
 static const struct {
     const char *name;
     gemm_cuda_kernel kernel;
-    int split_k, variant;
-} tc_ways[WAYS] = {{"auto", GEMM_CUDA_KERNEL_AUTO, 0, 0},
-                   {"mma", GEMM_CUDA_KERNEL_MMA, 0, 0},
-                   {"wgmma", GEMM_CUDA_KERNEL_WGMMA, 0, 0},
-                   {"wgmma split_k=1", GEMM_CUDA_KERNEL_WGMMA, 1, 0},
-                   {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0},
-                   {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1},
-                   {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2},
-                   {"naive", GEMM_CUDA_KERNEL_NAIVE, 0, 0},
-                   {"host", GEMM_CUDA_KERNEL_AUTO, 0, 0}};
+    int split_k, variant, group, grid; /* group, grid: the test hooks cuda_wgmma_group / _grid (0: none) */
+} tc_ways[WAYS] = {{"auto", GEMM_CUDA_KERNEL_AUTO, 0, 0, 0, 0},
+                   {"mma", GEMM_CUDA_KERNEL_MMA, 0, 0, 0, 0},
+                   {"wgmma", GEMM_CUDA_KERNEL_WGMMA, 0, 0, 0, 0},
+                   {"wgmma split_k=1", GEMM_CUDA_KERNEL_WGMMA, 1, 0, 0, 0},
+                   {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0, 0, 0},
+                   {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1, 0, 0},
+                   {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2, 0, 0},
+                   {"wgmma 3 blocks, split_k=2, N-raster 2", GEMM_CUDA_KERNEL_WGMMA, 2, 0, -2, 3},
+                   {"wgmma a block per unit, M-raster 3", GEMM_CUDA_KERNEL_WGMMA, 0, 0, 3, -1},
+                   {"naive", GEMM_CUDA_KERNEL_NAIVE, 0, 0, 0, 0},
+                   {"host", GEMM_CUDA_KERNEL_AUTO, 0, 0, 0, 0}};
 static const char *way_missing[WAYS]; /* why a way cannot run here; NULL: it runs */
 static int way_runs[WAYS], way_failures[WAYS]; /* of the current mode */
 #define ALL_WAYS ((1 << WAYS) - 1)
 #define TC_WAYS                                                                                                \
     ((1 << WAY_MMA) | (1 << WAY_WGMMA) | (1 << WAY_WGMMA_NOSPLIT) | (1 << WAY_WGMMA_SPLIT3) | (1 << WAY_WGMMA_256) | \
-     (1 << WAY_WGMMA_128))
+     (1 << WAY_WGMMA_128) | (1 << WAY_WGMMA_GRID3) | (1 << WAY_WGMMA_UNITS))
 
 static cudaStream_t stream; /* the device calls run on a stream of their own */
 
@@ -460,6 +464,8 @@ static void case_run(const tc_mode *md, int way, tc_case *t, const char *label, 
     opt.split_k = tc_ways[way].split_k;
     opt.variant = tc_ways[way].variant;
     opt.math = md->math;
+    gemm__test_hooks()->cuda_wgmma_group = tc_ways[way].group;
+    gemm__test_hooks()->cuda_wgmma_grid = tc_ways[way].grid;
     if (host) opt.mode = (gemm_cuda_mode)(t->seed % 3);
     snprintf(name, sizeof name, "tc %s %s%s%s", md->name, tc_ways[way].name, host ? mode_names[opt.mode] : "", label);
     battery_call_str(&t->c, desc, sizeof desc);
@@ -474,6 +480,7 @@ static void case_run(const tc_mode *md, int way, tc_case *t, const char *label, 
         battery_check(ok, "%s %s seed=%llu: a second run gives the same bytes (status %d)", name, desc,
                       (unsigned long long)t->seed, (int)s);
     }
+    gemm__test_hooks()->cuda_wgmma_group = gemm__test_hooks()->cuda_wgmma_grid = 0;
     way_runs[way]++;
     if (!ok) way_failures[way]++;
     free(got);
@@ -755,10 +762,186 @@ static void tc_api_checks(void)
             GEMM_ERR_INVALID_ARG);
     refused("dgemm_host", "options.math = TF32", API_DGEMM_HOST, GEMM_F64, GEMM_F64, GEMM_F64, &opt, &c, 0, 0,
             GEMM_ERR_INVALID_ARG);
+    opt.math = GEMM_CUDA_MATH_FP32_ACCURATE;
+    refused("dgemm", "options.math = FP32_ACCURATE", API_DGEMM, GEMM_F64, GEMM_F64, GEMM_F64, &opt, &c, 0, 0,
+            GEMM_ERR_INVALID_ARG);
+    refused("dgemm_host", "options.math = FP32_ACCURATE", API_DGEMM_HOST, GEMM_F64, GEMM_F64, GEMM_F64, &opt, &c, 0,
+            0, GEMM_ERR_INVALID_ARG);
+    opt.math = (gemm_cuda_math)3;
+    refused("sgemm", "options.math = 3", API_SGEMM, GEMM_F32, GEMM_F32, GEMM_F32, &opt, &c, 0, 0,
+            GEMM_ERR_INVALID_ARG);
     battery_check(!strcmp(gemm_cuda_kernel_name(GEMM_CUDA_KERNEL_MMA), "mma") &&
                       !strcmp(gemm_cuda_kernel_name(GEMM_CUDA_KERNEL_WGMMA), "wgmma"),
                   "tc: kernel names mma and wgmma");
     printf("== tc api refusals: %s\n", battery_failed == before ? "all passed" : "FAILURES above");
+}
+
+/* ---- the fp32-accurate mode's promise ---- */
+
+/* C = A*B, row-major NN (ta: A stored transposed, k x m), on the device
+   with `math` and `kernel`; returns the status, C in `out`. */
+static gemm_status acc_run(gemm_cuda_math math, gemm_cuda_kernel kernel, int ta, int64_t m, int64_t n, int64_t k,
+                           const float *dA, const float *dB, float *dC, float *out)
+{
+    gemm_cuda_options opt;
+    gemm_status s;
+    memset(&opt, 0, sizeof opt);
+    opt.math = math;
+    opt.kernel = kernel;
+    opt.split_k = math == GEMM_CUDA_MATH_EXACT ? 1 : 0; /* a plain fp32 product: one sum along all of K */
+    cuda_ok(cudaMemset(dC, 0xff, (size_t)(m * n) * sizeof(float)), "cudaMemset of C");
+    s = gemm_cuda_sgemm(stream, GEMM_ROW_MAJOR, ta ? GEMM_TRANS : GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f, dA,
+                        ta ? m : k, dB, n, 0.0f, dC, n, &opt);
+    cuda_ok(cudaDeviceSynchronize(), "the synchronisation after the call");
+    cuda_ok(cudaMemcpy(out, dC, (size_t)(m * n) * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy of C back");
+    return s;
+}
+
+/* op(A) (m x k) and B (k x n) of fp32 values -> the fp64 product, and the
+   sum of |a||b| per element (the scale of its rounding errors). */
+static void acc_reference(int ta, int64_t m, int64_t n, int64_t k, const float *A, const float *B, double *R,
+                          double *scale)
+{
+    battery_call c;
+    double *a = (double *)malloc(sizeof(double) * (size_t)(m * k)), *b = (double *)malloc(sizeof(double) * (size_t)(k * n));
+    double *c0 = (double *)calloc((size_t)(m * n), sizeof(double));
+    int pass;
+    if (!a || !b || !c0) { fprintf(stderr, "test_cuda_tc: out of memory\n"); exit(2); }
+    memset(&c, 0, sizeof c);
+    c.layout = GEMM_ROW_MAJOR; c.ta = ta ? GEMM_TRANS : GEMM_NO_TRANS; c.tb = GEMM_NO_TRANS;
+    c.m = m; c.n = n; c.k = k; c.alpha = 1; c.beta = 0; c.lda = ta ? m : k; c.ldb = n; c.ldc = n;
+    for (pass = 0; pass < 2; pass++) { /* the values, then their magnitudes */
+        for (int64_t i = 0; i < m * k; i++) a[i] = pass ? fabs((double)A[i]) : A[i];
+        for (int64_t i = 0; i < k * n; i++) b[i] = pass ? fabs((double)B[i]) : B[i];
+        reference(&c, a, b, c0, pass ? scale : R, (size_t)(m * n));
+    }
+    free(a); free(b); free(c0);
+}
+
+/* max |got - ref| / max |ref| over the finite references. */
+static double acc_error(const float *got, const double *ref, size_t count)
+{
+    double err = 0, top = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(ref[i])) continue;
+        if (fabs(ref[i]) > top) top = fabs(ref[i]);
+        if (!(fabs(got[i] - ref[i]) <= err)) err = isnan(got[i]) ? INFINITY : fabs(got[i] - ref[i]);
+    }
+    return top > 0 ? err / top : err;
+}
+
+/* A value of distribution `dist`: 0 uniform in [-1, 1], 1 a random sign
+   times 2^e with e uniform in [-20, 20] and a random 24-bit significand. */
+static float acc_value(int dist, uint64_t *state)
+{
+    if (dist == 0) return (float)(2 * battery_uniform(state));
+    double e = -20 + (double)battery_below(state, 41), f = 1 + (double)battery_below(state, 1 << 23) / 0x1p23;
+    return (float)((battery_below(state, 2) ? -1 : 1) * f * pow(2.0, e));
+}
+
+/* The promise: on both distributions the accurate mode's max relative
+   error is no larger than that of the exact fp32 kernel (SIMT) on the same
+   inputs, and far below TF32's. Every tensor-core kernel here that runs
+   the mode (AUTO, MMA, WGMMA). */
+static void tc_accuracy(void)
+{
+    static const int64_t full_shapes[][3] = {{512, 384, 4096}, {999, 1001, 997}}, small_shapes[][3] = {{130, 96, 700}};
+    const int64_t(*shapes)[3] = small_run ? small_shapes : full_shapes;
+    int count = small_run ? 1 : 2, before = battery_failed;
+    for (int si = 0; si < count; si++)
+        for (int dist = 0; dist < 2; dist++) {
+            int64_t m = shapes[si][0], n = shapes[si][1], k = shapes[si][2];
+            int ta = si % 2; /* the second shape reads A transposed: the split's other kernel */
+            uint64_t state = battery_base_seed() * 77 + (uint64_t)(si * 2 + dist);
+            float *A = (float *)malloc(sizeof(float) * (size_t)(m * k)), *B = (float *)malloc(sizeof(float) * (size_t)(k * n));
+            float *got = (float *)malloc(sizeof(float) * (size_t)(m * n)), *dA, *dB, *dC;
+            double *ref = (double *)malloc(sizeof(double) * (size_t)(m * n)), *scale = (double *)malloc(sizeof(double) * (size_t)(m * n));
+            double exact, tf32;
+            if (!A || !B || !got || !ref || !scale) { fprintf(stderr, "test_cuda_tc: out of memory\n"); exit(2); }
+            for (int64_t i = 0; i < m * k; i++) A[i] = acc_value(dist, &state);
+            for (int64_t i = 0; i < k * n; i++) B[i] = acc_value(dist, &state);
+            acc_reference(ta, m, n, k, A, B, ref, scale);
+            cuda_ok(cudaMalloc((void **)&dA, sizeof(float) * (size_t)(m * k)), "cudaMalloc");
+            cuda_ok(cudaMalloc((void **)&dB, sizeof(float) * (size_t)(k * n)), "cudaMalloc");
+            cuda_ok(cudaMalloc((void **)&dC, sizeof(float) * (size_t)(m * n)), "cudaMalloc");
+            cuda_ok(cudaMemcpy(dA, A, sizeof(float) * (size_t)(m * k), cudaMemcpyHostToDevice), "cudaMemcpy");
+            cuda_ok(cudaMemcpy(dB, B, sizeof(float) * (size_t)(k * n), cudaMemcpyHostToDevice), "cudaMemcpy");
+            battery_check(acc_run(GEMM_CUDA_MATH_EXACT, GEMM_CUDA_KERNEL_AUTO, ta, m, n, k, dA, dB, dC, got) == GEMM_OK,
+                          "accuracy: the exact kernel runs (%s)", gemm_last_error_detail());
+            exact = acc_error(got, ref, (size_t)(m * n));
+            battery_check(acc_run(GEMM_CUDA_MATH_TF32, GEMM_CUDA_KERNEL_AUTO, ta, m, n, k, dA, dB, dC, got) == GEMM_OK,
+                          "accuracy: TF32 runs (%s)", gemm_last_error_detail());
+            tf32 = acc_error(got, ref, (size_t)(m * n));
+            for (int w = WAY_AUTO; w <= WAY_WGMMA; w++) {
+                double acc;
+                gemm_status st;
+                if (way_missing[w]) continue;
+                st = acc_run(GEMM_CUDA_MATH_FP32_ACCURATE, tc_ways[w].kernel, ta, m, n, k, dA, dB, dC, got);
+                acc = acc_error(got, ref, (size_t)(m * n));
+                printf("accuracy %lldx%lldx%lld%s %s, %s: max|err|/max|ref| fp32-accurate %.3g, exact fp32 %.3g, "
+                       "tf32 %.3g\n", (long long)m, (long long)n, (long long)k, ta ? " (A transposed)" : "",
+                       dist ? "2^-20..2^20" : "[-1, 1]", tc_ways[w].name, acc, exact, tf32);
+                battery_check(st == GEMM_OK && acc <= exact && acc * 16 < tf32,
+                              "accuracy %lldx%lldx%lld dist %d %s: fp32-accurate %.3g <= exact %.3g, < tf32/16 %.3g "
+                              "(status %d %s)", (long long)m, (long long)n, (long long)k, dist, tc_ways[w].name, acc,
+                              exact, tf32 / 16, (int)st, gemm_last_error_detail());
+            }
+            cudaFree(dA); cudaFree(dB); cudaFree(dC);
+            free(A); free(B); free(got); free(ref); free(scale);
+        }
+    printf("== tc fp32-accurate accuracy: %s\n", battery_failed == before ? "all passed" : "FAILURES above");
+}
+
+/* Inf, NaN, values near FLT_MAX and subnormals: every element Inf or NaN
+   exactly where fp32 arithmetic (the fp64 reference of the same values)
+   gives one, the finite ones within 2^-20 of the sum of |a||b|. The Inf in
+   A meets a row of B exact in TF32 (lo = 0) and a 0 there; FLT_MAX rounds
+   up past the fp32 range in TF32. */
+static void tc_special(void)
+{
+    const int64_t m = 40, n = 48, k = 96;
+    int before = battery_failed;
+    for (int ta = 0; ta < 2; ta++) {
+        float A[40 * 96], B[96 * 48], got[40 * 48], *dA, *dB, *dC;
+        double ref[40 * 48], scale[40 * 48];
+        uint64_t state = 1234 + (uint64_t)ta;
+        for (int64_t i = 0; i < m * k; i++) A[i] = (float)(2 * battery_uniform(&state));
+        for (int64_t i = 0; i < k * n; i++) B[i] = (float)(2 * battery_uniform(&state));
+#define AT(i, p) A[ta ? (p) * m + (i) : (i) * k + (p)]
+        AT(3, 5) = INFINITY;
+        for (int64_t j = 0; j < n; j++) B[5 * n + j] = (float)((j % 7) - 3) * 0.25f; /* exact in TF32; 0 at j % 7 == 3 */
+        AT(7, 9) = NAN;
+        B[11 * n + 13] = -INFINITY;
+        AT(20, 30) = FLT_MAX;
+        AT(21, 31) = 3.4e38f; /* rounds up to 2^128 in TF32 */
+        AT(22, 32) = -FLT_MAX;
+        for (int64_t j = 0; j < n; j++) B[30 * n + j] = B[31 * n + j] = B[32 * n + j] = 0.5f * B[30 * n + j];
+        AT(25, 40) = 1e-40f; /* subnormal */
+        AT(26, 41) = 3e-39f;
+#undef AT
+        acc_reference(ta, m, n, k, A, B, ref, scale);
+        cuda_ok(cudaMalloc((void **)&dA, sizeof A), "cudaMalloc");
+        cuda_ok(cudaMalloc((void **)&dB, sizeof B), "cudaMalloc");
+        cuda_ok(cudaMalloc((void **)&dC, sizeof got), "cudaMalloc");
+        cuda_ok(cudaMemcpy(dA, A, sizeof A, cudaMemcpyHostToDevice), "cudaMemcpy");
+        cuda_ok(cudaMemcpy(dB, B, sizeof B, cudaMemcpyHostToDevice), "cudaMemcpy");
+        for (int w = WAY_AUTO; w <= WAY_WGMMA; w++) {
+            gemm_status st;
+            int bad = -1;
+            if (way_missing[w]) continue;
+            st = acc_run(GEMM_CUDA_MATH_FP32_ACCURATE, tc_ways[w].kernel, ta, m, n, k, dA, dB, dC, got);
+            for (int64_t i = 0; i < m * n && bad < 0; i++) {
+                double r = ref[i], e = (double)(float)r; /* fp32 overflows where the fp64 sum passes FLT_MAX */
+                int ok = isnan(r) ? isnan(got[i]) : isinf(e) ? got[i] == e : fabs(got[i] - r) <= 0x1p-20 * scale[i] + 0x1p-149;
+                if (!ok) bad = (int)i;
+            }
+            battery_check(st == GEMM_OK && bad < 0, "fp32-accurate special values%s, %s: status %d; first wrong C(%d,%d) = "
+                          "%.9g, want %.9g", ta ? " (A transposed)" : "", tc_ways[w].name, (int)st, bad < 0 ? 0 : bad / (int)n,
+                          bad < 0 ? 0 : bad % (int)n, bad < 0 ? 0.0 : got[bad], bad < 0 ? 0.0 : ref[bad]);
+        }
+        cudaFree(dA); cudaFree(dB); cudaFree(dC);
+    }
+    printf("== tc fp32-accurate special values: %s\n", battery_failed == before ? "all passed" : "FAILURES above");
 }
 
 /* ---- main ---- */
@@ -805,13 +988,16 @@ int main(void)
     if (prop.major < 8) way_missing[WAY_MMA] = "mma needs compute capability 8.0+";
     if (auto_kernel != GEMM_CUDA_KERNEL_WGMMA)
         way_missing[WAY_WGMMA] = way_missing[WAY_WGMMA_NOSPLIT] = way_missing[WAY_WGMMA_SPLIT3] =
-            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] =
+            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] = way_missing[WAY_WGMMA_GRID3] =
+            way_missing[WAY_WGMMA_UNITS] =
             "AUTO does not pick wgmma here (it needs compute capability 9.0 and an sm_90a build)";
     fflush(stdout);
     battery_check(gemm_cuda_release_scratch() == GEMM_OK, "tc: gemm_cuda_release_scratch() before any call: %s",
                   gemm_last_error_detail());
     tc_api_checks();
     for (m = 0; m < (int)(sizeof tc_modes / sizeof tc_modes[0]); m++) tc_mode_run(&tc_modes[m]);
+    tc_accuracy();
+    tc_special();
     cudaStreamDestroy(stream);
     return battery_summary();
 }

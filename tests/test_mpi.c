@@ -9,7 +9,8 @@
        into the full C on every rank.
    Both run the whole differential battery (Cannon blocking and overlapped,
    Fox), then the tests of rank-inconsistent input, memory caps, timing and
-   the descriptor. Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
+   the descriptor, and the plans (tests/mpi_plan_checks.h: reuse with fresh
+   data, refusals, agreed failures, the defects of 0.3). Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
    the battery with the CUDA local multiply.
 
    Rank 0 prints; the others print only when GEMM_TEST_ALL_RANKS is set.
@@ -37,6 +38,7 @@ static int me, nranks;
 typedef struct mpi_ctx {
     int dist;
     gemm_mpi_options opts;
+    gemm_mpi_plan *plan; /* set: executes of this plan (the shape arguments are the plan's) */
 } mpi_ctx;
 
 /* The three outputs of gemm_mpi_options, as the tests read them. */
@@ -59,6 +61,14 @@ static gemm_status call_mpi(const mpi_ctx *c, int dbl, gemm_layout lay, gemm_tra
                             int64_t n, int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                             double beta, void *C, int64_t ldc)
 {
+    if (c->plan && dbl)
+        return (c->dist ? gemm_mpi_dgemm_plan_dist : gemm_mpi_dgemm_plan)(c->plan, alpha, (const double *)A, lda,
+                                                                          (const double *)B, ldb, beta, (double *)C,
+                                                                          ldc, &c->opts);
+    if (c->plan)
+        return (c->dist ? gemm_mpi_sgemm_plan_dist : gemm_mpi_sgemm_plan)(c->plan, (float)alpha, (const float *)A, lda,
+                                                                          (const float *)B, ldb, (float)beta,
+                                                                          (float *)C, ldc, &c->opts);
     if (dbl)
         return (c->dist ? gemm_mpi_dgemm_dist : gemm_mpi_dgemm)(MPI_COMM_WORLD, lay, ta, tb, m, n, k, alpha,
                                                                 (const double *)A, lda, (const double *)B, ldb, beta,
@@ -236,6 +246,9 @@ static int env_int(const char *name, int def)
     return v && atoi(v) > 0 ? atoi(v) : def;
 }
 
+/* options.slabs of the next batteries (the root-held stream) */
+static int battery_slabs;
+
 static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int overlap, gemm_mpi_local local, int root,
                         gemm_mpi_path path)
 {
@@ -249,6 +262,7 @@ static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int
     c.opts.local = local;
     c.opts.root = root;
     c.opts.path = path;
+    c.opts.slabs = battery_slabs;
     be.name = name;
     be.sgemm = mpi_sgemm;
     be.dgemm = mpi_dgemm;
@@ -447,18 +461,21 @@ static void test_memory(void)
     memset(&c, 0, sizeof c);
     fill(A, M * K, 4);
     fill(B, K * N, 5);
-    for (dist = 0; dist < 2; dist++) {
-        c.dist = dist;
+    for (dist = 0; dist < 3; dist++) { /* 2: root-held, streamed in 3 slabs (their landing blocks counted) */
+        c.dist = dist == 1;
         c.opts.overlap = dist;
-        battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F64, dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 && dev == 0,
-                      "memory query (%s): %zu host bytes, %zu device", dist ? "dist" : "root-held", host, dev);
+        c.opts.slabs = dist == 2 ? 3 : 0;
+        battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F64, c.dist, &c.opts, &host, &dev) == GEMM_OK && host > 0 &&
+                          dev == 0,
+                      "memory query (%s): %zu host bytes, %zu device", dist == 1 ? "dist" : dist ? "root-held, 3 slabs"
+                      : "root-held", host, dev);
         c.opts.max_host_bytes = host - 1;
-        s = dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
+        s = c.dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
                  : call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
         battery_check(s == GEMM_ERR_OUT_OF_MEMORY && strstr(gemm_last_error_detail(), "cap"),
                       "rank %d: cap one byte short -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
         c.opts.max_host_bytes = host;
-        s = dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
+        s = c.dist ? call_dist(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M)
                  : call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, M, B, K, 0.0, C, M);
         battery_check(s == GEMM_OK, "rank %d: cap exactly the query -> %d \"%s\"", me, (int)s, gemm_last_error_detail());
         c.opts.max_host_bytes = 0;
@@ -547,6 +564,8 @@ static void test_timing_and_errors(void)
     battery_check(gemm__mpi_status(MPI_SUCCESS, "x") == GEMM_OK, "MPI_SUCCESS is GEMM_OK");
 }
 
+#include "mpi_plan_checks.h"
+
 #ifdef GEMM_MPI_CUDA
 /* With the CUDA multiply: the breakdown names the path that ran, host-device
    copies are counted, and a forced CUDA_AWARE path is refused cleanly when
@@ -607,20 +626,37 @@ int main(int argc, char **argv)
        that blocks travel in many chunks; parallel copies of small blocks */
     gemm__test_hooks()->mpi_stage_bytes = (size_t)env_int("GEMM_MPI_TEST_STAGE_BYTES", 0);
     gemm__test_hooks()->mpi_copy_parallel_bytes = (size_t)env_int("GEMM_MPI_TEST_COPY_PARALLEL_BYTES", 0);
+    gemm__test_hooks()->mpi_poll_cols = env_int("GEMM_MPI_TEST_POLL_COLS", 0);
     test_descriptor();
     test_inconsistent();
     test_memory();
     test_malloc_failure();
     test_timing_and_errors();
+    test_plans(GEMM_MPI_LOCAL_CPU);
+    test_plan_refusals();
+    test_plan_failures();
+    test_defects();
     run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 2;
+    run_battery("mpi root-held cannon overlap, 2 slabs (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU,
+                root, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 3;
+    run_battery("mpi root-held cannon, 3 slabs", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 0;
     run_battery("mpi distributed cannon", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi distributed cannon overlap", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi distributed fox", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
 #ifdef GEMM_MPI_CUDA
     run_battery("mpi root-held cannon, cuda", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap, cuda", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
+    battery_slabs = 3;
+    run_battery("mpi root-held cannon overlap, cuda, 3 slabs", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0,
+                GEMM_MPI_PATH_AUTO);
+    run_battery("mpi root-held cannon, cuda, staged, 3 slabs", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0,
+                GEMM_MPI_PATH_STAGED);
+    battery_slabs = 0;
     run_battery("mpi distributed cannon overlap, cuda", 1, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi distributed fox, cuda", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon, cuda, staged", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_STAGED);
@@ -632,6 +668,7 @@ int main(int argc, char **argv)
     run_battery("mpi distributed cannon, cuda, ipc", 1, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
     run_battery("mpi distributed fox, cuda, ipc", 1, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CUDA, 0, GEMM_MPI_PATH_CUDA_IPC);
     test_cuda_paths();
+    test_plans(GEMM_MPI_LOCAL_CUDA);
 #endif
     /* one closing line for all ranks */
     totals[0] = battery_passed;

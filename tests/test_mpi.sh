@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/test_mpi.sh - builds tests/test_mpi.c with mpicc and runs it under
 # mpirun at P = 1, 2, 3, 4, 6, 8, 9 (GEMM_MPI_TEST_RANKS overrides), each run
-# bounded by a timeout so a hang fails. Prints one line per P and, last,
+# bounded by a timeout so a hang fails; and tests/test_mpi_init.c (calls
+# before MPI_Init and after MPI_Finalize) at P = 1, 2. Prints one line per P and, last,
 # the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
 #   MPI_TEST_FLAGS   compiler flags (default: -O2 -g; the sanitizer suite
 #                    passes its own)
@@ -12,6 +13,9 @@
 #                    chunks; 0 = the library's own size)
 #   GEMM_MPI_TEST_COPY_PARALLEL_BYTES  host copies this large go to several
 #                    threads (default 0 = the library's own threshold)
+#   GEMM_MPI_TEST_POLL_COLS  columns per panel of the CPU's overlapped
+#                    products (default 3, so that products are cut; 0 = the
+#                    library's own)
 cd "$(dirname "$0")/.." || exit 2
 mkdir -p build
 bin=${MPI_TEST_BIN:-build/test_mpi}
@@ -27,6 +31,7 @@ if [ -z "$MPI_TEST_NOBUILD" ]; then
         echo "test-mpi: build failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 export GEMM_MPI_TEST_STAGE_BYTES="${GEMM_MPI_TEST_STAGE_BYTES-200}"
+export GEMM_MPI_TEST_POLL_COLS="${GEMM_MPI_TEST_POLL_COLS-3}"
 passed=0 failed=0
 if [ -z "$MPI_TEST_NOBUILD" ]; then
 # The header as C++ (mpicxx, -Werror), and only gemm_-prefixed global symbols.
@@ -38,6 +43,20 @@ bad=$(mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror -Ibuild -c build/mpi_impl.
       nm -g --defined-only build/mpi_impl.o | awk '{print $3}' | grep -v '^gemm_' || true)
 if [ -f build/mpi_impl.o ] && [ -z "$bad" ]; then passed=$((passed + 1)); echo "ok   every global symbol starts with gemm_"
 else failed=$((failed + 1)); echo "FAIL global symbols without the gemm_ prefix: $bad"; fi
+# Calls before MPI_Init and after MPI_Finalize return a status (tests/test_mpi_init.c).
+# shellcheck disable=SC2086
+if mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tests/test_mpi_init.c \
+    -o "${bin}_init" -lm >build/mpi_init_build.log 2>&1; then
+    for p in 1 2; do
+        timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np "$p" "${bin}_init" >build/test_mpi_init.log 2>&1
+        rc=$?
+        p_=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' build/test_mpi_init.log | awk '{s += $1} END {print s + 0}')
+        f_=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' build/test_mpi_init.log | awk '{s += $3} END {print s + 0}')
+        if [ "$rc" -ne 0 ] || [ "$p_" -ne $((11 * p)) ] || [ "$f_" -ne 0 ]; then
+            failed=$((failed + 1)); echo "FAIL MPI_Init/MPI_Finalize at P=$p (exit $rc):"; grep -v '^ok' build/test_mpi_init.log | head
+        else passed=$((passed + p_)); echo "ok   P=$p: calls before MPI_Init and after MPI_Finalize return a status ($p_ checks)"; fi
+    done
+else failed=$((failed + 1)); echo "FAIL tests/test_mpi_init.c does not build:"; head -20 build/mpi_init_build.log; fi
 fi
 for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do
     log=build/test_mpi_P$p.log

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/amalgamate.py - writes the five shipped headers from the small files in src/.
+"""tools/amalgamate.py - writes the shipped headers from the small files in src/.
 
 Maintainers edit src/; users copy the generated headers and never see the split
 (nlohmann/json's `make amalgamate`, sqlite's amalgamation). Each header has a
@@ -25,7 +25,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
-HEADERS = ["gemm.h", "gemm_cpu.h", "gemm_cuda.cuh", "gemm_cl.h", "gemm_mpi.h"]
+HEADERS = ["gemm.h", "gemm_cpu.h", "gemm_cuda.cuh", "gemm_cl.h", "gemm_mpi.h", "gemm_cblas.h"]
 LITERAL_LIMIT = 4000  # characters per array element; C99 guarantees 4095
 
 

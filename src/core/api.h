@@ -93,6 +93,38 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc);
 
+/* The front door's batches, on the CPU backend with default options:
+   batch_count products that share every argument but where the matrices
+   are. Strided: member i's A, B, C start stride_a*i, stride_b*i,
+   stride_c*i elements after A, B, C (a stride may be 0 for a shared A or
+   B). Pointer arrays: member i's are A[i], B[i], C[i]. Each member has the
+   single call's semantics; no two members may write one element of C; a
+   refused batch writes nothing, and the detail names the member at fault.
+   gemm_cpu.h has the full story (gemm_cpu_?gemm_strided_batched,
+   gemm_cpu_?gemm_batched, with options). */
+GEMM_DEF gemm_status gemm_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                const float *B, int64_t ldb, int64_t stride_b,
+                                                float beta, float *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count);
+GEMM_DEF gemm_status gemm_dgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                const double *B, int64_t ldb, int64_t stride_b,
+                                                double beta, double *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count);
+GEMM_DEF gemm_status gemm_sgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        float alpha, const float *const A[], int64_t lda,
+                                        const float *const B[], int64_t ldb,
+                                        float beta, float *const C[], int64_t ldc, int64_t batch_count);
+GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        double alpha, const double *const A[], int64_t lda,
+                                        const double *const B[], int64_t ldb,
+                                        double beta, double *const C[], int64_t ldc, int64_t batch_count);
+
 /* The reference: plain loops, fp64 accumulation, the same contract. Slow on
    purpose; it is the oracle of the tests. */
 GEMM_DEF gemm_status gemm_ref_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,

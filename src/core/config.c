@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h> /* qsort, for core/batch.c */
 #include <string.h>
 
 #if defined(GEMM_MALLOC) && !defined(GEMM_FREE)

@@ -31,6 +31,8 @@ typedef struct gemm__problem {
     int64_t lda, ldb, ldc;
     int64_t ars, acs, brs, bcs;
     int64_t a_extent, b_extent, c_extent;
+    int bad_arg; /* after a failed check: the argument at fault, by its position in the
+                    call's list (cblas_?gemm's: layout = 1, ..., ldc = 14); else 0 */
 } gemm__problem;
 
 /* The checks of the contract, in argument order, then the canonical form.
@@ -42,6 +44,66 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                    int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                                    int beta_is_one, int have_C, int64_t ldc, gemm__problem *p);
+
+/* Batches: members that share one gemm__problem (the single call's checks,
+   made once) and differ in where their operands are. The strided form
+   steps each operand by a fixed stride; the pointer-array form lists each
+   member's operands, read through the backend's gemm__batch_addr_fn, so
+   one check serves host pointers, device pointers and buffer offsets. */
+
+/* The byte address of member i of a list (0 for NULL). */
+typedef uint64_t (*gemm__batch_addr_fn)(const void *list, int64_t i);
+
+typedef struct gemm__batch {
+    int64_t count;
+    /* strided form: elements from one member's operand to the next, for
+       the canonical a and b (swapped like the problem's) and C */
+    int64_t stride_a, stride_b, stride_c;
+    /* pointer-array form (NULL otherwise): the lists of the canonical a,
+       b and of C, and how to read an address from them */
+    const void *a_list, *b_list, *c_list;
+    gemm__batch_addr_fn addr_ab, addr_c;
+    int64_t bad_member; /* after a failed member check: the member at fault; else -1 */
+} gemm__batch;
+
+/* The checks of a strided batch: the single call's (strides and count
+   aside, the same positions in *p's bad_arg: layout = 1, ..., A = 8,
+   lda = 9; then stride_a = 10, B = 11, ldb = 12, stride_b = 13, beta = 14,
+   C = 15, ldc = 16, stride_c = 17, batch_count = 18), strides >= 0, every
+   member's span within 2^60 elements, and members that write C never
+   writing one element twice. Fills *p and *bt on success. */
+GEMM_DEF gemm_status gemm__prepare_strided(const char *func, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                           int have_A, int64_t lda, int64_t stride_a, int have_B, int64_t ldb,
+                                           int64_t stride_b, int beta_is_one, int have_C, int64_t ldc,
+                                           int64_t stride_c, int64_t batch_count, gemm__problem *p, gemm__batch *bt);
+
+/* The checks of a pointer-array batch: the single call's (positions as in
+   cblas_?gemm's list, batch_count = 15), a list and every member in it
+   non-NULL where read or written (else bt->bad_member names the first bad
+   one), and no two members writing one element of C (elements of
+   elem_size bytes). A, B, C are the caller's lists; addr_ab reads A and B,
+   addr_c reads C. Fills *p and *bt on success. */
+GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
+                                           const void *A, int64_t lda, const void *B, int64_t ldb, int beta_is_one,
+                                           const void *C, int64_t ldc, int64_t batch_count,
+                                           gemm__batch_addr_fn addr_ab, gemm__batch_addr_fn addr_c,
+                                           size_t elem_size, gemm__problem *p, gemm__batch *bt);
+
+/* One member's C as the overlap check sees it: column-major, m elements
+   per column (contiguous), n columns ld apart, at byte address addr. */
+typedef struct gemm__batch_rect {
+    uint64_t addr;
+    int64_t m, n, ld;
+    int64_t member;
+} gemm__batch_rect;
+
+/* Whether two of the count rectangles share a byte (elements of es bytes);
+   sorts r by address. Returns 1 and the two members (*first < *second)
+   when they do, else 0. Costs O(count log count) when the rectangles'
+   spans are disjoint or nearly so, up to O(count^2) when many interleave. */
+GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *first, int64_t *second);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
@@ -74,6 +136,9 @@ typedef struct gemm__hooks {
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
     int cuda_host_tile;       /* CUDA host path: panels of this many rows and columns */
     size_t cuda_host_chunk_bytes; /* CUDA host path: bytes per staged copy */
+    int cuda_wgmma_group;     /* CUDA WGMMA: raster group of tile-rows (< 0: along N); bench sweeps */
+    int cuda_wgmma_grid;      /* CUDA WGMMA: blocks (-1: one per work unit, not persistent); bench sweeps */
+    int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))

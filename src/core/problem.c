@@ -5,47 +5,52 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
     return need > 1 ? need : 1;
 }
 
-/* The checks of DESIGN.md, in argument order; sets *work on success. */
-static gemm_status gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa,
-                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k, int alpha_is_zero,
-                                    int have_A, int64_t lda, int have_B, int64_t ldb, int beta_is_one, int have_C,
-                                    int64_t ldc, gemm__work *work)
+/* Records the detail of a failed check and returns the position of the
+   argument at fault in the call's list (cblas_?gemm's: layout = 1, ...,
+   ldc = 14); core/batch.c uses it too. */
+#define GEMM__BAD_ARG(position, ...) return (gemm__fail(GEMM_ERR_INVALID_ARG, __VA_ARGS__), (position))
+
+/* The checks of DESIGN.md, in argument order; sets *work on success and
+   returns 0, else the position of the first bad argument. */
+static int gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                            int64_t m, int64_t n, int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B,
+                            int64_t ldb, int beta_is_one, int have_C, int64_t ldc, gemm__work *work)
 {
     const char *lay = layout == GEMM_ROW_MAJOR ? "row-major" : "column-major";
     int64_t need;
     int reads_ab, touches_c;
 
     if (layout != GEMM_ROW_MAJOR && layout != GEMM_COL_MAJOR)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", func, (int)layout);
+        GEMM__BAD_ARG(1, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", func, (int)layout);
     if (transa != GEMM_NO_TRANS && transa != GEMM_TRANS)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: transa is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transa);
+        GEMM__BAD_ARG(2, "%s: transa is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transa);
     if (transb != GEMM_NO_TRANS && transb != GEMM_TRANS)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: transb is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transb);
-    if (m < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m = %lld is negative", func, (long long)m);
-    if (n < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n = %lld is negative", func, (long long)n);
-    if (k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: k = %lld is negative", func, (long long)k);
+        GEMM__BAD_ARG(3, "%s: transb is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transb);
+    if (m < 0) GEMM__BAD_ARG(4, "%s: m = %lld is negative", func, (long long)m);
+    if (n < 0) GEMM__BAD_ARG(5, "%s: n = %lld is negative", func, (long long)n);
+    if (k < 0) GEMM__BAD_ARG(6, "%s: k = %lld is negative", func, (long long)k);
 
     reads_ab = m > 0 && n > 0 && k > 0 && !alpha_is_zero;
     touches_c = m > 0 && n > 0 && !(beta_is_one && (k == 0 || alpha_is_zero));
 
-    if (!have_A && reads_ab) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: A is NULL", func);
+    if (!have_A && reads_ab) GEMM__BAD_ARG(8, "%s: A is NULL", func);
     need = transa == GEMM_NO_TRANS ? gemm__min_ld(layout, m, k) : gemm__min_ld(layout, k, m);
     if (lda < need)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: lda = %lld is too small: %s %s A needs lda >= %lld",
-                          func, (long long)lda, lay, transa == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
-    if (!have_B && reads_ab) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: B is NULL", func);
+        GEMM__BAD_ARG(9, "%s: lda = %lld is too small: %s %s A needs lda >= %lld", func, (long long)lda, lay,
+                      transa == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
+    if (!have_B && reads_ab) GEMM__BAD_ARG(10, "%s: B is NULL", func);
     need = transb == GEMM_NO_TRANS ? gemm__min_ld(layout, k, n) : gemm__min_ld(layout, n, k);
     if (ldb < need)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ldb = %lld is too small: %s %s B needs ldb >= %lld",
-                          func, (long long)ldb, lay, transb == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
-    if (!have_C && touches_c) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C is NULL", func);
+        GEMM__BAD_ARG(11, "%s: ldb = %lld is too small: %s %s B needs ldb >= %lld", func, (long long)ldb, lay,
+                      transb == GEMM_NO_TRANS ? "untransposed" : "transposed", (long long)need);
+    if (!have_C && touches_c) GEMM__BAD_ARG(13, "%s: C is NULL", func);
     need = gemm__min_ld(layout, m, n);
     if (ldc < need)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ldc = %lld is too small: %s C needs ldc >= %lld",
-                          func, (long long)ldc, lay, (long long)need);
+        GEMM__BAD_ARG(14, "%s: ldc = %lld is too small: %s C needs ldc >= %lld", func, (long long)ldc, lay,
+                      (long long)need);
 
     *work = !touches_c ? GEMM__WORK_NONE : reads_ab ? GEMM__WORK_FULL : GEMM__WORK_SCALE;
-    return GEMM_OK;
+    return 0;
 }
 
 /* The largest extent accepted: its byte offset fits in int64_t for any
@@ -80,9 +85,9 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     int reads;
     gemm_status s;
     p->work = GEMM__WORK_NONE; /* set before the checks: a failed call leaves *p defined */
-    s = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B,
-                                     ldb, beta_is_one, have_C, ldc, &p->work);
-    if (s != GEMM_OK) return s;
+    p->bad_arg = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B, ldb,
+                                  beta_is_one, have_C, ldc, &p->work);
+    if (p->bad_arg) return GEMM_ERR_INVALID_ARG;
     p->swapped = layout == GEMM_ROW_MAJOR;
     p->m = p->swapped ? n : m;
     p->n = p->swapped ? m : n;
@@ -97,12 +102,21 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     p->brs = p->b_trans ? p->ldb : 1;
     p->bcs = p->b_trans ? 1 : p->ldb;
     reads = p->work == GEMM__WORK_FULL;
-    /* Stored column-major: op(a) = a^T means a is k x m. */
+    /* Stored column-major: op(a) = a^T means a is k x m. A span too large
+       is blamed on the leading dimension (lda = 9, ldb = 11, ldc = 14). */
     s = gemm__span(func, p->swapped ? "B" : "A", reads, p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k,
                    p->lda, &p->a_extent);
-    if (s == GEMM_OK)
-        s = gemm__span(func, p->swapped ? "A" : "B", reads, p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n,
-                       p->ldb, &p->b_extent);
-    if (s == GEMM_OK) s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
+    if (s != GEMM_OK) {
+        p->bad_arg = p->swapped ? 11 : 9;
+        return s;
+    }
+    s = gemm__span(func, p->swapped ? "A" : "B", reads, p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n,
+                   p->ldb, &p->b_extent);
+    if (s != GEMM_OK) {
+        p->bad_arg = p->swapped ? 9 : 11;
+        return s;
+    }
+    s = gemm__span(func, "C", p->work != GEMM__WORK_NONE, p->m, p->n, p->ldc, &p->c_extent);
+    if (s != GEMM_OK) p->bad_arg = 14;
     return s;
 }

@@ -39,9 +39,10 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_UK_PUT0(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                                 \
     P##_STORE(c + (j) * ldc + P##_VL, P##_MUL(c1_##j, va));
-#define GEMM__CPU_UK_PUT1(j, P)                                                                    \
-    P##_STORE(c + (j) * ldc, P##_ADD(P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));               \
-    P##_STORE(c + (j) * ldc + P##_VL, P##_ADD(P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
+/* beta*C + alpha*sum with one FMA, beta == 1 included (1*c + x rounds
+   once, as c + x does): the product alpha*sum only ever feeds an FMA, so
+   no compiler contracts it into one (g++ and -std=gnu* would contract an
+   add, by heuristics), and the bits do not depend on the language mode. */
 #define GEMM__CPU_UK_PUTB(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));           \
     P##_STORE(c + (j) * ldc + P##_VL, P##_FMA(vb, P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
@@ -70,7 +71,6 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
             if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                           \
-            else if (beta == 1) { REP(GEMM__CPU_UK_PUT1, P) }                                      \
             else { REP(GEMM__CPU_UK_PUTB, P) }                                                     \
         }                                                                                          \
     }

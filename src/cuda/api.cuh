@@ -150,7 +150,8 @@ GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_c
 {
     int dev, major, minor;
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
-    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 || (precision == GEMM_F32 && math == GEMM_CUDA_MATH_TF32);
+    bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
+              (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));
     (void)m; (void)n; (void)k;
     if ((!exact && !tc) || cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||

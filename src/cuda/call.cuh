@@ -31,8 +31,8 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
     if (o->math != GEMM_CUDA_MATH_EXACT)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 is for fp32 only)",
-                          fn, (int)o->math);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
+                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -41,9 +41,10 @@ static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_option
     if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
     if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant != 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact kernels have one configuration "
-                          "each (0)", fn, o->variant);
+    if (o->variant != 0 && !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= 4) &&
+        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= 3))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-4 of the "
+                          "SIMT kernel (fp32) and 1-3 of DMMA, named with options.kernel (0: automatic)", fn, o->variant);
     return GEMM_OK;
 }
 
@@ -73,11 +74,12 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
 }
 
 /* Whether a call with A and B of type T runs on the tensor cores: FP16 and
-   BF16 always, fp32 under options.math = TF32, fp64 never. */
+   BF16 always, fp32 under options.math = TF32 or FP32_ACCURATE, fp64 never. */
 template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
 {
     if constexpr (std::is_same<T, double>::value) return false;
-    else if constexpr (std::is_same<T, float>::value) return o->math == GEMM_CUDA_MATH_TF32;
+    else if constexpr (std::is_same<T, float>::value)
+        return o->math == GEMM_CUDA_MATH_TF32 || o->math == GEMM_CUDA_MATH_FP32_ACCURATE;
     else return true;
 }
 

@@ -23,14 +23,14 @@ template <int BYTES> __device__ __forceinline__ void gemm__cuda_cp_async(void *s
 __device__ __forceinline__ void gemm__cuda_cp_commit(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
 template <int N> __device__ __forceinline__ void gemm__cuda_cp_wait(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 

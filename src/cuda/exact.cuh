@@ -1,6 +1,8 @@
-/* The exact path (fp32 in fp32, fp64 in fp64): the kernel configurations,
-   how K is split, the launches, and the choice among SIMT, DMMA and the
-   ladder. */
+/* The exact path's cp.async kernels that read the operands in place (any
+   alignment): fp64 on SIMT (GPUs without FP64 tensor cores) and DMMA's
+   ring configuration (sm_80, or builds without sm_90a); how K is split;
+   the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
+   and the TMA DMMA launches are in exact_run.cuh. */
 
 /* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
    shared memory per layout, and its kernel per layout and copy width (VEC
@@ -30,12 +32,8 @@ template <int BM_, int BN_, int BK_, int STAGES, int WARPS_M, int WARPS_N, int M
     }
 };
 
-/* The configurations that ship: template arguments BM, BN, BK, TM x TN per
-   thread (DMMA: warps along M x N), stages, blocks per SM, block order. On
-   an H200 none of the others tried (larger tiles, one block per SM, more
-   stages, swizzled block order, other fragment layouts) beat them by more
-   than the run-to-run spread. */
-typedef gemm__cuda_simt_cfg<float, 128, 128, 16, 8, 8, 3, 2, 0> gemm__cuda_simt_f32;
+/* The configurations: template arguments BM, BN, BK, TM x TN per thread
+   (DMMA: warps along M x N), stages, blocks per SM, block order. */
 typedef gemm__cuda_simt_cfg<double, 64, 64, 16, 4, 4, 3, 2, 0> gemm__cuda_simt_f64; /* without FP64 tensor cores */
 typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0> gemm__cuda_dmma_f64;      /* 32x32 per warp */
 
@@ -152,26 +150,4 @@ static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, i
 {
     if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
     return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
-}
-
-/* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
-   then its launch. */
-template <typename T>
-static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
-                                    const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
-{
-    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
-    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
-    if constexpr (sizeof(T) == 8) {
-        if (kernel == GEMM_CUDA_KERNEL_DMMA)
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
-        return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
-    } else {
-        return gemm__cuda_launch_config<T, gemm__cuda_simt_f32>(fn, p, x, gpu->sms, opt->split_k, stream);
-    }
 }

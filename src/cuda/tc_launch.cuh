@@ -97,24 +97,25 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 }
 
 /* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when K spans at most 16 slices of 128 bytes (K <= 1024 for
-   16-bit types, 512 for TF32). There a block's fixed costs (first copies,
-   epilogue) weigh more than its K loop, and two blocks per SM hide each
-   other's; with longer K the 256-row tile's reuse wins (both measured on
-   an H200). */
-static int gemm__cuda_wgmma_bm(int K, int elem, int variant)
+   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
+   thin problems such as 16384 x 128 x 16384 row-major) or when K spans at
+   most 16 slices of 128 bytes (K <= 1024 for 16-bit types, 512 for TF32):
+   there a block's fixed costs weigh more than its K loop and two blocks
+   per SM hide each other's epilogues; with longer K the 256-row tile's
+   reuse wins (measured on an H200). `kslices`: K in slices of 128 bytes. */
+static int gemm__cuda_wgmma_bm(int M, int64_t kslices, int variant)
 {
     if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return ((int64_t)K * elem + 127) / 128 <= 16 ? 128 : 256;
+    return M <= 128 || kslices <= 16 ? 128 : 256;
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
-   else enough to give every SM a block when the tiles are fewer than the
-   SMs, keeping at least 4 K tiles per part. */
-static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms, int requested)
+   else enough units to give every block slot (SMs x blocks per SM) one
+   when the tiles are fewer than the slots, keeping at least 4 K tiles per
+   part. Returns the parts, none empty. */
+static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
 {
-    int tiles = ((M + BM - 1) / BM) * ((N + 127) / 128), bk = 128 / elem;
-    int ktiles = (K + bk - 1) / bk, split = requested > 0 ? requested : tiles < sms ? sms / tiles : 1;
+    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
     if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
     if (split > ktiles) split = ktiles;
     if (split > 64) split = 64;
@@ -123,16 +124,47 @@ static int gemm__cuda_wgmma_split(int BM, int M, int N, int K, int elem, int sms
 }
 
 /* How one tensor-core call runs: its kernel; whether WGMMA reads a 16-bit
-   op(A) M-major in place (a_mn); which operands are first copied into
-   k-major rows of ldo elements; the WGMMA tile height and K split; and the
-   scratch bytes of the copies (a's elements first) and of split-K's sums. */
+   op(A) M-major (a_mn) or op(B) N-major (b_mn) in place; which operands
+   are first copied into k-major rows of ldo elements, or, in the
+   fp32-accurate mode (`accurate`), split into `regions` regions of ldo
+   elements each (split.cuh); the WGMMA tile height, K split, raster group
+   and grid; and the scratch bytes of the copies (a's elements first), of
+   split-K's sums and of the accurate mode's Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
-    bool a_mn, copy_a, copy_b;
-    int wg_bm, split;
+    bool a_mn, b_mn, copy_a, copy_b, accurate;
+    int wg_bm, split, group, grid, regions;
     int64_t ldo;
-    size_t a_elems, b_elems, packed, partial_bytes;
+    gemm__cuda_wgmma_work work;
+    size_t a_elems, b_elems, packed, partial_bytes, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
+
+/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
+   block per unit up to the block slots of the device (persistent blocks
+   walk the rest). Test hooks may force the raster group or the grid. */
+static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
+{
+    gemm__cuda_wgmma_work *w = &t->work;
+    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
+    memset(w, 0, sizeof *w);
+    w->tm = (M + t->wg_bm - 1) / t->wg_bm;
+    w->tn = (N + 127) / 128;
+    w->tiles = w->tm * w->tn;
+    if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
+        w->kt_seg = (int)(t->ldo / bk);
+        w->ldo = (int)t->ldo;
+        w->kt_total = 3 * w->kt_seg;
+    } else {
+        w->kt_total = (int)((K + bk - 1) / bk);
+    }
+    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
+    w->kt_per = (w->kt_total + t->split - 1) / t->split;
+    w->units = w->tiles * t->split;
+    w->group = GEMM__HOOK(cuda_wgmma_group, 8);
+    grid = GEMM__HOOK(cuda_wgmma_grid, 0);
+    t->group = w->group;
+    t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
+}
 
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
@@ -140,61 +172,73 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
 {
     gemm__cuda_tc_plan t;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
-    bool ak = p->a_trans, bk = !p->b_trans; /* k-major operands */
+    bool ak = p->a_trans, bk = !p->b_trans, wgmma = kernel == GEMM_CUDA_KERNEL_WGMMA; /* k-major operands */
+    memset(&t, 0, sizeof t);
     t.kernel = kernel;
-    t.ldo = (K + 7) / 8 * 8; /* 16-byte rows for every element size */
-    /* WGMMA reads a 16-bit op(A) M-major as well (wgmma's transposed B) */
-    t.a_mn = kernel == GEMM_CUDA_KERNEL_WGMMA && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
-    t.copy_a = !t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak);
-    t.copy_b = !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk);
-    t.wg_bm = gemm__cuda_wgmma_bm(K, elem, opt->variant);
-    t.split = kernel == GEMM_CUDA_KERNEL_WGMMA ? gemm__cuda_wgmma_split(t.wg_bm, M, N, K, elem, sms, opt->split_k) : 1;
-    t.a_elems = t.copy_a ? (size_t)M * t.ldo : 0;
-    t.b_elems = t.copy_b ? (size_t)N * t.ldo : 0;
+    t.accurate = std::is_same<T, float>::value && opt->math == GEMM_CUDA_MATH_FP32_ACCURATE;
+    t.ldo = t.accurate ? (K + 31) / 32 * 32 : (K + 7) / 8 * 8; /* whole 128-byte slices; 16-byte rows */
+    t.regions = t.accurate ? 3 : 1;
+    /* WGMMA reads 16-bit operands MN-major as well (wgmma's transpose bits) */
+    t.a_mn = wgmma && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
+    t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
+    t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
+    t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
+    t.wg_bm = gemm__cuda_wgmma_bm(M, ((int64_t)t.regions * (t.accurate ? t.ldo : K) * elem + 127) / 128, opt->variant);
+    t.split = 1;
+    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+    t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
+    t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
     t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
-    t.partial_bytes = t.split > 1 ? (size_t)t.split * M * N * sizeof(float) : 0;
+    t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
+    t.flag_at = t.packed + t.partial_bytes;
+    t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
     return t;
 }
 
 /* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
-   them (x's own, or their k-major copies); a_mn (16-bit only): a is op(A)
-   as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]). With K split,
-   `partial` holds split x M x N floats. */
+   them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
+   only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
+   op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
+   floats; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial,
-                                           cudaStream_t stream)
+                                           const int *nonfinite, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
     gemm_status s;
-    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, BM>;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, split = t->split;
-    int tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN, bk = S::ROW_BYTES / (int)sizeof(T);
-    int kt_per = ((K + bk - 1) / bk + split - 1) / split;
+    gemm__cuda_wgmma_work w = t->work;
+    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM>;
+    int M = (int)p->m, N = (int)p->n, bk = S::ROW_BYTES / (int)sizeof(T);
+    int K = t->accurate ? 3 * (int)t->ldo : (int)p->k; /* the tensor maps' K: all three regions */
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&map_a, &map_b, &M, &N, &K, &kt_per, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
-    if (split <= 1) partial = NULL;
-    if (tn > 65535)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
-    if constexpr (sizeof(T) == 2)
-        if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, BM>;
+    void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+    w.nonfinite = nonfinite;
+    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
+        if (t->a_mn && t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM>;
+        else if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM>;
+        else if (t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM>;
+    }
+    if (t->split <= 1) partial = NULL;
+    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
     if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
                      : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-        (s = gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
+        (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
+                     : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
         return s;
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(S::THREADS), args,
-                                        S::SMEM, stream));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
     if (partial) {
         int64_t blocks = ((int64_t)M * N + 255) / 256;
         gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            M, N, split, partial, alpha, beta, C, ldc);
+            M, N, t->split, partial, alpha, beta, C, ldc);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;

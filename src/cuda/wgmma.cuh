@@ -1,7 +1,11 @@
 /* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums.
-   The copy engine (TMA) fills a ring of shared-memory stages that wgmma
-   reads through descriptors; one producer thread issues the copies, two
-   consumer warpgroups the wgmma; the epilogue goes through shared memory. */
+   A persistent kernel: each block walks work units (a tile of C, or one K
+   part of it) in a rasterised order; in each, the copy engine (TMA) fills
+   a ring of shared-memory stages that wgmma reads through descriptors. One
+   producer thread issues the copies, two consumer warpgroups the wgmma;
+   the ring runs on across units, so the copies of a block's next tile are
+   in flight while its consumers write the last one, through a small
+   shared-memory buffer of their own. */
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -11,22 +15,71 @@
    128-byte-wide K slice of both operands per stage.
    BM = 256 (large problems): 4 stages, one block per SM, the producer a
    whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each). BM = 128 (short K, small grids): 3
-   stages and two blocks per SM, whose copies and epilogues overlap; the
-   producer one warp (64 accumulators fit without setmaxnreg). */
+   consumers (128 accumulators each). BM = 128 (short K, thin M): 3 stages
+   and two blocks per SM, whose copies and epilogues overlap; the producer
+   one warp (64 accumulators fit without setmaxnreg).
+   The epilogue: each consumer warp stages its 16 columns of C, EPI_M rows
+   at a time, in a buffer of its own (EPI_LD floats per column: the float2
+   writes of a half-warp and the float4 reads of a quarter-warp land on 32
+   distinct banks for EPI_M = 32; 2-way conflicts for 16). */
 template <int BM_> struct gemm__cuda_wgmma_shape {
     static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
                          THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
-                         SMEM = STAGES * STAGE_BYTES + 1024 /* alignment */ + 2 * STAGES * 8 /* barriers */,
-                         EPI_LD = BM + 8, /* floats per column of the epilogue's tile: a warp's float2 writes
-                                             (8 columns x 4 row pairs) land on 32 distinct bank pairs */
-                         MN_CHUNK_BYTES = 64 * 128; /* an M-major 16-bit A: 64 k rows of 64 elements */
-    static_assert(BN * EPI_LD * 4 <= STAGES * STAGE_BYTES, "the epilogue's tile must fit in the ring");
+                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
+                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 1024 /* alignment */,
+                         MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
+    static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
+
+/* Which units a launch has and where each one's K slices are. Unit u is K
+   part u / tiles of tile u % tiles (so the blocks running together work on
+   the same K range); tiles go in groups of `group` tile-rows along M, M
+   fastest within a group (group < 0: along N), so that concurrent blocks
+   share panels of both operands in L2. K is counted in slices of 128 bytes
+   ("k tiles"); the fp32-accurate mode has three segments of kt_seg slices
+   each, reading regions (lo, hi), (hi, lo), (hi, hi) of a's and b's rows
+   (regions ldo elements apart, split.cuh; hc in place of hi in the first
+   two once the split saw an Inf or NaN). */
+typedef struct gemm__cuda_wgmma_work {
+    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
+    int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
+    int kt_seg, ldo;                 /* fp32-accurate segments; kt_seg = 0: none */
+    const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
+} gemm__cuda_wgmma_work;
+
+/* Unit u: its tile (bm, bn), K part, first k tile and how many. */
+__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &bm, int &bn,
+                                                      int &part, int &kt0, int &nkt)
+{
+    int tile = u % w.tiles, g = w.group > 0 ? w.group : -w.group;
+    int major = w.group > 0 ? w.tm : w.tn, minor = w.group > 0 ? w.tn : w.tm; /* grouped dimension, the other */
+    int per = g * minor, first = tile / per * g, size = min(major - first, g), r = tile % per;
+    int gi = first + r % size, oi = r / size;
+    bm = w.group > 0 ? gi : oi;
+    bn = w.group > 0 ? oi : gi;
+    part = u / w.tiles;
+    kt0 = part * w.kt_per;
+    nkt = min(w.kt_per, w.kt_total - kt0);
+}
+
+/* The element k coordinates in a's and b's rows of k tile `kt` (BK elements each). */
+__device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &w, int kt, int BK, int nonfinite,
+                                                   int &ka, int &kb)
+{
+    if (w.kt_seg == 0) {
+        ka = kb = kt * BK;
+        return;
+    }
+    /* segments: lo*hi, hi*lo, hi*hi (regions 0 hi, 1 lo, 2 hc) */
+    int s = kt / w.kt_seg, k = (kt % w.kt_seg) * BK;
+    int ra = s == 0 ? 1 : s == 1 && nonfinite ? 2 : 0, rb = s == 1 ? 1 : s == 0 && nonfinite ? 2 : 0;
+    ka = ra * w.ldo + k;
+    kb = rb * w.ldo + k;
+}
 
 /* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
    reading C when beta == 0; one vector access when `vec` (aligned) and all
@@ -47,31 +100,47 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* Writes a warpgroup's 64 columns x S::BM rows of C, laid out in shared
-   memory column by column (`tile`), 4 rows per thread at a time, so that a
-   warp writes 128 contiguous elements of a column. */
+/* One consumer warp's epilogue: its 16 columns of C (n0 ..) x S::BM rows
+   (m0 ..), EPI_M rows at a time through its buffer `buf`: the float2
+   pairs of the accumulators in, then float4 runs along the rows out, so a
+   quarter-warp writes EPI_M contiguous elements of one column. */
 template <typename S, typename TC>
-__device__ __forceinline__ void gemm__cuda_wgmma_write(const float *tile, int M, int N, int m0, int n0, float alpha,
-                                                       float beta, TC *C, int64_t ldc)
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::ACC], float *buf, int M, int N, int m0,
+                                                          int n0, float alpha, float beta, TC *C, int64_t ldc)
 {
+    constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
+    int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
-    for (int e = (int)threadIdx.x % 128; e < 64 * (S::BM / 4); e += 128) {
-        int nl = e / (S::BM / 4), ml = e % (S::BM / 4) * 4, n = n0 + nl, m = m0 + ml;
-        if (n < N && m < M)
-            gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&tile[nl * S::EPI_LD + ml]),
-                              M - m, alpha, beta, vec);
+#pragma unroll
+    for (int c = 0; c < S::BM / S::EPI_M; c++) {
+#pragma unroll
+        for (int j = 0; j < REGS; j += 2) {
+            int i = c * REGS + j;
+            *reinterpret_cast<float2 *>(&buf[(g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (j / 4) + 2 * t]) =
+                make_float2(d[i], d[i + 1]);
+        }
+        __syncwarp();
+        for (int col = lane / LANES_PER_COL; col < 16; col += COLS_PER_PASS) {
+            int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
+            if (n < N && m < M)
+                gemm__cuda_store4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const float4 *>(&buf[col * S::EPI_LD + ml]),
+                                  M - m, alpha, beta, vec);
+        }
+        __syncwarp();
     }
 }
 
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
-   tensor. Block z multiplies K tiles [z*kt_per, (z+1)*kt_per): with one part
-   it writes C, with several it writes its raw sums into partial[z] (M x N,
-   column-major) and gemm__cuda_splitk_sum_kernel adds them up. */
-template <typename T, typename TC, bool A_MN, int BM>
+   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). The blocks
+   walk the units of `w`; a unit of a split K writes its raw sums into
+   partial[part] (M x N, column-major) and gemm__cuda_splitk_sum_kernel adds
+   them up. */
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM>
 __global__ void __launch_bounds__(gemm__cuda_wgmma_shape<BM>::THREADS, gemm__cuda_wgmma_shape<BM>::BLOCKS_PER_SM)
-gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
-                        int N, int K, int kt_per, float alpha, float beta, TC *C, int64_t ldc, float *partial)
+gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                        const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
+                        float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
@@ -79,14 +148,14 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int wg = (int)threadIdx.x / 128, bm, bn, kt0 = (int)blockIdx.z * kt_per; /* wg 0, 1: consumers */
-    int ktiles = min((K + BK - 1) / BK - kt0, kt_per);
-    gemm__cuda_block_tile<8>(bm, bn);
+    float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
+             *empty = full + S::STAGES;
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 256);
+            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
         }
         gemm__cuda_fence_mbar_init();
         gemm__cuda_fence_proxy_async();
@@ -95,65 +164,77 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 
     if (wg == 2) { /* producer: few registers, one thread */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256)
-            for (int kt = 0; kt < ktiles; kt++) {
-                int s = kt % S::STAGES;
-                if (kt >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(kt / S::STAGES - 1) & 1);
-                unsigned char *stage = smem + s * S::STAGE_BYTES;
-                gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                if (A_MN)
-                    for (int j = 0; j < S::BM / 64; j++)
-                        gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, (kt0 + kt) * BK, &full[s]);
-                else
-                    gemm__cuda_tma_load(stage, &map_a, (kt0 + kt) * BK, bm * S::BM, &full[s]);
-                gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, (kt0 + kt) * BK, bn * S::BN, &full[s]);
+        if (threadIdx.x == 256) {
+            int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+            for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+                int bm, bn, part, kt0, nkt;
+                gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+                for (int kt = 0; kt < nkt; kt++, it++) {
+                    int s = it % S::STAGES, ka, kb;
+                    if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
+                    unsigned char *stage = smem + s * S::STAGE_BYTES;
+                    gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
+                    gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+                    if (A_MN)
+                        for (int j = 0; j < S::BM / 64; j++)
+                            gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
+                    else
+                        gemm__cuda_tma_load(stage, &map_a, ka, bm * S::BM, &full[s]);
+                    if (B_MN)
+                        for (int j = 0; j < S::BN / 64; j++)
+                            gemm__cuda_tma_load(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b, bn * S::BN + 64 * j,
+                                                kb, &full[s]);
+                    else
+                        gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kb, bn * S::BN, &full[s]);
+                }
             }
+        }
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
-        float d[S::ACC];
+        float *buf = epi + warp * 16 * S::EPI_LD;
+        int it = 0;
+        for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+            int bm, bn, part, kt0, nkt;
+            gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+            float d[S::ACC];
 #pragma unroll
-        for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
-        gemm__cuda_wgmma_fence_acc(d);
-        for (int kt = 0; kt < ktiles; kt++) {
-            int s = kt % S::STAGES;
-            gemm__cuda_mbar_wait(&full[s], (unsigned)(kt / S::STAGES) & 1);
-            const unsigned char *stage = smem + s * S::STAGE_BYTES;
-            /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
-            uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
-                     db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
-            gemm__cuda_wgmma_arrive();
-#pragma unroll
-            for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: 32 bytes on, 2 descriptor units */
-                gemm__cuda_wgmma<T, A_MN, BM>(d, da + (uint64_t)(q * KS * (int)sizeof(T) / 16),
-                                          db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
-            gemm__cuda_wgmma_commit();
-            /* the previous stage's group is done once at most this one is pending */
-            gemm__cuda_wgmma_wait<1>();
+            for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
             gemm__cuda_wgmma_fence_acc(d);
-            if (kt > 0) gemm__cuda_mbar_arrive(&empty[(kt - 1) % S::STAGES]);
-        }
-        gemm__cuda_wgmma_wait<0>();
-        gemm__cuda_wgmma_fence_acc(d);
-
-        /* The epilogue goes through shared memory, free once both consumer
-           warpgroups are past their last wgmma (every copy has landed by
-           then too). */
-        gemm__cuda_bar_sync<256>(1);
-        float *tile = reinterpret_cast<float *>(smem) + wg * 64 * S::EPI_LD;
-        int tid = (int)threadIdx.x % 128, w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
+            for (int kt = 0; kt < nkt; kt++, it++) {
+                int s = it % S::STAGES;
+                gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+                const unsigned char *stage = smem + s * S::STAGE_BYTES;
+                /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
+                uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
+                                   : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
+                         db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
+                gemm__cuda_wgmma_arrive();
 #pragma unroll
-        for (int i = 0; i < S::ACC; i += 2)
-            *reinterpret_cast<float2 *>(&tile[(16 * w + g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (i / 4) + 2 * t]) =
-                make_float2(d[i], d[i + 1]);
-        gemm__cuda_bar_sync<128>(2 + wg); /* this warpgroup only */
-        if (partial)
-            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, 1.0f, 0.0f,
-                                   partial + (int64_t)blockIdx.z * M * N, (int64_t)M);
-        else
-            gemm__cuda_wgmma_write<S>(tile, M, N, bm * S::BM, bn * S::BN + wg * 64, alpha, beta, C, ldc);
+                for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
+                    gemm__cuda_wgmma<T, B_MN, A_MN, BM>(
+                        d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
+                        db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
+                gemm__cuda_wgmma_commit();
+                /* the previous stage's group is done once at most this one is pending */
+                gemm__cuda_wgmma_wait<1>();
+                gemm__cuda_wgmma_fence_acc(d);
+                if (kt > 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+                __syncwarp();
+            }
+            gemm__cuda_wgmma_wait<0>();
+            gemm__cuda_wgmma_fence_acc(d);
+            if (lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+            __syncwarp();
+            /* meanwhile the producer fills the freed stages with the next unit's slices */
+            int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
+            if (w.units != w.tiles) /* K split: raw sums */
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, partial + (int64_t)part * M * N,
+                                             (int64_t)M);
+            else
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+        }
     }
 #else
-    (void)map_a; (void)map_b; (void)M; (void)N; (void)K; (void)kt_per; (void)alpha; (void)beta; (void)C; (void)ldc;
-    (void)partial;
+    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
 #endif
 }

@@ -114,22 +114,23 @@ template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(floa
 
 /* D(64x256, fp32, 128 registers per thread) += A(64xKS) * B(KSx256), both
    from shared memory through descriptors; KS = 16 (FP16/BF16) or 8 (TF32).
-   B_MN: B is stored N-major (16-bit types only; TF32 reads both k-major).
+   A_MN: A is stored M-major, B_MN: B is stored N-major (the transpose bits;
+   16-bit types only: TF32 reads both k-major).
    Register i of lane 4g + t of warp w holds D(16w + g + 8*(i%4/2), 8*(i/4) + 2t + i%2). */
-template <typename T, bool B_MN>
+template <typename T, bool A_MN, bool B_MN>
 __device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GEMM__WG_R0_63 ", "
-                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" GEMM__WG_R0_63 ", "
-                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, 0, %130;\n}\n"
+                     GEMM__WG_R64_127 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32), GEMM__WG_D32(64), GEMM__WG_D32(96)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" GEMM__WG_R0_63 ", "
                      GEMM__WG_R64_127 "}, %128, %129, p, 1, 1;\n}\n"
@@ -141,20 +142,20 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n256(float (&d)[128], uint64
 }
 
 /* The same with 128 columns (64 registers per thread). */
-template <typename T, bool B_MN>
+template <typename T, bool A_MN, bool B_MN>
 __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_t da, uint64_t db)
 {
 #if GEMM__CUDA_SM90A
     if constexpr (std::is_same<T, __half>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GEMM__WG_R0_63
-                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     "}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" GEMM__WG_R0_63
-                     "}, %64, %65, p, 1, 1, 0, %66;\n}\n"
+                     "}, %64, %65, p, 1, 1, %66, %67;\n}\n"
                      : GEMM__WG_D32(0), GEMM__WG_D32(32)
-                     : "l"(da), "l"(db), "n"(B_MN ? 1 : 0));
+                     : "l"(da), "l"(db), "n"(A_MN ? 1 : 0), "n"(B_MN ? 1 : 0));
     else
         asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GEMM__WG_R0_63
                      "}, %64, %65, p, 1, 1;\n}\n"
@@ -171,11 +172,11 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_
 #undef GEMM__WG_PRED
 
 /* One wgmma of WN = 256 or 128 columns. */
-template <typename T, bool B_MN, int WN>
+template <typename T, bool A_MN, bool B_MN, int WN>
 __device__ __forceinline__ void gemm__cuda_wgmma(float (&d)[WN / 2], uint64_t da, uint64_t db)
 {
-    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, B_MN>(d, da, db);
-    else gemm__cuda_wgmma_m64n128<T, B_MN>(d, da, db);
+    if constexpr (WN == 256) gemm__cuda_wgmma_m64n256<T, A_MN, B_MN>(d, da, db);
+    else gemm__cuda_wgmma_m64n128<T, A_MN, B_MN>(d, da, db);
 }
 
 /* wgmma.fence: the accumulators and shared memory are ready for the wgmma

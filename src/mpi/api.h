@@ -35,6 +35,10 @@ typedef struct gemm_mpi_options {
                                       compute_s, from_device_s, shift_s, gather_s, total_s */
     gemm_timing *timing_max;       /* out: the maximum over ranks, phase by phase */
     gemm_mpi_path *path_used;      /* out: how blocks moved (GEMM_MPI_PATH_HOST for the CPU multiply) */
+    int threads;                   /* CPU multiply: threads per rank (gemm_cpu_options.threads); 0 = gemm_cpu.h's
+                                      default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
+    int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
+                                      ranks multiply this one; 0 or 1 = all before the rounds */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
@@ -57,11 +61,58 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
                                         gemm_mpi_blocks *out);
 
 /* Bytes of host and device memory the busiest rank allocates for such a
-   call (precision GEMM_F32 or GEMM_F64; distributed nonzero for the _dist
-   calls). No MPI call. */
+   call, or for a plan of that shape executed in that form (precision
+   GEMM_F32 or GEMM_F64; distributed nonzero for the _dist calls). No MPI
+   call. A size whose bytes do not fit in size_t is GEMM_ERR_OUT_OF_MEMORY. */
 GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k, gemm_precision precision,
                                      int distributed, const gemm_mpi_options *options,
                                      size_t *host_bytes, size_t *device_bytes);
+
+/* ---- plans: set up once, multiply many times ----------------------------
+
+   A plan holds what a product of one shape needs on every rank: the
+   communicator's copy, the blocks, spares and staging buffers and, with the
+   CUDA multiply, the GPU's streams and the CUDA IPC mappings of the peers'
+   blocks. Every call below is collective over the plan's communicator. */
+typedef struct gemm_mpi_plan gemm_mpi_plan;
+
+/* Sets a plan up for C = alpha*op(A)*op(B) + beta*C of this shape. Every
+   rank passes the same values (options' three outputs excepted); a rank
+   that differs makes every rank return GEMM_ERR_INVALID_ARG, naming the
+   argument, with *plan = NULL everywhere. options->timing gets the set-up's
+   seconds (setup_s, total_s). */
+GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precision, gemm_layout layout,
+                                          gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                          int64_t k, const gemm_mpi_options *options, gemm_mpi_plan **plan);
+
+/* Frees the plan on every rank, after every rank has let go of its peers'
+   blocks (CUDA IPC mappings), so no rank frees a block another still maps.
+   NULL on every rank is a no-op; *plan becomes NULL. */
+GEMM_DEF gemm_status gemm_mpi_plan_destroy(gemm_mpi_plan **plan);
+
+/* Executes a plan on new data: root-held (A, B, C on options.root of the
+   create, as gemm_mpi_sgemm) or distributed (this rank's pieces, as
+   gemm_mpi_sgemm_dist). alpha and beta may change from call to call (every
+   rank passes the same); so may the pointers and leading dimensions. The
+   first execute of each form allocates that form's buffers (the root's
+   staging, or the distributed skew's blocks), later ones allocate nothing.
+   options: NULL, or the create's options: only the three outputs are read;
+   another value in a set field (another algorithm, say) is refused. The
+   plan's precision must match the function's (s: GEMM_F32, d: GEMM_F64). */
+GEMM_DEF gemm_status gemm_mpi_sgemm_plan(gemm_mpi_plan *plan, float alpha, const float *A, int64_t lda,
+                                         const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                                         const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_dgemm_plan(gemm_mpi_plan *plan, double alpha, const double *A, int64_t lda,
+                                         const double *B, int64_t ldb, double beta, double *C, int64_t ldc,
+                                         const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_sgemm_plan_dist(gemm_mpi_plan *plan, float alpha, const float *A, int64_t lda,
+                                              const float *B, int64_t ldb, float beta, float *C, int64_t ldc,
+                                              const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_dgemm_plan_dist(gemm_mpi_plan *plan, double alpha, const double *A, int64_t lda,
+                                              const double *B, int64_t ldb, double beta, double *C, int64_t ldc,
+                                              const gemm_mpi_options *options);
+
+/* ---- one-shot calls: create, execute, destroy ------------------------------ */
 
 /* Root-held: A, B, C (and lda, ldb, ldc) are read on options->root only. */
 GEMM_DEF gemm_status gemm_mpi_sgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -88,6 +139,9 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
 /* For the tests: the status of an MPI return code, with MPI_Error_string's
    text in the detail. */
 GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what);
+/* For the tests: how many blocks and buffers this rank's plan has
+   allocated, and how many peer blocks it has mapped by CUDA IPC, so far. */
+GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings);
 #endif
 
 #ifdef __cplusplus

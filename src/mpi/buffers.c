@@ -4,6 +4,7 @@ static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
 {
     void *p = NULL;
     if (!bytes) bytes = 1;
+    x->allocations++;
 #ifdef GEMM_MPI_CUDA
     if (device) {
         if (cudaMalloc(&p, bytes) != cudaSuccess) p = NULL;

@@ -93,7 +93,11 @@ static gemm_status gemm__mpi_check_options(const gemm__mpi *x)
         o->path != GEMM_MPI_PATH_CUDA_IPC)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
                           (int)o->path);
-    if (!x->distributed && (o->root < 0 || o->root >= x->P))
+    if (o->slabs < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", x->func, o->slabs);
+    if (o->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", x->func, o->threads);
+    if (x->distributed != 1 && (o->root < 0 || o->root >= x->P))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, o->root, x->P);
     return GEMM_OK;
 }
@@ -119,6 +123,47 @@ static gemm_status gemm__mpi_prepare(gemm__mpi *x, const gemm__mpi_args *in, con
     x->B = x->p.swapped ? in->A : in->B;
     x->C = in->C;
     gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    x->kb_full = x->g.kb;
     if (x->distributed) s = gemm__mpi_check_pieces(x, in);
     return s != GEMM_OK ? s : gemm__mpi_check_options(x);
+}
+
+/* The plan's shape, checked once at its creation as a call with the
+   smallest leading dimensions would be, then the options. */
+static gemm_status gemm__mpi_check_shape(gemm__mpi *x, const gemm_mpi_blocks *u)
+{
+    gemm_status s;
+    if (x->precision != GEMM_F32 && x->precision != GEMM_F64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision = %d, not GEMM_F32 or GEMM_F64", x->func,
+                          (int)x->precision);
+    s = gemm__prepare(x->func, x->layout, x->transa, x->transb, x->m, x->n, x->k, 0, 1,
+                      gemm__mpi_min_ld(x->layout, x->transa, x->m, x->k), 1,
+                      gemm__mpi_min_ld(x->layout, x->transb, x->k, x->n), 0, 1,
+                      gemm__mpi_min_ld(x->layout, GEMM_NO_TRANS, x->m, x->n), &x->p);
+    if (s != GEMM_OK) return s;
+    gemm__mpi_grid_view(u, x->p.swapped, &x->g);
+    x->kb_full = x->g.kb;
+    return gemm__mpi_check_options(x);
+}
+
+/* An execute's options: the outputs, and otherwise zero or the plan's own
+   values (the same struct may serve the create and its executes). */
+static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_mpi_options *e)
+{
+    const gemm_mpi_options *o = &x->o;
+    const char *bad = NULL;
+    if (!e) return GEMM_OK;
+    if (e->local && e->local != o->local) bad = "local";
+    else if (e->algorithm && e->algorithm != o->algorithm) bad = "algorithm";
+    else if (e->overlap && !o->overlap) bad = "overlap";
+    else if (e->path && e->path != o->path) bad = "path";
+    else if (e->root && e->root != o->root) bad = "root";
+    else if (e->max_host_bytes && e->max_host_bytes != o->max_host_bytes) bad = "max_host_bytes";
+    else if (e->max_device_bytes && e->max_device_bytes != o->max_device_bytes) bad = "max_device_bytes";
+    else if (e->threads && e->threads != o->threads) bad = "threads";
+    else if (e->slabs && e->slabs != o->slabs) bad = "slabs";
+    if (bad)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.%s differs from the plan's: it is fixed when the plan "
+                          "is created", x->func, bad);
+    return GEMM_OK;
 }

@@ -1,17 +1,18 @@
 /* ---- where a block sits, and copies of blocks -------------------------------- */
 
-/* The span of block (bi, bj) of a matrix whose op() view is rows x cols,
-   cut in RB x CB blocks, relative to a piece that starts at op() element
-   (row0, col0). Column-major storage: `rows_run` when the op() view is the
-   stored matrix (C, an untransposed operand), so its columns are the runs;
-   else the stored matrix is the transpose and the op() rows are the runs. */
-static gemm__mpi_span gemm__mpi_span_of(int rows_run, int64_t rows, int64_t cols, int64_t RB, int64_t CB, int64_t bi,
-                                        int64_t bj, int64_t row0, int64_t col0)
+/* The span of the block whose op() corner is (r0, c0), RB x CB in the
+   buffer, of which at most rlim x clim lie in the matrix (whose op() view
+   is rows x cols), relative to a piece that starts at op() element (row0,
+   col0). Column-major storage: `rows_run` when the op() view is the stored
+   matrix (C, an untransposed operand), so its columns are the runs; else
+   the stored matrix is the transpose and the op() rows are the runs. */
+static gemm__mpi_span gemm__mpi_span_at(int rows_run, int64_t rows, int64_t cols, int64_t RB, int64_t CB, int64_t r0,
+                                        int64_t c0, int64_t rlim, int64_t clim, int64_t row0, int64_t col0)
 {
     gemm__mpi_span s;
-    int64_t r0 = bi * RB, c0 = bj * CB, rn = rows - r0, cn = cols - c0;
-    if (rn > RB) rn = RB;
-    if (cn > CB) cn = CB;
+    int64_t rn = rows - r0, cn = cols - c0;
+    if (rn > rlim) rn = rlim;
+    if (cn > clim) cn = clim;
     if (rn < 0) rn = 0;
     if (cn < 0) cn = 0;
     r0 -= row0;
@@ -29,18 +30,28 @@ static int64_t gemm__mpi_block_ld(int rows_run, int64_t RB, int64_t CB)
 }
 
 /* The span of block (bi, bj) of a (which = 0), b (1) or c (2) inside the
-   caller's matrix (root-held) or this rank's piece (distributed). */
-static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+   caller's matrix (root-held) or this rank's piece (distributed). While A
+   and B stream in k-slabs, g.kb is the slab's width and a block's k range
+   starts `kofs` into its virtual k-block of x->kb_full. */
+static gemm__mpi_span gemm__mpi_span_slab(const gemm__mpi *x, int which, int bi, int bj, int64_t kofs)
 {
     const gemm__mpi_grid *g = &x->g;
     int dist = x->distributed;
+    int64_t kb = g->kb, k0 = x->kb_full * (which == 0 ? bj : bi) + kofs, klim = x->kb_full - kofs;
+    if (klim > kb) klim = kb;
     if (which == 0)
-        return gemm__mpi_span_of(!x->p.a_trans, x->p.m, x->p.k, g->mb, g->kb, bi, bj, dist ? g->a.row0 : 0,
-                                 dist ? g->a.col0 : 0);
+        return gemm__mpi_span_at(!x->p.a_trans, x->p.m, x->p.k, g->mb, kb, bi * g->mb, k0, g->mb, klim,
+                                 dist ? g->a.row0 : 0, dist ? g->a.col0 : 0);
     if (which == 1)
-        return gemm__mpi_span_of(!x->p.b_trans, x->p.k, x->p.n, g->kb, g->nb, bi, bj, dist ? g->b.row0 : 0,
-                                 dist ? g->b.col0 : 0);
-    return gemm__mpi_span_of(1, x->p.m, x->p.n, g->mb, g->nb, bi, bj, dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
+        return gemm__mpi_span_at(!x->p.b_trans, x->p.k, x->p.n, kb, g->nb, k0, bj * g->nb, klim, g->nb,
+                                 dist ? g->b.row0 : 0, dist ? g->b.col0 : 0);
+    return gemm__mpi_span_at(1, x->p.m, x->p.n, g->mb, g->nb, bi * g->mb, bj * g->nb, g->mb, g->nb,
+                             dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
+}
+
+static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+{
+    return gemm__mpi_span_slab(x, which, bi, bj, 0);
 }
 
 /* Host copies of big blocks run on several threads: one core's memcpy
@@ -76,18 +87,19 @@ static void *gemm__mpi_runs(void *arg)
 }
 
 /* How many threads copy `bytes`: 1 below the threshold, else as many as
-   the CPU backend uses, at most GEMM__MPI_COPY_THREADS and one per run. */
-static int gemm__mpi_copy_threads(size_t bytes, int64_t runs)
+   the local multiply uses, at most GEMM__MPI_COPY_THREADS and one per run. */
+static int gemm__mpi_copy_threads(const gemm__mpi *x, size_t bytes, int64_t runs)
 {
     int nt = 1;
 #ifdef GEMM__MPI_PTHREADS
     if (bytes >= GEMM__HOOK(mpi_copy_parallel_bytes, GEMM__MPI_COPY_PARALLEL_BYTES)) {
-        nt = gemm_cpu_get_threads();
+        nt = x->o.threads > 0 ? x->o.threads : gemm_cpu_get_threads();
         if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
         if (nt > runs) nt = (int)runs;
         if (nt < 1) nt = 1;
     }
 #else
+    (void)x;
     (void)bytes;
     (void)runs;
 #endif
@@ -123,7 +135,7 @@ static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t l
     char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
-    nt = gemm__mpi_copy_threads(run * (size_t)(end - first), end - first);
+    nt = gemm__mpi_copy_threads(x, run * (size_t)(end - first), end - first);
     for (t = 0; t < nt; t++) {
         job[t].blk = (char *)block;
         job[t].usr = usr;

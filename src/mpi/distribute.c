@@ -113,7 +113,7 @@ static void gemm__mpi_prelaunch(gemm__mpi *x)
 #ifdef GEMM_MPI_CUDA
     if (!x->cuda || x->o.algorithm != GEMM_MPI_CANNON) return;
     GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-    gemm__mpi_multiply(x, x->a, x->b, 1, -1);
+    gemm__mpi_multiply(x, x->a, x->b, 1);
     GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
     x->prelaunched = 1;
 #else
@@ -121,18 +121,20 @@ static void gemm__mpi_prelaunch(gemm__mpi *x)
 #endif
 }
 
-/* Root-held: the root sends every rank the blocks it starts with (its own
-   first); each rank takes its own. beta == 0: C is not read. */
-static void gemm__mpi_distribute(gemm__mpi *x)
+/* Root-held: the root sends every rank the blocks of a (which 0), b (1)
+   and c (2) from w0 to w1 it starts with (its own first); each rank takes
+   its own. The root's GPU starts on its own blocks meanwhile when they are
+   all there. */
+static void gemm__mpi_distribute_blocks(gemm__mpi *x, int w0, int w1)
 {
-    int which, s, d, root = x->o.root, ncopy = x->beta != 0 ? 3 : 2;
+    int which, s, d, root = x->o.root;
     double t0 = gemm__mpi_now(), h2d0 = x->t.to_device_s;
     x->chunk = 0;
     for (d = 0; d < x->P; d++) {
         int dst = (root + d) % x->P, r, c;
         if (x->rank != root && x->rank != dst) continue;
         gemm__mpi_place(&x->g, dst, &r, &c);
-        for (which = 0; which < ncopy; which++) {
+        for (which = w0; which <= w1; which++) {
             int64_t ld;
             void *user = gemm__mpi_user(x, which, &ld), **slots = gemm__mpi_slots(x, which);
             for (s = 0; s < x->g.br * x->g.bc; s++) {
@@ -145,11 +147,17 @@ static void gemm__mpi_distribute(gemm__mpi *x)
                 else gemm__mpi_stage_block(x, dst, which, slots[s], user, ld, &sp, 1);
             }
         }
-        if (dst == root) gemm__mpi_prelaunch(x);
+        if (dst == root && w0 == 0 && w1 >= 1) gemm__mpi_prelaunch(x);
     }
     gemm__mpi_stage_wait(x, 0);
     gemm__mpi_stage_wait(x, 1);
     x->t.distribute_s += gemm__mpi_now() - t0 - (x->t.to_device_s - h2d0);
+}
+
+/* Root-held: A, B and (beta != 0) C; beta == 0: C is not read. */
+static void gemm__mpi_distribute(gemm__mpi *x)
+{
+    gemm__mpi_distribute_blocks(x, 0, x->beta != 0 ? 2 : 1);
 }
 
 /* Root-held: every rank sends its C blocks to the root, which unpacks them

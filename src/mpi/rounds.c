@@ -73,6 +73,8 @@ static void gemm__mpi_shift_blocking(gemm__mpi *x, int shift_a)
 static double gemm__mpi_event_seconds(gemm__mpi *x)
 {
     float ms = 0;
+    while (x->fd.active && x->st == GEMM_OK && cudaEventQuery(x->ev1) == cudaErrorNotReady)
+        gemm__mpi_feed_pump(x); /* the next slab moves while the GPU multiplies */
     GEMM__MPI_CU(x, cudaEventSynchronize(x->ev1));
     if (x->st == GEMM_OK) GEMM__MPI_CU(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1));
     return 1e-3 * (double)ms;
@@ -85,7 +87,7 @@ static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight
     double comp, rest;
     if (!x->prelaunched) {
         GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-        gemm__mpi_multiply(x, a, x->b, first, -1);
+        gemm__mpi_multiply(x, a, x->b, first);
         GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
     }
     x->prelaunched = 0;
@@ -98,7 +100,7 @@ static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight
 #endif
 
 /* One round's multiply, timed; with transfers in flight (overlap) the CPU
-   polls MPI between slots so they progress, and the GPU works meanwhile. */
+   polls MPI between panels so they progress, and the GPU works meanwhile. */
 static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_flight)
 {
     double t0 = gemm__mpi_now(), comp = 0;
@@ -106,12 +108,16 @@ static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_f
 #ifdef GEMM_MPI_CUDA
     if (x->cuda) { gemm__mpi_round_gpu(x, a, first, in_flight, t0); return; }
 #endif
-    for (s = 0; s < n; s++) {
-        double t = gemm__mpi_now();
-        gemm__mpi_multiply(x, a, x->b, first, s);
-        comp += gemm__mpi_now() - t;
-        if (in_flight) gemm__mpi_test(x);
-    }
+    int poll = in_flight || x->fd.active;
+    int64_t w = poll ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : x->g.nb, j;
+    for (s = 0; s < n; s++)
+        for (j = 0; j < x->g.nb; j += w) {
+            double t = gemm__mpi_now();
+            gemm__mpi_multiply_cols(x, a, x->b, first, s, j, j + w < x->g.nb ? j + w : x->g.nb);
+            comp += gemm__mpi_now() - t;
+            if (in_flight) gemm__mpi_test(x);
+            if (x->fd.active) gemm__mpi_feed_pump(x);
+        }
     if (in_flight) gemm__mpi_wait(x);
     x->t.compute_s += comp;
     x->t.shift_s += gemm__mpi_now() - t0 - comp;
@@ -126,7 +132,7 @@ static void gemm__mpi_cannon(gemm__mpi *x)
             gemm__mpi_queue_shift(x, 1);
             gemm__mpi_start(x);
         }
-        gemm__mpi_round_multiply(x, x->a, round == 0, overlap);
+        gemm__mpi_round_multiply(x, x->a, round == 0 && !x->accumulate, overlap);
         if (overlap) gemm__mpi_rotate(x, 1, 1);
         else if (!last) {
             double t = gemm__mpi_now();

@@ -20,6 +20,7 @@ static int gemm__mpi_cuda_init(gemm__mpi *x)
         GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->copy_stream, cudaStreamNonBlocking));
         GEMM__MPI_CU(x, cudaEventCreate(&x->ev0));
         GEMM__MPI_CU(x, cudaEventCreate(&x->ev1));
+        x->cuda_ready = 1;
     } else if (x->st == GEMM_OK)
         gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device", x->func));
 #else
@@ -48,16 +49,20 @@ static void gemm__mpi_choose_path(gemm__mpi *x)
                                      "does not accept device buffers (MPIX_Query_cuda_support)", x->func));
 }
 
-/* The vote before anything is allocated: every rank takes the same path,
-   and the memory fits every rank's caps. */
-static gemm_status gemm__mpi_fits(gemm__mpi *x)
+/* The vote before an allocation: every rank takes the same path, and the
+   memory (the plan's shared part, form < 0, or with one form's buffers)
+   fits every rank's caps and size_t. */
+static gemm_status gemm__mpi_fits(gemm__mpi *x, int form)
 {
     static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
     int64_t v[1];
     size_t host, device, cap, stage = gemm__mpi_stage_bytes(&x->g, x->es);
-    gemm__mpi_need(&x->g, x->es, x->distributed, x->rank == x->o.root, &x->o, x->path, &x->pool_blocks, &host,
-                   &device);
-    if (x->st == GEMM_OK && !x->distributed && stage > (size_t)2147483647)
+    int over = gemm__mpi_need(&x->g, x->es, form, x->rank == x->o.root, &x->o, x->path, &host, &device);
+    if (x->st == GEMM_OK && over)
+        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: %lld x %lld x %lld needs more than %zu bytes on "
+                                     "this rank", x->func, (long long)x->m, (long long)x->n, (long long)x->k,
+                                     (size_t)-1));
+    if (x->st == GEMM_OK && form == 0 && stage > (size_t)2147483647)
         gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
                                      "count: the root-held call stages whole rows (use the distributed call)",
                                      x->func, stage));
@@ -85,10 +90,10 @@ static void gemm__mpi_neighbours(gemm__mpi *x)
     if (x->o.algorithm == GEMM_MPI_FOX) GEMM__MPI_DO(x, MPI_Comm_split(x->comm, g->row, g->col, &x->row_comm));
 }
 
-/* The blocks, spares, pool and staging buffers (gemm__mpi_need's list). */
+/* The plan's blocks, spares and pool (gemm__mpi_need's shared list). */
 static void gemm__mpi_alloc_blocks(gemm__mpi *x)
 {
-    int nslots = x->g.br * x->g.bc, k;
+    int nslots = x->g.br * x->g.bc;
     x->a = gemm__mpi_blocks_new(x, nslots, x->abytes);
     x->b = gemm__mpi_blocks_new(x, nslots, x->bbytes);
     x->c = gemm__mpi_blocks_new(x, nslots, x->cbytes);
@@ -101,10 +106,27 @@ static void gemm__mpi_alloc_blocks(gemm__mpi *x)
         if (x->st == GEMM_OK && !(x->use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)nslots)))
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
     }
-    if (x->distributed && x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, nslots, x->big);
+    x->pool_blocks = gemm__mpi_pool_blocks(&x->g, &x->o, x->path);
     if (x->pool_blocks && x->st == GEMM_OK) x->pool = (char *)gemm__mpi_alloc(x, x->pool_blocks * x->big, 0);
     x->stage_bytes = gemm__mpi_stage_bytes(&x->g, x->es); /* every rank cuts blocks into the same chunks */
-    if (x->distributed || !(x->cuda || x->rank == x->o.root)) return;
+}
+
+/* One form's own buffers: the root-held form's two staging buffers (on the
+   root, and on every GPU rank) and, streamed, the slab landing blocks; or
+   the distributed Cannon's natural blocks. */
+static void gemm__mpi_alloc_form(gemm__mpi *x, int form)
+{
+    int k;
+    if (form == 1) {
+        if (x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, x->big);
+        return;
+    }
+    if (x->o.slabs > 1 && x->o.algorithm == GEMM_MPI_CANNON) {
+        int64_t kbs = (x->g.kb + x->o.slabs - 1) / x->o.slabs;
+        x->land_a = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(x->g.mb * kbs) * x->es);
+        x->land_b = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(kbs * x->g.nb) * x->es);
+    }
+    if (!(x->cuda || x->rank == x->o.root)) return;
     for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
         x->stage[k] = (char *)gemm__mpi_alloc(x, x->stage_bytes, 0);
 #ifdef GEMM_MPI_CUDA
@@ -128,81 +150,11 @@ static void gemm__mpi_alloc_lists(gemm__mpi *x)
     for (r = 0; x->reqs && r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
 #ifdef GEMM_MPI_CUDA
     if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
-        x->ipc_out = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
-        x->ipc_in = (cudaIpcMemHandle_t *)GEMM_MALLOC(sizeof(cudaIpcMemHandle_t) * (size_t)x->cap);
+        x->ipc_out = (gemm__mpi_ipc_msg *)GEMM_MALLOC(sizeof(gemm__mpi_ipc_msg) * (size_t)x->cap);
+        x->ipc_in = (gemm__mpi_ipc_msg *)GEMM_MALLOC(sizeof(gemm__mpi_ipc_msg) * (size_t)x->cap);
         x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
-        x->ipc_src = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)x->cap);
-        if (!x->ipc_out || !x->ipc_in || !x->acks || !x->ipc_src)
+        if (!x->ipc_out || !x->ipc_in || !x->acks)
             gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
     }
 #endif
-}
-
-/* Picks the path, checks memory and allocates. A failure on any rank ends
-   in a vote: x->st is then every rank's, and x->agreed is set. */
-static void gemm__mpi_setup(gemm__mpi *x)
-{
-    gemm_status s;
-    x->big = gemm__mpi_block_bytes(&x->g, x->es, &x->abytes, &x->bbytes, &x->cbytes);
-    x->path = GEMM_MPI_PATH_HOST;
-    if (x->cuda) gemm__mpi_choose_path(x);
-    s = gemm__mpi_fits(x);
-    if (s != GEMM_OK) { gemm__mpi_agreed(x, s); return; }
-    gemm__mpi_neighbours(x);
-    gemm__mpi_alloc_blocks(x);
-    gemm__mpi_alloc_lists(x);
-    s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
-    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
-}
-
-/* After an MPI failure some transfers may still be pending: cancel them and
-   let go of their requests before their buffers are freed. A transfer MPI
-   cannot cancel (a send already on its way, say) may still touch a freed
-   buffer: MPI promises nothing after an error, and this is best effort. */
-static void gemm__mpi_drop_requests(gemm__mpi *x)
-{
-    int i, done;
-    MPI_Request *r;
-    for (i = 0; i < x->cap + 2; i++) {
-        r = i < 2 ? &x->stage_req[i] : x->reqs ? &x->reqs[i - 2] : NULL;
-        if (!r || *r == MPI_REQUEST_NULL) continue;
-        done = 0;
-        MPI_Cancel(r);
-        if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
-            if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
-        *r = MPI_REQUEST_NULL;
-    }
-}
-
-static void gemm__mpi_teardown(gemm__mpi *x)
-{
-    int nslots = x->g.br * x->g.bc;
-    gemm__mpi_drop_requests(x);
-    gemm__mpi_blocks_free(x, x->a, nslots);
-    gemm__mpi_blocks_free(x, x->b, nslots);
-    gemm__mpi_blocks_free(x, x->c, nslots);
-    gemm__mpi_blocks_free(x, x->aspare, x->g.br);
-    gemm__mpi_blocks_free(x, x->bspare, x->g.bc);
-    gemm__mpi_blocks_free(x, x->fox, x->g.br);
-    gemm__mpi_blocks_free(x, x->temps, nslots);
-    gemm__mpi_release(x, x->pool, 0);
-    gemm__mpi_release(x, x->stage[0], 0);
-    gemm__mpi_release(x, x->stage[1], 0);
-    GEMM_FREE(x->use);
-    GEMM_FREE(x->sends);
-    GEMM_FREE(x->recvs);
-    GEMM_FREE(x->reqs);
-#ifdef GEMM_MPI_CUDA
-    GEMM_FREE(x->ipc_out);
-    GEMM_FREE(x->ipc_in);
-    GEMM_FREE(x->ipc_src);
-    GEMM_FREE(x->acks);
-    if (x->copy_stream) cudaStreamDestroy(x->copy_stream);
-    if (x->stage_ev[0]) cudaEventDestroy(x->stage_ev[0]);
-    if (x->stage_ev[1]) cudaEventDestroy(x->stage_ev[1]);
-    if (x->stream) cudaStreamDestroy(x->stream);
-    if (x->ev0) cudaEventDestroy(x->ev0);
-    if (x->ev1) cudaEventDestroy(x->ev1);
-#endif
-    if (x->row_comm != MPI_COMM_NULL) MPI_Comm_free(&x->row_comm);
 }

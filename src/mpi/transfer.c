@@ -114,7 +114,7 @@ static void gemm__mpi_wait(gemm__mpi *x)
     int i;
     GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
 #ifdef GEMM_MPI_CUDA
-    if (x->path == GEMM_MPI_PATH_CUDA_IPC) gemm__mpi_ipc_copy(x);
+    if (x->path == GEMM_MPI_PATH_CUDA_IPC) gemm__mpi_ipc_copy(x, 1);
 #endif
     if (x->path == GEMM_MPI_PATH_STAGED)
         for (i = 0; i < x->nrecv; i++)
@@ -122,3 +122,22 @@ static void gemm__mpi_wait(gemm__mpi *x)
                 gemm__mpi_copy(x, x->recvs[i].buf, 1, x->pool + (size_t)i * x->big, 0, x->recvs[i].bytes);
     x->nsend = x->nrecv = 0;
 }
+
+#ifdef GEMM_MPI_CUDA
+/* The plan's creation, on the IPC path: the queued exchange's handles
+   travel and every receiver maps the blocks it will copy from, once. */
+static void gemm__mpi_map_queued(gemm__mpi *x)
+{
+    int i, n = 0;
+    for (i = 0; i < x->nrecv; i++) /* blocks from this rank itself are copies: nothing to map */
+        if (x->recvs[i].peer != x->rank) x->recvs[n++] = x->recvs[i];
+    x->nrecv = n;
+    for (i = n = 0; i < x->nsend; i++)
+        if (x->sends[i].peer != x->rank) x->sends[n++] = x->sends[i];
+    x->nsend = n;
+    gemm__mpi_start(x);
+    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+    gemm__mpi_ipc_copy(x, 0);
+    x->nsend = x->nrecv = 0;
+}
+#endif

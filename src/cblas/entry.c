@@ -1,0 +1,72 @@
+/* The CBLAS calls: gemm's checks (a refusal names the argument by its
+   position in the CBLAS call, layout = 1, through cblas_xerbla), then the
+   CPU backend with default options. */
+
+static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
+                             CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,
+                             CBLAS_INT lda, const void *B, CBLAS_INT ldb, double beta, void *C, CBLAS_INT ldc)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k, alpha == 0,
+                      A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__cpu_gemm(rout, &p, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
+    if (s != GEMM_OK) gemm__cblas_fail(rout, s, p.bad_arg);
+}
+
+GEMM_DEF void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                          const CBLAS_INT N, const CBLAS_INT K, const float alpha, const float *A, const CBLAS_INT lda,
+                          const float *B, const CBLAS_INT ldb, const float beta, float *C, const CBLAS_INT ldc)
+{
+    gemm__cblas_gemm("cblas_sgemm", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+GEMM_DEF void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                          const CBLAS_INT N, const CBLAS_INT K, const double alpha, const double *A,
+                          const CBLAS_INT lda, const double *B, const CBLAS_INT ldb, const double beta, double *C,
+                          const CBLAS_INT ldc)
+{
+    gemm__cblas_gemm("cblas_dgemm", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* Strided: gemm's strided batch, whose argument positions are MKL's
+   (stridea = 10, strideb = 13, stridec = 17, batch_size = 18). */
+static void gemm__cblas_strided(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
+                                CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,
+                                CBLAS_INT lda, CBLAS_INT sa, const void *B, CBLAS_INT ldb, CBLAS_INT sb, double beta,
+                                void *C, CBLAS_INT ldc, CBLAS_INT sc, CBLAS_INT count)
+{
+    gemm__problem p;
+    gemm__batch bt;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare_strided(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k,
+                              alpha == 0, A != NULL, lda, sa, B != NULL, ldb, sb, beta == 1, C != NULL, ldc, sc, count,
+                              &p, &bt);
+    if (s == GEMM_OK)
+        s = gemm__cpu_batch_gemm(rout, &p, &bt, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
+    if (s != GEMM_OK) gemm__cblas_fail(rout, s, p.bad_arg);
+}
+
+GEMM_DEF void cblas_sgemm_batch_strided(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa,
+                                        const CBLAS_TRANSPOSE transb, const CBLAS_INT m, const CBLAS_INT n,
+                                        const CBLAS_INT k, const float alpha, const float *a, const CBLAS_INT lda,
+                                        const CBLAS_INT stridea, const float *b, const CBLAS_INT ldb,
+                                        const CBLAS_INT strideb, const float beta, float *c, const CBLAS_INT ldc,
+                                        const CBLAS_INT stridec, const CBLAS_INT batch_size)
+{
+    gemm__cblas_strided("cblas_sgemm_batch_strided", GEMM_F32, layout, transa, transb, m, n, k, alpha, a, lda, stridea,
+                        b, ldb, strideb, beta, c, ldc, stridec, batch_size);
+}
+
+GEMM_DEF void cblas_dgemm_batch_strided(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa,
+                                        const CBLAS_TRANSPOSE transb, const CBLAS_INT m, const CBLAS_INT n,
+                                        const CBLAS_INT k, const double alpha, const double *a, const CBLAS_INT lda,
+                                        const CBLAS_INT stridea, const double *b, const CBLAS_INT ldb,
+                                        const CBLAS_INT strideb, const double beta, double *c, const CBLAS_INT ldc,
+                                        const CBLAS_INT stridec, const CBLAS_INT batch_size)
+{
+    gemm__cblas_strided("cblas_dgemm_batch_strided", GEMM_F64, layout, transa, transb, m, n, k, alpha, a, lda, stridea,
+                        b, ldb, strideb, beta, c, ldc, stridec, batch_size);
+}

@@ -1,0 +1,41 @@
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Batches on the CPU: batch_count products C_i = alpha*op(A_i)*op(B_i) +
+   beta*C_i that share every argument but where their matrices are, in
+   cblas_?gemm's order with each matrix's batch argument after its leading
+   dimension (as cublas?gemmStridedBatched / cublas?gemmBatched), then the
+   count, then the options (may be NULL). gemm_?gemm_strided_batched /
+   gemm_?gemm_batched (gemm.h) are these with NULL.
+
+   Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
+   elements after A, B, C. Pointer arrays: member i's are A[i], B[i], C[i]. */
+GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                    const float *B, int64_t ldb, int64_t stride_b,
+                                                    float beta, float *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_dgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                    const double *B, int64_t ldb, int64_t stride_b,
+                                                    double beta, double *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_sgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            float alpha, const float *const A[], int64_t lda,
+                                            const float *const B[], int64_t ldb,
+                                            float beta, float *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            double alpha, const double *const A[], int64_t lda,
+                                            const double *const B[], int64_t ldb,
+                                            double beta, double *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,177 @@
+/* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
+   of the kernel runs, in which layout it reads the operands, and which
+   operands are first copied into scratch for that. Chosen from the shape
+   and the device (its SM count, its shared memory per block, whether this
+   build has its sm_90a code) on every call.
+
+   Configurations (options.variant with kernel SIMT or DMMA; 0 chooses):
+     SIMT fp32 (warp-tiled, cp.async; sm_80+)
+       1  128 x 128, threads of 8 x 16, two blocks per SM
+       2  128 x 128, threads of 16 x 8, two blocks per SM
+       3  256 x 128, one block per SM
+       4  128 x 256, one block per SM
+     DMMA fp64
+       1  cp.async ring, 128 x 64, m16n8k4, two blocks per SM (sm_80+)
+       2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
+       3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
+   (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
+
+enum {
+    GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */
+    GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
+    GEMM__CUDA_SW_256X128 = 3,
+    GEMM__CUDA_SW_128X256 = 4,
+    GEMM__CUDA_DMMA_RING = 1,
+    GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
+    GEMM__CUDA_DMMA_TMA_64 = 3  /* 128x64, two per SM */
+};
+
+/* How an operand reaches the kernel: as it is, copied into scratch with its
+   leading dimension rounded up to 16 bytes (the copy engine and the 16-byte
+   copies need aligned rows), or transposed there (k-major to M-major). */
+typedef enum gemm__cuda_copy { GEMM__CUDA_AS_IS = 0, GEMM__CUDA_REALIGN = 1, GEMM__CUDA_TRANSPOSE = 2 } gemm__cuda_copy;
+
+/* The device facts the plan reads. */
+typedef struct gemm__cuda_exact_dev {
+    int sms, smem_block; /* SMs; shared memory one block may opt in to (bytes) */
+    bool tma;            /* the sm_90a kernels can run (Hopper, and this build has their code) */
+} gemm__cuda_exact_dev;
+
+typedef struct gemm__cuda_exact_plan {
+    gemm_cuda_kernel kernel; /* SIMT or DMMA */
+    int variant;             /* the configuration above */
+    bool ak, bk;             /* op(A) / op(B) k-major as the kernel reads them */
+    gemm__cuda_copy copy_a, copy_b;
+    int64_t lda, ldb;        /* leading dimensions of the copies */
+    size_t a_elems, b_elems; /* their sizes in elements (0: no copy) */
+} gemm__cuda_exact_plan;
+
+/* Shared memory of fp32 configuration `variant` for the layout. */
+static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
+{
+    typedef gemm__cuda_sw_shape<128, 128, 8> S1;
+    typedef gemm__cuda_sw_shape<256, 128, 8> S3;
+    typedef gemm__cuda_sw_shape<128, 256, 8> S4;
+    if (variant == GEMM__CUDA_SW_256X128)
+        return ak ? (bk ? S3::smem<true, true>() : S3::smem<true, false>()) : (bk ? S3::smem<false, true>() : S3::smem<false, false>());
+    if (variant == GEMM__CUDA_SW_128X256)
+        return ak ? (bk ? S4::smem<true, true>() : S4::smem<true, false>()) : (bk ? S4::smem<false, true>() : S4::smem<false, false>());
+    return ak ? (bk ? S1::smem<true, true>() : S1::smem<true, false>()) : (bk ? S1::smem<false, true>() : S1::smem<false, false>());
+}
+
+/* AUTO's fp32 configuration for the layout the kernel reads. Each layout's
+   best on both Hopper GPUs (bench/research/exact): the side of a k-major
+   operand, which the block transposes in shared memory, is the 128 one
+   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
+   when neither is. A 256 side is not used where it would stay half empty
+   (M or N at most 128); 16x8 threads only with the whole K loop in one
+   block (at most one 128x128 tile per SM splits K, and its short loops
+   ran slower); a configuration must fit the block's shared memory
+   (128x128 always does, 94 KB at most). */
+static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, const gemm__cuda_exact_dev *d)
+{
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
+    else { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_256X128; prefs[2] = GEMM__CUDA_SW_128; }
+    for (i = 0; i < 3 && prefs[i]; i++) {
+        int v = prefs[i];
+        if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
+        if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
+        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
+        return v;
+    }
+    return GEMM__CUDA_SW_128;
+}
+
+/* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
+   tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
+   every SM one and K is short (the fixed costs of a tile weigh more there,
+   and two blocks per SM hide each other's), or when N is at most 64. */
+static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+{
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!d->tma) return GEMM__CUDA_DMMA_RING;
+    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+}
+
+/* Whether X (base and leading dimension) is 16-byte aligned. */
+static bool gemm__cuda_aligned16(const void *X, int64_t ld, size_t elem)
+{
+    return (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
+}
+
+/* The copy of one operand (rows x K, k-major or not, leading dimension ld)
+   into scratch: rows of whole 16-byte vectors in the layout it gets. */
+static void gemm__cuda_plan_copy(gemm__cuda_copy how, bool kmajor, int64_t rows, int64_t K, size_t elem,
+                                 gemm__cuda_copy *copy, int64_t *ld, size_t *elems)
+{
+    int64_t v = 16 / (int64_t)elem, inner = (how == GEMM__CUDA_TRANSPOSE) != kmajor ? K : rows;
+    int64_t outer = inner == K ? rows : K;
+    *copy = how;
+    if (how == GEMM__CUDA_AS_IS) return;
+    *ld = (inner + v - 1) / v * v;
+    *elems = (size_t)(*ld * outer);
+}
+
+/* Row-major NT (both operands k-major) makes the fp32 kernel transpose both
+   in shared memory, its slowest case. AUTO copies one of them transposed
+   into scratch first when the copy is cheap beside the product: copying
+   op(B) (N x K) costs N*K of the product's M*N*K, so op(B) when M >= N,
+   else op(A), and only when that other side is at least 2048 (the copy is
+   then under about 4% of the time). A forced configuration copies only
+   when its both-k-major form does not fit in shared memory. */
+static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gemm__cuda_exact_dev *d)
+{
+    if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
+    if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
+    return (p->m >= p->n ? p->m : p->n) >= 2048;
+}
+
+/* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
+   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
+   run on this device. */
+template <typename T>
+static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
+                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
+                                            gemm__cuda_exact_plan *t)
+{
+    size_t elem = sizeof(T);
+    bool tma;
+    memset(t, 0, sizeof *t);
+    t->kernel = kernel;
+    t->ak = p->a_trans;
+    t->bk = !p->b_trans;
+    t->lda = p->lda;
+    t->ldb = p->ldb;
+    if (kernel == GEMM_CUDA_KERNEL_DMMA) {
+        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
+        tma = t->variant != GEMM__CUDA_DMMA_RING;
+        if (tma && !d->tma)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
+                              "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
+    } else {
+        tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
+        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
+            if (p->m >= p->n) {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+                t->bk = false;
+            } else {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+                t->ak = false;
+            }
+        }
+        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, d);
+        if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
+                              "block for this layout, this GPU gives %d", fn, t->variant,
+                              gemm__cuda_sw_smem(t->variant, t->ak, t->bk), d->smem_block);
+    }
+    if (tma && t->copy_a == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(a, p->lda, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->ak, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+    if (tma && t->copy_b == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(b, p->ldb, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->bk, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+    return GEMM_OK;
+}

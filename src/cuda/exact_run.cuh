@@ -1,0 +1,281 @@
+/* The exact path's run: the plan's operand copies into scratch, the
+   launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
+   every fp32 / fp64 call takes (gemm__cuda_exact). */
+
+/* Whether this build holds the sm_90a code for device `dev` (Hopper):
+   read once per device from the module the runtime loaded for it. */
+static bool gemm__cuda_exact_tma_built(int dev, int major, int minor)
+{
+    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
+    int built = 0;
+    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
+    if (known[dev].load() == 0)
+        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
+    return known[dev].load() == 2;
+}
+
+#ifdef GEMM__TEST_HOOKS
+/* What the last exact call of this thread ran (tests and benchmarks). */
+static thread_local char gemm__cuda_exact_last_text[160];
+GEMM_DEF const char *gemm__cuda_exact_last(void) { return gemm__cuda_exact_last_text; }
+#endif
+
+/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t" and the like. */
+static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid)
+{
+#ifdef GEMM__TEST_HOOKS
+    static const char *copy_names[3] = {"-", "r", "t"};
+    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "%s %s %c%c split %d grid %lld copies a:%s b:%s",
+             gemm_cuda_kernel_name(t->kernel), config, t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid,
+             copy_names[t->copy_a], copy_names[t->copy_b]);
+#else
+    (void)t; (void)config; (void)split; (void)grid;
+#endif
+}
+
+/* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
+   resident at once; *kchunk a multiple of 16. Fails past one launch's
+   reach (2^31 - 1 blocks or work units). */
+static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
+                                         int split_req, int *split, int *kchunk)
+{
+    int K = (int)p->k;
+    if (tiles > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
+                          (long long)tiles);
+    *split = gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
+    *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
+    *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
+    if (tiles * *split > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles in %d K parts are more than one launch can run", fn,
+                          (long long)tiles, *split);
+    return GEMM_OK;
+}
+
+/* A K split adds the parts into C with atomics: C = beta*C first. */
+template <typename T>
+static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C, cudaStream_t stream)
+{
+    if (beta == T(1)) return GEMM_OK;
+    gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>((int)p->m, (int)p->n, beta, C, p->ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
+   along M, MINB blocks per SM, for the plan's layout. */
+template <int BM, int BN, int LM, int MINB>
+static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                        const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
+                                        int sms, int split_req, cudaStream_t stream)
+{
+    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
+                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, false>)
+                         : (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, true>
+                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, false>);
+    int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k;
+    int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
+    float alpha = x.alpha, beta = x.beta, *C = x.c;
+    gemm_status s;
+    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
+    char config[16];
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles, sms * (per_sm > 0 ? per_sm : 1), split_req, &split, &kchunk)) != GEMM_OK)
+        return s;
+    atomic = split > 1;
+    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
+    gemm__cuda_exact_note(t, config, split, tiles);
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tiles, (unsigned)split), dim3(S::NT), args, (size_t)smem,
+                                        stream));
+    return GEMM_OK;
+}
+
+/* cuTensorMapEncodeTiled from the driver, found through the runtime so that
+   nothing needs -lcuda. */
+typedef CUresult (*gemm__cuda_dt_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                            const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                            CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                            CUtensorMapFloatOOBfill);
+
+/* An fp64 operand of rows x K as the TMA DMMA kernel reads it: k-major
+   (X(r, q) at X[r*ld + q]) in boxes of 16 k x box_rows rows, else
+   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside. */
+static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const double *X, int64_t ld, bool kmajor,
+                                     int64_t rows, int64_t K, int box_rows)
+{
+    static std::atomic<gemm__cuda_dt_encode_fn> encode{NULL};
+    cuuint64_t dims[2] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K)},
+               strides[1] = {(cuuint64_t)ld * sizeof(double)};
+    cuuint32_t box[2] = {16, (cuuint32_t)(kmajor ? box_rows : 16)}, unit[2] = {1, 1};
+    CUresult r;
+    if (!encode.load()) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)", e);
+        if (q != cudaDriverEntryPointSuccess || !f)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
+        encode.store((gemm__cuda_dt_encode_fn)f);
+    }
+    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, (void *)X, dims, strides, box, unit,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return gemm__fail(GEMM_ERR_DEVICE, "%s: cuTensorMapEncodeTiled failed (CUresult %d) for a %lld x %lld operand "
+                          "(leading dimension %lld)", fn, (int)r, (long long)rows, (long long)K, (long long)ld);
+    return GEMM_OK;
+}
+
+/* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
+   at most one block per SM slot, each walking its work units. */
+template <int NCWG>
+static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                        const double *A, const double *B,
+                                        const gemm__cuda_operands<double, double, double> &x, int sms, int split_req,
+                                        cudaStream_t stream)
+{
+    typedef gemm__cuda_dt_shape<NCWG> S;
+    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
+                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false>)
+                         : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true>
+                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false>);
+    CUtensorMap map_a, map_b;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
+    int per_sm = 1, slots, split, kchunk, atomic;
+    int64_t units, grid, ldc = p->ldc;
+    double alpha = x.alpha, beta = x.beta, *C = x.c;
+    gemm_status s;
+    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic};
+    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM)) != GEMM_OK ||
+        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN)) != GEMM_OK)
+        return s;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
+    slots = sms * (per_sm > 0 ? per_sm : 1);
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn, slots, split_req, &split, &kchunk)) != GEMM_OK) return s;
+    units = (int64_t)tm * tn * split;
+    grid = units < slots ? units : slots;
+    atomic = split > 1;
+    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+    return GEMM_OK;
+}
+
+/* One operand's copy into `out` (the plan's layout, rows of ldo): realigned
+   by the copy engine, or transposed (k-major to M-major) by a kernel. */
+template <typename T>
+static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, const T *X, int64_t ld, bool kmajor,
+                                         int64_t rows, int64_t K, T *out, int64_t ldo, cudaStream_t stream)
+{
+    if (how == GEMM__CUDA_REALIGN) {
+        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K;
+        GEMM__CUDA_TRY(fn, cudaMemcpy2DAsync(out, (size_t)ldo * sizeof(T), X, (size_t)ld * sizeof(T),
+                                             (size_t)inner * sizeof(T), (size_t)outer, cudaMemcpyDeviceToDevice, stream));
+        return GEMM_OK;
+    }
+    /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */
+    if (gemm__cuda_aligned16(X, ld, sizeof(T))) {
+        dim3 grid((unsigned)((rows + 63) / 64), (unsigned)((K + 63) / 64));
+        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo);
+    } else {
+        dim3 grid((unsigned)((rows + 31) / 32), (unsigned)((K + 31) / 32)), block(32, 8);
+        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo);
+    }
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The launch of the plan's configuration on operands a and b (the caller's
+   or their copies). */
+template <typename T>
+static gemm_status gemm__cuda_exact_launch(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
+                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x, int sms,
+                                           int split, cudaStream_t stream)
+{
+    if constexpr (sizeof(T) == 8) {
+        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, sms, split, stream);
+        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, sms, split, stream);
+    } else {
+        switch (t->variant) {
+        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
+        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, sms, split, stream);
+        }
+    }
+}
+
+/* Runs a plan: its copies go through one scratch buffer taken from the
+   device's pool and given back in stream order, so nothing waits. */
+template <typename T>
+static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_plan *t, const gemm__problem *p,
+                                        const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_gpu *gpu, int split,
+                                        cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    T *scratch = NULL;
+    const T *a = x.a, *b = x.b;
+    if (t->a_elems + t->b_elems > 0) {
+        cudaMemPool_t pool;
+        size_t a_bytes = (t->a_elems * sizeof(T) + 255) / 256 * 256;
+        cudaError_t e;
+        if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, a_bytes + t->b_elems * sizeof(T), pool, stream);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies)", e);
+        if (t->copy_a) {
+            a = scratch;
+            s = gemm__cuda_exact_copy(fn, t->copy_a, x.a, p->lda, p->a_trans, p->m, p->k, scratch, t->lda, stream);
+        }
+        if (s == GEMM_OK && t->copy_b) {
+            b = (const T *)((char *)scratch + a_bytes);
+            s = gemm__cuda_exact_copy(fn, t->copy_b, x.b, p->ldb, !p->b_trans, p->n, p->k, (T *)b, t->ldb, stream);
+        }
+    }
+    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gpu->sms, split, stream);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
+
+/* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
+   its plan, and the run. The ladder, fp64 on SIMT and DMMA's cp.async
+   configuration read the operands where they are. */
+template <typename T>
+static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                    const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
+{
+    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
+    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
+    gemm__cuda_exact_dev dev;
+    gemm__cuda_exact_plan t;
+    gemm_status s;
+    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
+    if constexpr (sizeof(T) == 8)
+        if (kernel == GEMM_CUDA_KERNEL_SIMT)
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+    dev.sms = gpu->sms;
+    dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, &t)) != GEMM_OK) return s;
+    if constexpr (sizeof(T) == 8)
+        if (t.variant == GEMM__CUDA_DMMA_RING) {
+            gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
+            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+        }
+    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# tests/test_cblas.sh - the CBLAS names (gemm_cblas.h): the battery and the
+# error-exit tables (tests/test_cblas.c, with the test's cblas_xerbla from
+# another file replacing the weak default), the same built as C++, the
+# default cblas_xerbla and GEMM_CBLAS_NO_XERBLA (tests/cblas_default.c), the
+# symbols an implementation unit exports with GEMM_CBLAS, and
+# examples/cblas_compat.c. Last line: N passed, N failed.
+cd "$(dirname "$0")/.." || exit 2
+out=build/cblas
+mkdir -p "$out"
+WARN="-Wall -Wextra -Wpedantic -Werror"
+FLAGS=${CBLAS_TEST_FLAGS:-"-O2 -g"}
+. tests/checks.sh
+
+build() { # build "what" command...: counts a failure only; returns the command's status
+    what=$1; shift
+    if "$@" >"$out/build.log" 2>&1; then return 0; fi
+    failed=$((failed + 1)); echo "FAIL $what (build)"; head -n 20 "$out/build.log" | sed 's/^/     /'
+    return 1
+}
+run_suite() { # run_suite "what" binary args...: its last line must be "N passed, 0 failed"
+    what=$1; shift
+    if "$@" >"$out/suite.log" 2>&1 && tail -n 1 "$out/suite.log" | grep -qE '^[0-9]+ passed, 0 failed$'; then
+        passed=$((passed + 1)); echo "ok   $what: $(tail -n 1 "$out/suite.log")"
+    else
+        failed=$((failed + 1)); echo "FAIL $what"; grep -v '^ok' "$out/suite.log" | tail -n 20 | sed 's/^/     /'
+    fi
+}
+
+build "gcc -std=c99: test_cblas.c + the test's cblas_xerbla.c" \
+    gcc -std=c99 $FLAGS $WARN tests/test_cblas.c tests/cblas_xerbla.c -o $out/test_cblas -lm -lpthread &&
+    run_suite "the battery and the error-exit tables through the cblas_ names" $out/test_cblas $CBLAS_TEST_ARGS
+if have g++; then
+    build "g++ -std=c++11: the same, as C++" sh -c "g++ -x c++ -std=c++11 -O1 $WARN -c tests/test_cblas.c -o $out/t.o &&
+        g++ -x c++ -std=c++11 -O1 $WARN -c tests/cblas_xerbla.c -o $out/x.o && g++ $out/t.o $out/x.o -o $out/test_cblas_cxx -lpthread"
+    [ $? = 0 ] && run_suite "the C++ build (test_cblas.c, cblas_xerbla.c), quick" $out/test_cblas_cxx --quick
+else skip "g++ not installed"; fi
+build "the default cblas_xerbla" gcc -std=c99 $FLAGS $WARN tests/cblas_default.c -o $out/default -lm -lpthread &&
+    run_suite "the default cblas_xerbla prints and returns" $out/default
+build "GEMM_CBLAS_NO_XERBLA, the program's own in the same file" \
+    gcc -std=c99 $FLAGS $WARN -DTEST_OWN_XERBLA tests/cblas_default.c -o $out/own -lm -lpthread &&
+    run_suite "GEMM_CBLAS_NO_XERBLA: the program's own cblas_xerbla in the implementation's file" $out/own
+if have nm && gcc -std=c99 $WARN -DGEMM_CBLAS -c tests/tu_impl.c -o $out/impl.o; then
+    names=$(nm -g --defined-only $out/impl.o | awk '{print $3}' | grep -v '^gemm_' | sort | tr '\n' ' ')
+    want="cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_xerbla "
+    check "GEMM_CBLAS exports the cblas_ names and nothing else without gemm_ (${names})" test "$names" = "$want"
+    kind=$(nm -g --defined-only $out/impl.o | awk '$3 == "cblas_xerbla" {print $2}')
+    check "cblas_xerbla is weak (nm: $kind)" test "$kind" = W
+else skip "nm not installed"; fi
+check "examples/cblas_compat.c builds and runs" sh -c \
+    "gcc -std=c99 $FLAGS $WARN examples/cblas_compat.c -o $out/cblas_compat -lm -lpthread && $out/cblas_compat"
+summary
