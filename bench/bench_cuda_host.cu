@@ -3,7 +3,7 @@
    copy-then-cuBLAS and cuBLASXt, with the physical limit measured in the
    same run; then the out-of-core product.
 
-   build/bench_cuda_host [--sizes 1024,2048,4096,8192,16384] [--prec f32,f64] [--reps 5]
+   build/bench_cuda_host [--sizes 1024,2048,4096,8192,16384] [--sizes-f64 LIST] [--prec f32,f64] [--reps 5]
                          [--small 32,64,128,256,512] [--threads 2,4,8,12] [--xt-blocks 1024,2048,4096,8192]
                          [--ooc 90000] [--ooc-cap BYTES] [--incore 32768] [--csv FILE]
 
@@ -21,6 +21,8 @@
    H2D rate, bytes out / pinned D2H rate, flops / our rate on device
    buffers), each measured here.
 
+   --sizes-f64: fp64's sizes when they differ from --sizes (fp64 at n =
+   16384 moves twice fp32's bytes for a row the issue does not ask for).
    --small: the same ways at small sizes (median of 30), where the
    zero-copy path is taken. --threads: options.host_threads at the largest
    size of --sizes in fp32. --ooc N: fp32 n x n x n from host memory (A,
@@ -384,7 +386,7 @@ static void print_rows(const char *title, const std::vector<row> &rows, FILE *cs
     size_t i;
     printf("\n%s\n", title);
     printf("%-4s %6s | %-22s | %-9s %-9s %-9s | %-22s | %-26s | %-8s | %6s %6s %6s | ours: setup h2d kern d2h ms (order)\n",
-           "prec", "n", "ours s (min-max)", "pinned", "mapped", "locked", "copy+cuBLAS s", "cuBLASXt s [block]", "limit s",
+           "prec", "n", "ours auto s (min-max)", "pinned", "mapped", "locked", "copy+cuBLAS s", "cuBLASXt s [block]", "limit s",
            "xcopy", "xXT", "lim/us");
     for (i = 0; i < rows.size(); i++) {
         const row *r = &rows[i];
@@ -504,7 +506,8 @@ int main(int argc, char **argv)
 {
     int64_t sizes[16] = {1024, 2048, 4096, 8192, 16384}, small[16] = {32, 64, 128, 256, 512}, threads[16] = {2, 4, 8, 12},
             blocks[8] = {1024, 2048, 4096, 8192};
-    int nsizes = 5, nsmall = 0, nthreads = 0, nblocks = 4, reps = 5, i, pi, nprec = 2;
+    int64_t sizes64[16];
+    int nsizes = 5, nsizes64 = -1, nsmall = 0, nthreads = 0, nblocks = 4, reps = 5, i, pi, nprec = 2;
     int64_t ooc = 0, incore = 32768;
     size_t ooc_cap = 0;
     gemm_precision precs[2] = {GEMM_F32, GEMM_F64};
@@ -514,6 +517,7 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 16);
+        else if (!strcmp(argv[i], "--sizes-f64") && i + 1 < argc) nsizes64 = battery_parse_list(argv[++i], sizes64, 16);
         else if (!strcmp(argv[i], "--prec") && i + 1 < argc) nprec = battery_parse_precs(argv[++i], precs);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--small") && i + 1 < argc) nsmall = battery_parse_list(argv[++i], small, 16);
@@ -524,7 +528,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--incore") && i + 1 < argc) incore = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
         else {
-            fprintf(stderr, "usage: %s [--sizes n,...] [--prec f32,f64] [--reps N] [--small n,...] [--threads t,...] "
+            fprintf(stderr, "usage: %s [--sizes n,...] [--sizes-f64 n,...] [--prec f32,f64] [--reps N] [--small n,...] [--threads t,...] "
                             "[--xt-blocks b,...] [--ooc N [--ooc-cap BYTES] [--incore N]] [--csv FILE]\n", argv[0]);
             return 2;
         }
@@ -556,10 +560,13 @@ int main(int argc, char **argv)
     if (ooc > 0) bench_out_of_core(ooc, incore, ooc_cap);
     if (nsizes > 0 && sizes[0] > 0) {
         std::vector<row> rows;
-        for (pi = 0; pi < nprec; pi++)
-            for (i = 0; i < nsizes; i++)
-                rows.push_back(precs[pi] == GEMM_F32 ? bench_size<float>(&pe, sizes[i], reps, &lr, blocks, nblocks, true)
-                                                     : bench_size<double>(&pe, sizes[i], reps, &lr, blocks, nblocks, true));
+        for (pi = 0; pi < nprec; pi++) {
+            bool f64 = precs[pi] != GEMM_F32;
+            const int64_t *list = f64 && nsizes64 >= 0 ? sizes64 : sizes;
+            for (i = 0; i < (f64 && nsizes64 >= 0 ? nsizes64 : nsizes); i++)
+                rows.push_back(f64 ? bench_size<double>(&pe, list[i], reps, &lr, blocks, nblocks, true)
+                                   : bench_size<float>(&pe, list[i], reps, &lr, blocks, nblocks, true));
+        }
         char title[512];
         snprintf(title, sizeof title, "host-pointer GEMM on %s, row-major NN, beta = 0, from pageable memory: seconds, median "
                  "of %d interleaved rounds; xcopy, xXT = their time / ours; lim/us = physical limit / ours", prop.name, reps);

@@ -304,6 +304,13 @@ static void fake_stream_main(fake_stream *s)
 }
 
 static std::atomic<long> fake_multiplies;
+/* Failures injected into the stand-in: the Nth copy, multiply or event
+   wait from now fails (0: none). */
+static std::atomic<long> fake_fail_copy, fake_fail_multiply, fake_fail_sync;
+static bool fake_trip(std::atomic<long> &at)
+{
+    return at.load() > 0 && at.fetch_sub(1) == 1;
+}
 static const battery_backend plain_backend = {}; /* the battery's default tolerance */
 
 template <typename T, typename TC, typename S> static void fake_gemm(const gemm__problem &p, const gemm__cuda_operands<T, TC, S> &x)
@@ -355,6 +362,7 @@ struct fake_dev {
     static void set_device(int) {}
     static cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows, stream s)
     {
+        if (fake_trip(fake_fail_copy)) return cudaErrorInvalidValue;
         enqueue(s, [=] {
             for (size_t r = 0; r < rows; r++) memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
         });
@@ -394,7 +402,7 @@ struct fake_dev {
         std::unique_lock<std::mutex> lk(e->mu);
         unsigned long long g = e->recorded;
         e->cv.wait(lk, [e, g] { return e->completed >= g; });
-        return cudaSuccess;
+        return fake_trip(fake_fail_sync) ? cudaErrorLaunchFailure : cudaSuccess;
     }
     static cudaError_t sync_stream(stream s)
     {
@@ -420,11 +428,14 @@ struct fake_dev {
     {
         gemm__problem q = *p;
         gemm__cuda_operands<T, TC, S> y = x;
+        if (fake_trip(fake_fail_multiply)) return gemm__fail(GEMM_ERR_DEVICE, "fake: a multiply failed");
         enqueue(s, [q, y] { fake_gemm(q, y); });
         fake_multiplies++;
         return GEMM_OK;
     }
 };
+
+static bool fake_failing; /* fake_case expects the injected failure, not a result */
 
 /* One call through gemm__cuda_pipeline on the stand-in: the canonical
    problem and operands as gemm__cuda_call makes them, the shape as
@@ -475,15 +486,24 @@ static void fake_case(gemm__cuda_context<fake_dev> *ctx, const battery_call *c, 
             free(buf);
         }
     }
-    if (s == GEMM_OK) err = battery_compare(c, &C, &R);
-    battery_check(made && s == GEMM_OK && err <= battery_bound(&plain_backend, prec, c, 0.5, 0.5, 0.5) * 4,
+    if (fake_failing) {
+        battery_check(made && s != GEMM_OK && ctx->workers.queue.empty() && ctx->workers.waiting.empty(),
+                      "pipeline (CPU stand-in): an injected failure (copy %ld, multiply %ld, event wait %ld to go) "
+                      "returns an error, every copy job drained: status %d (%s), queued %zu + %zu",
+                      fake_fail_copy.load(), fake_fail_multiply.load(), fake_fail_sync.load(), (int)s,
+                      s ? gemm_last_error_detail() : "ok", ctx->workers.queue.size(), ctx->workers.waiting.size());
+        fake_fail_copy = fake_fail_multiply = fake_fail_sync = 0;
+    } else {
+        if (s == GEMM_OK) err = battery_compare(c, &C, &R);
+        battery_check(made && s == GEMM_OK && err <= battery_bound(&plain_backend, prec, c, 0.5, 0.5, 0.5) * 4,
                   "pipeline (CPU stand-in) %s %s threads=%d z=%zu in_caller=%d direct=%d tile=%lld budget=%zu order=%d: "
                   "status %d (%s) err %.3g",
                   sizeof(T) == 4 ? "f32" : "f64", battery_call_str(c, desc, sizeof desc), threads, z, (int)in_caller,
                   direct, (long long)tile, budget, made ? pl.order : -1, (int)s, s ? gemm_last_error_detail() : "ok", err);
-    battery_check(s != GEMM_OK || (t.compute_s >= 0 && t.to_device_s >= 0 && t.from_device_s >= 0),
-                  "pipeline (CPU stand-in): the timing parts are not negative (%g %g %g)", t.to_device_s, t.compute_s,
-                  t.from_device_s);
+        battery_check(s != GEMM_OK || (t.compute_s >= 0 && t.to_device_s >= 0 && t.from_device_s >= 0),
+                      "pipeline (CPU stand-in): the timing parts are not negative (%g %g %g)", t.to_device_s, t.compute_s,
+                      t.from_device_s);
+    }
     battery_buf_free(&A);
     battery_buf_free(&B);
     battery_buf_free(&C);
@@ -522,6 +542,40 @@ static void test_fake_pipeline(void)
                 fake_case<double>(ctx, &c, battery_next(&state), threads, z, battery_below(&state, 4) == 0,
                                   (int)battery_below(&state, 8), tile, budget);
         }
+        gemm__cuda_context_destroy(ctx);
+    }
+}
+
+/* Failures injected at the first few copies, multiplies and event waits
+   (the copy threads' among them) of calls with many staged pieces: each
+   call returns an error without hanging, leaves no copy job behind, and
+   the same context then runs a call right. */
+static void test_fake_failures(void)
+{
+    uint64_t state = battery_base_seed() ^ 0xfa11ull;
+    int threads, kind, at;
+    for (threads = 1; threads <= 3; threads += 2) {
+        cudaError_t e = cudaSuccess;
+        gemm__cuda_context<fake_dev> *ctx = gemm__cuda_context_create<fake_dev>(0, &e);
+        for (kind = 0; kind < 3; kind++)
+            for (at = 1; at <= 7; at += 3) {
+                battery_call c;
+                int direct = (int)battery_below(&state, 2) * 4; /* C staged or straight */
+                c.layout = GEMM_COL_MAJOR;
+                c.ta = battery_transposes[battery_below(&state, 2)];
+                c.tb = GEMM_NO_TRANS;
+                c.m = 90 + battery_below(&state, 40);
+                c.n = 90 + battery_below(&state, 40);
+                c.k = 90 + battery_below(&state, 40);
+                c.alpha = 1.25;
+                c.beta = -0.5;
+                battery_min_lds(&c);
+                (kind == 0 ? fake_fail_copy : kind == 1 ? fake_fail_multiply : fake_fail_sync) = at;
+                fake_failing = true;
+                fake_case<double>(ctx, &c, battery_next(&state), threads, 1000, false, direct, 32, (size_t)200000);
+                fake_failing = false;
+                fake_case<double>(ctx, &c, battery_next(&state), threads, 1000, false, direct, 32, (size_t)200000);
+            }
         gemm__cuda_context_destroy(ctx);
     }
 }
@@ -929,6 +983,7 @@ int main(int argc, char **argv)
         test_plans();
         t1 = gemm__cuda_now();
         test_fake_pipeline();
+        test_fake_failures();
         printf("== plans (%.1f s) and the pipeline on the CPU (%.1f s): %d passed, %d failed\n", t1 - t0,
                gemm__cuda_now() - t1, battery_passed, battery_failed);
     }

@@ -171,6 +171,7 @@ template <class Dev, class P> static bool gemm__cuda_pipe_wait(P *q, std::atomic
    the last one issued before it on the other compute stream). */
 template <class Dev, class P> static bool gemm__cuda_pipe_after(P *q, typename Dev::stream stream, int g)
 {
+    if (g < 0) return true; /* no multiply before it */
     GEMM__CUDA_PIPE_TRY(q, Dev::wait(stream, q->ctx->events[q->e_end + (size_t)g]));
     if (q->other_of[(size_t)g] >= 0) GEMM__CUDA_PIPE_TRY(q, Dev::wait(stream, q->ctx->events[q->e_end + (size_t)q->other_of[(size_t)g]]));
     return true;
@@ -212,11 +213,18 @@ template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block)
     return true;
 }
 
-/* Makes sure store s's event is recorded (its pieces queued). */
+/* Makes sure store s's event is recorded (its pieces queued). A plan
+   that waits for a store it has not issued is an error, never a spin. */
 template <class Dev, class P> static bool gemm__cuda_pipe_flush(P *q, int s)
 {
-    while (q->stores_recorded <= s)
+    while (q->stores_recorded <= s) {
+        if (q->out.empty() || s >= q->stores) {
+            q->err = cudaErrorInvalidValue;
+            q->what = "the host path's plan (a step waits for a store not issued before it)";
+            return false;
+        }
         if (!gemm__cuda_pipe_out<Dev>(q, true)) return false;
+    }
     return true;
 }
 
@@ -301,9 +309,9 @@ template <class Dev, class P> static bool gemm__cuda_pipe_store(P *q, const gemm
 {
     gemm__cuda_region g = gemm__cuda_region_of(q, 2, &o->at[2], o->r0, o->r1, o->c0, o->c1);
     int s = q->stores++;
-    if (q->direct[2]) {
+    if (q->direct[2] || g.width == 0 || g.rows == 0) { /* straight (or nothing to copy: only its event) */
         if (!gemm__cuda_pipe_after<Dev>(q, q->ctx->d2h, q->multiplies - 1)) return false;
-        GEMM__CUDA_PIPE_TRY(q, Dev::copy(g.host, g.hpitch, g.dev, g.dpitch, g.width, g.rows, q->ctx->d2h));
+        if (g.width && g.rows) GEMM__CUDA_PIPE_TRY(q, Dev::copy(g.host, g.hpitch, g.dev, g.dpitch, g.width, g.rows, q->ctx->d2h));
         GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_store + (size_t)s], q->ctx->d2h));
         q->stores_recorded = s + 1;
         return true;

@@ -136,10 +136,14 @@ static void gemm__cuda_workers_submit(gemm__cuda_workers *w, const gemm__cuda_jo
         gemm__cuda_workers_count(w);
         return;
     }
-    {
+    try {
         std::lock_guard<std::mutex> lk(w->mu);
         if (after_engine) w->waiting.push_back(*j);
         else w->queue.push_back(*j);
+    } catch (const std::exception &) { /* no room in the queue: the caller copies, so no flag is left unset */
+        gemm__cuda_job_run(j);
+        gemm__cuda_workers_count(w);
+        return;
     }
     if (after_engine) w->more_waiting.notify_one();
     else w->more.notify_one();
