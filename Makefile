@@ -12,7 +12,7 @@ HEADERS  := gemm.h gemm_cpu.h
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 TEST_SUITES     := test-headers test-cpu test-build
-SANITIZE_SUITES := test-cpu-asan
+SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
 .PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan help
@@ -61,11 +61,19 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
+# clang's UBSan also checks pointer arithmetic (no pointer formed outside a
+# matrix, even with a leading dimension of INT64_MAX); the quick battery.
+test-cpu-clang-san: ## the quick CPU battery under clang's ASan and UBSan (pointer overflow too)
+	@if command -v clang >/dev/null 2>&1; then \
+	    clang -std=c99 -O1 -g $(SANITIZE) $(WARN) tests/test_cpu.c -o $(B)/test_cpu_clang_san $(LDLIBS) && \
+	    ./$(B)/test_cpu_clang_san --quick; \
+	else echo "SKIPPED clang is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
 
 # ---- benchmarks -------------------------------------------------------------
 # The peers are linked only here. OpenBLAS runs its best kernel for the CPU
@@ -95,10 +103,43 @@ clean: ## remove build/
 # ---- cpu --------------------------------------------------------------------
 # The CPU backend's extra suites: the aarch64 build (NEON) under qemu, other
 # builds and emulated x86 CPUs, valgrind's leak check of the thread pool;
-# and the seed-001 ladder (naive -> ours), `make bench-ladder`.
+# the seed-001 ladder (naive -> ours), `make bench-ladder`; the per-call
+# cost of small products beside a plain loop, OpenBLAS and libxsmm,
+# `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host test-cpu-clang-san
+
+LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
+ifneq ($(LIBXSMM_LIB),)
+BENCH_TINY_PEER := -DBENCH_HAVE_LIBXSMM $(LIBXSMM_LIB) -ldl
+endif
+
+bench-tiny: ## per-call time of tiny products beside a plain loop, OpenBLAS and libxsmm
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_tiny
+	./$(B)/bench_tiny $(BENCH_ARGS)
+
+# libxsmm's BLAS fallback (transposed cases) links OpenBLAS's dgemm_.
+$(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+
+$(B)/cpu_tune: bench/cpu_tune.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
+
+# The binaries bench/gpu/cpu_host.sh runs on the GPU machines' host CPU,
+# in .gpu/cpu (ignored by git; carry it): plain -O2, no -march (that CPU is
+# another one).
+CPU_HOST_BIN := .gpu/cpu
+cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machines' host CPU (.gpu/cpu)
+	@sh tests/deps.sh bench
+	@mkdir -p $(CPU_HOST_BIN)
+	$(CC) -std=c99 -O2 $(WARN) tests/test_cpu.c -o $(CPU_HOST_BIN)/test_cpu $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_cpu.c -o $(CPU_HOST_BIN)/bench_cpu $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_tiny.c -o $(CPU_HOST_BIN)/bench_tiny $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/cpu_tune.c -o $(CPU_HOST_BIN)/cpu_tune $(BENCH_CPU_PEER) $(LDLIBS)
+	@git rev-parse HEAD >$(CPU_HOST_BIN)/commit.txt 2>/dev/null || true
+	@echo "carry $(CPU_HOST_BIN); on the device, from the repository root: sh bench/gpu/cpu_host.sh"
 
 test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh
@@ -226,7 +267,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl
+.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl gpu-bin-cl
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -234,10 +275,10 @@ test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 test-cl-asan: ## the OpenCL tests under the sanitizers
 	sh tests/test_cl.sh asan
 
-$(B)/test_cl_asan: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+$(B)/test_cl_asan $(B)/test_cl_safety_asan: $(B)/%_asan: tests/%.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
 
-$(B)/test_cl: tests/test_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+$(B)/test_cl $(B)/test_cl_safety: $(B)/%: tests/%.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
 example-cl: $(B)/opencl_basic ## the OpenCL example: prints the device and kernel
@@ -254,13 +295,19 @@ bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
-# Searches the parameter space on the device and updates tuning/gemm_cl.txt,
-# whose lines are also gemm_cl.h's built-in table: `make headers` builds them in.
-tune-cl: $(B)/tune_cl ## search the OpenCL parameters on this device; writes tuning/gemm_cl.txt
-	./$(B)/tune_cl --output tuning/gemm_cl.txt $(TUNE_ARGS)
+# Searches the parameter space on the device and writes the winners to
+# TUNE_OUT (build/gemm_cl_tuning.txt), never to the tracked tuning/gemm_cl.txt:
+# use the file with GEMM_CL_TUNING_FILE, or paste its lines into
+# tuning/gemm_cl.txt and `make headers` to build them into gemm_cl.h.
+TUNE_OUT ?= $(B)/gemm_cl_tuning.txt
+tune-cl: $(B)/tune_cl ## search the OpenCL parameters on this device; writes build/gemm_cl_tuning.txt (TUNE_OUT)
+	./$(B)/tune_cl --output $(TUNE_OUT) $(TUNE_ARGS)
 
 $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
+gpu-bin-cl: ## build bench/gpu/opencl.sh's binaries (and CLBlast from .peers/deb) into .gpu/cl
+	bash bench/gpu/opencl.sh build
 
 # ---- mpi
 # gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 8, 9 (tests/test_mpi.sh

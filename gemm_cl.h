@@ -33,17 +33,44 @@
        instead; the crossover is measured by the tuner.
 
    Parameters, tuning and self-check
-       For each precision the first call picks a parameter set: the tuning
-       file ($GEMM_CL_TUNING_FILE or the create options' tuning_file) if it has
-       a line for this device, else the built-in table (PoCL on x86-64 CPUs,
-       NVIDIA H100/H200), else a generic default. The chosen kernel is built once per context
-       (and stored in $GEMM_CL_CACHE_DIR, if set, so the next process starts
-       without compiling), then checked against the reference on a small
-       problem. A set that fails to build or to check is replaced by the safe
-       default kernel; gemm_cl_kernel_info_get() (and, for that call,
-       gemm_last_error_detail()) says why. gemm_cl_tune() (and
-       `make tune-cl`) searches the parameter space on the device and writes the
-       tuning file: one line per (device, precision), plain text.
+       For each precision the first call picks a parameter set: the last line
+       of the tuning file ($GEMM_CL_TUNING_FILE or the create options'
+       tuning_file; at most its first MiB is read) for this device, else the
+       last matching line of the built-in table (PoCL on x86-64 CPUs, NVIDIA
+       H100/H200), else a generic default; gemm_cl_kernel_info_get() names
+       the one in use ("tuning file F, line N", "built-in: KEY", ...). The
+       chosen kernel is built once per context, then checked against the
+       reference on a small problem. A set that fails to build or to check is
+       replaced by the safe default kernel; gemm_cl_kernel_info_get() (and,
+       for that call, gemm_last_error_detail()) says why. A transient failure
+       (out of host or device memory) is returned as such and replaces
+       nothing: the next call tries again. gemm_cl_tune() (and `make
+       tune-cl`) searches the parameter space on the device and appends its
+       line to the tuning file it is given: one line per (device,
+       precision), plain text, the last line for a device wins.
+
+   Disk cache ($GEMM_CL_CACHE_DIR or the create options' cache_dir)
+       Each built program is stored there as one file per (device, driver,
+       build options, source): a 48-byte header (magic "gemmclb\n", format
+       version, header length, a 128-bit key, the binary's length and
+       FNV-1a hash, little-endian) and the driver's binary. An entry that is
+       damaged (cut short, overwritten), belongs to another key, is refused
+       by the driver, or whose kernel fails the self-check is removed and
+       the program built from source again; the checks stop accidents before
+       the binary reaches the driver, not an attacker who can write the
+       directory. Files are written under a private name and renamed, so
+       processes may share a directory.
+       What it buys is the compilation in the first call of each precision
+       in a new process; context creation, the self-check and the copies
+       remain. On PoCL (CPUs) the binary is native code: a first call of
+       about a second (2-core x86-64) becomes a few hundredths of one, and
+       PoCL's own kernel cache, on by default, buys most of that too. On
+       NVIDIA the binary is PTX, compiled again to machine code when loaded:
+       with the driver's own cache off (CUDA_CACHE_DISABLE=1) the first call
+       on an H100 went from 2.4 s to 1.1 s; with it on (the default,
+       ~/.nv/ComputeCache), the driver caches that second step and ours
+       saves the OpenCL C front end. Creating an NVIDIA context takes 2-3 s
+       more, cache or not.
 
    Choosing the device (gemm_cl_create_options)
        device_name (a substring of "platform: device"), else the
@@ -117,6 +144,9 @@ typedef struct gemm_cl_params {
     int pack;               /* 0: k-major rows; 1: contiguous panel per tile */
     int direct;             /* m*n*k <= direct^3 runs the direct kernel */
     int db;                 /* 1: two local-memory tiles, one barrier per k-step */
+    int warpm;              /* >0: 32 consecutive work-items are WARPM along M x 32/WARPM along N (GPUs) */
+    int regs;               /* >0: registers per work-item the compiler may use (NVIDIA's
+                               -cl-nv-maxrregcount; ignored elsewhere); 0 = the driver's choice */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {
@@ -237,7 +267,7 @@ extern "C" {
 /* The kernels, one OpenCL C source in literals each under C99's 4095
    characters (and MSVC's limits); the host prepends the #defines. */
 static const char *const gemm__cl_source[] = {
-/* >>cl gemm: src/cl/gemm.cl (4 literals) */
+/* >>cl gemm: src/cl/gemm.cl (5 literals) */
     "/* gemm_cl kernels: pack, direct and tiled. The host prepends a parameter set\n"
     "   as #defines; each #ifndef below is the value used when one is left out, so\n"
     "   this file also compiles on its own (tests/test_cl.sh checks it with clang).\n"
@@ -281,6 +311,9 @@ static const char *const gemm__cl_source[] = {
     "#ifndef PACK\n"
     "#define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */\n"
     "#endif\n"
+    "#ifndef WARPM\n"
+    "#define WARPM 0 /* >0: each 32 consecutive work-items (a warp) are WARPM along M x 32/WARPM along N */\n"
+    "#endif\n"
     "\n"
     "#ifndef INLINE\n"
     "#define INLINE __attribute__((always_inline))\n"
@@ -307,27 +340,41 @@ static const char *const gemm__cl_source[] = {
     "\n"
     "#define GLUE_(a, b) a##b\n"
     "#define GLUE(a, b) GLUE_(a, b)\n"
-    "/* Element e of a vector, for e known after unrolling. */\n"
-    "#define ELEM(v, e) (((real *)&(v))[e])\n"
+    "/* Element e of a vector of width 1..16 by component selects, not through\n"
+    "   its address: a vector whose address is taken may live in slow private\n"
+    "   memory on GPUs. With e known after unrolling the selects fold away. */\n"
+    "#define GET1(v, e) (v)\n"
+    "#define GET2(v, e) ((e) == 0 ? (v).s0 : (v).s1)\n"
+    "#define GET4(v, e) ((e) < 2 ? GET2((v).lo, (e)) : GET2((v).hi, (e) - 2))\n"
+    "#define GET8(v, e) ((e) < 4 ? GET4((v).lo, (e)) : GET4((v).hi, (e) - 4))\n"
+    "#define GET16(v, e) ((e) < 8 ? GET8((v).lo, (e)) : GET8((v).hi, (e) - 8))\n"
+    "#define ELEMM(v, e) GLUE(GET, VWM)(v, e)\n"
+    "#define ELEMN(v, e) GLUE(GET, VWN)(v, e)\n"
     "#if VWM == 1\n"
     "typedef real realM;\n"
-    "#define LOADM(p) (*(p))\n"
-    "#define STOREM(x, p) (*(p) = (x))\n"
     "#else\n"
     "typedef GLUE(GEMM_CL_REAL, VWM) realM;\n"
-    "#define LOADM(p) GLUE(vload, VWM)(0, p)\n"
-    "#define STOREM(x, p) GLUE(vstore, VWM)(x, 0, p)\n"
     "#endif\n"
     "#if VWN == 1\n"
     "typedef real realN;\n"
-    "#define LOADN(p) (*(p))\n"
-    "#define STOREN(x, p) (*(p) = (x))\n"
     "#else\n"
     "typedef GLUE(GEMM_CL_REAL, VWN) realN;\n"
-    "#define LOADN(p) GLUE(vload, VWN)(0, p)\n"
-    "#define STOREN(x, p) GLUE(vstore, VWN)(x, 0, p)\n"
     "#endif\n"
-    "\n"
+    "/* Vectors of the packed operands and the local tiles: aligned to their\n"
+    "   size (the pack kernel lays every tile row out on a multiple of VWM, VWN\n"
+    "   elements, and buffers start aligned), so one wide load or store each: a\n"
+    "   vloadN may only assume its element's alignment and is split into\n"
+    "   scalar loads by some compilers. C, the caller's, takes vload / vstore. */\n"
+    "#define TILEM(space, p) (*(space realM *)(p))\n"
+    "#define TILEN(space, p) (*(space realN *)(p))\n"
+    "#if VWN == 1\n"
+    "#define LOADC(p) (*(p))\n"
+    "#define STOREC(x, p) (*(p) = (x))\n"
+    "#else\n"
+    "#define LOADC(p) GLUE(vload, VWN)(0, p)\n"
+    "#define STOREC(x, p) GLUE(vstore, VWN)(x, 0, p)\n"
+    "#endif\n"
+    "\n",
     "/* The distance between two k rows of a packed operand: the tile width in a\n"
     "   panel (PACK 1), the padded width otherwise, where KWG * Mp can pass 2^31. */\n"
     "#if PACK\n"
@@ -346,7 +393,7 @@ static const char *const gemm__cl_source[] = {
     "#else\n"
     "#define B_SPACE __global\n"
     "#endif\n"
-    "\n",
+    "\n"
     "/* Copies op(X), R x K with element (r, p) at X[offx + r*rs + p*ps], into\n"
     "   the packed, zero-padded Rp x Kp form the tiled kernel reads: element\n"
     "   (r, p) at P[p*Rp + r] (PACK 0) or, panel by panel of `tile` rows,\n"
@@ -365,6 +412,32 @@ static const char *const gemm__cl_source[] = {
     "    (void)tile;\n"
     "    P[(long)p * Rp + r] = v;\n"
     "#endif\n"
+    "}\n"
+    "\n"
+    "/* The same copy for CPUs, where one element per work-item (with a division\n"
+    "   each) ran at a gigabyte per second: a work-item moves a block of `tile`\n"
+    "   rows by KWG k rows of the packed form, loops a compiler vectorises. */\n"
+    "__kernel void gemm_cl_pack_rows(const int R, const int K, const int Rp, const int Kp, const int tile,\n"
+    "                                const __global real *X, const long offx, const long rs, const long ps,\n"
+    "                                __global real *P)\n"
+    "{\n"
+    "    const int g = (int)get_global_id(0), p0 = (int)get_global_id(1) * KWG;\n"
+    "    if (g * tile >= Rp || p0 >= Kp) return;\n"
+    "    const int rows = min(tile, R - g * tile);\n"
+    "    const __global real *src = X + offx + (long)g * tile * rs;\n"
+    "    for (int p = p0; p < p0 + KWG; p++) {\n"
+    "#if PACK\n"
+    "        __global real *dst = P + (long)g * Kp * tile + (long)p * tile;\n"
+    "#else\n"
+    "        __global real *dst = P + (long)p * Rp + g * tile;\n"
+    "#endif\n"
+    "        if (p < K) {\n"
+    "            for (int e = 0; e < rows; e++) dst[e] = src[e * rs + p * ps];\n"
+    "            for (int e = max(rows, 0); e < tile; e++) dst[e] = (real)0;\n"
+    "        } else {\n"
+    "            for (int e = 0; e < tile; e++) dst[e] = (real)0;\n"
+    "        }\n"
+    "    }\n"
     "}\n"
     "\n"
     "/* Writes alpha*ab + beta*c into *c; beta == 0 never reads C. */\n"
@@ -401,7 +474,7 @@ static const char *const gemm__cl_source[] = {
     "    return Rp;\n"
     "#endif\n"
     "}\n"
-    "\n"
+    "\n",
     "INLINE const __global real *panel(const __global real *P, const int g, const int Kp, const int width)\n"
     "{\n"
     "#if PACK\n"
@@ -415,12 +488,14 @@ static const char *const gemm__cl_source[] = {
     "#if SA\n"
     "/* This work-item's share of the KWG x MWG tile of A at src, into registers:\n"
     "   the global loads of the next tile overlap the arithmetic on this one.\n"
-    "   Not unrolled: unrolled, the local-memory kernels ran 20% slower on PoCL. */\n"
+    "   Unrolled, so ra[] stays in registers on GPUs, where local memory is used\n"
+    "   (PoCL ran these loops unrolled 20% slower, but its sets use no local memory). */\n"
     "INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, const int tid)\n"
     "{\n"
+    "#pragma unroll\n"
     "    for (int l = 0; l < LA; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);\n"
+    "        if (x < KWG * MWG / VWM) ra[l] = TILEM(const __global, src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);\n"
     "    }\n"
     "}\n"
     "\n"
@@ -430,7 +505,7 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "    for (int l = 0; l < LA; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * MWG / VWM) STOREM(ra[l], tile + x * VWM);\n"
+    "        if (x < KWG * MWG / VWM) TILEM(__local, tile + x * VWM) = ra[l];\n"
     "    }\n"
     "}\n"
     "#endif\n"
@@ -439,9 +514,10 @@ static const char *const gemm__cl_source[] = {
     "/* The same for the KWG x NWG tile of B. */\n"
     "INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)\n"
     "{\n"
+    "#pragma unroll\n"
     "    for (int l = 0; l < LB; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);\n"
+    "        if (x < KWG * NWG / VWN) rb[l] = TILEN(const __global, src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);\n"
     "    }\n"
     "}\n"
     "\n"
@@ -450,11 +526,11 @@ static const char *const gemm__cl_source[] = {
     "#pragma unroll\n"
     "    for (int l = 0; l < LB; l++) {\n"
     "        const int x = tid + l * WGS;\n"
-    "        if (x < KWG * NWG / VWN) STOREN(rb[l], tile + x * VWN);\n"
+    "        if (x < KWG * NWG / VWN) TILEN(__local, tile + x * VWN) = rb[l];\n"
     "    }\n"
     "}\n"
     "#endif\n"
-    "\n",
+    "\n"
     "/* acc += this work-item's rows of the A tile times its columns of the B\n"
     "   tile, over one step of KWG: tile row kk of A at at + kk*ats, of B at\n"
     "   bt + kk*bts. A work-item's rows are VWM-vectors spaced MDIMC*VWM apart\n"
@@ -469,19 +545,19 @@ static const char *const gemm__cl_source[] = {
     "        const B_SPACE real *bk = bt + kk * bts;\n"
     "        realN bv[NWI / VWN];\n"
     "#pragma unroll\n"
-    "        for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);\n"
+    "        for (int v = 0; v < NWI / VWN; v++) bv[v] = TILEN(const B_SPACE, bk + (v * NDIMC + tn) * VWN);\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < MWI / VWM; u++) {\n"
-    "            realM av = LOADM(ak + (u * MDIMC + tm) * VWM);\n"
+    "            realM av = TILEM(const A_SPACE, ak + (u * MDIMC + tm) * VWM);\n"
     "#pragma unroll\n"
     "            for (int e = 0; e < VWM; e++)\n"
     "#pragma unroll\n"
     "                for (int v = 0; v < NWI / VWN; v++)\n"
-    "                    acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);\n"
+    "                    acc[u * VWM + e][v] = fma((realN)ELEMM(av, e), bv[v], acc[u * VWM + e][v]);\n"
     "        }\n"
     "    }\n"
     "}\n"
-    "\n"
+    "\n",
     "/* C = alpha * acc + beta * C for this work-item's elements inside M x N;\n"
     "   whole vectors where they fit, elements at the ragged edge. */\n"
     "INLINE void store_tile(__global real *C, const long ldc, const int M, const int N, const int row0, const int col0,\n"
@@ -499,10 +575,10 @@ static const char *const gemm__cl_source[] = {
     "                const int j = col0 + (v * NDIMC + tn) * VWN;\n"
     "                const realN r = acc[u * VWM + e][v];\n"
     "                if (j + VWN <= N) {\n"
-    "                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);\n"
-    "                    else STOREN(alpha * r, crow + j);\n"
+    "                    if (beta != (real)0) STOREC(alpha * r + beta * LOADC(crow + j), crow + j);\n"
+    "                    else STOREC(alpha * r, crow + j);\n"
     "                } else {\n"
-    "                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEM(r, c), alpha, beta);\n"
+    "                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEMN(r, c), alpha, beta);\n"
     "                }\n"
     "            }\n"
     "        }\n"
@@ -522,21 +598,35 @@ static const char *const gemm__cl_source[] = {
     "                   const __global real *restrict Ap, const __global real *restrict Bp,\n"
     "                   __global real *C, const long offc, const long ldc)\n"
     "{\n"
+    "    /* tid: the work-item's place in the group, for the cooperative copies\n"
+    "       (consecutive tids read consecutive vectors: coalesced); (tm, tn): its\n"
+    "       place in the grid of C's blocks */\n"
+    "    const int tid = (int)get_local_id(1) * NDIMC + (int)get_local_id(0);\n"
+    "#if WARPM\n"
+    "    /* Warp-level tiling: warp w covers WARPM x 32/WARPM work-items of the\n"
+    "       grid, so one vector read of the local A (B) tile by the warp touches\n"
+    "       WARPM (32/WARPM) consecutive vectors of one row: few distinct\n"
+    "       addresses, each a broadcast, and no bank conflicts. */\n"
+    "    const int warp = tid / 32, lane = tid % 32;\n"
+    "    const int tm = (warp % (MDIMC / WARPM)) * WARPM + lane % WARPM;\n"
+    "    const int tn = (warp / (MDIMC / WARPM)) * (32 / WARPM) + lane / WARPM;\n"
+    "#else\n"
     "    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);\n"
+    "#endif\n"
     "    const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);\n"
+    "    (void)tid; /* unused without local memory or WARPM */\n"
     "    const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);\n"
     "    const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);\n"
     "#if SA || SB\n"
-    "    const int tid = tm * NDIMC + tn;\n"
     "    int cur = 0; /* which of the DB tiles is current (not \"half\": a type in OpenCL C) */\n"
     "#endif\n"
     "#if SA\n"
-    "    __local real alm[(1 + DB) * KWG * MWG];\n"
+    "    __local real alm[(1 + DB) * KWG * MWG] __attribute__((aligned(128)));\n"
     "    realM ra[LA];\n"
     "    fetch_a(ra, a, as, tid);\n"
     "#endif\n"
     "#if SB\n"
-    "    __local real blm[(1 + DB) * KWG * NWG];\n"
+    "    __local real blm[(1 + DB) * KWG * NWG] __attribute__((aligned(128)));\n"
     "    realN rb[LB];\n"
     "    fetch_b(rb, b, bs, tid);\n"
     "#endif\n"
@@ -686,26 +776,78 @@ static gemm_status gemm__cl_fail(cl_int e, const char *what)
     return gemm__fail(s, "gemm_cl: %s failed: %s (%d)", what, gemm__cl_errname(e), (int)e);
 }
 /* <<cl errors */
+/* >>cl memory: src/cl/memory.h */
+/* Host and device allocations go through these two functions, so the tests
+   can make any one of them fail (gemm__hooks.cl_fail_alloc); and byte counts
+   are multiplied only where the product is known to fit. */
+
+/* Test hook: is this the allocation that must fail? */
+static int gemm__cl_injected_failure(void)
+{
+#ifdef GEMM__TEST_HOOKS
+    gemm__hooks *h = gemm__test_hooks();
+    if (h->cl_fail_alloc > 0 && --h->cl_fail_alloc == 0) return 1;
+#endif
+    return 0;
+}
+
+static void *gemm__cl_malloc(size_t size) { return gemm__cl_injected_failure() ? NULL : GEMM_MALLOC(size); }
+
+static cl_mem gemm__cl_buffer(cl_context context, cl_mem_flags flags, size_t size, void *host, cl_int *err)
+{
+    if (gemm__cl_injected_failure()) {
+        *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return NULL;
+    }
+    return clCreateBuffer(context, flags, size, host, err);
+}
+
+/* *bytes = rows * cols * elem; 0 when that does not fit in size_t (rows, cols >= 0). */
+static int gemm__cl_bytes(int64_t rows, int64_t cols, size_t elem, size_t *bytes)
+{
+    const size_t max = (size_t)-1;
+    if (rows < 0 || cols < 0) return 0;
+    if (rows == 0 || cols == 0) {
+        *bytes = 0;
+        return 1;
+    }
+    if ((uint64_t)rows > max / elem || (uint64_t)cols > max / elem / (size_t)rows) return 0;
+    *bytes = (size_t)rows * (size_t)cols * elem;
+    return 1;
+}
+/* <<cl memory */
 /* >>cl params: src/cl/params.h */
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
 
-/* The fields of gemm_cl_params in tuning-file order, with their #define
-   names. DIRECT is the host's crossover, not in the kernel source; DB came
-   later, so a line without it means DB=0. */
+/* The fields of gemm_cl_params in tuning-file order, with their names and
+   what they are: a #define of the kernel source, a build option (REGS), or
+   the host's own (DIRECT, the crossover: not part of the program). Fields
+   added later are optional: a line without them means 0. */
+typedef enum gemm__cl_field_kind { GEMM__CL_HOST = 0, GEMM__CL_DEFINE = 1, GEMM__CL_OPTION = 2 } gemm__cl_field_kind;
+
 typedef struct gemm__cl_field {
     const char *name;
     size_t offset;
-    int in_source, optional;
+    gemm__cl_field_kind kind;
+    int optional;
 } gemm__cl_field;
 
 static const gemm__cl_field gemm__cl_fields[] = {
-    {"MWG", offsetof(gemm_cl_params, mwg), 1, 0},     {"NWG", offsetof(gemm_cl_params, nwg), 1, 0},
-    {"KWG", offsetof(gemm_cl_params, kwg), 1, 0},     {"MDIMC", offsetof(gemm_cl_params, mdimc), 1, 0},
-    {"NDIMC", offsetof(gemm_cl_params, ndimc), 1, 0}, {"VWM", offsetof(gemm_cl_params, vwm), 1, 0},
-    {"VWN", offsetof(gemm_cl_params, vwn), 1, 0},     {"SA", offsetof(gemm_cl_params, sa), 1, 0},
-    {"SB", offsetof(gemm_cl_params, sb), 1, 0},       {"PACK", offsetof(gemm_cl_params, pack), 1, 0},
-    {"DIRECT", offsetof(gemm_cl_params, direct), 0, 0}, {"DB", offsetof(gemm_cl_params, db), 1, 1},
+    {"MWG", offsetof(gemm_cl_params, mwg), GEMM__CL_DEFINE, 0},
+    {"NWG", offsetof(gemm_cl_params, nwg), GEMM__CL_DEFINE, 0},
+    {"KWG", offsetof(gemm_cl_params, kwg), GEMM__CL_DEFINE, 0},
+    {"MDIMC", offsetof(gemm_cl_params, mdimc), GEMM__CL_DEFINE, 0},
+    {"NDIMC", offsetof(gemm_cl_params, ndimc), GEMM__CL_DEFINE, 0},
+    {"VWM", offsetof(gemm_cl_params, vwm), GEMM__CL_DEFINE, 0},
+    {"VWN", offsetof(gemm_cl_params, vwn), GEMM__CL_DEFINE, 0},
+    {"SA", offsetof(gemm_cl_params, sa), GEMM__CL_DEFINE, 0},
+    {"SB", offsetof(gemm_cl_params, sb), GEMM__CL_DEFINE, 0},
+    {"PACK", offsetof(gemm_cl_params, pack), GEMM__CL_DEFINE, 0},
+    {"DIRECT", offsetof(gemm_cl_params, direct), GEMM__CL_HOST, 0},
+    {"DB", offsetof(gemm_cl_params, db), GEMM__CL_DEFINE, 1},
+    {"WARPM", offsetof(gemm_cl_params, warpm), GEMM__CL_DEFINE, 1},
+    {"REGS", offsetof(gemm_cl_params, regs), GEMM__CL_OPTION, 1},
 };
 #define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
 
@@ -765,7 +907,7 @@ static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *
 {
     size_t i;
     for (i = 0; i < GEMM__CL_NFIELDS; i++)
-        if (gemm__cl_fields[i].in_source && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
+        if (gemm__cl_fields[i].kind != GEMM__CL_HOST && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
     return 1;
 }
 
@@ -774,7 +916,7 @@ static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p
 {
     size_t used = (size_t)snprintf(out, size, "#define PRECISION %d\n", prec == GEMM_F64 ? 64 : 32), i;
     for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
-        if (gemm__cl_fields[i].in_source)
+        if (gemm__cl_fields[i].kind == GEMM__CL_DEFINE)
             used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
                                      gemm__cl_field_get(p, i));
 }
@@ -798,6 +940,9 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
         return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
     if ((p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512) return "tiles too large (MWI*NWI <= 512)";
     if ((size_t)p->mdimc * (size_t)p->ndimc > max_wg) return "MDIMC*NDIMC exceeds the device's work-group size";
+    if (p->warpm != 0 && (!gemm__cl_vector_width_ok(p->warpm) || p->mdimc % p->warpm || p->ndimc % (32 / p->warpm)))
+        return "WARPM must be 1, 2, 4, 8 or 16, divide MDIMC, and 32/WARPM divide NDIMC";
+    if (p->regs != 0 && (p->regs < 16 || p->regs > 255)) return "REGS is 0 (the driver's choice) or 16..255";
     if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
                    (size_t)(1 + p->db)) > local_mem)
         return "the local-memory tiles exceed the device's local memory";
@@ -806,35 +951,66 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
 /* <<cl params */
 
 /* The built-in parameter sets: one line per (precision, device), "f32
-   MWG=.. ... device=<substring of the device name>", the first match wins.
+   MWG=.. ... device=<substring of the device name>", the last match wins.
    Measured with `make tune-cl` on the devices named. */
 static const char *const gemm__cl_builtin[] = {
 /* >>tuning: tuning/gemm_cl.txt */
     /* gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name. */
-    /* These lines are also the built-in table of gemm_cl.h (make headers); the first line that matches a device wins. */
-    /* PoCL's CPU device (pthread-<cpu>), tuned on a 2-core AVX-512 Xeon (then re-measured by hand at n = 512..2048: */
-    /* the machine was shared while the tuner ran and it picked PACK=0, 4-6x slower from n = 1024 on) */
-    "f32 MWG=8 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    "f64 MWG=12 NWG=16 KWG=8 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    /* NVIDIA H200 through NVIDIA's OpenCL (driver 580), two tuner runs of 40-45 s per precision; */
-    /* H100s (same SM) get the same sets, not measured there */
-    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 DB=0 device=NVIDIA H200",
-    "f64 MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 device=NVIDIA H200",
-    "f32 MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=324 DB=0 device=NVIDIA H100",
-    "f64 MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 device=NVIDIA H100",
+    /* These lines are also the built-in table of gemm_cl.h (make headers); the LAST line that matches a device wins, */
+    /* so more specific or newer lines go below older ones. make tune-cl writes build/gemm_cl_tuning.txt, not this file. */
+    /* PoCL's CPU device (pthread-<cpu>): 14 rows x 2 (fp64: 2) 512-bit vectors of C per work-item, 28 of the 32 */
+    /* vector registers (the shape of AVX-512 BLAS micro-kernels), one contiguous panel per tile; measured against */
+    /* 8x32 / 12x16 (the earlier lines, from a 2-core Xeon) and the CPU stage of the tuner on a 2-core AMD EPYC */
+    /* (AVX-512) by hand, single-threaded in CPU time beside gemm's CPU backend (the machine was shared). */
+    "f32 MWG=14 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    "f64 MWG=14 NWG=16 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    /* NVIDIA H100 and H200 through NVIDIA's OpenCL (driver 580): the template's GPU design (128x128 tiles of 8x8 */
+    /* per work-item, warps of 8x4 work-items, 16-byte local-memory reads, double-buffered, two groups per SM under a */
+    /* 128-register cap); not yet measured on the GPUs: bench/gpu/opencl.sh measures them and tunes lines to go below. */
+    "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
+    "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
+    "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H200",
+    "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H200",
 /* <<tuning */
 };
 
 /* >>cl lookup: src/cl/lookup.h */
-/* Which parameter set a device starts with: a line of the tuning file for
-   it, else of the built-in table, else the generic default. */
+/* Which parameter set a device starts with: the last line of the tuning file
+   for it, else the last line of the built-in table for it, else the generic
+   default. The last line wins, so a line appended later (by the tuner, or by
+   hand) overrides the ones above it. */
 
 /* Any other device: modest tiles through local memory, fine on most GPUs. */
 static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";
 /* The fallback when a set fails to build or to check: the plainest kernel the template makes. */
 static const char gemm__cl_safe[] = "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=32";
 
+/* A tuning file is a few lines: reading stops after this many bytes, so an
+   endless or huge file (/dev/zero, a log given by mistake) cannot stall the
+   first call, which holds the context's lock. */
+#define GEMM__CL_TUNING_MAX_BYTES ((size_t)1 << 20)
+/* Longer lines are no tuning lines: skipped. */
+#define GEMM__CL_LINE_MAX 1024
+
 static const char *gemm__cl_prec_prefix(gemm_precision prec) { return prec == GEMM_F64 ? "f64 " : "f32 "; }
+
+/* Reads the next line of f (without its newline) into line; *budget counts
+   the bytes left to read. Returns 0 at the end of the file or of the budget,
+   -1 for a line to skip (too long, or with a NUL byte), else 1. */
+static int gemm__cl_read_line(FILE *f, char line[GEMM__CL_LINE_MAX], size_t *budget)
+{
+    size_t len = 0;
+    int c = EOF, ok = 1;
+    while (*budget > 0 && (c = getc(f)) != EOF) {
+        --*budget;
+        if (c == '\n') break;
+        if (c == '\0' || len + 1 >= GEMM__CL_LINE_MAX) ok = 0;
+        else line[len++] = (char)c;
+    }
+    line[len] = '\0';
+    if (c == '\n') return ok ? 1 : -1;
+    return c == EOF && len > 0 && ok; /* a last line without its newline; a line cut by the budget is dropped */
+}
 
 /* Looks `device` up in one tuning line; returns 1 and fills p (and key, the
    line's device substring) on a match. */
@@ -855,26 +1031,45 @@ static int gemm__cl_line_match(const char *line, gemm_precision prec, const char
     return 1;
 }
 
+/* The last line of the tuning file at path for (device, prec); its line
+   number, or 0 when none matches (or the file cannot be read). */
+static int gemm__cl_lookup_file(const char *path, const char *device, gemm_precision prec, gemm_cl_params *p)
+{
+    char line[GEMM__CL_LINE_MAX], key[256];
+    size_t budget = GEMM__CL_TUNING_MAX_BYTES;
+    gemm_cl_params q;
+    FILE *f = path[0] ? fopen(path, "r") : NULL;
+    int at = 0, found = 0, r;
+    while (f && (r = gemm__cl_read_line(f, line, &budget)) != 0) {
+        at++;
+        if (r > 0 && gemm__cl_line_match(line, prec, device, &q, key, sizeof key)) {
+            *p = q;
+            found = at;
+        }
+    }
+    if (f) fclose(f);
+    return found;
+}
+
 /* The parameter set for (device, prec), and where it came from (origin). */
 static void gemm__cl_lookup(const char *tuning_file, const char *device, gemm_precision prec, gemm_cl_params *p,
                             char *origin, size_t size)
 {
-    char line[512], key[256];
+    char key[256];
     size_t i;
-    FILE *f = tuning_file[0] ? fopen(tuning_file, "r") : NULL;
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        if (gemm__cl_line_match(line, prec, device, p, key, sizeof key)) {
-            snprintf(origin, size, "tuning file %.100s", tuning_file);
-            found = 1;
-        }
-    if (f) fclose(f);
-    for (i = 0; !found && i < sizeof gemm__cl_builtin / sizeof gemm__cl_builtin[0]; i++)
-        if (gemm__cl_line_match(gemm__cl_builtin[i], prec, device, p, key, sizeof key)) {
+    gemm_cl_params q;
+    int line = gemm__cl_lookup_file(tuning_file, device, prec, p), builtin = 0;
+    if (line > 0) {
+        snprintf(origin, size, "tuning file %.90s, line %d", tuning_file, line);
+        return;
+    }
+    for (i = 0; i < sizeof gemm__cl_builtin / sizeof gemm__cl_builtin[0]; i++)
+        if (gemm__cl_line_match(gemm__cl_builtin[i], prec, device, &q, key, sizeof key)) {
+            *p = q;
+            builtin = 1;
             snprintf(origin, size, "built-in: %.100s", key);
-            found = 1;
         }
-    if (!found) {
+    if (!builtin) {
         gemm__cl_params_parse(gemm__cl_generic, p);
         snprintf(origin, size, "default");
     }
@@ -889,8 +1084,9 @@ typedef struct gemm__cl_program {
     gemm_precision prec;
     gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
-    cl_kernel pack, direct, tiled;
+    cl_kernel pack, pack_rows, direct, tiled;
     int checked; /* 0 not yet, 1 passed, -1 failed */
+    int cached;  /* loaded from the disk cache, not compiled */
 } gemm__cl_program;
 
 /* A queue with its packing buffers. lane[0] is the caller's queue (calls);
@@ -914,7 +1110,7 @@ struct gemm_cl_context {
     cl_device_id device;
     cl_device_type type;
     char device_name[256], platform_name[128], driver[128];
-    int has_fp64, no_self_check, break_kernel;
+    int has_fp64, has_nv_options, no_self_check, break_kernel;
     size_t max_wg;
     cl_ulong local_mem;
     char tuning_file[512], cache_dir[512], build_options[512];
@@ -933,6 +1129,7 @@ static gemm__cl_choice *gemm__cl_choice_of(gemm_cl_context *ctx, gemm_precision 
 static void gemm__cl_program_free(gemm__cl_program *g)
 {
     if (g->pack) clReleaseKernel(g->pack);
+    if (g->pack_rows) clReleaseKernel(g->pack_rows);
     if (g->direct) clReleaseKernel(g->direct);
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->program) clReleaseProgram(g->program);
@@ -968,17 +1165,43 @@ GEMM_DEF gemm_status gemm_cl_destroy(gemm_cl_context *ctx)
     return GEMM_OK;
 }
 
+/* "platform name: device name" of one device. */
+static void gemm__cl_full_name(cl_platform_id plat, cl_device_id dev, char *out, size_t size)
+{
+    char pname[128], dname[256];
+    pname[0] = dname[0] = '\0';
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(out, size, "%s: %s", pname, dname);
+}
+
 /* Does device di of platform pi match what the options ask for? */
 static int gemm__cl_device_matches(cl_platform_id plat, cl_device_id dev, const char *name, int by_name, int want_p,
                                    int want_d, cl_uint pi, cl_uint di)
 {
-    char full[512], pname[128], dname[256];
+    char full[400];
     if (!by_name) return (int)pi == want_p && (int)di == want_d;
-    pname[0] = dname[0] = '\0';
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(full, sizeof full, "%s: %s", pname, dname);
+    gemm__cl_full_name(plat, dev, full, sizeof full);
     return strstr(full, name) != NULL;
+}
+
+/* Appends "P:D name" of every device to list, for the error of a choice
+   that matches none of them. */
+static void gemm__cl_list_devices(const cl_platform_id *plats, cl_uint np, char *list, size_t size)
+{
+    cl_device_id devs[64];
+    cl_uint nd, pi, di;
+    char full[400];
+    size_t used = 0;
+    list[0] = '\0';
+    for (pi = 0; pi < np; pi++) {
+        if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) nd = 0;
+        for (di = 0; di < nd && di < 64 && used < size; di++) {
+            gemm__cl_full_name(plats[pi], devs[di], full, sizeof full);
+            used += (size_t)snprintf(list + used, size - used, "%s%u:%u \"%s\"", used ? ", " : "", pi, di, full);
+        }
+    }
+    if (!list[0]) snprintf(list, size, "none");
 }
 
 /* Finds the device: by name substring, by "P:D" indices, or by indices. */
@@ -989,6 +1212,7 @@ static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id
     cl_uint np = 0, nd, pi, di;
     const char *name = o->device_name && o->device_name[0] ? o->device_name : getenv("GEMM_CL_DEVICE");
     int want_p = o->platform, want_d = o->device, by_name = name && name[0];
+    char list[640];
     cl_int e = clGetPlatformIDs(16, plats, &np);
     if (np > 16) np = 16; /* np and nd count them all, not the ones written */
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
@@ -1005,8 +1229,12 @@ static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id
                 return GEMM_OK;
             }
     }
-    if (by_name) return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%s\"", name);
-    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d", want_d, want_p);
+    gemm__cl_list_devices(plats, np, list, sizeof list);
+    if (by_name)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%.200s\"; the devices: %s",
+                          name, list);
+    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d; the devices: %s",
+                      want_d, want_p, list);
 }
 
 /* Takes the caller's context and in-order queue (retained). */
@@ -1047,24 +1275,29 @@ static gemm_status gemm__cl_open(gemm_cl_context *ctx, const gemm_cl_create_opti
 }
 
 /* What the kernels and the parameter checks need to know about the device. */
-static void gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
+static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
 {
     char *ext = NULL;
     size_t ext_len = 0;
+    cl_int e;
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name, ctx->device_name, NULL);
     clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof ctx->driver, ctx->driver, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_wg, &ctx->max_wg, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem, &ctx->local_mem, NULL);
-    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && ext_len > 0 &&
-        (ext = (char *)GEMM_MALLOC(ext_len + 1)) != NULL) {
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) != CL_SUCCESS) ext_len = 0;
-        ext[ext_len] = '\0';
-        ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
-        GEMM_FREE(ext);
-    }
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
+    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
+    e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);
+    if (e != CL_SUCCESS) return gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
+    /* a failure here must not pass for a device without fp64 */
+    if (!(ext = (char *)gemm__cl_malloc(ext_len + 1)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
+    e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL);
+    ext[e == CL_SUCCESS ? ext_len : 0] = '\0';
+    ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+    ctx->has_nv_options = strstr(ext, "cl_nv_compiler_options") != NULL;
+    GEMM_FREE(ext);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
 }
 
 static void gemm__cl_copy_opt(char *dst, size_t size, const char *opt, const char *env)
@@ -1086,7 +1319,7 @@ static gemm_status gemm__cl_setup(gemm_cl_context *ctx, const gemm_cl_create_opt
         ctx->lane[1].queue = NULL;
         return gemm__cl_fail(e, "clCreateCommandQueue (private queue)");
     }
-    gemm__cl_query(ctx, platform);
+    if ((s = gemm__cl_query(ctx, platform)) != GEMM_OK) return s;
     gemm__cl_copy_opt(ctx->tuning_file, sizeof ctx->tuning_file, o->tuning_file, "GEMM_CL_TUNING_FILE");
     gemm__cl_copy_opt(ctx->cache_dir, sizeof ctx->cache_dir, o->cache_dir, "GEMM_CL_CACHE_DIR");
     gemm__cl_copy_opt(ctx->build_options, sizeof ctx->build_options, o->build_options, NULL);
@@ -1107,7 +1340,7 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_create_options *options, gemm_
     if (!options) options = &none;
     if (!options->context != !options->queue)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: give both context and queue, or neither");
-    ctx = (gemm_cl_context *)GEMM_MALLOC(sizeof *ctx);
+    ctx = (gemm_cl_context *)gemm__cl_malloc(sizeof *ctx);
     if (!ctx) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
     memset(ctx, 0, sizeof *ctx);
     gemm__cl_lock_init(&ctx->lock);
@@ -1156,6 +1389,14 @@ static uint64_t gemm__cl_hash(uint64_t h, const char *s)
     return h;
 }
 
+static uint64_t gemm__cl_hash_bytes(const unsigned char *b, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+    for (i = 0; i < len; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* The #define block that specialises the source; under the test hook
    cl_break_kernel every set but the fallback computes a wrong result. */
 static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p, char *out,
@@ -1170,64 +1411,168 @@ static void gemm__cl_defines(const gemm_cl_context *ctx, gemm_precision prec, co
         snprintf(out + used, size - used, "#undef fma\n#define fma(a, b, c) ((a) * (b) - (c))\n");
 }
 
-/* The cache file of a program: a hash of the device, the driver, the options and the source. */
-static void gemm__cl_cache_path(const gemm_cl_context *ctx, const char *const *src, size_t nsrc, const char *opts,
-                                char *out, size_t size)
+/* The source of (prec, p): its #define block (written to defines), then the
+   kernels; returns how many strings src holds. */
+static size_t gemm__cl_sources(const gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                               char defines[1024], const char *src[1 + GEMM__CL_NSOURCE])
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i;
-    h = gemm__cl_hash(h, ctx->platform_name);
-    h = gemm__cl_hash(h, ctx->device_name);
-    h = gemm__cl_hash(h, ctx->driver);
-    h = gemm__cl_hash(h, opts);
-    for (i = 0; i < nsrc; i++) h = gemm__cl_hash(h, src[i]);
-    snprintf(out, size, "%s/gemm_cl_%016llx.bin", ctx->cache_dir, (unsigned long long)h);
+    size_t i, nsrc = 0;
+    gemm__cl_defines(ctx, prec, p, defines, 1024);
+    src[nsrc++] = defines;
+    for (i = 0; i < GEMM__CL_NSOURCE; i++) src[nsrc++] = gemm__cl_source[i];
+    return nsrc;
 }
 
-static cl_program gemm__cl_from_cache(gemm_cl_context *ctx, const char *path, const char *opts)
+/* A cache entry is a header, then the driver's binary:
+       bytes  0-7   magic "gemmclb\n"     16-31  the key (two 64-bit hashes)
+             8-11  format version        32-39  length of the binary
+            12-15  header length (48)    40-47  FNV-1a hash of the binary
+   all little-endian. Everything is checked before the binary reaches the
+   driver: some drivers (PoCL) abort the process on a damaged binary. The
+   checks catch damage (a file cut short, overwritten, or renamed), not an
+   attacker: whoever can write the cache directory chooses the code it runs. */
+#define GEMM__CL_CACHE_VERSION 1u
+#define GEMM__CL_CACHE_HEADER 48
+#define GEMM__CL_CACHE_MAX_BINARY ((uint64_t)1 << 30)
+static const char gemm__cl_cache_magic[8] = {'g', 'e', 'm', 'm', 'c', 'l', 'b', '\n'};
+
+typedef struct gemm__cl_cache_key {
+    uint64_t h[2];
+} gemm__cl_cache_key;
+
+static void gemm__cl_put_le(unsigned char *at, uint64_t v, int bytes)
 {
+    int i;
+    for (i = 0; i < bytes; i++) at[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t gemm__cl_get_le(const unsigned char *at, int bytes)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = bytes - 1; i >= 0; i--) v = v << 8 | at[i];
+    return v;
+}
+
+/* The key of a program: two hashes of the device, the driver, the options
+   and the source; the first names the file. */
+static gemm__cl_cache_key gemm__cl_cache_key_of(const gemm_cl_context *ctx, const char *const *src, size_t nsrc,
+                                                const char *opts)
+{
+    gemm__cl_cache_key k;
+    size_t i;
+    int j;
+    k.h[0] = 0xcbf29ce484222325ull;
+    k.h[1] = 0x84222325cbf29ce4ull;
+    for (j = 0; j < 2; j++) {
+        k.h[j] = gemm__cl_hash(k.h[j], ctx->platform_name);
+        k.h[j] = gemm__cl_hash(k.h[j], ctx->device_name);
+        k.h[j] = gemm__cl_hash(k.h[j], ctx->driver);
+        k.h[j] = gemm__cl_hash(k.h[j], opts);
+        for (i = 0; i < nsrc; i++) k.h[j] = gemm__cl_hash(k.h[j], src[i]);
+    }
+    return k;
+}
+
+static void gemm__cl_cache_path(const gemm_cl_context *ctx, const gemm__cl_cache_key *key, char *out, size_t size)
+{
+    snprintf(out, size, "%s/gemm_cl_%016llx.bin", ctx->cache_dir, (unsigned long long)key->h[0]);
+}
+
+static void gemm__cl_cache_header(unsigned char hdr[GEMM__CL_CACHE_HEADER], const gemm__cl_cache_key *key,
+                                  const unsigned char *bin, size_t len)
+{
+    memcpy(hdr, gemm__cl_cache_magic, 8);
+    gemm__cl_put_le(hdr + 8, GEMM__CL_CACHE_VERSION, 4);
+    gemm__cl_put_le(hdr + 12, GEMM__CL_CACHE_HEADER, 4);
+    gemm__cl_put_le(hdr + 16, key->h[0], 8);
+    gemm__cl_put_le(hdr + 24, key->h[1], 8);
+    gemm__cl_put_le(hdr + 32, (uint64_t)len, 8);
+    gemm__cl_put_le(hdr + 40, gemm__cl_hash_bytes(bin, len), 8);
+}
+
+/* Writes the entry for key at path: to a name no other process or context
+   writes, then renamed, so a reader sees the old file or the whole new one. */
+static int gemm__cl_cache_write(const gemm_cl_context *ctx, const char *path, const gemm__cl_cache_key *key,
+                                const unsigned char *bin, size_t len)
+{
+    unsigned char hdr[GEMM__CL_CACHE_HEADER];
+    char tmp[600];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx);
+    if (!(f = fopen(tmp, "wb"))) return 0;
+    gemm__cl_cache_header(hdr, key, bin, len);
+    ok = fwrite(hdr, 1, sizeof hdr, f) == sizeof hdr && fwrite(bin, 1, len, f) == len;
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) == 0) return 1;
+    remove(tmp);
+    return 0;
+}
+
+/* The binary of the entry at path, if the whole entry is sound and belongs
+   to key (free it with GEMM_FREE); NULL otherwise. *bad: the file exists but
+   is not a sound entry for key. */
+static unsigned char *gemm__cl_cache_read(const char *path, const gemm__cl_cache_key *key, size_t *len, int *bad)
+{
+    unsigned char hdr[GEMM__CL_CACHE_HEADER], *bin = NULL;
+    uint64_t size;
     FILE *f = fopen(path, "rb");
-    unsigned char *bin;
-    long size;
-    cl_int e, status;
-    cl_program prog = NULL;
+    *bad = 0;
     if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    bin = size > 0 ? (unsigned char *)GEMM_MALLOC((size_t)size) : NULL;
-    if (bin && fread(bin, 1, (size_t)size, f) == (size_t)size) {
-        size_t len = (size_t)size;
+    *bad = fread(hdr, 1, sizeof hdr, f) != sizeof hdr || memcmp(hdr, gemm__cl_cache_magic, 8) != 0 ||
+           gemm__cl_get_le(hdr + 8, 4) != GEMM__CL_CACHE_VERSION || gemm__cl_get_le(hdr + 12, 4) != sizeof hdr ||
+           gemm__cl_get_le(hdr + 16, 8) != key->h[0] || gemm__cl_get_le(hdr + 24, 8) != key->h[1] ||
+           (size = gemm__cl_get_le(hdr + 32, 8)) == 0 || size > GEMM__CL_CACHE_MAX_BINARY;
+    if (!*bad && (bin = (unsigned char *)gemm__cl_malloc((size_t)size)) != NULL) {
+        /* exactly `size` bytes follow: not one fewer, not one more */
+        *bad = fread(bin, 1, (size_t)size, f) != (size_t)size || getc(f) != EOF ||
+               gemm__cl_hash_bytes(bin, (size_t)size) != gemm__cl_get_le(hdr + 40, 8);
+        *len = (size_t)size;
+    }
+    fclose(f);
+    if (*bad && bin) {
+        GEMM_FREE(bin);
+        bin = NULL;
+    }
+    return bin;
+}
+
+/* The program in the cache entry at path, built; NULL when there is none.
+   An entry that is damaged, belongs to another key or that the driver
+   refuses is removed (and rebuilt from source by the caller). */
+static cl_program gemm__cl_from_cache(gemm_cl_context *ctx, const char *path, const gemm__cl_cache_key *key,
+                                      const char *opts)
+{
+    size_t len = 0;
+    int bad = 0;
+    unsigned char *bin = gemm__cl_cache_read(path, key, &len, &bad);
+    cl_int e = CL_SUCCESS, status = CL_SUCCESS;
+    cl_program prog = NULL;
+    if (bin) {
         const unsigned char *b = bin;
         prog = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &len, &b, &status, &e);
         if (prog && (e != CL_SUCCESS || status != CL_SUCCESS ||
                      clBuildProgram(prog, 1, &ctx->device, opts, NULL, NULL) != CL_SUCCESS)) {
-            clReleaseProgram(prog); /* stale or foreign: build from source instead */
+            clReleaseProgram(prog);
             prog = NULL;
         }
+        bad = prog == NULL;
+        GEMM_FREE(bin);
     }
-    if (bin) GEMM_FREE(bin);
-    fclose(f);
+    if (bad) remove(path);
     return prog;
 }
 
-static void gemm__cl_to_cache(const gemm_cl_context *ctx, cl_program prog, const char *path)
+static void gemm__cl_to_cache(const gemm_cl_context *ctx, cl_program prog, const char *path,
+                              const gemm__cl_cache_key *key)
 {
     size_t size = 0;
     unsigned char *bin;
-    char tmp[600];
-    FILE *f;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0) return;
-    bin = (unsigned char *)GEMM_MALLOC(size);
-    if (!bin) return;
-    /* a name no other process or context writes at the same time */
-    snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx);
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS && (f = fopen(tmp, "wb"))) {
-        int ok = fwrite(bin, 1, size, f) == size;
-        ok = fclose(f) == 0 && ok;
-        /* rename: a reader sees the old file or the whole new one, never half */
-        if (!ok || rename(tmp, path) != 0) remove(tmp);
-    }
+    if (!(bin = (unsigned char *)gemm__cl_malloc(size))) return; /* no entry this time; nothing else changes */
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+        gemm__cl_cache_write(ctx, path, key, bin, size);
     GEMM_FREE(bin);
 }
 
@@ -1239,7 +1584,7 @@ static void gemm__cl_build_log(cl_program prog, cl_device_id device, char *log, 
     char *full;
     log[0] = '\0';
     if (prog && clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS && len > 0 &&
-        (full = (char *)GEMM_MALLOC(len + 1)) != NULL) {
+        (full = (char *)gemm__cl_malloc(len + 1)) != NULL) {
         if (clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, len, full, NULL) == CL_SUCCESS) {
             full[len] = '\0';
             snprintf(log, size, "%s", full);
@@ -1268,32 +1613,46 @@ static gemm_status gemm__cl_compile(gemm_cl_context *ctx, gemm_precision prec, c
     return gemm__cl_fail(e, "clBuildProgram");
 }
 
-/* The program of (prec, p): from the cache directory, or compiled (and stored there). */
+/* clBuildProgram's options for p: the caller's, and REGS where the driver
+   takes it. No -cl-mad-enable: reduced precision is opt-in only
+   (DESIGN.md); the kernels call fma. */
+static void gemm__cl_options(const gemm_cl_context *ctx, const gemm_cl_params *p, char *out, size_t size)
+{
+    if (p->regs > 0 && ctx->has_nv_options)
+        snprintf(out, size, "%.511s -cl-nv-maxrregcount=%d", ctx->build_options, p->regs);
+    else
+        snprintf(out, size, "%.511s", ctx->build_options);
+}
+
+/* The program of (prec, p): from the cache directory (unless from_source),
+   or compiled (and stored there). *cached: it came from the cache. */
 static gemm_status gemm__cl_build(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                  const char *pstr, cl_program *out)
+                                  const char *pstr, int from_source, cl_program *out, int *cached)
 {
     const char *src[1 + GEMM__CL_NSOURCE];
-    char defines[1024], path[700];
-    /* no -cl-mad-enable: reduced precision is opt-in only (DESIGN.md); the kernels call fma */
-    const char *opts = ctx->build_options;
-    size_t i, nsrc = 0;
+    char defines[1024], path[700], opts[700];
+    size_t nsrc = gemm__cl_sources(ctx, prec, p, defines, src);
+    gemm__cl_cache_key key;
     gemm_status s;
-    gemm__cl_defines(ctx, prec, p, defines, sizeof defines);
-    src[nsrc++] = defines;
-    for (i = 0; i < GEMM__CL_NSOURCE; i++) src[nsrc++] = gemm__cl_source[i];
+    gemm__cl_options(ctx, p, opts, sizeof opts);
+    key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
     *out = NULL;
+    *cached = 0;
     if (ctx->cache_dir[0]) {
-        gemm__cl_cache_path(ctx, src, nsrc, opts, path, sizeof path);
-        if ((*out = gemm__cl_from_cache(ctx, path, opts)) != NULL) return GEMM_OK;
+        gemm__cl_cache_path(ctx, &key, path, sizeof path);
+        if (!from_source && (*out = gemm__cl_from_cache(ctx, path, &key, opts)) != NULL) {
+            *cached = 1;
+            return GEMM_OK;
+        }
     }
     if ((s = gemm__cl_compile(ctx, prec, src, nsrc, opts, pstr, out)) != GEMM_OK) return s;
-    if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, *out, path);
+    if (ctx->cache_dir[0]) gemm__cl_to_cache(ctx, *out, path, &key);
     return GEMM_OK;
 }
 
 /* Builds (or finds) the program of one parameter set; lock held. */
 static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                        gemm__cl_program **out)
+                                        int from_source, gemm__cl_program **out)
 {
     char pstr[256];
     const char *why;
@@ -1305,16 +1664,17 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     gemm_cl_params_str(p, pstr, sizeof pstr);
     if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm_precision_size(prec))) != NULL)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl: parameter set %s: %s", pstr, why);
-    g = (gemm__cl_program *)GEMM_MALLOC(sizeof *g);
+    g = (gemm__cl_program *)gemm__cl_malloc(sizeof *g);
     if (!g) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: out of host memory");
     memset(g, 0, sizeof *g);
     g->prec = prec;
     g->params = *p;
-    if ((s = gemm__cl_build(ctx, prec, p, pstr, &g->program)) != GEMM_OK) {
+    if ((s = gemm__cl_build(ctx, prec, p, pstr, from_source, &g->program, &g->cached)) != GEMM_OK) {
         GEMM_FREE(g);
         return s;
     }
     g->pack = clCreateKernel(g->program, "gemm_cl_pack", &e);
+    if (e == CL_SUCCESS) g->pack_rows = clCreateKernel(g->program, "gemm_cl_pack_rows", &e);
     if (e == CL_SUCCESS) g->direct = clCreateKernel(g->program, "gemm_cl_direct", &e);
     if (e == CL_SUCCESS) g->tiled = clCreateKernel(g->program, "gemm_cl_tiled", &e);
     if (e != CL_SUCCESS) {
@@ -1325,6 +1685,30 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     ctx->programs = g;
     *out = g;
     return GEMM_OK;
+}
+
+/* Removes g from the context's programs and frees it (OpenCL keeps it
+   alive for commands still queued); lock held. */
+static void gemm__cl_program_drop(gemm_cl_context *ctx, gemm__cl_program *g)
+{
+    gemm__cl_program **at = &ctx->programs;
+    while (*at && *at != g) at = &(*at)->next;
+    if (*at) *at = g->next;
+    gemm__cl_program_free(g);
+}
+
+/* The cache entry g came from is removed: its binary loaded but computed
+   wrong, so the next process must not load it again. */
+static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
+{
+    const char *src[1 + GEMM__CL_NSOURCE];
+    char defines[1024], path[700], opts[700];
+    size_t nsrc = gemm__cl_sources(ctx, g->prec, &g->params, defines, src);
+    gemm__cl_cache_key key;
+    gemm__cl_options(ctx, &g->params, opts, sizeof opts);
+    key = gemm__cl_cache_key_of(ctx, src, nsrc, opts);
+    gemm__cl_cache_path(ctx, &key, path, sizeof path);
+    remove(path);
 }
 /* <<cl program */
 /* >>cl run: src/cl/run.h */
@@ -1431,7 +1815,7 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     if (bytes <= lane->scratch_size[which]) return GEMM_OK;
     if (lane->scratch[which]) clReleaseMemObject(lane->scratch[which]); /* freed once queued users finish */
     lane->scratch_size[which] = 0;
-    lane->scratch[which] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    lane->scratch[which] = gemm__cl_buffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS) {
         lane->scratch[which] = NULL;
         return gemm__cl_fail(e, "clCreateBuffer (packed operands)");
@@ -1472,19 +1856,23 @@ static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_progr
 }
 
 /* Copies op(X) (R x K, element (r, q) at X[offx + r*rs + q*ps]) into the lane's
-   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for. */
+   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for:
+   on GPUs an element per work-item (coalesced), on CPUs a block of a tile's
+   rows by KWG per work-item. */
 static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g, int side,
                                      int64_t R, int64_t K, int64_t Rp, int64_t Kp, cl_mem X, size_t offx, int64_t rs,
                                      int64_t ps, cl_uint nw, const cl_event *wait)
 {
+    int rows = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
+    int tile = side ? g->params.nwg : g->params.mwg;
     size_t local[2], global[2];
-    gemm__cl_args a = gemm__cl_args_of(g->pack);
+    gemm__cl_args a = gemm__cl_args_of(rows ? g->pack_rows : g->pack);
     cl_int e;
     gemm__cl_arg_int(&a, R);
     gemm__cl_arg_int(&a, K);
     gemm__cl_arg_int(&a, Rp);
     gemm__cl_arg_int(&a, Kp);
-    gemm__cl_arg_int(&a, side ? g->params.nwg : g->params.mwg);
+    gemm__cl_arg_int(&a, tile);
     gemm__cl_arg_mem(&a, X);
     gemm__cl_arg_long(&a, (int64_t)offx);
     gemm__cl_arg_long(&a, rs);
@@ -1492,11 +1880,11 @@ static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     gemm__cl_arg_mem(&a, lane->scratch[side]);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (pack)");
     /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
-    local[0] = ctx->max_wg >= 256 ? 32 : 1;
-    local[1] = ctx->max_wg >= 256 ? 8 : 1;
-    global[0] = (size_t)gemm__cl_roundup(Rp, (int64_t)local[0]);
-    global[1] = (size_t)gemm__cl_roundup(Kp, (int64_t)local[1]);
-    e = clEnqueueNDRangeKernel(lane->queue, g->pack, 2, NULL, global, local, nw, wait, NULL);
+    local[0] = rows ? 1 : ctx->max_wg >= 256 ? 32 : 1;
+    local[1] = rows ? 16 : ctx->max_wg >= 256 ? 8 : 1;
+    global[0] = (size_t)gemm__cl_roundup(rows ? Rp / tile : Rp, (int64_t)local[0]);
+    global[1] = (size_t)gemm__cl_roundup(rows ? Kp / g->params.kwg : Kp, (int64_t)local[1]);
+    e = clEnqueueNDRangeKernel(lane->queue, rows ? g->pack_rows : g->pack, 2, NULL, global, local, nw, wait, NULL);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (pack)");
 }
 
@@ -1507,12 +1895,15 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
 {
     const gemm_cl_params *p = &g->params;
     int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
-    size_t elem = gemm_precision_size(g->prec), global[2], local[2];
+    size_t elem = gemm_precision_size(g->prec), global[2], local[2], abytes, bbytes;
     gemm__cl_args a = gemm__cl_args_of(g->tiled);
     gemm_status s;
     cl_int e;
-    if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK ||
-        (s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK ||
+    if (!gemm__cl_bytes(Mp, Kp, elem, &abytes) || !gemm__cl_bytes(Np, Kp, elem, &bbytes))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
+                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
+    if ((s = gemm__cl_scratch(ctx, lane, 0, abytes)) != GEMM_OK ||
+        (s = gemm__cl_scratch(ctx, lane, 1, bbytes)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
         return s;
@@ -1562,13 +1953,50 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, c
 
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
 
-/* The device copies of one host call. C's buffer holds whole columns of ldc
-   (NVIDIA's driver checks rectangle copies against region rows * pitch);
-   only the m x n window of C is copied, never its padding. */
+/* One matrix a host call moves: rows x cols in gemm__problem's column-major
+   view, with leading dimension ld on the host and dense (ld = rows) on the
+   device, so its buffer holds what the call touches and no padding crosses
+   the bus. */
+typedef struct gemm__cl_matrix {
+    int64_t rows, cols, ld;
+} gemm__cl_matrix;
+
+/* The device copies of one host call, and the call as it runs on them. */
 typedef struct gemm__cl_staged {
     gemm__cl_operands dev;
-    size_t origin[3], region[3], pitch;
+    gemm__problem dense;
+    gemm__cl_matrix mat[3]; /* a, b, c */
 } gemm__cl_staged;
+
+static gemm__cl_matrix gemm__cl_matrix_of(int64_t rows, int64_t cols, int64_t ld)
+{
+    gemm__cl_matrix x;
+    x.rows = rows;
+    x.cols = cols;
+    x.ld = ld;
+    return x;
+}
+
+/* The problem on dense copies: the same call with leading dimensions equal
+   to the stored rows, and the three matrices to move. */
+static void gemm__cl_densify(const gemm__problem *p, gemm__cl_staged *st)
+{
+    gemm__problem *d = &st->dense;
+    *d = *p;
+    st->mat[0] = gemm__cl_matrix_of(p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k, p->lda);
+    st->mat[1] = gemm__cl_matrix_of(p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n, p->ldb);
+    st->mat[2] = gemm__cl_matrix_of(p->m, p->n, p->ldc);
+    d->lda = st->mat[0].rows > 0 ? st->mat[0].rows : 1;
+    d->ldb = st->mat[1].rows > 0 ? st->mat[1].rows : 1;
+    d->ldc = st->mat[2].rows > 0 ? st->mat[2].rows : 1;
+    d->ars = d->a_trans ? d->lda : 1;
+    d->acs = d->a_trans ? 1 : d->lda;
+    d->brs = d->b_trans ? d->ldb : 1;
+    d->bcs = d->b_trans ? 1 : d->ldb;
+    d->a_extent = p->a_extent ? st->mat[0].rows * st->mat[0].cols : 0;
+    d->b_extent = p->b_extent ? st->mat[1].rows * st->mat[1].cols : 0;
+    d->c_extent = p->c_extent ? st->mat[2].rows * st->mat[2].cols : 0;
+}
 
 static void gemm__cl_staged_free(gemm__cl_staged *st)
 {
@@ -1577,28 +2005,48 @@ static void gemm__cl_staged_free(gemm__cl_staged *st)
     if (st->dev.c) clReleaseMemObject(st->dev.c);
 }
 
-/* Allocates the buffers and enqueues the copies in (not waited for). */
-static cl_int gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, const gemm__problem *p,
-                              const void *a, const void *b, double beta, const void *c, gemm__cl_staged *st)
+/* Enqueues the copy of host matrix x into its dense buffer (to_device) or
+   back; the copy back blocks. */
+static cl_int gemm__cl_move(cl_command_queue q, cl_mem buf, void *host, gemm__cl_matrix x, size_t elem, int to_device)
 {
-    size_t elem = gemm_precision_size(prec), na = (size_t)p->a_extent, nb = (size_t)p->b_extent;
+    size_t origin[3] = {0, 0, 0}, region[3];
+    region[0] = (size_t)x.rows * elem;
+    region[1] = (size_t)x.cols;
+    region[2] = 1;
+    if (x.ld == x.rows || x.cols == 1)
+        return to_device ? clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, region[0] * region[1], host, 0, NULL, NULL)
+                         : clEnqueueReadBuffer(q, buf, CL_TRUE, 0, region[0] * region[1], host, 0, NULL, NULL);
+    /* host_row_pitch ld*elem fits: entry.h checked that the host matrix spans
+       less than half the address space */
+    return to_device ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, origin, origin, region, region[0], 0,
+                                                (size_t)x.ld * elem, 0, host, 0, NULL, NULL)
+                     : clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, region[0], 0,
+                                               (size_t)x.ld * elem, 0, host, 0, NULL, NULL);
+}
+
+/* Allocates the buffers and enqueues the copies in (not waited for). */
+static gemm_status gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec,
+                                   const gemm__problem *p, const void *a, const void *b, double beta, const void *c,
+                                   gemm__cl_staged *st)
+{
+    size_t elem = gemm_precision_size(prec), bytes;
+    const void *host[3];
+    cl_mem *buf[3];
     cl_int e = CL_SUCCESS;
+    int i;
     memset(st, 0, sizeof *st);
-    st->pitch = (size_t)p->ldc * elem;
-    st->region[0] = (size_t)p->m * elem;
-    st->region[1] = (size_t)p->n;
-    st->region[2] = 1;
-    st->dev.c = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)p->n * (size_t)p->ldc * elem, NULL, &e);
-    if (e == CL_SUCCESS && p->work == GEMM__WORK_FULL) {
-        st->dev.a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, na * elem, NULL, &e);
-        if (e == CL_SUCCESS) st->dev.b = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, nb * elem, NULL, &e);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.a, CL_FALSE, 0, na * elem, a, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.b, CL_FALSE, 0, nb * elem, b, 0, NULL, NULL);
+    gemm__cl_densify(p, st);
+    host[0] = a; host[1] = b; host[2] = c;
+    buf[0] = &st->dev.a; buf[1] = &st->dev.b; buf[2] = &st->dev.c;
+    for (i = p->work == GEMM__WORK_FULL ? 0 : 2; i < 3 && e == CL_SUCCESS; i++) {
+        if (!gemm__cl_bytes(st->mat[i].rows, st->mat[i].cols, elem, &bytes))
+            return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: a %lld x %lld matrix exceeds the address space",
+                              (long long)st->mat[i].rows, (long long)st->mat[i].cols);
+        *buf[i] = gemm__cl_buffer(ctx->context, i < 2 ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE, bytes, NULL, &e);
+        if (e == CL_SUCCESS && (i < 2 || beta != 0)) /* beta == 0: C is not read */
+            e = gemm__cl_move(lane->queue, *buf[i], (void *)host[i], st->mat[i], elem, 1);
     }
-    if (e == CL_SUCCESS && beta != 0) /* beta == 0: C is not read */
-        e = clEnqueueWriteBufferRect(lane->queue, st->dev.c, CL_FALSE, st->origin, st->origin, st->region, st->pitch,
-                                     0, st->pitch, 0, c, 0, NULL, NULL);
-    return e;
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
 }
 
 /* Enqueues the multiplication with g, or (g == NULL) with prec's choice,
@@ -1628,20 +2076,19 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
 {
     double t0 = gemm__cl_now(), t_alloc, t_in, t_pick, t_run;
     gemm__cl_staged st;
-    gemm_status s;
-    cl_int e = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
+    cl_int e;
+    gemm_status s = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
     t_alloc = gemm__cl_now();
-    if (e == CL_SUCCESS) e = clFinish(lane->queue);
+    /* waited for after a failed upload too: the copies it enqueued still read the caller's arrays */
+    if ((e = clFinish(lane->queue)) != CL_SUCCESS && s == GEMM_OK) s = gemm__cl_fail(e, "copying the operands");
     t_in = gemm__cl_now();
-    if (e != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
-    } else if ((s = gemm__cl_host_run(ctx, lane, prec, g, path, p, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
+    if (s == GEMM_OK &&
+        (s = gemm__cl_host_run(ctx, lane, prec, g, path, &st.dense, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
         if ((e = clFinish(lane->queue)) != CL_SUCCESS) s = gemm__cl_fail(e, "running the kernels");
         t_run = gemm__cl_now();
-        if (s == GEMM_OK && (e = clEnqueueReadBufferRect(lane->queue, st.dev.c, CL_TRUE, st.origin, st.origin,
-                                                         st.region, st.pitch, 0, st.pitch, 0, c, 0, NULL,
-                                                         NULL)) != CL_SUCCESS)
-            s = gemm__cl_fail(e, "clEnqueueReadBufferRect (C)");
+        if (s == GEMM_OK && (e = gemm__cl_move(lane->queue, st.dev.c, c, st.mat[2], gemm_precision_size(prec), 0)) !=
+                                CL_SUCCESS)
+            s = gemm__cl_fail(e, "copying C back");
         if (s == GEMM_OK && timing) {
             /* clCreateBuffer allocates lazily on most drivers: the first copy pays for it */
             timing->setup_s = (t_alloc - t0) + (t_pick - t_in);
@@ -1672,11 +2119,13 @@ static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, co
 }
 
 /* One small problem through one kernel of g (path), against the reference:
-   for the tiled kernel several tiles and ragged edges in every dimension. */
-static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
+   for the tiled kernel several tiles and ragged edges in every dimension.
+   GEMM_ERR_DEVICE for a wrong result; any other failure (memory, the
+   device) is the status of that failure. */
+static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
 {
     const gemm_cl_params *p = &g->params;
-    int tiled = path == GEMM__CL_TILED, ok = 1;
+    int tiled = path == GEMM__CL_TILED, f64 = g->prec == GEMM_F64;
     int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
     int64_t i, cnt = m * n + m * k + k * n;
     gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
@@ -1684,49 +2133,81 @@ static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__
     int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? k : m;
     int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? n : k;
     int64_t ldc = lay == GEMM_ROW_MAJOR ? n : m;
-    double *buf = (double *)GEMM_MALLOC(sizeof(double) * (size_t)(cnt + m * n));
-    float *fbuf = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(cnt + m * n));
-    double eps = g->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
+    double *buf = (double *)gemm__cl_malloc(sizeof(double) * (size_t)(cnt + m * n));
+    float *fbuf = (float *)gemm__cl_malloc(sizeof(float) * (size_t)(cnt + m * n));
+    double eps = f64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
     uint64_t x = 88172645463325252ull;
     gemm__problem pr;
-    int f64 = g->prec == GEMM_F64;
-    if (!buf || !fbuf) ok = 0;
-    for (i = 0; ok && i < cnt + m * n; i++) {
+    char pstr[256];
+    gemm_status s = buf && fbuf ? GEMM_OK : gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl self-check: out of host memory");
+    for (i = 0; s == GEMM_OK && i < cnt + m * n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         buf[i] = (double)(x >> 40) / 16777216.0 - 0.5; /* exact in float */
         fbuf[i] = (float)buf[i];
     }
-    if (ok) ok = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr) == GEMM_OK;
-    if (ok) {
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    if (s == GEMM_OK) s = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr);
+    if (s == GEMM_OK) {
         double *A = buf, *B = buf + m * k, *C = B + k * n, *R = C + m * n;
         float *fA = fbuf, *fB = fbuf + m * k, *fC = fB + k * n;
         const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
         memcpy(R, C, sizeof(double) * (size_t)(m * n));
         gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
-        ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
-                           -0.5, f64 ? (void *)C : (void *)fC, NULL) == GEMM_OK;
-        for (i = 0; ok && i < m * n; i++) ok = fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound;
+        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+                          -0.5, f64 ? (void *)C : (void *)fC, NULL);
+        for (i = 0; s == GEMM_OK && i < m * n; i++)
+            if (!(fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound))
+                s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check "
+                               "on %s", gemm_precision_name(g->prec), pstr, ctx->device_name);
     }
     if (buf) GEMM_FREE(buf);
     if (fbuf) GEMM_FREE(fbuf);
-    return ok;
+    return s;
 }
 
-/* Builds and checks one set; lock held. */
-static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                gemm__cl_program **out)
+/* Checks g once, both kernels: 1 when right, -1 when wrong (or when the
+   device cannot run it), 0 when a transient failure (memory) left the
+   question open: then *status says why and the next call asks again. */
+static int gemm__cl_check(gemm_cl_context *ctx, gemm__cl_program *g, gemm_status *status)
 {
-    char pstr[256];
-    gemm_status s = gemm__cl_program_get(ctx, prec, p, out);
-    if (s != GEMM_OK) return s;
-    if (ctx->no_self_check) return GEMM_OK;
-    if ((*out)->checked == 0)
-        (*out)->checked = gemm__cl_check_path(ctx, *out, GEMM__CL_DIRECT) &&
-                          gemm__cl_check_path(ctx, *out, GEMM__CL_TILED) ? 1 : -1;
-    if ((*out)->checked > 0) return GEMM_OK;
-    gemm_cl_params_str(p, pstr, sizeof pstr);
-    return gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check on %s",
-                      gemm_precision_name(prec), pstr, ctx->device_name);
+    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT);
+    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED);
+    *status = s;
+    return s == GEMM_OK ? 1 : s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
+}
+
+/* Builds and checks one set; lock held. A program that fails its check
+   leaves no cache entry behind; one that came from the disk cache is built
+   again from source and checked again, as the binary may be what was
+   wrong. *bad (may be NULL): the failure is the set's own (it does not
+   build, does not fit the device, computes wrong), not a transient one
+   (memory) that the next call may not meet. */
+static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                                gemm__cl_program **out, int *bad)
+{
+    gemm_status s = gemm__cl_program_get(ctx, prec, p, 0, out);
+    int verdict; /* 1 right, -1 the set's own failure, 0 transient */
+    if (s != GEMM_OK) {
+        verdict = s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
+    } else if (ctx->no_self_check || (*out)->checked != 0) {
+        verdict = ctx->no_self_check ? 1 : (*out)->checked;
+        if (verdict < 0)
+            s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: this %s parameter set failed its self-check on %s before",
+                           gemm_precision_name(prec), ctx->device_name);
+    } else {
+        verdict = gemm__cl_check(ctx, *out, &s);
+        if (verdict < 0 && (*out)->cached) {
+            gemm__cl_uncache(ctx, *out);
+            gemm__cl_program_drop(ctx, *out);
+            *out = NULL;
+            s = gemm__cl_program_get(ctx, prec, p, 1, out);
+            verdict = s != GEMM_OK ? (s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1) : gemm__cl_check(ctx, *out, &s);
+        }
+        if (*out && verdict != 0) (*out)->checked = verdict;
+        if (*out && verdict < 0 && ctx->cache_dir[0]) gemm__cl_uncache(ctx, *out);
+    }
+    if (bad) *bad = verdict < 0;
+    return s;
 }
 
 /* Makes (g, p) prec's choice; lock held. */
@@ -1741,27 +2222,33 @@ static void gemm__cl_install(gemm_cl_context *ctx, gemm_precision prec, gemm__cl
 }
 
 /* prec's program, picked (and checked) on first use; callers check
-   gemm__cl_usable first. Lock held. */
+   gemm__cl_usable first. Lock held. A set that is bad on this device is
+   replaced by the safe default for good; after a transient failure nothing
+   is chosen, so the next call tries the same set again. */
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out)
 {
     gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
+    char origin[sizeof ch->origin], reason[sizeof ch->reason];
     gemm_cl_params p;
     gemm_status s;
+    int bad = 0;
     if (ch->prog) { *out = ch->prog; return GEMM_OK; }
-    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, ch->origin, sizeof ch->origin);
-    s = gemm__cl_try(ctx, prec, &p, out);
+    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, origin, sizeof origin);
+    reason[0] = '\0';
+    s = gemm__cl_try(ctx, prec, &p, out, &bad);
+    if (s != GEMM_OK && !bad) return s;
     if (s != GEMM_OK) {
-        char origin[sizeof ch->origin];
-        memcpy(origin, ch->origin, sizeof origin);
-        snprintf(ch->reason, sizeof ch->reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
-        snprintf(ch->origin, sizeof ch->origin, "safe default");
+        snprintf(reason, sizeof reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
+        snprintf(origin, sizeof origin, "safe default");
         gemm__cl_params_parse(gemm__cl_safe, &p);
-        if ((s = gemm__cl_try(ctx, prec, &p, out)) != GEMM_OK) return s;
+        if ((s = gemm__cl_try(ctx, prec, &p, out, NULL)) != GEMM_OK) return s;
         /* the call succeeds; the detail still tells why the tuned set was dropped */
-        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", ch->reason);
+        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", reason);
     }
     ch->prog = *out;
     ch->params = p;
+    memcpy(ch->origin, origin, sizeof origin);
+    memcpy(ch->reason, reason, sizeof reason);
     return GEMM_OK;
 }
 
@@ -1797,7 +2284,7 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
     if (!params) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_set_params: params is NULL");
     if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_set_params")) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_try(ctx, precision, params, &g);
+    s = gemm__cl_try(ctx, precision, params, &g, NULL);
     if (s == GEMM_OK) gemm__cl_install(ctx, precision, g, params, "set by caller");
     gemm__cl_lock_give(&ctx->lock);
     return s;
@@ -1808,46 +2295,68 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
 
-/* gemm__prepare's checks and canonical form, then OpenCL's own: the
-   context, the precision, and the sizes the kernels index with int. */
+/* The context first (it is the first argument), then gemm__prepare's
+   checks and canonical form, then OpenCL's own: the precision, and the
+   sizes the kernels index with int. */
 static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
                                     gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                                     double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
                                     int have_c, int64_t ldc, gemm__problem *p)
 {
     const int64_t limit = 2147483647 - 4096;
-    gemm_status s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1,
-                                  have_c, ldc, p);
+    gemm_status s;
+    p->work = GEMM__WORK_NONE;
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1, have_c, ldc, p);
     if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
     if (s == GEMM_OK && (m > limit || n > limit || k > limit))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
     return s;
 }
 
-/* Is [off, off + count) inside buffer X? */
-static gemm_status gemm__cl_fits(cl_mem X, size_t off, int64_t count, size_t elem, const char *func, const char *name)
+/* Is [off, off + count) inside buffer X, which belongs to ctx? Counted in
+   whole elements, so no product can overflow: an offset near 2^64 / elem
+   must not wrap around to a small byte count. */
+static gemm_status gemm__cl_fits(const gemm_cl_context *ctx, cl_mem X, size_t off, int64_t count, size_t elem,
+                                 const char *func, const char *name)
 {
-    size_t size = 0;
+    size_t size = 0, cap;
+    cl_context owner = NULL;
     cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (e != CL_SUCCESS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
-    if (count > 0 && (off + (size_t)count) * elem > size)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu bytes; offset + extent need %llu", func, name,
-                          (unsigned long long)size, (unsigned long long)((off + (size_t)count) * elem));
+    if (owner != ctx->context)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
+    cap = size / elem;
+    if (count > 0 && (off > cap || (uint64_t)count > (uint64_t)(cap - off)))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu elements; offset %llu + extent %lld do not fit", func,
+                          name, (unsigned long long)cap, (unsigned long long)off, (long long)count);
     return GEMM_OK;
 }
 
 /* The buffers hold what the call touches, at their offsets. */
-static gemm_status gemm__cl_buffers_fit(const gemm__problem *p, const gemm__cl_operands *o, size_t elem,
-                                        const char *func)
+static gemm_status gemm__cl_buffers_fit(const gemm_cl_context *ctx, const gemm__problem *p, const gemm__cl_operands *o,
+                                        size_t elem, const char *func)
 {
     gemm_status s = GEMM_OK;
     if (p->work == GEMM__WORK_FULL) {
-        s = gemm__cl_fits(o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
-        if (s == GEMM_OK) s = gemm__cl_fits(o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
+        s = gemm__cl_fits(ctx, o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
+        if (s == GEMM_OK) s = gemm__cl_fits(ctx, o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
     }
-    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(o->c, o->offc, p->c_extent, elem, func, "C");
+    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(ctx, o->c, o->offc, p->c_extent, elem, func, "C");
     return s;
+}
+
+/* Host matrices span less than half the address space in bytes: then every
+   byte count and pitch of their copies fits in size_t. */
+static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const char *func)
+{
+    size_t bytes;
+    if (!gemm__cl_bytes(p->a_extent, 2, elem, &bytes) || !gemm__cl_bytes(p->b_extent, 2, elem, &bytes) ||
+        !gemm__cl_bytes(p->c_extent, 2, elem, &bytes))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: a matrix spans more bytes than this address space holds", func);
+    return GEMM_OK;
 }
 
 /* One call on cl_mem buffers, enqueued on the caller's queue. */
@@ -1871,7 +2380,7 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
     gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
-    if ((s = gemm__cl_buffers_fit(&p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
     if (p.work == GEMM__WORK_NONE) {
         cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
@@ -1898,6 +2407,7 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
     s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
                          p.swapped ? A : B, beta, C, timing);
 }
@@ -1939,12 +2449,15 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
 }
 /* <<cl entry */
 /* >>cl tune_space: src/cl/tune_space.h */
-/* The tuner's search space: the seed paper's blocking factors, vector
-   widths, local-memory use and packed layout, shaped by the kind of device. */
+/* The tuner's search space, in two stages after the seed paper's: first
+   the structure (work-group shape, work-item tile, warp layout) with the
+   other knobs at values that suit the kind of device, a space small enough
+   to measure whole within the budget; then, around the best few, every
+   other knob changed one at a time. */
 
 typedef struct gemm__cl_cand {
     gemm_cl_params p;
-    double score;
+    double score; /* GFLOP/s at the coarse sizes; < 0: failed, or not measured */
 } gemm__cl_cand;
 
 /* A handful of sets at small sizes, for the tests; the last has more
@@ -1962,84 +2475,137 @@ static int gemm__cl_space_tiny(gemm__cl_cand *out, int max)
     return cnt;
 }
 
-/* Adds p to the space when the device can run it. */
+static int gemm__cl_is_gpu(const gemm_cl_context *ctx)
+{
+    return (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
+}
+
+/* Adds p to out[0..*cnt) when the device can run it and it is not there yet
+   (DIRECT aside). */
 static void gemm__cl_space_add(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *p, gemm__cl_cand *out,
                                int max, int *cnt)
 {
-    if (*cnt < max && !gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) out[(*cnt)++].p = *p;
+    int i;
+    if (*cnt >= max || gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) return;
+    for (i = 0; i < *cnt; i++)
+        if (gemm__cl_same_program(&out[i].p, p)) return;
+    out[*cnt].p = *p;
+    out[*cnt].score = -1;
+    ++*cnt;
 }
 
-/* GPUs: the usual shapes first (*fixed of them), then 64-256 work-items with
-   8+ elements each, every local-memory and packing choice. */
-static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max, int *fixed)
+/* GPUs, stage 1: 64-256 work-items, 4x4 to 8x8 elements each (fp64: 2x4 to
+   8x4), 16-byte vectors (fp64: 2 elements), with and without warp-level
+   tiling and a register cap; both tiles through local memory,
+   double-buffered, packed panels, KWG = 16. */
+static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
+    /* first, the sets an earlier template measured best on an H200 (fp32, fp64) */
     static const char *const seeds[] = {
-        "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=128 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128",
+        "MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=128 DB=0",
+        "MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=128 DB=1",
     };
-    static const int dims[] = {8, 16, 32}, wis[] = {1, 2, 4, 8}, kwgs[] = {8, 16, 32}, vws[] = {1, 2, 4};
+    static const int dims[][2] = {{16, 16}, {8, 16}, {16, 8}, {8, 32}, {32, 8}, {8, 8}};
+    static const int tiles32[][2] = {{8, 8}, {4, 8}, {8, 4}, {4, 4}};
+    static const int tiles64[][2] = {{4, 8}, {8, 4}, {4, 4}, {2, 4}};
+    static const int warps[] = {0, 8, 4};
+    const int (*tiles)[2] = elem == 8 ? tiles64 : tiles32, vw = elem == 8 ? 2 : 4;
     gemm_cl_params p;
-    int cnt = 0, a, b, c, d, e, f, g, h;
+    int cnt = 0, d, t, w, r;
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 4; a++)
-        if (gemm__cl_params_parse(seeds[a], &p)) gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    *fixed = cnt;
+    gemm__cl_params_parse(seeds[elem == 8], &p);
+    gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
-    for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
-        p.mdimc = dims[a]; p.ndimc = dims[b];
-        p.mwg = dims[a] * wis[c]; p.nwg = dims[b] * wis[d];
-        p.kwg = kwgs[e]; p.vwm = vws[f]; p.vwn = vws[g];
-        p.sa = p.sb = h != 2; p.pack = h != 0; p.direct = 128;
-        if (p.mdimc * p.ndimc < 64 || p.mdimc * p.ndimc > 256 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 8)
-            continue;
-        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    }
+    p.kwg = 16;
+    p.sa = p.sb = p.pack = p.db = 1;
+    p.direct = 128;
+    for (d = 0; d < 6; d++)
+        for (t = 0; t < 4; t++)
+            for (w = 0; w < 3; w++) {
+                p.mdimc = dims[d][0];
+                p.ndimc = dims[d][1];
+                p.mwg = p.mdimc * tiles[t][0];
+                p.nwg = p.ndimc * tiles[t][1];
+                p.vwm = tiles[t][0] < vw ? tiles[t][0] : vw;
+                p.vwn = tiles[t][1] < vw ? tiles[t][1] : vw;
+                p.warpm = warps[w];
+                /* 256 work-items: also capped at 128 registers, so two groups share an SM */
+                for (r = 0; r < (p.mdimc * p.ndimc == 256 ? 2 : 1); r++) {
+                    p.regs = r ? 128 : 0;
+                    gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+                }
+            }
     return cnt;
 }
 
-/* CPUs: one work-item per group, a register block of C, no local memory. */
+/* CPUs, stage 1: register tiles of C per work-item (one work-item per
+   group), vectors along N, no local memory (PoCL emulates it in global
+   memory), packed panels. */
 static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
-    static const int cpu_m[] = {4, 6, 8, 12, 16}, cpu_n[] = {8, 16, 32, 64}, cpu_v[] = {4, 8, 16}, cpu_k[] = {4, 8, 16};
+    static const int rows[] = {4, 6, 8, 10, 12, 14, 16}, cols[] = {16, 32, 48, 64};
+    const int vwn = elem == 8 ? 8 : 16, regs = 32; /* AVX-512: 32 vector registers */
     gemm_cl_params p;
-    int cnt = 0, a, b, c, d, h;
+    int cnt = 0, a, b;
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 5; a++) for (b = 0; b < 4; b++) for (c = 0; c < 3; c++) for (d = 0; d < 3; d++)
-    for (h = 0; h < 2; h++) {
-        p.mdimc = p.ndimc = 1; p.mwg = cpu_m[a]; p.nwg = cpu_n[b]; p.vwm = 1; p.vwn = cpu_v[c];
-        p.kwg = cpu_k[d]; p.sa = p.sb = 0; p.pack = h; p.direct = 64;
-        if (p.nwg % p.vwn || p.mwg * p.nwg > 512 || p.mwg * p.nwg / p.vwn > 32 * (int)(8 / elem)) continue;
-        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    }
+    p.mdimc = p.ndimc = p.vwm = 1;
+    p.kwg = 8;
+    p.pack = 1;
+    for (a = 0; a < 7; a++)
+        for (b = 0; b < 4; b++) {
+            p.mwg = rows[a];
+            p.nwg = cols[b] / (elem == 8 ? 2 : 1);
+            p.vwn = vwn;
+            /* the sums and one row of B in registers, one left for A */
+            if (p.nwg % p.vwn || p.mwg * (p.nwg / p.vwn) + p.nwg / p.vwn + 1 > regs) continue;
+            gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+        }
     return cnt;
 }
 
-/* The candidates for this device; the first *fixed go first, the rest may be shuffled. */
-static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max,
-                          int *fixed)
+/* Stage 1 for this device; the tests' tiny space instead when asked. */
+static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max)
 {
     size_t elem = gemm_precision_size(prec);
     if (tiny) return gemm__cl_space_tiny(out, max);
-    *fixed = 0;
-    if (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))
-        return gemm__cl_space_gpu(ctx, elem, out, max, fixed);
+    if (gemm__cl_is_gpu(ctx)) return gemm__cl_space_gpu(ctx, elem, out, max);
     return gemm__cl_space_cpu(ctx, elem, out, max);
 }
 
-/* Shuffles out[from..n): with a budget, the coarse pass samples the space evenly. */
-static void gemm__cl_shuffle(gemm__cl_cand *out, int from, int n)
+/* One knob of stage 2: a field and the values it tries. MDIMC keeps the
+   work-item tile (MWG changes with it). */
+typedef struct gemm__cl_knob {
+    const char *name;
+    int values[4], count;
+} gemm__cl_knob;
+
+static const gemm__cl_knob gemm__cl_knobs_gpu[] = {
+    {"KWG", {8, 16, 32, 0}, 3},   {"DB", {0, 1, 0, 0}, 2},    {"PACK", {0, 1, 0, 0}, 2},
+    {"VWM", {1, 2, 4, 0}, 3},     {"VWN", {1, 2, 4, 0}, 3},   {"WARPM", {0, 4, 8, 0}, 3},
+    {"REGS", {0, 128, 0, 0}, 2},
+};
+static const gemm__cl_knob gemm__cl_knobs_cpu[] = {
+    {"KWG", {4, 8, 16, 32}, 4}, {"PACK", {0, 1, 0, 0}, 2}, {"VWN", {4, 8, 16, 0}, 3}, {"MDIMC", {1, 2, 4, 8}, 4},
+};
+
+/* Appends to out[*cnt..] every set that differs from base in one knob. */
+static void gemm__cl_neighbours(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *base,
+                                gemm__cl_cand *out, int max, int *cnt)
 {
-    uint64_t x = 99991;
-    int i, j;
-    for (i = n - 1; i > from; i--) {
-        gemm__cl_cand t;
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        j = from + (int)(x % (uint64_t)(i - from + 1));
-        t = out[i]; out[i] = out[j]; out[j] = t;
-    }
+    int gpu = gemm__cl_is_gpu(ctx), nk, k, v;
+    const gemm__cl_knob *knobs = gpu ? gemm__cl_knobs_gpu : gemm__cl_knobs_cpu;
+    size_t f;
+    nk = gpu ? (int)(sizeof gemm__cl_knobs_gpu / sizeof *knobs) : (int)(sizeof gemm__cl_knobs_cpu / sizeof *knobs);
+    for (k = 0; k < nk; k++)
+        for (f = 0; f < GEMM__CL_NFIELDS; f++) {
+            if (strcmp(gemm__cl_fields[f].name, knobs[k].name) != 0) continue;
+            for (v = 0; v < knobs[k].count; v++) {
+                gemm_cl_params p = *base;
+                gemm__cl_field_set(&p, f, knobs[k].values[v]);
+                if (!strcmp(knobs[k].name, "MDIMC")) p.mwg = base->mwg / base->mdimc * p.mdimc;
+                gemm__cl_space_add(ctx, elem, &p, out, max, cnt);
+            }
+        }
 }
 
 static int gemm__cl_by_score(const void *x, const void *y)
@@ -2049,9 +2615,10 @@ static int gemm__cl_by_score(const void *x, const void *y)
 }
 /* <<cl tune_space */
 /* >>cl tuner: src/cl/tuner.h */
-/* The autotuner: a coarse pass over the space at two sizes, then the best
-   few (each with local memory also with DB toggled) over a range of sizes,
-   then the direct kernel's crossover; every candidate is checked. */
+/* The autotuner, in the seed paper's two stages: every structure of the
+   space at two sizes, then the other knobs one at a time around the best
+   few (tune_space.h); then the best few of all over a range of sizes, and
+   the direct kernel's crossover. Every candidate is checked. */
 
 typedef struct gemm__cl_tuner {
     gemm_cl_context *ctx;
@@ -2059,7 +2626,7 @@ typedef struct gemm__cl_tuner {
     gemm_cl_tune_options o;
     gemm_cl_tune_result res;
     gemm__cl_cand *cands;
-    int ncand, nfixed, nref, maxn;
+    int ncand, nref, maxn;
     double *hA, *hB;  /* the inputs in double, for the host's check */
     void *conv;       /* the same in the device's precision */
     cl_mem A, B, C;   /* n x n row-major, for every n up to maxn */
@@ -2114,28 +2681,34 @@ static int gemm__cl_sample_ok(gemm__cl_tuner *t, int64_t n)
     return 1;
 }
 
-/* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
+/* Is line a tuning line of exactly this precision and device? */
+static int gemm__cl_same_entry(const char *line, const char *prefix, const char *device)
+{
+    const char *dev = strstr(line, "device=");
+    return dev && strncmp(line, prefix, 4) == 0 && strcmp(dev + 7, device) == 0;
+}
+
+/* Appends newline to a tuning file, dropping the earlier lines of this
+   (precision, device) and keeping every other line (within the bounded
+   read of gemm__cl_read_line: a file past 1 MiB is no tuning file). */
 static gemm_status gemm__cl_write_tuning(const gemm_cl_context *ctx, const char *path, const char *newline,
                                          const char *prefix, const char *device)
 {
-    char tmp[600], line[512];
+    char tmp[600], line[GEMM__CL_LINE_MAX];
+    size_t budget = GEMM__CL_TUNING_MAX_BYTES;
     FILE *in = fopen(path, "r"), *out;
-    int header = 0;
+    int r;
     snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx); /* unique per writer */
     if (!(out = fopen(tmp, "w"))) {
         if (in) fclose(in);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", tmp);
     }
-    while (in && fgets(line, sizeof line, in)) {
-        const char *dev = strstr(line, "device=");
-        if (line[0] == '#') header = 1;
-        if (dev && strncmp(line, prefix, 4) == 0 && strncmp(dev + 7, device, strlen(device)) == 0 &&
-            (dev[7 + strlen(device)] == '\n' || dev[7 + strlen(device)] == '\0'))
-            continue;
-        fputs(line, out);
+    while (in && (r = gemm__cl_read_line(in, line, &budget)) != 0) {
+        if (r > 0 && !gemm__cl_same_entry(line, prefix, device)) fprintf(out, "%s\n", line);
     }
     if (in) fclose(in);
-    if (!header && !in) fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name\n", out);
+    else fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name; "
+                       "the last line for a device wins\n", out);
     fprintf(out, "%s\n", newline);
     if (fclose(out) != 0 || rename(tmp, path) != 0) {
         remove(tmp);
@@ -2158,24 +2731,26 @@ static void gemm__cl_prune(gemm_cl_context *ctx)
     }
 }
 
-/* The options with their defaults, which depend on the kind of device. */
+/* The options with their defaults, which depend on the kind of device:
+   GPUs are measured where the speed goals are (n >= 2048), CPUs where their
+   caches stop holding the operands (n ~ 1024). */
 static void gemm__cl_tune_defaults(gemm__cl_tuner *t, const gemm_cl_tune_options *options)
 {
     gemm_cl_tune_options *o = &t->o;
-    int gpu = (t->ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0, i;
+    int gpu = gemm__cl_is_gpu(t->ctx), i;
     memset(o, 0, sizeof *o);
     if (options) *o = *options;
     if (o->budget_s <= 0) o->budget_s = 120;
     if (o->refine_top <= 0) o->refine_top = 4;
     if (o->coarse_sizes[0] <= 0) {
-        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 1024 : 512;
-        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
+        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 2048 : 512;
+        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 4096 : 1024;
     }
     if (o->coarse_sizes[1] <= 0) o->coarse_sizes[1] = o->coarse_sizes[0];
     if (o->refine_sizes[0] <= 0) {
-        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 1024 : 512;
-        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 2048 : 1024;
-        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 4096 : 2048;
+        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 2048 : 512;
+        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 4096 : 1024;
+        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 8192 : 2048;
     }
     for (i = 0; i < 4 && o->refine_sizes[i] > 0; i++) t->nref++;
     for (i = 0; i < 2; i++) t->maxn = o->coarse_sizes[i] > t->maxn ? o->coarse_sizes[i] : t->maxn;
@@ -2189,9 +2764,9 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
     size_t elem = gemm_precision_size(t->prec), nn = (size_t)t->maxn * (size_t)t->maxn, i;
     uint64_t x = 2463534242ull;
     cl_int e = CL_SUCCESS;
-    t->cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *t->cands * (size_t)max_cand);
-    t->hA = (double *)GEMM_MALLOC(sizeof(double) * nn * 2);
-    t->conv = GEMM_MALLOC(elem * nn * 2);
+    t->cands = (gemm__cl_cand *)gemm__cl_malloc(sizeof *t->cands * (size_t)max_cand);
+    t->hA = (double *)gemm__cl_malloc(sizeof(double) * nn * 2);
+    t->conv = gemm__cl_malloc(elem * nn * 2);
     if (!t->cands || !t->hA || !t->conv) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory");
     t->hB = t->hA + nn;
     for (i = 0; i < nn * 2; i++) {
@@ -2200,11 +2775,11 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
         if (t->prec == GEMM_F64) ((double *)t->conv)[i] = t->hA[i];
         else ((float *)t->conv)[i] = (float)t->hA[i];
     }
-    t->A = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
+    t->A = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
     if (e == CL_SUCCESS)
-        t->B = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
+        t->B = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
                               (char *)t->conv + elem * nn, &e);
-    if (e == CL_SUCCESS) t->C = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
+    if (e == CL_SUCCESS) t->C = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer");
 }
 
@@ -2218,8 +2793,8 @@ static void gemm__cl_tune_free(gemm__cl_tuner *t)
     if (t->conv) GEMM_FREE(t->conv);
 }
 
-/* The candidates: the set in use now first (the tuner never does worse
-   than it), then the space, shuffled past its fixed seeds. Lock held. */
+/* Stage 1's candidates: the set in use now first (the tuner never does
+   worse than it), then the structures of the space. Lock held. */
 static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
 {
     gemm__cl_program *g;
@@ -2227,71 +2802,89 @@ static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
     if (gemm__cl_select(t->ctx, t->prec, &g) == GEMM_OK) cur = gemm__cl_choice_of(t->ctx, t->prec)->params;
     else gemm__cl_params_parse(gemm__cl_safe, &cur);
     t->cands[0].p = cur;
-    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1, &t->nfixed);
-    gemm__cl_shuffle(t->cands, 1 + t->nfixed, t->ncand);
+    t->cands[0].score = -1;
+    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1);
     if (t->o.max_candidates > 0 && t->ncand > t->o.max_candidates) t->ncand = t->o.max_candidates;
 }
 
-/* Coarse pass: every candidate at the two sizes, within 70% of the budget; then best first. */
-static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
+/* One candidate at the two coarse sizes: its score, or -1 when it does
+   not build, run or check; `line` says which. Lock held. */
+static double gemm__cl_tune_one(gemm__cl_tuner *t, const gemm_cl_params *p, const char *stage, char *line, size_t size)
 {
     const gemm_cl_tune_options *o = &t->o;
-    char line[512], pstr[256];
+    double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
+    char pstr[256];
     gemm__cl_program *g;
-    int i;
-    for (i = 0; i < t->ncand; i++) {
-        gemm__cl_cand *c = &t->cands[i];
-        double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
-        gemm_cl_params_str(&c->p, pstr, sizeof pstr);
-        c->score = -1;
-        if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
-        t->res.tried++;
-        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g) != GEMM_OK) {
-            t->res.failed++;
-            snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
-        } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
-                   !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
-                   (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
-            t->res.failed++;
-            snprintf(line, sizeof line, "skip %s: failed to run or wrong result", pstr);
-        } else {
-            t->res.built++;
-            c->score = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
-            snprintf(line, sizeof line, "%8.1f GFLOP/s  %s", c->score, pstr);
-        }
-        if (o->progress) o->progress(o->user, i + 1, t->ncand, line);
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    t->res.tried++;
+    if (gemm__cl_try(t->ctx, t->prec, p, &g, NULL) != GEMM_OK) {
+        t->res.failed++;
+        snprintf(line, size, "skip %s: %.200s", pstr, gemm_last_error_detail());
+        return -1;
     }
+    if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 || !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
+        (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
+        t->res.failed++;
+        snprintf(line, size, "skip %s: failed to run or wrong result", pstr);
+        return -1;
+    }
+    t->res.built++;
+    t0 = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
+    snprintf(line, size, "%8.1f GFLOP/s  %s  %s", t0, stage, pstr);
+    return t0;
+}
+
+/* Measures candidates [from, to) at the coarse sizes while the time spent
+   is below `until` of the budget; returns the index after the last measured. */
+static int gemm__cl_tune_coarse(gemm__cl_tuner *t, int from, int to, double until, const char *stage)
+{
+    char line[512];
+    int i;
+    for (i = from; i < to; i++) {
+        if (gemm__cl_now() - t->start > until * t->o.budget_s) break;
+        t->cands[i].score = gemm__cl_tune_one(t, &t->cands[i].p, stage, line, sizeof line);
+        if (t->o.progress) t->o.progress(t->o.user, i - from + 1, to - from, line);
+    }
+    return i;
+}
+
+/* Stage 2: every one-knob change of the best refine_top of stage 1,
+   appended to the candidates and measured; then all of them best first. */
+static void gemm__cl_tune_stage2(gemm__cl_tuner *t, int max_cand)
+{
+    size_t elem = gemm_precision_size(t->prec);
+    int i, n = t->ncand;
+    qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
+    for (i = 0; !t->o.tiny && i < t->o.refine_top && i < t->ncand && t->cands[i].score > 0; i++)
+        gemm__cl_neighbours(t->ctx, elem, &t->cands[i].p, t->cands, max_cand, &n);
+    if (t->o.max_candidates > 0 && n > t->o.max_candidates) n = t->o.max_candidates;
+    t->ncand = gemm__cl_tune_coarse(t, t->ncand, n, 0.8, "stage 2");
     qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
 }
 
-/* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
-   with local memory also with DB toggled. Returns 1 when one ran, in res.best. */
+/* Refinement: the best few over the range of sizes, mean GFLOP/s. Returns
+   1 when one ran, in res.best. */
 static int gemm__cl_tune_refine(gemm__cl_tuner *t)
 {
     const gemm_cl_tune_options *o = &t->o;
     char line[512], pstr[256];
     gemm__cl_program *g;
     int i, j, found = 0;
-    for (i = 0; i < 2 * o->refine_top && i / 2 < t->ncand && t->cands[i / 2].score > 0; i++) {
-        gemm_cl_params q = t->cands[i / 2].p;
+    for (i = 0; i < o->refine_top && i < t->ncand && t->cands[i].score > 0; i++) {
+        const gemm_cl_params *q = &t->cands[i].p;
         double sum = 0;
-        int ok;
-        if (i % 2) {
-            if (!q.sa && !q.sb) continue;
-            q.db = !q.db;
-        }
-        ok = gemm__cl_try(t->ctx, t->prec, &q, &g) == GEMM_OK;
+        int ok = gemm__cl_try(t->ctx, t->prec, q, &g, NULL) == GEMM_OK;
         for (j = 0; ok && j < t->nref; j++) {
             double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
             ok = s > 0;
             sum += ok ? 2e-9 * n * n * n / s : 0;
         }
-        gemm_cl_params_str(&q, pstr, sizeof pstr);
+        gemm_cl_params_str(q, pstr, sizeof pstr);
         snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
-        if (o->progress) o->progress(o->user, i + 1, 2 * o->refine_top, line);
+        if (o->progress) o->progress(o->user, i + 1, o->refine_top, line);
         if (ok && sum / t->nref > t->res.best_gflops) {
             t->res.best_gflops = sum / t->nref;
-            t->res.best = q;
+            t->res.best = *q;
             found = 1;
         }
         if (gemm__cl_now() - t->start > o->budget_s) break;
@@ -2307,7 +2900,7 @@ static gemm_status gemm__cl_tune_crossover(gemm__cl_tuner *t)
     gemm_status s;
     int n;
     t->res.best.direct = 0;
-    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g)) != GEMM_OK) return s;
+    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g, NULL)) != GEMM_OK) return s;
     for (n = 16; n <= 512; n = n < 64 ? n + 16 : n * 3 / 2) {
         double td = gemm__cl_time(t, g, GEMM__CL_DIRECT, n), tt = gemm__cl_time(t, g, GEMM__CL_TILED, n);
         if (td > 0 && tt > 0 && td < tt) t->res.best.direct = n;
@@ -2335,7 +2928,8 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision
     if ((s = gemm__cl_tune_data(&t, max_cand)) != GEMM_OK) goto done;
     gemm__cl_lock_take(&ctx->lock);
     gemm__cl_tune_candidates(&t, max_cand);
-    gemm__cl_tune_coarse(&t);
+    t.ncand = gemm__cl_tune_coarse(&t, 0, t.ncand, 0.5, "stage 1");
+    gemm__cl_tune_stage2(&t, max_cand);
     found = gemm__cl_tune_refine(&t);
     if (found) s = gemm__cl_tune_crossover(&t);
     else s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);

@@ -22,10 +22,11 @@
    Options (gemm_cpu_options)
        threads   the threads this call may use. 0: what gemm_cpu_get_threads()
                  says (gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else
-                 the online CPU count); more than 64 means 64; negative is
-                 GEMM_ERR_INVALID_ARG, reported after the checks of the CBLAS
-                 arguments. The count never changes the result's bits, and
-                 small problems still run on one thread (see Threads).
+                 the CPUs this process may run on); more than 64 means 64;
+                 negative is GEMM_ERR_INVALID_ARG, reported after the checks
+                 of the CBLAS arguments. The count never changes the
+                 result's bits, and small problems still run on one thread
+                 (see Threads).
 
    How it works (the Goto/BLIS structure)
        C is viewed column-major (a row-major C is the transposed problem
@@ -54,9 +55,15 @@
        element. Panels are zero-padded, so the micro-kernel always computes a
        full MR x NR tile; a tile that sticks out of C is computed into a small
        local tile and copied back, so the user's matrices are never padded or
-       copied whole. KC is chosen so that a B micro-panel fills half of L1, MC
-       so that the packed A block fills half of L2, NC so that the packed B
-       panel is about 4 MiB (L1d / L2 sizes from sysconf, else 32 KiB / 1 MiB).
+       copied whole.
+
+   Block sizes
+       From the caches the CPU reports, read once: cpuid (leaf 4 on Intel,
+       0x8000001D on AMD), else Linux's sysfs, else sysconf, else 32 KiB L1d
+       and 1 MiB L2. KC: a B micro-panel (KC x NR) fills half of L1d; MC: the
+       packed A block (MC x KC) half of L2; NC: the packed B panel a quarter
+       of L3, 2 to 8 MiB (4 MiB when L3 is unknown). Only KC changes the
+       arithmetic (the k order of a sum), and it depends on the CPU alone.
 
    Micro-kernels
        x86-64:  avx512 (fp32 32x8, fp64 16x8), avx2 (AVX2+FMA: 16x6, 8x6),
@@ -68,32 +75,57 @@
        where 12 wasted a third of the last tile at n = 64. The best kernel
        the CPU supports is picked at the first call (__builtin_cpu_supports,
        which also checks that the OS saves the registers); GEMM_NO_SIMD
-       leaves only scalar. Every kernel, with its strided-B variant and its
-       A-packing routine, is one template over a small table of vector
-       operations, with one signature for every ISA and precision
-       (gemm__cpu_ukernel_fn).
+       leaves only scalar. Every kernel, with its strided-B variant, its
+       direct variant (below) and its A-packing routine, is one template
+       over a small table of vector operations, with one signature for every
+       ISA and precision (gemm__cpu_ukernel_fn). No address is formed
+       outside a matrix, even with a leading dimension near INT64_MAX.
 
-   Small matrices
-       When m*n*k <= 128^3 (measured on AVX-512: up to there packing costs
-       more than it saves), B is read in place, and A too when its columns
-       are contiguous; only a tail narrower than a micro-panel is packed.
+   Small products: the direct path
+       Up to m*n*k = 128^3 the kernel runs on the caller's matrices where
+       they are, tile by tile, with no packing, no blocking of k and no
+       allocation (a transposed op(A) is copied, MR rows at a time, into a
+       panel on the stack); a tile at the edge of C uses masked or narrower
+       vector moves. A product of one tile calls the kernel directly, and
+       one of at most 8 multiply-adds (2x2x2) is a plain loop: the fixed
+       cost of a call is the argument checks (an inlined common case) and
+       little more, so LAPACK-style callers making millions of them pay
+       about what their own loop would. The choice depends on the shape
+       alone, never on the thread count.
+
+   alpha = Inf or NaN
+       The result is what the reference computes, alpha * (the whole sum)
+       + beta*C under IEEE rules: +-Inf where the sum is non-zero, NaN where
+       it is zero or NaN. Such a call takes the direct path (each tile sums
+       all of k before alpha multiplies it); blocked k with alpha applied per
+       block would give Inf - Inf = NaN where partial sums change sign. A
+       finite alpha is applied per KC block, as BLAS libraries do: only an
+       alpha*partial-sum beyond the largest finite value tells the two apart.
 
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
-       automatic: the GEMM_NUM_THREADS environment variable, else the online
-       CPU count, read once; at most 64); a call's options.threads overrides
-       it for that call. A persistent pool of pthreads is started at
-       the first call that wants more than one thread and is stopped and
-       joined at exit (atexit); a child made by fork() starts with a fresh,
-       empty pool (pthread_atfork). The caller's thread works too.
-       C is cut into a grid of rectangles over M and N (never K); the
-       threads take them from a shared counter (4 per thread when the
-       problem is large enough), so a thread the OS runs late costs one
-       rectangle rather than half the call, and when the caller has taken
-       the last one it waits only for workers already inside. Rectangles
-       start at multiples of MR and NR, and each is computed with the same
-       kernel and the same k order, so results are bitwise identical for
-       any thread count. Problems below 2 * 56^3 flops run on one thread.
+       automatic: the GEMM_NUM_THREADS environment variable, else the CPUs
+       this process may run on, its affinity mask, so `taskset -c 0` or
+       `mpirun --bind-to core` gives one thread per process; at most 64); a
+       call's options.threads overrides it for that call. A persistent pool
+       of pthreads is started at the first call that wants more than one
+       thread and is stopped and joined at exit (atexit: calls made from
+       then on run alone, and idle workers notice at once); a child made by
+       fork() starts with a fresh, empty pool (pthread_atfork). The caller's
+       thread works too. A call uses one thread per 2*56^3 flops, up to its
+       count.
+       The work is cut over M and N, never K. On the packed path the columns
+       of C form a few groups; each group walks its (NC, KC) steps in order,
+       its threads packing the step's B panel together (each NR-wide
+       micro-panel taken from a counter) and then taking row blocks of the
+       step from another counter, each packing its own A block. Two B
+       buffers alternate, so the next step's packing overlaps this one's
+       computing, and a thread done with its group helps the next. Nothing
+       waits for a particular thread, only for work already taken, and no
+       phase runs on one thread. The direct path cuts C into rectangles
+       taken from a counter. Tiles start at multiples of MR and NR and each
+       sees its k blocks in order, so results are bitwise identical for any
+       thread count.
        Policy against oversubscription: one call at a time owns the pool;
        a call made while another user thread's call holds it runs on its
        own thread alone, so k concurrent callers use at most
@@ -122,18 +154,28 @@
        with the micro-kernels' arithmetic.
 
    Memory
-       Each call allocates (GEMM_MALLOC) one workspace per thread, bounded
-       by the block sizes (about MC*KC + KC*NC elements, never m*n*k), before
-       C is touched; failure returns GEMM_ERR_OUT_OF_MEMORY with C unchanged.
+       The direct path allocates nothing (but for alpha = Inf or NaN with
+       a transposed op(A) and a very deep k: an MR x k panel per thread).
+       The packed path needs one workspace per call: per thread a packed A
+       block, per column group two B panels and its counters, bounded by the
+       block sizes (about threads * MC*KC + groups * 2*KC*NC elements, never
+       m*n*k). A call alone allocates it (GEMM_MALLOC) and frees it; a
+       threaded call uses the pool's, which is kept from call to call (a
+       fresh one of tens of MiB costs a page fault per 4 KiB every call),
+       grows only when a call needs more, and is freed at exit. Either way
+       it is had before C is touched: failure returns GEMM_ERR_OUT_OF_MEMORY
+       with C unchanged.
 
    Test hooks
        Only when the test suite defines GEMM__TEST_HOOKS: the fields
        cpu_kernel (force a micro-kernel by name; a call refuses a name this
-       build or CPU cannot run with GEMM_ERR_UNAVAILABLE) and cpu_mc, cpu_kc,
-       cpu_nc (block sizes, so small tests cross every block edge) of
-       gemm.h's gemm__hooks, and gemm__cpu_kernels() / gemm__cpu_kernel()
-       (the kernels this CPU can run; the one calls use now). Without the
-       macro none of them exists.
+       build or CPU cannot run with GEMM_ERR_UNAVAILABLE), cpu_path (1: every
+       product takes the packed path, 2: the direct one), cpu_mc, cpu_kc,
+       cpu_nc (block sizes, so small tests cross every block edge) and
+       cpu_groups (column groups) of gemm.h's gemm__hooks, and
+       gemm__cpu_kernels() / gemm__cpu_kernel() (the kernels this CPU can
+       run; the one calls use now) and gemm__cpu_last_threads() (the threads
+       the last product ran on). Without the macro none of them exists.
 
    For maintainers: this file is generated from src/ (src/gemm_cpu.h.in and
    the files it names, in reading order; `make headers`). Edit those.
@@ -182,9 +224,12 @@ GEMM_DEF int gemm_cpu_get_threads(void);
    gemm__hooks): the names of the micro-kernels this CPU can run, best first
    ("avx512", "avx2", "neon", "scalar"), and how many (at most max are
    written); and the kernel calls use now (NULL when gemm__hooks.cpu_kernel
-   names one this build or CPU cannot run). */
+   names one this build or CPU cannot run); the threads the last call that
+   computed a product ran on. */
 GEMM_DEF int gemm__cpu_kernels(const char **names, int max);
 GEMM_DEF const char *gemm__cpu_kernel(void);
+/* The threads the last call that computed a product ran on. */
+GEMM_DEF int gemm__cpu_last_threads(void);
 #endif
 
 #ifdef __cplusplus
@@ -204,7 +249,12 @@ extern "C" {
    gemm_?gemm_batched (gemm.h) are these with NULL.
 
    Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
-   elements after A, B, C. Pointer arrays: member i's are A[i], B[i], C[i]. */
+   elements after A, B, C. Pointer arrays: member i's are A[i], B[i], C[i].
+   Each member's result is bitwise the single call's. Bad arguments (of
+   any member) are refused before any C is written; running out of memory
+   (GEMM_ERR_OUT_OF_MEMORY) can stop a batch part-way: each member takes
+   the workspace its single call takes, and members finished before the
+   failing one keep their results. */
 GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -257,6 +307,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
 #if !defined(GEMM_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__)
 #define GEMM__CPU_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #elif defined(__aarch64__)
 #define GEMM__CPU_NEON 1
@@ -273,11 +324,13 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__CPU_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define GEMM__CPU_TAKE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
+#define GEMM__CPU_DONE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELEASE)
 #define GEMM__CPU_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define GEMM__CPU_PREFETCH(p) __builtin_prefetch(p, 1)
 #else
 #define GEMM__CPU_LOAD(x) (x)
 #define GEMM__CPU_TAKE(x) ((x)++)
+#define GEMM__CPU_DONE(x) ((x)++)
 #define GEMM__CPU_STORE(x, v) ((x) = (v))
 #define GEMM__CPU_PREFETCH(p) ((void)0)
 #endif
@@ -299,27 +352,44 @@ extern "C" {
 
    void kernel(k, a, as, b, bp, bj, alpha, beta, c, ldc):
        C[0:MR, 0:NR] = alpha * A * B + beta * C   (beta == 0: C is not read)
-   A is MR x k, column p at a + p*as (as = MR when packed, the column stride
-   when read in place); element (p, j) of B is at b[p*bp + j*bj]: the packed
-   variant ignores bp, bj and reads (NR, 1), the strided variant reads them
-   (a panel stored column by column, or B in place); C is column-major with
-   leading dimension ldc. The tile is always full. Strides count elements of
-   the kernel's precision; alpha and beta come as double (exact for a
-   float) and are turned back into the kernel's type before any arithmetic.
+   A is MR x k, column p at a + p*as (as = MR: a packed panel); element
+   (p, j) of B is at b[p*bp + j*bj]: the packed variant ignores bp, bj and
+   reads (NR, 1), the strided variant reads them (a panel stored column by
+   column); C is column-major with leading dimension ldc. The tile is
+   always full. Strides count elements of the kernel's precision; alpha and
+   beta come as double (exact for a float) and are turned back into the
+   kernel's type before any arithmetic.
+
+   void direct(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the same
+   product on the caller's matrices where they are (no packing), for a tile
+   of mw <= MR rows and nw <= NR columns: rows past mw are neither read nor
+   written (masked or partial vector moves), columns past nw re-read column
+   nw-1 of B and are not stored. A's rows must be contiguous (element (i, p)
+   at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
+   so a tile has the same bits whichever path computes it with the same k.
 
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
-   runs for the hardware prefetcher: such a block often streams from memory). */
+   runs for the hardware prefetcher: such a block often streams from memory).
+
+   Addresses are formed from indices that stay inside the matrices: no
+   pointer ever steps past the last element it reads (a stride may be near
+   INT64_MAX / 8 when k = 1). */
 typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                      double alpha, double beta, void *c, int64_t ldc);
+typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
+                                    double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
 
 /* One template, instantiated per ISA and precision from a table P of
    vector operations (P##_T element, P##_V vector of P##_VL elements, LOAD,
-   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO): MR = 2 vectors,
-   NR = the count of the REP macro. The accumulators are named variables,
-   not an array, so they stay in registers at any optimisation level. */
+   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO, and LOADN / STOREN,
+   which move only the first n lanes, 1 <= n <= VL, and read zeros into the
+   others; LOADM is LOADN for A, in the inner loop, where a plain mask is
+   cheapest): MR = 2 vectors, NR = the count of the REP macro. The
+   accumulators are named variables, not an array, so they stay in
+   registers at any optimisation level. */
 
 #define GEMM__CPU_REP6(X, P) X(0, P) X(1, P) X(2, P) X(3, P) X(4, P) X(5, P)
 #define GEMM__CPU_REP8(X, P) GEMM__CPU_REP6(X, P) X(6, P) X(7, P)
@@ -328,10 +398,11 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_UK_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
 #define GEMM__CPU_UK_STEP(j, P)                                                                    \
     {                                                                                              \
-        P##_V bv = P##_SET1(b[(j) * bjs]);                                                         \
+        P##_V bv = P##_SET1(b[q + (j) * bjs]);                                                     \
         c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
         c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
     }
+/* C = alpha*acc (beta == 0), C + alpha*acc (beta == 1), beta*C + alpha*acc. */
 #define GEMM__CPU_UK_PUT0(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                                 \
     P##_STORE(c + (j) * ldc + P##_VL, P##_MUL(c1_##j, va));
@@ -353,16 +424,14 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
         P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
         const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
-        int64_t p;                                                                                 \
+        int64_t p, q;                                                                              \
         const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                    \
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         (void)bp;                                                                                  \
         (void)bj;                                                                                  \
-        for (p = 0; p < k; p++) {                                                                  \
-            P##_V a0 = P##_LOAD(a), a1 = P##_LOAD(a + P##_VL);                                     \
+        for (p = 0, q = 0; p < k; p++, q += BP) {                                                  \
+            P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOAD(a + p * as + P##_VL);                   \
             REP(GEMM__CPU_UK_STEP, P)                                                              \
-            a += as;                                                                               \
-            b += BP;                                                                               \
         }                                                                                          \
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
@@ -371,20 +440,84 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         }                                                                                          \
     }
 
+/* The direct kernel's parts: column j of B through its own pointer (the
+   last real column repeated past nw; the running pointer stops there, so
+   it never leaves B), one or two vectors of A per k. */
+#define GEMM__CPU_DK_COL(j, P) const P##_T *b##j = bcol; bcol += (j) + 1 < nw ? bj : 0;
+#define GEMM__CPU_DK_STEP2(j, P)                                                                   \
+    {                                                                                              \
+        P##_V bv = P##_SET1(b##j[q]);                                                              \
+        c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
+        c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
+    }
+#define GEMM__CPU_DK_STEP1(j, P) c0_##j = P##_FMA(a0, P##_SET1(b##j[q]), c0_##j);
+/* Stores column j (when j < nw): the first vector whole when two are in
+   use (m1 > 0 lanes in the second), else only its m0 lanes. */
+#define GEMM__CPU_DK_PUT(j, P)                                                                     \
+    if ((j) < nw) {                                                                                \
+        P##_T *cj = c + (j) * ldc;                                                                 \
+        P##_V r0 = P##_MUL(c0_##j, va), r1 = P##_MUL(c1_##j, va);                                  \
+        if (m1 > 0) {                                                                              \
+            if (beta == 1) r0 = P##_ADD(P##_LOAD(cj), r0);                                         \
+            else if (beta != 0) r0 = P##_FMA(vb, P##_LOAD(cj), r0);                                \
+            P##_STORE(cj, r0);                                                                     \
+            if (beta == 1) r1 = P##_ADD(P##_LOADN(cj + P##_VL, m1), r1);                           \
+            else if (beta != 0) r1 = P##_FMA(vb, P##_LOADN(cj + P##_VL, m1), r1);                  \
+            P##_STOREN(cj + P##_VL, r1, m1);                                                       \
+        } else {                                                                                   \
+            if (beta == 1) r0 = P##_ADD(P##_LOADN(cj, m0), r0);                                    \
+            else if (beta != 0) r0 = P##_FMA(vb, P##_LOADN(cj, m0), r0);                           \
+            P##_STOREN(cj, r0, m0);                                                                \
+        }                                                                                          \
+    }
+
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)                                                  \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        const int64_t m1 = mw - P##_VL, m0 = mw < P##_VL ? mw : P##_VL;                            \
+        int64_t p, q;                                                                              \
+        const P##_T *bcol = b; /* the columns' pointers: adds, no multiplies */                   \
+        REP(GEMM__CPU_UK_DECL, P)                                                                  \
+        REP(GEMM__CPU_DK_COL, P)                                                                   \
+        (void)m0; /* unused where a "vector" is one element */                                    \
+        if (m1 > 0) {                                                                              \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
+                REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOADM(a + p * as, m0);                                              \
+                REP(GEMM__CPU_DK_STEP1, P)                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        {                                                                                          \
+            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
+            REP(GEMM__CPU_DK_PUT, P)                                                               \
+        }                                                                                          \
+    }
+
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
-   through strides) and its A packer NAME_pack. */
+   through strides), its direct kernel NAME_direct and its A packer NAME_pack. */
 #define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                                 \
     GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                                   \
     GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                        \
+    GEMM__CPU_DIRECT(NAME##_direct, ATTR, P, REP)                                                  \
     static ATTR void NAME##_pack(int64_t kc, const void *s_in, int64_t ps, int64_t nx, void *d_in) \
     {                                                                                              \
         const P##_T *GEMM__RESTRICT s = (const P##_T *)s_in;                                       \
         P##_T *GEMM__RESTRICT d = (P##_T *)d_in;                                                   \
         int64_t p, x0;                                                                             \
-        for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                         \
+        for (p = 0; p < kc; p++)                                                                   \
             for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                              \
-                P##_STORE(d + x0 * kc, P##_LOAD(s + x0));                                          \
-                P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                        \
+                P##_STORE(d + x0 * kc + p * 2 * P##_VL, P##_LOAD(s + p * ps + x0));                \
+                P##_STORE(d + x0 * kc + p * 2 * P##_VL + P##_VL, P##_LOAD(s + p * ps + x0 + P##_VL)); \
             }                                                                                      \
     }
 /* <<cpu ukernel_template */
@@ -400,6 +533,9 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_SCAL_S_FMA(a, b, c) ((a) * (b) + (c))
 #define GEMM__CPU_SCAL_S_MUL(a, b) ((a) * (b))
 #define GEMM__CPU_SCAL_S_ADD(a, b) ((a) + (b))
+#define GEMM__CPU_SCAL_S_LOADN(p, n) (*(p)) /* n is 1 */
+#define GEMM__CPU_SCAL_S_LOADM GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_S_STOREN(p, v, n) (*(p) = (v))
 #define GEMM__CPU_SCAL_D_T double
 #define GEMM__CPU_SCAL_D_V double
 #define GEMM__CPU_SCAL_D_VL 1
@@ -410,6 +546,9 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_SCAL_D_FMA GEMM__CPU_SCAL_S_FMA
 #define GEMM__CPU_SCAL_D_MUL GEMM__CPU_SCAL_S_MUL
 #define GEMM__CPU_SCAL_D_ADD GEMM__CPU_SCAL_S_ADD
+#define GEMM__CPU_SCAL_D_LOADN GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_D_LOADM GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_D_STOREN GEMM__CPU_SCAL_S_STOREN
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 
@@ -429,6 +568,9 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Z_S_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define GEMM__CPU_Z_S_MUL(a, b) _mm512_mul_ps(a, b)
 #define GEMM__CPU_Z_S_ADD(a, b) _mm512_add_ps(a, b)
+#define GEMM__CPU_Z_S_LOADM(p, n) _mm512_maskz_loadu_ps((__mmask16)((1u << (unsigned)(n)) - 1u), p)
+#define GEMM__CPU_Z_S_LOADN(p, n) gemm__cpu_z_loadn_s(p, n)
+#define GEMM__CPU_Z_S_STOREN(p, v, n) gemm__cpu_z_storen_s(p, v, n)
 #define GEMM__CPU_Z_D_T double
 #define GEMM__CPU_Z_D_V __m512d
 #define GEMM__CPU_Z_D_VL 8
@@ -439,7 +581,15 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Z_D_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define GEMM__CPU_Z_D_MUL(a, b) _mm512_mul_pd(a, b)
 #define GEMM__CPU_Z_D_ADD(a, b) _mm512_add_pd(a, b)
-/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). */
+#define GEMM__CPU_Z_D_LOADM(p, n) _mm512_maskz_loadu_pd((__mmask8)((1u << (unsigned)(n)) - 1u), p)
+#define GEMM__CPU_Z_D_LOADN(p, n) gemm__cpu_z_loadn_d(p, n)
+#define GEMM__CPU_Z_D_STOREN(p, v, n) gemm__cpu_z_storen_d(p, v, n)
+/* AVX2 + FMA: 12 ymm accumulators, 2 for A, 1 broadcast (15 of 16). The
+   partial moves take their lane mask from a window of these tables. */
+static const int32_t gemm__cpu_mask32[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+static const int64_t gemm__cpu_mask64[8] = {-1, -1, -1, -1, 0, 0, 0, 0};
+#define GEMM__CPU_Y_MASK32(n) _mm256_loadu_si256((const __m256i *)(gemm__cpu_mask32 + 8 - (n)))
+#define GEMM__CPU_Y_MASK64(n) _mm256_loadu_si256((const __m256i *)(gemm__cpu_mask64 + 4 - (n)))
 #define GEMM__CPU_Y_S_T float
 #define GEMM__CPU_Y_S_V __m256
 #define GEMM__CPU_Y_S_VL 8
@@ -450,6 +600,9 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Y_S_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define GEMM__CPU_Y_S_MUL(a, b) _mm256_mul_ps(a, b)
 #define GEMM__CPU_Y_S_ADD(a, b) _mm256_add_ps(a, b)
+#define GEMM__CPU_Y_S_LOADM(p, n) _mm256_maskload_ps(p, GEMM__CPU_Y_MASK32(n))
+#define GEMM__CPU_Y_S_LOADN(p, n) gemm__cpu_y_loadn_s(p, n)
+#define GEMM__CPU_Y_S_STOREN(p, v, n) gemm__cpu_y_storen_s(p, v, n)
 #define GEMM__CPU_Y_D_T double
 #define GEMM__CPU_Y_D_V __m256d
 #define GEMM__CPU_Y_D_VL 4
@@ -460,10 +613,95 @@ static int gemm__cpu_has_scalar(void) { return 1; }
 #define GEMM__CPU_Y_D_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define GEMM__CPU_Y_D_MUL(a, b) _mm256_mul_pd(a, b)
 #define GEMM__CPU_Y_D_ADD(a, b) _mm256_add_pd(a, b)
+#define GEMM__CPU_Y_D_LOADM(p, n) _mm256_maskload_pd(p, GEMM__CPU_Y_MASK64(n))
+#define GEMM__CPU_Y_D_LOADN(p, n) gemm__cpu_y_loadn_d(p, n)
+#define GEMM__CPU_Y_D_STOREN(p, v, n) gemm__cpu_y_storen_d(p, v, n)
 #define GEMM__CPU_AVX512 __attribute__((target("avx512f")))
 #define GEMM__CPU_AVX2 __attribute__((target("avx2,fma")))
+
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts and inserts (GCC bug 105593, fixed in 13): silenced for the
+   AVX-512 kernels only. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+/* The partial moves of the direct kernel. A whole vector, a half, a
+   quarter or a single element goes through a plain move of that width: a masked store followed by a
+   load of the same place (the next small call updating the same C) cannot
+   be forwarded, which costs tens of cycles per column on some CPUs
+   (measured: an 8x8x8 fp32 update took 65 ns through masks, 25 ns so).
+   Other widths use the masks. Lanes past n are zero after a load: the zext
+   casts define them (a plain cast leaves them undefined) and compile to the
+   bare load. */
+static GEMM__CPU_AVX512 __m512d gemm__cpu_z_loadn_d(const double *p, int64_t n)
+{
+    if (n == 8) return _mm512_loadu_pd(p);
+    if (n == 4) return _mm512_zextpd256_pd512(_mm256_loadu_pd(p));
+    if (n == 2) return _mm512_zextpd128_pd512(_mm_loadu_pd(p));
+    if (n == 1) return _mm512_zextpd128_pd512(_mm_load_sd(p));
+    return _mm512_maskz_loadu_pd((__mmask8)((1u << (unsigned)n) - 1u), p);
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_storen_d(double *p, __m512d v, int64_t n)
+{
+    if (n == 8) _mm512_storeu_pd(p, v);
+    else if (n == 4) _mm256_storeu_pd(p, _mm512_castpd512_pd256(v));
+    else if (n == 2) _mm_storeu_pd(p, _mm512_castpd512_pd128(v));
+    else if (n == 1) _mm_store_sd(p, _mm512_castpd512_pd128(v));
+    else _mm512_mask_storeu_pd(p, (__mmask8)((1u << (unsigned)n) - 1u), v);
+}
+static GEMM__CPU_AVX512 __m512 gemm__cpu_z_loadn_s(const float *p, int64_t n)
+{
+    if (n == 16) return _mm512_loadu_ps(p);
+    if (n == 8) return _mm512_zextps256_ps512(_mm256_loadu_ps(p));
+    if (n == 4) return _mm512_zextps128_ps512(_mm_loadu_ps(p));
+    if (n == 1) return _mm512_zextps128_ps512(_mm_load_ss(p));
+    return _mm512_maskz_loadu_ps((__mmask16)((1u << (unsigned)n) - 1u), p);
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_storen_s(float *p, __m512 v, int64_t n)
+{
+    if (n == 16) _mm512_storeu_ps(p, v);
+    else if (n == 8) _mm256_storeu_ps(p, _mm512_castps512_ps256(v));
+    else if (n == 4) _mm_storeu_ps(p, _mm512_castps512_ps128(v));
+    else if (n == 1) _mm_store_ss(p, _mm512_castps512_ps128(v));
+    else _mm512_mask_storeu_ps(p, (__mmask16)((1u << (unsigned)n) - 1u), v);
+}
+static GEMM__CPU_AVX2 __m256d gemm__cpu_y_loadn_d(const double *p, int64_t n)
+{
+    if (n == 4) return _mm256_loadu_pd(p);
+    if (n == 2) return _mm256_insertf128_pd(_mm256_setzero_pd(), _mm_loadu_pd(p), 0);
+    if (n == 1) return _mm256_insertf128_pd(_mm256_setzero_pd(), _mm_load_sd(p), 0);
+    return _mm256_maskload_pd(p, GEMM__CPU_Y_MASK64(n));
+}
+static GEMM__CPU_AVX2 void gemm__cpu_y_storen_d(double *p, __m256d v, int64_t n)
+{
+    if (n == 4) _mm256_storeu_pd(p, v);
+    else if (n == 2) _mm_storeu_pd(p, _mm256_castpd256_pd128(v));
+    else if (n == 1) _mm_store_sd(p, _mm256_castpd256_pd128(v));
+    else _mm256_maskstore_pd(p, GEMM__CPU_Y_MASK64(n), v);
+}
+static GEMM__CPU_AVX2 __m256 gemm__cpu_y_loadn_s(const float *p, int64_t n)
+{
+    if (n == 8) return _mm256_loadu_ps(p);
+    if (n == 4) return _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_loadu_ps(p), 0);
+    if (n == 1) return _mm256_insertf128_ps(_mm256_setzero_ps(), _mm_load_ss(p), 0);
+    return _mm256_maskload_ps(p, GEMM__CPU_Y_MASK32(n));
+}
+static GEMM__CPU_AVX2 void gemm__cpu_y_storen_s(float *p, __m256 v, int64_t n)
+{
+    if (n == 8) _mm256_storeu_ps(p, v);
+    else if (n == 4) _mm_storeu_ps(p, _mm256_castps256_ps128(v));
+    else if (n == 1) _mm_store_ss(p, _mm256_castps256_ps128(v));
+    else _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v);
+}
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
+#ifdef GEMM__CPU_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_GXX12_PUSH
+#endif
 GEMM__CPU_UKERNELS(gemm__cpu_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D, GEMM__CPU_REP6, 6)
 /* __builtin_cpu_init: a first call from a constructor may run before
@@ -479,7 +717,32 @@ static int gemm__cpu_has_avx2(void)
 /* >>cpu ukernel_neon: src/cpu/ukernel_neon.h */
 
 #if defined(GEMM__CPU_NEON)
-/* NEON (always there on aarch64): 24 q accumulators of 32. */
+/* NEON (always there on aarch64): 24 q accumulators of 32. It has no
+   masked moves: a partial one goes through a small array. */
+static float32x4_t gemm__cpu_neon_loadn_s(const float *p, int64_t n)
+{
+    float t[4] = {0, 0, 0, 0};
+    memcpy(t, p, (size_t)n * sizeof(float));
+    return vld1q_f32(t);
+}
+static void gemm__cpu_neon_storen_s(float *p, float32x4_t v, int64_t n)
+{
+    float t[4];
+    vst1q_f32(t, v);
+    memcpy(p, t, (size_t)n * sizeof(float));
+}
+static float64x2_t gemm__cpu_neon_loadn_d(const double *p, int64_t n)
+{
+    double t[2] = {0, 0};
+    memcpy(t, p, (size_t)n * sizeof(double));
+    return vld1q_f64(t);
+}
+static void gemm__cpu_neon_storen_d(double *p, float64x2_t v, int64_t n)
+{
+    double t[2];
+    vst1q_f64(t, v);
+    memcpy(p, t, (size_t)n * sizeof(double));
+}
 #define GEMM__CPU_N_S_T float
 #define GEMM__CPU_N_S_V float32x4_t
 #define GEMM__CPU_N_S_VL 4
@@ -490,6 +753,9 @@ static int gemm__cpu_has_avx2(void)
 #define GEMM__CPU_N_S_FMA(a, b, c) vfmaq_f32(c, a, b)
 #define GEMM__CPU_N_S_MUL(a, b) vmulq_f32(a, b)
 #define GEMM__CPU_N_S_ADD(a, b) vaddq_f32(a, b)
+#define GEMM__CPU_N_S_LOADN(p, n) gemm__cpu_neon_loadn_s(p, n)
+#define GEMM__CPU_N_S_LOADM GEMM__CPU_N_S_LOADN
+#define GEMM__CPU_N_S_STOREN(p, v, n) gemm__cpu_neon_storen_s(p, v, n)
 #define GEMM__CPU_N_D_T double
 #define GEMM__CPU_N_D_V float64x2_t
 #define GEMM__CPU_N_D_VL 2
@@ -500,125 +766,22 @@ static int gemm__cpu_has_avx2(void)
 #define GEMM__CPU_N_D_FMA(a, b, c) vfmaq_f64(c, a, b)
 #define GEMM__CPU_N_D_MUL(a, b) vmulq_f64(a, b)
 #define GEMM__CPU_N_D_ADD(a, b) vaddq_f64(a, b)
+#define GEMM__CPU_N_D_LOADN(p, n) gemm__cpu_neon_loadn_d(p, n)
+#define GEMM__CPU_N_D_LOADM GEMM__CPU_N_D_LOADN
+#define GEMM__CPU_N_D_STOREN(p, v, n) gemm__cpu_neon_storen_d(p, v, n)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_s, , GEMM__CPU_N_S, GEMM__CPU_REP12, 12)
 GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
 #endif
 /* <<cpu ukernel_neon */
-/* >>cpu batch_tiny: src/cpu/batch_tiny.c */
-/* Tiny members of a batch (up to GEMM__CPU_TINY flops): no packing, no
-   edge tiles. A kernel computes mw <= VL rows (one vector, masked) by nw
-   <= 8 columns of C in place: A's columns read with masked loads, B's
-   elements broadcast through its strides, C's columns loaded and stored
-   with masks. Per element it does what the micro-kernels do (sums in k
-   order from zero with FMAs, one per KC block, then alpha*sum, then
-   + C or beta*C + ... in the same instructions), so a member's bits are the
-   single call's. Only x86 has the masks: elsewhere tiny members take the
-   packed path. */
-/* Measured on AVX-512 (1 thread, members of n^3): n = 8..28 take 0.3 to
-   0.65 of the packed path's time; at n = 32 the packed path, which then
-   has no edge tiles and reads A and B in place, is faster. */
-#define GEMM__CPU_TINY (2.0 * 28.0 * 28.0 * 28.0)
-
-/* C[0:mw, 0:nw] = alpha*A*B + beta*C; A is mw x k, column p at a + p*as;
-   B's element (p, j) at b[p*bp + j*bj]; C column-major with ldc. */
-typedef void (*gemm__cpu_tiny_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
-                                  double alpha, double beta, void *c, int64_t ldc, int mw);
-
-#define GEMM__CPU_TREP1(X, P) X(0, P)
-#define GEMM__CPU_TREP2(X, P) GEMM__CPU_TREP1(X, P) X(1, P)
-#define GEMM__CPU_TREP3(X, P) GEMM__CPU_TREP2(X, P) X(2, P)
-#define GEMM__CPU_TREP4(X, P) GEMM__CPU_TREP3(X, P) X(3, P)
-#define GEMM__CPU_TREP5(X, P) GEMM__CPU_TREP4(X, P) X(4, P)
-#define GEMM__CPU_TREP6(X, P) GEMM__CPU_TREP5(X, P) X(5, P)
-#define GEMM__CPU_TREP7(X, P) GEMM__CPU_TREP6(X, P) X(6, P)
-#define GEMM__CPU_TREP8(X, P) GEMM__CPU_TREP7(X, P) X(7, P)
-
-#define GEMM__CPU_TK_DECL(j, P) P##_V c_##j = P##_ZERO();
-#define GEMM__CPU_TK_STEP(j, P) c_##j = P##_FMA(av, P##_SET1(bk[(j) * bj]), c_##j);
-/* The micro-kernels' epilogue: alpha*sum, plus beta*C by one FMA unless
-   beta == 0. */
-#define GEMM__CPU_TK_PUT0(j, P) P##_MSTORE(c + (j) * ldc, mask, P##_MUL(c_##j, va));
-#define GEMM__CPU_TK_PUTB(j, P)                                                                    \
-    P##_MSTORE(c + (j) * ldc, mask, P##_FMA(vb, P##_MLOAD(c + (j) * ldc, mask), P##_MUL(c_##j, va)));
-
-/* One kernel for nw = N columns; P is a vector table of ukernel_x86.h
-   with P##_MASK(mw), P##_MLOAD(p, mask), P##_MSTORE(p, mask, v) added. */
-#define GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, N)                                                    \
-    static ATTR void NAME##_##N(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp, \
-                                int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc, int mw) \
-    {                                                                                              \
-        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
-        const P##_T *GEMM__RESTRICT bk = (const P##_T *)b_in;                                      \
-        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
-        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
-        P##_MASK_T mask = P##_MASK(mw);                                                            \
-        int64_t p;                                                                                 \
-        GEMM__CPU_TREP##N(GEMM__CPU_TK_DECL, P)                                                    \
-        for (p = 0; p < k; p++, a += as, bk += bp) {                                               \
-            P##_V av = P##_MLOAD(a, mask);                                                         \
-            GEMM__CPU_TREP##N(GEMM__CPU_TK_STEP, P)                                                \
-        }                                                                                          \
-        {                                                                                          \
-            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
-            if (beta == 0) { GEMM__CPU_TREP##N(GEMM__CPU_TK_PUT0, P) }                             \
-            else { GEMM__CPU_TREP##N(GEMM__CPU_TK_PUTB, P) }                                       \
-        }                                                                                          \
-    }
-
-/* The kernels for nw = 1..8 and their table NAME[nw - 1]. */
-#define GEMM__CPU_TINY_KERNELS(NAME, ATTR, P)                                                      \
-    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 1) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 2)                \
-    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 3) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 4)                \
-    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 5) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 6)                \
-    GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 7) GEMM__CPU_TINY_KERNEL(NAME, ATTR, P, 8)                \
-    static const gemm__cpu_tiny_fn NAME[8] = {NAME##_1, NAME##_2, NAME##_3, NAME##_4,              \
-                                              NAME##_5, NAME##_6, NAME##_7, NAME##_8};
-
-/* One instruction set's tiny kernels: the rows a kernel takes (VL), per precision. */
-typedef struct gemm__cpu_tiny_set {
-    const char *isa; /* the name in gemm__cpu_isas */
-    int vl_s, vl_d;
-    const gemm__cpu_tiny_fn *s, *d;
-} gemm__cpu_tiny_set;
-
-#if defined(GEMM__CPU_X86)
-#define GEMM__CPU_Z_S_MASK_T __mmask16
-#define GEMM__CPU_Z_S_MASK(mw) ((__mmask16)((1u << (mw)) - 1u))
-#define GEMM__CPU_Z_S_MLOAD(p, mask) _mm512_maskz_loadu_ps(mask, p)
-#define GEMM__CPU_Z_S_MSTORE(p, mask, v) _mm512_mask_storeu_ps(p, mask, v)
-#define GEMM__CPU_Z_D_MASK_T __mmask8
-#define GEMM__CPU_Z_D_MASK(mw) ((__mmask8)((1u << (mw)) - 1u))
-#define GEMM__CPU_Z_D_MLOAD(p, mask) _mm512_maskz_loadu_pd(mask, p)
-#define GEMM__CPU_Z_D_MSTORE(p, mask, v) _mm512_mask_storeu_pd(p, mask, v)
-#define GEMM__CPU_Y_S_MASK_T __m256i
-#define GEMM__CPU_Y_S_MASK(mw) _mm256_cmpgt_epi32(_mm256_set1_epi32(mw), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
-#define GEMM__CPU_Y_S_MLOAD(p, mask) _mm256_maskload_ps(p, mask)
-#define GEMM__CPU_Y_S_MSTORE(p, mask, v) _mm256_maskstore_ps(p, mask, v)
-#define GEMM__CPU_Y_D_MASK_T __m256i
-#define GEMM__CPU_Y_D_MASK(mw) _mm256_cmpgt_epi64(_mm256_set1_epi64x(mw), _mm256_setr_epi64x(0, 1, 2, 3))
-#define GEMM__CPU_Y_D_MLOAD(p, mask) _mm256_maskload_pd(p, mask)
-#define GEMM__CPU_Y_D_MSTORE(p, mask, v) _mm256_maskstore_pd(p, mask, v)
-GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
-GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
-GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx2_s, GEMM__CPU_AVX2, GEMM__CPU_Y_S)
-GEMM__CPU_TINY_KERNELS(gemm__cpu_tiny_avx2_d, GEMM__CPU_AVX2, GEMM__CPU_Y_D)
-static const gemm__cpu_tiny_set gemm__cpu_tiny_sets[] = {
-    {"avx512", 16, 8, gemm__cpu_tiny_avx512_s, gemm__cpu_tiny_avx512_d},
-    {"avx2", 8, 4, gemm__cpu_tiny_avx2_s, gemm__cpu_tiny_avx2_d},
-};
-#define GEMM__CPU_NTINY 2
-#else
-static const gemm__cpu_tiny_set gemm__cpu_tiny_sets[1] = {{"", 0, 0, NULL, NULL}};
-#define GEMM__CPU_NTINY 0
-#endif
-/* <<cpu batch_tiny */
 /* >>cpu kernel_select: src/cpu/kernel_select.c */
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
-   packed B, the one that reads B through strides, and its A packer. */
+   packed B, the one that reads B through strides, the direct kernel for
+   partial tiles of unpacked operands, and its A packer. */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
+    gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
 } gemm__cpu_microkernel;
 
@@ -631,8 +794,10 @@ typedef struct gemm__cpu_isa {
 
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
-     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack},    \
-     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}}
+     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
+      gemm__cpu_##NAME##_s_pack},                                                                   \
+     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
+      gemm__cpu_##NAME##_d_pack}}
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -711,22 +876,44 @@ GEMM_DEF gemm_status gemm_cpu_set_threads(int threads)
     return GEMM_OK;
 }
 
+#if defined(GEMM__CPU_THREADS) && defined(__linux__)
+/* libc's sched_getaffinity under a name of our own: its declaration and
+   cpu_set_t exist only with _GNU_SOURCE, which the program including this
+   header may not define (glibc and musl both have the function). */
+extern int gemm__cpu_sched_getaffinity(int pid, size_t bytes, unsigned long *mask) __asm__("sched_getaffinity");
+#endif
+
+#if defined(GEMM__CPU_THREADS)
+/* The CPUs this process may run on: its affinity mask (what taskset,
+   numactl, mpirun --bind-to and cgroup cpusets leave it), else the online
+   count. A system call (~0.2 us), made only by calls that may use threads. */
+static long gemm__cpu_usable_cpus(void)
+{
+    long n = 0;
+#if defined(__linux__)
+    unsigned long mask[128]; /* 8192 CPUs: the kernel refuses a mask shorter than its own */
+    int i;
+    memset(mask, 0, sizeof mask);
+    if (gemm__cpu_sched_getaffinity(0, sizeof mask, mask) == 0)
+        for (i = 0; i < (int)(sizeof mask / sizeof mask[0]); i++) n += __builtin_popcountl(mask[i]);
+#endif
+#if defined(_SC_NPROCESSORS_ONLN)
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+    return n > 0 ? n : 1;
+}
+#endif
+
 GEMM_DEF int gemm_cpu_get_threads(void)
 {
 #if !defined(GEMM__CPU_THREADS)
     return 1;
 #else
-    static long online; /* read once: sysconf reads a file, ~2 us, every call */
     const char *env;
     long n = GEMM__CPU_LOAD(gemm__cpu_threads_requested);
     if (n <= 0 && (env = getenv("GEMM_NUM_THREADS")) != NULL) n = atol(env);
-    if (n <= 0 && (n = GEMM__CPU_LOAD(online)) == 0) {
-#if defined(_SC_NPROCESSORS_ONLN)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-#endif
-        GEMM__CPU_STORE(online, n > 0 ? n : 1);
-    }
-    return n <= 0 ? 1 : n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)n;
+    if (n <= 0) n = gemm__cpu_usable_cpus();
+    return n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)n;
 #endif
 }
 
@@ -744,95 +931,225 @@ static int gemm__cpu_threads_for_call(const gemm_cpu_options *options)
 #endif
 }
 /* <<cpu threads */
+/* >>cpu cache_info: src/cpu/cache_info.c */
+/* The data caches of one core, as the CPU reports them: cpuid (leaf 4 on
+   Intel, 0x8000001D on AMD: the deterministic cache parameters), else
+   Linux's sysfs (every architecture), else sysconf (glibc), else nothing
+   (the blocking then uses defaults). Read once; a virtual machine reports
+   what its hypervisor passes through, which is what it runs on. */
+typedef struct gemm__cpu_caches {
+    long l1d, l2, l3; /* bytes; 0 = unknown */
+} gemm__cpu_caches;
+
+#if defined(GEMM__CPU_X86)
+/* One cpuid cache leaf (4 or 0x8000001D), subleaf by subleaf. */
+static void gemm__cpu_caches_cpuid_leaf(unsigned leaf, gemm__cpu_caches *out)
+{
+    unsigned i, a, b, c, d;
+    for (i = 0; i < 16; i++) {
+        unsigned type, level;
+        long bytes;
+        __cpuid_count(leaf, i, a, b, c, d);
+        type = a & 31; /* 0: no more caches, 1: data, 2: instruction, 3: unified */
+        level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue;
+        bytes = (long)((b >> 22) + 1) * (long)(((b >> 12) & 0x3ff) + 1) * (long)((b & 0xfff) + 1) * (long)(c + 1);
+        if (level == 1) out->l1d = bytes;
+        else if (level == 2) out->l2 = bytes;
+        else if (level == 3) out->l3 = bytes;
+    }
+    (void)d;
+}
+
+/* Intel and Hygon describe their caches in leaf 4; AMD leaves it zero and
+   uses 0x8000001D (same format) when it reports TOPOEXT. */
+static void gemm__cpu_caches_cpuid(gemm__cpu_caches *out)
+{
+    unsigned a, b, c, d;
+    if ((unsigned)__get_cpuid_max(0, NULL) >= 4) gemm__cpu_caches_cpuid_leaf(4, out);
+    if (!out->l1d && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du &&
+        __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
+        gemm__cpu_caches_cpuid_leaf(0x8000001Du, out);
+}
+#endif
+
+#if defined(__linux__)
+/* A number from a sysfs file of cpu0's cache `index` ("48K", "2048K", "3"),
+   and its first letter in *first when asked ("Data", "Instruction",
+   "Unified"). Returns -1 when the file is missing. */
+static long gemm__cpu_sysfs_value(int index, const char *name, char *first)
+{
+    char path[96], text[64];
+    FILE *f;
+    long v = -1;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
+    if (!(f = fopen(path, "r"))) return -1;
+    if (fgets(text, sizeof text, f)) {
+        if (first) *first = text[0];
+        v = atol(text);
+        if (strchr(text, 'K')) v *= 1024;
+        else if (strchr(text, 'M')) v *= 1048576;
+    }
+    fclose(f);
+    return v;
+}
+
+static void gemm__cpu_caches_sysfs(gemm__cpu_caches *out)
+{
+    int i;
+    for (i = 0; i < 16; i++) {
+        char type = '?';
+        long level = gemm__cpu_sysfs_value(i, "level", NULL), bytes = gemm__cpu_sysfs_value(i, "size", NULL);
+        if (level < 0) break;
+        gemm__cpu_sysfs_value(i, "type", &type);
+        if (type == 'I' || bytes <= 0) continue; /* Instruction */
+        if (level == 1 && !out->l1d) out->l1d = bytes;
+        else if (level == 2 && !out->l2) out->l2 = bytes;
+        else if (level == 3 && !out->l3) out->l3 = bytes;
+    }
+}
+#endif
+
+/* Fills what the sources before it left unknown. */
+static void gemm__cpu_caches_sysconf(gemm__cpu_caches *out)
+{
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    long v;
+    if (!out->l1d && (v = sysconf(_SC_LEVEL1_DCACHE_SIZE)) > 0) out->l1d = v;
+    if (!out->l2 && (v = sysconf(_SC_LEVEL2_CACHE_SIZE)) > 0) out->l2 = v;
+    if (!out->l3 && (v = sysconf(_SC_LEVEL3_CACHE_SIZE)) > 0) out->l3 = v;
+#else
+    (void)out;
+#endif
+}
+
+static long gemm__cpu_cache_bytes[3] = {-1, -1, -1}; /* L1d, L2, L3 once read; 0 = unknown */
+
+/* The sizes, read at the first call (racing first calls read the same). */
+static gemm__cpu_caches gemm__cpu_cache_sizes(void)
+{
+    gemm__cpu_caches c;
+    if (GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]) >= 0) {
+        c.l1d = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[0]);
+        c.l2 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[1]);
+        c.l3 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]);
+        return c;
+    }
+    memset(&c, 0, sizeof c);
+#if defined(GEMM__CPU_X86)
+    gemm__cpu_caches_cpuid(&c);
+#endif
+#if defined(__linux__)
+    if (!c.l1d || !c.l2) gemm__cpu_caches_sysfs(&c);
+#endif
+    gemm__cpu_caches_sysconf(&c);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[0], c.l1d);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[1], c.l2);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[2], c.l3); /* last: the others are there when it is */
+    return c;
+}
+/* <<cpu cache_info */
 /* >>cpu cache_blocking: src/cpu/cache_blocking.c */
 /* Arithmetic on sizes, used by every part below. */
 static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
 static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* Bytes of one core's L1d (level 1) or L2 (level 2); 0 when unknown. */
-static long gemm__cpu_cache_bytes(int level)
-{
-    static long cached[2] = {-1, -1};
-    long v = GEMM__CPU_LOAD(cached[level - 1]);
-    if (v >= 0) return v;
-    v = 0;
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
-    v = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
-    if (v < 0) v = 0;
-#endif
-    GEMM__CPU_STORE(cached[level - 1], v);
-    return v;
-}
-
-/* Block sizes for a kernel of mr x nr elements of `size` bytes; a test may
-   force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc rounded up to
-   whole micro-panels). */
+/* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
+   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
+   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
+   rounded up to whole micro-panels). kc alone changes the arithmetic (the
+   k order of each sum); it depends on the CPU and precision, never on the
+   problem or the thread count. */
 static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
 {
-    long l1 = gemm__cpu_cache_bytes(1), l2 = gemm__cpu_cache_bytes(2);
+    gemm__cpu_caches c = gemm__cpu_cache_sizes();
+    long l1 = c.l1d, l2 = c.l2, panel;
     int64_t o;
     if (l1 < 16384 || l1 > 1048576) l1 = 32768;
     if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
-    /* B micro-panel (kc x nr) in half of L1, next to the A and C streams. */
+    /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
+       in half of L1, next to the A and C streams. */
     *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
-    if (*kc < 64) *kc = 64;
-    if (*kc > 1024) *kc = 1024;
+    *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
     /* packed A block (mc x kc) in half of L2. */
-    *mc = (int64_t)(l2 / 2) / (*kc * size) / mr * mr;
-    if (*mc < mr) *mc = mr;
-    /* packed B panel (kc x nc) of about 4 MiB. */
-    *nc = (int64_t)4194304 / (*kc * size) / nr * nr;
-    if (*nc < nr) *nc = nr;
+    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
+    /* packed B panel (kc x nc), read by every row block of a step, in a
+       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+    panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
+    *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
     if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
     if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
     if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
 }
 /* <<cpu cache_blocking */
 /* >>cpu job: src/cpu/job.h */
+/* How the threads of one call share its work (the packed path).
+
+   The columns of C are cut into groups; a group walks its steps in order,
+   step s being one NC-wide block of its columns (jc) times one KC-deep
+   block of k (pc). In each step the B panel (kc x nc) is packed once, by
+   whichever threads are in the group, each taking NR-wide micro-panels
+   from a counter; then the threads take the step's row blocks ("items",
+   MC rows each) from another counter, each packing its own A block and
+   running the micro-kernel over the shared panel. A thread that has no
+   work left in its group helps the next one. Nothing waits for a given
+   thread, only for work already taken, so a thread the OS runs late costs
+   little, and no phase runs on one thread while the others wait.
+   Two B buffers alternate between steps, so packing step s+1 overlaps the
+   computing of step s; step s+2 may overwrite a buffer once every item of
+   step s is done. A row block's items run in step order (its progress
+   counter), so each tile of C sees its k blocks in order: the same sums
+   in the same order for any thread count. */
+typedef struct gemm__cpu_step {
+    int pack_next, pack_done;  /* B micro-panels taken / packed */
+    int item_next, items_done; /* row blocks taken / done */
+} gemm__cpu_step;
+
+typedef struct gemm__cpu_group {
+    int64_t n0, n1;        /* its columns of C */
+    int64_t kblocks;       /* pc blocks per jc block */
+    int64_t steps;         /* jc blocks x kblocks */
+    gemm__cpu_step *step;  /* [steps] */
+    int *progress;         /* [items]: steps done on each row block */
+    char *pb[2];           /* the B panels of even and odd steps */
+} gemm__cpu_group;
+
 /* One call's work, shared by its threads: the canonical problem, the
    operands as bytes, the precision's kernels, the block sizes, and how the
    work is cut over the threads. Read-only while the threads run, except
-   `next`, the counter they take chunks from. */
+   the counters. */
 typedef struct gemm__cpu_job {
     const gemm__problem *p;          /* m, n, k, strides, ldc (column-major view) */
     const char *a, *b;               /* op(a), op(b): the caller's A and B, swapped when row-major */
     char *c;
     int64_t es;                      /* bytes of one element: 4 or 8 */
     double alpha, beta;
-    const gemm__cpu_microkernel *uk; /* the precision's micro-kernel, mr, nr */
-    int64_t mc, kc, nc;              /* block sizes */
-    int direct_a, direct_b;          /* small problem: read a (contiguous columns) and b in place */
-    int tm, tn;                      /* the grid of chunks over (m, n) */
+    const gemm__cpu_microkernel *uk; /* the precision's micro-kernels, mr, nr */
+    int64_t mc, kc, nc;              /* rows of an item; block sizes */
     int threads;                     /* threads with a workspace */
-    int next;                        /* the next chunk to take */
-    char *ws;                        /* the workspaces, 64-byte aligned */
-    size_t ws_a, ws_stride;          /* bytes: packed A, then packed B, per thread */
+    int b_xmajor;                    /* B's columns are contiguous: its panel is packed column by column */
+    char *ws;                        /* per-thread buffers (packed A block, or A panel copy), 64-byte aligned */
+    size_t ws_a;                     /* bytes of one */
+    /* the direct path: rectangles of C (tm x tn of them) taken from `next` */
+    int tm, tn, next;
+    /* the packed path */
+    int groups;
+    int64_t items;                   /* row blocks of mc rows */
+    gemm__cpu_group *group;          /* [groups] */
 } gemm__cpu_job;
 
-/* Where one thread's loops are: the current blocks, and its buffers. Each
-   loop fills its fields and hands the struct inward. */
-typedef struct gemm__cpu_blocks {
-    char *pa, *pb;        /* this thread's packed A block and B panel */
+/* One item of one step, as the inner loops see it. */
+typedef struct gemm__cpu_block {
+    const char *pa, *pb;  /* packed A block (mc x kc), packed B panel (kc x nc) */
+    int64_t mc, nc, kc;
+    double beta;          /* the call's beta in the first k block, then 1 */
+    char *c;              /* C[ic, jc] */
     char *tile;           /* a local MR x NR tile for the edges of C */
     int tile_clean;       /* the tile was zeroed (its padding is read, never used) */
-    int b_xmajor;         /* B's columns are contiguous: its panel is packed column by column */
-    int64_t jc, nc;       /* jc loop: columns jc..jc+nc of C */
-    int64_t b_inplace;    /* ... of which the first b_inplace are read in place */
-    int64_t pc, kc;       /* pc loop: k from pc to pc+kc */
-    double beta;          /* the call's beta at the first pc block, then 1 */
-    const char *b0;       /* op(b)[pc, jc] */
-    int64_t ic, mc;       /* ic loop: rows ic..ic+mc of C */
-    int64_t a_inplace;    /* ... of which the first a_inplace are read in place */
-    const char *a0;       /* op(a)[ic, pc] */
-} gemm__cpu_blocks;
-
-/* One NR-wide micro-panel of op(b) where the kernel reads it. */
-typedef struct gemm__cpu_bpanel {
-    const char *ptr;
-    int64_t bp, bj;            /* element strides along k and along n */
-    gemm__cpu_ukernel_fn kern; /* the kernel variant that reads it so */
-    int64_t nw;                /* its columns inside C: nr, fewer at the edge */
-} gemm__cpu_bpanel;
+} gemm__cpu_block;
 /* <<cpu job */
 /* >>cpu packing: src/cpu/packing.c */
 /* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
@@ -885,51 +1202,115 @@ static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64
         }
         return;
     }
-    for (x0 = 0; x0 < nx; x0 += w, d += w * kc * es) {
+    for (x0 = 0; x0 < nx; x0 += w) {
         int64_t xw = gemm__cpu_min(w, nx - x0);
-        if (xw < w) memset(d, 0, (size_t)(w * kc * es));
-        for (x = 0; x < xw; x++) gemm__cpu_copy(d + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+        char *dp = d + x0 * kc * es;
+        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
+        for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
     }
 }
 /* <<cpu packing */
-/* >>cpu small_path: src/cpu/small_path.c */
-/* Small problems: up to m*n*k = 128^3 (measured on AVX-512) packing costs
-   more than it saves, so B is read in place, and A too when its columns
-   are contiguous (the kernel then reads them with as = acs). Only a tail
-   narrower than a micro-panel is still packed: the kernel reads whole
-   micro-panels, which would run past the user's matrix. */
-#define GEMM__CPU_SMALL (128.0 * 128.0 * 128.0)
+/* >>cpu direct: src/cpu/direct.c */
+/* The direct path: the micro-kernel on the caller's matrices where they
+   are, tile by tile over C, without packing, blocking or allocation. Small
+   products take it (up to m*n*k = 128^3, measured: below that packing
+   costs more than it saves, and at a few elements the fixed costs are all
+   there is), and so does any call whose alpha is Inf or NaN: each tile
+   then sums all of k before alpha multiplies it, as the reference does, so
+   alpha = Inf gives +-Inf where the sum is non-zero, not Inf - Inf = NaN
+   from k blocks of opposite signs. The kernel reads op(a) by columns of
+   contiguous rows; a transposed op(a) is first copied, MR rows at a time,
+   into a panel (on the stack, or from the workspace for a very deep k). */
+#define GEMM__CPU_DIRECT_MAX (128.0 * 128.0 * 128.0)
+#define GEMM__CPU_PANEL_BYTES 8192 /* the stack panel: MR x 64 in either precision on AVX-512 */
 
-static void gemm__cpu_plan_in_place(gemm__cpu_job *jb)
+static int gemm__cpu_finite(double x) { return x - x == 0; }
+
+/* Whether a call takes the direct path: from its shape and alpha alone,
+   never the thread count, so the result's bits do not depend on it. */
+static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha)
 {
-    double flops = 2.0 * (double)jb->p->m * (double)jb->p->n * (double)jb->p->k;
-    jb->direct_b = flops <= 2.0 * GEMM__CPU_SMALL;
-    jb->direct_a = jb->direct_b && jb->p->ars == 1;
+    int forced = GEMM__HOOK(cpu_path, 0); /* tests: 1 packed, 2 direct */
+    if (!gemm__cpu_finite(alpha) || forced == 2) return 1;
+    if (forced == 1) return 0;
+    if ((double)p->m * (double)p->n * (double)p->k > GEMM__CPU_DIRECT_MAX) return 0;
+    return p->ars == 1 || uk->mr * p->k * es <= GEMM__CPU_PANEL_BYTES;
 }
 
-/* Of a block of mc rows of op(a), the first ones the kernel reads in place. */
-static int64_t gemm__cpu_a_rows_in_place(const gemm__cpu_job *jb, int64_t mc)
+/* Products of at most GEMM__CPU_TINY multiply-adds (2 x 2 x 2): plain
+   loops through the strides. A vector kernel's fixed cost (a dozen
+   pointers and accumulators, masked moves) is several times theirs, and
+   a caller making millions of 1x1 or 2x2 products (LAPACK's inner
+   blocks) pays it every time. Each sum in k order, then
+   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. */
+#define GEMM__CPU_TINY 8
+
+static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
+                               float *c)
 {
-    return jb->direct_a ? mc / jb->uk->mr * jb->uk->mr : 0;
+    int64_t i, j, q;
+    for (j = 0; j < p->n; j++)
+        for (i = 0; i < p->m; i++) {
+            float sum = 0, *cij = c + i + j * p->ldc;
+            for (q = 0; q < p->k; q++) sum += a[i * p->ars + q * p->acs] * b[q * p->brs + j * p->bcs];
+            *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
+        }
 }
 
-/* Of a block of nc columns of op(b), the first ones the kernel reads in place. */
-static int64_t gemm__cpu_b_cols_in_place(const gemm__cpu_job *jb, int64_t nc)
+static void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
+                               double *c)
 {
-    return jb->direct_b ? nc / jb->uk->nr * jb->uk->nr : 0;
+    int64_t i, j, q;
+    for (j = 0; j < p->n; j++)
+        for (i = 0; i < p->m; i++) {
+            double sum = 0, *cij = c + i + j * p->ldc;
+            for (q = 0; q < p->k; q++) sum += a[i * p->ars + q * p->acs] * b[q * p->brs + j * p->bcs];
+            *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;
+        }
 }
-/* <<cpu small_path */
+
+/* Bytes of A panel a thread needs beyond its stack panel (0: none). */
+static size_t gemm__cpu_direct_panel_bytes(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es)
+{
+    int64_t bytes = uk->mr * p->k * es;
+    return p->ars == 1 || bytes <= GEMM__CPU_PANEL_BYTES ? 0 : (size_t)gemm__cpu_round_up(bytes, 64);
+}
+
+/* C[m0:m1, n0:n1] of the job, tile by tile; panel holds MR x k elements. */
+static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+                                  char *panel)
+{
+    const gemm__problem *p = jb->p;
+    int64_t i0, j0, i, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    for (i0 = m0; i0 < m1; i0 += mr) {
+        int64_t mw = gemm__cpu_min(mr, m1 - i0), as = mr;
+        const char *ap = panel;
+        if (p->ars == 1) {
+            ap = jb->a + i0 * es;
+            as = p->acs;
+        } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
+            for (i = 0; i < mw; i++) gemm__cpu_copy(panel + i * es, mr, jb->a + (i0 + i) * p->ars * es, 1, p->k, es);
+        }
+        for (j0 = n0; j0 < n1; j0 += nr)
+            jb->uk->direct(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs, jb->alpha, jb->beta,
+                           jb->c + (i0 + j0 * p->ldc) * es, p->ldc, mw, gemm__cpu_min(nr, n1 - j0));
+    }
+}
+/* <<cpu direct */
 /* >>cpu loops: src/cpu/loops.c */
-/* The five loops around the micro-kernel, outermost last: jc (NC columns
-   of C), pc (KC of k; pack B), ic (MC rows; pack A), jr (NR), ir (MR). */
+/* The packed path's inner loops, for one item of one step: the row block
+   C[ic:ic+mc, jc:jc+nc] += alpha * (packed A block) * (packed B panel),
+   jr over the NR-wide micro-panels of B (each stays in L1), ir over the
+   MR-row micro-panels of A (the block stays in L2). */
 
 #define GEMM__CPU_TILE_MAX (32 * 8) /* elements: the largest MR*NR of any kernel (avx512 fp32) */
 
 /* An mw x nw tile at the edge of C: the same kernel on a local full tile,
    copied in (unless beta == 0: C is not read) and back, so edge results
    have the arithmetic of full tiles and C is never written past its end. */
-static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, const gemm__cpu_bpanel *b,
-                                const char *ap, int64_t as, char *c, int64_t mw)
+static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_block *bl, gemm__cpu_ukernel_fn kern,
+                                const char *ap, const char *bp, int64_t bps, int64_t bjs, char *c, int64_t mw,
+                                int64_t nw)
 {
     int64_t j, mr = jb->uk->mr, es = jb->es, ldc = jb->p->ldc;
     if (!bl->tile_clean) {
@@ -937,106 +1318,83 @@ static void gemm__cpu_edge_tile(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, c
         bl->tile_clean = 1;
     }
     if (bl->beta != 0)
-        for (j = 0; j < b->nw; j++) memcpy(bl->tile + j * mr * es, c + j * ldc * es, (size_t)(mw * es));
-    b->kern(bl->kc, ap, as, b->ptr, b->bp, b->bj, jb->alpha, bl->beta, bl->tile, mr);
-    for (j = 0; j < b->nw; j++) memcpy(c + j * ldc * es, bl->tile + j * mr * es, (size_t)(mw * es));
+        for (j = 0; j < nw; j++) memcpy(bl->tile + j * mr * es, c + j * ldc * es, (size_t)(mw * es));
+    kern(bl->kc, ap, mr, bp, bps, bjs, jb->alpha, bl->beta, bl->tile, mr);
+    for (j = 0; j < nw; j++) memcpy(c + j * ldc * es, bl->tile + j * mr * es, (size_t)(mw * es));
 }
 
-/* ir: one B micro-panel against each MR-row micro-panel of the A block
-   (packed, or in place); c is C[ic, jc + jr]. */
-static void gemm__cpu_loop_ir(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, const gemm__cpu_bpanel *b, char *c)
+/* ir: one B micro-panel (columns jr..jr+nw of the block) against each A
+   micro-panel; the kernel variant reads the panel row by row (packed) or
+   column by column (strided, bps = 1, bjs = kc). */
+static void gemm__cpu_loop_ir(const gemm__cpu_job *jb, gemm__cpu_block *bl, int64_t jr, int64_t nw)
 {
-    const gemm__problem *p = jb->p;
-    int64_t ir, j, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, ldc = p->ldc;
-    for (ir = 0; ir < bl->mc; ir += mr, c += mr * es) {
+    int64_t ir, j, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, ldc = jb->p->ldc;
+    const char *bp = bl->pb + jr * bl->kc * es;
+    gemm__cpu_ukernel_fn kern = jb->b_xmajor ? jb->uk->strided_b : jb->uk->packed_b;
+    int64_t bps = jb->b_xmajor ? 1 : nr, bjs = jb->b_xmajor ? bl->kc : 1;
+    for (ir = 0; ir < bl->mc; ir += mr) {
         int64_t mw = gemm__cpu_min(mr, bl->mc - ir);
-        int in_place = ir < bl->a_inplace;
-        const char *ap = in_place ? bl->a0 + ir * p->ars * es : bl->pa + (ir - bl->a_inplace) * bl->kc * es;
-        int64_t as = in_place ? p->acs : mr;
-        if (mw < mr || b->nw < nr) {
-            gemm__cpu_edge_tile(jb, bl, b, ap, as, c, mw);
+        const char *ap = bl->pa + ir * bl->kc * es;
+        char *c = bl->c + (ir + jr * ldc) * es;
+        if (mw < mr || nw < nr) {
+            gemm__cpu_edge_tile(jb, bl, kern, ap, bp, bps, bjs, c, mw, nw);
             continue;
         }
         for (j = 0; j < nr; j++) { /* here, not in the kernel: its registers are full */
             GEMM__CPU_PREFETCH(c + j * ldc * es);
             GEMM__CPU_PREFETCH(c + (j * ldc + mr - 1) * es);
         }
-        b->kern(bl->kc, ap, as, b->ptr, b->bp, b->bj, jb->alpha, bl->beta, c, ldc);
+        kern(bl->kc, ap, mr, bp, bps, bjs, jb->alpha, bl->beta, c, ldc);
     }
 }
 
-/* jr: each NR-wide micro-panel of the B panel, with the kernel variant
-   that reads it where it is: in place (small problems) or packed column
-   by column (strided variant), or packed row by row (packed variant). */
-static void gemm__cpu_loop_jr(const gemm__cpu_job *jb, gemm__cpu_blocks *bl)
+/* jr: every micro-panel of the B panel. */
+static void gemm__cpu_loop_jr(const gemm__cpu_job *jb, gemm__cpu_block *bl)
+{
+    int64_t jr, nr = jb->uk->nr;
+    for (jr = 0; jr < bl->nc; jr += nr) gemm__cpu_loop_ir(jb, bl, jr, gemm__cpu_min(nr, bl->nc - jr));
+}
+
+/* Where step s of group g is: columns jc..jc+nc of C, k from pc to pc+kc. */
+static void gemm__cpu_step_extent(const gemm__cpu_job *jb, const gemm__cpu_group *g, int64_t s, int64_t *jc,
+                                  int64_t *nc, int64_t *pc, int64_t *kc)
+{
+    *jc = g->n0 + s / g->kblocks * jb->nc;
+    *nc = gemm__cpu_min(jb->nc, g->n1 - *jc);
+    *pc = s % g->kblocks * jb->kc;
+    *kc = gemm__cpu_min(jb->kc, jb->p->k - *pc);
+}
+
+/* Packs micro-panel u (columns u*NR.. of the step's panel) of step s's B
+   panel; the last one is zero-padded to NR columns. */
+static void gemm__cpu_pack_b_unit(const gemm__cpu_job *jb, const gemm__cpu_group *g, int64_t s, int64_t u)
 {
     const gemm__problem *p = jb->p;
-    int64_t jr, nr = jb->uk->nr, es = jb->es;
-    char *c = jb->c + (bl->ic + bl->jc * p->ldc) * es;
-    for (jr = 0; jr < bl->nc; jr += nr) {
-        gemm__cpu_bpanel b;
-        int direct = jr < bl->b_inplace;
-        b.ptr = direct ? bl->b0 + jr * p->bcs * es : bl->pb + (jr - bl->b_inplace) * bl->kc * es;
-        b.kern = direct || bl->b_xmajor ? jb->uk->strided_b : jb->uk->packed_b;
-        b.bp = direct ? p->brs : bl->b_xmajor ? 1 : nr;
-        b.bj = direct ? p->bcs : bl->b_xmajor ? bl->kc : 1;
-        b.nw = gemm__cpu_min(nr, bl->nc - jr);
-        gemm__cpu_loop_ir(jb, bl, &b, c + jr * p->ldc * es);
-    }
+    int64_t jc, nc, pc, kc, es = jb->es, nr = jb->uk->nr, x0 = u * nr;
+    gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
+    gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs, p->brs,
+                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, es);
 }
 
-/* ic: rows m0..m1 of C in MC blocks; each block of op(a) is packed into
-   MR-row micro-panels (it stays in L2), unless read in place. */
-static void gemm__cpu_loop_ic(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, int64_t m0, int64_t m1)
+/* Item i of step s of group g: packs rows i*MC.. of op(a)'s k block into
+   pa, then runs them against the step's B panel. */
+static void gemm__cpu_item(const gemm__cpu_job *jb, const gemm__cpu_group *g, int64_t s, int64_t i, char *pa)
 {
     const gemm__problem *p = jb->p;
-    int64_t es = jb->es;
-    for (bl->ic = m0; bl->ic < m1; bl->ic += jb->mc) {
-        bl->mc = gemm__cpu_min(jb->mc, m1 - bl->ic);
-        bl->a0 = jb->a + (bl->ic * p->ars + bl->pc * p->acs) * es;
-        bl->a_inplace = gemm__cpu_a_rows_in_place(jb, bl->mc);
-        if (bl->a_inplace < bl->mc)
-            gemm__cpu_pack(bl->pa, bl->a0 + bl->a_inplace * p->ars * es, p->ars, p->acs, bl->mc - bl->a_inplace,
-                           bl->kc, jb->uk->mr, 0, jb->uk->pack_a, es);
-        gemm__cpu_loop_jr(jb, bl);
-    }
-}
-
-/* pc: k in KC steps, in order and never split across threads (the same
-   sums in the same order for any thread count); each step packs its B
-   panel once for every row block, and only the first applies beta. */
-static void gemm__cpu_loop_pc(const gemm__cpu_job *jb, gemm__cpu_blocks *bl, int64_t m0, int64_t m1)
-{
-    const gemm__problem *p = jb->p;
-    int64_t es = jb->es;
-    for (bl->pc = 0; bl->pc < p->k; bl->pc += jb->kc) {
-        bl->kc = gemm__cpu_min(jb->kc, p->k - bl->pc);
-        bl->beta = bl->pc == 0 ? jb->beta : 1.0;
-        bl->b0 = jb->b + (bl->pc * p->brs + bl->jc * p->bcs) * es;
-        if (bl->b_inplace < bl->nc)
-            gemm__cpu_pack(bl->pb, bl->b0 + bl->b_inplace * p->bcs * es, p->bcs, p->brs, bl->nc - bl->b_inplace,
-                           bl->kc, jb->uk->nr, bl->b_xmajor, NULL, es);
-        gemm__cpu_loop_ic(jb, bl, m0, m1);
-    }
-}
-
-/* jc: C[m0:m1, n0:n1], one thread's rectangle, in NC-column steps, with
-   that thread's packing buffers pa and pb. */
-static void gemm__cpu_loop_jc(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1, char *pa,
-                              char *pb)
-{
     double tile[GEMM__CPU_TILE_MAX];
-    gemm__cpu_blocks bl;
-    memset(&bl, 0, sizeof bl);
+    gemm__cpu_block bl;
+    int64_t jc, pc, es = jb->es, ic = i * jb->mc;
+    gemm__cpu_step_extent(jb, g, s, &jc, &bl.nc, &pc, &bl.kc);
+    bl.mc = gemm__cpu_min(jb->mc, p->m - ic);
     bl.pa = pa;
-    bl.pb = pb;
+    bl.pb = g->pb[s & 1];
+    bl.beta = pc == 0 ? jb->beta : 1.0;
+    bl.c = jb->c + (ic + jc * p->ldc) * es;
     bl.tile = (char *)tile;
-    bl.b_xmajor = jb->p->bcs != 1; /* B's columns are contiguous: copy them whole */
-    for (bl.jc = n0; bl.jc < n1; bl.jc += jb->nc) {
-        bl.nc = gemm__cpu_min(jb->nc, n1 - bl.jc);
-        bl.b_inplace = gemm__cpu_b_cols_in_place(jb, bl.nc);
-        gemm__cpu_loop_pc(jb, &bl, m0, m1);
-    }
+    bl.tile_clean = 0;
+    gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
+                   p->ars == 1 ? jb->uk->pack_a : NULL, es);
+    gemm__cpu_loop_jr(jb, &bl);
 }
 /* <<cpu loops */
 /* >>cpu thread_pool: src/cpu/thread_pool.c */
@@ -1070,24 +1428,35 @@ static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job
 #define GEMM__CPU_CLOSED 0x40000000
 static gemm__cpu_task_fn gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
+static char *gemm__cpu_pool_ws;      /* the workspace of the call that holds the pool, kept */
+static size_t gemm__cpu_pool_ws_bytes;
+
+/* Whether the process is exiting (gemm__cpu_pool_stop runs): every wait
+   loop of a worker looks, so exit() never waits for a spin or yield phase
+   to run out (under load each sched_yield can give away a whole time slice). */
+static int gemm__cpu_pool_leaving(void) { return GEMM__CPU_LOAD(gemm__cpu_pool_exiting); }
 
 static void *gemm__cpu_worker(void *param)
 {
     int id = (int)(intptr_t)param, spins, state;
     unsigned seen = gemm__cpu_pool_seen0[id], gen;
     for (;;) {
-        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS; spins++)
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS &&
+                        !gemm__cpu_pool_leaving();
+             spins++)
             GEMM__CPU_PAUSE();
         /* Then poll while yielding: a sleeping worker woken by the next call
            is often placed on the caller's own core when another process's
            thread holds the other one (measured: 2 threads at 1-thread speed
            next to OpenBLAS's spinning workers); a polling one is already on
            its core, and gives it up to anything else runnable. */
-        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS; spins++)
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS &&
+                        !gemm__cpu_pool_leaving();
+             spins++)
             sched_yield();
         if (gen == seen) {
             pthread_mutex_lock(&gemm__cpu_pool_lock);
-            while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_exiting)
+            while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_leaving())
                 pthread_cond_wait(&gemm__cpu_pool_wake, &gemm__cpu_pool_lock);
             pthread_mutex_unlock(&gemm__cpu_pool_lock);
         }
@@ -1109,17 +1478,35 @@ static void *gemm__cpu_worker(void *param)
     }
 }
 
+/* At exit: from now on calls run alone; a call still running finishes;
+   then the workers are woken and joined. */
 static void gemm__cpu_pool_stop(void)
 {
     int i;
-    pthread_mutex_lock(&gemm__cpu_pool_owner); /* lets a running call finish */
+    GEMM__CPU_STORE(gemm__cpu_pool_exiting, 1);
+    pthread_mutex_lock(&gemm__cpu_pool_owner);
     pthread_mutex_lock(&gemm__cpu_pool_lock);
-    gemm__cpu_pool_exiting = 1;
     pthread_cond_broadcast(&gemm__cpu_pool_wake);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
     for (i = 1; i <= gemm__cpu_pool_started; i++) pthread_join(gemm__cpu_pool_threads[i], NULL);
     gemm__cpu_pool_started = 0;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws = NULL;
+    gemm__cpu_pool_ws_bytes = 0;
     pthread_mutex_unlock(&gemm__cpu_pool_owner);
+}
+
+/* A workspace of `bytes` for the call that holds the pool (NULL: no
+   memory). It is kept for the next threaded call: a fresh one of tens of
+   MiB (16 threads' packed blocks and panels) takes a page fault per 4 KiB
+   at every call, milliseconds where the product takes a few. Only a
+   larger need replaces it; exit frees it. */
+static char *gemm__cpu_pool_workspace(size_t bytes)
+{
+    if (gemm__cpu_pool_ws_bytes >= bytes) return gemm__cpu_pool_ws;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws_bytes = (gemm__cpu_pool_ws = (char *)GEMM_MALLOC(bytes)) ? bytes : 0;
+    return gemm__cpu_pool_ws;
 }
 
 /* A forked child has none of the workers (and maybe a lock some other
@@ -1138,10 +1525,10 @@ static void gemm__cpu_pool_forked(void)
 static int gemm__cpu_pool_acquire(int want)
 {
     static int registered; /* 1: exit and fork handlers in place; -1: they could not be, so no pool */
-    if (want <= 1 || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
-    if (!registered && !gemm__cpu_pool_exiting)
+    if (want <= 1 || gemm__cpu_pool_leaving() || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
+    if (!registered && !gemm__cpu_pool_leaving())
         registered = atexit(gemm__cpu_pool_stop) == 0 && pthread_atfork(NULL, NULL, gemm__cpu_pool_forked) == 0 ? 1 : -1;
-    if (registered != 1 || gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
+    if (registered != 1 || gemm__cpu_pool_leaving()) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
     while (gemm__cpu_pool_started < want - 1) {
         int id = gemm__cpu_pool_started + 1;
         gemm__cpu_pool_seen0[id] = gemm__cpu_pool_gen;
@@ -1177,19 +1564,43 @@ static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg)
         pthread_cond_wait(&gemm__cpu_pool_done, &gemm__cpu_pool_lock);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
 }
+
+/* Waits until *x >= v, while other threads of the call finish work they
+   have taken (a packed micro-panel, a row block: microseconds): spins a
+   little, then yields the core, which costs a system call when nothing
+   else wants the core and hands it over when the thread we wait for is
+   waiting for one (more threads than cores, or valgrind's one at a time). */
+#define GEMM__CPU_WAIT_SPINS 200
+static void gemm__cpu_wait_for(const int *x, int v)
+{
+    int spins;
+    for (spins = 0; GEMM__CPU_LOAD(*x) < v; spins++) {
+        if (spins < GEMM__CPU_WAIT_SPINS) GEMM__CPU_PAUSE();
+        else sched_yield();
+    }
+}
 #else
+/* One thread does all the work in order: nothing is ever outstanding. */
+static char *gemm__cpu_pool_workspace(size_t bytes) { (void)bytes; return NULL; }
+static void gemm__cpu_wait_for(const int *x, int v) { (void)x; (void)v; }
 static int gemm__cpu_pool_acquire(int want) { (void)want; return 1; }
 static void gemm__cpu_pool_release(void) {}
 static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg) { task(arg, 0); }
 #endif
 /* <<cpu thread_pool */
-/* >>cpu work_split: src/cpu/work_split.c */
-/* Threads run one call by taking chunks (rectangles of C) from a shared
-   counter until none is left. Below GEMM__CPU_THREADED flops a call runs
-   on one thread; from GEMM__CPU_CHUNKY there are 4 chunks per thread, so a
-   thread the OS runs late costs a chunk, not half the call. */
-#define GEMM__CPU_THREADED (2.0 * 56.0 * 56.0 * 56.0)
-#define GEMM__CPU_CHUNKY (2.0 * 256.0 * 256.0 * 256.0)
+/* >>cpu schedule: src/cpu/schedule.c */
+/* How many threads a call uses, and how they share its work. */
+
+/* Flops each thread must have for a call to use it: a thread's share below
+   this costs more in wake-ups and hand-overs than it saves. */
+#define GEMM__CPU_THREAD_FLOPS (2.0 * 56.0 * 56.0 * 56.0)
+
+/* The threads a call of `flops` runs on, of the `want` it may use. */
+static int gemm__cpu_threads_for_flops(double flops, int want)
+{
+    double most = flops / GEMM__CPU_THREAD_FLOPS;
+    return most < 2 ? 1 : most < want ? (int)most : want;
+}
 
 /* Part i of `parts` of [0, len), cut at multiples of unit, so every thread
    sees the same tiles whatever the thread count. */
@@ -1200,8 +1611,10 @@ static void gemm__cpu_split(int64_t len, int parts, int i, int unit, int64_t *lo
     *hi = gemm__cpu_min(units * (i + 1) / parts * unit, len);
 }
 
-/* A grid tm x tn of `chunks` rectangles over (m, n): the most square ones
-   (the least packing repeated across chunks), splitting N on a tie. */
+/* ---- the direct path: rectangles of C taken from a counter ---- */
+
+/* A grid tm x tn of `chunks` rectangles over (m, n): the most square ones,
+   splitting N on a tie. */
 static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int *tm, int *tn)
 {
     int c, t;
@@ -1218,35 +1631,79 @@ static void gemm__cpu_grid(int chunks, int64_t m, int64_t n, int mr, int nr, int
         }
 }
 
-/* How many threads the job runs on (taking the pool when more than one;
-   the caller releases it) and its grid of chunks. */
-static void gemm__cpu_plan_threads(gemm__cpu_job *jb, int want)
-{
-    const gemm__problem *p = jb->p;
-    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    int threads = flops < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(want);
-    gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), p->m, p->n, jb->uk->mr, jb->uk->nr,
-                   &jb->tm, &jb->tn);
-    jb->threads = threads;
-}
-
-/* One thread's share of the job: chunks taken until none is left, each
-   computed with this thread's workspace. */
-static void gemm__cpu_task(void *arg, int tid)
+static void gemm__cpu_direct_task(void *arg, int tid)
 {
     gemm__cpu_job *jb = (gemm__cpu_job *)arg;
+    double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+    char *panel = jb->ws ? jb->ws + (size_t)tid * jb->ws_a : (char *)stack_panel;
     int64_t m0, m1, n0, n1;
-    char *w;
     int c;
-    if (tid >= jb->threads) return; /* a worker this call has no workspace for */
-    w = jb->ws + (size_t)tid * jb->ws_stride;
+    if (tid >= jb->threads) return; /* a worker this call has no panel for */
     while ((c = GEMM__CPU_TAKE(jb->next)) < jb->tm * jb->tn) {
         gemm__cpu_split(jb->p->m, jb->tm, c % jb->tm, jb->uk->mr, &m0, &m1);
         gemm__cpu_split(jb->p->n, jb->tn, c / jb->tm, jb->uk->nr, &n0, &n1);
-        if (m0 < m1 && n0 < n1) gemm__cpu_loop_jc(jb, m0, m1, n0, n1, w, w + jb->ws_a);
+        if (m0 < m1 && n0 < n1) gemm__cpu_direct_rect(jb, m0, m1, n0, n1, panel);
     }
 }
-/* <<cpu work_split */
+
+/* ---- the packed path: column groups, steps and items (job.h) ---- */
+
+/* Groups and items for `threads` threads: few groups (each packs A again,
+   but B is packed once whatever their number), enough of them that every
+   thread has about two items per step, items of at least 4 micro-panels. */
+static void gemm__cpu_plan_groups(gemm__cpu_job *jb)
+{
+    const gemm__problem *p = jb->p;
+    int64_t mr = jb->uk->mr, nr = jb->uk->nr, rows_min = 4 * mr;
+    int64_t most_items = gemm__cpu_max(1, (p->m + rows_min - 1) / rows_min), want_items = 2 * (int64_t)jb->threads;
+    int64_t groups = jb->threads == 1 ? 1 : (want_items + most_items - 1) / most_items, per_group;
+    groups = gemm__cpu_max(1, gemm__cpu_min(groups, gemm__cpu_min(jb->threads, (p->n + nr - 1) / nr)));
+    if (GEMM__HOOK(cpu_groups, 0) > 0) groups = gemm__cpu_min(GEMM__HOOK(cpu_groups, 0), (p->n + nr - 1) / nr);
+    per_group = (want_items + groups - 1) / groups;
+    if (jb->threads > 1) /* smaller row blocks share the work; never above the cache's MC */
+        jb->mc = gemm__cpu_min(jb->mc, gemm__cpu_max(rows_min, gemm__cpu_round_up((p->m + per_group - 1) / per_group, mr)));
+    jb->groups = (int)groups;
+    jb->items = (p->m + jb->mc - 1) / jb->mc;
+}
+
+/* Walks group g's steps: packs B micro-panels while some are left, waits
+   for the panel, runs items while some are left (each after its row
+   block's previous step), then the next step. */
+static void gemm__cpu_run_group(gemm__cpu_job *jb, gemm__cpu_group *g, char *pa)
+{
+    int64_t s, jc, nc, pc, kc;
+    int u, i, units;
+    for (s = 0; s < g->steps; s++) {
+        gemm__cpu_step *st = &g->step[s];
+        gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
+        units = (int)((nc + jb->uk->nr - 1) / jb->uk->nr);
+        if (GEMM__CPU_LOAD(st->pack_next) < units) {
+            if (s >= 2) gemm__cpu_wait_for(&g->step[s - 2].items_done, (int)jb->items); /* its buffer is free */
+            while ((u = GEMM__CPU_TAKE(st->pack_next)) < units) {
+                gemm__cpu_pack_b_unit(jb, g, s, u);
+                GEMM__CPU_DONE(st->pack_done);
+            }
+        }
+        gemm__cpu_wait_for(&st->pack_done, units);
+        while ((i = GEMM__CPU_TAKE(st->item_next)) < jb->items) {
+            gemm__cpu_wait_for(&g->progress[i], (int)s);
+            gemm__cpu_item(jb, g, s, i, pa);
+            GEMM__CPU_STORE(g->progress[i], (int)s + 1);
+            GEMM__CPU_DONE(st->items_done);
+        }
+    }
+}
+
+/* One thread's share: its own group first, then it helps the others. */
+static void gemm__cpu_packed_task(void *arg, int tid)
+{
+    gemm__cpu_job *jb = (gemm__cpu_job *)arg;
+    int g;
+    if (tid >= jb->threads) return; /* a worker this call has no buffer for */
+    for (g = 0; g < jb->groups; g++)
+        gemm__cpu_run_group(jb, &jb->group[(tid + g) % jb->groups], jb->ws + (size_t)tid * jb->ws_a);
+}
+/* <<cpu schedule */
 /* >>cpu driver: src/cpu/driver.c */
 /* C = beta*C, when A and B are not read (alpha == 0 or k == 0), in the
    order C is stored. */
@@ -1264,21 +1721,134 @@ static void gemm__cpu_scale_c(const gemm__problem *p, gemm_precision precision, 
     }
 }
 
-/* Allocates the job's workspaces, one per thread: packed A (mc x kc), then
-   packed B (kc x nc), each 64-byte aligned and no larger than the problem
-   needs. Returns the block to GEMM_FREE (NULL: no memory). */
-static char *gemm__cpu_workspace(gemm__cpu_job *jb)
+#ifdef GEMM__TEST_HOOKS
+static int gemm__cpu_threads_used;
+GEMM_DEF int gemm__cpu_last_threads(void) { return GEMM__CPU_LOAD(gemm__cpu_threads_used); }
+#define GEMM__CPU_RECORD_THREADS(n) GEMM__CPU_STORE(gemm__cpu_threads_used, n)
+#else
+#define GEMM__CPU_RECORD_THREADS(n) ((void)0)
+#endif
+
+/* Runs the job's task on its threads: through the pool (then given back)
+   or here alone. */
+static void gemm__cpu_run(gemm__cpu_task_fn task, gemm__cpu_job *jb)
+{
+    GEMM__CPU_RECORD_THREADS(jb->threads);
+    if (jb->threads > 1) {
+        gemm__cpu_pool_run(task, jb);
+        gemm__cpu_pool_release();
+    } else {
+        task(jb, 0);
+    }
+}
+
+static gemm_status gemm__cpu_no_memory(const char *func, const gemm__cpu_job *jb, size_t bytes)
+{
+    if (jb->threads > 1) gemm__cpu_pool_release();
+    return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspace of %d thread(s), %llu bytes", func,
+                      jb->threads, (unsigned long long)bytes);
+}
+
+/* The direct path (direct.c): a small call runs here at once, with no
+   allocation; a larger one shares its rectangles of C over the pool. */
+static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
 {
     const gemm__problem *p = jb->p;
-    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr));
-    int64_t ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(p->n, jb->uk->nr));
-    int64_t kcw = gemm__cpu_min(jb->kc, p->k);
-    char *raw;
-    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * jb->es, 64);
-    jb->ws_stride = jb->ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * jb->es, 64);
-    raw = (char *)GEMM_MALLOC(jb->ws_stride * (size_t)jb->threads + 64);
-    if (raw) jb->ws = raw + (64 - (uintptr_t)raw % 64);
-    return raw;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    size_t panel = gemm__cpu_direct_panel_bytes(p, jb->uk, jb->es);
+    int want = flops < 2 * GEMM__CPU_THREAD_FLOPS ? 1 : gemm__cpu_threads_for_call(options);
+    char *raw = NULL;
+    if (want == 1 && !panel) {
+        double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+        GEMM__CPU_RECORD_THREADS(1);
+        gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
+        return GEMM_OK;
+    }
+    want = gemm__cpu_threads_for_flops(flops, want);
+    jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    gemm__cpu_grid(jb->threads * 4, p->m, p->n, jb->uk->mr, jb->uk->nr, &jb->tm, &jb->tn);
+    if (panel) {
+        if (!(raw = (char *)GEMM_MALLOC(panel * (size_t)jb->threads + 64)))
+            return gemm__cpu_no_memory(func, jb, panel * (size_t)jb->threads + 64);
+        jb->ws = raw + (64 - (uintptr_t)raw % 64);
+        jb->ws_a = panel;
+    }
+    gemm__cpu_run(gemm__cpu_direct_task, jb);
+    GEMM_FREE(raw);
+    return GEMM_OK;
+}
+
+/* The packed path's workspace, in one block 64-byte aligned (NULL: no
+   memory; *bytes says how much): per thread a packed A block (mc x kc),
+   per group its two B panels (kc x nc; one when a thread works alone) and
+   its counters, each part 64-byte aligned. A threaded call uses the pool's
+   kept block (*raw stays NULL), a call alone allocates its own (*raw). */
+static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char **raw)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es, nr = jb->uk->nr, kcw = gemm__cpu_min(jb->kc, p->k), kblocks = (p->k + jb->kc - 1) / jb->kc;
+    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr)), n0, n1;
+    size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2];
+    char *ws = NULL, *block;
+    int g, pass;
+    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * es, 64);
+    *raw = NULL;
+    for (pass = 0; pass < 2; pass++) { /* sizes, then the same walk assigning them */
+        size_t off = at + jb->ws_a * (size_t)jb->threads;
+        for (g = 0; g < jb->groups; g++) {
+            gemm__cpu_group *gr = pass ? &jb->group[g] : NULL;
+            int64_t steps, ncw;
+            gemm__cpu_split(p->n, jb->groups, g, (int)nr, &n0, &n1);
+            ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(n1 - n0, nr));
+            steps = (n1 - n0 + jb->nc - 1) / jb->nc * kblocks;
+            b_bytes[0] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
+            b_bytes[1] = jb->threads > 1 ? b_bytes[0] : 0; /* one thread: one panel serves every step */
+            if (gr) {
+                gr->n0 = n0;
+                gr->n1 = n1;
+                gr->kblocks = kblocks;
+                gr->steps = steps;
+                gr->pb[0] = ws + off;
+                gr->pb[1] = b_bytes[1] ? ws + off + b_bytes[0] : gr->pb[0];
+                gr->step = (gemm__cpu_step *)(ws + off + b_bytes[0] + b_bytes[1]);
+                gr->progress = (int *)(gr->step + steps);
+                memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
+            }
+            off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
+                                                                        (int64_t)sizeof(int) * jb->items, 64);
+        }
+        if (pass == 0) {
+            *bytes = off + 64;
+            block = jb->threads > 1 ? gemm__cpu_pool_workspace(*bytes) : (*raw = (char *)GEMM_MALLOC(*bytes));
+            if (!block) return NULL;
+            ws = block + (64 - (uintptr_t)block % 64);
+            jb->group = (gemm__cpu_group *)ws;
+            jb->ws = ws + at;
+        }
+    }
+    return ws;
+}
+
+/* The packed path (job.h): the blocks, the threads and their groups, the
+   workspace, then the work. */
+static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
+{
+    const gemm__problem *p = jb->p;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    int want = gemm__cpu_threads_for_flops(flops, gemm__cpu_threads_for_call(options));
+    size_t bytes = 0;
+    char *raw = NULL;
+    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000) /* int counters */
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
+                          (long long)p->k);
+    jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
+    gemm__cpu_plan_groups(jb);
+    if (!gemm__cpu_packed_workspace(jb, &bytes, &raw)) return gemm__cpu_no_memory(func, jb, bytes);
+    gemm__cpu_run(gemm__cpu_packed_task, jb);
+    GEMM_FREE(raw);
+    return GEMM_OK;
 }
 
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
@@ -1290,8 +1860,8 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
                                   const gemm_cpu_options *options)
 {
     const gemm__cpu_isa *isa;
+    const gemm__cpu_microkernel *uk;
     gemm__cpu_job jb;
-    char *raw;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE) return GEMM_OK;
@@ -1302,36 +1872,59 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     if (!(isa = gemm__cpu_isa_for_call()))
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
-    memset(&jb, 0, sizeof jb);
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    if ((double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && !GEMM__HOOK(cpu_path, 0)) {
+        if (precision == GEMM_F32)
+            gemm__cpu_tiny_f32(p, (float)alpha, (const float *)a, (const float *)b, (float)beta, (float *)C);
+        else
+            gemm__cpu_tiny_f64(p, alpha, (const double *)a, (const double *)b, beta, (double *)C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
+        GEMM__HOOK(cpu_path, 0) != 1) { /* one tile: the direct kernel alone, the whole cost of a tiny call */
+        uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
     jb.p = p;
     jb.a = (const char *)a;
     jb.b = (const char *)b;
     jb.c = (char *)C;
-    jb.es = (int64_t)gemm_precision_size(precision);
+    jb.es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     jb.alpha = alpha;
     jb.beta = beta;
-    jb.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
-    gemm__cpu_blocking(jb.uk->mr, jb.uk->nr, (int)jb.es, &jb.mc, &jb.kc, &jb.nc);
-    gemm__cpu_plan_in_place(&jb);
-    gemm__cpu_plan_threads(&jb, gemm__cpu_threads_for_call(options));
-    if (!(raw = gemm__cpu_workspace(&jb))) {
-        if (jb.threads > 1) gemm__cpu_pool_release();
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %d packing workspace(s) of %llu bytes", func,
-                          jb.threads, (unsigned long long)jb.ws_stride);
-    }
-    if (jb.threads > 1) {
-        gemm__cpu_pool_run(gemm__cpu_task, &jb);
-        gemm__cpu_pool_release();
-    } else {
-        gemm__cpu_task(&jb, 0);
-    }
-    GEMM_FREE(raw);
-    return GEMM_OK;
+    jb.uk = uk;
+    jb.threads = 1;
+    jb.ws = NULL;
+    jb.ws_a = 0;
+    jb.next = 0;
+    if (gemm__cpu_plan_direct(p, uk, jb.es, alpha)) return gemm__cpu_run_direct(func, &jb, options);
+    return gemm__cpu_run_packed(func, &jb, options);
 }
 /* <<cpu driver */
 /* >>cpu entry_points: src/cpu/entry_points.c */
-/* The public calls: gemm__prepare's checks and canonical problem, then the
-   one driver. */
+/* The public calls: thin typed wrappers over one function that makes
+   gemm__prepare's checks and canonical problem (its inlined common case
+   first, gemm__prepare_plain) and calls the driver; func is the name the
+   user called, for the error detail. */
+
+static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                   gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta,
+                                   void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, C != NULL,
+                             ldc, &p)) { /* the rest: gemm__prepare's full checks (same problem when valid) */
+        s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
+                          beta == 1, C != NULL, ldc, &p);
+        if (s != GEMM_OK) return s;
+    }
+    return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
+}
 
 GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                     int64_t m, int64_t n, int64_t k,
@@ -1339,14 +1932,8 @@ GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, g
                                     const float *B, int64_t ldb,
                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
 {
-    gemm__problem p;
-    gemm_status s;
-    gemm__clear_error();
-    s = gemm__prepare("gemm_cpu_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
-                      beta == 1, C != NULL, ldc, &p);
-    if (s != GEMM_OK) return s;
-    return gemm__cpu_gemm("gemm_cpu_sgemm", &p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
-                          options);
+    return gemm__cpu_entry("gemm_cpu_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                           C, ldc, options);
 }
 
 GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1355,14 +1942,8 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
 {
-    gemm__problem p;
-    gemm_status s;
-    gemm__clear_error();
-    s = gemm__prepare("gemm_cpu_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
-                      beta == 1, C != NULL, ldc, &p);
-    if (s != GEMM_OK) return s;
-    return gemm__cpu_gemm("gemm_cpu_dgemm", &p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
-                          options);
+    return gemm__cpu_entry("gemm_cpu_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                           C, ldc, options);
 }
 
 /* The front door, declared in gemm.h: the CPU with default options. */
@@ -1372,7 +1953,8 @@ GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const float *B, int64_t ldb,
                                 float beta, float *C, int64_t ldc)
 {
-    return gemm_cpu_sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm__cpu_entry("gemm_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                           ldc, NULL);
 }
 
 GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1381,83 +1963,49 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc)
 {
-    return gemm_cpu_dgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm__cpu_entry("gemm_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                           ldc, NULL);
 }
 /* <<cpu entry_points */
 /* >>cpu batch: src/cpu/batch.c */
 /* Batches: one gemm__problem (checked once, gemm__prepare_strided or
-   gemm__prepare_batched) for every member, one job set up once (kernels,
-   block sizes, a workspace per thread), then the members. Small members go
-   whole to the threads, which take shares of them from a shared counter;
-   members big enough to be worth cutting are cut like a single call when
-   there are too few of them to go round. Either way a member is
-   computed exactly as the single call computes it (the same kernel, tiles
-   and k order), so the result is bitwise the single call's, whatever the
-   thread count. */
+   gemm__prepare_batched) for every member, then each member through the
+   single call's own driver (gemm__cpu_gemm), so its result is bitwise the
+   single call's whatever the thread count (the single call's sums do not
+   depend on its threads). Members that a single call runs on one thread
+   go whole to the threads, which take shares of them from a shared
+   counter, each member on one thread; members big enough to be cut over
+   threads run one after the other, each cut as a single call is. */
 
-/* The tiny kernels of the job's precision and instruction set (NULL:
-   none), and how many rows each takes. */
-static const gemm__cpu_tiny_fn *gemm__cpu_tiny_for(const gemm__cpu_isa *isa, gemm_precision precision, int *vl)
-{
-    int i;
-    for (i = 0; i < GEMM__CPU_NTINY; i++)
-        if (strcmp(gemm__cpu_tiny_sets[i].isa, isa->name) == 0) {
-            *vl = precision == GEMM_F32 ? gemm__cpu_tiny_sets[i].vl_s : gemm__cpu_tiny_sets[i].vl_d;
-            return precision == GEMM_F32 ? gemm__cpu_tiny_sets[i].s : gemm__cpu_tiny_sets[i].d;
-        }
-    return NULL;
-}
-
-/* One tiny member: k in the job's KC blocks (only the first applies beta,
-   as in the packed path), A packed column by column into `pack` when its
-   columns are not contiguous, the tiles of C in any order. */
-static void gemm__cpu_tiny_member(const gemm__cpu_job *jb, const gemm__cpu_tiny_fn *kern, int vl, char *pack)
-{
-    const gemm__problem *p = jb->p;
-    int64_t es = jb->es, pc, kc, i0, j0, x;
-    for (pc = 0; pc < p->k; pc += jb->kc) {
-        const char *a = jb->a + pc * p->acs * es, *b = jb->b + pc * p->brs * es;
-        int64_t as = p->acs;
-        double beta = pc == 0 ? jb->beta : 1.0;
-        kc = gemm__cpu_min(jb->kc, p->k - pc);
-        if (p->ars != 1) { /* a's rows are contiguous: transpose the block into m x kc */
-            for (x = 0; x < p->m; x++) gemm__cpu_copy(pack + x * es, p->m, a + x * p->ars * es, p->acs, kc, es);
-            a = pack;
-            as = p->m;
-        }
-        for (j0 = 0; j0 < p->n; j0 += 8)
-            for (i0 = 0; i0 < p->m; i0 += vl)
-                kern[gemm__cpu_min(8, p->n - j0) - 1](kc, a + i0 * es, as, b + j0 * p->bcs * es, p->brs, p->bcs,
-                                                      jb->alpha, beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc,
-                                                      (int)gemm__cpu_min(vl, p->m - i0));
-    }
-}
-
-/* The batch's threads and where its members are; read-only while the
-   threads run, except `next`. */
+/* The batch's members and threads; read-only while the threads run,
+   except `next` and `status`. */
 typedef struct gemm__cpu_batch {
-    gemm__cpu_job job;     /* the members' shared job; its a, b, c are member 0's (strided) */
+    const char *func;
+    const gemm__problem *p;
     const gemm__batch *bt; /* where each member's operands are */
-    const gemm__cpu_tiny_fn *tiny; /* tiny members: their kernels (NULL: the packed path) */
-    int vl;                /* ... and the rows one takes */
-    int64_t whole;         /* members [0, whole) go whole to threads; the rest are cut */
+    gemm_precision precision;
+    double alpha, beta;
+    const char *a, *b;     /* member 0's canonical a and b, and C (strided form) */
+    char *c;
+    int64_t es;            /* bytes of one element */
+    int threads;           /* threads taking whole members */
     int64_t group;         /* the fewest members taken at a time */
     int64_t next;          /* the next member to take */
+    int status;            /* the first failure of a member (gemm_status), else GEMM_OK */
 } gemm__cpu_batch;
 
-/* Points jb at member i's operands. */
-static void gemm__cpu_member(const gemm__cpu_batch *cb, int64_t i, gemm__cpu_job *jb)
+/* Member i's operands. */
+static void gemm__cpu_member(const gemm__cpu_batch *cb, int64_t i, const char **a, const char **b, char **c)
 {
     const gemm__batch *bt = cb->bt;
-    int64_t es = cb->job.es;
     if (bt->c_list) { /* the lists of A and B may be NULL when alpha == 0 or k == 0 */
-        jb->a = bt->a_list ? (const char *)(uintptr_t)bt->addr_ab(bt->a_list, i) : NULL;
-        jb->b = bt->b_list ? (const char *)(uintptr_t)bt->addr_ab(bt->b_list, i) : NULL;
-        jb->c = (char *)(uintptr_t)bt->addr_c(bt->c_list, i);
+        *a = bt->a_list ? (const char *)(uintptr_t)bt->addr_ab(bt->a_list, i) : NULL;
+        *b = bt->b_list ? (const char *)(uintptr_t)bt->addr_ab(bt->b_list, i) : NULL;
+        *c = (char *)(uintptr_t)bt->addr_c(bt->c_list, i);
     } else {
-        jb->a = cb->job.a + i * bt->stride_a * es;
-        jb->b = cb->job.b + i * bt->stride_b * es;
-        jb->c = cb->job.c + i * bt->stride_c * es;
+        *a = cb->a ? cb->a + i * bt->stride_a * cb->es : NULL;
+        *b = cb->b ? cb->b + i * bt->stride_b * cb->es : NULL;
+        *c = cb->c + i * bt->stride_c * cb->es;
     }
 }
 
@@ -1474,125 +2022,98 @@ static void gemm__cpu_member(const gemm__cpu_batch *cb, int64_t i, gemm__cpu_job
    none is left. */
 static int gemm__cpu_batch_take(gemm__cpu_batch *cb, int64_t *first, int64_t *end)
 {
-    int64_t left = cb->whole - GEMM__CPU_LOAD(cb->next), n = left / ((int64_t)cb->job.threads * 4);
+    int64_t count = cb->bt->count, left = count - GEMM__CPU_LOAD(cb->next), n = left / ((int64_t)cb->threads * 4);
     if (n < cb->group) n = cb->group;
     *first = GEMM__CPU_TAKE_N(cb->next, n);
-    *end = gemm__cpu_min(*first + n, cb->whole);
-    return *first < cb->whole;
+    *end = gemm__cpu_min(*first + n, count);
+    return *first < count;
 }
 
-/* One thread's share of the whole members: taken until none is left, each
-   member computed like a single call on one thread. */
+/* One thread's share of the members: taken until none is left, each
+   computed by the single call's driver on this thread alone. */
 static void gemm__cpu_batch_task(void *arg, int tid)
 {
     gemm__cpu_batch *cb = (gemm__cpu_batch *)arg;
-    gemm__cpu_job jb = cb->job; /* this thread's copy: only a, b, c change */
+    gemm_cpu_options alone = {0};
+    const char *a, *b;
+    char *c;
     int64_t i, end;
-    char *w;
-    if (tid >= cb->job.threads) return;
-    w = cb->job.ws + (size_t)tid * cb->job.ws_stride;
+    gemm_status s;
+    if (tid >= cb->threads) return;
+    alone.threads = 1;
     while (gemm__cpu_batch_take(cb, &i, &end)) {
         for (; i < end; i++) {
-            gemm__cpu_member(cb, i, &jb);
-            if (cb->tiny) gemm__cpu_tiny_member(&jb, cb->tiny, cb->vl, w);
-            else gemm__cpu_loop_jc(&jb, 0, jb.p->m, 0, jb.p->n, w, w + jb.ws_a);
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            s = gemm__cpu_gemm(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone);
+            if (s != GEMM_OK) GEMM__CPU_STORE(cb->status, (int)s);
         }
     }
 }
 
-/* The members past `whole`, one after the other, each cut over the
-   threads as a single call is. */
-static void gemm__cpu_batch_cut(gemm__cpu_batch *cb)
+/* The members one after the other, each cut over the threads as a single
+   call with the caller's options is. */
+static gemm_status gemm__cpu_batch_each(gemm__cpu_batch *cb, const gemm_cpu_options *options)
 {
-    gemm__cpu_job jb = cb->job;
+    const char *a, *b;
+    char *c;
     int64_t i;
-    for (i = cb->whole; i < cb->bt->count; i++) {
-        gemm__cpu_member(cb, i, &jb);
-        jb.next = 0;
-        if (jb.threads > 1) gemm__cpu_pool_run(gemm__cpu_task, &jb);
-        else gemm__cpu_task(&jb, 0);
-    }
-}
-
-/* How the batch runs: its threads (taking the pool when more than one;
-   the caller releases it), which members go whole, how many a thread
-   takes at a time, and the grid a cut member is split by. Members below
-   the single call's threading threshold always go whole; bigger ones go
-   whole in full rounds of the threads, and the last partial round is cut. */
-static void gemm__cpu_batch_plan(gemm__cpu_batch *cb, int want)
-{
-    gemm__cpu_job *jb = &cb->job;
-    const gemm__problem *p = jb->p;
-    int64_t count = cb->bt->count;
-    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
-    int threads = flops * (double)count < GEMM__CPU_THREADED ? 1 : gemm__cpu_pool_acquire(want);
-    cb->whole = flops < GEMM__CPU_THREADED ? count : count / threads * threads;
-    /* a take covers at least ~64K flops (about a microsecond), so tiny
-       members do not queue on the shared counter */
-    cb->group = flops >= 65536.0 ? 1 : (int64_t)(65536.0 / (flops > 1 ? flops : 1));
-    if (cb->group > 64) cb->group = 64;
-    gemm__cpu_grid(threads * (threads > 1 && flops >= GEMM__CPU_CHUNKY ? 4 : 1), p->m, p->n, jb->uk->mr, jb->uk->nr,
-                   &jb->tm, &jb->tn);
-    jb->threads = threads;
-}
-
-/* C_i = beta*C_i for every member (alpha == 0 or k == 0). */
-static void gemm__cpu_batch_scale(gemm__cpu_batch *cb, gemm_precision precision, double beta)
-{
-    gemm__cpu_job jb = cb->job;
-    int64_t i;
+    gemm_status s;
     for (i = 0; i < cb->bt->count; i++) {
-        gemm__cpu_member(cb, i, &jb);
-        gemm__cpu_scale_c(jb.p, precision, beta, jb.c);
+        gemm__cpu_member(cb, i, &a, &b, &c);
+        if ((s = gemm__cpu_gemm(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options)) != GEMM_OK)
+            return s;
     }
+    return GEMM_OK;
 }
 
 /* The one batch driver behind both precisions and both forms: p and bt
    from the batch checks, a and b member 0's canonical operands (strided;
-   NULL for the pointer-array form), alpha and beta the caller's scalars. */
+   NULL for the pointer-array form), alpha and beta the caller's scalars.
+   A member that runs out of memory fails the batch; members computed
+   before it keep their results (a whole batch's workspace is not taken up
+   front: each member takes what its single call takes). */
 static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p, const gemm__batch *bt,
                                         gemm_precision precision, double alpha, const void *a, const void *b,
                                         double beta, void *C, const gemm_cpu_options *options)
 {
-    const gemm__cpu_isa *isa;
     gemm__cpu_batch cb;
-    char *raw;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    int want;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE || bt->count == 0) return GEMM_OK;
-    if (!(isa = gemm__cpu_isa_for_call()))
+    if (!gemm__cpu_isa_for_call())
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
     memset(&cb, 0, sizeof cb);
+    cb.func = func;
+    cb.p = p;
     cb.bt = bt;
-    cb.job.p = p;
-    cb.job.a = (const char *)a;
-    cb.job.b = (const char *)b;
-    cb.job.c = (char *)C;
-    cb.job.es = (int64_t)gemm_precision_size(precision);
-    cb.job.alpha = alpha;
-    cb.job.beta = beta;
-    if (p->work == GEMM__WORK_SCALE) {
-        gemm__cpu_batch_scale(&cb, precision, beta);
-        return GEMM_OK;
+    cb.precision = precision;
+    cb.alpha = alpha;
+    cb.beta = beta;
+    cb.a = (const char *)a;
+    cb.b = (const char *)b;
+    cb.c = (char *)C;
+    cb.es = (int64_t)gemm_precision_size(precision);
+    want = gemm__cpu_threads_for_call(options);
+    if (p->work == GEMM__WORK_FULL && gemm__cpu_threads_for_flops(flops, want) > 1)
+        return gemm__cpu_batch_each(&cb, options); /* members a single call cuts over threads */
+    want = gemm__cpu_threads_for_flops(flops * (double)bt->count, want);
+    cb.threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    /* a take covers at least ~64K flops (about a microsecond), so tiny
+       members do not queue on the shared counter */
+    cb.group = flops >= 65536.0 ? 1 : (int64_t)(65536.0 / (flops > 1 ? flops : 1));
+    if (cb.group > 64) cb.group = 64;
+    if (cb.threads > 1) {
+        gemm__cpu_pool_run(gemm__cpu_batch_task, &cb);
+        gemm__cpu_pool_release();
+    } else {
+        gemm__cpu_batch_task(&cb, 0);
     }
-    cb.job.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
-    gemm__cpu_blocking(cb.job.uk->mr, cb.job.uk->nr, (int)cb.job.es, &cb.job.mc, &cb.job.kc, &cb.job.nc);
-    gemm__cpu_plan_in_place(&cb.job);
-    /* tiny members skip packing; their A, when transposed, fits in the A workspace */
-    if (2.0 * (double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && p->m <= cb.job.mc)
-        cb.tiny = gemm__cpu_tiny_for(isa, precision, &cb.vl);
-    gemm__cpu_batch_plan(&cb, gemm__cpu_threads_for_call(options));
-    if (!(raw = gemm__cpu_workspace(&cb.job))) {
-        if (cb.job.threads > 1) gemm__cpu_pool_release();
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %d packing workspace(s) of %llu bytes", func,
-                          cb.job.threads, (unsigned long long)cb.job.ws_stride);
-    }
-    if (cb.job.threads > 1 && cb.whole > 0) gemm__cpu_pool_run(gemm__cpu_batch_task, &cb);
-    else gemm__cpu_batch_task(&cb, 0);
-    gemm__cpu_batch_cut(&cb);
-    if (cb.job.threads > 1) gemm__cpu_pool_release();
-    GEMM_FREE(raw);
+    if (cb.status != GEMM_OK)
+        return gemm__fail((gemm_status)cb.status, "%s: a member failed (%s)", func,
+                          cb.status == GEMM_ERR_OUT_OF_MEMORY ? "no memory for its workspace" : "see the single call");
     return GEMM_OK;
 }
 

@@ -124,7 +124,10 @@
        GEMM_CUDA_MATH_FP32_ACCURATE ("3xTF32"). Each fp32 operand is split
        by a pass before the product into hi (rounded to nearest TF32) and
        lo = TF32(x - hi), written k-major into scratch; the tensor cores sum
-       lo*hi + hi*lo + hi*hi (the small products first) in fp32. Its max
+       lo*hi + hi*lo + hi*hi (the small products first) in fp32; the
+       tensor cores' fp32 sums truncate, so the hi*hi products are summed
+       32 at a time on them and those sums added with rounding fp32 adds
+       (a long K then loses no more than an fp32 product does). Its max
        relative error is that of an fp32 SIMT product (tested against this
        library's SIMT kernel; bench/RESULTS.md against cublasSgemm). Inf
        and NaN inputs give Inf
@@ -1136,11 +1139,17 @@ template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, c
    kernel, 8 warps of 64 (M) x 32 (N), 16x8 mma tiles. Fragments follow the
    mma.m16n8kKS layouts: lane = 4g + t holds A rows g and g+8 at k columns
    c and c + KS/2 (c = 2t for 16-bit pairs, t for TF32), B column g at the
-   same k, D rows g and g+8 at columns 2t and 2t+1. */
-template <typename T, typename TC>
-__global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha, const T *A,
-                                                                int64_t lda, const T *B, int64_t ldb, float beta,
-                                                                TC *C, int64_t ldc)
+   same k, D rows g and g+8 at columns 2t and 2t+1.
+   PROMOTE (the fp32-accurate mode): the tensor cores' fp32 sums truncate,
+   which over a long K costs about K/16 units in the last place; instead
+   each BK slice is summed on the tensor cores from zero and added into a
+   second set of sums with ordinary (rounding) fp32 adds. The 64 more
+   registers leave one block per SM. */
+template <typename T, typename TC, bool PROMOTE>
+__global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha,
+                                                                              const T *A, int64_t lda, const T *B,
+                                                                              int64_t ldb, float beta, TC *C,
+                                                                              int64_t ldc)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
                   WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
@@ -1152,13 +1161,13 @@ __global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, in
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     int wm = (warp % 2) * WM, wn = (warp / 2) * WN, bm, bn;
     gemm__cuda_block_tile<8>(bm, bn);
-    float acc[MT][NTL][4];
+    float acc[MT][NTL][4], tot[PROMOTE ? MT : 1][PROMOTE ? NTL : 1][4];
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int j = 0; j < NTL; j++)
 #pragma unroll
-            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
+            for (int r = 0; r < 4; r++) acc[i][j][r] = tot[PROMOTE ? i : 0][PROMOTE ? j : 0][r] = 0.0f;
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
         As, Bs, M, N, K, K, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
@@ -1182,6 +1191,17 @@ __global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, in
                     for (int j = 0; j < NTL; j++) gemm__cuda_mma<T>(acc[mt][j], a, b[j]);
                 }
             }
+            if constexpr (PROMOTE) {
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+#pragma unroll
+                    for (int j = 0; j < NTL; j++)
+#pragma unroll
+                        for (int r = 0; r < 4; r++) {
+                            tot[i][j][r] += acc[i][j][r];
+                            acc[i][j][r] = 0.0f;
+                        }
+            }
         });
 
     int m0 = bm * BM + wm, n0 = bn * BN + wn;
@@ -1192,7 +1212,9 @@ __global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, in
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int m = m0 + mt * 16 + g + 8 * (r / 2), n = n0 + j * 8 + 2 * t + r % 2;
-                if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[mt][j][r], alpha, beta, 0);
+                if (m < M && n < N)
+                    gemm__cuda_store(&C[m + (int64_t)n * ldc], PROMOTE ? tot[PROMOTE ? mt : 0][PROMOTE ? j : 0][r]
+                                                                       : acc[mt][j][r], alpha, beta, 0);
             }
 }
 /* <<cuda mma */
@@ -1263,6 +1285,22 @@ __device__ __forceinline__ void gemm__cuda_tma_load(void *dst, const CUtensorMap
                  : "memory");
 #else
     (void)dst; (void)map; (void)x; (void)y; (void)bar;
+#endif
+}
+
+/* The same from a 3-D tensor map (x: the k index within a 128-byte slice,
+   y: the row, z: the slice plane): the fp32-accurate mode's split operands,
+   whose every box is one contiguous run of memory. */
+__device__ __forceinline__ void gemm__cuda_tma_load3(void *dst, const CUtensorMap *map, int x, int y, int z,
+                                                     uint64_t *bar)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+                 "[%5];\n" ::"r"(gemm__cuda_smem_addr(dst)), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z),
+                 "r"(gemm__cuda_smem_addr(bar))
+                 : "memory");
+#else
+    (void)dst; (void)map; (void)x; (void)y; (void)z; (void)bar;
 #endif
 }
 
@@ -1364,6 +1402,20 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_
     (void)d; (void)da; (void)db;
 #endif
 }
+/* D(64x128) = A*B (accumulate == 0) or D += A*B, TF32 from shared memory:
+   the fp32-accurate mode's short sums, which start from zero without a
+   register write (wgmma's scale-d operand). */
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n128_tf32(float (&d)[64], uint64_t da, uint64_t db, int accumulate)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GEMM__WG_R0_63 "}, %64, %65, p, 1, 1;\n}\n"
+                 : GEMM__WG_D32(0), GEMM__WG_D32(32)
+                 : "l"(da), "l"(db), "r"(accumulate));
+#else
+    (void)d; (void)da; (void)db; (void)accumulate;
+#endif
+}
 #undef GEMM__WG_D8
 #undef GEMM__WG_D32
 #undef GEMM__WG_R0_63
@@ -1415,14 +1467,14 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
 }
 /* <<cuda wgmma_ptx */
 /* >>cuda wgmma: src/cuda/wgmma.cuh */
-/* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums.
-   A persistent kernel: each block walks work units (a tile of C, or one K
-   part of it) in a rasterised order; in each, the copy engine (TMA) fills
-   a ring of shared-memory stages that wgmma reads through descriptors. One
-   producer thread issues the copies, two consumer warpgroups the wgmma;
-   the ring runs on across units, so the copies of a block's next tile are
-   in flight while its consumers write the last one, through a small
-   shared-memory buffer of their own. */
+/* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums,
+   and the fp32-accurate mode's three TF32 products. A persistent kernel:
+   each block walks work units (a tile of C, or one K part of it) in a
+   rasterised order; in each, the copy engine (TMA) fills a ring of
+   shared-memory stages that wgmma reads through descriptors. One producer
+   thread issues the copies, two consumer warpgroups the wgmma; the ring
+   runs on across units, so the copies of a block's next tile are in
+   flight while its consumers write the last one. */
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -1432,40 +1484,64 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
    128-byte-wide K slice of both operands per stage.
    BM = 256 (large problems): 4 stages, one block per SM, the producer a
    whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each). BM = 128 (short K, thin M): 3 stages
-   and two blocks per SM, whose copies and epilogues overlap; the producer
-   one warp (64 accumulators fit without setmaxnreg).
-   The epilogue: each consumer warp stages its 16 columns of C, EPI_M rows
-   at a time, in a buffer of its own (EPI_LD floats per column: the float2
-   writes of a half-warp and the float4 reads of a quarter-warp land on 32
-   distinct banks for EPI_M = 32; 2-way conflicts for 16). */
+   consumers (128 accumulators each, and in the fp32-accurate mode 64 more
+   for its short sums). BM = 128 (M of at most 128): 3 stages and two
+   blocks per SM; the producer one warp (64 accumulators fit without
+   setmaxnreg).
+   The epilogue writes each thread's pairs of neighbouring rows straight
+   from the registers (a warp's store covers 8 columns x 2*sizeof(C)*4
+   bytes: whole 32-byte sectors for fp32); the staged epilogue, kept for
+   comparison, passes them through a buffer per consumer warp, EPI_M rows
+   of its 16 columns at a time (EPI_LD floats per column: the float2 writes
+   of a half-warp and the float4 reads of a quarter-warp land on 32
+   distinct banks for EPI_M = 32; 2-way conflicts for 16), so that a
+   quarter-warp writes EPI_M contiguous elements of one column. */
 template <int BM_> struct gemm__cuda_wgmma_shape {
     static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
                          THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
+                         /* registers per thread at launch: BLOCKS_PER_SM blocks fill the 64K (rounded down to 8) */
+                         MAX_REGS = 65536 / (BLOCKS_PER_SM * THREADS) / 8 * 8,
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
                          EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
-                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 1024 /* alignment */,
+                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
+                                1024 /* alignment */,
                          MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
     static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
+
+/* The kernel's register limit: MAX_REGS where nvcc takes it (12.4 on);
+   older ones derive a limit from the blocks per SM, for 128-row tiles a
+   lower one, which spills. */
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
+#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS) __maxnreg__(S::MAX_REGS)
+#else
+#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
+#endif
 
 /* Which units a launch has and where each one's K slices are. Unit u is K
    part u / tiles of tile u % tiles (so the blocks running together work on
    the same K range); tiles go in groups of `group` tile-rows along M, M
    fastest within a group (group < 0: along N), so that concurrent blocks
    share panels of both operands in L2. K is counted in slices of 128 bytes
-   ("k tiles"); the fp32-accurate mode has three segments of kt_seg slices
-   each, reading regions (lo, hi), (hi, lo), (hi, hi) of a's and b's rows
-   (regions ldo elements apart, split.cuh; hc in place of hi in the first
-   two once the split saw an Inf or NaN). */
+   ("k tiles"). The fp32-accurate mode has three segments of kt_seg slices
+   each: lo*hi, hi*lo, hi*hi, reading slice planes of a's and b's split
+   (split.cuh: region r's slice q is plane r*kt_seg + q; regions 0 hi, 1
+   lo, 2 hc, which replaces hi in the first two once the split saw an Inf
+   or NaN). When K is split, each part writes its raw sums into a region
+   of `partial`; with `counters` (one per tile, zero at launch) the part
+   that finishes last adds them up in part order and writes C, else
+   gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 1: the
+   staged epilogue (above), else the direct one. */
 typedef struct gemm__cuda_wgmma_work {
     int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
-    int kt_seg, ldo;                 /* fp32-accurate segments; kt_seg = 0: none */
+    int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
+    int epilogue;                    /* 1: staged through shared memory; else straight from the registers */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
+    int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
 } gemm__cuda_wgmma_work;
 
 /* Unit u: its tile (bm, bn), K part, first k tile and how many. */
@@ -1483,7 +1559,8 @@ __device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_wor
     nkt = min(w.kt_per, w.kt_total - kt0);
 }
 
-/* The element k coordinates in a's and b's rows of k tile `kt` (BK elements each). */
+/* Where k tile `kt` is in a's and b's tensor maps: the element k index
+   (k-major maps), or in the fp32-accurate mode the slice planes. */
 __device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &w, int kt, int BK, int nonfinite,
                                                    int &ka, int &kb)
 {
@@ -1491,11 +1568,10 @@ __device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &
         ka = kb = kt * BK;
         return;
     }
-    /* segments: lo*hi, hi*lo, hi*hi (regions 0 hi, 1 lo, 2 hc) */
-    int s = kt / w.kt_seg, k = (kt % w.kt_seg) * BK;
+    int s = kt / w.kt_seg, q = kt % w.kt_seg; /* segments: lo*hi, hi*lo, hi*hi */
     int ra = s == 0 ? 1 : s == 1 && nonfinite ? 2 : 0, rb = s == 1 ? 1 : s == 0 && nonfinite ? 2 : 0;
-    ka = ra * w.ldo + k;
-    kb = rb * w.ldo + k;
+    ka = ra * w.kt_seg + q;
+    kb = rb * w.kt_seg + q;
 }
 
 /* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
@@ -1517,10 +1593,49 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* One consumer warp's epilogue: its 16 columns of C (n0 ..) x S::BM rows
-   (m0 ..), EPI_M rows at a time through its buffer `buf`: the float2
-   pairs of the accumulators in, then float4 runs along the rows out, so a
-   quarter-warp writes EPI_M contiguous elements of one column. */
+/* C[0..1] (2 consecutive rows of one column, aligned) = alpha*(x, y) + beta*C
+   in one access, never reading C when beta == 0. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_store2(TC *c, float x, float y, float alpha, float beta)
+{
+    struct alignas(2 * sizeof(TC)) two { TC x[2]; };
+    two o;
+    if (beta != 0.0f) o = *reinterpret_cast<const two *>(c);
+    o.x[0] = TC(beta == 0.0f ? alpha * x : alpha * x + beta * float(o.x[0]));
+    o.x[1] = TC(beta == 0.0f ? alpha * y : alpha * y + beta * float(o.x[1]));
+    *reinterpret_cast<two *>(c) = o;
+}
+
+/* The direct epilogue of one consumer warp, when its 16 columns of C (n0
+   ..) x S::BM rows (m0 ..) lie inside C and C's alignment allows pairs:
+   alpha*d + beta*C, a pair of rows per store (register i of lane 4g + t
+   holds row m0 + 8*(i/4) + 2t + i%2 of column n0 + g + 8*((i%4)/2)), never
+   reading C when beta == 0. Returns false, writing nothing, otherwise (the
+   caller takes the staged epilogue, which checks every element). */
+template <typename S, typename TC>
+__device__ __forceinline__ bool gemm__cuda_wgmma_store(const float (&d)[S::ACC], int M, int N, int m0, int n0,
+                                                       float alpha, float beta, TC *C, int64_t ldc)
+{
+    int lane = (int)threadIdx.x % 32;
+    if (m0 + S::BM > M || n0 + 16 > N || (uintptr_t)C % (2 * sizeof(TC)) != 0 || ldc % 2 != 0) return false;
+    TC *c = C + m0 + 2 * (lane % 4) + (int64_t)(n0 + lane / 4) * ldc;
+    int64_t ld8 = 8 * ldc;
+    if (beta == 0.0f) {
+#pragma unroll
+        for (int i = 0; i < S::ACC; i += 2)
+            gemm__cuda_store2(c + 8 * (i / 4) + ((i % 4) / 2) * ld8, d[i], d[i + 1], alpha, 0.0f);
+    } else {
+#pragma unroll
+        for (int i = 0; i < S::ACC; i += 2)
+            gemm__cuda_store2(c + 8 * (i / 4) + ((i % 4) / 2) * ld8, d[i], d[i + 1], alpha, beta);
+    }
+    return true;
+}
+
+/* The staged epilogue of one consumer warp (the same elements): EPI_M rows
+   at a time through its buffer `buf`, the float2 pairs of the accumulators
+   in, then float4 runs along the rows out, so a quarter-warp writes EPI_M
+   contiguous elements of one column. */
 template <typename S, typename TC>
 __device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::ACC], float *buf, int M, int N, int m0,
                                                           int n0, float alpha, float beta, TC *C, int64_t ldc)
@@ -1547,27 +1662,109 @@ __device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::AC
     }
 }
 
+/* One unit of a split K, in the kernel: the warp writes its raw sums into
+   partial[part] (M x N, column-major); once all 256 consumer threads have,
+   one of them counts the part done for the tile, and the consumers of the
+   part that finished last add every part's sums in part order and write
+   C, each lane a row of the warp's 16 columns at a time. Every run gives
+   the same bits whichever part is last (the order of the sum kernel, too).
+   `last`: a shared-memory word of the block; `buf`: the warp's buffer. */
+template <typename S, typename TC>
+__device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC], float *buf,
+                                                       const gemm__cuda_wgmma_work &w, int part, int tile, int *last,
+                                                       int M, int N, int m0, int n0, float alpha, float beta, TC *C,
+                                                       int64_t ldc, float *partial)
+{
+    int split = w.units / w.tiles, lane = (int)threadIdx.x % 32;
+    int64_t MN = (int64_t)M * N;
+    float *mine = partial + part * MN;
+    if (!gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M))
+        gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M);
+    __threadfence(); /* the sums are visible to the other blocks before the count */
+    gemm__cuda_bar_sync<256>(1);
+    if (threadIdx.x == 0) *last = atomicAdd(&w.counters[tile], 1) == split - 1;
+    gemm__cuda_bar_sync<256>(1);
+    if (!*last) return;
+    __threadfence(); /* the other parts' sums are seen after their counts */
+    for (int col = 0; col < 16 && n0 + col < N; col++)
+        for (int m = m0 + lane; m < m0 + S::BM && m < M; m += 32) {
+            const float *p = partial + m + (int64_t)(n0 + col) * M;
+            float sum = 0.0f;
+            for (int z = 0; z < split; z++) sum += __ldcg(p + z * MN);
+            gemm__cuda_store(C + m + (int64_t)(n0 + col) * ldc, sum, alpha, beta, 0);
+        }
+}
+
+/* One stage of the K loop: D += this stage's K slice (BK elements, wgmma
+   steps of KS). wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all
+   BM rows of op(A). */
+template <typename S, typename T, bool A_MN, bool B_MN>
+__device__ __forceinline__ void gemm__cuda_wgmma_stage(float (&d)[S::ACC], const unsigned char *stage, int wg)
+{
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T), KS = sizeof(T) == 2 ? 16 : 8;
+    uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
+                       : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
+             db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
+    gemm__cuda_wgmma_arrive();
+#pragma unroll
+    for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
+        gemm__cuda_wgmma<T, B_MN, A_MN, S::BM>(
+            d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
+            db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
+    gemm__cuda_wgmma_commit();
+}
+
+/* The fp32-accurate mode's hi*hi stage (BM = 256, TF32): the tensor cores
+   add to their fp32 sum with truncation, so a long K loses about K/16 units
+   in the last place of the result; instead each half of the tile (128
+   rows) sums this stage's 32 products in `run`, from zero, and the
+   consumer adds that into d with an ordinary (rounding) fp32 add. d keeps
+   the layout of the m64n256 accumulator: half h is d[64h ..]. Waits for
+   every wgmma this warpgroup issued, so the stage is free afterwards. */
+template <typename S>
+__device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::ACC], float (&run)[64],
+                                                                const unsigned char *stage, int wg)
+{
+    static_assert(S::BM == 256, "the promoted stage splits a 256-row tile");
+    uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES), db = gemm__cuda_wgmma_desc(stage);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        gemm__cuda_wgmma_arrive();
+#pragma unroll
+        for (int q = 0; q < 4; q++) /* 8 fp32 of K: 32 bytes; rows 128h.. of op(A): 128h * 128 bytes on */
+            gemm__cuda_wgmma_m64n128_tf32(run, da + (uint64_t)(q * 2), db + (uint64_t)(h * 128 * 128 / 16 + q * 2), q);
+        gemm__cuda_wgmma_commit();
+        gemm__cuda_wgmma_wait<0>();
+        gemm__cuda_wgmma_fence_acc(run);
+        gemm__cuda_wgmma_fence_acc(d);
+#pragma unroll
+        for (int i = 0; i < 64; i++) d[64 * h + i] += run[i];
+    }
+}
+
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
-   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). The blocks
-   walk the units of `w`; a unit of a split K writes its raw sums into
-   partial[part] (M x N, column-major) and gemm__cuda_splitk_sum_kernel adds
-   them up. */
-template <typename T, typename TC, bool A_MN, bool B_MN, int BM>
-__global__ void __launch_bounds__(gemm__cuda_wgmma_shape<BM>::THREADS, gemm__cuda_wgmma_shape<BM>::BLOCKS_PER_SM)
+   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). ACCURATE
+   (fp32, BM = 256): both are 3-D maps of the split's slice planes, and the
+   hi*hi segment's stages are summed in short runs (above). The blocks walk
+   the units of `w`; a unit of a split K goes through `partial` (above). */
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
+__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
                         float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
-    constexpr int BK = S::ROW_BYTES / (int)sizeof(T), KS = sizeof(T) == 2 ? 16 : 8;
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
+    static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
     float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
              *empty = full + S::STAGES;
+    int *last = reinterpret_cast<int *>(empty + S::STAGES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -1592,6 +1789,11 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                     unsigned char *stage = smem + s * S::STAGE_BYTES;
                     gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
                     gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+                    if constexpr (ACCURATE) {
+                        gemm__cuda_tma_load3(stage, &map_a, 0, bm * S::BM, ka, &full[s]);
+                        gemm__cuda_tma_load3(stage + S::A_BYTES, &map_b, 0, bn * S::BN, kb, &full[s]);
+                        continue;
+                    }
                     if (A_MN)
                         for (int j = 0; j < S::BM / 64; j++)
                             gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
@@ -1611,44 +1813,51 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         float *buf = epi + warp * 16 * S::EPI_LD;
         int it = 0;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-            int bm, bn, part, kt0, nkt;
+            int bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
             gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
             float d[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
             gemm__cuda_wgmma_fence_acc(d);
-            for (int kt = 0; kt < nkt; kt++, it++) {
+            /* the accurate mode's hi*hi stages (from k tile `promoted` of the unit on) come last */
+            int promoted = ACCURATE ? min(nkt, max(0, 2 * w.kt_seg - kt0)) : nkt, kt = 0;
+            for (; kt < promoted; kt++, it++) {
                 int s = it % S::STAGES;
                 gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-                const unsigned char *stage = smem + s * S::STAGE_BYTES;
-                /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
-                uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
-                                   : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
-                         db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
-                gemm__cuda_wgmma_arrive();
-#pragma unroll
-                for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
-                    gemm__cuda_wgmma<T, B_MN, A_MN, BM>(
-                        d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
-                        db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
-                gemm__cuda_wgmma_commit();
+                gemm__cuda_wgmma_stage<S, T, A_MN, B_MN>(d, smem + s * S::STAGE_BYTES, wg);
                 /* the previous stage's group is done once at most this one is pending */
                 gemm__cuda_wgmma_wait<1>();
                 gemm__cuda_wgmma_fence_acc(d);
-                if (kt > 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+                if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
+                pending = s;
                 __syncwarp();
             }
             gemm__cuda_wgmma_wait<0>();
             gemm__cuda_wgmma_fence_acc(d);
-            if (lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+            if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
             __syncwarp();
+            if constexpr (ACCURATE) {
+                for (; kt < nkt; kt++, it++) { /* hi*hi: short sums, each stage done before the next */
+                    int s = it % S::STAGES;
+                    float sums[64];
+                    gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+                    gemm__cuda_wgmma_stage_promoted<S>(d, sums, smem + s * S::STAGE_BYTES, wg);
+                    if (lane == 0) gemm__cuda_mbar_arrive(&empty[s]);
+                    __syncwarp();
+                }
+            }
             /* meanwhile the producer fills the freed stages with the next unit's slices */
             int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
-            if (w.units != w.tiles) /* K split: raw sums */
-                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, partial + (int64_t)part * M * N,
-                                             (int64_t)M);
-            else
+            if (w.units != w.tiles && w.counters) { /* K split, summed here */
+                gemm__cuda_wgmma_fixup<S>(d, buf, w, part, u % w.tiles, last, M, N, m0, n0, alpha, beta, C, ldc,
+                                          partial);
+            } else if (w.units != w.tiles) { /* K split: raw sums for the sum kernel */
+                float *sums = partial + (int64_t)part * M * N;
+                if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
+                    gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M);
+            } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, C, ldc)) {
                 gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+            }
         }
     }
 #else
@@ -1661,14 +1870,20 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
    "3xTF32"): each fp32 operand x becomes hi + lo, hi = x rounded to TF32
    (to nearest even; 11 significant bits), lo = x - hi (exact in fp32)
    rounded to TF32 again, so hi + lo carries about 22 of x's 24 bits. The
-   tensor cores then sum lo*hi + hi*lo + hi*hi in fp32 (lo*lo, below
-   2^-22 of the product, is dropped), the small products first, as
-   CUTLASS's 3xTF32 orders them.
+   tensor cores then sum lo*hi + hi*lo + hi*hi (lo*lo, below 2^-22 of the
+   product, is dropped), the small products first, so that their sums stay
+   small beside the truncation of the tensor cores' fp32 adds; the hi*hi
+   sums are then taken 32 products at a time and added up with rounding
+   fp32 adds (wgmma.cuh, mma.cuh).
 
-   The split is a pass before the GEMM that writes k-major rows of three
-   regions of ldo elements each (ldo: K rounded up to 32, zeros past K):
-   the kind of each region is chosen per call (hi, lo, or "hc": hi with
-   every Inf and NaN replaced by 0). Why hc: an Inf in x makes hi = Inf and
+   The split is a pass before the GEMM that writes three regions of K
+   (rounded up to ldo, a multiple of 32, zeros past K) per row: the kind of
+   each region is chosen per call (hi, lo, or "hc": hi with every Inf and
+   NaN replaced by 0). For WGMMA the regions are "sliced": region j's
+   32-element slice q of all rows is one plane, row after row (plane
+   j*ldo/32 + q, rows x 128 bytes), so that each copy of a tile is one
+   contiguous run of memory; for MMA each row holds its three regions one
+   after another (ldout = 3*ldo). Why hc: an Inf in x makes hi = Inf and
    lo = 0, and an Inf in a cross product Inf*lo_y turns into NaN whenever
    lo_y is 0 (y exact in TF32), or Inf - Inf when hi_y and lo_y differ in
    sign, where fp32 gives Inf. With hc in the cross products the Inf or NaN
@@ -1691,75 +1906,101 @@ __device__ __forceinline__ float gemm__cuda_tf32_round(float x)
 enum { GEMM__CUDA_HI = 0, GEMM__CUDA_LO = 1, GEMM__CUDA_HC = 2 };
 #define GEMM__CUDA_PATTERN(r0, r1, r2) ((r0) | (r1) << 2 | (r2) << 4)
 
-/* Writes the parts of x (k index q of one row) into the row's regions. */
-__device__ __forceinline__ void gemm__cuda_split_put(float *row, int ldo, int q, float x, int pattern, int regions,
-                                                     int *nonfinite)
+/* Where a split goes: `rows` rows of `regions` regions of ldo elements,
+   sliced (WGMMA) or one row after another, ldout apart (MMA); the kind of
+   each region; the flag set when an Inf or NaN was seen. */
+typedef struct gemm__cuda_split_dst {
+    float *out;
+    int64_t ldout;
+    int rows, ldo, sliced, pattern, regions;
+    int *nonfinite;
+} gemm__cuda_split_dst;
+
+/* The index of element q (a multiple of 4 gives 16-byte alignment) of
+   region j of row r. */
+__device__ __forceinline__ int64_t gemm__cuda_split_at(const gemm__cuda_split_dst &o, int r, int j, int q)
 {
-    float hi = gemm__cuda_tf32_round(x), lo = 0.0f;
-    bool finite = isfinite(x);
-    if (finite) lo = gemm__cuda_tf32_round(x - hi);
+    if (o.sliced) return (((int64_t)j * (o.ldo / 32) + q / 32) * o.rows + r) * 32 + (q & 31);
+    return (int64_t)r * o.ldout + (int64_t)j * o.ldo + q;
+}
+
+/* The kind `kind` of x, given hi and lo. */
+__device__ __forceinline__ float gemm__cuda_split_kind(int kind, float x, float hi, float lo)
+{
+    return kind == GEMM__CUDA_HI ? hi : kind == GEMM__CUDA_LO ? lo : isfinite(x) ? hi : 0.0f;
+}
+
+/* hi and lo of x; flags an Inf or NaN. */
+__device__ __forceinline__ void gemm__cuda_split_one(float x, float &hi, float &lo, int *nonfinite)
+{
+    hi = gemm__cuda_tf32_round(x);
+    lo = 0.0f;
+    if (isfinite(x)) lo = gemm__cuda_tf32_round(x - hi);
     else *nonfinite = 1; /* benign race: every writer stores 1 */
-    for (int j = 0; j < regions; j++) {
-        int kind = pattern >> (2 * j) & 3;
-        row[(int64_t)j * ldo + q] = kind == GEMM__CUDA_HI ? hi : kind == GEMM__CUDA_LO ? lo : finite ? hi : 0.0f;
-    }
 }
 
 /* X(r, q) of a rows x K k-major operand (q contiguous) -> the regions of
-   out's row r (ldout apart). Each thread takes 4 consecutive q, with one
-   16-byte load where X allows it; q in [K, ldo) becomes 0. */
-__global__ void __launch_bounds__(256) gemm__cuda_split_rows_kernel(int rows, int K, const float *X, int64_t ld,
-                                                                    float *out, int64_t ldout, int ldo, int pattern,
-                                                                    int regions, int *nonfinite)
+   row r. Each thread takes 4 consecutive q, with one 16-byte load where X
+   allows it and one 16-byte store per region; q in [K, ldo) becomes 0. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_rows_kernel(int K, const float *X, int64_t ld,
+                                                                    gemm__cuda_split_dst o)
 {
     bool vec = (uintptr_t)X % 16 == 0 && ld % 4 == 0;
-    int64_t per_row = ldo / 4, total = (int64_t)rows * per_row;
+    int64_t per_row = o.ldo / 4, total = (int64_t)o.rows * per_row;
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         int r = (int)(e / per_row), q = (int)(e % per_row) * 4;
         const float *src = X + (int64_t)r * ld + q;
-        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float v[4] = {0.0f, 0.0f, 0.0f, 0.0f}, hi[4], lo[4];
         if (vec && q + 4 <= K) {
             float4 f = *reinterpret_cast<const float4 *>(src);
             v[0] = f.x; v[1] = f.y; v[2] = f.z; v[3] = f.w;
         } else {
             for (int j = 0; j < 4 && q + j < K; j++) v[j] = src[j];
         }
-        float *row = out + (int64_t)r * ldout;
 #pragma unroll
-        for (int j = 0; j < 4; j++) gemm__cuda_split_put(row, ldo, q + j, v[j], pattern, regions, nonfinite);
+        for (int j = 0; j < 4; j++) gemm__cuda_split_one(v[j], hi[j], lo[j], o.nonfinite);
+        for (int j = 0; j < o.regions; j++) {
+            int kind = o.pattern >> (2 * j) & 3;
+            *reinterpret_cast<float4 *>(o.out + gemm__cuda_split_at(o, r, j, q)) =
+                make_float4(gemm__cuda_split_kind(kind, v[0], hi[0], lo[0]), gemm__cuda_split_kind(kind, v[1], hi[1], lo[1]),
+                            gemm__cuda_split_kind(kind, v[2], hi[2], lo[2]), gemm__cuda_split_kind(kind, v[3], hi[3], lo[3]));
+        }
     }
 }
 
 /* The same for an operand that is not k-major (X(r, q) at X[q*ld + r]):
    32x32 tiles through shared memory, so that reads run along r and writes
    along q, both contiguous. Grid: ldo/32 x rows/32 blocks of 32x8. */
-__global__ void __launch_bounds__(256) gemm__cuda_split_cols_kernel(int rows, int K, const float *X, int64_t ld,
-                                                                    float *out, int64_t ldout, int ldo, int pattern,
-                                                                    int regions, int *nonfinite)
+__global__ void __launch_bounds__(256) gemm__cuda_split_cols_kernel(int K, const float *X, int64_t ld,
+                                                                    gemm__cuda_split_dst o)
 {
     __shared__ float tile[32][33]; /* [q][r] */
     int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     for (int i = ty; i < 32; i += 8)
-        tile[i][tx] = r0 + tx < rows && q0 + i < K ? X[(int64_t)(q0 + i) * ld + r0 + tx] : 0.0f;
+        tile[i][tx] = r0 + tx < o.rows && q0 + i < K ? X[(int64_t)(q0 + i) * ld + r0 + tx] : 0.0f;
     __syncthreads();
-    for (int i = ty; i < 32; i += 8)
-        if (r0 + i < rows)
-            gemm__cuda_split_put(out + (int64_t)(r0 + i) * ldout, ldo, q0 + tx, tile[tx][i], pattern, regions, nonfinite);
+    for (int i = ty; i < 32 && r0 + i < o.rows; i += 8) {
+        float x = tile[tx][i], hi, lo;
+        gemm__cuda_split_one(x, hi, lo, o.nonfinite);
+        for (int j = 0; j < o.regions; j++)
+            o.out[gemm__cuda_split_at(o, r0 + i, j, q0 + tx)] = gemm__cuda_split_kind(o.pattern >> (2 * j) & 3, x, hi, lo);
+    }
 }
 
-/* Region 2 = hc of region 0 (hi) for rows of both operands, only when the
-   split saw an Inf or a NaN (*nonfinite); otherwise every thread returns at
-   once and region 2 is never read. */
-__global__ void __launch_bounds__(256) gemm__cuda_split_hc_kernel(int rows_a, int rows_b, float *a, float *b,
-                                                                  int64_t ldout, int ldo, const int *nonfinite)
+/* Region 2 = hc of region 0 (hi) of both operands' sliced splits (each
+   rows x ldo elements per region), only when the split saw an Inf or a NaN
+   (*nonfinite); otherwise every thread returns at once and region 2 is
+   never read. */
+__global__ void __launch_bounds__(256) gemm__cuda_split_hc_kernel(int64_t elems_a, int64_t elems_b, float *a, float *b,
+                                                                  const int *nonfinite)
 {
     if (!*nonfinite) return;
-    int64_t per = (int64_t)(rows_a + rows_b) * ldo;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < per; e += (int64_t)gridDim.x * blockDim.x) {
-        int r = (int)(e / ldo), q = (int)(e % ldo);
-        float *row = r < rows_a ? a + (int64_t)r * ldout : b + (int64_t)(r - rows_a) * ldout;
-        float hi = row[q];
-        row[2 * (int64_t)ldo + q] = isfinite(hi) ? hi : 0.0f;
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < elems_a + elems_b;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        float *region0 = e < elems_a ? a + e : b + (e - elems_a);
+        int64_t per = e < elems_a ? elems_a : elems_b;
+        float hi = *region0;
+        region0[2 * per] = isfinite(hi) ? hi : 0.0f;
     }
 }
 /* <<cuda split */
@@ -2938,17 +3179,15 @@ static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool
     return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
 }
 
-/* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
-   as a tensor map whose box is box_outer rows of 128 bytes, swizzled for
-   wgmma. */
+/* A tensor map of X for wgmma: `rank` dimensions (dims, innermost first;
+   strides in bytes of the outer ones), boxes of `box`, the 128-byte
+   swizzle. Elements past the edges arrive as zeros. */
 template <typename T>
-static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
-                                         int box_outer)
+static gemm_status gemm__cuda_encode(const char *fn, CUtensorMap *map, const T *X, int rank, const cuuint64_t *dims,
+                                     const cuuint64_t *strides, const cuuint32_t *box)
 {
     static std::atomic<gemm__cuda_encode_fn> encode{NULL};
-    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
-    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer},
-               unit[2] = {1, 1};
+    cuuint32_t unit[3] = {1, 1, 1};
     CUresult r;
     if (!encode.load()) {
         void *f = NULL;
@@ -2959,12 +3198,34 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
         encode.store((gemm__cuda_encode_fn)f);
     }
-    r = encode.load()(map, gemm__cuda_tma_type<T>(), 2, (void *)X, dims, strides, box, unit,
+    r = encode.load()(map, gemm__cuda_tma_type<T>(), (cuuint32_t)rank, (void *)X, dims, strides, box, unit,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return gemm__fail(GEMM_ERR_DEVICE, "%s: cuTensorMapEncodeTiled failed (CUresult %d)", fn, (int)r);
     return GEMM_OK;
+}
+
+/* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
+   whose box is box_outer rows of 128 bytes. */
+template <typename T>
+static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
+                                         int box_outer)
+{
+    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
+    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer};
+    return gemm__cuda_encode(fn, map, X, 2, dims, strides, box);
+}
+
+/* The fp32-accurate split of `rows` rows (split.cuh's sliced regions):
+   planes of rows x 32 floats; a box is box_rows rows of one plane. */
+static gemm_status gemm__cuda_tensor_map_sliced(const char *fn, CUtensorMap *map, const float *X, int rows, int planes,
+                                                int box_rows)
+{
+    cuuint64_t dims[3] = {32, (cuuint64_t)rows, (cuuint64_t)planes},
+               strides[2] = {32 * sizeof(float), (cuuint64_t)rows * 32 * sizeof(float)};
+    cuuint32_t box[3] = {32, (cuuint32_t)box_rows, 1};
+    return gemm__cuda_encode(fn, map, X, 3, dims, strides, box);
 }
 
 /* Copies operand X (rows x K; k-major or not) into `out` as k-major rows of
@@ -2990,15 +3251,17 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 
 /* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
    (0): 128 when M fits one such tile (a 256-row tile would be half empty:
-   thin problems such as 16384 x 128 x 16384 row-major) or when K spans at
-   most 16 slices of 128 bytes (K <= 1024 for 16-bit types, 512 for TF32):
-   there a block's fixed costs weigh more than its K loop and two blocks
-   per SM hide each other's epilogues; with longer K the 256-row tile's
-   reuse wins (measured on an H200). `kslices`: K in slices of 128 bytes. */
-static int gemm__cuda_wgmma_bm(int M, int64_t kslices, int variant)
+   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
+   reuse of each copied slice wins at every K measured on the H100 and the
+   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
+   128-row blocks per SM move a third more bytes from L2 per product). The
+   fp32-accurate mode always takes 256 (its promoted sums need the split
+   tile, wgmma.cuh). */
+static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
 {
+    if (accurate) return 256;
     if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return M <= 128 || kslices <= 16 ? 128 : 256;
+    return M <= 128 ? 128 : 256;
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
@@ -3020,20 +3283,23 @@ static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requeste
    are first copied into k-major rows of ldo elements, or, in the
    fp32-accurate mode (`accurate`), split into `regions` regions of ldo
    elements each (split.cuh); the WGMMA tile height, K split, raster group
-   and grid; and the scratch bytes of the copies (a's elements first), of
-   split-K's sums and of the accurate mode's Inf/NaN flag (at `flag_at`). */
+   and grid, and whether the last part of a split tile sums the parts
+   (`fixup`); and the scratch bytes of the copies (a's elements first), of
+   split-K's sums, its counters (at `counters_at`) and the accurate mode's
+   Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
-    bool a_mn, b_mn, copy_a, copy_b, accurate;
+    bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
     int wg_bm, split, group, grid, regions;
     int64_t ldo;
     gemm__cuda_wgmma_work work;
-    size_t a_elems, b_elems, packed, partial_bytes, flag_at, scratch_bytes;
+    size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
 
 /* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
    block per unit up to the block slots of the device (persistent blocks
-   walk the rest). Test hooks may force the raster group or the grid. */
+   walk the rest). Test hooks may force the raster group, the grid, the
+   epilogue or the way a split K is summed. */
 static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
 {
     gemm__cuda_wgmma_work *w = &t->work;
@@ -3044,7 +3310,6 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->tiles = w->tm * w->tn;
     if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
         w->kt_seg = (int)(t->ldo / bk);
-        w->ldo = (int)t->ldo;
         w->kt_total = 3 * w->kt_seg;
     } else {
         w->kt_total = (int)((K + bk - 1) / bk);
@@ -3053,6 +3318,8 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->kt_per = (w->kt_total + t->split - 1) / t->split;
     w->units = w->tiles * t->split;
     w->group = GEMM__HOOK(cuda_wgmma_group, 8);
+    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 2);
+    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 2) == 2;
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
     t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
@@ -3075,59 +3342,77 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
     t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
     t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
-    t.wg_bm = gemm__cuda_wgmma_bm(M, ((int64_t)t.regions * (t.accurate ? t.ldo : K) * elem + 127) / 128, opt->variant);
+    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
     t.split = 1;
     if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
     t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
     t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
     t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
     t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
-    t.flag_at = t.packed + t.partial_bytes;
+    t.counters_at = t.packed + t.partial_bytes;
+    t.flag_at = t.counters_at + (t.fixup ? ((size_t)t.work.tiles * sizeof(int) + 255) / 256 * 256 : 0);
     t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
     return t;
+}
+
+/* The WGMMA kernel for a plan's operand layouts. */
+template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_of(const gemm__cuda_tc_plan *t)
+{
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value && BM == 256)
+        if (t->accurate) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, true>;
+    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
+        if (t->a_mn && t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM, false>;
+        if (t->a_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM, false>;
+        if (t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM, false>;
+    }
+    return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, false>;
 }
 
 /* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
    them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
    only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
    op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
-   floats; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
+   floats and, when the plan sums in the kernel, `counters` one int per
+   tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
-                                           const gemm__cuda_operands<T, TC, float> &x, float *partial,
+                                           const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
                                            const int *nonfinite, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
     gemm_status s;
     gemm__cuda_wgmma_work w = t->work;
-    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM>;
-    int M = (int)p->m, N = (int)p->n, bk = S::ROW_BYTES / (int)sizeof(T);
-    int K = t->accurate ? 3 * (int)t->ldo : (int)p->k; /* the tensor maps' K: all three regions */
+    void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM>(t);
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, bk = S::ROW_BYTES / (int)sizeof(T);
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
     void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
     w.nonfinite = nonfinite;
-    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
-        if (t->a_mn && t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM>;
-        else if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM>;
-        else if (t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM>;
-    }
+    w.counters = t->fixup ? counters : NULL;
     if (t->split <= 1) partial = NULL;
     if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
-    if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
-                     : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-        (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
-                     : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
+    if (t->accurate) {
+        int planes = 3 * (int)(t->ldo / 32);
+        if constexpr (std::is_same<T, float>::value)
+            if ((s = gemm__cuda_tensor_map_sliced(fn, &map_a, a.X, M, planes, S::BM)) != GEMM_OK ||
+                (s = gemm__cuda_tensor_map_sliced(fn, &map_b, b.X, N, planes, S::BN)) != GEMM_OK)
+                return s;
+    } else if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
+                            : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
+               (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
+                            : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK) {
         return s;
+    }
+    if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
-    if (partial) {
+    if (partial && !w.counters) {
         int64_t blocks = ((int64_t)M * N + 255) / 256;
         gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
             M, N, t->split, partial, alpha, beta, C, ldc);
@@ -3140,11 +3425,11 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p, gemm__cuda_kmajor<T> a,
                                          gemm__cuda_kmajor<T> b, const gemm__cuda_operands<T, TC, float> &x,
-                                         cudaStream_t stream)
+                                         bool accurate, cudaStream_t stream)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
     size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
-    void *kern = (void *)gemm__cuda_mma_kernel<T, TC>;
+    void *kern = (void *)gemm__cuda_mma_kernel<T, TC, false>;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
     float alpha = x.alpha, beta = x.beta;
     const T *A = a.X, *B = b.X;
@@ -3152,6 +3437,8 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
     int64_t ldc = p->ldc;
     void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc};
     static_assert(BM == BN, "the shared-memory size above assumes square tiles");
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
+        if (accurate) kern = (void *)gemm__cuda_mma_kernel<T, TC, true>;
     if (tn > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -3178,40 +3465,40 @@ static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options 
 }
 
 /* The fp32-accurate mode's split of both operands into scratch (split.cuh):
-   WGMMA reads regions hi, lo (and hc, written only when an Inf or NaN was
-   seen) through its K segments; MMA reads [lo | hc | hi] against
-   [hc | lo | hi] as one K of 3*ldo. */
+   WGMMA reads the sliced regions hi, lo (and hc, written only when an Inf
+   or NaN was seen) through its K segments; MMA reads rows [lo | hc | hi]
+   against [hc | lo | hi] as one K of 3*ldo. */
 static gemm_status gemm__cuda_split_operands(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
                                              const float *a, const float *b, float *sa, float *sb, int *flag,
                                              int sms, cudaStream_t stream)
 {
     bool wgmma = t->kernel == GEMM_CUDA_KERNEL_WGMMA;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, ldo = (int)t->ldo, regions = wgmma ? 2 : 3;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, ldo = (int)t->ldo;
     int pat_a = wgmma ? GEMM__CUDA_PATTERN(GEMM__CUDA_HI, GEMM__CUDA_LO, 0)
                       : GEMM__CUDA_PATTERN(GEMM__CUDA_LO, GEMM__CUDA_HC, GEMM__CUDA_HI),
         pat_b = wgmma ? pat_a : GEMM__CUDA_PATTERN(GEMM__CUDA_HC, GEMM__CUDA_LO, GEMM__CUDA_HI);
-    int64_t ldout = 3 * (int64_t)ldo;
     const float *src[2] = {a, b};
     float *dst[2] = {sa, sb};
     int rows[2] = {M, N}, pattern[2] = {pat_a, pat_b}, kmajor[2] = {p->a_trans, !p->b_trans};
     int64_t ld[2] = {p->lda, p->ldb};
     GEMM__CUDA_TRY(fn, cudaMemsetAsync(flag, 0, sizeof(int), stream));
     for (int o = 0; o < 2; o++) {
+        gemm__cuda_split_dst d = {dst[o], 3 * (int64_t)ldo, rows[o], ldo, wgmma ? 1 : 0, pattern[o], wgmma ? 2 : 3, flag};
         if (kmajor[o]) {
             int64_t work = (int64_t)rows[o] * (ldo / 4), blocks = (work + 255) / 256;
-            gemm__cuda_split_rows_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
-                rows[o], K, src[o], ld[o], dst[o], ldout, ldo, pattern[o], regions, flag);
+            gemm__cuda_split_rows_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(K, src[o],
+                                                                                                      ld[o], d);
         } else {
             dim3 grid((unsigned)(ldo / 32), (unsigned)((rows[o] + 31) / 32)), block(32, 8);
             if (grid.y > 65535)
                 return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand split", fn, rows[o]);
-            gemm__cuda_split_cols_kernel<<<grid, block, 0, stream>>>(rows[o], K, src[o], ld[o], dst[o], ldout, ldo,
-                                                                   pattern[o], regions, flag);
+            gemm__cuda_split_cols_kernel<<<grid, block, 0, stream>>>(K, src[o], ld[o], d);
         }
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     if (wgmma) {
-        gemm__cuda_split_hc_kernel<<<(unsigned)(4 * sms), 256, 0, stream>>>(M, N, sa, sb, ldout, ldo, flag);
+        gemm__cuda_split_hc_kernel<<<(unsigned)(4 * sms), 256, 0, stream>>>((int64_t)M * ldo, (int64_t)N * ldo, sa, sb,
+                                                                            flag);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
@@ -3227,7 +3514,7 @@ static gemm_status gemm__cuda_tc_prepare(const char *fn, const gemm__cuda_tc_pla
     gemm_status s = GEMM_OK;
     if (t->accurate) {
         if constexpr (std::is_same<T, float>::value) {
-            a->X = scratch; a->ld = 3 * t->ldo;
+            a->X = scratch; a->ld = 3 * t->ldo; /* rows for MMA; WGMMA reads the slice planes */
             b->X = scratch + t->a_elems; b->ld = 3 * t->ldo;
             return gemm__cuda_split_operands(fn, t, p, x.a, x.b, scratch, scratch + t->a_elems,
                                              (int *)((char *)scratch + t->flag_at), sms, stream);
@@ -3255,6 +3542,7 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     gemm_status s = GEMM_OK;
     T *scratch = NULL;
     float *partial = NULL;
+    int *counters = NULL;
     const int *flag = NULL;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
     gemm__problem q = *p;
@@ -3265,15 +3553,16 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
         e = cudaMallocFromPoolAsync((void **)&scratch, t->scratch_bytes, pool, stream);
         if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies, split-K sums)", e);
         if (t->partial_bytes) partial = (float *)((char *)scratch + t->packed);
+        if (t->fixup) counters = (int *)((char *)scratch + t->counters_at);
         if (t->accurate) flag = (const int *)((char *)scratch + t->flag_at);
         s = gemm__cuda_tc_prepare<T, TC>(fn, t, p, x, scratch, gpu->sms, &a, &b, stream);
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, flag, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, flag, stream);
+        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, stream)
+                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, stream);
     else if (s == GEMM_OK)
-        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, stream);
+        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);

@@ -3,7 +3,7 @@
    make bench-cuda                 the default tables (needs a GPU)
    build/bench_cuda [--sizes 1024,2048] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16,acc]
                     [--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host 64,256,...]
-                    [--csv FILE] [--quick] [--variants 1,2,...] [--configs v:g:G:s,...]
+                    [--csv FILE] [--quick] [--variants 1,2,...] [--configs v:g:G:s[:e:r],...]
                     [--trans NN,TN,NT,TT] [--acc-sizes 2048,4096,...]
 
    --prec: f32 and f64 unless named (make bench-cuda names them all). The
@@ -38,11 +38,14 @@
    tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
    shape, each beside its own cuBLAS runs; a wrong result is reported and
    the sweep goes on. --configs does the same for WGMMA schedules, each
-   v:g:G:s = options.variant, the raster group (test hook; < 0 along N, 0
-   the default), the grid (test hook; -1 a block per unit, 0 persistent)
-   and options.split_k; with --kernel simt or dmma, the exact kernels'
-   configurations (gemm_cuda.cuh's doc block). (The research kernels of
-   issue 13: bench/research/exact/.)
+   v:g:G:s[:e:r] = options.variant, the raster group (test hook; < 0 along
+   N, 0 the default), the grid (test hook; -1 a block per unit, 0
+   persistent), options.split_k, and two more test hooks: the epilogue (1
+   staged through shared memory, 2 straight from the registers, 0 the
+   default) and how a split K is summed (1 a separate kernel, 2 by the part
+   that finishes last, 0 the default); with --kernel simt or dmma, the
+   exact kernels' configurations (gemm_cuda.cuh's doc block). (The research
+   kernels of issue 13: bench/research/exact/.)
 
    Protocol (../shared/BENCHMARKS.md): row-major NN, inputs in [-0.5, 0.5)
    already on the device, a warm-up call each, then ours and cuBLAS's calls
@@ -110,14 +113,17 @@ static gemm_cuda_options ours_opt;
 static int keep_going, ours_failed; /* --variants: a failing call of ours is reported, not fatal */
 static int tc_ta, tc_tb;            /* the tensor-core modes' transposes of the shape being measured */
 
-/* A WGMMA schedule of --configs: options.variant, the raster group and grid hooks, options.split_k. */
-typedef struct bench_config { int variant, group, grid, split; } bench_config;
+/* A WGMMA schedule of --configs: options.variant, the raster group and grid hooks, options.split_k,
+   the epilogue and split-K sum hooks. */
+typedef struct bench_config { int variant, group, grid, split, epilogue, reduce; } bench_config;
 static void config_apply(const bench_config *c)
 {
     ours_opt.variant = c->variant;
     ours_opt.split_k = c->split;
     gemm__test_hooks()->cuda_wgmma_group = c->group;
     gemm__test_hooks()->cuda_wgmma_grid = c->grid;
+    gemm__test_hooks()->cuda_wgmma_epilogue = c->epilogue;
+    gemm__test_hooks()->cuda_wgmma_reduce = c->reduce;
 }
 
 /* who = 0: ours, 1: cuBLAS. Row-major: cuBLAS (column-major) computes C^T = op(B)^T op(A)^T. The
@@ -347,20 +353,21 @@ static int parse_trans(const char *arg)
     return bits;
 }
 
-/* "1:8:0:0,2:-8:-1:3" -> configs; returns how many. */
+/* "1:8:0:0,2:-8:-1:3:1:2" -> configs (missing fields 0); returns how many. */
 static int parse_configs(const char *arg, bench_config *out, int max)
 {
     int n = 0;
     char *end;
     while (*arg && n < max) {
-        long v[4] = {0, 0, 0, 0};
-        for (int f = 0; f < 4; f++) {
+        long v[6] = {0, 0, 0, 0, 0, 0};
+        for (int f = 0; f < 6; f++) {
             v[f] = strtol(arg, &end, 10);
             arg = end;
             if (*arg != ':') break;
             arg++;
         }
         out[n].variant = (int)v[0]; out[n].group = (int)v[1]; out[n].grid = (int)v[2]; out[n].split = (int)v[3];
+        out[n].epilogue = (int)v[4]; out[n].reduce = (int)v[5];
         n++;
         if (*arg != ',') break;
         arg++;
@@ -741,7 +748,7 @@ int main(int argc, char **argv)
     int64_t host_sizes[16] = {64, 256, 1024, 4096};
     battery_shape shapes[64], tc_shapes[256];
     int64_t variants[16] = {0};
-    bench_config configs[32] = {{0, 0, 0, 0}};
+    bench_config configs[32] = {{0, 0, 0, 0, 0, 0}};
     int tc_ta_of[256], tc_tb_of[256], trans_bits = 1, nacc = 5;
     int nsizes = 5, sizes_given = 0, nhost = 4, nshapes = 0, ntc_shapes, i, si, pi, quick = 0, prec_count = 2;
     int nconfigs = 1, vi, wrong = 0, configs_given = 0, shapes_given, exact13;
@@ -759,7 +766,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--variants") && i + 1 < argc) {
             nconfigs = battery_parse_list(argv[++i], variants, 16);
-            for (vi = 0; vi < nconfigs; vi++) configs[vi] = bench_config{(int)variants[vi], 0, 0, 0};
+            for (vi = 0; vi < nconfigs; vi++) configs[vi] = bench_config{(int)variants[vi], 0, 0, 0, 0, 0};
             configs_given = nconfigs > 1 || variants[0] != 0;
         } else if (!strcmp(argv[i], "--configs") && i + 1 < argc) {
             nconfigs = parse_configs(argv[++i], configs, 32);
@@ -781,7 +788,7 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16,acc] "
                             "[--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host n,...] [--csv FILE] [--quick] "
-                            "[--variants v,...] [--configs v:g:G:s,...] [--trans NN,TN,NT,TT] [--acc-sizes n,...]\n",
+                            "[--variants v,...] [--configs v:g:G:s[:e:r],...] [--trans NN,TN,NT,TT] [--acc-sizes n,...]\n",
                     argv[0]);
             return 2;
         }
@@ -862,7 +869,10 @@ int main(int argc, char **argv)
             keep_going = nconfigs > 1;
             ours_failed = 0;
             if (!is_tc(prec)) tname[0] = 0;
-            if (configs_given && (cf->group || cf->grid || cf->split))
+            if (configs_given && (cf->epilogue || cf->reduce))
+                snprintf(kname, sizeof kname, "%s.v%d:%d:%d:%d:%d:%d%s", gemm_cuda_kernel_name(kern), cf->variant,
+                         cf->group, cf->grid, cf->split, cf->epilogue, cf->reduce, tname);
+            else if (configs_given && (cf->group || cf->grid || cf->split))
                 snprintf(kname, sizeof kname, "%s.v%d:%d:%d:%d%s", gemm_cuda_kernel_name(kern), cf->variant, cf->group,
                          cf->grid, cf->split, tname);
             else if (configs_given)

@@ -1,11 +1,14 @@
 /* bench/tune_cl.c - the command-line tuner: searches gemm_cl's parameter
    space on one OpenCL device (a coarse pass at two sizes, then the best few
-   over a range of sizes, every candidate checked) and writes the winner per
-   precision into a tuning file that GEMM_CL_TUNING_FILE points the library to.
+   over a range of sizes, every candidate checked) and appends the winner per
+   precision to a tuning file that GEMM_CL_TUNING_FILE points the library to
+   (the last line for a device wins). It writes only where --output says:
+   `make tune-cl` says build/gemm_cl_tuning.txt (TUNE_OUT=...), never the
+   tracked tuning/gemm_cl.txt, whose lines are gemm_cl.h's built-in table.
 
-   make tune-cl [TUNE_ARGS="--budget 300 --prec f32"]
+   make tune-cl [TUNE_ARGS="--budget 300 --prec f32"] [TUNE_OUT=FILE]
    build/tune_cl [--device NAME] [--prec f32,f64] [--budget SECONDS per precision]
-                 [--output FILE] [--tiny] [--verbose] */
+                 [--output FILE] [--tiny] [--verbose] [--info (the device's properties, then exit)] */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cl.h"
 
@@ -28,13 +31,34 @@ static void progress(void *user, int done, int total, const char *line)
     fflush(stdout);
 }
 
+/* What the tuner's space depends on: the device's limits and extensions. */
+static void print_info(gemm_cl_context *cl)
+{
+    cl_device_id dev = NULL;
+    char name[256] = "", driver[128] = "", ext[8192] = "";
+    size_t max_wg = 0;
+    cl_ulong local_mem = 0;
+    cl_uint units = 0;
+    gemm_cl_handles(cl, NULL, NULL, &dev);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+    clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof driver, driver, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL);
+    printf("device %s, driver %s: %u compute units, work-groups up to %zu, %llu bytes of local memory; "
+           "cl_khr_fp64 %s, cl_nv_compiler_options (REGS) %s\n", name, driver, units, max_wg,
+           (unsigned long long)local_mem, strstr(ext, "cl_khr_fp64") ? "yes" : "no",
+           strstr(ext, "cl_nv_compiler_options") ? "yes" : "no");
+}
+
 int main(int argc, char **argv)
 {
     gemm_cl_create_options o;
     gemm_cl_tune_options to;
     gemm_cl_context *cl;
     const char *precs = "f32,f64";
-    int i, rc = 0;
+    int i, rc = 0, info_only = 0;
     bar b;
     memset(&o, 0, sizeof o);
     memset(&to, 0, sizeof to);
@@ -47,15 +71,21 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--output") && i + 1 < argc) to.output = argv[++i];
         else if (!strcmp(argv[i], "--tiny")) to.tiny = 1;
         else if (!strcmp(argv[i], "--verbose")) b.verbose = 1;
+        else if (!strcmp(argv[i], "--info")) info_only = 1;
         else {
-            fprintf(stderr, "usage: %s [--device NAME] [--prec f32,f64] [--budget S] [--output FILE] [--tiny] [--verbose]\n",
-                    argv[0]);
+            fprintf(stderr, "usage: %s [--device NAME] [--prec f32,f64] [--budget S] [--output FILE] [--tiny] [--verbose] "
+                            "[--info]\n", argv[0]);
             return 2;
         }
     }
     if (gemm_cl_create(&o, &cl) != GEMM_OK) {
         fprintf(stderr, "tune_cl: %s\n", gemm_last_error_detail());
         return 1;
+    }
+    print_info(cl);
+    if (info_only) {
+        gemm_cl_destroy(cl);
+        return 0;
     }
     to.progress = progress;
     to.user = &b;
@@ -80,7 +110,11 @@ int main(int argc, char **argv)
         printf("  %d tried, %d built and checked, %d skipped; best %.1f GFLOP/s (mean over the refine sizes)\n  %s\n",
                r.tried, r.built, r.failed, r.best_gflops, r.line);
     }
-    if (to.output && !rc) printf("wrote %s (use it with GEMM_CL_TUNING_FILE=%s)\n", to.output, to.output);
+    if (to.output && !rc)
+        printf("wrote %s\n  use it:  GEMM_CL_TUNING_FILE=%s\n  ship it: paste its lines at the end of "
+               "tuning/gemm_cl.txt, then make headers\n", to.output, to.output);
+    else if (!to.output)
+        printf("no --output: nothing written\n");
     gemm_cl_destroy(cl);
     return rc;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/build_checks.sh - the headers as a user's compiler sees them:
 # warning-free as C99 (gcc, clang) and C++ (g++), one implementation per
-# program links, GEMM_STATIC works, every global symbol is gemm_-prefixed,
+# program links, GEMM_STATIC works and is warning-free at every -O level,
+# every global symbol is gemm_-prefixed,
 # no test hook is exported unless GEMM__TEST_HOOKS asks for it, and a
 # half-overridden allocator is refused. Last line: N passed, N failed.
 cd "$(dirname "$0")/.." || exit 2
@@ -17,6 +18,12 @@ for cc in gcc clang; do
     check "$cc -std=c11 $WARN: implementation" $cc -std=c11 $WARN -c tests/tu_impl.c -o "$out/impl11_$cc.o"
     check "$cc: two translation units link and run" sh -c \
         "$cc -std=c99 $WARN -DTU_USER_MAIN tests/tu_user.c tests/tu_impl.c -o $out/two_$cc -lm && $out/two_$cc"
+    # Sizes known only at run time, so no optimisation level can prove a
+    # path dead ("'work' may be used uninitialized" once, at -O1 and up).
+    for opt in -O1 -O2 -O3 -Os; do
+        check "$cc $opt $WARN: GEMM_STATIC, sizes from the command line" \
+            $cc -std=c99 $opt $WARN -c tests/tu_static.c -o "$out/static_sizes_$cc.o"
+    done
     check "$cc: GEMM_STATIC in two translation units" sh -c \
         "$cc -std=c99 $WARN -DGEMM_STATIC -DTU_USER_MAIN tests/tu_user.c -x c - -o $out/static_$cc -lm <<'X' && $out/static_$cc
 #define GEMM_IMPLEMENTATION

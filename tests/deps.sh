@@ -29,6 +29,7 @@ for group in "$@"; do
         ;;
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"
+        need libxsmm-dev file /usr/lib/libxsmm.a
         need gnuplot-nox cmd gnuplot
         need libxsmm-dev file /usr/include/libxsmm.h
         ;;

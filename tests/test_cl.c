@@ -191,6 +191,10 @@ static void test_errors(void)
     s = gemm_cl_set_params(cl, GEMM_F32, &p);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "work-group size"),
                   "too many work-items for the device: refused (%s)", gemm_last_error_detail());
+    gemm__cl_params_parse("MWG=64 NWG=64 KWG=8 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=1 SB=1 PACK=1 DIRECT=0 WARPM=16", &p);
+    s = gemm_cl_set_params(cl, GEMM_F32, &p);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "WARPM"),
+                  "WARPM that does not divide MDIMC: refused (%s)", gemm_last_error_detail());
     /* MDIMC*VWM overflows an int: refused, no division by zero */
     gemm__cl_params_parse("MWG=64 NWG=8 KWG=4 MDIMC=268435456 NDIMC=8 VWM=16 VWN=1 SA=0 SB=0 PACK=0 DIRECT=0", &p);
     s = gemm_cl_set_params(cl, GEMM_F32, &p);
@@ -573,6 +577,9 @@ int main(void)
     battery_with(cl, "cl-ones", "MWG=1 NWG=1 KWG=1 MDIMC=1 NDIMC=1 VWM=1 VWN=1 SA=1 SB=1 PACK=1 DIRECT=0", 0, 15, 90);
     battery_with(cl, "cl-wide", "MWG=32 NWG=128 KWG=16 MDIMC=2 NDIMC=8 VWM=16 VWN=16 SA=0 SB=1 PACK=1 DIRECT=0 DB=1", 0, 15, 0);
     battery_with(cl, "cl-local", "MWG=48 NWG=24 KWG=5 MDIMC=8 NDIMC=4 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=0 DB=1", 0, 15, 0);
+    /* warp-level tiling (2 warps of 8 x 4 work-items), a register cap the device may ignore */
+    battery_with(cl, "cl-warp", "MWG=64 NWG=32 KWG=8 MDIMC=16 NDIMC=4 VWM=4 VWN=2 SA=1 SB=1 PACK=1 DIRECT=0 DB=1 WARPM=8 "
+                 "REGS=64", 0, 15, 0);
     gemm_cl_destroy(cl);
 
     test_errors();

@@ -92,18 +92,21 @@ enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WG
 static const struct {
     const char *name;
     gemm_cuda_kernel kernel;
-    int split_k, variant, group, grid; /* group, grid: the test hooks cuda_wgmma_group / _grid (0: none) */
-} tc_ways[WAYS] = {{"auto", GEMM_CUDA_KERNEL_AUTO, 0, 0, 0, 0},
-                   {"mma", GEMM_CUDA_KERNEL_MMA, 0, 0, 0, 0},
-                   {"wgmma", GEMM_CUDA_KERNEL_WGMMA, 0, 0, 0, 0},
-                   {"wgmma split_k=1", GEMM_CUDA_KERNEL_WGMMA, 1, 0, 0, 0},
-                   {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0, 0, 0},
-                   {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1, 0, 0},
-                   {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2, 0, 0},
-                   {"wgmma 3 blocks, split_k=2, N-raster 2", GEMM_CUDA_KERNEL_WGMMA, 2, 0, -2, 3},
-                   {"wgmma a block per unit, M-raster 3", GEMM_CUDA_KERNEL_WGMMA, 0, 0, 3, -1},
-                   {"naive", GEMM_CUDA_KERNEL_NAIVE, 0, 0, 0, 0},
-                   {"host", GEMM_CUDA_KERNEL_AUTO, 0, 0, 0, 0}};
+    int split_k, variant;
+    int group, grid, epilogue, reduce; /* the test hooks cuda_wgmma_group, _grid, _epilogue, _reduce (0: none) */
+} tc_ways[WAYS] = {{"auto", GEMM_CUDA_KERNEL_AUTO, 0, 0, 0, 0, 0, 0},
+                   {"mma", GEMM_CUDA_KERNEL_MMA, 0, 0, 0, 0, 0, 0},
+                   {"wgmma", GEMM_CUDA_KERNEL_WGMMA, 0, 0, 0, 0, 0, 0},
+                   {"wgmma split_k=1", GEMM_CUDA_KERNEL_WGMMA, 1, 0, 0, 0, 0, 0},
+                   {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0, 0, 0, 0, 0},
+                   {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1, 0, 0, 0, 0},
+                   {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2, 0, 0, 0, 0},
+                   {"wgmma 3 blocks, split_k=2, N-raster 2, staged epilogue, sum kernel", GEMM_CUDA_KERNEL_WGMMA, 2,
+                    0, -2, 3, 1, 1},
+                   {"wgmma a block per unit, M-raster 3, variant=2, split_k=5", GEMM_CUDA_KERNEL_WGMMA, 5, 2, 3, -1, 0,
+                    0},
+                   {"naive", GEMM_CUDA_KERNEL_NAIVE, 0, 0, 0, 0, 0, 0},
+                   {"host", GEMM_CUDA_KERNEL_AUTO, 0, 0, 0, 0, 0, 0}};
 static const char *way_missing[WAYS]; /* why a way cannot run here; NULL: it runs */
 static int way_runs[WAYS], way_failures[WAYS]; /* of the current mode */
 #define ALL_WAYS ((1 << WAYS) - 1)
@@ -466,6 +469,8 @@ static void case_run(const tc_mode *md, int way, tc_case *t, const char *label, 
     opt.math = md->math;
     gemm__test_hooks()->cuda_wgmma_group = tc_ways[way].group;
     gemm__test_hooks()->cuda_wgmma_grid = tc_ways[way].grid;
+    gemm__test_hooks()->cuda_wgmma_epilogue = tc_ways[way].epilogue;
+    gemm__test_hooks()->cuda_wgmma_reduce = tc_ways[way].reduce;
     if (host) opt.mode = (gemm_cuda_mode)(t->seed % 3);
     snprintf(name, sizeof name, "tc %s %s%s%s", md->name, tc_ways[way].name, host ? mode_names[opt.mode] : "", label);
     battery_call_str(&t->c, desc, sizeof desc);
@@ -481,6 +486,7 @@ static void case_run(const tc_mode *md, int way, tc_case *t, const char *label, 
                       (unsigned long long)t->seed, (int)s);
     }
     gemm__test_hooks()->cuda_wgmma_group = gemm__test_hooks()->cuda_wgmma_grid = 0;
+    gemm__test_hooks()->cuda_wgmma_epilogue = gemm__test_hooks()->cuda_wgmma_reduce = 0;
     way_runs[way]++;
     if (!ok) way_failures[way]++;
     free(got);
@@ -618,6 +624,54 @@ static void tc_larger(const tc_mode *md)
             case_run_ways(md, &t, TC_WAYS, " larger", 1);
             case_free(&t);
         }
+}
+
+/* A K split in 3 on WGMMA, summed by the part that finishes last, gives
+   the bytes of the separate sum kernel (both add the parts in part order),
+   with either epilogue, with and without beta, both block heights. */
+static void tc_reductions(const tc_mode *md)
+{
+    int before = battery_failed, runs = 0;
+    if (way_missing[WAY_WGMMA]) return; /* counted as skipped with the mode's WGMMA ways */
+    for (int v = 0; v < 4; v++) {
+        battery_call c;
+        tc_case t;
+        unsigned char *got[2];
+        gemm_status st[2];
+        gemm_cuda_options opt;
+        size_t bytes;
+        char why[256] = "not compared";
+        set_combo(&c, v == 3 ? 5 : 0);
+        c.m = small_run ? 300 : 520; c.n = 260; c.k = small_run ? 200 : 1111;
+        c.alpha = 0.75; c.beta = v % 2 ? -0.5 : 0.0;
+        battery_min_lds(&c);
+        case_new(&t, md, &c, mode_seed(md) + 300000u + (uint64_t)v, 0, 0, 0, 0);
+        bytes = t.C.total * type_size(md->out);
+        memset(&opt, 0, sizeof opt);
+        opt.kernel = GEMM_CUDA_KERNEL_WGMMA;
+        opt.math = md->math;
+        opt.split_k = 3;
+        opt.variant = v == 2 ? 2 : 0;
+        for (int r = 0; r < 2; r++) {
+            got[r] = (unsigned char *)malloc(bytes ? bytes : 1);
+            if (!got[r]) { fprintf(stderr, "test_cuda_tc: out of memory\n"); exit(2); }
+            gemm__test_hooks()->cuda_wgmma_reduce = r == 0 ? 1 : 2;
+            gemm__test_hooks()->cuda_wgmma_epilogue = v == 1 ? 1 : 0;
+            st[r] = case_call(md, &opt, 0, &t, got[r]);
+        }
+        gemm__test_hooks()->cuda_wgmma_reduce = gemm__test_hooks()->cuda_wgmma_epilogue = 0;
+        battery_check(st[0] == GEMM_OK && st[1] == GEMM_OK && case_compare(md, &t, got[1], why, sizeof why) &&
+                          memcmp(got[0], got[1], bytes) == 0,
+                      "tc %s wgmma split_k=3: the last part's sum is right (%s) and gives the sum kernel's bytes "
+                      "(%lldx%lldx%lld, beta %g, variant %d, epilogue %s; status %d %d)", md->name, why,
+                      (long long)c.m, (long long)c.n, (long long)c.k, c.beta, opt.variant,
+                      v == 1 ? "staged" : "direct", (int)st[0], (int)st[1]);
+        runs++;
+        free(got[0]); free(got[1]);
+        case_free(&t);
+    }
+    printf("== tc %s wgmma split-K sums (%d cases): %s\n", md->name, runs,
+           battery_failed == before ? "the same bytes both ways" : "FAILURES above");
 }
 
 /* ---- refusals ---- */
@@ -780,15 +834,16 @@ static void tc_api_checks(void)
 
 /* C = A*B, row-major NN (ta: A stored transposed, k x m), on the device
    with `math` and `kernel`; returns the status, C in `out`. */
-static gemm_status acc_run(gemm_cuda_math math, gemm_cuda_kernel kernel, int ta, int64_t m, int64_t n, int64_t k,
-                           const float *dA, const float *dB, float *dC, float *out)
+static gemm_status acc_run(gemm_cuda_math math, int way, int ta, int64_t m, int64_t n, int64_t k, const float *dA,
+                           const float *dB, float *dC, float *out)
 {
     gemm_cuda_options opt;
     gemm_status s;
     memset(&opt, 0, sizeof opt);
     opt.math = math;
-    opt.kernel = kernel;
-    opt.split_k = math == GEMM_CUDA_MATH_EXACT ? 1 : 0; /* a plain fp32 product: one sum along all of K */
+    opt.kernel = tc_ways[way].kernel;
+    /* the exact kernel: a plain fp32 product, one sum along all of K */
+    opt.split_k = math == GEMM_CUDA_MATH_EXACT ? 1 : tc_ways[way].split_k;
     cuda_ok(cudaMemset(dC, 0xff, (size_t)(m * n) * sizeof(float)), "cudaMemset of C");
     s = gemm_cuda_sgemm(stream, GEMM_ROW_MAJOR, ta ? GEMM_TRANS : GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, 1.0f, dA,
                         ta ? m : k, dB, n, 0.0f, dC, n, &opt);
@@ -842,12 +897,16 @@ static float acc_value(int dist, uint64_t *state)
 /* The promise: on both distributions the accurate mode's max relative
    error is no larger than that of the exact fp32 kernel (SIMT) on the same
    inputs, and far below TF32's. Every tensor-core kernel here that runs
-   the mode (AUTO, MMA, WGMMA). */
+   the mode (AUTO, MMA, WGMMA, and WGMMA with K never split: one sum along
+   all of K, 16384 long in the third shape, where the tensor cores'
+   truncating sums would lose most). */
 static void tc_accuracy(void)
 {
-    static const int64_t full_shapes[][3] = {{512, 384, 4096}, {999, 1001, 997}}, small_shapes[][3] = {{130, 96, 700}};
+    static const int64_t full_shapes[][3] = {{512, 384, 4096}, {999, 1001, 997}, {256, 192, 16384}},
+                         small_shapes[][3] = {{130, 96, 700}};
+    static const int ways[] = {WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT};
     const int64_t(*shapes)[3] = small_run ? small_shapes : full_shapes;
-    int count = small_run ? 1 : 2, before = battery_failed;
+    int count = small_run ? 1 : 3, before = battery_failed;
     for (int si = 0; si < count; si++)
         for (int dist = 0; dist < 2; dist++) {
             int64_t m = shapes[si][0], n = shapes[si][1], k = shapes[si][2];
@@ -866,17 +925,18 @@ static void tc_accuracy(void)
             cuda_ok(cudaMalloc((void **)&dC, sizeof(float) * (size_t)(m * n)), "cudaMalloc");
             cuda_ok(cudaMemcpy(dA, A, sizeof(float) * (size_t)(m * k), cudaMemcpyHostToDevice), "cudaMemcpy");
             cuda_ok(cudaMemcpy(dB, B, sizeof(float) * (size_t)(k * n), cudaMemcpyHostToDevice), "cudaMemcpy");
-            battery_check(acc_run(GEMM_CUDA_MATH_EXACT, GEMM_CUDA_KERNEL_AUTO, ta, m, n, k, dA, dB, dC, got) == GEMM_OK,
+            battery_check(acc_run(GEMM_CUDA_MATH_EXACT, WAY_AUTO, ta, m, n, k, dA, dB, dC, got) == GEMM_OK,
                           "accuracy: the exact kernel runs (%s)", gemm_last_error_detail());
             exact = acc_error(got, ref, (size_t)(m * n));
-            battery_check(acc_run(GEMM_CUDA_MATH_TF32, GEMM_CUDA_KERNEL_AUTO, ta, m, n, k, dA, dB, dC, got) == GEMM_OK,
+            battery_check(acc_run(GEMM_CUDA_MATH_TF32, WAY_AUTO, ta, m, n, k, dA, dB, dC, got) == GEMM_OK,
                           "accuracy: TF32 runs (%s)", gemm_last_error_detail());
             tf32 = acc_error(got, ref, (size_t)(m * n));
-            for (int w = WAY_AUTO; w <= WAY_WGMMA; w++) {
+            for (int wi = 0; wi < (int)(sizeof ways / sizeof ways[0]); wi++) {
+                int w = ways[wi];
                 double acc;
                 gemm_status st;
                 if (way_missing[w]) continue;
-                st = acc_run(GEMM_CUDA_MATH_FP32_ACCURATE, tc_ways[w].kernel, ta, m, n, k, dA, dB, dC, got);
+                st = acc_run(GEMM_CUDA_MATH_FP32_ACCURATE, w, ta, m, n, k, dA, dB, dC, got);
                 acc = acc_error(got, ref, (size_t)(m * n));
                 printf("accuracy %lldx%lldx%lld%s %s, %s: max|err|/max|ref| fp32-accurate %.3g, exact fp32 %.3g, "
                        "tf32 %.3g\n", (long long)m, (long long)n, (long long)k, ta ? " (A transposed)" : "",
@@ -929,7 +989,7 @@ static void tc_special(void)
             gemm_status st;
             int bad = -1;
             if (way_missing[w]) continue;
-            st = acc_run(GEMM_CUDA_MATH_FP32_ACCURATE, tc_ways[w].kernel, ta, m, n, k, dA, dB, dC, got);
+            st = acc_run(GEMM_CUDA_MATH_FP32_ACCURATE, w, ta, m, n, k, dA, dB, dC, got);
             for (int64_t i = 0; i < m * n && bad < 0; i++) {
                 double r = ref[i], e = (double)(float)r; /* fp32 overflows where the fp64 sum passes FLT_MAX */
                 int ok = isnan(r) ? isnan(got[i]) : isinf(e) ? got[i] == e : fabs(got[i] - r) <= 0x1p-20 * scale[i] + 0x1p-149;
@@ -956,6 +1016,7 @@ static void tc_mode_run(const tc_mode *md)
     tc_random(md);
     tc_edges(md);
     tc_larger(md);
+    tc_reductions(md);
     if (!md->tf32_inputs) tc_invalid(md); /* tf32-exact: the same calls as tf32 */
     battery_check(gemm_cuda_release_scratch() == GEMM_OK, "tc %s: gemm_cuda_release_scratch() after the mode: %s",
                   md->name, gemm_last_error_detail());

@@ -1,8 +1,8 @@
 #!/bin/bash
 # bench/gpu/tensor_cores.sh - issue 19 (the tensor-core modes on every shape,
 # and the fp32-accurate mode) on one GPU machine (nvidia-h100-x1 or
-# nvidia-h200), in one call of the device tool, about 6 minutes at most
-# (every step has its own timeout; the whole script stops at 400 s):
+# nvidia-h200), in one call of the device tool, about 9 minutes at most
+# (every step has its own timeout; the whole script stops at 550 s):
 #   1. test_cuda_tc in full (every tensor-core mode incl. fp32-accurate, every
 #      kernel and WGMMA schedule, layouts, edges, refusals, the accurate
 #      mode's error promise and special values);
@@ -19,6 +19,7 @@
 # Run, from a checkout where nvcc is (no GPU needed), then on the GPU machine:
 #   bash bench/gpu/tensor_cores.sh --build      # writes build/gpu_tc/{test_cuda_tc,bench_cuda}
 #   device tool: command "bash bench/gpu/tensor_cores.sh", carry ["build/gpu_tc"]
+# (another folder: GPU_BIN=build/gpu_tc2 on both lines, and carry it; build/ is git-ignored)
 # Environment: GPU_BIN (default build/gpu_tc): the prebuilt binaries (built
 # there with nvcc when missing); OUT (default build/gpu_tc_out) gets at most
 # 8 files: env.txt, test_full.log, test_memcheck.log, bench_acc.txt,
@@ -31,7 +32,7 @@ STEPS=${STEPS:-test memcheck acc table sweep sass}
 NVCC=${NVCC:-nvcc}
 FLAGS="-std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a" # Hopper only: the machines this runs on
 T0=$(date +%s)
-left() { echo $((395 - ($(date +%s) - T0))); }
+left() { echo $((545 - ($(date +%s) - T0))); }
 cap() { # cap SECONDS: the smaller of SECONDS and the time left less 10 s (at least 1)
     local l=$(($(left) - 10)); [ "$1" -lt "$l" ] && l=$1; [ "$l" -lt 1 ] && l=1; echo "$l"
 }
@@ -47,8 +48,8 @@ build() {
     [ -x "$GPU_BIN/test_cuda_tc" ] && [ -x "$GPU_BIN/bench_cuda" ]
 }
 if [ "$1" = "--build" ]; then build && ls -la "$GPU_BIN"; exit; fi
-# the run is bounded: the script re-runs itself under `timeout 400`
-if [ -z "$GEMM_TC_INNER" ]; then GEMM_TC_INNER=1 exec timeout -k 5 400 bash "$0" "$@"; fi
+# the run is bounded: the script re-runs itself under `timeout 550`
+if [ -z "$GEMM_TC_INNER" ]; then GEMM_TC_INNER=1 exec timeout -k 5 550 bash "$0" "$@"; fi
 
 mkdir -p "$OUT"
 {
@@ -64,7 +65,7 @@ B=$GPU_BIN/bench_cuda
 
 if has test; then
     echo "== 1. test_cuda_tc (full), $(left) s left"
-    timeout "$(cap 110)" "$T" >"$OUT/test_full.log" 2>&1
+    timeout "$(cap 170)" "$T" >"$OUT/test_full.log" 2>&1
     echo "rc=$?"
     grep -E '^FAIL|^== |^accuracy' "$OUT/test_full.log" | grep -v 'all passed' | head -n 40
     grep -E '^accuracy' "$OUT/test_full.log" | head -n 12
@@ -72,7 +73,7 @@ if has test; then
 fi
 if has memcheck; then
     echo "== 2. test_cuda_tc small under compute-sanitizer memcheck, $(left) s left"
-    GEMM_CUDA_TEST_SMALL=1 timeout "$(cap 110)" compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
+    GEMM_CUDA_TEST_SMALL=1 timeout "$(cap 120)" compute-sanitizer --tool memcheck --error-exitcode 9 "$T" \
         >"$OUT/test_memcheck.log" 2>&1
     echo "rc=$?"
     grep -E 'ERROR SUMMARY|^FAIL|Invalid|out of bounds' "$OUT/test_memcheck.log" | head -n 20
@@ -80,18 +81,20 @@ if has memcheck; then
 fi
 if has acc; then
     echo "== 3. fp32-accurate beside cublasSgemm and the SIMT kernel, $(left) s left"
-    timeout "$(cap 45)" "$B" --prec acc --acc-sizes 2048,4096,8192,16384 --host 0 2>&1 | tee "$OUT/bench_acc.txt"
+    timeout "$(cap 60)" "$B" --prec acc --acc-sizes 2048,4096,8192,16384 --host 0 2>&1 | tee "$OUT/bench_acc.txt"
 fi
 if has table; then
     echo "== 4. issue 19's table (TF32, FP16, BF16 vs cublasGemmEx), $(left) s left"
-    timeout "$(cap 110)" "$B" --prec tf32,f16,bf16 --host 0 --csv "$OUT/table.csv" 2>&1 | tee "$OUT/bench_table.txt"
+    timeout "$(cap 120)" "$B" --prec tf32,f16,bf16 --host 0 --csv "$OUT/table.csv" 2>&1 | tee "$OUT/bench_table.txt"
 fi
 if has sweep; then
-    echo "== 5. WGMMA schedules (variant:group:grid:split), $(left) s left"
-    # 1/2: 256/128-row tiles; group: raster (-8 along N); grid -1: a block per unit (not persistent)
-    CONFIGS=${CONFIGS:-0:0:0:0,1:0:0:0,2:0:0:0,1:0:-1:0,2:0:-1:0,1:16:0:0,1:4:0:0,1:-8:0:0,1:0:0:1,2:0:0:1}
+    echo "== 5. WGMMA schedules (variant:group:grid:split[:epilogue:reduce]), $(left) s left"
+    # 1/2: 256/128-row tiles; group: raster (-8 along N); grid -1: a block per unit (not persistent);
+    # epilogue 1: staged through shared memory (2, the default: from the registers); reduce 1: split K
+    # summed by a separate kernel (2, the default: by the part that finishes last)
+    CONFIGS=${CONFIGS:-0:0:0:0,1:0:0:0,2:0:0:0,0:0:0:0:1:0,2:0:-1:0,1:16:0:0,1:-8:0:0,1:0:0:1,1:0:0:2,1:0:0:2:0:1}
     SHAPES=${SHAPES:-8192:8192:8192,8192:8192:1024,4096:4096:256,256:4096:4096,4096:256:4096,16384:128:16384,4096:4096:4096}
-    timeout "$(cap 70)" "$B" --prec tf32,f16 --shapes "$SHAPES" --configs "$CONFIGS" --quick --host 0 \
+    timeout "$(cap 80)" "$B" --prec tf32,f16 --shapes "$SHAPES" --configs "$CONFIGS" --quick --host 0 \
         --csv "$OUT/sweep.csv" >"$OUT/sweep.txt" 2>&1
     echo "rc=$?"
 fi

@@ -33,6 +33,9 @@ typedef struct gemm_cl_params {
     int pack;               /* 0: k-major rows; 1: contiguous panel per tile */
     int direct;             /* m*n*k <= direct^3 runs the direct kernel */
     int db;                 /* 1: two local-memory tiles, one barrier per k-step */
+    int warpm;              /* >0: 32 consecutive work-items are WARPM along M x 32/WARPM along N (GPUs) */
+    int regs;               /* >0: registers per work-item the compiler may use (NVIDIA's
+                               -cl-nv-maxrregcount; ignored elsewhere); 0 = the driver's choice */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {

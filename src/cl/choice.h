@@ -14,11 +14,13 @@ static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, co
 }
 
 /* One small problem through one kernel of g (path), against the reference:
-   for the tiled kernel several tiles and ragged edges in every dimension. */
-static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
+   for the tiled kernel several tiles and ragged edges in every dimension.
+   GEMM_ERR_DEVICE for a wrong result; any other failure (memory, the
+   device) is the status of that failure. */
+static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
 {
     const gemm_cl_params *p = &g->params;
-    int tiled = path == GEMM__CL_TILED, ok = 1;
+    int tiled = path == GEMM__CL_TILED, f64 = g->prec == GEMM_F64;
     int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
     int64_t i, cnt = m * n + m * k + k * n;
     gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
@@ -26,49 +28,81 @@ static int gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__
     int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? k : m;
     int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? n : k;
     int64_t ldc = lay == GEMM_ROW_MAJOR ? n : m;
-    double *buf = (double *)GEMM_MALLOC(sizeof(double) * (size_t)(cnt + m * n));
-    float *fbuf = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(cnt + m * n));
-    double eps = g->prec == GEMM_F64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
+    double *buf = (double *)gemm__cl_malloc(sizeof(double) * (size_t)(cnt + m * n));
+    float *fbuf = (float *)gemm__cl_malloc(sizeof(float) * (size_t)(cnt + m * n));
+    double eps = f64 ? 2.220446049250313e-16 : 1.1920929e-7, bound = 4 * eps * (double)k * 0.375;
     uint64_t x = 88172645463325252ull;
     gemm__problem pr;
-    int f64 = g->prec == GEMM_F64;
-    if (!buf || !fbuf) ok = 0;
-    for (i = 0; ok && i < cnt + m * n; i++) {
+    char pstr[256];
+    gemm_status s = buf && fbuf ? GEMM_OK : gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl self-check: out of host memory");
+    for (i = 0; s == GEMM_OK && i < cnt + m * n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         buf[i] = (double)(x >> 40) / 16777216.0 - 0.5; /* exact in float */
         fbuf[i] = (float)buf[i];
     }
-    if (ok) ok = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr) == GEMM_OK;
-    if (ok) {
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    if (s == GEMM_OK) s = gemm__prepare("gemm_cl self-check", lay, ta, tb, m, n, k, 0, 1, lda, 1, ldb, 0, 1, ldc, &pr);
+    if (s == GEMM_OK) {
         double *A = buf, *B = buf + m * k, *C = B + k * n, *R = C + m * n;
         float *fA = fbuf, *fB = fbuf + m * k, *fC = fB + k * n;
         const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
         memcpy(R, C, sizeof(double) * (size_t)(m * n));
         gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
-        ok = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
-                           -0.5, f64 ? (void *)C : (void *)fC, NULL) == GEMM_OK;
-        for (i = 0; ok && i < m * n; i++) ok = fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound;
+        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+                          -0.5, f64 ? (void *)C : (void *)fC, NULL);
+        for (i = 0; s == GEMM_OK && i < m * n; i++)
+            if (!(fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound))
+                s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check "
+                               "on %s", gemm_precision_name(g->prec), pstr, ctx->device_name);
     }
     if (buf) GEMM_FREE(buf);
     if (fbuf) GEMM_FREE(fbuf);
-    return ok;
+    return s;
 }
 
-/* Builds and checks one set; lock held. */
-static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
-                                gemm__cl_program **out)
+/* Checks g once, both kernels: 1 when right, -1 when wrong (or when the
+   device cannot run it), 0 when a transient failure (memory) left the
+   question open: then *status says why and the next call asks again. */
+static int gemm__cl_check(gemm_cl_context *ctx, gemm__cl_program *g, gemm_status *status)
 {
-    char pstr[256];
-    gemm_status s = gemm__cl_program_get(ctx, prec, p, out);
-    if (s != GEMM_OK) return s;
-    if (ctx->no_self_check) return GEMM_OK;
-    if ((*out)->checked == 0)
-        (*out)->checked = gemm__cl_check_path(ctx, *out, GEMM__CL_DIRECT) &&
-                          gemm__cl_check_path(ctx, *out, GEMM__CL_TILED) ? 1 : -1;
-    if ((*out)->checked > 0) return GEMM_OK;
-    gemm_cl_params_str(p, pstr, sizeof pstr);
-    return gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: the %s kernels with %s gave a wrong result in the self-check on %s",
-                      gemm_precision_name(prec), pstr, ctx->device_name);
+    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT);
+    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED);
+    *status = s;
+    return s == GEMM_OK ? 1 : s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
+}
+
+/* Builds and checks one set; lock held. A program that fails its check
+   leaves no cache entry behind; one that came from the disk cache is built
+   again from source and checked again, as the binary may be what was
+   wrong. *bad (may be NULL): the failure is the set's own (it does not
+   build, does not fit the device, computes wrong), not a transient one
+   (memory) that the next call may not meet. */
+static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const gemm_cl_params *p,
+                                gemm__cl_program **out, int *bad)
+{
+    gemm_status s = gemm__cl_program_get(ctx, prec, p, 0, out);
+    int verdict; /* 1 right, -1 the set's own failure, 0 transient */
+    if (s != GEMM_OK) {
+        verdict = s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
+    } else if (ctx->no_self_check || (*out)->checked != 0) {
+        verdict = ctx->no_self_check ? 1 : (*out)->checked;
+        if (verdict < 0)
+            s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: this %s parameter set failed its self-check on %s before",
+                           gemm_precision_name(prec), ctx->device_name);
+    } else {
+        verdict = gemm__cl_check(ctx, *out, &s);
+        if (verdict < 0 && (*out)->cached) {
+            gemm__cl_uncache(ctx, *out);
+            gemm__cl_program_drop(ctx, *out);
+            *out = NULL;
+            s = gemm__cl_program_get(ctx, prec, p, 1, out);
+            verdict = s != GEMM_OK ? (s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1) : gemm__cl_check(ctx, *out, &s);
+        }
+        if (*out && verdict != 0) (*out)->checked = verdict;
+        if (*out && verdict < 0 && ctx->cache_dir[0]) gemm__cl_uncache(ctx, *out);
+    }
+    if (bad) *bad = verdict < 0;
+    return s;
 }
 
 /* Makes (g, p) prec's choice; lock held. */
@@ -83,27 +117,33 @@ static void gemm__cl_install(gemm_cl_context *ctx, gemm_precision prec, gemm__cl
 }
 
 /* prec's program, picked (and checked) on first use; callers check
-   gemm__cl_usable first. Lock held. */
+   gemm__cl_usable first. Lock held. A set that is bad on this device is
+   replaced by the safe default for good; after a transient failure nothing
+   is chosen, so the next call tries the same set again. */
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out)
 {
     gemm__cl_choice *ch = gemm__cl_choice_of(ctx, prec);
+    char origin[sizeof ch->origin], reason[sizeof ch->reason];
     gemm_cl_params p;
     gemm_status s;
+    int bad = 0;
     if (ch->prog) { *out = ch->prog; return GEMM_OK; }
-    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, ch->origin, sizeof ch->origin);
-    s = gemm__cl_try(ctx, prec, &p, out);
+    gemm__cl_lookup(ctx->tuning_file, ctx->device_name, prec, &p, origin, sizeof origin);
+    reason[0] = '\0';
+    s = gemm__cl_try(ctx, prec, &p, out, &bad);
+    if (s != GEMM_OK && !bad) return s;
     if (s != GEMM_OK) {
-        char origin[sizeof ch->origin];
-        memcpy(origin, ch->origin, sizeof origin);
-        snprintf(ch->reason, sizeof ch->reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
-        snprintf(ch->origin, sizeof ch->origin, "safe default");
+        snprintf(reason, sizeof reason, "%.380s [%.120s]", gemm_last_error_detail(), origin);
+        snprintf(origin, sizeof origin, "safe default");
         gemm__cl_params_parse(gemm__cl_safe, &p);
-        if ((s = gemm__cl_try(ctx, prec, &p, out)) != GEMM_OK) return s;
+        if ((s = gemm__cl_try(ctx, prec, &p, out, NULL)) != GEMM_OK) return s;
         /* the call succeeds; the detail still tells why the tuned set was dropped */
-        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", ch->reason);
+        gemm__fail(GEMM_OK, "gemm_cl: fell back to the safe default kernel: %s", reason);
     }
     ch->prog = *out;
     ch->params = p;
+    memcpy(ch->origin, origin, sizeof origin);
+    memcpy(ch->reason, reason, sizeof reason);
     return GEMM_OK;
 }
 
@@ -139,7 +179,7 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
     if (!params) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_set_params: params is NULL");
     if ((s = gemm__cl_usable(ctx, precision, "gemm_cl_set_params")) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_try(ctx, precision, params, &g);
+    s = gemm__cl_try(ctx, precision, params, &g, NULL);
     if (s == GEMM_OK) gemm__cl_install(ctx, precision, g, params, "set by caller");
     gemm__cl_lock_give(&ctx->lock);
     return s;

@@ -6,8 +6,9 @@ typedef struct gemm__cl_program {
     gemm_precision prec;
     gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
-    cl_kernel pack, direct, tiled;
+    cl_kernel pack, pack_rows, direct, tiled;
     int checked; /* 0 not yet, 1 passed, -1 failed */
+    int cached;  /* loaded from the disk cache, not compiled */
 } gemm__cl_program;
 
 /* A queue with its packing buffers. lane[0] is the caller's queue (calls);
@@ -31,7 +32,7 @@ struct gemm_cl_context {
     cl_device_id device;
     cl_device_type type;
     char device_name[256], platform_name[128], driver[128];
-    int has_fp64, no_self_check, break_kernel;
+    int has_fp64, has_nv_options, no_self_check, break_kernel;
     size_t max_wg;
     cl_ulong local_mem;
     char tuning_file[512], cache_dir[512], build_options[512];
@@ -50,6 +51,7 @@ static gemm__cl_choice *gemm__cl_choice_of(gemm_cl_context *ctx, gemm_precision 
 static void gemm__cl_program_free(gemm__cl_program *g)
 {
     if (g->pack) clReleaseKernel(g->pack);
+    if (g->pack_rows) clReleaseKernel(g->pack_rows);
     if (g->direct) clReleaseKernel(g->direct);
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->program) clReleaseProgram(g->program);
@@ -85,17 +87,43 @@ GEMM_DEF gemm_status gemm_cl_destroy(gemm_cl_context *ctx)
     return GEMM_OK;
 }
 
+/* "platform name: device name" of one device. */
+static void gemm__cl_full_name(cl_platform_id plat, cl_device_id dev, char *out, size_t size)
+{
+    char pname[128], dname[256];
+    pname[0] = dname[0] = '\0';
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+    snprintf(out, size, "%s: %s", pname, dname);
+}
+
 /* Does device di of platform pi match what the options ask for? */
 static int gemm__cl_device_matches(cl_platform_id plat, cl_device_id dev, const char *name, int by_name, int want_p,
                                    int want_d, cl_uint pi, cl_uint di)
 {
-    char full[512], pname[128], dname[256];
+    char full[400];
     if (!by_name) return (int)pi == want_p && (int)di == want_d;
-    pname[0] = dname[0] = '\0';
-    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-    snprintf(full, sizeof full, "%s: %s", pname, dname);
+    gemm__cl_full_name(plat, dev, full, sizeof full);
     return strstr(full, name) != NULL;
+}
+
+/* Appends "P:D name" of every device to list, for the error of a choice
+   that matches none of them. */
+static void gemm__cl_list_devices(const cl_platform_id *plats, cl_uint np, char *list, size_t size)
+{
+    cl_device_id devs[64];
+    cl_uint nd, pi, di;
+    char full[400];
+    size_t used = 0;
+    list[0] = '\0';
+    for (pi = 0; pi < np; pi++) {
+        if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) nd = 0;
+        for (di = 0; di < nd && di < 64 && used < size; di++) {
+            gemm__cl_full_name(plats[pi], devs[di], full, sizeof full);
+            used += (size_t)snprintf(list + used, size - used, "%s%u:%u \"%s\"", used ? ", " : "", pi, di, full);
+        }
+    }
+    if (!list[0]) snprintf(list, size, "none");
 }
 
 /* Finds the device: by name substring, by "P:D" indices, or by indices. */
@@ -106,6 +134,7 @@ static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id
     cl_uint np = 0, nd, pi, di;
     const char *name = o->device_name && o->device_name[0] ? o->device_name : getenv("GEMM_CL_DEVICE");
     int want_p = o->platform, want_d = o->device, by_name = name && name[0];
+    char list[640];
     cl_int e = clGetPlatformIDs(16, plats, &np);
     if (np > 16) np = 16; /* np and nd count them all, not the ones written */
     if (e == -1001 || (e == CL_SUCCESS && np == 0))
@@ -122,8 +151,12 @@ static gemm_status gemm__cl_pick(const gemm_cl_create_options *o, cl_platform_id
                 return GEMM_OK;
             }
     }
-    if (by_name) return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%s\"", name);
-    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d", want_d, want_p);
+    gemm__cl_list_devices(plats, np, list, sizeof list);
+    if (by_name)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: no OpenCL device matches \"%.200s\"; the devices: %s",
+                          name, list);
+    return gemm__fail(GEMM_ERR_UNAVAILABLE, "gemm_cl_create: there is no device %d on platform %d; the devices: %s",
+                      want_d, want_p, list);
 }
 
 /* Takes the caller's context and in-order queue (retained). */
@@ -164,24 +197,29 @@ static gemm_status gemm__cl_open(gemm_cl_context *ctx, const gemm_cl_create_opti
 }
 
 /* What the kernels and the parameter checks need to know about the device. */
-static void gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
+static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
 {
     char *ext = NULL;
     size_t ext_len = 0;
+    cl_int e;
     clGetDeviceInfo(ctx->device, CL_DEVICE_NAME, sizeof ctx->device_name, ctx->device_name, NULL);
     clGetDeviceInfo(ctx->device, CL_DRIVER_VERSION, sizeof ctx->driver, ctx->driver, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_wg, &ctx->max_wg, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem, &ctx->local_mem, NULL);
-    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
-    if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len) == CL_SUCCESS && ext_len > 0 &&
-        (ext = (char *)GEMM_MALLOC(ext_len + 1)) != NULL) {
-        if (clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL) != CL_SUCCESS) ext_len = 0;
-        ext[ext_len] = '\0';
-        ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
-        GEMM_FREE(ext);
-    }
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
+    /* asked for in full: a long extension list must not hide cl_khr_fp64 */
+    e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);
+    if (e != CL_SUCCESS) return gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
+    /* a failure here must not pass for a device without fp64 */
+    if (!(ext = (char *)gemm__cl_malloc(ext_len + 1)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
+    e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, ext_len, ext, NULL);
+    ext[e == CL_SUCCESS ? ext_len : 0] = '\0';
+    ctx->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+    ctx->has_nv_options = strstr(ext, "cl_nv_compiler_options") != NULL;
+    GEMM_FREE(ext);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clGetDeviceInfo (CL_DEVICE_EXTENSIONS)");
 }
 
 static void gemm__cl_copy_opt(char *dst, size_t size, const char *opt, const char *env)
@@ -203,7 +241,7 @@ static gemm_status gemm__cl_setup(gemm_cl_context *ctx, const gemm_cl_create_opt
         ctx->lane[1].queue = NULL;
         return gemm__cl_fail(e, "clCreateCommandQueue (private queue)");
     }
-    gemm__cl_query(ctx, platform);
+    if ((s = gemm__cl_query(ctx, platform)) != GEMM_OK) return s;
     gemm__cl_copy_opt(ctx->tuning_file, sizeof ctx->tuning_file, o->tuning_file, "GEMM_CL_TUNING_FILE");
     gemm__cl_copy_opt(ctx->cache_dir, sizeof ctx->cache_dir, o->cache_dir, "GEMM_CL_CACHE_DIR");
     gemm__cl_copy_opt(ctx->build_options, sizeof ctx->build_options, o->build_options, NULL);
@@ -224,7 +262,7 @@ GEMM_DEF gemm_status gemm_cl_create(const gemm_cl_create_options *options, gemm_
     if (!options) options = &none;
     if (!options->context != !options->queue)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_create: give both context and queue, or neither");
-    ctx = (gemm_cl_context *)GEMM_MALLOC(sizeof *ctx);
+    ctx = (gemm_cl_context *)gemm__cl_malloc(sizeof *ctx);
     if (!ctx) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_create: out of host memory");
     memset(ctx, 0, sizeof *ctx);
     gemm__cl_lock_init(&ctx->lock);

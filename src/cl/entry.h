@@ -2,46 +2,68 @@
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
 
-/* gemm__prepare's checks and canonical form, then OpenCL's own: the
-   context, the precision, and the sizes the kernels index with int. */
+/* The context first (it is the first argument), then gemm__prepare's
+   checks and canonical form, then OpenCL's own: the precision, and the
+   sizes the kernels index with int. */
 static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
                                     gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                                     double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
                                     int have_c, int64_t ldc, gemm__problem *p)
 {
     const int64_t limit = 2147483647 - 4096;
-    gemm_status s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1,
-                                  have_c, ldc, p);
+    gemm_status s;
+    p->work = GEMM__WORK_NONE;
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1, have_c, ldc, p);
     if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
     if (s == GEMM_OK && (m > limit || n > limit || k > limit))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
     return s;
 }
 
-/* Is [off, off + count) inside buffer X? */
-static gemm_status gemm__cl_fits(cl_mem X, size_t off, int64_t count, size_t elem, const char *func, const char *name)
+/* Is [off, off + count) inside buffer X, which belongs to ctx? Counted in
+   whole elements, so no product can overflow: an offset near 2^64 / elem
+   must not wrap around to a small byte count. */
+static gemm_status gemm__cl_fits(const gemm_cl_context *ctx, cl_mem X, size_t off, int64_t count, size_t elem,
+                                 const char *func, const char *name)
 {
-    size_t size = 0;
+    size_t size = 0, cap;
+    cl_context owner = NULL;
     cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (e != CL_SUCCESS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
-    if (count > 0 && (off + (size_t)count) * elem > size)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu bytes; offset + extent need %llu", func, name,
-                          (unsigned long long)size, (unsigned long long)((off + (size_t)count) * elem));
+    if (owner != ctx->context)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
+    cap = size / elem;
+    if (count > 0 && (off > cap || (uint64_t)count > (uint64_t)(cap - off)))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu elements; offset %llu + extent %lld do not fit", func,
+                          name, (unsigned long long)cap, (unsigned long long)off, (long long)count);
     return GEMM_OK;
 }
 
 /* The buffers hold what the call touches, at their offsets. */
-static gemm_status gemm__cl_buffers_fit(const gemm__problem *p, const gemm__cl_operands *o, size_t elem,
-                                        const char *func)
+static gemm_status gemm__cl_buffers_fit(const gemm_cl_context *ctx, const gemm__problem *p, const gemm__cl_operands *o,
+                                        size_t elem, const char *func)
 {
     gemm_status s = GEMM_OK;
     if (p->work == GEMM__WORK_FULL) {
-        s = gemm__cl_fits(o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
-        if (s == GEMM_OK) s = gemm__cl_fits(o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
+        s = gemm__cl_fits(ctx, o->a, o->offa, p->a_extent, elem, func, p->swapped ? "B" : "A");
+        if (s == GEMM_OK) s = gemm__cl_fits(ctx, o->b, o->offb, p->b_extent, elem, func, p->swapped ? "A" : "B");
     }
-    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(o->c, o->offc, p->c_extent, elem, func, "C");
+    if (s == GEMM_OK && p->work != GEMM__WORK_NONE) s = gemm__cl_fits(ctx, o->c, o->offc, p->c_extent, elem, func, "C");
     return s;
+}
+
+/* Host matrices span less than half the address space in bytes: then every
+   byte count and pitch of their copies fits in size_t. */
+static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const char *func)
+{
+    size_t bytes;
+    if (!gemm__cl_bytes(p->a_extent, 2, elem, &bytes) || !gemm__cl_bytes(p->b_extent, 2, elem, &bytes) ||
+        !gemm__cl_bytes(p->c_extent, 2, elem, &bytes))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: a matrix spans more bytes than this address space holds", func);
+    return GEMM_OK;
 }
 
 /* One call on cl_mem buffers, enqueued on the caller's queue. */
@@ -65,7 +87,7 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
     gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
-    if ((s = gemm__cl_buffers_fit(&p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     gemm__cl_lock_take(&ctx->lock);
     if (p.work == GEMM__WORK_NONE) {
         cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
@@ -92,6 +114,7 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
     s = gemm__cl_prepare(ctx, prec, func, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
                          p.swapped ? A : B, beta, C, timing);
 }

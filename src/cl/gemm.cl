@@ -41,6 +41,9 @@
 #ifndef PACK
 #define PACK 0 /* packed operands: 0 = k-major rows, 1 = one contiguous panel per tile */
 #endif
+#ifndef WARPM
+#define WARPM 0 /* >0: each 32 consecutive work-items (a warp) are WARPM along M x 32/WARPM along N */
+#endif
 
 #ifndef INLINE
 #define INLINE __attribute__((always_inline))
@@ -67,25 +70,39 @@ typedef GEMM_CL_REAL real;
 
 #define GLUE_(a, b) a##b
 #define GLUE(a, b) GLUE_(a, b)
-/* Element e of a vector, for e known after unrolling. */
-#define ELEM(v, e) (((real *)&(v))[e])
+/* Element e of a vector of width 1..16 by component selects, not through
+   its address: a vector whose address is taken may live in slow private
+   memory on GPUs. With e known after unrolling the selects fold away. */
+#define GET1(v, e) (v)
+#define GET2(v, e) ((e) == 0 ? (v).s0 : (v).s1)
+#define GET4(v, e) ((e) < 2 ? GET2((v).lo, (e)) : GET2((v).hi, (e) - 2))
+#define GET8(v, e) ((e) < 4 ? GET4((v).lo, (e)) : GET4((v).hi, (e) - 4))
+#define GET16(v, e) ((e) < 8 ? GET8((v).lo, (e)) : GET8((v).hi, (e) - 8))
+#define ELEMM(v, e) GLUE(GET, VWM)(v, e)
+#define ELEMN(v, e) GLUE(GET, VWN)(v, e)
 #if VWM == 1
 typedef real realM;
-#define LOADM(p) (*(p))
-#define STOREM(x, p) (*(p) = (x))
 #else
 typedef GLUE(GEMM_CL_REAL, VWM) realM;
-#define LOADM(p) GLUE(vload, VWM)(0, p)
-#define STOREM(x, p) GLUE(vstore, VWM)(x, 0, p)
 #endif
 #if VWN == 1
 typedef real realN;
-#define LOADN(p) (*(p))
-#define STOREN(x, p) (*(p) = (x))
 #else
 typedef GLUE(GEMM_CL_REAL, VWN) realN;
-#define LOADN(p) GLUE(vload, VWN)(0, p)
-#define STOREN(x, p) GLUE(vstore, VWN)(x, 0, p)
+#endif
+/* Vectors of the packed operands and the local tiles: aligned to their
+   size (the pack kernel lays every tile row out on a multiple of VWM, VWN
+   elements, and buffers start aligned), so one wide load or store each: a
+   vloadN may only assume its element's alignment and is split into
+   scalar loads by some compilers. C, the caller's, takes vload / vstore. */
+#define TILEM(space, p) (*(space realM *)(p))
+#define TILEN(space, p) (*(space realN *)(p))
+#if VWN == 1
+#define LOADC(p) (*(p))
+#define STOREC(x, p) (*(p) = (x))
+#else
+#define LOADC(p) GLUE(vload, VWN)(0, p)
+#define STOREC(x, p) GLUE(vstore, VWN)(x, 0, p)
 #endif
 
 /* The distance between two k rows of a packed operand: the tile width in a
@@ -125,6 +142,32 @@ __kernel void gemm_cl_pack(const int R, const int K, const int Rp, const int Kp,
     (void)tile;
     P[(long)p * Rp + r] = v;
 #endif
+}
+
+/* The same copy for CPUs, where one element per work-item (with a division
+   each) ran at a gigabyte per second: a work-item moves a block of `tile`
+   rows by KWG k rows of the packed form, loops a compiler vectorises. */
+__kernel void gemm_cl_pack_rows(const int R, const int K, const int Rp, const int Kp, const int tile,
+                                const __global real *X, const long offx, const long rs, const long ps,
+                                __global real *P)
+{
+    const int g = (int)get_global_id(0), p0 = (int)get_global_id(1) * KWG;
+    if (g * tile >= Rp || p0 >= Kp) return;
+    const int rows = min(tile, R - g * tile);
+    const __global real *src = X + offx + (long)g * tile * rs;
+    for (int p = p0; p < p0 + KWG; p++) {
+#if PACK
+        __global real *dst = P + (long)g * Kp * tile + (long)p * tile;
+#else
+        __global real *dst = P + (long)p * Rp + g * tile;
+#endif
+        if (p < K) {
+            for (int e = 0; e < rows; e++) dst[e] = src[e * rs + p * ps];
+            for (int e = max(rows, 0); e < tile; e++) dst[e] = (real)0;
+        } else {
+            for (int e = 0; e < tile; e++) dst[e] = (real)0;
+        }
+    }
 }
 
 /* Writes alpha*ab + beta*c into *c; beta == 0 never reads C. */
@@ -175,12 +218,14 @@ INLINE const __global real *panel(const __global real *P, const int g, const int
 #if SA
 /* This work-item's share of the KWG x MWG tile of A at src, into registers:
    the global loads of the next tile overlap the arithmetic on this one.
-   Not unrolled: unrolled, the local-memory kernels ran 20% slower on PoCL. */
+   Unrolled, so ra[] stays in registers on GPUs, where local memory is used
+   (PoCL ran these loops unrolled 20% slower, but its sets use no local memory). */
 INLINE void fetch_a(realM ra[LA], const __global real *src, const stride as, const int tid)
 {
+#pragma unroll
     for (int l = 0; l < LA; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * MWG / VWM) ra[l] = LOADM(src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);
+        if (x < KWG * MWG / VWM) ra[l] = TILEM(const __global, src + x / (MWG / VWM) * as + x % (MWG / VWM) * VWM);
     }
 }
 
@@ -190,7 +235,7 @@ INLINE void stash_a(__local real *tile, const realM ra[LA], const int tid)
 #pragma unroll
     for (int l = 0; l < LA; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * MWG / VWM) STOREM(ra[l], tile + x * VWM);
+        if (x < KWG * MWG / VWM) TILEM(__local, tile + x * VWM) = ra[l];
     }
 }
 #endif
@@ -199,9 +244,10 @@ INLINE void stash_a(__local real *tile, const realM ra[LA], const int tid)
 /* The same for the KWG x NWG tile of B. */
 INLINE void fetch_b(realN rb[LB], const __global real *src, const stride bs, const int tid)
 {
+#pragma unroll
     for (int l = 0; l < LB; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * NWG / VWN) rb[l] = LOADN(src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);
+        if (x < KWG * NWG / VWN) rb[l] = TILEN(const __global, src + x / (NWG / VWN) * bs + x % (NWG / VWN) * VWN);
     }
 }
 
@@ -210,7 +256,7 @@ INLINE void stash_b(__local real *tile, const realN rb[LB], const int tid)
 #pragma unroll
     for (int l = 0; l < LB; l++) {
         const int x = tid + l * WGS;
-        if (x < KWG * NWG / VWN) STOREN(rb[l], tile + x * VWN);
+        if (x < KWG * NWG / VWN) TILEN(__local, tile + x * VWN) = rb[l];
     }
 }
 #endif
@@ -229,15 +275,15 @@ INLINE void multiply_step(realN acc[MWI][NWI / VWN], const A_SPACE real *at, con
         const B_SPACE real *bk = bt + kk * bts;
         realN bv[NWI / VWN];
 #pragma unroll
-        for (int v = 0; v < NWI / VWN; v++) bv[v] = LOADN(bk + (v * NDIMC + tn) * VWN);
+        for (int v = 0; v < NWI / VWN; v++) bv[v] = TILEN(const B_SPACE, bk + (v * NDIMC + tn) * VWN);
 #pragma unroll
         for (int u = 0; u < MWI / VWM; u++) {
-            realM av = LOADM(ak + (u * MDIMC + tm) * VWM);
+            realM av = TILEM(const A_SPACE, ak + (u * MDIMC + tm) * VWM);
 #pragma unroll
             for (int e = 0; e < VWM; e++)
 #pragma unroll
                 for (int v = 0; v < NWI / VWN; v++)
-                    acc[u * VWM + e][v] = fma((realN)ELEM(av, e), bv[v], acc[u * VWM + e][v]);
+                    acc[u * VWM + e][v] = fma((realN)ELEMM(av, e), bv[v], acc[u * VWM + e][v]);
         }
     }
 }
@@ -259,10 +305,10 @@ INLINE void store_tile(__global real *C, const long ldc, const int M, const int 
                 const int j = col0 + (v * NDIMC + tn) * VWN;
                 const realN r = acc[u * VWM + e][v];
                 if (j + VWN <= N) {
-                    if (beta != (real)0) STOREN(alpha * r + beta * LOADN(crow + j), crow + j);
-                    else STOREN(alpha * r, crow + j);
+                    if (beta != (real)0) STOREC(alpha * r + beta * LOADC(crow + j), crow + j);
+                    else STOREC(alpha * r, crow + j);
                 } else {
-                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEM(r, c), alpha, beta);
+                    for (int c = 0; c < VWN && j + c < N; c++) store_one(crow + j + c, ELEMN(r, c), alpha, beta);
                 }
             }
         }
@@ -282,21 +328,35 @@ void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const i
                    const __global real *restrict Ap, const __global real *restrict Bp,
                    __global real *C, const long offc, const long ldc)
 {
+    /* tid: the work-item's place in the group, for the cooperative copies
+       (consecutive tids read consecutive vectors: coalesced); (tm, tn): its
+       place in the grid of C's blocks */
+    const int tid = (int)get_local_id(1) * NDIMC + (int)get_local_id(0);
+#if WARPM
+    /* Warp-level tiling: warp w covers WARPM x 32/WARPM work-items of the
+       grid, so one vector read of the local A (B) tile by the warp touches
+       WARPM (32/WARPM) consecutive vectors of one row: few distinct
+       addresses, each a broadcast, and no bank conflicts. */
+    const int warp = tid / 32, lane = tid % 32;
+    const int tm = (warp % (MDIMC / WARPM)) * WARPM + lane % WARPM;
+    const int tn = (warp / (MDIMC / WARPM)) * (32 / WARPM) + lane / WARPM;
+#else
     const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);
+#endif
     const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);
+    (void)tid; /* unused without local memory or WARPM */
     const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);
     const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);
 #if SA || SB
-    const int tid = tm * NDIMC + tn;
     int cur = 0; /* which of the DB tiles is current (not "half": a type in OpenCL C) */
 #endif
 #if SA
-    __local real alm[(1 + DB) * KWG * MWG];
+    __local real alm[(1 + DB) * KWG * MWG] __attribute__((aligned(128)));
     realM ra[LA];
     fetch_a(ra, a, as, tid);
 #endif
 #if SB
-    __local real blm[(1 + DB) * KWG * NWG];
+    __local real blm[(1 + DB) * KWG * NWG] __attribute__((aligned(128)));
     realN rb[LB];
     fetch_b(rb, b, bs, tid);
 #endif

@@ -4,13 +4,50 @@
 
 static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
 
-/* The device copies of one host call. C's buffer holds whole columns of ldc
-   (NVIDIA's driver checks rectangle copies against region rows * pitch);
-   only the m x n window of C is copied, never its padding. */
+/* One matrix a host call moves: rows x cols in gemm__problem's column-major
+   view, with leading dimension ld on the host and dense (ld = rows) on the
+   device, so its buffer holds what the call touches and no padding crosses
+   the bus. */
+typedef struct gemm__cl_matrix {
+    int64_t rows, cols, ld;
+} gemm__cl_matrix;
+
+/* The device copies of one host call, and the call as it runs on them. */
 typedef struct gemm__cl_staged {
     gemm__cl_operands dev;
-    size_t origin[3], region[3], pitch;
+    gemm__problem dense;
+    gemm__cl_matrix mat[3]; /* a, b, c */
 } gemm__cl_staged;
+
+static gemm__cl_matrix gemm__cl_matrix_of(int64_t rows, int64_t cols, int64_t ld)
+{
+    gemm__cl_matrix x;
+    x.rows = rows;
+    x.cols = cols;
+    x.ld = ld;
+    return x;
+}
+
+/* The problem on dense copies: the same call with leading dimensions equal
+   to the stored rows, and the three matrices to move. */
+static void gemm__cl_densify(const gemm__problem *p, gemm__cl_staged *st)
+{
+    gemm__problem *d = &st->dense;
+    *d = *p;
+    st->mat[0] = gemm__cl_matrix_of(p->a_trans ? p->k : p->m, p->a_trans ? p->m : p->k, p->lda);
+    st->mat[1] = gemm__cl_matrix_of(p->b_trans ? p->n : p->k, p->b_trans ? p->k : p->n, p->ldb);
+    st->mat[2] = gemm__cl_matrix_of(p->m, p->n, p->ldc);
+    d->lda = st->mat[0].rows > 0 ? st->mat[0].rows : 1;
+    d->ldb = st->mat[1].rows > 0 ? st->mat[1].rows : 1;
+    d->ldc = st->mat[2].rows > 0 ? st->mat[2].rows : 1;
+    d->ars = d->a_trans ? d->lda : 1;
+    d->acs = d->a_trans ? 1 : d->lda;
+    d->brs = d->b_trans ? d->ldb : 1;
+    d->bcs = d->b_trans ? 1 : d->ldb;
+    d->a_extent = p->a_extent ? st->mat[0].rows * st->mat[0].cols : 0;
+    d->b_extent = p->b_extent ? st->mat[1].rows * st->mat[1].cols : 0;
+    d->c_extent = p->c_extent ? st->mat[2].rows * st->mat[2].cols : 0;
+}
 
 static void gemm__cl_staged_free(gemm__cl_staged *st)
 {
@@ -19,28 +56,48 @@ static void gemm__cl_staged_free(gemm__cl_staged *st)
     if (st->dev.c) clReleaseMemObject(st->dev.c);
 }
 
-/* Allocates the buffers and enqueues the copies in (not waited for). */
-static cl_int gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, const gemm__problem *p,
-                              const void *a, const void *b, double beta, const void *c, gemm__cl_staged *st)
+/* Enqueues the copy of host matrix x into its dense buffer (to_device) or
+   back; the copy back blocks. */
+static cl_int gemm__cl_move(cl_command_queue q, cl_mem buf, void *host, gemm__cl_matrix x, size_t elem, int to_device)
 {
-    size_t elem = gemm_precision_size(prec), na = (size_t)p->a_extent, nb = (size_t)p->b_extent;
+    size_t origin[3] = {0, 0, 0}, region[3];
+    region[0] = (size_t)x.rows * elem;
+    region[1] = (size_t)x.cols;
+    region[2] = 1;
+    if (x.ld == x.rows || x.cols == 1)
+        return to_device ? clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, region[0] * region[1], host, 0, NULL, NULL)
+                         : clEnqueueReadBuffer(q, buf, CL_TRUE, 0, region[0] * region[1], host, 0, NULL, NULL);
+    /* host_row_pitch ld*elem fits: entry.h checked that the host matrix spans
+       less than half the address space */
+    return to_device ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, origin, origin, region, region[0], 0,
+                                                (size_t)x.ld * elem, 0, host, 0, NULL, NULL)
+                     : clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, region[0], 0,
+                                               (size_t)x.ld * elem, 0, host, 0, NULL, NULL);
+}
+
+/* Allocates the buffers and enqueues the copies in (not waited for). */
+static gemm_status gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec,
+                                   const gemm__problem *p, const void *a, const void *b, double beta, const void *c,
+                                   gemm__cl_staged *st)
+{
+    size_t elem = gemm_precision_size(prec), bytes;
+    const void *host[3];
+    cl_mem *buf[3];
     cl_int e = CL_SUCCESS;
+    int i;
     memset(st, 0, sizeof *st);
-    st->pitch = (size_t)p->ldc * elem;
-    st->region[0] = (size_t)p->m * elem;
-    st->region[1] = (size_t)p->n;
-    st->region[2] = 1;
-    st->dev.c = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)p->n * (size_t)p->ldc * elem, NULL, &e);
-    if (e == CL_SUCCESS && p->work == GEMM__WORK_FULL) {
-        st->dev.a = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, na * elem, NULL, &e);
-        if (e == CL_SUCCESS) st->dev.b = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY, nb * elem, NULL, &e);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.a, CL_FALSE, 0, na * elem, a, 0, NULL, NULL);
-        if (e == CL_SUCCESS) e = clEnqueueWriteBuffer(lane->queue, st->dev.b, CL_FALSE, 0, nb * elem, b, 0, NULL, NULL);
+    gemm__cl_densify(p, st);
+    host[0] = a; host[1] = b; host[2] = c;
+    buf[0] = &st->dev.a; buf[1] = &st->dev.b; buf[2] = &st->dev.c;
+    for (i = p->work == GEMM__WORK_FULL ? 0 : 2; i < 3 && e == CL_SUCCESS; i++) {
+        if (!gemm__cl_bytes(st->mat[i].rows, st->mat[i].cols, elem, &bytes))
+            return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: a %lld x %lld matrix exceeds the address space",
+                              (long long)st->mat[i].rows, (long long)st->mat[i].cols);
+        *buf[i] = gemm__cl_buffer(ctx->context, i < 2 ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE, bytes, NULL, &e);
+        if (e == CL_SUCCESS && (i < 2 || beta != 0)) /* beta == 0: C is not read */
+            e = gemm__cl_move(lane->queue, *buf[i], (void *)host[i], st->mat[i], elem, 1);
     }
-    if (e == CL_SUCCESS && beta != 0) /* beta == 0: C is not read */
-        e = clEnqueueWriteBufferRect(lane->queue, st->dev.c, CL_FALSE, st->origin, st->origin, st->region, st->pitch,
-                                     0, st->pitch, 0, c, 0, NULL, NULL);
-    return e;
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
 }
 
 /* Enqueues the multiplication with g, or (g == NULL) with prec's choice,
@@ -70,20 +127,19 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
 {
     double t0 = gemm__cl_now(), t_alloc, t_in, t_pick, t_run;
     gemm__cl_staged st;
-    gemm_status s;
-    cl_int e = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
+    cl_int e;
+    gemm_status s = gemm__cl_upload(ctx, lane, prec, p, a, b, beta, c, &st);
     t_alloc = gemm__cl_now();
-    if (e == CL_SUCCESS) e = clFinish(lane->queue);
+    /* waited for after a failed upload too: the copies it enqueued still read the caller's arrays */
+    if ((e = clFinish(lane->queue)) != CL_SUCCESS && s == GEMM_OK) s = gemm__cl_fail(e, "copying the operands");
     t_in = gemm__cl_now();
-    if (e != CL_SUCCESS) {
-        s = gemm__cl_fail(e, "allocating device memory for, or copying, the operands");
-    } else if ((s = gemm__cl_host_run(ctx, lane, prec, g, path, p, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
+    if (s == GEMM_OK &&
+        (s = gemm__cl_host_run(ctx, lane, prec, g, path, &st.dense, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
         if ((e = clFinish(lane->queue)) != CL_SUCCESS) s = gemm__cl_fail(e, "running the kernels");
         t_run = gemm__cl_now();
-        if (s == GEMM_OK && (e = clEnqueueReadBufferRect(lane->queue, st.dev.c, CL_TRUE, st.origin, st.origin,
-                                                         st.region, st.pitch, 0, st.pitch, 0, c, 0, NULL,
-                                                         NULL)) != CL_SUCCESS)
-            s = gemm__cl_fail(e, "clEnqueueReadBufferRect (C)");
+        if (s == GEMM_OK && (e = gemm__cl_move(lane->queue, st.dev.c, c, st.mat[2], gemm_precision_size(prec), 0)) !=
+                                CL_SUCCESS)
+            s = gemm__cl_fail(e, "copying C back");
         if (s == GEMM_OK && timing) {
             /* clCreateBuffer allocates lazily on most drivers: the first copy pays for it */
             timing->setup_s = (t_alloc - t0) + (t_pick - t_in);

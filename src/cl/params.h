@@ -1,22 +1,34 @@
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
 
-/* The fields of gemm_cl_params in tuning-file order, with their #define
-   names. DIRECT is the host's crossover, not in the kernel source; DB came
-   later, so a line without it means DB=0. */
+/* The fields of gemm_cl_params in tuning-file order, with their names and
+   what they are: a #define of the kernel source, a build option (REGS), or
+   the host's own (DIRECT, the crossover: not part of the program). Fields
+   added later are optional: a line without them means 0. */
+typedef enum gemm__cl_field_kind { GEMM__CL_HOST = 0, GEMM__CL_DEFINE = 1, GEMM__CL_OPTION = 2 } gemm__cl_field_kind;
+
 typedef struct gemm__cl_field {
     const char *name;
     size_t offset;
-    int in_source, optional;
+    gemm__cl_field_kind kind;
+    int optional;
 } gemm__cl_field;
 
 static const gemm__cl_field gemm__cl_fields[] = {
-    {"MWG", offsetof(gemm_cl_params, mwg), 1, 0},     {"NWG", offsetof(gemm_cl_params, nwg), 1, 0},
-    {"KWG", offsetof(gemm_cl_params, kwg), 1, 0},     {"MDIMC", offsetof(gemm_cl_params, mdimc), 1, 0},
-    {"NDIMC", offsetof(gemm_cl_params, ndimc), 1, 0}, {"VWM", offsetof(gemm_cl_params, vwm), 1, 0},
-    {"VWN", offsetof(gemm_cl_params, vwn), 1, 0},     {"SA", offsetof(gemm_cl_params, sa), 1, 0},
-    {"SB", offsetof(gemm_cl_params, sb), 1, 0},       {"PACK", offsetof(gemm_cl_params, pack), 1, 0},
-    {"DIRECT", offsetof(gemm_cl_params, direct), 0, 0}, {"DB", offsetof(gemm_cl_params, db), 1, 1},
+    {"MWG", offsetof(gemm_cl_params, mwg), GEMM__CL_DEFINE, 0},
+    {"NWG", offsetof(gemm_cl_params, nwg), GEMM__CL_DEFINE, 0},
+    {"KWG", offsetof(gemm_cl_params, kwg), GEMM__CL_DEFINE, 0},
+    {"MDIMC", offsetof(gemm_cl_params, mdimc), GEMM__CL_DEFINE, 0},
+    {"NDIMC", offsetof(gemm_cl_params, ndimc), GEMM__CL_DEFINE, 0},
+    {"VWM", offsetof(gemm_cl_params, vwm), GEMM__CL_DEFINE, 0},
+    {"VWN", offsetof(gemm_cl_params, vwn), GEMM__CL_DEFINE, 0},
+    {"SA", offsetof(gemm_cl_params, sa), GEMM__CL_DEFINE, 0},
+    {"SB", offsetof(gemm_cl_params, sb), GEMM__CL_DEFINE, 0},
+    {"PACK", offsetof(gemm_cl_params, pack), GEMM__CL_DEFINE, 0},
+    {"DIRECT", offsetof(gemm_cl_params, direct), GEMM__CL_HOST, 0},
+    {"DB", offsetof(gemm_cl_params, db), GEMM__CL_DEFINE, 1},
+    {"WARPM", offsetof(gemm_cl_params, warpm), GEMM__CL_DEFINE, 1},
+    {"REGS", offsetof(gemm_cl_params, regs), GEMM__CL_OPTION, 1},
 };
 #define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
 
@@ -76,7 +88,7 @@ static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *
 {
     size_t i;
     for (i = 0; i < GEMM__CL_NFIELDS; i++)
-        if (gemm__cl_fields[i].in_source && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
+        if (gemm__cl_fields[i].kind != GEMM__CL_HOST && gemm__cl_field_get(a, i) != gemm__cl_field_get(b, i)) return 0;
     return 1;
 }
 
@@ -85,7 +97,7 @@ static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p
 {
     size_t used = (size_t)snprintf(out, size, "#define PRECISION %d\n", prec == GEMM_F64 ? 64 : 32), i;
     for (i = 0; i < GEMM__CL_NFIELDS && used < size; i++)
-        if (gemm__cl_fields[i].in_source)
+        if (gemm__cl_fields[i].kind == GEMM__CL_DEFINE)
             used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
                                      gemm__cl_field_get(p, i));
 }
@@ -109,6 +121,9 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
         return "MWG must be a multiple of MDIMC*VWM and NWG of NDIMC*VWN";
     if ((p->mwg / p->mdimc) * (p->nwg / p->ndimc) > 512) return "tiles too large (MWI*NWI <= 512)";
     if ((size_t)p->mdimc * (size_t)p->ndimc > max_wg) return "MDIMC*NDIMC exceeds the device's work-group size";
+    if (p->warpm != 0 && (!gemm__cl_vector_width_ok(p->warpm) || p->mdimc % p->warpm || p->ndimc % (32 / p->warpm)))
+        return "WARPM must be 1, 2, 4, 8 or 16, divide MDIMC, and 32/WARPM divide NDIMC";
+    if (p->regs != 0 && (p->regs < 16 || p->regs > 255)) return "REGS is 0 (the driver's choice) or 16..255";
     if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
                    (size_t)(1 + p->db)) > local_mem)
         return "the local-memory tiles exceed the device's local memory";

@@ -101,7 +101,7 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     if (bytes <= lane->scratch_size[which]) return GEMM_OK;
     if (lane->scratch[which]) clReleaseMemObject(lane->scratch[which]); /* freed once queued users finish */
     lane->scratch_size[which] = 0;
-    lane->scratch[which] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    lane->scratch[which] = gemm__cl_buffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e != CL_SUCCESS) {
         lane->scratch[which] = NULL;
         return gemm__cl_fail(e, "clCreateBuffer (packed operands)");
@@ -142,19 +142,23 @@ static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_progr
 }
 
 /* Copies op(X) (R x K, element (r, q) at X[offx + r*rs + q*ps]) into the lane's
-   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for. */
+   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for:
+   on GPUs an element per work-item (coalesced), on CPUs a block of a tile's
+   rows by KWG per work-item. */
 static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g, int side,
                                      int64_t R, int64_t K, int64_t Rp, int64_t Kp, cl_mem X, size_t offx, int64_t rs,
                                      int64_t ps, cl_uint nw, const cl_event *wait)
 {
+    int rows = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
+    int tile = side ? g->params.nwg : g->params.mwg;
     size_t local[2], global[2];
-    gemm__cl_args a = gemm__cl_args_of(g->pack);
+    gemm__cl_args a = gemm__cl_args_of(rows ? g->pack_rows : g->pack);
     cl_int e;
     gemm__cl_arg_int(&a, R);
     gemm__cl_arg_int(&a, K);
     gemm__cl_arg_int(&a, Rp);
     gemm__cl_arg_int(&a, Kp);
-    gemm__cl_arg_int(&a, side ? g->params.nwg : g->params.mwg);
+    gemm__cl_arg_int(&a, tile);
     gemm__cl_arg_mem(&a, X);
     gemm__cl_arg_long(&a, (int64_t)offx);
     gemm__cl_arg_long(&a, rs);
@@ -162,11 +166,11 @@ static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     gemm__cl_arg_mem(&a, lane->scratch[side]);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (pack)");
     /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
-    local[0] = ctx->max_wg >= 256 ? 32 : 1;
-    local[1] = ctx->max_wg >= 256 ? 8 : 1;
-    global[0] = (size_t)gemm__cl_roundup(Rp, (int64_t)local[0]);
-    global[1] = (size_t)gemm__cl_roundup(Kp, (int64_t)local[1]);
-    e = clEnqueueNDRangeKernel(lane->queue, g->pack, 2, NULL, global, local, nw, wait, NULL);
+    local[0] = rows ? 1 : ctx->max_wg >= 256 ? 32 : 1;
+    local[1] = rows ? 16 : ctx->max_wg >= 256 ? 8 : 1;
+    global[0] = (size_t)gemm__cl_roundup(rows ? Rp / tile : Rp, (int64_t)local[0]);
+    global[1] = (size_t)gemm__cl_roundup(rows ? Kp / g->params.kwg : Kp, (int64_t)local[1]);
+    e = clEnqueueNDRangeKernel(lane->queue, rows ? g->pack_rows : g->pack, 2, NULL, global, local, nw, wait, NULL);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (pack)");
 }
 
@@ -177,12 +181,15 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
 {
     const gemm_cl_params *p = &g->params;
     int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
-    size_t elem = gemm_precision_size(g->prec), global[2], local[2];
+    size_t elem = gemm_precision_size(g->prec), global[2], local[2], abytes, bbytes;
     gemm__cl_args a = gemm__cl_args_of(g->tiled);
     gemm_status s;
     cl_int e;
-    if ((s = gemm__cl_scratch(ctx, lane, 0, (size_t)(Mp * Kp) * elem)) != GEMM_OK ||
-        (s = gemm__cl_scratch(ctx, lane, 1, (size_t)(Np * Kp) * elem)) != GEMM_OK ||
+    if (!gemm__cl_bytes(Mp, Kp, elem, &abytes) || !gemm__cl_bytes(Np, Kp, elem, &bbytes))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
+                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
+    if ((s = gemm__cl_scratch(ctx, lane, 0, abytes)) != GEMM_OK ||
+        (s = gemm__cl_scratch(ctx, lane, 1, bbytes)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
         (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
         return s;

@@ -1,9 +1,12 @@
-/* The tuner's search space: the seed paper's blocking factors, vector
-   widths, local-memory use and packed layout, shaped by the kind of device. */
+/* The tuner's search space, in two stages after the seed paper's: first
+   the structure (work-group shape, work-item tile, warp layout) with the
+   other knobs at values that suit the kind of device, a space small enough
+   to measure whole within the budget; then, around the best few, every
+   other knob changed one at a time. */
 
 typedef struct gemm__cl_cand {
     gemm_cl_params p;
-    double score;
+    double score; /* GFLOP/s at the coarse sizes; < 0: failed, or not measured */
 } gemm__cl_cand;
 
 /* A handful of sets at small sizes, for the tests; the last has more
@@ -21,84 +24,137 @@ static int gemm__cl_space_tiny(gemm__cl_cand *out, int max)
     return cnt;
 }
 
-/* Adds p to the space when the device can run it. */
+static int gemm__cl_is_gpu(const gemm_cl_context *ctx)
+{
+    return (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
+}
+
+/* Adds p to out[0..*cnt) when the device can run it and it is not there yet
+   (DIRECT aside). */
 static void gemm__cl_space_add(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *p, gemm__cl_cand *out,
                                int max, int *cnt)
 {
-    if (*cnt < max && !gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) out[(*cnt)++].p = *p;
+    int i;
+    if (*cnt >= max || gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, elem)) return;
+    for (i = 0; i < *cnt; i++)
+        if (gemm__cl_same_program(&out[i].p, p)) return;
+    out[*cnt].p = *p;
+    out[*cnt].score = -1;
+    ++*cnt;
 }
 
-/* GPUs: the usual shapes first (*fixed of them), then 64-256 work-items with
-   8+ elements each, every local-memory and packing choice. */
-static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max, int *fixed)
+/* GPUs, stage 1: 64-256 work-items, 4x4 to 8x8 elements each (fp64: 2x4 to
+   8x4), 16-byte vectors (fp64: 2 elements), with and without warp-level
+   tiling and a register cap; both tiles through local memory,
+   double-buffered, packed panels, KWG = 16. */
+static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
+    /* first, the sets an earlier template measured best on an H200 (fp32, fp64) */
     static const char *const seeds[] = {
-        "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=128 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=128",
-        "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=128",
+        "MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=128 DB=0",
+        "MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=128 DB=1",
     };
-    static const int dims[] = {8, 16, 32}, wis[] = {1, 2, 4, 8}, kwgs[] = {8, 16, 32}, vws[] = {1, 2, 4};
+    static const int dims[][2] = {{16, 16}, {8, 16}, {16, 8}, {8, 32}, {32, 8}, {8, 8}};
+    static const int tiles32[][2] = {{8, 8}, {4, 8}, {8, 4}, {4, 4}};
+    static const int tiles64[][2] = {{4, 8}, {8, 4}, {4, 4}, {2, 4}};
+    static const int warps[] = {0, 8, 4};
+    const int (*tiles)[2] = elem == 8 ? tiles64 : tiles32, vw = elem == 8 ? 2 : 4;
     gemm_cl_params p;
-    int cnt = 0, a, b, c, d, e, f, g, h;
+    int cnt = 0, d, t, w, r;
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 4; a++)
-        if (gemm__cl_params_parse(seeds[a], &p)) gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    *fixed = cnt;
+    gemm__cl_params_parse(seeds[elem == 8], &p);
+    gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 3; a++) for (b = 0; b < 3; b++) for (c = 0; c < 4; c++) for (d = 0; d < 4; d++)
-    for (e = 0; e < 3; e++) for (f = 0; f < 3; f++) for (g = 0; g < 3; g++) for (h = 0; h < 3; h++) {
-        p.mdimc = dims[a]; p.ndimc = dims[b];
-        p.mwg = dims[a] * wis[c]; p.nwg = dims[b] * wis[d];
-        p.kwg = kwgs[e]; p.vwm = vws[f]; p.vwn = vws[g];
-        p.sa = p.sb = h != 2; p.pack = h != 0; p.direct = 128;
-        if (p.mdimc * p.ndimc < 64 || p.mdimc * p.ndimc > 256 || wis[c] % p.vwm || wis[d] % p.vwn || wis[c] * wis[d] < 8)
-            continue;
-        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    }
+    p.kwg = 16;
+    p.sa = p.sb = p.pack = p.db = 1;
+    p.direct = 128;
+    for (d = 0; d < 6; d++)
+        for (t = 0; t < 4; t++)
+            for (w = 0; w < 3; w++) {
+                p.mdimc = dims[d][0];
+                p.ndimc = dims[d][1];
+                p.mwg = p.mdimc * tiles[t][0];
+                p.nwg = p.ndimc * tiles[t][1];
+                p.vwm = tiles[t][0] < vw ? tiles[t][0] : vw;
+                p.vwn = tiles[t][1] < vw ? tiles[t][1] : vw;
+                p.warpm = warps[w];
+                /* 256 work-items: also capped at 128 registers, so two groups share an SM */
+                for (r = 0; r < (p.mdimc * p.ndimc == 256 ? 2 : 1); r++) {
+                    p.regs = r ? 128 : 0;
+                    gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+                }
+            }
     return cnt;
 }
 
-/* CPUs: one work-item per group, a register block of C, no local memory. */
+/* CPUs, stage 1: register tiles of C per work-item (one work-item per
+   group), vectors along N, no local memory (PoCL emulates it in global
+   memory), packed panels. */
 static int gemm__cl_space_cpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
-    static const int cpu_m[] = {4, 6, 8, 12, 16}, cpu_n[] = {8, 16, 32, 64}, cpu_v[] = {4, 8, 16}, cpu_k[] = {4, 8, 16};
+    static const int rows[] = {4, 6, 8, 10, 12, 14, 16}, cols[] = {16, 32, 48, 64};
+    const int vwn = elem == 8 ? 8 : 16, regs = 32; /* AVX-512: 32 vector registers */
     gemm_cl_params p;
-    int cnt = 0, a, b, c, d, h;
+    int cnt = 0, a, b;
     memset(&p, 0, sizeof p);
-    for (a = 0; a < 5; a++) for (b = 0; b < 4; b++) for (c = 0; c < 3; c++) for (d = 0; d < 3; d++)
-    for (h = 0; h < 2; h++) {
-        p.mdimc = p.ndimc = 1; p.mwg = cpu_m[a]; p.nwg = cpu_n[b]; p.vwm = 1; p.vwn = cpu_v[c];
-        p.kwg = cpu_k[d]; p.sa = p.sb = 0; p.pack = h; p.direct = 64;
-        if (p.nwg % p.vwn || p.mwg * p.nwg > 512 || p.mwg * p.nwg / p.vwn > 32 * (int)(8 / elem)) continue;
-        gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
-    }
+    p.mdimc = p.ndimc = p.vwm = 1;
+    p.kwg = 8;
+    p.pack = 1;
+    for (a = 0; a < 7; a++)
+        for (b = 0; b < 4; b++) {
+            p.mwg = rows[a];
+            p.nwg = cols[b] / (elem == 8 ? 2 : 1);
+            p.vwn = vwn;
+            /* the sums and one row of B in registers, one left for A */
+            if (p.nwg % p.vwn || p.mwg * (p.nwg / p.vwn) + p.nwg / p.vwn + 1 > regs) continue;
+            gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
+        }
     return cnt;
 }
 
-/* The candidates for this device; the first *fixed go first, the rest may be shuffled. */
-static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max,
-                          int *fixed)
+/* Stage 1 for this device; the tests' tiny space instead when asked. */
+static int gemm__cl_space(const gemm_cl_context *ctx, gemm_precision prec, int tiny, gemm__cl_cand *out, int max)
 {
     size_t elem = gemm_precision_size(prec);
     if (tiny) return gemm__cl_space_tiny(out, max);
-    *fixed = 0;
-    if (ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR))
-        return gemm__cl_space_gpu(ctx, elem, out, max, fixed);
+    if (gemm__cl_is_gpu(ctx)) return gemm__cl_space_gpu(ctx, elem, out, max);
     return gemm__cl_space_cpu(ctx, elem, out, max);
 }
 
-/* Shuffles out[from..n): with a budget, the coarse pass samples the space evenly. */
-static void gemm__cl_shuffle(gemm__cl_cand *out, int from, int n)
+/* One knob of stage 2: a field and the values it tries. MDIMC keeps the
+   work-item tile (MWG changes with it). */
+typedef struct gemm__cl_knob {
+    const char *name;
+    int values[4], count;
+} gemm__cl_knob;
+
+static const gemm__cl_knob gemm__cl_knobs_gpu[] = {
+    {"KWG", {8, 16, 32, 0}, 3},   {"DB", {0, 1, 0, 0}, 2},    {"PACK", {0, 1, 0, 0}, 2},
+    {"VWM", {1, 2, 4, 0}, 3},     {"VWN", {1, 2, 4, 0}, 3},   {"WARPM", {0, 4, 8, 0}, 3},
+    {"REGS", {0, 128, 0, 0}, 2},
+};
+static const gemm__cl_knob gemm__cl_knobs_cpu[] = {
+    {"KWG", {4, 8, 16, 32}, 4}, {"PACK", {0, 1, 0, 0}, 2}, {"VWN", {4, 8, 16, 0}, 3}, {"MDIMC", {1, 2, 4, 8}, 4},
+};
+
+/* Appends to out[*cnt..] every set that differs from base in one knob. */
+static void gemm__cl_neighbours(const gemm_cl_context *ctx, size_t elem, const gemm_cl_params *base,
+                                gemm__cl_cand *out, int max, int *cnt)
 {
-    uint64_t x = 99991;
-    int i, j;
-    for (i = n - 1; i > from; i--) {
-        gemm__cl_cand t;
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        j = from + (int)(x % (uint64_t)(i - from + 1));
-        t = out[i]; out[i] = out[j]; out[j] = t;
-    }
+    int gpu = gemm__cl_is_gpu(ctx), nk, k, v;
+    const gemm__cl_knob *knobs = gpu ? gemm__cl_knobs_gpu : gemm__cl_knobs_cpu;
+    size_t f;
+    nk = gpu ? (int)(sizeof gemm__cl_knobs_gpu / sizeof *knobs) : (int)(sizeof gemm__cl_knobs_cpu / sizeof *knobs);
+    for (k = 0; k < nk; k++)
+        for (f = 0; f < GEMM__CL_NFIELDS; f++) {
+            if (strcmp(gemm__cl_fields[f].name, knobs[k].name) != 0) continue;
+            for (v = 0; v < knobs[k].count; v++) {
+                gemm_cl_params p = *base;
+                gemm__cl_field_set(&p, f, knobs[k].values[v]);
+                if (!strcmp(knobs[k].name, "MDIMC")) p.mwg = base->mwg / base->mdimc * p.mdimc;
+                gemm__cl_space_add(ctx, elem, &p, out, max, cnt);
+            }
+        }
 }
 
 static int gemm__cl_by_score(const void *x, const void *y)

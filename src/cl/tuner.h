@@ -1,6 +1,7 @@
-/* The autotuner: a coarse pass over the space at two sizes, then the best
-   few (each with local memory also with DB toggled) over a range of sizes,
-   then the direct kernel's crossover; every candidate is checked. */
+/* The autotuner, in the seed paper's two stages: every structure of the
+   space at two sizes, then the other knobs one at a time around the best
+   few (tune_space.h); then the best few of all over a range of sizes, and
+   the direct kernel's crossover. Every candidate is checked. */
 
 typedef struct gemm__cl_tuner {
     gemm_cl_context *ctx;
@@ -8,7 +9,7 @@ typedef struct gemm__cl_tuner {
     gemm_cl_tune_options o;
     gemm_cl_tune_result res;
     gemm__cl_cand *cands;
-    int ncand, nfixed, nref, maxn;
+    int ncand, nref, maxn;
     double *hA, *hB;  /* the inputs in double, for the host's check */
     void *conv;       /* the same in the device's precision */
     cl_mem A, B, C;   /* n x n row-major, for every n up to maxn */
@@ -63,28 +64,34 @@ static int gemm__cl_sample_ok(gemm__cl_tuner *t, int64_t n)
     return 1;
 }
 
-/* Replaces this (precision, device)'s line of a tuning file, keeping the others. */
+/* Is line a tuning line of exactly this precision and device? */
+static int gemm__cl_same_entry(const char *line, const char *prefix, const char *device)
+{
+    const char *dev = strstr(line, "device=");
+    return dev && strncmp(line, prefix, 4) == 0 && strcmp(dev + 7, device) == 0;
+}
+
+/* Appends newline to a tuning file, dropping the earlier lines of this
+   (precision, device) and keeping every other line (within the bounded
+   read of gemm__cl_read_line: a file past 1 MiB is no tuning file). */
 static gemm_status gemm__cl_write_tuning(const gemm_cl_context *ctx, const char *path, const char *newline,
                                          const char *prefix, const char *device)
 {
-    char tmp[600], line[512];
+    char tmp[600], line[GEMM__CL_LINE_MAX];
+    size_t budget = GEMM__CL_TUNING_MAX_BYTES;
     FILE *in = fopen(path, "r"), *out;
-    int header = 0;
+    int r;
     snprintf(tmp, sizeof tmp, "%.540s.%ld.%p.tmp", path, gemm__cl_pid(), (const void *)ctx); /* unique per writer */
     if (!(out = fopen(tmp, "w"))) {
         if (in) fclose(in);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl_tune: cannot write %s", tmp);
     }
-    while (in && fgets(line, sizeof line, in)) {
-        const char *dev = strstr(line, "device=");
-        if (line[0] == '#') header = 1;
-        if (dev && strncmp(line, prefix, 4) == 0 && strncmp(dev + 7, device, strlen(device)) == 0 &&
-            (dev[7 + strlen(device)] == '\n' || dev[7 + strlen(device)] == '\0'))
-            continue;
-        fputs(line, out);
+    while (in && (r = gemm__cl_read_line(in, line, &budget)) != 0) {
+        if (r > 0 && !gemm__cl_same_entry(line, prefix, device)) fprintf(out, "%s\n", line);
     }
     if (in) fclose(in);
-    if (!header && !in) fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name\n", out);
+    else fputs("# gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name; "
+                       "the last line for a device wins\n", out);
     fprintf(out, "%s\n", newline);
     if (fclose(out) != 0 || rename(tmp, path) != 0) {
         remove(tmp);
@@ -107,24 +114,26 @@ static void gemm__cl_prune(gemm_cl_context *ctx)
     }
 }
 
-/* The options with their defaults, which depend on the kind of device. */
+/* The options with their defaults, which depend on the kind of device:
+   GPUs are measured where the speed goals are (n >= 2048), CPUs where their
+   caches stop holding the operands (n ~ 1024). */
 static void gemm__cl_tune_defaults(gemm__cl_tuner *t, const gemm_cl_tune_options *options)
 {
     gemm_cl_tune_options *o = &t->o;
-    int gpu = (t->ctx->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0, i;
+    int gpu = gemm__cl_is_gpu(t->ctx), i;
     memset(o, 0, sizeof *o);
     if (options) *o = *options;
     if (o->budget_s <= 0) o->budget_s = 120;
     if (o->refine_top <= 0) o->refine_top = 4;
     if (o->coarse_sizes[0] <= 0) {
-        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 1024 : 512;
-        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 2048 : 1024; /* CPUs: cache effects start near 1024 */
+        o->coarse_sizes[0] = o->tiny ? 48 : gpu ? 2048 : 512;
+        o->coarse_sizes[1] = o->tiny ? 72 : gpu ? 4096 : 1024;
     }
     if (o->coarse_sizes[1] <= 0) o->coarse_sizes[1] = o->coarse_sizes[0];
     if (o->refine_sizes[0] <= 0) {
-        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 1024 : 512;
-        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 2048 : 1024;
-        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 4096 : 2048;
+        o->refine_sizes[0] = o->tiny ? 64 : gpu ? 2048 : 512;
+        o->refine_sizes[1] = o->tiny ? 96 : gpu ? 4096 : 1024;
+        o->refine_sizes[2] = o->tiny ? 0 : gpu ? 8192 : 2048;
     }
     for (i = 0; i < 4 && o->refine_sizes[i] > 0; i++) t->nref++;
     for (i = 0; i < 2; i++) t->maxn = o->coarse_sizes[i] > t->maxn ? o->coarse_sizes[i] : t->maxn;
@@ -138,9 +147,9 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
     size_t elem = gemm_precision_size(t->prec), nn = (size_t)t->maxn * (size_t)t->maxn, i;
     uint64_t x = 2463534242ull;
     cl_int e = CL_SUCCESS;
-    t->cands = (gemm__cl_cand *)GEMM_MALLOC(sizeof *t->cands * (size_t)max_cand);
-    t->hA = (double *)GEMM_MALLOC(sizeof(double) * nn * 2);
-    t->conv = GEMM_MALLOC(elem * nn * 2);
+    t->cands = (gemm__cl_cand *)gemm__cl_malloc(sizeof *t->cands * (size_t)max_cand);
+    t->hA = (double *)gemm__cl_malloc(sizeof(double) * nn * 2);
+    t->conv = gemm__cl_malloc(elem * nn * 2);
     if (!t->cands || !t->hA || !t->conv) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl_tune: out of host memory");
     t->hB = t->hA + nn;
     for (i = 0; i < nn * 2; i++) {
@@ -149,11 +158,11 @@ static gemm_status gemm__cl_tune_data(gemm__cl_tuner *t, int max_cand)
         if (t->prec == GEMM_F64) ((double *)t->conv)[i] = t->hA[i];
         else ((float *)t->conv)[i] = (float)t->hA[i];
     }
-    t->A = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
+    t->A = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn, t->conv, &e);
     if (e == CL_SUCCESS)
-        t->B = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
+        t->B = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, elem * nn,
                               (char *)t->conv + elem * nn, &e);
-    if (e == CL_SUCCESS) t->C = clCreateBuffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
+    if (e == CL_SUCCESS) t->C = gemm__cl_buffer(t->ctx->context, CL_MEM_READ_WRITE, elem * nn, NULL, &e);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "gemm_cl_tune: clCreateBuffer");
 }
 
@@ -167,8 +176,8 @@ static void gemm__cl_tune_free(gemm__cl_tuner *t)
     if (t->conv) GEMM_FREE(t->conv);
 }
 
-/* The candidates: the set in use now first (the tuner never does worse
-   than it), then the space, shuffled past its fixed seeds. Lock held. */
+/* Stage 1's candidates: the set in use now first (the tuner never does
+   worse than it), then the structures of the space. Lock held. */
 static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
 {
     gemm__cl_program *g;
@@ -176,71 +185,89 @@ static void gemm__cl_tune_candidates(gemm__cl_tuner *t, int max_cand)
     if (gemm__cl_select(t->ctx, t->prec, &g) == GEMM_OK) cur = gemm__cl_choice_of(t->ctx, t->prec)->params;
     else gemm__cl_params_parse(gemm__cl_safe, &cur);
     t->cands[0].p = cur;
-    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1, &t->nfixed);
-    gemm__cl_shuffle(t->cands, 1 + t->nfixed, t->ncand);
+    t->cands[0].score = -1;
+    t->ncand = 1 + gemm__cl_space(t->ctx, t->prec, t->o.tiny, t->cands + 1, max_cand - 1);
     if (t->o.max_candidates > 0 && t->ncand > t->o.max_candidates) t->ncand = t->o.max_candidates;
 }
 
-/* Coarse pass: every candidate at the two sizes, within 70% of the budget; then best first. */
-static void gemm__cl_tune_coarse(gemm__cl_tuner *t)
+/* One candidate at the two coarse sizes: its score, or -1 when it does
+   not build, run or check; `line` says which. Lock held. */
+static double gemm__cl_tune_one(gemm__cl_tuner *t, const gemm_cl_params *p, const char *stage, char *line, size_t size)
 {
     const gemm_cl_tune_options *o = &t->o;
-    char line[512], pstr[256];
+    double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
+    char pstr[256];
     gemm__cl_program *g;
-    int i;
-    for (i = 0; i < t->ncand; i++) {
-        gemm__cl_cand *c = &t->cands[i];
-        double t0, t1, n0 = o->coarse_sizes[0], n1 = o->coarse_sizes[1];
-        gemm_cl_params_str(&c->p, pstr, sizeof pstr);
-        c->score = -1;
-        if (gemm__cl_now() - t->start > 0.7 * o->budget_s) { t->ncand = i; break; }
-        t->res.tried++;
-        if (gemm__cl_try(t->ctx, t->prec, &c->p, &g) != GEMM_OK) {
-            t->res.failed++;
-            snprintf(line, sizeof line, "skip %s: %.200s", pstr, gemm_last_error_detail());
-        } else if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 ||
-                   !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
-                   (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
-            t->res.failed++;
-            snprintf(line, sizeof line, "skip %s: failed to run or wrong result", pstr);
-        } else {
-            t->res.built++;
-            c->score = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
-            snprintf(line, sizeof line, "%8.1f GFLOP/s  %s", c->score, pstr);
-        }
-        if (o->progress) o->progress(o->user, i + 1, t->ncand, line);
+    gemm_cl_params_str(p, pstr, sizeof pstr);
+    t->res.tried++;
+    if (gemm__cl_try(t->ctx, t->prec, p, &g, NULL) != GEMM_OK) {
+        t->res.failed++;
+        snprintf(line, size, "skip %s: %.200s", pstr, gemm_last_error_detail());
+        return -1;
     }
+    if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 || !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
+        (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
+        t->res.failed++;
+        snprintf(line, size, "skip %s: failed to run or wrong result", pstr);
+        return -1;
+    }
+    t->res.built++;
+    t0 = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
+    snprintf(line, size, "%8.1f GFLOP/s  %s  %s", t0, stage, pstr);
+    return t0;
+}
+
+/* Measures candidates [from, to) at the coarse sizes while the time spent
+   is below `until` of the budget; returns the index after the last measured. */
+static int gemm__cl_tune_coarse(gemm__cl_tuner *t, int from, int to, double until, const char *stage)
+{
+    char line[512];
+    int i;
+    for (i = from; i < to; i++) {
+        if (gemm__cl_now() - t->start > until * t->o.budget_s) break;
+        t->cands[i].score = gemm__cl_tune_one(t, &t->cands[i].p, stage, line, sizeof line);
+        if (t->o.progress) t->o.progress(t->o.user, i - from + 1, to - from, line);
+    }
+    return i;
+}
+
+/* Stage 2: every one-knob change of the best refine_top of stage 1,
+   appended to the candidates and measured; then all of them best first. */
+static void gemm__cl_tune_stage2(gemm__cl_tuner *t, int max_cand)
+{
+    size_t elem = gemm_precision_size(t->prec);
+    int i, n = t->ncand;
+    qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
+    for (i = 0; !t->o.tiny && i < t->o.refine_top && i < t->ncand && t->cands[i].score > 0; i++)
+        gemm__cl_neighbours(t->ctx, elem, &t->cands[i].p, t->cands, max_cand, &n);
+    if (t->o.max_candidates > 0 && n > t->o.max_candidates) n = t->o.max_candidates;
+    t->ncand = gemm__cl_tune_coarse(t, t->ncand, n, 0.8, "stage 2");
     qsort(t->cands, (size_t)t->ncand, sizeof *t->cands, gemm__cl_by_score);
 }
 
-/* Refinement: the best few over the range of sizes, mean GFLOP/s; each one
-   with local memory also with DB toggled. Returns 1 when one ran, in res.best. */
+/* Refinement: the best few over the range of sizes, mean GFLOP/s. Returns
+   1 when one ran, in res.best. */
 static int gemm__cl_tune_refine(gemm__cl_tuner *t)
 {
     const gemm_cl_tune_options *o = &t->o;
     char line[512], pstr[256];
     gemm__cl_program *g;
     int i, j, found = 0;
-    for (i = 0; i < 2 * o->refine_top && i / 2 < t->ncand && t->cands[i / 2].score > 0; i++) {
-        gemm_cl_params q = t->cands[i / 2].p;
+    for (i = 0; i < o->refine_top && i < t->ncand && t->cands[i].score > 0; i++) {
+        const gemm_cl_params *q = &t->cands[i].p;
         double sum = 0;
-        int ok;
-        if (i % 2) {
-            if (!q.sa && !q.sb) continue;
-            q.db = !q.db;
-        }
-        ok = gemm__cl_try(t->ctx, t->prec, &q, &g) == GEMM_OK;
+        int ok = gemm__cl_try(t->ctx, t->prec, q, &g, NULL) == GEMM_OK;
         for (j = 0; ok && j < t->nref; j++) {
             double n = o->refine_sizes[j], s = gemm__cl_time(t, g, GEMM__CL_TILED, o->refine_sizes[j]);
             ok = s > 0;
             sum += ok ? 2e-9 * n * n * n / s : 0;
         }
-        gemm_cl_params_str(&q, pstr, sizeof pstr);
+        gemm_cl_params_str(q, pstr, sizeof pstr);
         snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
-        if (o->progress) o->progress(o->user, i + 1, 2 * o->refine_top, line);
+        if (o->progress) o->progress(o->user, i + 1, o->refine_top, line);
         if (ok && sum / t->nref > t->res.best_gflops) {
             t->res.best_gflops = sum / t->nref;
-            t->res.best = q;
+            t->res.best = *q;
             found = 1;
         }
         if (gemm__cl_now() - t->start > o->budget_s) break;
@@ -256,7 +283,7 @@ static gemm_status gemm__cl_tune_crossover(gemm__cl_tuner *t)
     gemm_status s;
     int n;
     t->res.best.direct = 0;
-    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g)) != GEMM_OK) return s;
+    if ((s = gemm__cl_try(t->ctx, t->prec, &t->res.best, &g, NULL)) != GEMM_OK) return s;
     for (n = 16; n <= 512; n = n < 64 ? n + 16 : n * 3 / 2) {
         double td = gemm__cl_time(t, g, GEMM__CL_DIRECT, n), tt = gemm__cl_time(t, g, GEMM__CL_TILED, n);
         if (td > 0 && tt > 0 && td < tt) t->res.best.direct = n;
@@ -284,7 +311,8 @@ GEMM_DEF gemm_status gemm_cl_tune(gemm_cl_context *ctx, gemm_precision precision
     if ((s = gemm__cl_tune_data(&t, max_cand)) != GEMM_OK) goto done;
     gemm__cl_lock_take(&ctx->lock);
     gemm__cl_tune_candidates(&t, max_cand);
-    gemm__cl_tune_coarse(&t);
+    t.ncand = gemm__cl_tune_coarse(&t, 0, t.ncand, 0.5, "stage 1");
+    gemm__cl_tune_stage2(&t, max_cand);
     found = gemm__cl_tune_refine(&t);
     if (found) s = gemm__cl_tune_crossover(&t);
     else s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl_tune: no candidate built and ran correctly on %s", ctx->device_name);

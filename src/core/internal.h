@@ -131,13 +131,18 @@ GEMM_DEF void gemm__clear_error(void);
 typedef struct gemm__hooks {
     const char *cpu_kernel;   /* CPU: run this micro-kernel ("avx512", "avx2", "neon", "scalar") */
     int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
+    int cpu_groups;           /* CPU: column groups of the packed path (job.h) */
+    int cpu_path;             /* CPU: 1 = every product takes the packed path, 2 = the direct one */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
+    int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */
     size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */
     size_t mpi_copy_parallel_bytes; /* MPI: host copies this large go to several threads */
     int cuda_host_tile;       /* CUDA host path: panels of this many rows and columns */
     size_t cuda_host_chunk_bytes; /* CUDA host path: bytes per staged copy */
     int cuda_wgmma_group;     /* CUDA WGMMA: raster group of tile-rows (< 0: along N); bench sweeps */
     int cuda_wgmma_grid;      /* CUDA WGMMA: blocks (-1: one per work unit, not persistent); bench sweeps */
+    int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory, 2 from the registers; bench sweeps */
+    int cuda_wgmma_reduce;    /* CUDA WGMMA split K: 1 a separate sum kernel, 2 the last part sums; bench sweeps */
     int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);

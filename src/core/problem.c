@@ -60,7 +60,11 @@ static int gemm__check_args(const char *func, gemm_layout layout, gemm_transpose
 GEMM_DEF int64_t gemm__extent(int64_t rows, int64_t cols, int64_t ld)
 {
     if (rows <= 0 || cols <= 0) return 0;
-    if (ld < 1 || cols - 1 > (INT64_MAX - rows) / ld) return -1;
+    if (ld < 1) return -1;
+    /* Below 2^31 each, the sum fits: no division (tens of cycles, three
+       per call, when a small product costs a few hundred). */
+    if ((rows | cols | ld) < ((int64_t)1 << 31)) return (cols - 1) * ld + rows;
+    if (cols - 1 > (INT64_MAX - rows) / ld) return -1;
     return (cols - 1) * ld + rows;
 }
 
@@ -77,17 +81,42 @@ static gemm_status gemm__span(const char *func, const char *name, int used, int6
     return GEMM_OK;
 }
 
-GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_transpose transa,
-                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
-                                   int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
-                                   int beta_is_one, int have_C, int64_t ldc, gemm__problem *p)
+/* The common case's parts are inlined into every entry point that calls
+   gemm__prepare_plain: each call of a small product pays for them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GEMM__INLINE __inline__ __attribute__((always_inline))
+#else
+#define GEMM__INLINE
+#endif
+
+/* Whether a call is valid and needs the full product, for the calls that
+   make up nearly every real one: every size and leading dimension from 1
+   to below 2^29, every pointer given, alpha != 0. Then the checks are a
+   few comparisons and no extent can overflow (each is below 2^58); any
+   other call, valid or not, takes gemm__check_args and gemm__span, so the
+   statuses and details are theirs. (The whole preparation once cost more
+   than a 2x2 product: three 64-bit divisions and two calls per matrix.) */
+static GEMM__INLINE int gemm__plain_call(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                            int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
+                            int have_C, int64_t ldc)
 {
-    int reads;
-    gemm_status s;
-    p->work = GEMM__WORK_NONE; /* set before the checks: a failed call leaves *p defined */
-    p->bad_arg = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B, ldb,
-                                  beta_is_one, have_C, ldc, &p->work);
-    if (p->bad_arg) return GEMM_ERR_INVALID_ARG;
+    const uint64_t below = ((uint64_t)1 << 29) - 1; /* x - 1 < below: 1 <= x < 2^29 */
+    int row = layout == GEMM_ROW_MAJOR, an = transa == GEMM_NO_TRANS, bn = transb == GEMM_NO_TRANS;
+    if ((!row && layout != GEMM_COL_MAJOR) || (!an && transa != GEMM_TRANS) || (!bn && transb != GEMM_TRANS))
+        return 0;
+    if ((uint64_t)(m - 1) >= below || (uint64_t)(n - 1) >= below || (uint64_t)(k - 1) >= below ||
+        (uint64_t)(lda - 1) >= below || (uint64_t)(ldb - 1) >= below || (uint64_t)(ldc - 1) >= below)
+        return 0;
+    if (alpha_is_zero || !have_A || !have_B || !have_C) return 0;
+    /* gemm__min_ld of each stored matrix, for sizes >= 1 */
+    return lda >= (row == an ? k : m) && ldb >= (row == bn ? n : k) && ldc >= (row ? n : m);
+}
+
+/* The column-major view (DESIGN.md): a row-major call is the transposed
+   problem, so there A and B change places and so do m and n. */
+static GEMM__INLINE void gemm__canonical(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                            int64_t k, int64_t lda, int64_t ldb, int64_t ldc, gemm__problem *p)
+{
     p->swapped = layout == GEMM_ROW_MAJOR;
     p->m = p->swapped ? n : m;
     p->n = p->swapped ? m : n;
@@ -101,6 +130,43 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     p->acs = p->a_trans ? 1 : p->lda;
     p->brs = p->b_trans ? p->ldb : 1;
     p->bcs = p->b_trans ? 1 : p->ldb;
+}
+
+/* gemm__prepare for a plain call (gemm__plain_call): fills *p and returns
+   1; returns 0 for any other call, which gemm__prepare then checks in
+   full. Static, so a backend's entry point may call it first and have it
+   inlined: a call of a few elements then costs little more than its
+   arithmetic. */
+static GEMM__INLINE int gemm__prepare_plain(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                               int64_t n, int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B,
+                               int64_t ldb, int have_C, int64_t ldc, gemm__problem *p)
+{
+    if (!gemm__plain_call(layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B, ldb, have_C, ldc))
+        return 0;
+    p->work = GEMM__WORK_FULL;
+    p->bad_arg = 0;
+    gemm__canonical(layout, transa, transb, m, n, k, lda, ldb, ldc, p);
+    /* stored column-major: op(a) = a^T means a is k x m */
+    p->a_extent = ((p->a_trans ? p->m : p->k) - 1) * p->lda + (p->a_trans ? p->k : p->m);
+    p->b_extent = ((p->b_trans ? p->k : p->n) - 1) * p->ldb + (p->b_trans ? p->n : p->k);
+    p->c_extent = (p->n - 1) * p->ldc + p->m;
+    return 1;
+}
+
+GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
+                                   int beta_is_one, int have_C, int64_t ldc, gemm__problem *p)
+{
+    int reads;
+    gemm_status s;
+    if (gemm__prepare_plain(layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B, ldb, have_C, ldc, p))
+        return GEMM_OK;
+    p->work = GEMM__WORK_NONE; /* set before the checks: a failed call leaves *p defined */
+    p->bad_arg = gemm__check_args(func, layout, transa, transb, m, n, k, alpha_is_zero, have_A, lda, have_B, ldb,
+                                  beta_is_one, have_C, ldc, &p->work);
+    if (p->bad_arg) return GEMM_ERR_INVALID_ARG;
+    gemm__canonical(layout, transa, transb, m, n, k, lda, ldb, ldc, p);
     reads = p->work == GEMM__WORK_FULL;
     /* Stored column-major: op(a) = a^T means a is k x m. A span too large
        is blamed on the leading dimension (lda = 9, ldb = 11, ldc = 14). */

@@ -33,9 +33,12 @@ GEMM_DEF int gemm_cpu_get_threads(void);
    gemm__hooks): the names of the micro-kernels this CPU can run, best first
    ("avx512", "avx2", "neon", "scalar"), and how many (at most max are
    written); and the kernel calls use now (NULL when gemm__hooks.cpu_kernel
-   names one this build or CPU cannot run). */
+   names one this build or CPU cannot run); the threads the last call that
+   computed a product ran on. */
 GEMM_DEF int gemm__cpu_kernels(const char **names, int max);
 GEMM_DEF const char *gemm__cpu_kernel(void);
+/* The threads the last call that computed a product ran on. */
+GEMM_DEF int gemm__cpu_last_threads(void);
 #endif
 
 #ifdef __cplusplus

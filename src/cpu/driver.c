@@ -14,21 +14,134 @@ static void gemm__cpu_scale_c(const gemm__problem *p, gemm_precision precision, 
     }
 }
 
-/* Allocates the job's workspaces, one per thread: packed A (mc x kc), then
-   packed B (kc x nc), each 64-byte aligned and no larger than the problem
-   needs. Returns the block to GEMM_FREE (NULL: no memory). */
-static char *gemm__cpu_workspace(gemm__cpu_job *jb)
+#ifdef GEMM__TEST_HOOKS
+static int gemm__cpu_threads_used;
+GEMM_DEF int gemm__cpu_last_threads(void) { return GEMM__CPU_LOAD(gemm__cpu_threads_used); }
+#define GEMM__CPU_RECORD_THREADS(n) GEMM__CPU_STORE(gemm__cpu_threads_used, n)
+#else
+#define GEMM__CPU_RECORD_THREADS(n) ((void)0)
+#endif
+
+/* Runs the job's task on its threads: through the pool (then given back)
+   or here alone. */
+static void gemm__cpu_run(gemm__cpu_task_fn task, gemm__cpu_job *jb)
+{
+    GEMM__CPU_RECORD_THREADS(jb->threads);
+    if (jb->threads > 1) {
+        gemm__cpu_pool_run(task, jb);
+        gemm__cpu_pool_release();
+    } else {
+        task(jb, 0);
+    }
+}
+
+static gemm_status gemm__cpu_no_memory(const char *func, const gemm__cpu_job *jb, size_t bytes)
+{
+    if (jb->threads > 1) gemm__cpu_pool_release();
+    return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspace of %d thread(s), %llu bytes", func,
+                      jb->threads, (unsigned long long)bytes);
+}
+
+/* The direct path (direct.c): a small call runs here at once, with no
+   allocation; a larger one shares its rectangles of C over the pool. */
+static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
 {
     const gemm__problem *p = jb->p;
-    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr));
-    int64_t ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(p->n, jb->uk->nr));
-    int64_t kcw = gemm__cpu_min(jb->kc, p->k);
-    char *raw;
-    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * jb->es, 64);
-    jb->ws_stride = jb->ws_a + (size_t)gemm__cpu_round_up(ncw * kcw * jb->es, 64);
-    raw = (char *)GEMM_MALLOC(jb->ws_stride * (size_t)jb->threads + 64);
-    if (raw) jb->ws = raw + (64 - (uintptr_t)raw % 64);
-    return raw;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    size_t panel = gemm__cpu_direct_panel_bytes(p, jb->uk, jb->es);
+    int want = flops < 2 * GEMM__CPU_THREAD_FLOPS ? 1 : gemm__cpu_threads_for_call(options);
+    char *raw = NULL;
+    if (want == 1 && !panel) {
+        double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+        GEMM__CPU_RECORD_THREADS(1);
+        gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
+        return GEMM_OK;
+    }
+    want = gemm__cpu_threads_for_flops(flops, want);
+    jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    gemm__cpu_grid(jb->threads * 4, p->m, p->n, jb->uk->mr, jb->uk->nr, &jb->tm, &jb->tn);
+    if (panel) {
+        if (!(raw = (char *)GEMM_MALLOC(panel * (size_t)jb->threads + 64)))
+            return gemm__cpu_no_memory(func, jb, panel * (size_t)jb->threads + 64);
+        jb->ws = raw + (64 - (uintptr_t)raw % 64);
+        jb->ws_a = panel;
+    }
+    gemm__cpu_run(gemm__cpu_direct_task, jb);
+    GEMM_FREE(raw);
+    return GEMM_OK;
+}
+
+/* The packed path's workspace, in one block 64-byte aligned (NULL: no
+   memory; *bytes says how much): per thread a packed A block (mc x kc),
+   per group its two B panels (kc x nc; one when a thread works alone) and
+   its counters, each part 64-byte aligned. A threaded call uses the pool's
+   kept block (*raw stays NULL), a call alone allocates its own (*raw). */
+static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char **raw)
+{
+    const gemm__problem *p = jb->p;
+    int64_t es = jb->es, nr = jb->uk->nr, kcw = gemm__cpu_min(jb->kc, p->k), kblocks = (p->k + jb->kc - 1) / jb->kc;
+    int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr)), n0, n1;
+    size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2];
+    char *ws = NULL, *block;
+    int g, pass;
+    jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * es, 64);
+    *raw = NULL;
+    for (pass = 0; pass < 2; pass++) { /* sizes, then the same walk assigning them */
+        size_t off = at + jb->ws_a * (size_t)jb->threads;
+        for (g = 0; g < jb->groups; g++) {
+            gemm__cpu_group *gr = pass ? &jb->group[g] : NULL;
+            int64_t steps, ncw;
+            gemm__cpu_split(p->n, jb->groups, g, (int)nr, &n0, &n1);
+            ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(n1 - n0, nr));
+            steps = (n1 - n0 + jb->nc - 1) / jb->nc * kblocks;
+            b_bytes[0] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
+            b_bytes[1] = jb->threads > 1 ? b_bytes[0] : 0; /* one thread: one panel serves every step */
+            if (gr) {
+                gr->n0 = n0;
+                gr->n1 = n1;
+                gr->kblocks = kblocks;
+                gr->steps = steps;
+                gr->pb[0] = ws + off;
+                gr->pb[1] = b_bytes[1] ? ws + off + b_bytes[0] : gr->pb[0];
+                gr->step = (gemm__cpu_step *)(ws + off + b_bytes[0] + b_bytes[1]);
+                gr->progress = (int *)(gr->step + steps);
+                memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
+            }
+            off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
+                                                                        (int64_t)sizeof(int) * jb->items, 64);
+        }
+        if (pass == 0) {
+            *bytes = off + 64;
+            block = jb->threads > 1 ? gemm__cpu_pool_workspace(*bytes) : (*raw = (char *)GEMM_MALLOC(*bytes));
+            if (!block) return NULL;
+            ws = block + (64 - (uintptr_t)block % 64);
+            jb->group = (gemm__cpu_group *)ws;
+            jb->ws = ws + at;
+        }
+    }
+    return ws;
+}
+
+/* The packed path (job.h): the blocks, the threads and their groups, the
+   workspace, then the work. */
+static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
+{
+    const gemm__problem *p = jb->p;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    int want = gemm__cpu_threads_for_flops(flops, gemm__cpu_threads_for_call(options));
+    size_t bytes = 0;
+    char *raw = NULL;
+    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000) /* int counters */
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
+                          (long long)p->k);
+    jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
+    gemm__cpu_plan_groups(jb);
+    if (!gemm__cpu_packed_workspace(jb, &bytes, &raw)) return gemm__cpu_no_memory(func, jb, bytes);
+    gemm__cpu_run(gemm__cpu_packed_task, jb);
+    GEMM_FREE(raw);
+    return GEMM_OK;
 }
 
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
@@ -40,8 +153,8 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
                                   const gemm_cpu_options *options)
 {
     const gemm__cpu_isa *isa;
+    const gemm__cpu_microkernel *uk;
     gemm__cpu_job jb;
-    char *raw;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE) return GEMM_OK;
@@ -52,29 +165,33 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     if (!(isa = gemm__cpu_isa_for_call()))
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
-    memset(&jb, 0, sizeof jb);
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    if ((double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && !GEMM__HOOK(cpu_path, 0)) {
+        if (precision == GEMM_F32)
+            gemm__cpu_tiny_f32(p, (float)alpha, (const float *)a, (const float *)b, (float)beta, (float *)C);
+        else
+            gemm__cpu_tiny_f64(p, alpha, (const double *)a, (const double *)b, beta, (double *)C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
+        GEMM__HOOK(cpu_path, 0) != 1) { /* one tile: the direct kernel alone, the whole cost of a tiny call */
+        uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
     jb.p = p;
     jb.a = (const char *)a;
     jb.b = (const char *)b;
     jb.c = (char *)C;
-    jb.es = (int64_t)gemm_precision_size(precision);
+    jb.es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     jb.alpha = alpha;
     jb.beta = beta;
-    jb.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
-    gemm__cpu_blocking(jb.uk->mr, jb.uk->nr, (int)jb.es, &jb.mc, &jb.kc, &jb.nc);
-    gemm__cpu_plan_in_place(&jb);
-    gemm__cpu_plan_threads(&jb, gemm__cpu_threads_for_call(options));
-    if (!(raw = gemm__cpu_workspace(&jb))) {
-        if (jb.threads > 1) gemm__cpu_pool_release();
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %d packing workspace(s) of %llu bytes", func,
-                          jb.threads, (unsigned long long)jb.ws_stride);
-    }
-    if (jb.threads > 1) {
-        gemm__cpu_pool_run(gemm__cpu_task, &jb);
-        gemm__cpu_pool_release();
-    } else {
-        gemm__cpu_task(&jb, 0);
-    }
-    GEMM_FREE(raw);
-    return GEMM_OK;
+    jb.uk = uk;
+    jb.threads = 1;
+    jb.ws = NULL;
+    jb.ws_a = 0;
+    jb.next = 0;
+    if (gemm__cpu_plan_direct(p, uk, jb.es, alpha)) return gemm__cpu_run_direct(func, &jb, options);
+    return gemm__cpu_run_packed(func, &jb, options);
 }

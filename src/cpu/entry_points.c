@@ -1,5 +1,24 @@
-/* The public calls: gemm__prepare's checks and canonical problem, then the
-   one driver. */
+/* The public calls: thin typed wrappers over one function that makes
+   gemm__prepare's checks and canonical problem (its inlined common case
+   first, gemm__prepare_plain) and calls the driver; func is the name the
+   user called, for the error detail. */
+
+static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                   gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                   double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta,
+                                   void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, C != NULL,
+                             ldc, &p)) { /* the rest: gemm__prepare's full checks (same problem when valid) */
+        s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
+                          beta == 1, C != NULL, ldc, &p);
+        if (s != GEMM_OK) return s;
+    }
+    return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
+}
 
 GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                     int64_t m, int64_t n, int64_t k,
@@ -7,14 +26,8 @@ GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, g
                                     const float *B, int64_t ldb,
                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
 {
-    gemm__problem p;
-    gemm_status s;
-    gemm__clear_error();
-    s = gemm__prepare("gemm_cpu_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
-                      beta == 1, C != NULL, ldc, &p);
-    if (s != GEMM_OK) return s;
-    return gemm__cpu_gemm("gemm_cpu_sgemm", &p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
-                          options);
+    return gemm__cpu_entry("gemm_cpu_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                           C, ldc, options);
 }
 
 GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -23,14 +36,8 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
 {
-    gemm__problem p;
-    gemm_status s;
-    gemm__clear_error();
-    s = gemm__prepare("gemm_cpu_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,
-                      beta == 1, C != NULL, ldc, &p);
-    if (s != GEMM_OK) return s;
-    return gemm__cpu_gemm("gemm_cpu_dgemm", &p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
-                          options);
+    return gemm__cpu_entry("gemm_cpu_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                           C, ldc, options);
 }
 
 /* The front door, declared in gemm.h: the CPU with default options. */
@@ -40,7 +47,8 @@ GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const float *B, int64_t ldb,
                                 float beta, float *C, int64_t ldc)
 {
-    return gemm_cpu_sgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm__cpu_entry("gemm_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                           ldc, NULL);
 }
 
 GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -49,5 +57,6 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc)
 {
-    return gemm_cpu_dgemm(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm__cpu_entry("gemm_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                           ldc, NULL);
 }

@@ -1,44 +1,64 @@
+/* How the threads of one call share its work (the packed path).
+
+   The columns of C are cut into groups; a group walks its steps in order,
+   step s being one NC-wide block of its columns (jc) times one KC-deep
+   block of k (pc). In each step the B panel (kc x nc) is packed once, by
+   whichever threads are in the group, each taking NR-wide micro-panels
+   from a counter; then the threads take the step's row blocks ("items",
+   MC rows each) from another counter, each packing its own A block and
+   running the micro-kernel over the shared panel. A thread that has no
+   work left in its group helps the next one. Nothing waits for a given
+   thread, only for work already taken, so a thread the OS runs late costs
+   little, and no phase runs on one thread while the others wait.
+   Two B buffers alternate between steps, so packing step s+1 overlaps the
+   computing of step s; step s+2 may overwrite a buffer once every item of
+   step s is done. A row block's items run in step order (its progress
+   counter), so each tile of C sees its k blocks in order: the same sums
+   in the same order for any thread count. */
+typedef struct gemm__cpu_step {
+    int pack_next, pack_done;  /* B micro-panels taken / packed */
+    int item_next, items_done; /* row blocks taken / done */
+} gemm__cpu_step;
+
+typedef struct gemm__cpu_group {
+    int64_t n0, n1;        /* its columns of C */
+    int64_t kblocks;       /* pc blocks per jc block */
+    int64_t steps;         /* jc blocks x kblocks */
+    gemm__cpu_step *step;  /* [steps] */
+    int *progress;         /* [items]: steps done on each row block */
+    char *pb[2];           /* the B panels of even and odd steps */
+} gemm__cpu_group;
+
 /* One call's work, shared by its threads: the canonical problem, the
    operands as bytes, the precision's kernels, the block sizes, and how the
    work is cut over the threads. Read-only while the threads run, except
-   `next`, the counter they take chunks from. */
+   the counters. */
 typedef struct gemm__cpu_job {
     const gemm__problem *p;          /* m, n, k, strides, ldc (column-major view) */
     const char *a, *b;               /* op(a), op(b): the caller's A and B, swapped when row-major */
     char *c;
     int64_t es;                      /* bytes of one element: 4 or 8 */
     double alpha, beta;
-    const gemm__cpu_microkernel *uk; /* the precision's micro-kernel, mr, nr */
-    int64_t mc, kc, nc;              /* block sizes */
-    int direct_a, direct_b;          /* small problem: read a (contiguous columns) and b in place */
-    int tm, tn;                      /* the grid of chunks over (m, n) */
+    const gemm__cpu_microkernel *uk; /* the precision's micro-kernels, mr, nr */
+    int64_t mc, kc, nc;              /* rows of an item; block sizes */
     int threads;                     /* threads with a workspace */
-    int next;                        /* the next chunk to take */
-    char *ws;                        /* the workspaces, 64-byte aligned */
-    size_t ws_a, ws_stride;          /* bytes: packed A, then packed B, per thread */
+    int b_xmajor;                    /* B's columns are contiguous: its panel is packed column by column */
+    char *ws;                        /* per-thread buffers (packed A block, or A panel copy), 64-byte aligned */
+    size_t ws_a;                     /* bytes of one */
+    /* the direct path: rectangles of C (tm x tn of them) taken from `next` */
+    int tm, tn, next;
+    /* the packed path */
+    int groups;
+    int64_t items;                   /* row blocks of mc rows */
+    gemm__cpu_group *group;          /* [groups] */
 } gemm__cpu_job;
 
-/* Where one thread's loops are: the current blocks, and its buffers. Each
-   loop fills its fields and hands the struct inward. */
-typedef struct gemm__cpu_blocks {
-    char *pa, *pb;        /* this thread's packed A block and B panel */
+/* One item of one step, as the inner loops see it. */
+typedef struct gemm__cpu_block {
+    const char *pa, *pb;  /* packed A block (mc x kc), packed B panel (kc x nc) */
+    int64_t mc, nc, kc;
+    double beta;          /* the call's beta in the first k block, then 1 */
+    char *c;              /* C[ic, jc] */
     char *tile;           /* a local MR x NR tile for the edges of C */
     int tile_clean;       /* the tile was zeroed (its padding is read, never used) */
-    int b_xmajor;         /* B's columns are contiguous: its panel is packed column by column */
-    int64_t jc, nc;       /* jc loop: columns jc..jc+nc of C */
-    int64_t b_inplace;    /* ... of which the first b_inplace are read in place */
-    int64_t pc, kc;       /* pc loop: k from pc to pc+kc */
-    double beta;          /* the call's beta at the first pc block, then 1 */
-    const char *b0;       /* op(b)[pc, jc] */
-    int64_t ic, mc;       /* ic loop: rows ic..ic+mc of C */
-    int64_t a_inplace;    /* ... of which the first a_inplace are read in place */
-    const char *a0;       /* op(a)[ic, pc] */
-} gemm__cpu_blocks;
-
-/* One NR-wide micro-panel of op(b) where the kernel reads it. */
-typedef struct gemm__cpu_bpanel {
-    const char *ptr;
-    int64_t bp, bj;            /* element strides along k and along n */
-    gemm__cpu_ukernel_fn kern; /* the kernel variant that reads it so */
-    int64_t nw;                /* its columns inside C: nr, fewer at the edge */
-} gemm__cpu_bpanel;
+} gemm__cpu_block;

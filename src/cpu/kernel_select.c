@@ -1,8 +1,10 @@
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
-   packed B, the one that reads B through strides, and its A packer. */
+   packed B, the one that reads B through strides, the direct kernel for
+   partial tiles of unpacked operands, and its A packer. */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
+    gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
 } gemm__cpu_microkernel;
 
@@ -15,8 +17,10 @@ typedef struct gemm__cpu_isa {
 
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
-     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_pack},    \
-     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_pack}}
+     {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
+      gemm__cpu_##NAME##_s_pack},                                                                   \
+     {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
+      gemm__cpu_##NAME##_d_pack}}
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {

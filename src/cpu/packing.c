@@ -48,9 +48,10 @@ static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64
         }
         return;
     }
-    for (x0 = 0; x0 < nx; x0 += w, d += w * kc * es) {
+    for (x0 = 0; x0 < nx; x0 += w) {
         int64_t xw = gemm__cpu_min(w, nx - x0);
-        if (xw < w) memset(d, 0, (size_t)(w * kc * es));
-        for (x = 0; x < xw; x++) gemm__cpu_copy(d + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+        char *dp = d + x0 * kc * es;
+        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
+        for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
     }
 }

@@ -9,6 +9,7 @@
 #if !defined(GEMM_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__GNUC__) || defined(__clang__))
 #if defined(__x86_64__)
 #define GEMM__CPU_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #elif defined(__aarch64__)
 #define GEMM__CPU_NEON 1
@@ -25,11 +26,13 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__CPU_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define GEMM__CPU_TAKE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
+#define GEMM__CPU_DONE(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELEASE)
 #define GEMM__CPU_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #define GEMM__CPU_PREFETCH(p) __builtin_prefetch(p, 1)
 #else
 #define GEMM__CPU_LOAD(x) (x)
 #define GEMM__CPU_TAKE(x) ((x)++)
+#define GEMM__CPU_DONE(x) ((x)++)
 #define GEMM__CPU_STORE(x, v) ((x) = (v))
 #define GEMM__CPU_PREFETCH(p) ((void)0)
 #endif

@@ -28,24 +28,35 @@ static int gemm__cpu_pool_state;    /* GEMM__CPU_CLOSED | workers inside the job
 #define GEMM__CPU_CLOSED 0x40000000
 static gemm__cpu_task_fn gemm__cpu_pool_task;
 static void *gemm__cpu_pool_arg;
+static char *gemm__cpu_pool_ws;      /* the workspace of the call that holds the pool, kept */
+static size_t gemm__cpu_pool_ws_bytes;
+
+/* Whether the process is exiting (gemm__cpu_pool_stop runs): every wait
+   loop of a worker looks, so exit() never waits for a spin or yield phase
+   to run out (under load each sched_yield can give away a whole time slice). */
+static int gemm__cpu_pool_leaving(void) { return GEMM__CPU_LOAD(gemm__cpu_pool_exiting); }
 
 static void *gemm__cpu_worker(void *param)
 {
     int id = (int)(intptr_t)param, spins, state;
     unsigned seen = gemm__cpu_pool_seen0[id], gen;
     for (;;) {
-        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS; spins++)
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_SPINS &&
+                        !gemm__cpu_pool_leaving();
+             spins++)
             GEMM__CPU_PAUSE();
         /* Then poll while yielding: a sleeping worker woken by the next call
            is often placed on the caller's own core when another process's
            thread holds the other one (measured: 2 threads at 1-thread speed
            next to OpenBLAS's spinning workers); a polling one is already on
            its core, and gives it up to anything else runnable. */
-        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS; spins++)
+        for (spins = 0; (gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && spins < GEMM__CPU_YIELDS &&
+                        !gemm__cpu_pool_leaving();
+             spins++)
             sched_yield();
         if (gen == seen) {
             pthread_mutex_lock(&gemm__cpu_pool_lock);
-            while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_exiting)
+            while ((gen = GEMM__CPU_LOAD(gemm__cpu_pool_gen)) == seen && !gemm__cpu_pool_leaving())
                 pthread_cond_wait(&gemm__cpu_pool_wake, &gemm__cpu_pool_lock);
             pthread_mutex_unlock(&gemm__cpu_pool_lock);
         }
@@ -67,17 +78,35 @@ static void *gemm__cpu_worker(void *param)
     }
 }
 
+/* At exit: from now on calls run alone; a call still running finishes;
+   then the workers are woken and joined. */
 static void gemm__cpu_pool_stop(void)
 {
     int i;
-    pthread_mutex_lock(&gemm__cpu_pool_owner); /* lets a running call finish */
+    GEMM__CPU_STORE(gemm__cpu_pool_exiting, 1);
+    pthread_mutex_lock(&gemm__cpu_pool_owner);
     pthread_mutex_lock(&gemm__cpu_pool_lock);
-    gemm__cpu_pool_exiting = 1;
     pthread_cond_broadcast(&gemm__cpu_pool_wake);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
     for (i = 1; i <= gemm__cpu_pool_started; i++) pthread_join(gemm__cpu_pool_threads[i], NULL);
     gemm__cpu_pool_started = 0;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws = NULL;
+    gemm__cpu_pool_ws_bytes = 0;
     pthread_mutex_unlock(&gemm__cpu_pool_owner);
+}
+
+/* A workspace of `bytes` for the call that holds the pool (NULL: no
+   memory). It is kept for the next threaded call: a fresh one of tens of
+   MiB (16 threads' packed blocks and panels) takes a page fault per 4 KiB
+   at every call, milliseconds where the product takes a few. Only a
+   larger need replaces it; exit frees it. */
+static char *gemm__cpu_pool_workspace(size_t bytes)
+{
+    if (gemm__cpu_pool_ws_bytes >= bytes) return gemm__cpu_pool_ws;
+    GEMM_FREE(gemm__cpu_pool_ws);
+    gemm__cpu_pool_ws_bytes = (gemm__cpu_pool_ws = (char *)GEMM_MALLOC(bytes)) ? bytes : 0;
+    return gemm__cpu_pool_ws;
 }
 
 /* A forked child has none of the workers (and maybe a lock some other
@@ -96,10 +125,10 @@ static void gemm__cpu_pool_forked(void)
 static int gemm__cpu_pool_acquire(int want)
 {
     static int registered; /* 1: exit and fork handlers in place; -1: they could not be, so no pool */
-    if (want <= 1 || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
-    if (!registered && !gemm__cpu_pool_exiting)
+    if (want <= 1 || gemm__cpu_pool_leaving() || pthread_mutex_trylock(&gemm__cpu_pool_owner) != 0) return 1;
+    if (!registered && !gemm__cpu_pool_leaving())
         registered = atexit(gemm__cpu_pool_stop) == 0 && pthread_atfork(NULL, NULL, gemm__cpu_pool_forked) == 0 ? 1 : -1;
-    if (registered != 1 || gemm__cpu_pool_exiting) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
+    if (registered != 1 || gemm__cpu_pool_leaving()) { pthread_mutex_unlock(&gemm__cpu_pool_owner); return 1; }
     while (gemm__cpu_pool_started < want - 1) {
         int id = gemm__cpu_pool_started + 1;
         gemm__cpu_pool_seen0[id] = gemm__cpu_pool_gen;
@@ -135,7 +164,25 @@ static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg)
         pthread_cond_wait(&gemm__cpu_pool_done, &gemm__cpu_pool_lock);
     pthread_mutex_unlock(&gemm__cpu_pool_lock);
 }
+
+/* Waits until *x >= v, while other threads of the call finish work they
+   have taken (a packed micro-panel, a row block: microseconds): spins a
+   little, then yields the core, which costs a system call when nothing
+   else wants the core and hands it over when the thread we wait for is
+   waiting for one (more threads than cores, or valgrind's one at a time). */
+#define GEMM__CPU_WAIT_SPINS 200
+static void gemm__cpu_wait_for(const int *x, int v)
+{
+    int spins;
+    for (spins = 0; GEMM__CPU_LOAD(*x) < v; spins++) {
+        if (spins < GEMM__CPU_WAIT_SPINS) GEMM__CPU_PAUSE();
+        else sched_yield();
+    }
+}
 #else
+/* One thread does all the work in order: nothing is ever outstanding. */
+static char *gemm__cpu_pool_workspace(size_t bytes) { (void)bytes; return NULL; }
+static void gemm__cpu_wait_for(const int *x, int v) { (void)x; (void)v; }
 static int gemm__cpu_pool_acquire(int want) { (void)want; return 1; }
 static void gemm__cpu_pool_release(void) {}
 static void gemm__cpu_pool_run(gemm__cpu_task_fn task, void *arg) { task(arg, 0); }

@@ -9,6 +9,9 @@
 #define GEMM__CPU_SCAL_S_FMA(a, b, c) ((a) * (b) + (c))
 #define GEMM__CPU_SCAL_S_MUL(a, b) ((a) * (b))
 #define GEMM__CPU_SCAL_S_ADD(a, b) ((a) + (b))
+#define GEMM__CPU_SCAL_S_LOADN(p, n) (*(p)) /* n is 1 */
+#define GEMM__CPU_SCAL_S_LOADM GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_S_STOREN(p, v, n) (*(p) = (v))
 #define GEMM__CPU_SCAL_D_T double
 #define GEMM__CPU_SCAL_D_V double
 #define GEMM__CPU_SCAL_D_VL 1
@@ -19,6 +22,9 @@
 #define GEMM__CPU_SCAL_D_FMA GEMM__CPU_SCAL_S_FMA
 #define GEMM__CPU_SCAL_D_MUL GEMM__CPU_SCAL_S_MUL
 #define GEMM__CPU_SCAL_D_ADD GEMM__CPU_SCAL_S_ADD
+#define GEMM__CPU_SCAL_D_LOADN GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_D_LOADM GEMM__CPU_SCAL_S_LOADN
+#define GEMM__CPU_SCAL_D_STOREN GEMM__CPU_SCAL_S_STOREN
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_s, , GEMM__CPU_SCAL_S, GEMM__CPU_REP6, 6)
 GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 

@@ -3,27 +3,44 @@
 
    void kernel(k, a, as, b, bp, bj, alpha, beta, c, ldc):
        C[0:MR, 0:NR] = alpha * A * B + beta * C   (beta == 0: C is not read)
-   A is MR x k, column p at a + p*as (as = MR when packed, the column stride
-   when read in place); element (p, j) of B is at b[p*bp + j*bj]: the packed
-   variant ignores bp, bj and reads (NR, 1), the strided variant reads them
-   (a panel stored column by column, or B in place); C is column-major with
-   leading dimension ldc. The tile is always full. Strides count elements of
-   the kernel's precision; alpha and beta come as double (exact for a
-   float) and are turned back into the kernel's type before any arithmetic.
+   A is MR x k, column p at a + p*as (as = MR: a packed panel); element
+   (p, j) of B is at b[p*bp + j*bj]: the packed variant ignores bp, bj and
+   reads (NR, 1), the strided variant reads them (a panel stored column by
+   column); C is column-major with leading dimension ldc. The tile is
+   always full. Strides count elements of the kernel's precision; alpha and
+   beta come as double (exact for a float) and are turned back into the
+   kernel's type before any arithmetic.
+
+   void direct(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the same
+   product on the caller's matrices where they are (no packing), for a tile
+   of mw <= MR rows and nw <= NR columns: rows past mw are neither read nor
+   written (masked or partial vector moves), columns past nw re-read column
+   nw-1 of B and are not stored. A's rows must be contiguous (element (i, p)
+   at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
+   so a tile has the same bits whichever path computes it with the same k.
 
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
-   runs for the hardware prefetcher: such a block often streams from memory). */
+   runs for the hardware prefetcher: such a block often streams from memory).
+
+   Addresses are formed from indices that stay inside the matrices: no
+   pointer ever steps past the last element it reads (a stride may be near
+   INT64_MAX / 8 when k = 1). */
 typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                      double alpha, double beta, void *c, int64_t ldc);
+typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
+                                    double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
 
 /* One template, instantiated per ISA and precision from a table P of
    vector operations (P##_T element, P##_V vector of P##_VL elements, LOAD,
-   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO): MR = 2 vectors,
-   NR = the count of the REP macro. The accumulators are named variables,
-   not an array, so they stay in registers at any optimisation level. */
+   STORE, SET1, FMA(a, b, c) = a*b + c, MUL, ADD, ZERO, and LOADN / STOREN,
+   which move only the first n lanes, 1 <= n <= VL, and read zeros into the
+   others; LOADM is LOADN for A, in the inner loop, where a plain mask is
+   cheapest): MR = 2 vectors, NR = the count of the REP macro. The
+   accumulators are named variables, not an array, so they stay in
+   registers at any optimisation level. */
 
 #define GEMM__CPU_REP6(X, P) X(0, P) X(1, P) X(2, P) X(3, P) X(4, P) X(5, P)
 #define GEMM__CPU_REP8(X, P) GEMM__CPU_REP6(X, P) X(6, P) X(7, P)
@@ -32,10 +49,11 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 #define GEMM__CPU_UK_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
 #define GEMM__CPU_UK_STEP(j, P)                                                                    \
     {                                                                                              \
-        P##_V bv = P##_SET1(b[(j) * bjs]);                                                         \
+        P##_V bv = P##_SET1(b[q + (j) * bjs]);                                                     \
         c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
         c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
     }
+/* C = alpha*acc (beta == 0), C + alpha*acc (beta == 1), beta*C + alpha*acc. */
 #define GEMM__CPU_UK_PUT0(j, P)                                                                    \
     P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                                 \
     P##_STORE(c + (j) * ldc + P##_VL, P##_MUL(c1_##j, va));
@@ -57,16 +75,14 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
         P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
         const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
-        int64_t p;                                                                                 \
+        int64_t p, q;                                                                              \
         const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                    \
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         (void)bp;                                                                                  \
         (void)bj;                                                                                  \
-        for (p = 0; p < k; p++) {                                                                  \
-            P##_V a0 = P##_LOAD(a), a1 = P##_LOAD(a + P##_VL);                                     \
+        for (p = 0, q = 0; p < k; p++, q += BP) {                                                  \
+            P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOAD(a + p * as + P##_VL);                   \
             REP(GEMM__CPU_UK_STEP, P)                                                              \
-            a += as;                                                                               \
-            b += BP;                                                                               \
         }                                                                                          \
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
@@ -75,19 +91,83 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
         }                                                                                          \
     }
 
+/* The direct kernel's parts: column j of B through its own pointer (the
+   last real column repeated past nw; the running pointer stops there, so
+   it never leaves B), one or two vectors of A per k. */
+#define GEMM__CPU_DK_COL(j, P) const P##_T *b##j = bcol; bcol += (j) + 1 < nw ? bj : 0;
+#define GEMM__CPU_DK_STEP2(j, P)                                                                   \
+    {                                                                                              \
+        P##_V bv = P##_SET1(b##j[q]);                                                              \
+        c0_##j = P##_FMA(a0, bv, c0_##j);                                                          \
+        c1_##j = P##_FMA(a1, bv, c1_##j);                                                          \
+    }
+#define GEMM__CPU_DK_STEP1(j, P) c0_##j = P##_FMA(a0, P##_SET1(b##j[q]), c0_##j);
+/* Stores column j (when j < nw): the first vector whole when two are in
+   use (m1 > 0 lanes in the second), else only its m0 lanes. */
+#define GEMM__CPU_DK_PUT(j, P)                                                                     \
+    if ((j) < nw) {                                                                                \
+        P##_T *cj = c + (j) * ldc;                                                                 \
+        P##_V r0 = P##_MUL(c0_##j, va), r1 = P##_MUL(c1_##j, va);                                  \
+        if (m1 > 0) {                                                                              \
+            if (beta == 1) r0 = P##_ADD(P##_LOAD(cj), r0);                                         \
+            else if (beta != 0) r0 = P##_FMA(vb, P##_LOAD(cj), r0);                                \
+            P##_STORE(cj, r0);                                                                     \
+            if (beta == 1) r1 = P##_ADD(P##_LOADN(cj + P##_VL, m1), r1);                           \
+            else if (beta != 0) r1 = P##_FMA(vb, P##_LOADN(cj + P##_VL, m1), r1);                  \
+            P##_STOREN(cj + P##_VL, r1, m1);                                                       \
+        } else {                                                                                   \
+            if (beta == 1) r0 = P##_ADD(P##_LOADN(cj, m0), r0);                                    \
+            else if (beta != 0) r0 = P##_FMA(vb, P##_LOADN(cj, m0), r0);                           \
+            P##_STOREN(cj, r0, m0);                                                                \
+        }                                                                                          \
+    }
+
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)                                                  \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        const int64_t m1 = mw - P##_VL, m0 = mw < P##_VL ? mw : P##_VL;                            \
+        int64_t p, q;                                                                              \
+        const P##_T *bcol = b; /* the columns' pointers: adds, no multiplies */                   \
+        REP(GEMM__CPU_UK_DECL, P)                                                                  \
+        REP(GEMM__CPU_DK_COL, P)                                                                   \
+        (void)m0; /* unused where a "vector" is one element */                                    \
+        if (m1 > 0) {                                                                              \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
+                REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOADM(a + p * as, m0);                                              \
+                REP(GEMM__CPU_DK_STEP1, P)                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        {                                                                                          \
+            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
+            REP(GEMM__CPU_DK_PUT, P)                                                               \
+        }                                                                                          \
+    }
+
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
-   through strides) and its A packer NAME_pack. */
+   through strides), its direct kernel NAME_direct and its A packer NAME_pack. */
 #define GEMM__CPU_UKERNELS(NAME, ATTR, P, REP, NR)                                                 \
     GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, NR, 1)                                                   \
     GEMM__CPU_UKERNEL(NAME##_strided, ATTR, P, REP, bp, bj)                                        \
+    GEMM__CPU_DIRECT(NAME##_direct, ATTR, P, REP)                                                  \
     static ATTR void NAME##_pack(int64_t kc, const void *s_in, int64_t ps, int64_t nx, void *d_in) \
     {                                                                                              \
         const P##_T *GEMM__RESTRICT s = (const P##_T *)s_in;                                       \
         P##_T *GEMM__RESTRICT d = (P##_T *)d_in;                                                   \
         int64_t p, x0;                                                                             \
-        for (p = 0; p < kc; p++, s += ps, d += 2 * P##_VL)                                         \
+        for (p = 0; p < kc; p++)                                                                   \
             for (x0 = 0; x0 < nx; x0 += 2 * P##_VL) {                                              \
-                P##_STORE(d + x0 * kc, P##_LOAD(s + x0));                                          \
-                P##_STORE(d + x0 * kc + P##_VL, P##_LOAD(s + x0 + P##_VL));                        \
+                P##_STORE(d + x0 * kc + p * 2 * P##_VL, P##_LOAD(s + p * ps + x0));                \
+                P##_STORE(d + x0 * kc + p * 2 * P##_VL + P##_VL, P##_LOAD(s + p * ps + x0 + P##_VL)); \
             }                                                                                      \
     }

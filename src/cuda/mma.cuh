@@ -38,11 +38,17 @@ template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, c
    kernel, 8 warps of 64 (M) x 32 (N), 16x8 mma tiles. Fragments follow the
    mma.m16n8kKS layouts: lane = 4g + t holds A rows g and g+8 at k columns
    c and c + KS/2 (c = 2t for 16-bit pairs, t for TF32), B column g at the
-   same k, D rows g and g+8 at columns 2t and 2t+1. */
-template <typename T, typename TC>
-__global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha, const T *A,
-                                                                int64_t lda, const T *B, int64_t ldb, float beta,
-                                                                TC *C, int64_t ldc)
+   same k, D rows g and g+8 at columns 2t and 2t+1.
+   PROMOTE (the fp32-accurate mode): the tensor cores' fp32 sums truncate,
+   which over a long K costs about K/16 units in the last place; instead
+   each BK slice is summed on the tensor cores from zero and added into a
+   second set of sums with ordinary (rounding) fp32 adds. The 64 more
+   registers leave one block per SM. */
+template <typename T, typename TC, bool PROMOTE>
+__global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha,
+                                                                              const T *A, int64_t lda, const T *B,
+                                                                              int64_t ldb, float beta, TC *C,
+                                                                              int64_t ldc)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
                   WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
@@ -54,13 +60,13 @@ __global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, in
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     int wm = (warp % 2) * WM, wn = (warp / 2) * WN, bm, bn;
     gemm__cuda_block_tile<8>(bm, bn);
-    float acc[MT][NTL][4];
+    float acc[MT][NTL][4], tot[PROMOTE ? MT : 1][PROMOTE ? NTL : 1][4];
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int j = 0; j < NTL; j++)
 #pragma unroll
-            for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0f;
+            for (int r = 0; r < 4; r++) acc[i][j][r] = tot[PROMOTE ? i : 0][PROMOTE ? j : 0][r] = 0.0f;
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
         As, Bs, M, N, K, K, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
@@ -84,6 +90,17 @@ __global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, in
                     for (int j = 0; j < NTL; j++) gemm__cuda_mma<T>(acc[mt][j], a, b[j]);
                 }
             }
+            if constexpr (PROMOTE) {
+#pragma unroll
+                for (int i = 0; i < MT; i++)
+#pragma unroll
+                    for (int j = 0; j < NTL; j++)
+#pragma unroll
+                        for (int r = 0; r < 4; r++) {
+                            tot[i][j][r] += acc[i][j][r];
+                            acc[i][j][r] = 0.0f;
+                        }
+            }
         });
 
     int m0 = bm * BM + wm, n0 = bn * BN + wn;
@@ -94,6 +111,8 @@ __global__ void __launch_bounds__(256, 2) gemm__cuda_mma_kernel(int M, int N, in
 #pragma unroll
             for (int r = 0; r < 4; r++) {
                 int m = m0 + mt * 16 + g + 8 * (r / 2), n = n0 + j * 8 + 2 * t + r % 2;
-                if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[mt][j][r], alpha, beta, 0);
+                if (m < M && n < N)
+                    gemm__cuda_store(&C[m + (int64_t)n * ldc], PROMOTE ? tot[PROMOTE ? mt : 0][PROMOTE ? j : 0][r]
+                                                                       : acc[mt][j][r], alpha, beta, 0);
             }
 }

@@ -16,40 +16,40 @@ static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options 
 }
 
 /* The fp32-accurate mode's split of both operands into scratch (split.cuh):
-   WGMMA reads regions hi, lo (and hc, written only when an Inf or NaN was
-   seen) through its K segments; MMA reads [lo | hc | hi] against
-   [hc | lo | hi] as one K of 3*ldo. */
+   WGMMA reads the sliced regions hi, lo (and hc, written only when an Inf
+   or NaN was seen) through its K segments; MMA reads rows [lo | hc | hi]
+   against [hc | lo | hi] as one K of 3*ldo. */
 static gemm_status gemm__cuda_split_operands(const char *fn, const gemm__cuda_tc_plan *t, const gemm__problem *p,
                                              const float *a, const float *b, float *sa, float *sb, int *flag,
                                              int sms, cudaStream_t stream)
 {
     bool wgmma = t->kernel == GEMM_CUDA_KERNEL_WGMMA;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, ldo = (int)t->ldo, regions = wgmma ? 2 : 3;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, ldo = (int)t->ldo;
     int pat_a = wgmma ? GEMM__CUDA_PATTERN(GEMM__CUDA_HI, GEMM__CUDA_LO, 0)
                       : GEMM__CUDA_PATTERN(GEMM__CUDA_LO, GEMM__CUDA_HC, GEMM__CUDA_HI),
         pat_b = wgmma ? pat_a : GEMM__CUDA_PATTERN(GEMM__CUDA_HC, GEMM__CUDA_LO, GEMM__CUDA_HI);
-    int64_t ldout = 3 * (int64_t)ldo;
     const float *src[2] = {a, b};
     float *dst[2] = {sa, sb};
     int rows[2] = {M, N}, pattern[2] = {pat_a, pat_b}, kmajor[2] = {p->a_trans, !p->b_trans};
     int64_t ld[2] = {p->lda, p->ldb};
     GEMM__CUDA_TRY(fn, cudaMemsetAsync(flag, 0, sizeof(int), stream));
     for (int o = 0; o < 2; o++) {
+        gemm__cuda_split_dst d = {dst[o], 3 * (int64_t)ldo, rows[o], ldo, wgmma ? 1 : 0, pattern[o], wgmma ? 2 : 3, flag};
         if (kmajor[o]) {
             int64_t work = (int64_t)rows[o] * (ldo / 4), blocks = (work + 255) / 256;
-            gemm__cuda_split_rows_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(
-                rows[o], K, src[o], ld[o], dst[o], ldout, ldo, pattern[o], regions, flag);
+            gemm__cuda_split_rows_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, stream>>>(K, src[o],
+                                                                                                      ld[o], d);
         } else {
             dim3 grid((unsigned)(ldo / 32), (unsigned)((rows[o] + 31) / 32)), block(32, 8);
             if (grid.y > 65535)
                 return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand split", fn, rows[o]);
-            gemm__cuda_split_cols_kernel<<<grid, block, 0, stream>>>(rows[o], K, src[o], ld[o], dst[o], ldout, ldo,
-                                                                   pattern[o], regions, flag);
+            gemm__cuda_split_cols_kernel<<<grid, block, 0, stream>>>(K, src[o], ld[o], d);
         }
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     if (wgmma) {
-        gemm__cuda_split_hc_kernel<<<(unsigned)(4 * sms), 256, 0, stream>>>(M, N, sa, sb, ldout, ldo, flag);
+        gemm__cuda_split_hc_kernel<<<(unsigned)(4 * sms), 256, 0, stream>>>((int64_t)M * ldo, (int64_t)N * ldo, sa, sb,
+                                                                            flag);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
@@ -65,7 +65,7 @@ static gemm_status gemm__cuda_tc_prepare(const char *fn, const gemm__cuda_tc_pla
     gemm_status s = GEMM_OK;
     if (t->accurate) {
         if constexpr (std::is_same<T, float>::value) {
-            a->X = scratch; a->ld = 3 * t->ldo;
+            a->X = scratch; a->ld = 3 * t->ldo; /* rows for MMA; WGMMA reads the slice planes */
             b->X = scratch + t->a_elems; b->ld = 3 * t->ldo;
             return gemm__cuda_split_operands(fn, t, p, x.a, x.b, scratch, scratch + t->a_elems,
                                              (int *)((char *)scratch + t->flag_at), sms, stream);
@@ -93,6 +93,7 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     gemm_status s = GEMM_OK;
     T *scratch = NULL;
     float *partial = NULL;
+    int *counters = NULL;
     const int *flag = NULL;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
     gemm__problem q = *p;
@@ -103,15 +104,16 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
         e = cudaMallocFromPoolAsync((void **)&scratch, t->scratch_bytes, pool, stream);
         if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies, split-K sums)", e);
         if (t->partial_bytes) partial = (float *)((char *)scratch + t->packed);
+        if (t->fixup) counters = (int *)((char *)scratch + t->counters_at);
         if (t->accurate) flag = (const int *)((char *)scratch + t->flag_at);
         s = gemm__cuda_tc_prepare<T, TC>(fn, t, p, x, scratch, gpu->sms, &a, &b, stream);
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, flag, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, flag, stream);
+        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, stream)
+                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, stream);
     else if (s == GEMM_OK)
-        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, stream);
+        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);

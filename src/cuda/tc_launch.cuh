@@ -46,17 +46,15 @@ static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool
     return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
 }
 
-/* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
-   as a tensor map whose box is box_outer rows of 128 bytes, swizzled for
-   wgmma. */
+/* A tensor map of X for wgmma: `rank` dimensions (dims, innermost first;
+   strides in bytes of the outer ones), boxes of `box`, the 128-byte
+   swizzle. Elements past the edges arrive as zeros. */
 template <typename T>
-static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
-                                         int box_outer)
+static gemm_status gemm__cuda_encode(const char *fn, CUtensorMap *map, const T *X, int rank, const cuuint64_t *dims,
+                                     const cuuint64_t *strides, const cuuint32_t *box)
 {
     static std::atomic<gemm__cuda_encode_fn> encode{NULL};
-    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
-    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer},
-               unit[2] = {1, 1};
+    cuuint32_t unit[3] = {1, 1, 1};
     CUresult r;
     if (!encode.load()) {
         void *f = NULL;
@@ -67,12 +65,34 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
         encode.store((gemm__cuda_encode_fn)f);
     }
-    r = encode.load()(map, gemm__cuda_tma_type<T>(), 2, (void *)X, dims, strides, box, unit,
+    r = encode.load()(map, gemm__cuda_tma_type<T>(), (cuuint32_t)rank, (void *)X, dims, strides, box, unit,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return gemm__fail(GEMM_ERR_DEVICE, "%s: cuTensorMapEncodeTiled failed (CUresult %d)", fn, (int)r);
     return GEMM_OK;
+}
+
+/* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
+   whose box is box_outer rows of 128 bytes. */
+template <typename T>
+static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
+                                         int box_outer)
+{
+    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
+    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer};
+    return gemm__cuda_encode(fn, map, X, 2, dims, strides, box);
+}
+
+/* The fp32-accurate split of `rows` rows (split.cuh's sliced regions):
+   planes of rows x 32 floats; a box is box_rows rows of one plane. */
+static gemm_status gemm__cuda_tensor_map_sliced(const char *fn, CUtensorMap *map, const float *X, int rows, int planes,
+                                                int box_rows)
+{
+    cuuint64_t dims[3] = {32, (cuuint64_t)rows, (cuuint64_t)planes},
+               strides[2] = {32 * sizeof(float), (cuuint64_t)rows * 32 * sizeof(float)};
+    cuuint32_t box[3] = {32, (cuuint32_t)box_rows, 1};
+    return gemm__cuda_encode(fn, map, X, 3, dims, strides, box);
 }
 
 /* Copies operand X (rows x K; k-major or not) into `out` as k-major rows of
@@ -98,15 +118,17 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 
 /* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
    (0): 128 when M fits one such tile (a 256-row tile would be half empty:
-   thin problems such as 16384 x 128 x 16384 row-major) or when K spans at
-   most 16 slices of 128 bytes (K <= 1024 for 16-bit types, 512 for TF32):
-   there a block's fixed costs weigh more than its K loop and two blocks
-   per SM hide each other's epilogues; with longer K the 256-row tile's
-   reuse wins (measured on an H200). `kslices`: K in slices of 128 bytes. */
-static int gemm__cuda_wgmma_bm(int M, int64_t kslices, int variant)
+   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
+   reuse of each copied slice wins at every K measured on the H100 and the
+   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
+   128-row blocks per SM move a third more bytes from L2 per product). The
+   fp32-accurate mode always takes 256 (its promoted sums need the split
+   tile, wgmma.cuh). */
+static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
 {
+    if (accurate) return 256;
     if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return M <= 128 || kslices <= 16 ? 128 : 256;
+    return M <= 128 ? 128 : 256;
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
@@ -128,20 +150,23 @@ static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requeste
    are first copied into k-major rows of ldo elements, or, in the
    fp32-accurate mode (`accurate`), split into `regions` regions of ldo
    elements each (split.cuh); the WGMMA tile height, K split, raster group
-   and grid; and the scratch bytes of the copies (a's elements first), of
-   split-K's sums and of the accurate mode's Inf/NaN flag (at `flag_at`). */
+   and grid, and whether the last part of a split tile sums the parts
+   (`fixup`); and the scratch bytes of the copies (a's elements first), of
+   split-K's sums, its counters (at `counters_at`) and the accurate mode's
+   Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
-    bool a_mn, b_mn, copy_a, copy_b, accurate;
+    bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
     int wg_bm, split, group, grid, regions;
     int64_t ldo;
     gemm__cuda_wgmma_work work;
-    size_t a_elems, b_elems, packed, partial_bytes, flag_at, scratch_bytes;
+    size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
 
 /* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
    block per unit up to the block slots of the device (persistent blocks
-   walk the rest). Test hooks may force the raster group or the grid. */
+   walk the rest). Test hooks may force the raster group, the grid, the
+   epilogue or the way a split K is summed. */
 static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
 {
     gemm__cuda_wgmma_work *w = &t->work;
@@ -152,7 +177,6 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->tiles = w->tm * w->tn;
     if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
         w->kt_seg = (int)(t->ldo / bk);
-        w->ldo = (int)t->ldo;
         w->kt_total = 3 * w->kt_seg;
     } else {
         w->kt_total = (int)((K + bk - 1) / bk);
@@ -161,6 +185,8 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->kt_per = (w->kt_total + t->split - 1) / t->split;
     w->units = w->tiles * t->split;
     w->group = GEMM__HOOK(cuda_wgmma_group, 8);
+    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 2);
+    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 2) == 2;
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
     t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
@@ -183,59 +209,77 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
     t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
     t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
-    t.wg_bm = gemm__cuda_wgmma_bm(M, ((int64_t)t.regions * (t.accurate ? t.ldo : K) * elem + 127) / 128, opt->variant);
+    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
     t.split = 1;
     if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
     t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
     t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
     t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
     t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
-    t.flag_at = t.packed + t.partial_bytes;
+    t.counters_at = t.packed + t.partial_bytes;
+    t.flag_at = t.counters_at + (t.fixup ? ((size_t)t.work.tiles * sizeof(int) + 255) / 256 * 256 : 0);
     t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
     return t;
+}
+
+/* The WGMMA kernel for a plan's operand layouts. */
+template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_of(const gemm__cuda_tc_plan *t)
+{
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value && BM == 256)
+        if (t->accurate) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, true>;
+    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
+        if (t->a_mn && t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM, false>;
+        if (t->a_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM, false>;
+        if (t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM, false>;
+    }
+    return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, false>;
 }
 
 /* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
    them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
    only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
    op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
-   floats; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
+   floats and, when the plan sums in the kernel, `counters` one int per
+   tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
-                                           const gemm__cuda_operands<T, TC, float> &x, float *partial,
+                                           const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
                                            const int *nonfinite, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
     gemm_status s;
     gemm__cuda_wgmma_work w = t->work;
-    void *kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM>;
-    int M = (int)p->m, N = (int)p->n, bk = S::ROW_BYTES / (int)sizeof(T);
-    int K = t->accurate ? 3 * (int)t->ldo : (int)p->k; /* the tensor maps' K: all three regions */
+    void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM>(t);
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, bk = S::ROW_BYTES / (int)sizeof(T);
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
     void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
     w.nonfinite = nonfinite;
-    if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
-        if (t->a_mn && t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM>;
-        else if (t->a_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM>;
-        else if (t->b_mn) kern = (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM>;
-    }
+    w.counters = t->fixup ? counters : NULL;
     if (t->split <= 1) partial = NULL;
     if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
-    if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
-                     : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-        (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
-                     : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK)
+    if (t->accurate) {
+        int planes = 3 * (int)(t->ldo / 32);
+        if constexpr (std::is_same<T, float>::value)
+            if ((s = gemm__cuda_tensor_map_sliced(fn, &map_a, a.X, M, planes, S::BM)) != GEMM_OK ||
+                (s = gemm__cuda_tensor_map_sliced(fn, &map_b, b.X, N, planes, S::BN)) != GEMM_OK)
+                return s;
+    } else if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
+                            : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
+               (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
+                            : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK) {
         return s;
+    }
+    if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
-    if (partial) {
+    if (partial && !w.counters) {
         int64_t blocks = ((int64_t)M * N + 255) / 256;
         gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
             M, N, t->split, partial, alpha, beta, C, ldc);
@@ -248,11 +292,11 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p, gemm__cuda_kmajor<T> a,
                                          gemm__cuda_kmajor<T> b, const gemm__cuda_operands<T, TC, float> &x,
-                                         cudaStream_t stream)
+                                         bool accurate, cudaStream_t stream)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
     size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
-    void *kern = (void *)gemm__cuda_mma_kernel<T, TC>;
+    void *kern = (void *)gemm__cuda_mma_kernel<T, TC, false>;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
     float alpha = x.alpha, beta = x.beta;
     const T *A = a.X, *B = b.X;
@@ -260,6 +304,8 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
     int64_t ldc = p->ldc;
     void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc};
     static_assert(BM == BN, "the shared-memory size above assumes square tiles");
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
+        if (accurate) kern = (void *)gemm__cuda_mma_kernel<T, TC, true>;
     if (tn > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));

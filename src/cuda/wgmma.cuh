@@ -1,11 +1,11 @@
-/* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums.
-   A persistent kernel: each block walks work units (a tile of C, or one K
-   part of it) in a rasterised order; in each, the copy engine (TMA) fills
-   a ring of shared-memory stages that wgmma reads through descriptors. One
-   producer thread issues the copies, two consumer warpgroups the wgmma;
-   the ring runs on across units, so the copies of a block's next tile are
-   in flight while its consumers write the last one, through a small
-   shared-memory buffer of their own. */
+/* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums,
+   and the fp32-accurate mode's three TF32 products. A persistent kernel:
+   each block walks work units (a tile of C, or one K part of it) in a
+   rasterised order; in each, the copy engine (TMA) fills a ring of
+   shared-memory stages that wgmma reads through descriptors. One producer
+   thread issues the copies, two consumer warpgroups the wgmma; the ring
+   runs on across units, so the copies of a block's next tile are in
+   flight while its consumers write the last one. */
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -15,40 +15,64 @@
    128-byte-wide K slice of both operands per stage.
    BM = 256 (large problems): 4 stages, one block per SM, the producer a
    whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each). BM = 128 (short K, thin M): 3 stages
-   and two blocks per SM, whose copies and epilogues overlap; the producer
-   one warp (64 accumulators fit without setmaxnreg).
-   The epilogue: each consumer warp stages its 16 columns of C, EPI_M rows
-   at a time, in a buffer of its own (EPI_LD floats per column: the float2
-   writes of a half-warp and the float4 reads of a quarter-warp land on 32
-   distinct banks for EPI_M = 32; 2-way conflicts for 16). */
+   consumers (128 accumulators each, and in the fp32-accurate mode 64 more
+   for its short sums). BM = 128 (M of at most 128): 3 stages and two
+   blocks per SM; the producer one warp (64 accumulators fit without
+   setmaxnreg).
+   The epilogue writes each thread's pairs of neighbouring rows straight
+   from the registers (a warp's store covers 8 columns x 2*sizeof(C)*4
+   bytes: whole 32-byte sectors for fp32); the staged epilogue, kept for
+   comparison, passes them through a buffer per consumer warp, EPI_M rows
+   of its 16 columns at a time (EPI_LD floats per column: the float2 writes
+   of a half-warp and the float4 reads of a quarter-warp land on 32
+   distinct banks for EPI_M = 32; 2-way conflicts for 16), so that a
+   quarter-warp writes EPI_M contiguous elements of one column. */
 template <int BM_> struct gemm__cuda_wgmma_shape {
     static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
                          THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
+                         /* registers per thread at launch: BLOCKS_PER_SM blocks fill the 64K (rounded down to 8) */
+                         MAX_REGS = 65536 / (BLOCKS_PER_SM * THREADS) / 8 * 8,
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
                          EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
-                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 1024 /* alignment */,
+                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
+                                1024 /* alignment */,
                          MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
     static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
+
+/* The kernel's register limit: MAX_REGS where nvcc takes it (12.4 on);
+   older ones derive a limit from the blocks per SM, for 128-row tiles a
+   lower one, which spills. */
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
+#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS) __maxnreg__(S::MAX_REGS)
+#else
+#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
+#endif
 
 /* Which units a launch has and where each one's K slices are. Unit u is K
    part u / tiles of tile u % tiles (so the blocks running together work on
    the same K range); tiles go in groups of `group` tile-rows along M, M
    fastest within a group (group < 0: along N), so that concurrent blocks
    share panels of both operands in L2. K is counted in slices of 128 bytes
-   ("k tiles"); the fp32-accurate mode has three segments of kt_seg slices
-   each, reading regions (lo, hi), (hi, lo), (hi, hi) of a's and b's rows
-   (regions ldo elements apart, split.cuh; hc in place of hi in the first
-   two once the split saw an Inf or NaN). */
+   ("k tiles"). The fp32-accurate mode has three segments of kt_seg slices
+   each: lo*hi, hi*lo, hi*hi, reading slice planes of a's and b's split
+   (split.cuh: region r's slice q is plane r*kt_seg + q; regions 0 hi, 1
+   lo, 2 hc, which replaces hi in the first two once the split saw an Inf
+   or NaN). When K is split, each part writes its raw sums into a region
+   of `partial`; with `counters` (one per tile, zero at launch) the part
+   that finishes last adds them up in part order and writes C, else
+   gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 1: the
+   staged epilogue (above), else the direct one. */
 typedef struct gemm__cuda_wgmma_work {
     int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
-    int kt_seg, ldo;                 /* fp32-accurate segments; kt_seg = 0: none */
+    int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
+    int epilogue;                    /* 1: staged through shared memory; else straight from the registers */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
+    int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
 } gemm__cuda_wgmma_work;
 
 /* Unit u: its tile (bm, bn), K part, first k tile and how many. */
@@ -66,7 +90,8 @@ __device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_wor
     nkt = min(w.kt_per, w.kt_total - kt0);
 }
 
-/* The element k coordinates in a's and b's rows of k tile `kt` (BK elements each). */
+/* Where k tile `kt` is in a's and b's tensor maps: the element k index
+   (k-major maps), or in the fp32-accurate mode the slice planes. */
 __device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &w, int kt, int BK, int nonfinite,
                                                    int &ka, int &kb)
 {
@@ -74,11 +99,10 @@ __device__ __forceinline__ void gemm__cuda_wgmma_k(const gemm__cuda_wgmma_work &
         ka = kb = kt * BK;
         return;
     }
-    /* segments: lo*hi, hi*lo, hi*hi (regions 0 hi, 1 lo, 2 hc) */
-    int s = kt / w.kt_seg, k = (kt % w.kt_seg) * BK;
+    int s = kt / w.kt_seg, q = kt % w.kt_seg; /* segments: lo*hi, hi*lo, hi*hi */
     int ra = s == 0 ? 1 : s == 1 && nonfinite ? 2 : 0, rb = s == 1 ? 1 : s == 0 && nonfinite ? 2 : 0;
-    ka = ra * w.ldo + k;
-    kb = rb * w.ldo + k;
+    ka = ra * w.kt_seg + q;
+    kb = rb * w.kt_seg + q;
 }
 
 /* C[0..3] (4 consecutive rows of one column) = alpha*v + beta*C, never
@@ -100,10 +124,49 @@ __device__ __forceinline__ void gemm__cuda_store4(TC *c, float4 v, int left, flo
     }
 }
 
-/* One consumer warp's epilogue: its 16 columns of C (n0 ..) x S::BM rows
-   (m0 ..), EPI_M rows at a time through its buffer `buf`: the float2
-   pairs of the accumulators in, then float4 runs along the rows out, so a
-   quarter-warp writes EPI_M contiguous elements of one column. */
+/* C[0..1] (2 consecutive rows of one column, aligned) = alpha*(x, y) + beta*C
+   in one access, never reading C when beta == 0. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_store2(TC *c, float x, float y, float alpha, float beta)
+{
+    struct alignas(2 * sizeof(TC)) two { TC x[2]; };
+    two o;
+    if (beta != 0.0f) o = *reinterpret_cast<const two *>(c);
+    o.x[0] = TC(beta == 0.0f ? alpha * x : alpha * x + beta * float(o.x[0]));
+    o.x[1] = TC(beta == 0.0f ? alpha * y : alpha * y + beta * float(o.x[1]));
+    *reinterpret_cast<two *>(c) = o;
+}
+
+/* The direct epilogue of one consumer warp, when its 16 columns of C (n0
+   ..) x S::BM rows (m0 ..) lie inside C and C's alignment allows pairs:
+   alpha*d + beta*C, a pair of rows per store (register i of lane 4g + t
+   holds row m0 + 8*(i/4) + 2t + i%2 of column n0 + g + 8*((i%4)/2)), never
+   reading C when beta == 0. Returns false, writing nothing, otherwise (the
+   caller takes the staged epilogue, which checks every element). */
+template <typename S, typename TC>
+__device__ __forceinline__ bool gemm__cuda_wgmma_store(const float (&d)[S::ACC], int M, int N, int m0, int n0,
+                                                       float alpha, float beta, TC *C, int64_t ldc)
+{
+    int lane = (int)threadIdx.x % 32;
+    if (m0 + S::BM > M || n0 + 16 > N || (uintptr_t)C % (2 * sizeof(TC)) != 0 || ldc % 2 != 0) return false;
+    TC *c = C + m0 + 2 * (lane % 4) + (int64_t)(n0 + lane / 4) * ldc;
+    int64_t ld8 = 8 * ldc;
+    if (beta == 0.0f) {
+#pragma unroll
+        for (int i = 0; i < S::ACC; i += 2)
+            gemm__cuda_store2(c + 8 * (i / 4) + ((i % 4) / 2) * ld8, d[i], d[i + 1], alpha, 0.0f);
+    } else {
+#pragma unroll
+        for (int i = 0; i < S::ACC; i += 2)
+            gemm__cuda_store2(c + 8 * (i / 4) + ((i % 4) / 2) * ld8, d[i], d[i + 1], alpha, beta);
+    }
+    return true;
+}
+
+/* The staged epilogue of one consumer warp (the same elements): EPI_M rows
+   at a time through its buffer `buf`, the float2 pairs of the accumulators
+   in, then float4 runs along the rows out, so a quarter-warp writes EPI_M
+   contiguous elements of one column. */
 template <typename S, typename TC>
 __device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::ACC], float *buf, int M, int N, int m0,
                                                           int n0, float alpha, float beta, TC *C, int64_t ldc)
@@ -130,27 +193,109 @@ __device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::AC
     }
 }
 
+/* One unit of a split K, in the kernel: the warp writes its raw sums into
+   partial[part] (M x N, column-major); once all 256 consumer threads have,
+   one of them counts the part done for the tile, and the consumers of the
+   part that finished last add every part's sums in part order and write
+   C, each lane a row of the warp's 16 columns at a time. Every run gives
+   the same bits whichever part is last (the order of the sum kernel, too).
+   `last`: a shared-memory word of the block; `buf`: the warp's buffer. */
+template <typename S, typename TC>
+__device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC], float *buf,
+                                                       const gemm__cuda_wgmma_work &w, int part, int tile, int *last,
+                                                       int M, int N, int m0, int n0, float alpha, float beta, TC *C,
+                                                       int64_t ldc, float *partial)
+{
+    int split = w.units / w.tiles, lane = (int)threadIdx.x % 32;
+    int64_t MN = (int64_t)M * N;
+    float *mine = partial + part * MN;
+    if (!gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M))
+        gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M);
+    __threadfence(); /* the sums are visible to the other blocks before the count */
+    gemm__cuda_bar_sync<256>(1);
+    if (threadIdx.x == 0) *last = atomicAdd(&w.counters[tile], 1) == split - 1;
+    gemm__cuda_bar_sync<256>(1);
+    if (!*last) return;
+    __threadfence(); /* the other parts' sums are seen after their counts */
+    for (int col = 0; col < 16 && n0 + col < N; col++)
+        for (int m = m0 + lane; m < m0 + S::BM && m < M; m += 32) {
+            const float *p = partial + m + (int64_t)(n0 + col) * M;
+            float sum = 0.0f;
+            for (int z = 0; z < split; z++) sum += __ldcg(p + z * MN);
+            gemm__cuda_store(C + m + (int64_t)(n0 + col) * ldc, sum, alpha, beta, 0);
+        }
+}
+
+/* One stage of the K loop: D += this stage's K slice (BK elements, wgmma
+   steps of KS). wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all
+   BM rows of op(A). */
+template <typename S, typename T, bool A_MN, bool B_MN>
+__device__ __forceinline__ void gemm__cuda_wgmma_stage(float (&d)[S::ACC], const unsigned char *stage, int wg)
+{
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T), KS = sizeof(T) == 2 ? 16 : 8;
+    uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
+                       : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
+             db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
+    gemm__cuda_wgmma_arrive();
+#pragma unroll
+    for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
+        gemm__cuda_wgmma<T, B_MN, A_MN, S::BM>(
+            d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
+            db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
+    gemm__cuda_wgmma_commit();
+}
+
+/* The fp32-accurate mode's hi*hi stage (BM = 256, TF32): the tensor cores
+   add to their fp32 sum with truncation, so a long K loses about K/16 units
+   in the last place of the result; instead each half of the tile (128
+   rows) sums this stage's 32 products in `run`, from zero, and the
+   consumer adds that into d with an ordinary (rounding) fp32 add. d keeps
+   the layout of the m64n256 accumulator: half h is d[64h ..]. Waits for
+   every wgmma this warpgroup issued, so the stage is free afterwards. */
+template <typename S>
+__device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::ACC], float (&run)[64],
+                                                                const unsigned char *stage, int wg)
+{
+    static_assert(S::BM == 256, "the promoted stage splits a 256-row tile");
+    uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES), db = gemm__cuda_wgmma_desc(stage);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        gemm__cuda_wgmma_arrive();
+#pragma unroll
+        for (int q = 0; q < 4; q++) /* 8 fp32 of K: 32 bytes; rows 128h.. of op(A): 128h * 128 bytes on */
+            gemm__cuda_wgmma_m64n128_tf32(run, da + (uint64_t)(q * 2), db + (uint64_t)(h * 128 * 128 / 16 + q * 2), q);
+        gemm__cuda_wgmma_commit();
+        gemm__cuda_wgmma_wait<0>();
+        gemm__cuda_wgmma_fence_acc(run);
+        gemm__cuda_wgmma_fence_acc(d);
+#pragma unroll
+        for (int i = 0; i < 64; i++) d[64 * h + i] += run[i];
+    }
+}
+
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
-   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). The blocks
-   walk the units of `w`; a unit of a split K writes its raw sums into
-   partial[part] (M x N, column-major) and gemm__cuda_splitk_sum_kernel adds
-   them up. */
-template <typename T, typename TC, bool A_MN, bool B_MN, int BM>
-__global__ void __launch_bounds__(gemm__cuda_wgmma_shape<BM>::THREADS, gemm__cuda_wgmma_shape<BM>::BLOCKS_PER_SM)
+   tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). ACCURATE
+   (fp32, BM = 256): both are 3-D maps of the split's slice planes, and the
+   hi*hi segment's stages are summed in short runs (above). The blocks walk
+   the units of `w`; a unit of a split K goes through `partial` (above). */
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
+__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
                         float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
-    constexpr int BK = S::ROW_BYTES / (int)sizeof(T), KS = sizeof(T) == 2 ? 16 : 8;
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
+    static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
     unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
     float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
     uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
              *empty = full + S::STAGES;
+    int *last = reinterpret_cast<int *>(empty + S::STAGES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -175,6 +320,11 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                     unsigned char *stage = smem + s * S::STAGE_BYTES;
                     gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
                     gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+                    if constexpr (ACCURATE) {
+                        gemm__cuda_tma_load3(stage, &map_a, 0, bm * S::BM, ka, &full[s]);
+                        gemm__cuda_tma_load3(stage + S::A_BYTES, &map_b, 0, bn * S::BN, kb, &full[s]);
+                        continue;
+                    }
                     if (A_MN)
                         for (int j = 0; j < S::BM / 64; j++)
                             gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
@@ -194,44 +344,51 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         float *buf = epi + warp * 16 * S::EPI_LD;
         int it = 0;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-            int bm, bn, part, kt0, nkt;
+            int bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
             gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
             float d[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
             gemm__cuda_wgmma_fence_acc(d);
-            for (int kt = 0; kt < nkt; kt++, it++) {
+            /* the accurate mode's hi*hi stages (from k tile `promoted` of the unit on) come last */
+            int promoted = ACCURATE ? min(nkt, max(0, 2 * w.kt_seg - kt0)) : nkt, kt = 0;
+            for (; kt < promoted; kt++, it++) {
                 int s = it % S::STAGES;
                 gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-                const unsigned char *stage = smem + s * S::STAGE_BYTES;
-                /* wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of op(A) */
-                uint64_t da = B_MN ? gemm__cuda_wgmma_desc_mn(stage + S::A_BYTES + wg * S::MN_CHUNK_BYTES)
-                                   : gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES),
-                         db = A_MN ? gemm__cuda_wgmma_desc_mn(stage) : gemm__cuda_wgmma_desc(stage);
-                gemm__cuda_wgmma_arrive();
-#pragma unroll
-                for (int q = 0; q < BK / KS; q++) /* the next KS elements of K: KS rows on (MN-major), or 32 bytes */
-                    gemm__cuda_wgmma<T, B_MN, A_MN, BM>(
-                        d, da + (uint64_t)(B_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16),
-                        db + (uint64_t)(A_MN ? q * KS * S::ROW_BYTES / 16 : q * KS * (int)sizeof(T) / 16));
-                gemm__cuda_wgmma_commit();
+                gemm__cuda_wgmma_stage<S, T, A_MN, B_MN>(d, smem + s * S::STAGE_BYTES, wg);
                 /* the previous stage's group is done once at most this one is pending */
                 gemm__cuda_wgmma_wait<1>();
                 gemm__cuda_wgmma_fence_acc(d);
-                if (kt > 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+                if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
+                pending = s;
                 __syncwarp();
             }
             gemm__cuda_wgmma_wait<0>();
             gemm__cuda_wgmma_fence_acc(d);
-            if (lane == 0) gemm__cuda_mbar_arrive(&empty[(it - 1) % S::STAGES]);
+            if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
             __syncwarp();
+            if constexpr (ACCURATE) {
+                for (; kt < nkt; kt++, it++) { /* hi*hi: short sums, each stage done before the next */
+                    int s = it % S::STAGES;
+                    float sums[64];
+                    gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+                    gemm__cuda_wgmma_stage_promoted<S>(d, sums, smem + s * S::STAGE_BYTES, wg);
+                    if (lane == 0) gemm__cuda_mbar_arrive(&empty[s]);
+                    __syncwarp();
+                }
+            }
             /* meanwhile the producer fills the freed stages with the next unit's slices */
             int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
-            if (w.units != w.tiles) /* K split: raw sums */
-                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, partial + (int64_t)part * M * N,
-                                             (int64_t)M);
-            else
+            if (w.units != w.tiles && w.counters) { /* K split, summed here */
+                gemm__cuda_wgmma_fixup<S>(d, buf, w, part, u % w.tiles, last, M, N, m0, n0, alpha, beta, C, ldc,
+                                          partial);
+            } else if (w.units != w.tiles) { /* K split: raw sums for the sum kernel */
+                float *sums = partial + (int64_t)part * M * N;
+                if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
+                    gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M);
+            } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, C, ldc)) {
                 gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+            }
         }
     }
 #else

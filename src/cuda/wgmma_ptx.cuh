@@ -67,6 +67,22 @@ __device__ __forceinline__ void gemm__cuda_tma_load(void *dst, const CUtensorMap
 #endif
 }
 
+/* The same from a 3-D tensor map (x: the k index within a 128-byte slice,
+   y: the row, z: the slice plane): the fp32-accurate mode's split operands,
+   whose every box is one contiguous run of memory. */
+__device__ __forceinline__ void gemm__cuda_tma_load3(void *dst, const CUtensorMap *map, int x, int y, int z,
+                                                     uint64_t *bar)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+                 "[%5];\n" ::"r"(gemm__cuda_smem_addr(dst)), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z),
+                 "r"(gemm__cuda_smem_addr(bar))
+                 : "memory");
+#else
+    (void)dst; (void)map; (void)x; (void)y; (void)z; (void)bar;
+#endif
+}
+
 /* The shared-memory matrix descriptor of a k-major tile written by the copy
    engine with the 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
    bytes apart (stride byte offset 1024 >> 4), swizzle mode 1 (bits 62-63).
@@ -163,6 +179,20 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128(float (&d)[64], uint64_
                      : "l"(da), "l"(db));
 #else
     (void)d; (void)da; (void)db;
+#endif
+}
+/* D(64x128) = A*B (accumulate == 0) or D += A*B, TF32 from shared memory:
+   the fp32-accurate mode's short sums, which start from zero without a
+   register write (wgmma's scale-d operand). */
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n128_tf32(float (&d)[64], uint64_t da, uint64_t db, int accumulate)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" GEMM__WG_R0_63 "}, %64, %65, p, 1, 1;\n}\n"
+                 : GEMM__WG_D32(0), GEMM__WG_D32(32)
+                 : "l"(da), "l"(db), "r"(accumulate));
+#else
+    (void)d; (void)da; (void)db; (void)accumulate;
 #endif
 }
 #undef GEMM__WG_D8
