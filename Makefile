@@ -174,13 +174,13 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host gpu-bin-cuda-host
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc ## on a GPU: the CUDA batteries, then under compute-sanitizer
-	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host ## on a GPU: the CUDA batteries, then under compute-sanitizer
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host
 
 bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/results_cuda.csv
 	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
@@ -193,6 +193,32 @@ $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 
 $(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+# The host-pointer path (pipeline, out of core): its tests (the plans and
+# the pipeline on a CPU stand-in need no GPU: `build/test_cuda_host --plans`),
+# its benchmark beside copy-then-cuBLAS and cuBLASXt, and the two binaries
+# that bench/gpu/cuda_host.sh takes to a GPU machine: `make gpu-bin-cuda-host`
+# builds them here for sm_90a (H100, H200) into .gpu/host; carry .gpu/host.
+CUDA_HOST_BIN := .gpu/host
+CUDA_HOST_ARCH := -gencode arch=compute_90a,code=sm_90a
+$(B)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+$(CUDA_HOST_BIN)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS)
+	@mkdir -p $(CUDA_HOST_BIN)
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@
+
+$(CUDA_HOST_BIN)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS)
+	@mkdir -p $(CUDA_HOST_BIN)
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@ -lcublas
+
+gpu-bin-cuda-host: $(CUDA_HOST_BIN)/test_cuda_host $(CUDA_HOST_BIN)/bench_cuda_host ## build bench/gpu/cuda_host.sh's binaries (sm_90a) into .gpu/host
+
+bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes bench/results_cuda_host.csv
+	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv bench/results_cuda_host.csv $(BENCH_ARGS)
 
 $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas

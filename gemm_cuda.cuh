@@ -21,17 +21,45 @@
        A, B, C must be memory the current device can address (cudaMalloc,
        managed or mapped host memory); a plain host pointer is refused with
        GEMM_ERR_INVALID_ARG, not dereferenced.
-     - host pointers, synchronous: gemm_cuda_sgemm_host() (no stream)
-       allocates on options.device, copies, multiplies, copies C back and
-       frees, in one of three modes (gemm_cuda_mode): pageable copies,
-       pinned staging buffers, or mapped (zero-copy) host memory that the
-       kernel reads over the bus. It fills options.timing (a gemm_timing,
-       seconds) when set: setup_s (stream, events, allocations),
-       to_device_s, compute_s (the kernels, by CUDA events), from_device_s,
-       total_s. Pinned and mapped allocate page-locked buffers on every call
-       (0.7 ms even for tiny matrices on an H200), so pageable is the
-       fastest end to end; mapped wins the copies-plus-kernel time for small
-       matrices only. Keep data on the device when it matters.
+     - host pointers, synchronous: gemm_cuda_sgemm_host() (no stream), on
+       options.device, from any memory the host can address. The call is
+       a pipeline: A and B are cut into panels and C into pieces; a piece
+       is multiplied (by the device path above, on one of two streams)
+       while the next panels arrive and earlier pieces of C go back, each
+       direction on a stream of its own. Pageable memory moves through
+       page-locked staging chunks that the library's copy threads fill and
+       empty while the copy engines move them (options.host_threads, 0 =
+       half the host's cores, at most 8); page-locked, device and managed
+       memory is copied straight (cudaPointerGetAttributes tells). When
+       A, B and C fit, A and B stay as their panels arrive, C's pieces go
+       in growing squares (the first multiply waits for one panel of each,
+       each panel crosses once); when they do not, a block of A's rows (or
+       of B's columns, whichever repeats fewer bytes) stays while the other
+       streams past, so matrices larger than the device work.
+       options.max_device_bytes caps the device memory a call takes (0:
+       what is free less a margin); a cap too small for tiles of 32 is
+       GEMM_ERR_INVALID_ARG. The modes (gemm_cuda_mode):
+         PAGEABLE (default): as above; problems under 96 KB of operands run
+           zero-copy (below).
+         PINNED: for memory the caller page-locked (cudaHostAlloc,
+           cudaHostRegister): copied straight, no staging; memory that is
+           not page-locked is staged, as by default.
+         MAPPED: zero-copy up to 1 MB of operands: the kernel reads A and
+           B from page-locked memory over the bus (the caller's when it is
+           mapped, else a staging chunk) and no copy engine is used; it
+           pays for tiny problems only, so larger ones take the pipeline.
+       Each device keeps, for the next calls, the staging chunks (8 MB
+       each; about 3 x threads + 4 per call running at once), the copy
+       threads and streams, and the device buffers in its scratch pool
+       (within options.max_device_bytes when set);
+       gemm_cuda_release_scratch() hands them back. Two threads may call at
+       once (each gets its own chunks and threads). options.timing (a
+       gemm_timing, seconds): setup_s (planning, buffers, the rest),
+       to_device_s (the time the multiplies waited: before the first one
+       and between them, copies not hidden behind compute), compute_s (the
+       multiplies, busy time on both streams by CUDA events),
+       from_device_s (after the last multiply: the last pieces of C),
+       total_s (wall clock; the four parts add up to it).
 
    Kernels (gemm_cuda_kernel; AUTO picks by precision and compute capability,
    then a configuration by shape and device; options.variant forces one)
@@ -141,8 +169,10 @@
    (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE where they fit) with the
    CUDA error name and string in gemm_last_error_detail(). An asynchronous
    kernel fault shows up at the caller's next synchronisation, as in CUDA.
-   One case writes C before failing: with split-K, C = beta*C is queued
-   first, so if the main launch is then refused, C is left scaled.
+   Two cases write C before failing: with split-K, C = beta*C is queued
+   first, so if the main launch is then refused, C is left scaled; and a
+   host-pointer call that fails on the device after its first pieces of C
+   went back leaves those pieces written (refusals come before any copy).
 
    For maintainers: this file is generated from src/ (src/gemm_cuda.cuh.in
    and the files it names; `make headers`). Edit those, not this file.
@@ -183,10 +213,10 @@ typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in
                                         cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
 } gemm_cuda_math;
 
-typedef enum gemm_cuda_mode { /* how the _host calls move data */
-    GEMM_CUDA_PAGEABLE = 0, /* cudaMemcpy from and to the caller's memory */
-    GEMM_CUDA_PINNED = 1,   /* through page-locked staging buffers */
-    GEMM_CUDA_MAPPED = 2    /* page-locked mapped buffers the kernel reads directly */
+typedef enum gemm_cuda_mode { /* how the _host calls move data (the doc block above says when each pays) */
+    GEMM_CUDA_PAGEABLE = 0, /* the pipeline: staged through page-locked chunks, page-locked memory copied straight */
+    GEMM_CUDA_PINNED = 1,   /* the caller's memory is page-locked: copied straight, no staging */
+    GEMM_CUDA_MAPPED = 2    /* zero-copy (the kernel reads host memory) for tiny problems, else the pipeline */
 } gemm_cuda_mode;
 
 /* Zero-initialised means every default; NULL works too. */
@@ -195,6 +225,8 @@ typedef struct gemm_cuda_options {
     gemm_cuda_math math;     /* EXACT; TF32 is opt-in (gemm_cuda_sgemm, _sgemm_host) */
     gemm_cuda_mode mode;     /* _host calls: PAGEABLE */
     int device;              /* _host calls: CUDA device index (0 = the first) */
+    size_t max_device_bytes; /* _host calls: device memory the call may take (0 = most of what is free) */
+    int host_threads;        /* _host calls: threads copying to and from pageable memory (0 = automatic) */
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
     int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
                                 exact kernels (with kernel SIMT or DMMA): their configurations, above */
@@ -241,8 +273,10 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
                                                 gemm_precision b_type, int64_t ldb, float beta, void *C,
                                                 gemm_precision c_type, int64_t ldc, const gemm_cuda_options *options);
 
-/* Hands the memory the tensor-core modes keep for their operand copies on
-   the current device back to the driver; waits for the device first. */
+/* Hands back what the current device keeps between calls: the memory the
+   tensor-core modes keep for their operand copies and the host path's
+   device buffers (to the driver), and the host path's idle staging chunks,
+   copy threads and streams; waits for the device first. */
 GEMM_DEF gemm_status gemm_cuda_release_scratch(void);
 
 /* The kernel AUTO would run for this problem on the current device:
@@ -278,9 +312,19 @@ GEMM_DEF const char *gemm__cuda_exact_last(void);
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CUDA_API_DONE) && !defined(GEMM__CUDA_IMPLEMENTED)
 #define GEMM__CUDA_IMPLEMENTED
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
 #include <type_traits>
+#include <utility>
+#include <vector>
 #include <cuda.h> /* CUtensorMap (types only: the driver is reached through the runtime) */
 #include <stdint.h>
 #include <string.h>
@@ -2381,6 +2425,8 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
     if ((unsigned)o->mode > GEMM_CUDA_MAPPED)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.mode = %d is not a gemm_cuda_mode", fn, (int)o->mode);
     if (o->device < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d is negative", fn, o->device);
+    if (o->host_threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.host_threads = %d is negative", fn, o->host_threads);
     return GEMM_OK;
 }
 
@@ -3568,152 +3614,1641 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
     }
 }
 /* <<cuda run */
-/* >>cuda host: src/cuda/host.cuh */
-/* The host-pointer path (the _host calls): device buffers, or page-locked
-   staging buffers, or mapped ones the kernels read over the bus; the copies
-   in, the device path on a stream of its own, the copies out; synchronous,
-   timed in seconds. */
+/* >>cuda stream_ops: src/cuda/stream_ops.cuh */
+/* The device operations of the host path (staging.cuh, pipeline.cuh), as
+   the static members of one type: the pipeline is a template over it, so
+   the tests can run the same bookkeeping (threads, chunks, events, order)
+   on a CPU stand-in; this is the only one that ships. */
+struct gemm__cuda_real {
+    typedef cudaStream_t stream;
+    typedef cudaEvent_t event;
+
+    static cudaError_t stream_create(stream *s) { return cudaStreamCreateWithFlags(s, cudaStreamNonBlocking); }
+    static void stream_destroy(stream s) { cudaStreamDestroy(s); }
+    static cudaError_t event_create(event *e) { return cudaEventCreate(e); }
+    static void event_destroy(event e) { cudaEventDestroy(e); }
+    /* Mapped as well: the zero-copy path hands the chunks to kernels. */
+    static cudaError_t host_alloc(void **p, size_t bytes)
+    {
+        return cudaHostAlloc(p, bytes, cudaHostAllocPortable | cudaHostAllocMapped);
+    }
+    static void host_free(void *p) { cudaFreeHost(p); }
+    static void set_device(int dev) { cudaSetDevice(dev); }
+
+    /* rows runs of width bytes; cudaMemcpyDefault: either side may be host
+       (page-locked or not), device or managed memory. */
+    static cudaError_t copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows, stream s)
+    {
+        if (rows == 1) return cudaMemcpyAsync(dst, src, width, cudaMemcpyDefault, s);
+        return cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, s);
+    }
+    static cudaError_t record(event e, stream s) { return cudaEventRecord(e, s); }
+    static cudaError_t wait(stream s, event e) { return cudaStreamWaitEvent(s, e, 0); }
+    static cudaError_t sync_stream(stream s) { return cudaStreamSynchronize(s); }
+    static cudaError_t sync_event(void *e) { return cudaEventSynchronize((event)e); }
+    static cudaError_t elapsed(float *ms, event a, event b) { return cudaEventElapsedTime(ms, a, b); }
+
+    /* The call's device buffer, from the device's scratch pool (kept
+       between calls: mapping gigabytes again would cost milliseconds). */
+    static gemm_status device_alloc(const char *fn, void **p, size_t bytes, int dev, stream s)
+    {
+        cudaMemPool_t pool;
+        cudaError_t e;
+        gemm_status st = gemm__cuda_scratch_pool(fn, dev, true, &pool);
+        *p = NULL;
+        if (st != GEMM_OK || bytes == 0) return st;
+        if ((e = cudaMallocFromPoolAsync(p, bytes, pool, s)) != cudaSuccess) {
+            cudaGetLastError(); /* not sticky: the caller may try a smaller plan */
+            *p = NULL;
+            return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the host path's device buffer)", e);
+        }
+        return GEMM_OK;
+    }
+    static void device_free(void *p, stream s)
+    {
+        if (p) cudaFreeAsync(p, s);
+    }
+    /* Hands the pool's idle memory back, so a smaller plan can get it. */
+    static void device_trim(int dev)
+    {
+        cudaMemPool_t pool;
+        if (gemm__cuda_scratch_pool("gemm_cuda", dev, false, &pool) == GEMM_OK && pool) cudaMemPoolTrimTo(pool, 0);
+        gemm__clear_error();
+    }
+
+    template <typename T, typename TC, typename S>
+    static gemm_status multiply(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                const gemm_cuda_options *opt, stream s)
+    {
+        return gemm__cuda_run(fn, p, x, opt, s);
+    }
+};
+/* <<cuda stream_ops */
+/* >>cuda staging: src/cuda/staging.cuh */
+/* The host path's staging: the host threads that copy between the caller's
+   pageable memory and page-locked staging chunks while the copy engines
+   move the chunks, and the per-device context a host call runs in (its
+   streams, events, chunks and threads), kept between calls. */
 
 static double gemm__cuda_now(void)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/* Copies the m x n window of a C (outer x inner with stride ld) between two
-   host buffers, leaving the padding of the destination alone. */
-static void gemm__cuda_copy_window(void *dst, const void *src, int64_t outer, int64_t inner, int64_t ld, size_t elem)
+/* Bytes of one staging chunk: large enough that a copy engine runs at full
+   speed on it, small enough that a few threads fill several at once. */
+#define GEMM__CUDA_CHUNK ((size_t)8 << 20)
+
+/* One host copy of a staged piece: `rows` runs of `width` bytes, after
+   waiting (when `wait` is set) for the copy engine to be done with the
+   chunk. *done becomes 1, or 2 when that wait failed. */
+typedef struct gemm__cuda_job {
+    char *dst;
+    const char *src;
+    size_t dpitch, spitch, width, rows;
+    cudaError_t (*wait)(void *event);
+    void *event;
+    std::atomic<int> *done;
+} gemm__cuda_job;
+
+static void gemm__cuda_job_run(const gemm__cuda_job *j)
 {
-    int64_t o;
-    for (o = 0; o < outer; o++)
-        memcpy((char *)dst + (size_t)(o * ld) * elem, (const char *)src + (size_t)(o * ld) * elem, (size_t)inner * elem);
+    size_t r;
+    if (j->wait && j->wait(j->event) != cudaSuccess) {
+        j->done->store(2);
+        return;
+    }
+    for (r = 0; r < j->rows; r++) memcpy(j->dst + r * j->dpitch, j->src + r * j->spitch, j->width);
+    j->done->store(1);
 }
 
-/* One host-pointer call, its matrices named as in the canonical problem (a
-   and b after the row-major swap; C's window is p->n stripes of p->m
-   elements, ldc apart): the device buffers (in MAPPED mode the device's
-   view of the staging buffers), the page-locked staging buffers (PINNED
-   and MAPPED), the stream and events, and the CUDA call that failed with
-   its error. */
-template <typename T, typename TC> struct gemm__cuda_host_call {
-    const gemm__problem *p;
-    gemm_cuda_mode mode;
-    bool full, read_c; /* A and B are read; C is read (beta != 0) */
-    T *da, *db, *ha, *hb;
-    TC *dc, *hc;
-    cudaStream_t stream;
-    cudaEvent_t ev0, ev1;
-    cudaError_t err;
-    const char *what;
+/* The library's own copy threads: a FIFO of jobs; `completions` counts
+   finished jobs so a waiter can sleep until the next one. One more thread
+   takes the jobs that must first wait for the copy engine (the emptying of
+   store chunks, in the order the engine finishes them) and passes each to
+   the front of the FIFO once its copy is done, so no copy thread waits for
+   a multiply. With no threads a job runs in the caller. */
+typedef struct gemm__cuda_workers {
+    std::mutex mu;
+    std::condition_variable more, more_waiting, finished;
+    std::deque<gemm__cuda_job> queue, waiting;
+    std::vector<std::thread> threads;
+    unsigned long long completions;
+    bool stop;
+} gemm__cuda_workers;
+
+static void gemm__cuda_workers_count(gemm__cuda_workers *w)
+{
+    {
+        std::lock_guard<std::mutex> lk(w->mu);
+        w->completions++;
+    }
+    w->finished.notify_all();
+}
+
+template <class Dev> static void gemm__cuda_worker_main(gemm__cuda_workers *w, int dev)
+{
+    Dev::set_device(dev); /* the events they wait on belong to this device */
+    for (;;) {
+        gemm__cuda_job j;
+        {
+            std::unique_lock<std::mutex> lk(w->mu);
+            w->more.wait(lk, [w] { return w->stop || !w->queue.empty(); });
+            if (w->queue.empty()) return;
+            j = w->queue.front();
+            w->queue.pop_front();
+        }
+        gemm__cuda_job_run(&j);
+        gemm__cuda_workers_count(w);
+    }
+}
+
+template <class Dev> static void gemm__cuda_waiter_main(gemm__cuda_workers *w, int dev)
+{
+    Dev::set_device(dev);
+    for (;;) {
+        gemm__cuda_job j;
+        {
+            std::unique_lock<std::mutex> lk(w->mu);
+            w->more_waiting.wait(lk, [w] { return w->stop || !w->waiting.empty(); });
+            if (w->waiting.empty()) return;
+            j = w->waiting.front();
+            w->waiting.pop_front();
+        }
+        if (j.wait(j.event) != cudaSuccess) {
+            j.done->store(2);
+            gemm__cuda_workers_count(w);
+            continue;
+        }
+        j.wait = NULL;
+        {
+            std::lock_guard<std::mutex> lk(w->mu);
+            w->queue.push_front(j);
+        }
+        w->more.notify_one();
+    }
+}
+
+static void gemm__cuda_workers_stop(gemm__cuda_workers *w)
+{
+    {
+        std::lock_guard<std::mutex> lk(w->mu);
+        w->stop = true;
+    }
+    w->more.notify_all();
+    w->more_waiting.notify_all();
+    for (size_t i = 0; i < w->threads.size(); i++) w->threads[i].join();
+    w->threads.clear();
+    w->stop = false;
+}
+
+/* `count` copy threads and the waiting one (0: copies run in the calling
+   thread). Throws std::system_error when a thread cannot start (the
+   caller catches it). */
+template <class Dev> static void gemm__cuda_workers_resize(gemm__cuda_workers *w, int count, int dev)
+{
+    if ((int)w->threads.size() == count + 1) return;
+    gemm__cuda_workers_stop(w);
+    if (count == 0) return;
+    w->threads.push_back(std::thread(gemm__cuda_waiter_main<Dev>, w, dev));
+    while ((int)w->threads.size() < count + 1) w->threads.push_back(std::thread(gemm__cuda_worker_main<Dev>, w, dev));
+}
+
+/* A job for the copy threads (`in_caller`, or no threads: run here). With
+   `after_engine` it goes through the waiting thread first. */
+static void gemm__cuda_workers_submit(gemm__cuda_workers *w, const gemm__cuda_job *j, bool in_caller, bool after_engine)
+{
+    if (in_caller || w->threads.empty()) {
+        gemm__cuda_job_run(j);
+        gemm__cuda_workers_count(w);
+        return;
+    }
+    try {
+        std::lock_guard<std::mutex> lk(w->mu);
+        if (after_engine) w->waiting.push_back(*j);
+        else w->queue.push_back(*j);
+    } catch (const std::exception &) { /* no room in the queue: the caller copies, so no flag is left unset */
+        gemm__cuda_job_run(j);
+        gemm__cuda_workers_count(w);
+        return;
+    }
+    if (after_engine) w->more_waiting.notify_one();
+    else w->more.notify_one();
+}
+
+static unsigned long long gemm__cuda_workers_seen(gemm__cuda_workers *w)
+{
+    std::lock_guard<std::mutex> lk(w->mu);
+    return w->completions;
+}
+
+/* Sleeps until some job finishes after `seen` was read. A job sets its done
+   flag before it counts, so a flag read after `seen` cannot be missed. */
+static void gemm__cuda_workers_wait(gemm__cuda_workers *w, unsigned long long seen)
+{
+    std::unique_lock<std::mutex> lk(w->mu);
+    w->finished.wait(lk, [w, seen] { return w->completions != seen; });
+}
+
+/* How many copy threads a call uses: options.host_threads, else half the
+   host's cores (memory bandwidth, not cores, limits these copies), at
+   most 8. */
+static int gemm__cuda_copy_threads(const gemm_cuda_options *opt)
+{
+    unsigned cores = std::thread::hardware_concurrency();
+    int n = opt->host_threads > 0 ? opt->host_threads : (int)(cores / 2);
+    if (opt->host_threads <= 0 && n > 8) n = 8;
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
+/* What a host call runs in: two compute streams (a multiply's last wave
+   overlaps the next one's first), one stream per copy direction, events,
+   page-locked chunks (mapped, so the zero-copy path can use them too) and
+   the copy threads. One context serves one call at a time; a device keeps
+   its idle ones for the next calls. */
+template <class Dev> struct gemm__cuda_context {
+    int dev;
+    typename Dev::stream compute[2], h2d, d2h;
+    std::vector<typename Dev::event> events;
+    std::vector<void *> chunks;
+    gemm__cuda_workers workers;
+    gemm__cuda_context *next;
 };
 
-/* Returns the error of a failed CUDA call from a step of the host path, with
-   the call's text in h->what. */
-#define GEMM__CUDA_STEP(h, call) do { if (((h)->err = (call)) != cudaSuccess) { (h)->what = #call; return (h)->err; } } while (0)
-
-template <typename T, typename TC> static cudaError_t gemm__cuda_host_alloc(gemm__cuda_host_call<T, TC> *h)
+template <class Dev> static void gemm__cuda_context_destroy(gemm__cuda_context<Dev> *c)
 {
-    size_t na = (size_t)h->p->a_extent * sizeof(T), nb = (size_t)h->p->b_extent * sizeof(T),
-           nc = (size_t)h->p->c_extent * sizeof(TC);
-    unsigned flags = h->mode == GEMM_CUDA_MAPPED ? cudaHostAllocMapped : cudaHostAllocDefault;
-    GEMM__CUDA_STEP(h, cudaStreamCreateWithFlags(&h->stream, cudaStreamNonBlocking));
-    GEMM__CUDA_STEP(h, cudaEventCreate(&h->ev0));
-    GEMM__CUDA_STEP(h, cudaEventCreate(&h->ev1));
-    if (h->mode != GEMM_CUDA_PAGEABLE) {
-        if (h->full) {
-            GEMM__CUDA_STEP(h, cudaHostAlloc((void **)&h->ha, na, flags));
-            GEMM__CUDA_STEP(h, cudaHostAlloc((void **)&h->hb, nb, flags));
-        }
-        GEMM__CUDA_STEP(h, cudaHostAlloc((void **)&h->hc, nc, flags));
+    size_t i;
+    if (!c) return;
+    gemm__cuda_workers_stop(&c->workers);
+    for (i = 0; i < c->chunks.size(); i++) Dev::host_free(c->chunks[i]);
+    for (i = 0; i < c->events.size(); i++) Dev::event_destroy(c->events[i]);
+    for (i = 0; i < 2; i++)
+        if (c->compute[i]) Dev::stream_destroy(c->compute[i]);
+    if (c->h2d) Dev::stream_destroy(c->h2d);
+    if (c->d2h) Dev::stream_destroy(c->d2h);
+    delete c;
+}
+
+/* A new context on the current device `dev` (NULL and *e set on failure). */
+template <class Dev> static gemm__cuda_context<Dev> *gemm__cuda_context_create(int dev, cudaError_t *e)
+{
+    gemm__cuda_context<Dev> *c = new (std::nothrow) gemm__cuda_context<Dev>();
+    if (!c) {
+        *e = cudaErrorMemoryAllocation;
+        return NULL;
     }
-    if (h->mode == GEMM_CUDA_MAPPED) {
-        if (h->full) {
-            GEMM__CUDA_STEP(h, cudaHostGetDevicePointer((void **)&h->da, h->ha, 0));
-            GEMM__CUDA_STEP(h, cudaHostGetDevicePointer((void **)&h->db, h->hb, 0));
-        }
-        GEMM__CUDA_STEP(h, cudaHostGetDevicePointer((void **)&h->dc, h->hc, 0));
-    } else {
-        if (h->full) {
-            GEMM__CUDA_STEP(h, cudaMalloc((void **)&h->da, na));
-            GEMM__CUDA_STEP(h, cudaMalloc((void **)&h->db, nb));
-        }
-        GEMM__CUDA_STEP(h, cudaMalloc((void **)&h->dc, nc));
+    c->dev = dev;
+    c->workers.completions = 0;
+    c->workers.stop = false;
+    if ((*e = Dev::stream_create(&c->compute[0])) != cudaSuccess || (*e = Dev::stream_create(&c->compute[1])) != cudaSuccess ||
+        (*e = Dev::stream_create(&c->h2d)) != cudaSuccess || (*e = Dev::stream_create(&c->d2h)) != cudaSuccess) {
+        gemm__cuda_context_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* At least `count` events; returns the error of the first that failed. */
+template <class Dev> static cudaError_t gemm__cuda_context_events(gemm__cuda_context<Dev> *c, size_t count)
+{
+    while (c->events.size() < count) {
+        typename Dev::event e;
+        cudaError_t r = Dev::event_create(&e);
+        if (r != cudaSuccess) return r;
+        c->events.push_back(e);
     }
     return cudaSuccess;
 }
 
-/* In: a and b whole, of C only the window and only when it is read. */
-template <typename T, typename TC>
-static cudaError_t gemm__cuda_host_in(gemm__cuda_host_call<T, TC> *h, const T *a, const T *b, const TC *c)
+/* Up to `count` chunks; returns how many there are (page-locked memory may
+   run out: a call then works with fewer). */
+template <class Dev> static size_t gemm__cuda_context_chunks(gemm__cuda_context<Dev> *c, size_t count)
 {
-    const gemm__problem *p = h->p;
-    size_t na = (size_t)p->a_extent * sizeof(T), nb = (size_t)p->b_extent * sizeof(T);
-    size_t pitch = (size_t)p->ldc * sizeof(TC);
-    bool staged = h->mode != GEMM_CUDA_PAGEABLE;
-    if (staged) {
-        if (h->full) {
-            memcpy(h->ha, a, na);
-            memcpy(h->hb, b, nb);
+    while (c->chunks.size() < count) {
+        void *p = NULL;
+        if (Dev::host_alloc(&p, GEMM__CUDA_CHUNK) != cudaSuccess || !p) break;
+        c->chunks.push_back(p);
+    }
+    return c->chunks.size() < count ? c->chunks.size() : count;
+}
+
+/* The idle contexts of each device (the real device only). */
+struct gemm__cuda_real;
+static std::mutex &gemm__cuda_contexts_lock(void)
+{
+    static std::mutex mu;
+    return mu;
+}
+static gemm__cuda_context<gemm__cuda_real> **gemm__cuda_idle_contexts(int dev)
+{
+    static gemm__cuda_context<gemm__cuda_real> *idle[64];
+    return &idle[dev];
+}
+
+/* An idle context of device `dev` (current), or a new one. */
+static gemm__cuda_context<gemm__cuda_real> *gemm__cuda_context_take(int dev, cudaError_t *e)
+{
+    gemm__cuda_context<gemm__cuda_real> *c;
+    {
+        std::lock_guard<std::mutex> lk(gemm__cuda_contexts_lock());
+        gemm__cuda_context<gemm__cuda_real> **head = gemm__cuda_idle_contexts(dev);
+        if ((c = *head) != NULL) *head = c->next;
+    }
+    if (c) return c;
+    return gemm__cuda_context_create<gemm__cuda_real>(dev, e);
+}
+
+static void gemm__cuda_context_give(gemm__cuda_context<gemm__cuda_real> *c)
+{
+    std::lock_guard<std::mutex> lk(gemm__cuda_contexts_lock());
+    gemm__cuda_context<gemm__cuda_real> **head = gemm__cuda_idle_contexts(c->dev);
+    c->next = *head;
+    *head = c;
+}
+
+/* Destroys the idle contexts of device `dev` (their chunks, threads,
+   streams); contexts in use by a running call stay with it. */
+static void gemm__cuda_context_release_idle(int dev)
+{
+    gemm__cuda_context<gemm__cuda_real> *c, *next;
+    {
+        std::lock_guard<std::mutex> lk(gemm__cuda_contexts_lock());
+        c = *gemm__cuda_idle_contexts(dev);
+        *gemm__cuda_idle_contexts(dev) = NULL;
+    }
+    for (; c; c = next) {
+        next = c->next;
+        gemm__cuda_context_destroy(c);
+    }
+}
+/* <<cuda staging */
+/* >>cuda plan: src/cuda/plan.cuh */
+/* The host path's plan: a host-pointer call cut into loads (panels of A and
+   B; pieces of C when beta != 0), multiplies (pieces of C) and stores
+   (pieces of C), in the order the pipeline issues them, and the device
+   memory each uses. Pure host code: the tests check plans on the CPU.
+
+   The orders, from the first that fits the device memory the call may
+   take (options.max_device_bytes, else most of what is free):
+     - K-SPLIT for one tile of C with a long K (m, n <= the tile): C stays
+       on the device while the parts of A and B stream past it once.
+     - SQUARE (in core): A and B stay on the device as their panels arrive;
+       C in pieces, computed shell by shell of a growing square (panel s of
+       A, then of B, then the pieces of C that need them), so the first
+       multiply waits only for one panel of each and every panel crosses
+       the link once. A piece's store runs behind the next multiplies.
+     - BLOCK-A / BLOCK-B (out of core): the largest block of A's rows (or
+       B's columns) that fits stays, the other operand streams past it
+       panel by panel, C in pieces; the operand whose repeats move fewer
+       bytes is the one kept. When all of it fits, every byte crosses once.
+     - K-SPLIT with smaller tiles when not even one panel of full K fits:
+       tiles of C summed over parts of K, every panel streamed. */
+
+enum { GEMM__CUDA_LOAD = 0, GEMM__CUDA_MULTIPLY = 1, GEMM__CUDA_STORE = 2 };
+enum { GEMM__CUDA_SQUARE = 1, GEMM__CUDA_BLOCK_A = 2, GEMM__CUDA_BLOCK_B = 3, GEMM__CUDA_KSPLIT = 4 };
+
+/* The smallest tile the plans cut: smaller pieces would drown in launches. */
+#define GEMM__CUDA_MIN_TILE 32
+/* The most multiplies a plan may have (else the call is refused). */
+#define GEMM__CUDA_MAX_MULTIPLIES (1 << 22)
+
+/* What the plan needs of a call (operands 0 = a, 1 = b, 2 = c, after the
+   row-major swap): sizes, whether each is stored transposed, bytes per
+   element, which are read, the tile, and the most bytes a piece of C may
+   have (its store goes through that much staging). */
+typedef struct gemm__cuda_shape {
+    int64_t m, n, k;
+    int trans[3];
+    size_t elem[3];
+    bool reads_ab, loads_c, tc; /* tc: the tensor-core modes may copy operands into scratch */
+    int64_t tile;
+    size_t piece_bytes;
+} gemm__cuda_shape;
+
+/* Where an operand's rectangle lives on the device: slot `slot` holds the
+   operand's rectangle whose top-left element is (r0, c0), stored as the
+   operand is stored, with leading dimension ld. slot -1: nowhere. */
+typedef struct gemm__cuda_area {
+    int slot;
+    int64_t r0, c0, ld;
+} gemm__cuda_area;
+
+/* One step. LOAD and STORE move the rectangle rows [r0, r1) x columns
+   [c0, c1) of operand `which` (a: m x k, b: k x n, c: m x n) into or out
+   of at[which]. MULTIPLY computes C's rows [r0, r1) x columns [c0, c1)
+   over K's [p0, p1) from at[0], at[1] into at[2] (beta where p0 == 0,
+   else 1; `chain`: it adds to the previous multiply's result). `after`:
+   for a LOAD of a or b, the multiply (counted among multiplies) that last
+   read the memory it overwrites; for a LOAD of c and a MULTIPLY, the
+   store (counted among stores) that last read its C slot; -1 for none. */
+typedef struct gemm__cuda_op {
+    int kind, which;
+    int64_t r0, r1, c0, c1, p0, p1;
+    gemm__cuda_area at[3];
+    int after;
+    bool chain;
+} gemm__cuda_op;
+
+typedef struct gemm__cuda_plan {
+    int order;
+    int64_t tm, tn, tk; /* the largest piece of C, and the part of K a multiply takes */
+    std::vector<gemm__cuda_op> ops;
+    std::vector<size_t> slot_offset, slot_bytes;
+    size_t bytes; /* the one device buffer all slots live in */
+    int multiplies, stores;
+    std::vector<int> last_reader, last_store; /* per slot, while planning */
+    int ring[3][4], ring_size[3], ring_next[3];  /* the rotating slots of each operand */
+} gemm__cuda_plan;
+
+static int64_t gemm__cuda_cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t gemm__cuda_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* A leading dimension for `rows` stored rows: a multiple of 128 bytes, so
+   the kernels' 16-byte copies apply whatever the caller's ld. */
+static int64_t gemm__cuda_ld(int64_t rows, size_t elem)
+{
+    int64_t unit = (int64_t)(128 / elem);
+    return gemm__cuda_cdiv(rows > 1 ? rows : 1, unit) * unit;
+}
+
+/* Bytes of operand `which`'s rows x columns rectangle stored compactly. */
+static size_t gemm__cuda_area_bytes(const gemm__cuda_shape *sh, int which, int64_t rows, int64_t cols)
+{
+    int64_t srows = sh->trans[which] ? cols : rows, scols = sh->trans[which] ? rows : cols;
+    if (rows <= 0 || cols <= 0) return 0;
+    return (size_t)gemm__cuda_ld(srows, sh->elem[which]) * (size_t)scols * sh->elem[which];
+}
+
+static gemm__cuda_area gemm__cuda_area_of(const gemm__cuda_shape *sh, int which, int slot, int64_t r0, int64_t c0,
+                                          int64_t rows, int64_t cols)
+{
+    gemm__cuda_area a;
+    a.slot = slot;
+    a.r0 = r0;
+    a.c0 = c0;
+    a.ld = gemm__cuda_ld(sh->trans[which] ? cols : rows, sh->elem[which]);
+    return a;
+}
+
+/* A new slot of `bytes` (256-byte aligned); returns its index. */
+static int gemm__cuda_slot(gemm__cuda_plan *pl, size_t bytes)
+{
+    size_t at = (pl->bytes + 255) / 256 * 256;
+    pl->slot_offset.push_back(at);
+    pl->slot_bytes.push_back(bytes);
+    pl->last_reader.push_back(-1);
+    pl->last_store.push_back(-1);
+    pl->bytes = at + bytes;
+    return (int)pl->slot_offset.size() - 1;
+}
+
+/* `count` rotating slots of `bytes` for operand `which`. */
+static void gemm__cuda_ring(gemm__cuda_plan *pl, int which, int count, size_t bytes)
+{
+    int i;
+    for (i = 0; i < count; i++) pl->ring[which][i] = gemm__cuda_slot(pl, bytes);
+    pl->ring_size[which] = count;
+    pl->ring_next[which] = 0;
+}
+
+static int gemm__cuda_ring_take(gemm__cuda_plan *pl, int which)
+{
+    int s = pl->ring[which][pl->ring_next[which]];
+    pl->ring_next[which] = (pl->ring_next[which] + 1) % pl->ring_size[which];
+    return s;
+}
+
+static void gemm__cuda_plan_op(gemm__cuda_plan *pl, int kind, int which, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                               int after)
+{
+    gemm__cuda_op o;
+    memset(&o, 0, sizeof o);
+    o.kind = kind;
+    o.which = which;
+    o.r0 = r0; o.r1 = r1; o.c0 = c0; o.c1 = c1;
+    o.after = after;
+    o.at[0].slot = o.at[1].slot = o.at[2].slot = -1;
+    pl->ops.push_back(o);
+}
+
+static void gemm__cuda_plan_load(gemm__cuda_plan *pl, int which, const gemm__cuda_area *at, int64_t r0, int64_t r1,
+                                 int64_t c0, int64_t c1, int after)
+{
+    gemm__cuda_plan_op(pl, GEMM__CUDA_LOAD, which, r0, r1, c0, c1, after);
+    pl->ops.back().at[which] = *at;
+}
+
+static void gemm__cuda_plan_multiply(gemm__cuda_plan *pl, int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t p0,
+                                     int64_t p1, const gemm__cuda_area *a, const gemm__cuda_area *b,
+                                     const gemm__cuda_area *c, int after, bool chain)
+{
+    gemm__cuda_op *o;
+    gemm__cuda_plan_op(pl, GEMM__CUDA_MULTIPLY, 2, r0, r1, c0, c1, after);
+    o = &pl->ops.back();
+    o->p0 = p0;
+    o->p1 = p1;
+    o->at[0] = *a;
+    o->at[1] = *b;
+    o->at[2] = *c;
+    o->chain = chain;
+    if (a->slot >= 0) pl->last_reader[a->slot] = pl->multiplies;
+    if (b->slot >= 0) pl->last_reader[b->slot] = pl->multiplies;
+    pl->multiplies++;
+}
+
+static void gemm__cuda_plan_store(gemm__cuda_plan *pl, const gemm__cuda_area *c, int64_t r0, int64_t r1, int64_t c0,
+                                  int64_t c1)
+{
+    gemm__cuda_plan_op(pl, GEMM__CUDA_STORE, 2, r0, r1, c0, c1, -1);
+    pl->ops.back().at[2] = *c;
+    pl->last_store[c->slot] = pl->stores++;
+}
+
+/* A piece of C with all of K: into the next C slot (its C loaded first when
+   beta != 0), multiplied, stored. */
+static void gemm__cuda_plan_piece(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, int64_t r0, int64_t r1, int64_t c0,
+                                  int64_t c1, const gemm__cuda_area *a, const gemm__cuda_area *b)
+{
+    int slot = gemm__cuda_ring_take(pl, 2);
+    gemm__cuda_area c = gemm__cuda_area_of(sh, 2, slot, r0, c0, r1 - r0, c1 - c0);
+    if (sh->loads_c) gemm__cuda_plan_load(pl, 2, &c, r0, r1, c0, c1, pl->last_store[slot]);
+    gemm__cuda_plan_multiply(pl, r0, r1, c0, c1, 0, sh->k, a, b, &c, sh->loads_c ? -1 : pl->last_store[slot], false);
+    gemm__cuda_plan_store(pl, &c, r0, r1, c0, c1);
+}
+/* <<cuda plan */
+/* >>cuda orders: src/cuda/orders.cuh */
+/* The host path's orders (plan.cuh names them): the device memory each
+   needs, its steps, and the choice of the first that fits. */
+
+/* Rotating slots: streamed panels of A or B, and pieces of C (one more:
+   a piece's store may still run while the next three multiply). */
+#define GEMM__CUDA_RING 3
+#define GEMM__CUDA_C_RING 4
+
+/* Scratch the tensor-core modes may take per multiply for operand copies
+   (a rows x k and k x cols view), on each of the two compute streams,
+   with their split-K sums. */
+static size_t gemm__cuda_tc_reserve(const gemm__cuda_shape *sh, int64_t rows, int64_t cols, int64_t k)
+{
+    if (!sh->tc || !sh->reads_ab) return 0;
+    return 2 * ((size_t)(rows + cols) * (size_t)(k + 64) * sh->elem[0] + ((size_t)32 << 20));
+}
+
+/* Pieces of C in SQUARE: up to g tiles in a row, within piece_bytes. */
+static int64_t gemm__cuda_square_group(const gemm__cuda_shape *sh, int64_t t)
+{
+    size_t tile = gemm__cuda_area_bytes(sh, 2, gemm__cuda_min64(sh->m, t), gemm__cuda_min64(sh->n, t));
+    int64_t g = tile ? (int64_t)(sh->piece_bytes / tile) : 4;
+    return g < 1 ? 1 : g > 4 ? 4 : g;
+}
+
+static size_t gemm__cuda_square_piece(const gemm__cuda_shape *sh, int64_t t, int64_t g)
+{
+    size_t wide = gemm__cuda_area_bytes(sh, 2, gemm__cuda_min64(sh->m, t), gemm__cuda_min64(sh->n, g * t));
+    size_t tall = gemm__cuda_area_bytes(sh, 2, gemm__cuda_min64(sh->m, g * t), gemm__cuda_min64(sh->n, t));
+    return wide > tall ? wide : tall;
+}
+
+static size_t gemm__cuda_square_bytes(const gemm__cuda_shape *sh, int64_t t, int64_t g)
+{
+    size_t ab = sh->reads_ab ? gemm__cuda_area_bytes(sh, 0, sh->m, sh->k) + gemm__cuda_area_bytes(sh, 1, sh->k, sh->n) : 0;
+    return ab + GEMM__CUDA_C_RING * (gemm__cuda_square_piece(sh, t, g) + 256) +
+           gemm__cuda_tc_reserve(sh, gemm__cuda_min64(sh->m, g * t), gemm__cuda_min64(sh->n, g * t), sh->k);
+}
+
+/* SQUARE: pieces of `group` tiles of t x t; shell s loads panel s of A, multiplies the pieces of C's row s
+   that do not need B's panel s, loads that panel, then the rest of row s
+   and the pieces of column s above it. */
+static void gemm__cuda_order_square(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, int64_t t, int64_t group)
+{
+    int64_t m = sh->m, n = sh->n, k = sh->k, pa = gemm__cuda_cdiv(m, t), pb = gemm__cuda_cdiv(n, t), g, s, q;
+    gemm__cuda_area A = {-1, 0, 0, 1}, B = {-1, 0, 0, 1};
+    if (sh->reads_ab) {
+        A = gemm__cuda_area_of(sh, 0, gemm__cuda_slot(pl, gemm__cuda_area_bytes(sh, 0, m, k)), 0, 0, m, k);
+        B = gemm__cuda_area_of(sh, 1, gemm__cuda_slot(pl, gemm__cuda_area_bytes(sh, 1, k, n)), 0, 0, k, n);
+    }
+    gemm__cuda_ring(pl, 2, GEMM__CUDA_C_RING, gemm__cuda_square_piece(sh, t, group));
+    for (s = 0; s < (pa > pb ? pa : pb); s++) {
+        int64_t r0 = s * t, r1 = gemm__cuda_min64(m, r0 + t), c0 = s * t, c1 = gemm__cuda_min64(n, c0 + t);
+        bool b_due = sh->reads_ab && s < pb;
+        if (s < pa) {
+            int64_t last = gemm__cuda_min64(s + 1, pb);
+            if (sh->reads_ab) gemm__cuda_plan_load(pl, 0, &A, r0, r1, 0, k, -1);
+            for (g = 0; g < last; g += group) {
+                q = gemm__cuda_min64(g + group, last);
+                if (b_due && q > s) {
+                    gemm__cuda_plan_load(pl, 1, &B, 0, k, c0, c1, -1);
+                    b_due = false;
+                }
+                gemm__cuda_plan_piece(pl, sh, r0, r1, g * t, gemm__cuda_min64(n, q * t), &A, &B);
+            }
         }
-        if (h->read_c) gemm__cuda_copy_window(h->hc, c, p->n, p->m, p->ldc, sizeof(TC));
+        if (b_due) gemm__cuda_plan_load(pl, 1, &B, 0, k, c0, c1, -1);
+        if (s < pb)
+            for (g = 0; g < gemm__cuda_min64(s, pa); g += group) {
+                q = gemm__cuda_min64(g + group, gemm__cuda_min64(s, pa));
+                gemm__cuda_plan_piece(pl, sh, g * t, gemm__cuda_min64(m, q * t), c0, c1, &A, &B);
+            }
     }
-    if (h->mode == GEMM_CUDA_MAPPED) return cudaSuccess;
-    if (h->full) {
-        GEMM__CUDA_STEP(h, cudaMemcpyAsync(h->da, staged ? h->ha : a, na, cudaMemcpyHostToDevice, h->stream));
-        GEMM__CUDA_STEP(h, cudaMemcpyAsync(h->db, staged ? h->hb : b, nb, cudaMemcpyHostToDevice, h->stream));
-    }
-    if (h->read_c)
-        GEMM__CUDA_STEP(h, cudaMemcpy2DAsync(h->dc, pitch, staged ? h->hc : c, pitch, (size_t)p->m * sizeof(TC),
-                                             (size_t)p->n, cudaMemcpyHostToDevice, h->stream));
-    GEMM__CUDA_STEP(h, cudaStreamSynchronize(h->stream));
-    return cudaSuccess;
+    pl->order = GEMM__CUDA_SQUARE;
+    pl->tm = gemm__cuda_min64(m, group * t);
+    pl->tn = gemm__cuda_min64(n, group * t);
+    pl->tk = k;
 }
 
-/* Out: only the window of C, so its padding stays untouched. */
-template <typename T, typename TC> static cudaError_t gemm__cuda_host_out(gemm__cuda_host_call<T, TC> *h, TC *c)
-{
-    const gemm__problem *p = h->p;
-    size_t pitch = (size_t)p->ldc * sizeof(TC);
-    if (h->mode != GEMM_CUDA_MAPPED) {
-        GEMM__CUDA_STEP(h, cudaMemcpy2DAsync(h->mode == GEMM_CUDA_PINNED ? h->hc : c, pitch, h->dc, pitch,
-                                             (size_t)p->m * sizeof(TC), (size_t)p->n, cudaMemcpyDeviceToHost, h->stream));
-        GEMM__CUDA_STEP(h, cudaStreamSynchronize(h->stream));
-    }
-    if (h->mode != GEMM_CUDA_PAGEABLE) gemm__cuda_copy_window(c, h->hc, p->n, p->m, p->ldc, sizeof(TC));
-    return cudaSuccess;
-}
-#undef GEMM__CUDA_STEP
+/* BLOCK-A and BLOCK-B, as one: `kept` is the operand that stays (0 = a's
+   rows, 1 = b's columns), `streamed` the other. Sizes along C's rows for
+   BLOCK-A: `block` rows kept, pieces of `piece` rows, streamed panels of
+   `panel` columns (and the other way round for BLOCK-B). */
+typedef struct gemm__cuda_blocking {
+    int kept;
+    int64_t block, piece, panel, blocks;
+} gemm__cuda_blocking;
 
-/* Cleanup failures must not hide the first error: nothing here is checked. */
-template <typename T, typename TC> static void gemm__cuda_host_free(gemm__cuda_host_call<T, TC> *h)
+/* The operand rectangle (rows of C or columns of C, and all of K). */
+static void gemm__cuda_block_rect(int which, int64_t x0, int64_t x1, int64_t k, int64_t *r)
 {
-    if (h->mode != GEMM_CUDA_MAPPED) {
-        cudaFree(h->da);
-        cudaFree(h->db);
-        cudaFree(h->dc);
-    }
-    cudaFreeHost(h->ha);
-    cudaFreeHost(h->hb);
-    cudaFreeHost(h->hc);
-    if (h->ev0) cudaEventDestroy(h->ev0);
-    if (h->ev1) cudaEventDestroy(h->ev1);
-    if (h->stream) cudaStreamDestroy(h->stream);
+    if (which == 0) { r[0] = x0; r[1] = x1; r[2] = 0; r[3] = k; }
+    else { r[0] = 0; r[1] = k; r[2] = x0; r[3] = x1; }
 }
 
-/* The device path on the call's stream, timed by CUDA events. */
-template <typename T, typename TC, typename S>
-static gemm_status gemm__cuda_host_compute(const char *fn, gemm__cuda_host_call<T, TC> *h, S alpha, S beta,
-                                           const gemm_cuda_options *opt, double *seconds)
+static size_t gemm__cuda_block_bytes(const gemm__cuda_shape *sh, const gemm__cuda_blocking *b)
 {
-    gemm__cuda_operands<T, TC, S> x = {h->da, h->db, h->dc, alpha, beta};
-    float ms = 0;
-    gemm_status s;
-    GEMM__CUDA_TRY(fn, cudaEventRecord(h->ev0, h->stream));
-    if ((s = gemm__cuda_run(fn, h->p, x, opt, h->stream)) != GEMM_OK) return s;
-    GEMM__CUDA_TRY(fn, cudaEventRecord(h->ev1, h->stream));
-    GEMM__CUDA_TRY(fn, cudaEventSynchronize(h->ev1));
-    GEMM__CUDA_TRY(fn, cudaEventElapsedTime(&ms, h->ev0, h->ev1));
-    *seconds = ms * 1e-3;
+    int kept = b->kept, other = 1 - kept;
+    int64_t k = sh->k, len_kept = kept == 0 ? sh->m : sh->n, len_other = kept == 0 ? sh->n : sh->m;
+    int64_t block = gemm__cuda_min64(len_kept, b->block), piece = gemm__cuda_min64(block, b->piece);
+    int64_t panel = gemm__cuda_min64(len_other, b->panel);
+    size_t kept_bytes = kept == 0 ? gemm__cuda_area_bytes(sh, 0, block, k) : gemm__cuda_area_bytes(sh, 1, k, block);
+    size_t other_bytes = other == 0 ? gemm__cuda_area_bytes(sh, 0, panel, k) : gemm__cuda_area_bytes(sh, 1, k, panel);
+    size_t c_bytes = kept == 0 ? gemm__cuda_area_bytes(sh, 2, piece, panel) : gemm__cuda_area_bytes(sh, 2, panel, piece);
+    return kept_bytes + GEMM__CUDA_RING * (other_bytes + 256) + GEMM__CUDA_C_RING * (c_bytes + 256) + 256 +
+           gemm__cuda_tc_reserve(sh, piece, panel, k);
+}
+
+static void gemm__cuda_order_block(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, const gemm__cuda_blocking *b)
+{
+    int kept = b->kept, other = 1 - kept, prev = -1;
+    int64_t k = sh->k, len_kept = kept == 0 ? sh->m : sh->n, len_other = kept == 0 ? sh->n : sh->m, x0, y0, z0;
+    int64_t block = gemm__cuda_min64(len_kept, b->block), piece = gemm__cuda_min64(block, b->piece);
+    int64_t panel = gemm__cuda_min64(len_other, b->panel), r[4];
+    int keep = gemm__cuda_slot(pl, kept == 0 ? gemm__cuda_area_bytes(sh, 0, block, k) : gemm__cuda_area_bytes(sh, 1, k, block));
+    gemm__cuda_ring(pl, other, GEMM__CUDA_RING,
+                    other == 0 ? gemm__cuda_area_bytes(sh, 0, panel, k) : gemm__cuda_area_bytes(sh, 1, k, panel));
+    gemm__cuda_ring(pl, 2, GEMM__CUDA_C_RING,
+                    kept == 0 ? gemm__cuda_area_bytes(sh, 2, piece, panel) : gemm__cuda_area_bytes(sh, 2, panel, piece));
+    for (x0 = 0; x0 < len_kept; x0 += block) {
+        int64_t x1 = gemm__cuda_min64(len_kept, x0 + block);
+        gemm__cuda_block_rect(kept, x0, x1, k, r);
+        gemm__cuda_area K = gemm__cuda_area_of(sh, kept, keep, r[0], r[2], r[1] - r[0], r[3] - r[2]);
+        for (y0 = 0; y0 < len_other; y0 += panel) {
+            int64_t y1 = gemm__cuda_min64(len_other, y0 + panel);
+            int slot = gemm__cuda_ring_take(pl, other);
+            gemm__cuda_block_rect(other, y0, y1, k, r);
+            gemm__cuda_area O = gemm__cuda_area_of(sh, other, slot, r[0], r[2], r[1] - r[0], r[3] - r[2]);
+            gemm__cuda_plan_load(pl, other, &O, r[0], r[1], r[2], r[3], pl->last_reader[slot]);
+            for (z0 = x0; z0 < x1; z0 += piece) {
+                int64_t z1 = gemm__cuda_min64(x1, z0 + piece);
+                gemm__cuda_block_rect(kept, z0, z1, k, r);
+                if (y0 == 0) gemm__cuda_plan_load(pl, kept, &K, r[0], r[1], r[2], r[3], prev);
+                if (kept == 0) gemm__cuda_plan_piece(pl, sh, z0, z1, y0, y1, &K, &O);
+                else gemm__cuda_plan_piece(pl, sh, y0, y1, z0, z1, &O, &K);
+            }
+        }
+        prev = pl->multiplies - 1;
+    }
+    pl->order = kept == 0 ? GEMM__CUDA_BLOCK_A : GEMM__CUDA_BLOCK_B;
+    pl->tm = kept == 0 ? piece : panel;
+    pl->tn = kept == 0 ? panel : piece;
+    pl->tk = k;
+}
+
+/* The fewest blocks of `kept` that fit in `budget` with panels of `panel`
+   (b->blocks = 0 when not even one piece's worth fits). */
+static void gemm__cuda_block_fit(const gemm__cuda_shape *sh, int kept, int64_t panel, size_t budget,
+                                 gemm__cuda_blocking *b)
+{
+    int64_t len_kept = kept == 0 ? sh->m : sh->n, per_row = (int64_t)sh->elem[2] * gemm__cuda_min64(panel, kept == 0 ? sh->n : sh->m);
+    int64_t piece = (int64_t)sh->piece_bytes / (per_row > 0 ? per_row : 1), nb;
+    if (piece >= 128) piece = piece / 128 * 128;
+    b->kept = kept;
+    b->panel = panel;
+    b->piece = gemm__cuda_min64(len_kept, piece < GEMM__CUDA_MIN_TILE ? GEMM__CUDA_MIN_TILE : piece);
+    b->blocks = 0;
+    for (;;) { /* the smallest block (one piece) first: if even that fails, smaller pieces */
+        b->block = b->piece;
+        if (gemm__cuda_block_bytes(sh, b) <= budget) break;
+        if (b->piece <= GEMM__CUDA_MIN_TILE) return;
+        b->piece = b->piece / 2 < GEMM__CUDA_MIN_TILE ? GEMM__CUDA_MIN_TILE : b->piece / 2;
+    }
+    for (nb = 1; nb <= gemm__cuda_cdiv(len_kept, b->piece); nb++) {
+        b->block = gemm__cuda_min64(len_kept, gemm__cuda_cdiv(gemm__cuda_cdiv(len_kept, nb), b->piece) * b->piece);
+        if (gemm__cuda_block_bytes(sh, b) <= budget) {
+            b->blocks = gemm__cuda_cdiv(len_kept, b->block);
+            return;
+        }
+    }
+}
+
+static size_t gemm__cuda_ksplit_bytes(const gemm__cuda_shape *sh, int64_t tm, int64_t tn, int64_t tk)
+{
+    return GEMM__CUDA_RING * (gemm__cuda_area_bytes(sh, 0, tm, tk) + gemm__cuda_area_bytes(sh, 1, tk, tn) + 512) +
+           GEMM__CUDA_C_RING * (gemm__cuda_area_bytes(sh, 2, tm, tn) + 256) + gemm__cuda_tc_reserve(sh, tm, tn, tk);
+}
+
+/* K-SPLIT: each tile of C stays in its slot while the parts of K pass. */
+static void gemm__cuda_order_ksplit(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, int64_t tm, int64_t tn, int64_t tk)
+{
+    int64_t m = sh->m, n = sh->n, k = sh->k, i0, j0, p0;
+    gemm__cuda_ring(pl, 0, GEMM__CUDA_RING, gemm__cuda_area_bytes(sh, 0, tm, tk));
+    gemm__cuda_ring(pl, 1, GEMM__CUDA_RING, gemm__cuda_area_bytes(sh, 1, tk, tn));
+    gemm__cuda_ring(pl, 2, GEMM__CUDA_C_RING, gemm__cuda_area_bytes(sh, 2, tm, tn));
+    for (i0 = 0; i0 < m; i0 += tm)
+        for (j0 = 0; j0 < n; j0 += tn) {
+            int64_t i1 = gemm__cuda_min64(m, i0 + tm), j1 = gemm__cuda_min64(n, j0 + tn);
+            int cs = gemm__cuda_ring_take(pl, 2);
+            gemm__cuda_area C = gemm__cuda_area_of(sh, 2, cs, i0, j0, i1 - i0, j1 - j0);
+            if (sh->loads_c) gemm__cuda_plan_load(pl, 2, &C, i0, i1, j0, j1, pl->last_store[cs]);
+            for (p0 = 0; p0 < k; p0 += tk) {
+                int64_t p1 = gemm__cuda_min64(k, p0 + tk);
+                int as = gemm__cuda_ring_take(pl, 0), bs = gemm__cuda_ring_take(pl, 1);
+                gemm__cuda_area A = gemm__cuda_area_of(sh, 0, as, i0, p0, i1 - i0, p1 - p0);
+                gemm__cuda_area B = gemm__cuda_area_of(sh, 1, bs, p0, j0, p1 - p0, j1 - j0);
+                gemm__cuda_plan_load(pl, 0, &A, i0, i1, p0, p1, pl->last_reader[as]);
+                gemm__cuda_plan_load(pl, 1, &B, p0, p1, j0, j1, pl->last_reader[bs]);
+                gemm__cuda_plan_multiply(pl, i0, i1, j0, j1, p0, p1, &A, &B, &C,
+                                         p0 == 0 && !sh->loads_c ? pl->last_store[cs] : -1, p0 > 0);
+            }
+            gemm__cuda_plan_store(pl, &C, i0, i1, j0, j1);
+        }
+    pl->order = GEMM__CUDA_KSPLIT;
+    pl->tm = tm;
+    pl->tn = tn;
+    pl->tk = tk;
+}
+
+static void gemm__cuda_plan_reset(gemm__cuda_plan *pl)
+{
+    pl->order = 0;
+    pl->tm = pl->tn = pl->tk = 0;
+    pl->ops.clear();
+    pl->slot_offset.clear();
+    pl->slot_bytes.clear();
+    pl->last_reader.clear();
+    pl->last_store.clear();
+    pl->bytes = 0;
+    pl->multiplies = pl->stores = 0;
+    memset(pl->ring_size, 0, sizeof pl->ring_size);
+}
+
+static bool gemm__cuda_few_enough(int64_t a, int64_t b, int64_t c)
+{
+    return (double)a * (double)b * (double)c <= (double)GEMM__CUDA_MAX_MULTIPLIES;
+}
+
+/* BLOCK-A or BLOCK-B with panels of t, whichever moves fewer bytes; false
+   when neither fits. */
+static bool gemm__cuda_plan_blocks(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, int64_t t, size_t budget)
+{
+    gemm__cuda_blocking a, b;
+    double bytes_a = (double)gemm__cuda_area_bytes(sh, 0, sh->m, sh->k), bytes_b = (double)gemm__cuda_area_bytes(sh, 1, sh->k, sh->n);
+    gemm__cuda_block_fit(sh, 0, gemm__cuda_min64(sh->n, t), budget, &a);
+    gemm__cuda_block_fit(sh, 1, gemm__cuda_min64(sh->m, t), budget, &b);
+    if (a.blocks && !gemm__cuda_few_enough(gemm__cuda_cdiv(sh->m, a.piece), gemm__cuda_cdiv(sh->n, a.panel), 1)) a.blocks = 0;
+    if (b.blocks && !gemm__cuda_few_enough(gemm__cuda_cdiv(sh->n, b.piece), gemm__cuda_cdiv(sh->m, b.panel), 1)) b.blocks = 0;
+    if (!a.blocks && !b.blocks) return false;
+    if (a.blocks && (!b.blocks || bytes_a + bytes_b * (double)a.blocks <= bytes_b + bytes_a * (double)b.blocks))
+        gemm__cuda_order_block(pl, sh, &a);
+    else
+        gemm__cuda_order_block(pl, sh, &b);
+    return true;
+}
+
+/* SQUARE with tiles of t if some piece size fits (*g: pieces of g tiles). */
+static bool gemm__cuda_square_fits(const gemm__cuda_shape *sh, int64_t t, size_t budget, int64_t *g)
+{
+    if (!gemm__cuda_few_enough(gemm__cuda_cdiv(sh->m, t), gemm__cuda_cdiv(sh->n, t), 1)) return false;
+    for (*g = gemm__cuda_square_group(sh, t); *g >= 1; (*g)--)
+        if (gemm__cuda_square_bytes(sh, t, *g) <= budget) return true;
+    return false;
+}
+
+/* K-SPLIT for C in one tile and a long K: parts of about an eighth of K,
+   halved until three of A's and B's fit. */
+static bool gemm__cuda_plan_long_k(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, size_t budget)
+{
+    int64_t tk = gemm__cuda_cdiv(gemm__cuda_cdiv(sh->k, 8), 128) * 128;
+    if (!sh->reads_ab || sh->k <= 4 * (sh->m > sh->n ? sh->m : sh->n) ||
+        gemm__cuda_area_bytes(sh, 2, sh->m, sh->n) > ((size_t)64 << 20))
+        return false;
+    for (; tk >= sh->tile && tk >= GEMM__CUDA_MIN_TILE; tk /= 2)
+        if (gemm__cuda_ksplit_bytes(sh, sh->m, sh->n, tk) <= budget &&
+            gemm__cuda_few_enough(gemm__cuda_cdiv(sh->k, tk), 1, 1)) {
+            gemm__cuda_order_ksplit(pl, sh, sh->m, sh->n, tk);
+            return true;
+        }
+    return false;
+}
+
+/* The plan of a call: the first order (plan.cuh) whose device memory fits
+   in `budget` bytes, tiles halving from sh->tile down to
+   GEMM__CUDA_MIN_TILE where that helps; false when none fits. */
+static bool gemm__cuda_plan_make(gemm__cuda_plan *pl, const gemm__cuda_shape *sh, size_t budget)
+{
+    int64_t m = sh->m, n = sh->n, k = sh->k, t, g;
+    gemm__cuda_plan_reset(pl);
+    if (!sh->reads_ab) { /* C = beta*C alone: pieces of C, nothing else */
+        for (t = sh->tile;; t /= 2) {
+            if (gemm__cuda_square_fits(sh, t, budget, &g)) {
+                gemm__cuda_order_square(pl, sh, t, g);
+                return true;
+            }
+            if (t <= GEMM__CUDA_MIN_TILE) return false;
+        }
+    }
+    if (gemm__cuda_plan_long_k(pl, sh, budget)) return true;
+    if (gemm__cuda_square_fits(sh, sh->tile, budget, &g)) {
+        gemm__cuda_order_square(pl, sh, sh->tile, g);
+        return true;
+    }
+    for (t = sh->tile;; t /= 2) {
+        if (gemm__cuda_plan_blocks(pl, sh, t, budget)) return true;
+        if (t <= GEMM__CUDA_MIN_TILE) break;
+    }
+    for (t = sh->tile;; t /= 2) {
+        int64_t tm = gemm__cuda_min64(m, t), tn = gemm__cuda_min64(n, t), tk = gemm__cuda_min64(k, t);
+        if (gemm__cuda_ksplit_bytes(sh, tm, tn, tk) <= budget &&
+            gemm__cuda_few_enough(gemm__cuda_cdiv(m, tm), gemm__cuda_cdiv(n, tn), gemm__cuda_cdiv(k, tk))) {
+            gemm__cuda_order_ksplit(pl, sh, tm, tn, tk);
+            return true;
+        }
+        if (t <= GEMM__CUDA_MIN_TILE) return false;
+    }
+}
+/* <<cuda orders */
+/* >>cuda pipeline: src/cuda/pipeline.cuh */
+/* The host path's pipeline: runs a plan (plan.cuh, orders.cuh) in a context
+   (staging.cuh). Loads go host-to-device on one stream, multiplies
+   alternate between two compute streams (chained ones stay on one), stores
+   go device-to-host on a fourth; events order them as the plan's `after`
+   fields say, and a multiply waits for the loads issued before it. The
+   caller's pageable memory moves through the staging chunks: copy threads
+   fill chunks ahead of the copy engine (as many as there are), and empty
+   each store chunk once its copy from the device is done (staging.cuh: no
+   copy thread sits waiting for a multiply); page-locked, device or managed
+   memory is copied straight. One thread (the caller's) issues everything
+   in plan order, so every event it waits on was recorded before.
+
+   Entry for other host-data paths (the MPI backend's root-held data, say):
+   gemm__cuda_host_run() (host.cuh) with a canonical gemm__problem, its
+   operands and options, on the current device: it takes a context, plans
+   within options.max_device_bytes, runs, and fills a gemm_timing. */
+
+/* A 2D block of bytes moved between the caller's memory and the device:
+   `rows` runs of `width` bytes, hpitch and dpitch apart. */
+typedef struct gemm__cuda_region {
+    char *host, *dev;
+    size_t hpitch, dpitch, width, rows;
+} gemm__cuda_region;
+
+/* A store's piece waiting for a staging chunk. */
+typedef struct gemm__cuda_outgoing {
+    gemm__cuda_region r;
+    int store, multiply; /* its store; the last multiply issued before it */
+    bool first, last;
+} gemm__cuda_outgoing;
+
+/* Cuts a region into pieces of at most z bytes (whole runs where a run
+   fits; a contiguous region counts as one run). */
+static void gemm__cuda_split(gemm__cuda_region g, size_t z, std::vector<gemm__cuda_region> *out)
+{
+    size_t r, off;
+    if (g.width == 0 || g.rows == 0) return;
+    if (g.hpitch == g.width && g.dpitch == g.width) {
+        g.width *= g.rows;
+        g.rows = 1;
+        g.hpitch = g.dpitch = g.width;
+    }
+    if (g.width <= z) {
+        size_t per = z / g.width;
+        for (r = 0; r < g.rows; r += per) {
+            gemm__cuda_region p = g;
+            p.host += r * g.hpitch;
+            p.dev += r * g.dpitch;
+            p.rows = g.rows - r < per ? g.rows - r : per;
+            out->push_back(p);
+        }
+        return;
+    }
+    for (r = 0; r < g.rows; r++)
+        for (off = 0; off < g.width; off += z) {
+            gemm__cuda_region p = g;
+            p.host += r * g.hpitch + off;
+            p.dev += r * g.dpitch + off;
+            p.width = g.width - off < z ? g.width - off : z;
+            p.rows = 1;
+            out->push_back(p);
+        }
+}
+
+/* One call's run. Events (ctx->events): e_h2d (the loads so far), e_start,
+   then per chunk, per multiply its end (and its start when timed), per
+   store its end. */
+template <class Dev, typename T, typename TC, typename S> struct gemm__cuda_pipe {
+    const char *fn;
+    const gemm__cuda_shape *sh;
+    const gemm__cuda_plan *pl;
+    const gemm__cuda_operands<T, TC, S> *x;
+    const gemm_cuda_options *opt;
+    gemm__cuda_context<Dev> *ctx;
+    char *buf, *host[3];
+    int64_t ld[3];
+    bool direct[3], in_caller, timed;
+    size_t z, s_in, s_out, e_h2d, e_start, e_chunk, e_end, e_begin, e_store;
+    std::vector<gemm__cuda_region> in;
+    std::vector<int> in_op, stream_of, other_of;
+    std::unique_ptr<std::atomic<int>[]> in_done, out_done;
+    size_t fill_next, dma_next, out_seq;
+    std::deque<gemm__cuda_outgoing> out;
+    int last_on[2], multiplies, stores, stores_recorded;
+    cudaError_t err;
+    const char *what;
+    gemm_status status;
+};
+
+#define GEMM__CUDA_PIPE_TRY(q, call)                                                               \
+    do {                                                                                           \
+        cudaError_t gemm__e = (call);                                                              \
+        if (gemm__e != cudaSuccess) {                                                              \
+            (q)->err = gemm__e;                                                                    \
+            (q)->what = #call;                                                                     \
+            return false;                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* Byte offset of operand `which`'s element (r, c) in area `at`. */
+static size_t gemm__cuda_area_offset(const gemm__cuda_shape *sh, int which, const gemm__cuda_area *at, int64_t r, int64_t c)
+{
+    int tr = sh->trans[which];
+    int64_t sr = tr ? c - at->c0 : r - at->r0, sc = tr ? r - at->r0 : c - at->c0;
+    return (size_t)(sr + sc * at->ld) * sh->elem[which];
+}
+
+/* The caller's memory and the device slot of an operand's rectangle. */
+template <class P>
+static gemm__cuda_region gemm__cuda_region_of(const P *q, int which, const gemm__cuda_area *at, int64_t r0, int64_t r1,
+                                              int64_t c0, int64_t c1)
+{
+    const gemm__cuda_shape *sh = q->sh;
+    int tr = sh->trans[which];
+    size_t e = sh->elem[which];
+    int64_t sr0 = tr ? c0 : r0, sr1 = tr ? c1 : r1, sc0 = tr ? r0 : c0, sc1 = tr ? r1 : c1;
+    gemm__cuda_region g;
+    g.host = q->host[which] + (size_t)(sr0 + sc0 * q->ld[which]) * e;
+    g.dev = q->buf + q->pl->slot_offset[at->slot] + gemm__cuda_area_offset(sh, which, at, r0, c0);
+    g.hpitch = (size_t)q->ld[which] * e;
+    g.dpitch = (size_t)at->ld * e;
+    g.width = (size_t)(sr1 - sr0) * e;
+    g.rows = (size_t)(sc1 - sc0);
+    return g;
+}
+
+/* Hands piece i's fill to the copy threads: it first waits until the copy
+   engine is done with the chunk's previous piece (i - s_in, queued). */
+template <class Dev, class P> static void gemm__cuda_pipe_fill(P *q, size_t i)
+{
+    size_t c = i % q->s_in;
+    gemm__cuda_job j;
+    j.dst = (char *)q->ctx->chunks[c];
+    j.dpitch = q->in[i].width;
+    j.src = q->in[i].host;
+    j.spitch = q->in[i].hpitch;
+    j.width = q->in[i].width;
+    j.rows = q->in[i].rows;
+    j.wait = i >= q->s_in ? Dev::sync_event : NULL;
+    j.event = (void *)q->ctx->events[q->e_chunk + c];
+    j.done = &q->in_done[i];
+    gemm__cuda_workers_submit(&q->ctx->workers, &j, q->in_caller, false);
+}
+
+/* Keeps the copy threads filling every chunk the copy engine is not using. */
+template <class Dev, class P> static void gemm__cuda_pipe_top_up(P *q)
+{
+    if (q->in_caller) return; /* fills run as each piece is due */
+    while (q->fill_next < q->in.size() && q->fill_next < q->dma_next + q->s_in) gemm__cuda_pipe_fill<Dev>(q, q->fill_next++);
+}
+
+template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block);
+
+/* Waits until a job's flag is set; meanwhile (`progress`) queues stores
+   whose chunks came free. */
+template <class Dev, class P> static bool gemm__cuda_pipe_wait(P *q, std::atomic<int> *flag, bool progress)
+{
+    while (!flag->load()) {
+        unsigned long long seen = gemm__cuda_workers_seen(&q->ctx->workers);
+        if (progress && !gemm__cuda_pipe_out<Dev>(q, false)) return false;
+        if (flag->load()) break;
+        gemm__cuda_workers_wait(&q->ctx->workers, seen);
+    }
+    if (flag->load() == 1) return true;
+    q->err = cudaErrorUnknown; /* the event wait of a copy thread failed: the device's error follows at the next sync */
+    q->what = "cudaEventSynchronize (a copy thread waiting for the copy engine)";
+    return false;
+}
+
+/* Makes `stream` wait for multiply g and every multiply before it (g and
+   the last one issued before it on the other compute stream). */
+template <class Dev, class P> static bool gemm__cuda_pipe_after(P *q, typename Dev::stream stream, int g)
+{
+    if (g < 0) return true; /* no multiply before it */
+    GEMM__CUDA_PIPE_TRY(q, Dev::wait(stream, q->ctx->events[q->e_end + (size_t)g]));
+    if (q->other_of[(size_t)g] >= 0) GEMM__CUDA_PIPE_TRY(q, Dev::wait(stream, q->ctx->events[q->e_end + (size_t)q->other_of[(size_t)g]]));
+    return true;
+}
+
+/* Queues the waiting store pieces whose chunks are free (`block`: all of
+   them, waiting for chunks). */
+template <class Dev, class P> static bool gemm__cuda_pipe_out(P *q, bool block)
+{
+    while (!q->out.empty()) {
+        const gemm__cuda_outgoing *o = &q->out.front();
+        size_t c = q->out_seq % q->s_out;
+        char *chunk = (char *)q->ctx->chunks[q->s_in + c];
+        typename Dev::event ev = q->ctx->events[q->e_chunk + q->s_in + c];
+        gemm__cuda_job j;
+        if (!q->out_done[c].load() && !block) break;
+        if (!gemm__cuda_pipe_wait<Dev>(q, &q->out_done[c], false)) return false;
+        if (o->first && !gemm__cuda_pipe_after<Dev>(q, q->ctx->d2h, o->multiply)) return false;
+        GEMM__CUDA_PIPE_TRY(q, Dev::copy(chunk, o->r.width, o->r.dev, o->r.dpitch, o->r.width, o->r.rows, q->ctx->d2h));
+        GEMM__CUDA_PIPE_TRY(q, Dev::record(ev, q->ctx->d2h));
+        if (o->last) {
+            GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_store + (size_t)o->store], q->ctx->d2h));
+            q->stores_recorded = o->store + 1;
+        }
+        j.dst = o->r.host;
+        j.dpitch = o->r.hpitch;
+        j.src = chunk;
+        j.spitch = o->r.width;
+        j.width = o->r.width;
+        j.rows = o->r.rows;
+        j.wait = Dev::sync_event;
+        j.event = (void *)ev;
+        j.done = &q->out_done[c];
+        q->out_done[c].store(0);
+        q->out.pop_front();
+        q->out_seq++;
+        gemm__cuda_workers_submit(&q->ctx->workers, &j, q->in_caller, true);
+    }
+    return true;
+}
+
+/* Makes sure store s's event is recorded (its pieces queued). A plan
+   that waits for a store it has not issued is an error, never a spin. */
+template <class Dev, class P> static bool gemm__cuda_pipe_flush(P *q, int s)
+{
+    while (q->stores_recorded <= s) {
+        if (q->out.empty() || s >= q->stores) {
+            q->err = cudaErrorInvalidValue;
+            q->what = "the host path's plan (a step waits for a store not issued before it)";
+            return false;
+        }
+        if (!gemm__cuda_pipe_out<Dev>(q, true)) return false;
+    }
+    return true;
+}
+
+template <class Dev, class P> static bool gemm__cuda_pipe_load(P *q, const gemm__cuda_op *o, int index)
+{
+    typename Dev::stream h2d = q->ctx->h2d;
+    if (o->after >= 0 && o->which == 2) {
+        if (!gemm__cuda_pipe_flush<Dev>(q, o->after)) return false;
+        GEMM__CUDA_PIPE_TRY(q, Dev::wait(h2d, q->ctx->events[q->e_store + (size_t)o->after]));
+    } else if (o->after >= 0 && !gemm__cuda_pipe_after<Dev>(q, h2d, o->after)) {
+        return false;
+    }
+    if (q->direct[o->which]) {
+        gemm__cuda_region g = gemm__cuda_region_of(q, o->which, &o->at[o->which], o->r0, o->r1, o->c0, o->c1);
+        GEMM__CUDA_PIPE_TRY(q, Dev::copy(g.dev, g.dpitch, g.host, g.hpitch, g.width, g.rows, h2d));
+        return true;
+    }
+    while (q->dma_next < q->in.size() && q->in_op[q->dma_next] == index) {
+        size_t i = q->dma_next, c = i % q->s_in;
+        const gemm__cuda_region *g = &q->in[i];
+        if (q->in_caller) gemm__cuda_pipe_fill<Dev>(q, q->fill_next++);
+        else gemm__cuda_pipe_top_up<Dev>(q);
+        if (!gemm__cuda_pipe_wait<Dev>(q, &q->in_done[i], true)) return false;
+        GEMM__CUDA_PIPE_TRY(q, Dev::copy(g->dev, g->dpitch, q->ctx->chunks[c], g->width, g->width, g->rows, h2d));
+        GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_chunk + c], h2d));
+        q->dma_next++;
+    }
+    gemm__cuda_pipe_top_up<Dev>(q);
+    return true;
+}
+
+/* A multiply's canonical sub-problem on the device slots, through the
+   device-pointer path (its kernels, its checks) on stream s. */
+template <class Dev, class P> static gemm_status gemm__cuda_pipe_gemm(P *q, const gemm__cuda_op *o, typename Dev::stream s)
+{
+    typedef decltype(q->x->a) APtr;
+    typedef decltype(q->x->c) CPtr;
+    const gemm__cuda_shape *sh = q->sh;
+    int64_t m = o->r1 - o->r0, n = o->c1 - o->c0, k = o->p1 - o->p0;
+    int64_t lda = sh->trans[0] ? (k > 1 ? k : 1) : (m > 1 ? m : 1), ldb = sh->trans[1] ? (n > 1 ? n : 1) : (k > 1 ? k : 1);
+    auto y = *q->x; /* alpha; beta on K's first part, then 1 */
+    gemm__problem sub = {};
+    gemm_status st;
+    y.a = NULL;
+    y.b = NULL;
+    if (sh->reads_ab) {
+        y.a = (APtr)(q->buf + q->pl->slot_offset[o->at[0].slot] + gemm__cuda_area_offset(sh, 0, &o->at[0], o->r0, o->p0));
+        y.b = (APtr)(q->buf + q->pl->slot_offset[o->at[1].slot] + gemm__cuda_area_offset(sh, 1, &o->at[1], o->p0, o->c0));
+        lda = o->at[0].ld;
+        ldb = o->at[1].ld;
+    }
+    y.c = (CPtr)(q->buf + q->pl->slot_offset[o->at[2].slot] + gemm__cuda_area_offset(sh, 2, &o->at[2], o->r0, o->c0));
+    if (o->p0 > 0) y.beta = 1;
+    st = gemm__prepare(q->fn, GEMM_COL_MAJOR, sh->trans[0] ? GEMM_TRANS : GEMM_NO_TRANS,
+                       sh->trans[1] ? GEMM_TRANS : GEMM_NO_TRANS, m, n, k, y.alpha == 0, y.a != NULL, lda, y.b != NULL,
+                       ldb, y.beta == 1, 1, o->at[2].ld, &sub);
+    if (st != GEMM_OK || sub.work == GEMM__WORK_NONE) return st;
+    return Dev::multiply(q->fn, &sub, y, q->opt, s);
+}
+
+template <class Dev, class P> static bool gemm__cuda_pipe_multiply(P *q, const gemm__cuda_op *o)
+{
+    int g = q->multiplies, prev = g > 0 ? q->stream_of[(size_t)g - 1] : 1, st = o->chain ? prev : 1 - prev;
+    typename Dev::stream s = q->ctx->compute[st];
+    GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_h2d], q->ctx->h2d));
+    GEMM__CUDA_PIPE_TRY(q, Dev::wait(s, q->ctx->events[q->e_h2d]));
+    if (o->after >= 0) {
+        if (!gemm__cuda_pipe_flush<Dev>(q, o->after)) return false;
+        GEMM__CUDA_PIPE_TRY(q, Dev::wait(s, q->ctx->events[q->e_store + (size_t)o->after]));
+    }
+    if (q->timed) GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_begin + (size_t)g], s));
+    if ((q->status = gemm__cuda_pipe_gemm<Dev>(q, o, s)) != GEMM_OK) return false;
+    GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_end + (size_t)g], s));
+    q->stream_of[(size_t)g] = st;
+    q->other_of[(size_t)g] = q->last_on[1 - st];
+    q->last_on[st] = g;
+    q->multiplies++;
+    return true;
+}
+
+template <class Dev, class P> static bool gemm__cuda_pipe_store(P *q, const gemm__cuda_op *o)
+{
+    gemm__cuda_region g = gemm__cuda_region_of(q, 2, &o->at[2], o->r0, o->r1, o->c0, o->c1);
+    int s = q->stores++;
+    if (q->direct[2] || g.width == 0 || g.rows == 0) { /* straight (or nothing to copy: only its event) */
+        if (!gemm__cuda_pipe_after<Dev>(q, q->ctx->d2h, q->multiplies - 1)) return false;
+        if (g.width && g.rows) GEMM__CUDA_PIPE_TRY(q, Dev::copy(g.host, g.hpitch, g.dev, g.dpitch, g.width, g.rows, q->ctx->d2h));
+        GEMM__CUDA_PIPE_TRY(q, Dev::record(q->ctx->events[q->e_store + (size_t)s], q->ctx->d2h));
+        q->stores_recorded = s + 1;
+        return true;
+    }
+    {
+        std::vector<gemm__cuda_region> pieces;
+        size_t i;
+        gemm__cuda_split(g, q->z, &pieces);
+        for (i = 0; i < pieces.size(); i++) {
+            gemm__cuda_outgoing w = {pieces[i], s, q->multiplies - 1, i == 0, i + 1 == pieces.size()};
+            q->out.push_back(w);
+        }
+    }
+    return gemm__cuda_pipe_out<Dev>(q, false);
+}
+
+template <class Dev, class P> static bool gemm__cuda_pipe_steps(P *q)
+{
+    size_t i;
+    for (i = 0; i < q->pl->ops.size(); i++) {
+        const gemm__cuda_op *o = &q->pl->ops[i];
+        bool ok = o->kind == GEMM__CUDA_LOAD       ? gemm__cuda_pipe_load<Dev>(q, o, (int)i)
+                  : o->kind == GEMM__CUDA_MULTIPLY ? gemm__cuda_pipe_multiply<Dev>(q, o)
+                                                   : gemm__cuda_pipe_store<Dev>(q, o);
+        if (!ok) return false;
+    }
+    return gemm__cuda_pipe_out<Dev>(q, true);
+}
+
+/* Waits for a job without queueing anything (the end of a call). */
+template <class P> static void gemm__cuda_pipe_settle(P *q, std::atomic<int> *flag)
+{
+    while (!flag->load()) {
+        unsigned long long seen = gemm__cuda_workers_seen(&q->ctx->workers);
+        if (flag->load()) break;
+        gemm__cuda_workers_wait(&q->ctx->workers, seen);
+    }
+}
+
+/* The end of every call, after a failure too: every job finished (no copy
+   thread touches a chunk or the caller's memory after the call returns),
+   every stream idle. Keeps the first error. */
+template <class Dev, class P> static void gemm__cuda_pipe_drain(P *q)
+{
+    typename Dev::stream streams[4] = {q->ctx->compute[0], q->ctx->compute[1], q->ctx->h2d, q->ctx->d2h};
+    bool ok = q->err == cudaSuccess && q->status == GEMM_OK;
+    size_t i;
+    for (i = q->dma_next; i < q->fill_next; i++) gemm__cuda_pipe_settle(q, &q->in_done[i]);
+    for (i = 0; i < q->s_out; i++) {
+        gemm__cuda_pipe_settle(q, &q->out_done[i]);
+        if (ok && q->out_done[i].load() != 1) {
+            q->err = cudaErrorUnknown;
+            q->what = "cudaEventSynchronize (a copy thread waiting for a staged piece of C)";
+            ok = false;
+        }
+    }
+    for (i = 0; i < 4; i++) {
+        cudaError_t e = Dev::sync_stream(streams[i]);
+        if (ok && e != cudaSuccess) {
+            q->err = e;
+            q->what = "cudaStreamSynchronize (the end of a host call)";
+            ok = false;
+        }
+    }
+}
+
+/* The staged pieces, chunks, events and threads of a run; then its start. */
+template <class Dev, class P> static bool gemm__cuda_pipe_setup(P *q, int threads)
+{
+    gemm__cuda_context<Dev> *ctx = q->ctx;
+    size_t i, need_in, need_out = 0, have, m = (size_t)q->pl->multiplies;
+    std::vector<gemm__cuda_region> outgoing;
+    for (i = 0; i < q->pl->ops.size(); i++) {
+        const gemm__cuda_op *o = &q->pl->ops[i];
+        if (q->direct[o->which] || o->kind == GEMM__CUDA_MULTIPLY) continue;
+        if (o->kind == GEMM__CUDA_STORE) { /* only counted: a call needs no more store chunks than pieces */
+            if (need_out < (size_t)threads + 2)
+                gemm__cuda_split(gemm__cuda_region_of(q, 2, &o->at[2], o->r0, o->r1, o->c0, o->c1), q->z, &outgoing);
+            need_out = outgoing.size() < (size_t)threads + 2 ? outgoing.size() : (size_t)threads + 2;
+            continue;
+        }
+        gemm__cuda_split(gemm__cuda_region_of(q, o->which, &o->at[o->which], o->r0, o->r1, o->c0, o->c1), q->z, &q->in);
+        q->in_op.resize(q->in.size(), (int)i);
+    }
+    need_in = q->in.size() < (size_t)(2 * threads + 2) ? q->in.size() : (size_t)(2 * threads + 2);
+    have = gemm__cuda_context_chunks(ctx, need_in + need_out);
+    if (have < need_in + need_out) { /* page-locked memory ran short: fewer chunks */
+        need_out = need_out == 0 ? 0 : need_in == 0 ? have : (have / 3 > 0 ? have / 3 : 1);
+        need_in = need_in == 0 ? 0 : have - need_out;
+        if ((q->in.size() && need_in == 0) || (q->pl->stores && !q->direct[2] && need_out == 0)) {
+            q->err = cudaErrorMemoryAllocation;
+            q->what = "cudaHostAlloc (the staging chunks)";
+            return false;
+        }
+    }
+    q->in_done.reset(new std::atomic<int>[q->in.size() + 1]());
+    q->out_done.reset(new std::atomic<int>[need_out + 1]());
+    for (i = 0; i < need_out; i++) q->out_done[i].store(1); /* free */
+    q->s_in = need_in; /* set last: the drain reads them */
+    q->s_out = need_out;
+    q->stream_of.assign(m, 0);
+    q->other_of.assign(m, -1);
+    q->e_h2d = 0;
+    q->e_start = 1;
+    q->e_chunk = 2;
+    q->e_end = q->e_chunk + q->s_in + q->s_out;
+    q->e_begin = q->e_end + m;
+    q->e_store = q->e_begin + (q->timed ? m : 0);
+    GEMM__CUDA_PIPE_TRY(q, gemm__cuda_context_events(ctx, q->e_store + (size_t)q->pl->stores));
+    if (!q->in_caller) gemm__cuda_workers_resize<Dev>(&ctx->workers, threads, ctx->dev);
+    GEMM__CUDA_PIPE_TRY(q, Dev::record(ctx->events[q->e_start], ctx->compute[0])); /* after the buffer's allocation */
+    GEMM__CUDA_PIPE_TRY(q, Dev::wait(ctx->compute[1], ctx->events[q->e_start]));
+    GEMM__CUDA_PIPE_TRY(q, Dev::wait(ctx->h2d, ctx->events[q->e_start]));
+    GEMM__CUDA_PIPE_TRY(q, Dev::wait(ctx->d2h, ctx->events[q->e_start]));
+    return true;
+}
+
+/* Where the time of a run went (run_s: wall clock from its start): the
+   multiplies' busy time (the union of their intervals on both compute
+   streams), the time before and between them (waiting for loads, or for a
+   C slot's store), and the time after the last one. */
+template <class Dev, class P> static void gemm__cuda_pipe_times(P *q, double run_s, gemm_timing *t)
+{
+    std::vector<std::pair<float, float>> iv;
+    typename Dev::event start = q->ctx->events[q->e_start];
+    float b, e, busy = 0, lo, hi, last = 0;
+    size_t g;
+    for (g = 0; g < (size_t)q->multiplies; g++) {
+        if (Dev::elapsed(&b, start, q->ctx->events[q->e_begin + g]) != cudaSuccess ||
+            Dev::elapsed(&e, start, q->ctx->events[q->e_end + g]) != cudaSuccess)
+            return;
+        iv.push_back(std::make_pair(b, e));
+        if (e > last) last = e;
+    }
+    if (iv.empty()) return;
+    std::sort(iv.begin(), iv.end());
+    lo = iv[0].first;
+    hi = iv[0].second;
+    for (g = 1; g < iv.size(); g++) {
+        if (iv[g].first > hi) {
+            busy += hi - lo;
+            lo = iv[g].first;
+        }
+        if (iv[g].second > hi) hi = iv[g].second;
+    }
+    busy += hi - lo;
+    t->compute_s = busy * 1e-3;
+    t->to_device_s = (last - busy) * 1e-3;
+    t->from_device_s = run_s > last * 1e-3 ? run_s - last * 1e-3 : 0;
+}
+
+/* Runs plan `pl` of shape `sh` in context `ctx` on device buffer `buf`
+   (allocated on ctx->compute[0]): the caller's canonical a, b, c with
+   leading dimensions ld[], direct[i] when operand i is copied straight,
+   `threads` copy threads (in_caller: the calling thread copies), staged
+   pieces of at most z bytes. Fills *t (when not NULL) with the run's
+   to_device_s, compute_s, from_device_s. */
+template <class Dev, typename T, typename TC, typename S>
+static gemm_status gemm__cuda_pipeline(const char *fn, gemm__cuda_context<Dev> *ctx, const gemm__cuda_shape *sh,
+                                       const gemm__cuda_plan *pl, const gemm__cuda_operands<T, TC, S> &x,
+                                       const int64_t ld[3], const bool direct[3], const gemm_cuda_options *opt,
+                                       int threads, size_t z, bool in_caller, char *buf, gemm_timing *t)
+{
+    gemm__cuda_pipe<Dev, T, TC, S> q;
+    double t0 = gemm__cuda_now();
+    int i;
+    q.fn = fn;
+    q.sh = sh;
+    q.pl = pl;
+    q.x = &x;
+    q.opt = opt;
+    q.ctx = ctx;
+    q.buf = buf;
+    q.host[0] = (char *)x.a;
+    q.host[1] = (char *)x.b;
+    q.host[2] = (char *)x.c;
+    for (i = 0; i < 3; i++) {
+        q.ld[i] = ld[i];
+        q.direct[i] = direct[i];
+    }
+    q.in_caller = in_caller;
+    q.timed = t != NULL;
+    q.z = z;
+    q.s_in = q.s_out = 0;
+    q.fill_next = q.dma_next = q.out_seq = 0;
+    q.last_on[0] = q.last_on[1] = -1;
+    q.multiplies = q.stores = q.stores_recorded = 0;
+    q.err = cudaSuccess;
+    q.what = "";
+    q.status = GEMM_OK;
+    try { /* whatever happens, the drain below runs: copy threads hold pointers into q */
+        if (gemm__cuda_pipe_setup<Dev>(&q, threads)) {
+            t0 = gemm__cuda_now();
+            gemm__cuda_pipe_steps<Dev>(&q);
+        }
+    } catch (const std::exception &) {
+        q.err = cudaErrorMemoryAllocation;
+        q.what = "the pipeline's bookkeeping (host memory, or a copy thread that could not start)";
+    }
+    gemm__cuda_pipe_drain<Dev>(&q);
+    if (q.status != GEMM_OK) return q.status;
+    if (q.err != cudaSuccess) return gemm__cuda_fail(fn, q.what, q.err);
+    if (t) gemm__cuda_pipe_times<Dev>(&q, gemm__cuda_now() - t0, t);
     return GEMM_OK;
+}
+/* <<cuda pipeline */
+/* >>cuda host: src/cuda/host.cuh */
+/* The host-pointer path (the _host calls): which memory can be copied
+   straight, the zero-copy path of tiny problems, the plan within the
+   device memory the call may take, the pipeline, the timing. */
+
+/* Problems whose operands (bytes) are at most this small run zero-copy:
+   the kernel reads A and B from page-locked memory over the bus, and no
+   copy-engine transfer is issued. MAPPED asks for it up to the larger
+   size; the default takes it only where the copies' launch latency would
+   dominate. Above them every mode takes the pipeline. */
+#define GEMM__CUDA_ZERO_COPY_DEFAULT ((size_t)96 << 10)
+#define GEMM__CUDA_ZERO_COPY_MAPPED ((size_t)1 << 20)
+/* Staged bytes up to which the calling thread copies alone (waking copy
+   threads would cost more than the copies). */
+#define GEMM__CUDA_IN_CALLER ((size_t)1 << 20)
+
+#ifdef GEMM__TEST_HOOKS
+/* Tests: how this thread's last host call ran: [0] 0 for zero-copy, else
+   its plan's order; [1] its direct operands as bits (1 a, 2 b, 4 c). */
+static GEMM__THREAD_LOCAL int gemm__cuda_host_last[2];
+#define GEMM__CUDA_HOST_NOTE(order, direct) (gemm__cuda_host_last[0] = (order), gemm__cuda_host_last[1] = (direct))
+#else
+#define GEMM__CUDA_HOST_NOTE(order, direct) ((void)0)
+#endif
+
+/* How each operand can be reached: direct[i] when the copy engine can use
+   the caller's memory as it is (page-locked host memory from cudaHostAlloc
+   or cudaHostRegister, device or managed memory); mapped[i] is then the
+   address a kernel may dereference (NULL if none). */
+typedef struct gemm__cuda_reach {
+    bool direct[3];
+    const void *mapped[3];
+} gemm__cuda_reach;
+
+static void gemm__cuda_reach_of(const void *const ptr[3], gemm__cuda_reach *r)
+{
+    int i;
+    for (i = 0; i < 3; i++) {
+        cudaPointerAttributes at;
+        r->direct[i] = false;
+        r->mapped[i] = NULL;
+        if (!ptr[i]) continue;
+        if (cudaPointerGetAttributes(&at, ptr[i]) != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        r->direct[i] = at.type != cudaMemoryTypeUnregistered;
+        r->mapped[i] = r->direct[i] ? at.devicePointer : NULL;
+    }
+}
+
+/* Device memory a call may take: what is free (and idle in the scratch
+   pool) less a margin for the kernels and other users, or
+   options.max_device_bytes when that is less (*capped). */
+static gemm_status gemm__cuda_host_budget(const char *fn, int dev, const gemm_cuda_options *opt, size_t *budget,
+                                          bool *capped)
+{
+    size_t free_b = 0, total = 0, margin;
+    cudaMemPool_t pool;
+    GEMM__CUDA_TRY(fn, cudaMemGetInfo(&free_b, &total));
+    if (gemm__cuda_scratch_pool(fn, dev, false, &pool) == GEMM_OK && pool) {
+        uint64_t reserved = 0, used = 0;
+        if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+            cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used)
+            free_b += (size_t)(reserved - used);
+    }
+    margin = free_b / 16 > ((size_t)256 << 20) ? free_b / 16 : ((size_t)256 << 20);
+    *budget = free_b > margin ? free_b - margin : 0;
+    *capped = opt->max_device_bytes > 0 && opt->max_device_bytes < *budget;
+    if (*capped) *budget = opt->max_device_bytes;
+    return GEMM_OK;
+}
+
+/* The zero-copy path: operands the kernel cannot reach are copied whole
+   into mapped staging chunks, the device path reads them over the bus,
+   C's window comes back. Returns GEMM_ERR_UNAVAILABLE (no detail) when
+   the chunks are not there: the caller takes the pipeline then. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_zero_copy(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                        const gemm_cuda_options *opt, gemm__cuda_context<gemm__cuda_real> *ctx,
+                                        const gemm__cuda_reach *r, gemm_timing *t)
+{
+    size_t na = (size_t)p->a_extent * sizeof(T), nb = (size_t)p->b_extent * sizeof(T);
+    gemm__cuda_operands<T, TC, S> y = x;
+    cudaStream_t s = ctx->compute[0];
+    double t0 = gemm__cuda_now(), t1;
+    float ms = 0;
+    gemm_status st;
+    if (gemm__cuda_context_chunks(ctx, 3) < 3 || gemm__cuda_context_events(ctx, 2) != cudaSuccess) return GEMM_ERR_UNAVAILABLE;
+    if (p->work == GEMM__WORK_FULL) {
+        y.a = r->mapped[0] ? (const T *)r->mapped[0] : (const T *)memcpy(ctx->chunks[0], x.a, na);
+        y.b = r->mapped[1] ? (const T *)r->mapped[1] : (const T *)memcpy(ctx->chunks[1], x.b, nb);
+    }
+    y.c = r->mapped[2] ? (TC *)r->mapped[2] : (TC *)ctx->chunks[2];
+    if (!r->mapped[2] && x.beta != S(0))
+        for (int64_t j = 0; j < p->n; j++) memcpy(y.c + j * p->ldc, x.c + j * p->ldc, (size_t)p->m * sizeof(TC));
+    t1 = gemm__cuda_now();
+    GEMM__CUDA_TRY(fn, cudaEventRecord(ctx->events[0], s));
+    if ((st = gemm__cuda_run(fn, p, y, opt, s)) != GEMM_OK) {
+        cudaStreamSynchronize(s);
+        return st;
+    }
+    GEMM__CUDA_TRY(fn, cudaEventRecord(ctx->events[1], s));
+    GEMM__CUDA_TRY(fn, cudaStreamSynchronize(s));
+    GEMM__CUDA_TRY(fn, cudaEventElapsedTime(&ms, ctx->events[0], ctx->events[1]));
+    if (t) {
+        t->to_device_s = t1 - t0;
+        t->compute_s = ms * 1e-3;
+        t1 = gemm__cuda_now();
+    }
+    if (!r->mapped[2])
+        for (int64_t j = 0; j < p->n; j++) memcpy(x.c + j * p->ldc, y.c + j * p->ldc, (size_t)p->m * sizeof(TC));
+    if (t) t->from_device_s = gemm__cuda_now() - t1;
+    return GEMM_OK;
+}
+
+/* The plan's inputs for a call: sizes, element bytes, the tile (panels of
+   about an eighth of the larger side, 256 to 2048), and the most bytes a
+   piece of C may have (half the store chunks' worth, so stores never
+   wait for a chunk a piece before them holds). */
+template <typename T, typename TC, typename S>
+static void gemm__cuda_host_shape(const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                  const gemm_cuda_options *opt, const gemm__cuda_reach *r, int threads, size_t z,
+                                  gemm__cuda_shape *sh)
+{
+    int64_t big = p->m > p->n ? p->m : p->n, t = gemm__cuda_cdiv(gemm__cuda_cdiv(big, 8), 128) * 128;
+    sh->m = p->m;
+    sh->n = p->n;
+    sh->k = p->k;
+    sh->trans[0] = p->a_trans;
+    sh->trans[1] = p->b_trans;
+    sh->trans[2] = 0;
+    sh->elem[0] = sh->elem[1] = sizeof(T);
+    sh->elem[2] = sizeof(TC);
+    sh->reads_ab = p->work == GEMM__WORK_FULL;
+    sh->loads_c = x.beta != S(0);
+    sh->tc = gemm__cuda_is_tc<T>(opt);
+    sh->tile = GEMM__HOOK(cuda_host_tile, t < 256 ? 256 : t > 2048 ? 2048 : t);
+    sh->piece_bytes = r->direct[2] ? (size_t)64 << 20 : (size_t)(threads + 2) / 2 * z;
+}
+
+/* Bytes the copy threads move for a call (the staged operands). */
+static size_t gemm__cuda_staged_bytes(const gemm__problem *p, const gemm__cuda_reach *r, size_t ea, size_t ec, bool loads_c)
+{
+    size_t bytes = 0;
+    if (p->work == GEMM__WORK_FULL) {
+        if (!r->direct[0]) bytes += (size_t)p->m * (size_t)p->k * ea;
+        if (!r->direct[1]) bytes += (size_t)p->k * (size_t)p->n * ea;
+    }
+    if (!r->direct[2]) bytes += (size_t)p->m * (size_t)p->n * ec * (loads_c ? 2 : 1);
+    return bytes;
+}
+
+/* A plan that fits, and its device buffer: when the allocation fails, the
+   pool's idle memory goes back and a plan for 3/4 of the budget is tried,
+   three times. A call no plan fits is refused before anything moves. */
+static gemm_status gemm__cuda_host_plan(const char *fn, gemm__cuda_context<gemm__cuda_real> *ctx, const gemm__cuda_shape *sh,
+                                        const gemm_cuda_options *opt, gemm__cuda_plan *pl, char **buf)
+{
+    size_t budget = 0;
+    bool capped = false;
+    int attempt;
+    gemm_status s = gemm__cuda_host_budget(fn, ctx->dev, opt, &budget, &capped);
+    for (attempt = 0; s == GEMM_OK; attempt++) {
+        if (!gemm__cuda_plan_make(pl, sh, budget))
+            return capped ? gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.max_device_bytes = %zu is too small for this "
+                                       "call (tiles of %d need more)", fn, opt->max_device_bytes, GEMM__CUDA_MIN_TILE)
+                          : gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: %zu bytes of device memory are free: too few for "
+                                       "tiles of %d", fn, budget, GEMM__CUDA_MIN_TILE);
+        s = gemm__cuda_real::device_alloc(fn, (void **)buf, pl->bytes, ctx->dev, ctx->compute[0]);
+        if (s != GEMM_ERR_OUT_OF_MEMORY || attempt == 3) return s;
+        cudaStreamSynchronize(ctx->compute[0]);
+        gemm__cuda_real::device_trim(ctx->dev);
+        budget = pl->bytes / 4 * 3;
+    }
+    return s;
+}
+
+/* A call in a context: zero-copy when tiny, else plan and pipeline. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                      const gemm_cuda_options *opt, gemm__cuda_context<gemm__cuda_real> *ctx,
+                                      gemm_timing *t)
+{
+    const void *ptr[3] = {x.a, x.b, x.c};
+    gemm__cuda_reach r;
+    gemm__cuda_shape sh;
+    gemm__cuda_plan pl;
+    char *buf = NULL;
+    int threads = gemm__cuda_copy_threads(opt);
+    int64_t ld[3] = {p->lda, p->ldb, p->ldc};
+    size_t operands, staged, z;
+    gemm_status s;
+    gemm__cuda_reach_of(ptr, &r);
+    GEMM__CUDA_HOST_NOTE(0, (r.direct[0] ? 1 : 0) | (r.direct[1] ? 2 : 0) | (r.direct[2] ? 4 : 0));
+    operands = ((size_t)p->a_extent + (size_t)p->b_extent) * sizeof(T) + (size_t)p->c_extent * sizeof(TC);
+    if (operands <= (opt->mode == GEMM_CUDA_MAPPED ? GEMM__CUDA_ZERO_COPY_MAPPED : GEMM__CUDA_ZERO_COPY_DEFAULT) &&
+        (s = gemm__cuda_zero_copy(fn, p, x, opt, ctx, &r, t)) != GEMM_ERR_UNAVAILABLE)
+        return s;
+    staged = gemm__cuda_staged_bytes(p, &r, sizeof(T), sizeof(TC), x.beta != S(0));
+    z = staged / (size_t)(4 * threads);
+    z = z < ((size_t)256 << 10) ? (size_t)256 << 10 : z > GEMM__CUDA_CHUNK ? GEMM__CUDA_CHUNK : z;
+    z = GEMM__HOOK(cuda_host_chunk_bytes, z);
+    if (z > GEMM__CUDA_CHUNK) z = GEMM__CUDA_CHUNK;
+    gemm__cuda_host_shape(p, x, opt, &r, threads, z, &sh);
+    if ((s = gemm__cuda_host_plan(fn, ctx, &sh, opt, &pl, &buf)) != GEMM_OK) return s;
+    GEMM__CUDA_HOST_NOTE(pl.order, (r.direct[0] ? 1 : 0) | (r.direct[1] ? 2 : 0) | (r.direct[2] ? 4 : 0));
+    s = gemm__cuda_pipeline<gemm__cuda_real>(fn, ctx, &sh, &pl, x, ld, r.direct, opt, threads, z,
+                                             staged <= GEMM__CUDA_IN_CALLER, buf, t);
+    gemm__cuda_real::device_free(buf, ctx->compute[0]);
+    return s;
+}
+
+/* The host path's internal entry, on the current device: canonical problem
+   p (gemm__prepare's), its operands (a, b after the row-major swap), the
+   options (mode, max_device_bytes, host_threads; kernel, math, split_k,
+   variant for the multiplies), *t filled when not NULL (setup_s and
+   total_s left to the caller). Another host-data path (the MPI backend's
+   root-held matrices, say) calls it as gemm__cuda_host does. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_host_run(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                       const gemm_cuda_options *opt, gemm_timing *t)
+{
+    gemm__cuda_context<gemm__cuda_real> *ctx;
+    cudaError_t e = cudaSuccess;
+    gemm_status s;
+    int dev;
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
+    if ((ctx = gemm__cuda_context_take(dev, &e)) == NULL) return gemm__cuda_fail(fn, "cudaStreamCreateWithFlags", e);
+    try {
+        s = gemm__cuda_host_in(fn, p, x, opt, ctx, t);
+    } catch (const std::bad_alloc &) {
+        s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: out of host memory for the host path's bookkeeping", fn);
+    } catch (const std::exception &ex) {
+        s = gemm__fail(GEMM_ERR_DEVICE, "%s: the host path's copy threads: %s", fn, ex.what());
+    }
+    gemm__cuda_context_give(ctx);
+    if (opt->max_device_bytes > 0) { /* the cap also bounds what the pool keeps */
+        cudaMemPool_t pool;
+        if (gemm__cuda_scratch_pool(fn, dev, false, &pool) == GEMM_OK && pool) cudaMemPoolTrimTo(pool, opt->max_device_bytes);
+    }
+    return s;
 }
 
 /* Makes options.device current; *old is the device to restore after. */
@@ -3732,40 +5267,25 @@ static gemm_status gemm__cuda_host_device(const char *fn, int device, int *old)
 }
 
 /* A host-pointer call with work to do. The timing is written only when
-   the call succeeds (the entry point zeroed it). */
+   the call succeeds (the entry point zeroed it); its parts add up to
+   total_s, setup_s being the rest. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                    const gemm_cuda_options *opt)
 {
-    gemm__cuda_host_call<T, TC> h = {};
     gemm_timing t = {};
-    double t0 = gemm__cuda_now(), t1;
+    double t0 = gemm__cuda_now(), rest;
     int old = -1;
-    cudaError_t e;
     gemm_status s = gemm__cuda_host_device(fn, opt->device, &old);
     if (s != GEMM_OK) return s;
-    h.p = p;
-    h.mode = opt->mode;
-    h.full = p->work == GEMM__WORK_FULL;
-    h.read_c = x.beta != S(0);
-    h.what = "";
-    if ((e = gemm__cuda_host_alloc(&h)) == cudaSuccess) {
-        t1 = gemm__cuda_now();
-        t.setup_s = t1 - t0;
-        e = gemm__cuda_host_in(&h, x.a, x.b, x.c);
-        t.to_device_s = gemm__cuda_now() - t1;
-    }
-    if (e == cudaSuccess) s = gemm__cuda_host_compute(fn, &h, x.alpha, x.beta, opt, &t.compute_s);
-    if (e == cudaSuccess && s == GEMM_OK) {
-        t1 = gemm__cuda_now();
-        e = gemm__cuda_host_out(&h, x.c);
-        t.from_device_s = gemm__cuda_now() - t1;
-    }
-    if (e != cudaSuccess) s = gemm__cuda_fail(fn, h.what, e);
-    gemm__cuda_host_free(&h);
+    s = gemm__cuda_host_run(fn, p, x, opt, opt->timing ? &t : NULL);
     cudaSetDevice(old);
-    t.total_s = gemm__cuda_now() - t0;
-    if (s == GEMM_OK && opt->timing) *opt->timing = t;
+    if (s == GEMM_OK && opt->timing) {
+        t.total_s = gemm__cuda_now() - t0;
+        rest = t.total_s - t.to_device_s - t.compute_s - t.from_device_s;
+        t.setup_s = rest > 0 ? rest : 0;
+        *opt->timing = t;
+    }
     return s;
 }
 /* <<cuda host */
@@ -3910,6 +5430,7 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
     gemm_status s;
     gemm__clear_error();
     GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if (dev >= 0 && dev < 64) gemm__cuda_context_release_idle(dev); /* the host path's staging, threads, streams */
     if ((s = gemm__cuda_scratch_pool(fn, dev, false, &pool)) != GEMM_OK || !pool) return s;
     GEMM__CUDA_TRY(fn, cudaDeviceSynchronize());
     GEMM__CUDA_TRY(fn, cudaMemPoolTrimTo(pool, 0));

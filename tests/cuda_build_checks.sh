@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/cuda_build_checks.sh - `make test-cuda-build`: what CI (nvcc, no GPU)
 # can check of the CUDA backend: the tests, the benchmark and the example
-# compile warning-free for sm_80, sm_90a and compute_90, a second
+# compile warning-free for sm_80, sm_90a and compute_90, the host path's
+# plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
 # links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
 # model of issue 13's index maps (bench/research/exact/model.cu: the shipped
@@ -31,12 +32,15 @@ wait
 build bench_cuda $NVCC $FLAGS bench/bench_cuda.cu -o "$out/bench_cuda" -lcublas
 build exact_model sh -c "$NVCC -std=c++17 -O1 bench/research/exact/model.cu -o $out/exact_model && ./$out/exact_model | tail -n 3"
 wait
+build test_cuda_host $NVCC $FLAGS tests/test_cuda_host.cu -o "$out/test_cuda_host"
+build bench_cuda_host $NVCC $FLAGS bench/bench_cuda_host.cu -o "$out/bench_cuda_host" -lcublas
+wait
 build cuda_basic $NVCC $FLAGS examples/cuda_basic.cu -o "$out/cuda_basic"
 build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda.cuh\"\n' >$out/impl.cu &&
 printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
 $NVCC $FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 wait
-for name in test_cuda test_cuda_tc bench_cuda exact_model cuda_basic two_units; do
+for name in test_cuda test_cuda_tc bench_cuda exact_model test_cuda_host bench_cuda_host cuda_basic two_units; do
     rc=$(cat "$out/$name.rc")
     # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too
     if [ "$rc" = 0 ] && ! grep -qi warning "$out/$name.log"; then
@@ -45,4 +49,10 @@ for name in test_cuda test_cuda_tc bench_cuda exact_model cuda_basic two_units; 
         failed=$((failed + 1)); echo "FAIL nvcc: $name"; sed 's/^/     /' "$out/$name.log" | head -30
     fi
 done
+# The host path's plans and its pipeline on a CPU stand-in need no GPU.
+if [ "$(cat "$out/test_cuda_host.rc")" = 0 ]; then
+    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU" "$out/test_cuda_host" --plans
+else
+    failed=$((failed + 1)); echo "FAIL test_cuda_host --plans: it did not build"
+fi
 summary

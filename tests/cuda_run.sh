@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/cuda_run.sh BINARY... - `make test-cuda` on a GPU machine: each test
+# tests/cuda_run.sh BINARY... - `make test-cuda` on a GPU machine (the
+# Makefile lists build/test_cuda, build/test_cuda_tc, build/test_cuda_host): each test
 # program in full, then each with GEMM_CUDA_TEST_SMALL=1 under
 # compute-sanitizer memcheck and racecheck. Logs: build/NAME.full.log,
 # build/NAME.memcheck.log, build/NAME.racecheck.log. Prints each run's tail

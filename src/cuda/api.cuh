@@ -138,6 +138,7 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
     gemm_status s;
     gemm__clear_error();
     GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if (dev >= 0 && dev < 64) gemm__cuda_context_release_idle(dev); /* the host path's staging, threads, streams */
     if ((s = gemm__cuda_scratch_pool(fn, dev, false, &pool)) != GEMM_OK || !pool) return s;
     GEMM__CUDA_TRY(fn, cudaDeviceSynchronize());
     GEMM__CUDA_TRY(fn, cudaMemPoolTrimTo(pool, 0));

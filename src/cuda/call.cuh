@@ -68,6 +68,8 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
     if ((unsigned)o->mode > GEMM_CUDA_MAPPED)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.mode = %d is not a gemm_cuda_mode", fn, (int)o->mode);
     if (o->device < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d is negative", fn, o->device);
+    if (o->host_threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.host_threads = %d is negative", fn, o->host_threads);
     return GEMM_OK;
 }
 
