@@ -795,8 +795,7 @@ static void test_tensor_cores_host(void)
             uint64_t st = 11 + (uint64_t)si;
             gemm_cuda_options o;
             gemm_status s;
-            memset(&o, 0, sizeof o);
-            o.max_device_bytes = 150000;
+            memset(&o, 0, sizeof o); /* no cap: the tensor-core modes reserve tens of MB for their copies and sums */
             for (i = 0; i < m * k; i++) hA[i] = __float2half(A[i] = exact_value(&st));
             for (i = 0; i < k * n; i++) hB[i] = __float2half(B[i] = exact_value(&st));
             for (i = 0; i < m * n; i++) C[i] = exact_value(&st);
@@ -818,7 +817,7 @@ static void test_tensor_cores_host(void)
                     for (p = 0; p < k; p++) sum += (double)A[i * k + p] * (double)B[j * k + p];
                     if (!(fabs(C[i * n + j] - sum) <= err)) err = fabs(C[i * n + j] - sum);
                 }
-            battery_check(s == GEMM_OK && err == 0, "cuda host %s m=%lld n=%lld k=%lld in tiles of 32 under a 150 KB cap: "
+            battery_check(s == GEMM_OK && err == 0, "cuda host %s m=%lld n=%lld k=%lld in tiles of 32: "
                           "exact inputs give the exact result (err %.3g, status %d %s)", kind ? "tf32" : "fp16",
                           (long long)m, (long long)n, (long long)k, err, (int)s, s ? gemm_last_error_detail() : "");
             free(A); free(B); free(C); free(hA); free(hB);
@@ -827,31 +826,37 @@ static void test_tensor_cores_host(void)
 
 static void test_refusals(void)
 {
-    float A[64], B[64], C[64], before[64];
+    enum { N = 128 }; /* operands of 192 KB: past the zero-copy size, so the cap applies */
+    float *A = (float *)malloc(sizeof(float) * N * N * 4), *B = A + N * N, *C = B + N * N, *before = C + N * N;
     gemm_cuda_options o;
     gemm_status s;
     int i;
-    for (i = 0; i < 64; i++) A[i] = B[i] = C[i] = before[i] = (float)i;
+    if (!A) { fprintf(stderr, "test_cuda_host: out of memory\n"); exit(2); }
+    for (i = 0; i < N * N; i++) A[i] = B[i] = C[i] = before[i] = (float)(i % 7);
     memset(&o, 0, sizeof o);
-    o.max_device_bytes = 600; /* a 60-element problem cannot be tiled in 600 bytes at tiles of 32 */
-    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, A, 8, B, 8, 0, C, 8, &o);
+    o.max_device_bytes = 600; /* no tile of 32 fits in 600 bytes */
+    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "max_device_bytes") &&
-                      !memcmp(C, before, sizeof C),
+                      !memcmp(C, before, sizeof(float) * N * N),
                   "cuda host: a cap too small for any tile is refused, C unchanged: %d \"%s\"", (int)s, gemm_last_error_detail());
     memset(&o, 0, sizeof o);
     o.host_threads = -1;
     s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, A, 8, B, 8, 0, C, 8, &o);
-    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "host_threads") && !memcmp(C, before, sizeof C),
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "host_threads") &&
+                      !memcmp(C, before, sizeof(float) * N * N),
                   "cuda host: options.host_threads < 0 is refused, C unchanged");
     memset(&o, 0, sizeof o);
     o.mode = (gemm_cuda_mode)7;
     s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, A, 8, B, 8, 0, C, 8, &o);
-    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.mode") && !memcmp(C, before, sizeof C),
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options.mode") &&
+                      !memcmp(C, before, sizeof(float) * N * N),
                   "cuda host: an unknown mode is refused, C unchanged");
     memset(&o, 0, sizeof o);
     o.device = 999;
     s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, A, 8, B, 8, 0, C, 8, &o);
-    battery_check(s == GEMM_ERR_INVALID_ARG && !memcmp(C, before, sizeof C), "cuda host: a device past the last is refused");
+    battery_check(s == GEMM_ERR_INVALID_ARG && !memcmp(C, before, sizeof(float) * N * N),
+                  "cuda host: a device past the last is refused");
+    free(A);
 }
 
 /* The timing: every part >= 0, the kernels' part > 0, parts adding up to total_s. */
