@@ -97,9 +97,9 @@
 /* >>core api: src/core/api.h */
 /* The version of these headers; every header of one release carries the same. */
 #define GEMM_VERSION_MAJOR 0
-#define GEMM_VERSION_MINOR 3
+#define GEMM_VERSION_MINOR 4
 #define GEMM_VERSION_PATCH 0
-#define GEMM_VERSION_STRING "0.3.0"
+#define GEMM_VERSION_STRING "0.4.0"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__UNUSED __attribute__((unused))
@@ -1023,6 +1023,22 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
 
 /*
    Revision history
+       0.4  CPU: batched and strided-batched calls (gemm_?gemm_batched,
+            gemm_?gemm_strided_batched; each member bitwise the single
+            call's), a direct path for tiny products, blocks sized from the
+            CPU's caches, threads from the affinity mask; gemm_cblas.h
+            (cblas_?gemm and cblas_?gemm_batch names under GEMM_CBLAS).
+            CUDA: new exact kernels (warp-tiled SIMT fp32, TMA DMMA fp64)
+            chosen per call from the shape and the device; the
+            fp32-accurate mode (GEMM_CUDA_MATH_FP32_ACCURATE, 3xTF32); the
+            host path pipelined through page-locked staging with copy
+            threads, out of core under options.max_device_bytes
+            (options.host_threads; gemm_cuda_release_scratch hands the
+            contexts back). OpenCL: overflow-safe buffer checks, checked
+            cache entries, bounded tuning files, the last tuning line wins.
+            MPI: plans (gemm_mpi_plan_create / _plan / _plan_dist /
+            _plan_destroy), root-held data streamed in k-slabs
+            (options.slabs). A CMake target and a pkg-config file.
        0.3  breaking: one shape for every call: the backend's handle first
             (CUDA stream, OpenCL context, MPI communicator), then
             cblas_?gemm's arguments, then one options pointer (NULL or zero
