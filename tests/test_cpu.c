@@ -614,6 +614,7 @@ int main(int argc, char **argv)
     else if (no_exit_test) printf("(--no-exit-test: exit() under load is tested by the native run, make test-cpu)\n");
 #endif
     (void)no_fork;
+    (void)no_exit_test;
     for (i = 0; i < nkernels; i++) {
         use_kernel(kernels[i]);
         printf("== kernel %s\n", kernels[i]);
