@@ -270,7 +270,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl gpu-bin-cl
+.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl gpu-bin-cl
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -296,6 +296,14 @@ bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv
 	./$(B)/bench_cl --csv bench/results_cl.csv $(BENCH_ARGS)
 
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
+
+bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; bench/results_cl_batch.csv
+	@sh tests/deps.sh opencl
+	@$(MAKE) --no-print-directory -B $(B)/bench_cl_batch
+	./$(B)/bench_cl_batch --csv bench/results_cl_batch.csv $(BENCH_ARGS)
+
+$(B)/bench_cl_batch: bench/bench_cl_batch.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
 # Searches the parameter space on the device and writes the winners to
