@@ -270,7 +270,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl gpu-bin-cl
+.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl gpu-bin-cl gpu-bin-cl-batch
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -319,6 +319,9 @@ $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 
 gpu-bin-cl: ## build bench/gpu/opencl.sh's binaries (and CLBlast from .peers/deb) into .gpu/cl
 	bash bench/gpu/opencl.sh build
+
+gpu-bin-cl-batch: ## build bench/gpu/opencl_batch.sh's binaries (and CLBlast from .peers/deb) into .gpu/cl
+	bash bench/gpu/opencl_batch.sh build
 
 # ---- mpi
 # gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 8, 9 (tests/test_mpi.sh
