@@ -270,7 +270,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl gpu-bin-cl gpu-bin-cl-batch
+.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl example-cl-batch gpu-bin-cl gpu-bin-cl-batch
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -288,6 +288,12 @@ example-cl: $(B)/opencl_basic ## the OpenCL example: prints the device and kerne
 	./$(B)/opencl_basic
 
 $(B)/opencl_basic: examples/opencl_basic.c $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
+example-cl-batch: $(B)/opencl_batched ## the OpenCL batch example: 10,000 products of 16^3, both forms, timed
+	./$(B)/opencl_batched
+
+$(B)/opencl_batched: examples/opencl_batched.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
 bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv

@@ -59,6 +59,9 @@ if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan
     else
         skipped=$((skipped + 1)); echo "SKIPPED g++ not installed"
     fi
+    check "examples/opencl_batched.c builds warning-free and runs (both batch forms, checked)" sh -c \
+        "gcc -std=c99 -O2 $WARN examples/opencl_batched.c -o $out/opencl_batched -lOpenCL -lm -lpthread && \
+         $out/opencl_batched 16 2000"
     # the tuner writes where the user says, never silently into the repository
     check "make tune-cl writes build/, not the tracked tuning/gemm_cl.txt" sh -c \
         "${MAKE:-make} --no-print-directory -n tune-cl | grep -- '--output build/' && \
