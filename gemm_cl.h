@@ -194,7 +194,9 @@ GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gem
    batches (gemm_cpu.h): a count of 0 does nothing; every member is checked
    (inside its buffer, as the single call checks) before anything is
    enqueued, and a refusal names the member at fault and writes nothing; no
-   two members may write one element of C.
+   two members may write one element of C. Each member is the single call's
+   result, bit for bit where both take the same kernel (a batch may take
+   the tiled kernel where its member alone would take the direct one).
    Strided: member i's A, B, C start at offa + i*stride_a, offb + i*stride_b,
    offc + i*stride_c elements of A, B, C (like CLBlast's GemmStridedBatched);
    a stride of 0 shares A or B among all members. */
