@@ -270,7 +270,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl tune-cl example-cl gpu-bin-cl
+.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl example-cl-batch gpu-bin-cl gpu-bin-cl-batch
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -278,10 +278,10 @@ test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 test-cl-asan: ## the OpenCL tests under the sanitizers
 	sh tests/test_cl.sh asan
 
-$(B)/test_cl_asan $(B)/test_cl_safety_asan: $(B)/%_asan: tests/%.c tests/battery.h $(CL_HEADERS) | $(B)
+$(B)/test_cl_asan $(B)/test_cl_safety_asan $(B)/test_cl_batch_asan: $(B)/%_asan: tests/%.c tests/battery.h tests/battery_batch.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
 
-$(B)/test_cl $(B)/test_cl_safety: $(B)/%: tests/%.c tests/battery.h $(CL_HEADERS) | $(B)
+$(B)/test_cl $(B)/test_cl_safety $(B)/test_cl_batch: $(B)/%: tests/%.c tests/battery.h tests/battery_batch.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
 example-cl: $(B)/opencl_basic ## the OpenCL example: prints the device and kernel
@@ -290,12 +290,26 @@ example-cl: $(B)/opencl_basic ## the OpenCL example: prints the device and kerne
 $(B)/opencl_basic: examples/opencl_basic.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
+example-cl-batch: $(B)/opencl_batched ## the OpenCL batch example: 10,000 products of 16^3, both forms, timed
+	./$(B)/opencl_batched
+
+$(B)/opencl_batched: examples/opencl_batched.c $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
+
 bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv
 	@sh tests/deps.sh opencl
 	@$(MAKE) --no-print-directory -B $(B)/bench_cl
 	./$(B)/bench_cl --csv bench/results_cl.csv $(BENCH_ARGS)
 
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
+
+bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; bench/results_cl_batch.csv
+	@sh tests/deps.sh opencl
+	@$(MAKE) --no-print-directory -B $(B)/bench_cl_batch
+	./$(B)/bench_cl_batch --csv bench/results_cl_batch.csv $(BENCH_ARGS)
+
+$(B)/bench_cl_batch: bench/bench_cl_batch.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
 # Searches the parameter space on the device and writes the winners to
@@ -311,6 +325,9 @@ $(B)/tune_cl: bench/tune_cl.c $(CL_HEADERS) | $(B)
 
 gpu-bin-cl: ## build bench/gpu/opencl.sh's binaries (and CLBlast from .peers/deb) into .gpu/cl
 	bash bench/gpu/opencl.sh build
+
+gpu-bin-cl-batch: ## build bench/gpu/opencl_batch.sh's binaries (and CLBlast from .peers/deb) into .gpu/cl
+	bash bench/gpu/opencl_batch.sh build
 
 # ---- mpi
 # gemm_mpi.h: the battery under mpirun at P = 1, 2, 3, 4, 6, 8, 9 (tests/test_mpi.sh

@@ -184,6 +184,49 @@ GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gem
                                    cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
                                    double beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options);
 
+/* Batches on buffers: batch_count products C_i = alpha*op(A_i)*op(B_i) +
+   beta*C_i sharing every argument but where their matrices are, in one
+   enqueue of each kernel (the member index is the NDRange's third
+   dimension; more than 65,535 members, or packed operands over 256 MiB,
+   take a few). Arguments as gemm_cl_sgemm's with each matrix's batch
+   argument after its leading dimension, then the count, then the options
+   (wait list, event: the batch's last command). Semantics as the CPU's
+   batches (gemm_cpu.h): a count of 0 does nothing; every member is checked
+   (inside its buffer, as the single call checks) before anything is
+   enqueued, and a refusal names the member at fault and writes nothing; no
+   two members may write one element of C. Each member is the single call's
+   result, bit for bit where both take the same kernel (a batch may take
+   the tiled kernel where its member alone would take the direct one).
+   Strided: member i's A, B, C start at offa + i*stride_a, offb + i*stride_b,
+   offc + i*stride_c elements of A, B, C (like CLBlast's GemmStridedBatched);
+   a stride of 0 shares A or B among all members. */
+GEMM_DEF gemm_status gemm_cl_sgemm_strided_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                                   cl_mem A, size_t offa, int64_t lda, int64_t stride_a,
+                                                   cl_mem B, size_t offb, int64_t ldb, int64_t stride_b, float beta,
+                                                   cl_mem C, size_t offc, int64_t ldc, int64_t stride_c,
+                                                   int64_t batch_count, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_dgemm_strided_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                                   cl_mem A, size_t offa, int64_t lda, int64_t stride_a,
+                                                   cl_mem B, size_t offb, int64_t ldb, int64_t stride_b, double beta,
+                                                   cl_mem C, size_t offc, int64_t ldc, int64_t stride_c,
+                                                   int64_t batch_count, const gemm_cl_options *options);
+/* Offset arrays: member i's A, B, C start at element offa[i], offb[i],
+   offc[i] of the one buffer A, B, C (host arrays of batch_count offsets,
+   read during the call). CLBlast's GemmBatched also takes an alpha and a
+   beta per member; these take one of each, as the CPU and CUDA batches. */
+GEMM_DEF gemm_status gemm_cl_sgemm_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                           cl_mem A, const size_t offa[], int64_t lda, cl_mem B, const size_t offb[],
+                                           int64_t ldb, float beta, cl_mem C, const size_t offc[], int64_t ldc,
+                                           int64_t batch_count, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_dgemm_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                           cl_mem A, const size_t offa[], int64_t lda, cl_mem B, const size_t offb[],
+                                           int64_t ldb, double beta, cl_mem C, const size_t offc[], int64_t ldc,
+                                           int64_t batch_count, const gemm_cl_options *options);
+
 /* Host pointers: copies in, multiplies, copies back, blocks (options: timing). */
 GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
@@ -394,18 +437,31 @@ static const char *const gemm__cl_source[] = {
     "#define B_SPACE __global\n"
     "#endif\n"
     "\n"
-    "/* Copies op(X), R x K with element (r, p) at X[offx + r*rs + p*ps], into\n"
-    "   the packed, zero-padded Rp x Kp form the tiled kernel reads: element\n"
-    "   (r, p) at P[p*Rp + r] (PACK 0) or, panel by panel of `tile` rows,\n"
-    "   P[(r/tile)*Kp*tile + p*tile + r%tile] (PACK 1). One kernel serves A and B,\n"
-    "   every layout and transpose: they are only strides. */\n"
+    "/* Batches: the third NDRange dimension runs over the members (a single\n"
+    "   call is a batch of one), z = get_global_id(2), member first + z. Member b\n"
+    "   of an operand starts at off + b*stride elements, or at off + list[b] when\n"
+    "   the host passes a list of offsets (pointer-array batches). */\n"
+    "INLINE long member_at(const long off, const long stride, const __global long *list, const long b)\n"
+    "{\n"
+    "    return off + (list ? list[b] : b * stride);\n"
+    "}\n"
+    "\n"
+    "/* Copies op(X), R x K with element (r, p) at X[r*rs + p*ps] (X: member\n"
+    "   first + z), into the packed, zero-padded Rp x Kp form the tiled kernel\n"
+    "   reads (member z of P, Rp*Kp apart): element (r, p) at P[p*Rp + r] (PACK 0)\n"
+    "   or, panel by panel of `tile` rows, P[(r/tile)*Kp*tile + p*tile + r%tile]\n"
+    "   (PACK 1). One kernel serves A and B, every layout and transpose: they are\n"
+    "   only strides. */\n"
     "__kernel void gemm_cl_pack(const int R, const int K, const int Rp, const int Kp, const int tile,\n"
-    "                           const __global real *X, const long offx, const long rs, const long ps,\n"
-    "                           __global real *P)\n"
+    "                           const __global real *X, const long offx, const long xs, const __global long *xl,\n"
+    "                           const long first, const long rs, const long ps, __global real *P)\n"
     "{\n"
     "    const int r = (int)get_global_id(0), p = (int)get_global_id(1);\n"
+    "    const long z = (long)get_global_id(2);\n"
     "    if (r >= Rp || p >= Kp) return;\n"
-    "    const real v = r < R && p < K ? X[offx + r * rs + p * ps] : (real)0;\n"
+    "    X += member_at(offx, xs, xl, first + z);\n"
+    "    P += z * Rp * Kp;\n"
+    "    const real v = r < R && p < K ? X[r * rs + p * ps] : (real)0;\n"
     "#if PACK\n"
     "    P[(long)(r / tile) * Kp * tile + (long)p * tile + r % tile] = v;\n"
     "#else\n"
@@ -418,13 +474,15 @@ static const char *const gemm__cl_source[] = {
     "   each) ran at a gigabyte per second: a work-item moves a block of `tile`\n"
     "   rows by KWG k rows of the packed form, loops a compiler vectorises. */\n"
     "__kernel void gemm_cl_pack_rows(const int R, const int K, const int Rp, const int Kp, const int tile,\n"
-    "                                const __global real *X, const long offx, const long rs, const long ps,\n"
-    "                                __global real *P)\n"
+    "                                const __global real *X, const long offx, const long xs, const __global long *xl,\n"
+    "                                const long first, const long rs, const long ps, __global real *P)\n"
     "{\n"
     "    const int g = (int)get_global_id(0), p0 = (int)get_global_id(1) * KWG;\n"
+    "    const long z = (long)get_global_id(2);\n"
     "    if (g * tile >= Rp || p0 >= Kp) return;\n"
     "    const int rows = min(tile, R - g * tile);\n"
-    "    const __global real *src = X + offx + (long)g * tile * rs;\n"
+    "    const __global real *src = X + member_at(offx, xs, xl, first + z) + (long)g * tile * rs;\n"
+    "    P += z * Rp * Kp;\n"
     "    for (int p = p0; p < p0 + KWG; p++) {\n"
     "#if PACK\n"
     "        __global real *dst = P + (long)g * Kp * tile + (long)p * tile;\n"
@@ -445,21 +503,27 @@ static const char *const gemm__cl_source[] = {
     "{\n"
     "    *c = beta != (real)0 ? alpha * ab + beta * *c : alpha * ab;\n"
     "}\n"
-    "\n"
+    "\n",
     "/* Small problems: one work-item per element of C, reading A and B where they\n"
     "   are, no copies. Row-major C (the host hands over the transposed problem of\n"
-    "   its column-major form). K == 0 with alpha == 0 is how the host scales C by beta. */\n"
+    "   its column-major form). K == 0 with alpha == 0 is how the host scales C by\n"
+    "   beta. Member first + z of a batch, as the pack kernels. */\n"
     "__kernel void gemm_cl_direct(const int M, const int N, const int K, const real alpha, const real beta,\n"
-    "                             const __global real *A, const long offa, const long ars, const long acs,\n"
-    "                             const __global real *B, const long offb, const long brs, const long bcs,\n"
-    "                             __global real *C, const long offc, const long ldc)\n"
+    "                             const __global real *A, const long offa, const long as, const __global long *al,\n"
+    "                             const long ars, const long acs,\n"
+    "                             const __global real *B, const long offb, const long bs, const __global long *bl,\n"
+    "                             const long brs, const long bcs,\n"
+    "                             __global real *C, const long offc, const long cs, const __global long *cl,\n"
+    "                             const long ldc, const long first)\n"
     "{\n"
     "    const int j = (int)get_global_id(0), i = (int)get_global_id(1);\n"
+    "    const long member = first + (long)get_global_id(2);\n"
     "    if (i >= M || j >= N) return;\n"
-    "    const __global real *a = A + offa + i * ars, *b = B + offb + j * bcs;\n"
+    "    const __global real *a = A + member_at(offa, as, al, member) + i * ars;\n"
+    "    const __global real *b = B + member_at(offb, bs, bl, member) + j * bcs;\n"
     "    real sum = (real)0;\n"
     "    for (int p = 0; p < K; p++) sum = fma(a[p * acs], b[p * brs], sum);\n"
-    "    store_one(C + offc + i * ldc + j, sum, alpha, beta);\n"
+    "    store_one(C + member_at(offc, cs, cl, member) + i * ldc + j, sum, alpha, beta);\n"
     "}\n"
     "\n"
     "/* The distance between two k rows of a packed operand (Rp x Kp in tiles of\n"
@@ -474,7 +538,7 @@ static const char *const gemm__cl_source[] = {
     "    return Rp;\n"
     "#endif\n"
     "}\n"
-    "\n",
+    "\n"
     "INLINE const __global real *panel(const __global real *P, const int g, const int Kp, const int width)\n"
     "{\n"
     "#if PACK\n"
@@ -530,7 +594,7 @@ static const char *const gemm__cl_source[] = {
     "    }\n"
     "}\n"
     "#endif\n"
-    "\n"
+    "\n",
     "/* acc += this work-item's rows of the A tile times its columns of the B\n"
     "   tile, over one step of KWG: tile row kk of A at at + kk*ats, of B at\n"
     "   bt + kk*bts. A work-item's rows are VWM-vectors spaced MDIMC*VWM apart\n"
@@ -557,7 +621,7 @@ static const char *const gemm__cl_source[] = {
     "        }\n"
     "    }\n"
     "}\n"
-    "\n",
+    "\n"
     "/* C = alpha * acc + beta * C for this work-item's elements inside M x N;\n"
     "   whole vectors where they fit, elements at the ragged edge. */\n"
     "INLINE void store_tile(__global real *C, const long ldc, const int M, const int N, const int row0, const int col0,\n"
@@ -583,6 +647,31 @@ static const char *const gemm__cl_source[] = {
     "            }\n"
     "        }\n"
     "}\n"
+    "\n"
+    "/* Where work-item tid computes in the grid of C's blocks (tm along M, tn\n"
+    "   along N). With WARPM, warp-level tiling: warp w covers WARPM x 32/WARPM\n"
+    "   work-items of the grid, so one vector read of the local A (B) tile by the\n"
+    "   warp touches WARPM (32/WARPM) consecutive vectors of one row: few\n"
+    "   distinct addresses, each a broadcast, and no bank conflicts. */\n"
+    "INLINE int place_m(const int tid)\n"
+    "{\n"
+    "#if WARPM\n"
+    "    return (tid / 32 % (MDIMC / WARPM)) * WARPM + tid % 32 % WARPM;\n"
+    "#else\n"
+    "    (void)tid;\n"
+    "    return (int)get_local_id(1);\n"
+    "#endif\n"
+    "}\n"
+    "\n"
+    "INLINE int place_n(const int tid)\n"
+    "{\n"
+    "#if WARPM\n"
+    "    return (tid / 32 / (MDIMC / WARPM)) * (32 / WARPM) + tid % 32 / WARPM;\n"
+    "#else\n"
+    "    (void)tid;\n"
+    "    return (int)get_local_id(0);\n"
+    "#endif\n"
+    "}\n"
     "\n",
     "/* The tuned kernel: C = alpha * A B + beta * C for packed A (Mp x Kp) and B\n"
     "   (Np x Kp), row-major C. A work-group computes an MWG x NWG tile with\n"
@@ -591,29 +680,25 @@ static const char *const gemm__cl_source[] = {
     "   contiguous rows when MDIMC = NDIMC = 1 on CPUs). With SA/SB the tiles go\n"
     "   through local memory: a tile is stored, one barrier, then the next is\n"
     "   fetched into registers while this one is multiplied; without DB a second\n"
-    "   barrier keeps the stores of the next step off a tile still being read. */\n"
+    "   barrier keeps the stores of the next step off a tile still being read.\n"
+    "   Batches: group z of the third dimension is member first + z, its packed\n"
+    "   operands pas (pbs) elements after member z-1's (0: one shared by all). */\n"
     "__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))\n"
     "void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const int Np,\n"
     "                   const real alpha, const real beta,\n"
-    "                   const __global real *restrict Ap, const __global real *restrict Bp,\n"
-    "                   __global real *C, const long offc, const long ldc)\n"
+    "                   const __global real *restrict Ap, const long pas, const __global real *restrict Bp, const long pbs,\n"
+    "                   __global real *C, const long offc, const long cs, const __global long *cl, const long ldc,\n"
+    "                   const long first)\n"
     "{\n"
     "    /* tid: the work-item's place in the group, for the cooperative copies\n"
     "       (consecutive tids read consecutive vectors: coalesced); (tm, tn): its\n"
     "       place in the grid of C's blocks */\n"
     "    const int tid = (int)get_local_id(1) * NDIMC + (int)get_local_id(0);\n"
-    "#if WARPM\n"
-    "    /* Warp-level tiling: warp w covers WARPM x 32/WARPM work-items of the\n"
-    "       grid, so one vector read of the local A (B) tile by the warp touches\n"
-    "       WARPM (32/WARPM) consecutive vectors of one row: few distinct\n"
-    "       addresses, each a broadcast, and no bank conflicts. */\n"
-    "    const int warp = tid / 32, lane = tid % 32;\n"
-    "    const int tm = (warp % (MDIMC / WARPM)) * WARPM + lane % WARPM;\n"
-    "    const int tn = (warp / (MDIMC / WARPM)) * (32 / WARPM) + lane / WARPM;\n"
-    "#else\n"
-    "    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);\n"
-    "#endif\n"
+    "    const int tm = place_m(tid), tn = place_n(tid);\n"
     "    const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);\n"
+    "    const long z = (long)get_group_id(2);\n"
+    "    Ap += z * pas;\n"
+    "    Bp += z * pbs;\n"
     "    (void)tid; /* unused without local memory or WARPM */\n"
     "    const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);\n"
     "    const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);\n"
@@ -681,7 +766,7 @@ static const char *const gemm__cl_source[] = {
     "        cur ^= 1;\n"
     "#endif\n"
     "    }\n"
-    "    store_tile(C + offc, ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);\n"
+    "    store_tile(C + member_at(offc, cs, cl, first + z), ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);\n"
     "}\n",
 /* <<cl gemm */
 };
@@ -1116,6 +1201,7 @@ struct gemm_cl_context {
     char device_name[256], platform_name[128], driver[128];
     int has_fp64, has_nv_options, no_self_check, break_kernel;
     size_t max_wg;
+    cl_ulong max_alloc; /* the largest buffer the device allocates */
     cl_ulong local_mem;
     char tuning_file[512], cache_dir[512], build_options[512];
     gemm__cl_lock lock;
@@ -1289,6 +1375,7 @@ static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_wg, &ctx->max_wg, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem, &ctx->local_mem, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ctx->max_alloc, &ctx->max_alloc, NULL);
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
     /* asked for in full: a long extension list must not hide cl_khr_fp64 */
     e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);
@@ -1716,9 +1803,11 @@ static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
 }
 /* <<cl program */
 /* >>cl run: src/cl/run.h */
-/* Running one multiplication on a queue: the direct kernel for small
-   problems (and for C = beta*C), else pack + pad both operands and run the
-   tiled kernel. */
+/* Running one multiplication, or a batch of them, on a queue: the direct
+   kernel for small problems (and for C = beta*C), else pack + pad both
+   operands and run the tiled kernel. A batch is each of these launches
+   once, its members along the third NDRange dimension; a single call is a
+   batch of one. */
 
 /* The three matrices on the device in gemm__problem's names: a and b are the
    operands of its column-major view (the caller's B and A for a row-major call). */
@@ -1738,6 +1827,16 @@ static void gemm__cl_operands_set(gemm__cl_operands *o, const gemm__problem *p, 
     o->offc = offc;
 }
 
+/* Where each member of a batch finds its operands, in gemm__problem's names
+   (a, b, c): member i of x at offset + i*stride[x] elements, or at offset +
+   list[x][i] when list[x] (a buffer of cl_long) is given. A stride of 0
+   without a list: every member reads the same operand (packed once). */
+typedef struct gemm__cl_members {
+    int64_t count;
+    int64_t stride[3];
+    cl_mem list[3];
+} gemm__cl_members;
+
 /* The problem as the kernels see it: a row-major M x N C at C[i*ldc + j].
    gemm__problem's column-major m x n C is exactly that with M = n, N = m,
    and C^T = op(b)^T op(a)^T: the kernels' first operand is b, their second a. */
@@ -1746,9 +1845,12 @@ typedef struct gemm__cl_call {
     cl_mem A, B, C;
     size_t offa, offb, offc;
     int64_t ars, acs, brs, bcs, ldc; /* op(A)(i, q) at A[offa + i*ars + q*acs]; op(B)(q, j) likewise */
+    int64_t count, as, bs, cs;       /* members, and the distance from one's A (B, C) to the next's... */
+    cl_mem al, bl, cl;               /* ...or the lists of their offsets */
 } gemm__cl_call;
 
-static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o, gemm__cl_call *c)
+static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o, const gemm__cl_members *mb,
+                             gemm__cl_call *c)
 {
     c->m = p->n;
     c->n = p->m;
@@ -1764,6 +1866,25 @@ static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o,
     c->C = o->c;
     c->offc = o->offc;
     c->ldc = p->ldc;
+    c->count = mb->count;
+    c->as = mb->stride[1];
+    c->al = mb->list[1];
+    c->bs = mb->stride[0];
+    c->bl = mb->list[0];
+    c->cs = mb->stride[2];
+    c->cl = mb->list[2];
+}
+
+/* Members per launch: the NDRange's third dimension reaches 65535 groups
+   on some GPUs (CUDA's grid.z), and a batch's packed operands (per_member
+   bytes each) stay within the device's largest buffer and 256 MiB, so a
+   big batch takes a few launches of each kernel rather than a huge copy. */
+static int64_t gemm__cl_chunk(const gemm_cl_context *ctx, int64_t count, size_t per_member)
+{
+    uint64_t cap = ctx->max_alloc && ctx->max_alloc < ((uint64_t)1 << 28) ? ctx->max_alloc : (uint64_t)1 << 28;
+    int64_t n = count < 65535 ? count : 65535;
+    if (per_member > 0 && (uint64_t)n > cap / per_member) n = (int64_t)(cap / per_member);
+    return n > 0 ? n : 1;
 }
 
 static int64_t gemm__cl_roundup(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -1828,12 +1949,13 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     return GEMM_OK;
 }
 
-/* One work-item per element of C; `scale`: C = beta*C, A and B unread. */
+/* The direct kernel on members [first, first + n): one work-item per
+   element of C; `scale`: C = beta*C, A and B unread. */
 static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
-                                       int scale, double alpha, double beta, cl_uint nw, const cl_event *wait,
-                                       cl_event *event)
+                                       int scale, double alpha, double beta, int64_t first, int64_t n, cl_uint nw,
+                                       const cl_event *wait, cl_event *event)
 {
-    size_t local[2] = {8, 8}, global[2];
+    size_t local[3] = {8, 8, 1}, global[3];
     gemm__cl_args a = gemm__cl_args_of(g->direct);
     cl_int e;
     gemm__cl_arg_int(&a, c->m);
@@ -1843,74 +1965,106 @@ static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_progr
     gemm__cl_arg_real(&a, g->prec, beta);
     gemm__cl_arg_mem(&a, scale ? c->C : c->A); /* unread when scaling */
     gemm__cl_arg_long(&a, (int64_t)c->offa);
+    gemm__cl_arg_long(&a, c->as);
+    gemm__cl_arg_mem(&a, scale ? NULL : c->al);
     gemm__cl_arg_long(&a, c->ars);
     gemm__cl_arg_long(&a, c->acs);
     gemm__cl_arg_mem(&a, scale ? c->C : c->B);
     gemm__cl_arg_long(&a, (int64_t)c->offb);
+    gemm__cl_arg_long(&a, c->bs);
+    gemm__cl_arg_mem(&a, scale ? NULL : c->bl);
     gemm__cl_arg_long(&a, c->brs);
     gemm__cl_arg_long(&a, c->bcs);
     gemm__cl_arg_mem(&a, c->C);
     gemm__cl_arg_long(&a, (int64_t)c->offc);
+    gemm__cl_arg_long(&a, c->cs);
+    gemm__cl_arg_mem(&a, c->cl);
     gemm__cl_arg_long(&a, c->ldc);
+    gemm__cl_arg_long(&a, first);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (direct)");
     global[0] = (size_t)gemm__cl_roundup(c->n, 8);
     global[1] = (size_t)gemm__cl_roundup(c->m, 8);
-    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 2, NULL, global, local, nw, wait, event);
+    global[2] = (size_t)n;
+    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 3, NULL, global, local, nw, nw ? wait : NULL, event);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (direct)");
 }
 
-/* Copies op(X) (R x K, element (r, q) at X[offx + r*rs + q*ps]) into the lane's
-   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for:
-   on GPUs an element per work-item (coalesced), on CPUs a block of a tile's
+/* Every member through the direct kernel, 65535 to a launch. */
+static gemm_status gemm__cl_run_direct_all(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                           const gemm__cl_call *c, int scale, double alpha, double beta, cl_uint nw,
+                                           const cl_event *wait, cl_event *event)
+{
+    int64_t first, n, chunk = gemm__cl_chunk(ctx, c->count, 0);
+    gemm_status s = GEMM_OK;
+    for (first = 0; first < c->count && s == GEMM_OK; first += n) {
+        n = c->count - first < chunk ? c->count - first : chunk;
+        s = gemm__cl_run_direct(lane, g, c, scale, alpha, beta, first, n, first ? 0 : nw, wait,
+                                first + n == c->count ? event : NULL);
+    }
+    return s;
+}
+
+/* One operand of the tiled path: op(X) is R x K, element (r, q) of member i
+   at X[member's offset + r*rs + q*ps], packed as Rp x Kp into the lane's
+   buffer `side` (0: A, 1: B). */
+typedef struct gemm__cl_pack_job {
+    int side;
+    int64_t R, K, Rp, Kp;
+    cl_mem X, list;
+    size_t off;
+    int64_t stride, rs, ps;
+} gemm__cl_pack_job;
+
+/* Copies members [first, first + n) of op(X) into the lane's packing buffer
+   `side`, zero-padded, one after the other, in the layout PACK asks for: on
+   GPUs an element per work-item (coalesced), on CPUs a block of a tile's
    rows by KWG per work-item. */
-static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g, int side,
-                                     int64_t R, int64_t K, int64_t Rp, int64_t Kp, cl_mem X, size_t offx, int64_t rs,
-                                     int64_t ps, cl_uint nw, const cl_event *wait)
+static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                     const gemm__cl_pack_job *j, int64_t first, int64_t n, cl_uint nw,
+                                     const cl_event *wait)
 {
     int rows = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
-    int tile = side ? g->params.nwg : g->params.mwg;
-    size_t local[2], global[2];
+    int tile = j->side ? g->params.nwg : g->params.mwg;
+    size_t local[3], global[3];
     gemm__cl_args a = gemm__cl_args_of(rows ? g->pack_rows : g->pack);
     cl_int e;
-    gemm__cl_arg_int(&a, R);
-    gemm__cl_arg_int(&a, K);
-    gemm__cl_arg_int(&a, Rp);
-    gemm__cl_arg_int(&a, Kp);
+    gemm__cl_arg_int(&a, j->R);
+    gemm__cl_arg_int(&a, j->K);
+    gemm__cl_arg_int(&a, j->Rp);
+    gemm__cl_arg_int(&a, j->Kp);
     gemm__cl_arg_int(&a, tile);
-    gemm__cl_arg_mem(&a, X);
-    gemm__cl_arg_long(&a, (int64_t)offx);
-    gemm__cl_arg_long(&a, rs);
-    gemm__cl_arg_long(&a, ps);
-    gemm__cl_arg_mem(&a, lane->scratch[side]);
+    gemm__cl_arg_mem(&a, j->X);
+    gemm__cl_arg_long(&a, (int64_t)j->off);
+    gemm__cl_arg_long(&a, j->stride);
+    gemm__cl_arg_mem(&a, j->list);
+    gemm__cl_arg_long(&a, first);
+    gemm__cl_arg_long(&a, j->rs);
+    gemm__cl_arg_long(&a, j->ps);
+    gemm__cl_arg_mem(&a, lane->scratch[j->side]);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (pack)");
     /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
     local[0] = rows ? 1 : ctx->max_wg >= 256 ? 32 : 1;
     local[1] = rows ? 16 : ctx->max_wg >= 256 ? 8 : 1;
-    global[0] = (size_t)gemm__cl_roundup(rows ? Rp / tile : Rp, (int64_t)local[0]);
-    global[1] = (size_t)gemm__cl_roundup(rows ? Kp / g->params.kwg : Kp, (int64_t)local[1]);
-    e = clEnqueueNDRangeKernel(lane->queue, rows ? g->pack_rows : g->pack, 2, NULL, global, local, nw, wait, NULL);
+    local[2] = 1;
+    global[0] = (size_t)gemm__cl_roundup(rows ? j->Rp / tile : j->Rp, (int64_t)local[0]);
+    global[1] = (size_t)gemm__cl_roundup(rows ? j->Kp / g->params.kwg : j->Kp, (int64_t)local[1]);
+    global[2] = (size_t)n;
+    e = clEnqueueNDRangeKernel(lane->queue, rows ? g->pack_rows : g->pack, 3, NULL, global, local, nw, nw ? wait : NULL,
+                               NULL);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (pack)");
 }
 
-/* Packs op(A) as Mp x Kp and op(B) as Np x Kp, then runs the tiled kernel on them. */
-static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
-                                      const gemm__cl_call *c, double alpha, double beta, cl_uint nw,
-                                      const cl_event *wait, cl_event *event)
+/* The tiled kernel on members [first, first + n), whose packed operands
+   are the lane's buffers (member z at z*pas, z*pbs elements). */
+static gemm_status gemm__cl_run_tiles(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
+                                      int64_t Mp, int64_t Np, int64_t Kp, int64_t pas, int64_t pbs, double alpha,
+                                      double beta, int64_t first, int64_t n, cl_uint nw, const cl_event *wait,
+                                      cl_event *event)
 {
     const gemm_cl_params *p = &g->params;
-    int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
-    size_t elem = gemm_precision_size(g->prec), global[2], local[2], abytes, bbytes;
+    size_t global[3], local[3];
     gemm__cl_args a = gemm__cl_args_of(g->tiled);
-    gemm_status s;
     cl_int e;
-    if (!gemm__cl_bytes(Mp, Kp, elem, &abytes) || !gemm__cl_bytes(Np, Kp, elem, &bbytes))
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
-                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
-    if ((s = gemm__cl_scratch(ctx, lane, 0, abytes)) != GEMM_OK ||
-        (s = gemm__cl_scratch(ctx, lane, 1, bbytes)) != GEMM_OK ||
-        (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
-        (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
-        return s;
     gemm__cl_arg_int(&a, c->m);
     gemm__cl_arg_int(&a, c->n);
     gemm__cl_arg_int(&a, Kp);
@@ -1919,35 +2073,105 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
     gemm__cl_arg_real(&a, g->prec, alpha);
     gemm__cl_arg_real(&a, g->prec, beta);
     gemm__cl_arg_mem(&a, lane->scratch[0]);
+    gemm__cl_arg_long(&a, pas);
     gemm__cl_arg_mem(&a, lane->scratch[1]);
+    gemm__cl_arg_long(&a, pbs);
     gemm__cl_arg_mem(&a, c->C);
     gemm__cl_arg_long(&a, (int64_t)c->offc);
+    gemm__cl_arg_long(&a, c->cs);
+    gemm__cl_arg_mem(&a, c->cl);
     gemm__cl_arg_long(&a, c->ldc);
+    gemm__cl_arg_long(&a, first);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (tiled)");
     local[0] = (size_t)p->ndimc;
     local[1] = (size_t)p->mdimc;
+    local[2] = 1;
     global[0] = (size_t)(Np / p->nwg) * local[0];
     global[1] = (size_t)(Mp / p->mwg) * local[1];
-    e = clEnqueueNDRangeKernel(lane->queue, g->tiled, 2, NULL, global, local, 0, NULL, event);
+    global[2] = (size_t)n;
+    e = clEnqueueNDRangeKernel(lane->queue, g->tiled, 3, NULL, global, local, nw, nw ? wait : NULL, event);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (tiled)");
+}
+
+static void gemm__cl_pack_jobs(const gemm__cl_call *c, int64_t Mp, int64_t Np, int64_t Kp, gemm__cl_pack_job j[2])
+{
+    j[0].side = 0; j[0].R = c->m; j[0].K = c->k; j[0].Rp = Mp; j[0].Kp = Kp;
+    j[0].X = c->A; j[0].list = c->al; j[0].off = c->offa; j[0].stride = c->as; j[0].rs = c->ars; j[0].ps = c->acs;
+    j[1].side = 1; j[1].R = c->n; j[1].K = c->k; j[1].Rp = Np; j[1].Kp = Kp;
+    j[1].X = c->B; j[1].list = c->bl; j[1].off = c->offb; j[1].stride = c->bs; j[1].rs = c->bcs; j[1].ps = c->brs;
+}
+
+/* Packs op(A) as Mp x Kp and op(B) as Np x Kp, then runs the tiled kernel on
+   them: chunk members at a time, an operand every member shares packed once. */
+static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                      const gemm__cl_call *c, double alpha, double beta, cl_uint nw,
+                                      const cl_event *wait, cl_event *event)
+{
+    const gemm_cl_params *p = &g->params;
+    int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
+    int64_t first, n, chunk;
+    size_t elem = gemm_precision_size(g->prec), bytes[2];
+    gemm__cl_pack_job job[2];
+    int shared[2], x;
+    gemm_status s = GEMM_OK;
+    gemm__cl_pack_jobs(c, Mp, Np, Kp, job);
+    if (!gemm__cl_bytes(Mp, Kp, elem, &bytes[0]) || !gemm__cl_bytes(Np, Kp, elem, &bytes[1]))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
+                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
+    for (x = 0; x < 2; x++) shared[x] = c->count == 1 || (!job[x].list && job[x].stride == 0);
+    chunk = gemm__cl_chunk(ctx, c->count, (shared[0] ? 0 : bytes[0]) + (shared[1] ? 0 : bytes[1]));
+    for (x = 0; x < 2 && s == GEMM_OK; x++) {
+        s = gemm__cl_scratch(ctx, lane, x, bytes[x] * (size_t)(shared[x] ? 1 : chunk));
+        if (s == GEMM_OK && shared[x] && c->count > 1) { /* one copy serves every member */
+            s = gemm__cl_run_pack(ctx, lane, g, &job[x], 0, 1, nw, wait);
+            nw = 0;
+        }
+    }
+    for (first = 0; first < c->count && s == GEMM_OK; first += n) {
+        n = c->count - first < chunk ? c->count - first : chunk;
+        for (x = 0; x < 2 && s == GEMM_OK; x++)
+            if (!shared[x] || c->count == 1) {
+                s = gemm__cl_run_pack(ctx, lane, g, &job[x], first, n, nw, wait);
+                nw = 0;
+            }
+        if (s == GEMM_OK)
+            s = gemm__cl_run_tiles(lane, g, c, Mp, Np, Kp, shared[0] ? 0 : Mp * Kp, shared[1] ? 0 : Np * Kp, alpha,
+                                   beta, first, n, 0, NULL, first + n == c->count ? event : NULL);
+    }
+    return s;
 }
 
 /* Which kernel runs a call: by size against the choice's crossover, or forced. */
 typedef enum gemm__cl_path { GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2 } gemm__cl_path;
 
-/* Enqueues one call (p->work is SCALE or FULL) with program g on lane's queue. Lock held. */
+/* Enqueues a batch (p->work is SCALE or FULL) with program g on lane's
+   queue; lock held. By size, the direct kernel takes it when the batch's
+   whole volume is below the crossover: the tiled kernel's work-groups and
+   copies pay off once a product is large, or members are many. */
+static gemm_status gemm__cl_enqueue_batch(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                          const gemm__problem *p, const gemm__cl_operands *o,
+                                          const gemm__cl_members *mb, double alpha, double beta, gemm__cl_path path,
+                                          cl_uint nw, const cl_event *wait, cl_event *event)
+{
+    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
+    double volume = (double)p->m * (double)p->n * (double)p->k * (double)mb->count;
+    int scale = p->work == GEMM__WORK_SCALE;
+    gemm__cl_call c;
+    gemm__cl_call_of(p, o, mb, &c);
+    if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
+        return gemm__cl_run_direct_all(ctx, lane, g, &c, scale, alpha, beta, nw, wait, event);
+    return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
+}
+
+/* Enqueues one call: a batch of one. */
 static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
                                     const gemm__problem *p, const gemm__cl_operands *o, double alpha, double beta,
                                     gemm__cl_path path, cl_uint nw, const cl_event *wait, cl_event *event)
 {
-    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
-    double volume = (double)p->m * (double)p->n * (double)p->k;
-    int scale = p->work == GEMM__WORK_SCALE;
-    gemm__cl_call c;
-    gemm__cl_call_of(p, o, &c);
-    if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
-        return gemm__cl_run_direct(lane, g, &c, scale, alpha, beta, nw, wait, event);
-    return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
+    gemm__cl_members one;
+    memset(&one, 0, sizeof one);
+    one.count = 1;
+    return gemm__cl_enqueue_batch(ctx, lane, g, p, o, &one, alpha, beta, path, nw, wait, event);
 }
 /* <<cl run */
 /* >>cl host: src/cl/host.h */
@@ -2299,23 +2523,46 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
 
+/* OpenCL's own checks after gemm__prepare's: the precision, and the sizes
+   the kernels index with int. */
+static gemm_status gemm__cl_device_checks(gemm_cl_context *ctx, gemm_precision prec, const char *func, int64_t m,
+                                          int64_t n, int64_t k)
+{
+    const int64_t limit = 2147483647 - 4096;
+    gemm_status s = gemm__cl_usable(ctx, prec, func);
+    if (s == GEMM_OK && (m > limit || n > limit || k > limit))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
+    return s;
+}
+
 /* The context first (it is the first argument), then gemm__prepare's
-   checks and canonical form, then OpenCL's own: the precision, and the
-   sizes the kernels index with int. */
+   checks and canonical form, then OpenCL's own. */
 static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
                                     gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                                     double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
                                     int have_c, int64_t ldc, gemm__problem *p)
 {
-    const int64_t limit = 2147483647 - 4096;
     gemm_status s;
     p->work = GEMM__WORK_NONE;
     if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
     s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1, have_c, ldc, p);
-    if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
-    if (s == GEMM_OK && (m > limit || n > limit || k > limit))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
-    return s;
+    return s == GEMM_OK ? gemm__cl_device_checks(ctx, prec, func, m, n, k) : s;
+}
+
+/* *cap: how many elements buffer X, which must belong to ctx, holds. */
+static gemm_status gemm__cl_capacity(const gemm_cl_context *ctx, cl_mem X, size_t elem, const char *func,
+                                     const char *name, size_t *cap)
+{
+    size_t size = 0;
+    cl_context owner = NULL;
+    cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (e != CL_SUCCESS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
+    if (owner != ctx->context)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
+    *cap = size / elem;
+    return GEMM_OK;
 }
 
 /* Is [off, off + count) inside buffer X, which belongs to ctx? Counted in
@@ -2324,15 +2571,9 @@ static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, c
 static gemm_status gemm__cl_fits(const gemm_cl_context *ctx, cl_mem X, size_t off, int64_t count, size_t elem,
                                  const char *func, const char *name)
 {
-    size_t size = 0, cap;
-    cl_context owner = NULL;
-    cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (e != CL_SUCCESS)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
-    if (owner != ctx->context)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
-    cap = size / elem;
+    size_t cap = 0;
+    gemm_status s = gemm__cl_capacity(ctx, X, elem, func, name, &cap);
+    if (s != GEMM_OK) return s;
     if (count > 0 && (off > cap || (uint64_t)count > (uint64_t)(cap - off)))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu elements; offset %llu + extent %lld do not fit", func,
                           name, (unsigned long long)cap, (unsigned long long)off, (long long)count);
@@ -2363,6 +2604,28 @@ static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const
     return GEMM_OK;
 }
 
+/* Enqueues a checked batch (a single call: one member) on the caller's
+   queue: a marker when there is nothing to compute (for the event and the
+   wait list), else the kernels. */
+static gemm_status gemm__cl_launch(gemm_cl_context *ctx, gemm_precision prec, const gemm__problem *p,
+                                   const gemm__cl_operands *o, const gemm__cl_members *mb, double alpha, double beta,
+                                   cl_uint nw, const cl_event *wait, cl_event *event)
+{
+    gemm__cl_program *g;
+    gemm_status s = GEMM_OK;
+    gemm__cl_lock_take(&ctx->lock);
+    if (p->work == GEMM__WORK_NONE || mb->count == 0) {
+        cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, nw ? wait : NULL, event) : CL_SUCCESS;
+        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
+    } else {
+        s = gemm__cl_select(ctx, prec, &g);
+        if (s == GEMM_OK)
+            s = gemm__cl_enqueue_batch(ctx, &ctx->lane[0], g, p, o, mb, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    return s;
+}
+
 /* One call on cl_mem buffers, enqueued on the caller's queue. */
 static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
                                         gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
@@ -2374,7 +2637,7 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     const cl_event *wait = options ? options->wait : NULL;
     cl_event *event = options ? options->event : NULL;
     gemm__cl_operands o;
-    gemm__cl_program *g;
+    gemm__cl_members one;
     gemm__problem p;
     gemm_status s;
     gemm__clear_error();
@@ -2385,16 +2648,9 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
     gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
     if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
-    gemm__cl_lock_take(&ctx->lock);
-    if (p.work == GEMM__WORK_NONE) {
-        cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
-        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
-    } else {
-        s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &p, &o, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
-    }
-    gemm__cl_lock_give(&ctx->lock);
-    return s;
+    memset(&one, 0, sizeof one);
+    one.count = 1;
+    return gemm__cl_launch(ctx, prec, &p, &o, &one, alpha, beta, nw, wait, event);
 }
 
 /* One blocking call on host pointers, on the caller's queue. */
@@ -2452,6 +2708,286 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
                               ldb, beta, C, ldc, options);
 }
 /* <<cl entry */
+/* >>cl batch: src/cl/batch.h */
+/* Batches on buffers: the checks every backend shares (gemm__prepare_strided,
+   gemm__prepare_batched in core/batch.c), then OpenCL's own (the device,
+   the sizes, every member inside its buffer), all before anything is
+   enqueued; then one launch of each kernel for the whole batch
+   (gemm__cl_launch, run.h). */
+
+/* Member i of a strided operand at off + i*stride, `extent` elements long,
+   inside buffer X (`name`), for i < count: else the first that is not,
+   named in the detail (*bad: its index). */
+static gemm_status gemm__cl_strided_fit(const gemm_cl_context *ctx, cl_mem X, size_t off, int64_t stride,
+                                        int64_t extent, int64_t count, size_t elem, const char *func,
+                                        const char *name, int64_t *bad)
+{
+    size_t cap = 0;
+    uint64_t room;
+    int64_t i;
+    gemm_status s = gemm__cl_capacity(ctx, X, elem, func, name, &cap);
+    if (s != GEMM_OK || extent == 0) return s;
+    if (off > cap || (uint64_t)extent > (uint64_t)(cap - off)) {
+        i = 0;
+    } else {
+        room = (uint64_t)(cap - off) - (uint64_t)extent; /* how far the last member may start past the first */
+        if (stride == 0 || (uint64_t)(count - 1) <= room / (uint64_t)stride) return GEMM_OK;
+        i = (int64_t)(room / (uint64_t)stride) + 1;
+    }
+    *bad = i;
+    /* off + i*stride fits: off <= cap here (or i == 0), and i*stride < 2^60 (gemm__prepare_strided) */
+    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: member %lld: %s holds %llu elements; offset %llu + extent %lld do "
+                      "not fit", func, (long long)i, name, (unsigned long long)cap,
+                      (unsigned long long)(off + (uint64_t)(i * stride)), (long long)extent);
+}
+
+/* Member i of a listed operand at offs[i], `extent` elements long, inside
+   buffer X for every i < count: else the first that is not. */
+static gemm_status gemm__cl_listed_fit(const gemm_cl_context *ctx, cl_mem X, const size_t *offs, int64_t extent,
+                                       int64_t count, size_t elem, const char *func, const char *name, int64_t *bad)
+{
+    size_t cap = 0;
+    int64_t i;
+    gemm_status s = gemm__cl_capacity(ctx, X, elem, func, name, &cap);
+    if (s != GEMM_OK || extent == 0) return s;
+    for (i = 0; i < count; i++)
+        if (offs[i] > cap || (uint64_t)extent > (uint64_t)(cap - offs[i])) {
+            *bad = i;
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: member %lld: %s holds %llu elements; off%c[%lld] = %llu + "
+                              "extent %lld do not fit", func, (long long)i, name, (unsigned long long)cap,
+                              name[0] + 'a' - 'A', (long long)i, (unsigned long long)offs[i], (long long)extent);
+        }
+    return GEMM_OK;
+}
+
+/* The caller's operands (A, B, C in the caller's order), present and large
+   enough for every member; `fit` checks one of them. The extents of the
+   caller's A and B are the problem's a and b swapped back. */
+typedef struct gemm__cl_batch_args {
+    cl_mem X[3];
+    size_t off[3];          /* strided form: member 0's offsets */
+    int64_t stride[3];      /* strided form */
+    const size_t *offs[3];  /* pointer-array form: the lists (NULL in the strided form) */
+} gemm__cl_batch_args;
+
+static gemm_status gemm__cl_batch_fit(const gemm_cl_context *ctx, const gemm__problem *p, const gemm__cl_batch_args *a,
+                                      int64_t count, size_t elem, const char *func, gemm__batch *bt)
+{
+    static const char *const names[3] = {"A", "B", "C"};
+    int64_t extent[3];
+    gemm_status s = GEMM_OK;
+    int x;
+    extent[0] = p->swapped ? p->b_extent : p->a_extent;
+    extent[1] = p->swapped ? p->a_extent : p->b_extent;
+    extent[2] = p->c_extent;
+    for (x = p->work == GEMM__WORK_FULL ? 0 : 2; x < 3 && s == GEMM_OK; x++) {
+        if (!a->X[x]) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL", func, names[x]);
+        s = a->offs[x] ? gemm__cl_listed_fit(ctx, a->X[x], a->offs[x], extent[x], count, elem, func, names[x],
+                                             &bt->bad_member)
+                       : gemm__cl_strided_fit(ctx, a->X[x], a->off[x], a->stride[x], extent[x], count, elem, func,
+                                              names[x], &bt->bad_member);
+    }
+    return s;
+}
+
+/* A list of offsets as the kernels take it. Offsets that step by a fixed
+   distance (members side by side, in either order, or one operand every
+   member shares) become a start and a stride; others go to a device buffer
+   of cl_long made here (*list; the caller releases it). */
+static gemm_status gemm__cl_list_of(gemm_cl_context *ctx, const size_t *offs, int64_t count, size_t *start,
+                                    int64_t *stride, cl_mem *list)
+{
+    /* offsets fit in the buffer, so each difference fits in int64_t */
+    int64_t i, d = count > 1 ? (int64_t)(offs[1] - offs[0]) : 0;
+    size_t bytes;
+    cl_long *host;
+    cl_int e = CL_SUCCESS;
+    *start = offs[0];
+    *stride = d;
+    *list = NULL;
+    for (i = 2; i < count && (int64_t)(offs[i] - offs[i - 1]) == d; i++) continue;
+    if (i >= count) return GEMM_OK;
+    *start = 0;
+    *stride = 0;
+    if (!gemm__cl_bytes(count, 1, sizeof(cl_long), &bytes) || !(host = (cl_long *)gemm__cl_malloc(bytes)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: no host memory for %lld offsets", (long long)count);
+    for (i = 0; i < count; i++) host[i] = (cl_long)offs[i];
+    *list = gemm__cl_buffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, host, &e);
+    GEMM_FREE(host);
+    if (e != CL_SUCCESS) {
+        *list = NULL;
+        return gemm__cl_fail(e, "clCreateBuffer (the members' offsets)");
+    }
+    return GEMM_OK;
+}
+
+/* The members of a checked batch in the problem's names (a, b swapped for
+   row-major calls), the kernels' operands and their placing. */
+static gemm_status gemm__cl_members_of(gemm_cl_context *ctx, const gemm__problem *p, const gemm__cl_batch_args *a,
+                                       int64_t count, gemm__cl_operands *o, gemm__cl_members *mb)
+{
+    size_t off[3];
+    int64_t stride[3];
+    cl_mem list[3] = {NULL, NULL, NULL};
+    gemm_status s = GEMM_OK;
+    int x, from[3];
+    from[0] = p->swapped ? 1 : 0; /* the caller's operand each of a, b, c is */
+    from[1] = p->swapped ? 0 : 1;
+    from[2] = 2;
+    memset(mb, 0, sizeof *mb);
+    mb->count = count;
+    for (x = 0; x < 3; x++) {
+        const int y = from[x];
+        off[x] = a->off[y];
+        stride[x] = a->stride[y];
+        if (a->offs[y] && (x == 2 || p->work == GEMM__WORK_FULL) && s == GEMM_OK)
+            s = gemm__cl_list_of(ctx, a->offs[y], count, &off[x], &stride[x], &list[x]);
+        mb->stride[x] = stride[x];
+        mb->list[x] = list[x];
+    }
+    o->a = a->X[from[0]]; o->offa = off[0];
+    o->b = a->X[from[1]]; o->offb = off[1];
+    o->c = a->X[2]; o->offc = off[2];
+    return s;
+}
+
+static void gemm__cl_members_free(gemm__cl_members *mb)
+{
+    int x;
+    for (x = 0; x < 3; x++)
+        if (mb->list[x]) clReleaseMemObject(mb->list[x]);
+}
+
+/* After the shared checks: the device's, the wait list, every member in
+   its buffer; then the launch. */
+static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                      const gemm__problem *p, gemm__batch *bt, const gemm__cl_batch_args *a,
+                                      int64_t count, double alpha, double beta, const gemm_cl_options *options)
+{
+    cl_uint nw = options ? options->num_wait : 0;
+    const cl_event *wait = options ? options->wait : NULL;
+    cl_event *event = options ? options->event : NULL;
+    gemm__cl_operands o;
+    gemm__cl_members mb;
+    gemm_status s = gemm__cl_device_checks(ctx, prec, func, p->m, p->n, p->k);
+    if (s != GEMM_OK) return s;
+    if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
+    if (count == 0 || p->work == GEMM__WORK_NONE) count = 0; /* nothing read or written: a marker at most */
+    if (count > 0 && (s = gemm__cl_batch_fit(ctx, p, a, count, gemm_precision_size(prec), func, bt)) != GEMM_OK)
+        return s;
+    memset(&o, 0, sizeof o);
+    memset(&mb, 0, sizeof mb);
+    if (count > 0) s = gemm__cl_members_of(ctx, p, a, count, &o, &mb);
+    if (s == GEMM_OK) s = gemm__cl_launch(ctx, prec, p, &o, &mb, alpha, beta, nw, wait, event);
+    gemm__cl_members_free(&mb); /* OpenCL keeps the lists until the kernels are done */
+    return s;
+}
+
+static gemm_status gemm__cl_strided_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                         gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                                         int64_t n, int64_t k, double alpha, cl_mem A, size_t offa, int64_t lda,
+                                         int64_t sa, cl_mem B, size_t offb, int64_t ldb, int64_t sb, double beta,
+                                         cl_mem C, size_t offc, int64_t ldc, int64_t sc, int64_t count,
+                                         const gemm_cl_options *options)
+{
+    gemm__cl_batch_args a;
+    gemm__problem p;
+    gemm__batch bt;
+    gemm_status s;
+    gemm__clear_error();
+    if (options && options->event) *options->event = NULL;
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    s = gemm__prepare_strided(func, layout, ta, tb, m, n, k, alpha == 0, A != NULL, lda, sa, B != NULL, ldb, sb,
+                              beta == 1, C != NULL, ldc, sc, count, &p, &bt);
+    if (s != GEMM_OK) return s;
+    memset(&a, 0, sizeof a);
+    a.X[0] = A; a.off[0] = offa; a.stride[0] = sa;
+    a.X[1] = B; a.off[1] = offb; a.stride[1] = sb;
+    a.X[2] = C; a.off[2] = offc; a.stride[2] = sc;
+    return gemm__cl_batch_run(ctx, prec, func, &p, &bt, &a, count, alpha, beta, options);
+}
+
+/* The overlap check's address of member i: (offset + 1) * element size, as
+   0 would mean a missing member; saturated where that overflows, an offset
+   no buffer holds (refused all the same). */
+static uint64_t gemm__cl_addr(const void *list, int64_t i, uint64_t es)
+{
+    uint64_t off = ((const size_t *)list)[i];
+    return off >= UINT64_MAX / es - 1 ? UINT64_MAX : (off + 1) * es;
+}
+
+static uint64_t gemm__cl_addr_f32(const void *list, int64_t i) { return gemm__cl_addr(list, i, 4); }
+static uint64_t gemm__cl_addr_f64(const void *list, int64_t i) { return gemm__cl_addr(list, i, 8); }
+
+static gemm_status gemm__cl_listed_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                        gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                                        int64_t n, int64_t k, double alpha, cl_mem A, const size_t *offa,
+                                        int64_t lda, cl_mem B, const size_t *offb, int64_t ldb, double beta,
+                                        cl_mem C, const size_t *offc, int64_t ldc, int64_t count,
+                                        const gemm_cl_options *options)
+{
+    gemm__batch_addr_fn addr = prec == GEMM_F64 ? gemm__cl_addr_f64 : gemm__cl_addr_f32;
+    gemm__cl_batch_args a;
+    gemm__problem p;
+    gemm__batch bt;
+    gemm_status s;
+    gemm__clear_error();
+    if (options && options->event) *options->event = NULL;
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    s = gemm__prepare_batched(func, layout, ta, tb, m, n, k, alpha == 0, offa, lda, offb, ldb, beta == 1, offc, ldc,
+                              count, addr, addr, gemm_precision_size(prec), &p, &bt);
+    if (s != GEMM_OK) return s;
+    memset(&a, 0, sizeof a);
+    a.X[0] = A; a.offs[0] = offa;
+    a.X[1] = B; a.offs[1] = offb;
+    a.X[2] = C; a.offs[2] = offc;
+    return gemm__cl_batch_run(ctx, prec, func, &p, &bt, &a, count, alpha, beta, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_sgemm_strided_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                                   cl_mem A, size_t offa, int64_t lda, int64_t stride_a,
+                                                   cl_mem B, size_t offb, int64_t ldb, int64_t stride_b, float beta,
+                                                   cl_mem C, size_t offc, int64_t ldc, int64_t stride_c,
+                                                   int64_t batch_count, const gemm_cl_options *options)
+{
+    return gemm__cl_strided_call(ctx, GEMM_F32, "gemm_cl_sgemm_strided_batched", layout, transa, transb, m, n, k,
+                                 alpha, A, offa, lda, stride_a, B, offb, ldb, stride_b, beta, C, offc, ldc, stride_c,
+                                 batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_dgemm_strided_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                                   cl_mem A, size_t offa, int64_t lda, int64_t stride_a,
+                                                   cl_mem B, size_t offb, int64_t ldb, int64_t stride_b, double beta,
+                                                   cl_mem C, size_t offc, int64_t ldc, int64_t stride_c,
+                                                   int64_t batch_count, const gemm_cl_options *options)
+{
+    return gemm__cl_strided_call(ctx, GEMM_F64, "gemm_cl_dgemm_strided_batched", layout, transa, transb, m, n, k,
+                                 alpha, A, offa, lda, stride_a, B, offb, ldb, stride_b, beta, C, offc, ldc, stride_c,
+                                 batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_sgemm_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                           cl_mem A, const size_t offa[], int64_t lda, cl_mem B, const size_t offb[],
+                                           int64_t ldb, float beta, cl_mem C, const size_t offc[], int64_t ldc,
+                                           int64_t batch_count, const gemm_cl_options *options)
+{
+    return gemm__cl_listed_call(ctx, GEMM_F32, "gemm_cl_sgemm_batched", layout, transa, transb, m, n, k, alpha, A,
+                                offa, lda, B, offb, ldb, beta, C, offc, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_dgemm_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                           cl_mem A, const size_t offa[], int64_t lda, cl_mem B, const size_t offb[],
+                                           int64_t ldb, double beta, cl_mem C, const size_t offc[], int64_t ldc,
+                                           int64_t batch_count, const gemm_cl_options *options)
+{
+    return gemm__cl_listed_call(ctx, GEMM_F64, "gemm_cl_dgemm_batched", layout, transa, transb, m, n, k, alpha, A,
+                                offa, lda, B, offb, ldb, beta, C, offc, ldc, batch_count, options);
+}
+/* <<cl batch */
 /* >>cl tune_space: src/cl/tune_space.h */
 /* The tuner's search space, in two stages after the seed paper's: first
    the structure (work-group shape, work-item tile, warp layout) with the

@@ -2,13 +2,15 @@
 # tests/test_cl.sh - the OpenCL suite: gemm_cl.h as a user's compiler sees it
 # (warning-free C99 with gcc and clang, C++ with g++, alone and through
 # gemm.h's GEMM_ENABLE_OPENCL), the kernel source src/cl/gemm.cl on its own
-# (clang's OpenCL C 1.2 front end, several parameter sets), then build/test_cl
-# and build/test_cl_safety (hostile offsets, damaged caches, endless tuning
-# files, injected allocation failures) on the first OpenCL device; and that
-# `make tune-cl` never writes the tracked tuning/gemm_cl.txt.
+# (clang's OpenCL C 1.2 front end, several parameter sets), then build/test_cl,
+# build/test_cl_safety (hostile offsets, damaged caches, endless tuning
+# files, injected allocation failures) and build/test_cl_batch (the batches)
+# on the first OpenCL device; and that `make tune-cl` never writes the
+# tracked tuning/gemm_cl.txt.
 # Prints SKIPPED when the OpenCL headers, loader or a device are missing.
-# `sh tests/test_cl.sh asan` runs the _asan builds of both instead (AddressSanitizer,
-# UndefinedBehaviorSanitizer, LeakSanitizer; PoCL needs no suppressions).
+# `sh tests/test_cl.sh asan` runs the _asan builds of the three instead
+# (test_cl_batch --quick; AddressSanitizer, UndefinedBehaviorSanitizer,
+# LeakSanitizer; PoCL needs no suppressions).
 # Last line: N passed, N failed[, N skipped].
 cd "$(dirname "$0")/.." || exit 2
 out=build/checks_cl
@@ -20,8 +22,8 @@ if ! printf '#include <CL/cl.h>\nint main(void){return 0;}\n' | ${CC:-cc} -x c -
     echo "0 passed, 0 failed, 1 skipped"
     exit 0
 fi
-progs="build/test_cl build/test_cl_safety"
-if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan"; else
+progs="build/test_cl build/test_cl_safety build/test_cl_batch"
+if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan build/test_cl_batch_asan"; else
     printf '#define GEMM_IMPLEMENTATION\n#include "gemm_cl.h"\n' >"$out/impl.c"
     printf '#define GEMM_IMPLEMENTATION\n#define GEMM_ENABLE_OPENCL\n#include "gemm.h"\n' >"$out/umbrella.c"
     for cc in gcc clang; do
@@ -57,6 +59,9 @@ if [ "${1:-}" = asan ]; then progs="build/test_cl_asan build/test_cl_safety_asan
     else
         skipped=$((skipped + 1)); echo "SKIPPED g++ not installed"
     fi
+    check "examples/opencl_batched.c builds warning-free and runs (both batch forms, checked)" sh -c \
+        "gcc -std=c99 -O2 $WARN examples/opencl_batched.c -o $out/opencl_batched -lOpenCL -lm -lpthread && \
+         $out/opencl_batched 16 2000"
     # the tuner writes where the user says, never silently into the repository
     check "make tune-cl writes build/, not the tracked tuning/gemm_cl.txt" sh -c \
         "${MAKE:-make} --no-print-directory -n tune-cl | grep -- '--output build/' && \
@@ -66,7 +71,9 @@ fi
 run_prog() {
     prog=$1
     ${MAKE:-make} --no-print-directory "$prog" >"$out/log" 2>&1 || { cat "$out/log"; failed=$((failed + 1)); return; }
-    ASAN_OPTIONS=detect_leaks=1 "$prog" >"$out/run.log" 2>&1
+    args=""
+    case $prog in *_batch_asan) args=--quick ;; esac # the battery's small form under the sanitizers
+    ASAN_OPTIONS=detect_leaks=1 "$prog" $args >"$out/run.log" 2>&1
     rc=$?
     grep -v '^ok ' "$out/run.log"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out/run.log" | tail -n 1)

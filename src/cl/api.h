@@ -73,6 +73,49 @@ GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gem
                                    cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
                                    double beta, cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options);
 
+/* Batches on buffers: batch_count products C_i = alpha*op(A_i)*op(B_i) +
+   beta*C_i sharing every argument but where their matrices are, in one
+   enqueue of each kernel (the member index is the NDRange's third
+   dimension; more than 65,535 members, or packed operands over 256 MiB,
+   take a few). Arguments as gemm_cl_sgemm's with each matrix's batch
+   argument after its leading dimension, then the count, then the options
+   (wait list, event: the batch's last command). Semantics as the CPU's
+   batches (gemm_cpu.h): a count of 0 does nothing; every member is checked
+   (inside its buffer, as the single call checks) before anything is
+   enqueued, and a refusal names the member at fault and writes nothing; no
+   two members may write one element of C. Each member is the single call's
+   result, bit for bit where both take the same kernel (a batch may take
+   the tiled kernel where its member alone would take the direct one).
+   Strided: member i's A, B, C start at offa + i*stride_a, offb + i*stride_b,
+   offc + i*stride_c elements of A, B, C (like CLBlast's GemmStridedBatched);
+   a stride of 0 shares A or B among all members. */
+GEMM_DEF gemm_status gemm_cl_sgemm_strided_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                                   cl_mem A, size_t offa, int64_t lda, int64_t stride_a,
+                                                   cl_mem B, size_t offb, int64_t ldb, int64_t stride_b, float beta,
+                                                   cl_mem C, size_t offc, int64_t ldc, int64_t stride_c,
+                                                   int64_t batch_count, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_dgemm_strided_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                                   cl_mem A, size_t offa, int64_t lda, int64_t stride_a,
+                                                   cl_mem B, size_t offb, int64_t ldb, int64_t stride_b, double beta,
+                                                   cl_mem C, size_t offc, int64_t ldc, int64_t stride_c,
+                                                   int64_t batch_count, const gemm_cl_options *options);
+/* Offset arrays: member i's A, B, C start at element offa[i], offb[i],
+   offc[i] of the one buffer A, B, C (host arrays of batch_count offsets,
+   read during the call). CLBlast's GemmBatched also takes an alpha and a
+   beta per member; these take one of each, as the CPU and CUDA batches. */
+GEMM_DEF gemm_status gemm_cl_sgemm_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                           cl_mem A, const size_t offa[], int64_t lda, cl_mem B, const size_t offb[],
+                                           int64_t ldb, float beta, cl_mem C, const size_t offc[], int64_t ldc,
+                                           int64_t batch_count, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_dgemm_batched(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                           cl_mem A, const size_t offa[], int64_t lda, cl_mem B, const size_t offb[],
+                                           int64_t ldb, double beta, cl_mem C, const size_t offc[], int64_t ldc,
+                                           int64_t batch_count, const gemm_cl_options *options);
+
 /* Host pointers: copies in, multiplies, copies back, blocks (options: timing). */
 GEMM_DEF gemm_status gemm_cl_sgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,

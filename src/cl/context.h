@@ -34,6 +34,7 @@ struct gemm_cl_context {
     char device_name[256], platform_name[128], driver[128];
     int has_fp64, has_nv_options, no_self_check, break_kernel;
     size_t max_wg;
+    cl_ulong max_alloc; /* the largest buffer the device allocates */
     cl_ulong local_mem;
     char tuning_file[512], cache_dir[512], build_options[512];
     gemm__cl_lock lock;
@@ -207,6 +208,7 @@ static gemm_status gemm__cl_query(gemm_cl_context *ctx, cl_platform_id platform)
     clGetDeviceInfo(ctx->device, CL_DEVICE_TYPE, sizeof ctx->type, &ctx->type, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof ctx->max_wg, &ctx->max_wg, NULL);
     clGetDeviceInfo(ctx->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ctx->local_mem, &ctx->local_mem, NULL);
+    clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ctx->max_alloc, &ctx->max_alloc, NULL);
     if (platform) clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof ctx->platform_name, ctx->platform_name, NULL);
     /* asked for in full: a long extension list must not hide cl_khr_fp64 */
     e = clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_len);

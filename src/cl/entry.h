@@ -2,23 +2,46 @@
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
 
+/* OpenCL's own checks after gemm__prepare's: the precision, and the sizes
+   the kernels index with int. */
+static gemm_status gemm__cl_device_checks(gemm_cl_context *ctx, gemm_precision prec, const char *func, int64_t m,
+                                          int64_t n, int64_t k)
+{
+    const int64_t limit = 2147483647 - 4096;
+    gemm_status s = gemm__cl_usable(ctx, prec, func);
+    if (s == GEMM_OK && (m > limit || n > limit || k > limit))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
+    return s;
+}
+
 /* The context first (it is the first argument), then gemm__prepare's
-   checks and canonical form, then OpenCL's own: the precision, and the
-   sizes the kernels index with int. */
+   checks and canonical form, then OpenCL's own. */
 static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, const char *func, gemm_layout layout,
                                     gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                                     double alpha, int have_a, int64_t lda, int have_b, int64_t ldb, double beta,
                                     int have_c, int64_t ldc, gemm__problem *p)
 {
-    const int64_t limit = 2147483647 - 4096;
     gemm_status s;
     p->work = GEMM__WORK_NONE;
     if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
     s = gemm__prepare(func, layout, ta, tb, m, n, k, alpha == 0, have_a, lda, have_b, ldb, beta == 1, have_c, ldc, p);
-    if (s == GEMM_OK) s = gemm__cl_usable(ctx, prec, func);
-    if (s == GEMM_OK && (m > limit || n > limit || k > limit))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must be below %lld on OpenCL", func, (long long)limit);
-    return s;
+    return s == GEMM_OK ? gemm__cl_device_checks(ctx, prec, func, m, n, k) : s;
+}
+
+/* *cap: how many elements buffer X, which must belong to ctx, holds. */
+static gemm_status gemm__cl_capacity(const gemm_cl_context *ctx, cl_mem X, size_t elem, const char *func,
+                                     const char *name, size_t *cap)
+{
+    size_t size = 0;
+    cl_context owner = NULL;
+    cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (e != CL_SUCCESS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
+    if (owner != ctx->context)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
+    *cap = size / elem;
+    return GEMM_OK;
 }
 
 /* Is [off, off + count) inside buffer X, which belongs to ctx? Counted in
@@ -27,15 +50,9 @@ static gemm_status gemm__cl_prepare(gemm_cl_context *ctx, gemm_precision prec, c
 static gemm_status gemm__cl_fits(const gemm_cl_context *ctx, cl_mem X, size_t off, int64_t count, size_t elem,
                                  const char *func, const char *name)
 {
-    size_t size = 0, cap;
-    cl_context owner = NULL;
-    cl_int e = clGetMemObjectInfo(X, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (e == CL_SUCCESS) e = clGetMemObjectInfo(X, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (e != CL_SUCCESS)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not a valid cl_mem (%s)", func, name, gemm__cl_errname(e));
-    if (owner != ctx->context)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", func, name);
-    cap = size / elem;
+    size_t cap = 0;
+    gemm_status s = gemm__cl_capacity(ctx, X, elem, func, name, &cap);
+    if (s != GEMM_OK) return s;
     if (count > 0 && (off > cap || (uint64_t)count > (uint64_t)(cap - off)))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s holds %llu elements; offset %llu + extent %lld do not fit", func,
                           name, (unsigned long long)cap, (unsigned long long)off, (long long)count);
@@ -66,6 +83,28 @@ static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const
     return GEMM_OK;
 }
 
+/* Enqueues a checked batch (a single call: one member) on the caller's
+   queue: a marker when there is nothing to compute (for the event and the
+   wait list), else the kernels. */
+static gemm_status gemm__cl_launch(gemm_cl_context *ctx, gemm_precision prec, const gemm__problem *p,
+                                   const gemm__cl_operands *o, const gemm__cl_members *mb, double alpha, double beta,
+                                   cl_uint nw, const cl_event *wait, cl_event *event)
+{
+    gemm__cl_program *g;
+    gemm_status s = GEMM_OK;
+    gemm__cl_lock_take(&ctx->lock);
+    if (p->work == GEMM__WORK_NONE || mb->count == 0) {
+        cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, nw ? wait : NULL, event) : CL_SUCCESS;
+        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
+    } else {
+        s = gemm__cl_select(ctx, prec, &g);
+        if (s == GEMM_OK)
+            s = gemm__cl_enqueue_batch(ctx, &ctx->lane[0], g, p, o, mb, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    return s;
+}
+
 /* One call on cl_mem buffers, enqueued on the caller's queue. */
 static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision prec, const char *func,
                                         gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
@@ -77,7 +116,7 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     const cl_event *wait = options ? options->wait : NULL;
     cl_event *event = options ? options->event : NULL;
     gemm__cl_operands o;
-    gemm__cl_program *g;
+    gemm__cl_members one;
     gemm__problem p;
     gemm_status s;
     gemm__clear_error();
@@ -88,16 +127,9 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
     gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
     if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
-    gemm__cl_lock_take(&ctx->lock);
-    if (p.work == GEMM__WORK_NONE) {
-        cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, wait, event) : CL_SUCCESS;
-        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
-    } else {
-        s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &p, &o, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
-    }
-    gemm__cl_lock_give(&ctx->lock);
-    return s;
+    memset(&one, 0, sizeof one);
+    one.count = 1;
+    return gemm__cl_launch(ctx, prec, &p, &o, &one, alpha, beta, nw, wait, event);
 }
 
 /* One blocking call on host pointers, on the caller's queue. */

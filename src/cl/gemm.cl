@@ -124,18 +124,31 @@ typedef long stride;
 #define B_SPACE __global
 #endif
 
-/* Copies op(X), R x K with element (r, p) at X[offx + r*rs + p*ps], into
-   the packed, zero-padded Rp x Kp form the tiled kernel reads: element
-   (r, p) at P[p*Rp + r] (PACK 0) or, panel by panel of `tile` rows,
-   P[(r/tile)*Kp*tile + p*tile + r%tile] (PACK 1). One kernel serves A and B,
-   every layout and transpose: they are only strides. */
+/* Batches: the third NDRange dimension runs over the members (a single
+   call is a batch of one), z = get_global_id(2), member first + z. Member b
+   of an operand starts at off + b*stride elements, or at off + list[b] when
+   the host passes a list of offsets (pointer-array batches). */
+INLINE long member_at(const long off, const long stride, const __global long *list, const long b)
+{
+    return off + (list ? list[b] : b * stride);
+}
+
+/* Copies op(X), R x K with element (r, p) at X[r*rs + p*ps] (X: member
+   first + z), into the packed, zero-padded Rp x Kp form the tiled kernel
+   reads (member z of P, Rp*Kp apart): element (r, p) at P[p*Rp + r] (PACK 0)
+   or, panel by panel of `tile` rows, P[(r/tile)*Kp*tile + p*tile + r%tile]
+   (PACK 1). One kernel serves A and B, every layout and transpose: they are
+   only strides. */
 __kernel void gemm_cl_pack(const int R, const int K, const int Rp, const int Kp, const int tile,
-                           const __global real *X, const long offx, const long rs, const long ps,
-                           __global real *P)
+                           const __global real *X, const long offx, const long xs, const __global long *xl,
+                           const long first, const long rs, const long ps, __global real *P)
 {
     const int r = (int)get_global_id(0), p = (int)get_global_id(1);
+    const long z = (long)get_global_id(2);
     if (r >= Rp || p >= Kp) return;
-    const real v = r < R && p < K ? X[offx + r * rs + p * ps] : (real)0;
+    X += member_at(offx, xs, xl, first + z);
+    P += z * Rp * Kp;
+    const real v = r < R && p < K ? X[r * rs + p * ps] : (real)0;
 #if PACK
     P[(long)(r / tile) * Kp * tile + (long)p * tile + r % tile] = v;
 #else
@@ -148,13 +161,15 @@ __kernel void gemm_cl_pack(const int R, const int K, const int Rp, const int Kp,
    each) ran at a gigabyte per second: a work-item moves a block of `tile`
    rows by KWG k rows of the packed form, loops a compiler vectorises. */
 __kernel void gemm_cl_pack_rows(const int R, const int K, const int Rp, const int Kp, const int tile,
-                                const __global real *X, const long offx, const long rs, const long ps,
-                                __global real *P)
+                                const __global real *X, const long offx, const long xs, const __global long *xl,
+                                const long first, const long rs, const long ps, __global real *P)
 {
     const int g = (int)get_global_id(0), p0 = (int)get_global_id(1) * KWG;
+    const long z = (long)get_global_id(2);
     if (g * tile >= Rp || p0 >= Kp) return;
     const int rows = min(tile, R - g * tile);
-    const __global real *src = X + offx + (long)g * tile * rs;
+    const __global real *src = X + member_at(offx, xs, xl, first + z) + (long)g * tile * rs;
+    P += z * Rp * Kp;
     for (int p = p0; p < p0 + KWG; p++) {
 #if PACK
         __global real *dst = P + (long)g * Kp * tile + (long)p * tile;
@@ -178,18 +193,24 @@ INLINE void store_one(__global real *c, const real ab, const real alpha, const r
 
 /* Small problems: one work-item per element of C, reading A and B where they
    are, no copies. Row-major C (the host hands over the transposed problem of
-   its column-major form). K == 0 with alpha == 0 is how the host scales C by beta. */
+   its column-major form). K == 0 with alpha == 0 is how the host scales C by
+   beta. Member first + z of a batch, as the pack kernels. */
 __kernel void gemm_cl_direct(const int M, const int N, const int K, const real alpha, const real beta,
-                             const __global real *A, const long offa, const long ars, const long acs,
-                             const __global real *B, const long offb, const long brs, const long bcs,
-                             __global real *C, const long offc, const long ldc)
+                             const __global real *A, const long offa, const long as, const __global long *al,
+                             const long ars, const long acs,
+                             const __global real *B, const long offb, const long bs, const __global long *bl,
+                             const long brs, const long bcs,
+                             __global real *C, const long offc, const long cs, const __global long *cl,
+                             const long ldc, const long first)
 {
     const int j = (int)get_global_id(0), i = (int)get_global_id(1);
+    const long member = first + (long)get_global_id(2);
     if (i >= M || j >= N) return;
-    const __global real *a = A + offa + i * ars, *b = B + offb + j * bcs;
+    const __global real *a = A + member_at(offa, as, al, member) + i * ars;
+    const __global real *b = B + member_at(offb, bs, bl, member) + j * bcs;
     real sum = (real)0;
     for (int p = 0; p < K; p++) sum = fma(a[p * acs], b[p * brs], sum);
-    store_one(C + offc + i * ldc + j, sum, alpha, beta);
+    store_one(C + member_at(offc, cs, cl, member) + i * ldc + j, sum, alpha, beta);
 }
 
 /* The distance between two k rows of a packed operand (Rp x Kp in tiles of
@@ -314,6 +335,31 @@ INLINE void store_tile(__global real *C, const long ldc, const int M, const int 
         }
 }
 
+/* Where work-item tid computes in the grid of C's blocks (tm along M, tn
+   along N). With WARPM, warp-level tiling: warp w covers WARPM x 32/WARPM
+   work-items of the grid, so one vector read of the local A (B) tile by the
+   warp touches WARPM (32/WARPM) consecutive vectors of one row: few
+   distinct addresses, each a broadcast, and no bank conflicts. */
+INLINE int place_m(const int tid)
+{
+#if WARPM
+    return (tid / 32 % (MDIMC / WARPM)) * WARPM + tid % 32 % WARPM;
+#else
+    (void)tid;
+    return (int)get_local_id(1);
+#endif
+}
+
+INLINE int place_n(const int tid)
+{
+#if WARPM
+    return (tid / 32 / (MDIMC / WARPM)) * (32 / WARPM) + tid % 32 / WARPM;
+#else
+    (void)tid;
+    return (int)get_local_id(0);
+#endif
+}
+
 /* The tuned kernel: C = alpha * A B + beta * C for packed A (Mp x Kp) and B
    (Np x Kp), row-major C. A work-group computes an MWG x NWG tile with
    MDIMC x NDIMC work-items; each holds an MWI x NWI block of sums in
@@ -321,29 +367,25 @@ INLINE void store_tile(__global real *C, const long ldc, const int M, const int 
    contiguous rows when MDIMC = NDIMC = 1 on CPUs). With SA/SB the tiles go
    through local memory: a tile is stored, one barrier, then the next is
    fetched into registers while this one is multiplied; without DB a second
-   barrier keeps the stores of the next step off a tile still being read. */
+   barrier keeps the stores of the next step off a tile still being read.
+   Batches: group z of the third dimension is member first + z, its packed
+   operands pas (pbs) elements after member z-1's (0: one shared by all). */
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const int Np,
                    const real alpha, const real beta,
-                   const __global real *restrict Ap, const __global real *restrict Bp,
-                   __global real *C, const long offc, const long ldc)
+                   const __global real *restrict Ap, const long pas, const __global real *restrict Bp, const long pbs,
+                   __global real *C, const long offc, const long cs, const __global long *cl, const long ldc,
+                   const long first)
 {
     /* tid: the work-item's place in the group, for the cooperative copies
        (consecutive tids read consecutive vectors: coalesced); (tm, tn): its
        place in the grid of C's blocks */
     const int tid = (int)get_local_id(1) * NDIMC + (int)get_local_id(0);
-#if WARPM
-    /* Warp-level tiling: warp w covers WARPM x 32/WARPM work-items of the
-       grid, so one vector read of the local A (B) tile by the warp touches
-       WARPM (32/WARPM) consecutive vectors of one row: few distinct
-       addresses, each a broadcast, and no bank conflicts. */
-    const int warp = tid / 32, lane = tid % 32;
-    const int tm = (warp % (MDIMC / WARPM)) * WARPM + lane % WARPM;
-    const int tn = (warp / (MDIMC / WARPM)) * (32 / WARPM) + lane / WARPM;
-#else
-    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1);
-#endif
+    const int tm = place_m(tid), tn = place_n(tid);
     const int gn = (int)get_group_id(0), gm = (int)get_group_id(1);
+    const long z = (long)get_group_id(2);
+    Ap += z * pas;
+    Bp += z * pbs;
     (void)tid; /* unused without local memory or WARPM */
     const stride as = panel_rows(Mp, MWG), bs = panel_rows(Np, NWG);
     const __global real *a = panel(Ap, gm, Kp, MWG), *b = panel(Bp, gn, Kp, NWG);
@@ -411,5 +453,5 @@ void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const i
         cur ^= 1;
 #endif
     }
-    store_tile(C + offc, ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);
+    store_tile(C + member_at(offc, cs, cl, first + z), ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);
 }

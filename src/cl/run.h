@@ -1,6 +1,8 @@
-/* Running one multiplication on a queue: the direct kernel for small
-   problems (and for C = beta*C), else pack + pad both operands and run the
-   tiled kernel. */
+/* Running one multiplication, or a batch of them, on a queue: the direct
+   kernel for small problems (and for C = beta*C), else pack + pad both
+   operands and run the tiled kernel. A batch is each of these launches
+   once, its members along the third NDRange dimension; a single call is a
+   batch of one. */
 
 /* The three matrices on the device in gemm__problem's names: a and b are the
    operands of its column-major view (the caller's B and A for a row-major call). */
@@ -20,6 +22,16 @@ static void gemm__cl_operands_set(gemm__cl_operands *o, const gemm__problem *p, 
     o->offc = offc;
 }
 
+/* Where each member of a batch finds its operands, in gemm__problem's names
+   (a, b, c): member i of x at offset + i*stride[x] elements, or at offset +
+   list[x][i] when list[x] (a buffer of cl_long) is given. A stride of 0
+   without a list: every member reads the same operand (packed once). */
+typedef struct gemm__cl_members {
+    int64_t count;
+    int64_t stride[3];
+    cl_mem list[3];
+} gemm__cl_members;
+
 /* The problem as the kernels see it: a row-major M x N C at C[i*ldc + j].
    gemm__problem's column-major m x n C is exactly that with M = n, N = m,
    and C^T = op(b)^T op(a)^T: the kernels' first operand is b, their second a. */
@@ -28,9 +40,12 @@ typedef struct gemm__cl_call {
     cl_mem A, B, C;
     size_t offa, offb, offc;
     int64_t ars, acs, brs, bcs, ldc; /* op(A)(i, q) at A[offa + i*ars + q*acs]; op(B)(q, j) likewise */
+    int64_t count, as, bs, cs;       /* members, and the distance from one's A (B, C) to the next's... */
+    cl_mem al, bl, cl;               /* ...or the lists of their offsets */
 } gemm__cl_call;
 
-static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o, gemm__cl_call *c)
+static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o, const gemm__cl_members *mb,
+                             gemm__cl_call *c)
 {
     c->m = p->n;
     c->n = p->m;
@@ -46,6 +61,25 @@ static void gemm__cl_call_of(const gemm__problem *p, const gemm__cl_operands *o,
     c->C = o->c;
     c->offc = o->offc;
     c->ldc = p->ldc;
+    c->count = mb->count;
+    c->as = mb->stride[1];
+    c->al = mb->list[1];
+    c->bs = mb->stride[0];
+    c->bl = mb->list[0];
+    c->cs = mb->stride[2];
+    c->cl = mb->list[2];
+}
+
+/* Members per launch: the NDRange's third dimension reaches 65535 groups
+   on some GPUs (CUDA's grid.z), and a batch's packed operands (per_member
+   bytes each) stay within the device's largest buffer and 256 MiB, so a
+   big batch takes a few launches of each kernel rather than a huge copy. */
+static int64_t gemm__cl_chunk(const gemm_cl_context *ctx, int64_t count, size_t per_member)
+{
+    uint64_t cap = ctx->max_alloc && ctx->max_alloc < ((uint64_t)1 << 28) ? ctx->max_alloc : (uint64_t)1 << 28;
+    int64_t n = count < 65535 ? count : 65535;
+    if (per_member > 0 && (uint64_t)n > cap / per_member) n = (int64_t)(cap / per_member);
+    return n > 0 ? n : 1;
 }
 
 static int64_t gemm__cl_roundup(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -110,12 +144,13 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     return GEMM_OK;
 }
 
-/* One work-item per element of C; `scale`: C = beta*C, A and B unread. */
+/* The direct kernel on members [first, first + n): one work-item per
+   element of C; `scale`: C = beta*C, A and B unread. */
 static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
-                                       int scale, double alpha, double beta, cl_uint nw, const cl_event *wait,
-                                       cl_event *event)
+                                       int scale, double alpha, double beta, int64_t first, int64_t n, cl_uint nw,
+                                       const cl_event *wait, cl_event *event)
 {
-    size_t local[2] = {8, 8}, global[2];
+    size_t local[3] = {8, 8, 1}, global[3];
     gemm__cl_args a = gemm__cl_args_of(g->direct);
     cl_int e;
     gemm__cl_arg_int(&a, c->m);
@@ -125,74 +160,106 @@ static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_progr
     gemm__cl_arg_real(&a, g->prec, beta);
     gemm__cl_arg_mem(&a, scale ? c->C : c->A); /* unread when scaling */
     gemm__cl_arg_long(&a, (int64_t)c->offa);
+    gemm__cl_arg_long(&a, c->as);
+    gemm__cl_arg_mem(&a, scale ? NULL : c->al);
     gemm__cl_arg_long(&a, c->ars);
     gemm__cl_arg_long(&a, c->acs);
     gemm__cl_arg_mem(&a, scale ? c->C : c->B);
     gemm__cl_arg_long(&a, (int64_t)c->offb);
+    gemm__cl_arg_long(&a, c->bs);
+    gemm__cl_arg_mem(&a, scale ? NULL : c->bl);
     gemm__cl_arg_long(&a, c->brs);
     gemm__cl_arg_long(&a, c->bcs);
     gemm__cl_arg_mem(&a, c->C);
     gemm__cl_arg_long(&a, (int64_t)c->offc);
+    gemm__cl_arg_long(&a, c->cs);
+    gemm__cl_arg_mem(&a, c->cl);
     gemm__cl_arg_long(&a, c->ldc);
+    gemm__cl_arg_long(&a, first);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (direct)");
     global[0] = (size_t)gemm__cl_roundup(c->n, 8);
     global[1] = (size_t)gemm__cl_roundup(c->m, 8);
-    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 2, NULL, global, local, nw, wait, event);
+    global[2] = (size_t)n;
+    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 3, NULL, global, local, nw, nw ? wait : NULL, event);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (direct)");
 }
 
-/* Copies op(X) (R x K, element (r, q) at X[offx + r*rs + q*ps]) into the lane's
-   packing buffer `side`, zero-padded to Rp x Kp, in the layout PACK asks for:
-   on GPUs an element per work-item (coalesced), on CPUs a block of a tile's
+/* Every member through the direct kernel, 65535 to a launch. */
+static gemm_status gemm__cl_run_direct_all(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                           const gemm__cl_call *c, int scale, double alpha, double beta, cl_uint nw,
+                                           const cl_event *wait, cl_event *event)
+{
+    int64_t first, n, chunk = gemm__cl_chunk(ctx, c->count, 0);
+    gemm_status s = GEMM_OK;
+    for (first = 0; first < c->count && s == GEMM_OK; first += n) {
+        n = c->count - first < chunk ? c->count - first : chunk;
+        s = gemm__cl_run_direct(lane, g, c, scale, alpha, beta, first, n, first ? 0 : nw, wait,
+                                first + n == c->count ? event : NULL);
+    }
+    return s;
+}
+
+/* One operand of the tiled path: op(X) is R x K, element (r, q) of member i
+   at X[member's offset + r*rs + q*ps], packed as Rp x Kp into the lane's
+   buffer `side` (0: A, 1: B). */
+typedef struct gemm__cl_pack_job {
+    int side;
+    int64_t R, K, Rp, Kp;
+    cl_mem X, list;
+    size_t off;
+    int64_t stride, rs, ps;
+} gemm__cl_pack_job;
+
+/* Copies members [first, first + n) of op(X) into the lane's packing buffer
+   `side`, zero-padded, one after the other, in the layout PACK asks for: on
+   GPUs an element per work-item (coalesced), on CPUs a block of a tile's
    rows by KWG per work-item. */
-static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g, int side,
-                                     int64_t R, int64_t K, int64_t Rp, int64_t Kp, cl_mem X, size_t offx, int64_t rs,
-                                     int64_t ps, cl_uint nw, const cl_event *wait)
+static gemm_status gemm__cl_run_pack(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                     const gemm__cl_pack_job *j, int64_t first, int64_t n, cl_uint nw,
+                                     const cl_event *wait)
 {
     int rows = (ctx->type & CL_DEVICE_TYPE_CPU) != 0;
-    int tile = side ? g->params.nwg : g->params.mwg;
-    size_t local[2], global[2];
+    int tile = j->side ? g->params.nwg : g->params.mwg;
+    size_t local[3], global[3];
     gemm__cl_args a = gemm__cl_args_of(rows ? g->pack_rows : g->pack);
     cl_int e;
-    gemm__cl_arg_int(&a, R);
-    gemm__cl_arg_int(&a, K);
-    gemm__cl_arg_int(&a, Rp);
-    gemm__cl_arg_int(&a, Kp);
+    gemm__cl_arg_int(&a, j->R);
+    gemm__cl_arg_int(&a, j->K);
+    gemm__cl_arg_int(&a, j->Rp);
+    gemm__cl_arg_int(&a, j->Kp);
     gemm__cl_arg_int(&a, tile);
-    gemm__cl_arg_mem(&a, X);
-    gemm__cl_arg_long(&a, (int64_t)offx);
-    gemm__cl_arg_long(&a, rs);
-    gemm__cl_arg_long(&a, ps);
-    gemm__cl_arg_mem(&a, lane->scratch[side]);
+    gemm__cl_arg_mem(&a, j->X);
+    gemm__cl_arg_long(&a, (int64_t)j->off);
+    gemm__cl_arg_long(&a, j->stride);
+    gemm__cl_arg_mem(&a, j->list);
+    gemm__cl_arg_long(&a, first);
+    gemm__cl_arg_long(&a, j->rs);
+    gemm__cl_arg_long(&a, j->ps);
+    gemm__cl_arg_mem(&a, lane->scratch[j->side]);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (pack)");
     /* A fixed work-group shape: PoCL compiles a kernel anew for each one it meets. */
     local[0] = rows ? 1 : ctx->max_wg >= 256 ? 32 : 1;
     local[1] = rows ? 16 : ctx->max_wg >= 256 ? 8 : 1;
-    global[0] = (size_t)gemm__cl_roundup(rows ? Rp / tile : Rp, (int64_t)local[0]);
-    global[1] = (size_t)gemm__cl_roundup(rows ? Kp / g->params.kwg : Kp, (int64_t)local[1]);
-    e = clEnqueueNDRangeKernel(lane->queue, rows ? g->pack_rows : g->pack, 2, NULL, global, local, nw, wait, NULL);
+    local[2] = 1;
+    global[0] = (size_t)gemm__cl_roundup(rows ? j->Rp / tile : j->Rp, (int64_t)local[0]);
+    global[1] = (size_t)gemm__cl_roundup(rows ? j->Kp / g->params.kwg : j->Kp, (int64_t)local[1]);
+    global[2] = (size_t)n;
+    e = clEnqueueNDRangeKernel(lane->queue, rows ? g->pack_rows : g->pack, 3, NULL, global, local, nw, nw ? wait : NULL,
+                               NULL);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (pack)");
 }
 
-/* Packs op(A) as Mp x Kp and op(B) as Np x Kp, then runs the tiled kernel on them. */
-static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
-                                      const gemm__cl_call *c, double alpha, double beta, cl_uint nw,
-                                      const cl_event *wait, cl_event *event)
+/* The tiled kernel on members [first, first + n), whose packed operands
+   are the lane's buffers (member z at z*pas, z*pbs elements). */
+static gemm_status gemm__cl_run_tiles(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
+                                      int64_t Mp, int64_t Np, int64_t Kp, int64_t pas, int64_t pbs, double alpha,
+                                      double beta, int64_t first, int64_t n, cl_uint nw, const cl_event *wait,
+                                      cl_event *event)
 {
     const gemm_cl_params *p = &g->params;
-    int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
-    size_t elem = gemm_precision_size(g->prec), global[2], local[2], abytes, bbytes;
+    size_t global[3], local[3];
     gemm__cl_args a = gemm__cl_args_of(g->tiled);
-    gemm_status s;
     cl_int e;
-    if (!gemm__cl_bytes(Mp, Kp, elem, &abytes) || !gemm__cl_bytes(Np, Kp, elem, &bbytes))
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
-                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
-    if ((s = gemm__cl_scratch(ctx, lane, 0, abytes)) != GEMM_OK ||
-        (s = gemm__cl_scratch(ctx, lane, 1, bbytes)) != GEMM_OK ||
-        (s = gemm__cl_run_pack(ctx, lane, g, 0, c->m, c->k, Mp, Kp, c->A, c->offa, c->ars, c->acs, nw, wait)) != GEMM_OK ||
-        (s = gemm__cl_run_pack(ctx, lane, g, 1, c->n, c->k, Np, Kp, c->B, c->offb, c->bcs, c->brs, 0, NULL)) != GEMM_OK)
-        return s;
     gemm__cl_arg_int(&a, c->m);
     gemm__cl_arg_int(&a, c->n);
     gemm__cl_arg_int(&a, Kp);
@@ -201,33 +268,103 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
     gemm__cl_arg_real(&a, g->prec, alpha);
     gemm__cl_arg_real(&a, g->prec, beta);
     gemm__cl_arg_mem(&a, lane->scratch[0]);
+    gemm__cl_arg_long(&a, pas);
     gemm__cl_arg_mem(&a, lane->scratch[1]);
+    gemm__cl_arg_long(&a, pbs);
     gemm__cl_arg_mem(&a, c->C);
     gemm__cl_arg_long(&a, (int64_t)c->offc);
+    gemm__cl_arg_long(&a, c->cs);
+    gemm__cl_arg_mem(&a, c->cl);
     gemm__cl_arg_long(&a, c->ldc);
+    gemm__cl_arg_long(&a, first);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (tiled)");
     local[0] = (size_t)p->ndimc;
     local[1] = (size_t)p->mdimc;
+    local[2] = 1;
     global[0] = (size_t)(Np / p->nwg) * local[0];
     global[1] = (size_t)(Mp / p->mwg) * local[1];
-    e = clEnqueueNDRangeKernel(lane->queue, g->tiled, 2, NULL, global, local, 0, NULL, event);
+    global[2] = (size_t)n;
+    e = clEnqueueNDRangeKernel(lane->queue, g->tiled, 3, NULL, global, local, nw, nw ? wait : NULL, event);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (tiled)");
+}
+
+static void gemm__cl_pack_jobs(const gemm__cl_call *c, int64_t Mp, int64_t Np, int64_t Kp, gemm__cl_pack_job j[2])
+{
+    j[0].side = 0; j[0].R = c->m; j[0].K = c->k; j[0].Rp = Mp; j[0].Kp = Kp;
+    j[0].X = c->A; j[0].list = c->al; j[0].off = c->offa; j[0].stride = c->as; j[0].rs = c->ars; j[0].ps = c->acs;
+    j[1].side = 1; j[1].R = c->n; j[1].K = c->k; j[1].Rp = Np; j[1].Kp = Kp;
+    j[1].X = c->B; j[1].list = c->bl; j[1].off = c->offb; j[1].stride = c->bs; j[1].rs = c->bcs; j[1].ps = c->brs;
+}
+
+/* Packs op(A) as Mp x Kp and op(B) as Np x Kp, then runs the tiled kernel on
+   them: chunk members at a time, an operand every member shares packed once. */
+static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                      const gemm__cl_call *c, double alpha, double beta, cl_uint nw,
+                                      const cl_event *wait, cl_event *event)
+{
+    const gemm_cl_params *p = &g->params;
+    int64_t Mp = gemm__cl_roundup(c->m, p->mwg), Np = gemm__cl_roundup(c->n, p->nwg), Kp = gemm__cl_roundup(c->k, p->kwg);
+    int64_t first, n, chunk;
+    size_t elem = gemm_precision_size(g->prec), bytes[2];
+    gemm__cl_pack_job job[2];
+    int shared[2], x;
+    gemm_status s = GEMM_OK;
+    gemm__cl_pack_jobs(c, Mp, Np, Kp, job);
+    if (!gemm__cl_bytes(Mp, Kp, elem, &bytes[0]) || !gemm__cl_bytes(Np, Kp, elem, &bytes[1]))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: the packed operands (%lld x %lld and %lld x %lld) exceed "
+                          "the address space", (long long)Mp, (long long)Kp, (long long)Np, (long long)Kp);
+    for (x = 0; x < 2; x++) shared[x] = c->count == 1 || (!job[x].list && job[x].stride == 0);
+    chunk = gemm__cl_chunk(ctx, c->count, (shared[0] ? 0 : bytes[0]) + (shared[1] ? 0 : bytes[1]));
+    for (x = 0; x < 2 && s == GEMM_OK; x++) {
+        s = gemm__cl_scratch(ctx, lane, x, bytes[x] * (size_t)(shared[x] ? 1 : chunk));
+        if (s == GEMM_OK && shared[x] && c->count > 1) { /* one copy serves every member */
+            s = gemm__cl_run_pack(ctx, lane, g, &job[x], 0, 1, nw, wait);
+            nw = 0;
+        }
+    }
+    for (first = 0; first < c->count && s == GEMM_OK; first += n) {
+        n = c->count - first < chunk ? c->count - first : chunk;
+        for (x = 0; x < 2 && s == GEMM_OK; x++)
+            if (!shared[x] || c->count == 1) {
+                s = gemm__cl_run_pack(ctx, lane, g, &job[x], first, n, nw, wait);
+                nw = 0;
+            }
+        if (s == GEMM_OK)
+            s = gemm__cl_run_tiles(lane, g, c, Mp, Np, Kp, shared[0] ? 0 : Mp * Kp, shared[1] ? 0 : Np * Kp, alpha,
+                                   beta, first, n, 0, NULL, first + n == c->count ? event : NULL);
+    }
+    return s;
 }
 
 /* Which kernel runs a call: by size against the choice's crossover, or forced. */
 typedef enum gemm__cl_path { GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2 } gemm__cl_path;
 
-/* Enqueues one call (p->work is SCALE or FULL) with program g on lane's queue. Lock held. */
+/* Enqueues a batch (p->work is SCALE or FULL) with program g on lane's
+   queue; lock held. By size, the direct kernel takes it when the batch's
+   whole volume is below the crossover: the tiled kernel's work-groups and
+   copies pay off once a product is large, or members are many. */
+static gemm_status gemm__cl_enqueue_batch(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                          const gemm__problem *p, const gemm__cl_operands *o,
+                                          const gemm__cl_members *mb, double alpha, double beta, gemm__cl_path path,
+                                          cl_uint nw, const cl_event *wait, cl_event *event)
+{
+    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
+    double volume = (double)p->m * (double)p->n * (double)p->k * (double)mb->count;
+    int scale = p->work == GEMM__WORK_SCALE;
+    gemm__cl_call c;
+    gemm__cl_call_of(p, o, mb, &c);
+    if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
+        return gemm__cl_run_direct_all(ctx, lane, g, &c, scale, alpha, beta, nw, wait, event);
+    return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
+}
+
+/* Enqueues one call: a batch of one. */
 static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
                                     const gemm__problem *p, const gemm__cl_operands *o, double alpha, double beta,
                                     gemm__cl_path path, cl_uint nw, const cl_event *wait, cl_event *event)
 {
-    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
-    double volume = (double)p->m * (double)p->n * (double)p->k;
-    int scale = p->work == GEMM__WORK_SCALE;
-    gemm__cl_call c;
-    gemm__cl_call_of(p, o, &c);
-    if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
-        return gemm__cl_run_direct(lane, g, &c, scale, alpha, beta, nw, wait, event);
-    return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
+    gemm__cl_members one;
+    memset(&one, 0, sizeof one);
+    one.count = 1;
+    return gemm__cl_enqueue_batch(ctx, lane, g, p, o, &one, alpha, beta, path, nw, wait, event);
 }
