@@ -1056,9 +1056,11 @@ static const char *const gemm__cl_builtin[] = {
     "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
     /* NVIDIA H100, fp32: tune_cl's set (2026-11-24, 92 candidates in 110 s): 64x256 tiles, 8x32 work-items, no */
     /* packing; beside CLBlast 1.5.3 on the H100: 1.48-1.66x at n = 2048..8192, all four transposes 1.56-1.63 (46-48 */
-    /* TFLOP/s), test_cl passed with it. Not yet measured on the H200, whose line above stays. */
+    /* TFLOP/s), test_cl passed with it. The same set on the H200 (2026-11-24, bench_cl beside CLBlast): 1.79 / 1.51 / */
+    /* 1.47x at n = 2048 / 4096 / 8192, the four transposes 1.49-1.53 (41-48 TFLOP/s), where the 128x128 set above ran */
+    /* 1.05-1.18x: it is the H200's line too. */
     "f32 MWG=64 NWG=256 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 SA=1 SB=1 PACK=0 DIRECT=486 DB=1 WARPM=0 REGS=0 device=NVIDIA H100",
-    "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H200",
+    "f32 MWG=64 NWG=256 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 SA=1 SB=1 PACK=0 DIRECT=486 DB=1 WARPM=0 REGS=0 device=NVIDIA H200",
     "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H200",
 /* <<tuning */
 };
