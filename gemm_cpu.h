@@ -144,14 +144,17 @@
        for any thread count. Everything is checked first (gemm.h's batch
        checks: strides, counts, member pointers, no two members writing one
        element of C), so a refused batch writes nothing and the detail
-       names the member. One job serves every member: kernels and block
-       sizes chosen once, one workspace per thread. Members below the
-       threading threshold go whole to the threads, a few at a time from a
-       shared counter; bigger ones go whole in full rounds of the threads,
-       and the last partial round is cut like single calls. Up to 28^3 a
-       member skips packing and edge tiles: a masked AVX-512 or AVX2 kernel
-       (one vector of rows by up to 8 columns) reads A, B and C in place,
-       with the micro-kernels' arithmetic.
+       names the member; a member that fails while it runs (no memory for
+       its workspace) fails the batch with a detail naming the member and
+       keeping its single call's cause. The single call's path (the tiny
+       loops, one direct tile, the direct path, packing) is chosen once for
+       every member, and a member runs without the single call's checks.
+       Members a single call runs on one thread go whole to the threads, a
+       share at a time from a shared counter; so do bigger ones when there
+       are at least 4 per thread; fewer big ones run one after the other,
+       each cut over the threads as a single call is. A member of more than
+       16 KiB on the direct path (no packing: up to 128^3) brings the next
+       one into cache a few lines per tile while it is computed.
 
    Memory
        The direct path allocates nothing (but for alpha = Inf or NaN with
