@@ -17,7 +17,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 
-static int test_malloc_fail; /* the next allocations of the library fail */
+static int test_malloc_fail;      /* the next allocations of the library fail */
+static int test_malloc_countdown; /* > 0: the allocation this many from now fails (once) */
 static void *test_malloc(size_t size);
 #define GEMM_MALLOC(size) test_malloc(size)
 #define GEMM_FREE(ptr) free(ptr)
@@ -27,7 +28,11 @@ static void *test_malloc(size_t size);
 #include "../gemm.h"
 #include "battery_batch.h"
 
-static void *test_malloc(size_t size) { return test_malloc_fail ? NULL : malloc(size); }
+static void *test_malloc(size_t size)
+{
+    if (test_malloc_countdown > 0 && --test_malloc_countdown == 0) return NULL;
+    return test_malloc_fail ? NULL : malloc(size);
+}
 
 /* ---- the calls under test, behind battery_batch's signatures ---- */
 
@@ -403,6 +408,84 @@ static void test_out_of_memory(void)
     set_free(&t);
 }
 
+/* A member that fails keeps its single call's detail, with its index:
+   one thread, packed members (each allocates its workspace), the 4th
+   allocation fails, so member 3 does. */
+static void test_member_failure_detail(void)
+{
+    enum { S = 16, MEMBERS = 6 };
+    test_set t = set_new(GEMM_F32, S, S, S, MEMBERS, 12);
+    gemm_cpu_options one = {1};
+    gemm_status s;
+    const char *d;
+    gemm__test_hooks()->cpu_path = 1;
+    test_malloc_countdown = 4;
+    s = set_strided(&t, &t.C, &one);
+    test_malloc_countdown = 0;
+    gemm__test_hooks()->cpu_path = 0;
+    d = gemm_last_error_detail();
+    battery_check(s == GEMM_ERR_OUT_OF_MEMORY && strstr(d, "gemm_cpu_sgemm_strided_batched: member 3 of 6 failed: ") == d &&
+                      strstr(d, "no memory for the workspace of 1 thread(s)") && !strstr(d, "batched: gemm_cpu"),
+                  "a failed member: its index and its single call's cause in the detail (\"%s\")", d);
+    set_free(&t);
+}
+
+/* Members of more than 16 KiB on the direct path, each bringing the next
+   into cache: every layout and transpose, padded leading dimensions, both
+   forms, 1 and 3 threads, bitwise the single calls'. */
+static void test_prefetched_members(void)
+{
+    enum { M = 40, N = 33, K = 47, PAD = 3, MEMBERS = 12 };
+    int p, lay, ta, tb, th, ok = 1;
+    for (p = 0; p < 2; p++)
+        for (lay = 0; lay < 2; lay++)
+            for (ta = 0; ta < 2; ta++)
+                for (tb = 0; tb < 2; tb++) {
+                    gemm_precision prec = p ? GEMM_F64 : GEMM_F32;
+                    gemm_layout layout = lay ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR;
+                    gemm_transpose tra = ta ? GEMM_TRANS : GEMM_NO_TRANS, trb = tb ? GEMM_TRANS : GEMM_NO_TRANS;
+                    /* stored rows x cols of A, B, C as the layout sees them */
+                    int64_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+                    int64_t lda = (lay ? ar : ac) + PAD, ldb = (lay ? br : bc) + PAD, ldc = (lay ? M : N) + PAD;
+                    int64_t sa = lda * (lay ? ac : ar), sb = ldb * (lay ? bc : br), sc = ldc * (lay ? N : M), i;
+                    uint64_t state = 77;
+                    battery_buf A = battery_buf_new(prec, (size_t)(sa * MEMBERS)), B = battery_buf_new(prec, (size_t)(sb * MEMBERS));
+                    battery_buf C0 = battery_buf_new(prec, (size_t)(sc * MEMBERS)), want, got;
+                    battery_fill(&A, &state); battery_fill(&B, &state); battery_fill(&C0, &state);
+                    want = battery_buf_copy(&C0);
+                    got = battery_buf_copy(&C0);
+                    for (i = 0; i < MEMBERS; i++)
+                        ok = ok && (p ? gemm_dgemm(layout, tra, trb, M, N, K, 0.75, (const double *)elem(&A, i * sa), lda,
+                                                   (const double *)elem(&B, i * sb), ldb, -0.5, (double *)elem(&want, i * sc), ldc)
+                                      : gemm_sgemm(layout, tra, trb, M, N, K, 0.75f, (const float *)elem(&A, i * sa), lda,
+                                                   (const float *)elem(&B, i * sb), ldb, -0.5f, (float *)elem(&want, i * sc), ldc)) == GEMM_OK;
+                    for (th = 1; th <= 3; th += 2) {
+                        gemm_cpu_options o = {0};
+                        const void *al[MEMBERS], *bl[MEMBERS];
+                        void *cl[MEMBERS];
+                        o.threads = th;
+                        memcpy(got.data, C0.data, battery_buf_bytes(&C0));
+                        ok = ok && (p ? gemm_cpu_dgemm_strided_batched(layout, tra, trb, M, N, K, 0.75, (const double *)A.data, lda, sa,
+                                                                       (const double *)B.data, ldb, sb, -0.5, (double *)got.data, ldc, sc, MEMBERS, &o)
+                                      : gemm_cpu_sgemm_strided_batched(layout, tra, trb, M, N, K, 0.75f, (const float *)A.data, lda, sa,
+                                                                       (const float *)B.data, ldb, sb, -0.5f, (float *)got.data, ldc, sc, MEMBERS, &o)) == GEMM_OK &&
+                             memcmp(got.data, want.data, battery_buf_bytes(&got)) == 0;
+                        memcpy(got.data, C0.data, battery_buf_bytes(&C0));
+                        for (i = 0; i < MEMBERS; i++) /* the members in reverse order of their memory */
+                            al[i] = elem(&A, (MEMBERS - 1 - i) * sa), bl[i] = elem(&B, (MEMBERS - 1 - i) * sb), cl[i] = elem(&got, (MEMBERS - 1 - i) * sc);
+                        ok = ok && (p ? gemm_cpu_dgemm_batched(layout, tra, trb, M, N, K, 0.75, (const double *const *)al, lda,
+                                                               (const double *const *)bl, ldb, -0.5, (double *const *)cl, ldc, MEMBERS, &o)
+                                      : gemm_cpu_sgemm_batched(layout, tra, trb, M, N, K, 0.75f, (const float *const *)al, lda,
+                                                               (const float *const *)bl, ldb, -0.5f, (float *const *)cl, ldc, MEMBERS, &o)) == GEMM_OK &&
+                             memcmp(got.data, want.data, battery_buf_bytes(&got)) == 0;
+                    }
+                    battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&C0);
+                    battery_buf_free(&want); battery_buf_free(&got);
+                }
+    battery_check(ok, "%d members of %dx%dx%d (over 16 KiB: the next one prefetched), 8 layouts, padded ld, both forms, "
+                      "1 and 3 threads: bitwise the single calls'", MEMBERS, M, N, K);
+}
+
 static void test_options(void)
 {
     gemm_cpu_options bad = {-1};
@@ -449,6 +532,8 @@ int main(int argc, char **argv)
     test_allowed_layouts();
     test_out_of_memory();
     test_options();
+    test_member_failure_detail();
+    test_prefetched_members();
     test_many_tiny();
     battery_both_forms(NULL, "", quick ? 6 : 100, quick ? 100 : 0); /* 0: up to 300 */
     /* every kernel this CPU runs (each has its own tiny kernels, or none),

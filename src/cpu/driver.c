@@ -144,6 +144,22 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     return GEMM_OK;
 }
 
+/* The paths a product takes, chosen by gemm__cpu_path. */
+enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+
+/* The path of a product that does work (p->work == GEMM__WORK_FULL): from
+   its shape and alpha alone, never the thread count, so a batch picks it
+   once for all its members and each member gets the single call's bits. */
+static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha)
+{
+    if ((double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && !GEMM__HOOK(cpu_path, 0))
+        return GEMM__CPU_PATH_TINY;
+    if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
+        GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
+        return GEMM__CPU_PATH_TILE;
+    return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
+}
+
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
    and b its operands (the caller's A and B, swapped when row-major), alpha
    and beta the caller's scalars (exact in double), func the public name
@@ -155,6 +171,7 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     const gemm__cpu_isa *isa;
     const gemm__cpu_microkernel *uk;
     gemm__cpu_job jb;
+    int path;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE) return GEMM_OK;
@@ -166,7 +183,9 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
     uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
-    if ((double)p->m * (double)p->n * (double)p->k <= GEMM__CPU_TINY && !GEMM__HOOK(cpu_path, 0)) {
+    jb.es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    path = gemm__cpu_path(p, uk, jb.es, alpha);
+    if (path == GEMM__CPU_PATH_TINY) {
         if (precision == GEMM_F32)
             gemm__cpu_tiny_f32(p, (float)alpha, (const float *)a, (const float *)b, (float)beta, (float *)C);
         else
@@ -174,8 +193,7 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }
-    if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
-        GEMM__HOOK(cpu_path, 0) != 1) { /* one tile: the direct kernel alone, the whole cost of a tiny call */
+    if (path == GEMM__CPU_PATH_TILE) {
         uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
@@ -184,7 +202,6 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     jb.a = (const char *)a;
     jb.b = (const char *)b;
     jb.c = (char *)C;
-    jb.es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     jb.alpha = alpha;
     jb.beta = beta;
     jb.uk = uk;
@@ -192,6 +209,7 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     jb.ws = NULL;
     jb.ws_a = 0;
     jb.next = 0;
-    if (gemm__cpu_plan_direct(p, uk, jb.es, alpha)) return gemm__cpu_run_direct(func, &jb, options);
+    jb.ahead = NULL;
+    if (path == GEMM__CPU_PATH_DIRECT) return gemm__cpu_run_direct(func, &jb, options);
     return gemm__cpu_run_packed(func, &jb, options);
 }

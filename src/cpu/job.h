@@ -29,6 +29,10 @@ typedef struct gemm__cpu_group {
     char *pb[2];           /* the B panels of even and odd steps */
 } gemm__cpu_group;
 
+/* Lines of a later product to bring into cache while this one runs
+   (direct.c; a batch's next member), NULL for a single call. */
+typedef struct gemm__cpu_ahead gemm__cpu_ahead;
+
 /* One call's work, shared by its threads: the canonical problem, the
    operands as bytes, the precision's kernels, the block sizes, and how the
    work is cut over the threads. Read-only while the threads run, except
@@ -47,6 +51,7 @@ typedef struct gemm__cpu_job {
     size_t ws_a;                     /* bytes of one */
     /* the direct path: rectangles of C (tm x tn of them) taken from `next` */
     int tm, tn, next;
+    gemm__cpu_ahead *ahead;          /* lines to prefetch, a few per tile (NULL: none) */
     /* the packed path */
     int groups;
     int64_t items;                   /* row blocks of mc rows */
