@@ -177,13 +177,13 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host gpu-bin-cuda-host
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host ## on a GPU: the CUDA batteries, then under compute-sanitizer
-	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch ## on a GPU: the CUDA batteries, then under compute-sanitizer
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch
 
 bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/results_cuda.csv
 	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
@@ -196,6 +196,25 @@ $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 
 $(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+# The batches (gemm_cuda_?gemm_strided_batched, _batched, the _mixed forms):
+# their tests, their benchmark beside cublas?gemmStridedBatched, and
+# `make gpu-bin-cuda-batch`, which builds both for sm_90a into .gpu/cbatch
+# for bench/gpu/cuda_batch.sh on a GPU machine (carry .gpu/cbatch).
+CUDA_BATCH_BIN := .gpu/cbatch
+$(B)/test_cuda_batch: tests/test_cuda_batch.cu tests/battery_batch.h tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda_batch: bench/bench_cuda_batch.cu $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+bench-cuda-batch: $(B)/bench_cuda_batch ## on a GPU: the strided batches beside cuBLAS's; writes bench/results_cuda_batch.csv
+	./$(B)/bench_cuda_batch --csv bench/results_cuda_batch.csv $(BENCH_ARGS)
+
+gpu-bin-cuda-batch: tests/test_cuda_batch.cu bench/bench_cuda_batch.cu $(CUDA_DEPS) ## build bench/gpu/cuda_batch.sh's binaries (sm_90a) into .gpu/cbatch
+	@mkdir -p $(CUDA_BATCH_BIN)
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) tests/test_cuda_batch.cu -o $(CUDA_BATCH_BIN)/test_cuda_batch
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) bench/bench_cuda_batch.cu -o $(CUDA_BATCH_BIN)/bench_cuda_batch -lcublas
 
 # The host-pointer path (pipeline, out of core): its tests (the plans and
 # the pipeline on a CPU stand-in need no GPU: `build/test_cuda_host --plans`),

@@ -273,6 +273,69 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
                                                 gemm_precision b_type, int64_t ldb, float beta, void *C,
                                                 gemm_precision c_type, int64_t ldc, const gemm_cuda_options *options);
 
+/* Batches on the device: batch_count products C_i = alpha*op(A_i)*op(B_i)
+   + beta*C_i that share every argument but where their matrices are,
+   asynchronous on `stream`, the members side by side in one launch (the
+   member index in the grid; a batch of over 65535 members, or of fewer
+   with K split, takes one launch per 65535 grid slices). Arguments as
+   cublas?gemmStridedBatched / cublas?gemmBatched in gemm's shape: each
+   matrix's batch argument right after its leading dimension, then the
+   count, then the options (options.math chooses TF32 or FP32_ACCURATE for
+   fp32, as for gemm_cuda_sgemm; the _mixed forms take FP16 / BF16).
+     Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
+       elements after A, B, C; a stride of 0 shares A or B between members.
+     Pointer arrays: A, B and C are HOST arrays of device pointers (cuBLAS
+       wants device arrays): the call copies them to the device itself, so
+       they may change as soon as it returns.
+   Every member is checked before anything is queued: the single call's
+   checks, members that would write one element of C, and each member's
+   memory (device memory, inside its allocation: a stride or a pointer
+   that runs past the end is refused, with the member in the detail). A
+   refused batch writes nothing; batch_count = 0 does nothing. K is split
+   only when options.split_k asks, so a member's result has the same bits
+   whatever the batch around it. Kernels:
+   fp32 runs the warp-tiled SIMT kernel, or a 64 x 64 configuration for
+   small or unaligned members; fp64 DMMA's cp.async configurations; the
+   tensor-core modes MMA (options.kernel WGMMA is refused); FP32_ACCURATE
+   runs its members one after another. */
+GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                     const float *B, int64_t ldb, int64_t stride_b, float beta,
+                                                     float *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                     const double *B, int64_t ldb, int64_t stride_b, double beta,
+                                                     double *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_sgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                             const float *const A[], int64_t lda, const float *const B[], int64_t ldb,
+                                             float beta, float *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                             const double *const A[], int64_t lda, const double *const B[],
+                                             int64_t ldb, double beta, double *const C[], int64_t ldc,
+                                             int64_t batch_count, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_strided_batched(cudaStream_t stream, gemm_layout layout,
+                                                           gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                                           int64_t n, int64_t k, float alpha, const void *A,
+                                                           gemm_precision a_type, int64_t lda, int64_t stride_a,
+                                                           const void *B, gemm_precision b_type, int64_t ldb,
+                                                           int64_t stride_b, float beta, void *C,
+                                                           gemm_precision c_type, int64_t ldc, int64_t stride_c,
+                                                           int64_t batch_count, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                   float alpha, const void *const A[], gemm_precision a_type,
+                                                   int64_t lda, const void *const B[], gemm_precision b_type,
+                                                   int64_t ldb, float beta, void *const C[], gemm_precision c_type,
+                                                   int64_t ldc, int64_t batch_count,
+                                                   const gemm_cuda_options *options);
+
 /* Hands back what the current device keeps between calls: the memory the
    tensor-core modes keep for their operand copies and the host path's
    device buffers (to the driver), and the host path's idle staging chunks,
@@ -439,6 +502,92 @@ __device__ __forceinline__ void gemm__cuda_store(TC *c, S acc, S alpha, S beta, 
     }
 }
 /* <<cuda device */
+/* >>cuda batch: src/cuda/batch.cuh */
+/* Where a launch finds its members. Every kernel that multiplies, scales or
+   copies operands takes one of these: a single call is a batch of one,
+   so a batch runs the same kernels, its members along blockIdx.z. */
+
+/* The members of one launch: blockIdx.z = (member - first) * split + the
+   K part. Each operand is either strided (member i's at the base pointer
+   plus i * stride elements) or listed (member i's at list[i], a device
+   array), independently: a batch's copies into scratch are strided even
+   when the caller's operands came as a list. count and the chunking into
+   launches of at most 65535 z-slices are the host's business. */
+struct gemm__cuda_batch {
+    int64_t stride_a, stride_b, stride_c;
+    const void *const *a, *const *b; /* NULL: strided */
+    void *const *c;
+    int64_t first, count;
+    int split; /* K parts per member (1: K is not split) */
+};
+
+/* A single call: one member, K in `split` parts. */
+static inline gemm__cuda_batch gemm__cuda_single(int split)
+{
+    gemm__cuda_batch bt = {};
+    bt.count = 1;
+    bt.split = split < 1 ? 1 : split;
+    return bt;
+}
+
+/* This block's member: moves A, B and C to it and returns its K part. */
+template <typename T, typename TC>
+__device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, const T *&A, const T *&B, TC *&C)
+{
+    int z = (int)blockIdx.z, part = z % bt.split;
+    int64_t i = bt.first + z / bt.split;
+    A = bt.a ? (const T *)bt.a[i] : A + i * bt.stride_a;
+    B = bt.b ? (const T *)bt.b[i] : B + i * bt.stride_b;
+    C = bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+    return part;
+}
+
+/* This block's C alone (kernels that only scale C). */
+template <typename TC> __device__ __forceinline__ TC *gemm__cuda_member_c(const gemm__cuda_batch &bt, TC *C)
+{
+    int64_t i = bt.first + (int)blockIdx.z / bt.split;
+    return bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+}
+
+/* The members of an operand copy: blockIdx.z = member - first; member i
+   reads list[i] (or the source plus i * stride) and writes the
+   destination plus i * out_stride. */
+struct gemm__cuda_batch_copy {
+    const void *const *list;
+    int64_t stride, out_stride, first;
+};
+
+static inline gemm__cuda_batch_copy gemm__cuda_single_copy(void)
+{
+    gemm__cuda_batch_copy bc = {};
+    return bc;
+}
+
+template <typename T>
+__device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batch_copy &bc, const T *X, T *&out)
+{
+    int64_t i = bc.first + (int)blockIdx.z;
+    out += i * bc.out_stride;
+    return bc.list ? (const T *)bc.list[i] : X + i * bc.stride;
+}
+
+/* Calls launch(bt, z) once per run of members that fits one grid's 65535
+   z-slices (one run for any batch under 65535 / split members), with
+   bt.first set to the run's first member; launch queues the kernel and
+   returns cudaGetLastError(). */
+template <typename F> static gemm_status gemm__cuda_each_run(const char *fn, gemm__cuda_batch bt, F launch)
+{
+    int64_t per = 65535 / bt.split;
+    for (int64_t first = 0; first < bt.count; first += per) {
+        int64_t n = bt.count - first < per ? bt.count - first : per;
+        cudaError_t e;
+        bt.first = first;
+        if ((e = launch(bt, (unsigned)(n * bt.split))) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+    return GEMM_OK;
+}
+
+/* <<cuda batch */
 /* >>cuda ladder: src/cuda/ladder.cuh */
 /* Every kernel solves the canonical problem of gemm.h (gemm__problem): C is
    column-major, M x N (element (i, j) at C[i + j*ldc]); op(A) is M x K and
@@ -453,10 +602,12 @@ __device__ __forceinline__ void gemm__cuda_store(TC *c, S acc, S alpha, S beta, 
    runs here with FP16/BF16 inputs, and with exact fp32 sums for TF32). */
 template <typename T, typename S = T, typename TC = T>
 __global__ void gemm__cuda_naive_kernel(int M, int N, int K, S alpha, const T *A, int64_t ars, int64_t acs,
-                                        const T *B, int64_t brs, int64_t bcs, S beta, TC *C, int64_t ldc)
+                                        const T *B, int64_t brs, int64_t bcs, S beta, TC *C, int64_t ldc,
+                                        gemm__cuda_batch bt)
 {
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
     if (i >= M || j >= N) return;
+    gemm__cuda_member(bt, A, B, C);
     S sum = 0;
     for (int p = 0; p < K; p++) sum += S(A[i * ars + p * acs]) * S(B[p * brs + j * bcs]);
     gemm__cuda_store(&C[i + (int64_t)j * ldc], sum, alpha, beta, 0);
@@ -465,12 +616,14 @@ __global__ void gemm__cuda_naive_kernel(int M, int N, int K, S alpha, const T *A
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_tiled16_kernel(int M, int N, int K, T alpha, const T *A,
                                                                  int64_t ars, int64_t acs, const T *B, int64_t brs,
-                                                                 int64_t bcs, T beta, T *C, int64_t ldc)
+                                                                 int64_t bcs, T beta, T *C, int64_t ldc,
+                                                                 gemm__cuda_batch bt)
 {
     __shared__ T As[16][17], Bs[16][17]; /* +1: a column read does not hit one bank 16 times */
     int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     int i = (int)blockIdx.x * 16 + tx, j = (int)blockIdx.y * 16 + ty;
     T sum = 0;
+    gemm__cuda_member(bt, A, B, C);
     for (int p0 = 0; p0 < K; p0 += 16) {
         /* As[k][i] = op(A)(i, p0+k); Bs[k][j] = op(B)(p0+k, j); zeros outside. */
         int ai = (int)blockIdx.x * 16 + tx, ap = p0 + ty, bp = p0 + tx, bj = (int)blockIdx.y * 16 + ty;
@@ -484,13 +637,30 @@ __global__ void __launch_bounds__(256) gemm__cuda_tiled16_kernel(int M, int N, i
     if (i < M && j < N) gemm__cuda_store(&C[i + (int64_t)j * ldc], sum, alpha, beta, 0);
 }
 
-template <typename T, typename S = T> __global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc)
+template <typename T, typename S = T>
+__global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc, gemm__cuda_batch bt)
 {
     int64_t total = (int64_t)M * N;
+    C = gemm__cuda_member_c(bt, C);
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         T *c = &C[e % M + (e / M) * ldc];
         *c = beta == S(0) ? T(0) : T(beta * S(*c));
     }
+}
+
+/* C = beta*C for every member (split-K's first step, and a batch's whole
+   work when alpha = 0 or K = 0). */
+template <typename TC, typename S>
+static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
+                                            gemm__cuda_batch bt, cudaStream_t stream)
+{
+    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 4096;
+    bt.split = 1;
+    return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
+        gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
+            M, N, beta, C, ldc, run);
+        return cudaGetLastError();
+    });
 }
 /* <<cuda ladder */
 /* >>cuda ring: src/cuda/ring.cuh */
@@ -515,19 +685,19 @@ __device__ __forceinline__ void gemm__cuda_load_operand(T *s, const T *X, int64_
     else gemm__cuda_load_tile<T, TILE::ROWS, TILE::COLS, TILE::SLD, VEC, NT>(s, X, ld, k_left, side_left);
 }
 
-/* The K range of this block (split-K over blockIdx.z) and the main loop of a
+/* The K range of this block (K part `part` of chunks of kchunk) and the main loop of a
    STAGES-deep cp.async ring: while stage kt is multiplied, the copies of
    the next STAGES-1 tiles are in flight. COMPUTE(stage) does the math. */
 template <typename T, int BM, int BN, int BK, int STAGES, int NT, bool AK, bool BKM, int VEC, int PAD,
           typename COMPUTE>
-__device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, const T *A,
-                                                    int64_t lda, const T *B, int64_t ldb, int bm, int bn,
-                                                    COMPUTE compute)
+__device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, int part,
+                                                    const T *A, int64_t lda, const T *B, int64_t ldb, int bm,
+                                                    int bn, COMPUTE compute)
 {
     typedef gemm__cuda_tile<BM, BK, PAD, AK> TA;
     typedef gemm__cuda_tile<BN, BK, PAD, BKM> TB;
     int m0 = bm * BM, n0 = bn * BN;
-    int kbeg = (int)blockIdx.z * kchunk, kend = min(K, kbeg + kchunk);
+    int kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
     /* Element (side s, k q) of op(A) is at A[s*?+q*?]: k-major means q is contiguous. */
     const T *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
@@ -613,7 +783,7 @@ template <typename T, int BM, int BN, int BK, int TM, int TN, int STAGES, int MI
           int VEC>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
 gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
-                       T beta, T *C, int64_t ldc, int atomic)
+                       T beta, T *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
 {
     constexpr int NT = (BM / TM) * (BN / TN), V = 16 / (int)sizeof(T), PAD = V, XT = BM / TM;
     static_assert(XT % 8 == 0 && (BN / TN) % 4 == 0 && TM % V == 0 && TN % V == 0 && BK % V == 0, "bad tile");
@@ -624,6 +794,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int tx = (warp % (XT / 8)) * 8 + lane % 8, ty = (warp / (XT / 8)) * 4 + lane / 8;
     int bm, bn;
+    int part = gemm__cuda_member(bt, A, B, C);
     gemm__cuda_block_tile<SWZ>(bm, bn);
     T acc[TM][TN];
 #pragma unroll
@@ -632,7 +803,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
         for (int j = 0; j < TN; j++) acc[i][j] = T(0);
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, AK, BKM, VEC, PAD>(
-        As, Bs, M, N, K, kchunk, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
+        As, Bs, M, N, K, kchunk, part, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int kc = 0; kc < BK; kc += V) {
                 T a[V][TM], b[V][TN];
@@ -759,7 +930,7 @@ template <int BM, int BN, int LM> struct gemm__cuda_sw_shape {
     static __device__ __forceinline__ int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
 };
 
-/* The block's tile of C from blockIdx.x (blockIdx.y is the K part): groups
+/* The block's tile of C from blockIdx.x (blockIdx.z the member and K part): groups
    of 8 tile-rows, N tiles fastest inside a group, so blocks resident
    together share panels of A and B in L2. */
 __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, int &bn)
@@ -773,7 +944,7 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
 template <int BM, int BN, int LM, int MINB, bool AK, bool BKM>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
-                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic)
+                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM> S;
     constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
@@ -784,9 +955,9 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
-    int bm, bn;
+    int bm, bn, part = gemm__cuda_member(bt, A, B, C);
     gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
-    int m0 = bm * BM, n0 = bn * BN, kbeg = (int)blockIdx.y * kchunk, kend = min(K, kbeg + kchunk);
+    int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
     const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
     const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
@@ -904,7 +1075,8 @@ __device__ __forceinline__ void gemm__cuda_dmma_m16n8k4(double *d, const double 
 template <int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, int MINB, int SWZ, bool AK, bool BKM, int VEC>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB)
 gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const double *A, int64_t lda,
-                       const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int atomic)
+                       const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int atomic,
+                       gemm__cuda_batch bt)
 {
     constexpr int NT = 32 * WARPS_M * WARPS_N, PAD = 4, WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16,
                   NTL = WN / 8, KI = 4;
@@ -915,6 +1087,7 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
     double *As = reinterpret_cast<double *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN, bm, bn;
+    int part = gemm__cuda_member(bt, A, B, C);
     gemm__cuda_block_tile<SWZ>(bm, bn);
     double acc[MT][NTL][4];
 #pragma unroll
@@ -925,7 +1098,7 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
             for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
 
     gemm__cuda_mainloop<double, BM, BN, BK, STAGES, NT, AK, BKM, VEC, PAD>(
-        As, Bs, M, N, K, kchunk, A, lda, B, ldb, bm, bn, [&](const double *as, const double *bs) {
+        As, Bs, M, N, K, kchunk, part, A, lda, B, ldb, bm, bn, [&](const double *as, const double *bs) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KI) {
                 double b[NTL][KI / 4];
@@ -1149,7 +1322,7 @@ template <typename T, typename TC, bool PROMOTE>
 __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha,
                                                                               const T *A, int64_t lda, const T *B,
                                                                               int64_t ldb, float beta, TC *C,
-                                                                              int64_t ldc)
+                                                                              int64_t ldc, gemm__cuda_batch bt)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
                   WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
@@ -1160,6 +1333,7 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
     T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     int wm = (warp % 2) * WM, wn = (warp / 2) * WN, bm, bn;
+    gemm__cuda_member(bt, A, B, C); /* K is not split: part 0 */
     gemm__cuda_block_tile<8>(bm, bn);
     float acc[MT][NTL][4], tot[PROMOTE ? MT : 1][PROMOTE ? NTL : 1][4];
 #pragma unroll
@@ -1170,7 +1344,7 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
             for (int r = 0; r < 4; r++) acc[i][j][r] = tot[PROMOTE ? i : 0][PROMOTE ? j : 0][r] = 0.0f;
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
-        As, Bs, M, N, K, K, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
+        As, Bs, M, N, K, K, 0, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KS) {
                 const int c = ks + t * STEP;
@@ -1302,6 +1476,14 @@ __device__ __forceinline__ void gemm__cuda_tma_load3(void *dst, const CUtensorMa
 #else
     (void)dst; (void)map; (void)x; (void)y; (void)z; (void)bar;
 #endif
+}
+
+/* One box from a 2-D map (z < 0) or from plane z of a 3-D one. */
+__device__ __forceinline__ void gemm__cuda_tma_load_z(void *dst, const CUtensorMap *map, int x, int y, int z,
+                                                      uint64_t *bar)
+{
+    if (z < 0) gemm__cuda_tma_load(dst, map, x, y, bar);
+    else gemm__cuda_tma_load3(dst, map, x, y, z, bar);
 }
 
 /* The shared-memory matrix descriptor of a k-major tile written by the copy
@@ -1538,18 +1720,24 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
    gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 1: the
    staged epilogue (above), else the direct one. */
 typedef struct gemm__cuda_wgmma_work {
-    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
+    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts x members */
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
     int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
     int epilogue;                    /* 1: staged through shared memory; else straight from the registers */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
     int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
+    int members, a3, b3;             /* a strided batch (1 member for a single call; K is not split then); a3 / b3:
+                                        the map of a / b has the members as its third dimension */
+    int64_t stride_c;                /* C's elements from one member to the next */
 } gemm__cuda_wgmma_work;
 
-/* Unit u: its tile (bm, bn), K part, first k tile and how many. */
-__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &bm, int &bn,
-                                                      int &part, int &kt0, int &nkt)
+/* Unit u: its member, tile (bm, bn), K part, first k tile and how many. */
+__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &member, int &bm,
+                                                      int &bn, int &part, int &kt0, int &nkt)
 {
+    int per_member = w.units / w.members;
+    member = u / per_member;
+    u -= member * per_member;
     int tile = u % w.tiles, g = w.group > 0 ? w.group : -w.group;
     int major = w.group > 0 ? w.tm : w.tn, minor = w.group > 0 ? w.tn : w.tm; /* grouped dimension, the other */
     int per = g * minor, first = tile / per * g, size = min(major - first, g), r = tile % per;
@@ -1677,7 +1865,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC],
                                                        int M, int N, int m0, int n0, float alpha, float beta, TC *C,
                                                        int64_t ldc, float *partial)
 {
-    int split = w.units / w.tiles, lane = (int)threadIdx.x % 32;
+    int split = w.units / (w.tiles * w.members), lane = (int)threadIdx.x % 32;
     int64_t MN = (int64_t)M * N;
     float *mine = partial + part * MN;
     if (!gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M))
@@ -1783,8 +1971,9 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         if (threadIdx.x == 256) {
             int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
             for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-                int bm, bn, part, kt0, nkt;
-                gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+                int member, bm, bn, part, kt0, nkt;
+                gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+                int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
                 for (int kt = 0; kt < nkt; kt++, it++) {
                     int s = it % S::STAGES, ka, kb;
                     if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
@@ -1798,15 +1987,16 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                     }
                     if (A_MN)
                         for (int j = 0; j < S::BM / 64; j++)
-                            gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
+                            gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, za,
+                                                  &full[s]);
                     else
-                        gemm__cuda_tma_load(stage, &map_a, ka, bm * S::BM, &full[s]);
+                        gemm__cuda_tma_load_z(stage, &map_a, ka, bm * S::BM, za, &full[s]);
                     if (B_MN)
                         for (int j = 0; j < S::BN / 64; j++)
-                            gemm__cuda_tma_load(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b, bn * S::BN + 64 * j,
-                                                kb, &full[s]);
+                            gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b,
+                                                  bn * S::BN + 64 * j, kb, zb, &full[s]);
                     else
-                        gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kb, bn * S::BN, &full[s]);
+                        gemm__cuda_tma_load_z(stage + S::A_BYTES, &map_b, kb, bn * S::BN, zb, &full[s]);
                 }
             }
         }
@@ -1815,8 +2005,8 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         float *buf = epi + warp * 16 * S::EPI_LD;
         int it = 0;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-            int bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
-            gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+            int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
+            gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
             float d[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
@@ -1850,15 +2040,16 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             }
             /* meanwhile the producer fills the freed stages with the next unit's slices */
             int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
-            if (w.units != w.tiles && w.counters) { /* K split, summed here */
+            TC *Cm = C + member * w.stride_c;
+            if (w.units != w.tiles * w.members && w.counters) { /* K split, summed here */
                 gemm__cuda_wgmma_fixup<S>(d, buf, w, part, u % w.tiles, last, M, N, m0, n0, alpha, beta, C, ldc,
                                           partial);
-            } else if (w.units != w.tiles) { /* K split: raw sums for the sum kernel */
+            } else if (w.units != w.tiles * w.members) { /* K split: raw sums for the sum kernel */
                 float *sums = partial + (int64_t)part * M * N;
                 if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
                     gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M);
-            } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, C, ldc)) {
-                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+            } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, Cm, ldc)) {
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, Cm, ldc);
             }
         }
     }
@@ -2019,9 +2210,10 @@ __global__ void __launch_bounds__(256) gemm__cuda_split_hc_kernel(int64_t elems_
    along contiguous memory whichever way X is stored. */
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, const T *X, int64_t ld, int kmajor,
-                                                              T *out, int64_t ldo)
+                                                              T *out, int64_t ldo, gemm__cuda_batch_copy bc)
 {
     __shared__ T tile[32][33];
+    X = gemm__cuda_copy_member(bc, X, out);
     int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     for (int i = ty; i < 32; i += 8) {
         int r = r0 + (kmajor ? i : tx), q = q0 + (kmajor ? tx : i);
@@ -2043,11 +2235,12 @@ __global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, c
    phase on distinct banks (2-way for fp32). */
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int K, const T *X, int64_t ld, T *out,
-                                                                   int64_t ldo)
+                                                                   int64_t ldo, gemm__cuda_batch_copy bc)
 {
     constexpr int V = 16 / (int)sizeof(T), PER = 64 / V; /* elements per vector, vectors per tile row */
     struct alignas(16) vec { T x[V]; };
     __shared__ T tile[64][65]; /* [q][r] */
+    X = gemm__cuda_copy_member(bc, X, out);
     int r0 = (int)blockIdx.y * 64, q0 = (int)blockIdx.x * 64;
     for (int e = (int)threadIdx.x; e < 64 * PER; e += 256) {
         int q = e / PER, r = e % PER * V;
@@ -2102,7 +2295,8 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
    walks the work units (tile of C, K part) u = blockIdx.x + i * gridDim.x,
    in groups of 8 tile-rows (blocks running together share panels of A and
    B in L2), and the producer fills the next unit's stages while the
-   consumers write C. The copy engine zero-fills past every edge, so the
+   consumers write C. A strided batch adds its members to the units (the
+   member outermost) and reads them through 3-D tensor maps. The copy engine zero-fills past every edge, so the
    consumers never test bounds until the epilogue. */
 
 /* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
@@ -2231,6 +2425,14 @@ template <int NCWG> struct gemm__cuda_dt_shape {
     static_assert(REG_PRODUCER * 128 + REG_CONSUMER * CONSUMERS <= 65536 / MINB, "registers");
 };
 
+/* A strided batch on the TMA kernel: `members` units of work per tile
+   and K part; a3 / b3: a's / b's tensor map has the members as its third
+   dimension (else every member reads the same a or b: a stride of 0). */
+struct gemm__cuda_dt_batch {
+    int members, a3, b3;
+    int64_t stride_c;
+};
+
 /* Work unit u -> its tile origin and K range: units run K part by K part,
    tiles in groups of 8 tile-rows (N tiles fastest inside a group). */
 template <int BM, int BN>
@@ -2252,13 +2454,15 @@ __device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K,
 template <int NCWG, bool AK, bool BKM>
 __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
                                                       unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
-                                                      int tn, int total, int K, int kchunk)
+                                                      int tn, int total, int per_member, int K, int kchunk,
+                                                      const gemm__cuda_dt_batch &bt)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     unsigned it = 0;
     for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
-        int m0, n0, kbeg, ktiles;
-        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        int m0, n0, kbeg, ktiles, member = u / per_member;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        int za = bt.a3 ? member : -1, zb = bt.b3 ? member : -1;
         for (int kt = 0; kt < ktiles; kt++, it++) {
             unsigned s = it % S::STAGES;
             if (it >= (unsigned)S::STAGES) gemm__cuda_mbar_wait(&empty[s], (it / S::STAGES - 1) & 1);
@@ -2266,16 +2470,16 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
             int k0 = kbeg + kt * 16;
             gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
             if (AK) {
-                gemm__cuda_tma_load(as, map_a, k0, m0, &full[s]);
+                gemm__cuda_tma_load_z(as, map_a, k0, m0, za, &full[s]);
             } else {
 #pragma unroll 1
-                for (int j = 0; j < S::BM / 16; j++) gemm__cuda_tma_load(as + 256 * j, map_a, m0 + 16 * j, k0, &full[s]);
+                for (int j = 0; j < S::BM / 16; j++) gemm__cuda_tma_load_z(as + 256 * j, map_a, m0 + 16 * j, k0, za, &full[s]);
             }
             if (BKM) {
-                gemm__cuda_tma_load(bs, map_b, k0, n0, &full[s]);
+                gemm__cuda_tma_load_z(bs, map_b, k0, n0, zb, &full[s]);
             } else {
 #pragma unroll 1
-                for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load(bs + 256 * j, map_b, n0 + 16 * j, k0, &full[s]);
+                for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load_z(bs + 256 * j, map_b, n0 + 16 * j, k0, zb, &full[s]);
             }
         }
     }
@@ -2284,13 +2488,14 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
 /* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
    {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
    16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
-   C (already scaled by beta). In any build without sm_90a the body is
-   empty and the host never launches it. */
+   C (already scaled by beta). bt: the members of a strided batch (one
+   for a single call). In any build without sm_90a the body is empty and
+   the host never launches it. */
 template <int NCWG, bool AK, bool BKM>
 __global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
 gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
-                           double *C, int64_t ldc, int atomic)
+                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_dt_shape<NCWG> S;
@@ -2302,7 +2507,7 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     /* the 128-byte swizzle repeats every 1024 bytes: the ring starts on such a boundary */
     unsigned char *ring = gemm__cuda_dt_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_dt_smem) % 1024) % 1024);
     uint64_t *full = reinterpret_cast<uint64_t *>(ring + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int total = tm * tn * split;
+    int per_member = tm * tn * split, total = per_member * bt.members;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             gemm__cuda_mbar_init(&full[s], 1);               /* the producer's expect_tx; the bytes complete it */
@@ -2316,7 +2521,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     if ((int)threadIdx.x >= S::CONSUMERS) {
         gemm__cuda_setmaxnreg_dec<S::REG_PRODUCER>();
         if ((int)threadIdx.x == S::CONSUMERS)
-            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, K, kchunk);
+            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, per_member, K,
+                                                 kchunk, bt);
         return;
     }
     gemm__cuda_setmaxnreg_inc<S::REG_CONSUMER>();
@@ -2326,8 +2532,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
     unsigned it = 0;
     for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
-        int m0, n0, kbeg, ktiles;
-        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        int m0, n0, kbeg, ktiles, member = u / per_member;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
         double acc[W::MT][W::NTL][4];
 #pragma unroll
         for (int i = 0; i < W::MT; i++)
@@ -2344,11 +2550,11 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
-                                                                       beta, C, ldc, atomic);
+                                                                       beta, C + member * bt.stride_c, ldc, atomic);
     }
 #else
     (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;
-    (void)beta; (void)C; (void)ldc; (void)atomic;
+    (void)beta; (void)C; (void)ldc; (void)atomic; (void)bt;
 #endif
 }
 /* <<cuda dmma_tma */
@@ -2471,11 +2677,8 @@ static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, cons
                                        (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
         return s;
     if (p->work == GEMM__WORK_SCALE) {
-        int64_t blocks = (p->m * p->n + 255) / 256;
-        gemm__cuda_scale_kernel<TC, S><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            (int)p->m, (int)p->n, x.beta, x.c, p->ldc);
-        GEMM__CUDA_TRY(fn, cudaGetLastError());
         *finished = true;
+        return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, x.beta, x.c, p->ldc, gemm__cuda_single(1), stream);
     }
     return GEMM_OK;
 }
@@ -2554,6 +2757,12 @@ template <int BM_, int BN_, int BK_, int STAGES, int WARPS_M, int WARPS_N, int M
    (DMMA: warps along M x N), stages, blocks per SM, block order. */
 typedef gemm__cuda_simt_cfg<double, 64, 64, 16, 4, 4, 3, 2, 0> gemm__cuda_simt_f64; /* without FP64 tensor cores */
 typedef gemm__cuda_dmma_cfg<128, 64, 16, 3, 4, 2, 2, 0> gemm__cuda_dmma_f64;      /* 32x32 per warp */
+/* Batches of small members (64 or fewer rows or columns), whose one tile
+   would be mostly empty in the configurations above, and fp32 batches
+   whose operands are not all 16-byte aligned (the warp-tiled kernel reads
+   only aligned ones, and a batch is not copied into scratch). */
+typedef gemm__cuda_simt_cfg<float, 64, 64, 16, 8, 4, 3, 2, 0> gemm__cuda_simt_f32_batch;
+typedef gemm__cuda_dmma_cfg<64, 64, 16, 3, 2, 2, 2, 0> gemm__cuda_dmma_f64_small;
 
 /* How many parts K is split into: enough blocks to fill every SM (`slots`
    = SMs x resident blocks per SM), and at least 4 K-tiles per part. */
@@ -2566,95 +2775,108 @@ static int gemm__cuda_split(int tiles, int K, int BK, int slots, int requested)
     return split < 1 ? 1 : split;
 }
 
-/* One instance of a configuration: AK / BKM say whether op(A) / op(B) is
-   k-major, VEC the elements per copy. With K split, C = beta*C is queued
-   first and the parts add into C with atomics. */
+/* One instance of a configuration for the members of bt: AK / BKM say
+   whether op(A) / op(B) is k-major, VEC the elements per copy. With K
+   split (when the members' tiles do not fill the SMs), C = beta*C is
+   queued first and the parts add into C with atomics. */
 template <typename T, typename CFG, bool AK, bool BKM, int VEC>
 static gemm_status gemm__cuda_launch_fast(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
-                                          int sms, int split_req, cudaStream_t stream)
+                                          gemm__cuda_batch bt, int sms, int split_req, cudaStream_t stream)
 {
     size_t smem = CFG::template smem<AK, BKM>();
     void *kernel = CFG::template kernel<AK, BKM, VEC>();
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, kchunk, atomic = 0, per_sm = 1, split;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, kchunk, atomic = 0, per_sm = 1;
     int tm = (M + CFG::BM - 1) / CFG::BM, tn = (N + CFG::BN - 1) / CFG::BN;
+    int64_t tiles = (int64_t)tm * tn * bt.count;
     T alpha = x.alpha, beta = x.beta;
     const T *A = x.a, *B = x.b;
     T *C = x.c;
     int64_t lda = p->lda, ldb = p->ldb, ldc = p->ldc;
-    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
+    gemm_status s;
     /* Above 48 KB a block must ask for its shared memory, and the largest
        carveout lets two blocks share an SM where the registers allow it. */
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, CFG::NT, smem));
-    split = gemm__cuda_split(tm * tn, K, CFG::BK, sms * (per_sm > 0 ? per_sm : 1), split_req);
-    kchunk = ((K + split - 1) / split + CFG::BK - 1) / CFG::BK * CFG::BK;
-    split = (K + kchunk - 1) / kchunk; /* no empty parts */
+    bt.split = gemm__cuda_split(tiles < INT32_MAX ? (int)tiles : INT32_MAX, K, CFG::BK, sms * (per_sm > 0 ? per_sm : 1),
+                                split_req);
+    kchunk = ((K + bt.split - 1) / bt.split + CFG::BK - 1) / CFG::BK * CFG::BK;
+    bt.split = (K + kchunk - 1) / kchunk; /* no empty parts */
     if (tn > 65535) /* N is the caller's n, or its m for a row-major call */
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage need %d tiles of %d, more than "
                           "one launch's 65535", fn, N, tn, CFG::BN);
-    if (split > 1) {
+    if (bt.split > 1) {
         atomic = 1;
-        if (beta != T(1)) {
-            gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>(M, N, beta, C, ldc);
-            GEMM__CUDA_TRY(fn, cudaGetLastError());
-        }
+        if (beta != T(1) && (s = gemm__cuda_scale_members(fn, M, N, beta, C, ldc, bt, stream)) != GEMM_OK) return s;
     }
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tm, (unsigned)tn, (unsigned)split), dim3(CFG::NT), args,
-                                        smem, stream));
-    return GEMM_OK;
+    return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
+        void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
+                        &atomic, &run};
+        return cudaLaunchKernel(kernel, dim3((unsigned)tm, (unsigned)tn, z), dim3(CFG::NT), args, smem, stream);
+    });
 }
 
-/* 16-byte copies need 16-byte aligned panels: aligned bases and leading
-   dimensions; other operands take the same configuration with copies of
-   one element. */
+/* 16-byte copies need 16-byte aligned panels (`aligned`: every member's
+   A and B, bases and leading dimensions); other operands take the same
+   configuration with copies of one element. */
 template <typename T, typename CFG, bool AK, bool BKM>
 static gemm_status gemm__cuda_launch_aligned(const char *fn, const gemm__problem *p,
-                                             const gemm__cuda_operands<T, T, T> &x, int sms, int split,
-                                             cudaStream_t stream)
+                                             const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt,
+                                             bool aligned, int sms, int split, cudaStream_t stream)
 {
     constexpr int V = 16 / (int)sizeof(T);
-    bool vec = (uintptr_t)x.a % 16 == 0 && (uintptr_t)x.b % 16 == 0 && p->lda % V == 0 && p->ldb % V == 0;
-    return vec ? gemm__cuda_launch_fast<T, CFG, AK, BKM, V>(fn, p, x, sms, split, stream)
-               : gemm__cuda_launch_fast<T, CFG, AK, BKM, 1>(fn, p, x, sms, split, stream);
+    return aligned ? gemm__cuda_launch_fast<T, CFG, AK, BKM, V>(fn, p, x, bt, sms, split, stream)
+                   : gemm__cuda_launch_fast<T, CFG, AK, BKM, 1>(fn, p, x, bt, sms, split, stream);
 }
 
 /* A configuration for the problem's layout: op(A) is k-major when it is read
    transposed (a_trans), op(B) when it is not (!b_trans). */
 template <typename T, typename CFG>
 static gemm_status gemm__cuda_launch_config(const char *fn, const gemm__problem *p,
-                                            const gemm__cuda_operands<T, T, T> &x, int sms, int split,
-                                            cudaStream_t stream)
+                                            const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt,
+                                            bool aligned, int sms, int split, cudaStream_t stream)
 {
     if (p->a_trans)
-        return p->b_trans ? gemm__cuda_launch_aligned<T, CFG, true, false>(fn, p, x, sms, split, stream)
-                          : gemm__cuda_launch_aligned<T, CFG, true, true>(fn, p, x, sms, split, stream);
-    return p->b_trans ? gemm__cuda_launch_aligned<T, CFG, false, false>(fn, p, x, sms, split, stream)
-                      : gemm__cuda_launch_aligned<T, CFG, false, true>(fn, p, x, sms, split, stream);
+        return p->b_trans ? gemm__cuda_launch_aligned<T, CFG, true, false>(fn, p, x, bt, aligned, sms, split, stream)
+                          : gemm__cuda_launch_aligned<T, CFG, true, true>(fn, p, x, bt, aligned, sms, split, stream);
+    return p->b_trans ? gemm__cuda_launch_aligned<T, CFG, false, false>(fn, p, x, bt, aligned, sms, split, stream)
+                      : gemm__cuda_launch_aligned<T, CFG, false, true>(fn, p, x, bt, aligned, sms, split, stream);
+}
+
+/* Whether a single call's A and B take 16-byte copies: aligned bases and
+   leading dimensions. */
+template <typename T, typename TC, typename S>
+static bool gemm__cuda_aligned_ab(const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    return (uintptr_t)x.a % 16 == 0 && (uintptr_t)x.b % 16 == 0 && p->lda % V == 0 && p->ldb % V == 0;
 }
 
 /* The ladder: NAIVE for every type, TILED16 for fp32 and fp64. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
-                                            const gemm__cuda_operands<T, TC, S> &x, cudaStream_t stream)
+                                            const gemm__cuda_operands<T, TC, S> &x, gemm__cuda_batch bt,
+                                            cudaStream_t stream)
 {
     int M = (int)p->m, N = (int)p->n, K = (int)p->k;
     dim3 grid((unsigned)((M + 15) / 16), (unsigned)((N + 15) / 16)), block(16, 16);
     if (grid.y > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for the ladder kernels",
                           fn, N);
-    if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value)
-        if (kernel == GEMM_CUDA_KERNEL_TILED16) {
-            gemm__cuda_tiled16_kernel<T><<<grid, block, 0, stream>>>(M, N, K, x.alpha, x.a, p->ars, p->acs, x.b, p->brs,
-                                                                     p->bcs, x.beta, x.c, p->ldc);
-            GEMM__CUDA_TRY(fn, cudaGetLastError());
-            return GEMM_OK;
-        }
-    gemm__cuda_naive_kernel<T, S, TC><<<grid, block, 0, stream>>>(M, N, K, x.alpha, x.a, p->ars, p->acs, x.b, p->brs,
-                                                                  p->bcs, x.beta, x.c, p->ldc);
-    GEMM__CUDA_TRY(fn, cudaGetLastError());
-    return GEMM_OK;
+    bt.split = 1;
+    return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
+        dim3 g(grid.x, grid.y, z);
+        if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value)
+            if (kernel == GEMM_CUDA_KERNEL_TILED16) {
+                gemm__cuda_tiled16_kernel<T><<<g, block, 0, stream>>>(M, N, K, x.alpha, x.a, p->ars, p->acs, x.b,
+                                                                      p->brs, p->bcs, x.beta, x.c, p->ldc, run);
+                return cudaGetLastError();
+            }
+        gemm__cuda_naive_kernel<T, S, TC><<<g, block, 0, stream>>>(M, N, K, x.alpha, x.a, p->ars, p->acs, x.b, p->brs,
+                                                                   p->bcs, x.beta, x.c, p->ldc, run);
+        return cudaGetLastError();
+    });
 }
 
 static bool gemm__cuda_has_dmma(int major, int minor)
@@ -2906,20 +3128,21 @@ static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p,
 
 /* A K split adds the parts into C with atomics: C = beta*C first. */
 template <typename T>
-static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C, cudaStream_t stream)
+static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C,
+                                             const gemm__cuda_batch &bt, cudaStream_t stream)
 {
     if (beta == T(1)) return GEMM_OK;
-    gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>((int)p->m, (int)p->n, beta, C, p->ldc);
-    GEMM__CUDA_TRY(fn, cudaGetLastError());
-    return GEMM_OK;
+    return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, beta, C, p->ldc, bt, stream);
 }
 
 /* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
-   along M, MINB blocks per SM, for the plan's layout. */
+   along M, MINB blocks per SM, for the plan's layout, over the members of
+   bt (its tiles side by side in blockIdx.x, the members and K parts in
+   blockIdx.z). */
 template <int BM, int BN, int LM, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
-                                        int sms, int split_req, cudaStream_t stream)
+                                        gemm__cuda_batch bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM> S;
     void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
@@ -2931,21 +3154,24 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
     float alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
-    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
     char config[16];
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles, sms * (per_sm > 0 ? per_sm : 1), split_req, &split, &kchunk)) != GEMM_OK)
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, sms * (per_sm > 0 ? per_sm : 1), split_req, &split,
+                                   &kchunk)) != GEMM_OK)
         return s;
+    bt.split = split;
     atomic = split > 1;
-    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
     snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
-    gemm__cuda_exact_note(t, config, split, tiles);
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tiles, (unsigned)split), dim3(S::NT), args, (size_t)smem,
-                                        stream));
-    return GEMM_OK;
+    gemm__cuda_exact_note(t, config, split, tiles * bt.count);
+    return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
+        void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
+                        &atomic, &run};
+        return cudaLaunchKernel(kernel, dim3((unsigned)tiles, 1, z), dim3(S::NT), args, (size_t)smem, stream);
+    });
 }
 
 /* cuTensorMapEncodeTiled from the driver, found through the runtime so that
@@ -2957,14 +3183,17 @@ typedef CUresult (*gemm__cuda_dt_encode_fn)(CUtensorMap *, CUtensorMapDataType, 
 
 /* An fp64 operand of rows x K as the TMA DMMA kernel reads it: k-major
    (X(r, q) at X[r*ld + q]) in boxes of 16 k x box_rows rows, else
-   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside. */
+   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside.
+   members > 1: a strided batch's operand, `stride` elements apart, as the
+   map's third dimension. */
 static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const double *X, int64_t ld, bool kmajor,
-                                     int64_t rows, int64_t K, int box_rows)
+                                     int64_t rows, int64_t K, int box_rows, int64_t members, int64_t stride)
 {
     static std::atomic<gemm__cuda_dt_encode_fn> encode{NULL};
-    cuuint64_t dims[2] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K)},
-               strides[1] = {(cuuint64_t)ld * sizeof(double)};
-    cuuint32_t box[2] = {16, (cuuint32_t)(kmajor ? box_rows : 16)}, unit[2] = {1, 1};
+    cuuint64_t dims[3] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K), (cuuint64_t)members},
+               strides[2] = {(cuuint64_t)ld * sizeof(double), (cuuint64_t)stride * sizeof(double)};
+    cuuint32_t box[3] = {16, (cuuint32_t)(kmajor ? box_rows : 16), 1}, unit[3] = {1, 1, 1};
+    cuuint32_t rank = members > 1 ? 3 : 2;
     CUresult r;
     if (!encode.load()) {
         void *f = NULL;
@@ -2975,7 +3204,7 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
         encode.store((gemm__cuda_dt_encode_fn)f);
     }
-    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, (void *)X, dims, strides, box, unit,
+    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, rank, (void *)X, dims, strides, box, unit,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -2985,12 +3214,13 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
 }
 
 /* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
-   at most one block per SM slot, each walking its work units. */
+   at most one block per SM slot, each walking its work units; over the
+   members of bt (strided only: its maps are 3-D). */
 template <int NCWG>
 static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const double *A, const double *B,
-                                        const gemm__cuda_operands<double, double, double> &x, int sms, int split_req,
-                                        cudaStream_t stream)
+                                        const gemm__cuda_operands<double, double, double> &x,
+                                        const gemm__cuda_batch &bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
@@ -3003,20 +3233,29 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     int64_t units, grid, ldc = p->ldc;
     double alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
-    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic};
-    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM)) != GEMM_OK ||
-        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN)) != GEMM_OK)
+    gemm__cuda_dt_batch members = {(int)bt.count, bt.count > 1 && bt.stride_a != 0, bt.count > 1 && bt.stride_b != 0,
+                                   bt.stride_c};
+    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic,
+                    &members};
+    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM, members.a3 ? bt.count : 1,
+                               bt.stride_a)) != GEMM_OK ||
+        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN, members.b3 ? bt.count : 1,
+                               bt.stride_b)) != GEMM_OK)
         return s;
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn, slots, split_req, &split, &kchunk)) != GEMM_OK) return s;
-    units = (int64_t)tm * tn * split;
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, slots, split_req, &split, &kchunk)) != GEMM_OK)
+        return s;
+    units = (int64_t)tm * tn * split * bt.count;
+    if (units > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld units of work are more than one launch can run", fn,
+                          (long long)units);
     grid = units < slots ? units : slots;
     atomic = split > 1;
-    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
     gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
     GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
     return GEMM_OK;
@@ -3037,10 +3276,12 @@ static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, co
     /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */
     if (gemm__cuda_aligned16(X, ld, sizeof(T))) {
         dim3 grid((unsigned)((rows + 63) / 64), (unsigned)((K + 63) / 64));
-        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo);
+        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo,
+                                                                 gemm__cuda_single_copy());
     } else {
         dim3 grid((unsigned)((rows + 31) / 32), (unsigned)((K + 31) / 32)), block(32, 8);
-        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo);
+        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo,
+                                                              gemm__cuda_single_copy());
     }
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
@@ -3050,18 +3291,18 @@ static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, co
    or their copies). */
 template <typename T>
 static gemm_status gemm__cuda_exact_launch(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
-                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x, int sms,
-                                           int split, cudaStream_t stream)
+                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x,
+                                           const gemm__cuda_batch &bt, int sms, int split, cudaStream_t stream)
 {
     if constexpr (sizeof(T) == 8) {
-        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, sms, split, stream);
-        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, sms, split, stream);
+        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, bt, sms, split, stream);
     } else {
         switch (t->variant) {
-        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, sms, split, stream);
-        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
-        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
-        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
         }
     }
 }
@@ -3092,7 +3333,7 @@ static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_p
             s = gemm__cuda_exact_copy(fn, t->copy_b, x.b, p->ldb, !p->b_trans, p->n, p->k, (T *)b, t->ldb, stream);
         }
     }
-    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gpu->sms, split, stream);
+    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gemm__cuda_single(1), gpu->sms, split, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -3116,10 +3357,12 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
+        return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
     if constexpr (sizeof(T) == 8)
         if (kernel == GEMM_CUDA_KERNEL_SIMT)
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gemm__cuda_single(1),
+                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
+                                                                    opt->split_k, stream);
     dev.sms = gpu->sms;
     dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
@@ -3127,7 +3370,9 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
     if constexpr (sizeof(T) == 8)
         if (t.variant == GEMM__CUDA_DMMA_RING) {
             gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gemm__cuda_single(1),
+                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
+                                                                    opt->split_k, stream);
         }
     return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
 }
@@ -3209,14 +3454,16 @@ static gemm_status gemm__cuda_encode(const char *fn, CUtensorMap *map, const T *
 }
 
 /* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
-   whose box is box_outer rows of 128 bytes. */
+   whose box is box_outer rows of 128 bytes; members > 1: a strided batch's
+   operand (`stride` elements apart) as a third dimension. */
 template <typename T>
 static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
-                                         int box_outer)
+                                         int box_outer, int64_t members = 1, int64_t stride = 0)
 {
-    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
-    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer};
-    return gemm__cuda_encode(fn, map, X, 2, dims, strides, box);
+    cuuint64_t dims[3] = {(cuuint64_t)inner, (cuuint64_t)outer, (cuuint64_t)members},
+               strides[2] = {(cuuint64_t)ld * sizeof(T), (cuuint64_t)stride * sizeof(T)};
+    cuuint32_t box[3] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer, 1};
+    return gemm__cuda_encode(fn, map, X, members > 1 ? 3 : 2, dims, strides, box);
 }
 
 /* The fp32-accurate split of `rows` rows (split.cuh's sliced regions):
@@ -3231,23 +3478,23 @@ static gemm_status gemm__cuda_tensor_map_sliced(const char *fn, CUtensorMap *map
 }
 
 /* Copies operand X (rows x K; k-major or not) into `out` as k-major rows of
-   ldo elements. */
+   ldo elements: `count` members as bc says (`aligned`: every member's X
+   and ld 16-byte aligned), at most 65535 per launch. */
 template <typename T>
-static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool kmajor, int rows, int K, T *out,
-                                   int64_t ldo, cudaStream_t stream)
+static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool kmajor, bool aligned, int rows, int K,
+                                   T *out, int64_t ldo, gemm__cuda_batch_copy bc, int64_t count, cudaStream_t stream)
 {
-    if (!kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)sizeof(T)) % 16 == 0) {
-        dim3 grid((unsigned)((K + 63) / 64), (unsigned)((rows + 63) / 64));
-        if (grid.y > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
-        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>(rows, K, X, ld, out, ldo);
-    } else {
-        dim3 grid((unsigned)((K + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
-        if (grid.y > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
-        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>(rows, K, X, ld, kmajor ? 1 : 0, out, ldo);
+    bool wide = !kmajor && aligned;
+    dim3 grid((unsigned)((K + (wide ? 63 : 31)) / (wide ? 64 : 32)), (unsigned)((rows + (wide ? 63 : 31)) / (wide ? 64 : 32)));
+    if (grid.y > 65535)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
+    for (int64_t first = 0; first < count; first += 65535) {
+        grid.z = (unsigned)(count - first < 65535 ? count - first : 65535);
+        bc.first = first;
+        if (wide) gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>(rows, K, X, ld, out, ldo, bc);
+        else gemm__cuda_pack_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(rows, K, X, ld, kmajor ? 1 : 0, out, ldo, bc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
-    GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
 
@@ -3307,6 +3554,7 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     gemm__cuda_wgmma_work *w = &t->work;
     int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
     memset(w, 0, sizeof *w);
+    w->members = 1;
     w->tm = (M + t->wg_bm - 1) / t->wg_bm;
     w->tn = (N + 127) / 128;
     w->tiles = w->tm * w->tn;
@@ -3379,12 +3627,14 @@ template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_
    only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
    op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
    floats and, when the plan sums in the kernel, `counters` one int per
-   tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
+   tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag.
+   A strided batch (plan's work.members > 1, K not split): a and b are
+   its members' bases, sa and sb their strides (0: shared). */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
-                                           const int *nonfinite, cudaStream_t stream)
+                                           const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
@@ -3399,7 +3649,8 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     w.nonfinite = nonfinite;
     w.counters = t->fixup ? counters : NULL;
     if (t->split <= 1) partial = NULL;
-    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
+    int64_t ma = w.a3 ? w.members : 1, mb = w.b3 ? w.members : 1;
+    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split * w.members > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
     if (t->accurate) {
         int planes = 3 * (int)(t->ldo / 32);
@@ -3407,10 +3658,10 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
             if ((s = gemm__cuda_tensor_map_sliced(fn, &map_a, a.X, M, planes, S::BM)) != GEMM_OK ||
                 (s = gemm__cuda_tensor_map_sliced(fn, &map_b, b.X, N, planes, S::BN)) != GEMM_OK)
                 return s;
-    } else if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
-                            : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-               (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
-                            : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK) {
+    } else if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk, ma, sa)
+                            : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM, ma, sa)) != GEMM_OK ||
+               (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk, mb, sb)
+                            : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN, mb, sb)) != GEMM_OK) {
         return s;
     }
     if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
@@ -3427,11 +3678,12 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     return GEMM_OK;
 }
 
-/* MMA: 128x128 block tiles, BK 32, 3 stages (the kernel's constants). */
+/* MMA: 128x128 block tiles, BK 32, 3 stages (the kernel's constants), over
+   the members of bt (K is not split). */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p, gemm__cuda_kmajor<T> a,
                                          gemm__cuda_kmajor<T> b, const gemm__cuda_operands<T, TC, float> &x,
-                                         bool accurate, cudaStream_t stream)
+                                         bool accurate, gemm__cuda_batch bt, cudaStream_t stream)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
     size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
@@ -3441,15 +3693,17 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
     const T *A = a.X, *B = b.X;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc};
     static_assert(BM == BN, "the shared-memory size above assumes square tiles");
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
         if (accurate) kern = (void *)gemm__cuda_mma_kernel<T, TC, true>;
     if (tn > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn), dim3(256), args, smem, stream));
-    return GEMM_OK;
+    bt.split = 1;
+    return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
+        void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc, &run};
+        return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(256), args, smem, stream);
+    });
 }
 /* <<cuda tc_launch */
 /* >>cuda tc: src/cuda/tc.cuh */
@@ -3528,11 +3782,13 @@ static gemm_status gemm__cuda_tc_prepare(const char *fn, const gemm__cuda_tc_pla
     }
     if (t->copy_a) {
         a->X = scratch; a->ld = t->ldo;
-        s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, (int)p->m, (int)p->k, scratch, t->ldo, stream);
+        s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, gemm__cuda_aligned16(x.a, p->lda, sizeof(T)), (int)p->m,
+                            (int)p->k, scratch, t->ldo, gemm__cuda_single_copy(), 1, stream);
     }
     if (s == GEMM_OK && t->copy_b) {
         b->X = scratch + t->a_elems; b->ld = t->ldo;
-        s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, (int)p->n, (int)p->k, scratch + t->a_elems, t->ldo, stream);
+        s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, gemm__cuda_aligned16(x.b, p->ldb, sizeof(T)), (int)p->n,
+                            (int)p->k, scratch + t->a_elems, t->ldo, gemm__cuda_single_copy(), 1, stream);
     }
     return s;
 }
@@ -3565,10 +3821,10 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, stream);
+        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream)
+                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream);
     else if (s == GEMM_OK)
-        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, stream);
+        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, gemm__cuda_single(1), stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -3585,7 +3841,7 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     gemm_cuda_kernel kernel;
     gemm_status s = gemm__cuda_tc_kernel(fn, opt, gpu, &kernel);
     if (s != GEMM_OK) return s;
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
     t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
@@ -3614,6 +3870,419 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
     }
 }
 /* <<cuda run */
+/* >>cuda batch_run: src/cuda/batch_run.cuh */
+/* Batches on the device: the checks of every member's memory, the device
+   copy of a pointer-array batch's lists, and the launches, the members in
+   the grid (batch.cuh). Exact fp32 runs the warp-tiled kernel when every
+   member is 16-byte aligned and larger than 64 x 64, else a 64 x 64 SIMT
+   configuration; fp64 runs DMMA's cp.async configurations (128 x 64, or
+   64 x 64 for members of at most 64 rows); the tensor-core modes run MMA,
+   after one batched copy of the operands it cannot read in place. The
+   fp32-accurate mode runs its members one after another (its split of the
+   operands is not batched). Nothing of a batch goes through scratch but
+   these copies and the pointer lists. */
+
+/* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
+typedef CUresult (*gemm__cuda_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
+
+/* The allocation that holds address p; false when the driver knows none
+   (host memory, a stale pointer, memory mapped without an allocation). */
+static bool gemm__cuda_allocation(const void *p, uint64_t *base, uint64_t *size)
+{
+    static std::atomic<gemm__cuda_range_fn> range{NULL};
+    CUdeviceptr b;
+    size_t n;
+    if (!range.load()) {
+        void *f = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess || !f)
+            return false;
+        range.store((gemm__cuda_range_fn)f);
+    }
+    if (range.load()((CUdeviceptr *)&b, &n, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS) return false;
+    *base = (uint64_t)b;
+    *size = (uint64_t)n;
+    return true;
+}
+
+/* Allocations a batch's checks have met (a batch's members usually live
+   in a few), so that each member costs a comparison, not a driver call. */
+typedef struct gemm__cuda_spans {
+    uint64_t base[8], end[8];
+    int n, next;
+} gemm__cuda_spans;
+
+/* The device can read `bytes` from p, all in one allocation when the
+   driver knows p's. `what` names the operand ("A[17]", "C's members"). */
+static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, const char *what, const void *p,
+                                         uint64_t bytes)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p, base, size, end = 0;
+    int i;
+    for (i = 0; i < k->n && !end; i++)
+        if (a >= k->base[i] && a < k->end[i]) end = k->end[i];
+    if (!end) {
+        cudaPointerAttributes at;
+        cudaError_t e = cudaPointerGetAttributes(&at, p);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
+        if (at.type == cudaMemoryTypeUnregistered)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
+                              fn, what);
+        /* host memory mapped for the device has no allocation range to check */
+        if (at.type == cudaMemoryTypeHost || !gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
+        end = base + size;
+        i = k->n < 8 ? k->n++ : k->next++ % 8;
+        k->base[i] = base;
+        k->end[i] = end;
+    }
+    if (bytes > end - a)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s runs past the end of its allocation (%llu bytes from its start "
+                          "are read or written, %llu are there)", fn, what, (unsigned long long)bytes,
+                          (unsigned long long)(end - a));
+    return GEMM_OK;
+}
+
+/* Bytes from a strided operand's first element to one past the last
+   member's last (extent: one member's elements). */
+static uint64_t gemm__cuda_strided_bytes(int64_t count, int64_t stride, int64_t extent, size_t elem)
+{
+    return extent > 0 ? ((uint64_t)(count - 1) * (uint64_t)stride + (uint64_t)extent) * elem : 0;
+}
+
+/* Every member's A, B (when read) and C (when written): device memory,
+   each within its allocation. */
+static gemm_status gemm__cuda_check_members(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                            const void *a, const void *b, const void *c, size_t elem_ab,
+                                            size_t elem_c)
+{
+    gemm__cuda_spans k = {};
+    bool reads = p->work == GEMM__WORK_FULL;
+    const char *na = p->swapped ? "B" : "A", *nb = p->swapped ? "A" : "B";
+    uint64_t ba = (uint64_t)p->a_extent * elem_ab, bb = (uint64_t)p->b_extent * elem_ab,
+             bc = (uint64_t)p->c_extent * elem_c;
+    char what[64];
+    gemm_status s;
+    if (!hb->c_list) {
+        snprintf(what, sizeof what, "%s's %lld members", na, (long long)hb->count);
+        if (reads && (s = gemm__cuda_check_span(fn, &k, what, a, gemm__cuda_strided_bytes(hb->count, hb->stride_a,
+                                                                                          p->a_extent, elem_ab))) != GEMM_OK)
+            return s;
+        snprintf(what, sizeof what, "%s's %lld members", nb, (long long)hb->count);
+        if (reads && (s = gemm__cuda_check_span(fn, &k, what, b, gemm__cuda_strided_bytes(hb->count, hb->stride_b,
+                                                                                          p->b_extent, elem_ab))) != GEMM_OK)
+            return s;
+        snprintf(what, sizeof what, "C's %lld members", (long long)hb->count);
+        return gemm__cuda_check_span(fn, &k, what, c, gemm__cuda_strided_bytes(hb->count, hb->stride_c, p->c_extent,
+                                                                              elem_c));
+    }
+    for (int64_t i = 0; i < hb->count; i++) {
+        const void *mc = (const void *)(uintptr_t)hb->addr_c(hb->c_list, i);
+        if (reads) {
+            const void *ma = (const void *)(uintptr_t)hb->addr_ab(hb->a_list, i),
+                       *mb = (const void *)(uintptr_t)hb->addr_ab(hb->b_list, i);
+            snprintf(what, sizeof what, "member %lld: %s[%lld]", (long long)i, na, (long long)i);
+            if ((s = gemm__cuda_check_span(fn, &k, what, ma, ba)) != GEMM_OK) return s;
+            snprintf(what, sizeof what, "member %lld: %s[%lld]", (long long)i, nb, (long long)i);
+            if ((s = gemm__cuda_check_span(fn, &k, what, mb, bb)) != GEMM_OK) return s;
+        }
+        snprintf(what, sizeof what, "member %lld: C[%lld]", (long long)i, (long long)i);
+        if ((s = gemm__cuda_check_span(fn, &k, what, mc, bc)) != GEMM_OK) return s;
+    }
+    return GEMM_OK;
+}
+
+/* Whether every member's operand is 16-byte aligned for `elem`-byte
+   elements: strided (base, ld, stride) or listed (each pointer, ld). */
+static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, const void *base, int64_t ld,
+                                       int64_t stride, size_t elem)
+{
+    if ((ld * (int64_t)elem) % 16 != 0) return false;
+    if (!list) return (uintptr_t)base % 16 == 0 && (stride * (int64_t)elem) % 16 == 0;
+    for (int64_t i = 0; i < hb->count; i++)
+        if (hb->addr_ab(list, i) % 16 != 0) return false;
+    return true;
+}
+
+/* The device's copy of a pointer-array batch's lists (a and b of the
+   canonical problem, then C) in `scratch`, a buffer of the pool the caller
+   gives back in stream order; bt then reads them. The host's copy is
+   consumed before this returns, so the caller's lists may change after
+   the call. */
+static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
+                                           void **scratch, gemm__cuda_batch *bt)
+{
+    size_t bytes = 3 * (size_t)hb->count * sizeof(void *);
+    const void **host = (const void **)GEMM_MALLOC(bytes), **d;
+    cudaMemPool_t pool;
+    cudaError_t e;
+    gemm_status s;
+    if (!host) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
+                                 (long long)hb->count);
+    for (int64_t i = 0; i < hb->count; i++) { /* A and B may be NULL lists where they are not read */
+        host[i] = hb->a_list ? (const void *)(uintptr_t)hb->addr_ab(hb->a_list, i) : NULL;
+        host[hb->count + i] = hb->b_list ? (const void *)(uintptr_t)hb->addr_ab(hb->b_list, i) : NULL;
+        host[2 * hb->count + i] = (const void *)(uintptr_t)hb->addr_c(hb->c_list, i);
+    }
+    s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
+    e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
+    if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);
+    if (s == GEMM_OK && (e = cudaMemcpyAsync(*scratch, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
+        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
+    GEMM_FREE(host);
+    if (s != GEMM_OK) return s;
+    d = (const void **)*scratch;
+    bt->a = d;
+    bt->b = d + hb->count;
+    bt->c = (void *const *)(d + 2 * hb->count);
+    return GEMM_OK;
+}
+
+/* Whether a batch's a and b can be 3-D tensor maps (the TMA kernels):
+   strided, each stride 0 (a shared operand) or at least one member's
+   whole span, so the copy engine sees the members as a third dimension
+   (16-byte alignment is checked apart). */
+static bool gemm__cuda_tma_members(const gemm__problem *p, const gemm__cuda_batch &bt)
+{
+    int64_t span_a = p->lda * (p->a_trans ? p->m : p->k), span_b = p->ldb * (p->b_trans ? p->k : p->n);
+    if (bt.a || bt.b || bt.c || bt.count > INT32_MAX) return false;
+    return (bt.stride_a == 0 || bt.stride_a >= span_a) && (bt.stride_b == 0 || bt.stride_b >= span_b);
+}
+
+/* Exact fp32 and fp64 over the members of bt (`aligned`: every member's A
+   and B 16-byte aligned). K is split only when options.split_k asks: a
+   member's sums then do not depend on the batch around it (the same bits
+   in a batch of one as in a batch of 10,000). */
+template <typename T>
+static gemm_status gemm__cuda_exact_members(const char *fn, const gemm__problem *p,
+                                            const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt,
+                                            bool aligned, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                            cudaStream_t stream)
+{
+    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
+    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
+    bool small = p->m <= 64 || (sizeof(T) == 4 && p->n <= 64);
+    int split = opt->split_k > 0 ? opt->split_k : 1;
+    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, kernel, p, x, bt, stream);
+    if constexpr (sizeof(T) == 8) {
+        if (kernel == GEMM_CUDA_KERNEL_SIMT)
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, aligned, gpu->sms, split, stream);
+        if (opt->variant > 1)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches run DMMA's cp.async configuration (variant 1), not "
+                              "the TMA configuration %d", fn, opt->variant);
+        if (small)
+            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64_small>(fn, p, x, bt, aligned, gpu->sms,
+                                                                          split, stream);
+        if (opt->variant == 0 && aligned && gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor) &&
+            gemm__cuda_tma_members(p, bt)) {
+            gemm__cuda_exact_plan t = {};
+            t.kernel = GEMM_CUDA_KERNEL_DMMA;
+            t.ak = p->a_trans;
+            t.bk = !p->b_trans;
+            t.lda = p->lda;
+            t.ldb = p->ldb;
+            t.variant = GEMM__CUDA_DMMA_TMA;
+            return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, split, stream);
+        }
+        return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, bt, aligned, gpu->sms, split, stream);
+    } else {
+        gemm__cuda_exact_dev dev;
+        gemm__cuda_exact_plan t = {};
+        if (!aligned || (small && opt->variant == 0))
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, aligned, gpu->sms,
+                                                                          split, stream);
+        dev.sms = gpu->sms;
+        dev.tma = false;
+        GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+        t.kernel = GEMM_CUDA_KERNEL_SIMT;
+        t.ak = p->a_trans;
+        t.bk = !p->b_trans;
+        t.lda = p->lda;
+        t.ldb = p->ldb;
+        t.variant = opt->variant ? opt->variant : gemm__cuda_sw_choose(t.ak, t.bk, p->m, p->n, &dev);
+        if (gemm__cuda_sw_smem(t.variant, t.ak, t.bk) > (size_t)dev.smem_block)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
+                              "block for this layout, this GPU gives %d", fn, t.variant,
+                              gemm__cuda_sw_smem(t.variant, t.ak, t.bk), dev.smem_block);
+        return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, split, stream);
+    }
+}
+
+/* The WGMMA plan of a strided batch: K not split, the members' units
+   side by side (member outermost), a 16-bit operand read M- or N-major in
+   place when aligned, every other operand not k-major and aligned copied. */
+template <typename T>
+static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, const gemm__cuda_batch &bt,
+                                                        bool aligned_a, bool aligned_b, int variant, int sms)
+{
+    gemm__cuda_tc_plan t;
+    int elem = (int)sizeof(T), slots;
+    memset(&t, 0, sizeof t);
+    t.kernel = GEMM_CUDA_KERNEL_WGMMA;
+    t.ldo = (p->k + 7) / 8 * 8;
+    t.regions = 1;
+    t.a_mn = elem == 2 && !p->a_trans && aligned_a;
+    t.b_mn = elem == 2 && p->b_trans && aligned_b;
+    t.copy_a = !t.a_mn && !(p->a_trans && aligned_a);
+    t.copy_b = !t.b_mn && !(!p->b_trans && aligned_b);
+    t.wg_bm = gemm__cuda_wgmma_bm((int)p->m, variant, false);
+    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, sms, 1);
+    t.work.units *= (int)bt.count;
+    t.work.members = (int)bt.count;
+    t.work.stride_c = bt.stride_c;
+    slots = sms * (t.wg_bm == 256 ? 1 : 2);
+    t.grid = slots < t.work.units ? slots : t.work.units;
+    t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
+    t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
+    return t;
+}
+
+/* The tensor-core modes over the members of bt: WGMMA for a strided batch
+   where it runs (Hopper, sm_90a code), else MMA. Operands the kernel
+   cannot read in place are first copied, every member in one launch,
+   into k-major rows in scratch. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
+                                         const gemm__cuda_operands<T, TC, float> &x, gemm__cuda_batch bt,
+                                         bool aligned_a, bool aligned_b, const gemm_cuda_options *opt,
+                                         const gemm__cuda_gpu *gpu, cudaStream_t stream)
+{
+    size_t elem = sizeof(T);
+    int64_t ldo = (p->k + 7) / 8 * 8; /* 16-byte rows */
+    bool wgmma = (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
+                 gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor) && gemm__cuda_tma_members(p, bt);
+    gemm__cuda_tc_plan t = gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms);
+    bool copy_a = wgmma ? t.copy_a : !(p->a_trans && aligned_a), copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
+    size_t a_elems = copy_a ? (size_t)(p->m * ldo) : 0, b_elems = copy_b ? (size_t)(p->n * ldo) : 0;
+    size_t a_bytes = (a_elems * bt.count * elem + 255) / 256 * 256, bytes = a_bytes + b_elems * bt.count * elem;
+    gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
+    T *scratch = NULL;
+    gemm_status s = GEMM_OK;
+    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : GEMM_CUDA_KERNEL_MMA;
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, bt, stream);
+    if (kernel == GEMM_CUDA_KERNEL_WGMMA && !wgmma)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel runs strided batches on Hopper (compute "
+                          "capability 9.0, a build for sm_90a), each stride 0 or at least a member's span; this is %s "
+                          "on a %d.%d GPU: use the mma kernel", fn, bt.c ? "a pointer-array batch" : "another batch",
+                          gpu->major, gpu->minor);
+    if (gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches on the tensor cores need compute capability 8.0+; this "
+                          "GPU is %d.%d", fn, gpu->major, gpu->minor);
+    if (bytes > 0) {
+        cudaMemPool_t pool;
+        cudaError_t e;
+        gemm__cuda_batch_copy ca = {bt.a, bt.stride_a, (int64_t)a_elems, 0},
+                              cb = {bt.b, bt.stride_b, (int64_t)b_elems, 0};
+        if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+        if ((e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream)) != cudaSuccess)
+            return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the members' operand copies)", e);
+        if (copy_a) {
+            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, aligned_a, (int)p->m, (int)p->k, scratch, ldo, ca,
+                                bt.count, stream);
+            a.X = scratch; a.ld = ldo;
+            bt.a = NULL; bt.stride_a = (int64_t)a_elems; /* the copies are strided */
+        }
+        if (s == GEMM_OK && copy_b) {
+            T *out = (T *)((char *)scratch + a_bytes);
+            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, aligned_b, (int)p->n, (int)p->k, out, ldo, cb, bt.count,
+                                stream);
+            b.X = out; b.ld = ldo;
+            bt.b = NULL; bt.stride_b = (int64_t)b_elems;
+        }
+    }
+    if (s == GEMM_OK && wgmma) {
+        t.work.a3 = bt.stride_a != 0 && bt.count > 1;
+        t.work.b3 = bt.stride_b != 0 && bt.count > 1;
+        s = t.wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
+                                                                 bt.stride_b, stream)
+                           : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
+                                                                 bt.stride_b, stream);
+    } else if (s == GEMM_OK) {
+        s = gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
+    }
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
+
+/* The fp32-accurate mode: member after member through the single call's
+   path (its operand split runs per member). */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__problem *p,
+                                                 const gemm__cuda_operands<T, TC, float> &x, const gemm__batch *hb,
+                                                 const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                                 cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    for (int64_t i = 0; i < hb->count && s == GEMM_OK; i++) {
+        gemm__cuda_operands<T, TC, float> y = x;
+        if (hb->c_list) {
+            y.a = (const T *)(uintptr_t)hb->addr_ab(hb->a_list, i);
+            y.b = (const T *)(uintptr_t)hb->addr_ab(hb->b_list, i);
+            y.c = (TC *)(uintptr_t)hb->addr_c(hb->c_list, i);
+        } else {
+            y.a = x.a + i * hb->stride_a;
+            y.b = x.b + i * hb->stride_b;
+            y.c = x.c + i * hb->stride_c;
+        }
+        s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+    }
+    return s;
+}
+
+/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
+   holds the strided bases, or NULLs for lists, and the scalars): the
+   members' memory, then the launches. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                        cudaStream_t stream)
+{
+    gemm__cuda_gpu gpu;
+    gemm__cuda_batch bt = gemm__cuda_single(1);
+    void *lists = NULL;
+    bool aligned_a, aligned_b;
+    gemm_status s;
+    if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC))) != GEMM_OK) return s;
+    if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
+    bt.count = hb->count;
+    bt.stride_a = hb->stride_a;
+    bt.stride_b = hb->stride_b;
+    bt.stride_c = hb->stride_c;
+    aligned_a = p->work == GEMM__WORK_FULL &&
+                gemm__cuda_members_aligned(hb, hb->a_list, x.a, p->lda, hb->stride_a, sizeof(T));
+    aligned_b = p->work == GEMM__WORK_FULL &&
+                gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
+        if (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL)
+            return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
+    if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
+    if (p->work == GEMM__WORK_SCALE) {
+        s = gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, x.beta, x.c, p->ldc, bt, stream);
+    } else if constexpr (std::is_same<T, double>::value) {
+        s = gemm__cuda_exact_members<T>(fn, p, x, bt, aligned_a && aligned_b, opt, &gpu, stream);
+    } else if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value) {
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_tc_members<T, TC>(fn, p, x, bt, aligned_a, aligned_b, opt, &gpu, stream)
+                                     : gemm__cuda_exact_members<T>(fn, p, x, bt, aligned_a && aligned_b, opt, &gpu, stream);
+    } else {
+        s = gemm__cuda_tc_members<T, TC>(fn, p, x, bt, aligned_a, aligned_b, opt, &gpu, stream);
+    }
+    if (lists) {
+        cudaError_t e = cudaFreeAsync(lists, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
+/* <<cuda batch_run */
 /* >>cuda stream_ops: src/cuda/stream_ops.cuh */
 /* The device operations of the host path (staging.cuh, pipeline.cuh), as
    the static members of one type: the pipeline is a template over it, so
@@ -5360,6 +6029,84 @@ static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, ge
                       fn, (int)a, gemm_precision_name(a), (int)b, gemm_precision_name(b), (int)c, gemm_precision_name(c));
 }
 
+/* The batch calls: the batch's checks (gemm__prepare_strided or _batched,
+   shared with the CPU), the options, then gemm__cuda_batch_run. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const gemm__problem *p,
+                                            const gemm__batch *hb, const gemm__cuda_operands<T, TC, S> &x,
+                                            const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    if (s == GEMM_OK)
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s != GEMM_OK) return s;
+    return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
+}
+
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
+                                      gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha, const T *A,
+                                      int64_t lda, int64_t sa, const T *B, int64_t ldb, int64_t sb, S beta, TC *C,
+                                      int64_t ldc, int64_t sc, int64_t count, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__problem p = {};
+    gemm__batch hb;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    s = gemm__prepare_strided(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, sa, B != NULL, ldb, sb,
+                              beta == S(1), C != NULL, ldc, sc, count, &p, &hb);
+    gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
+    return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+}
+
+/* A member's address in a list of device pointers (any element type). */
+static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
+{
+    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
+}
+
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
+                                      gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
+                                      const T *const *A, int64_t lda, const T *const *B, int64_t ldb, S beta,
+                                      TC *const *C, int64_t ldc, int64_t count, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__problem p = {};
+    gemm__batch hb;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), A, lda, B, ldb, beta == S(1), C, ldc, count,
+                              gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
+    return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+}
+
+/* The mixed-precision batches with their element types made C++ types. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_mixed_strided_as(const char *fn, cudaStream_t stream, gemm_layout layout,
+                                               gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                               float alpha, const void *A, int64_t lda, int64_t sa, const void *B,
+                                               int64_t ldb, int64_t sb, float beta, void *C, int64_t ldc, int64_t sc,
+                                               int64_t count, const gemm_cuda_options *opt)
+{
+    return gemm__cuda_strided<T, TC, float>(fn, stream, layout, ta, tb, m, n, k, alpha, (const T *)A, lda, sa,
+                                            (const T *)B, ldb, sb, beta, (TC *)C, ldc, sc, count, opt);
+}
+
+template <typename T, typename TC>
+static gemm_status gemm__cuda_mixed_batched_as(const char *fn, cudaStream_t stream, gemm_layout layout,
+                                               gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                               float alpha, const void *const *A, int64_t lda, const void *const *B,
+                                               int64_t ldb, float beta, void *const *C, int64_t ldc, int64_t count,
+                                               const gemm_cuda_options *opt)
+{
+    return gemm__cuda_batched<T, TC, float>(fn, stream, layout, ta, tb, m, n, k, alpha, (const T *const *)A, lda,
+                                            (const T *const *)B, ldb, beta, (TC *const *)C, ldc, count, opt);
+}
+
 extern "C" {
 
 GEMM_DEF gemm_status gemm_cuda_sgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
@@ -5420,6 +6167,91 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
     gemm__cuda_mixed_fn run = gemm__cuda_mixed_types(a_type, b_type, c_type);
     if (!run) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
     return run(fn, NULL, true, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                     const float *B, int64_t ldb, int64_t stride_b, float beta,
+                                                     float *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options)
+{
+    return gemm__cuda_strided<float, float, float>("gemm_cuda_sgemm_strided_batched", stream, layout, transa, transb,
+                                                   m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+                                                   stride_c, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                     const double *B, int64_t ldb, int64_t stride_b, double beta,
+                                                     double *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options)
+{
+    return gemm__cuda_strided<double, double, double>("gemm_cuda_dgemm_strided_batched", stream, layout, transa,
+                                                      transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b,
+                                                      beta, C, ldc, stride_c, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                             const float *const A[], int64_t lda, const float *const B[], int64_t ldb,
+                                             float beta, float *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options)
+{
+    return gemm__cuda_batched<float, float, float>("gemm_cuda_sgemm_batched", stream, layout, transa, transb, m, n, k,
+                                                   alpha, A, lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                             const double *const A[], int64_t lda, const double *const B[],
+                                             int64_t ldb, double beta, double *const C[], int64_t ldc,
+                                             int64_t batch_count, const gemm_cuda_options *options)
+{
+    return gemm__cuda_batched<double, double, double>("gemm_cuda_dgemm_batched", stream, layout, transa, transb, m, n,
+                                                      k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_strided_batched(cudaStream_t stream, gemm_layout layout,
+                                                           gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                                           int64_t n, int64_t k, float alpha, const void *A,
+                                                           gemm_precision a_type, int64_t lda, int64_t stride_a,
+                                                           const void *B, gemm_precision b_type, int64_t ldb,
+                                                           int64_t stride_b, float beta, void *C,
+                                                           gemm_precision c_type, int64_t ldc, int64_t stride_c,
+                                                           int64_t batch_count, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_sgemm_mixed_strided_batched";
+    gemm_status (*run)(const char *, cudaStream_t, gemm_layout, gemm_transpose, gemm_transpose, int64_t, int64_t,
+                       int64_t, float, const void *, int64_t, int64_t, const void *, int64_t, int64_t, float, void *,
+                       int64_t, int64_t, int64_t, const gemm_cuda_options *) = NULL;
+    if (gemm__cuda_mixed_types(a_type, b_type, c_type) == NULL) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
+    if (a_type == GEMM_F16) run = c_type == GEMM_F32 ? gemm__cuda_mixed_strided_as<__half, float>
+                                                     : gemm__cuda_mixed_strided_as<__half, __half>;
+    else run = c_type == GEMM_F32 ? gemm__cuda_mixed_strided_as<__nv_bfloat16, float>
+                                  : gemm__cuda_mixed_strided_as<__nv_bfloat16, __nv_bfloat16>;
+    return run(fn, stream, layout, transa, transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+               stride_c, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                   float alpha, const void *const A[], gemm_precision a_type,
+                                                   int64_t lda, const void *const B[], gemm_precision b_type,
+                                                   int64_t ldb, float beta, void *const C[], gemm_precision c_type,
+                                                   int64_t ldc, int64_t batch_count, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_sgemm_mixed_batched";
+    gemm_status (*run)(const char *, cudaStream_t, gemm_layout, gemm_transpose, gemm_transpose, int64_t, int64_t,
+                       int64_t, float, const void *const *, int64_t, const void *const *, int64_t, float,
+                       void *const *, int64_t, int64_t, const gemm_cuda_options *) = NULL;
+    if (gemm__cuda_mixed_types(a_type, b_type, c_type) == NULL) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
+    if (a_type == GEMM_F16) run = c_type == GEMM_F32 ? gemm__cuda_mixed_batched_as<__half, float>
+                                                     : gemm__cuda_mixed_batched_as<__half, __half>;
+    else run = c_type == GEMM_F32 ? gemm__cuda_mixed_batched_as<__nv_bfloat16, float>
+                                  : gemm__cuda_mixed_batched_as<__nv_bfloat16, __nv_bfloat16>;
+    return run(fn, stream, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count, options);
 }
 
 GEMM_DEF gemm_status gemm_cuda_release_scratch(void)

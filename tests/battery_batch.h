@@ -54,6 +54,9 @@ typedef struct battery_batch {
     const battery_backend *single; /* the backend's single call: the other members' oracle, bit for bit */
     int form;                     /* set by battery_batch_backend */
     unsigned calls;               /* calls so far: picks the member count and the battery's member */
+    double oracle_eps;            /* 0: the other members are the oracle's bit for bit; else within
+                                     oracle_eps * (k + 2) * (1 + the largest |element|) of it (a backend whose
+                                     kernel, so its rounding, depends on the whole batch, e.g. its alignment) */
 } battery_batch;
 
 #define BATTERY_BATCH_STRIDED 1
@@ -170,19 +173,36 @@ BATTERY_STATIC gemm_status battery_batch_invoke(battery_batch *bb, gemm_precisio
     }
 }
 
+/* Element e of an fp32 or fp64 buffer. */
+BATTERY_STATIC double battery_batch_at(gemm_precision prec, const void *data, size_t e)
+{
+    return prec == GEMM_F32 ? (double)((const float *)data)[e] : ((const double *)data)[e];
+}
+
 /* The other members after the batch: each C what the single call makes of
    its C before (the copy in `before`), or, when the batch was refused,
    unchanged. Returns 1 when all are. */
 BATTERY_STATIC int battery_members_right(battery_batch *bb, gemm_precision prec, const battery_call *c,
                                          battery_members *mb, battery_buf before[8], gemm_status s)
 {
-    size_t bytes = (prec == GEMM_F32 ? sizeof(float) : sizeof(double)) * before[0].count;
+    size_t bytes = (prec == GEMM_F32 ? sizeof(float) : sizeof(double)) * before[0].count, e;
     int i, ok = 1;
     for (i = 0; i < mb->count && ok; i++) {
         if (i == mb->mine || !mb->ptr[2][i]) continue;
         if (s == GEMM_OK && battery_invoke(bb->single, prec, c, mb->ptr[0][i], mb->ptr[1][i], before[i].data) != GEMM_OK)
             ok = 0;
-        ok = ok && memcmp(before[i].data, mb->ptr[2][i], bytes) == 0;
+        if (bb->oracle_eps > 0 && s == GEMM_OK) {
+            double big = 0, bound;
+            for (e = 0; e < before[i].count; e++) {
+                double y = battery_batch_at(prec, before[i].data, e);
+                big = fabs(y) > big ? fabs(y) : big;
+            }
+            bound = bb->oracle_eps * (double)(c->k + 2) * (1 + big);
+            for (e = 0; e < before[i].count && ok; e++)
+                ok = fabs(battery_batch_at(prec, mb->ptr[2][i], e) - battery_batch_at(prec, before[i].data, e)) <= bound;
+        } else {
+            ok = ok && memcmp(before[i].data, mb->ptr[2][i], bytes) == 0;
+        }
     }
     return ok;
 }
@@ -231,8 +251,9 @@ BATTERY_STATIC gemm_status battery_batch_call(battery_batch *bb, gemm_precision 
                       member, mb.count, gemm_last_error_detail());
     }
     battery_check(battery_members_right(bb, prec, c, &mb, before, s),
-                  "%s members: the %d other member(s) of %d are the single call's, bit for bit (%s): %s",
-                  prec == GEMM_F32 ? "f32" : "f64", mb.count - 1, mb.count, s == GEMM_OK ? "ran" : "refused: unchanged",
+                  "%s members: the %d other member(s) of %d are the single call's, %s (%s): %s",
+                  prec == GEMM_F32 ? "f32" : "f64", mb.count - 1, mb.count,
+                  bb->oracle_eps > 0 ? "within the oracle's bound" : "bit for bit", s == GEMM_OK ? "ran" : "refused: unchanged",
                   battery_call_str(c, desc, sizeof desc));
     for (i = 0; i < mb.count; i++) battery_buf_free(&before[i]);
     battery_members_free(&mb, bb->form);

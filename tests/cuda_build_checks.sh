@@ -24,8 +24,8 @@ FLAGS="${NVCC_FLAGS:--std=c++17 -O2 -gencode arch=compute_80,code=sm_80 -gencode
 
 # The tests and benchmarks (the largest units) go through the device front end
 # for sm_80 and sm_90a (warnings of both paths) but through ptxas for sm_90a
-# only, which halves CI's time here; the example and the two-unit program take
-# the full FLAGS (sm_80 machine code too).
+# only, which halves CI's time here; the example takes the full FLAGS (sm_80
+# machine code too).
 UNIT_FLAGS="-std=c++17 -O2 -gencode arch=compute_80,code=compute_80 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -Werror all-warnings"
 
 # Each compile runs in the background (2 cores here); results are collected below.
@@ -37,6 +37,9 @@ build test_cuda $NVCC $UNIT_FLAGS tests/test_cuda.cu -o "$out/test_cuda"
 build test_cuda_tc $NVCC $UNIT_FLAGS tests/test_cuda_tc.cu -o "$out/test_cuda_tc"
 wait
 build bench_cuda $NVCC $UNIT_FLAGS bench/bench_cuda.cu -o "$out/bench_cuda" -lcublas
+build test_cuda_batch $NVCC $UNIT_FLAGS tests/test_cuda_batch.cu -o "$out/test_cuda_batch"
+wait
+build bench_cuda_batch $NVCC $UNIT_FLAGS bench/bench_cuda_batch.cu -o "$out/bench_cuda_batch" -lcublas
 build exact_model sh -c "$NVCC -std=c++17 -O1 bench/research/exact/model.cu -o $out/exact_model && ./$out/exact_model | tail -n 3"
 wait
 build test_cuda_host $NVCC $UNIT_FLAGS tests/test_cuda_host.cu -o "$out/test_cuda_host"
@@ -45,9 +48,10 @@ wait
 build cuda_basic $NVCC $FLAGS examples/cuda_basic.cu -o "$out/cuda_basic"
 build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda.cuh\"\n' >$out/impl.cu &&
 printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
-$NVCC $FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
+$NVCC $UNIT_FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 wait
-for name in test_cuda test_cuda_tc bench_cuda exact_model test_cuda_host bench_cuda_host cuda_basic two_units; do
+for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch exact_model test_cuda_host bench_cuda_host \
+    cuda_basic two_units; do
     rc=$(cat "$out/$name.rc")
     # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too
     if [ "$rc" = 0 ] && ! grep -qi warning "$out/$name.log"; then

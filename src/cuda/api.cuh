@@ -68,6 +68,84 @@ static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, ge
                       fn, (int)a, gemm_precision_name(a), (int)b, gemm_precision_name(b), (int)c, gemm_precision_name(c));
 }
 
+/* The batch calls: the batch's checks (gemm__prepare_strided or _batched,
+   shared with the CPU), the options, then gemm__cuda_batch_run. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const gemm__problem *p,
+                                            const gemm__batch *hb, const gemm__cuda_operands<T, TC, S> &x,
+                                            const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    if (s == GEMM_OK)
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s != GEMM_OK) return s;
+    return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
+}
+
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
+                                      gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha, const T *A,
+                                      int64_t lda, int64_t sa, const T *B, int64_t ldb, int64_t sb, S beta, TC *C,
+                                      int64_t ldc, int64_t sc, int64_t count, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__problem p = {};
+    gemm__batch hb;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    s = gemm__prepare_strided(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, sa, B != NULL, ldb, sb,
+                              beta == S(1), C != NULL, ldc, sc, count, &p, &hb);
+    gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
+    return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+}
+
+/* A member's address in a list of device pointers (any element type). */
+static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
+{
+    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
+}
+
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
+                                      gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
+                                      const T *const *A, int64_t lda, const T *const *B, int64_t ldb, S beta,
+                                      TC *const *C, int64_t ldc, int64_t count, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__problem p = {};
+    gemm__batch hb;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), A, lda, B, ldb, beta == S(1), C, ldc, count,
+                              gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
+    return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+}
+
+/* The mixed-precision batches with their element types made C++ types. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_mixed_strided_as(const char *fn, cudaStream_t stream, gemm_layout layout,
+                                               gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                               float alpha, const void *A, int64_t lda, int64_t sa, const void *B,
+                                               int64_t ldb, int64_t sb, float beta, void *C, int64_t ldc, int64_t sc,
+                                               int64_t count, const gemm_cuda_options *opt)
+{
+    return gemm__cuda_strided<T, TC, float>(fn, stream, layout, ta, tb, m, n, k, alpha, (const T *)A, lda, sa,
+                                            (const T *)B, ldb, sb, beta, (TC *)C, ldc, sc, count, opt);
+}
+
+template <typename T, typename TC>
+static gemm_status gemm__cuda_mixed_batched_as(const char *fn, cudaStream_t stream, gemm_layout layout,
+                                               gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                               float alpha, const void *const *A, int64_t lda, const void *const *B,
+                                               int64_t ldb, float beta, void *const *C, int64_t ldc, int64_t count,
+                                               const gemm_cuda_options *opt)
+{
+    return gemm__cuda_batched<T, TC, float>(fn, stream, layout, ta, tb, m, n, k, alpha, (const T *const *)A, lda,
+                                            (const T *const *)B, ldb, beta, (TC *const *)C, ldc, count, opt);
+}
+
 extern "C" {
 
 GEMM_DEF gemm_status gemm_cuda_sgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
@@ -128,6 +206,91 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
     gemm__cuda_mixed_fn run = gemm__cuda_mixed_types(a_type, b_type, c_type);
     if (!run) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
     return run(fn, NULL, true, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                     const float *B, int64_t ldb, int64_t stride_b, float beta,
+                                                     float *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options)
+{
+    return gemm__cuda_strided<float, float, float>("gemm_cuda_sgemm_strided_batched", stream, layout, transa, transb,
+                                                   m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+                                                   stride_c, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                     const double *B, int64_t ldb, int64_t stride_b, double beta,
+                                                     double *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options)
+{
+    return gemm__cuda_strided<double, double, double>("gemm_cuda_dgemm_strided_batched", stream, layout, transa,
+                                                      transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b,
+                                                      beta, C, ldc, stride_c, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                             const float *const A[], int64_t lda, const float *const B[], int64_t ldb,
+                                             float beta, float *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options)
+{
+    return gemm__cuda_batched<float, float, float>("gemm_cuda_sgemm_batched", stream, layout, transa, transb, m, n, k,
+                                                   alpha, A, lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                             const double *const A[], int64_t lda, const double *const B[],
+                                             int64_t ldb, double beta, double *const C[], int64_t ldc,
+                                             int64_t batch_count, const gemm_cuda_options *options)
+{
+    return gemm__cuda_batched<double, double, double>("gemm_cuda_dgemm_batched", stream, layout, transa, transb, m, n,
+                                                      k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_strided_batched(cudaStream_t stream, gemm_layout layout,
+                                                           gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                                           int64_t n, int64_t k, float alpha, const void *A,
+                                                           gemm_precision a_type, int64_t lda, int64_t stride_a,
+                                                           const void *B, gemm_precision b_type, int64_t ldb,
+                                                           int64_t stride_b, float beta, void *C,
+                                                           gemm_precision c_type, int64_t ldc, int64_t stride_c,
+                                                           int64_t batch_count, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_sgemm_mixed_strided_batched";
+    gemm_status (*run)(const char *, cudaStream_t, gemm_layout, gemm_transpose, gemm_transpose, int64_t, int64_t,
+                       int64_t, float, const void *, int64_t, int64_t, const void *, int64_t, int64_t, float, void *,
+                       int64_t, int64_t, int64_t, const gemm_cuda_options *) = NULL;
+    if (gemm__cuda_mixed_types(a_type, b_type, c_type) == NULL) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
+    if (a_type == GEMM_F16) run = c_type == GEMM_F32 ? gemm__cuda_mixed_strided_as<__half, float>
+                                                     : gemm__cuda_mixed_strided_as<__half, __half>;
+    else run = c_type == GEMM_F32 ? gemm__cuda_mixed_strided_as<__nv_bfloat16, float>
+                                  : gemm__cuda_mixed_strided_as<__nv_bfloat16, __nv_bfloat16>;
+    return run(fn, stream, layout, transa, transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+               stride_c, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                   float alpha, const void *const A[], gemm_precision a_type,
+                                                   int64_t lda, const void *const B[], gemm_precision b_type,
+                                                   int64_t ldb, float beta, void *const C[], gemm_precision c_type,
+                                                   int64_t ldc, int64_t batch_count, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_sgemm_mixed_batched";
+    gemm_status (*run)(const char *, cudaStream_t, gemm_layout, gemm_transpose, gemm_transpose, int64_t, int64_t,
+                       int64_t, float, const void *const *, int64_t, const void *const *, int64_t, float,
+                       void *const *, int64_t, int64_t, const gemm_cuda_options *) = NULL;
+    if (gemm__cuda_mixed_types(a_type, b_type, c_type) == NULL) return gemm__cuda_mixed_refused(fn, a_type, b_type, c_type);
+    if (a_type == GEMM_F16) run = c_type == GEMM_F32 ? gemm__cuda_mixed_batched_as<__half, float>
+                                                     : gemm__cuda_mixed_batched_as<__half, __half>;
+    else run = c_type == GEMM_F32 ? gemm__cuda_mixed_batched_as<__nv_bfloat16, float>
+                                  : gemm__cuda_mixed_batched_as<__nv_bfloat16, __nv_bfloat16>;
+    return run(fn, stream, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch_count, options);
 }
 
 GEMM_DEF gemm_status gemm_cuda_release_scratch(void)

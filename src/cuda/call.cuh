@@ -114,11 +114,8 @@ static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, cons
                                        (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
         return s;
     if (p->work == GEMM__WORK_SCALE) {
-        int64_t blocks = (p->m * p->n + 255) / 256;
-        gemm__cuda_scale_kernel<TC, S><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            (int)p->m, (int)p->n, x.beta, x.c, p->ldc);
-        GEMM__CUDA_TRY(fn, cudaGetLastError());
         *finished = true;
+        return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, x.beta, x.c, p->ldc, gemm__cuda_single(1), stream);
     }
     return GEMM_OK;
 }

@@ -10,9 +10,10 @@
    along contiguous memory whichever way X is stored. */
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, const T *X, int64_t ld, int kmajor,
-                                                              T *out, int64_t ldo)
+                                                              T *out, int64_t ldo, gemm__cuda_batch_copy bc)
 {
     __shared__ T tile[32][33];
+    X = gemm__cuda_copy_member(bc, X, out);
     int r0 = (int)blockIdx.y * 32, q0 = (int)blockIdx.x * 32, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     for (int i = ty; i < 32; i += 8) {
         int r = r0 + (kmajor ? i : tx), q = q0 + (kmajor ? tx : i);
@@ -34,11 +35,12 @@ __global__ void __launch_bounds__(256) gemm__cuda_pack_kernel(int rows, int K, c
    phase on distinct banks (2-way for fp32). */
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int K, const T *X, int64_t ld, T *out,
-                                                                   int64_t ldo)
+                                                                   int64_t ldo, gemm__cuda_batch_copy bc)
 {
     constexpr int V = 16 / (int)sizeof(T), PER = 64 / V; /* elements per vector, vectors per tile row */
     struct alignas(16) vec { T x[V]; };
     __shared__ T tile[64][65]; /* [q][r] */
+    X = gemm__cuda_copy_member(bc, X, out);
     int r0 = (int)blockIdx.y * 64, q0 = (int)blockIdx.x * 64;
     for (int e = (int)threadIdx.x; e < 64 * PER; e += 256) {
         int q = e / PER, r = e % PER * V;

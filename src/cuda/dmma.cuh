@@ -29,7 +29,8 @@ __device__ __forceinline__ void gemm__cuda_dmma_m16n8k4(double *d, const double 
 template <int BM, int BN, int BK, int STAGES, int WARPS_M, int WARPS_N, int MINB, int SWZ, bool AK, bool BKM, int VEC>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB)
 gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const double *A, int64_t lda,
-                       const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int atomic)
+                       const double *B, int64_t ldb, double beta, double *C, int64_t ldc, int atomic,
+                       gemm__cuda_batch bt)
 {
     constexpr int NT = 32 * WARPS_M * WARPS_N, PAD = 4, WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16,
                   NTL = WN / 8, KI = 4;
@@ -40,6 +41,7 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
     double *As = reinterpret_cast<double *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN, bm, bn;
+    int part = gemm__cuda_member(bt, A, B, C);
     gemm__cuda_block_tile<SWZ>(bm, bn);
     double acc[MT][NTL][4];
 #pragma unroll
@@ -50,7 +52,7 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
             for (int r = 0; r < 4; r++) acc[i][j][r] = 0.0;
 
     gemm__cuda_mainloop<double, BM, BN, BK, STAGES, NT, AK, BKM, VEC, PAD>(
-        As, Bs, M, N, K, kchunk, A, lda, B, ldb, bm, bn, [&](const double *as, const double *bs) {
+        As, Bs, M, N, K, kchunk, part, A, lda, B, ldb, bm, bn, [&](const double *as, const double *bs) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KI) {
                 double b[NTL][KI / 4];

@@ -8,7 +8,8 @@
    walks the work units (tile of C, K part) u = blockIdx.x + i * gridDim.x,
    in groups of 8 tile-rows (blocks running together share panels of A and
    B in L2), and the producer fills the next unit's stages while the
-   consumers write C. The copy engine zero-fills past every edge, so the
+   consumers write C. A strided batch adds its members to the units (the
+   member outermost) and reads them through 3-D tensor maps. The copy engine zero-fills past every edge, so the
    consumers never test bounds until the epilogue. */
 
 /* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
@@ -137,6 +138,14 @@ template <int NCWG> struct gemm__cuda_dt_shape {
     static_assert(REG_PRODUCER * 128 + REG_CONSUMER * CONSUMERS <= 65536 / MINB, "registers");
 };
 
+/* A strided batch on the TMA kernel: `members` units of work per tile
+   and K part; a3 / b3: a's / b's tensor map has the members as its third
+   dimension (else every member reads the same a or b: a stride of 0). */
+struct gemm__cuda_dt_batch {
+    int members, a3, b3;
+    int64_t stride_c;
+};
+
 /* Work unit u -> its tile origin and K range: units run K part by K part,
    tiles in groups of 8 tile-rows (N tiles fastest inside a group). */
 template <int BM, int BN>
@@ -158,13 +167,15 @@ __device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K,
 template <int NCWG, bool AK, bool BKM>
 __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
                                                       unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
-                                                      int tn, int total, int K, int kchunk)
+                                                      int tn, int total, int per_member, int K, int kchunk,
+                                                      const gemm__cuda_dt_batch &bt)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     unsigned it = 0;
     for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
-        int m0, n0, kbeg, ktiles;
-        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        int m0, n0, kbeg, ktiles, member = u / per_member;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        int za = bt.a3 ? member : -1, zb = bt.b3 ? member : -1;
         for (int kt = 0; kt < ktiles; kt++, it++) {
             unsigned s = it % S::STAGES;
             if (it >= (unsigned)S::STAGES) gemm__cuda_mbar_wait(&empty[s], (it / S::STAGES - 1) & 1);
@@ -172,16 +183,16 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
             int k0 = kbeg + kt * 16;
             gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
             if (AK) {
-                gemm__cuda_tma_load(as, map_a, k0, m0, &full[s]);
+                gemm__cuda_tma_load_z(as, map_a, k0, m0, za, &full[s]);
             } else {
 #pragma unroll 1
-                for (int j = 0; j < S::BM / 16; j++) gemm__cuda_tma_load(as + 256 * j, map_a, m0 + 16 * j, k0, &full[s]);
+                for (int j = 0; j < S::BM / 16; j++) gemm__cuda_tma_load_z(as + 256 * j, map_a, m0 + 16 * j, k0, za, &full[s]);
             }
             if (BKM) {
-                gemm__cuda_tma_load(bs, map_b, k0, n0, &full[s]);
+                gemm__cuda_tma_load_z(bs, map_b, k0, n0, zb, &full[s]);
             } else {
 #pragma unroll 1
-                for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load(bs + 256 * j, map_b, n0 + 16 * j, k0, &full[s]);
+                for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load_z(bs + 256 * j, map_b, n0 + 16 * j, k0, zb, &full[s]);
             }
         }
     }
@@ -190,13 +201,14 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
 /* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
    {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
    16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
-   C (already scaled by beta). In any build without sm_90a the body is
-   empty and the host never launches it. */
+   C (already scaled by beta). bt: the members of a strided batch (one
+   for a single call). In any build without sm_90a the body is empty and
+   the host never launches it. */
 template <int NCWG, bool AK, bool BKM>
 __global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
 gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
-                           double *C, int64_t ldc, int atomic)
+                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_dt_shape<NCWG> S;
@@ -208,7 +220,7 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     /* the 128-byte swizzle repeats every 1024 bytes: the ring starts on such a boundary */
     unsigned char *ring = gemm__cuda_dt_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_dt_smem) % 1024) % 1024);
     uint64_t *full = reinterpret_cast<uint64_t *>(ring + S::STAGES * S::STAGE_BYTES), *empty = full + S::STAGES;
-    int total = tm * tn * split;
+    int per_member = tm * tn * split, total = per_member * bt.members;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
             gemm__cuda_mbar_init(&full[s], 1);               /* the producer's expect_tx; the bytes complete it */
@@ -222,7 +234,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     if ((int)threadIdx.x >= S::CONSUMERS) {
         gemm__cuda_setmaxnreg_dec<S::REG_PRODUCER>();
         if ((int)threadIdx.x == S::CONSUMERS)
-            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, K, kchunk);
+            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, per_member, K,
+                                                 kchunk, bt);
         return;
     }
     gemm__cuda_setmaxnreg_inc<S::REG_CONSUMER>();
@@ -232,8 +245,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
     unsigned it = 0;
     for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
-        int m0, n0, kbeg, ktiles;
-        gemm__cuda_dt_unit<S::BM, S::BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        int m0, n0, kbeg, ktiles, member = u / per_member;
+        gemm__cuda_dt_unit<S::BM, S::BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
         double acc[W::MT][W::NTL][4];
 #pragma unroll
         for (int i = 0; i < W::MT; i++)
@@ -250,10 +263,10 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
-                                                                       beta, C, ldc, atomic);
+                                                                       beta, C + member * bt.stride_c, ldc, atomic);
     }
 #else
     (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;
-    (void)beta; (void)C; (void)ldc; (void)atomic;
+    (void)beta; (void)C; (void)ldc; (void)atomic; (void)bt;
 #endif
 }

@@ -54,20 +54,21 @@ static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p,
 
 /* A K split adds the parts into C with atomics: C = beta*C first. */
 template <typename T>
-static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C, cudaStream_t stream)
+static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem *p, T beta, T *C,
+                                             const gemm__cuda_batch &bt, cudaStream_t stream)
 {
     if (beta == T(1)) return GEMM_OK;
-    gemm__cuda_scale_kernel<T><<<1024, 256, 0, stream>>>((int)p->m, (int)p->n, beta, C, p->ldc);
-    GEMM__CUDA_TRY(fn, cudaGetLastError());
-    return GEMM_OK;
+    return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, beta, C, p->ldc, bt, stream);
 }
 
 /* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
-   along M, MINB blocks per SM, for the plan's layout. */
+   along M, MINB blocks per SM, for the plan's layout, over the members of
+   bt (its tiles side by side in blockIdx.x, the members and K parts in
+   blockIdx.z). */
 template <int BM, int BN, int LM, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
-                                        int sms, int split_req, cudaStream_t stream)
+                                        gemm__cuda_batch bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM> S;
     void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
@@ -79,21 +80,24 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
     float alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
-    void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc, &atomic};
     char config[16];
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles, sms * (per_sm > 0 ? per_sm : 1), split_req, &split, &kchunk)) != GEMM_OK)
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, sms * (per_sm > 0 ? per_sm : 1), split_req, &split,
+                                   &kchunk)) != GEMM_OK)
         return s;
+    bt.split = split;
     atomic = split > 1;
-    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
     snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
-    gemm__cuda_exact_note(t, config, split, tiles);
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)tiles, (unsigned)split), dim3(S::NT), args, (size_t)smem,
-                                        stream));
-    return GEMM_OK;
+    gemm__cuda_exact_note(t, config, split, tiles * bt.count);
+    return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
+        void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
+                        &atomic, &run};
+        return cudaLaunchKernel(kernel, dim3((unsigned)tiles, 1, z), dim3(S::NT), args, (size_t)smem, stream);
+    });
 }
 
 /* cuTensorMapEncodeTiled from the driver, found through the runtime so that
@@ -105,14 +109,17 @@ typedef CUresult (*gemm__cuda_dt_encode_fn)(CUtensorMap *, CUtensorMapDataType, 
 
 /* An fp64 operand of rows x K as the TMA DMMA kernel reads it: k-major
    (X(r, q) at X[r*ld + q]) in boxes of 16 k x box_rows rows, else
-   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside. */
+   (X[q*ld + r]) in boxes of 16 x 16; 128-byte swizzle; zeros outside.
+   members > 1: a strided batch's operand, `stride` elements apart, as the
+   map's third dimension. */
 static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const double *X, int64_t ld, bool kmajor,
-                                     int64_t rows, int64_t K, int box_rows)
+                                     int64_t rows, int64_t K, int box_rows, int64_t members, int64_t stride)
 {
     static std::atomic<gemm__cuda_dt_encode_fn> encode{NULL};
-    cuuint64_t dims[2] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K)},
-               strides[1] = {(cuuint64_t)ld * sizeof(double)};
-    cuuint32_t box[2] = {16, (cuuint32_t)(kmajor ? box_rows : 16)}, unit[2] = {1, 1};
+    cuuint64_t dims[3] = {(cuuint64_t)(kmajor ? K : rows), (cuuint64_t)(kmajor ? rows : K), (cuuint64_t)members},
+               strides[2] = {(cuuint64_t)ld * sizeof(double), (cuuint64_t)stride * sizeof(double)};
+    cuuint32_t box[3] = {16, (cuuint32_t)(kmajor ? box_rows : 16), 1}, unit[3] = {1, 1, 1};
+    cuuint32_t rank = members > 1 ? 3 : 2;
     CUresult r;
     if (!encode.load()) {
         void *f = NULL;
@@ -123,7 +130,7 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the driver has no cuTensorMapEncodeTiled", fn);
         encode.store((gemm__cuda_dt_encode_fn)f);
     }
-    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, (void *)X, dims, strides, box, unit,
+    r = encode.load()(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, rank, (void *)X, dims, strides, box, unit,
                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
@@ -133,12 +140,13 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
 }
 
 /* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
-   at most one block per SM slot, each walking its work units. */
+   at most one block per SM slot, each walking its work units; over the
+   members of bt (strided only: its maps are 3-D). */
 template <int NCWG>
 static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const double *A, const double *B,
-                                        const gemm__cuda_operands<double, double, double> &x, int sms, int split_req,
-                                        cudaStream_t stream)
+                                        const gemm__cuda_operands<double, double, double> &x,
+                                        const gemm__cuda_batch &bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
@@ -151,20 +159,29 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     int64_t units, grid, ldc = p->ldc;
     double alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
-    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic};
-    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM)) != GEMM_OK ||
-        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN)) != GEMM_OK)
+    gemm__cuda_dt_batch members = {(int)bt.count, bt.count > 1 && bt.stride_a != 0, bt.count > 1 && bt.stride_b != 0,
+                                   bt.stride_c};
+    void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic,
+                    &members};
+    if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM, members.a3 ? bt.count : 1,
+                               bt.stride_a)) != GEMM_OK ||
+        (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN, members.b3 ? bt.count : 1,
+                               bt.stride_b)) != GEMM_OK)
         return s;
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn, slots, split_req, &split, &kchunk)) != GEMM_OK) return s;
-    units = (int64_t)tm * tn * split;
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, slots, split_req, &split, &kchunk)) != GEMM_OK)
+        return s;
+    units = (int64_t)tm * tn * split * bt.count;
+    if (units > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld units of work are more than one launch can run", fn,
+                          (long long)units);
     grid = units < slots ? units : slots;
     atomic = split > 1;
-    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, stream)) != GEMM_OK) return s;
+    if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
     gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
     GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
     return GEMM_OK;
@@ -185,10 +202,12 @@ static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, co
     /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */
     if (gemm__cuda_aligned16(X, ld, sizeof(T))) {
         dim3 grid((unsigned)((rows + 63) / 64), (unsigned)((K + 63) / 64));
-        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo);
+        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>((int)K, (int)rows, X, ld, out, ldo,
+                                                                 gemm__cuda_single_copy());
     } else {
         dim3 grid((unsigned)((rows + 31) / 32), (unsigned)((K + 31) / 32)), block(32, 8);
-        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo);
+        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>((int)K, (int)rows, X, ld, 0, out, ldo,
+                                                              gemm__cuda_single_copy());
     }
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
@@ -198,18 +217,18 @@ static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, co
    or their copies). */
 template <typename T>
 static gemm_status gemm__cuda_exact_launch(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
-                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x, int sms,
-                                           int split, cudaStream_t stream)
+                                           const T *a, const T *b, const gemm__cuda_operands<T, T, T> &x,
+                                           const gemm__cuda_batch &bt, int sms, int split, cudaStream_t stream)
 {
     if constexpr (sizeof(T) == 8) {
-        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, sms, split, stream);
-        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, sms, split, stream);
+        if (t->variant == GEMM__CUDA_DMMA_TMA_64) return gemm__cuda_launch_dt<1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, bt, sms, split, stream);
     } else {
         switch (t->variant) {
-        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, sms, split, stream);
-        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
-        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, sms, split, stream);
-        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, sms, split, stream);
+        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
         }
     }
 }
@@ -240,7 +259,7 @@ static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_p
             s = gemm__cuda_exact_copy(fn, t->copy_b, x.b, p->ldb, !p->b_trans, p->n, p->k, (T *)b, t->ldb, stream);
         }
     }
-    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gpu->sms, split, stream);
+    if (s == GEMM_OK) s = gemm__cuda_exact_launch<T>(fn, p, t, a, b, x, gemm__cuda_single(1), gpu->sms, split, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -264,10 +283,12 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
+        return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
     if constexpr (sizeof(T) == 8)
         if (kernel == GEMM_CUDA_KERNEL_SIMT)
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gemm__cuda_single(1),
+                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
+                                                                    opt->split_k, stream);
     dev.sms = gpu->sms;
     dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
@@ -275,7 +296,9 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
     if constexpr (sizeof(T) == 8)
         if (t.variant == GEMM__CUDA_DMMA_RING) {
             gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gpu->sms, opt->split_k, stream);
+            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gemm__cuda_single(1),
+                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
+                                                                    opt->split_k, stream);
         }
     return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
 }

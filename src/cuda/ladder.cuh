@@ -11,10 +11,12 @@
    runs here with FP16/BF16 inputs, and with exact fp32 sums for TF32). */
 template <typename T, typename S = T, typename TC = T>
 __global__ void gemm__cuda_naive_kernel(int M, int N, int K, S alpha, const T *A, int64_t ars, int64_t acs,
-                                        const T *B, int64_t brs, int64_t bcs, S beta, TC *C, int64_t ldc)
+                                        const T *B, int64_t brs, int64_t bcs, S beta, TC *C, int64_t ldc,
+                                        gemm__cuda_batch bt)
 {
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x), j = (int)(blockIdx.y * blockDim.y + threadIdx.y);
     if (i >= M || j >= N) return;
+    gemm__cuda_member(bt, A, B, C);
     S sum = 0;
     for (int p = 0; p < K; p++) sum += S(A[i * ars + p * acs]) * S(B[p * brs + j * bcs]);
     gemm__cuda_store(&C[i + (int64_t)j * ldc], sum, alpha, beta, 0);
@@ -23,12 +25,14 @@ __global__ void gemm__cuda_naive_kernel(int M, int N, int K, S alpha, const T *A
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_tiled16_kernel(int M, int N, int K, T alpha, const T *A,
                                                                  int64_t ars, int64_t acs, const T *B, int64_t brs,
-                                                                 int64_t bcs, T beta, T *C, int64_t ldc)
+                                                                 int64_t bcs, T beta, T *C, int64_t ldc,
+                                                                 gemm__cuda_batch bt)
 {
     __shared__ T As[16][17], Bs[16][17]; /* +1: a column read does not hit one bank 16 times */
     int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     int i = (int)blockIdx.x * 16 + tx, j = (int)blockIdx.y * 16 + ty;
     T sum = 0;
+    gemm__cuda_member(bt, A, B, C);
     for (int p0 = 0; p0 < K; p0 += 16) {
         /* As[k][i] = op(A)(i, p0+k); Bs[k][j] = op(B)(p0+k, j); zeros outside. */
         int ai = (int)blockIdx.x * 16 + tx, ap = p0 + ty, bp = p0 + tx, bj = (int)blockIdx.y * 16 + ty;
@@ -42,11 +46,28 @@ __global__ void __launch_bounds__(256) gemm__cuda_tiled16_kernel(int M, int N, i
     if (i < M && j < N) gemm__cuda_store(&C[i + (int64_t)j * ldc], sum, alpha, beta, 0);
 }
 
-template <typename T, typename S = T> __global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc)
+template <typename T, typename S = T>
+__global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc, gemm__cuda_batch bt)
 {
     int64_t total = (int64_t)M * N;
+    C = gemm__cuda_member_c(bt, C);
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
         T *c = &C[e % M + (e / M) * ldc];
         *c = beta == S(0) ? T(0) : T(beta * S(*c));
     }
+}
+
+/* C = beta*C for every member (split-K's first step, and a batch's whole
+   work when alpha = 0 or K = 0). */
+template <typename TC, typename S>
+static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
+                                            gemm__cuda_batch bt, cudaStream_t stream)
+{
+    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 4096;
+    bt.split = 1;
+    return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
+        gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
+            M, N, beta, C, ldc, run);
+        return cudaGetLastError();
+    });
 }

@@ -48,7 +48,7 @@ template <typename T, typename TC, bool PROMOTE>
 __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha,
                                                                               const T *A, int64_t lda, const T *B,
                                                                               int64_t ldb, float beta, TC *C,
-                                                                              int64_t ldc)
+                                                                              int64_t ldc, gemm__cuda_batch bt)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
                   WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
@@ -59,6 +59,7 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
     T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     int wm = (warp % 2) * WM, wn = (warp / 2) * WN, bm, bn;
+    gemm__cuda_member(bt, A, B, C); /* K is not split: part 0 */
     gemm__cuda_block_tile<8>(bm, bn);
     float acc[MT][NTL][4], tot[PROMOTE ? MT : 1][PROMOTE ? NTL : 1][4];
 #pragma unroll
@@ -69,7 +70,7 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
             for (int r = 0; r < 4; r++) acc[i][j][r] = tot[PROMOTE ? i : 0][PROMOTE ? j : 0][r] = 0.0f;
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
-        As, Bs, M, N, K, K, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
+        As, Bs, M, N, K, K, 0, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KS) {
                 const int c = ks + t * STEP;

@@ -19,19 +19,19 @@ __device__ __forceinline__ void gemm__cuda_load_operand(T *s, const T *X, int64_
     else gemm__cuda_load_tile<T, TILE::ROWS, TILE::COLS, TILE::SLD, VEC, NT>(s, X, ld, k_left, side_left);
 }
 
-/* The K range of this block (split-K over blockIdx.z) and the main loop of a
+/* The K range of this block (K part `part` of chunks of kchunk) and the main loop of a
    STAGES-deep cp.async ring: while stage kt is multiplied, the copies of
    the next STAGES-1 tiles are in flight. COMPUTE(stage) does the math. */
 template <typename T, int BM, int BN, int BK, int STAGES, int NT, bool AK, bool BKM, int VEC, int PAD,
           typename COMPUTE>
-__device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, const T *A,
-                                                    int64_t lda, const T *B, int64_t ldb, int bm, int bn,
-                                                    COMPUTE compute)
+__device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, int part,
+                                                    const T *A, int64_t lda, const T *B, int64_t ldb, int bm,
+                                                    int bn, COMPUTE compute)
 {
     typedef gemm__cuda_tile<BM, BK, PAD, AK> TA;
     typedef gemm__cuda_tile<BN, BK, PAD, BKM> TB;
     int m0 = bm * BM, n0 = bn * BN;
-    int kbeg = (int)blockIdx.z * kchunk, kend = min(K, kbeg + kchunk);
+    int kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
     /* Element (side s, k q) of op(A) is at A[s*?+q*?]: k-major means q is contiguous. */
     const T *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;

@@ -38,7 +38,7 @@ template <typename T, int BM, int BN, int BK, int TM, int TN, int STAGES, int MI
           int VEC>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
 gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
-                       T beta, T *C, int64_t ldc, int atomic)
+                       T beta, T *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
 {
     constexpr int NT = (BM / TM) * (BN / TN), V = 16 / (int)sizeof(T), PAD = V, XT = BM / TM;
     static_assert(XT % 8 == 0 && (BN / TN) % 4 == 0 && TM % V == 0 && TN % V == 0 && BK % V == 0, "bad tile");
@@ -49,6 +49,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int tx = (warp % (XT / 8)) * 8 + lane % 8, ty = (warp / (XT / 8)) * 4 + lane / 8;
     int bm, bn;
+    int part = gemm__cuda_member(bt, A, B, C);
     gemm__cuda_block_tile<SWZ>(bm, bn);
     T acc[TM][TN];
 #pragma unroll
@@ -57,7 +58,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
         for (int j = 0; j < TN; j++) acc[i][j] = T(0);
 
     gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, AK, BKM, VEC, PAD>(
-        As, Bs, M, N, K, kchunk, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
+        As, Bs, M, N, K, kchunk, part, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int kc = 0; kc < BK; kc += V) {
                 T a[V][TM], b[V][TN];

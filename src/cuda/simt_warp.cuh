@@ -97,7 +97,7 @@ template <int BM, int BN, int LM> struct gemm__cuda_sw_shape {
     static __device__ __forceinline__ int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
 };
 
-/* The block's tile of C from blockIdx.x (blockIdx.y is the K part): groups
+/* The block's tile of C from blockIdx.x (blockIdx.z the member and K part): groups
    of 8 tile-rows, N tiles fastest inside a group, so blocks resident
    together share panels of A and B in L2. */
 __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, int &bn)
@@ -111,7 +111,7 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
 template <int BM, int BN, int LM, int MINB, bool AK, bool BKM>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
-                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic)
+                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM> S;
     constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
@@ -122,9 +122,9 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
-    int bm, bn;
+    int bm, bn, part = gemm__cuda_member(bt, A, B, C);
     gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
-    int m0 = bm * BM, n0 = bn * BN, kbeg = (int)blockIdx.y * kchunk, kend = min(K, kbeg + kchunk);
+    int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
     const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
     const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;

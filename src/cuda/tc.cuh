@@ -73,11 +73,13 @@ static gemm_status gemm__cuda_tc_prepare(const char *fn, const gemm__cuda_tc_pla
     }
     if (t->copy_a) {
         a->X = scratch; a->ld = t->ldo;
-        s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, (int)p->m, (int)p->k, scratch, t->ldo, stream);
+        s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, gemm__cuda_aligned16(x.a, p->lda, sizeof(T)), (int)p->m,
+                            (int)p->k, scratch, t->ldo, gemm__cuda_single_copy(), 1, stream);
     }
     if (s == GEMM_OK && t->copy_b) {
         b->X = scratch + t->a_elems; b->ld = t->ldo;
-        s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, (int)p->n, (int)p->k, scratch + t->a_elems, t->ldo, stream);
+        s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, gemm__cuda_aligned16(x.b, p->ldb, sizeof(T)), (int)p->n,
+                            (int)p->k, scratch + t->a_elems, t->ldo, gemm__cuda_single_copy(), 1, stream);
     }
     return s;
 }
@@ -110,10 +112,10 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, stream);
+        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream)
+                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream);
     else if (s == GEMM_OK)
-        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, stream);
+        s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, gemm__cuda_single(1), stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -130,7 +132,7 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     gemm_cuda_kernel kernel;
     gemm_status s = gemm__cuda_tc_kernel(fn, opt, gpu, &kernel);
     if (s != GEMM_OK) return s;
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, stream);
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
     t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }

@@ -74,14 +74,16 @@ static gemm_status gemm__cuda_encode(const char *fn, CUtensorMap *map, const T *
 }
 
 /* An outer x inner matrix (rows of `inner` contiguous elements, ld apart)
-   whose box is box_outer rows of 128 bytes. */
+   whose box is box_outer rows of 128 bytes; members > 1: a strided batch's
+   operand (`stride` elements apart) as a third dimension. */
 template <typename T>
 static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const T *X, int64_t ld, int inner, int outer,
-                                         int box_outer)
+                                         int box_outer, int64_t members = 1, int64_t stride = 0)
 {
-    cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer}, strides[1] = {(cuuint64_t)ld * sizeof(T)};
-    cuuint32_t box[2] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer};
-    return gemm__cuda_encode(fn, map, X, 2, dims, strides, box);
+    cuuint64_t dims[3] = {(cuuint64_t)inner, (cuuint64_t)outer, (cuuint64_t)members},
+               strides[2] = {(cuuint64_t)ld * sizeof(T), (cuuint64_t)stride * sizeof(T)};
+    cuuint32_t box[3] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer, 1};
+    return gemm__cuda_encode(fn, map, X, members > 1 ? 3 : 2, dims, strides, box);
 }
 
 /* The fp32-accurate split of `rows` rows (split.cuh's sliced regions):
@@ -96,23 +98,23 @@ static gemm_status gemm__cuda_tensor_map_sliced(const char *fn, CUtensorMap *map
 }
 
 /* Copies operand X (rows x K; k-major or not) into `out` as k-major rows of
-   ldo elements. */
+   ldo elements: `count` members as bc says (`aligned`: every member's X
+   and ld 16-byte aligned), at most 65535 per launch. */
 template <typename T>
-static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool kmajor, int rows, int K, T *out,
-                                   int64_t ldo, cudaStream_t stream)
+static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool kmajor, bool aligned, int rows, int K,
+                                   T *out, int64_t ldo, gemm__cuda_batch_copy bc, int64_t count, cudaStream_t stream)
 {
-    if (!kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)sizeof(T)) % 16 == 0) {
-        dim3 grid((unsigned)((K + 63) / 64), (unsigned)((rows + 63) / 64));
-        if (grid.y > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
-        gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>(rows, K, X, ld, out, ldo);
-    } else {
-        dim3 grid((unsigned)((K + 31) / 32), (unsigned)((rows + 31) / 32)), block(32, 8);
-        if (grid.y > 65535)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
-        gemm__cuda_pack_kernel<T><<<grid, block, 0, stream>>>(rows, K, X, ld, kmajor ? 1 : 0, out, ldo);
+    bool wide = !kmajor && aligned;
+    dim3 grid((unsigned)((K + (wide ? 63 : 31)) / (wide ? 64 : 32)), (unsigned)((rows + (wide ? 63 : 31)) / (wide ? 64 : 32)));
+    if (grid.y > 65535)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the operand copy", fn, rows);
+    for (int64_t first = 0; first < count; first += 65535) {
+        grid.z = (unsigned)(count - first < 65535 ? count - first : 65535);
+        bc.first = first;
+        if (wide) gemm__cuda_transpose_kernel<T><<<grid, 256, 0, stream>>>(rows, K, X, ld, out, ldo, bc);
+        else gemm__cuda_pack_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(rows, K, X, ld, kmajor ? 1 : 0, out, ldo, bc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
-    GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
 
@@ -172,6 +174,7 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     gemm__cuda_wgmma_work *w = &t->work;
     int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
     memset(w, 0, sizeof *w);
+    w->members = 1;
     w->tm = (M + t->wg_bm - 1) / t->wg_bm;
     w->tn = (N + 127) / 128;
     w->tiles = w->tm * w->tn;
@@ -244,12 +247,14 @@ template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_
    only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
    op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
    floats and, when the plan sums in the kernel, `counters` one int per
-   tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag. */
+   tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag.
+   A strided batch (plan's work.members > 1, K not split): a and b are
+   its members' bases, sa and sb their strides (0: shared). */
 template <typename T, typename TC, int BM>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
-                                           const int *nonfinite, cudaStream_t stream)
+                                           const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
     CUtensorMap map_a, map_b;
@@ -264,7 +269,8 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     w.nonfinite = nonfinite;
     w.counters = t->fixup ? counters : NULL;
     if (t->split <= 1) partial = NULL;
-    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split > INT32_MAX)
+    int64_t ma = w.a3 ? w.members : 1, mb = w.b3 ? w.members : 1;
+    if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split * w.members > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
     if (t->accurate) {
         int planes = 3 * (int)(t->ldo / 32);
@@ -272,10 +278,10 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
             if ((s = gemm__cuda_tensor_map_sliced(fn, &map_a, a.X, M, planes, S::BM)) != GEMM_OK ||
                 (s = gemm__cuda_tensor_map_sliced(fn, &map_b, b.X, N, planes, S::BN)) != GEMM_OK)
                 return s;
-    } else if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk)
-                            : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM)) != GEMM_OK ||
-               (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk)
-                            : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN)) != GEMM_OK) {
+    } else if ((s = t->a_mn ? gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, M, K, bk, ma, sa)
+                            : gemm__cuda_tensor_map(fn, &map_a, a.X, a.ld, K, M, S::BM, ma, sa)) != GEMM_OK ||
+               (s = t->b_mn ? gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, N, K, bk, mb, sb)
+                            : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN, mb, sb)) != GEMM_OK) {
         return s;
     }
     if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
@@ -292,11 +298,12 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     return GEMM_OK;
 }
 
-/* MMA: 128x128 block tiles, BK 32, 3 stages (the kernel's constants). */
+/* MMA: 128x128 block tiles, BK 32, 3 stages (the kernel's constants), over
+   the members of bt (K is not split). */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p, gemm__cuda_kmajor<T> a,
                                          gemm__cuda_kmajor<T> b, const gemm__cuda_operands<T, TC, float> &x,
-                                         bool accurate, cudaStream_t stream)
+                                         bool accurate, gemm__cuda_batch bt, cudaStream_t stream)
 {
     constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
     size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
@@ -306,13 +313,15 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
     const T *A = a.X, *B = b.X;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc};
     static_assert(BM == BN, "the shared-memory size above assumes square tiles");
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
         if (accurate) kern = (void *)gemm__cuda_mma_kernel<T, TC, true>;
     if (tn > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn), dim3(256), args, smem, stream));
-    return GEMM_OK;
+    bt.split = 1;
+    return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
+        void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc, &run};
+        return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(256), args, smem, stream);
+    });
 }

@@ -69,18 +69,24 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
    gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 1: the
    staged epilogue (above), else the direct one. */
 typedef struct gemm__cuda_wgmma_work {
-    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts */
+    int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts x members */
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
     int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
     int epilogue;                    /* 1: staged through shared memory; else straight from the registers */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
     int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
+    int members, a3, b3;             /* a strided batch (1 member for a single call; K is not split then); a3 / b3:
+                                        the map of a / b has the members as its third dimension */
+    int64_t stride_c;                /* C's elements from one member to the next */
 } gemm__cuda_wgmma_work;
 
-/* Unit u: its tile (bm, bn), K part, first k tile and how many. */
-__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &bm, int &bn,
-                                                      int &part, int &kt0, int &nkt)
+/* Unit u: its member, tile (bm, bn), K part, first k tile and how many. */
+__device__ __forceinline__ void gemm__cuda_wgmma_unit(const gemm__cuda_wgmma_work &w, int u, int &member, int &bm,
+                                                      int &bn, int &part, int &kt0, int &nkt)
 {
+    int per_member = w.units / w.members;
+    member = u / per_member;
+    u -= member * per_member;
     int tile = u % w.tiles, g = w.group > 0 ? w.group : -w.group;
     int major = w.group > 0 ? w.tm : w.tn, minor = w.group > 0 ? w.tn : w.tm; /* grouped dimension, the other */
     int per = g * minor, first = tile / per * g, size = min(major - first, g), r = tile % per;
@@ -208,7 +214,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC],
                                                        int M, int N, int m0, int n0, float alpha, float beta, TC *C,
                                                        int64_t ldc, float *partial)
 {
-    int split = w.units / w.tiles, lane = (int)threadIdx.x % 32;
+    int split = w.units / (w.tiles * w.members), lane = (int)threadIdx.x % 32;
     int64_t MN = (int64_t)M * N;
     float *mine = partial + part * MN;
     if (!gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M))
@@ -314,8 +320,9 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         if (threadIdx.x == 256) {
             int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
             for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-                int bm, bn, part, kt0, nkt;
-                gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+                int member, bm, bn, part, kt0, nkt;
+                gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+                int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
                 for (int kt = 0; kt < nkt; kt++, it++) {
                     int s = it % S::STAGES, ka, kb;
                     if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
@@ -329,15 +336,16 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                     }
                     if (A_MN)
                         for (int j = 0; j < S::BM / 64; j++)
-                            gemm__cuda_tma_load(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, &full[s]);
+                            gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, za,
+                                                  &full[s]);
                     else
-                        gemm__cuda_tma_load(stage, &map_a, ka, bm * S::BM, &full[s]);
+                        gemm__cuda_tma_load_z(stage, &map_a, ka, bm * S::BM, za, &full[s]);
                     if (B_MN)
                         for (int j = 0; j < S::BN / 64; j++)
-                            gemm__cuda_tma_load(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b, bn * S::BN + 64 * j,
-                                                kb, &full[s]);
+                            gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b,
+                                                  bn * S::BN + 64 * j, kb, zb, &full[s]);
                     else
-                        gemm__cuda_tma_load(stage + S::A_BYTES, &map_b, kb, bn * S::BN, &full[s]);
+                        gemm__cuda_tma_load_z(stage + S::A_BYTES, &map_b, kb, bn * S::BN, zb, &full[s]);
                 }
             }
         }
@@ -346,8 +354,8 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         float *buf = epi + warp * 16 * S::EPI_LD;
         int it = 0;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-            int bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
-            gemm__cuda_wgmma_unit(w, u, bm, bn, part, kt0, nkt);
+            int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
+            gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
             float d[S::ACC];
 #pragma unroll
             for (int i = 0; i < S::ACC; i++) d[i] = 0.0f;
@@ -381,15 +389,16 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             }
             /* meanwhile the producer fills the freed stages with the next unit's slices */
             int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
-            if (w.units != w.tiles && w.counters) { /* K split, summed here */
+            TC *Cm = C + member * w.stride_c;
+            if (w.units != w.tiles * w.members && w.counters) { /* K split, summed here */
                 gemm__cuda_wgmma_fixup<S>(d, buf, w, part, u % w.tiles, last, M, N, m0, n0, alpha, beta, C, ldc,
                                           partial);
-            } else if (w.units != w.tiles) { /* K split: raw sums for the sum kernel */
+            } else if (w.units != w.tiles * w.members) { /* K split: raw sums for the sum kernel */
                 float *sums = partial + (int64_t)part * M * N;
                 if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
                     gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M);
-            } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, C, ldc)) {
-                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, C, ldc);
+            } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, Cm, ldc)) {
+                gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, Cm, ldc);
             }
         }
     }

@@ -83,6 +83,14 @@ __device__ __forceinline__ void gemm__cuda_tma_load3(void *dst, const CUtensorMa
 #endif
 }
 
+/* One box from a 2-D map (z < 0) or from plane z of a 3-D one. */
+__device__ __forceinline__ void gemm__cuda_tma_load_z(void *dst, const CUtensorMap *map, int x, int y, int z,
+                                                      uint64_t *bar)
+{
+    if (z < 0) gemm__cuda_tma_load(dst, map, x, y, bar);
+    else gemm__cuda_tma_load3(dst, map, x, y, z, bar);
+}
+
 /* The shared-memory matrix descriptor of a k-major tile written by the copy
    engine with the 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
    bytes apart (stride byte offset 1024 >> 4), swizzle mode 1 (bits 62-63).

@@ -1,0 +1,84 @@
+/* Where a launch finds its members. Every kernel that multiplies, scales or
+   copies operands takes one of these: a single call is a batch of one,
+   so a batch runs the same kernels, its members along blockIdx.z. */
+
+/* The members of one launch: blockIdx.z = (member - first) * split + the
+   K part. Each operand is either strided (member i's at the base pointer
+   plus i * stride elements) or listed (member i's at list[i], a device
+   array), independently: a batch's copies into scratch are strided even
+   when the caller's operands came as a list. count and the chunking into
+   launches of at most 65535 z-slices are the host's business. */
+struct gemm__cuda_batch {
+    int64_t stride_a, stride_b, stride_c;
+    const void *const *a, *const *b; /* NULL: strided */
+    void *const *c;
+    int64_t first, count;
+    int split; /* K parts per member (1: K is not split) */
+};
+
+/* A single call: one member, K in `split` parts. */
+static inline gemm__cuda_batch gemm__cuda_single(int split)
+{
+    gemm__cuda_batch bt = {};
+    bt.count = 1;
+    bt.split = split < 1 ? 1 : split;
+    return bt;
+}
+
+/* This block's member: moves A, B and C to it and returns its K part. */
+template <typename T, typename TC>
+__device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, const T *&A, const T *&B, TC *&C)
+{
+    int z = (int)blockIdx.z, part = z % bt.split;
+    int64_t i = bt.first + z / bt.split;
+    A = bt.a ? (const T *)bt.a[i] : A + i * bt.stride_a;
+    B = bt.b ? (const T *)bt.b[i] : B + i * bt.stride_b;
+    C = bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+    return part;
+}
+
+/* This block's C alone (kernels that only scale C). */
+template <typename TC> __device__ __forceinline__ TC *gemm__cuda_member_c(const gemm__cuda_batch &bt, TC *C)
+{
+    int64_t i = bt.first + (int)blockIdx.z / bt.split;
+    return bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+}
+
+/* The members of an operand copy: blockIdx.z = member - first; member i
+   reads list[i] (or the source plus i * stride) and writes the
+   destination plus i * out_stride. */
+struct gemm__cuda_batch_copy {
+    const void *const *list;
+    int64_t stride, out_stride, first;
+};
+
+static inline gemm__cuda_batch_copy gemm__cuda_single_copy(void)
+{
+    gemm__cuda_batch_copy bc = {};
+    return bc;
+}
+
+template <typename T>
+__device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batch_copy &bc, const T *X, T *&out)
+{
+    int64_t i = bc.first + (int)blockIdx.z;
+    out += i * bc.out_stride;
+    return bc.list ? (const T *)bc.list[i] : X + i * bc.stride;
+}
+
+/* Calls launch(bt, z) once per run of members that fits one grid's 65535
+   z-slices (one run for any batch under 65535 / split members), with
+   bt.first set to the run's first member; launch queues the kernel and
+   returns cudaGetLastError(). */
+template <typename F> static gemm_status gemm__cuda_each_run(const char *fn, gemm__cuda_batch bt, F launch)
+{
+    int64_t per = 65535 / bt.split;
+    for (int64_t first = 0; first < bt.count; first += per) {
+        int64_t n = bt.count - first < per ? bt.count - first : per;
+        cudaError_t e;
+        bt.first = first;
+        if ((e = launch(bt, (unsigned)(n * bt.split))) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+    return GEMM_OK;
+}
+

@@ -1,0 +1,530 @@
+/* tests/test_cuda_batch.cu - the CUDA batches (gemm_cuda_?gemm_strided_batched,
+   gemm_cuda_?gemm_batched, the _mixed forms). Needs a GPU. Last line:
+   N passed, N failed.
+
+   build/test_cuda_batch: the battery member by member through both forms
+   (tests/battery_batch.h; the other members' oracle is a batch of one,
+   bit for bit), for fp32 and fp64 on the automatic kernels, fp32 on the
+   64 x 64 configuration and on TF32; larger members against an fp64
+   reference on every path (warp-tiled, 64 x 64, unaligned, DMMA 128 x 64
+   and 64 x 64, the tensor-core modes, FP32_ACCURATE) with each member
+   bitwise what it gives alone; a batch past one grid's 65535 slices;
+   shared operands; and the refusals (a stride or a member past its
+   allocation, a host pointer among device ones, members writing one C,
+   WGMMA), each writing nothing. GEMM_CUDA_TEST_SMALL=1: fewer cases
+   (compute-sanitizer). */
+#define GEMM__TEST_HOOKS
+#define GEMM_IMPLEMENTATION
+#include "../gemm_cuda.cuh"
+#include "battery_batch.h"
+
+static int small_run;
+
+typedef struct cuda_ctx { gemm_cuda_options opt; } cuda_ctx;
+
+/* Elements of one operand as stored (0 for an empty or invalid shape). */
+static size_t extent_of(gemm_layout layout, int64_t rows, int64_t cols, int64_t ld)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    if (ld < 1) ld = 1;
+    return battery_extent(layout == GEMM_COL_MAJOR ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR, rows, cols, ld);
+}
+
+static void stop_on(cudaError_t e, const char *what)
+{
+    if (e == cudaSuccess) return;
+    printf("FAIL CUDA error (%s): %s\n", what, cudaGetErrorString(e));
+    battery_failed++;
+    exit(battery_summary());
+}
+
+/* A device copy of n elements of host (NULL stays NULL); exactly n
+   elements, so a call that reads past them is caught by the batch's
+   allocation check (or by compute-sanitizer). */
+template <typename T> static T *dev_copy(const T *host, size_t n)
+{
+    T *d = NULL;
+    if (!host) return NULL;
+    stop_on(cudaMalloc((void **)&d, n ? n * sizeof(T) : 16), "cudaMalloc");
+    if (n) stop_on(cudaMemcpy(d, host, n * sizeof(T), cudaMemcpyHostToDevice), "to device");
+    return d;
+}
+
+template <typename T> static void dev_back(T *host, const T *d, size_t n)
+{
+    stop_on(cudaDeviceSynchronize(), "after the call");
+    if (host && n) stop_on(cudaMemcpy(host, d, n * sizeof(T), cudaMemcpyDeviceToHost), "to host");
+}
+
+/* The three operands' extents of a call. */
+static void extents(gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                    int64_t lda, int64_t ldb, int64_t ldc, size_t e[3])
+{
+    bool na = ta != GEMM_TRANS, nb = tb != GEMM_TRANS;
+    e[0] = extent_of(l, na ? m : k, na ? k : m, lda);
+    e[1] = extent_of(l, nb ? k : n, nb ? n : k, ldb);
+    e[2] = extent_of(l, m, n, ldc);
+}
+
+template <typename T>
+static gemm_status call_strided(const gemm_cuda_options *o, gemm_layout l, gemm_transpose ta, gemm_transpose tb,
+                                int64_t m, int64_t n, int64_t k, T alpha, const T *A, int64_t lda, int64_t sa,
+                                const T *B, int64_t ldb, int64_t sb, T beta, T *C, int64_t ldc, int64_t sc,
+                                int64_t count)
+{
+    if constexpr (sizeof(T) == 4)
+        return gemm_cuda_sgemm_strided_batched(0, l, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc,
+                                               count, o);
+    else
+        return gemm_cuda_dgemm_strided_batched(0, l, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc,
+                                               count, o);
+}
+
+template <typename T>
+static gemm_status call_batched(const gemm_cuda_options *o, gemm_layout l, gemm_transpose ta, gemm_transpose tb,
+                                int64_t m, int64_t n, int64_t k, T alpha, const T *const *A, int64_t lda,
+                                const T *const *B, int64_t ldb, T beta, T *const *C, int64_t ldc, int64_t count)
+{
+    if constexpr (sizeof(T) == 4)
+        return gemm_cuda_sgemm_batched(0, l, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, count, o);
+    else
+        return gemm_cuda_dgemm_batched(0, l, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, count, o);
+}
+
+/* ---- the battery's adapters: host operands in, device batch, host out ---- */
+
+template <typename T>
+static gemm_status run_strided(void *vctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                               int64_t k, T alpha, const T *A, int64_t lda, int64_t sa, const T *B, int64_t ldb,
+                               int64_t sb, T beta, T *C, int64_t ldc, int64_t sc, int64_t count)
+{
+    cuda_ctx *ctx = (cuda_ctx *)vctx;
+    size_t e[3], span[3];
+    int64_t st[3] = {sa, sb, sc}, members = count > 1 ? count : 1;
+    extents(l, ta, tb, m, n, k, lda, ldb, ldc, e);
+    for (int x = 0; x < 3; x++) span[x] = (size_t)(st[x] > 0 ? st[x] : 0) * (size_t)(members - 1) + e[x];
+    T *dA = dev_copy(A, span[0]), *dB = dev_copy(B, span[1]), *dC = dev_copy(C, span[2]);
+    gemm_status s = call_strided<T>(&ctx->opt, l, ta, tb, m, n, k, alpha, dA, lda, sa, dB, ldb, sb, beta, dC, ldc, sc,
+                                    count);
+    dev_back(C, dC, span[2]);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+    return s;
+}
+
+template <typename T>
+static gemm_status run_batched(void *vctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                               int64_t k, T alpha, const T *const A[], int64_t lda, const T *const B[], int64_t ldb,
+                               T beta, T *const C[], int64_t ldc, int64_t count)
+{
+    cuda_ctx *ctx = (cuda_ctx *)vctx;
+    size_t e[3];
+    const T *dA[8] = {}, *dB[8] = {};
+    T *dC[8] = {};
+    int64_t i, members = count < 0 ? 0 : count > 8 ? 8 : count;
+    gemm_status s;
+    extents(l, ta, tb, m, n, k, lda, ldb, ldc, e);
+    for (i = 0; i < members; i++) {
+        dA[i] = A ? dev_copy(A[i], e[0]) : NULL;
+        dB[i] = B ? dev_copy(B[i], e[1]) : NULL;
+        dC[i] = C ? dev_copy((const T *)C[i], e[2]) : NULL;
+    }
+    s = call_batched<T>(&ctx->opt, l, ta, tb, m, n, k, alpha, A ? dA : NULL, lda, B ? dB : NULL, ldb, beta,
+                        C ? dC : NULL, ldc, count);
+    for (i = 0; i < members; i++) {
+        if (C) dev_back(C[i], dC[i], e[2]);
+        cudaFree((void *)dA[i]); cudaFree((void *)dB[i]); cudaFree(dC[i]);
+    }
+    return s;
+}
+
+/* The oracle of the other members: the member alone, as a batch of one. */
+template <typename T>
+static gemm_status run_alone(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                             int64_t ldc)
+{
+    return run_strided<T>(ctx, l, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+}
+
+static gemm_status s_strided(void *c, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, float al, const float *A, int64_t lda, int64_t sa, const float *B, int64_t ldb,
+                             int64_t sb, float be, float *C, int64_t ldc, int64_t sc, int64_t count)
+{ return run_strided<float>(c, l, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, count); }
+static gemm_status d_strided(void *c, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, double al, const double *A, int64_t lda, int64_t sa, const double *B,
+                             int64_t ldb, int64_t sb, double be, double *C, int64_t ldc, int64_t sc, int64_t count)
+{ return run_strided<double>(c, l, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, count); }
+static gemm_status s_batched(void *c, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, float al, const float *const A[], int64_t lda, const float *const B[],
+                             int64_t ldb, float be, float *const C[], int64_t ldc, int64_t count)
+{ return run_batched<float>(c, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, count); }
+static gemm_status d_batched(void *c, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, double al, const double *const A[], int64_t lda, const double *const B[],
+                             int64_t ldb, double be, double *const C[], int64_t ldc, int64_t count)
+{ return run_batched<double>(c, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, count); }
+static gemm_status s_alone(void *c, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                           int64_t k, float al, const float *A, int64_t lda, const float *B, int64_t ldb, float be,
+                           float *C, int64_t ldc)
+{ return run_alone<float>(c, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc); }
+static gemm_status d_alone(void *c, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                           int64_t k, double al, const double *A, int64_t lda, const double *B, int64_t ldb,
+                           double be, double *C, int64_t ldc)
+{ return run_alone<double>(c, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc); }
+
+/* The battery through both forms with these options. */
+static void battery_cuda_batch(const char *name, const gemm_cuda_options *opt, int f32_only, double eps32)
+{
+    static cuda_ctx ctxs[8];
+    static int used;
+    static battery_backend singles[8];
+    static battery_batch bbs[8][2];
+    static char names[8][2][96];
+    cuda_ctx *ctx = &ctxs[used];
+    battery_backend *single = &singles[used];
+    ctx->opt = *opt;
+    memset(single, 0, sizeof *single);
+    single->name = "alone";
+    single->sgemm = s_alone;
+    single->dgemm = d_alone;
+    single->ctx = ctx;
+    for (int form = 0; form < 2; form++) {
+        battery_batch *bb = &bbs[used][form];
+        battery_backend be;
+        memset(bb, 0, sizeof *bb);
+        bb->sstrided = s_strided; bb->dstrided = d_strided; bb->sbatched = s_batched; bb->dbatched = d_batched;
+        bb->ctx = ctx;
+        bb->single = single;
+        /* a member alone may run another kernel than in its batch (the kernel depends on every member's
+           alignment), so its rounding may differ: the big cases below check bits where the kernel is the same */
+        bb->oracle_eps = FLT_EPSILON;
+        snprintf(names[used][form], sizeof names[used][form], "%s/%s", name, form ? "pointers" : "strided");
+        be = battery_batch_backend(bb, form ? BATTERY_BATCH_POINTERS : BATTERY_BATCH_STRIDED, names[used][form]);
+        be.cases = small_run ? 12 : 60;
+        be.eps32 = eps32;
+        if (f32_only) be.dgemm = NULL;
+        if (f32_only) {
+            int before = battery_failed;
+            printf("== %s: fp32 only (a mode of fp32)\n", names[used][form]);
+            battery_random(&be, GEMM_F32);
+            battery_edges(&be, GEMM_F32);
+            battery_invalid(&be, GEMM_F32);
+            printf("== %s: %s\n", names[used][form], battery_failed == before ? "all passed" : "FAILURES above");
+        } else {
+            battery_run(&be);
+        }
+    }
+    used++;
+}
+
+/* ---- larger members against an fp64 reference ---- */
+
+/* Element (r, c) of a rows x cols matrix stored in `layout` with ld. */
+static int64_t at(gemm_layout l, int64_t r, int64_t c, int64_t ld) { return l == GEMM_COL_MAJOR ? r + c * ld : r * ld + c; }
+
+/* One member's reference: alpha*op(A)*op(B) + beta*C in fp64. */
+template <typename TA, typename TC>
+static void reference(gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                      double alpha, const TA *A, int64_t lda, const TA *B, int64_t ldb, double beta, const TC *C,
+                      int64_t ldc, double *out, double *mag)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double sum = 0, abs_sum = 0;
+            for (int64_t p = 0; p < k; p++) {
+                double a = (double)(ta == GEMM_TRANS ? A[at(l, p, i, lda)] : A[at(l, i, p, lda)]);
+                double b = (double)(tb == GEMM_TRANS ? B[at(l, j, p, ldb)] : B[at(l, p, j, ldb)]);
+                sum += a * b;
+                abs_sum += fabs(a * b);
+            }
+            double c = beta == 0 ? 0 : beta * (double)C[at(l, i, j, ldc)];
+            out[i * n + j] = alpha * sum + c;
+            mag[i * n + j] = fabs(alpha) * abs_sum + fabs(c);
+        }
+}
+
+template <typename T> static T from_double(double v)
+{
+    if constexpr (std::is_same<T, __half>::value) return __float2half((float)v);
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __float2bfloat16((float)v);
+    else return (T)v;
+}
+template <typename T> static double to_double(T v)
+{
+    if constexpr (std::is_same<T, __half>::value) return (double)__half2float(v);
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value) return (double)__bfloat162float(v);
+    else return (double)v;
+}
+
+/* A shape, its layout and transposes, and how the batch is laid out. */
+typedef struct big_case {
+    int64_t m, n, k, count;
+    gemm_layout layout;
+    gemm_transpose ta, tb;
+    int pad;      /* extra elements in each stride (odd: members not 16-byte aligned) */
+    int pointers; /* 1: pointer arrays, members in reverse address order */
+} big_case;
+
+/* The strided or pointer-array call of T (A, B) and TC (C): sgemm /
+   dgemm, or the _mixed forms for FP16 and BF16. */
+template <typename T, typename TC>
+static gemm_status call_any(const gemm_cuda_options *o, const big_case &bc, int64_t lda, int64_t ldb, int64_t ldc,
+                            float alpha, float beta, const T *A, int64_t sa, const T *B, int64_t sb, TC *C, int64_t sc,
+                            int64_t count, const void **la, const void **lb, void **lc)
+{
+    if constexpr (sizeof(T) == 2) {
+        gemm_precision pt = std::is_same<T, __half>::value ? GEMM_F16 : GEMM_BF16,
+                       pc = std::is_same<TC, float>::value ? GEMM_F32 : pt;
+        if (la)
+            return gemm_cuda_sgemm_mixed_batched(0, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, alpha, la, pt, lda, lb,
+                                                 pt, ldb, beta, lc, pc, ldc, count, o);
+        return gemm_cuda_sgemm_mixed_strided_batched(0, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, alpha, A, pt, lda,
+                                                     sa, B, pt, ldb, sb, beta, C, pc, ldc, sc, count, o);
+    } else {
+        if (la)
+            return call_batched<T>(o, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, (T)alpha, (const T *const *)la, lda,
+                                   (const T *const *)lb, ldb, (T)beta, (T *const *)lc, ldc, count);
+        return call_strided<T>(o, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, (T)alpha, A, lda, sa, B, ldb, sb, (T)beta,
+                               (T *)C, ldc, sc, count);
+    }
+}
+
+/* A batch of one case, each member checked against the reference (error
+   within (in_err + 4 * eps * (k + 2)) times the member's sum of
+   |products|: in_err for inputs or outputs rounded to a shorter type, eps
+   for the sums) and, for the exact
+   modes, against itself alone, bit for bit. T: A and B, TC: C. */
+template <typename T, typename TC>
+static void big_batch(const char *what, const big_case &bc, const gemm_cuda_options *opt, double in_err, double eps,
+                      int exact)
+{
+    size_t e[3];
+    int64_t lda = (bc.layout == GEMM_COL_MAJOR) == (bc.ta != GEMM_TRANS) ? bc.m + 3 : bc.k + 3;
+    int64_t ldb = (bc.layout == GEMM_COL_MAJOR) == (bc.tb != GEMM_TRANS) ? bc.k + 1 : bc.n + 1;
+    int64_t ldc = bc.layout == GEMM_COL_MAJOR ? bc.m + 2 : bc.n + 2;
+    if (bc.pad % 2 == 0) { lda = (lda + 7) / 8 * 8; ldb = (ldb + 7) / 8 * 8; ldc = (ldc + 7) / 8 * 8; }
+    extents(bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, lda, ldb, ldc, e);
+    int64_t st[3];
+    for (int x = 0; x < 3; x++) st[x] = (int64_t)(e[x] + 7) / 8 * 8 + bc.pad;
+    size_t total[3];
+    for (int x = 0; x < 3; x++) total[x] = (size_t)st[x] * (size_t)bc.count;
+    uint64_t state = 12345u + (uint64_t)bc.m * 7 + (uint64_t)bc.count;
+    T *hA = (T *)malloc(total[0] * sizeof(T)), *hB = (T *)malloc(total[1] * sizeof(T));
+    TC *hC = (TC *)malloc(total[2] * sizeof(TC)), *out = (TC *)malloc(total[2] * sizeof(TC)),
+       *alone = (TC *)malloc(e[2] * sizeof(TC) + 16);
+    for (size_t i = 0; i < total[0]; i++) hA[i] = from_double<T>(battery_uniform(&state));
+    for (size_t i = 0; i < total[1]; i++) hB[i] = from_double<T>(battery_uniform(&state));
+    for (size_t i = 0; i < total[2]; i++) hC[i] = from_double<TC>(battery_uniform(&state));
+    T *dA = dev_copy(hA, total[0]), *dB = dev_copy(hB, total[1]);
+    TC *dC = dev_copy(hC, total[2]);
+    float alpha = 0.75f, beta = -0.5f;
+    gemm_status s;
+    /* pointer arrays: member i at the slot count-1-i (addresses descending) */
+    const void **la = (const void **)malloc(bc.count * sizeof(void *)), **lb = (const void **)malloc(bc.count * sizeof(void *));
+    void **lc = (void **)malloc(bc.count * sizeof(void *));
+    for (int64_t i = 0; i < bc.count; i++) {
+        int64_t slot = bc.count - 1 - i;
+        la[i] = dA + slot * st[0]; lb[i] = dB + slot * st[1]; lc[i] = dC + slot * st[2];
+    }
+    s = call_any<T, TC>(opt, bc, lda, ldb, ldc, alpha, beta, dA, st[0], dB, st[1], dC, st[2], bc.count,
+                        bc.pointers ? la : NULL, lb, lc);
+    dev_back(out, dC, total[2]);
+    char desc[160];
+    snprintf(desc, sizeof desc, "%s: %lldx%lldx%lld x %lld %s %c%c pad %d %s", what, (long long)bc.m, (long long)bc.n,
+             (long long)bc.k, (long long)bc.count, bc.layout == GEMM_COL_MAJOR ? "col" : "row",
+             bc.ta == GEMM_TRANS ? 'T' : 'N', bc.tb == GEMM_TRANS ? 'T' : 'N', bc.pad,
+             bc.pointers ? "pointers" : "strided");
+    battery_check(s == GEMM_OK, "%s: runs (%s)", desc, gemm_last_error_detail());
+    double *ref = (double *)malloc(sizeof(double) * bc.m * bc.n), *mag = (double *)malloc(sizeof(double) * bc.m * bc.n);
+    int64_t checked = bc.count < 6 ? bc.count : 6; /* first, last and a few between */
+    for (int64_t q = 0; q < checked && s == GEMM_OK; q++) {
+        int64_t i = q == checked - 1 ? bc.count - 1 : q * (bc.count / checked);
+        int64_t slot = bc.pointers ? bc.count - 1 - i : i;
+        reference<T, TC>(bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, alpha, hA + slot * st[0], lda, hB + slot * st[1],
+                         ldb, beta, hC + slot * st[2], ldc, ref, mag);
+        double worst = 0;
+        for (int64_t r = 0; r < bc.m; r++)
+            for (int64_t c = 0; c < bc.n; c++) {
+                double got = to_double(out[slot * st[2] + at(bc.layout, r, c, ldc)]);
+                double err = fabs(got - ref[r * bc.n + c]) / (mag[r * bc.n + c] + 1e-30);
+                if (err > worst) worst = err;
+            }
+        double tol = in_err + 4 * eps * (double)(bc.k + 2);
+        battery_check(worst <= tol, "%s: member %lld within %.3g of the reference (worst %.3g)", desc, (long long)i,
+                      tol, worst);
+        /* the member alone, a batch of one of the same form (strided: with the same strides, so the same
+           alignment and kernel; pointers: where every member is aligned, so is it), bit for bit */
+        if (exact && (!bc.pointers || bc.pad % 2 == 0)) {
+            TC *one;
+            cudaMemcpy(dC + slot * st[2], hC + slot * st[2], e[2] * sizeof(TC), cudaMemcpyHostToDevice);
+            s = call_any<T, TC>(opt, bc, lda, ldb, ldc, alpha, beta, dA + slot * st[0], st[0], dB + slot * st[1], st[1],
+                                dC + slot * st[2], st[2], 1, bc.pointers ? la + i : NULL, lb + i, lc + i);
+            one = alone;
+            dev_back(one, dC + slot * st[2], e[2]);
+            battery_check(s == GEMM_OK && memcmp(one, out + slot * st[2], e[2] * sizeof(TC)) == 0,
+                          "%s: member %lld is bitwise what it gives alone", desc, (long long)i);
+        }
+    }
+    free(ref); free(mag); free(la); free(lb); free(lc);
+    free(hA); free(hB); free(hC); free(out); free(alone);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+}
+
+static void test_big(void)
+{
+    static const big_case exact[] = {
+        {64, 64, 64, 37, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 0, 0},    /* 64 x 64 configuration */
+        {256, 256, 256, 5, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 0, 0},  /* warp-tiled, DMMA 128 x 64 */
+        {200, 136, 300, 4, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 0, 1},     /* edges, pointer arrays */
+        {129, 131, 67, 7, GEMM_COL_MAJOR, GEMM_TRANS, GEMM_TRANS, 1, 0},         /* unaligned members */
+        {33, 300, 45, 9, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 3, 1},       /* thin, unaligned, pointers */
+        {1024, 512, 384, 2, GEMM_COL_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 0, 0},    /* several tiles per member */
+    };
+    static const gemm_cuda_kernel f64_kernels[] = {GEMM_CUDA_KERNEL_AUTO, GEMM_CUDA_KERNEL_SIMT};
+    int n = small_run ? 3 : (int)(sizeof exact / sizeof exact[0]);
+    for (int i = 0; i < n; i++) {
+        gemm_cuda_options o = {};
+        big_batch<float, float>("f32", exact[i], &o, 0, FLT_EPSILON, 1);
+        for (int kk = 0; kk < 2; kk++) {
+            o.kernel = f64_kernels[kk];
+            big_batch<double, double>(kk ? "f64 simt" : "f64", exact[i], &o, 0, DBL_EPSILON, 1);
+        }
+        o = gemm_cuda_options{};
+        o.split_k = 3;
+        big_batch<float, float>("f32 split_k 3", exact[i], &o, 0, FLT_EPSILON, 0);
+        o.kernel = GEMM_CUDA_KERNEL_TILED16;
+        o.split_k = 0;
+        if (i < 3) big_batch<double, double>("f64 tiled16", exact[i], &o, 0, DBL_EPSILON, 1);
+        o = gemm_cuda_options{};
+        o.math = GEMM_CUDA_MATH_TF32;
+        big_batch<float, float>("tf32", exact[i], &o, 1.0 / 512, FLT_EPSILON, 1);
+        o.math = GEMM_CUDA_MATH_FP32_ACCURATE;
+        big_batch<float, float>("fp32-accurate", exact[i], &o, 0, FLT_EPSILON, 1);
+        o = gemm_cuda_options{};
+        big_batch<__half, float>("f16 -> f32", exact[i], &o, 0, FLT_EPSILON, 1);
+        big_batch<__nv_bfloat16, float>("bf16 -> f32", exact[i], &o, 0, FLT_EPSILON, 1);
+        big_batch<__half, __half>("f16 -> f16", exact[i], &o, 1.0 / 1024, FLT_EPSILON, 1);
+    }
+}
+
+/* ---- more than one grid's 65535 slices; shared operands; refusals ---- */
+
+static void test_many_and_shared(void)
+{
+    int64_t count = small_run ? 1000 : 70000, i;
+    float *hA = (float *)malloc(sizeof(float) * 4 * count), hB[4] = {1, 2, 3, 4}, *hC = (float *)malloc(sizeof(float) * 4 * count);
+    for (i = 0; i < 4 * count; i++) { hA[i] = (float)(i % 7) - 3; hC[i] = 1; }
+    float *dA = dev_copy(hA, 4 * count), *dB = dev_copy(hB, 4), *dC = dev_copy(hC, 4 * count);
+    /* 2 x 2 members, B shared (stride 0): C_i = A_i * B + C_i */
+    gemm_status s = gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0f, dA,
+                                                    2, 4, dB, 2, 0, 1.0f, dC, 2, 4, count, NULL);
+    dev_back(hC, dC, 4 * count);
+    int bad = 0;
+    for (i = 0; i < count && !bad; i++) {
+        const float *a = hA + 4 * i;
+        float want[4] = {a[0] * 1 + a[2] * 2 + 1, a[1] * 1 + a[3] * 2 + 1, a[0] * 3 + a[2] * 4 + 1, a[1] * 3 + a[3] * 4 + 1};
+        bad = memcmp(want, hC + 4 * i, sizeof want) != 0;
+    }
+    battery_check(s == GEMM_OK && !bad, "%lld members of 2x2x2 with a shared B: every member right (first wrong: %lld)",
+                  (long long)count, (long long)(bad ? i - 1 : -1));
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+    free(hA); free(hC);
+}
+
+/* C (count members of 8x8, stride 64) is as it was. */
+static int c_unchanged(const float *dC, const float *hC, int64_t n)
+{
+    float *now = (float *)malloc(sizeof(float) * n);
+    dev_back(now, dC, n);
+    int same = memcmp(now, hC, sizeof(float) * n) == 0;
+    free(now);
+    return same;
+}
+
+static void refused(const char *what, gemm_status s, gemm_status want, const char *needle, int unchanged)
+{
+    battery_check(s == want && strstr(gemm_last_error_detail(), needle) != NULL && unchanged,
+                  "%s: refused with status %d, \"%s\" in the detail, nothing written (got %d: \"%s\")", what, (int)want,
+                  needle, (int)s, gemm_last_error_detail());
+}
+
+static void test_refusals(void)
+{
+    const int64_t count = 5, st = 64;
+    float hA[count * 64], hC[count * 64], host_member[64];
+    for (int i = 0; i < count * 64; i++) hA[i] = hC[i] = (float)(i % 5);
+    float *dA = dev_copy(hA, count * st), *dC = dev_copy(hC, count * st), *short_C = dev_copy(hC, 4 * st + 63);
+    const float *la[count], *lb[count];
+    float *lc[count];
+    gemm_cuda_options wg = {};
+    for (int i = 0; i < count; i++) { la[i] = dA + i * st; lb[i] = dA + i * st; lc[i] = dC + i * st; }
+    /* the last member's C runs one element past its allocation */
+    refused("strided C one element short",
+            gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8, st,
+                                            dA, 8, st, 0, short_C, 8, st, count, NULL),
+            GEMM_ERR_INVALID_ARG, "past the end", c_unchanged(short_C, hC, 4 * st + 63));
+    refused("strided A past its allocation",
+            gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8, st + 1,
+                                            dA, 8, 0, 0, dC, 8, st, count, NULL),
+            GEMM_ERR_INVALID_ARG, "past the end", c_unchanged(dC, hC, count * st));
+    lb[3] = host_member; /* a host pointer among device ones */
+    refused("a host pointer as member 3's B",
+            gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, la, 8, lb, 8, 0, lc,
+                                    8, count, NULL),
+            GEMM_ERR_INVALID_ARG, "member 3", c_unchanged(dC, hC, count * st));
+    lb[3] = dA + 3 * st;
+    lc[4] = dC + 2 * st + 1; /* member 4 writes into member 2's C */
+    refused("members 2 and 4 writing one C",
+            gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, la, 8, lb, 8, 0, lc,
+                                    8, count, NULL),
+            GEMM_ERR_INVALID_ARG, "members 2 and 4", c_unchanged(dC, hC, count * st));
+    lc[4] = dC + 4 * st;
+    lc[1] = NULL;
+    refused("member 1's C NULL",
+            gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, la, 8, lb, 8, 0, lc,
+                                    8, count, NULL),
+            GEMM_ERR_INVALID_ARG, "member 1", c_unchanged(dC, hC, count * st));
+    lc[1] = dC + st;
+    refused("stride_c smaller than a member",
+            gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8, st,
+                                            dA, 8, st, 0, dC, 8, 32, count, NULL),
+            GEMM_ERR_INVALID_ARG, "stride_c", c_unchanged(dC, hC, count * st));
+    wg.kernel = GEMM_CUDA_KERNEL_WGMMA;
+    wg.math = GEMM_CUDA_MATH_TF32;
+    refused("WGMMA forced on pointer arrays",
+            gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, la, 8, lb, 8, 0, lc, 8,
+                                    count, &wg),
+            GEMM_ERR_UNAVAILABLE, "mma kernel", c_unchanged(dC, hC, count * st));
+    refused("F16 A with BF16 B",
+            gemm_cuda_sgemm_mixed_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA,
+                                                  GEMM_F16, 8, st, dA, GEMM_BF16, 8, st, 0, dC, GEMM_F32, 8, st, count,
+                                                  NULL),
+            GEMM_ERR_INVALID_ARG, "a_type", c_unchanged(dC, hC, count * st));
+    battery_check(gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8,
+                                                  st, dA, 8, st, 0, dC, 8, st, 0, NULL) == GEMM_OK &&
+                      c_unchanged(dC, hC, count * st),
+                  "batch_count = 0: GEMM_OK, nothing written");
+    battery_check(gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, NULL, 8, NULL,
+                                          8, 0, NULL, 8, 0, NULL) == GEMM_OK,
+                  "pointer arrays, batch_count = 0, NULL lists: GEMM_OK");
+    cudaFree(dA); cudaFree(dC); cudaFree(short_C);
+}
+
+int main(void)
+{
+    int devices = 0;
+    small_run = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        printf("FAIL no CUDA device: run this on a GPU machine\n0 passed, 1 failed\n");
+        return 1;
+    }
+    {
+        gemm_cuda_options o = {};
+        battery_cuda_batch("cuda batch auto", &o, 0, 0);
+        o.math = GEMM_CUDA_MATH_TF32;
+        battery_cuda_batch("cuda batch tf32", &o, 1, 1.0 / 1024);
+    }
+    test_big();
+    test_many_and_shared();
+    test_refusals();
+    return battery_summary();
+}
