@@ -509,14 +509,19 @@ __device__ __forceinline__ void gemm__cuda_store(TC *c, S acc, S alpha, S beta, 
 
 /* The members of one launch: blockIdx.z = (member - first) * split + the
    K part. Each operand is either strided (member i's at the base pointer
-   plus i * stride elements) or listed (member i's at list[i], a device
-   array), independently: a batch's copies into scratch are strided even
-   when the caller's operands came as a list. count and the chunking into
-   launches of at most 65535 z-slices are the host's business. */
+   plus i * stride elements) or listed (member i's at the base pointer
+   plus list[i] bytes, a device array; the base is NULL for a caller's
+   pointer array, so list[i] is the address), independently: a batch's
+   copies into scratch are strided even when the caller's operands came
+   as a list. Listing byte offsets, not pointers, keeps every member's
+   operand an offset from the kernel's pointer parameter, which the
+   compiler knows to be global memory: a pointer loaded from memory is
+   generic, and the fp32 kernel built around one ran 5% slower even for
+   single calls. count and the chunking into launches of at most 65535
+   z-slices are the host's business. */
 struct gemm__cuda_batch {
     int64_t stride_a, stride_b, stride_c;
-    const void *const *a, *const *b; /* NULL: strided */
-    void *const *c;
+    const int64_t *a, *b, *c; /* NULL: strided */
     int64_t first, count;
     int split; /* K parts per member (1: K is not split) */
 };
@@ -536,9 +541,9 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
 {
     int z = (int)blockIdx.z, part = z % bt.split;
     int64_t i = bt.first + z / bt.split;
-    A = bt.a ? (const T *)bt.a[i] : A + i * bt.stride_a;
-    B = bt.b ? (const T *)bt.b[i] : B + i * bt.stride_b;
-    C = bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
+    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
+    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
     return part;
 }
 
@@ -546,14 +551,14 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
 template <typename TC> __device__ __forceinline__ TC *gemm__cuda_member_c(const gemm__cuda_batch &bt, TC *C)
 {
     int64_t i = bt.first + (int)blockIdx.z / bt.split;
-    return bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+    return (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
 }
 
 /* The members of an operand copy: blockIdx.z = member - first; member i
-   reads list[i] (or the source plus i * stride) and writes the
-   destination plus i * out_stride. */
+   reads the source plus list[i] bytes (or plus i * stride elements) and
+   writes the destination plus i * out_stride. */
 struct gemm__cuda_batch_copy {
-    const void *const *list;
+    const int64_t *list;
     int64_t stride, out_stride, first;
 };
 
@@ -568,7 +573,7 @@ __device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batc
 {
     int64_t i = bc.first + (int)blockIdx.z;
     out += i * bc.out_stride;
-    return bc.list ? (const T *)bc.list[i] : X + i * bc.stride;
+    return (const T *)((const char *)X + (bc.list ? bc.list[i] : i * bc.stride * (int64_t)sizeof(T)));
 }
 
 /* Calls launch(bt, z) once per run of members that fits one grid's 65535
@@ -654,7 +659,7 @@ template <typename TC, typename S>
 static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
                                             gemm__cuda_batch bt, cudaStream_t stream)
 {
-    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 4096;
+    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 1024; /* a grid-stride loop */
     bt.split = 1;
     return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
         gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
@@ -941,7 +946,11 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
     bn = r / size;
 }
 
-template <int BM, int BN, int LM, int MINB, bool AK, bool BKM>
+/* BATCH: the launch is a batch (its members from bt); a single call runs
+   the instance without, whose registers the batch's pointer arithmetic
+   would otherwise reshuffle (it ran 5% slower in the 256x128 configuration
+   with it, at the same register count). */
+template <int BM, int BN, int LM, int MINB, bool AK, bool BKM, bool BATCH>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
                             int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
@@ -955,7 +964,9 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
-    int bm, bn, part = gemm__cuda_member(bt, A, B, C);
+    int bm, bn, part = (int)blockIdx.z;
+    if constexpr (BATCH) part = gemm__cuda_member(bt, A, B, C);
+    else (void)bt;
     gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
     int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
@@ -2386,13 +2397,13 @@ __device__ __forceinline__ void gemm__cuda_dt_store2(double *c, double x0, doubl
 }
 
 /* Writes a warp's accumulators; x0 / y0: its first X row and Y column in
-   C's terms (m and n, or n and m under SWAP). */
+   C's terms (m and n, or n and m under SWAP); vec: C takes 16-byte stores
+   (decided once per kernel, for every member). */
 template <bool SWAP, bool XK, bool YK, int MT, int NTL>
 __device__ __forceinline__ void gemm__cuda_dt_warp_store(const double (&acc)[MT][NTL][4], int x0, int y0, int g, int t,
                                                          int M, int N, double alpha, double beta, double *C,
-                                                         int64_t ldc, int atomic)
+                                                         int64_t ldc, int atomic, bool vec)
 {
-    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -2530,6 +2541,7 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     int wx = (warp % W::WARPS_X) * W::WX, wy = (warp / W::WARPS_X) * W::WY;
     const gemm__cuda_dt_xfrag<R::XK> fx(wx, g, t);
     const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
+    const bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0 && (bt.stride_c & 1) == 0;
     unsigned it = 0;
     for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
         int m0, n0, kbeg, ktiles, member = u / per_member;
@@ -2550,7 +2562,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
-                                                                       beta, C + member * bt.stride_c, ldc, atomic);
+                                                                       beta, C + member * bt.stride_c, ldc, atomic,
+                                                                       vec);
     }
 #else
     (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;
@@ -3135,6 +3148,13 @@ static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem
     return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, beta, C, p->ldc, bt, stream);
 }
 
+/* The warp-tiled kernel's instance for a batch or a single call. */
+template <int BM, int BN, int LM, int MINB, bool AK, bool BKM> static void *gemm__cuda_sw_instance(bool batch)
+{
+    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, AK, BKM, true>
+                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, AK, BKM, false>;
+}
+
 /* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
    along M, MINB blocks per SM, for the plan's layout, over the members of
    bt (its tiles side by side in blockIdx.x, the members and K parts in
@@ -3145,10 +3165,11 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
                                         gemm__cuda_batch bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM> S;
-    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
-                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, false>)
-                         : (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, true>
-                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, false>);
+    bool batch = bt.count > 1 || bt.a || bt.b || bt.c;
+    void *kernel = t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, MINB, true, true>(batch)
+                                  : gemm__cuda_sw_instance<BM, BN, LM, MINB, true, false>(batch))
+                         : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, MINB, false, true>(batch)
+                                  : gemm__cuda_sw_instance<BM, BN, LM, MINB, false, false>(batch));
     int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k;
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
@@ -4005,24 +4026,24 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
 }
 
 /* The device's copy of a pointer-array batch's lists (a and b of the
-   canonical problem, then C) in `scratch`, a buffer of the pool the caller
-   gives back in stream order; bt then reads them. The host's copy is
-   consumed before this returns, so the caller's lists may change after
-   the call. */
+   canonical problem, then C; each address as a byte offset from a NULL
+   base, batch.cuh) in `scratch`, a buffer of the pool the caller gives
+   back in stream order; bt then reads them. The host's copy is consumed
+   before this returns, so the caller's lists may change after the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
                                            void **scratch, gemm__cuda_batch *bt)
 {
-    size_t bytes = 3 * (size_t)hb->count * sizeof(void *);
-    const void **host = (const void **)GEMM_MALLOC(bytes), **d;
+    size_t bytes = 3 * (size_t)hb->count * sizeof(int64_t);
+    int64_t *host = (int64_t *)GEMM_MALLOC(bytes), *d;
     cudaMemPool_t pool;
     cudaError_t e;
     gemm_status s;
     if (!host) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
                                  (long long)hb->count);
     for (int64_t i = 0; i < hb->count; i++) { /* A and B may be NULL lists where they are not read */
-        host[i] = hb->a_list ? (const void *)(uintptr_t)hb->addr_ab(hb->a_list, i) : NULL;
-        host[hb->count + i] = hb->b_list ? (const void *)(uintptr_t)hb->addr_ab(hb->b_list, i) : NULL;
-        host[2 * hb->count + i] = (const void *)(uintptr_t)hb->addr_c(hb->c_list, i);
+        host[i] = hb->a_list ? (int64_t)hb->addr_ab(hb->a_list, i) : 0;
+        host[hb->count + i] = hb->b_list ? (int64_t)hb->addr_ab(hb->b_list, i) : 0;
+        host[2 * hb->count + i] = (int64_t)hb->addr_c(hb->c_list, i);
     }
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
@@ -4031,10 +4052,10 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
         s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
     GEMM_FREE(host);
     if (s != GEMM_OK) return s;
-    d = (const void **)*scratch;
+    d = (int64_t *)*scratch;
     bt->a = d;
     bt->b = d + hb->count;
-    bt->c = (void *const *)(d + 2 * hb->count);
+    bt->c = d + 2 * hb->count;
     return GEMM_OK;
 }
 

@@ -4,14 +4,19 @@
 
 /* The members of one launch: blockIdx.z = (member - first) * split + the
    K part. Each operand is either strided (member i's at the base pointer
-   plus i * stride elements) or listed (member i's at list[i], a device
-   array), independently: a batch's copies into scratch are strided even
-   when the caller's operands came as a list. count and the chunking into
-   launches of at most 65535 z-slices are the host's business. */
+   plus i * stride elements) or listed (member i's at the base pointer
+   plus list[i] bytes, a device array; the base is NULL for a caller's
+   pointer array, so list[i] is the address), independently: a batch's
+   copies into scratch are strided even when the caller's operands came
+   as a list. Listing byte offsets, not pointers, keeps every member's
+   operand an offset from the kernel's pointer parameter, which the
+   compiler knows to be global memory: a pointer loaded from memory is
+   generic, and the fp32 kernel built around one ran 5% slower even for
+   single calls. count and the chunking into launches of at most 65535
+   z-slices are the host's business. */
 struct gemm__cuda_batch {
     int64_t stride_a, stride_b, stride_c;
-    const void *const *a, *const *b; /* NULL: strided */
-    void *const *c;
+    const int64_t *a, *b, *c; /* NULL: strided */
     int64_t first, count;
     int split; /* K parts per member (1: K is not split) */
 };
@@ -31,9 +36,9 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
 {
     int z = (int)blockIdx.z, part = z % bt.split;
     int64_t i = bt.first + z / bt.split;
-    A = bt.a ? (const T *)bt.a[i] : A + i * bt.stride_a;
-    B = bt.b ? (const T *)bt.b[i] : B + i * bt.stride_b;
-    C = bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
+    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
+    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
     return part;
 }
 
@@ -41,14 +46,14 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
 template <typename TC> __device__ __forceinline__ TC *gemm__cuda_member_c(const gemm__cuda_batch &bt, TC *C)
 {
     int64_t i = bt.first + (int)blockIdx.z / bt.split;
-    return bt.c ? (TC *)bt.c[i] : C + i * bt.stride_c;
+    return (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
 }
 
 /* The members of an operand copy: blockIdx.z = member - first; member i
-   reads list[i] (or the source plus i * stride) and writes the
-   destination plus i * out_stride. */
+   reads the source plus list[i] bytes (or plus i * stride elements) and
+   writes the destination plus i * out_stride. */
 struct gemm__cuda_batch_copy {
-    const void *const *list;
+    const int64_t *list;
     int64_t stride, out_stride, first;
 };
 
@@ -63,7 +68,7 @@ __device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batc
 {
     int64_t i = bc.first + (int)blockIdx.z;
     out += i * bc.out_stride;
-    return bc.list ? (const T *)bc.list[i] : X + i * bc.stride;
+    return (const T *)((const char *)X + (bc.list ? bc.list[i] : i * bc.stride * (int64_t)sizeof(T)));
 }
 
 /* Calls launch(bt, z) once per run of members that fits one grid's 65535

@@ -132,24 +132,24 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
 }
 
 /* The device's copy of a pointer-array batch's lists (a and b of the
-   canonical problem, then C) in `scratch`, a buffer of the pool the caller
-   gives back in stream order; bt then reads them. The host's copy is
-   consumed before this returns, so the caller's lists may change after
-   the call. */
+   canonical problem, then C; each address as a byte offset from a NULL
+   base, batch.cuh) in `scratch`, a buffer of the pool the caller gives
+   back in stream order; bt then reads them. The host's copy is consumed
+   before this returns, so the caller's lists may change after the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
                                            void **scratch, gemm__cuda_batch *bt)
 {
-    size_t bytes = 3 * (size_t)hb->count * sizeof(void *);
-    const void **host = (const void **)GEMM_MALLOC(bytes), **d;
+    size_t bytes = 3 * (size_t)hb->count * sizeof(int64_t);
+    int64_t *host = (int64_t *)GEMM_MALLOC(bytes), *d;
     cudaMemPool_t pool;
     cudaError_t e;
     gemm_status s;
     if (!host) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
                                  (long long)hb->count);
     for (int64_t i = 0; i < hb->count; i++) { /* A and B may be NULL lists where they are not read */
-        host[i] = hb->a_list ? (const void *)(uintptr_t)hb->addr_ab(hb->a_list, i) : NULL;
-        host[hb->count + i] = hb->b_list ? (const void *)(uintptr_t)hb->addr_ab(hb->b_list, i) : NULL;
-        host[2 * hb->count + i] = (const void *)(uintptr_t)hb->addr_c(hb->c_list, i);
+        host[i] = hb->a_list ? (int64_t)hb->addr_ab(hb->a_list, i) : 0;
+        host[hb->count + i] = hb->b_list ? (int64_t)hb->addr_ab(hb->b_list, i) : 0;
+        host[2 * hb->count + i] = (int64_t)hb->addr_c(hb->c_list, i);
     }
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
@@ -158,10 +158,10 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
         s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
     GEMM_FREE(host);
     if (s != GEMM_OK) return s;
-    d = (const void **)*scratch;
+    d = (int64_t *)*scratch;
     bt->a = d;
     bt->b = d + hb->count;
-    bt->c = (void *const *)(d + 2 * hb->count);
+    bt->c = d + 2 * hb->count;
     return GEMM_OK;
 }
 

@@ -99,13 +99,13 @@ __device__ __forceinline__ void gemm__cuda_dt_store2(double *c, double x0, doubl
 }
 
 /* Writes a warp's accumulators; x0 / y0: its first X row and Y column in
-   C's terms (m and n, or n and m under SWAP). */
+   C's terms (m and n, or n and m under SWAP); vec: C takes 16-byte stores
+   (decided once per kernel, for every member). */
 template <bool SWAP, bool XK, bool YK, int MT, int NTL>
 __device__ __forceinline__ void gemm__cuda_dt_warp_store(const double (&acc)[MT][NTL][4], int x0, int y0, int g, int t,
                                                          int M, int N, double alpha, double beta, double *C,
-                                                         int64_t ldc, int atomic)
+                                                         int64_t ldc, int atomic, bool vec)
 {
-    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
@@ -243,6 +243,7 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     int wx = (warp % W::WARPS_X) * W::WX, wy = (warp / W::WARPS_X) * W::WY;
     const gemm__cuda_dt_xfrag<R::XK> fx(wx, g, t);
     const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
+    const bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0 && (bt.stride_c & 1) == 0;
     unsigned it = 0;
     for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
         int m0, n0, kbeg, ktiles, member = u / per_member;
@@ -263,7 +264,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
-                                                                       beta, C + member * bt.stride_c, ldc, atomic);
+                                                                       beta, C + member * bt.stride_c, ldc, atomic,
+                                                                       vec);
     }
 #else
     (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;

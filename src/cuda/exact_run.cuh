@@ -61,6 +61,13 @@ static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem
     return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, beta, C, p->ldc, bt, stream);
 }
 
+/* The warp-tiled kernel's instance for a batch or a single call. */
+template <int BM, int BN, int LM, int MINB, bool AK, bool BKM> static void *gemm__cuda_sw_instance(bool batch)
+{
+    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, AK, BKM, true>
+                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, AK, BKM, false>;
+}
+
 /* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
    along M, MINB blocks per SM, for the plan's layout, over the members of
    bt (its tiles side by side in blockIdx.x, the members and K parts in
@@ -71,10 +78,11 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
                                         gemm__cuda_batch bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM> S;
-    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, true>
-                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, true, false>)
-                         : (t->bk ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, true>
-                                  : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, false, false>);
+    bool batch = bt.count > 1 || bt.a || bt.b || bt.c;
+    void *kernel = t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, MINB, true, true>(batch)
+                                  : gemm__cuda_sw_instance<BM, BN, LM, MINB, true, false>(batch))
+                         : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, MINB, false, true>(batch)
+                                  : gemm__cuda_sw_instance<BM, BN, LM, MINB, false, false>(batch));
     int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k;
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;

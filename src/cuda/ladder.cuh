@@ -63,7 +63,7 @@ template <typename TC, typename S>
 static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
                                             gemm__cuda_batch bt, cudaStream_t stream)
 {
-    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 4096;
+    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 1024; /* a grid-stride loop */
     bt.split = 1;
     return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
         gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
