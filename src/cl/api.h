@@ -36,6 +36,8 @@ typedef struct gemm_cl_params {
     int warpm;              /* >0: 32 consecutive work-items are WARPM along M x 32/WARPM along N (GPUs) */
     int regs;               /* >0: registers per work-item the compiler may use (NVIDIA's
                                -cl-nv-maxrregcount; ignored elsewhere); 0 = the driver's choice */
+    int small;              /* batch members' small-tile kernel (host side): 0 = by the member's size on GPUs,
+                               1 = never, 32 or 64 = that tile for every call past the direct crossover */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {
