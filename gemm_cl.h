@@ -30,7 +30,12 @@
        kernels see a row-major C: gemm.h's column-major form of the call, an
        m x n C, is a row-major n x m C with A and B swapped. Small problems
        (m*n*k <= params.direct^3) skip the copies and run a direct kernel
-       instead; the crossover is measured by the tuner.
+       instead; the crossover is measured by the tuner. On GPUs, the members
+       of a batch that would fill at most half of the tiled kernel's tiles
+       (64^3 in 128 x 128) run a small-tile kernel instead: 32 x 32 or
+       64 x 64 tiles read in place through local memory, no copies, each
+       element summed as the direct kernel sums it (params.small: 0 by this
+       rule, 1 never, 32 or 64 that tile for every call past the crossover).
 
    Parameters, tuning and self-check
        For each precision the first call picks a parameter set: the last line
