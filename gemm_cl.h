@@ -203,7 +203,9 @@ GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gem
    enqueued, and a refusal names the member at fault and writes nothing; no
    two members may write one element of C. Each member is the single call's
    result, bit for bit where both take the same kernel (a batch may take
-   the tiled kernel where its member alone would take the direct one).
+   the tiled kernel where its member alone would take the direct one; on
+   GPUs, small members take the small kernel, whose sums are bitwise the
+   direct kernel's, where a single call would take the tiled one).
    Strided: member i's A, B, C start at offa + i*stride_a, offb + i*stride_b,
    offc + i*stride_c elements of A, B, C (like CLBlast's GemmStridedBatched);
    a stride of 0 shares A or B among all members. */
