@@ -216,7 +216,8 @@ __kernel void gemm_cl_direct(const int M, const int N, const int K, const real a
 /* Small members of a batch (a 64^3 member fills a quarter of a 128 x 128
    tile of the tiled kernel, and its packs are a second pass over A and B):
    tiles of T x T of C (T = 32 or 64) read in place from A and B through
-   local memory, no packing; DIM x DIM work-items (8 x 8 or 16 x 16), each
+   local memory, no packing, the next k-step's loads in flight while this
+   one is multiplied; DIM x DIM work-items (8 x 8 or 16 x 16), each
    with a SMALL_W x SMALL_W block of C: rows tm*W.., columns tn*W.., read
    from the local tiles as W-vectors (the work-items of a warp read
    consecutive B vectors and a few broadcast A vectors: no bank conflicts).
@@ -226,21 +227,37 @@ __kernel void gemm_cl_direct(const int M, const int N, const int K, const real a
 #define SMALL_W 4   /* rows and columns of C per work-item */
 typedef GLUE(GEMM_CL_REAL, 4) realW;
 
-/* Copies the T x SMALL_KT block of op(X) at rows r0.., ks q0.. (element (r, q)
-   at X[r*rs + q*ps]) into local t[q*(T + SMALL_W) + r], zeros outside R x K.
-   Consecutive work-items read consecutive addresses: along q where ps == 1
-   (then 16 of them share a row), along r otherwise. The rows of t are padded
-   by a vector, keeping them aligned for the vector reads. */
-static INLINE void small_load(__local real *t, const __global real *X, const long rs, const long ps, const int R,
-                              const int K, const int r0, const int q0, const int T, const int WG, const int tid)
+/* Element l of this work-item's share of a T x SMALL_KT block of op(X)
+   (element (r, q) at X[r*rs + q*ps]): consecutive work-items take
+   consecutive addresses, along q where ps == 1 (then 16 of them share a
+   row), along r otherwise. */
+#define SMALL_R(x) (ps == 1 ? (x) / SMALL_KT : (x) % T)
+#define SMALL_Q(x) (ps == 1 ? (x) % SMALL_KT : (x) / T)
+#define SMALL_MAXL 8 /* elements of a block per work-item: T * SMALL_KT / WG, 4 or 8 */
+
+/* This work-item's share of the block at rows r0.., ks q0.., into
+   registers (zeros outside R x K): the next block's loads are issued
+   before this one is multiplied. */
+static INLINE void small_fetch(real v[SMALL_MAXL], const __global real *X, const long rs, const long ps,
+                               const int R, const int K, const int r0, const int q0, const int T, const int WG,
+                               const int tid)
 {
 #pragma unroll
     for (int l = 0; l < T * SMALL_KT / WG; l++) {
-        const int x = tid + l * WG;
-        const int r = ps == 1 ? x / SMALL_KT : x % T, q = ps == 1 ? x % SMALL_KT : x / T;
-        const int gr = r0 + r, gq = q0 + q;
-        t[q * (T + SMALL_W) + r] = gr < R && gq < K ? X[gr * rs + gq * ps] : (real)0;
+        const int gr = r0 + SMALL_R(tid + l * WG), gq = q0 + SMALL_Q(tid + l * WG);
+        v[l] = gr < R && gq < K ? X[gr * rs + gq * ps] : (real)0;
     }
+}
+
+/* ...and from the registers into the local tile, element (r, q) at
+   t[q*(T + SMALL_W) + r]: rows padded by a vector, which keeps them aligned
+   for the vector reads. */
+static INLINE void small_stash(__local real *t, const real v[SMALL_MAXL], const long ps, const int T, const int WG,
+                               const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < T * SMALL_KT / WG; l++)
+        t[SMALL_Q(tid + l * WG) * (T + SMALL_W) + SMALL_R(tid + l * WG)] = v[l];
 }
 
 /* acc[u] (row u of this work-item's block) += its A rows times its B
@@ -282,15 +299,23 @@ static INLINE void small_tile(__local real *at, __local real *bt, const int T, c
     A += member_at(offa, as, al, member);
     B += member_at(offb, bs, bl, member);
     C += member_at(offc, cs, cl, member);
+    const int WG = DIM * DIM;
+    real va[SMALL_MAXL], vb[SMALL_MAXL];
     realW acc[SMALL_W];
 #pragma unroll
     for (int u = 0; u < SMALL_W; u++) acc[u] = (realW)0;
+    small_fetch(va, A, ars, acs, M, K, row0, 0, T, WG, tid);
+    small_fetch(vb, B, bcs, brs, N, K, col0, 0, T, WG, tid);
     for (int k0 = 0; k0 < K; k0 += SMALL_KT) {
-        small_load(at, A, ars, acs, M, K, row0, k0, T, DIM * DIM, tid);
-        small_load(bt, B, bcs, brs, N, K, col0, k0, T, DIM * DIM, tid);
+        small_stash(at, va, acs, T, WG, tid);
+        small_stash(bt, vb, brs, T, WG, tid);
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (k0 + SMALL_KT < K) {
+            small_fetch(va, A, ars, acs, M, K, row0, k0 + SMALL_KT, T, WG, tid);
+            small_fetch(vb, B, bcs, brs, N, K, col0, k0 + SMALL_KT, T, WG, tid);
+        }
         small_step(acc, at, bt, T, tm, tn);
-        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done with the tiles before the next step's copies */
+        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done with the tiles before the next stash */
     }
 #pragma unroll
     for (int u = 0; u < SMALL_W; u++) {
