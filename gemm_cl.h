@@ -30,7 +30,12 @@
        kernels see a row-major C: gemm.h's column-major form of the call, an
        m x n C, is a row-major n x m C with A and B swapped. Small problems
        (m*n*k <= params.direct^3) skip the copies and run a direct kernel
-       instead; the crossover is measured by the tuner.
+       instead; the crossover is measured by the tuner. On GPUs, the members
+       of a batch that would fill at most half of the tiled kernel's tiles
+       (64^3 in 128 x 128) run a small-tile kernel instead: 32 x 32 or
+       64 x 64 tiles read in place through local memory, no copies, each
+       element summed as the direct kernel sums it (params.small: 0 by this
+       rule, 1 never, 32 or 64 that tile for every call past the crossover).
 
    Parameters, tuning and self-check
        For each precision the first call picks a parameter set: the last line
@@ -147,6 +152,8 @@ typedef struct gemm_cl_params {
     int warpm;              /* >0: 32 consecutive work-items are WARPM along M x 32/WARPM along N (GPUs) */
     int regs;               /* >0: registers per work-item the compiler may use (NVIDIA's
                                -cl-nv-maxrregcount; ignored elsewhere); 0 = the driver's choice */
+    int small;              /* batch members' small-tile kernel (host side): 0 = by the member's size on GPUs,
+                               1 = never, 32 or 64 = that tile for every call past the direct crossover */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {
@@ -196,7 +203,9 @@ GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gem
    enqueued, and a refusal names the member at fault and writes nothing; no
    two members may write one element of C. Each member is the single call's
    result, bit for bit where both take the same kernel (a batch may take
-   the tiled kernel where its member alone would take the direct one).
+   the tiled kernel where its member alone would take the direct one; on
+   GPUs, small members take the small kernel, whose sums are bitwise the
+   direct kernel's, where a single call would take the tiled one).
    Strided: member i's A, B, C start at offa + i*stride_a, offb + i*stride_b,
    offc + i*stride_c elements of A, B, C (like CLBlast's GemmStridedBatched);
    a stride of 0 shares A or B among all members. */
@@ -310,8 +319,8 @@ extern "C" {
 /* The kernels, one OpenCL C source in literals each under C99's 4095
    characters (and MSVC's limits); the host prepends the #defines. */
 static const char *const gemm__cl_source[] = {
-/* >>cl gemm: src/cl/gemm.cl (5 literals) */
-    "/* gemm_cl kernels: pack, direct and tiled. The host prepends a parameter set\n"
+/* >>cl gemm: src/cl/gemm.cl (7 literals) */
+    "/* gemm_cl kernels: pack, direct, small (batches) and tiled. The host prepends a parameter set\n"
     "   as #defines; each #ifndef below is the value used when one is left out, so\n"
     "   this file also compiles on its own (tests/test_cl.sh checks it with clang).\n"
     "   Helper functions carry INLINE: they must be inlined before the compiler\n"
@@ -524,6 +533,146 @@ static const char *const gemm__cl_source[] = {
     "    real sum = (real)0;\n"
     "    for (int p = 0; p < K; p++) sum = fma(a[p * acs], b[p * brs], sum);\n"
     "    store_one(C + member_at(offc, cs, cl, member) + i * ldc + j, sum, alpha, beta);\n"
+    "}\n"
+    "\n"
+    "/* Small members of a batch (a 64^3 member fills a quarter of a 128 x 128\n"
+    "   tile of the tiled kernel, and its packs are a second pass over A and B):\n"
+    "   tiles of T x T of C (T = 32 or 64) read in place from A and B through\n"
+    "   local memory, no packing, the next k-step's loads in flight while this\n"
+    "   one is multiplied; DIM x DIM work-items (8 x 8 or 16 x 16), each\n"
+    "   with a SMALL_W x SMALL_W block of C: rows tm*W.., columns tn*W.., read\n"
+    "   from the local tiles as W-vectors (the work-items of a warp read\n"
+    "   consecutive B vectors and a few broadcast A vectors: no bank conflicts).\n"
+    "   Every element is summed in the direct kernel's order, one fma per k, and\n"
+    "   stored as it does: the members are bitwise the direct kernel's. */\n"
+    "#define SMALL_KT 16 /* k-depth of one local-memory step */\n"
+    "#define SMALL_W 4   /* rows and columns of C per work-item */\n"
+    "typedef GLUE(GEMM_CL_REAL, 4) realW;\n"
+    "\n"
+    "/* Element l of this work-item's share of a T x SMALL_KT block of op(X)\n"
+    "   (element (r, q) at X[r*rs + q*ps]): consecutive work-items take\n"
+    "   consecutive addresses, along q where ps == 1 (then 16 of them share a\n"
+    "   row), along r otherwise. */\n"
+    "#define SMALL_R(x) (ps == 1 ? (x) / SMALL_KT : (x) % T)\n"
+    "#define SMALL_Q(x) (ps == 1 ? (x) % SMALL_KT : (x) / T)\n"
+    "#define SMALL_MAXL 8 /* elements of a block per work-item: T * SMALL_KT / WG, 4 or 8 */\n"
+    "\n"
+    "/* This work-item's share of the block at rows r0.., ks q0.., into\n"
+    "   registers (zeros outside R x K): the next block's loads are issued\n"
+    "   before this one is multiplied. */\n"
+    "static INLINE void small_fetch(real v[SMALL_MAXL], const __global real *X, const long rs, const long ps,\n"
+    "                               const int R, const int K, const int r0, const int q0, const int T, const int WG,\n"
+    "                               const int tid)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int l = 0; l < T * SMALL_KT / WG; l++) {\n"
+    "        const int gr = r0 + SMALL_R(tid + l * WG), gq = q0 + SMALL_Q(tid + l * WG);\n"
+    "        v[l] = gr < R && gq < K ? X[gr * rs + gq * ps] : (real)0;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* ...and from the registers into the local tile, element (r, q) at\n"
+    "   t[q*(T + SMALL_W) + r]: rows padded by a vector, which keeps them aligned\n"
+    "   for the vector reads. */\n"
+    "static INLINE void small_stash(__local real *t, const real v[SMALL_MAXL], const long ps, const int T, const int WG,\n"
+    "                               const int tid)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int l = 0; l < T * SMALL_KT / WG; l++)\n"
+    "        t[SMALL_Q(tid + l * WG) * (T + SMALL_W) + SMALL_R(tid + l * WG)] = v[l];\n"
+    "}\n"
+    "\n",
+    "/* acc[u] (row u of this work-item's block) += its A rows times its B\n"
+    "   columns for k row kk of the local tiles. */\n"
+    "#define SMALL_FMA(kk)                                                                                                \\\n"
+    "    do {                                                                                                             \\\n"
+    "        const realW a_ = *(const __local realW *)(at + (kk) * (T + SMALL_W) + tm * SMALL_W);                          \\\n"
+    "        const realW b_ = *(const __local realW *)(bt + (kk) * (T + SMALL_W) + tn * SMALL_W);                          \\\n"
+    "        acc[0] = fma((realW)a_.s0, b_, acc[0]);                                                                      \\\n"
+    "        acc[1] = fma((realW)a_.s1, b_, acc[1]);                                                                      \\\n"
+    "        acc[2] = fma((realW)a_.s2, b_, acc[2]);                                                                      \\\n"
+    "        acc[3] = fma((realW)a_.s3, b_, acc[3]);                                                                      \\\n"
+    "    } while (0)\n"
+    "\n"
+    "/* One k-step, unrolled. */\n"
+    "static INLINE void small_step(realW acc[SMALL_W], const __local real *at, const __local real *bt, const int T,\n"
+    "                              const int tm, const int tn)\n"
+    "{\n"
+    "#pragma unroll\n"
+    "    for (int kk = 0; kk < SMALL_KT; kk++) SMALL_FMA(kk);\n"
+    "}\n"
+    "\n"
+    "/* One T x T tile of C of member first + get_group_id(2), with the direct\n"
+    "   kernel's arguments; at, bt: the kernel's local tiles. The zeros of a\n"
+    "   partial last k-step add nothing: fma(0, 0, s) is s for every s but -0,\n"
+    "   and a sum that starts at +0 never becomes -0. */\n"
+    "static INLINE void small_tile(__local real *at, __local real *bt, const int T, const int DIM, const int M,\n"
+    "                              const int N, const int K, const real alpha, const real beta,\n"
+    "                              const __global real *A, const long offa, const long as, const __global long *al,\n"
+    "                              const long ars, const long acs,\n"
+    "                              const __global real *B, const long offb, const long bs, const __global long *bl,\n"
+    "                              const long brs, const long bcs,\n"
+    "                              __global real *C, const long offc, const long cs, const __global long *cl,\n"
+    "                              const long ldc, const long first)\n"
+    "{\n"
+    "    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1), tid = tm * DIM + tn;\n"
+    "    const int row0 = (int)get_group_id(1) * T, col0 = (int)get_group_id(0) * T;\n"
+    "    const long member = first + (long)get_group_id(2);\n"
+    "    A += member_at(offa, as, al, member);\n"
+    "    B += member_at(offb, bs, bl, member);\n"
+    "    C += member_at(offc, cs, cl, member);\n"
+    "    const int WG = DIM * DIM;\n"
+    "    real va[SMALL_MAXL], vb[SMALL_MAXL];\n"
+    "    realW acc[SMALL_W];\n"
+    "#pragma unroll\n"
+    "    for (int u = 0; u < SMALL_W; u++) acc[u] = (realW)0;\n"
+    "    small_fetch(va, A, ars, acs, M, K, row0, 0, T, WG, tid);\n"
+    "    small_fetch(vb, B, bcs, brs, N, K, col0, 0, T, WG, tid);\n"
+    "    for (int k0 = 0; k0 < K; k0 += SMALL_KT) {\n"
+    "        small_stash(at, va, acs, T, WG, tid);\n"
+    "        small_stash(bt, vb, brs, T, WG, tid);\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "        if (k0 + SMALL_KT < K) {\n"
+    "            small_fetch(va, A, ars, acs, M, K, row0, k0 + SMALL_KT, T, WG, tid);\n"
+    "            small_fetch(vb, B, bcs, brs, N, K, col0, k0 + SMALL_KT, T, WG, tid);\n"
+    "        }\n"
+    "        small_step(acc, at, bt, T, tm, tn);\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done with the tiles before the next stash */\n"
+    "    }\n"
+    "#pragma unroll\n"
+    "    for (int u = 0; u < SMALL_W; u++) {\n"
+    "        const int i = row0 + tm * SMALL_W + u;\n"
+    "        if (i >= M) continue;\n"
+    "#pragma unroll\n"
+    "        for (int v = 0; v < SMALL_W; v++) {\n"
+    "            const int j = col0 + tn * SMALL_W + v;\n"
+    "            if (j < N) store_one(C + (long)i * ldc + j, GET4(acc[u], v), alpha, beta);\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n",
+    "#define SMALL_ARGS                                                                                                   \\\n"
+    "    const int M, const int N, const int K, const real alpha, const real beta, const __global real *A,                \\\n"
+    "        const long offa, const long as, const __global long *al, const long ars, const long acs,                     \\\n"
+    "        const __global real *B, const long offb, const long bs, const __global long *bl, const long brs,             \\\n"
+    "        const long bcs, __global real *C, const long offc, const long cs, const __global long *cl, const long ldc,   \\\n"
+    "        const long first\n"
+    "#define SMALL_PASS \\\n"
+    "    M, N, K, alpha, beta, A, offa, as, al, ars, acs, B, offb, bs, bl, brs, bcs, C, offc, cs, cl, ldc, first\n"
+    "\n"
+    "/* 32 x 32 tiles, 8 x 8 work-items; and 64 x 64 tiles, 16 x 16 work-items. */\n"
+    "__kernel __attribute__((reqd_work_group_size(8, 8, 1))) void gemm_cl_small32(SMALL_ARGS)\n"
+    "{\n"
+    "    __local real at[SMALL_KT * (32 + SMALL_W)] __attribute__((aligned(32)));\n"
+    "    __local real bt[SMALL_KT * (32 + SMALL_W)] __attribute__((aligned(32)));\n"
+    "    small_tile(at, bt, 32, 8, SMALL_PASS);\n"
+    "}\n"
+    "\n"
+    "__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void gemm_cl_small64(SMALL_ARGS)\n"
+    "{\n"
+    "    __local real at[SMALL_KT * (64 + SMALL_W)] __attribute__((aligned(32)));\n"
+    "    __local real bt[SMALL_KT * (64 + SMALL_W)] __attribute__((aligned(32)));\n"
+    "    small_tile(at, bt, 64, 16, SMALL_PASS);\n"
     "}\n"
     "\n"
     "/* The distance between two k rows of a packed operand (Rp x Kp in tiles of\n"
@@ -907,7 +1056,8 @@ static int gemm__cl_bytes(int64_t rows, int64_t cols, size_t elem, size_t *bytes
 
 /* The fields of gemm_cl_params in tuning-file order, with their names and
    what they are: a #define of the kernel source, a build option (REGS), or
-   the host's own (DIRECT, the crossover: not part of the program). Fields
+   the host's own (DIRECT, the crossover, and SMALL, the batches' small
+   kernel: not part of the program). Fields
    added later are optional: a line without them means 0. */
 typedef enum gemm__cl_field_kind { GEMM__CL_HOST = 0, GEMM__CL_DEFINE = 1, GEMM__CL_OPTION = 2 } gemm__cl_field_kind;
 
@@ -933,6 +1083,7 @@ static const gemm__cl_field gemm__cl_fields[] = {
     {"DB", offsetof(gemm_cl_params, db), GEMM__CL_DEFINE, 1},
     {"WARPM", offsetof(gemm_cl_params, warpm), GEMM__CL_DEFINE, 1},
     {"REGS", offsetof(gemm_cl_params, regs), GEMM__CL_OPTION, 1},
+    {"SMALL", offsetof(gemm_cl_params, small), GEMM__CL_HOST, 1},
 };
 #define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
 
@@ -987,7 +1138,7 @@ static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
     return ok;
 }
 
-/* Do a and b make the same program? DIRECT is not part of its identity. */
+/* Do a and b make the same program? DIRECT and SMALL are not part of its identity. */
 static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *b)
 {
     size_t i;
@@ -1004,6 +1155,13 @@ static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p
         if (gemm__cl_fields[i].kind == GEMM__CL_DEFINE)
             used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
                                      gemm__cl_field_get(p, i));
+}
+
+/* The small kernel with T x T tiles (32, 64) runs on the device: (T/4)^2
+   work-items, two local tiles of 16 x (T + 4) elements (gemm.cl). */
+static int gemm__cl_small_fits(int tile, size_t max_wg, cl_ulong local_mem, size_t elem)
+{
+    return (size_t)(tile / 4) * (size_t)(tile / 4) <= max_wg && (cl_ulong)(2 * 16 * (tile + 4)) * elem <= local_mem;
 }
 
 static int gemm__cl_vector_width_ok(int v) { return v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }
@@ -1028,6 +1186,9 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
     if (p->warpm != 0 && (!gemm__cl_vector_width_ok(p->warpm) || p->mdimc % p->warpm || p->ndimc % (32 / p->warpm)))
         return "WARPM must be 1, 2, 4, 8 or 16, divide MDIMC, and 32/WARPM divide NDIMC";
     if (p->regs != 0 && (p->regs < 16 || p->regs > 255)) return "REGS is 0 (the driver's choice) or 16..255";
+    if (p->small != 0 && p->small != 1 && p->small != 32 && p->small != 64) return "SMALL is 0, 1, 32 or 64";
+    if (p->small > 1 && !gemm__cl_small_fits(p->small, max_wg, local_mem, elem))
+        return "SMALL's tile needs more work-items or local memory than the device has";
     if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
                    (size_t)(1 + p->db)) > local_mem)
         return "the local-memory tiles exceed the device's local memory";
@@ -1176,7 +1337,9 @@ typedef struct gemm__cl_program {
     gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
     cl_kernel pack, pack_rows, direct, tiled;
+    cl_kernel small[2]; /* 32 x 32 and 64 x 64 tiles */
     int checked; /* 0 not yet, 1 passed, -1 failed */
+    int small_bad; /* the small kernel failed its self-check: batches keep the packed path */
     int cached;  /* loaded from the disk cache, not compiled */
 } gemm__cl_program;
 
@@ -1224,6 +1387,8 @@ static void gemm__cl_program_free(gemm__cl_program *g)
     if (g->pack_rows) clReleaseKernel(g->pack_rows);
     if (g->direct) clReleaseKernel(g->direct);
     if (g->tiled) clReleaseKernel(g->tiled);
+    if (g->small[0]) clReleaseKernel(g->small[0]);
+    if (g->small[1]) clReleaseKernel(g->small[1]);
     if (g->program) clReleaseProgram(g->program);
     GEMM_FREE(g);
 }
@@ -1752,11 +1917,12 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     gemm__cl_program *g;
     cl_int e = CL_SUCCESS;
     gemm_status s;
-    for (g = ctx->programs; g; g = g->next)
-        if (g->prec == prec && gemm__cl_same_program(&g->params, p)) { *out = g; return GEMM_OK; }
+    /* checked first: the host's fields (DIRECT, SMALL) differ between sets sharing a program */
     gemm_cl_params_str(p, pstr, sizeof pstr);
     if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm_precision_size(prec))) != NULL)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl: parameter set %s: %s", pstr, why);
+    for (g = ctx->programs; g; g = g->next)
+        if (g->prec == prec && gemm__cl_same_program(&g->params, p)) { *out = g; return GEMM_OK; }
     g = (gemm__cl_program *)gemm__cl_malloc(sizeof *g);
     if (!g) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: out of host memory");
     memset(g, 0, sizeof *g);
@@ -1770,6 +1936,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     if (e == CL_SUCCESS) g->pack_rows = clCreateKernel(g->program, "gemm_cl_pack_rows", &e);
     if (e == CL_SUCCESS) g->direct = clCreateKernel(g->program, "gemm_cl_direct", &e);
     if (e == CL_SUCCESS) g->tiled = clCreateKernel(g->program, "gemm_cl_tiled", &e);
+    if (e == CL_SUCCESS) g->small[0] = clCreateKernel(g->program, "gemm_cl_small32", &e);
+    if (e == CL_SUCCESS) g->small[1] = clCreateKernel(g->program, "gemm_cl_small64", &e);
     if (e != CL_SUCCESS) {
         gemm__cl_program_free(g);
         return gemm__cl_fail(e, "clCreateKernel");
@@ -1951,14 +2119,17 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     return GEMM_OK;
 }
 
-/* The direct kernel on members [first, first + n): one work-item per
-   element of C; `scale`: C = beta*C, A and B unread. */
+/* The direct kernel (tile 0) on members [first, first + n): one work-item
+   per element of C, `scale`: C = beta*C, A and B unread; or the small
+   kernel with tile x tile tiles (32, 64) of (tile/4)^2 work-items: the
+   same arguments. */
 static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
-                                       int scale, double alpha, double beta, int64_t first, int64_t n, cl_uint nw,
-                                       const cl_event *wait, cl_event *event)
+                                       int tile, int scale, double alpha, double beta, int64_t first, int64_t n,
+                                       cl_uint nw, const cl_event *wait, cl_event *event)
 {
-    size_t local[3] = {8, 8, 1}, global[3];
-    gemm__cl_args a = gemm__cl_args_of(g->direct);
+    cl_kernel kernel = tile == 64 ? g->small[1] : tile == 32 ? g->small[0] : g->direct;
+    size_t side = tile ? (size_t)tile / 4 : 8, local[3], global[3];
+    gemm__cl_args a = gemm__cl_args_of(kernel);
     cl_int e;
     gemm__cl_arg_int(&a, c->m);
     gemm__cl_arg_int(&a, c->n);
@@ -1983,24 +2154,29 @@ static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_progr
     gemm__cl_arg_mem(&a, c->cl);
     gemm__cl_arg_long(&a, c->ldc);
     gemm__cl_arg_long(&a, first);
-    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (direct)");
-    global[0] = (size_t)gemm__cl_roundup(c->n, 8);
-    global[1] = (size_t)gemm__cl_roundup(c->m, 8);
+    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, tile ? "clSetKernelArg (small)" : "clSetKernelArg (direct)");
+    /* a work-item per element, or per 4 x 4 block of a tile */
+    local[0] = local[1] = side;
+    local[2] = 1;
+    global[0] = (size_t)(tile ? gemm__cl_roundup(c->n, tile) / 4 : gemm__cl_roundup(c->n, 8));
+    global[1] = (size_t)(tile ? gemm__cl_roundup(c->m, tile) / 4 : gemm__cl_roundup(c->m, 8));
     global[2] = (size_t)n;
-    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 3, NULL, global, local, nw, nw ? wait : NULL, event);
-    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (direct)");
+    e = clEnqueueNDRangeKernel(lane->queue, kernel, 3, NULL, global, local, nw, nw ? wait : NULL, event);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, tile ? "clEnqueueNDRangeKernel (small)"
+                                                             : "clEnqueueNDRangeKernel (direct)");
 }
 
-/* Every member through the direct kernel, 65535 to a launch. */
+/* Every member through the direct kernel (tile 0) or the small one, 65535
+   to a launch. */
 static gemm_status gemm__cl_run_direct_all(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
-                                           const gemm__cl_call *c, int scale, double alpha, double beta, cl_uint nw,
-                                           const cl_event *wait, cl_event *event)
+                                           const gemm__cl_call *c, int tile, int scale, double alpha, double beta,
+                                           cl_uint nw, const cl_event *wait, cl_event *event)
 {
     int64_t first, n, chunk = gemm__cl_chunk(ctx, c->count, 0);
     gemm_status s = GEMM_OK;
     for (first = 0; first < c->count && s == GEMM_OK; first += n) {
         n = c->count - first < chunk ? c->count - first : chunk;
-        s = gemm__cl_run_direct(lane, g, c, scale, alpha, beta, first, n, first ? 0 : nw, wait,
+        s = gemm__cl_run_direct(lane, g, c, tile, scale, alpha, beta, first, n, first ? 0 : nw, wait,
                                 first + n == c->count ? event : NULL);
     }
     return s;
@@ -2144,24 +2320,59 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
 }
 
 /* Which kernel runs a call: by size against the choice's crossover, or forced. */
-typedef enum gemm__cl_path { GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2 } gemm__cl_path;
+typedef enum gemm__cl_path {
+    GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2, GEMM__CL_SMALL = 3
+} gemm__cl_path;
+
+/* The small kernel's tile for a call past the direct crossover, or 0 for
+   the tiled kernel. SMALL forces it (32, 64: that tile; 1: never); by size
+   (SMALL = 0) it takes the members of a batch, on GPUs, whose tiles of the
+   tiled kernel would be at most half full (M x N inside Mp x Np, rounded up
+   to MWG x NWG): there most of its work is padding, and its packs, a second
+   pass over A and B, cost as much as the product (64^3 members in 128 x 128
+   tiles ran at a third of CLBlast's direct kernel on an H200). The tile is
+   64 x 64 unless the member is at most 32 wide in M or N (a 64 tile would
+   then be half empty too). CPUs keep the packed path: PoCL's tiled sets run
+   contiguous rows per work-item, where packing pays even for small members.
+   A program whose small kernel failed its self-check keeps it too. */
+static int gemm__cl_small_tile(const gemm_cl_context *ctx, const gemm__cl_program *g, const gemm__cl_call *c,
+                               const gemm_cl_params *set, gemm__cl_path path)
+{
+    size_t elem = gemm_precision_size(g->prec);
+    double Mp = (double)gemm__cl_roundup(c->m, g->params.mwg), Np = (double)gemm__cl_roundup(c->n, g->params.nwg);
+    /* fp64 keeps the 32x32 tile up to 64 rows and columns: on the H100, 64^3 x 10000 ran at 7.5 TFLOP/s with
+       it and 6.2 with 64x64 (fp32: 12.5 and 16.5, so fp32 takes 64 from 33 on) */
+    int most32 = elem == 8 ? 64 : 32;
+    int tile = c->m > most32 && c->n > most32 && gemm__cl_small_fits(64, ctx->max_wg, ctx->local_mem, elem) ? 64 : 32;
+    if (path == GEMM__CL_SMALL) return tile;
+    if (path != GEMM__CL_BY_SIZE) return 0;
+    if (set->small > 1) return set->small;
+    if (set->small == 1 || g->small_bad || c->count < 2 || (ctx->type & CL_DEVICE_TYPE_CPU) ||
+        !gemm__cl_small_fits(32, ctx->max_wg, ctx->local_mem, elem))
+        return 0;
+    return 2.0 * (double)c->m * (double)c->n <= Mp * Np ? tile : 0;
+}
 
 /* Enqueues a batch (p->work is SCALE or FULL) with program g on lane's
    queue; lock held. By size, the direct kernel takes it when the batch's
    whole volume is below the crossover: the tiled kernel's work-groups and
-   copies pay off once a product is large, or members are many. */
+   copies pay off once a product is large, or members are many; past the
+   crossover, small members take the small kernel (gemm__cl_small_tile). */
 static gemm_status gemm__cl_enqueue_batch(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
                                           const gemm__problem *p, const gemm__cl_operands *o,
                                           const gemm__cl_members *mb, double alpha, double beta, gemm__cl_path path,
                                           cl_uint nw, const cl_event *wait, cl_event *event)
 {
-    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
+    const gemm_cl_params *set = &gemm__cl_choice_of(ctx, g->prec)->params;
+    double d = path == GEMM__CL_BY_SIZE ? (double)set->direct : 0;
     double volume = (double)p->m * (double)p->n * (double)p->k * (double)mb->count;
-    int scale = p->work == GEMM__WORK_SCALE;
+    int scale = p->work == GEMM__WORK_SCALE, tile;
     gemm__cl_call c;
     gemm__cl_call_of(p, o, mb, &c);
     if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
-        return gemm__cl_run_direct_all(ctx, lane, g, &c, scale, alpha, beta, nw, wait, event);
+        return gemm__cl_run_direct_all(ctx, lane, g, &c, 0, scale, alpha, beta, nw, wait, event);
+    if ((tile = gemm__cl_small_tile(ctx, g, &c, set, path)) > 0)
+        return gemm__cl_run_direct_all(ctx, lane, g, &c, tile, 0, alpha, beta, nw, wait, event);
     return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
 }
 
@@ -2349,14 +2560,17 @@ static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, co
 }
 
 /* One small problem through one kernel of g (path), against the reference:
-   for the tiled kernel several tiles and ragged edges in every dimension.
+   for the tiled kernel several tiles and ragged edges in every dimension;
+   for the small kernel (path SMALL) 2 x 2 tiles of 64 with ragged edges
+   and a partial k-step when `big`, else 5 x 7 x 9 (a 32 tile).
    GEMM_ERR_DEVICE for a wrong result; any other failure (memory, the
    device) is the status of that failure. */
-static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
+static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path, int big)
 {
     const gemm_cl_params *p = &g->params;
     int tiled = path == GEMM__CL_TILED, f64 = g->prec == GEMM_F64;
-    int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
+    int64_t m = tiled ? 2 * p->mwg + 3 : big ? 67 : 5, n = tiled ? 2 * p->nwg + 5 : big ? 69 : 7;
+    int64_t k = tiled ? 2 * p->kwg + 7 : big ? 39 : 9;
     int64_t i, cnt = m * n + m * k + k * n;
     gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
     gemm_transpose ta = tiled ? GEMM_NO_TRANS : GEMM_TRANS, tb = tiled ? GEMM_TRANS : GEMM_NO_TRANS;
@@ -2395,13 +2609,22 @@ static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g
     return s;
 }
 
-/* Checks g once, both kernels: 1 when right, -1 when wrong (or when the
+/* Checks g once, every kernel: 1 when right, -1 when wrong (or when the
    device cannot run it), 0 when a transient failure (memory) left the
-   question open: then *status says why and the next call asks again. */
+   question open: then *status says why and the next call asks again. The
+   small kernel (both tiles, where the device runs them) is an option of
+   batches: when it alone fails, g stays usable without it (small_bad). */
 static int gemm__cl_check(gemm_cl_context *ctx, gemm__cl_program *g, gemm_status *status)
 {
-    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT);
-    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED);
+    size_t elem = gemm_precision_size(g->prec);
+    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT, 0), t = GEMM_OK;
+    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED, 0);
+    if (s == GEMM_OK && gemm__cl_small_fits(32, ctx->max_wg, ctx->local_mem, elem))
+        t = gemm__cl_check_path(ctx, g, GEMM__CL_SMALL, 0);
+    if (s == GEMM_OK && t == GEMM_OK && gemm__cl_small_fits(64, ctx->max_wg, ctx->local_mem, elem))
+        t = gemm__cl_check_path(ctx, g, GEMM__CL_SMALL, 1);
+    g->small_bad = t != GEMM_OK && t != GEMM_ERR_OUT_OF_MEMORY;
+    if (t == GEMM_ERR_OUT_OF_MEMORY) s = t;
     *status = s;
     return s == GEMM_OK ? 1 : s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
 }
@@ -2435,6 +2658,11 @@ static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const
         }
         if (*out && verdict != 0) (*out)->checked = verdict;
         if (*out && verdict < 0 && ctx->cache_dir[0]) gemm__cl_uncache(ctx, *out);
+    }
+    if (s == GEMM_OK && *out && p->small > 1 && (*out)->small_bad) { /* the set asks for the kernel that failed */
+        s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: SMALL=%d: the %s small kernel failed its self-check on %s", p->small,
+                       gemm_precision_name(prec), ctx->device_name);
+        verdict = -1;
     }
     if (bad) *bad = verdict < 0;
     return s;

@@ -6,16 +6,17 @@
                         [--no-clblast] [--paths]
    Default shapes: 16^3 x 10000, 64^3 x 1000, 256^3 x 50 on a CPU device;
    64^3 x 10000, 256^3 x 1000, 1024^3 x 16 on a GPU. GEMM_CL_DEVICE picks
-   the device. --paths adds gemm_cl with the other kernel forced (the
-   direct one where the crossover picks pack + tiled, and the reverse), to
-   place the crossover on a new device.
+   the device. --paths adds gemm_cl with each of its kernels forced (pack +
+   tiled, direct, small with 32 x 32 and with 64 x 64 tiles: the parameter
+   set's host fields DIRECT and SMALL, one program), to place the crossover
+   and the small-kernel rule on a new device.
 
    Protocol (../shared/BENCHMARKS.md): row-major NN, alpha 1, beta 0, data
    on the device, random in [-0.5, 0.5); one warm-up batch each (CLBlast's
-   first, which compiles its kernels, is timed and reported), checked on 48
-   sampled elements of the first, a middle and the last member against sums
-   in double; then the contenders' batches interleaved (A B A B), each timed
-   from enqueue to clFinish; the median of the repeats (at least 5, or as
+   first, which compiles its kernels, is timed and reported), into a C of
+   NaNs, checked on 48 sampled elements of the first, a middle and the
+   last member against sums in double; then the contenders' batches
+   interleaved (A B A B), each timed from enqueue to clFinish; the median of the repeats (at least 5, or as
    many as fit in about 2 s, at most 30; 3 with --quick) with min and max. */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cl.h"
@@ -37,14 +38,17 @@ int CLBlastDgemmStridedBatched(int layout, int ta, int tb, size_t m, size_t n, s
 #define HAVE_CLBLAST 0
 #endif
 
-/* The contenders, in column order. */
-enum { OURS = 0, OTHER = 1, CLBLAST = 2, NWHO = 3 };
-static const char *const who_name[NWHO] = {"gemm_cl", "gemm_cl other kernel", "CLBlast"};
+/* The contenders, in column order: gemm_cl by its own rules, then with
+   each kernel forced (--paths), then CLBlast. */
+enum { OURS = 0, TILED = 1, DIRECT = 2, SMALL32 = 3, SMALL64 = 4, CLBLAST = 5, NWHO = 6 };
+static const char *const who_name[NWHO] = {"gemm_cl", "tiled", "direct", "small32", "small64", "CLBlast"};
+static const char *const who_csv[NWHO] = {"gemm_cl", "gemm_cl-tiled", "gemm_cl-direct", "gemm_cl-small32",
+                                          "gemm_cl-small64", "CLBlast"};
 
 static gemm_cl_context *cl;
 static cl_context context;
 static cl_command_queue queue;
-static int enabled[NWHO] = {1, 0, HAVE_CLBLAST};
+static int enabled[NWHO] = {1, 0, 0, 0, 0, HAVE_CLBLAST};
 static const char *label = "";
 
 typedef struct batch {
@@ -52,7 +56,7 @@ typedef struct batch {
     int64_t n, count;
     cl_mem A, B, C;
     battery_buf hA, hB;
-    gemm_cl_params own, other; /* the set in use, and the same with the other kernel forced */
+    gemm_cl_params set[CLBLAST]; /* the set in use, and the same with each kernel forced */
 } batch;
 
 static int run_gemm_cl(batch *b)
@@ -85,13 +89,13 @@ static int run_clblast(batch *b)
 }
 
 /* One batch by `who`, waited for; seconds, or -1 on failure. gemm_cl's
-   two columns switch parameter sets, which is cheap: they differ in DIRECT
-   alone, the host's crossover, and share one program. */
+   columns switch parameter sets, which is cheap: they differ in DIRECT and
+   SMALL alone, the host's fields, and share one program. */
 static double run_once(int who, batch *b)
 {
     double t0;
     int r;
-    if (who != CLBLAST && gemm_cl_set_params(cl, b->prec, who == OURS ? &b->own : &b->other) != GEMM_OK) return -1;
+    if (who != CLBLAST && gemm_cl_set_params(cl, b->prec, &b->set[who]) != GEMM_OK) return -1;
     t0 = gemm__cl_now();
     r = who == CLBLAST ? run_clblast(b) : run_gemm_cl(b);
     if (r < 0 || clFinish(queue) != CL_SUCCESS) return -1;
@@ -123,6 +127,21 @@ static int member_ok(const batch *b, int64_t member)
     return ok;
 }
 
+/* C filled with NaN before each contender's checked batch: one that
+   writes nothing cannot pass on the previous one's results. */
+static void poison(const batch *b)
+{
+    const float fnan = NAN;
+    const double dnan = NAN;
+    size_t es = b->prec == GEMM_F32 ? sizeof(float) : sizeof(double);
+    if (clEnqueueFillBuffer(queue, b->C, b->prec == GEMM_F32 ? (const void *)&fnan : (const void *)&dnan, es, 0,
+                            (size_t)(b->n * b->n * b->count) * es, 0, NULL, NULL) != CL_SUCCESS ||
+        clFinish(queue) != CL_SUCCESS) {
+        fprintf(stderr, "bench_cl_batch: clEnqueueFillBuffer failed\n");
+        exit(1);
+    }
+}
+
 static int batch_ok(const batch *b)
 {
     return member_ok(b, 0) && member_ok(b, b->count / 2) && member_ok(b, b->count - 1);
@@ -140,7 +159,7 @@ static void batch_make(batch *b, gemm_precision prec, int64_t n, int64_t count)
 {
     gemm_cl_kernel_info info;
     uint64_t st = 42;
-    double volume = (double)n * n * n * (double)count;
+    int who;
     b->prec = prec; b->n = n; b->count = count;
     b->hA = battery_buf_new(prec, (size_t)(n * n * count));
     b->hB = battery_buf_new(prec, (size_t)(n * n * count));
@@ -150,9 +169,12 @@ static void batch_make(batch *b, gemm_precision prec, int64_t n, int64_t count)
     b->B = upload(&b->hB);
     b->C = upload(&b->hA);
     gemm_cl_kernel_info_get(cl, prec, &info);
-    b->own = b->other = info.params;
-    /* the other kernel: the direct one if the crossover picks pack + tiled, else pack + tiled */
-    b->other.direct = volume <= (double)info.params.direct * info.params.direct * info.params.direct ? 0 : 1 << 20;
+    for (who = 0; who < CLBLAST; who++) {
+        b->set[who] = info.params;
+        if (who == OURS) continue;
+        b->set[who].direct = who == DIRECT ? 1 << 20 : 0; /* 2^60 >= any batch's volume */
+        b->set[who].small = who == SMALL32 ? 32 : who == SMALL64 ? 64 : 1;
+    }
 }
 
 static void batch_free(batch *b)
@@ -169,13 +191,14 @@ static int measure(gemm_precision prec, int64_t n, int64_t count, int quick, FIL
 {
     static int clblast_first_done[2];
     batch b;
-    double t[NWHO][32], gf[NWHO][3], first[NWHO] = {0, 0, 0}, sum = 0;
+    double t[NWHO][32], gf[NWHO][3], first[NWHO] = {0}, sum = 0;
     double flops = 2.0 * (double)n * n * n * (double)count;
-    int reps, r, who, ok[NWHO] = {1, 1, 1};
+    int reps, r, who, all_ok = 1, ok[NWHO] = {1, 1, 1, 1, 1, 1};
     const char *pname = prec == GEMM_F32 ? "fp32" : "fp64";
     batch_make(&b, prec, n, count);
     for (who = 0; who < NWHO; who++) {
         if (!enabled[who]) continue;
+        poison(&b);
         first[who] = run_once(who, &b);
         ok[who] = first[who] >= 0 && batch_ok(&b);
         if (who == CLBLAST && !clblast_first_done[prec == GEMM_F64]) {
@@ -198,7 +221,11 @@ static int measure(gemm_precision prec, int64_t n, int64_t count, int quick, FIL
         gf[who][0] = t[who][0] < 0 ? 0 : flops / t[who][reps / 2] * 1e-9;
         gf[who][1] = t[who][0] < 0 ? 0 : flops / t[who][reps - 1] * 1e-9;
         gf[who][2] = t[who][0] < 0 ? 0 : flops / t[who][0] * 1e-9;
-        printf(" | %8.1f [%7.1f-%7.1f]%s", gf[who][0], gf[who][1], gf[who][2], ok[who] ? "  " : " !");
+        if (who == OURS || who == CLBLAST)
+            printf(" | %8.1f [%7.1f-%7.1f]%s", gf[who][0], gf[who][1], gf[who][2], ok[who] ? "  " : " !");
+        else
+            printf(" | %8.1f%s", gf[who][0], ok[who] ? "  " : " !");
+        if (who != CLBLAST) all_ok &= ok[who];
     }
     if (enabled[CLBLAST]) printf(" | %5.2f", gf[OURS][0] / gf[CLBLAST][0]);
     printf("\n");
@@ -206,11 +233,11 @@ static int measure(gemm_precision prec, int64_t n, int64_t count, int quick, FIL
     for (who = 1; csv && who < NWHO; who++)
         if (enabled[who])
             fprintf(csv, "opencl-batch,%s,%lld,%lld,%.2f,%s,%.2f,%.3f,%s\n", prec == GEMM_F32 ? "f32" : "f64",
-                    (long long)n, (long long)count, gf[OURS][0], who == CLBLAST ? "CLBlast" : "gemm_cl-other-kernel",
-                    gf[who][0], gf[OURS][0] / gf[who][0], label);
-    gemm_cl_set_params(cl, prec, &b.own);
+                    (long long)n, (long long)count, gf[OURS][0], who_csv[who], gf[who][0],
+                    gf[who][0] > 0 ? gf[OURS][0] / gf[who][0] : 0.0, label);
+    gemm_cl_set_params(cl, prec, &b.set[OURS]);
     batch_free(&b);
-    return ok[OURS] && ok[OTHER];
+    return all_ok;
 }
 
 /* "n:count,..." into the arrays; returns how many. */
@@ -231,7 +258,7 @@ static int parse_shapes(const char *arg, int64_t *n, int64_t *count, int max)
 int main(int argc, char **argv)
 {
     int64_t n[16], count[16];
-    int nshapes = 0, i, pi, quick = 0, ok = 1;
+    int nshapes = 0, i, pi, quick = 0, ok = 1, who;
     const char *precs = "f32,f64", *csv_path = NULL, *shapes = NULL;
     FILE *csv = NULL;
     cl_device_id dev = NULL;
@@ -245,7 +272,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--no-clblast")) enabled[CLBLAST] = 0;
-        else if (!strcmp(argv[i], "--paths")) enabled[OTHER] = 1;
+        else if (!strcmp(argv[i], "--paths"))
+            for (who = TILED; who < CLBLAST; who++) enabled[who] = 1;
         else {
             fprintf(stderr, "usage: %s [--shapes n:count,...] [--prec f32,f64] [--csv FILE] [--label TEXT] [--quick] "
                             "[--no-clblast] [--paths]\n", argv[0]);
@@ -280,7 +308,7 @@ int main(int argc, char **argv)
         printf("%s kernel: %s (%s)\n", pi ? "fp64" : "fp32", pstr, info.origin);
         printf("prec     n x  count");
         for (i = 0; i < NWHO; i++)
-            if (enabled[i]) printf(" | %-26s", who_name[i]);
+            if (enabled[i]) printf(i == OURS || i == CLBLAST ? " | %-26s" : " | %-10s", who_name[i]);
         if (enabled[CLBLAST]) printf(" | /CLBl");
         printf("\n");
         for (i = 0; i < nshapes; i++) ok &= measure(prec, n[i], count[i], quick, csv);

@@ -10,7 +10,9 @@
    too, so a refused batch that wrote anything fails the battery's checks.
    Kernels: the device's own set with the crossover at 0 (pack + tiled for
    every batch) and a direct-only set, so every member is bitwise the single
-   call's; a local-memory set, briefly. Then the batch's own refusals (each
+   call's; a local-memory set, briefly; the small kernel (both tiles) for
+   every call, its batches bitwise the direct kernel's single calls, and
+   the rule that picks it. Then the batch's own refusals (each
    names the member or argument at fault; the device's C is unchanged),
    count 0, shared operands, the wait list and event, and more members than
    one launch takes. --quick: smaller batteries (sanitizers).
@@ -244,6 +246,7 @@ static void battery_both_forms(const char *tag, const char *params, int cases, i
             gemm_cl_kernel_info_get(cl, pr, &info);
             p = info.params;
             p.direct = 0;
+            p.small = 1; /* single calls and batches alike through pack + tiled */
         }
         gemm_cl_params_str(&p, set, sizeof set);
         battery_check(gemm_cl_set_params(cl, pr, &p) == GEMM_OK, "%s: %s set_params %s (%s)", tag,
@@ -527,6 +530,128 @@ static void test_many_members(const char *tag, const char *params)
     dev_free(&C);
 }
 
+/* ---- the small kernel (small members of a batch on GPUs) ---- */
+
+/* The direct set's program with host fields: DIRECT (the crossover) and
+   SMALL (0 by size, 1 never, 32 or 64 the small kernel's tile, forced). */
+#define DIRECT_SET "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0"
+
+static gemm_status use_set(const char *params)
+{
+    gemm_cl_params p;
+    gemm__cl_params_parse(params, &p);
+    return gemm_cl_set_params(cl, GEMM_F32, &p);
+}
+
+/* A batch through the small kernel (tile 32 or 64) against the direct
+   kernel's single calls on each member: the same sums in the same order,
+   bit for bit; both transposes of both operands (its copies read along k
+   or along the rows), edges in every dimension and a partial k-step. */
+static void test_small_is_direct(int tile)
+{
+    enum { M = 67, N = 45, K = 37, MEMBERS = 5 };
+    static const gemm_transpose tr[2] = {GEMM_NO_TRANS, GEMM_TRANS};
+    dev_buf A = dev_new(M * K * MEMBERS, 21), B = dev_new(K * N * MEMBERS, 22), C = dev_new(M * N * MEMBERS, 23);
+    float *got = (float *)malloc(C.n * sizeof(float)), *want = (float *)malloc(C.n * sizeof(float));
+    char set[200];
+    int t, ok;
+    gemm_status s;
+    for (t = 0; t < 4; t++) {
+        gemm_layout lay = t & 1 ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR;
+        gemm_transpose ta = tr[t >> 1], tb = tr[(t + 1) & 1];
+        int64_t lda = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? K : M;
+        int64_t ldb = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? N : K;
+        int64_t ldc = lay == GEMM_ROW_MAJOR ? N : M, i;
+        cl_mem single = buffer_with(GEMM_F32, C.n, C.host, 0, C.n);
+        snprintf(set, sizeof set, DIRECT_SET " DIRECT=0 SMALL=%d", tile);
+        s = use_set(set);
+        if (s == GEMM_OK)
+            s = gemm_cl_sgemm_strided_batched(cl, lay, ta, tb, M, N, K, 1.25f, A.m, 0, lda, M * K, B.m, 0, ldb, K * N,
+                                              -0.5f, C.m, 0, ldc, M * N, MEMBERS, NULL);
+        ok = s == GEMM_OK && use_set(DIRECT_SET " DIRECT=100000 SMALL=1") == GEMM_OK;
+        for (i = 0; i < MEMBERS && ok; i++)
+            ok = gemm_cl_sgemm(cl, lay, ta, tb, M, N, K, 1.25f, A.m, (size_t)(i * M * K), lda, B.m,
+                               (size_t)(i * K * N), ldb, -0.5f, single, (size_t)(i * M * N), ldc, NULL) == GEMM_OK;
+        read_back(GEMM_F32, C.m, 0, C.n, got);
+        read_back(GEMM_F32, single, 0, C.n, want);
+        battery_check(ok && memcmp(got, want, C.n * sizeof(float)) == 0,
+                      "small kernel, %dx%d tiles, %s %c%c, %d members of %dx%dx%d: bitwise the direct kernel's single "
+                      "calls (%s)", tile, tile, lay == GEMM_ROW_MAJOR ? "row-major" : "col-major",
+                      ta == GEMM_NO_TRANS ? 'N' : 'T', tb == GEMM_NO_TRANS ? 'N' : 'T', MEMBERS, M, N, K,
+                      s == GEMM_OK ? "" : gemm_last_error_detail());
+        read_back(GEMM_F32, C.m, 0, C.n, C.host); /* the next case starts from here */
+        clReleaseMemObject(single);
+    }
+    free(got);
+    free(want);
+    dev_free(&A);
+    dev_free(&B);
+    dev_free(&C);
+}
+
+/* The rule that sends a batch to the small kernel (gemm__cl_small_tile),
+   on a copy of the context posing as a GPU and as a CPU, with the H200's
+   tiles: fp32 128 x 128, fp64 64 x 128. */
+static void test_small_rule(void)
+{
+    struct { int64_t m, n, count; int mwg, nwg, small, gpu, path, want; } c[] = {
+        {64, 64, 10000, 128, 128, 0, 1, GEMM__CL_BY_SIZE, 64},  /* a quarter of a tile */
+        {64, 64, 10000, 64, 128, 0, 1, GEMM__CL_BY_SIZE, 64},   /* half: still small */
+        {256, 256, 1000, 128, 128, 0, 1, GEMM__CL_BY_SIZE, 0},  /* full tiles */
+        {100, 120, 1000, 128, 128, 0, 1, GEMM__CL_BY_SIZE, 0},  /* 73% full */
+        {20, 300, 1000, 128, 128, 0, 1, GEMM__CL_BY_SIZE, 32},  /* 20 rows: a 32 tile */
+        {300, 31, 1000, 128, 128, 0, 1, GEMM__CL_BY_SIZE, 32},
+        {64, 64, 1, 128, 128, 0, 1, GEMM__CL_BY_SIZE, 0},       /* a single call keeps its kernel */
+        {64, 64, 10000, 128, 128, 0, 0, GEMM__CL_BY_SIZE, 0},   /* CPUs keep the packed path */
+        {64, 64, 10000, 128, 128, 1, 1, GEMM__CL_BY_SIZE, 0},   /* SMALL=1: never */
+        {256, 256, 1, 128, 128, 32, 0, GEMM__CL_BY_SIZE, 32},   /* SMALL=32: forced, anywhere */
+        {8, 8, 1, 128, 128, 64, 0, GEMM__CL_BY_SIZE, 64},
+        {64, 64, 10000, 128, 128, 64, 1, GEMM__CL_TILED, 0},    /* a forced path wins */
+        {40, 40, 1, 8, 8, 1, 0, GEMM__CL_SMALL, 64},
+        {40, 32, 1, 8, 8, 1, 0, GEMM__CL_SMALL, 32},
+    };
+    gemm_cl_context fake = *cl;
+    gemm__cl_program g;
+    gemm__cl_call call;
+    gemm_cl_params set;
+    size_t i;
+    fake.max_wg = 1024;
+    fake.local_mem = 48 * 1024;
+    memset(&g, 0, sizeof g);
+    memset(&call, 0, sizeof call);
+    g.prec = GEMM_F32;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int got;
+        fake.type = c[i].gpu ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
+        memset(&g.params, 0, sizeof g.params);
+        g.params.mwg = c[i].mwg;
+        g.params.nwg = c[i].nwg;
+        set = g.params;
+        set.small = c[i].small;
+        call.m = c[i].m;
+        call.n = c[i].n;
+        call.count = c[i].count;
+        got = gemm__cl_small_tile(&fake, &g, &call, &set, (gemm__cl_path)c[i].path);
+        battery_check(got == c[i].want, "small-kernel rule: %lld x %lld x %lld members, tiles %dx%d, SMALL=%d, %s, "
+                      "path %d: tile %d (want %d)", (long long)c[i].m, (long long)c[i].n, (long long)c[i].count,
+                      c[i].mwg, c[i].nwg, c[i].small, c[i].gpu ? "GPU" : "CPU", c[i].path, got, c[i].want);
+    }
+    fake.max_wg = 128; /* no 16 x 16 groups: the 32 tile */
+    g.params.mwg = g.params.nwg = 128;
+    set = g.params;
+    fake.type = CL_DEVICE_TYPE_GPU;
+    call.m = call.n = 64;
+    call.count = 100;
+    battery_check(gemm__cl_small_tile(&fake, &g, &call, &set, GEMM__CL_BY_SIZE) == 32,
+                  "small-kernel rule: a device without 256-work-item groups takes the 32 tile");
+    fake.max_wg = 32;
+    battery_check(gemm__cl_small_tile(&fake, &g, &call, &set, GEMM__CL_BY_SIZE) == 0,
+                  "small-kernel rule: a device without 64-work-item groups keeps the packed path");
+    battery_check(use_set(DIRECT_SET " DIRECT=0 SMALL=48") == GEMM_ERR_INVALID_ARG &&
+                  strstr(gemm_last_error_detail(), "SMALL is 0, 1, 32 or 64"),
+                  "SMALL=48 is refused, though the program exists (%s)", gemm_last_error_detail());
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -549,6 +674,12 @@ int main(int argc, char **argv)
                        quick ? 4 : 40, quick ? 60 : 160);
     battery_both_forms("local", "MWG=48 NWG=24 KWG=5 MDIMC=8 NDIMC=4 VWM=2 VWN=2 SA=1 SB=1 PACK=0 DIRECT=0 DB=1",
                        quick ? 2 : 15, 100);
+    /* the small kernel for every call past the crossover (0: every call) */
+    battery_both_forms("small 32", DIRECT_SET " DIRECT=0 SMALL=32", quick ? 4 : 40, quick ? 80 : 160);
+    battery_both_forms("small 64", DIRECT_SET " DIRECT=0 SMALL=64", quick ? 4 : 40, quick ? 80 : 160);
+    test_small_is_direct(32);
+    test_small_is_direct(64);
+    test_small_rule();
     test_strided_refusals();
     test_pointer_refusals();
     test_shared_and_empty();
@@ -557,6 +688,7 @@ int main(int argc, char **argv)
     test_many_members("direct", "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=100000");
     /* a crossover between: single members direct, the batch (70,000 x 30) tiled */
     test_many_members("by size", "MWG=4 NWG=4 KWG=4 MDIMC=2 NDIMC=2 VWM=1 VWN=1 SA=0 SB=0 PACK=1 DIRECT=8");
+    test_many_members("small 32", DIRECT_SET " DIRECT=0 SMALL=32");
     gemm_cl_destroy(cl);
     return battery_summary();
 }

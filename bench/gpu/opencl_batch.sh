@@ -7,7 +7,9 @@
 #   bench  gemm_cl_?gemm_strided_batched beside CLBlast's GemmStridedBatched
 #          (same process and queue, interleaved) at SHAPES (64^3 x 10000,
 #          256^3 x 1000, 1024^3 x 16), fp32 and fp64, with a column for
-#          gemm_cl with its other kernel forced (where the crossover belongs);
+#          gemm_cl with each kernel forced (pack + tiled, direct, the small
+#          kernel with 32x32 and 64x64 tiles: where the crossover and the
+#          small-kernel rule belong; the rule's choice is the gemm_cl column);
 #   then a summary table.
 # Binaries are built on a machine with gcc and the OpenCL headers (no GPU needed):
 #     make gpu-bin-cl-batch     (= bash bench/gpu/opencl_batch.sh build -> .gpu/cl, CLBlast inside)
@@ -100,14 +102,15 @@ fi
 {
     echo "=== summary ($(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $(elapsed))"
     echo "gemm_cl strided batch / CLBlast GemmStridedBatched (GFLOP/s ours, CLBlast); bar >= 1.0;"
-    echo "'other kernel': ours with the other kernel forced (direct <-> pack + tiled), ours / it"
-    printf '%-5s %5s %7s | %-24s | %-16s\n' prec n count "ours/CLBlast" "ours/other kernel"
+    echo "then GFLOP/s of gemm_cl with each kernel forced: the best of them is what the rule should pick"
+    printf '%-5s %5s %7s | %-24s | %7s %7s %7s %7s\n' prec n count "ours/CLBlast" tiled direct small32 small64
     awk -F, '$1 == "opencl-batch" {
             key = $2 " " $3 " " $4; if (!(key in seen)) { seen[key] = 1; order[++k] = key }
             if ($6 == "CLBlast") cl[key] = sprintf("%5.2f (%7.0f, %7.0f)", $8, $5, $7)
-            else other[key] = sprintf("%5.2f (%7.0f)", $8, $7) }
-        END { for (i = 1; i <= k; i++) { split(order[i], f, " ")
-            printf "%-5s %5s %7s | %-24s | %-16s\n", f[1], f[2], f[3], cl[order[i]], other[order[i]] } }' \
+            else g[key, $6] = sprintf("%7.0f", $7) }
+        END { for (i = 1; i <= k; i++) { key = order[i]; split(key, f, " ")
+            printf "%-5s %5s %7s | %-24s | %7s %7s %7s %7s\n", f[1], f[2], f[3], cl[key], g[key, "gemm_cl-tiled"],
+                g[key, "gemm_cl-direct"], g[key, "gemm_cl-small32"], g[key, "gemm_cl-small64"] } }' \
         "$OUT/batch_bench.csv" 2>/dev/null
     echo "tests:"
     grep -E '^[0-9]+ passed, [0-9]+ failed|^test_cl_batch exit|^TIMED OUT|^SKIPPED' "$OUT/batch_tests.log" | sed 's/^/  /'

@@ -36,6 +36,8 @@ typedef struct gemm_cl_params {
     int warpm;              /* >0: 32 consecutive work-items are WARPM along M x 32/WARPM along N (GPUs) */
     int regs;               /* >0: registers per work-item the compiler may use (NVIDIA's
                                -cl-nv-maxrregcount; ignored elsewhere); 0 = the driver's choice */
+    int small;              /* batch members' small-tile kernel (host side): 0 = by the member's size on GPUs,
+                               1 = never, 32 or 64 = that tile for every call past the direct crossover */
 } gemm_cl_params;
 
 typedef struct gemm_cl_kernel_info {
@@ -85,7 +87,9 @@ GEMM_DEF gemm_status gemm_cl_dgemm(gemm_cl_context *ctx, gemm_layout layout, gem
    enqueued, and a refusal names the member at fault and writes nothing; no
    two members may write one element of C. Each member is the single call's
    result, bit for bit where both take the same kernel (a batch may take
-   the tiled kernel where its member alone would take the direct one).
+   the tiled kernel where its member alone would take the direct one; on
+   GPUs, small members take the small kernel, whose sums are bitwise the
+   direct kernel's, where a single call would take the tiled one).
    Strided: member i's A, B, C start at offa + i*stride_a, offb + i*stride_b,
    offc + i*stride_c elements of A, B, C (like CLBlast's GemmStridedBatched);
    a stride of 0 shares A or B among all members. */

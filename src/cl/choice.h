@@ -14,14 +14,17 @@ static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, co
 }
 
 /* One small problem through one kernel of g (path), against the reference:
-   for the tiled kernel several tiles and ragged edges in every dimension.
+   for the tiled kernel several tiles and ragged edges in every dimension;
+   for the small kernel (path SMALL) 2 x 2 tiles of 64 with ragged edges
+   and a partial k-step when `big`, else 5 x 7 x 9 (a 32 tile).
    GEMM_ERR_DEVICE for a wrong result; any other failure (memory, the
    device) is the status of that failure. */
-static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path)
+static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g, gemm__cl_path path, int big)
 {
     const gemm_cl_params *p = &g->params;
     int tiled = path == GEMM__CL_TILED, f64 = g->prec == GEMM_F64;
-    int64_t m = tiled ? 2 * p->mwg + 3 : 5, n = tiled ? 2 * p->nwg + 5 : 7, k = tiled ? 2 * p->kwg + 7 : 9;
+    int64_t m = tiled ? 2 * p->mwg + 3 : big ? 67 : 5, n = tiled ? 2 * p->nwg + 5 : big ? 69 : 7;
+    int64_t k = tiled ? 2 * p->kwg + 7 : big ? 39 : 9;
     int64_t i, cnt = m * n + m * k + k * n;
     gemm_layout lay = tiled ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR;
     gemm_transpose ta = tiled ? GEMM_NO_TRANS : GEMM_TRANS, tb = tiled ? GEMM_TRANS : GEMM_NO_TRANS;
@@ -60,13 +63,22 @@ static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g
     return s;
 }
 
-/* Checks g once, both kernels: 1 when right, -1 when wrong (or when the
+/* Checks g once, every kernel: 1 when right, -1 when wrong (or when the
    device cannot run it), 0 when a transient failure (memory) left the
-   question open: then *status says why and the next call asks again. */
+   question open: then *status says why and the next call asks again. The
+   small kernel (both tiles, where the device runs them) is an option of
+   batches: when it alone fails, g stays usable without it (small_bad). */
 static int gemm__cl_check(gemm_cl_context *ctx, gemm__cl_program *g, gemm_status *status)
 {
-    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT);
-    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED);
+    size_t elem = gemm_precision_size(g->prec);
+    gemm_status s = gemm__cl_check_path(ctx, g, GEMM__CL_DIRECT, 0), t = GEMM_OK;
+    if (s == GEMM_OK) s = gemm__cl_check_path(ctx, g, GEMM__CL_TILED, 0);
+    if (s == GEMM_OK && gemm__cl_small_fits(32, ctx->max_wg, ctx->local_mem, elem))
+        t = gemm__cl_check_path(ctx, g, GEMM__CL_SMALL, 0);
+    if (s == GEMM_OK && t == GEMM_OK && gemm__cl_small_fits(64, ctx->max_wg, ctx->local_mem, elem))
+        t = gemm__cl_check_path(ctx, g, GEMM__CL_SMALL, 1);
+    g->small_bad = t != GEMM_OK && t != GEMM_ERR_OUT_OF_MEMORY;
+    if (t == GEMM_ERR_OUT_OF_MEMORY) s = t;
     *status = s;
     return s == GEMM_OK ? 1 : s == GEMM_ERR_OUT_OF_MEMORY ? 0 : -1;
 }
@@ -100,6 +112,11 @@ static gemm_status gemm__cl_try(gemm_cl_context *ctx, gemm_precision prec, const
         }
         if (*out && verdict != 0) (*out)->checked = verdict;
         if (*out && verdict < 0 && ctx->cache_dir[0]) gemm__cl_uncache(ctx, *out);
+    }
+    if (s == GEMM_OK && *out && p->small > 1 && (*out)->small_bad) { /* the set asks for the kernel that failed */
+        s = gemm__fail(GEMM_ERR_DEVICE, "gemm_cl: SMALL=%d: the %s small kernel failed its self-check on %s", p->small,
+                       gemm_precision_name(prec), ctx->device_name);
+        verdict = -1;
     }
     if (bad) *bad = verdict < 0;
     return s;

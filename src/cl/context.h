@@ -7,7 +7,9 @@ typedef struct gemm__cl_program {
     gemm_cl_params params; /* DIRECT: whichever set built it first; see gemm__cl_choice */
     cl_program program;
     cl_kernel pack, pack_rows, direct, tiled;
+    cl_kernel small[2]; /* 32 x 32 and 64 x 64 tiles */
     int checked; /* 0 not yet, 1 passed, -1 failed */
+    int small_bad; /* the small kernel failed its self-check: batches keep the packed path */
     int cached;  /* loaded from the disk cache, not compiled */
 } gemm__cl_program;
 
@@ -55,6 +57,8 @@ static void gemm__cl_program_free(gemm__cl_program *g)
     if (g->pack_rows) clReleaseKernel(g->pack_rows);
     if (g->direct) clReleaseKernel(g->direct);
     if (g->tiled) clReleaseKernel(g->tiled);
+    if (g->small[0]) clReleaseKernel(g->small[0]);
+    if (g->small[1]) clReleaseKernel(g->small[1]);
     if (g->program) clReleaseProgram(g->program);
     GEMM_FREE(g);
 }

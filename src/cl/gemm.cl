@@ -1,4 +1,4 @@
-/* gemm_cl kernels: pack, direct and tiled. The host prepends a parameter set
+/* gemm_cl kernels: pack, direct, small (batches) and tiled. The host prepends a parameter set
    as #defines; each #ifndef below is the value used when one is left out, so
    this file also compiles on its own (tests/test_cl.sh checks it with clang).
    Helper functions carry INLINE: they must be inlined before the compiler
@@ -211,6 +211,146 @@ __kernel void gemm_cl_direct(const int M, const int N, const int K, const real a
     real sum = (real)0;
     for (int p = 0; p < K; p++) sum = fma(a[p * acs], b[p * brs], sum);
     store_one(C + member_at(offc, cs, cl, member) + i * ldc + j, sum, alpha, beta);
+}
+
+/* Small members of a batch (a 64^3 member fills a quarter of a 128 x 128
+   tile of the tiled kernel, and its packs are a second pass over A and B):
+   tiles of T x T of C (T = 32 or 64) read in place from A and B through
+   local memory, no packing, the next k-step's loads in flight while this
+   one is multiplied; DIM x DIM work-items (8 x 8 or 16 x 16), each
+   with a SMALL_W x SMALL_W block of C: rows tm*W.., columns tn*W.., read
+   from the local tiles as W-vectors (the work-items of a warp read
+   consecutive B vectors and a few broadcast A vectors: no bank conflicts).
+   Every element is summed in the direct kernel's order, one fma per k, and
+   stored as it does: the members are bitwise the direct kernel's. */
+#define SMALL_KT 16 /* k-depth of one local-memory step */
+#define SMALL_W 4   /* rows and columns of C per work-item */
+typedef GLUE(GEMM_CL_REAL, 4) realW;
+
+/* Element l of this work-item's share of a T x SMALL_KT block of op(X)
+   (element (r, q) at X[r*rs + q*ps]): consecutive work-items take
+   consecutive addresses, along q where ps == 1 (then 16 of them share a
+   row), along r otherwise. */
+#define SMALL_R(x) (ps == 1 ? (x) / SMALL_KT : (x) % T)
+#define SMALL_Q(x) (ps == 1 ? (x) % SMALL_KT : (x) / T)
+#define SMALL_MAXL 8 /* elements of a block per work-item: T * SMALL_KT / WG, 4 or 8 */
+
+/* This work-item's share of the block at rows r0.., ks q0.., into
+   registers (zeros outside R x K): the next block's loads are issued
+   before this one is multiplied. */
+static INLINE void small_fetch(real v[SMALL_MAXL], const __global real *X, const long rs, const long ps,
+                               const int R, const int K, const int r0, const int q0, const int T, const int WG,
+                               const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < T * SMALL_KT / WG; l++) {
+        const int gr = r0 + SMALL_R(tid + l * WG), gq = q0 + SMALL_Q(tid + l * WG);
+        v[l] = gr < R && gq < K ? X[gr * rs + gq * ps] : (real)0;
+    }
+}
+
+/* ...and from the registers into the local tile, element (r, q) at
+   t[q*(T + SMALL_W) + r]: rows padded by a vector, which keeps them aligned
+   for the vector reads. */
+static INLINE void small_stash(__local real *t, const real v[SMALL_MAXL], const long ps, const int T, const int WG,
+                               const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < T * SMALL_KT / WG; l++)
+        t[SMALL_Q(tid + l * WG) * (T + SMALL_W) + SMALL_R(tid + l * WG)] = v[l];
+}
+
+/* acc[u] (row u of this work-item's block) += its A rows times its B
+   columns for k row kk of the local tiles. */
+#define SMALL_FMA(kk)                                                                                                \
+    do {                                                                                                             \
+        const realW a_ = *(const __local realW *)(at + (kk) * (T + SMALL_W) + tm * SMALL_W);                          \
+        const realW b_ = *(const __local realW *)(bt + (kk) * (T + SMALL_W) + tn * SMALL_W);                          \
+        acc[0] = fma((realW)a_.s0, b_, acc[0]);                                                                      \
+        acc[1] = fma((realW)a_.s1, b_, acc[1]);                                                                      \
+        acc[2] = fma((realW)a_.s2, b_, acc[2]);                                                                      \
+        acc[3] = fma((realW)a_.s3, b_, acc[3]);                                                                      \
+    } while (0)
+
+/* One k-step, unrolled. */
+static INLINE void small_step(realW acc[SMALL_W], const __local real *at, const __local real *bt, const int T,
+                              const int tm, const int tn)
+{
+#pragma unroll
+    for (int kk = 0; kk < SMALL_KT; kk++) SMALL_FMA(kk);
+}
+
+/* One T x T tile of C of member first + get_group_id(2), with the direct
+   kernel's arguments; at, bt: the kernel's local tiles. The zeros of a
+   partial last k-step add nothing: fma(0, 0, s) is s for every s but -0,
+   and a sum that starts at +0 never becomes -0. */
+static INLINE void small_tile(__local real *at, __local real *bt, const int T, const int DIM, const int M,
+                              const int N, const int K, const real alpha, const real beta,
+                              const __global real *A, const long offa, const long as, const __global long *al,
+                              const long ars, const long acs,
+                              const __global real *B, const long offb, const long bs, const __global long *bl,
+                              const long brs, const long bcs,
+                              __global real *C, const long offc, const long cs, const __global long *cl,
+                              const long ldc, const long first)
+{
+    const int tn = (int)get_local_id(0), tm = (int)get_local_id(1), tid = tm * DIM + tn;
+    const int row0 = (int)get_group_id(1) * T, col0 = (int)get_group_id(0) * T;
+    const long member = first + (long)get_group_id(2);
+    A += member_at(offa, as, al, member);
+    B += member_at(offb, bs, bl, member);
+    C += member_at(offc, cs, cl, member);
+    const int WG = DIM * DIM;
+    real va[SMALL_MAXL], vb[SMALL_MAXL];
+    realW acc[SMALL_W];
+#pragma unroll
+    for (int u = 0; u < SMALL_W; u++) acc[u] = (realW)0;
+    small_fetch(va, A, ars, acs, M, K, row0, 0, T, WG, tid);
+    small_fetch(vb, B, bcs, brs, N, K, col0, 0, T, WG, tid);
+    for (int k0 = 0; k0 < K; k0 += SMALL_KT) {
+        small_stash(at, va, acs, T, WG, tid);
+        small_stash(bt, vb, brs, T, WG, tid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (k0 + SMALL_KT < K) {
+            small_fetch(va, A, ars, acs, M, K, row0, k0 + SMALL_KT, T, WG, tid);
+            small_fetch(vb, B, bcs, brs, N, K, col0, k0 + SMALL_KT, T, WG, tid);
+        }
+        small_step(acc, at, bt, T, tm, tn);
+        barrier(CLK_LOCAL_MEM_FENCE); /* everyone is done with the tiles before the next stash */
+    }
+#pragma unroll
+    for (int u = 0; u < SMALL_W; u++) {
+        const int i = row0 + tm * SMALL_W + u;
+        if (i >= M) continue;
+#pragma unroll
+        for (int v = 0; v < SMALL_W; v++) {
+            const int j = col0 + tn * SMALL_W + v;
+            if (j < N) store_one(C + (long)i * ldc + j, GET4(acc[u], v), alpha, beta);
+        }
+    }
+}
+
+#define SMALL_ARGS                                                                                                   \
+    const int M, const int N, const int K, const real alpha, const real beta, const __global real *A,                \
+        const long offa, const long as, const __global long *al, const long ars, const long acs,                     \
+        const __global real *B, const long offb, const long bs, const __global long *bl, const long brs,             \
+        const long bcs, __global real *C, const long offc, const long cs, const __global long *cl, const long ldc,   \
+        const long first
+#define SMALL_PASS \
+    M, N, K, alpha, beta, A, offa, as, al, ars, acs, B, offb, bs, bl, brs, bcs, C, offc, cs, cl, ldc, first
+
+/* 32 x 32 tiles, 8 x 8 work-items; and 64 x 64 tiles, 16 x 16 work-items. */
+__kernel __attribute__((reqd_work_group_size(8, 8, 1))) void gemm_cl_small32(SMALL_ARGS)
+{
+    __local real at[SMALL_KT * (32 + SMALL_W)] __attribute__((aligned(32)));
+    __local real bt[SMALL_KT * (32 + SMALL_W)] __attribute__((aligned(32)));
+    small_tile(at, bt, 32, 8, SMALL_PASS);
+}
+
+__kernel __attribute__((reqd_work_group_size(16, 16, 1))) void gemm_cl_small64(SMALL_ARGS)
+{
+    __local real at[SMALL_KT * (64 + SMALL_W)] __attribute__((aligned(32)));
+    __local real bt[SMALL_KT * (64 + SMALL_W)] __attribute__((aligned(32)));
+    small_tile(at, bt, 64, 16, SMALL_PASS);
 }
 
 /* The distance between two k rows of a packed operand (Rp x Kp in tiles of

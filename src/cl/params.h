@@ -3,7 +3,8 @@
 
 /* The fields of gemm_cl_params in tuning-file order, with their names and
    what they are: a #define of the kernel source, a build option (REGS), or
-   the host's own (DIRECT, the crossover: not part of the program). Fields
+   the host's own (DIRECT, the crossover, and SMALL, the batches' small
+   kernel: not part of the program). Fields
    added later are optional: a line without them means 0. */
 typedef enum gemm__cl_field_kind { GEMM__CL_HOST = 0, GEMM__CL_DEFINE = 1, GEMM__CL_OPTION = 2 } gemm__cl_field_kind;
 
@@ -29,6 +30,7 @@ static const gemm__cl_field gemm__cl_fields[] = {
     {"DB", offsetof(gemm_cl_params, db), GEMM__CL_DEFINE, 1},
     {"WARPM", offsetof(gemm_cl_params, warpm), GEMM__CL_DEFINE, 1},
     {"REGS", offsetof(gemm_cl_params, regs), GEMM__CL_OPTION, 1},
+    {"SMALL", offsetof(gemm_cl_params, small), GEMM__CL_HOST, 1},
 };
 #define GEMM__CL_NFIELDS (sizeof gemm__cl_fields / sizeof gemm__cl_fields[0])
 
@@ -83,7 +85,7 @@ static int gemm__cl_params_parse(const char *text, gemm_cl_params *p)
     return ok;
 }
 
-/* Do a and b make the same program? DIRECT is not part of its identity. */
+/* Do a and b make the same program? DIRECT and SMALL are not part of its identity. */
 static int gemm__cl_same_program(const gemm_cl_params *a, const gemm_cl_params *b)
 {
     size_t i;
@@ -100,6 +102,13 @@ static void gemm__cl_params_defines(gemm_precision prec, const gemm_cl_params *p
         if (gemm__cl_fields[i].kind == GEMM__CL_DEFINE)
             used += (size_t)snprintf(out + used, size - used, "#define %s %d\n", gemm__cl_fields[i].name,
                                      gemm__cl_field_get(p, i));
+}
+
+/* The small kernel with T x T tiles (32, 64) runs on the device: (T/4)^2
+   work-items, two local tiles of 16 x (T + 4) elements (gemm.cl). */
+static int gemm__cl_small_fits(int tile, size_t max_wg, cl_ulong local_mem, size_t elem)
+{
+    return (size_t)(tile / 4) * (size_t)(tile / 4) <= max_wg && (cl_ulong)(2 * 16 * (tile + 4)) * elem <= local_mem;
 }
 
 static int gemm__cl_vector_width_ok(int v) { return v == 1 || v == 2 || v == 4 || v == 8 || v == 16; }
@@ -124,6 +133,9 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
     if (p->warpm != 0 && (!gemm__cl_vector_width_ok(p->warpm) || p->mdimc % p->warpm || p->ndimc % (32 / p->warpm)))
         return "WARPM must be 1, 2, 4, 8 or 16, divide MDIMC, and 32/WARPM divide NDIMC";
     if (p->regs != 0 && (p->regs < 16 || p->regs > 255)) return "REGS is 0 (the driver's choice) or 16..255";
+    if (p->small != 0 && p->small != 1 && p->small != 32 && p->small != 64) return "SMALL is 0, 1, 32 or 64";
+    if (p->small > 1 && !gemm__cl_small_fits(p->small, max_wg, local_mem, elem))
+        return "SMALL's tile needs more work-items or local memory than the device has";
     if ((cl_ulong)((size_t)p->kwg * ((size_t)p->sa * (size_t)p->mwg + (size_t)p->sb * (size_t)p->nwg) * elem *
                    (size_t)(1 + p->db)) > local_mem)
         return "the local-memory tiles exceed the device's local memory";

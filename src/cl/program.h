@@ -280,11 +280,12 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     gemm__cl_program *g;
     cl_int e = CL_SUCCESS;
     gemm_status s;
-    for (g = ctx->programs; g; g = g->next)
-        if (g->prec == prec && gemm__cl_same_program(&g->params, p)) { *out = g; return GEMM_OK; }
+    /* checked first: the host's fields (DIRECT, SMALL) differ between sets sharing a program */
     gemm_cl_params_str(p, pstr, sizeof pstr);
     if ((why = gemm__cl_params_invalid(p, ctx->max_wg, ctx->local_mem, gemm_precision_size(prec))) != NULL)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_cl: parameter set %s: %s", pstr, why);
+    for (g = ctx->programs; g; g = g->next)
+        if (g->prec == prec && gemm__cl_same_program(&g->params, p)) { *out = g; return GEMM_OK; }
     g = (gemm__cl_program *)gemm__cl_malloc(sizeof *g);
     if (!g) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "gemm_cl: out of host memory");
     memset(g, 0, sizeof *g);
@@ -298,6 +299,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     if (e == CL_SUCCESS) g->pack_rows = clCreateKernel(g->program, "gemm_cl_pack_rows", &e);
     if (e == CL_SUCCESS) g->direct = clCreateKernel(g->program, "gemm_cl_direct", &e);
     if (e == CL_SUCCESS) g->tiled = clCreateKernel(g->program, "gemm_cl_tiled", &e);
+    if (e == CL_SUCCESS) g->small[0] = clCreateKernel(g->program, "gemm_cl_small32", &e);
+    if (e == CL_SUCCESS) g->small[1] = clCreateKernel(g->program, "gemm_cl_small64", &e);
     if (e != CL_SUCCESS) {
         gemm__cl_program_free(g);
         return gemm__cl_fail(e, "clCreateKernel");

@@ -144,14 +144,17 @@ static gemm_status gemm__cl_scratch(gemm_cl_context *ctx, gemm__cl_lane *lane, i
     return GEMM_OK;
 }
 
-/* The direct kernel on members [first, first + n): one work-item per
-   element of C; `scale`: C = beta*C, A and B unread. */
+/* The direct kernel (tile 0) on members [first, first + n): one work-item
+   per element of C, `scale`: C = beta*C, A and B unread; or the small
+   kernel with tile x tile tiles (32, 64) of (tile/4)^2 work-items: the
+   same arguments. */
 static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_program *g, const gemm__cl_call *c,
-                                       int scale, double alpha, double beta, int64_t first, int64_t n, cl_uint nw,
-                                       const cl_event *wait, cl_event *event)
+                                       int tile, int scale, double alpha, double beta, int64_t first, int64_t n,
+                                       cl_uint nw, const cl_event *wait, cl_event *event)
 {
-    size_t local[3] = {8, 8, 1}, global[3];
-    gemm__cl_args a = gemm__cl_args_of(g->direct);
+    cl_kernel kernel = tile == 64 ? g->small[1] : tile == 32 ? g->small[0] : g->direct;
+    size_t side = tile ? (size_t)tile / 4 : 8, local[3], global[3];
+    gemm__cl_args a = gemm__cl_args_of(kernel);
     cl_int e;
     gemm__cl_arg_int(&a, c->m);
     gemm__cl_arg_int(&a, c->n);
@@ -176,24 +179,29 @@ static gemm_status gemm__cl_run_direct(gemm__cl_lane *lane, const gemm__cl_progr
     gemm__cl_arg_mem(&a, c->cl);
     gemm__cl_arg_long(&a, c->ldc);
     gemm__cl_arg_long(&a, first);
-    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (direct)");
-    global[0] = (size_t)gemm__cl_roundup(c->n, 8);
-    global[1] = (size_t)gemm__cl_roundup(c->m, 8);
+    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, tile ? "clSetKernelArg (small)" : "clSetKernelArg (direct)");
+    /* a work-item per element, or per 4 x 4 block of a tile */
+    local[0] = local[1] = side;
+    local[2] = 1;
+    global[0] = (size_t)(tile ? gemm__cl_roundup(c->n, tile) / 4 : gemm__cl_roundup(c->n, 8));
+    global[1] = (size_t)(tile ? gemm__cl_roundup(c->m, tile) / 4 : gemm__cl_roundup(c->m, 8));
     global[2] = (size_t)n;
-    e = clEnqueueNDRangeKernel(lane->queue, g->direct, 3, NULL, global, local, nw, nw ? wait : NULL, event);
-    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (direct)");
+    e = clEnqueueNDRangeKernel(lane->queue, kernel, 3, NULL, global, local, nw, nw ? wait : NULL, event);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, tile ? "clEnqueueNDRangeKernel (small)"
+                                                             : "clEnqueueNDRangeKernel (direct)");
 }
 
-/* Every member through the direct kernel, 65535 to a launch. */
+/* Every member through the direct kernel (tile 0) or the small one, 65535
+   to a launch. */
 static gemm_status gemm__cl_run_direct_all(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
-                                           const gemm__cl_call *c, int scale, double alpha, double beta, cl_uint nw,
-                                           const cl_event *wait, cl_event *event)
+                                           const gemm__cl_call *c, int tile, int scale, double alpha, double beta,
+                                           cl_uint nw, const cl_event *wait, cl_event *event)
 {
     int64_t first, n, chunk = gemm__cl_chunk(ctx, c->count, 0);
     gemm_status s = GEMM_OK;
     for (first = 0; first < c->count && s == GEMM_OK; first += n) {
         n = c->count - first < chunk ? c->count - first : chunk;
-        s = gemm__cl_run_direct(lane, g, c, scale, alpha, beta, first, n, first ? 0 : nw, wait,
+        s = gemm__cl_run_direct(lane, g, c, tile, scale, alpha, beta, first, n, first ? 0 : nw, wait,
                                 first + n == c->count ? event : NULL);
     }
     return s;
@@ -337,24 +345,59 @@ static gemm_status gemm__cl_run_tiled(gemm_cl_context *ctx, gemm__cl_lane *lane,
 }
 
 /* Which kernel runs a call: by size against the choice's crossover, or forced. */
-typedef enum gemm__cl_path { GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2 } gemm__cl_path;
+typedef enum gemm__cl_path {
+    GEMM__CL_BY_SIZE = 0, GEMM__CL_DIRECT = 1, GEMM__CL_TILED = 2, GEMM__CL_SMALL = 3
+} gemm__cl_path;
+
+/* The small kernel's tile for a call past the direct crossover, or 0 for
+   the tiled kernel. SMALL forces it (32, 64: that tile; 1: never); by size
+   (SMALL = 0) it takes the members of a batch, on GPUs, whose tiles of the
+   tiled kernel would be at most half full (M x N inside Mp x Np, rounded up
+   to MWG x NWG): there most of its work is padding, and its packs, a second
+   pass over A and B, cost as much as the product (64^3 members in 128 x 128
+   tiles ran at a third of CLBlast's direct kernel on an H200). The tile is
+   64 x 64 unless the member is at most 32 wide in M or N (a 64 tile would
+   then be half empty too). CPUs keep the packed path: PoCL's tiled sets run
+   contiguous rows per work-item, where packing pays even for small members.
+   A program whose small kernel failed its self-check keeps it too. */
+static int gemm__cl_small_tile(const gemm_cl_context *ctx, const gemm__cl_program *g, const gemm__cl_call *c,
+                               const gemm_cl_params *set, gemm__cl_path path)
+{
+    size_t elem = gemm_precision_size(g->prec);
+    double Mp = (double)gemm__cl_roundup(c->m, g->params.mwg), Np = (double)gemm__cl_roundup(c->n, g->params.nwg);
+    /* fp64 keeps the 32x32 tile up to 64 rows and columns: on the H100, 64^3 x 10000 ran at 7.5 TFLOP/s with
+       it and 6.2 with 64x64 (fp32: 12.5 and 16.5, so fp32 takes 64 from 33 on) */
+    int most32 = elem == 8 ? 64 : 32;
+    int tile = c->m > most32 && c->n > most32 && gemm__cl_small_fits(64, ctx->max_wg, ctx->local_mem, elem) ? 64 : 32;
+    if (path == GEMM__CL_SMALL) return tile;
+    if (path != GEMM__CL_BY_SIZE) return 0;
+    if (set->small > 1) return set->small;
+    if (set->small == 1 || g->small_bad || c->count < 2 || (ctx->type & CL_DEVICE_TYPE_CPU) ||
+        !gemm__cl_small_fits(32, ctx->max_wg, ctx->local_mem, elem))
+        return 0;
+    return 2.0 * (double)c->m * (double)c->n <= Mp * Np ? tile : 0;
+}
 
 /* Enqueues a batch (p->work is SCALE or FULL) with program g on lane's
    queue; lock held. By size, the direct kernel takes it when the batch's
    whole volume is below the crossover: the tiled kernel's work-groups and
-   copies pay off once a product is large, or members are many. */
+   copies pay off once a product is large, or members are many; past the
+   crossover, small members take the small kernel (gemm__cl_small_tile). */
 static gemm_status gemm__cl_enqueue_batch(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
                                           const gemm__problem *p, const gemm__cl_operands *o,
                                           const gemm__cl_members *mb, double alpha, double beta, gemm__cl_path path,
                                           cl_uint nw, const cl_event *wait, cl_event *event)
 {
-    double d = path == GEMM__CL_BY_SIZE ? (double)gemm__cl_choice_of(ctx, g->prec)->params.direct : 0;
+    const gemm_cl_params *set = &gemm__cl_choice_of(ctx, g->prec)->params;
+    double d = path == GEMM__CL_BY_SIZE ? (double)set->direct : 0;
     double volume = (double)p->m * (double)p->n * (double)p->k * (double)mb->count;
-    int scale = p->work == GEMM__WORK_SCALE;
+    int scale = p->work == GEMM__WORK_SCALE, tile;
     gemm__cl_call c;
     gemm__cl_call_of(p, o, mb, &c);
     if (scale || path == GEMM__CL_DIRECT || (path == GEMM__CL_BY_SIZE && volume <= d * d * d))
-        return gemm__cl_run_direct_all(ctx, lane, g, &c, scale, alpha, beta, nw, wait, event);
+        return gemm__cl_run_direct_all(ctx, lane, g, &c, 0, scale, alpha, beta, nw, wait, event);
+    if ((tile = gemm__cl_small_tile(ctx, g, &c, set, path)) > 0)
+        return gemm__cl_run_direct_all(ctx, lane, g, &c, tile, 0, alpha, beta, nw, wait, event);
     return gemm__cl_run_tiled(ctx, lane, g, &c, alpha, beta, nw, wait, event);
 }
 
