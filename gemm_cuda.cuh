@@ -547,6 +547,17 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
     return part;
 }
 
+/* The same for a launch whose K is not split (bt.split == 1): blockIdx.z
+   is the member, no division. */
+template <typename T, typename TC>
+__device__ __forceinline__ void gemm__cuda_member_whole_k(const gemm__cuda_batch &bt, const T *&A, const T *&B, TC *&C)
+{
+    int64_t i = bt.first + (int64_t)blockIdx.z;
+    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
+    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
+    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
+}
+
 /* This block's C alone (kernels that only scale C). */
 template <typename TC> __device__ __forceinline__ TC *gemm__cuda_member_c(const gemm__cuda_batch &bt, TC *C)
 {
@@ -946,10 +957,10 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
     bn = r / size;
 }
 
-/* BATCH: the launch is a batch (its members from bt); a single call runs
-   the instance without, whose registers the batch's pointer arithmetic
-   would otherwise reshuffle (it ran 5% slower in the 256x128 configuration
-   with it, at the same register count). */
+/* BATCH: the launch is a batch (its members from bt, K not split); a
+   single call runs the instance without, whose registers the batch's
+   pointer arithmetic would otherwise reshuffle (it ran 5% slower in the
+   256x128 configuration with it, at the same register count). */
 template <int BM, int BN, int LM, int MINB, bool AK, bool BKM, bool BATCH>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
@@ -965,7 +976,10 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
     int bm, bn, part = (int)blockIdx.z;
-    if constexpr (BATCH) part = gemm__cuda_member(bt, A, B, C);
+    if constexpr (BATCH) {
+        gemm__cuda_member_whole_k(bt, A, B, C);
+        part = 0;
+    }
     else (void)bt;
     gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
     int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
@@ -4113,7 +4127,7 @@ static gemm_status gemm__cuda_exact_members(const char *fn, const gemm__problem 
     } else {
         gemm__cuda_exact_dev dev;
         gemm__cuda_exact_plan t = {};
-        if (!aligned || (small && opt->variant == 0))
+        if (!aligned || (small && opt->variant == 0) || split > 1) /* the warp-tiled batch instance keeps K whole */
             return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, aligned, gpu->sms,
                                                                           split, stream);
         dev.sms = gpu->sms;

@@ -219,7 +219,7 @@ static gemm_status gemm__cuda_exact_members(const char *fn, const gemm__problem 
     } else {
         gemm__cuda_exact_dev dev;
         gemm__cuda_exact_plan t = {};
-        if (!aligned || (small && opt->variant == 0))
+        if (!aligned || (small && opt->variant == 0) || split > 1) /* the warp-tiled batch instance keeps K whole */
             return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, aligned, gpu->sms,
                                                                           split, stream);
         dev.sms = gpu->sms;

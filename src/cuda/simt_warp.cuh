@@ -108,10 +108,10 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
     bn = r / size;
 }
 
-/* BATCH: the launch is a batch (its members from bt); a single call runs
-   the instance without, whose registers the batch's pointer arithmetic
-   would otherwise reshuffle (it ran 5% slower in the 256x128 configuration
-   with it, at the same register count). */
+/* BATCH: the launch is a batch (its members from bt, K not split); a
+   single call runs the instance without, whose registers the batch's
+   pointer arithmetic would otherwise reshuffle (it ran 5% slower in the
+   256x128 configuration with it, at the same register count). */
 template <int BM, int BN, int LM, int MINB, bool AK, bool BKM, bool BATCH>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
@@ -127,7 +127,10 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
     int bm, bn, part = (int)blockIdx.z;
-    if constexpr (BATCH) part = gemm__cuda_member(bt, A, B, C);
+    if constexpr (BATCH) {
+        gemm__cuda_member_whole_k(bt, A, B, C);
+        part = 0;
+    }
     else (void)bt;
     gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
     int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
