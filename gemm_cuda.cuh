@@ -295,9 +295,11 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    only when options.split_k asks, so a member's result has the same bits
    whatever the batch around it. Kernels:
    fp32 runs the warp-tiled SIMT kernel, or a 64 x 64 configuration for
-   small or unaligned members; fp64 DMMA's cp.async configurations; the
-   tensor-core modes MMA (options.kernel WGMMA is refused); FP32_ACCURATE
-   runs its members one after another. */
+   small or unaligned members (or K split); on Hopper a strided batch runs
+   fp64 on the TMA DMMA kernel and the tensor-core modes on WGMMA, the
+   members as a third tensor-map dimension (options.kernel WGMMA is refused
+   for a pointer-array batch), elsewhere DMMA's cp.async configurations and
+   MMA; FP32_ACCURATE runs its members one after another. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -3909,10 +3911,13 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
 /* Batches on the device: the checks of every member's memory, the device
    copy of a pointer-array batch's lists, and the launches, the members in
    the grid (batch.cuh). Exact fp32 runs the warp-tiled kernel when every
-   member is 16-byte aligned and larger than 64 x 64, else a 64 x 64 SIMT
-   configuration; fp64 runs DMMA's cp.async configurations (128 x 64, or
-   64 x 64 for members of at most 64 rows); the tensor-core modes run MMA,
-   after one batched copy of the operands it cannot read in place. The
+   member is 16-byte aligned and larger than 64 x 64 (and K is whole),
+   else a 64 x 64 SIMT configuration; fp64 runs the TMA DMMA kernel on a
+   strided batch on Hopper (members as the tensor maps' third dimension),
+   else DMMA's cp.async configurations (64 x 64 for members of at most 64
+   rows, 128 x 64 else); the tensor-core modes run WGMMA on a strided batch
+   on Hopper, else MMA, after one batched copy of the operands the kernel
+   cannot read in place. The
    fp32-accurate mode runs its members one after another (its split of the
    operands is not batched). Nothing of a batch goes through scratch but
    these copies and the pointer lists. */

@@ -1,10 +1,13 @@
 /* Batches on the device: the checks of every member's memory, the device
    copy of a pointer-array batch's lists, and the launches, the members in
    the grid (batch.cuh). Exact fp32 runs the warp-tiled kernel when every
-   member is 16-byte aligned and larger than 64 x 64, else a 64 x 64 SIMT
-   configuration; fp64 runs DMMA's cp.async configurations (128 x 64, or
-   64 x 64 for members of at most 64 rows); the tensor-core modes run MMA,
-   after one batched copy of the operands it cannot read in place. The
+   member is 16-byte aligned and larger than 64 x 64 (and K is whole),
+   else a 64 x 64 SIMT configuration; fp64 runs the TMA DMMA kernel on a
+   strided batch on Hopper (members as the tensor maps' third dimension),
+   else DMMA's cp.async configurations (64 x 64 for members of at most 64
+   rows, 128 x 64 else); the tensor-core modes run WGMMA on a strided batch
+   on Hopper, else MMA, after one batched copy of the operands the kernel
+   cannot read in place. The
    fp32-accurate mode runs its members one after another (its split of the
    operands is not batched). Nothing of a batch goes through scratch but
    these copies and the pointer lists. */
