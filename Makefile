@@ -180,7 +180,7 @@ DEPS_GROUPS += cuda
 .PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
-	NVCC_FLAGS="$(NVCC_FLAGS)" NVCC=$(NVCC) sh tests/cuda_build_checks.sh
+	NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
 test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch ## on a GPU: the CUDA batteries, then under compute-sanitizer
 	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch
