@@ -299,7 +299,10 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    fp64 on the TMA DMMA kernel and the tensor-core modes on WGMMA, the
    members as a third tensor-map dimension (options.kernel WGMMA is refused
    for a pointer-array batch), elsewhere DMMA's cp.async configurations and
-   MMA; FP32_ACCURATE runs its members one after another. */
+   MMA; tensor-core members of at most 64 x 64, and TF32 members of at most
+   256 columns whose op(A) is not k-major, run MMA (64 x 64 tiles for the
+   small ones), which reads op(A) in place; FP32_ACCURATE runs its members
+   one after another. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -705,15 +708,16 @@ __device__ __forceinline__ void gemm__cuda_load_operand(T *s, const T *X, int64_
 
 /* The K range of this block (K part `part` of chunks of kchunk) and the main loop of a
    STAGES-deep cp.async ring: while stage kt is multiplied, the copies of
-   the next STAGES-1 tiles are in flight. COMPUTE(stage) does the math. */
+   the next STAGES-1 tiles are in flight. COMPUTE(stage) does the math.
+   PAD pads A's tile rows, PADB B's (the same unless given). */
 template <typename T, int BM, int BN, int BK, int STAGES, int NT, bool AK, bool BKM, int VEC, int PAD,
-          typename COMPUTE>
+          int PADB = PAD, typename COMPUTE>
 __device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, int part,
                                                     const T *A, int64_t lda, const T *B, int64_t ldb, int bm,
                                                     int bn, COMPUTE compute)
 {
     typedef gemm__cuda_tile<BM, BK, PAD, AK> TA;
-    typedef gemm__cuda_tile<BN, BK, PAD, BKM> TB;
+    typedef gemm__cuda_tile<BN, BK, PADB, BKM> TB;
     int m0 = bm * BM, n0 = bn * BN;
     int kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
@@ -1335,8 +1339,37 @@ template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, c
 #endif
 }
 
-/* MMA (sm_80+): 128x128 block tiles, BK 32, the cp.async ring of the SIMT
-   kernel, 8 warps of 64 (M) x 32 (N), 16x8 mma tiles. Fragments follow the
+/* The 32 bits a thread feeds one mma for element (r, q) of a tile: two
+   16-bit values (q, q+1), or one TF32. A k-major tile holds the pair in one
+   word; an M-major one (op(A) read in place) in two rows of the tile. */
+template <typename T, typename TILE, bool KMAJOR>
+__device__ __forceinline__ uint32_t gemm__cuda_tc_frag(const T *s, int r, int q)
+{
+    if constexpr (KMAJOR || sizeof(T) == 4) {
+        return gemm__cuda_tc_bits(&s[TILE::at(r, q)]);
+    } else {
+        uint32_t lo = *reinterpret_cast<const uint16_t *>(&s[TILE::at(r, q)]);
+        uint32_t hi = *reinterpret_cast<const uint16_t *>(&s[TILE::at(r, q + 1)]);
+        return lo | hi << 16;
+    }
+}
+
+/* The MMA kernel's shape: BM x BN block tiles (128 x 128 with 8 warps of
+   64 x 32, or 64 x 64 with 4 warps of 32 x 32 for a batch's small
+   members), BK 32, 3 stages; AK: op(A) k-major in memory (else M-major,
+   read in place); op(B) always k-major. Rows of a k-major tile are padded
+   by 16 bytes, of an M-major one by 8 elements: either way the fragment
+   loads of a warp fall in distinct banks. */
+template <typename T, int BM_, bool AK_> struct gemm__cuda_mma_shape {
+    static constexpr int BM = BM_, BN = BM_, BK = 32, STAGES = 3, NT = BM == 128 ? 256 : 128,
+                         VEC = 16 / (int)sizeof(T), PAD_A = AK_ ? VEC : 8, PAD_B = VEC;
+    typedef gemm__cuda_tile<BM, BK, PAD_A, AK_> TA;
+    typedef gemm__cuda_tile<BN, BK, PAD_B, true> TB;
+    static constexpr size_t SMEM = (size_t)STAGES * (TA::SIZE + TB::SIZE) * sizeof(T);
+};
+
+/* MMA (sm_80+): the block tiles of gemm__cuda_mma_shape, the cp.async
+   ring of the SIMT kernel, 16x8 mma tiles. Fragments follow the
    mma.m16n8kKS layouts: lane = 4g + t holds A rows g and g+8 at k columns
    c and c + KS/2 (c = 2t for 16-bit pairs, t for TF32), B column g at the
    same k, D rows g and g+8 at columns 2t and 2t+1.
@@ -1345,17 +1378,17 @@ template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, c
    each BK slice is summed on the tensor cores from zero and added into a
    second set of sums with ordinary (rounding) fp32 adds. The 64 more
    registers leave one block per SM. */
-template <typename T, typename TC, bool PROMOTE>
-__global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha,
-                                                                              const T *A, int64_t lda, const T *B,
-                                                                              int64_t ldb, float beta, TC *C,
-                                                                              int64_t ldc, gemm__cuda_batch bt)
+template <typename T, typename TC, bool PROMOTE, int BM_ = 128, bool AK = true>
+__global__ void __launch_bounds__(BM_ == 128 ? 256 : 128, PROMOTE ? 1 : BM_ == 128 ? 2 : 4)
+    gemm__cuda_mma_kernel(int M, int N, int K, float alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
+                          float beta, TC *C, int64_t ldc, gemm__cuda_batch bt)
 {
-    constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
-                  WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
+    typedef gemm__cuda_mma_shape<T, BM_, AK> S;
+    constexpr int BM = S::BM, BN = S::BN, BK = S::BK, STAGES = S::STAGES, NT = S::NT, WARPS_N = NT / 64,
+                  WM = BM / 2, WN = BN / WARPS_N, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
                   STEP = sizeof(T) == 2 ? 2 : 1; /* elements per 32-bit register */
-    typedef gemm__cuda_tile<BM, BK, PAD, true> TA;
-    typedef gemm__cuda_tile<BN, BK, PAD, true> TB;
+    typedef typename S::TA TA;
+    typedef typename S::TB TB;
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -1370,7 +1403,7 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
 #pragma unroll
             for (int r = 0; r < 4; r++) acc[i][j][r] = tot[PROMOTE ? i : 0][PROMOTE ? j : 0][r] = 0.0f;
 
-    gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
+    gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, AK, true, S::VEC, S::PAD_A, S::PAD_B>(
         As, Bs, M, N, K, K, 0, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KS) {
@@ -1384,10 +1417,10 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     uint32_t a[4];
-                    a[0] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c)]);
-                    a[1] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c)]);
-                    a[2] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c + KS / 2)]);
-                    a[3] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c + KS / 2)]);
+                    a[0] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g, c);
+                    a[1] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g + 8, c);
+                    a[2] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g, c + KS / 2);
+                    a[3] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g + 8, c + KS / 2);
 #pragma unroll
                     for (int j = 0; j < NTL; j++) gemm__cuda_mma<T>(acc[mt][j], a, b[j]);
                 }
@@ -3715,23 +3748,24 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     return GEMM_OK;
 }
 
-/* MMA: 128x128 block tiles, BK 32, 3 stages (the kernel's constants), over
-   the members of bt (K is not split). */
-template <typename T, typename TC>
+/* MMA over the members of bt (K is not split): BM x BM block tiles
+   (gemm__cuda_mma_shape: 128, or 64 for a batch's small members). AK
+   false: a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]),
+   read in place; b is always k-major. */
+template <typename T, typename TC, int BM = 128, bool AK = true>
 static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p, gemm__cuda_kmajor<T> a,
                                          gemm__cuda_kmajor<T> b, const gemm__cuda_operands<T, TC, float> &x,
                                          bool accurate, gemm__cuda_batch bt, cudaStream_t stream)
 {
-    constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
-    size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
-    void *kern = (void *)gemm__cuda_mma_kernel<T, TC, false>;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+    typedef gemm__cuda_mma_shape<T, BM, AK> S;
+    size_t smem = S::SMEM;
+    void *kern = (void *)gemm__cuda_mma_kernel<T, TC, false, BM, AK>;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
     float alpha = x.alpha, beta = x.beta;
     const T *A = a.X, *B = b.X;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    static_assert(BM == BN, "the shared-memory size above assumes square tiles");
-    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value && BM == 128 && AK)
         if (accurate) kern = (void *)gemm__cuda_mma_kernel<T, TC, true>;
     if (tn > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
@@ -3739,7 +3773,7 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
     bt.split = 1;
     return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
         void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc, &run};
-        return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(256), args, smem, stream);
+        return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(S::NT), args, smem, stream);
     });
 }
 /* <<cuda tc_launch */
@@ -4181,10 +4215,19 @@ static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, 
     return t;
 }
 
-/* The tensor-core modes over the members of bt: WGMMA for a strided batch
-   where it runs (Hopper, sm_90a code), else MMA. Operands the kernel
-   cannot read in place are first copied, every member in one launch,
-   into k-major rows in scratch. */
+/* The tensor-core modes over the members of bt: members of at most 64 x
+   64 on MMA's 64 x 64 tiles, a block per member (a WGMMA tile of 128 rows
+   would be three quarters empty: 64^3 x 10,000 ran at 0.52-0.65 of
+   cuBLAS's speed on WGMMA, 0.96-0.99 on these tiles, H100); others WGMMA
+   for a strided batch where it runs (Hopper, sm_90a code), else MMA.
+   MMA reads an aligned op(A) in place, k-major or M-major; WGMMA reads
+   TF32 only k-major, so with an M-major op(A) (the NN case) and members
+   of at most 256 columns TF32 takes MMA too: WGMMA's copy of op(A) costs
+   more than its faster sums (H100, TF32 128^3 x 4000: 0.60 of cuBLAS on
+   WGMMA, 0.99 on MMA; 256^3 x 1000: 0.66-0.71 and 0.89-0.92; but
+   1024^3 x 16: 0.87 and 0.50). Operands a kernel cannot read in place
+   are first copied, every member in one launch, into k-major rows in
+   scratch. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
                                          const gemm__cuda_operands<T, TC, float> &x, gemm__cuda_batch bt,
@@ -4193,10 +4236,15 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
 {
     size_t elem = sizeof(T);
     int64_t ldo = (p->k + 7) / 8 * 8; /* 16-byte rows */
-    bool wgmma = (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
+    bool small = p->m <= 64 && p->n <= 64 && opt->kernel != GEMM_CUDA_KERNEL_WGMMA;
+    bool tf32_mn = elem == 4 && !p->a_trans && aligned_a && p->n <= 256 && opt->kernel == GEMM_CUDA_KERNEL_AUTO;
+    bool wgmma = !small && !tf32_mn &&
+                 (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
                  gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor) && gemm__cuda_tma_members(p, bt);
     gemm__cuda_tc_plan t = gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms);
-    bool copy_a = wgmma ? t.copy_a : !(p->a_trans && aligned_a), copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
+    bool copy_a = wgmma ? t.copy_a : !aligned_a;
+    bool copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
+    bool a_mn = !copy_a && !p->a_trans && !wgmma;
     size_t a_elems = copy_a ? (size_t)(p->m * ldo) : 0, b_elems = copy_b ? (size_t)(p->n * ldo) : 0;
     size_t a_bytes = (a_elems * bt.count * elem + 255) / 256 * 256, bytes = a_bytes + b_elems * bt.count * elem;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
@@ -4241,8 +4289,12 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
                                                                  bt.stride_b, stream)
                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
                                                                  bt.stride_b, stream);
+    } else if (s == GEMM_OK && small) {
+        s = a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
+                 : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
     } else if (s == GEMM_OK) {
-        s = gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
+        s = a_mn ? gemm__cuda_launch_mma<T, TC, 128, false>(fn, p, a, b, x, false, bt, stream)
+                 : gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
     }
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);

@@ -271,10 +271,19 @@ static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, 
     return t;
 }
 
-/* The tensor-core modes over the members of bt: WGMMA for a strided batch
-   where it runs (Hopper, sm_90a code), else MMA. Operands the kernel
-   cannot read in place are first copied, every member in one launch,
-   into k-major rows in scratch. */
+/* The tensor-core modes over the members of bt: members of at most 64 x
+   64 on MMA's 64 x 64 tiles, a block per member (a WGMMA tile of 128 rows
+   would be three quarters empty: 64^3 x 10,000 ran at 0.52-0.65 of
+   cuBLAS's speed on WGMMA, 0.96-0.99 on these tiles, H100); others WGMMA
+   for a strided batch where it runs (Hopper, sm_90a code), else MMA.
+   MMA reads an aligned op(A) in place, k-major or M-major; WGMMA reads
+   TF32 only k-major, so with an M-major op(A) (the NN case) and members
+   of at most 256 columns TF32 takes MMA too: WGMMA's copy of op(A) costs
+   more than its faster sums (H100, TF32 128^3 x 4000: 0.60 of cuBLAS on
+   WGMMA, 0.99 on MMA; 256^3 x 1000: 0.66-0.71 and 0.89-0.92; but
+   1024^3 x 16: 0.87 and 0.50). Operands a kernel cannot read in place
+   are first copied, every member in one launch, into k-major rows in
+   scratch. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
                                          const gemm__cuda_operands<T, TC, float> &x, gemm__cuda_batch bt,
@@ -283,10 +292,15 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
 {
     size_t elem = sizeof(T);
     int64_t ldo = (p->k + 7) / 8 * 8; /* 16-byte rows */
-    bool wgmma = (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
+    bool small = p->m <= 64 && p->n <= 64 && opt->kernel != GEMM_CUDA_KERNEL_WGMMA;
+    bool tf32_mn = elem == 4 && !p->a_trans && aligned_a && p->n <= 256 && opt->kernel == GEMM_CUDA_KERNEL_AUTO;
+    bool wgmma = !small && !tf32_mn &&
+                 (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
                  gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor) && gemm__cuda_tma_members(p, bt);
     gemm__cuda_tc_plan t = gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms);
-    bool copy_a = wgmma ? t.copy_a : !(p->a_trans && aligned_a), copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
+    bool copy_a = wgmma ? t.copy_a : !aligned_a;
+    bool copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
+    bool a_mn = !copy_a && !p->a_trans && !wgmma;
     size_t a_elems = copy_a ? (size_t)(p->m * ldo) : 0, b_elems = copy_b ? (size_t)(p->n * ldo) : 0;
     size_t a_bytes = (a_elems * bt.count * elem + 255) / 256 * 256, bytes = a_bytes + b_elems * bt.count * elem;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
@@ -331,8 +345,12 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
                                                                  bt.stride_b, stream)
                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
                                                                  bt.stride_b, stream);
+    } else if (s == GEMM_OK && small) {
+        s = a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
+                 : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
     } else if (s == GEMM_OK) {
-        s = gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
+        s = a_mn ? gemm__cuda_launch_mma<T, TC, 128, false>(fn, p, a, b, x, false, bt, stream)
+                 : gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
     }
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);

@@ -34,8 +34,37 @@ template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, c
 #endif
 }
 
-/* MMA (sm_80+): 128x128 block tiles, BK 32, the cp.async ring of the SIMT
-   kernel, 8 warps of 64 (M) x 32 (N), 16x8 mma tiles. Fragments follow the
+/* The 32 bits a thread feeds one mma for element (r, q) of a tile: two
+   16-bit values (q, q+1), or one TF32. A k-major tile holds the pair in one
+   word; an M-major one (op(A) read in place) in two rows of the tile. */
+template <typename T, typename TILE, bool KMAJOR>
+__device__ __forceinline__ uint32_t gemm__cuda_tc_frag(const T *s, int r, int q)
+{
+    if constexpr (KMAJOR || sizeof(T) == 4) {
+        return gemm__cuda_tc_bits(&s[TILE::at(r, q)]);
+    } else {
+        uint32_t lo = *reinterpret_cast<const uint16_t *>(&s[TILE::at(r, q)]);
+        uint32_t hi = *reinterpret_cast<const uint16_t *>(&s[TILE::at(r, q + 1)]);
+        return lo | hi << 16;
+    }
+}
+
+/* The MMA kernel's shape: BM x BN block tiles (128 x 128 with 8 warps of
+   64 x 32, or 64 x 64 with 4 warps of 32 x 32 for a batch's small
+   members), BK 32, 3 stages; AK: op(A) k-major in memory (else M-major,
+   read in place); op(B) always k-major. Rows of a k-major tile are padded
+   by 16 bytes, of an M-major one by 8 elements: either way the fragment
+   loads of a warp fall in distinct banks. */
+template <typename T, int BM_, bool AK_> struct gemm__cuda_mma_shape {
+    static constexpr int BM = BM_, BN = BM_, BK = 32, STAGES = 3, NT = BM == 128 ? 256 : 128,
+                         VEC = 16 / (int)sizeof(T), PAD_A = AK_ ? VEC : 8, PAD_B = VEC;
+    typedef gemm__cuda_tile<BM, BK, PAD_A, AK_> TA;
+    typedef gemm__cuda_tile<BN, BK, PAD_B, true> TB;
+    static constexpr size_t SMEM = (size_t)STAGES * (TA::SIZE + TB::SIZE) * sizeof(T);
+};
+
+/* MMA (sm_80+): the block tiles of gemm__cuda_mma_shape, the cp.async
+   ring of the SIMT kernel, 16x8 mma tiles. Fragments follow the
    mma.m16n8kKS layouts: lane = 4g + t holds A rows g and g+8 at k columns
    c and c + KS/2 (c = 2t for 16-bit pairs, t for TF32), B column g at the
    same k, D rows g and g+8 at columns 2t and 2t+1.
@@ -44,17 +73,17 @@ template <typename T> __device__ __forceinline__ void gemm__cuda_mma(float *d, c
    each BK slice is summed on the tensor cores from zero and added into a
    second set of sums with ordinary (rounding) fp32 adds. The 64 more
    registers leave one block per SM. */
-template <typename T, typename TC, bool PROMOTE>
-__global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(int M, int N, int K, float alpha,
-                                                                              const T *A, int64_t lda, const T *B,
-                                                                              int64_t ldb, float beta, TC *C,
-                                                                              int64_t ldc, gemm__cuda_batch bt)
+template <typename T, typename TC, bool PROMOTE, int BM_ = 128, bool AK = true>
+__global__ void __launch_bounds__(BM_ == 128 ? 256 : 128, PROMOTE ? 1 : BM_ == 128 ? 2 : 4)
+    gemm__cuda_mma_kernel(int M, int N, int K, float alpha, const T *A, int64_t lda, const T *B, int64_t ldb,
+                          float beta, TC *C, int64_t ldc, gemm__cuda_batch bt)
 {
-    constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, NT = 256, VEC = 16 / (int)sizeof(T), PAD = VEC,
-                  WM = 64, WN = 32, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
+    typedef gemm__cuda_mma_shape<T, BM_, AK> S;
+    constexpr int BM = S::BM, BN = S::BN, BK = S::BK, STAGES = S::STAGES, NT = S::NT, WARPS_N = NT / 64,
+                  WM = BM / 2, WN = BN / WARPS_N, MT = WM / 16, NTL = WN / 8, KS = sizeof(T) == 2 ? 16 : 8,
                   STEP = sizeof(T) == 2 ? 2 : 1; /* elements per 32-bit register */
-    typedef gemm__cuda_tile<BM, BK, PAD, true> TA;
-    typedef gemm__cuda_tile<BN, BK, PAD, true> TB;
+    typedef typename S::TA TA;
+    typedef typename S::TB TB;
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     T *As = reinterpret_cast<T *>(gemm__cuda_smem), *Bs = As + STAGES * TA::SIZE;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -69,7 +98,7 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
 #pragma unroll
             for (int r = 0; r < 4; r++) acc[i][j][r] = tot[PROMOTE ? i : 0][PROMOTE ? j : 0][r] = 0.0f;
 
-    gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, true, true, VEC, PAD>(
+    gemm__cuda_mainloop<T, BM, BN, BK, STAGES, NT, AK, true, S::VEC, S::PAD_A, S::PAD_B>(
         As, Bs, M, N, K, K, 0, A, lda, B, ldb, bm, bn, [&](const T *as, const T *bs) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += KS) {
@@ -83,10 +112,10 @@ __global__ void __launch_bounds__(256, PROMOTE ? 1 : 2) gemm__cuda_mma_kernel(in
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     uint32_t a[4];
-                    a[0] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c)]);
-                    a[1] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c)]);
-                    a[2] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g, c + KS / 2)]);
-                    a[3] = gemm__cuda_tc_bits(&as[TA::at(wm + mt * 16 + g + 8, c + KS / 2)]);
+                    a[0] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g, c);
+                    a[1] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g + 8, c);
+                    a[2] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g, c + KS / 2);
+                    a[3] = gemm__cuda_tc_frag<T, TA, AK>(as, wm + mt * 16 + g + 8, c + KS / 2);
 #pragma unroll
                     for (int j = 0; j < NTL; j++) gemm__cuda_mma<T>(acc[mt][j], a, b[j]);
                 }

@@ -21,15 +21,16 @@ __device__ __forceinline__ void gemm__cuda_load_operand(T *s, const T *X, int64_
 
 /* The K range of this block (K part `part` of chunks of kchunk) and the main loop of a
    STAGES-deep cp.async ring: while stage kt is multiplied, the copies of
-   the next STAGES-1 tiles are in flight. COMPUTE(stage) does the math. */
+   the next STAGES-1 tiles are in flight. COMPUTE(stage) does the math.
+   PAD pads A's tile rows, PADB B's (the same unless given). */
 template <typename T, int BM, int BN, int BK, int STAGES, int NT, bool AK, bool BKM, int VEC, int PAD,
-          typename COMPUTE>
+          int PADB = PAD, typename COMPUTE>
 __device__ __forceinline__ void gemm__cuda_mainloop(T *As, T *Bs, int M, int N, int K, int kchunk, int part,
                                                     const T *A, int64_t lda, const T *B, int64_t ldb, int bm,
                                                     int bn, COMPUTE compute)
 {
     typedef gemm__cuda_tile<BM, BK, PAD, AK> TA;
-    typedef gemm__cuda_tile<BN, BK, PAD, BKM> TB;
+    typedef gemm__cuda_tile<BN, BK, PADB, BKM> TB;
     int m0 = bm * BM, n0 = bn * BN;
     int kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;

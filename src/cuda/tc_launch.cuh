@@ -298,23 +298,24 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     return GEMM_OK;
 }
 
-/* MMA: 128x128 block tiles, BK 32, 3 stages (the kernel's constants), over
-   the members of bt (K is not split). */
-template <typename T, typename TC>
+/* MMA over the members of bt (K is not split): BM x BM block tiles
+   (gemm__cuda_mma_shape: 128, or 64 for a batch's small members). AK
+   false: a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]),
+   read in place; b is always k-major. */
+template <typename T, typename TC, int BM = 128, bool AK = true>
 static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p, gemm__cuda_kmajor<T> a,
                                          gemm__cuda_kmajor<T> b, const gemm__cuda_operands<T, TC, float> &x,
                                          bool accurate, gemm__cuda_batch bt, cudaStream_t stream)
 {
-    constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3, PAD = 16 / (int)sizeof(T);
-    size_t smem = (size_t)STAGES * 2 * gemm__cuda_tile<BM, BK, PAD, true>::SIZE * sizeof(T);
-    void *kern = (void *)gemm__cuda_mma_kernel<T, TC, false>;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+    typedef gemm__cuda_mma_shape<T, BM, AK> S;
+    size_t smem = S::SMEM;
+    void *kern = (void *)gemm__cuda_mma_kernel<T, TC, false, BM, AK>;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
     float alpha = x.alpha, beta = x.beta;
     const T *A = a.X, *B = b.X;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    static_assert(BM == BN, "the shared-memory size above assumes square tiles");
-    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
+    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value && BM == 128 && AK)
         if (accurate) kern = (void *)gemm__cuda_mma_kernel<T, TC, true>;
     if (tn > 65535)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d columns of C's storage are too many for one launch", fn, N);
@@ -322,6 +323,6 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
     bt.split = 1;
     return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
         void *args[] = {&M, &N, &K, &alpha, (void *)&A, &a.ld, (void *)&B, &b.ld, &beta, (void *)&C, &ldc, &run};
-        return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(256), args, smem, stream);
+        return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(S::NT), args, smem, stream);
     });
 }
