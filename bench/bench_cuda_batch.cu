@@ -9,7 +9,7 @@
    build/bench_cuda_batch [--reps N] [--prec f32,f64,tf32,f16,bf16]
                           [--shapes 64x10000,256x1000,1024x16] [--csv FILE]
                           [--variant N] (options.variant for ours)
-                          [--kernel mma|wgmma] (options.kernel for ours)
+                          [--kernel simt|dmma|mma|wgmma] (options.kernel for ours)
    Built with -DGEMM__TEST_HOOKS (research): --epilogue N sets the WGMMA
    epilogue hook (1 staged through shared memory, 2 straight from the
    registers). */
@@ -42,6 +42,17 @@ static __global__ void fill_kernel(unsigned char *p, size_t bytes, int elem, int
     }
 }
 
+/* options.kernel from its name, as gemm_cuda_kernel_name spells it. */
+static bool kernel_named(const char *name, gemm_cuda_kernel *kernel)
+{
+    for (int k = GEMM_CUDA_KERNEL_AUTO; k <= GEMM_CUDA_KERNEL_WGMMA; k++)
+        if (!strcmp(name, gemm_cuda_kernel_name((gemm_cuda_kernel)k))) {
+            *kernel = (gemm_cuda_kernel)k;
+            return true;
+        }
+    return false;
+}
+
 typedef struct prec_info { const char *name; int kind, elem; } prec_info;
 
 static double median(std::vector<double> v)
@@ -61,8 +72,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) shapes = argv[++i];
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "--variant") && i + 1 < argc) variant = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "mma")) kernel = GEMM_CUDA_KERNEL_MMA, i++;
-        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && !strcmp(argv[i + 1], "wgmma")) kernel = GEMM_CUDA_KERNEL_WGMMA, i++;
+        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && kernel_named(argv[i + 1], &kernel)) i++;
 #ifdef GEMM__TEST_HOOKS
         else if (!strcmp(argv[i], "--epilogue") && i + 1 < argc) gemm__test_hooks()->cuda_wgmma_epilogue = atoi(argv[++i]);
 #endif
@@ -104,7 +114,7 @@ int main(int argc, char **argv)
             CHECK(cudaDeviceSynchronize());
             gemm_cuda_options opt = {};
             opt.variant = variant;
-            if (pi.kind >= 2 || !strcmp(pi.name, "tf32")) opt.kernel = kernel; /* the tensor-core modes' kernels */
+            opt.kernel = kernel;
             if (!strcmp(pi.name, "tf32")) opt.math = GEMM_CUDA_MATH_TF32;
             float alpha = 1.0f, beta = 0.0f;
             double alpha_d = 1.0, beta_d = 0.0;
