@@ -604,6 +604,7 @@ int main(int argc, char **argv)
     if (!smoke) test_64bit_offsets();
     if (!smoke) test_huge_leading_dims();
     test_alpha_not_finite(quick);
+    test_direct_strip_copy();
 #if defined(TEST_HAVE_PTHREADS) && defined(__linux__)
     test_affinity();
 #endif
