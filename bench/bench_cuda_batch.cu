@@ -8,6 +8,7 @@
 
    build/bench_cuda_batch [--reps N] [--prec f32,f64,tf32,f16,bf16]
                           [--shapes 64x10000,256x1000,1024x16] [--csv FILE]
+                          [--depth K] (every member n x n x K, not n^3)
                           [--variant N] (options.variant for ours)
                           [--kernel simt|dmma|mma|wgmma] (options.kernel for ours)
    Built with -DGEMM__TEST_HOOKS (research): --epilogue N sets the WGMMA
@@ -63,7 +64,7 @@ static double median(std::vector<double> v)
 
 int main(int argc, char **argv)
 {
-    int reps = 15, variant = 0;
+    int reps = 15, variant = 0, depth = 0;
     gemm_cuda_kernel kernel = GEMM_CUDA_KERNEL_AUTO;
     const char *precs = "f32,f64,tf32,f16,bf16", *shapes = "64x10000,256x1000,1024x16", *csv = NULL;
     for (int i = 1; i < argc; i++) {
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) shapes = argv[++i];
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "--variant") && i + 1 < argc) variant = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--depth") && i + 1 < argc) depth = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && kernel_named(argv[i + 1], &kernel)) i++;
 #ifdef GEMM__TEST_HOOKS
         else if (!strcmp(argv[i], "--epilogue") && i + 1 < argc) gemm__test_hooks()->cuda_wgmma_epilogue = atoi(argv[++i]);
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
     FILE *out = csv ? fopen(csv, "w") : NULL;
     if (out) fprintf(out, "device,prec,n,count,gemm_ms,cublas_ms,gemm_tflops,cublas_tflops,ratio,gemm_spread,cublas_spread\n");
     printf("%s: gemm strided-batched beside cuBLAS, column-major NN, median of %d\n", prop.name, reps);
+    if (depth > 0) printf("every member n x n x %d\n", depth);
     printf("%-5s %6s %6s %10s %10s %9s %9s %7s %7s %7s\n", "prec", "n", "count", "gemm ms", "cuBLAS ms", "gemm TF/s",
            "cuBLAS TF", "ratio", "spr g", "spr c");
     static const prec_info all[] = {{"f32", 0, 4}, {"f64", 1, 8}, {"tf32", 0, 4}, {"f16", 2, 2}, {"bf16", 3, 2}};
@@ -103,7 +106,9 @@ int main(int argc, char **argv)
             int n = 0;
             long long count = 0;
             if (sscanf(tok, "%dx%lld", &n, &count) != 2) continue;
-            size_t per = (size_t)n * n, bytes_ab = per * count * pi.elem, bytes_c = per * count * (pi.kind >= 2 ? 4 : pi.elem);
+            int k = depth > 0 ? depth : n;
+            size_t per = (size_t)n * n, per_ab = (size_t)n * k, bytes_ab = per_ab * count * pi.elem,
+                   bytes_c = per * count * (pi.kind >= 2 ? 4 : pi.elem);
             void *A, *B, *C;
             CHECK(cudaMalloc(&A, bytes_ab));
             CHECK(cudaMalloc(&B, bytes_ab));
@@ -118,32 +123,32 @@ int main(int argc, char **argv)
             if (!strcmp(pi.name, "tf32")) opt.math = GEMM_CUDA_MATH_TF32;
             float alpha = 1.0f, beta = 0.0f;
             double alpha_d = 1.0, beta_d = 0.0;
-            long long st = (long long)per;
+            long long st = (long long)per_ab, stc = (long long)per;
             auto ours = [&]() -> gemm_status {
                 if (pi.kind == 0)
-                    return gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, alpha,
-                                                           (float *)A, n, st, (float *)B, n, st, beta, (float *)C, n, st,
+                    return gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, k, alpha,
+                                                           (float *)A, n, st, (float *)B, k, st, beta, (float *)C, n, stc,
                                                            count, &opt);
                 if (pi.kind == 1)
-                    return gemm_cuda_dgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n,
-                                                           alpha_d, (double *)A, n, st, (double *)B, n, st, beta_d,
-                                                           (double *)C, n, st, count, &opt);
+                    return gemm_cuda_dgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, k,
+                                                           alpha_d, (double *)A, n, st, (double *)B, k, st, beta_d,
+                                                           (double *)C, n, stc, count, &opt);
                 gemm_precision p = pi.kind == 2 ? GEMM_F16 : GEMM_BF16;
-                return gemm_cuda_sgemm_mixed_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n,
-                                                             alpha, A, p, n, st, B, p, n, st, beta, C, GEMM_F32, n, st,
+                return gemm_cuda_sgemm_mixed_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, k,
+                                                             alpha, A, p, n, st, B, p, k, st, beta, C, GEMM_F32, n, stc,
                                                              count, &opt);
             };
             auto theirs = [&]() -> cublasStatus_t {
                 if (!strcmp(pi.name, "f32"))
-                    return cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, (float *)A, n, st,
-                                                     (float *)B, n, st, &beta, (float *)C, n, st, (int)count);
+                    return cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, k, &alpha, (float *)A, n, st,
+                                                     (float *)B, k, st, &beta, (float *)C, n, stc, (int)count);
                 if (pi.kind == 1)
-                    return cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha_d, (double *)A, n, st,
-                                                     (double *)B, n, st, &beta_d, (double *)C, n, st, (int)count);
+                    return cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, k, &alpha_d, (double *)A, n, st,
+                                                     (double *)B, k, st, &beta_d, (double *)C, n, stc, (int)count);
                 cudaDataType t = pi.kind == 0 ? CUDA_R_32F : pi.kind == 2 ? CUDA_R_16F : CUDA_R_16BF;
                 cublasComputeType_t ct = pi.kind == 0 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-                return cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, A, t, n, st, B, t, n, st,
-                                                  &beta, C, CUDA_R_32F, n, st, (int)count, ct, CUBLAS_GEMM_DEFAULT);
+                return cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, k, &alpha, A, t, n, st, B, t, k, st,
+                                                  &beta, C, CUDA_R_32F, n, stc, (int)count, ct, CUBLAS_GEMM_DEFAULT);
             };
             std::vector<double> tg, tc;
             bool ok = true;
@@ -165,7 +170,7 @@ int main(int argc, char **argv)
                 if (r >= 0) tc.push_back(ms);
             }
             if (ok) {
-                double mg = median(tg), mc = median(tc), flops = 2.0 * n * (double)n * n * count;
+                double mg = median(tg), mc = median(tc), flops = 2.0 * n * (double)n * k * count;
                 double sg = *std::max_element(tg.begin(), tg.end()) / *std::min_element(tg.begin(), tg.end());
                 double sc = *std::max_element(tc.begin(), tc.end()) / *std::min_element(tc.begin(), tc.end());
                 printf("%-5s %6d %6lld %10.4f %10.4f %9.2f %9.2f %7.3f %7.2f %7.2f\n", pi.name, n, count, mg, mc,
