@@ -51,17 +51,17 @@ __device__ __forceinline__ uint32_t gemm__cuda_tc_frag(const T *s, int r, int q)
 
 /* The MMA kernel's shape: BM x BN block tiles (128 x 128 with 8 warps of
    64 x 32, or 64 x 64 with 4 warps of 32 x 32 for a batch's small
-   members), BK 32, 3 stages. The 64 x 64 tile of a 16-bit type, whose
-   blocks each do one small member, keeps 2 stages and up to 8 blocks per
-   SM (64 registers) instead: more members in flight beat a deeper ring
-   there (H200, FP16 and BF16: 10,000 members of 32^3 from 0.64-0.69 of
-   cuBLAS to 0.83-0.85, 48^3 from 0.58-0.60 to 0.65, 64 x 64 x 1024 3%
-   faster). TF32 keeps 3 stages and 4 blocks: at 64 registers it spills,
-   and at 2 stages its 64 x 64 x 1024 members ran 25% slower. AK: op(A)
-   k-major in memory (else M-major,
+   members), BK 32, 3 stages; AK: op(A) k-major in memory (else M-major,
    read in place); op(B) always k-major. Rows of a k-major tile are padded
    by 16 bytes, of an M-major one by 8 elements: either way the fragment
-   loads of a warp fall in distinct banks. */
+   loads of a warp fall in distinct banks.
+   The 64 x 64 tile of a 16-bit type, whose blocks each do one small
+   member, has 2 stages and up to 8 blocks per SM (64 registers) instead:
+   more members in flight beat a deeper ring there (H200, FP16 and BF16,
+   10,000 members of 32^3: 0.64-0.69 of cuBLAS -> 0.83-0.85; 48^3
+   0.58-0.60 -> 0.65; 64 x 64 x 1024 0-3% faster). TF32 keeps 3 stages
+   and 4 blocks: at 64 registers it spills, and at 2 stages its
+   64 x 64 x 1024 members ran 25% slower. */
 template <typename T, int BM_, bool AK_> struct gemm__cuda_mma_shape {
     static constexpr int BM = BM_, BN = BM_, BK = 32, STAGES = BM == 128 || sizeof(T) == 4 ? 3 : 2,
                          NT = BM == 128 ? 256 : 128,
