@@ -190,7 +190,7 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
     const gemm__problem *p = jb->p;
     int64_t i0, j0, i, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
-                      gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es) && gemm__cpu_direct_copies_strips();
+                      gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
     for (i0 = m0; i0 < m1; i0 += mr) {
         int64_t mw = gemm__cpu_min(mr, m1 - i0), as = mr;
         const char *ap = panel;
