@@ -6,8 +6,9 @@ Maintainers edit src/; users copy the generated headers and never see the split
 template, src/<header>.in: plain text copied through, except lines that are one
 directive:
 
-    @include cuda/simt.cuh     the file src/cuda/simt.cuh, between the markers
-                               /* >>cuda simt: src/cuda/simt.cuh */ and /* <<cuda simt */
+    @include cuda/host/plan.cuh   that part, after the parts it includes, between
+                               /* >>cuda/host plan: src/cuda/host/plan.cuh */ and
+                               /* <<cuda/host plan */
     @opencl cl/gemm.cl         that OpenCL C file as string literals, one array
                                element per group of whole top-level blocks, each
                                element under C99's 4095-character limit
@@ -15,8 +16,21 @@ directive:
                                literals ('#' lines become comments); the path is
                                from the repository root
 
-    python3 tools/amalgamate.py           write the headers (make headers)
-    python3 tools/amalgamate.py --check   compare them with fresh output (make test-headers)
+A part includes what it uses (`#include "../core/internal.h"`, guarded by
+`#pragma once`), so that it compiles on its own and every tool sees its
+neighbours. The generator follows those includes: each part is emitted once,
+after the parts it includes, and its `#include "..."` and `#pragma once` lines
+are dropped; a part of another folder belongs to another header (core/ ->
+gemm.h, cpu/ -> gemm_cpu.h, ...), which the generated header includes, so it
+is not followed. An include cycle is an error.
+
+    python3 tools/amalgamate.py               write the headers (make headers)
+    python3 tools/amalgamate.py --check       compare them with fresh output, and
+                                              find parts no header reaches
+                                              (make test-headers)
+    python3 tools/amalgamate.py --lines DIR   write development copies into DIR
+                                              with #line directives pointing at
+                                              src/ (make headers LINES=1)
 """
 import difflib
 import os
@@ -123,32 +137,133 @@ def tuning(rel):
     return "".join(out)
 
 
-def include(rel):
-    body = read(os.path.join(SRC, rel))
-    name = marker_name(rel)
-    return "/* >>%s: src/%s */\n%s/* <<%s */\n" % (name, rel, body, name)
+# The folder a part lives in names the header that ships it: a part that
+# includes a part of another folder relies on that header, which the
+# generated header includes itself, so such an include is dropped, not followed.
+OWNER = {"core": "gemm.h", "cpu": "gemm_cpu.h", "cuda": "gemm_cuda.cuh",
+         "cl": "gemm_cl.h", "mpi": "gemm_mpi.h", "cblas": "gemm_cblas.h"}
+LOCAL_INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
+PRAGMA_ONCE = re.compile(r"\s*#\s*pragma\s+once\s*$")
 
 
-def generate(header):
-    out = []
-    for line in read(os.path.join(SRC, header + ".in")).splitlines(keepends=True):
-        m = re.match(r"@(include|opencl|tuning)\s+(\S+)\s*$", line)
-        if not m:
-            out.append(line)
-        else:
-            out.append({"include": include, "opencl": opencl, "tuning": tuning}[m.group(1)](m.group(2)))
-    return "".join(out)
+def local_target(rel, line):
+    """The src/-relative path a part's `#include "..."` line names, or None
+    when the line is no include of another part (a system or user header)."""
+    m = LOCAL_INCLUDE.match(line)
+    if not m:
+        return None
+    target = os.path.normpath(os.path.join(os.path.dirname(rel), m.group(1)))
+    if target.startswith("..") or not os.path.isfile(os.path.join(SRC, target)):
+        return None
+    return target.replace(os.sep, "/")
+
+
+class Amalgamation:
+    """One generated header: each part once, after the parts it includes."""
+
+    def __init__(self, header, lines):
+        self.header, self.lines = header, lines
+        self.done, self.active = set(), []
+        self.parts = []  # every part emitted, in order
+
+    def line_directive(self, number, path):
+        return '#line %d "%s"\n' % (number, path) if self.lines else ""
+
+    def include(self, rel):
+        if rel in self.done:
+            return ""
+        if rel in self.active:
+            sys.exit("amalgamate: include cycle: %s" % " -> ".join(self.active[self.active.index(rel):] + [rel]))
+        self.active.append(rel)
+        body, deps, resume = [], [], True
+        for number, line in enumerate(read(os.path.join(SRC, rel)).splitlines(keepends=True), 1):
+            target = local_target(rel, line)
+            if target is not None or PRAGMA_ONCE.match(line):
+                if target is not None and OWNER.get(target.split("/")[0]) == self.header:
+                    deps.append(self.include(target))
+                resume = True
+                continue
+            if resume:
+                body.append(self.line_directive(number, "src/" + rel))
+                resume = False
+            body.append(line)
+        self.active.pop()
+        self.done.add(rel)
+        self.parts.append(rel)
+        name = marker_name(rel)
+        return "".join(deps) + "/* >>%s: src/%s */\n%s/* <<%s */\n" % (name, rel, "".join(body), name)
+
+    def generate(self):
+        template = header_template(self.header)
+        out = [GENERATED_LINE % (self.header, self.header)]
+        resume = True
+        for number, line in enumerate(read(os.path.join(SRC, template)).splitlines(keepends=True), 1):
+            m = re.match(r"@(include|opencl|tuning)\s+(\S+)\s*$", line)
+            if not m:
+                if resume:
+                    out.append(self.line_directive(number, "src/" + template))
+                    resume = False
+                out.append(line)
+                continue
+            if m.group(1) == "include":
+                out.append(self.include(m.group(2)))
+            else:
+                out.append({"opencl": opencl, "tuning": tuning}[m.group(1)](m.group(2)))
+            resume = True
+        return "".join(out)
+
+
+GENERATED_LINE = ("/* %s: GENERATED by tools/amalgamate.py from src/%s.in and the src/ parts it "
+                  "includes; edit those, then run `make headers`. */\n")
+
+
+def header_template(header):
+    return header + ".in"
+
+
+def generate(header, lines=False):
+    return Amalgamation(header, lines).generate()
+
+
+def orphans():
+    """Parts under src/ that no header reaches (a file left behind by a move)."""
+    reached = set()
+    for h in HEADERS:
+        a = Amalgamation(h, False)
+        a.generate()
+        reached.update(a.parts)
+    found = []
+    for folder in OWNER:
+        for dirpath, _, files in os.walk(os.path.join(SRC, folder)):
+            for f in files:
+                rel = os.path.relpath(os.path.join(dirpath, f), SRC).replace(os.sep, "/")
+                if rel.endswith((".h", ".c", ".cuh")) and rel not in reached:
+                    found.append(rel)
+    return sorted(found)
 
 
 def main():
-    check = "--check" in sys.argv[1:]
+    args = sys.argv[1:]
+    check = "--check" in args
+    lines_dir = args[args.index("--lines") + 1] if "--lines" in args else None
+    if lines_dir:
+        # Development copies: the same text with #line directives, so that
+        # compiler errors, gdb, sanitizers and compute-sanitizer name src/ lines.
+        os.makedirs(lines_dir, exist_ok=True)
+        for h in HEADERS:
+            with open(os.path.join(lines_dir, h), "w", encoding="utf-8") as f:
+                f.write(generate(h, lines=True))
+        print("wrote %s with #line directives into %s" % (", ".join(HEADERS), lines_dir))
+        return
     passed = failed = 0
     for h in HEADERS:
         fresh = generate(h)
         path = os.path.join(ROOT, h)
         if not check:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(fresh)
+            old = read(path) if os.path.exists(path) else None
+            if old != fresh:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(fresh)
             continue
         old = read(path) if os.path.exists(path) else ""
         if old == fresh:
@@ -160,6 +275,13 @@ def main():
             print("FAIL %s is stale: edit src/ and run `make headers` (%d diff lines; first ones:)" % (h, len(diff)))
             print("\n".join(diff[:20]))
     if check:
+        left = orphans()
+        if left:
+            failed += 1
+            print("FAIL parts no header includes: %s" % ", ".join(left))
+        else:
+            passed += 1
+            print("ok every part under src/ is in a header")
         print("%d passed, %d failed" % (passed, failed))
         sys.exit(1 if failed else 0)
 
