@@ -8,14 +8,14 @@ CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror
 LDLIBS   := -lm -lpthread
 B        := build
-HEADERS  := gemm.h gemm_cpu.h
+HEADERS  := gemm.h gemm_cpu.h gemm_cuda.cuh gemm_cl.h gemm_mpi.h gemm_cblas.h
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-TEST_SUITES     := test-headers test-cpu test-build
+TEST_SUITES     := test-headers test-parts test-reinclude test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-cpu test-build test-cpu-asan help
+.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
 
 all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
@@ -34,14 +34,33 @@ $(B)/cpu_basic: examples/cpu_basic.c $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
 # ---- the shipped headers ------------------------------------------------------
-# gemm.h, gemm_cpu.h, gemm_cuda.cuh, gemm_cl.h and gemm_mpi.h are generated
-# from src/ (src/<header>.in names the parts); edit src/, then `make headers`.
-# test-headers fails when a committed header differs from a fresh generation.
-headers: ## write the shipped headers from src/ (tools/amalgamate.py)
+# gemm.h, gemm_cpu.h, gemm_cuda.cuh, gemm_cl.h, gemm_mpi.h and gemm_cblas.h are
+# generated from src/ (src/<header>.in and the parts it includes, followed
+# include by include); edit src/, and any target that builds or tests
+# regenerates them first: no target ever tests stale code. `make headers
+# LINES=1` also writes copies with #line directives into build/dev/, so that
+# compiler errors, gdb and the sanitizers point at src/ (compile with
+# -Ibuild/dev). test-headers fails when a committed header differs from what
+# its committed sources generate; test-parts compiles every part alone.
+GENERATED := gemm.h gemm_cpu.h gemm_cuda.cuh gemm_cl.h gemm_mpi.h gemm_cblas.h
+SOURCES   := $(shell find src -type f) tuning/gemm_cl.txt tools/amalgamate.py
+$(GENERATED) &: $(SOURCES)
 	python3 tools/amalgamate.py
+	@touch $(GENERATED)
 
-test-headers: ## fail when a committed header differs from what src/ generates
+headers: $(GENERATED) ## write the shipped headers from src/ (LINES=1: also build/dev/ with #line directives)
+ifneq ($(LINES),)
+	python3 tools/amalgamate.py --lines $(B)/dev
+endif
+
+test-headers: ## fail when a committed header differs from what src/ generates, or a part is in no header
 	python3 tools/amalgamate.py --check
+
+test-parts: ## compile every part under src/ on its own, with its backend's compiler
+	sh tests/parts_checks.sh
+
+test-reinclude: $(GENERATED) ## the stb habit (include, then GEMM_IMPLEMENTATION and include again) for every header
+	sh tests/reinclude_checks.sh
 
 # ---- tests ----------------------------------------------------------------
 test: ## install what the tests need (Debian), then run every suite
@@ -443,3 +462,8 @@ $(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
 gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh's binaries into .gpu/bin
 	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
 	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/
+
+# ---- every suite runs on fresh headers -----------------------------------------
+# (test-headers itself compares the committed headers with their sources, so
+# it must not regenerate them first.)
+$(filter-out test-headers test-parts,$(TEST_SUITES) $(SANITIZE_SUITES)) test-cuda demo-cuda: $(GENERATED)
