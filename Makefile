@@ -281,7 +281,7 @@ RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wal
 bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the issue-13 research sweep of exact CUDA kernels (sm_90a)
 
 # host-only checks of the fp64 kernels' index maps (model.cu), run at build time
-$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) src/cuda/dmma_frag.cuh | $(B)
+$(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) src/cuda/device/dmma_frag.cuh | $(B)
 	@mkdir -p $(B)/rx
 	$(NVCC) -std=c++17 -O1 $< -o $(B)/rx/model
 	./$(B)/rx/model | tail -n 1

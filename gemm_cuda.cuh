@@ -399,38 +399,7 @@ GEMM_DEF const char *gemm__cuda_exact_last(void);
 #include <string.h>
 
 /* ---- device code: helpers, then one file per kernel family ---- */
-/* >>cuda errors: src/cuda/errors.cuh */
-/* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
-   returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
-   where they fit) with the CUDA error name and string in the detail. */
-
-static gemm_status gemm__cuda_status_of(cudaError_t e)
-{
-    switch (e) {
-    case cudaErrorMemoryAllocation: return GEMM_ERR_OUT_OF_MEMORY;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorInvalidDevice: return GEMM_ERR_UNAVAILABLE;
-    default: return GEMM_ERR_DEVICE;
-    }
-}
-
-/* Records a failed CUDA call; `what` names the call, `func` the entry point. */
-static gemm_status gemm__cuda_fail(const char *func, const char *what, cudaError_t e)
-{
-    return gemm__fail(gemm__cuda_status_of(e), "%s: %s: %s (%s)", func, what, cudaGetErrorName(e),
-                      cudaGetErrorString(e));
-}
-
-/* Returns the failure of a CUDA call from the enclosing function. */
-#define GEMM__CUDA_TRY(func, call)                                                                 \
-    do {                                                                                           \
-        cudaError_t gemm__e = (call);                                                              \
-        if (gemm__e != cudaSuccess) return gemm__cuda_fail(func, #call, gemm__e);                  \
-    } while (0)
-/* <<cuda errors */
-/* >>cuda device: src/cuda/device.cuh */
+/* >>cuda/device common: src/cuda/device/common.cuh */
 /* Device helpers every fast kernel shares: the cp.async wrappers (global to
    shared memory without a register round trip, sm_80+), the bounds-checked
    tile copy built on them, and the one-element epilogue. */
@@ -507,8 +476,8 @@ __device__ __forceinline__ void gemm__cuda_store(TC *c, S acc, S alpha, S beta, 
         *c = TC(beta == S(0) ? alpha * acc : alpha * acc + beta * S(*c));
     }
 }
-/* <<cuda device */
-/* >>cuda batch: src/cuda/batch.cuh */
+/* <<cuda/device common */
+/* >>cuda/device batch: src/cuda/device/batch.cuh */
 /* Where a launch finds its members. Every kernel that multiplies, scales or
    copies operands takes one of these: a single call is a batch of one,
    so a batch runs the same kernels, its members along blockIdx.z. */
@@ -609,8 +578,8 @@ template <typename F> static gemm_status gemm__cuda_each_run(const char *fn, gem
     return GEMM_OK;
 }
 
-/* <<cuda batch */
-/* >>cuda ladder: src/cuda/ladder.cuh */
+/* <<cuda/device batch */
+/* >>cuda/kernels ladder: src/cuda/kernels/ladder.cuh */
 /* Every kernel solves the canonical problem of gemm.h (gemm__problem): C is
    column-major, M x N (element (i, j) at C[i + j*ldc]); op(A) is M x K and
    op(B) is K x N, with A and B already swapped for a row-major call. A
@@ -684,8 +653,8 @@ static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta
         return cudaGetLastError();
     });
 }
-/* <<cuda ladder */
-/* >>cuda ring: src/cuda/ring.cuh */
+/* <<cuda/kernels ladder */
+/* >>cuda/device ring: src/cuda/device/ring.cuh */
 /* The cp.async ring of the SIMT, DMMA and MMA kernels: each operand's K
    tiles go through STAGES slots of shared memory, and the copies of the
    next STAGES-1 tiles are in flight while one is multiplied. */
@@ -764,8 +733,8 @@ template <int SWZ> __device__ __forceinline__ void gemm__cuda_block_tile(int &bm
         bn = r / size;
     }
 }
-/* <<cuda ring */
-/* >>cuda simt: src/cuda/simt.cuh */
+/* <<cuda/device ring */
+/* >>cuda/kernels simt: src/cuda/kernels/simt.cuh */
 /* SIMT: register-blocked fp32 and fp64 on the CUDA cores, over the cp.async
    ring. Each thread keeps a TM x TN tile of C in registers; each operand is
    read in the orientation it is stored in (k-major or not: two shared-memory
@@ -852,8 +821,8 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
         }
     }
 }
-/* <<cuda simt */
-/* >>cuda simt_warp: src/cuda/simt_warp.cuh */
+/* <<cuda/kernels simt */
+/* >>cuda/kernels simt_warp: src/cuda/kernels/simt_warp.cuh */
 /* SIMT for fp32, warp-tiled (the shape of cuBLAS's SIMT kernels on Ampere
    and Hopper): each warp owns a 64 x 64 tile of C, each of its 32 threads
    an 8 x 16 (LM = 8) or 16 x 8 (LM = 4) tile made of 4 x 4 sub-tiles LM*4
@@ -1074,8 +1043,8 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
         }
     }
 }
-/* <<cuda simt_warp */
-/* >>cuda dmma: src/cuda/dmma.cuh */
+/* <<cuda/kernels simt_warp */
+/* >>cuda/kernels dmma: src/cuda/kernels/dmma.cuh */
 /* DMMA: fp64 on the FP64 tensor cores (mma.sync, sm_80+), over the cp.async
    ring: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N) tile of
    C made of 16x8 mma tiles, K = 4 per mma. */
@@ -1160,8 +1129,8 @@ gemm__cuda_dmma_kernel(int M, int N, int K, int kchunk, double alpha, const doub
                 if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[mt][j][r], alpha, beta, atomic);
             }
 }
-/* <<cuda dmma */
-/* >>cuda dmma_frag: src/cuda/dmma_frag.cuh */
+/* <<cuda/kernels dmma */
+/* >>cuda/device dmma_frag: src/cuda/device/dmma_frag.cuh */
 /* The fp64 tiles of the TMA DMMA kernel in shared memory and the mma.sync
    .f64 fragments read from them with 16-byte loads (sm_90: m16n8k16).
    Host-and-device index maps with no other dependency, so that the
@@ -1302,8 +1271,8 @@ template <bool XK, bool YK> GEMM__CUDA_HD void gemm__cuda_dt_acc_pos(int mt, int
     x = 16 * mt + gemm__cuda_dt_xfrag<XK>::row(g) + (r >> 1);
     y = 8 * nt + gemm__cuda_dt_yfrag<YK>::col(t, r & 1);
 }
-/* <<cuda dmma_frag */
-/* >>cuda mma: src/cuda/mma.cuh */
+/* <<cuda/device dmma_frag */
+/* >>cuda/kernels mma: src/cuda/kernels/mma.cuh */
 /* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
    fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
    cores ignore its 13 low mantissa bits. */
@@ -1460,8 +1429,8 @@ __global__ void __launch_bounds__(BM_ == 128 ? 256 : 128, PROMOTE ? 1 : BM_ == 1
                                                                        : acc[mt][j][r], alpha, beta, 0);
             }
 }
-/* <<cuda mma */
-/* >>cuda wgmma_ptx: src/cuda/wgmma_ptx.cuh */
+/* <<cuda/kernels mma */
+/* >>cuda/device wgmma_ptx: src/cuda/device/wgmma_ptx.cuh */
 /* The Hopper instructions of the WGMMA kernel, each behind a small named
    wrapper: mbarriers, the copy engine (TMA), wgmma and its fences, register
    reallocation and named barriers. They exist only in a build for sm_90a
@@ -1716,8 +1685,8 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
 {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
 }
-/* <<cuda wgmma_ptx */
-/* >>cuda wgmma: src/cuda/wgmma.cuh */
+/* <<cuda/device wgmma_ptx */
+/* >>cuda/kernels wgmma: src/cuda/kernels/wgmma.cuh */
 /* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums,
    and the fp32-accurate mode's three TF32 products. A persistent kernel:
    each block walks work units (a tile of C, or one K part of it) in a
@@ -2126,8 +2095,8 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
 #endif
 }
-/* <<cuda wgmma */
-/* >>cuda split: src/cuda/split.cuh */
+/* <<cuda/kernels wgmma */
+/* >>cuda/kernels split: src/cuda/kernels/split.cuh */
 /* The fp32-accurate mode's operand split (GEMM_CUDA_MATH_FP32_ACCURATE,
    "3xTF32"): each fp32 operand x becomes hi + lo, hi = x rounded to TF32
    (to nearest even; 11 significant bits), lo = x - hi (exact in fp32)
@@ -2265,8 +2234,8 @@ __global__ void __launch_bounds__(256) gemm__cuda_split_hc_kernel(int64_t elems_
         region0[2 * per] = isfinite(hi) ? hi : 0.0f;
     }
 }
-/* <<cuda split */
-/* >>cuda copy: src/cuda/copy.cuh */
+/* <<cuda/kernels split */
+/* >>cuda/kernels copy: src/cuda/kernels/copy.cuh */
 /* Operand copies for the tensor-core kernels, which read A and B k-major
    (each row of op(A), each column of op(B) contiguous) from 16-byte aligned
    rows; WGMMA also reads a 16-bit op(A) M-major (wgmma transposes 16-bit
@@ -2333,8 +2302,8 @@ __global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int
         *reinterpret_cast<vec *>(out + (int64_t)(r0 + r) * ldo + q0 + q) = v;
     }
 }
-/* <<cuda copy */
-/* >>cuda splitk: src/cuda/splitk.cuh */
+/* <<cuda/kernels copy */
+/* >>cuda/kernels splitk: src/cuda/kernels/splitk.cuh */
 /* Split-K's deterministic reduction (the WGMMA kernel's): each K part
    wrote its raw fp32 sums into partial[z] (M x N, column-major); one pass
    adds them in a fixed order, so every run gives the same bits. (The exact
@@ -2352,8 +2321,8 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
         gemm__cuda_store(&C[e % M + (e / M) * ldc], sum, alpha, beta, 0);
     }
 }
-/* <<cuda splitk */
-/* >>cuda dmma_tma: src/cuda/dmma_tma.cuh */
+/* <<cuda/kernels splitk */
+/* >>cuda/kernels dmma_tma: src/cuda/kernels/dmma_tma.cuh */
 /* DMMA on Hopper (sm_90a): fp64 on the FP64 tensor cores, warp-specialised
    and persistent. The last warpgroup produces: one thread has the copy
    engine (TMA) bring each K tile of both operands, 128-byte swizzled, into
@@ -2628,10 +2597,41 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     (void)beta; (void)C; (void)ldc; (void)atomic; (void)bt;
 #endif
 }
-/* <<cuda dmma_tma */
+/* <<cuda/kernels dmma_tma */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
-/* >>cuda call: src/cuda/call.cuh */
+/* >>cuda/host errors: src/cuda/host/errors.cuh */
+/* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
+   returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
+   where they fit) with the CUDA error name and string in the detail. */
+
+static gemm_status gemm__cuda_status_of(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorMemoryAllocation: return GEMM_ERR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDevice: return GEMM_ERR_UNAVAILABLE;
+    default: return GEMM_ERR_DEVICE;
+    }
+}
+
+/* Records a failed CUDA call; `what` names the call, `func` the entry point. */
+static gemm_status gemm__cuda_fail(const char *func, const char *what, cudaError_t e)
+{
+    return gemm__fail(gemm__cuda_status_of(e), "%s: %s: %s (%s)", func, what, cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
+/* Returns the failure of a CUDA call from the enclosing function. */
+#define GEMM__CUDA_TRY(func, call)                                                                 \
+    do {                                                                                           \
+        cudaError_t gemm__e = (call);                                                              \
+        if (gemm__e != cudaSuccess) return gemm__cuda_fail(func, #call, gemm__e);                  \
+    } while (0)
+/* <<cuda/host errors */
+/* >>cuda/host call: src/cuda/host/call.cuh */
 /* What every call shares on the host: its operands in the canonical
    problem's naming, the checks of its options, the device it runs on, and
    the first steps of a device-pointer call (sizes, pointers, C = beta*C). */
@@ -2753,8 +2753,8 @@ static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, cons
     }
     return GEMM_OK;
 }
-/* <<cuda call */
-/* >>cuda scratch: src/cuda/scratch.cuh */
+/* <<cuda/host call */
+/* >>cuda/host scratch: src/cuda/host/scratch.cuh */
 /* The scratch pool of the tensor-core modes: their operand copies and
    split-K sums are taken from it in stream order on the caller's stream
    and given back there. One pool per device, created on first use (when
@@ -2788,8 +2788,8 @@ static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create,
     *pool = p;
     return GEMM_OK;
 }
-/* <<cuda scratch */
-/* >>cuda exact: src/cuda/exact.cuh */
+/* <<cuda/host scratch */
+/* >>cuda/host exact: src/cuda/host/exact.cuh */
 /* The exact path's cp.async kernels that read the operands in place (any
    alignment): fp64 on SIMT (GPUs without FP64 tensor cores) and DMMA's
    ring configuration (sm_80, or builds without sm_90a); how K is split;
@@ -2962,8 +2962,8 @@ static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, i
     if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
     return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
 }
-/* <<cuda exact */
-/* >>cuda exact_plan: src/cuda/exact_plan.cuh */
+/* <<cuda/host exact */
+/* >>cuda/host exact_plan: src/cuda/host/exact_plan.cuh */
 /* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
    of the kernel runs, in which layout it reads the operands, and which
    operands are first copied into scratch for that. Chosen from the shape
@@ -3141,8 +3141,8 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
         gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->bk, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
     return GEMM_OK;
 }
-/* <<cuda exact_plan */
-/* >>cuda exact_run: src/cuda/exact_run.cuh */
+/* <<cuda/host exact_plan */
+/* >>cuda/host exact_run: src/cuda/host/exact_run.cuh */
 /* The exact path's run: the plan's operand copies into scratch, the
    launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
    every fp32 / fp64 call takes (gemm__cuda_exact). */
@@ -3455,8 +3455,8 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
         }
     return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
 }
-/* <<cuda exact_run */
-/* >>cuda tc_launch: src/cuda/tc_launch.cuh */
+/* <<cuda/host exact_run */
+/* >>cuda/host tc_launch: src/cuda/host/tc_launch.cuh */
 /* The tensor-core modes' launches: which kernel this device and build can
    run, the tensor maps of WGMMA's copy engine, the operand copies, the
    WGMMA tile height and K split, and the launches of WGMMA and MMA. */
@@ -3785,8 +3785,8 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
         return cudaLaunchKernel(kern, dim3((unsigned)tm, (unsigned)tn, z), dim3(S::NT), args, smem, stream);
     });
 }
-/* <<cuda tc_launch */
-/* >>cuda tc: src/cuda/tc.cuh */
+/* <<cuda/host tc_launch */
+/* >>cuda/host tc: src/cuda/host/tc.cuh */
 /* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums): the kernel,
    the operand copies and split-K sums in scratch, the launch. */
 
@@ -3925,8 +3925,8 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
-/* <<cuda tc */
-/* >>cuda run: src/cuda/run.cuh */
+/* <<cuda/host tc */
+/* >>cuda/host run: src/cuda/host/run.cuh */
 /* The device-pointer path of every call, after the checks: the first steps
    (sizes, pointers, C = beta*C), the device, then the exact or the
    tensor-core path. The host-pointer path ends here too, with its device
@@ -3949,8 +3949,8 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
         return gemm__cuda_tc<T, TC>(fn, p, x, opt, &gpu, stream);
     }
 }
-/* <<cuda run */
-/* >>cuda batch_run: src/cuda/batch_run.cuh */
+/* <<cuda/host run */
+/* >>cuda/host batch_run: src/cuda/host/batch_run.cuh */
 /* Batches on the device: the checks of every member's memory, the device
    copy of a pointer-array batch's lists, and the launches, the members in
    the grid (batch.cuh). Exact fp32 runs the warp-tiled kernel when every
@@ -4383,8 +4383,8 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
     }
     return s;
 }
-/* <<cuda batch_run */
-/* >>cuda stream_ops: src/cuda/stream_ops.cuh */
+/* <<cuda/host batch_run */
+/* >>cuda/host stream_ops: src/cuda/host/stream_ops.cuh */
 /* The device operations of the host path (staging.cuh, pipeline.cuh), as
    the static members of one type: the pipeline is a template over it, so
    the tests can run the same bookkeeping (threads, chunks, events, order)
@@ -4453,8 +4453,8 @@ struct gemm__cuda_real {
         return gemm__cuda_run(fn, p, x, opt, s);
     }
 };
-/* <<cuda stream_ops */
-/* >>cuda staging: src/cuda/staging.cuh */
+/* <<cuda/host stream_ops */
+/* >>cuda/host staging: src/cuda/host/staging.cuh */
 /* The host path's staging: the host threads that copy between the caller's
    pageable memory and page-locked staging chunks while the copy engines
    move the chunks, and the per-device context a host call runs in (its
@@ -4751,8 +4751,8 @@ static void gemm__cuda_context_release_idle(int dev)
         gemm__cuda_context_destroy(c);
     }
 }
-/* <<cuda staging */
-/* >>cuda plan: src/cuda/plan.cuh */
+/* <<cuda/host staging */
+/* >>cuda/host plan: src/cuda/host/plan.cuh */
 /* The host path's plan: a host-pointer call cut into loads (panels of A and
    B; pieces of C when beta != 0), multiplies (pieces of C) and stores
    (pieces of C), in the order the pipeline issues them, and the device
@@ -4945,8 +4945,8 @@ static void gemm__cuda_plan_piece(gemm__cuda_plan *pl, const gemm__cuda_shape *s
     gemm__cuda_plan_multiply(pl, r0, r1, c0, c1, 0, sh->k, a, b, &c, sh->loads_c ? -1 : pl->last_store[slot], false);
     gemm__cuda_plan_store(pl, &c, r0, r1, c0, c1);
 }
-/* <<cuda plan */
-/* >>cuda orders: src/cuda/orders.cuh */
+/* <<cuda/host plan */
+/* >>cuda/host orders: src/cuda/host/orders.cuh */
 /* The host path's orders (plan.cuh names them): the device memory each
    needs, its steps, and the choice of the first that fits. */
 
@@ -5254,8 +5254,8 @@ static bool gemm__cuda_plan_make(gemm__cuda_plan *pl, const gemm__cuda_shape *sh
         if (t <= GEMM__CUDA_MIN_TILE) return false;
     }
 }
-/* <<cuda orders */
-/* >>cuda pipeline: src/cuda/pipeline.cuh */
+/* <<cuda/host orders */
+/* >>cuda/host pipeline: src/cuda/host/pipeline.cuh */
 /* The host path's pipeline: runs a plan (plan.cuh, orders.cuh) in a context
    (staging.cuh). Loads go host-to-device on one stream, multiplies
    alternate between two compute streams (chained ones stay on one), stores
@@ -5269,7 +5269,7 @@ static bool gemm__cuda_plan_make(gemm__cuda_plan *pl, const gemm__cuda_shape *sh
    in plan order, so every event it waits on was recorded before.
 
    Entry for other host-data paths (the MPI backend's root-held data, say):
-   gemm__cuda_host_run() (host.cuh) with a canonical gemm__problem, its
+   gemm__cuda_host_run() (host_path.cuh) with a canonical gemm__problem, its
    operands and options, on the current device: it takes a context, plans
    within options.max_device_bytes, runs, and fills a gemm_timing. */
 
@@ -5775,8 +5775,8 @@ static gemm_status gemm__cuda_pipeline(const char *fn, gemm__cuda_context<Dev> *
     if (t) gemm__cuda_pipe_times<Dev>(&q, gemm__cuda_now() - t0, t);
     return GEMM_OK;
 }
-/* <<cuda pipeline */
-/* >>cuda host: src/cuda/host.cuh */
+/* <<cuda/host pipeline */
+/* >>cuda/host host_path: src/cuda/host/host_path.cuh */
 /* The host-pointer path (the _host calls): which memory can be copied
    straight, the zero-copy path of tiny problems, the plan within the
    device memory the call may take, the pipeline, the timing. */
@@ -6058,8 +6058,8 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
     }
     return s;
 }
-/* <<cuda host */
-/* >>cuda api: src/cuda/api.cuh */
+/* <<cuda/host host_path */
+/* >>cuda/host api: src/cuda/host/api.cuh */
 /* The public functions: thin typed wrappers over gemm__cuda_call. */
 
 /* Every call: the argument checks and the canonical problem once
@@ -6400,7 +6400,7 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 }
 
 } /* extern "C" */
-/* <<cuda api */
+/* <<cuda/host api */
 
 #endif /* GEMM_IMPLEMENTATION */
 

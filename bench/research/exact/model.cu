@@ -24,14 +24,14 @@
       equal to the sum, at full and cut edges, both copy widths; and the
       banks of its fragment loads (one wavefront per LDS.128: LM or LN
       distinct 16-byte words) and of the transpose.
-   6. the shipped TMA DMMA kernel's maps (src/cuda/dmma_frag.cuh): its
+   6. the shipped TMA DMMA kernel's maps (src/cuda/device/dmma_frag.cuh): its
       layouts equal the ones above, and 3 and 4 for its roles (both
       operands k-major: a k-major X) and block shapes.
    Last line: N passed, N failed. */
 #include "f32_kernels.cuh"
 #include "f64_kernels.cuh"
 /* the shipped TMA DMMA kernel's maps (self-contained part of gemm_cuda.cuh) */
-#include "../../../src/cuda/dmma_frag.cuh"
+#include "../../../src/cuda/device/dmma_frag.cuh"
 
 #include <algorithm>
 #include <map>

@@ -11,7 +11,7 @@
    in plan order, so every event it waits on was recorded before.
 
    Entry for other host-data paths (the MPI backend's root-held data, say):
-   gemm__cuda_host_run() (host.cuh) with a canonical gemm__problem, its
+   gemm__cuda_host_run() (host_path.cuh) with a canonical gemm__problem, its
    operands and options, on the current device: it takes a context, plans
    within options.max_device_bytes, runs, and fills a gemm_timing. */
 
