@@ -196,7 +196,7 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
+.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC=$(NVCC) sh tests/cuda_build_checks.sh
@@ -256,7 +256,20 @@ $(CUDA_HOST_BIN)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUD
 	@mkdir -p $(CUDA_HOST_BIN)
 	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@ -lcublas
 
-gpu-bin-cuda-host: $(CUDA_HOST_BIN)/test_cuda_host $(CUDA_HOST_BIN)/bench_cuda_host ## build bench/gpu/cuda_host.sh's binaries (sm_90a) into .gpu/host
+# Several GPUs: bench/bench_cuda_devices.cu, the host call on D GPUs beside
+# one GPU and cuBLASXt on the same D (make bench-cuda-devices on a machine
+# with several GPUs; bench/gpu/cuda_devices.sh runs it from .gpu/host).
+$(B)/bench_cuda_devices: bench/bench_cuda_devices.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+$(CUDA_HOST_BIN)/bench_cuda_devices: bench/bench_cuda_devices.cu tests/battery.h $(CUDA_DEPS)
+	@mkdir -p $(CUDA_HOST_BIN)
+	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@ -lcublas
+
+bench-cuda-devices: $(B)/bench_cuda_devices ## on several GPUs: the host call on all of them beside one GPU and cuBLASXt
+	./$(B)/bench_cuda_devices $(BENCH_ARGS)
+
+gpu-bin-cuda-host: $(CUDA_HOST_BIN)/test_cuda_host $(CUDA_HOST_BIN)/bench_cuda_host $(CUDA_HOST_BIN)/bench_cuda_devices ## build bench/gpu/cuda_host.sh's binaries (sm_90a) into .gpu/host
 
 bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes bench/results_cuda_host.csv
 	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv bench/results_cuda_host.csv $(BENCH_ARGS)

@@ -231,8 +231,16 @@ typedef struct gemm_cuda_options {
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
     int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
                                 exact kernels (with kernel SIMT or DMMA): their configurations, above */
-    gemm_timing *timing;     /* _host calls: filled in seconds when not NULL (setup, copies, kernels, total) */
+    gemm_timing *timing;     /* _host calls: filled in seconds when not NULL (setup, copies, kernels, total);
+                                on several devices, the slowest device's phases and the whole call's total */
+    int device_count;        /* _host calls: how many devices share the call (0 or 1 = options.device alone;
+                                n > 1 = `devices`, or devices options.device .. options.device + n - 1;
+                                GEMM_CUDA_ALL_DEVICES = every device there is) */
+    const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
 } gemm_cuda_options;
+
+/* options.device_count: every CUDA device of the process. */
+#define GEMM_CUDA_ALL_DEVICES (-1)
 
 /* Device pointers, asynchronous on `stream` (0 or NULL: the default stream). */
 GEMM_DEF gemm_status gemm_cuda_sgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
@@ -399,6 +407,37 @@ GEMM_DEF const char *gemm__cuda_exact_last(void);
 #include <string.h>
 
 /* ---- device code: helpers, then one file per kernel family ---- */
+/* >>cuda/host errors: src/cuda/host/errors.cuh */
+/* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
+   returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
+   where they fit) with the CUDA error name and string in the detail. */
+
+static gemm_status gemm__cuda_status_of(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorMemoryAllocation: return GEMM_ERR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDevice: return GEMM_ERR_UNAVAILABLE;
+    default: return GEMM_ERR_DEVICE;
+    }
+}
+
+/* Records a failed CUDA call; `what` names the call, `func` the entry point. */
+static gemm_status gemm__cuda_fail(const char *func, const char *what, cudaError_t e)
+{
+    return gemm__fail(gemm__cuda_status_of(e), "%s: %s: %s (%s)", func, what, cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
+/* Returns the failure of a CUDA call from the enclosing function. */
+#define GEMM__CUDA_TRY(func, call)                                                                 \
+    do {                                                                                           \
+        cudaError_t gemm__e = (call);                                                              \
+        if (gemm__e != cudaSuccess) return gemm__cuda_fail(func, #call, gemm__e);                  \
+    } while (0)
+/* <<cuda/host errors */
 /* >>cuda/device common: src/cuda/device/common.cuh */
 /* Device helpers every fast kernel shares: the cp.async wrappers (global to
    shared memory without a register round trip, sm_80+), the bounds-checked
@@ -2600,37 +2639,6 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
 /* <<cuda/kernels dmma_tma */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
-/* >>cuda/host errors: src/cuda/host/errors.cuh */
-/* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
-   returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
-   where they fit) with the CUDA error name and string in the detail. */
-
-static gemm_status gemm__cuda_status_of(cudaError_t e)
-{
-    switch (e) {
-    case cudaErrorMemoryAllocation: return GEMM_ERR_OUT_OF_MEMORY;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorInvalidDevice: return GEMM_ERR_UNAVAILABLE;
-    default: return GEMM_ERR_DEVICE;
-    }
-}
-
-/* Records a failed CUDA call; `what` names the call, `func` the entry point. */
-static gemm_status gemm__cuda_fail(const char *func, const char *what, cudaError_t e)
-{
-    return gemm__fail(gemm__cuda_status_of(e), "%s: %s: %s (%s)", func, what, cudaGetErrorName(e),
-                      cudaGetErrorString(e));
-}
-
-/* Returns the failure of a CUDA call from the enclosing function. */
-#define GEMM__CUDA_TRY(func, call)                                                                 \
-    do {                                                                                           \
-        cudaError_t gemm__e = (call);                                                              \
-        if (gemm__e != cudaSuccess) return gemm__cuda_fail(func, #call, gemm__e);                  \
-    } while (0)
-/* <<cuda/host errors */
 /* >>cuda/host call: src/cuda/host/call.cuh */
 /* What every call shares on the host: its operands in the canonical
    problem's naming, the checks of its options, the device it runs on, and
@@ -2704,6 +2712,9 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
     if (o->device < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d is negative", fn, o->device);
     if (o->host_threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.host_threads = %d is negative", fn, o->host_threads);
+    if (o->device_count < GEMM_CUDA_ALL_DEVICES)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device_count = %d is neither a count nor "
+                          "GEMM_CUDA_ALL_DEVICES", fn, o->device_count);
     return GEMM_OK;
 }
 
@@ -5776,6 +5787,54 @@ static gemm_status gemm__cuda_pipeline(const char *fn, gemm__cuda_context<Dev> *
     return GEMM_OK;
 }
 /* <<cuda/host pipeline */
+/* >>cuda/host gate: src/cuda/host/gate.cuh */
+/* The gate of a host call on several devices: each device's pipeline
+   plans and allocates, then waits here until every device has; a device
+   that could not stops them all before any of them writes C. */
+#include <condition_variable>
+#include <mutex>
+
+struct gemm__cuda_gate {
+    std::mutex mu;
+    std::condition_variable all;
+    int arrived = 0, total = 0;
+    bool failed = false;
+};
+
+/* One device's pass through the gate. */
+struct gemm__cuda_gate_ticket {
+    gemm__cuda_gate *gate;
+    bool entered; /* this device has reported to the gate */
+    bool stopped; /* it planned, but another device did not: it wrote nothing */
+};
+
+static bool gemm__cuda_gate_report(gemm__cuda_gate_ticket *k, bool ok)
+{
+    gemm__cuda_gate *g = k->gate;
+    std::unique_lock<std::mutex> lk(g->mu);
+    k->entered = true;
+    g->arrived++;
+    if (!ok) g->failed = true;
+    if (g->failed || g->arrived == g->total) g->all.notify_all();
+    g->all.wait(lk, [g] { return g->failed || g->arrived == g->total; });
+    return !g->failed;
+}
+
+/* This device planned: waits for the others; false when one of them failed
+   (this device then must not start). */
+static bool gemm__cuda_gate_enter(gemm__cuda_gate_ticket *k)
+{
+    k->stopped = !gemm__cuda_gate_report(k, true);
+    return !k->stopped;
+}
+
+/* This device's call ends: if it never reached the gate it failed before
+   planning, and the others must not wait for it. */
+static void gemm__cuda_gate_leave(gemm__cuda_gate_ticket *k)
+{
+    if (!k->entered) gemm__cuda_gate_report(k, false);
+}
+/* <<cuda/host gate */
 /* >>cuda/host host_path: src/cuda/host/host_path.cuh */
 /* The host-pointer path (the _host calls): which memory can be copied
    straight, the zero-copy path of tiny problems, the plan within the
@@ -5958,7 +6017,7 @@ static gemm_status gemm__cuda_host_plan(const char *fn, gemm__cuda_context<gemm_
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                       const gemm_cuda_options *opt, gemm__cuda_context<gemm__cuda_real> *ctx,
-                                      gemm_timing *t)
+                                      gemm_timing *t, gemm__cuda_gate_ticket *ticket)
 {
     const void *ptr[3] = {x.a, x.b, x.c};
     gemm__cuda_reach r;
@@ -5972,7 +6031,7 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
     gemm__cuda_reach_of(ptr, &r);
     GEMM__CUDA_HOST_NOTE(0, (r.direct[0] ? 1 : 0) | (r.direct[1] ? 2 : 0) | (r.direct[2] ? 4 : 0));
     operands = ((size_t)p->a_extent + (size_t)p->b_extent) * sizeof(T) + (size_t)p->c_extent * sizeof(TC);
-    if (operands <= (opt->mode == GEMM_CUDA_MAPPED ? GEMM__CUDA_ZERO_COPY_MAPPED : GEMM__CUDA_ZERO_COPY_DEFAULT) &&
+    if (!ticket && operands <= (opt->mode == GEMM_CUDA_MAPPED ? GEMM__CUDA_ZERO_COPY_MAPPED : GEMM__CUDA_ZERO_COPY_DEFAULT) &&
         (s = gemm__cuda_zero_copy(fn, p, x, opt, ctx, &r, t)) != GEMM_ERR_UNAVAILABLE)
         return s;
     staged = gemm__cuda_staged_bytes(p, &r, sizeof(T), sizeof(TC), x.beta != S(0));
@@ -5982,6 +6041,10 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
     if (z > GEMM__CUDA_CHUNK) z = GEMM__CUDA_CHUNK;
     gemm__cuda_host_shape(p, x, opt, &r, threads, z, &sh);
     if ((s = gemm__cuda_host_plan(fn, ctx, &sh, opt, &pl, &buf)) != GEMM_OK) return s;
+    if (ticket && !gemm__cuda_gate_enter(ticket)) { /* another device could not plan: C stays untouched */
+        gemm__cuda_real::device_free(buf, ctx->compute[0]);
+        return GEMM_ERR_DEVICE;
+    }
     GEMM__CUDA_HOST_NOTE(pl.order, (r.direct[0] ? 1 : 0) | (r.direct[1] ? 2 : 0) | (r.direct[2] ? 4 : 0));
     s = gemm__cuda_pipeline<gemm__cuda_real>(fn, ctx, &sh, &pl, x, ld, r.direct, opt, threads, z,
                                              staged <= GEMM__CUDA_IN_CALLER, buf, t);
@@ -5997,28 +6060,282 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
    root-held matrices, say) calls it as gemm__cuda_host does. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host_run(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
-                                       const gemm_cuda_options *opt, gemm_timing *t)
+                                       const gemm_cuda_options *opt, gemm_timing *t, gemm__cuda_gate_ticket *ticket)
 {
     gemm__cuda_context<gemm__cuda_real> *ctx;
     cudaError_t e = cudaSuccess;
     gemm_status s;
     int dev;
-    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
-    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
-    if ((ctx = gemm__cuda_context_take(dev, &e)) == NULL) return gemm__cuda_fail(fn, "cudaStreamCreateWithFlags", e);
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) {
+        if (ticket) gemm__cuda_gate_leave(ticket);
+        return gemm__cuda_fail(fn, "cudaGetDevice", e);
+    }
+    if (dev < 0 || dev >= 64) {
+        if (ticket) gemm__cuda_gate_leave(ticket);
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
+    }
+    if ((ctx = gemm__cuda_context_take(dev, &e)) == NULL) {
+        if (ticket) gemm__cuda_gate_leave(ticket);
+        return gemm__cuda_fail(fn, "cudaStreamCreateWithFlags", e);
+    }
     try {
-        s = gemm__cuda_host_in(fn, p, x, opt, ctx, t);
+        s = gemm__cuda_host_in(fn, p, x, opt, ctx, t, ticket);
     } catch (const std::bad_alloc &) {
         s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: out of host memory for the host path's bookkeeping", fn);
     } catch (const std::exception &ex) {
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: the host path's copy threads: %s", fn, ex.what());
     }
     gemm__cuda_context_give(ctx);
+    if (ticket) gemm__cuda_gate_leave(ticket); /* a device that failed before the gate stops the others */
     if (opt->max_device_bytes > 0) { /* the cap also bounds what the pool keeps */
         cudaMemPool_t pool;
         if (gemm__cuda_scratch_pool(fn, dev, false, &pool) == GEMM_OK && pool) cudaMemPoolTrimTo(pool, opt->max_device_bytes);
     }
     return s;
+}
+/* <<cuda/host host_path */
+/* >>cuda/host devices: src/cuda/host/devices.cuh */
+/* Several GPUs for one host-pointer call (options.device_count).
+
+   C is cut into one piece per device, and each device runs the one-device
+   host path (host.cuh) on its piece from a thread of its own: its own
+   staging chunks, copy threads, streams and scratch, and its own budget of
+   device memory (options.max_device_bytes holds per device, so a product
+   larger than the GPUs together runs out of core on each). A piece reads
+   the rows of op(A) and the columns of op(B) it needs straight from the
+   caller's memory: each panel crosses once to each GPU that needs it.
+
+   The pieces form a grid of gr x gc (gr * gc devices) chosen to move the
+   fewest bytes: piece (i, j) reads band i of op(A) and band j of op(B), so
+   the grid moves gc*m*k + gr*k*n elements of A and B (C once, or twice when
+   beta != 0, whatever the grid). Equal devices get equal bands; devices
+   that differ (their SM counts) get bands in proportion along the longer
+   side of C (1 x d or d x 1: a weighted 2-D cut would leave devices
+   waiting on each other's bands). Band edges fall on multiples of 128, so
+   every piece but the last keeps the kernels' tiles whole. A product too
+   small to pay for another device (GEMM__CUDA_DEVICE_FLOPS per device) uses
+   fewer.
+
+   Every device plans and allocates before any starts (the gate): a device
+   that cannot take its piece stops them all, and C is untouched. A failure
+   after that names the device; other devices' pieces may then be written. */
+
+#define GEMM__CUDA_MAX_DEVICES 64
+/* Flops below which one more device costs more (threads, contexts, a
+   second pipeline's start) than it saves: about 0.2 ms of one H100. */
+#define GEMM__CUDA_DEVICE_FLOPS 8e9
+#define GEMM__CUDA_PIECE_ALIGN 128
+
+/* The piece of C one device computes: rows [row, row + rows) and columns
+   [col, col + cols) of the column-major view. */
+typedef struct gemm__cuda_piece {
+    int64_t row, rows, col, cols;
+} gemm__cuda_piece;
+
+/* [0, total) in `parts` consecutive ranges sized in proportion to w[],
+   each inner edge on a multiple of align; the last range takes the rest. */
+static void gemm__cuda_split_range(int64_t total, int parts, const double *w, int64_t align, int64_t *start,
+                                   int64_t *len)
+{
+    double sum = 0, acc = 0;
+    int64_t prev = 0;
+    for (int i = 0; i < parts; i++) sum += w[i];
+    for (int i = 0; i < parts; i++) {
+        int64_t end = total;
+        acc += w[i];
+        if (i < parts - 1) {
+            end = (int64_t)((double)total * (acc / sum) / (double)align + 0.5) * align;
+            end = end < prev ? prev : end > total ? total : end;
+        }
+        start[i] = prev;
+        len[i] = end - prev;
+        prev = end;
+    }
+}
+
+/* The grid of pieces for d equal devices that moves the fewest bytes
+   (gc*m + gr*n, times k), among those whose bands hold at least `align`
+   rows and columns; false when none does. */
+static bool gemm__cuda_devices_grid(int64_t m, int64_t n, int d, int64_t align, int *gr, int *gc)
+{
+    double best = -1;
+    for (int r = 1; r <= d; r++) {
+        int c = d / r;
+        double cost = (double)c * (double)m + (double)r * (double)n;
+        if (d % r || (r > 1 && m / r < align) || (c > 1 && n / c < align)) continue;
+        if (best < 0 || cost < best) best = cost, *gr = r, *gc = c;
+    }
+    return best >= 0;
+}
+
+/* The pieces of an m x n x k product for the devices weighted w[0..d-1]:
+   returns how many of them take a piece (the first ones), piece[i] being
+   device i's. */
+static int gemm__cuda_devices_plan(int64_t m, int64_t n, int64_t k, int d, const double *w, gemm__cuda_piece *piece)
+{
+    int64_t rs[GEMM__CUDA_MAX_DEVICES], rl[GEMM__CUDA_MAX_DEVICES], cs[GEMM__CUDA_MAX_DEVICES], cl[GEMM__CUDA_MAX_DEVICES];
+    double ones[GEMM__CUDA_MAX_DEVICES], flops = 2.0 * (double)m * (double)n * (double)k;
+    bool equal = true;
+    int gr = 1, gc = 1, used;
+    if (d > GEMM__CUDA_MAX_DEVICES) d = GEMM__CUDA_MAX_DEVICES;
+    double per_device = GEMM__HOOK(cuda_device_flops, GEMM__CUDA_DEVICE_FLOPS);
+    if ((double)d * per_device > flops) d = (int)(flops / per_device);
+    if (d < 1) d = 1;
+    for (int i = 0; i < d; i++) ones[i] = 1, equal = equal && w[i] == w[0];
+    for (used = d; used > 1; used--) {
+        if (!equal) {
+            int64_t side = m >= n ? m : n;
+            if (side / used < GEMM__CUDA_PIECE_ALIGN) continue;
+            gr = m >= n ? used : 1;
+            gc = m >= n ? 1 : used;
+            break;
+        }
+        if (gemm__cuda_devices_grid(m, n, used, GEMM__CUDA_PIECE_ALIGN, &gr, &gc)) break;
+    }
+    if (used == 1) gr = gc = 1;
+    /* weighted bands only along the one side that is cut */
+    gemm__cuda_split_range(m, gr, gr > 1 && !equal ? w : ones, GEMM__CUDA_PIECE_ALIGN, rs, rl);
+    gemm__cuda_split_range(n, gc, gc > 1 && !equal ? w : ones, GEMM__CUDA_PIECE_ALIGN, cs, cl);
+    for (int i = 0; i < used; i++) {
+        piece[i].row = rs[i / gc];
+        piece[i].rows = rl[i / gc];
+        piece[i].col = cs[i % gc];
+        piece[i].cols = cl[i % gc];
+    }
+    return used;
+}
+
+/* The canonical problem and operands of one piece: the same leading
+   dimensions, the operands moved to the piece's first row and column. */
+template <typename T, typename TC, typename S>
+static void gemm__cuda_piece_problem(const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                     const gemm__cuda_piece *pc, gemm__problem *q, gemm__cuda_operands<T, TC, S> *y)
+{
+    *q = *p;
+    q->m = pc->rows;
+    q->n = pc->cols;
+    *y = x;
+    if (p->work == GEMM__WORK_FULL) {
+        y->a = x.a + pc->row * p->ars;
+        y->b = x.b + pc->col * p->bcs;
+        q->a_extent = ((q->a_trans ? q->m : q->k) - 1) * q->lda + (q->a_trans ? q->k : q->m);
+        q->b_extent = ((q->b_trans ? q->k : q->n) - 1) * q->ldb + (q->b_trans ? q->n : q->k);
+    }
+    y->c = x.c + pc->row + pc->col * p->ldc;
+    q->c_extent = (q->n - 1) * q->ldc + q->m;
+}
+
+/* The devices a host call runs on, from options.device, device_count and
+   devices; every index checked against the devices there are. */
+static gemm_status gemm__cuda_host_device_list(const char *fn, const gemm_cuda_options *opt, int *devs, int *d)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device (%s)", fn,
+                          e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    if (opt->device_count == GEMM_CUDA_ALL_DEVICES) {
+        *d = count < GEMM__CUDA_MAX_DEVICES ? count : GEMM__CUDA_MAX_DEVICES;
+        for (int i = 0; i < *d; i++) devs[i] = i;
+        return GEMM_OK;
+    }
+    *d = opt->device_count > 1 ? opt->device_count : 1;
+    if (*d > GEMM__CUDA_MAX_DEVICES)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device_count = %d: at most %d devices are served", fn, *d,
+                          GEMM__CUDA_MAX_DEVICES);
+    for (int i = 0; i < *d; i++) {
+        devs[i] = *d > 1 && opt->devices ? opt->devices[i] : opt->device + i;
+        if (devs[i] < 0 || devs[i] >= count)
+            return *d > 1 && opt->devices
+                       ? gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.devices[%d] = %d, but there are %d devices", fn,
+                                    i, devs[i], count)
+                       : gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d%s, but there are %d devices", fn,
+                                    opt->device, *d > 1 ? " with options.device_count" : "", count);
+        for (int j = 0; j < i; j++)
+            if (devs[j] == devs[i])
+                return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.devices[%d] and [%d] are both device %d", fn, j,
+                                  i, devs[i]);
+    }
+    return GEMM_OK;
+}
+
+/* One device's share of a multi-device call, as its thread left it (the
+   detail copied out of that thread's error slot). */
+struct gemm__cuda_device_run {
+    int dev;
+    gemm__problem q;
+    gemm_timing t;
+    gemm_status status;
+    gemm__cuda_gate_ticket ticket;
+    char detail[512];
+};
+
+template <typename T, typename TC, typename S>
+static void gemm__cuda_device_main(const char *fn, gemm__cuda_device_run *r, gemm__cuda_operands<T, TC, S> y,
+                                   const gemm_cuda_options *opt)
+{
+    cudaError_t e = cudaSetDevice(r->dev);
+    if (e != cudaSuccess) {
+        r->status = gemm__cuda_fail(fn, "cudaSetDevice", e);
+        gemm__cuda_gate_leave(&r->ticket);
+    } else {
+        r->status = gemm__cuda_host_run(fn, &r->q, y, opt, &r->t, &r->ticket);
+    }
+    if (r->status != GEMM_OK) snprintf(r->detail, sizeof r->detail, "%s", gemm_last_error_detail());
+}
+
+/* A host call on several devices: plan the pieces, run one thread per
+   device (the caller's thread takes the first), report the first failure
+   with its device, time the slowest device. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_host_devices(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                           const gemm_cuda_options *opt, const int *devs, int d, gemm_timing *t)
+{
+    double w[GEMM__CUDA_MAX_DEVICES];
+    gemm__cuda_piece piece[GEMM__CUDA_MAX_DEVICES];
+    gemm__cuda_device_run run[GEMM__CUDA_MAX_DEVICES];
+    std::vector<std::thread> threads;
+    gemm__cuda_gate gate;
+    int used, slowest = 0;
+    for (int i = 0; i < d; i++) {
+        int sms = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, devs[i]) != cudaSuccess) cudaGetLastError();
+        w[i] = sms > 0 ? sms : 1;
+    }
+    used = gemm__cuda_devices_plan(p->m, p->n, p->k, d, w, piece);
+    if (used == 1) return gemm__cuda_host_run(fn, p, x, opt, t, NULL); /* devs[0] is current */
+    gate.total = used;
+    gemm__cuda_operands<T, TC, S> y[GEMM__CUDA_MAX_DEVICES];
+    for (int i = 0; i < used; i++) {
+        run[i].dev = devs[i];
+        run[i].t = gemm_timing{};
+        run[i].status = GEMM_OK;
+        run[i].ticket = gemm__cuda_gate_ticket{&gate, false, false};
+        run[i].detail[0] = 0;
+        gemm__cuda_piece_problem(p, x, &piece[i], &run[i].q, &y[i]);
+    }
+    try {
+        for (int i = 1; i < used; i++)
+            threads.emplace_back(gemm__cuda_device_main<T, TC, S>, fn, &run[i], y[i], opt);
+    } catch (const std::exception &) {
+        /* a thread that did not start: the others must not wait for it */
+        for (int i = (int)threads.size() + 1; i < used; i++) {
+            run[i].status = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no thread for device %d", fn, devs[i]);
+            snprintf(run[i].detail, sizeof run[i].detail, "%s", gemm_last_error_detail());
+            gemm__cuda_gate_leave(&run[i].ticket);
+        }
+    }
+    gemm__cuda_device_main<T, TC, S>(fn, &run[0], y[0], opt);
+    for (std::thread &th : threads) th.join();
+    for (int i = 0; i < used; i++)
+        if (run[i].status != GEMM_OK && !run[i].ticket.stopped)
+            return gemm__fail(run[i].status, "device %d (%d of %d): %s", run[i].dev, i, used, run[i].detail);
+    for (int i = 1; i < used; i++)
+        if (run[i].t.to_device_s + run[i].t.compute_s + run[i].t.from_device_s >
+            run[slowest].t.to_device_s + run[slowest].t.compute_s + run[slowest].t.from_device_s)
+            slowest = i;
+    if (t) *t = run[slowest].t;
+    return GEMM_OK;
 }
 
 /* Makes options.device current; *old is the device to restore after. */
@@ -6036,19 +6353,22 @@ static gemm_status gemm__cuda_host_device(const char *fn, int device, int *old)
     return GEMM_OK;
 }
 
-/* A host-pointer call with work to do. The timing is written only when
-   the call succeeds (the entry point zeroed it); its parts add up to
-   total_s, setup_s being the rest. */
+/* A host-pointer call with work to do, on one device or several. The
+   timing is written only when the call succeeds (the entry point zeroed
+   it); its parts add up to total_s, setup_s being the rest. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                    const gemm_cuda_options *opt)
 {
     gemm_timing t = {};
     double t0 = gemm__cuda_now(), rest;
-    int old = -1;
-    gemm_status s = gemm__cuda_host_device(fn, opt->device, &old);
+    int devs[GEMM__CUDA_MAX_DEVICES], d = 1, old = -1;
+    gemm_status s = opt->device_count == 0 || opt->device_count == 1 ? GEMM_OK
+                                                                      : gemm__cuda_host_device_list(fn, opt, devs, &d);
+    if (s == GEMM_OK) s = gemm__cuda_host_device(fn, d > 1 ? devs[0] : opt->device, &old);
     if (s != GEMM_OK) return s;
-    s = gemm__cuda_host_run(fn, p, x, opt, opt->timing ? &t : NULL);
+    s = d > 1 ? gemm__cuda_host_devices(fn, p, x, opt, devs, d, opt->timing ? &t : NULL)
+              : gemm__cuda_host_run(fn, p, x, opt, opt->timing ? &t : NULL, NULL);
     cudaSetDevice(old);
     if (s == GEMM_OK && opt->timing) {
         t.total_s = gemm__cuda_now() - t0;
@@ -6058,7 +6378,7 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
     }
     return s;
 }
-/* <<cuda/host host_path */
+/* <<cuda/host devices */
 /* >>cuda/host api: src/cuda/host/api.cuh */
 /* The public functions: thin typed wrappers over gemm__cuda_call. */
 

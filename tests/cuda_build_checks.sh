@@ -38,6 +38,7 @@ build() { # build NAME command...
     build cuda_basic $NVCC $EXAMPLE_FLAGS examples/cuda_basic.cu -o "$out/cuda_basic"
     build test_cuda_host $NVCC $UNIT_FLAGS tests/test_cuda_host.cu -o "$out/test_cuda_host"
     build bench_cuda_host $NVCC $UNIT_FLAGS bench/bench_cuda_host.cu -o "$out/bench_cuda_host" -lcublas
+    build bench_cuda_devices $NVCC $UNIT_FLAGS bench/bench_cuda_devices.cu -o "$out/bench_cuda_devices" -lcublas
     build exact_model sh -c "$NVCC -std=c++17 -O1 bench/research/exact/model.cu -o $out/exact_model && ./$out/exact_model | tail -n 3"
 ) &
 (
@@ -51,7 +52,7 @@ printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return g
 $NVCC $UNIT_FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 ) &
 wait
-for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch exact_model test_cuda_host bench_cuda_host \
+for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch exact_model test_cuda_host bench_cuda_host bench_cuda_devices \
     cuda_basic two_units; do
     rc=$(cat "$out/$name.rc")
     # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too

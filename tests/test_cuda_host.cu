@@ -215,6 +215,94 @@ static gemm__cuda_shape plan_shape(int64_t m, int64_t n, int64_t k, int ta, int 
     return sh;
 }
 
+/* ---- several devices: the pieces of C (no GPU needed) ---- */
+
+/* Pieces of one plan: they tile C exactly (a grid: every element in one
+   piece), none is empty, and no more devices than asked take one. */
+static bool pieces_tile(int64_t m, int64_t n, int used, const gemm__cuda_piece *pc)
+{
+    int64_t area = 0;
+    for (int i = 0; i < used; i++) {
+        if (pc[i].rows <= 0 || pc[i].cols <= 0 || pc[i].row < 0 || pc[i].col < 0 || pc[i].row + pc[i].rows > m ||
+            pc[i].col + pc[i].cols > n)
+            return false;
+        area += pc[i].rows * pc[i].cols;
+        for (int j = 0; j < i; j++)
+            if (pc[i].row < pc[j].row + pc[j].rows && pc[j].row < pc[i].row + pc[i].rows &&
+                pc[i].col < pc[j].col + pc[j].cols && pc[j].col < pc[i].col + pc[i].cols)
+                return false;
+    }
+    return area == m * n;
+}
+
+static void test_device_pieces(void)
+{
+    static const double equal[8] = {132, 132, 132, 132, 132, 132, 132, 132};
+    static const double mixed[2] = {132, 66};
+    gemm__cuda_piece pc[GEMM__CUDA_MAX_DEVICES];
+    uint64_t st = 4242;
+    int used, bad = 0, cases = 0;
+    /* random shapes and device counts: an exact tiling, never more devices than asked */
+    for (int t = 0; t < 3000; t++) {
+        int64_t m = 1 + (int64_t)battery_below(&st, 40000), n = 1 + (int64_t)battery_below(&st, 40000);
+        int64_t k = 1 + (int64_t)battery_below(&st, 20000);
+        int d = 1 + (int)battery_below(&st, 8);
+        if (!(t % 3) && d > 2) d = 2; /* mixed holds two weights */
+        used = gemm__cuda_devices_plan(m, n, k, d, t % 3 ? equal : mixed, pc);
+        cases++;
+        if (used < 1 || used > d || !pieces_tile(m, n, used, pc)) {
+            if (bad++ < 3) printf("  devices plan %lld x %lld x %lld on %d: %d pieces, not a tiling\n", (long long)m,
+                                  (long long)n, (long long)k, d, used);
+        }
+    }
+    battery_check(bad == 0, "cuda devices: %d random plans tile C exactly with at most the devices asked (%d bad)", cases, bad);
+    /* 2 devices, square: two equal halves, cut on a multiple of 128 */
+    used = gemm__cuda_devices_plan(32768, 32768, 32768, 2, equal, pc);
+    battery_check(used == 2 && pc[0].rows * pc[0].cols == pc[1].rows * pc[1].cols && (pc[0].rows == 32768) != (pc[0].cols == 32768),
+                  "cuda devices: 32768^3 on 2 devices: two halves (%lld x %lld, %lld x %lld)", (long long)pc[0].rows,
+                  (long long)pc[0].cols, (long long)pc[1].rows, (long long)pc[1].cols);
+    /* 4 devices, square: the 2 x 2 grid moves fewer bytes than 1 x 4 */
+    used = gemm__cuda_devices_plan(16384, 16384, 16384, 4, equal, pc);
+    battery_check(used == 4 && pc[0].rows == 8192 && pc[0].cols == 8192 && pc[3].row == 8192 && pc[3].col == 8192,
+                  "cuda devices: 16384^3 on 4 devices: a 2 x 2 grid of 8192^2 pieces");
+    /* a tall C is cut across its rows (each device reads half of op(A), all of op(B)) */
+    used = gemm__cuda_devices_plan(65536, 1024, 4096, 2, equal, pc);
+    battery_check(used == 2 && pc[0].cols == 1024 && pc[0].rows == 32768, "cuda devices: a tall C is cut across its rows");
+    used = gemm__cuda_devices_plan(1024, 65536, 4096, 2, equal, pc);
+    battery_check(used == 2 && pc[0].rows == 1024 && pc[0].cols == 32768, "cuda devices: a wide C is cut across its columns");
+    /* devices that differ: bands in proportion, along the longer side */
+    used = gemm__cuda_devices_plan(3000, 30000, 4096, 2, mixed, pc);
+    battery_check(used == 2 && pc[0].rows == 3000 && pc[0].cols % 128 == 0 && fabs((double)pc[0].cols / 30000 - 2.0 / 3) < 0.01,
+                  "cuda devices: SM counts 132 and 66 take 2/3 and 1/3 of the columns (%lld of 30000)", (long long)pc[0].cols);
+    /* too small for a second device: one takes it all */
+    used = gemm__cuda_devices_plan(512, 512, 512, 8, equal, pc);
+    battery_check(used == 1 && pc[0].rows == 512 && pc[0].cols == 512, "cuda devices: 512^3 stays on one device");
+    /* a thin C: only as many devices as bands of 128 fit */
+    used = gemm__cuda_devices_plan(200, 100000, 100000, 4, equal, pc);
+    battery_check(used == 4 && pc[0].rows == 200, "cuda devices: 200 x 100000 on 4 devices: four column bands");
+    used = gemm__cuda_devices_plan(200, 300, 1000000, 4, equal, pc);
+    battery_check(used == 2 && pieces_tile(200, 300, used, pc), "cuda devices: 200 x 300 x 10^6 on 4 devices: 2 (%d)", used);
+    /* every grid the planner picks moves no more bytes than any other grid of the same devices */
+    bad = 0;
+    for (int t = 0; t < 500; t++) {
+        int64_t m = 128 * (1 + (int64_t)battery_below(&st, 100)), n = 128 * (1 + (int64_t)battery_below(&st, 100));
+        int d = 1 + (int)battery_below(&st, 8), gr, gc, r, c;
+        double cost, best = -1;
+        used = gemm__cuda_devices_plan(m, n, 1 << 20, d, equal, pc);
+        gr = 0;
+        for (int i = 0; i < used; i++) gr += pc[i].col == 0;
+        gc = used / gr;
+        cost = (double)gc * m + (double)gr * n;
+        for (r = 1; r <= used; r++) {
+            c = used / r;
+            if (used % r || (r > 1 && m / r < 128) || (c > 1 && n / c < 128)) continue;
+            if (best < 0 || (double)c * m + (double)r * n < best) best = (double)c * m + (double)r * n;
+        }
+        if (cost > best + 0.5) bad++;
+    }
+    battery_check(bad == 0, "cuda devices: the grid chosen moves the fewest bytes of all grids (%d worse)", bad);
+}
+
 static void test_plans(void)
 {
     static const int64_t shapes[][3] = {{1, 1, 1}, {37, 29, 19}, {200, 150, 60}, {100, 300, 7}, {64, 64, 1000},
@@ -945,6 +1033,76 @@ static void test_release(void)
     }
 }
 
+/* Several devices: the battery with every device taking a piece of even
+   small products (the hook lowers the flops a device needs), refusals of
+   bad device lists, and a call no device can plan leaving C untouched. */
+static void test_devices(int count)
+{
+    enum { N = 128 };
+    float *A = (float *)malloc(sizeof(float) * N * N * 4), *B = A + N * N, *C = B + N * N, *before = C + N * N;
+    int list[3] = {0, 0, 0};
+    gemm_cuda_options o;
+    gemm_status s;
+    host_ctx ctx = host_config(GEMM_CUDA_PAGEABLE, 0, 0, 0, 0, 0);
+    battery_backend be;
+    if (!A) { fprintf(stderr, "test_cuda_host: out of memory\n"); exit(2); }
+    for (int i = 0; i < N * N; i++) A[i] = B[i] = C[i] = before[i] = (float)(i % 7);
+    gemm__test_hooks()->cuda_device_flops = 1;
+    ctx.opt.device_count = GEMM_CUDA_ALL_DEVICES;
+    be = host_backend(count > 1 ? "cuda host, every device" : "cuda host, every device (one here)", &ctx);
+    be.cases = small_run ? 4 : 30;
+    be.max_dim = small_run ? 64 : 300;
+    battery_run(&be);
+    ctx.opt.max_device_bytes = 200000; /* out of core on each device */
+    be = host_backend("cuda host, every device, 200 KB each", &ctx);
+    be.cases = small_run ? 2 : 12;
+    be.max_dim = small_run ? 64 : 300;
+    battery_run(&be);
+    memset(&o, 0, sizeof o);
+    o.device_count = GEMM_CUDA_ALL_DEVICES;
+    o.max_device_bytes = 600; /* no device can plan: refused before any piece is written */
+    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
+    battery_check(s == GEMM_ERR_INVALID_ARG && !memcmp(C, before, sizeof(float) * N * N),
+                  "cuda host, every device: a cap no device can plan under is refused, C unchanged: %d \"%s\"", (int)s,
+                  gemm_last_error_detail());
+    gemm__test_hooks()->cuda_device_flops = 0;
+    memset(&o, 0, sizeof o);
+    o.device_count = count + 1;
+    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "devices") &&
+                      !memcmp(C, before, sizeof(float) * N * N),
+                  "cuda host: device_count past the devices there are is refused: \"%s\"", gemm_last_error_detail());
+    o.device_count = 2;
+    o.devices = list; /* device 0 twice */
+    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "both device") &&
+                      !memcmp(C, before, sizeof(float) * N * N),
+                  "cuda host: a device listed twice is refused: \"%s\"", gemm_last_error_detail());
+    list[1] = -3;
+    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "devices[1]"),
+                  "cuda host: a negative device in the list is refused: \"%s\"", gemm_last_error_detail());
+    o.device_count = -2;
+    s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "device_count"),
+                  "cuda host: device_count = -2 is refused");
+    if (count > 1) { /* timing on two devices: the slowest device's parts, the call's total */
+        int64_t n = small_run ? 600 : 3000;
+        float *a = (float *)calloc((size_t)(n * n * 3), sizeof(float));
+        gemm_timing t;
+        memset(&o, 0, sizeof o);
+        o.device_count = 2;
+        o.timing = &t;
+        s = a ? gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, a, n, a + n * n, n, 0,
+                                     a + 2 * n * n, n, &o)
+              : GEMM_ERR_OUT_OF_MEMORY;
+        battery_check(s == GEMM_OK && t.compute_s > 0 && t.total_s >= t.compute_s && t.setup_s >= 0,
+                      "cuda host, 2 devices: timing filled (total %.4f s, compute %.4f s)", t.total_s, t.compute_s);
+        free(a);
+    }
+    free(A);
+}
+
 static void test_gpu(void)
 {
     int cases = small_run ? 2 : 25, max_dim = small_run ? 48 : 300;
@@ -970,6 +1128,11 @@ static void test_gpu(void)
     test_tensor_cores_host();
     test_threads();
     test_release();
+    {
+        int count = 0;
+        cudaGetDeviceCount(&count);
+        test_devices(count);
+    }
     battery_check(orders_seen[0] > 0 && orders_seen[GEMM__CUDA_SQUARE] > 0 && direct_seen[0] > 0 && direct_seen[7] > 0 &&
                       (small_run ? orders_seen[GEMM__CUDA_BLOCK_A] + orders_seen[GEMM__CUDA_BLOCK_B] > 0
                                  : orders_seen[GEMM__CUDA_BLOCK_A] > 0 && orders_seen[GEMM__CUDA_BLOCK_B] > 0 &&
@@ -986,6 +1149,7 @@ int main(int argc, char **argv)
     {
         double t0 = gemm__cuda_now(), t1;
         test_plans();
+        test_device_pieces();
         t1 = gemm__cuda_now();
         test_fake_pipeline();
         test_fake_failures();

@@ -70,6 +70,9 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
     if (o->device < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d is negative", fn, o->device);
     if (o->host_threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.host_threads = %d is negative", fn, o->host_threads);
+    if (o->device_count < GEMM_CUDA_ALL_DEVICES)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device_count = %d is neither a count nor "
+                          "GEMM_CUDA_ALL_DEVICES", fn, o->device_count);
     return GEMM_OK;
 }
 

@@ -1,6 +1,7 @@
 /* The host-pointer path (the _host calls): which memory can be copied
    straight, the zero-copy path of tiny problems, the plan within the
    device memory the call may take, the pipeline, the timing. */
+#include "gate.cuh"
 
 /* Problems whose operands (bytes) are at most this small run zero-copy:
    the kernel reads A and B from page-locked memory over the bus, and no
@@ -179,7 +180,7 @@ static gemm_status gemm__cuda_host_plan(const char *fn, gemm__cuda_context<gemm_
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                       const gemm_cuda_options *opt, gemm__cuda_context<gemm__cuda_real> *ctx,
-                                      gemm_timing *t)
+                                      gemm_timing *t, gemm__cuda_gate_ticket *ticket)
 {
     const void *ptr[3] = {x.a, x.b, x.c};
     gemm__cuda_reach r;
@@ -193,7 +194,7 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
     gemm__cuda_reach_of(ptr, &r);
     GEMM__CUDA_HOST_NOTE(0, (r.direct[0] ? 1 : 0) | (r.direct[1] ? 2 : 0) | (r.direct[2] ? 4 : 0));
     operands = ((size_t)p->a_extent + (size_t)p->b_extent) * sizeof(T) + (size_t)p->c_extent * sizeof(TC);
-    if (operands <= (opt->mode == GEMM_CUDA_MAPPED ? GEMM__CUDA_ZERO_COPY_MAPPED : GEMM__CUDA_ZERO_COPY_DEFAULT) &&
+    if (!ticket && operands <= (opt->mode == GEMM_CUDA_MAPPED ? GEMM__CUDA_ZERO_COPY_MAPPED : GEMM__CUDA_ZERO_COPY_DEFAULT) &&
         (s = gemm__cuda_zero_copy(fn, p, x, opt, ctx, &r, t)) != GEMM_ERR_UNAVAILABLE)
         return s;
     staged = gemm__cuda_staged_bytes(p, &r, sizeof(T), sizeof(TC), x.beta != S(0));
@@ -203,6 +204,10 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
     if (z > GEMM__CUDA_CHUNK) z = GEMM__CUDA_CHUNK;
     gemm__cuda_host_shape(p, x, opt, &r, threads, z, &sh);
     if ((s = gemm__cuda_host_plan(fn, ctx, &sh, opt, &pl, &buf)) != GEMM_OK) return s;
+    if (ticket && !gemm__cuda_gate_enter(ticket)) { /* another device could not plan: C stays untouched */
+        gemm__cuda_real::device_free(buf, ctx->compute[0]);
+        return GEMM_ERR_DEVICE;
+    }
     GEMM__CUDA_HOST_NOTE(pl.order, (r.direct[0] ? 1 : 0) | (r.direct[1] ? 2 : 0) | (r.direct[2] ? 4 : 0));
     s = gemm__cuda_pipeline<gemm__cuda_real>(fn, ctx, &sh, &pl, x, ld, r.direct, opt, threads, z,
                                              staged <= GEMM__CUDA_IN_CALLER, buf, t);
@@ -218,64 +223,36 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
    root-held matrices, say) calls it as gemm__cuda_host does. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_host_run(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
-                                       const gemm_cuda_options *opt, gemm_timing *t)
+                                       const gemm_cuda_options *opt, gemm_timing *t, gemm__cuda_gate_ticket *ticket)
 {
     gemm__cuda_context<gemm__cuda_real> *ctx;
     cudaError_t e = cudaSuccess;
     gemm_status s;
     int dev;
-    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
-    if (dev < 0 || dev >= 64) return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
-    if ((ctx = gemm__cuda_context_take(dev, &e)) == NULL) return gemm__cuda_fail(fn, "cudaStreamCreateWithFlags", e);
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) {
+        if (ticket) gemm__cuda_gate_leave(ticket);
+        return gemm__cuda_fail(fn, "cudaGetDevice", e);
+    }
+    if (dev < 0 || dev >= 64) {
+        if (ticket) gemm__cuda_gate_leave(ticket);
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: device %d: only 64 devices are served", fn, dev);
+    }
+    if ((ctx = gemm__cuda_context_take(dev, &e)) == NULL) {
+        if (ticket) gemm__cuda_gate_leave(ticket);
+        return gemm__cuda_fail(fn, "cudaStreamCreateWithFlags", e);
+    }
     try {
-        s = gemm__cuda_host_in(fn, p, x, opt, ctx, t);
+        s = gemm__cuda_host_in(fn, p, x, opt, ctx, t, ticket);
     } catch (const std::bad_alloc &) {
         s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: out of host memory for the host path's bookkeeping", fn);
     } catch (const std::exception &ex) {
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: the host path's copy threads: %s", fn, ex.what());
     }
     gemm__cuda_context_give(ctx);
+    if (ticket) gemm__cuda_gate_leave(ticket); /* a device that failed before the gate stops the others */
     if (opt->max_device_bytes > 0) { /* the cap also bounds what the pool keeps */
         cudaMemPool_t pool;
         if (gemm__cuda_scratch_pool(fn, dev, false, &pool) == GEMM_OK && pool) cudaMemPoolTrimTo(pool, opt->max_device_bytes);
-    }
-    return s;
-}
-
-/* Makes options.device current; *old is the device to restore after. */
-static gemm_status gemm__cuda_host_device(const char *fn, int device, int *old)
-{
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device (%s)", fn,
-                          e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-    if (device >= count)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device = %d, but there are %d devices", fn, device, count);
-    GEMM__CUDA_TRY(fn, cudaGetDevice(old));
-    GEMM__CUDA_TRY(fn, cudaSetDevice(device));
-    return GEMM_OK;
-}
-
-/* A host-pointer call with work to do. The timing is written only when
-   the call succeeds (the entry point zeroed it); its parts add up to
-   total_s, setup_s being the rest. */
-template <typename T, typename TC, typename S>
-static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
-                                   const gemm_cuda_options *opt)
-{
-    gemm_timing t = {};
-    double t0 = gemm__cuda_now(), rest;
-    int old = -1;
-    gemm_status s = gemm__cuda_host_device(fn, opt->device, &old);
-    if (s != GEMM_OK) return s;
-    s = gemm__cuda_host_run(fn, p, x, opt, opt->timing ? &t : NULL);
-    cudaSetDevice(old);
-    if (s == GEMM_OK && opt->timing) {
-        t.total_s = gemm__cuda_now() - t0;
-        rest = t.total_s - t.to_device_s - t.compute_s - t.from_device_s;
-        t.setup_s = rest > 0 ? rest : 0;
-        *opt->timing = t;
     }
     return s;
 }

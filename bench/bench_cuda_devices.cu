@@ -1,0 +1,328 @@
+/* bench/bench_cuda_devices.cu - one product from pageable host memory on
+   several GPUs: gemm_cuda_?gemm_host with options.device_count = D beside
+   the same call on one GPU and cuBLASXt on the same D GPUs, in one process,
+   with the physical limit measured in the same run.
+
+   build/bench_cuda_devices [--devices 2] [--sizes 16384,32768] [--prec f32,f64] [--reps 5]
+                            [--xt-blocks 4096,8192] [--cap BYTES] [--csv FILE]
+
+   Protocol (bench/RESULTS.md): row-major NN squares, inputs uniform in
+   [-0.5, 0.5) in malloc'd memory touched before timing, beta = 0. Each
+   way is warmed up once with C poisoned (NaN) and checked on 64 sampled
+   elements against fp64 sums; then `reps` rounds in which each way runs
+   once, in turn (A B C A B C); wall-clock seconds, median with min and
+   max. cuBLASXt's block size is the fastest of --xt-blocks (one timed call
+   each after a warm-up). The limit = max(bytes to and from the busiest GPU
+   / the host links' pinned rate with all D GPUs copying at once, flops /
+   (D x our one-GPU rate on device buffers)), each measured here. --cap
+   also runs ours on D GPUs with options.max_device_bytes = BYTES per device
+   at the largest size (out of core on each GPU) and prints its rate per
+   flop against the in-core call's. cuBLAS is linked here only. */
+#define GEMM__TEST_HOOKS /* gemm__cuda_devices_plan: the pieces, for the bytes per GPU */
+#define GEMM_IMPLEMENTATION
+#include "../gemm_cuda.cuh"
+#include "../tests/battery.h"
+
+#include <algorithm>
+#include <cublasXt.h>
+#include <functional>
+#include <sys/mman.h>
+#include <thread>
+#include <vector>
+
+#define CHECK_CUDA(call)                                                                                          \
+    do {                                                                                                          \
+        cudaError_t e_ = (call);                                                                                  \
+        if (e_ != cudaSuccess) { fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); }   \
+    } while (0)
+#define CHECK_CUBLAS(call)                                                                                        \
+    do {                                                                                                          \
+        cublasStatus_t s_ = (call);                                                                               \
+        if (s_ != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "bench: %s: status %d\n", #call, (int)s_); exit(1); } \
+    } while (0)
+
+static void parallel_for(size_t count, const std::function<void(size_t, size_t)> &f)
+{
+    unsigned threads = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; t++)
+        pool.emplace_back(f, count / threads * t, t + 1 == threads ? count : count / threads * (t + 1));
+    for (std::thread &th : pool) th.join();
+}
+
+template <typename T> static void fill_random(T *p, size_t count, uint64_t seed)
+{
+    parallel_for((count + 65535) / 65536, [=](size_t b, size_t e) {
+        for (size_t blk = b; blk < e; blk++) {
+            uint64_t st = seed * 0x9E3779B97F4A7C15ull + blk;
+            size_t end = (blk + 1) * 65536 < count ? (blk + 1) * 65536 : count;
+            for (size_t i = blk * 65536; i < end; i++) p[i] = (T)battery_uniform(&st);
+        }
+    });
+}
+
+template <typename T> static void fill_nan(T *p, size_t count)
+{
+    parallel_for(count, [=](size_t b, size_t e) {
+        for (size_t i = b; i < e; i++) p[i] = (T)NAN;
+    });
+}
+
+static void *big_alloc(size_t bytes)
+{
+    size_t rounded = (bytes + ((size_t)2 << 20) - 1) / ((size_t)2 << 20) * ((size_t)2 << 20);
+    void *p = aligned_alloc((size_t)2 << 20, rounded);
+    if (!p) { fprintf(stderr, "bench: cannot allocate %zu bytes of host memory\n", bytes); exit(1); }
+    madvise(p, rounded, MADV_HUGEPAGE);
+    return p;
+}
+
+static double median_of(std::vector<double> v, double *lo, double *hi)
+{
+    std::sort(v.begin(), v.end());
+    if (lo) *lo = v.front();
+    if (hi) *hi = v.back();
+    return v[v.size() / 2];
+}
+
+/* Pinned host -> device bytes per second of each GPU while all D copy at once. */
+static double concurrent_h2d(int d)
+{
+    const size_t bytes = (size_t)1 << 30;
+    std::vector<double> rate(d);
+    std::vector<std::thread> th;
+    for (int g = 0; g < d; g++)
+        th.emplace_back([&, g] {
+            void *h, *dv;
+            CHECK_CUDA(cudaSetDevice(g));
+            CHECK_CUDA(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
+            CHECK_CUDA(cudaMalloc(&dv, bytes));
+            memset(h, 1, bytes);
+            CHECK_CUDA(cudaMemcpy(dv, h, bytes, cudaMemcpyHostToDevice));
+            double t0 = gemm__cuda_now();
+            for (int r = 0; r < 4; r++) CHECK_CUDA(cudaMemcpy(dv, h, bytes, cudaMemcpyHostToDevice));
+            rate[g] = 4.0 * (double)bytes / (gemm__cuda_now() - t0);
+            cudaFree(dv);
+            cudaFreeHost(h);
+        });
+    for (std::thread &t : th) t.join();
+    CHECK_CUDA(cudaSetDevice(0));
+    return *std::min_element(rate.begin(), rate.end());
+}
+
+/* Our one-GPU rate on device buffers (flops per second), device 0. */
+template <typename T> static double device_rate(int64_t n)
+{
+    size_t count = (size_t)(n * n);
+    T *d[3];
+    cudaEvent_t e0, e1;
+    std::vector<double> v;
+    for (int i = 0; i < 3; i++) CHECK_CUDA(cudaMalloc((void **)&d[i], count * sizeof(T)));
+    {
+        T *h = (T *)big_alloc(count * sizeof(T));
+        fill_random(h, count, 3);
+        CHECK_CUDA(cudaMemcpy(d[0], h, count * sizeof(T), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d[1], h, count * sizeof(T), cudaMemcpyHostToDevice));
+        free(h);
+    }
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    for (int i = 0; i < 4; i++) {
+        float ms;
+        gemm_status s;
+        CHECK_CUDA(cudaEventRecord(e0, 0));
+        s = sizeof(T) == 4 ? gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
+                                             (const float *)d[0], n, (const float *)d[1], n, 0.0f, (float *)d[2], n, NULL)
+                           : gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
+                                             (const double *)d[0], n, (const double *)d[1], n, 0.0, (double *)d[2], n, NULL);
+        if (s != GEMM_OK) { fprintf(stderr, "bench: device rate: %s\n", gemm_last_error_detail()); exit(1); }
+        CHECK_CUDA(cudaEventRecord(e1, 0));
+        CHECK_CUDA(cudaEventSynchronize(e1));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        if (i) v.push_back(2.0 * (double)n * n * n / (ms * 1e-3));
+    }
+    for (int i = 0; i < 3; i++) cudaFree(d[i]);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return median_of(v, NULL, NULL);
+}
+
+enum { WAY_ONE, WAY_MANY, WAY_XT, WAYS };
+
+struct bench {
+    int devices;
+    cublasXtHandle_t xt;
+    int xt_block;
+    size_t cap;
+};
+
+template <typename T> static double way_call(bench *b, int way, int64_t n, const T *A, const T *B, T *C, gemm_timing *t)
+{
+    double t0 = gemm__cuda_now();
+    if (way == WAY_XT) {
+        T one = 1, zero = 0;
+        if (sizeof(T) == 4)
+            CHECK_CUBLAS(cublasXtSgemm(b->xt, CUBLAS_OP_N, CUBLAS_OP_N, (size_t)n, (size_t)n, (size_t)n, (const float *)&one,
+                                       (const float *)B, (size_t)n, (const float *)A, (size_t)n, (const float *)&zero,
+                                       (float *)C, (size_t)n));
+        else
+            CHECK_CUBLAS(cublasXtDgemm(b->xt, CUBLAS_OP_N, CUBLAS_OP_N, (size_t)n, (size_t)n, (size_t)n, (const double *)&one,
+                                       (const double *)B, (size_t)n, (const double *)A, (size_t)n, (const double *)&zero,
+                                       (double *)C, (size_t)n));
+    } else {
+        gemm_cuda_options o = {};
+        gemm_status s;
+        o.device_count = way == WAY_MANY ? b->devices : 0;
+        o.max_device_bytes = way == WAY_MANY ? b->cap : 0;
+        o.timing = t;
+        s = sizeof(T) == 4 ? gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, (const float *)A,
+                                                  n, (const float *)B, n, 0.0f, (float *)C, n, &o)
+                           : gemm_cuda_dgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0, (const double *)A,
+                                                  n, (const double *)B, n, 0.0, (double *)C, n, &o);
+        if (s != GEMM_OK) { fprintf(stderr, "bench: ours: %s\n", gemm_last_error_detail()); exit(1); }
+    }
+    return gemm__cuda_now() - t0;
+}
+
+template <typename T> static bool sampled_ok(int64_t n, const T *A, const T *B, const T *C)
+{
+    gemm_precision prec = sizeof(T) == 4 ? GEMM_F32 : GEMM_F64;
+    size_t count = (size_t)(n * n);
+    battery_buf a = {prec, count, (void *)A}, b = {prec, count, (void *)B}, c = {prec, count, (void *)C};
+    battery_shape s = {n, n, n};
+    return battery_sampled_ok(prec, GEMM_NO_TRANS, GEMM_NO_TRANS, s, &a, &b, battery_read_host, &c);
+}
+
+static const char *way_name(int way, int d)
+{
+    static char many[32];
+    snprintf(many, sizeof many, "ours on %d GPUs", d);
+    return way == WAY_ONE ? "ours on 1 GPU" : way == WAY_MANY ? many : "cuBLASXt";
+}
+
+template <typename T>
+static void bench_size(bench *b, int64_t n, int reps, const int64_t *blocks, int nb, double h2d, FILE *csv, bool last)
+{
+    size_t count = (size_t)(n * n);
+    T *A = (T *)big_alloc(count * sizeof(T)), *B = (T *)big_alloc(count * sizeof(T)), *C = (T *)big_alloc(count * sizeof(T));
+    std::vector<double> v[WAYS];
+    double med[WAYS], lo[WAYS], hi[WAYS], rate, flops = 2.0 * (double)n * n * n, busiest = 0, limit;
+    gemm_timing t = {}, tw;
+    gemm__cuda_piece pc[GEMM__CUDA_MAX_DEVICES];
+    double w[GEMM__CUDA_MAX_DEVICES];
+    int used;
+    const char *prec = sizeof(T) == 4 ? "f32" : "f64";
+    fill_random(A, count, 1);
+    fill_random(B, count, 2);
+    for (int way = 0; way < WAYS; way++) {
+        fill_nan(C, count);
+        if (way == WAY_XT) {
+            double best = 1e30;
+            for (int i = 0; i < nb; i++) {
+                CHECK_CUBLAS(cublasXtSetBlockDim(b->xt, (int)blocks[i]));
+                if (i == 0) way_call(b, WAY_XT, n, A, B, C, (gemm_timing *)NULL);
+                double s = way_call(b, WAY_XT, n, A, B, C, (gemm_timing *)NULL);
+                if (s < best) best = s, b->xt_block = (int)blocks[i];
+            }
+            CHECK_CUBLAS(cublasXtSetBlockDim(b->xt, b->xt_block));
+        } else {
+            way_call(b, way, n, A, B, C, (gemm_timing *)NULL);
+        }
+        if (!sampled_ok(n, A, B, C)) { fprintf(stderr, "bench: %s at n = %lld: wrong result\n", way_name(way, b->devices), (long long)n); exit(1); }
+    }
+    for (int r = 0; r < reps; r++)
+        for (int way = 0; way < WAYS; way++) {
+            v[way].push_back(way_call(b, way, n, A, B, C, way == WAY_MANY ? &tw : (gemm_timing *)NULL));
+            if (way == WAY_MANY && (r == 0 || tw.total_s < t.total_s)) t = tw;
+        }
+    for (int way = 0; way < WAYS; way++) med[way] = median_of(v[way], &lo[way], &hi[way]);
+    for (int i = 0; i < b->devices; i++) w[i] = 1;
+    used = gemm__cuda_devices_plan(n, n, n, b->devices, w, pc);
+    for (int i = 0; i < used; i++) {
+        double bytes = ((double)pc[i].rows * n + (double)n * pc[i].cols + (double)pc[i].rows * pc[i].cols) * sizeof(T);
+        busiest = bytes > busiest ? bytes : busiest;
+    }
+    for (int g = 0; g < b->devices; g++) { /* the host calls' scratch back, for the device buffers below */
+        CHECK_CUDA(cudaSetDevice(g));
+        gemm_cuda_release_scratch();
+    }
+    CHECK_CUDA(cudaSetDevice(0));
+    rate = device_rate<T>(n < 32768 ? n : 16384);
+    limit = std::max(busiest / h2d, flops / (used * rate));
+    printf("| %s | %lld | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) b%d | **%.2fx** | **%.2fx** | %.3f | %.2f | "
+           "%.3f / %.3f / %.3f / %.3f |\n",
+           prec, (long long)n, med[WAY_ONE], lo[WAY_ONE], hi[WAY_ONE], med[WAY_MANY], lo[WAY_MANY], hi[WAY_MANY], med[WAY_XT],
+           lo[WAY_XT], hi[WAY_XT], b->xt_block, med[WAY_ONE] / med[WAY_MANY], med[WAY_XT] / med[WAY_MANY], limit,
+           limit / med[WAY_MANY], t.to_device_s, t.compute_s, t.from_device_s, t.total_s);
+    if (csv)
+        fprintf(csv, "%s,%lld,%d,%.6f,%.6f,%.6f,%d,%.6f,%.4f\n", prec, (long long)n, b->devices, med[WAY_ONE], med[WAY_MANY],
+                med[WAY_XT], b->xt_block, limit, rate / 1e12);
+    fflush(stdout);
+    if (last && b->cap) { /* out of core on every GPU: the rate per flop against the in-core call's */
+        std::vector<double> oc;
+        fill_nan(C, count);
+        way_call(b, WAY_MANY, n, A, B, C, (gemm_timing *)NULL);
+        if (!sampled_ok(n, A, B, C)) { fprintf(stderr, "bench: capped run: wrong result\n"); exit(1); }
+        for (int r = 0; r < (reps < 3 ? reps : 3); r++) oc.push_back(way_call(b, WAY_MANY, n, A, B, C, (gemm_timing *)NULL));
+        double m = median_of(oc, NULL, NULL);
+        printf("\nout of core on %d GPUs (options.max_device_bytes = %.2f GB per GPU, %s n = %lld): %.3f s, %.1f TFLOP/s, "
+               "**%.2f** of the in-core call's rate\n",
+               b->devices, (double)b->cap / 1e9, prec, (long long)n, m, flops / m / 1e12, med[WAY_MANY] / m);
+    }
+    free(A);
+    free(B);
+    free(C);
+}
+
+int main(int argc, char **argv)
+{
+    int64_t sizes[8] = {16384, 32768}, blocks[8] = {4096, 8192};
+    int nsizes = 2, nb = 2, reps = 5, count = 0, devs[GEMM__CUDA_MAX_DEVICES];
+    gemm_precision precs[4] = {GEMM_F32, GEMM_F64};
+    int nprec = 2;
+    FILE *csv = NULL;
+    bench b = {};
+    b.devices = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--devices") && i + 1 < argc) b.devices = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 8);
+        else if (!strcmp(argv[i], "--prec") && i + 1 < argc) nprec = battery_parse_precs(argv[++i], precs);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--xt-blocks") && i + 1 < argc) nb = battery_parse_list(argv[++i], blocks, 8);
+        else if (!strcmp(argv[i], "--cap") && i + 1 < argc) b.cap = (size_t)atof(argv[++i]);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
+        else {
+            fprintf(stderr, "usage: %s [--devices D] [--sizes n,...] [--prec f32,f64] [--reps R] [--xt-blocks b,...] "
+                            "[--cap BYTES] [--csv FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+    CHECK_CUDA(cudaGetDeviceCount(&count));
+    if (b.devices < 2 || b.devices > count) { fprintf(stderr, "bench: --devices %d, but %d GPUs are here\n", b.devices, count); return 2; }
+    for (int i = 0; i < b.devices; i++) devs[i] = i;
+    CHECK_CUBLAS(cublasXtCreate(&b.xt));
+    CHECK_CUBLAS(cublasXtDeviceSelect(b.xt, b.devices, devs));
+    {
+        struct cudaDeviceProp prop;
+        int version = 0;
+        cudaGetDeviceProperties(&prop, 0);
+        cudaRuntimeGetVersion(&version);
+        double h2d = concurrent_h2d(b.devices);
+        printf("%d x %s, %u host threads, CUDA runtime %d; pinned H2D per GPU with all %d copying: %.1f GB/s\n\n", b.devices,
+               prop.name, std::thread::hardware_concurrency(), version, b.devices, h2d / 1e9);
+        printf("| prec | n | ours 1 GPU s | ours %d GPUs s | cuBLASXt %d GPUs s (block) | %d GPUs / 1 | ours / cuBLASXt | "
+               "limit s | limit / ours | ours %d GPUs: to dev / compute / from dev / total (slowest GPU) |\n",
+               b.devices, b.devices, b.devices, b.devices);
+        printf("|---|---|---|---|---|---|---|---|---|---|\n");
+        if (csv) fprintf(csv, "prec,n,devices,ours_1gpu_s,ours_s,cublasxt_s,xt_block,limit_s,device_tflops\n");
+        for (int p = 0; p < nprec; p++)
+            for (int i = 0; i < nsizes; i++) {
+                bool last = i == nsizes - 1;
+                if (precs[p] == GEMM_F32) bench_size<float>(&b, sizes[i], reps, blocks, nb, h2d, csv, last);
+                else if (precs[p] == GEMM_F64) bench_size<double>(&b, sizes[i], reps, blocks, nb, h2d, csv, last);
+            }
+    }
+    cublasXtDestroy(b.xt);
+    if (csv) fclose(csv);
+    return 0;
+}
