@@ -480,3 +480,9 @@ gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh'
 # (test-headers itself compares the committed headers with their sources, so
 # it must not regenerate them first.)
 $(filter-out test-headers test-parts,$(TEST_SUITES) $(SANITIZE_SUITES)) test-cuda demo-cuda: $(GENERATED)
+
+# test-readme: README.md's performance figures are bench/RESULTS.md's (the rule: tools/readme_numbers.py).
+TEST_SUITES += test-readme
+.PHONY: test-readme
+test-readme: ## every performance figure of README.md is one bench/RESULTS.md measured; README's links stay in the repository
+	sh tests/test_readme_numbers.sh
