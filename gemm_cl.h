@@ -921,7 +921,7 @@ static const char *const gemm__cl_source[] = {
 /* <<cl gemm */
 };
 
-/* >>cl platform: src/cl/platform.h */
+/* >>cl platform: src/cl/platform.c */
 /* Small portable pieces: a lock, a wall clock, the process id (for file
    names no other process writes at the same time). */
 
@@ -954,7 +954,7 @@ static double gemm__cl_now(void)
 }
 #endif
 /* <<cl platform */
-/* >>cl errors: src/cl/errors.h */
+/* >>cl errors: src/cl/errors.c */
 /* OpenCL errors -> gemm_status, with the call and the error's name in the detail. */
 
 static const char *gemm__cl_errname(cl_int e)
@@ -1011,7 +1011,7 @@ static gemm_status gemm__cl_fail(cl_int e, const char *what)
     return gemm__fail(s, "gemm_cl: %s failed: %s (%d)", what, gemm__cl_errname(e), (int)e);
 }
 /* <<cl errors */
-/* >>cl memory: src/cl/memory.h */
+/* >>cl memory: src/cl/memory.c */
 /* Host and device allocations go through these two functions, so the tests
    can make any one of them fail (gemm__hooks.cl_fail_alloc); and byte counts
    are multiplied only where the product is known to fit. */
@@ -1051,7 +1051,7 @@ static int gemm__cl_bytes(int64_t rows, int64_t cols, size_t elem, size_t *bytes
     return 1;
 }
 /* <<cl memory */
-/* >>cl params: src/cl/params.h */
+/* >>cl params: src/cl/params.c */
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
 
@@ -1227,7 +1227,7 @@ static const char *const gemm__cl_builtin[] = {
 /* <<tuning */
 };
 
-/* >>cl lookup: src/cl/lookup.h */
+/* >>cl lookup: src/cl/lookup.c */
 /* Which parameter set a device starts with: the last line of the tuning file
    for it, else the last line of the built-in table for it, else the generic
    default. The last line wins, so a line appended later (by the tuner, or by
@@ -1328,7 +1328,7 @@ static void gemm__cl_lookup(const char *tuning_file, const char *device, gemm_pr
     }
 }
 /* <<cl lookup */
-/* >>cl context: src/cl/context.h */
+/* >>cl context: src/cl/context.c */
 /* The context: the device, its queues, the programs built for it and the
    parameter set each precision uses. */
 
@@ -1635,7 +1635,7 @@ GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precisi
 }
 #endif
 /* <<cl context */
-/* >>cl program: src/cl/program.h */
+/* >>cl program: src/cl/program.c */
 /* Programs: one per (precision, parameter set), built from the kernel source
    with the set's #defines, kept in the context and, when a cache directory
    is set, as a binary on disk so the next process starts without compiling. */
@@ -1973,7 +1973,7 @@ static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
     remove(path);
 }
 /* <<cl program */
-/* >>cl run: src/cl/run.h */
+/* >>cl run: src/cl/run.c */
 /* Running one multiplication, or a batch of them, on a queue: the direct
    kernel for small problems (and for C = beta*C), else pack + pad both
    operands and run the tiled kernel. A batch is each of these launches
@@ -2388,7 +2388,7 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, c
     return gemm__cl_enqueue_batch(ctx, lane, g, p, o, &one, alpha, beta, path, nw, wait, event);
 }
 /* <<cl run */
-/* >>cl host: src/cl/host.h */
+/* >>cl host: src/cl/host.c */
 /* The host-pointer path: copy the operands to device buffers, run, copy C
    back, blocking; on the caller's queue for calls, on the private one for
    the self-check. */
@@ -2458,7 +2458,7 @@ static cl_int gemm__cl_move(cl_command_queue q, cl_mem buf, void *host, gemm__cl
     if (x.ld == x.rows || x.cols == 1)
         return to_device ? clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, region[0] * region[1], host, 0, NULL, NULL)
                          : clEnqueueReadBuffer(q, buf, CL_TRUE, 0, region[0] * region[1], host, 0, NULL, NULL);
-    /* host_row_pitch ld*elem fits: entry.h checked that the host matrix spans
+    /* host_row_pitch ld*elem fits: entry.c checked that the host matrix spans
        less than half the address space */
     return to_device ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, origin, origin, region, region[0], 0,
                                                 (size_t)x.ld * elem, 0, host, 0, NULL, NULL)
@@ -2544,7 +2544,7 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
     return s;
 }
 /* <<cl host */
-/* >>cl choice: src/cl/choice.h */
+/* >>cl choice: src/cl/choice.c */
 /* Which program each precision uses: looked up on first use, built, checked
    against the reference on a small problem (drivers do miscompile GEMM
    kernels), and replaced by the safe default when it fails. */
@@ -2749,7 +2749,7 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
     return s;
 }
 /* <<cl choice */
-/* >>cl entry: src/cl/entry.h */
+/* >>cl entry: src/cl/entry.c */
 /* The entry points: thin typed wrappers over one internal function per
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
@@ -2939,12 +2939,12 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
                               ldb, beta, C, ldc, options);
 }
 /* <<cl entry */
-/* >>cl batch: src/cl/batch.h */
+/* >>cl batch: src/cl/batch.c */
 /* Batches on buffers: the checks every backend shares (gemm__prepare_strided,
    gemm__prepare_batched in core/batch.c), then OpenCL's own (the device,
    the sizes, every member inside its buffer), all before anything is
    enqueued; then one launch of each kernel for the whole batch
-   (gemm__cl_launch, run.h). */
+   (gemm__cl_launch, entry.c). */
 
 /* Member i of a strided operand at off + i*stride, `extent` elements long,
    inside buffer X (`name`), for i < count: else the first that is not,
@@ -3219,7 +3219,7 @@ GEMM_DEF gemm_status gemm_cl_dgemm_batched(gemm_cl_context *ctx, gemm_layout lay
                                 offa, lda, B, offb, ldb, beta, C, offc, ldc, batch_count, options);
 }
 /* <<cl batch */
-/* >>cl tune_space: src/cl/tune_space.h */
+/* >>cl tune_space: src/cl/tune_space.c */
 /* The tuner's search space, in two stages after the seed paper's: first
    the structure (work-group shape, work-item tile, warp layout) with the
    other knobs at values that suit the kind of device, a space small enough
@@ -3385,10 +3385,10 @@ static int gemm__cl_by_score(const void *x, const void *y)
     return a > b ? -1 : a < b;
 }
 /* <<cl tune_space */
-/* >>cl tuner: src/cl/tuner.h */
+/* >>cl tuner: src/cl/tuner.c */
 /* The autotuner, in the seed paper's two stages: every structure of the
    space at two sizes, then the other knobs one at a time around the best
-   few (tune_space.h); then the best few of all over a range of sizes, and
+   few (tune_space.c); then the best few of all over a range of sizes, and
    the direct kernel's crossover. Every candidate is checked. */
 
 typedef struct gemm__cl_tuner {

@@ -67,7 +67,7 @@ static cl_int gemm__cl_move(cl_command_queue q, cl_mem buf, void *host, gemm__cl
     if (x.ld == x.rows || x.cols == 1)
         return to_device ? clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, region[0] * region[1], host, 0, NULL, NULL)
                          : clEnqueueReadBuffer(q, buf, CL_TRUE, 0, region[0] * region[1], host, 0, NULL, NULL);
-    /* host_row_pitch ld*elem fits: entry.h checked that the host matrix spans
+    /* host_row_pitch ld*elem fits: entry.c checked that the host matrix spans
        less than half the address space */
     return to_device ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, origin, origin, region, region[0], 0,
                                                 (size_t)x.ld * elem, 0, host, 0, NULL, NULL)

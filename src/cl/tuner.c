@@ -1,6 +1,6 @@
 /* The autotuner, in the seed paper's two stages: every structure of the
    space at two sizes, then the other knobs one at a time around the best
-   few (tune_space.h); then the best few of all over a range of sizes, and
+   few (tune_space.c); then the best few of all over a range of sizes, and
    the direct kernel's crossover. Every candidate is checked. */
 
 typedef struct gemm__cl_tuner {
