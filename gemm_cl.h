@@ -105,6 +105,14 @@
 
 #include "gemm.h"
 
+/* >>cl api: src/cl/api.h */
+/* The public declarations of gemm_cl.h: the context, the per-call options,
+   parameter sets, the calls on buffers and on host pointers, the batches and
+   the tuner. The OpenCL headers come first, outside any extern "C". */
+
+#include <stddef.h>
+#include <stdint.h>
+
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
@@ -114,7 +122,7 @@
 #include <CL/cl.h>
 #endif
 
-/* >>cl api: src/cl/api.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -298,20 +306,55 @@ GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precisi
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CL_API_DONE) && !defined(GEMM__CL_IMPLEMENTED)
 #define GEMM__CL_IMPLEMENTED
 
+/* The C library first, outside the extern "C" below (C++'s <math.h> holds
+   templates); each part also names the headers it uses. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* >>cl platform: src/cl/platform.c */
+/* Small portable pieces: a lock, a wall clock, the process id (for file
+   names no other process writes at the same time). */
+
 #ifdef _WIN32
 #include <windows.h>
 #include <process.h>
 #else
 #include <pthread.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 #endif
+
+#ifdef _WIN32
+typedef CRITICAL_SECTION gemm__cl_lock;
+static void gemm__cl_lock_init(gemm__cl_lock *l) { InitializeCriticalSection(l); }
+static void gemm__cl_lock_free(gemm__cl_lock *l) { DeleteCriticalSection(l); }
+static void gemm__cl_lock_take(gemm__cl_lock *l) { EnterCriticalSection(l); }
+static void gemm__cl_lock_give(gemm__cl_lock *l) { LeaveCriticalSection(l); }
+static long gemm__cl_pid(void) { return (long)_getpid(); }
+static double gemm__cl_now(void)
+{
+    LARGE_INTEGER f, t;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&t);
+    return (double)t.QuadPart / (double)f.QuadPart;
+}
+#else
+typedef pthread_mutex_t gemm__cl_lock;
+static void gemm__cl_lock_init(gemm__cl_lock *l) { pthread_mutex_init(l, NULL); }
+static void gemm__cl_lock_free(gemm__cl_lock *l) { pthread_mutex_destroy(l); }
+static void gemm__cl_lock_take(gemm__cl_lock *l) { pthread_mutex_lock(l); }
+static void gemm__cl_lock_give(gemm__cl_lock *l) { pthread_mutex_unlock(l); }
+static long gemm__cl_pid(void) { return (long)getpid(); }
+static double gemm__cl_now(void)
+{
+    struct timeval t;
+    gettimeofday(&t, NULL);
+    return (double)t.tv_sec + 1e-6 * (double)t.tv_usec;
+}
+#endif
+/* <<cl platform */
 
 #ifdef __cplusplus
 extern "C" {
@@ -921,41 +964,62 @@ static const char *const gemm__cl_source[] = {
 /* <<cl gemm */
 };
 
-/* >>cl platform: src/cl/platform.c */
-/* Small portable pieces: a lock, a wall clock, the process id (for file
-   names no other process writes at the same time). */
+/* The built-in parameter sets: one line per (precision, device), "f32
+   MWG=.. ... device=<substring of the device name>", the last match wins.
+   Measured with `make tune-cl` on the devices named. */
+static const char *const gemm__cl_builtin[] = {
+/* >>tuning: tuning/gemm_cl.txt */
+    /* gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name. */
+    /* These lines are also the built-in table of gemm_cl.h (make headers); the LAST line that matches a device wins, */
+    /* so more specific or newer lines go below older ones. make tune-cl writes build/gemm_cl_tuning.txt, not this file. */
+    /* PoCL's CPU device (pthread-<cpu>): 14 rows x 2 (fp64: 2) 512-bit vectors of C per work-item, 28 of the 32 */
+    /* vector registers (the shape of AVX-512 BLAS micro-kernels), one contiguous panel per tile; measured against */
+    /* 8x32 / 12x16 (the earlier lines, from a 2-core Xeon) and the CPU stage of the tuner on a 2-core AMD EPYC */
+    /* (AVX-512) by hand, single-threaded in CPU time beside gemm's CPU backend (the machine was shared). */
+    "f32 MWG=14 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    "f64 MWG=14 NWG=16 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
+    /* NVIDIA H100 and H200 through NVIDIA's OpenCL (driver 580): the template's GPU design (128x128 tiles of 8x8 */
+    /* per work-item, warps of 8x4 work-items, 16-byte local-memory reads, double-buffered, two groups per SM under a */
+    /* 128-register cap); not yet measured on the GPUs: bench/gpu/opencl.sh measures them and tunes lines to go below. */
+    "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
+    "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
+    /* NVIDIA H100, fp32: tune_cl's set (2026-11-24, 92 candidates in 110 s): 64x256 tiles, 8x32 work-items, no */
+    /* packing; beside CLBlast 1.5.3 on the H100: 1.48-1.66x at n = 2048..8192, all four transposes 1.56-1.63 (46-48 */
+    /* TFLOP/s), test_cl passed with it. The same set on the H200 (2026-11-24, bench_cl beside CLBlast): 1.79 / 1.51 / */
+    /* 1.47x at n = 2048 / 4096 / 8192, the four transposes 1.49-1.53 (41-48 TFLOP/s), where the 128x128 set above ran */
+    /* 1.05-1.18x: it is the H200's line too. */
+    "f32 MWG=64 NWG=256 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 SA=1 SB=1 PACK=0 DIRECT=486 DB=1 WARPM=0 REGS=0 device=NVIDIA H100",
+    "f32 MWG=64 NWG=256 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 SA=1 SB=1 PACK=0 DIRECT=486 DB=1 WARPM=0 REGS=0 device=NVIDIA H200",
+    "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H200",
+/* <<tuning */
+};
+#define GEMM__CL_SOURCE_EMBEDDED
+/* >>cl source: src/cl/source.h */
+/* gemm__cl_source, the kernels (src/cl/gemm.cl as string literals, each
+   under C99's 4,095 characters), and gemm__cl_builtin, the built-in
+   parameter sets (the lines of tuning/gemm_cl.txt), are generated into
+   gemm_cl.h by its template, which defines GEMM__CL_SOURCE_EMBEDDED after
+   them. A part compiled on its own (tests/parts_checks.sh) sees these
+   stand-ins instead. */
 
-#ifdef _WIN32
-typedef CRITICAL_SECTION gemm__cl_lock;
-static void gemm__cl_lock_init(gemm__cl_lock *l) { InitializeCriticalSection(l); }
-static void gemm__cl_lock_free(gemm__cl_lock *l) { DeleteCriticalSection(l); }
-static void gemm__cl_lock_take(gemm__cl_lock *l) { EnterCriticalSection(l); }
-static void gemm__cl_lock_give(gemm__cl_lock *l) { LeaveCriticalSection(l); }
-static long gemm__cl_pid(void) { return (long)_getpid(); }
-static double gemm__cl_now(void)
-{
-    LARGE_INTEGER f, t;
-    QueryPerformanceFrequency(&f);
-    QueryPerformanceCounter(&t);
-    return (double)t.QuadPart / (double)f.QuadPart;
-}
-#else
-typedef pthread_mutex_t gemm__cl_lock;
-static void gemm__cl_lock_init(gemm__cl_lock *l) { pthread_mutex_init(l, NULL); }
-static void gemm__cl_lock_free(gemm__cl_lock *l) { pthread_mutex_destroy(l); }
-static void gemm__cl_lock_take(gemm__cl_lock *l) { pthread_mutex_lock(l); }
-static void gemm__cl_lock_give(gemm__cl_lock *l) { pthread_mutex_unlock(l); }
-static long gemm__cl_pid(void) { return (long)getpid(); }
-static double gemm__cl_now(void)
-{
-    struct timeval t;
-    gettimeofday(&t, NULL);
-    return (double)t.tv_sec + 1e-6 * (double)t.tv_usec;
-}
+#ifndef GEMM__CL_SOURCE_EMBEDDED
+static const char *const gemm__cl_source[] = {"kernel void gemm_cl_none(void) {}\n"};
+static const char *const gemm__cl_builtin[] = {"f32 device=none"};
 #endif
-/* <<cl platform */
+/* <<cl source */
+
+/* >>cl internal: src/cl/internal.h */
+/* What every part of the OpenCL implementation builds on: its public
+   declarations (api.h) and what it takes from the core (the canonical
+   problem, gemm__prepare, gemm__fail, the test hooks in ../core/internal.h;
+   GEMM_MALLOC and GEMM_FREE in ../core/config.c). In gemm_cl.h the core's
+   parts come from gemm.h; here they are named once, so each part that
+   includes this one compiles on its own. */
+
+/* <<cl internal */
 /* >>cl errors: src/cl/errors.c */
 /* OpenCL errors -> gemm_status, with the call and the error's name in the detail. */
+
 
 static const char *gemm__cl_errname(cl_int e)
 {
@@ -1016,6 +1080,7 @@ static gemm_status gemm__cl_fail(cl_int e, const char *what)
    can make any one of them fail (gemm__hooks.cl_fail_alloc); and byte counts
    are multiplied only where the product is known to fit. */
 
+
 /* Test hook: is this the allocation that must fail? */
 static int gemm__cl_injected_failure(void)
 {
@@ -1054,6 +1119,12 @@ static int gemm__cl_bytes(int64_t rows, int64_t cols, size_t elem, size_t *bytes
 /* >>cl params: src/cl/params.c */
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
+
+#include <stddef.h> /* offsetof */
+#include <stdio.h>
+#include <stdlib.h> /* atoi */
+#include <string.h>
+
 
 /* The fields of gemm_cl_params in tuning-file order, with their names and
    what they are: a #define of the kernel source, a build option (REGS), or
@@ -1196,42 +1267,15 @@ static const char *gemm__cl_params_invalid(const gemm_cl_params *p, size_t max_w
     return NULL;
 }
 /* <<cl params */
-
-/* The built-in parameter sets: one line per (precision, device), "f32
-   MWG=.. ... device=<substring of the device name>", the last match wins.
-   Measured with `make tune-cl` on the devices named. */
-static const char *const gemm__cl_builtin[] = {
-/* >>tuning: tuning/gemm_cl.txt */
-    /* gemm_cl tuning file (gemm_cl_tune / make tune-cl): precision, parameters, device name. */
-    /* These lines are also the built-in table of gemm_cl.h (make headers); the LAST line that matches a device wins, */
-    /* so more specific or newer lines go below older ones. make tune-cl writes build/gemm_cl_tuning.txt, not this file. */
-    /* PoCL's CPU device (pthread-<cpu>): 14 rows x 2 (fp64: 2) 512-bit vectors of C per work-item, 28 of the 32 */
-    /* vector registers (the shape of AVX-512 BLAS micro-kernels), one contiguous panel per tile; measured against */
-    /* 8x32 / 12x16 (the earlier lines, from a 2-core Xeon) and the CPU stage of the tuner on a 2-core AMD EPYC */
-    /* (AVX-512) by hand, single-threaded in CPU time beside gemm's CPU backend (the machine was shared). */
-    "f32 MWG=14 NWG=32 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=16 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    "f64 MWG=14 NWG=16 KWG=16 MDIMC=1 NDIMC=1 VWM=1 VWN=8 SA=0 SB=0 PACK=1 DIRECT=0 device=pthread-",
-    /* NVIDIA H100 and H200 through NVIDIA's OpenCL (driver 580): the template's GPU design (128x128 tiles of 8x8 */
-    /* per work-item, warps of 8x4 work-items, 16-byte local-memory reads, double-buffered, two groups per SM under a */
-    /* 128-register cap); not yet measured on the GPUs: bench/gpu/opencl.sh measures them and tunes lines to go below. */
-    "f32 MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
-    "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H100",
-    /* NVIDIA H100, fp32: tune_cl's set (2026-11-24, 92 candidates in 110 s): 64x256 tiles, 8x32 work-items, no */
-    /* packing; beside CLBlast 1.5.3 on the H100: 1.48-1.66x at n = 2048..8192, all four transposes 1.56-1.63 (46-48 */
-    /* TFLOP/s), test_cl passed with it. The same set on the H200 (2026-11-24, bench_cl beside CLBlast): 1.79 / 1.51 / */
-    /* 1.47x at n = 2048 / 4096 / 8192, the four transposes 1.49-1.53 (41-48 TFLOP/s), where the 128x128 set above ran */
-    /* 1.05-1.18x: it is the H200's line too. */
-    "f32 MWG=64 NWG=256 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 SA=1 SB=1 PACK=0 DIRECT=486 DB=1 WARPM=0 REGS=0 device=NVIDIA H100",
-    "f32 MWG=64 NWG=256 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 SA=1 SB=1 PACK=0 DIRECT=486 DB=1 WARPM=0 REGS=0 device=NVIDIA H200",
-    "f64 MWG=64 NWG=128 KWG=8 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=324 DB=1 WARPM=8 REGS=128 device=NVIDIA H200",
-/* <<tuning */
-};
-
 /* >>cl lookup: src/cl/lookup.c */
 /* Which parameter set a device starts with: the last line of the tuning file
    for it, else the last line of the built-in table for it, else the generic
    default. The last line wins, so a line appended later (by the tuner, or by
    hand) overrides the ones above it. */
+
+#include <stdio.h>
+#include <string.h>
+
 
 /* Any other device: modest tiles through local memory, fine on most GPUs. */
 static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";
@@ -1331,6 +1375,11 @@ static void gemm__cl_lookup(const char *tuning_file, const char *device, gemm_pr
 /* >>cl context: src/cl/context.c */
 /* The context: the device, its queues, the programs built for it and the
    parameter set each precision uses. */
+
+#include <stdio.h>
+#include <stdlib.h> /* getenv */
+#include <string.h>
+
 
 typedef struct gemm__cl_program {
     struct gemm__cl_program *next;
@@ -1639,6 +1688,10 @@ GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precisi
 /* Programs: one per (precision, parameter set), built from the kernel source
    with the set's #defines, kept in the context and, when a cache directory
    is set, as a binary on disk so the next process starts without compiling. */
+
+#include <stdio.h> /* the cache files */
+#include <string.h>
+
 
 #define GEMM__CL_NSOURCE (sizeof gemm__cl_source / sizeof gemm__cl_source[0])
 
@@ -1979,6 +2032,9 @@ static void gemm__cl_uncache(gemm_cl_context *ctx, const gemm__cl_program *g)
    operands and run the tiled kernel. A batch is each of these launches
    once, its members along the third NDRange dimension; a single call is a
    batch of one. */
+
+#include <string.h>
+
 
 /* The three matrices on the device in gemm__problem's names: a and b are the
    operands of its column-major view (the caller's B and A for a row-major call). */
@@ -2393,7 +2449,13 @@ static gemm_status gemm__cl_enqueue(gemm_cl_context *ctx, gemm__cl_lane *lane, c
    back, blocking; on the caller's queue for calls, on the private one for
    the self-check. */
 
-static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
+#include <string.h>
+
+
+/* How a call without a program of its own gets one: the context's choice
+   for the precision, picked under the lock (gemm__cl_select, choice.c;
+   choice.c's self-check runs through this file, so it is handed in). */
+typedef gemm_status (*gemm__cl_select_fn)(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
 
 /* One matrix a host call moves: rows x cols in gemm__problem's column-major
    view, with leading dimension ld on the host and dense (ld = rows) on the
@@ -2492,10 +2554,11 @@ static gemm_status gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, ge
 }
 
 /* Enqueues the multiplication with g, or (g == NULL) with prec's choice,
-   picked under the lock; *picked_at is when the kernel was ready. */
+   picked by select under the lock; *picked_at is when the kernel was ready. */
 static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec,
-                                     gemm__cl_program *g, gemm__cl_path path, const gemm__problem *p,
-                                     const gemm__cl_operands *dev, double alpha, double beta, double *picked_at)
+                                     gemm__cl_program *g, gemm__cl_select_fn select, gemm__cl_path path,
+                                     const gemm__problem *p, const gemm__cl_operands *dev, double alpha, double beta,
+                                     double *picked_at)
 {
     gemm_status s = GEMM_OK;
     if (g) {
@@ -2503,7 +2566,7 @@ static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, 
         return gemm__cl_enqueue(ctx, lane, g, p, dev, alpha, beta, path, 0, NULL, NULL);
     }
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_select(ctx, prec, &g);
+    s = select(ctx, prec, &g);
     *picked_at = gemm__cl_now();
     if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, p, dev, alpha, beta, path, 0, NULL, NULL);
     gemm__cl_lock_give(&ctx->lock);
@@ -2511,10 +2574,11 @@ static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, 
 }
 
 /* One blocking call on host pointers a, b, c (gemm__problem's names;
-   p->work is SCALE or FULL). g == NULL: the context's kernel for prec. */
+   p->work is SCALE or FULL). g == NULL: the context's kernel for prec,
+   which select picks. */
 static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, gemm__cl_program *g,
-                                 gemm__cl_path path, const gemm__problem *p, double alpha, const void *a,
-                                 const void *b, double beta, void *c, gemm_timing *timing)
+                                 gemm__cl_select_fn select, gemm__cl_path path, const gemm__problem *p, double alpha,
+                                 const void *a, const void *b, double beta, void *c, gemm_timing *timing)
 {
     double t0 = gemm__cl_now(), t_alloc, t_in, t_pick, t_run;
     gemm__cl_staged st;
@@ -2524,8 +2588,8 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
     /* waited for after a failed upload too: the copies it enqueued still read the caller's arrays */
     if ((e = clFinish(lane->queue)) != CL_SUCCESS && s == GEMM_OK) s = gemm__cl_fail(e, "copying the operands");
     t_in = gemm__cl_now();
-    if (s == GEMM_OK &&
-        (s = gemm__cl_host_run(ctx, lane, prec, g, path, &st.dense, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
+    if (s == GEMM_OK && (s = gemm__cl_host_run(ctx, lane, prec, g, select, path, &st.dense, &st.dev, alpha, beta,
+                                               &t_pick)) == GEMM_OK) {
         if ((e = clFinish(lane->queue)) != CL_SUCCESS) s = gemm__cl_fail(e, "running the kernels");
         t_run = gemm__cl_now();
         if (s == GEMM_OK && (e = gemm__cl_move(lane->queue, st.dev.c, c, st.mat[2], gemm_precision_size(prec), 0)) !=
@@ -2548,6 +2612,11 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
 /* Which program each precision uses: looked up on first use, built, checked
    against the reference on a small problem (drivers do miscompile GEMM
    kernels), and replaced by the safe default when it fails. */
+
+#include <math.h> /* fabs */
+#include <stdio.h>
+#include <string.h>
+
 
 /* ctx is usable for prec: not NULL, a precision OpenCL runs, fp64 on the device. */
 static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, const char *func)
@@ -2598,7 +2667,7 @@ static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g
         const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
         memcpy(R, C, sizeof(double) * (size_t)(m * n));
         gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
-        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, NULL, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
                           -0.5, f64 ? (void *)C : (void *)fC, NULL);
         for (i = 0; s == GEMM_OK && i < m * n; i++)
             if (!(fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound))
@@ -2754,6 +2823,9 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
 
+#include <string.h>
+
+
 /* OpenCL's own checks after gemm__prepare's: the precision, and the sizes
    the kernels index with int. */
 static gemm_status gemm__cl_device_checks(gemm_cl_context *ctx, gemm_precision prec, const char *func, int64_t m,
@@ -2899,8 +2971,8 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
-    return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
-                         p.swapped ? A : B, beta, C, timing);
+    return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &p, alpha,
+                         p.swapped ? B : A, p.swapped ? A : B, beta, C, timing);
 }
 
 GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
@@ -2945,6 +3017,9 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
    the sizes, every member inside its buffer), all before anything is
    enqueued; then one launch of each kernel for the whole batch
    (gemm__cl_launch, entry.c). */
+
+#include <string.h>
+
 
 /* Member i of a strided operand at off + i*stride, `extent` elements long,
    inside buffer X (`name`), for i < count: else the first that is not,
@@ -3226,6 +3301,9 @@ GEMM_DEF gemm_status gemm_cl_dgemm_batched(gemm_cl_context *ctx, gemm_layout lay
    to measure whole within the budget; then, around the best few, every
    other knob changed one at a time. */
 
+#include <string.h>
+
+
 typedef struct gemm__cl_cand {
     gemm_cl_params p;
     double score; /* GFLOP/s at the coarse sizes; < 0: failed, or not measured */
@@ -3390,6 +3468,12 @@ static int gemm__cl_by_score(const void *x, const void *y)
    space at two sizes, then the other knobs one at a time around the best
    few (tune_space.c); then the best few of all over a range of sizes, and
    the direct kernel's crossover. Every candidate is checked. */
+
+#include <math.h> /* fabs */
+#include <stdio.h>
+#include <stdlib.h> /* qsort */
+#include <string.h>
+
 
 typedef struct gemm__cl_tuner {
     gemm_cl_context *ctx;

@@ -1,3 +1,22 @@
+/* The public declarations of gemm_cl.h: the context, the per-call options,
+   parameter sets, the calls on buffers and on host pointers, the batches and
+   the tuner. The OpenCL headers come first, outside any extern "C". */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#if defined(__APPLE__)
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#include "../core/api.h" /* gemm_status, gemm_precision, gemm_layout, gemm_timing, GEMM_DEF */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

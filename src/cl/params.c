@@ -1,5 +1,13 @@
 /* Parameter sets: the one list of their names, the text form of tuning
    files, and the checks that a set can run on a device. */
+#pragma once
+
+#include <stddef.h> /* offsetof */
+#include <stdio.h>
+#include <stdlib.h> /* atoi */
+#include <string.h>
+
+#include "internal.h"
 
 /* The fields of gemm_cl_params in tuning-file order, with their names and
    what they are: a #define of the kernel source, a build option (REGS), or

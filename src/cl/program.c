@@ -1,6 +1,19 @@
 /* Programs: one per (precision, parameter set), built from the kernel source
    with the set's #defines, kept in the context and, when a cache directory
    is set, as a binary on disk so the next process starts without compiling. */
+#pragma once
+
+#include <stdio.h> /* the cache files */
+#include <string.h>
+
+#include "internal.h"
+#include "context.c"
+#include "errors.c"
+#include "memory.c"
+#include "params.c" /* gemm__cl_params_defines, gemm__cl_params_invalid */
+#include "lookup.c" /* gemm__cl_safe */
+#include "platform.c" /* gemm__cl_pid */
+#include "source.h" /* gemm__cl_source */
 
 #define GEMM__CL_NSOURCE (sizeof gemm__cl_source / sizeof gemm__cl_source[0])
 

@@ -3,6 +3,15 @@
    operands and run the tiled kernel. A batch is each of these launches
    once, its members along the third NDRange dimension; a single call is a
    batch of one. */
+#pragma once
+
+#include <string.h>
+
+#include "internal.h" /* gemm__problem */
+#include "context.c" /* the context, its lanes and programs */
+#include "errors.c"
+#include "memory.c"
+#include "params.c" /* gemm__cl_small_fits */
 
 /* The three matrices on the device in gemm__problem's names: a and b are the
    operands of its column-major view (the caller's B and A for a row-major call). */

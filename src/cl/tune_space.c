@@ -3,6 +3,13 @@
    other knobs at values that suit the kind of device, a space small enough
    to measure whole within the budget; then, around the best few, every
    other knob changed one at a time. */
+#pragma once
+
+#include <string.h>
+
+#include "internal.h"
+#include "context.c" /* the device's type and limits */
+#include "params.c"
 
 typedef struct gemm__cl_cand {
     gemm_cl_params p;

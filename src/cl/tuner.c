@@ -2,6 +2,20 @@
    space at two sizes, then the other knobs one at a time around the best
    few (tune_space.c); then the best few of all over a range of sizes, and
    the direct kernel's crossover. Every candidate is checked. */
+#pragma once
+
+#include <math.h> /* fabs */
+#include <stdio.h>
+#include <stdlib.h> /* qsort */
+#include <string.h>
+
+#include "internal.h" /* gemm__prepare */
+#include "choice.c" /* gemm__cl_try, gemm__cl_select, gemm__cl_install */
+#include "context.c" /* gemm__cl_program_free */
+#include "lookup.c" /* reading tuning files */
+#include "platform.c" /* gemm__cl_now, gemm__cl_pid */
+#include "run.c" /* gemm__cl_enqueue */
+#include "tune_space.c"
 
 typedef struct gemm__cl_tuner {
     gemm_cl_context *ctx;
