@@ -297,13 +297,22 @@ GEMM_DEF int gemm__cl_program_count(gemm_cl_context *ctx, gemm_precision precisi
 /* <<cl api */
 
 #define GEMM__CL_API_DONE
+#elif defined(GEMM_IMPLEMENTATION) && !defined(GEMM__CL_INCLUDING_CORE)
+/* Included again, now after #define GEMM_IMPLEMENTATION (the stb habit):
+   gemm.h's bodies first, which only gemm.h emits. The marker stops gemm.h's
+   own inclusion of this file (GEMM_ENABLE_OPENCL) from coming back here, and
+   keeps the bodies below waiting until gemm.h's are out. */
+#define GEMM__CL_INCLUDING_CORE
+#include "gemm.h"
+#undef GEMM__CL_INCLUDING_CORE
 #endif /* GEMM_CL_H_INCLUDED */
 
 /* ====================================================================== */
 /*  IMPLEMENTATION                                                         */
 /* ====================================================================== */
 
-#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CL_API_DONE) && !defined(GEMM__CL_IMPLEMENTED)
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CL_API_DONE) && !defined(GEMM__CL_IMPLEMENTED) && \
+    !defined(GEMM__CL_INCLUDING_CORE)
 #define GEMM__CL_IMPLEMENTED
 
 /* The C library first, outside the extern "C" below (C++'s <math.h> holds
