@@ -1,6 +1,14 @@
-/* Which program each precision uses: looked up on first use, built, checked
-   against the reference on a small problem (drivers do miscompile GEMM
-   kernels), and replaced by the safe default when it fails. */
+/* Which program each precision uses: looked up on first use (lookup.c, which
+   also names where the set came from: "tuning file F, line N", "built-in:
+   KEY", "default"), built once per context (program.c), checked against the
+   reference on small problems with ragged edges, every kernel of it
+   (drivers do miscompile GEMM kernels), and replaced by the safe default
+   kernel when it fails to build or to check: the call succeeds, and
+   gemm_cl_kernel_info_get (and that call's gemm_last_error_detail) says
+   why. A transient failure (out of host or device memory) is returned as
+   such and replaces nothing: the next call tries again. The checks and the
+   tuner run on the context's private queue (lane 1), never behind the
+   caller's commands. */
 #pragma once
 
 #include <math.h> /* fabs */

@@ -1,7 +1,8 @@
-/* The autotuner, in the seed paper's two stages: every structure of the
-   space at two sizes, then the other knobs one at a time around the best
-   few (tune_space.c); then the best few of all over a range of sizes, and
-   the direct kernel's crossover. Every candidate is checked. */
+/* The autotuner, in two stages after Matsumoto, Nakasato and Sedukhin's:
+   every structure of the space at two sizes, then the other knobs one at a
+   time around the best few (tune_space.c); then the best few of all over a
+   range of sizes, and the direct kernel's crossover. Every candidate is
+   checked. */
 #pragma once
 
 #include <math.h> /* fabs */
