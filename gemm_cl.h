@@ -253,22 +253,28 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
 /* ---- the autotuner ---- */
 
 typedef struct gemm_cl_tune_options {
-    double budget_s;           /* wall-clock budget; 0 = 120 s */
+    double budget_s;           /* wall-clock budget; 0 = 120 s. No candidate of stage 1 starts after
+                                  half of it, none of stage 2 after 80%; the refinement stops past it */
     int coarse_sizes[2];       /* the coarse pass's two sizes; 0 = by device type */
     int refine_sizes[4];       /* the refinement's sizes (0 ends the list); 0 = by device type */
     int refine_top;            /* candidates refined; 0 = 4 */
     int max_candidates;        /* cap on the coarse pass; 0 = no cap but the budget */
     int tiny;                  /* 1: a handful of candidates at small sizes (tests) */
     const char *output;        /* tuning file to update; NULL = none written */
-    /* called after each candidate; `line` says what happened to it. It runs
-       with the context locked: it must not call gemm_cl on this context. */
+    /* called after each candidate: done of total in its phase, and `line`,
+       "PHASE: G GFLOP/s SET" or "PHASE: skip SET: why". The phases, in order:
+       "stage 1" (every structure of the space at the coarse sizes), "stage 2"
+       (one knob at a time around the best), both scored by the mean GFLOP/s
+       of the two coarse sizes; "refine" (the best refine_top over the refine
+       sizes; its best mean is best_gflops). It runs with the context locked:
+       it must not call gemm_cl on this context. */
     void (*progress)(void *user, int done, int total, const char *line);
     void *user;
 } gemm_cl_tune_options;
 
 typedef struct gemm_cl_tune_result {
     gemm_cl_params best;
-    double best_gflops;        /* mean over the refine sizes */
+    double best_gflops;        /* the winner's mean GFLOP/s over the refine sizes */
     int tried, built, failed;  /* candidates measured, built and checked, skipped */
     char line[512];            /* the tuning-file line written */
 } gemm_cl_tune_result;
@@ -3722,18 +3728,18 @@ static double gemm__cl_tune_one(gemm__cl_tuner *t, const gemm_cl_params *p, cons
     t->res.tried++;
     if (gemm__cl_try(t->ctx, t->prec, p, &g, NULL) != GEMM_OK) {
         t->res.failed++;
-        snprintf(line, size, "skip %s: %.200s", pstr, gemm_last_error_detail());
+        snprintf(line, size, "%s: skip %s: %.200s", stage, pstr, gemm_last_error_detail());
         return -1;
     }
     if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 || !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
         (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
         t->res.failed++;
-        snprintf(line, size, "skip %s: failed to run or wrong result", pstr);
+        snprintf(line, size, "%s: skip %s: failed to run or wrong result", stage, pstr);
         return -1;
     }
     t->res.built++;
     t0 = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
-    snprintf(line, size, "%8.1f GFLOP/s  %s  %s", t0, stage, pstr);
+    snprintf(line, size, "%s: %8.1f GFLOP/s  %s", stage, t0, pstr);
     return t0;
 }
 
@@ -3772,8 +3778,9 @@ static int gemm__cl_tune_refine(gemm__cl_tuner *t)
     const gemm_cl_tune_options *o = &t->o;
     char line[512], pstr[256];
     gemm__cl_program *g;
-    int i, j, found = 0;
-    for (i = 0; i < o->refine_top && i < t->ncand && t->cands[i].score > 0; i++) {
+    int i, j, top = 0, found = 0;
+    while (top < o->refine_top && top < t->ncand && t->cands[top].score > 0) top++;
+    for (i = 0; i < top; i++) {
         const gemm_cl_params *q = &t->cands[i].p;
         double sum = 0;
         int ok = gemm__cl_try(t->ctx, t->prec, q, &g, NULL) == GEMM_OK;
@@ -3783,8 +3790,9 @@ static int gemm__cl_tune_refine(gemm__cl_tuner *t)
             sum += ok ? 2e-9 * n * n * n / s : 0;
         }
         gemm_cl_params_str(q, pstr, sizeof pstr);
-        snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
-        if (o->progress) o->progress(o->user, i + 1, o->refine_top, line);
+        if (ok) snprintf(line, sizeof line, "refine: %8.1f GFLOP/s  %s", sum / t->nref, pstr);
+        else snprintf(line, sizeof line, "refine: skip %s: failed to build or run", pstr);
+        if (o->progress) o->progress(o->user, i + 1, top, line);
         if (ok && sum / t->nref > t->res.best_gflops) {
             t->res.best_gflops = sum / t->nref;
             t->res.best = *q;
