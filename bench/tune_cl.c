@@ -5,6 +5,7 @@
    (the last line for a device wins). It writes only where --output says:
    `make tune-cl` says build/gemm_cl_tuning.txt (TUNE_OUT=...), never the
    tracked tuning/gemm_cl.txt, whose lines are gemm_cl.h's built-in table.
+   It shows a bar per phase of the search (--verbose: every candidate too).
 
    make tune-cl [TUNE_ARGS="--budget 300 --prec f32"] [TUNE_OUT=FILE]
    build/tune_cl [--device NAME] [--prec f32,f64] [--budget SECONDS per precision]
@@ -15,19 +16,60 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h> /* clock_gettime */
 
-typedef struct bar { int verbose; double best; } bar;
+/* One bar per phase of the tuner ("stage 1", "stage 2", "refine": the text
+   before the ':' of each progress line), redrawn after each candidate: done
+   of total, the phase's best GFLOP/s (the refine bar's best is the
+   summary's), the time the phase has run, and an estimate of the time left:
+   its pace so far, cut where the budget ends the phase (gemm_cl_tune_options:
+   at half of it, 80%, all of it). */
+typedef struct bar {
+    int verbose, open; /* open: a bar is on screen without its newline */
+    char phase[32];
+    double budget, start, phase_start, last, best;
+} bar;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void bar_close(bar *b)
+{
+    if (b->open) putchar('\n');
+    b->open = 0;
+}
 
 static void progress(void *user, int done, int total, const char *line)
 {
     bar *b = (bar *)user;
-    int i, width = 30, fill = total > 0 ? done * width / total : width;
-    double g = atof(line + (strncmp(line, "refine", 6) ? 0 : 6));
+    const char *colon = strchr(line, ':');
+    size_t len = colon ? (size_t)(colon - line) : 0;
+    int i, width = 24, fill = total > 0 ? done * width / total : width;
+    double t = now_s(), g, left, end;
+    if (len >= sizeof b->phase) len = sizeof b->phase - 1;
+    if (strncmp(b->phase, line, len) != 0 || b->phase[len] != '\0') { /* a new phase: a new bar */
+        bar_close(b);
+        memcpy(b->phase, line, len);
+        b->phase[len] = '\0';
+        b->phase_start = b->last; /* it began when the previous one ended */
+        b->best = 0;
+    }
+    b->last = t;
+    g = colon ? atof(colon + 1) : 0; /* 0 for "skip ..." */
     if (g > b->best) b->best = g;
-    if (b->verbose) printf("  %s\n", line);
-    printf("\r  [");
+    end = b->start + b->budget * (!strcmp(b->phase, "stage 1") ? 0.5 : !strcmp(b->phase, "stage 2") ? 0.8 : 1.0);
+    left = (t - b->phase_start) / done * (total - done);
+    if (left > end - t) left = end - t > 0 ? end - t : 0;
+    if (b->verbose) printf("%s  %s\n", b->open ? "\n" : "", line);
+    printf("\r  %-8s [", b->phase);
     for (i = 0; i < width; i++) putchar(i < fill ? '#' : '.');
-    printf("] %4d/%-4d best %8.1f GFLOP/s%s", done, total, b->best, done == total ? "\n" : "");
+    printf("] %4d/%-4d best %8.1f GFLOP/s  %4.0f s, ~%.0f s left ", done, total, b->best, t - b->phase_start, left);
+    b->open = 1;
+    if (done == total) bar_close(b);
     fflush(stdout);
 }
 
@@ -100,15 +142,19 @@ int main(int argc, char **argv)
             continue;
         }
         printf("tuning %s on %s (budget %.0f s)\n", i ? "f64" : "f32", info.device_name, to.budget_s);
-        b.best = 0;
+        b.phase[0] = '\0';
+        b.budget = to.budget_s;
+        b.start = b.last = now_s();
         s = gemm_cl_tune(cl, prec, &to, &r);
+        bar_close(&b); /* a phase the budget cut short */
         if (s != GEMM_OK) {
             printf("\n%s: %s: %s\n", i ? "f64" : "f32", gemm_strerror(s), gemm_last_error_detail());
             rc = 1;
             continue;
         }
-        printf("  %d tried, %d built and checked, %d skipped; best %.1f GFLOP/s (mean over the refine sizes)\n  %s\n",
-               r.tried, r.built, r.failed, r.best_gflops, r.line);
+        printf("  %d tried, %d built and checked, %d skipped in %.0f s; best %.1f GFLOP/s (the refine bar's: the "
+               "mean over the refine sizes)\n  %s\n", r.tried, r.built, r.failed, now_s() - b.start, r.best_gflops,
+               r.line);
     }
     if (to.output && !rc)
         printf("wrote %s\n  use it:  GEMM_CL_TUNING_FILE=%s\n  ship it: paste its lines at the end of "

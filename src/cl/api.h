@@ -1,3 +1,22 @@
+/* The public declarations of gemm_cl.h: the context, the per-call options,
+   parameter sets, the calls on buffers and on host pointers, the batches and
+   the tuner. The OpenCL headers come first, outside any extern "C". */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#if defined(__APPLE__)
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#include "../core/api.h" /* gemm_status, gemm_precision, gemm_layout, gemm_timing, GEMM_DEF */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -133,22 +152,28 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
 /* ---- the autotuner ---- */
 
 typedef struct gemm_cl_tune_options {
-    double budget_s;           /* wall-clock budget; 0 = 120 s */
+    double budget_s;           /* wall-clock budget; 0 = 120 s. No candidate of stage 1 starts after
+                                  half of it, none of stage 2 after 80%; the refinement stops past it */
     int coarse_sizes[2];       /* the coarse pass's two sizes; 0 = by device type */
     int refine_sizes[4];       /* the refinement's sizes (0 ends the list); 0 = by device type */
     int refine_top;            /* candidates refined; 0 = 4 */
     int max_candidates;        /* cap on the coarse pass; 0 = no cap but the budget */
     int tiny;                  /* 1: a handful of candidates at small sizes (tests) */
     const char *output;        /* tuning file to update; NULL = none written */
-    /* called after each candidate; `line` says what happened to it. It runs
-       with the context locked: it must not call gemm_cl on this context. */
+    /* called after each candidate: done of total in its phase, and `line`,
+       "PHASE: G GFLOP/s SET" or "PHASE: skip SET: why". The phases, in order:
+       "stage 1" (every structure of the space at the coarse sizes), "stage 2"
+       (one knob at a time around the best), both scored by the mean GFLOP/s
+       of the two coarse sizes; "refine" (the best refine_top over the refine
+       sizes; its best mean is best_gflops). It runs with the context locked:
+       it must not call gemm_cl on this context. */
     void (*progress)(void *user, int done, int total, const char *line);
     void *user;
 } gemm_cl_tune_options;
 
 typedef struct gemm_cl_tune_result {
     gemm_cl_params best;
-    double best_gflops;        /* mean over the refine sizes */
+    double best_gflops;        /* the winner's mean GFLOP/s over the refine sizes */
     int tried, built, failed;  /* candidates measured, built and checked, skipped */
     char line[512];            /* the tuning-file line written */
 } gemm_cl_tune_result;

@@ -1,5 +1,15 @@
 /* The context: the device, its queues, the programs built for it and the
    parameter set each precision uses. */
+#pragma once
+
+#include <stdio.h>
+#include <stdlib.h> /* getenv */
+#include <string.h>
+
+#include "internal.h"
+#include "platform.c" /* the lock */
+#include "errors.c"
+#include "memory.c"
 
 typedef struct gemm__cl_program {
     struct gemm__cl_program *next;

@@ -1,6 +1,27 @@
-/* Which program each precision uses: looked up on first use, built, checked
-   against the reference on a small problem (drivers do miscompile GEMM
-   kernels), and replaced by the safe default when it fails. */
+/* Which program each precision uses: looked up on first use (lookup.c, which
+   also names where the set came from: "tuning file F, line N", "built-in:
+   KEY", "default"), built once per context (program.c), checked against the
+   reference on small problems with ragged edges, every kernel of it
+   (drivers do miscompile GEMM kernels), and replaced by the safe default
+   kernel when it fails to build or to check: the call succeeds, and
+   gemm_cl_kernel_info_get (and that call's gemm_last_error_detail) says
+   why. A transient failure (out of host or device memory) is returned as
+   such and replaces nothing: the next call tries again. The checks and the
+   tuner run on the context's private queue (lane 1), never behind the
+   caller's commands. */
+#pragma once
+
+#include <math.h> /* fabs */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h" /* gemm__prepare, gemm_ref_dgemm */
+#include "context.c"
+#include "host.c" /* gemm__cl_host, for the self-check */
+#include "lookup.c"
+#include "params.c"
+#include "program.c" /* gemm__cl_program_get */
+#include "run.c" /* gemm__cl_path */
 
 /* ctx is usable for prec: not NULL, a precision OpenCL runs, fp64 on the device. */
 static gemm_status gemm__cl_usable(gemm_cl_context *ctx, gemm_precision prec, const char *func)
@@ -51,7 +72,7 @@ static gemm_status gemm__cl_check_path(gemm_cl_context *ctx, gemm__cl_program *g
         const void *a = f64 ? (const void *)A : (const void *)fA, *b = f64 ? (const void *)B : (const void *)fB;
         memcpy(R, C, sizeof(double) * (size_t)(m * n));
         gemm_ref_dgemm(lay, ta, tb, m, n, k, 1.5, A, lda, B, ldb, -0.5, R, ldc);
-        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
+        s = gemm__cl_host(ctx, &ctx->lane[1], g->prec, g, NULL, path, &pr, 1.5, pr.swapped ? b : a, pr.swapped ? a : b,
                           -0.5, f64 ? (void *)C : (void *)fC, NULL);
         for (i = 0; s == GEMM_OK && i < m * n; i++)
             if (!(fabs((f64 ? C[i] : (double)fC[i]) - R[i]) <= bound))

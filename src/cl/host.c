@@ -1,8 +1,21 @@
 /* The host-pointer path: copy the operands to device buffers, run, copy C
    back, blocking; on the caller's queue for calls, on the private one for
    the self-check. */
+#pragma once
 
-static gemm_status gemm__cl_select(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
+#include <string.h>
+
+#include "internal.h"
+#include "context.c"
+#include "errors.c"
+#include "memory.c"
+#include "platform.c" /* gemm__cl_now, the lock */
+#include "run.c" /* gemm__cl_enqueue */
+
+/* How a call without a program of its own gets one: the context's choice
+   for the precision, picked under the lock (gemm__cl_select, choice.c;
+   choice.c's self-check runs through this file, so it is handed in). */
+typedef gemm_status (*gemm__cl_select_fn)(gemm_cl_context *ctx, gemm_precision prec, gemm__cl_program **out);
 
 /* One matrix a host call moves: rows x cols in gemm__problem's column-major
    view, with leading dimension ld on the host and dense (ld = rows) on the
@@ -67,7 +80,7 @@ static cl_int gemm__cl_move(cl_command_queue q, cl_mem buf, void *host, gemm__cl
     if (x.ld == x.rows || x.cols == 1)
         return to_device ? clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, region[0] * region[1], host, 0, NULL, NULL)
                          : clEnqueueReadBuffer(q, buf, CL_TRUE, 0, region[0] * region[1], host, 0, NULL, NULL);
-    /* host_row_pitch ld*elem fits: entry.h checked that the host matrix spans
+    /* host_row_pitch ld*elem fits: entry.c checked that the host matrix spans
        less than half the address space */
     return to_device ? clEnqueueWriteBufferRect(q, buf, CL_FALSE, origin, origin, region, region[0], 0,
                                                 (size_t)x.ld * elem, 0, host, 0, NULL, NULL)
@@ -101,10 +114,11 @@ static gemm_status gemm__cl_upload(gemm_cl_context *ctx, gemm__cl_lane *lane, ge
 }
 
 /* Enqueues the multiplication with g, or (g == NULL) with prec's choice,
-   picked under the lock; *picked_at is when the kernel was ready. */
+   picked by select under the lock; *picked_at is when the kernel was ready. */
 static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec,
-                                     gemm__cl_program *g, gemm__cl_path path, const gemm__problem *p,
-                                     const gemm__cl_operands *dev, double alpha, double beta, double *picked_at)
+                                     gemm__cl_program *g, gemm__cl_select_fn select, gemm__cl_path path,
+                                     const gemm__problem *p, const gemm__cl_operands *dev, double alpha, double beta,
+                                     double *picked_at)
 {
     gemm_status s = GEMM_OK;
     if (g) {
@@ -112,7 +126,7 @@ static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, 
         return gemm__cl_enqueue(ctx, lane, g, p, dev, alpha, beta, path, 0, NULL, NULL);
     }
     gemm__cl_lock_take(&ctx->lock);
-    s = gemm__cl_select(ctx, prec, &g);
+    s = select(ctx, prec, &g);
     *picked_at = gemm__cl_now();
     if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, p, dev, alpha, beta, path, 0, NULL, NULL);
     gemm__cl_lock_give(&ctx->lock);
@@ -120,10 +134,11 @@ static gemm_status gemm__cl_host_run(gemm_cl_context *ctx, gemm__cl_lane *lane, 
 }
 
 /* One blocking call on host pointers a, b, c (gemm__problem's names;
-   p->work is SCALE or FULL). g == NULL: the context's kernel for prec. */
+   p->work is SCALE or FULL). g == NULL: the context's kernel for prec,
+   which select picks. */
 static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm_precision prec, gemm__cl_program *g,
-                                 gemm__cl_path path, const gemm__problem *p, double alpha, const void *a,
-                                 const void *b, double beta, void *c, gemm_timing *timing)
+                                 gemm__cl_select_fn select, gemm__cl_path path, const gemm__problem *p, double alpha,
+                                 const void *a, const void *b, double beta, void *c, gemm_timing *timing)
 {
     double t0 = gemm__cl_now(), t_alloc, t_in, t_pick, t_run;
     gemm__cl_staged st;
@@ -133,8 +148,8 @@ static gemm_status gemm__cl_host(gemm_cl_context *ctx, gemm__cl_lane *lane, gemm
     /* waited for after a failed upload too: the copies it enqueued still read the caller's arrays */
     if ((e = clFinish(lane->queue)) != CL_SUCCESS && s == GEMM_OK) s = gemm__cl_fail(e, "copying the operands");
     t_in = gemm__cl_now();
-    if (s == GEMM_OK &&
-        (s = gemm__cl_host_run(ctx, lane, prec, g, path, &st.dense, &st.dev, alpha, beta, &t_pick)) == GEMM_OK) {
+    if (s == GEMM_OK && (s = gemm__cl_host_run(ctx, lane, prec, g, select, path, &st.dense, &st.dev, alpha, beta,
+                                               &t_pick)) == GEMM_OK) {
         if ((e = clFinish(lane->queue)) != CL_SUCCESS) s = gemm__cl_fail(e, "running the kernels");
         t_run = gemm__cl_now();
         if (s == GEMM_OK && (e = gemm__cl_move(lane->queue, st.dev.c, c, st.mat[2], gemm_precision_size(prec), 0)) !=

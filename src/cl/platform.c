@@ -1,5 +1,15 @@
 /* Small portable pieces: a lock, a wall clock, the process id (for file
    names no other process writes at the same time). */
+#pragma once
+
+#ifdef _WIN32
+#include <windows.h>
+#include <process.h>
+#else
+#include <pthread.h>
+#include <sys/time.h>
+#include <unistd.h>
+#endif
 
 #ifdef _WIN32
 typedef CRITICAL_SECTION gemm__cl_lock;

@@ -1,4 +1,7 @@
 /* OpenCL errors -> gemm_status, with the call and the error's name in the detail. */
+#pragma once
+
+#include "internal.h" /* gemm__fail */
 
 static const char *gemm__cl_errname(cl_int e)
 {

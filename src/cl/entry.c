@@ -1,6 +1,14 @@
 /* The entry points: thin typed wrappers over one internal function per
    memory space, each of which checks once (gemm__prepare) and hands the
    canonical problem inward. */
+#pragma once
+
+#include <string.h>
+
+#include "internal.h" /* gemm__prepare */
+#include "choice.c" /* gemm__cl_usable, gemm__cl_select */
+#include "host.c"
+#include "run.c"
 
 /* OpenCL's own checks after gemm__prepare's: the precision, and the sizes
    the kernels index with int. */
@@ -147,8 +155,8 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
-    return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, GEMM__CL_BY_SIZE, &p, alpha, p.swapped ? B : A,
-                         p.swapped ? A : B, beta, C, timing);
+    return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &p, alpha,
+                         p.swapped ? B : A, p.swapped ? A : B, beta, C, timing);
 }
 
 GEMM_DEF gemm_status gemm_cl_sgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,

@@ -1,8 +1,15 @@
-/* The tuner's search space, in two stages after the seed paper's: first
-   the structure (work-group shape, work-item tile, warp layout) with the
-   other knobs at values that suit the kind of device, a space small enough
-   to measure whole within the budget; then, around the best few, every
-   other knob changed one at a time. */
+/* The tuner's search space, in two stages after Matsumoto, Nakasato and
+   Sedukhin's OpenCL GEMM tuner: first the structure (work-group shape,
+   work-item tile, warp layout) with the other knobs at values that suit the
+   kind of device, a space small enough to measure whole within the budget;
+   then, around the best few, every other knob changed one at a time. */
+#pragma once
+
+#include <string.h>
+
+#include "internal.h"
+#include "context.c" /* the device's type and limits */
+#include "params.c"
 
 typedef struct gemm__cl_cand {
     gemm_cl_params p;
@@ -50,7 +57,7 @@ static void gemm__cl_space_add(const gemm_cl_context *ctx, size_t elem, const ge
 static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_cand *out, int max)
 {
     /* first, the sets an earlier template measured best on an H200 (fp32, fp64) */
-    static const char *const seeds[] = {
+    static const char *const known[] = {
         "MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=1 VWN=4 SA=1 SB=1 PACK=0 DIRECT=128 DB=0",
         "MWG=64 NWG=64 KWG=8 MDIMC=16 NDIMC=8 VWM=2 VWN=1 SA=1 SB=1 PACK=1 DIRECT=128 DB=1",
     };
@@ -62,7 +69,7 @@ static int gemm__cl_space_gpu(const gemm_cl_context *ctx, size_t elem, gemm__cl_
     gemm_cl_params p;
     int cnt = 0, d, t, w, r;
     memset(&p, 0, sizeof p);
-    gemm__cl_params_parse(seeds[elem == 8], &p);
+    gemm__cl_params_parse(known[elem == 8], &p);
     gemm__cl_space_add(ctx, elem, &p, out, max, &cnt);
     memset(&p, 0, sizeof p);
     p.kwg = 16;

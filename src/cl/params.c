@@ -1,5 +1,25 @@
 /* Parameter sets: the one list of their names, the text form of tuning
-   files, and the checks that a set can run on a device. */
+   files, and the checks that a set can run on a device.
+
+   The kernel template (gemm.cl), after Matsumoto, Nakasato and Sedukhin's
+   OpenCL GEMM generator, is specialised by a set prepended as #defines: the
+   work-group tile MWG x NWG x KWG; the work-items MDIMC x NDIMC, so each
+   computes an MWI x NWI block of C in registers (MWI = MWG/MDIMC, NWI =
+   NWG/NDIMC); vector widths VWM and VWN; whether A and B go through local
+   memory (SA, SB: the next tile is fetched into registers while this one is
+   multiplied, and DB keeps two local tiles so one barrier per step
+   suffices); the layout of the packed operands (PACK: k-major rows, or one
+   contiguous panel per tile); how a warp's 32 work-items lie (WARPM); and a
+   register cap (REGS, a build option on NVIDIA). DIRECT and SMALL are the
+   host's: when the direct and the small-tile kernels run instead (run.c). */
+#pragma once
+
+#include <stddef.h> /* offsetof */
+#include <stdio.h>
+#include <stdlib.h> /* atoi */
+#include <string.h>
+
+#include "internal.h"
 
 /* The fields of gemm_cl_params in tuning-file order, with their names and
    what they are: a #define of the kernel source, a build option (REGS), or

@@ -1,6 +1,9 @@
 /* Host and device allocations go through these two functions, so the tests
    can make any one of them fail (gemm__hooks.cl_fail_alloc); and byte counts
    are multiplied only where the product is known to fit. */
+#pragma once
+
+#include "internal.h" /* GEMM_MALLOC, the test hooks */
 
 /* Test hook: is this the allocation that must fail? */
 static int gemm__cl_injected_failure(void)

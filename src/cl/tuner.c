@@ -1,7 +1,22 @@
-/* The autotuner, in the seed paper's two stages: every structure of the
-   space at two sizes, then the other knobs one at a time around the best
-   few (tune_space.h); then the best few of all over a range of sizes, and
-   the direct kernel's crossover. Every candidate is checked. */
+/* The autotuner, in two stages after Matsumoto, Nakasato and Sedukhin's:
+   every structure of the space at two sizes, then the other knobs one at a
+   time around the best few (tune_space.c); then the best few of all over a
+   range of sizes, and the direct kernel's crossover. Every candidate is
+   checked. */
+#pragma once
+
+#include <math.h> /* fabs */
+#include <stdio.h>
+#include <stdlib.h> /* qsort */
+#include <string.h>
+
+#include "internal.h" /* gemm__prepare */
+#include "choice.c" /* gemm__cl_try, gemm__cl_select, gemm__cl_install */
+#include "context.c" /* gemm__cl_program_free */
+#include "lookup.c" /* reading tuning files */
+#include "platform.c" /* gemm__cl_now, gemm__cl_pid */
+#include "run.c" /* gemm__cl_enqueue */
+#include "tune_space.c"
 
 typedef struct gemm__cl_tuner {
     gemm_cl_context *ctx;
@@ -202,18 +217,18 @@ static double gemm__cl_tune_one(gemm__cl_tuner *t, const gemm_cl_params *p, cons
     t->res.tried++;
     if (gemm__cl_try(t->ctx, t->prec, p, &g, NULL) != GEMM_OK) {
         t->res.failed++;
-        snprintf(line, size, "skip %s: %.200s", pstr, gemm_last_error_detail());
+        snprintf(line, size, "%s: skip %s: %.200s", stage, pstr, gemm_last_error_detail());
         return -1;
     }
     if ((t0 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[0])) < 0 || !gemm__cl_sample_ok(t, o->coarse_sizes[0]) ||
         (t1 = gemm__cl_time(t, g, GEMM__CL_TILED, o->coarse_sizes[1])) < 0) {
         t->res.failed++;
-        snprintf(line, size, "skip %s: failed to run or wrong result", pstr);
+        snprintf(line, size, "%s: skip %s: failed to run or wrong result", stage, pstr);
         return -1;
     }
     t->res.built++;
     t0 = 0.5 * (2e-9 * n0 * n0 * n0 / t0 + 2e-9 * n1 * n1 * n1 / t1);
-    snprintf(line, size, "%8.1f GFLOP/s  %s  %s", t0, stage, pstr);
+    snprintf(line, size, "%s: %8.1f GFLOP/s  %s", stage, t0, pstr);
     return t0;
 }
 
@@ -252,8 +267,9 @@ static int gemm__cl_tune_refine(gemm__cl_tuner *t)
     const gemm_cl_tune_options *o = &t->o;
     char line[512], pstr[256];
     gemm__cl_program *g;
-    int i, j, found = 0;
-    for (i = 0; i < o->refine_top && i < t->ncand && t->cands[i].score > 0; i++) {
+    int i, j, top = 0, found = 0;
+    while (top < o->refine_top && top < t->ncand && t->cands[top].score > 0) top++;
+    for (i = 0; i < top; i++) {
         const gemm_cl_params *q = &t->cands[i].p;
         double sum = 0;
         int ok = gemm__cl_try(t->ctx, t->prec, q, &g, NULL) == GEMM_OK;
@@ -263,8 +279,9 @@ static int gemm__cl_tune_refine(gemm__cl_tuner *t)
             sum += ok ? 2e-9 * n * n * n / s : 0;
         }
         gemm_cl_params_str(q, pstr, sizeof pstr);
-        snprintf(line, sizeof line, "refine %8.1f GFLOP/s  %s", ok ? sum / t->nref : 0.0, pstr);
-        if (o->progress) o->progress(o->user, i + 1, o->refine_top, line);
+        if (ok) snprintf(line, sizeof line, "refine: %8.1f GFLOP/s  %s", sum / t->nref, pstr);
+        else snprintf(line, sizeof line, "refine: skip %s: failed to build or run", pstr);
+        if (o->progress) o->progress(o->user, i + 1, top, line);
         if (ok && sum / t->nref > t->res.best_gflops) {
             t->res.best_gflops = sum / t->nref;
             t->res.best = *q;

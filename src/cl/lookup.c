@@ -2,6 +2,14 @@
    for it, else the last line of the built-in table for it, else the generic
    default. The last line wins, so a line appended later (by the tuner, or by
    hand) overrides the ones above it. */
+#pragma once
+
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "params.c" /* gemm__cl_params_parse */
+#include "source.h" /* gemm__cl_builtin */
 
 /* Any other device: modest tiles through local memory, fine on most GPUs. */
 static const char gemm__cl_generic[] = "MWG=64 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=2 SA=1 SB=1 PACK=1 DIRECT=64";

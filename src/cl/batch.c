@@ -2,7 +2,15 @@
    gemm__prepare_batched in core/batch.c), then OpenCL's own (the device,
    the sizes, every member inside its buffer), all before anything is
    enqueued; then one launch of each kernel for the whole batch
-   (gemm__cl_launch, run.h). */
+   (gemm__cl_launch, entry.c). */
+#pragma once
+
+#include <string.h>
+
+#include "internal.h" /* gemm__prepare_strided, gemm__prepare_batched */
+#include "entry.c" /* gemm__cl_capacity, gemm__cl_device_checks, gemm__cl_launch */
+#include "memory.c"
+#include "run.c"
 
 /* Member i of a strided operand at off + i*stride, `extent` elements long,
    inside buffer X (`name`), for i < count: else the first that is not,

@@ -2,7 +2,29 @@
    kernel for small problems (and for C = beta*C), else pack + pad both
    operands and run the tiled kernel. A batch is each of these launches
    once, its members along the third NDRange dimension; a single call is a
-   batch of one. */
+   batch of one.
+
+   The kernels see a row-major C: gemm.h's column-major form of the call, an
+   m x n C, is a row-major n x m C with A and B swapped (gemm__cl_call_of).
+   The tiled kernel reads only packed, zero-padded operands; the pack kernel
+   copies op(A) and op(B) into that form from any layout, transpose, leading
+   dimension and offset, so the eight cases run on one tuned kernel. Small
+   problems (m*n*k <= DIRECT^3) skip the copies and run the direct kernel, a
+   work-item per element of C; the tuner measures that crossover. On GPUs,
+   batch members that would fill at most half of the tiled kernel's tiles
+   run the small-tile kernel instead: 32 x 32 or 64 x 64 tiles read in place
+   through local memory, no copies, each element summed as the direct kernel
+   sums it (gemm__cl_small_tile; SMALL = 0 by this rule, 1 never, 32 or 64
+   that tile for every call past the crossover). */
+#pragma once
+
+#include <string.h>
+
+#include "internal.h" /* gemm__problem */
+#include "context.c" /* the context, its lanes and programs */
+#include "errors.c"
+#include "memory.c"
+#include "params.c" /* gemm__cl_small_fits */
 
 /* The three matrices on the device in gemm__problem's names: a and b are the
    operands of its column-major view (the caller's B and A for a row-major call). */
