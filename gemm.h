@@ -389,6 +389,7 @@ typedef struct gemm__hooks {
     int cuda_host_tile;       /* CUDA host path: panels of this many rows and columns */
     size_t cuda_host_chunk_bytes; /* CUDA host path: bytes per staged copy */
     double cuda_device_flops; /* CUDA host path on several devices: flops each further device needs */
+    int cuda_device_refuse;   /* CUDA host path: device (index + 1) whose plan fails, as if out of memory */
     int cuda_wgmma_group;     /* CUDA WGMMA: raster group of tile-rows (< 0: along N); bench sweeps */
     int cuda_wgmma_grid;      /* CUDA WGMMA: blocks (-1: one per work unit, not persistent); bench sweeps */
     int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory (default), 2 from the registers; bench sweeps */

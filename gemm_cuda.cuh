@@ -6041,6 +6041,10 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
     if (z > GEMM__CUDA_CHUNK) z = GEMM__CUDA_CHUNK;
     gemm__cuda_host_shape(p, x, opt, &r, threads, z, &sh);
     if ((s = gemm__cuda_host_plan(fn, ctx, &sh, opt, &pl, &buf)) != GEMM_OK) return s;
+    if (GEMM__HOOK(cuda_device_refuse, 0) == ctx->dev + 1) {
+        gemm__cuda_real::device_free(buf, ctx->compute[0]);
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: device %d refused by the test hook", fn, ctx->dev);
+    }
     if (ticket && !gemm__cuda_gate_enter(ticket)) { /* another device could not plan: C stays untouched */
         gemm__cuda_real::device_free(buf, ctx->compute[0]);
         return GEMM_ERR_DEVICE;
@@ -6267,7 +6271,7 @@ struct gemm__cuda_device_run {
     gemm_timing t;
     gemm_status status;
     gemm__cuda_gate_ticket ticket;
-    char detail[512];
+    char detail[1024]; /* gemm_last_error_detail()'s size */
 };
 
 template <typename T, typename TC, typename S>

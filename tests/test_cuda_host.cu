@@ -1038,7 +1038,7 @@ static void test_release(void)
    bad device lists, and a call no device can plan leaving C untouched. */
 static void test_devices(int count)
 {
-    enum { N = 128 };
+    enum { N = 384 }; /* two column bands of 192: every device takes a piece */
     float *A = (float *)malloc(sizeof(float) * N * N * 4), *B = A + N * N, *C = B + N * N, *before = C + N * N;
     int list[3] = {0, 0, 0};
     gemm_cuda_options o;
@@ -1065,6 +1065,17 @@ static void test_devices(int count)
     battery_check(s == GEMM_ERR_INVALID_ARG && !memcmp(C, before, sizeof(float) * N * N),
                   "cuda host, every device: a cap no device can plan under is refused, C unchanged: %d \"%s\"", (int)s,
                   gemm_last_error_detail());
+    if (count > 1) { /* the second device cannot plan: the first must not write its piece either */
+        memset(&o, 0, sizeof o);
+        o.device_count = 2;
+        gemm__test_hooks()->cuda_device_refuse = 2;
+        s = gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, N, N, 1, A, N, B, N, 0, C, N, &o);
+        gemm__test_hooks()->cuda_device_refuse = 0;
+        battery_check(s == GEMM_ERR_OUT_OF_MEMORY && strstr(gemm_last_error_detail(), "device 1") &&
+                          !memcmp(C, before, sizeof(float) * N * N),
+                      "cuda host, 2 devices: the second cannot plan, C unchanged, the detail names it: \"%s\"",
+                      gemm_last_error_detail());
+    }
     gemm__test_hooks()->cuda_device_flops = 0;
     memset(&o, 0, sizeof o);
     o.device_count = count + 1;

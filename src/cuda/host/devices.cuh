@@ -172,7 +172,7 @@ struct gemm__cuda_device_run {
     gemm_timing t;
     gemm_status status;
     gemm__cuda_gate_ticket ticket;
-    char detail[512];
+    char detail[1024]; /* gemm_last_error_detail()'s size */
 };
 
 template <typename T, typename TC, typename S>

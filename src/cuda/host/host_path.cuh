@@ -204,6 +204,10 @@ static gemm_status gemm__cuda_host_in(const char *fn, const gemm__problem *p, co
     if (z > GEMM__CUDA_CHUNK) z = GEMM__CUDA_CHUNK;
     gemm__cuda_host_shape(p, x, opt, &r, threads, z, &sh);
     if ((s = gemm__cuda_host_plan(fn, ctx, &sh, opt, &pl, &buf)) != GEMM_OK) return s;
+    if (GEMM__HOOK(cuda_device_refuse, 0) == ctx->dev + 1) {
+        gemm__cuda_real::device_free(buf, ctx->compute[0]);
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: device %d refused by the test hook", fn, ctx->dev);
+    }
     if (ticket && !gemm__cuda_gate_enter(ticket)) { /* another device could not plan: C stays untouched */
         gemm__cuda_real::device_free(buf, ctx->compute[0]);
         return GEMM_ERR_DEVICE;
