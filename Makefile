@@ -122,7 +122,7 @@ clean: ## remove build/
 # ---- cpu --------------------------------------------------------------------
 # The CPU backend's extra suites: the aarch64 build (NEON) under qemu, other
 # builds and emulated x86 CPUs, valgrind's leak check of the thread pool;
-# the seed-001 ladder (naive -> ours), `make bench-ladder`; the per-call
+# the CPU ladder from the textbook loops to ours (naive -> ours), `make bench-ladder`; the per-call
 # cost of small products beside a plain loop, OpenBLAS and libxsmm,
 # `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
@@ -175,7 +175,7 @@ test-cpu-valgrind: $(B)/test_cpu ## the quick battery under valgrind's leak chec
 	        --error-exitcode=3 ./$(B)/test_cpu --quick --only-best --no-exit-test; \
 	else echo "SKIPPED valgrind is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
 
-bench-ladder: $(B)/ladder ## the seed-001 CPU ladder: naive ijk ... gemm
+bench-ladder: $(B)/ladder ## the CPU ladder: naive ijk ... gemm
 	./$(B)/ladder $(LADDER_ARGS)
 
 # -O3: the textbook rungs get the compiler's best auto-vectorisation.
@@ -183,7 +183,7 @@ $(B)/ladder: bench/ladder.c $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) -O3 $(WARN) $< -o $@ $(LDLIBS)
 
 # ---- cuda -------------------------------------------------------------------
-# test-cuda and bench-cuda need a GPU (../shared/GPU.md); test-cuda-build is
+# test-cuda and bench-cuda need a GPU; test-cuda-build is
 # what CI (nvcc, no GPU) runs: every CUDA program compiles warning-free.
 NVCC       ?= nvcc
 # The CUDA toolkit's usual home, for shells whose PATH lacks it (the MPI
@@ -280,7 +280,7 @@ $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 $(B)/cuda_basic: examples/cuda_basic.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
-# Research for issue 13 (bench/research/exact/README.md): candidate exact
+# Research (bench/research/exact/README.md): candidate exact
 # fp32/fp64 kernels beside cuBLAS and the shipped ones (`base`: the automatic
 # choice, `base.vN`: each shipped configuration). Builds here (no GPU
 # needed) for sm_90a only; the binary carries cudart statically and needs
@@ -291,7 +291,7 @@ RX_DIR   := bench/research/exact
 RX_UNITS := sweep cands_f32 cands_f64 baseline
 RX_FLAGS := -std=c++17 -O3 -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -lineinfo
 .PHONY: bench-cuda-research-exact
-bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the issue-13 research sweep of exact CUDA kernels (sm_90a)
+bench-cuda-research-exact: $(B)/rx/model.ok $(B)/sweep_exact ## build the research sweep of exact CUDA kernels (sm_90a)
 
 # host-only checks of the fp64 kernels' index maps (model.cu), run at build time
 $(B)/rx/model.ok: $(RX_DIR)/model.cu $(wildcard $(RX_DIR)/*.cuh) src/cuda/device/dmma_frag.cuh | $(B)

@@ -20,7 +20,7 @@
                      over `threads` OpenMP threads (built with libxsmm only)
    The ratio is OpenBLAS loop / ours strided (> 1: ours is faster).
 
-   Protocol (../shared/BENCHMARKS.md): random inputs in [-0.5, 0.5), a warm-up
+   Protocol (docs/DESIGN.md, "Measuring"): random inputs in [-0.5, 0.5), a warm-up
    of every column, then the columns interleaved (A B C ... A B C ...), as
    many rounds as fit in --seconds per row (at least 7). Members are
    row-major NN, dense, one after the other; alpha = 1, beta = 0 (what

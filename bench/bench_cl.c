@@ -9,7 +9,7 @@
    The CPU backend's column is on by default when the OpenCL device is a CPU.
    --label tags the CSV rows (e.g. "built-in" or "tuned").
 
-   Protocol (../shared/BENCHMARKS.md): inputs on the device, random in
+   Protocol (docs/DESIGN.md, "Measuring"): inputs on the device, random in
    [-0.5, 0.5); one warm-up call each (CLBlast's first call, which compiles its
    kernels, is timed and reported); then the contenders' calls interleaved
    (A B C A B C), each timed from enqueue to clFinish (the CPU backend: the

@@ -11,7 +11,7 @@
    set's host fields DIRECT and SMALL, one program), to place the crossover
    and the small-kernel rule on a new device.
 
-   Protocol (../shared/BENCHMARKS.md): row-major NN, alpha 1, beta 0, data
+   Protocol (docs/DESIGN.md, "Measuring"): row-major NN, alpha 1, beta 0, data
    on the device, random in [-0.5, 0.5); one warm-up batch each (CLBlast's
    first, which compiles its kernels, is timed and reported), into a C of
    NaNs, checked on 48 sampled elements of the first, a middle and the

@@ -12,7 +12,7 @@
    thread (best of 5 runs), for each thread count; every cell shows ours as
    a fraction of it.
 
-   Protocol (../shared/BENCHMARKS.md): random inputs in [-0.5, 0.5), a warm-up
+   Protocol (docs/DESIGN.md, "Measuring"): random inputs in [-0.5, 0.5), a warm-up
    call, then ours and the peer's calls interleaved (A B A B), the median of
    the repeats (at least 5, or as many as fit in about a second; 3 when one
    call takes over half a second), min and max beside it. Every result is

@@ -11,7 +11,7 @@
    transposes: tf32 (gemm_cuda_sgemm with options.math =
    GEMM_CUDA_MATH_TF32; CUBLAS_COMPUTE_32F_FAST_TF32), f16 and bf16
    (gemm_cuda_sgemm_mixed with C of the input type; CUBLAS_COMPUTE_32F,
-   float alpha and beta). Their default shapes are issue 19's table: squares
+   float alpha and beta). Their default shapes are the shapes of bench/RESULTS.md's tensor-core table: squares
    1024..16384 (4096 also TN, NT and TT), 4096x4096x256, 256x4096x4096,
    4096x256x4096, 1000^3, 8192x8192x1024, 16384x128x16384; --sizes and
    --shapes replace them, each in the transposes of --trans (NN unless
@@ -45,9 +45,9 @@
    default) and how a split K is summed (1 a separate kernel, 2 by the part
    that finishes last, 0 the default); with --kernel simt or dmma, the
    exact kernels' configurations (gemm_cuda.cuh's doc block). (The research
-   kernels of issue 13: bench/research/exact/.)
+   kernels: bench/research/exact/.)
 
-   Protocol (../shared/BENCHMARKS.md): row-major NN, inputs in [-0.5, 0.5)
+   Protocol (docs/DESIGN.md, "Measuring"): row-major NN, inputs in [-0.5, 0.5)
    already on the device, a warm-up call each, then ours and cuBLAS's calls
    interleaved (A B A B), each timed with CUDA events; the median of the
    repeats (at least 5, more while they fit in about half a second) with
@@ -518,7 +518,7 @@ static void bench_accurate(const int64_t *sizes, int nsizes, int quick, FILE *cs
     }
 }
 
-/* ---- issue 13's table: the exact kernels (fp32 SIMT, fp64 DMMA) beside cublasSgemm / cublasDgemm ---- */
+/* ---- the exact kernels' table: the exact kernels (fp32 SIMT, fp64 DMMA) beside cublasSgemm / cublasDgemm ---- */
 
 typedef struct exact_shape { int64_t m, n, k; int ta, tb; } exact_shape;
 
@@ -657,7 +657,7 @@ static void bench_exact13(const bench_prec *precs, int nprec, int quick, FILE *c
     double lsum[2] = {0, 0}, worst[2] = {9, 9}, all[SHAPES][2] = {{0}};
     char labels[SHAPES][32];
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-    printf("\nissue 13: exact fp32 and fp64 beside cuBLAS on %s (%d SMs, L2 %d MB), row-major, TFLOP/s median of %d "
+    printf("\nexact fp32 and fp64 beside cuBLAS on %s (%d SMs, L2 %d MB), row-major, TFLOP/s median of %d "
            "interleaved pairs\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, quick ? 3 : 9);
     printf("%-16s | %-30s | %-30s | %s\n", "shape (m n k)", "fp32 ours  cuBLAS  ratio spread", "fp64 ours  cuBLAS  ratio spread",
            "what ran: fp32 ; fp64");
@@ -814,7 +814,7 @@ int main(int argc, char **argv)
 
     printf("gemm CUDA vs cuBLAS on %s (cc %d.%d, %d SMs), row-major NN, TFLOP/s median [min-max]\n", prop.name,
            prop.major, prop.minor, prop.multiProcessorCount);
-    /* fp32 / fp64 with the default shapes and kernel: issue 13's table (transposes, bursts, rotated inputs) */
+    /* fp32 / fp64 with the default shapes and kernel: the exact table (transposes, bursts, rotated inputs) */
     exact13 = !shapes_given && !sizes_given && ours_opt.kernel == GEMM_CUDA_KERNEL_AUTO && !configs_given;
     for (pi = 0, i = 0; pi < prec_count; pi++) i |= precs[pi] == PREC_F32 || precs[pi] == PREC_F64;
     if (exact13 && i) bench_exact13(precs, prec_count, quick, csv);

@@ -7,7 +7,7 @@
                          [--small 32,64,128,256,512] [--threads 2,4,8,12] [--xt-blocks 1024,2048,4096,8192]
                          [--ooc 90000] [--ooc-cap BYTES] [--incore 32768] [--csv FILE]
 
-   Protocol (../shared/BENCHMARKS.md): row-major NN squares, inputs uniform
+   Protocol (docs/DESIGN.md, "Measuring"): row-major NN squares, inputs uniform
    in [-0.5, 0.5) in malloc'd memory touched before timing, beta = 0; a
    warm-up call of each way (its C poisoned with NaN first and checked on
    64 sampled elements against fp64 sums), then `reps` rounds in which

@@ -50,7 +50,7 @@ if [ -z "$BENCH_MPI_BIN" ]; then
     mpicc -std=c99 -O2 -march=native -Wall -Wextra -Wpedantic -Werror bench/bench_mpi.c -o "$cpu_bin" $scalapack -lm ||
         exit 1
 fi
-# OpenBLAS (under ScaLAPACK) on its best kernel, one thread per rank (../shared/BENCHMARKS.md)
+# OpenBLAS (under ScaLAPACK) on its best kernel, one thread per rank (docs/DESIGN.md, "Measuring")
 if grep -q avx512f /proc/cpuinfo 2>/dev/null; then export OPENBLAS_CORETYPE=SkylakeX; fi
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 

@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     }
     if (ladder_threads < 1) ladder_threads = 1;
     gemm_cpu_set_threads(ladder_threads);
-    printf("The seed-001 ladder, fp32 row-major C = A*B, GFLOP/s (threaded rungs: %d threads)\n\n", ladder_threads);
+    printf("The CPU ladder, fp32 row-major C = A*B, GFLOP/s (threaded rungs: %d threads)\n\n", ladder_threads);
     printf("%-20s", "n");
     for (si = 0; si < nsizes; si++) printf(" %9d", sizes[si]);
     printf("\n");

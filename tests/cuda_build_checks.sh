@@ -6,7 +6,7 @@
 # path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
 # links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
-# model of issue 13's index maps (bench/research/exact/model.cu: the shipped
+# model of the exact kernels' index maps (bench/research/exact/model.cu: the shipped
 # TMA DMMA kernel's fragments and banks among them) passes. SKIPPED when nvcc is absent.
 # Last line: N passed, N failed[, N skipped].
 cd "$(dirname "$0")/.." || exit 2

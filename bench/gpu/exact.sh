@@ -104,8 +104,8 @@ if has sweep; then
     if [ "$(left)" -lt 40 ]; then RES[sweep]="not run (out of time)"
     else
         : >"$OUT/sweep.txt"
-        for run in "f32 base,base.v1,base.v2,base.v3,base.v4,s_w256x128,s_w128x256" \
-                   "f64 base,base.v2,base.v3,d_ws_128x128_k16"; do
+        for run in "f32 base,base.v1,base.v2,base.v3,base.v4,s_w128x128_k8,s_w128x64" \
+                   "f64 base,base.v2,base.v3,d_ws_128x128"; do
             set -- $run
             timeout "$(cap 90)" "$GPU_BIN/sweep_exact" --prec "$1" --cands "$2" --timeout 30 \
                 --csv "$OUT/sweep_$1.csv" >>"$OUT/sweep.txt" 2>&1
