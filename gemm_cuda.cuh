@@ -185,13 +185,19 @@
 #define GEMM_CUDA_CUH_INCLUDED
 
 #include "gemm.h"
-#include <cuda_runtime.h>
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
 
 /* ====================================================================== */
 /*  API                                                                    */
 /* ====================================================================== */
+
+/* >>cuda api: src/cuda/api.h */
+/* The public declarations of gemm_cuda.cuh: its kernels, modes and
+   options, the device-pointer, host-pointer and batch calls, and the
+   helpers that name or report kernels. The doc block at the top of the
+   header is their user reference. */
+#include <cuda_runtime.h>
+#include <cuda_fp16.h> /* __half, for callers of the _mixed calls */
+#include <cuda_bf16.h> /* __nv_bfloat16 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -378,6 +384,7 @@ GEMM_DEF const char *gemm__cuda_exact_last(void);
 #ifdef __cplusplus
 }
 #endif
+/* <<cuda api */
 
 #define GEMM__CUDA_API_DONE
 #endif /* GEMM_CUDA_CUH_INCLUDED */
@@ -389,59 +396,15 @@ GEMM_DEF const char *gemm__cuda_exact_last(void);
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CUDA_API_DONE) && !defined(GEMM__CUDA_IMPLEMENTED)
 #define GEMM__CUDA_IMPLEMENTED
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <memory>
-#include <mutex>
-#include <new>
-#include <thread>
-#include <type_traits>
-#include <utility>
-#include <vector>
-#include <cuda.h> /* CUtensorMap (types only: the driver is reached through the runtime) */
-#include <stdint.h>
-#include <string.h>
+/* Each part includes the system headers and the parts it uses (emitted
+   once, before it); the order below is the reading order. */
 
 /* ---- device code: helpers, then one file per kernel family ---- */
-/* >>cuda/host errors: src/cuda/host/errors.cuh */
-/* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
-   returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
-   where they fit) with the CUDA error name and string in the detail. */
-
-static gemm_status gemm__cuda_status_of(cudaError_t e)
-{
-    switch (e) {
-    case cudaErrorMemoryAllocation: return GEMM_ERR_OUT_OF_MEMORY;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorInvalidDevice: return GEMM_ERR_UNAVAILABLE;
-    default: return GEMM_ERR_DEVICE;
-    }
-}
-
-/* Records a failed CUDA call; `what` names the call, `func` the entry point. */
-static gemm_status gemm__cuda_fail(const char *func, const char *what, cudaError_t e)
-{
-    return gemm__fail(gemm__cuda_status_of(e), "%s: %s: %s (%s)", func, what, cudaGetErrorName(e),
-                      cudaGetErrorString(e));
-}
-
-/* Returns the failure of a CUDA call from the enclosing function. */
-#define GEMM__CUDA_TRY(func, call)                                                                 \
-    do {                                                                                           \
-        cudaError_t gemm__e = (call);                                                              \
-        if (gemm__e != cudaSuccess) return gemm__cuda_fail(func, #call, gemm__e);                  \
-    } while (0)
-/* <<cuda/host errors */
 /* >>cuda/device common: src/cuda/device/common.cuh */
 /* Device helpers every fast kernel shares: the cp.async wrappers (global to
    shared memory without a register round trip, sm_80+), the bounds-checked
    tile copy built on them, and the one-element epilogue. */
+#include <type_traits>
 
 /* The 16-byte vector of an element type. */
 template <typename T> struct gemm__cuda_vec;
@@ -520,6 +483,7 @@ __device__ __forceinline__ void gemm__cuda_store(TC *c, S acc, S alpha, S beta, 
 /* Where a launch finds its members. Every kernel that multiplies, scales or
    copies operands takes one of these: a single call is a batch of one,
    so a batch runs the same kernels, its members along blockIdx.z. */
+#include <stdint.h>
 
 /* The members of one launch: blockIdx.z = (member - first) * split + the
    K part. Each operand is either strided (member i's at the base pointer
@@ -600,23 +564,6 @@ __device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batc
     out += i * bc.out_stride;
     return (const T *)((const char *)X + (bc.list ? bc.list[i] : i * bc.stride * (int64_t)sizeof(T)));
 }
-
-/* Calls launch(bt, z) once per run of members that fits one grid's 65535
-   z-slices (one run for any batch under 65535 / split members), with
-   bt.first set to the run's first member; launch queues the kernel and
-   returns cudaGetLastError(). */
-template <typename F> static gemm_status gemm__cuda_each_run(const char *fn, gemm__cuda_batch bt, F launch)
-{
-    int64_t per = 65535 / bt.split;
-    for (int64_t first = 0; first < bt.count; first += per) {
-        int64_t n = bt.count - first < per ? bt.count - first : per;
-        cudaError_t e;
-        bt.first = first;
-        if ((e = launch(bt, (unsigned)(n * bt.split))) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
-    }
-    return GEMM_OK;
-}
-
 /* <<cuda/device batch */
 /* >>cuda/kernels ladder: src/cuda/kernels/ladder.cuh */
 /* Every kernel solves the canonical problem of gemm.h (gemm__problem): C is
@@ -676,21 +623,6 @@ __global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc,
         T *c = &C[e % M + (e / M) * ldc];
         *c = beta == S(0) ? T(0) : T(beta * S(*c));
     }
-}
-
-/* C = beta*C for every member (split-K's first step, and a batch's whole
-   work when alpha = 0 or K = 0). */
-template <typename TC, typename S>
-static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
-                                            gemm__cuda_batch bt, cudaStream_t stream)
-{
-    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 1024; /* a grid-stride loop */
-    bt.split = 1;
-    return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
-        gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
-            M, N, beta, C, ldc, run);
-        return cudaGetLastError();
-    });
 }
 /* <<cuda/kernels ladder */
 /* >>cuda/device ring: src/cuda/device/ring.cuh */
@@ -875,6 +807,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
    tile. No 128-register cap: 128-thread blocks run two per SM, 256-thread
    ones one. Operands must be 16-byte aligned (base and leading dimension);
    the host copies any other first. */
+#include <stdint.h>
 
 /* Copies a [ROWS][COLS] tile whose COLS are contiguous in global memory (row
    stride ld) into shared memory (row stride SLD) in 16-byte chunks; rows <
@@ -1315,6 +1248,9 @@ template <bool XK, bool YK> GEMM__CUDA_HD void gemm__cuda_dt_acc_pos(int mt, int
 /* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
    fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
    cores ignore its 13 low mantissa bits. */
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <type_traits>
 
 /* The 32 bits a thread feeds one mma for element (r, q) of a k-major tile:
    two 16-bit values (q, q+1), or one TF32. */
@@ -1475,6 +1411,12 @@ __global__ void __launch_bounds__(BM_ == 128 ? 256 : 128, PROMOTE ? 1 : BM_ == 1
    reallocation and named barriers. They exist only in a build for sm_90a
    (-gencode arch=compute_90a,code=sm_90a); in any other build the kernel
    body is empty and gemm__cuda_wgmma_built says so. */
+#include <cuda.h> /* CUtensorMap (types only: the driver is reached through the runtime) */
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <stdint.h>
+#include <type_traits>
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GEMM__CUDA_SM90A 1
 #else
@@ -1734,6 +1676,9 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
    thread issues the copies, two consumer warpgroups the wgmma; the ring
    runs on across units, so the copies of a block's next tile are in
    flight while its consumers write the last one. */
+#include <cuda.h> /* CUtensorMap */
+#include <stdint.h>
+#include <type_traits>
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -2158,6 +2103,8 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
    lo_y is 0 (y exact in TF32), or Inf - Inf when hi_y and lo_y differ in
    sign, where fp32 gives Inf. With hc in the cross products the Inf or NaN
    enters only through hi*hi, as it does through x*y. */
+#include <float.h> /* FLT_MAX */
+#include <stdint.h>
 
 /* x rounded to TF32 (the low 13 mantissa bits zero), to nearest even; a
    finite x that would round up past FLT_MAX is truncated instead. Inf and
@@ -2375,6 +2322,8 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
    consumers write C. A strided batch adds its members to the units (the
    member outermost) and reads them through 3-D tensor maps. The copy engine zero-fills past every edge, so the
    consumers never test bounds until the epilogue. */
+#include <cuda.h> /* CUtensorMap */
+#include <stdint.h>
 
 /* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
 __device__ __forceinline__ void gemm__cuda_dmma_m16n8k16(double (&d)[4], const double (&a0)[4], const double (&a1)[4],
@@ -2639,10 +2588,83 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
 /* <<cuda/kernels dmma_tma */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
+/* >>cuda/host errors: src/cuda/host/errors.cuh */
+/* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
+   returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
+   where they fit) with the CUDA error name and string in the detail. */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+static gemm_status gemm__cuda_status_of(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorMemoryAllocation: return GEMM_ERR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDevice: return GEMM_ERR_UNAVAILABLE;
+    default: return GEMM_ERR_DEVICE;
+    }
+}
+
+/* Records a failed CUDA call; `what` names the call, `func` the entry point. */
+static gemm_status gemm__cuda_fail(const char *func, const char *what, cudaError_t e)
+{
+    return gemm__fail(gemm__cuda_status_of(e), "%s: %s: %s (%s)", func, what, cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
+/* Returns the failure of a CUDA call from the enclosing function. */
+#define GEMM__CUDA_TRY(func, call)                                                                 \
+    do {                                                                                           \
+        cudaError_t gemm__e = (call);                                                              \
+        if (gemm__e != cudaSuccess) return gemm__cuda_fail(func, #call, gemm__e);                  \
+    } while (0)
+/* <<cuda/host errors */
+/* >>cuda/host launch: src/cuda/host/launch.cuh */
+/* The host's launches that every path shares: one launch per run of
+   members that fits a grid's 65535 z-slices (device/batch.cuh says how a
+   kernel finds its members), and C = beta*C over the members (the scale
+   kernel of the ladder: split-K's first step, and the whole work of a
+   call or batch when alpha = 0 or K = 0). */
+
+/* Calls launch(bt, z) once per run of members that fits one grid's 65535
+   z-slices (one run for any batch under 65535 / split members), with
+   bt.first set to the run's first member; launch queues the kernel and
+   returns cudaGetLastError(). */
+template <typename F> static gemm_status gemm__cuda_each_run(const char *fn, gemm__cuda_batch bt, F launch)
+{
+    int64_t per = 65535 / bt.split;
+    for (int64_t first = 0; first < bt.count; first += per) {
+        int64_t n = bt.count - first < per ? bt.count - first : per;
+        cudaError_t e;
+        bt.first = first;
+        if ((e = launch(bt, (unsigned)(n * bt.split))) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+    return GEMM_OK;
+}
+
+/* C = beta*C for every member (split-K's first step, and a batch's whole
+   work when alpha = 0 or K = 0). */
+template <typename TC, typename S>
+static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
+                                            gemm__cuda_batch bt, cudaStream_t stream)
+{
+    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 1024; /* a grid-stride loop */
+    bt.split = 1;
+    return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
+        gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
+            M, N, beta, C, ldc, run);
+        return cudaGetLastError();
+    });
+}
+/* <<cuda/host launch */
 /* >>cuda/host call: src/cuda/host/call.cuh */
 /* What every call shares on the host: its operands in the canonical
    problem's naming, the checks of its options, the device it runs on, and
    the first steps of a device-pointer call (sizes, pointers, C = beta*C). */
+#include <stdint.h>
+#include <type_traits>
 
 /* The pointers and scalars of one call beside its gemm__problem: a and b
    are op(A) and op(B) of the column-major view (the caller's B and A of a
@@ -2774,6 +2796,10 @@ static gemm_status gemm__cuda_begin(const char *fn, const gemm__problem *p, cons
    memory back to the driver at every synchronisation, and mapping it again
    cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384 on an
    H200). gemm_cuda_release_scratch() hands it back. */
+#include <atomic>
+#include <stdint.h>
+#include <string.h>
+
 static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
 {
     static std::atomic<cudaMemPool_t> pools[64];
@@ -2806,6 +2832,8 @@ static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create,
    ring configuration (sm_80, or builds without sm_90a); how K is split;
    the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
    and the TMA DMMA launches are in exact_run.cuh. */
+#include <stdint.h>
+#include <type_traits>
 
 /* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
    shared memory per layout, and its kernel per layout and copy width (VEC
@@ -2992,6 +3020,8 @@ static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, i
        2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
        3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
    (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
+#include <stdint.h>
+#include <string.h>
 
 enum {
     GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */
@@ -3157,6 +3187,9 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
 /* The exact path's run: the plan's operand copies into scratch, the
    launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
    every fp32 / fp64 call takes (gemm__cuda_exact). */
+#include <atomic>
+#include <cuda.h> /* CUtensorMap */
+#include <stdio.h> /* snprintf */
 
 /* Whether this build holds the sm_90a code for device `dev` (Hopper):
    read once per device from the module the runtime loaded for it. */
@@ -3471,6 +3504,10 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
 /* The tensor-core modes' launches: which kernel this device and build can
    run, the tensor maps of WGMMA's copy engine, the operand copies, the
    WGMMA tile height and K split, and the launches of WGMMA and MMA. */
+#include <atomic>
+#include <cuda.h> /* CUtensorMap */
+#include <string.h>
+#include <type_traits>
 
 /* Whether this build holds the sm_90a WGMMA code for device `dev`: read once
    per device from the module the runtime loaded for it. */
@@ -3800,6 +3837,7 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
 /* >>cuda/host tc: src/cuda/host/tc.cuh */
 /* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums): the kernel,
    the operand copies and split-K sums in scratch, the launch. */
+#include <type_traits>
 
 /* options.kernel, or AUTO's choice, when this device and build can run it. */
 static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
@@ -3942,6 +3980,8 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
    (sizes, pointers, C = beta*C), the device, then the exact or the
    tensor-core path. The host-pointer path ends here too, with its device
    copies. */
+#include <type_traits>
+
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                   const gemm_cuda_options *opt, cudaStream_t stream)
@@ -3975,6 +4015,11 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
    fp32-accurate mode runs its members one after another (its split of the
    operands is not batched). Nothing of a batch goes through scratch but
    these copies and the pointer lists. */
+#include <atomic>
+#include <cuda.h> /* CUdeviceptr, CUresult */
+#include <stdio.h> /* snprintf */
+#include <string.h>
+#include <type_traits>
 
 /* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
 typedef CUresult (*gemm__cuda_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
@@ -4400,6 +4445,7 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
    the static members of one type: the pipeline is a template over it, so
    the tests can run the same bookkeeping (threads, chunks, events, order)
    on a CPU stand-in; this is the only one that ships. */
+
 struct gemm__cuda_real {
     typedef cudaStream_t stream;
     typedef cudaEvent_t event;
@@ -4470,6 +4516,17 @@ struct gemm__cuda_real {
    pageable memory and page-locked staging chunks while the copy engines
    move the chunks, and the per-device context a host call runs in (its
    streams, events, chunks and threads), kept between calls. */
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <new> /* std::nothrow */
+#include <string.h>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 static double gemm__cuda_now(void)
 {
@@ -4784,6 +4841,9 @@ static void gemm__cuda_context_release_idle(int dev)
        bytes is the one kept. When all of it fits, every byte crosses once.
      - K-SPLIT with smaller tiles when not even one panel of full K fits:
        tiles of C summed over parts of K, every panel streamed. */
+#include <stdint.h>
+#include <string.h>
+#include <vector>
 
 enum { GEMM__CUDA_LOAD = 0, GEMM__CUDA_MULTIPLY = 1, GEMM__CUDA_STORE = 2 };
 enum { GEMM__CUDA_SQUARE = 1, GEMM__CUDA_BLOCK_A = 2, GEMM__CUDA_BLOCK_B = 3, GEMM__CUDA_KSPLIT = 4 };
@@ -4960,6 +5020,7 @@ static void gemm__cuda_plan_piece(gemm__cuda_plan *pl, const gemm__cuda_shape *s
 /* >>cuda/host orders: src/cuda/host/orders.cuh */
 /* The host path's orders (plan.cuh names them): the device memory each
    needs, its steps, and the choice of the first that fits. */
+#include <string.h>
 
 /* Rotating slots: streamed panels of A or B, and pieces of C (one more:
    a piece's store may still run while the next three multiply). */
@@ -5283,6 +5344,13 @@ static bool gemm__cuda_plan_make(gemm__cuda_plan *pl, const gemm__cuda_shape *sh
    gemm__cuda_host_run() (host_path.cuh) with a canonical gemm__problem, its
    operands and options, on the current device: it takes a context, plans
    within options.max_device_bytes, runs, and fills a gemm_timing. */
+#include <algorithm> /* std::sort */
+#include <atomic>
+#include <deque>
+#include <exception>
+#include <memory> /* std::unique_ptr */
+#include <utility> /* std::pair */
+#include <vector>
 
 /* A 2D block of bytes moved between the caller's memory and the device:
    `rows` runs of `width` bytes, hpitch and dpitch apart. */
@@ -5839,6 +5907,9 @@ static void gemm__cuda_gate_leave(gemm__cuda_gate_ticket *k)
 /* The host-pointer path (the _host calls): which memory can be copied
    straight, the zero-copy path of tiny problems, the plan within the
    device memory the call may take, the pipeline, the timing. */
+#include <exception>
+#include <new> /* std::bad_alloc */
+#include <string.h>
 
 /* Problems whose operands (bytes) are at most this small run zero-copy:
    the kernel reads A and B from page-locked memory over the bus, and no
@@ -5854,7 +5925,7 @@ static void gemm__cuda_gate_leave(gemm__cuda_gate_ticket *k)
 #ifdef GEMM__TEST_HOOKS
 /* Tests: how this thread's last host call ran: [0] 0 for zero-copy, else
    its plan's order; [1] its direct operands as bits (1 a, 2 b, 4 c). */
-static GEMM__THREAD_LOCAL int gemm__cuda_host_last[2];
+static thread_local int gemm__cuda_host_last[2];
 #define GEMM__CUDA_HOST_NOTE(order, direct) (gemm__cuda_host_last[0] = (order), gemm__cuda_host_last[1] = (direct))
 #else
 #define GEMM__CUDA_HOST_NOTE(order, direct) ((void)0)
@@ -6123,6 +6194,9 @@ static gemm_status gemm__cuda_host_run(const char *fn, const gemm__problem *p, c
    Every device plans and allocates before any starts (the gate): a device
    that cannot take its piece stops them all, and C is untouched. A failure
    after that names the device; other devices' pieces may then be written. */
+#include <stdio.h>
+#include <thread>
+#include <vector>
 
 #define GEMM__CUDA_MAX_DEVICES 64
 /* Flops below which one more device costs more (threads, contexts, a
@@ -6383,8 +6457,11 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
     return s;
 }
 /* <<cuda/host devices */
-/* >>cuda/host api: src/cuda/host/api.cuh */
+/* >>cuda/host entry: src/cuda/host/entry.cuh */
 /* The public functions: thin typed wrappers over gemm__cuda_call. */
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <stdint.h>
 
 /* Every call: the argument checks and the canonical problem once
    (gemm__prepare), the options, then the device-pointer path on `stream`
@@ -6724,7 +6801,7 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 }
 
 } /* extern "C" */
-/* <<cuda/host api */
+/* <<cuda/host entry */
 
 #endif /* GEMM_IMPLEMENTATION */
 

@@ -1,6 +1,8 @@
 /* Where a launch finds its members. Every kernel that multiplies, scales or
    copies operands takes one of these: a single call is a batch of one,
    so a batch runs the same kernels, its members along blockIdx.z. */
+#pragma once
+#include <stdint.h>
 
 /* The members of one launch: blockIdx.z = (member - first) * split + the
    K part. Each operand is either strided (member i's at the base pointer
@@ -81,20 +83,3 @@ __device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batc
     out += i * bc.out_stride;
     return (const T *)((const char *)X + (bc.list ? bc.list[i] : i * bc.stride * (int64_t)sizeof(T)));
 }
-
-/* Calls launch(bt, z) once per run of members that fits one grid's 65535
-   z-slices (one run for any batch under 65535 / split members), with
-   bt.first set to the run's first member; launch queues the kernel and
-   returns cudaGetLastError(). */
-template <typename F> static gemm_status gemm__cuda_each_run(const char *fn, gemm__cuda_batch bt, F launch)
-{
-    int64_t per = 65535 / bt.split;
-    for (int64_t first = 0; first < bt.count; first += per) {
-        int64_t n = bt.count - first < per ? bt.count - first : per;
-        cudaError_t e;
-        bt.first = first;
-        if ((e = launch(bt, (unsigned)(n * bt.split))) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
-    }
-    return GEMM_OK;
-}
-

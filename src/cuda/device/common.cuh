@@ -1,6 +1,8 @@
 /* Device helpers every fast kernel shares: the cp.async wrappers (global to
    shared memory without a register round trip, sm_80+), the bounds-checked
    tile copy built on them, and the one-element epilogue. */
+#pragma once
+#include <type_traits>
 
 /* The 16-byte vector of an element type. */
 template <typename T> struct gemm__cuda_vec;

@@ -22,6 +22,7 @@
    permuted (sigma, rho) so that the 8 lanes of each quarter-warp read 8
    different 16-byte bank groups: every 16-byte load of a warp is 4
    wavefronts, the minimum. */
+#pragma once
 
 #define GEMM__CUDA_HD __host__ __device__ __forceinline__
 

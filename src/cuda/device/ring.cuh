@@ -1,6 +1,8 @@
 /* The cp.async ring of the SIMT, DMMA and MMA kernels: each operand's K
    tiles go through STAGES slots of shared memory, and the copies of the
    next STAGES-1 tiles are in flight while one is multiplied. */
+#pragma once
+#include "common.cuh" /* cp.async, gemm__cuda_load_tile */
 
 /* Tile geometry of one operand in shared memory: a k-major operand is kept
    as [rows of the M (or N) side][BK + PAD], the other as [BK][side + PAD]. */

@@ -3,6 +3,13 @@
    reallocation and named barriers. They exist only in a build for sm_90a
    (-gencode arch=compute_90a,code=sm_90a); in any other build the kernel
    body is empty and gemm__cuda_wgmma_built says so. */
+#pragma once
+#include <cuda.h> /* CUtensorMap (types only: the driver is reached through the runtime) */
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <stdint.h>
+#include <type_traits>
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GEMM__CUDA_SM90A 1
 #else

@@ -11,6 +11,15 @@
    fp32-accurate mode runs its members one after another (its split of the
    operands is not batched). Nothing of a batch goes through scratch but
    these copies and the pointer lists. */
+#pragma once
+#include <atomic>
+#include <cuda.h> /* CUdeviceptr, CUresult */
+#include <stdio.h> /* snprintf */
+#include <string.h>
+#include <type_traits>
+#include "../../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
+#include "exact_run.cuh"
+#include "tc.cuh"
 
 /* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
 typedef CUresult (*gemm__cuda_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);

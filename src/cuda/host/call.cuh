@@ -1,6 +1,14 @@
 /* What every call shares on the host: its operands in the canonical
    problem's naming, the checks of its options, the device it runs on, and
    the first steps of a device-pointer call (sizes, pointers, C = beta*C). */
+#pragma once
+#include <stdint.h>
+#include <type_traits>
+#include "../../core/internal.h" /* gemm__problem, gemm__fail */
+#include "../api.h" /* gemm_cuda_options */
+#include "../device/batch.cuh" /* gemm__cuda_single */
+#include "errors.cuh"
+#include "launch.cuh" /* gemm__cuda_scale_members */
 
 /* The pointers and scalars of one call beside its gemm__problem: a and b
    are op(A) and op(B) of the column-major view (the caller's B and A of a

@@ -23,7 +23,16 @@
    that cannot take its piece stops them all, and C is untouched. A failure
    after that names the device; other devices' pieces may then be written. */
 #pragma once
-#include "host_path.cuh"
+#include <stdio.h>
+#include <thread>
+#include <vector>
+#include "../../core/internal.h" /* gemm__problem, gemm__fail, GEMM__HOOK */
+#include "../api.h"
+#include "call.cuh"      /* gemm__cuda_operands */
+#include "errors.cuh"    /* gemm__cuda_fail */
+#include "gate.cuh"
+#include "host_path.cuh" /* gemm__cuda_host_run: one device's pipeline */
+#include "staging.cuh"   /* gemm__cuda_now */
 
 #define GEMM__CUDA_MAX_DEVICES 64
 /* Flops below which one more device costs more (threads, contexts, a

@@ -1,6 +1,10 @@
 /* CUDA errors as gemm statuses: every CUDA call is checked, and a failure
    returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE
    where they fit) with the CUDA error name and string in the detail. */
+#pragma once
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include "../../core/internal.h" /* gemm_status, gemm__fail */
 
 static gemm_status gemm__cuda_status_of(cudaError_t e)
 {

@@ -3,6 +3,15 @@
    ring configuration (sm_80, or builds without sm_90a); how K is split;
    the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
    and the TMA DMMA launches are in exact_run.cuh. */
+#pragma once
+#include <stdint.h>
+#include <type_traits>
+#include "../device/ring.cuh" /* gemm__cuda_tile */
+#include "../kernels/dmma.cuh"
+#include "../kernels/ladder.cuh"
+#include "../kernels/simt.cuh"
+#include "call.cuh" /* gemm__cuda_operands */
+#include "launch.cuh" /* gemm__cuda_each_run, gemm__cuda_scale_members */
 
 /* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
    shared memory per layout, and its kernel per layout and copy width (VEC

@@ -15,6 +15,12 @@
        2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
        3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
    (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
+#pragma once
+#include <stdint.h>
+#include <string.h>
+#include "../../core/internal.h"
+#include "../api.h" /* gemm_cuda_kernel */
+#include "../kernels/simt_warp.cuh" /* gemm__cuda_sw_shape */
 
 enum {
     GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */

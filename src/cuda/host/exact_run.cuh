@@ -1,6 +1,17 @@
 /* The exact path's run: the plan's operand copies into scratch, the
    launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
    every fp32 / fp64 call takes (gemm__cuda_exact). */
+#pragma once
+#include <atomic>
+#include <cuda.h> /* CUtensorMap */
+#include <stdio.h> /* snprintf */
+#include "../device/wgmma_ptx.cuh" /* gemm__cuda_wgmma_built */
+#include "../kernels/copy.cuh"
+#include "../kernels/dmma_tma.cuh"
+#include "../kernels/simt_warp.cuh"
+#include "exact.cuh"
+#include "exact_plan.cuh"
+#include "scratch.cuh"
 
 /* Whether this build holds the sm_90a code for device `dev` (Hopper):
    read once per device from the module the runtime loaded for it. */

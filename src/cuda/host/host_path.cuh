@@ -1,6 +1,16 @@
 /* The host-pointer path (the _host calls): which memory can be copied
    straight, the zero-copy path of tiny problems, the plan within the
    device memory the call may take, the pipeline, the timing. */
+#pragma once
+#include <exception>
+#include <new> /* std::bad_alloc */
+#include <string.h>
+#include "../../core/internal.h" /* gemm__problem, GEMM__HOOK */
+#include "orders.cuh" /* gemm__cuda_plan_make */
+#include "pipeline.cuh"
+#include "run.cuh"
+#include "scratch.cuh"
+#include "staging.cuh"
 #include "gate.cuh"
 
 /* Problems whose operands (bytes) are at most this small run zero-copy:
@@ -17,7 +27,7 @@
 #ifdef GEMM__TEST_HOOKS
 /* Tests: how this thread's last host call ran: [0] 0 for zero-copy, else
    its plan's order; [1] its direct operands as bits (1 a, 2 b, 4 c). */
-static GEMM__THREAD_LOCAL int gemm__cuda_host_last[2];
+static thread_local int gemm__cuda_host_last[2];
 #define GEMM__CUDA_HOST_NOTE(order, direct) (gemm__cuda_host_last[0] = (order), gemm__cuda_host_last[1] = (direct))
 #else
 #define GEMM__CUDA_HOST_NOTE(order, direct) ((void)0)

@@ -1,5 +1,8 @@
 /* The host path's orders (plan.cuh names them): the device memory each
    needs, its steps, and the choice of the first that fits. */
+#pragma once
+#include <string.h>
+#include "plan.cuh"
 
 /* Rotating slots: streamed panels of A or B, and pieces of C (one more:
    a piece's store may still run while the next three multiply). */

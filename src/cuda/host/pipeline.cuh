@@ -14,6 +14,18 @@
    gemm__cuda_host_run() (host_path.cuh) with a canonical gemm__problem, its
    operands and options, on the current device: it takes a context, plans
    within options.max_device_bytes, runs, and fills a gemm_timing. */
+#pragma once
+#include <algorithm> /* std::sort */
+#include <atomic>
+#include <deque>
+#include <exception>
+#include <memory> /* std::unique_ptr */
+#include <utility> /* std::pair */
+#include <vector>
+#include "../../core/internal.h" /* gemm__prepare */
+#include "call.cuh" /* gemm__cuda_operands */
+#include "plan.cuh"
+#include "staging.cuh"
 
 /* A 2D block of bytes moved between the caller's memory and the device:
    `rows` runs of `width` bytes, hpitch and dpitch apart. */

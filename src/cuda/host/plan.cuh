@@ -18,6 +18,10 @@
        bytes is the one kept. When all of it fits, every byte crosses once.
      - K-SPLIT with smaller tiles when not even one panel of full K fits:
        tiles of C summed over parts of K, every panel streamed. */
+#pragma once
+#include <stdint.h>
+#include <string.h>
+#include <vector>
 
 enum { GEMM__CUDA_LOAD = 0, GEMM__CUDA_MULTIPLY = 1, GEMM__CUDA_STORE = 2 };
 enum { GEMM__CUDA_SQUARE = 1, GEMM__CUDA_BLOCK_A = 2, GEMM__CUDA_BLOCK_B = 3, GEMM__CUDA_KSPLIT = 4 };

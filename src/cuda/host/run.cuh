@@ -2,6 +2,12 @@
    (sizes, pointers, C = beta*C), the device, then the exact or the
    tensor-core path. The host-pointer path ends here too, with its device
    copies. */
+#pragma once
+#include <type_traits>
+#include "call.cuh"
+#include "exact_run.cuh" /* gemm__cuda_exact */
+#include "tc.cuh" /* gemm__cuda_tc */
+
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                   const gemm_cuda_options *opt, cudaStream_t stream)

@@ -6,6 +6,13 @@
    memory back to the driver at every synchronisation, and mapping it again
    cost more than the copy itself (about 3.7 ms for 1 GB at n = 16384 on an
    H200). gemm_cuda_release_scratch() hands it back. */
+#pragma once
+#include <atomic>
+#include <stdint.h>
+#include <string.h>
+#include "../../core/internal.h"
+#include "errors.cuh"
+
 static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create, cudaMemPool_t *pool)
 {
     static std::atomic<cudaMemPool_t> pools[64];

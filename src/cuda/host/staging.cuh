@@ -2,6 +2,19 @@
    pageable memory and page-locked staging chunks while the copy engines
    move the chunks, and the per-device context a host call runs in (its
    streams, events, chunks and threads), kept between calls. */
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <new> /* std::nothrow */
+#include <string.h>
+#include <system_error>
+#include <thread>
+#include <vector>
+#include "stream_ops.cuh" /* gemm__cuda_real */
 
 static double gemm__cuda_now(void)
 {

@@ -2,6 +2,11 @@
    the static members of one type: the pipeline is a template over it, so
    the tests can run the same bookkeeping (threads, chunks, events, order)
    on a CPU stand-in; this is the only one that ships. */
+#pragma once
+#include "../../core/internal.h" /* gemm__clear_error */
+#include "run.cuh" /* gemm__cuda_run */
+#include "scratch.cuh"
+
 struct gemm__cuda_real {
     typedef cudaStream_t stream;
     typedef cudaEvent_t event;

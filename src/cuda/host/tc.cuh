@@ -1,5 +1,12 @@
 /* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums): the kernel,
    the operand copies and split-K sums in scratch, the launch. */
+#pragma once
+#include <type_traits>
+#include "../kernels/split.cuh"
+#include "exact.cuh" /* gemm__cuda_launch_ladder */
+#include "exact_plan.cuh" /* gemm__cuda_aligned16 */
+#include "scratch.cuh"
+#include "tc_launch.cuh"
 
 /* options.kernel, or AUTO's choice, when this device and build can run it. */
 static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,

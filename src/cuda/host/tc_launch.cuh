@@ -1,6 +1,18 @@
 /* The tensor-core modes' launches: which kernel this device and build can
    run, the tensor maps of WGMMA's copy engine, the operand copies, the
    WGMMA tile height and K split, and the launches of WGMMA and MMA. */
+#pragma once
+#include <atomic>
+#include <cuda.h> /* CUtensorMap */
+#include <string.h>
+#include <type_traits>
+#include "../device/wgmma_ptx.cuh" /* gemm__cuda_wgmma_built */
+#include "../kernels/copy.cuh"
+#include "../kernels/mma.cuh"
+#include "../kernels/splitk.cuh"
+#include "../kernels/wgmma.cuh"
+#include "call.cuh"
+#include "launch.cuh"
 
 /* Whether this build holds the sm_90a WGMMA code for device `dev`: read once
    per device from the module the runtime loaded for it. */

@@ -4,6 +4,8 @@
    operands itself; TF32 it does not). Any other operand is first copied
    into k-major form by one of these kernels, into a stream-ordered scratch
    buffer. */
+#pragma once
+#include "../device/batch.cuh" /* gemm__cuda_batch_copy */
 
 /* X(r, q) of a rows x K operand (q the k index) -> out[r*ldo + q]. 32x32
    tiles through shared memory so that both the read and the write run

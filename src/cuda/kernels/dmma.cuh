@@ -1,6 +1,10 @@
 /* DMMA: fp64 on the FP64 tensor cores (mma.sync, sm_80+), over the cp.async
    ring: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N) tile of
    C made of 16x8 mma tiles, K = 4 per mma. */
+#pragma once
+#include "../device/batch.cuh"
+#include "../device/common.cuh"
+#include "../device/ring.cuh" /* the cp.async mainloop */
 
 /* D += A*B for a 16x8 tile and K = 4, in the fragment layout of
    mma.m16n8k4.f64: lane = 4*g + t holds a[i] = A(g + 8*i, t), b[0] = B(t, g),

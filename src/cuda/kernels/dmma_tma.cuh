@@ -11,6 +11,12 @@
    consumers write C. A strided batch adds its members to the units (the
    member outermost) and reads them through 3-D tensor maps. The copy engine zero-fills past every edge, so the
    consumers never test bounds until the epilogue. */
+#pragma once
+#include <cuda.h> /* CUtensorMap */
+#include <stdint.h>
+#include "../device/common.cuh" /* gemm__cuda_store */
+#include "../device/dmma_frag.cuh" /* tiles and fragments */
+#include "../device/wgmma_ptx.cuh" /* mbarriers, TMA, setmaxnreg */
 
 /* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
 __device__ __forceinline__ void gemm__cuda_dmma_m16n8k16(double (&d)[4], const double (&a0)[4], const double (&a1)[4],

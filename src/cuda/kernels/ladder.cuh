@@ -6,6 +6,9 @@
    The ladder: one thread per element (NAIVE), the seed paper's 16x16
    shared-memory tiles (TILED16), and C = beta*C alone (the scale kernel,
    also split-K's first step). */
+#pragma once
+#include "../device/batch.cuh"
+#include "../device/common.cuh" /* gemm__cuda_store */
 
 /* T: A and B; S: the sums and scalars; TC: C (the tensor-core modes' fallback
    runs here with FP16/BF16 inputs, and with exact fp32 sums for TF32). */
@@ -55,19 +58,4 @@ __global__ void gemm__cuda_scale_kernel(int M, int N, S beta, T *C, int64_t ldc,
         T *c = &C[e % M + (e / M) * ldc];
         *c = beta == S(0) ? T(0) : T(beta * S(*c));
     }
-}
-
-/* C = beta*C for every member (split-K's first step, and a batch's whole
-   work when alpha = 0 or K = 0). */
-template <typename TC, typename S>
-static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta, TC *C, int64_t ldc,
-                                            gemm__cuda_batch bt, cudaStream_t stream)
-{
-    int64_t blocks = ((int64_t)M * N + 255) / 256, cap = bt.count > 1 ? 64 : 1024; /* a grid-stride loop */
-    bt.split = 1;
-    return gemm__cuda_each_run(fn, bt, [&](const gemm__cuda_batch &run, unsigned z) {
-        gemm__cuda_scale_kernel<TC, S><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
-            M, N, beta, C, ldc, run);
-        return cudaGetLastError();
-    });
 }

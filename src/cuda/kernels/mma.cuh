@@ -1,6 +1,13 @@
 /* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
    fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
    cores ignore its 13 low mantissa bits. */
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <type_traits>
+#include "../device/batch.cuh"
+#include "../device/common.cuh"
+#include "../device/ring.cuh" /* the cp.async mainloop */
 
 /* The 32 bits a thread feeds one mma for element (r, q) of a k-major tile:
    two 16-bit values (q, q+1), or one TF32. */

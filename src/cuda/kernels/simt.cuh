@@ -4,6 +4,10 @@
    layouts), so none of the 8 layout cases needs a transpose pass. VEC is
    the elements per global copy: 16 bytes for aligned operands, 1 for the
    rest. SWZ orders the blocks (gemm__cuda_block_tile). */
+#pragma once
+#include "../device/batch.cuh"
+#include "../device/common.cuh"
+#include "../device/ring.cuh" /* the cp.async mainloop */
 
 /* Which row of its side of a tile (M for A, N for B) the thread's i-th value
    has: a k-major tile is read one row per value (rows x, x + SIDE/TM, ...),

@@ -11,6 +11,10 @@
    tile. No 128-register cap: 128-thread blocks run two per SM, 256-thread
    ones one. Operands must be 16-byte aligned (base and leading dimension);
    the host copies any other first. */
+#pragma once
+#include <stdint.h>
+#include "../device/batch.cuh"
+#include "../device/common.cuh" /* cp.async, gemm__cuda_store */
 
 /* Copies a [ROWS][COLS] tile whose COLS are contiguous in global memory (row
    stride ld) into shared memory (row stride SLD) in 16-byte chunks; rows <

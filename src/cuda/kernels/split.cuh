@@ -20,6 +20,9 @@
    lo_y is 0 (y exact in TF32), or Inf - Inf when hi_y and lo_y differ in
    sign, where fp32 gives Inf. With hc in the cross products the Inf or NaN
    enters only through hi*hi, as it does through x*y. */
+#pragma once
+#include <float.h> /* FLT_MAX */
+#include <stdint.h>
 
 /* x rounded to TF32 (the low 13 mantissa bits zero), to nearest even; a
    finite x that would round up past FLT_MAX is truncated instead. Inf and

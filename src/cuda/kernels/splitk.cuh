@@ -2,6 +2,8 @@
    wrote its raw fp32 sums into partial[z] (M x N, column-major); one pass
    adds them in a fixed order, so every run gives the same bits. (The exact
    kernels split K with atomics into C instead, after C = beta*C.) */
+#pragma once
+#include "../device/common.cuh" /* gemm__cuda_store */
 
 /* C = alpha * (the sum of the split parts, in order) + beta*C. */
 template <typename TC>

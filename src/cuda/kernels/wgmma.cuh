@@ -6,6 +6,12 @@
    thread issues the copies, two consumer warpgroups the wgmma; the ring
    runs on across units, so the copies of a block's next tile are in
    flight while its consumers write the last one. */
+#pragma once
+#include <cuda.h> /* CUtensorMap */
+#include <stdint.h>
+#include <type_traits>
+#include "../device/common.cuh" /* gemm__cuda_store */
+#include "../device/wgmma_ptx.cuh"
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's

@@ -1,4 +1,15 @@
 /* The public functions: thin typed wrappers over gemm__cuda_call. */
+#pragma once
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <stdint.h>
+#include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
+#include "../api.h"
+#include "batch_run.cuh"
+#include "devices.cuh" /* gemm__cuda_host: one device or several */
+#include "run.cuh"
+#include "scratch.cuh"
+#include "staging.cuh" /* gemm__cuda_context_release_idle */
 
 /* Every call: the argument checks and the canonical problem once
    (gemm__prepare), the options, then the device-pointer path on `stream`

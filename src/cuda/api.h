@@ -1,0 +1,195 @@
+/* The public declarations of gemm_cuda.cuh: its kernels, modes and
+   options, the device-pointer, host-pointer and batch calls, and the
+   helpers that name or report kernels. The doc block at the top of the
+   header is their user reference. */
+#pragma once
+#include <cuda_runtime.h>
+#include <cuda_fp16.h> /* __half, for callers of the _mixed calls */
+#include <cuda_bf16.h> /* __nv_bfloat16 */
+#include "../core/api.h" /* gemm_status, gemm_layout, gemm_precision, gemm_timing, GEMM_DEF */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gemm_cuda_kernel {
+    GEMM_CUDA_KERNEL_AUTO = 0,    /* by precision and compute capability */
+    GEMM_CUDA_KERNEL_NAIVE = 1,   /* one thread per element of C */
+    GEMM_CUDA_KERNEL_TILED16 = 2, /* the seed paper's 16x16 shared-memory tiles */
+    GEMM_CUDA_KERNEL_SIMT = 3,    /* register-blocked, cp.async, fp32 and fp64 */
+    GEMM_CUDA_KERNEL_DMMA = 4,    /* fp64 tensor cores (sm_80+); fp64 only */
+    GEMM_CUDA_KERNEL_MMA = 5,     /* TF32/FP16/BF16 tensor cores through mma.sync (sm_80+) */
+    GEMM_CUDA_KERNEL_WGMMA = 6    /* TF32/FP16/BF16 tensor cores through wgmma and TMA (sm_90a) */
+} gemm_cuda_kernel;
+
+typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in */
+    GEMM_CUDA_MATH_EXACT = 0,        /* fp32 in fp32 (and fp64 in fp64) */
+    GEMM_CUDA_MATH_TF32 = 1,         /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
+    GEMM_CUDA_MATH_FP32_ACCURATE = 2 /* fp32 inputs split into two TF32 parts, three products on the tensor
+                                        cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
+} gemm_cuda_math;
+
+typedef enum gemm_cuda_mode { /* how the _host calls move data (the doc block above says when each pays) */
+    GEMM_CUDA_PAGEABLE = 0, /* the pipeline: staged through page-locked chunks, page-locked memory copied straight */
+    GEMM_CUDA_PINNED = 1,   /* the caller's memory is page-locked: copied straight, no staging */
+    GEMM_CUDA_MAPPED = 2    /* zero-copy (the kernel reads host memory) for tiny problems, else the pipeline */
+} gemm_cuda_mode;
+
+/* Zero-initialised means every default; NULL works too. */
+typedef struct gemm_cuda_options {
+    gemm_cuda_kernel kernel; /* AUTO */
+    gemm_cuda_math math;     /* EXACT; TF32 is opt-in (gemm_cuda_sgemm, _sgemm_host) */
+    gemm_cuda_mode mode;     /* _host calls: PAGEABLE */
+    int device;              /* _host calls: CUDA device index (0 = the first) */
+    size_t max_device_bytes; /* _host calls: device memory the call may take (0 = most of what is free) */
+    int host_threads;        /* _host calls: threads copying to and from pageable memory (0 = automatic) */
+    int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
+    int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
+                                exact kernels (with kernel SIMT or DMMA): their configurations, above */
+    gemm_timing *timing;     /* _host calls: filled in seconds when not NULL (setup, copies, kernels, total);
+                                on several devices, the slowest device's phases and the whole call's total */
+    int device_count;        /* _host calls: how many devices share the call (0 or 1 = options.device alone;
+                                n > 1 = `devices`, or devices options.device .. options.device + n - 1;
+                                GEMM_CUDA_ALL_DEVICES = every device there is) */
+    const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
+} gemm_cuda_options;
+
+/* options.device_count: every CUDA device of the process. */
+#define GEMM_CUDA_ALL_DEVICES (-1)
+
+/* Device pointers, asynchronous on `stream` (0 or NULL: the default stream). */
+GEMM_DEF gemm_status gemm_cuda_sgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                     const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                                     int64_t ldc, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                     const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                                     double *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* Host pointers, synchronous, on options->device. */
+GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                          int64_t m, int64_t n, int64_t k, float alpha, const float *A,
+                                          int64_t lda, const float *B, int64_t ldb, float beta, float *C,
+                                          int64_t ldc, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                          int64_t m, int64_t n, int64_t k, double alpha, const double *A,
+                                          int64_t lda, const double *B, int64_t ldb, double beta, double *C,
+                                          int64_t ldc, const gemm_cuda_options *options);
+
+/* FP16/BF16 inputs on the tensor cores, fp32 sums and scalars; each
+   pointer's element type right after it (cublasSgemmEx's shape). a_type ==
+   b_type, GEMM_F16 or GEMM_BF16; c_type GEMM_F32 or a_type; anything else
+   is GEMM_ERR_INVALID_ARG. Device pointers, asynchronous, as
+   gemm_cuda_sgemm. (TF32 is gemm_cuda_sgemm with options->math =
+   GEMM_CUDA_MATH_TF32.) */
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                           gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                           const void *A, gemm_precision a_type, int64_t lda, const void *B,
+                                           gemm_precision b_type, int64_t ldb, float beta, void *C,
+                                           gemm_precision c_type, int64_t ldc, const gemm_cuda_options *options);
+
+/* The same with host pointers, synchronous, as gemm_cuda_sgemm_host (the
+   options' mode, device and timing apply). */
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k, float alpha, const void *A,
+                                                gemm_precision a_type, int64_t lda, const void *B,
+                                                gemm_precision b_type, int64_t ldb, float beta, void *C,
+                                                gemm_precision c_type, int64_t ldc, const gemm_cuda_options *options);
+
+/* Batches on the device: batch_count products C_i = alpha*op(A_i)*op(B_i)
+   + beta*C_i that share every argument but where their matrices are,
+   asynchronous on `stream`, the members side by side in one launch (the
+   member index in the grid; a batch of over 65535 members, or of fewer
+   with K split, takes one launch per 65535 grid slices). Arguments as
+   cublas?gemmStridedBatched / cublas?gemmBatched in gemm's shape: each
+   matrix's batch argument right after its leading dimension, then the
+   count, then the options (options.math chooses TF32 or FP32_ACCURATE for
+   fp32, as for gemm_cuda_sgemm; the _mixed forms take FP16 / BF16).
+     Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
+       elements after A, B, C; a stride of 0 shares A or B between members.
+     Pointer arrays: A, B and C are HOST arrays of device pointers (cuBLAS
+       wants device arrays): the call copies them to the device itself, so
+       they may change as soon as it returns.
+   Every member is checked before anything is queued: the single call's
+   checks, members that would write one element of C, and each member's
+   memory (device memory, inside its allocation: a stride or a pointer
+   that runs past the end is refused, with the member in the detail). A
+   refused batch writes nothing; batch_count = 0 does nothing. K is split
+   only when options.split_k asks, so a member's result has the same bits
+   whatever the batch around it. Kernels:
+   fp32 runs the warp-tiled SIMT kernel, or a 64 x 64 configuration for
+   small or unaligned members (or K split); on Hopper a strided batch runs
+   fp64 on the TMA DMMA kernel and the tensor-core modes on WGMMA, the
+   members as a third tensor-map dimension (options.kernel WGMMA is refused
+   for a pointer-array batch), elsewhere DMMA's cp.async configurations and
+   MMA; tensor-core members of at most 64 x 64, and TF32 members of at most
+   256 columns whose op(A) is not k-major, run MMA (64 x 64 tiles for the
+   small ones), which reads op(A) in place; FP32_ACCURATE runs its members
+   one after another. */
+GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
+                                                     const float *B, int64_t ldb, int64_t stride_b, float beta,
+                                                     float *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     double alpha, const double *A, int64_t lda, int64_t stride_a,
+                                                     const double *B, int64_t ldb, int64_t stride_b, double beta,
+                                                     double *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_sgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                             const float *const A[], int64_t lda, const float *const B[], int64_t ldb,
+                                             float beta, float *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
+                                             const double *const A[], int64_t lda, const double *const B[],
+                                             int64_t ldb, double beta, double *const C[], int64_t ldc,
+                                             int64_t batch_count, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_strided_batched(cudaStream_t stream, gemm_layout layout,
+                                                           gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                                           int64_t n, int64_t k, float alpha, const void *A,
+                                                           gemm_precision a_type, int64_t lda, int64_t stride_a,
+                                                           const void *B, gemm_precision b_type, int64_t ldb,
+                                                           int64_t stride_b, float beta, void *C,
+                                                           gemm_precision c_type, int64_t ldc, int64_t stride_c,
+                                                           int64_t batch_count, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                   float alpha, const void *const A[], gemm_precision a_type,
+                                                   int64_t lda, const void *const B[], gemm_precision b_type,
+                                                   int64_t ldb, float beta, void *const C[], gemm_precision c_type,
+                                                   int64_t ldc, int64_t batch_count,
+                                                   const gemm_cuda_options *options);
+
+/* Hands back what the current device keeps between calls: the memory the
+   tensor-core modes keep for their operand copies and the host path's
+   device buffers (to the driver), and the host path's idle staging chunks,
+   copy threads and streams; waits for the device first. */
+GEMM_DEF gemm_status gemm_cuda_release_scratch(void);
+
+/* The kernel AUTO would run for this problem on the current device:
+   precision GEMM_F32 or GEMM_F64 with math EXACT, GEMM_F32 with TF32, or
+   GEMM_F16 / GEMM_BF16 (the tensor-core modes); GEMM_CUDA_KERNEL_AUTO if
+   it cannot tell or the pair is not a mode. */
+GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_cuda_math math, int64_t m, int64_t n,
+                                                int64_t k);
+
+/* "naive", "tiled16", "simt", "dmma", "mma", "wgmma", "auto"; "?" for anything else. */
+GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel);
+
+#ifdef GEMM__TEST_HOOKS
+/* Tests and benchmarks: what the last fp32 / fp64 call of this thread on
+   the SIMT or DMMA kernel ran ("simt 256x128 mk split 1 grid 512 copies
+   a:- b:t": configuration, the layouts read (m/n: M-/N-major, k: k-major),
+   the K parts, the grid, each operand's copy: - none, r realigned, t
+   transposed). */
+GEMM_DEF const char *gemm__cuda_exact_last(void);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
