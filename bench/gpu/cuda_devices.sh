@@ -33,14 +33,14 @@ if step tests; then
     timeout -k 5 150 "$BIN/test_cuda_host" >"$OUT/test.log" 2>&1
     echo "exit $?" >>"$OUT/test.log"
     grep -v '^ok ' "$OUT/test.log" | grep -v '^== ' | tail -n 15
-    GEMM_CUDA_TEST_SMALL=1 timeout -k 5 150 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    GEMM_CUDA_TEST_SMALL=1 timeout -k 5 100 compute-sanitizer --tool memcheck --error-exitcode 9 \
         "$BIN/test_cuda_host" >"$OUT/memcheck.log" 2>&1
     echo "exit $?" >>"$OUT/memcheck.log"
     grep -E 'ERROR SUMMARY|FAIL|passed, ' "$OUT/memcheck.log" | tail -n 8
 fi
 if step bench; then
     echo "=== bench"
-    timeout -k 5 330 "$BIN/bench_cuda_devices" --devices "$DEVICES" --sizes "$SIZES" --prec f32,f64 --reps 5 \
+    timeout -k 5 320 "$BIN/bench_cuda_devices" --devices "$DEVICES" --sizes "$SIZES" --prec f32,f64 --reps 5 \
         --cap "$CAP" --csv "$OUT/devices.csv" >"$OUT/bench.log" 2>&1
     echo "exit $?" >>"$OUT/bench.log"
     cat "$OUT/bench.log"
