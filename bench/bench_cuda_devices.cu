@@ -4,7 +4,8 @@
    with the physical limit measured in the same run.
 
    build/bench_cuda_devices [--devices 2] [--sizes 16384,32768] [--prec f32,f64] [--reps 5]
-                            [--xt-blocks 4096,8192] [--cap BYTES] [--csv FILE]
+                            [--xt-blocks 4096,8192] [--cap BYTES] [--threads 8,12,16]
+                            [--csv FILE]
 
    Protocol (bench/RESULTS.md): row-major NN squares, inputs uniform in
    [-0.5, 0.5) in malloc'd memory touched before timing, beta = 0. Each
@@ -17,7 +18,9 @@
    (D x our one-GPU rate on device buffers)), each measured here. --cap
    also runs ours on D GPUs with options.max_device_bytes = BYTES per device
    at the largest size (out of core on each GPU) and prints its rate per
-   flop against the in-core call's. cuBLAS is linked here only. */
+   flop against the in-core call's. --threads runs ours on D GPUs at the
+   largest size with each options.host_threads (copy threads per GPU).
+   cuBLAS is linked here only. */
 #define GEMM__TEST_HOOKS /* gemm__cuda_devices_plan: the pieces, for the bytes per GPU */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
@@ -154,6 +157,9 @@ struct bench {
     cublasXtHandle_t xt;
     int xt_block;
     size_t cap;
+    int host_threads;                   /* options.host_threads of ours on D GPUs (0: automatic) */
+    int64_t sweep[8];                   /* --threads: host_threads to try at the largest size */
+    int nsweep;
 };
 
 template <typename T> static double way_call(bench *b, int way, int64_t n, const T *A, const T *B, T *C, gemm_timing *t)
@@ -174,6 +180,7 @@ template <typename T> static double way_call(bench *b, int way, int64_t n, const
         gemm_status s;
         o.device_count = way == WAY_MANY ? b->devices : 0;
         o.max_device_bytes = way == WAY_MANY ? b->cap : 0;
+        o.host_threads = way == WAY_MANY ? b->host_threads : 0;
         o.timing = t;
         s = sizeof(T) == 4 ? gemm_cuda_sgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, (const float *)A,
                                                   n, (const float *)B, n, 0.0f, (float *)C, n, &o)
@@ -258,6 +265,18 @@ static void bench_size(bench *b, int64_t n, int reps, const int64_t *blocks, int
         fprintf(csv, "%s,%lld,%d,%.6f,%.6f,%.6f,%d,%.6f,%.4f\n", prec, (long long)n, b->devices, med[WAY_ONE], med[WAY_MANY],
                 med[WAY_XT], b->xt_block, limit, rate / 1e12);
     fflush(stdout);
+    if (last && b->nsweep) { /* copy threads per GPU on D GPUs */
+        printf("\n%s n = %lld on %d GPUs by options.host_threads (median of 3):", prec, (long long)n, b->devices);
+        for (int i = 0; i < b->nsweep; i++) {
+            std::vector<double> ts;
+            gemm_timing tt = {};
+            b->host_threads = (int)b->sweep[i];
+            for (int r = 0; r < 3; r++) ts.push_back(way_call(b, WAY_MANY, n, A, B, C, &tt));
+            printf(" %d: %.3f s (to dev %.3f);", b->host_threads, median_of(ts, NULL, NULL), tt.to_device_s);
+        }
+        b->host_threads = 0;
+        printf("\n");
+    }
     if (last && b->cap) { /* out of core on every GPU: the rate per flop against the in-core call's */
         std::vector<double> oc;
         fill_nan(C, count);
@@ -290,10 +309,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--xt-blocks") && i + 1 < argc) nb = battery_parse_list(argv[++i], blocks, 8);
         else if (!strcmp(argv[i], "--cap") && i + 1 < argc) b.cap = (size_t)atof(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) b.nsweep = battery_parse_list(argv[++i], b.sweep, 8);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
         else {
             fprintf(stderr, "usage: %s [--devices D] [--sizes n,...] [--prec f32,f64] [--reps R] [--xt-blocks b,...] "
-                            "[--cap BYTES] [--csv FILE]\n", argv[0]);
+                            "[--cap BYTES] [--threads t,...] [--csv FILE]\n", argv[0]);
             return 2;
         }
     }
