@@ -42,7 +42,8 @@ typedef struct gemm_cuda_options {
     gemm_cuda_mode mode;     /* _host calls: PAGEABLE */
     int device;              /* _host calls: CUDA device index (0 = the first) */
     size_t max_device_bytes; /* _host calls: device memory the call may take (0 = most of what is free) */
-    int host_threads;        /* _host calls: threads copying to and from pageable memory (0 = automatic) */
+    int host_threads;        /* _host calls: threads copying to and from pageable memory, per device (0 = automatic:
+                                half the cores, at most 8; on several devices the cores shared, at most 12 each) */
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
     int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
                                 exact kernels (with kernel SIMT or DMMA): their configurations, above */
