@@ -194,14 +194,6 @@
 #define GEMM_MPI_H_INCLUDED
 
 #include "gemm.h"
-/* Only MPI's C API is used; Open MPI's and MPICH's C++ bindings stay out. */
-#if defined(__cplusplus) && !defined(OMPI_SKIP_MPICXX)
-#define OMPI_SKIP_MPICXX 1
-#endif
-#if defined(__cplusplus) && !defined(MPICH_SKIP_MPICXX)
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 /* The CUDA local multiply comes with nvcc when gemm_cuda.cuh is there. */
 #if !defined(GEMM_MPI_CUDA) && defined(__CUDACC__) && defined(__has_include)
@@ -217,7 +209,27 @@
 /*  API                                                                    */
 /* ====================================================================== */
 
+/* >>mpi system: src/mpi/system.h */
+/* ---- MPI's C header --------------------------------------------------------- */
+
+/* Only MPI's C API is used: Open MPI's and MPICH's C++ bindings stay out of
+   a C++ build. A system header, so this part comes before any extern "C"
+   block (api.h includes it first). */
+
+#if defined(__cplusplus) && !defined(OMPI_SKIP_MPICXX)
+#define OMPI_SKIP_MPICXX 1
+#endif
+#if defined(__cplusplus) && !defined(MPICH_SKIP_MPICXX)
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+/* <<mpi system */
 /* >>mpi api: src/mpi/api.h */
+/* ---- the public API: types, options and calls --------------------------------- */
+
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -376,19 +388,44 @@ GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations
 /*  IMPLEMENTATION                                                         */
 /* ====================================================================== */
 
-#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__MPI_API_DONE) && !defined(GEMM__MPI_IMPLEMENTED)
+/* Emitted once, and only after the APIs it builds on are complete: included
+   from inside gemm_cpu.h (through gemm.h, on the GEMM_ENABLE_MPI route),
+   this waits for a later inclusion. Including gemm.h and gemm_cpu.h here
+   (guarded, so no-ops when done) emits their implementations first when
+   this header is included again with GEMM_IMPLEMENTATION defined. */
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__MPI_API_DONE) && defined(GEMM__CPU_API_DONE) && \
+    (!defined(GEMM_MPI_CUDA) || defined(GEMM__CUDA_API_DONE)) && !defined(GEMM__MPI_IMPLEMENTED)
 #define GEMM__MPI_IMPLEMENTED
+
+#include "gemm.h"
+#include "gemm_cpu.h"
+#ifdef GEMM_MPI_CUDA
+#include "gemm_cuda.cuh"
+#endif
+
+/* >>mpi platform: src/mpi/platform.h */
+/* ---- what the implementation builds on ---------------------------------------- */
+
+/* The system headers of the implementation (emitted before its extern "C"
+   block): Open MPI's extensions, where MPIX_Query_cuda_support lives
+   (mpi/setup.c), and POSIX threads for the host copies of big blocks
+   (mpi/copy.c). Then the declarations of the local multiplies: the CPU's
+   (gemm_cpu.h) and, with GEMM_MPI_CUDA, the CUDA one (gemm_cuda.cuh); the
+   generated header includes those headers itself. */
 
 #include <stdlib.h>
 #include <string.h>
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
 #endif
-/* Host copies of big blocks run on several threads (mpi/copy.c). */
 #if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
 #define GEMM__MPI_PTHREADS
 #include <pthread.h>
 #endif
+
+#ifdef GEMM_MPI_CUDA
+#endif
+/* <<mpi platform */
 
 #ifdef __cplusplus
 extern "C" {
