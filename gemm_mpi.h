@@ -434,6 +434,8 @@ extern "C" {
 /* >>mpi grid: src/mpi/grid.c */
 /* ---- the grid and its blocks -------------------------------------------- */
 
+
+
 static int gemm__mpi_gcd(int a, int b) { return b ? gemm__mpi_gcd(b, a % b) : a; }
 
 static int64_t gemm__mpi_ceil(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
@@ -549,6 +551,9 @@ static void gemm__mpi_place(const gemm__mpi_grid *g, int rank, int *row, int *co
 /* <<mpi grid */
 /* >>mpi memory: src/mpi/memory.c */
 /* ---- memory: what one rank allocates ------------------------------------ */
+
+
+#include <string.h>
 
 /* The root-held calls stage blocks in chunks of whole runs (rows of a
    row-major block), about this size: large enough for full-speed copies and
@@ -707,6 +712,8 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
 /* >>mpi state: src/mpi/state.h */
 /* ---- one call's state ------------------------------------------------------ */
 
+
+
 /* A block's valid part as runs of contiguous elements in the stored
    matrix: outer_n runs of inner_n elements, run o at (outer0+o)*ld + inner0.
    The block buffer holds OUTER runs of INNER elements (zero padding beyond). */
@@ -822,6 +829,9 @@ typedef struct gemm__mpi {
 /* >>mpi status: src/mpi/status.c */
 /* ---- a call's failures: kept, then agreed ----------------------------------- */
 
+
+#include <string.h>
+
 /* Keeps the first failure (later ones are its consequences). */
 static void gemm__mpi_keep(gemm__mpi *x, gemm_status s)
 {
@@ -873,6 +883,8 @@ static int gemm__mpi_cu(gemm__mpi *x, cudaError_t e, const char *what)
 /* <<mpi status */
 /* >>mpi buffers: src/mpi/buffers.c */
 /* ---- memory of blocks: host or device --------------------------------------- */
+
+
 
 static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
 {
@@ -930,6 +942,9 @@ static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
 /* <<mpi buffers */
 /* >>mpi copy: src/mpi/copy.c */
 /* ---- where a block sits, and copies of blocks -------------------------------- */
+
+
+#include <string.h>
 
 /* The span of the block whose op() corner is (r0, c0), RB x CB in the
    buffer, of which at most rlim x clim lie in the matrix (whose op() view
@@ -1144,6 +1159,9 @@ static int gemm__mpi_direct(const gemm__mpi *x)
 /* >>mpi local: src/mpi/local.c */
 /* ---- the local multiply ------------------------------------------------------ */
 
+
+#include <string.h>
+
 /* One column-major product on this rank: gemm_cpu_?gemm of gemm_cpu.h on
    host blocks with options.threads, or gemm_cuda_?gemm on the rank's
    stream for device blocks. */
@@ -1221,6 +1239,9 @@ static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round
 /* <<mpi local */
 /* >>mpi ipc: src/mpi/ipc.c */
 /* ---- moving blocks by CUDA IPC (ranks of one node) --------------------------- */
+
+
+#include <string.h>
 
 /* Only each block's handle and address travel over MPI; the receiver maps
    the sender's block (once per plan: the mapping is kept) and copies it
@@ -1335,6 +1356,8 @@ static void gemm__mpi_ipc_copy(gemm__mpi *x, int copy)
 /* <<mpi ipc */
 /* >>mpi transfer: src/mpi/transfer.c */
 /* ---- moving blocks between ranks ---------------------------------------------- */
+
+
 
 /* An exchange: queue sends and receives of whole blocks (gemm__mpi_post),
    start them all (gemm__mpi_start), let them progress (gemm__mpi_test) and
@@ -1480,6 +1503,8 @@ static void gemm__mpi_map_queued(gemm__mpi *x)
 /* <<mpi transfer */
 /* >>mpi distribute: src/mpi/distribute.c */
 /* ---- distribution and gather -------------------------------------------------- */
+
+
 
 /* Virtual block (i, j) of slot s of grid place (r, c). */
 static void gemm__mpi_slot_ij(const gemm__mpi *x, int r, int c, int s, int *i, int *j)
@@ -1730,6 +1755,9 @@ static void gemm__mpi_store_c(gemm__mpi *x)
 /* >>mpi feed: src/mpi/feed.c */
 /* ---- the root-held stream: the next k-slab travels during the rounds --------------- */
 
+
+#include <string.h>
+
 /* With options.slabs > 1 the root-held Cannon multiplies A and B in
    k-slabs (mpi/stream.c). While the ranks multiply one slab, the next one
    travels: the root packs it chunk by chunk into its two staging buffers
@@ -1918,6 +1946,8 @@ static void gemm__mpi_feed_finish(gemm__mpi *x)
 /* >>mpi rounds: src/mpi/rounds.c */
 /* ---- the rounds: Cannon and Fox ------------------------------------------------ */
 
+
+
 /* Tags of the shifts: a's number the block row, b's the block column from
    30000 on. The skew's block tags (below q*q) may reach these, but the skew
    is over before the first shift. */
@@ -2098,6 +2128,8 @@ static void gemm__mpi_fox(gemm__mpi *x)
 /* >>mpi stream: src/mpi/stream.c */
 /* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
 
+
+
 /* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
 static int gemm__mpi_streams(const gemm__mpi *x)
 {
@@ -2159,6 +2191,9 @@ static void gemm__mpi_stream(gemm__mpi *x)
 /* >>mpi vote: src/mpi/vote.c */
 /* ---- agreeing ------------------------------------------------------------ */
 
+
+#include <string.h>
+
 /* Every rank learns whether all are fine: the lowest failing rank's status
    and detail become everyone's. */
 static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, int nvals, const char *const *names)
@@ -2189,6 +2224,8 @@ static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, in
 /* <<mpi vote */
 /* >>mpi setup: src/mpi/setup.c */
 /* ---- setup and teardown -------------------------------------------------------- */
+
+
 
 /* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
    streams and events. Returns whether all ranks share one node. */
@@ -2352,6 +2389,8 @@ static void gemm__mpi_alloc_lists(gemm__mpi *x)
 /* >>mpi comm: src/mpi/comm.c */
 /* ---- MPI's state and the plan's communicator ----------------------------------- */
 
+
+
 /* MPI must be running: before MPI_Init or after MPI_Finalize an MPI call
    is erroneous (Open MPI aborts the job), so every entry point asks first,
    with the two calls MPI allows at any time. */
@@ -2390,6 +2429,8 @@ static gemm_status gemm__mpi_open(gemm__mpi *x, MPI_Comm comm)
 /* <<mpi comm */
 /* >>mpi check: src/mpi/check.c */
 /* ---- this rank's arguments: checked, then the canonical problem ---------------- */
+
+
 
 /* The caller's arguments as they came: the checks read them, and the ranks
    compare their scalars in the first vote. */
@@ -2561,6 +2602,9 @@ static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_m
 /* <<mpi check */
 /* >>mpi plan: src/mpi/plan.c */
 /* ---- a plan: set up once, freed once ------------------------------------------ */
+
+
+#include <string.h>
 
 struct gemm_mpi_plan {
     gemm__mpi x;
@@ -2741,6 +2785,8 @@ static void gemm__mpi_form(gemm__mpi *x, int form)
 /* >>mpi teardown: src/mpi/teardown.c */
 /* ---- the end of a plan ------------------------------------------------------ */
 
+
+
 /* After an MPI failure some transfers may still be pending: cancel them and
    let go of their requests before their buffers are freed. A transfer MPI
    cannot cancel (a send already on its way, say) may still touch a freed
@@ -2814,6 +2860,9 @@ static gemm_status gemm__mpi_free_all(gemm__mpi *x, int agree)
 /* <<mpi teardown */
 /* >>mpi execute: src/mpi/execute.c */
 /* ---- one execute of a plan ------------------------------------------------------ */
+
+
+#include <string.h>
 
 /* The execute's vote: every rank's arguments are valid, and every rank
    passed the same shape, options, scalars and form. Returns what the call
@@ -2913,6 +2962,9 @@ static gemm_status gemm__mpi_execute(gemm__mpi *x, gemm_precision precision, int
 /* <<mpi execute */
 /* >>mpi entry: src/mpi/entry.c */
 /* ---- the entry points ------------------------------------------------------------ */
+
+
+#include <string.h>
 
 /* Outputs of a call that could not start (MPI not running, no communicator). */
 static void gemm__mpi_outputs_early(const gemm_mpi_options *o)

@@ -1,5 +1,10 @@
 /* ---- memory of blocks: host or device --------------------------------------- */
 
+#pragma once
+
+#include "../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
+#include "status.c"
+
 static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
 {
     void *p = NULL;

@@ -1,5 +1,9 @@
 /* ---- this rank's arguments: checked, then the canonical problem ---------------- */
 
+#pragma once
+
+#include "state.h"
+
 /* The caller's arguments as they came: the checks read them, and the ranks
    compare their scalars in the first vote. */
 typedef struct gemm__mpi_args {

@@ -1,5 +1,9 @@
 /* ---- MPI's state and the plan's communicator ----------------------------------- */
 
+#pragma once
+
+#include "status.c" /* gemm__mpi_status */
+
 /* MPI must be running: before MPI_Init or after MPI_Finalize an MPI call
    is erroneous (Open MPI aborts the job), so every entry point asks first,
    with the two calls MPI allows at any time. */

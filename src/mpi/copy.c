@@ -1,5 +1,11 @@
 /* ---- where a block sits, and copies of blocks -------------------------------- */
 
+#pragma once
+
+#include <string.h>
+#include "platform.h" /* pthreads, gemm_cpu_get_threads */
+#include "status.c"
+
 /* The span of the block whose op() corner is (r0, c0), RB x CB in the
    buffer, of which at most rlim x clim lie in the matrix (whose op() view
    is rows x cols), relative to a piece that starts at op() element (row0,

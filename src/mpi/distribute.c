@@ -1,5 +1,11 @@
 /* ---- distribution and gather -------------------------------------------------- */
 
+#pragma once
+
+#include "memory.c" /* GEMM__MPI_STAGE_BYTES */
+#include "local.c" /* gemm__mpi_multiply: the prelaunch */
+#include "transfer.c"
+
 /* Virtual block (i, j) of slot s of grid place (r, c). */
 static void gemm__mpi_slot_ij(const gemm__mpi *x, int r, int c, int s, int *i, int *j)
 {

@@ -1,5 +1,13 @@
 /* ---- the entry points ------------------------------------------------------------ */
 
+#pragma once
+
+#include <string.h>
+#include "comm.c"
+#include "execute.c"
+#include "plan.c"
+#include "teardown.c"
+
 /* Outputs of a call that could not start (MPI not running, no communicator). */
 static void gemm__mpi_outputs_early(const gemm_mpi_options *o)
 {

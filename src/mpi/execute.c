@@ -1,5 +1,17 @@
 /* ---- one execute of a plan ------------------------------------------------------ */
 
+#pragma once
+
+#include <string.h>
+#include "check.c"
+#include "distribute.c"
+#include "local.c" /* gemm__mpi_scale */
+#include "plan.c"
+#include "rounds.c"
+#include "setup.c" /* gemm__mpi_cuda_init */
+#include "stream.c"
+#include "vote.c"
+
 /* The execute's vote: every rank's arguments are valid, and every rank
    passed the same shape, options, scalars and form. Returns what the call
    has to do. */

@@ -1,5 +1,10 @@
 /* ---- the root-held stream: the next k-slab travels during the rounds --------------- */
 
+#pragma once
+
+#include <string.h>
+#include "distribute.c" /* the cursor's blocks: slots, spans, the caller's matrices */
+
 /* With options.slabs > 1 the root-held Cannon multiplies A and B in
    k-slabs (mpi/stream.c). While the ranks multiply one slab, the next one
    travels: the root packs it chunk by chunk into its two staging buffers

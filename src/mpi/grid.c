@@ -1,5 +1,10 @@
 /* ---- the grid and its blocks -------------------------------------------- */
 
+#pragma once
+
+#include "api.h"
+#include "../core/internal.h" /* gemm__fail, gemm__clear_error */
+
 static int gemm__mpi_gcd(int a, int b) { return b ? gemm__mpi_gcd(b, a % b) : a; }
 
 static int64_t gemm__mpi_ceil(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }

@@ -1,5 +1,11 @@
 /* ---- moving blocks by CUDA IPC (ranks of one node) --------------------------- */
 
+#pragma once
+
+#include <string.h>
+#include "../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
+#include "status.c"
+
 /* Only each block's handle and address travel over MPI; the receiver maps
    the sender's block (once per plan: the mapping is kept) and copies it
    straight from that GPU's memory (over NVLink where there is one), then

@@ -1,5 +1,11 @@
 /* ---- the local multiply ------------------------------------------------------ */
 
+#pragma once
+
+#include <string.h>
+#include "platform.h" /* gemm_cpu_?gemm, gemm_cuda_?gemm */
+#include "copy.c" /* gemm__mpi_block_ld, gemm__mpi_sync */
+
 /* One column-major product on this rank: gemm_cpu_?gemm of gemm_cpu.h on
    host blocks with options.threads, or gemm_cuda_?gemm on the rank's
    stream for device blocks. */

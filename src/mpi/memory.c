@@ -1,5 +1,10 @@
 /* ---- memory: what one rank allocates ------------------------------------ */
 
+#pragma once
+
+#include <string.h>
+#include "grid.c"
+
 /* The root-held calls stage blocks in chunks of whole runs (rows of a
    row-major block), about this size: large enough for full-speed copies and
    messages, small enough that the first chunks reach the ranks early. The

@@ -1,5 +1,15 @@
 /* ---- a plan: set up once, freed once ------------------------------------------ */
 
+#pragma once
+
+#include <string.h>
+#include "check.c"
+#include "comm.c"
+#include "distribute.c" /* gemm__mpi_queue_skew */
+#include "setup.c"
+#include "transfer.c"
+#include "vote.c"
+
 struct gemm_mpi_plan {
     gemm__mpi x;
 };

@@ -1,5 +1,11 @@
 /* ---- the rounds: Cannon and Fox ------------------------------------------------ */
 
+#pragma once
+
+#include "feed.c" /* gemm__mpi_feed_pump between panels */
+#include "local.c"
+#include "transfer.c"
+
 /* Tags of the shifts: a's number the block row, b's the block column from
    30000 on. The skew's block tags (below q*q) may reach these, but the skew
    is over before the first shift. */

@@ -1,5 +1,13 @@
 /* ---- setup and teardown -------------------------------------------------------- */
 
+#pragma once
+
+#include "../core/config.c" /* GEMM_MALLOC */
+#include "buffers.c"
+#include "memory.c" /* gemm__mpi_need, gemm__mpi_stage_bytes, gemm__mpi_pool_blocks */
+#include "transfer.c" /* gemm__mpi_pieces */
+#include "vote.c"
+
 /* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
    streams and events. Returns whether all ranks share one node. */
 static int gemm__mpi_cuda_init(gemm__mpi *x)

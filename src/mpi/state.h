@@ -1,5 +1,10 @@
 /* ---- one call's state ------------------------------------------------------ */
 
+#pragma once
+
+#include "grid.c" /* gemm__mpi_grid; gemm__problem */
+#include "platform.h" /* the CUDA types, with GEMM_MPI_CUDA */
+
 /* A block's valid part as runs of contiguous elements in the stored
    matrix: outer_n runs of inner_n elements, run o at (outer0+o)*ld + inner0.
    The block buffer holds OUTER runs of INNER elements (zero padding beyond). */

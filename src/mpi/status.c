@@ -1,5 +1,10 @@
 /* ---- a call's failures: kept, then agreed ----------------------------------- */
 
+#pragma once
+
+#include <string.h>
+#include "state.h"
+
 /* Keeps the first failure (later ones are its consequences). */
 static void gemm__mpi_keep(gemm__mpi *x, gemm_status s)
 {

@@ -1,5 +1,11 @@
 /* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
 
+#pragma once
+
+#include "distribute.c"
+#include "feed.c"
+#include "rounds.c" /* gemm__mpi_cannon */
+
 /* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
 static int gemm__mpi_streams(const gemm__mpi *x)
 {

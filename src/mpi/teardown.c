@@ -1,5 +1,11 @@
 /* ---- the end of a plan ------------------------------------------------------ */
 
+#pragma once
+
+#include "comm.c" /* gemm__mpi_running */
+#include "ipc.c" /* gemm__mpi_ipc_unmap_all */
+#include "plan.c" /* gemm__mpi_free_form */
+
 /* After an MPI failure some transfers may still be pending: cancel them and
    let go of their requests before their buffers are freed. A transfer MPI
    cannot cancel (a send already on its way, say) may still touch a freed

@@ -1,5 +1,10 @@
 /* ---- moving blocks between ranks ---------------------------------------------- */
 
+#pragma once
+
+#include "copy.c" /* gemm__mpi_copy, gemm__mpi_sync */
+#include "ipc.c"
+
 /* An exchange: queue sends and receives of whole blocks (gemm__mpi_post),
    start them all (gemm__mpi_start), let them progress (gemm__mpi_test) and
    finish them (gemm__mpi_wait). How a block travels is the call's path:

@@ -1,5 +1,10 @@
 /* ---- agreeing ------------------------------------------------------------ */
 
+#pragma once
+
+#include <string.h>
+#include "status.c"
+
 /* Every rank learns whether all are fine: the lowest failing rank's status
    and detail become everyone's. */
 static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, int nvals, const char *const *names)
