@@ -710,8 +710,31 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
 }
 /* <<mpi memory */
 /* >>mpi state: src/mpi/state.h */
-/* ---- one call's state ------------------------------------------------------ */
+/* ---- a plan's state and one call's, in the pieces each phase owns ------------ */
 
+/* Nothing holds everything: each function takes the pieces it reads (const)
+   and the ones it writes. A plan keeps what lasts from its creation to its
+   destruction:
+
+     gemm__mpi_shape   the create's arguments and options (fixed)
+     gemm__mpi_team    the communicator, the grid, the neighbours (fixed
+                       once the setup has run)
+     gemm__mpi_device  where blocks live (host or GPU), the GPU's streams,
+                       the transfer path, the IPC mappings, the counters
+     gemm__mpi_bufs    the blocks: slots, spares, each form's own blocks
+     gemm__mpi_xchg    one exchange of whole blocks: lists, requests, pool
+     gemm__mpi_stage   the root-held form's staging buffers, what is in
+                       flight through them, the k-slab stream's cursor
+
+   and each call makes, on its stack, what lasts one call:
+
+     gemm__mpi_call    the execute's arguments in canonical form, outputs
+     gemm__mpi_err     the first failure on this rank, agreed or not
+     gemm_timing       this rank's phases
+
+   A phase that works on a part of the blocks says so in its arguments:
+   the rounds take a gemm__mpi_slab (the k extent and bytes of the a and b
+   blocks they multiply and move), not a changed grid. */
 
 
 /* A block's valid part as runs of contiguous elements in the stored
@@ -743,88 +766,151 @@ typedef struct gemm__mpi_ipc_msg {
 } gemm__mpi_ipc_msg;
 #endif
 
-/* The root-held stream: one k-slab of A and B on its way, chunk by chunk,
-   while the ranks multiply the previous one (mpi/feed.c). */
+/* The plan's shape: the create's arguments, which every execute keeps, and
+   its options (without the three outputs, which are each call's). Written
+   by gemm__mpi_init, read-only after. */
+typedef struct gemm__mpi_shape {
+    gemm_precision precision;
+    size_t es;                   /* bytes of one element */
+    gemm_layout layout;
+    gemm_transpose transa, transb;
+    int64_t m, n, k;
+    gemm_mpi_options o;          /* timing, timing_max, path_used: NULL */
+} gemm__mpi_shape;
+
+/* This rank among the plan's ranks. The communicator's copy, its size and
+   this rank (gemm__mpi_open), the caller's grid and its column-major view
+   (the create's checks), the neighbours on the periodic grid and Fox's
+   process rows (the setup). Read-only after the setup. */
+typedef struct gemm__mpi_team {
+    MPI_Comm comm, row_comm;     /* the caller's communicator duplicated; Fox's process rows */
+    int P, rank;
+    gemm_mpi_blocks u;           /* this rank's blocks in the caller's grid */
+    gemm__mpi_grid g;            /* the same in the column-major view */
+    int left, right, up, down;
+} gemm__mpi_team;
+
+/* Where this rank's blocks live and how they move: host memory (the CPU
+   multiply) or the GPU, its streams and events (gemm__mpi_cuda_init), the
+   path blocks take between GPUs (gemm__mpi_choose_path), the peers' blocks
+   mapped by CUDA IPC, and what was allocated and mapped so far (the tests
+   read the counts). */
+typedef struct gemm__mpi_device {
+    int cuda;                    /* blocks on the GPU: options.local is GEMM_MPI_LOCAL_CUDA */
+    int ready;                   /* the GPU is chosen, its streams and events made */
+    gemm_mpi_path path;          /* GEMM_MPI_PATH_HOST for the CPU multiply */
+    long allocations, mappings;
+#ifdef GEMM_MPI_CUDA
+    cudaStream_t stream, copy_stream;
+    cudaEvent_t ev0, ev1;        /* a round's multiply, timed */
+    gemm__mpi_mapping *maps;     /* peers' blocks mapped so far */
+    int nmaps, mapcap;
+#endif
+} gemm__mpi_device;
+
+/* The plan's blocks (host or device, as gemm__mpi_device says): slot s of
+   this rank holds block s / bc, s % bc of its br x bc blocks of the virtual
+   grid. Allocated by the setup (shared) and a form's first execute (its
+   own); the rounds rotate the slot pointers. */
+typedef struct gemm__mpi_bufs {
+    size_t abytes, bbytes, cbytes, big; /* one a, b, c block, and the largest */
+    void **a, **b, **c;          /* slots, [li*bc + lj] */
+    void **aspare, **bspare;     /* a shift's arrivals: one a per block row, one b per block column */
+    void **fox, **use;           /* Fox: broadcast a blocks; the a block each slot multiplies this round */
+    void **temps;                /* distributed Cannon: natural blocks before the skew */
+    void **land_a, **land_b;     /* root-held, streamed: the next k-slab lands here */
+    int setup_done;              /* the shared blocks are allocated (and, on the IPC path, mapped) */
+    int form_ready[2];           /* the root-held / distributed buffers are allocated */
+} gemm__mpi_bufs;
+
+/* One exchange of whole blocks (mpi/transfer.c): the queued sends and
+   receives, their requests, the host pool that staged blocks travel
+   through, and on the IPC path the handles and acknowledgements. The setup
+   allocates room for the largest exchange; each exchange fills and empties
+   the lists. */
+typedef struct gemm__mpi_xchg {
+    gemm__mpi_msg *sends, *recvs;
+    int nsend, nrecv, cap;       /* cap: room in each list and in reqs */
+    MPI_Request *reqs;
+    char *pool;                  /* host staging of whole blocks, pool_blocks of `slot` bytes */
+    size_t pool_blocks, slot;
+#ifdef GEMM_MPI_CUDA
+    gemm__mpi_ipc_msg *ipc_out, *ipc_in;
+    char *acks;
+#endif
+} gemm__mpi_xchg;
+
+/* The root-held stream's cursor: one k-slab of A and B on its way, chunk
+   by chunk, while the ranks multiply the previous one (mpi/feed.c). */
 typedef struct gemm__mpi_feed {
     int active;                  /* a slab is on its way */
     int done;                    /* every chunk of it has been started */
-    int64_t kofs;                /* the slab's first column inside each virtual k-block */
+    int64_t kofs, kb;            /* the slab: kb columns from kofs inside each virtual k-block */
     int d, which, slot;          /* the next chunk: runs from o of this block of rank (root + d) % P */
     int64_t o;
-    int pending[2];              /* a GPU rank's chunk received in stage[k], still to be copied ... */
+    int pending[2];              /* a GPU rank's chunk received in buf[k], still to be copied ... */
     char *to[2];                 /* ... to here on the device */
     size_t len[2];
 } gemm__mpi_feed;
 
-/* Everything one rank's plan holds, and the call in progress. The problem
-   is gemm__prepare's canonical form: column-major, with the caller's A and
-   B changed places for a row-major call; A, B and C below are the
-   operands of that view. */
-typedef struct gemm__mpi {
-    const char *func;            /* the public function in progress (error details) */
-    int distributed;             /* the form in progress: 0 root-held, 1 distributed */
-    size_t es;                   /* bytes of one element */
-    gemm_precision precision;
-    gemm_layout layout;          /* the create's shape, which every execute keeps */
-    gemm_transpose transa, transb;
-    int64_t m, n, k;
-    gemm__problem p;             /* this execute's (its leading dimensions) */
+/* The root-held form's staging: two buffers of `bytes` (on the root, and
+   on every GPU rank), one filled while the other travels; what is in
+   flight through each; and the stream's cursor. Every rank cuts blocks
+   into chunks of the same runs (`bytes` is set on every rank). */
+typedef struct gemm__mpi_stage {
+    char *buf[2];
+    size_t bytes;
+    int chunk;                   /* chunks staged so far in this phase: the parity picks the buffer */
+    MPI_Request req[2];          /* a chunk's MPI transfer in flight ... */
+    int dev[2];                  /* ... or its device copy (event) */
+#ifdef GEMM_MPI_CUDA
+    cudaEvent_t ev[2];
+#endif
+    gemm__mpi_feed fd;
+} gemm__mpi_stage;
+
+/* One call's arguments: the form, gemm__prepare's canonical problem with
+   this call's leading dimensions (column-major, the caller's A and B
+   changed places for a row-major call: A, B and C below are the view's
+   operands), the scalars, and where the call's outputs go. Made by
+   gemm__mpi_prepare, read-only after. */
+typedef struct gemm__mpi_call {
+    int form;                    /* 0 root-held, 1 distributed, -1 a plan's create */
+    gemm__problem p;
     double alpha, beta;
     const void *A, *B;
     void *C;
-    gemm_mpi_options o;
-    gemm_mpi_blocks u;           /* this rank's blocks in the caller's grid */
-    int setup_done;              /* the shared blocks are allocated (and, on the IPC path, mapped) */
-    int form_ready[2];           /* the root-held / distributed buffers are allocated */
-    int cuda_ready;              /* the GPU is chosen, its streams and events made */
-    int64_t kb_full;             /* the virtual k-block; g.kb is a slab of it while A and B stream */
-    int accumulate;              /* a later slab: the first round adds to C instead of taking beta*C */
-    void **land_a, **land_b;     /* the stream's next slab lands here, per slot */
-    gemm__mpi_feed fd;
-    long allocations, mappings;  /* blocks and buffers allocated, peer blocks mapped: the tests read them */
-    int broken;                  /* an MPI failure left transfers behind: no more executes */
+    gemm_timing *timing, *timing_max; /* the options' outputs, or NULL */
+    gemm_mpi_path *path_used;
+} gemm__mpi_call;
 
-    MPI_Comm comm, row_comm;     /* the caller's communicator duplicated; Fox's process rows */
-    int P, rank, left, right, up, down;
-    gemm__mpi_grid g;
-    int cuda;
-    gemm_mpi_path path;
-    size_t abytes, bbytes, cbytes, big;
-
-    void **a, **b, **c;          /* slots, [li*bc + lj] */
-    void **aspare, **bspare, **fox;
-    void **temps;                /* distributed Cannon: natural blocks before the skew */
-    char *pool;                  /* host staging of whole blocks */
-    size_t pool_blocks;
-    char *stage[2];              /* root-held calls: chunks on their way */
-    size_t stage_bytes;
-    int chunk;                   /* chunks staged so far in this phase: the parity picks the buffer */
-    MPI_Request stage_req[2];    /* a chunk's MPI transfer in flight ... */
-    int stage_dev[2];            /* ... or its device copy (event) */
-
-    void **use;                  /* Fox: the a block each slot multiplies this round */
-    gemm__mpi_msg *sends, *recvs;
-    int nsend, nrecv, cap;
-    MPI_Request *reqs;
-#ifdef GEMM_MPI_CUDA
-    gemm__mpi_ipc_msg *ipc_out, *ipc_in;   /* the blocks of one exchange */
-    gemm__mpi_mapping *maps;               /* peers' blocks mapped so far */
-    int nmaps, mapcap;
-    char *acks;
-    cudaStream_t copy_stream;
-    cudaEvent_t stage_ev[2];
-#endif
-
-    gemm_status st;              /* the first failure on this rank */
-    int agreed;                  /* st came from a vote: every rank has it */
-    int prelaunched;             /* the root's first round is already queued on its GPU */
+/* This rank's outcome of the call in progress: its first failure, with
+   the detail, and whether a vote agreed on it (every rank has it). */
+typedef struct gemm__mpi_err {
+    const char *func;            /* the public function in progress (error details) */
+    gemm_status st;
+    int agreed;
     char detail[512];
-    gemm_timing t;               /* this rank's phases */
-#ifdef GEMM_MPI_CUDA
-    cudaStream_t stream;
-    cudaEvent_t ev0, ev1;
-#endif
-} gemm__mpi;
+} gemm__mpi_err;
+
+/* The a and b blocks the rounds multiply and move: the grid's (k extent
+   g.kb), or one k-slab of them while A and B stream (mpi/stream.c). */
+typedef struct gemm__mpi_slab {
+    int64_t kb;
+    size_t abytes, bbytes;
+} gemm__mpi_slab;
+
+/* Everything one rank's plan holds. A one-shot call is a plan on the
+   stack. */
+struct gemm_mpi_plan {
+    gemm__mpi_shape shape;
+    gemm__mpi_team team;
+    gemm__mpi_device dev;
+    gemm__mpi_bufs bufs;
+    gemm__mpi_xchg xchg;
+    gemm__mpi_stage stage;
+    int broken;                  /* an MPI failure left transfers behind: no more executes */
+};
 /* <<mpi state */
 /* >>mpi status: src/mpi/status.c */
 /* ---- a call's failures: kept, then agreed ----------------------------------- */
@@ -832,21 +918,29 @@ typedef struct gemm__mpi {
 
 #include <string.h>
 
-/* Keeps the first failure (later ones are its consequences). */
-static void gemm__mpi_keep(gemm__mpi *x, gemm_status s)
+/* No failure yet in the call of public function `func`. */
+static void gemm__mpi_err_init(gemm__mpi_err *e, const char *func)
 {
-    if (s == GEMM_OK || x->st != GEMM_OK) return;
-    x->st = s;
-    strncpy(x->detail, gemm_last_error_detail(), sizeof x->detail - 1);
-    x->detail[sizeof x->detail - 1] = '\0';
+    memset(e, 0, sizeof *e);
+    e->func = func;
+    e->st = GEMM_OK;
+}
+
+/* Keeps the first failure (later ones are its consequences). */
+static void gemm__mpi_keep(gemm__mpi_err *e, gemm_status s)
+{
+    if (s == GEMM_OK || e->st != GEMM_OK) return;
+    e->st = s;
+    strncpy(e->detail, gemm_last_error_detail(), sizeof e->detail - 1);
+    e->detail[sizeof e->detail - 1] = '\0';
 }
 
 /* The outcome of a vote that failed: the same on every rank. */
-static void gemm__mpi_agreed(gemm__mpi *x, gemm_status s)
+static void gemm__mpi_agreed(gemm__mpi_err *e, gemm_status s)
 {
-    x->st = GEMM_OK;
-    gemm__mpi_keep(x, s);
-    x->agreed = 1;
+    e->st = GEMM_OK;
+    gemm__mpi_keep(e, s);
+    e->agreed = 1;
 }
 
 GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what)
@@ -862,22 +956,22 @@ GEMM_DEF gemm_status gemm__mpi_status(int mpi_rc, const char *what)
 /* Runs an MPI call and keeps its failure; nonzero if all is fine. A rank
    that failed otherwise (a CUDA error, say) still takes part, so that no
    peer waits for it forever; after an MPI failure MPI calls are skipped. */
-#define GEMM__MPI_DO(x, call) gemm__mpi_ok((x), (x)->st == GEMM_ERR_MPI ? MPI_SUCCESS : (call), #call)
-static int gemm__mpi_ok(gemm__mpi *x, int rc, const char *what)
+#define GEMM__MPI_DO(e, call) gemm__mpi_ok((e), (e)->st == GEMM_ERR_MPI ? MPI_SUCCESS : (call), #call)
+static int gemm__mpi_ok(gemm__mpi_err *e, int rc, const char *what)
 {
-    gemm__mpi_keep(x, gemm__mpi_status(rc, what));
-    return x->st == GEMM_OK;
+    gemm__mpi_keep(e, gemm__mpi_status(rc, what));
+    return e->st == GEMM_OK;
 }
 
 static double gemm__mpi_now(void) { return MPI_Wtime(); }
 
 #ifdef GEMM_MPI_CUDA
-#define GEMM__MPI_CU(x, call) gemm__mpi_cu((x), (call), #call)
-static int gemm__mpi_cu(gemm__mpi *x, cudaError_t e, const char *what)
+#define GEMM__MPI_CU(e, call) gemm__mpi_cu((e), (call), #call)
+static int gemm__mpi_cu(gemm__mpi_err *e, cudaError_t rc, const char *what)
 {
-    if (e != cudaSuccess && x->st == GEMM_OK)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_DEVICE, "%s failed: %s", what, cudaGetErrorString(e)));
-    return e == cudaSuccess;
+    if (rc != cudaSuccess && e->st == GEMM_OK)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_DEVICE, "%s failed: %s", what, cudaGetErrorString(rc)));
+    return rc == cudaSuccess;
 }
 #endif
 /* <<mpi status */
@@ -886,15 +980,17 @@ static int gemm__mpi_cu(gemm__mpi *x, cudaError_t e, const char *what)
 
 
 
-static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
+/* `bytes` of device memory (`device`), or of host memory: pinned when the
+   blocks live on a GPU (fast copies), else GEMM_MALLOC's. Counted. */
+static void *gemm__mpi_alloc(gemm__mpi_device *dv, gemm__mpi_err *e, size_t bytes, int device)
 {
     void *p = NULL;
     if (!bytes) bytes = 1;
-    x->allocations++;
+    dv->allocations++;
 #ifdef GEMM_MPI_CUDA
     if (device) {
         if (cudaMalloc(&p, bytes) != cudaSuccess) p = NULL;
-    } else if (x->cuda) {
+    } else if (dv->cuda) {
         if (cudaMallocHost(&p, bytes) != cudaSuccess) p = NULL; /* pinned: fast copies */
     } else
 #endif
@@ -902,41 +998,42 @@ static void *gemm__mpi_alloc(gemm__mpi *x, size_t bytes, int device)
         (void)device;
         p = GEMM_MALLOC(bytes);
     }
-    if (!p) gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of %s", x->func,
+    if (!p) gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of %s", e->func,
                                          bytes, device ? "device blocks" : "host blocks"));
     return p;
 }
 
-static void gemm__mpi_release(gemm__mpi *x, void *p, int device)
+static void gemm__mpi_release(const gemm__mpi_device *dv, void *p, int device)
 {
     if (!p) return;
 #ifdef GEMM_MPI_CUDA
     if (device) { cudaFree(p); return; }
-    if (x->cuda) { cudaFreeHost(p); return; }
+    if (dv->cuda) { cudaFreeHost(p); return; }
 #endif
-    (void)x;
+    (void)dv;
     (void)device;
     GEMM_FREE(p);
 }
 
-/* An array of n block pointers, each block `bytes` long. */
-static void **gemm__mpi_blocks_new(gemm__mpi *x, int n, size_t bytes)
+/* An array of n block pointers, each block `bytes` long, where the blocks
+   live. NULL (nothing allocated) after an earlier failure. */
+static void **gemm__mpi_blocks_new(gemm__mpi_device *dv, gemm__mpi_err *e, int n, size_t bytes)
 {
     void **v;
     int i;
-    if (n <= 0 || x->st != GEMM_OK) return NULL;
+    if (n <= 0 || e->st != GEMM_OK) return NULL;
     v = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)n);
-    if (!v) { gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func)); return NULL; }
+    if (!v) { gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", e->func)); return NULL; }
     for (i = 0; i < n; i++) v[i] = NULL;
-    for (i = 0; i < n && x->st == GEMM_OK; i++) v[i] = gemm__mpi_alloc(x, bytes, x->cuda);
+    for (i = 0; i < n && e->st == GEMM_OK; i++) v[i] = gemm__mpi_alloc(dv, e, bytes, dv->cuda);
     return v;
 }
 
-static void gemm__mpi_blocks_free(gemm__mpi *x, void **v, int n)
+static void gemm__mpi_blocks_free(const gemm__mpi_device *dv, void **v, int n)
 {
     int i;
     if (!v) return;
-    for (i = 0; i < n; i++) gemm__mpi_release(x, v[i], x->cuda);
+    for (i = 0; i < n; i++) gemm__mpi_release(dv, v[i], dv->cuda);
     GEMM_FREE(v);
 }
 /* <<mpi buffers */
@@ -976,28 +1073,30 @@ static int64_t gemm__mpi_block_ld(int rows_run, int64_t RB, int64_t CB)
 }
 
 /* The span of block (bi, bj) of a (which = 0), b (1) or c (2) inside the
-   caller's matrix (root-held) or this rank's piece (distributed). While A
-   and B stream in k-slabs, g.kb is the slab's width and a block's k range
-   starts `kofs` into its virtual k-block of x->kb_full. */
-static gemm__mpi_span gemm__mpi_span_slab(const gemm__mpi *x, int which, int bi, int bj, int64_t kofs)
+   call's matrix (root-held) or this rank's piece (distributed). An a or b
+   block may be a k-slab of the grid's: kb columns (of a; rows of b) from
+   `kofs` into its virtual k-block of g->kb. */
+static gemm__mpi_span gemm__mpi_span_slab(const gemm__mpi_call *c, const gemm__mpi_grid *g, int which, int bi, int bj,
+                                          int64_t kb, int64_t kofs)
 {
-    const gemm__mpi_grid *g = &x->g;
-    int dist = x->distributed;
-    int64_t kb = g->kb, k0 = x->kb_full * (which == 0 ? bj : bi) + kofs, klim = x->kb_full - kofs;
+    const gemm__problem *p = &c->p;
+    int dist = c->form == 1;
+    int64_t k0 = g->kb * (which == 0 ? bj : bi) + kofs, klim = g->kb - kofs;
     if (klim > kb) klim = kb;
     if (which == 0)
-        return gemm__mpi_span_at(!x->p.a_trans, x->p.m, x->p.k, g->mb, kb, bi * g->mb, k0, g->mb, klim,
+        return gemm__mpi_span_at(!p->a_trans, p->m, p->k, g->mb, kb, bi * g->mb, k0, g->mb, klim,
                                  dist ? g->a.row0 : 0, dist ? g->a.col0 : 0);
     if (which == 1)
-        return gemm__mpi_span_at(!x->p.b_trans, x->p.k, x->p.n, kb, g->nb, k0, bj * g->nb, klim, g->nb,
+        return gemm__mpi_span_at(!p->b_trans, p->k, p->n, kb, g->nb, k0, bj * g->nb, klim, g->nb,
                                  dist ? g->b.row0 : 0, dist ? g->b.col0 : 0);
-    return gemm__mpi_span_at(1, x->p.m, x->p.n, g->mb, g->nb, bi * g->mb, bj * g->nb, g->mb, g->nb,
+    return gemm__mpi_span_at(1, p->m, p->n, g->mb, g->nb, bi * g->mb, bj * g->nb, g->mb, g->nb,
                              dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
 }
 
-static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+/* The span of a whole block of the grid. */
+static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi_call *c, const gemm__mpi_grid *g, int which, int bi, int bj)
 {
-    return gemm__mpi_span_slab(x, which, bi, bj, 0);
+    return gemm__mpi_span_slab(c, g, which, bi, bj, g->kb, 0);
 }
 
 /* Host copies of big blocks run on several threads: one core's memcpy
@@ -1033,19 +1132,20 @@ static void *gemm__mpi_runs(void *arg)
 }
 
 /* How many threads copy `bytes`: 1 below the threshold, else as many as
-   the local multiply uses, at most GEMM__MPI_COPY_THREADS and one per run. */
-static int gemm__mpi_copy_threads(const gemm__mpi *x, size_t bytes, int64_t runs)
+   the local multiply uses (options.threads, `threads`), at most
+   GEMM__MPI_COPY_THREADS and one per run. */
+static int gemm__mpi_copy_threads(int threads, size_t bytes, int64_t runs)
 {
     int nt = 1;
 #ifdef GEMM__MPI_PTHREADS
     if (bytes >= GEMM__HOOK(mpi_copy_parallel_bytes, GEMM__MPI_COPY_PARALLEL_BYTES)) {
-        nt = x->o.threads > 0 ? x->o.threads : gemm_cpu_get_threads();
+        nt = threads > 0 ? threads : gemm_cpu_get_threads();
         if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
         if (nt > runs) nt = (int)runs;
         if (nt < 1) nt = 1;
     }
 #else
-    (void)x;
+    (void)threads;
     (void)bytes;
     (void)runs;
 #endif
@@ -1073,15 +1173,15 @@ static void gemm__mpi_run_jobs(gemm__mpi_job *job, int nt)
 /* Copies runs [first, end) between a block (`block` holds run `first`
    onwards) and the caller's matrix; to_block zeroes the padding. Host
    memory on both sides. */
-static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
-                                int64_t first, int64_t end, int to_block)
+static void gemm__mpi_copy_part(const gemm__mpi_shape *sh, void *block, void *user, int64_t ld,
+                                const gemm__mpi_span *s, int64_t first, int64_t end, int to_block)
 {
-    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    size_t es = sh->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
     int empty = s->outer_n <= 0 || s->inner_n <= 0, nt, t;
     char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
-    nt = gemm__mpi_copy_threads(x, run * (size_t)(end - first), end - first);
+    nt = gemm__mpi_copy_threads(sh->o.threads, run * (size_t)(end - first), end - first);
     for (t = 0; t < nt; t++) {
         job[t].blk = (char *)block;
         job[t].usr = usr;
@@ -1100,60 +1200,67 @@ static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t l
 
 /* Copies a whole block from or to the caller's matrix. `user_dev`: the
    caller's memory is on the device (then so is the block). */
-static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
-                                int to_block, int user_dev)
+static void gemm__mpi_copy_runs(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, gemm__mpi_err *e, void *block,
+                                void *user, int64_t ld, const gemm__mpi_span *s, int to_block, int user_dev)
 {
 #ifdef GEMM_MPI_CUDA
-    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    size_t es = sh->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
     int empty = s->outer_n <= 0 || s->inner_n <= 0;
     char *blk = (char *)block, *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     if (user_dev) {
         if (empty && !to_block) return;
         if (to_block && (s->inner_n < s->INNER || s->outer_n < s->OUTER))
-            GEMM__MPI_CU(x, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, x->stream));
+            GEMM__MPI_CU(e, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, dv->stream));
         if (empty) return;
         if (to_block)
-            GEMM__MPI_CU(x, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
-                                              cudaMemcpyDeviceToDevice, x->stream));
+            GEMM__MPI_CU(e, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, dv->stream));
         else
-            GEMM__MPI_CU(x, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
-                                              cudaMemcpyDeviceToDevice, x->stream));
+            GEMM__MPI_CU(e, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, dv->stream));
         return;
     }
+#else
+    (void)dv;
+    (void)e;
 #endif
     (void)user_dev;
-    gemm__mpi_copy_part(x, block, user, ld, s, 0, s->OUTER, to_block);
+    gemm__mpi_copy_part(sh, block, user, ld, s, 0, s->OUTER, to_block);
 }
 
 /* Whole-block copy; `dst_dev`/`src_dev` say where each side lives. */
-static void gemm__mpi_copy(gemm__mpi *x, void *dst, int dst_dev, const void *src, int src_dev, size_t bytes)
+static void gemm__mpi_copy(const gemm__mpi_device *dv, gemm__mpi_err *e, void *dst, int dst_dev, const void *src,
+                           int src_dev, size_t bytes)
 {
 #ifdef GEMM_MPI_CUDA
     if (dst_dev || src_dev) {
-        GEMM__MPI_CU(x, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, x->stream));
-        if (!(dst_dev && src_dev)) GEMM__MPI_CU(x, cudaStreamSynchronize(x->stream));
+        GEMM__MPI_CU(e, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, dv->stream));
+        if (!(dst_dev && src_dev)) GEMM__MPI_CU(e, cudaStreamSynchronize(dv->stream));
         return;
     }
 #endif
-    (void)x;
+    (void)dv;
+    (void)e;
     (void)dst_dev;
     (void)src_dev;
     memcpy(dst, src, bytes);
 }
 
-static void gemm__mpi_sync(gemm__mpi *x)
+/* Waits for the GPU's stream (a no-op for host blocks). */
+static void gemm__mpi_sync(const gemm__mpi_device *dv, gemm__mpi_err *e)
 {
 #ifdef GEMM_MPI_CUDA
-    if (x->cuda) GEMM__MPI_CU(x, cudaStreamSynchronize(x->stream));
+    if (dv->cuda) GEMM__MPI_CU(e, cudaStreamSynchronize(dv->stream));
 #endif
-    (void)x;
+    (void)dv;
+    (void)e;
 }
 
 /* Whether MPI takes this rank's block buffers as they are (host blocks, or
    device blocks with a CUDA-aware MPI); else they go through the pool. */
-static int gemm__mpi_direct(const gemm__mpi *x)
+static int gemm__mpi_direct(const gemm__mpi_device *dv)
 {
-    return !x->cuda || x->path == GEMM_MPI_PATH_CUDA_AWARE;
+    return !dv->cuda || dv->path == GEMM_MPI_PATH_CUDA_AWARE;
 }
 /* <<mpi copy */
 /* >>mpi local: src/mpi/local.c */
@@ -1165,75 +1272,82 @@ static int gemm__mpi_direct(const gemm__mpi *x)
 /* One column-major product on this rank: gemm_cpu_?gemm of gemm_cpu.h on
    host blocks with options.threads, or gemm_cuda_?gemm on the rank's
    stream for device blocks. */
-static void gemm__mpi_gemm(gemm__mpi *x, int device, int a_trans, int b_trans, int64_t m, int64_t n, int64_t k,
-                           double alpha, const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
-                           int64_t ldc)
+static void gemm__mpi_gemm(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, gemm__mpi_err *e, int device,
+                           int a_trans, int b_trans, int64_t m, int64_t n, int64_t k, double alpha, const void *A,
+                           int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {
     gemm_transpose ta = a_trans ? GEMM_TRANS : GEMM_NO_TRANS, tb = b_trans ? GEMM_TRANS : GEMM_NO_TRANS;
     gemm_cpu_options co;
     gemm_status s;
-    if (x->st != GEMM_OK) return;
+    if (e->st != GEMM_OK) return;
     memset(&co, 0, sizeof co);
-    co.threads = x->o.threads;
+    co.threads = sh->o.threads;
 #ifdef GEMM_MPI_CUDA
     if (device) {
-        s = x->es == 4 ? gemm_cuda_sgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A,
-                                         lda, (const float *)B, ldb, (float)beta, (float *)C, ldc, NULL)
-                       : gemm_cuda_dgemm(x->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
-                                         (const double *)B, ldb, beta, (double *)C, ldc, NULL);
-        gemm__mpi_keep(x, s);
+        s = sh->es == 4 ? gemm_cuda_sgemm(dv->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A,
+                                          lda, (const float *)B, ldb, (float)beta, (float *)C, ldc, NULL)
+                        : gemm_cuda_dgemm(dv->stream, GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
+                                          (const double *)B, ldb, beta, (double *)C, ldc, NULL);
+        gemm__mpi_keep(e, s);
         return;
     }
 #endif
+    (void)dv;
     (void)device;
-    s = x->es == 4 ? gemm_cpu_sgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
-                                    (const float *)B, ldb, (float)beta, (float *)C, ldc, &co)
-                   : gemm_cpu_dgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
-                                    (const double *)B, ldb, beta, (double *)C, ldc, &co);
-    gemm__mpi_keep(x, s);
+    s = sh->es == 4 ? gemm_cpu_sgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, (float)alpha, (const float *)A, lda,
+                                     (const float *)B, ldb, (float)beta, (float *)C, ldc, &co)
+                    : gemm_cpu_dgemm(GEMM_COL_MAJOR, ta, tb, m, n, k, alpha, (const double *)A, lda,
+                                     (const double *)B, ldb, beta, (double *)C, ldc, &co);
+    gemm__mpi_keep(e, s);
 }
 
 /* C = beta*C (m x n, column-major) for alpha == 0 or k == 0: A and B are
    not read. */
-static void gemm__mpi_scale(gemm__mpi *x, int device, int64_t m, int64_t n, void *C, int64_t ldc)
+static void gemm__mpi_scale(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, gemm__mpi_err *e, int device,
+                            int64_t m, int64_t n, double beta, void *C, int64_t ldc)
 {
     int64_t ld = m > n ? m : n;
-    gemm__mpi_gemm(x, device, 0, 0, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL, ld > 1 ? ld : 1, x->beta, C, ldc);
-    if (device) gemm__mpi_sync(x);
+    gemm__mpi_gemm(sh, dv, e, device, 0, 0, m, n, 0, 0.0, NULL, ld > 1 ? ld : 1, NULL, ld > 1 ? ld : 1, beta, C, ldc);
+    if (device) gemm__mpi_sync(dv, e);
 }
 
-/* Columns [j0, j1) of slot s's product on the host. The CPU's overlapped
-   rounds multiply in such panels and poll MPI between them: Open MPI's
-   shared-memory transfers progress only inside MPI calls, so a shift
-   started before one long multiply would otherwise wait for its end. */
+/* Columns [j0, j1) of slot s's product on the host: c[s] (+)= alpha *
+   a[s] * b[s], with the a and b blocks `kb` deep (first_round: beta*C,
+   else adding to C). The CPU's overlapped rounds multiply in such panels
+   and poll MPI between them: Open MPI's shared-memory transfers progress
+   only inside MPI calls, so a shift started before one long multiply would
+   otherwise wait for its end. */
 #define GEMM__MPI_POLL_COLS 512
 
-static void gemm__mpi_multiply_cols(gemm__mpi *x, void **a, void **b, int first_round, int s, int64_t j0, int64_t j1)
+static void gemm__mpi_multiply_cols(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, const gemm__mpi_call *c,
+                                    const gemm__mpi_grid *g, const gemm__mpi_bufs *bf, int64_t kb, gemm__mpi_err *e,
+                                    void **a, int first_round, int s, int64_t j0, int64_t j1)
 {
-    const gemm__mpi_grid *g = &x->g;
-    int64_t lda = gemm__mpi_block_ld(!x->p.a_trans, g->mb, g->kb);
-    int64_t ldb = gemm__mpi_block_ld(!x->p.b_trans, g->kb, g->nb);
+    int64_t lda = gemm__mpi_block_ld(!c->p.a_trans, g->mb, kb);
+    int64_t ldb = gemm__mpi_block_ld(!c->p.b_trans, kb, g->nb);
     int64_t ldc = gemm__mpi_block_ld(1, g->mb, g->nb);
-    const char *bj = (const char *)b[s] + (size_t)(x->p.b_trans ? j0 : j0 * ldb) * x->es;
-    char *cj = (char *)x->c[s] + (size_t)(j0 * ldc) * x->es;
-    gemm__mpi_gemm(x, 0, x->p.a_trans, x->p.b_trans, g->mb, j1 - j0, g->kb, x->alpha, a[s], lda, bj, ldb,
-                   first_round ? x->beta : 1.0, cj, ldc);
+    const char *bj = (const char *)bf->b[s] + (size_t)(c->p.b_trans ? j0 : j0 * ldb) * sh->es;
+    char *cj = (char *)bf->c[s] + (size_t)(j0 * ldc) * sh->es;
+    gemm__mpi_gemm(sh, dv, e, 0, c->p.a_trans, c->p.b_trans, g->mb, j1 - j0, kb, c->alpha, a[s], lda, bj, ldb,
+                   first_round ? c->beta : 1.0, cj, ldc);
 }
 
 #ifdef GEMM_MPI_CUDA
-/* C_slot (+)= alpha * a_slot * b_slot for every slot, on the GPU. */
-static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round)
+/* c[s] (+)= alpha * a[s] * b[s] for every slot, on the GPU; the a and b
+   blocks are `kb` deep. */
+static void gemm__mpi_multiply(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, const gemm__mpi_call *c,
+                               const gemm__mpi_grid *g, const gemm__mpi_bufs *bf, int64_t kb, gemm__mpi_err *e,
+                               void **a, int first_round)
 {
-    const gemm__mpi_grid *g = &x->g;
-    int64_t lda = gemm__mpi_block_ld(!x->p.a_trans, g->mb, g->kb);
-    int64_t ldb = gemm__mpi_block_ld(!x->p.b_trans, g->kb, g->nb);
+    int64_t lda = gemm__mpi_block_ld(!c->p.a_trans, g->mb, kb);
+    int64_t ldb = gemm__mpi_block_ld(!c->p.b_trans, kb, g->nb);
     int64_t ldc = gemm__mpi_block_ld(1, g->mb, g->nb);
     /* round one takes beta*C (beta == 0 reads no C: the blocks were not filled) */
-    double beta = first_round ? x->beta : 1.0;
+    double beta = first_round ? c->beta : 1.0;
     int s, n = g->br * g->bc;
     for (s = 0; s < n; s++)
-        gemm__mpi_gemm(x, x->cuda, x->p.a_trans, x->p.b_trans, g->mb, g->nb, g->kb, x->alpha, a[s], lda, b[s], ldb, beta,
-                       x->c[s], ldc);
+        gemm__mpi_gemm(sh, dv, e, dv->cuda, c->p.a_trans, c->p.b_trans, g->mb, g->nb, kb, c->alpha, a[s], lda,
+                       bf->b[s], ldb, beta, bf->c[s], ldc);
 }
 #endif
 /* <<mpi local */
@@ -1255,101 +1369,103 @@ static void gemm__mpi_multiply(gemm__mpi *x, void **a, void **b, int first_round
 #ifdef GEMM_MPI_CUDA
 
 /* Receive i of the exchange: its block's handle, as request *r. */
-static void gemm__mpi_ipc_expect(gemm__mpi *x, int i, int *r)
+static void gemm__mpi_ipc_expect(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_err *e, int i, int *r)
 {
-    const gemm__mpi_msg *m = &x->recvs[i];
-    x->reqs[*r] = MPI_REQUEST_NULL;
-    GEMM__MPI_DO(x, MPI_Irecv(&x->ipc_in[i], (int)sizeof(gemm__mpi_ipc_msg), MPI_BYTE, m->peer, m->tag, x->comm,
-                              &x->reqs[*r]));
+    const gemm__mpi_msg *m = &xc->recvs[i];
+    xc->reqs[*r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(e, MPI_Irecv(&xc->ipc_in[i], (int)sizeof(gemm__mpi_ipc_msg), MPI_BYTE, m->peer, m->tag, tm->comm,
+                              &xc->reqs[*r]));
     (*r)++;
 }
 
 /* Send i of the exchange: its block's handle and address, as request *r. */
-static void gemm__mpi_ipc_offer(gemm__mpi *x, int i, int *r)
+static void gemm__mpi_ipc_offer(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_err *e, int i, int *r)
 {
-    const gemm__mpi_msg *m = &x->sends[i];
-    memset(&x->ipc_out[i], 0, sizeof x->ipc_out[i]);
-    GEMM__MPI_CU(x, cudaIpcGetMemHandle(&x->ipc_out[i].handle, m->buf));
-    x->ipc_out[i].remote = (uint64_t)(uintptr_t)m->buf;
-    x->reqs[*r] = MPI_REQUEST_NULL;
-    GEMM__MPI_DO(x, MPI_Isend(&x->ipc_out[i], (int)sizeof(gemm__mpi_ipc_msg), MPI_BYTE, m->peer, m->tag, x->comm,
-                              &x->reqs[*r]));
+    const gemm__mpi_msg *m = &xc->sends[i];
+    memset(&xc->ipc_out[i], 0, sizeof xc->ipc_out[i]);
+    GEMM__MPI_CU(e, cudaIpcGetMemHandle(&xc->ipc_out[i].handle, m->buf));
+    xc->ipc_out[i].remote = (uint64_t)(uintptr_t)m->buf;
+    xc->reqs[*r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(e, MPI_Isend(&xc->ipc_out[i], (int)sizeof(gemm__mpi_ipc_msg), MPI_BYTE, m->peer, m->tag, tm->comm,
+                              &xc->reqs[*r]));
     (*r)++;
 }
 
-/* The peer's block described by `msg`, mapped here: from the plan's list,
-   or opened now and added to it. NULL when it cannot be mapped. */
-static void *gemm__mpi_ipc_map(gemm__mpi *x, int peer, const gemm__mpi_ipc_msg *msg)
+/* The peer's block described by `msg`, mapped here: from the device's
+   list, or opened now and added to it. NULL when it cannot be mapped. */
+static void *gemm__mpi_ipc_map(gemm__mpi_device *dv, gemm__mpi_err *e, int peer, const gemm__mpi_ipc_msg *msg)
 {
     int i;
     void *p = NULL;
-    for (i = 0; i < x->nmaps; i++)
-        if (x->maps[i].peer == peer && x->maps[i].remote == msg->remote) return x->maps[i].local;
-    if (x->nmaps == x->mapcap) {
-        int cap = x->mapcap ? 2 * x->mapcap : 16;
+    for (i = 0; i < dv->nmaps; i++)
+        if (dv->maps[i].peer == peer && dv->maps[i].remote == msg->remote) return dv->maps[i].local;
+    if (dv->nmaps == dv->mapcap) {
+        int cap = dv->mapcap ? 2 * dv->mapcap : 16;
         gemm__mpi_mapping *m = (gemm__mpi_mapping *)GEMM_MALLOC(sizeof(gemm__mpi_mapping) * (size_t)cap);
-        if (!m) { gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func)); return NULL; }
-        if (x->nmaps) memcpy(m, x->maps, sizeof(gemm__mpi_mapping) * (size_t)x->nmaps);
-        GEMM_FREE(x->maps);
-        x->maps = m;
-        x->mapcap = cap;
+        if (!m) { gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", e->func)); return NULL; }
+        if (dv->nmaps) memcpy(m, dv->maps, sizeof(gemm__mpi_mapping) * (size_t)dv->nmaps);
+        GEMM_FREE(dv->maps);
+        dv->maps = m;
+        dv->mapcap = cap;
     }
-    if (!GEMM__MPI_CU(x, cudaIpcOpenMemHandle(&p, msg->handle, cudaIpcMemLazyEnablePeerAccess))) return NULL;
-    x->mappings++;
-    x->maps[x->nmaps].peer = peer;
-    x->maps[x->nmaps].remote = msg->remote;
-    x->maps[x->nmaps].local = p;
-    x->nmaps++;
+    if (!GEMM__MPI_CU(e, cudaIpcOpenMemHandle(&p, msg->handle, cudaIpcMemLazyEnablePeerAccess))) return NULL;
+    dv->mappings++;
+    dv->maps[dv->nmaps].peer = peer;
+    dv->maps[dv->nmaps].remote = msg->remote;
+    dv->maps[dv->nmaps].local = p;
+    dv->nmaps++;
     return p;
 }
 
 /* Closes every mapping (the plan's end, before the vote that frees). */
-static void gemm__mpi_ipc_unmap_all(gemm__mpi *x)
+static void gemm__mpi_ipc_unmap_all(gemm__mpi_device *dv)
 {
     int i;
-    for (i = 0; i < x->nmaps; i++) cudaIpcCloseMemHandle(x->maps[i].local);
-    x->nmaps = 0;
+    for (i = 0; i < dv->nmaps; i++) cudaIpcCloseMemHandle(dv->maps[i].local);
+    dv->nmaps = 0;
 }
 
 /* Tells each sender that its block was copied, and hears the same from
    each receiver of ours, so that no block changes while a peer reads it. */
-static void gemm__mpi_ipc_ack(gemm__mpi *x)
+static void gemm__mpi_ipc_ack(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_err *e)
 {
     int i, r = 0;
-    for (i = 0; i < x->nrecv; i++)
-        if (x->recvs[i].peer != x->rank) {
-            x->acks[i] = 1;
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Isend(&x->acks[i], 1, MPI_BYTE, x->recvs[i].peer, x->recvs[i].tag, x->comm, &x->reqs[r]));
+    for (i = 0; i < xc->nrecv; i++)
+        if (xc->recvs[i].peer != tm->rank) {
+            xc->acks[i] = 1;
+            xc->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(e, MPI_Isend(&xc->acks[i], 1, MPI_BYTE, xc->recvs[i].peer, xc->recvs[i].tag, tm->comm,
+                                      &xc->reqs[r]));
             r++;
         }
-    for (i = 0; i < x->nsend; i++)
-        if (x->sends[i].peer != x->rank) {
-            x->reqs[r] = MPI_REQUEST_NULL;
-            GEMM__MPI_DO(x, MPI_Irecv(&x->acks[x->nrecv + i], 1, MPI_BYTE, x->sends[i].peer, x->sends[i].tag, x->comm,
-                                      &x->reqs[r]));
+    for (i = 0; i < xc->nsend; i++)
+        if (xc->sends[i].peer != tm->rank) {
+            xc->reqs[r] = MPI_REQUEST_NULL;
+            GEMM__MPI_DO(e, MPI_Irecv(&xc->acks[xc->nrecv + i], 1, MPI_BYTE, xc->sends[i].peer, xc->sends[i].tag,
+                                      tm->comm, &xc->reqs[r]));
             r++;
         }
-    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
-    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+    for (; r < xc->cap; r++) xc->reqs[r] = MPI_REQUEST_NULL;
+    GEMM__MPI_DO(e, MPI_Waitall(xc->cap, xc->reqs, MPI_STATUSES_IGNORE));
 }
 
-/* Every handle has arrived: copy each block from its mapping, then
-   acknowledge. `copy` 0 only maps (the plan's creation). */
-static void gemm__mpi_ipc_copy(gemm__mpi *x, int copy)
+/* Every handle has arrived: copy each block from its mapping (on the copy
+   stream), then acknowledge. `copy` 0 only maps (the plan's creation). */
+static void gemm__mpi_ipc_copy(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_err *e,
+                               int copy)
 {
     int i;
-    for (i = 0; i < x->nrecv; i++) {
+    for (i = 0; i < xc->nrecv; i++) {
         void *src;
-        if (x->recvs[i].peer == x->rank || x->st != GEMM_OK) continue;
-        src = gemm__mpi_ipc_map(x, x->recvs[i].peer, &x->ipc_in[i]);
+        if (xc->recvs[i].peer == tm->rank || e->st != GEMM_OK) continue;
+        src = gemm__mpi_ipc_map(dv, e, xc->recvs[i].peer, &xc->ipc_in[i]);
         if (src && copy)
-            GEMM__MPI_CU(x, cudaMemcpyAsync(x->recvs[i].buf, src, x->recvs[i].bytes, cudaMemcpyDefault,
-                                            x->copy_stream));
+            GEMM__MPI_CU(e, cudaMemcpyAsync(xc->recvs[i].buf, src, xc->recvs[i].bytes, cudaMemcpyDefault,
+                                            dv->copy_stream));
     }
     if (!copy) return;
-    GEMM__MPI_CU(x, cudaStreamSynchronize(x->copy_stream));
-    gemm__mpi_ipc_ack(x);
+    GEMM__MPI_CU(e, cudaStreamSynchronize(dv->copy_stream));
+    gemm__mpi_ipc_ack(xc, tm, e);
 }
 
 #endif /* GEMM_MPI_CUDA */
@@ -1381,15 +1497,16 @@ static void gemm__mpi_post(gemm__mpi_msg *list, int *n, void *buf, int peer, int
 static int gemm__mpi_pieces(size_t bytes) { return (int)((bytes + GEMM__MPI_CHUNK - 1) / GEMM__MPI_CHUNK); }
 
 typedef enum gemm__mpi_verb {
-    GEMM__MPI_ISEND,   /* to `peer`, one request of x->reqs per piece from *r on */
+    GEMM__MPI_ISEND,   /* to `peer`, one request of xc->reqs per piece from *r on */
     GEMM__MPI_IRECV,   /* from `peer`, the same */
     GEMM__MPI_REPLACE, /* to `peer` and from `from` in place, blocking */
     GEMM__MPI_BCAST    /* along the process row from its rank `peer`, blocking */
 } gemm__mpi_verb;
 
-/* One block as MPI messages of at most GEMM__MPI_CHUNK bytes each. */
-static void gemm__mpi_message(gemm__mpi *x, gemm__mpi_verb verb, void *buf, size_t bytes, int peer, int from, int tag,
-                              int *r)
+/* One block as MPI messages of at most GEMM__MPI_CHUNK bytes each; the
+   non-blocking verbs take requests of xc from *r on. */
+static void gemm__mpi_message(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_err *e, gemm__mpi_verb verb,
+                              void *buf, size_t bytes, int peer, int from, int tag, int *r)
 {
     size_t off;
     for (off = 0; off < bytes; off += GEMM__MPI_CHUNK) {
@@ -1397,107 +1514,113 @@ static void gemm__mpi_message(gemm__mpi *x, gemm__mpi_verb verb, void *buf, size
         int n = (int)(bytes - off < GEMM__MPI_CHUNK ? bytes - off : GEMM__MPI_CHUNK);
         MPI_Request *req = NULL;
         if (verb == GEMM__MPI_ISEND || verb == GEMM__MPI_IRECV) {
-            req = &x->reqs[(*r)++];
+            req = &xc->reqs[(*r)++];
             *req = MPI_REQUEST_NULL;
         }
-        if (verb == GEMM__MPI_ISEND) GEMM__MPI_DO(x, MPI_Isend(p, n, MPI_BYTE, peer, tag, x->comm, req));
-        else if (verb == GEMM__MPI_IRECV) GEMM__MPI_DO(x, MPI_Irecv(p, n, MPI_BYTE, peer, tag, x->comm, req));
+        if (verb == GEMM__MPI_ISEND) GEMM__MPI_DO(e, MPI_Isend(p, n, MPI_BYTE, peer, tag, tm->comm, req));
+        else if (verb == GEMM__MPI_IRECV) GEMM__MPI_DO(e, MPI_Irecv(p, n, MPI_BYTE, peer, tag, tm->comm, req));
         else if (verb == GEMM__MPI_REPLACE)
-            GEMM__MPI_DO(x, MPI_Sendrecv_replace(p, n, MPI_BYTE, peer, tag, from, tag, x->comm, MPI_STATUS_IGNORE));
-        else GEMM__MPI_DO(x, MPI_Bcast(p, n, MPI_BYTE, peer, x->row_comm));
+            GEMM__MPI_DO(e, MPI_Sendrecv_replace(p, n, MPI_BYTE, peer, tag, from, tag, tm->comm, MPI_STATUS_IGNORE));
+        else GEMM__MPI_DO(e, MPI_Bcast(p, n, MPI_BYTE, peer, tm->row_comm));
     }
 }
 
 /* A receive from this rank itself: copy the matching send's block. */
-static int gemm__mpi_self_copy(gemm__mpi *x, const gemm__mpi_msg *m)
+static int gemm__mpi_self_copy(const gemm__mpi_xchg *xc, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               gemm__mpi_err *e, const gemm__mpi_msg *m)
 {
     int j, found = 0;
-    for (j = 0; j < x->nsend; j++)
-        if (x->sends[j].peer == x->rank && x->sends[j].tag == m->tag) {
-            gemm__mpi_copy(x, m->buf, x->cuda, x->sends[j].buf, x->cuda, m->bytes);
+    for (j = 0; j < xc->nsend; j++)
+        if (xc->sends[j].peer == tm->rank && xc->sends[j].tag == m->tag) {
+            gemm__mpi_copy(dv, e, m->buf, dv->cuda, xc->sends[j].buf, dv->cuda, m->bytes);
             found = 1;
         }
     return found;
 }
 
-static void gemm__mpi_start_recv(gemm__mpi *x, int i, int *r)
+static void gemm__mpi_start_recv(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                 gemm__mpi_err *e, int i, int *r)
 {
-    gemm__mpi_msg *m = &x->recvs[i];
-    int staged = x->path == GEMM_MPI_PATH_STAGED;
+    gemm__mpi_msg *m = &xc->recvs[i];
+    int staged = dv->path == GEMM_MPI_PATH_STAGED;
 #ifdef GEMM_MPI_CUDA
-    if (x->path == GEMM_MPI_PATH_CUDA_IPC) { gemm__mpi_ipc_expect(x, i, r); return; }
+    if (dv->path == GEMM_MPI_PATH_CUDA_IPC) { gemm__mpi_ipc_expect(xc, tm, e, i, r); return; }
 #endif
-    gemm__mpi_message(x, GEMM__MPI_IRECV, staged ? x->pool + (size_t)i * x->big : (char *)m->buf, m->bytes, m->peer,
-                      0, m->tag, r);
+    gemm__mpi_message(xc, tm, e, GEMM__MPI_IRECV, staged ? xc->pool + (size_t)i * xc->slot : (char *)m->buf, m->bytes,
+                      m->peer, 0, m->tag, r);
 }
 
-static void gemm__mpi_start_send(gemm__mpi *x, int i, int *r)
+static void gemm__mpi_start_send(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                 gemm__mpi_err *e, int i, int *r)
 {
-    gemm__mpi_msg *m = &x->sends[i];
+    gemm__mpi_msg *m = &xc->sends[i];
     char *p = (char *)m->buf;
 #ifdef GEMM_MPI_CUDA
-    if (x->path == GEMM_MPI_PATH_CUDA_IPC) { gemm__mpi_ipc_offer(x, i, r); return; }
+    if (dv->path == GEMM_MPI_PATH_CUDA_IPC) { gemm__mpi_ipc_offer(xc, tm, e, i, r); return; }
 #endif
-    if (x->path == GEMM_MPI_PATH_STAGED) {
-        p = x->pool + (size_t)(x->nrecv + i) * x->big;
-        gemm__mpi_copy(x, p, 0, m->buf, 1, m->bytes);
+    if (dv->path == GEMM_MPI_PATH_STAGED) {
+        p = xc->pool + (size_t)(xc->nrecv + i) * xc->slot;
+        gemm__mpi_copy(dv, e, p, 0, m->buf, 1, m->bytes);
     }
-    gemm__mpi_message(x, GEMM__MPI_ISEND, p, m->bytes, m->peer, 0, m->tag, r);
+    gemm__mpi_message(xc, tm, e, GEMM__MPI_ISEND, p, m->bytes, m->peer, 0, m->tag, r);
 }
 
-/* Starts every queued receive, then every send (x->recvs, x->sends). */
-static void gemm__mpi_start(gemm__mpi *x)
+/* Starts every queued receive, then every send (xc->recvs, xc->sends). */
+static void gemm__mpi_start(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                            gemm__mpi_err *e)
 {
     int i, r = 0, self = 0;
-    for (i = 0; i < x->nrecv; i++) {
-        if (x->recvs[i].peer == x->rank) self |= gemm__mpi_self_copy(x, &x->recvs[i]);
-        else gemm__mpi_start_recv(x, i, &r);
+    for (i = 0; i < xc->nrecv; i++) {
+        if (xc->recvs[i].peer == tm->rank) self |= gemm__mpi_self_copy(xc, tm, dv, e, &xc->recvs[i]);
+        else gemm__mpi_start_recv(xc, tm, dv, e, i, &r);
     }
-    for (i = 0; i < x->nsend; i++)
-        if (x->sends[i].peer != x->rank) gemm__mpi_start_send(x, i, &r);
-    for (; r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
-    if (self) gemm__mpi_sync(x); /* device copies to self end before a buffer is reused */
+    for (i = 0; i < xc->nsend; i++)
+        if (xc->sends[i].peer != tm->rank) gemm__mpi_start_send(xc, tm, dv, e, i, &r);
+    for (; r < xc->cap; r++) xc->reqs[r] = MPI_REQUEST_NULL;
+    if (self) gemm__mpi_sync(dv, e); /* device copies to self end before a buffer is reused */
 }
 
 /* Whether the started transfers are done (polls MPI's progress). */
-static int gemm__mpi_test(gemm__mpi *x)
+static int gemm__mpi_test(gemm__mpi_xchg *xc, gemm__mpi_err *e)
 {
     int done = 1;
-    if (!GEMM__MPI_DO(x, MPI_Testall(x->cap, x->reqs, &done, MPI_STATUSES_IGNORE))) return 1;
+    if (!GEMM__MPI_DO(e, MPI_Testall(xc->cap, xc->reqs, &done, MPI_STATUSES_IGNORE))) return 1;
     return done;
 }
 
-/* Finishes the exchange: every block is where it was sent. */
-static void gemm__mpi_wait(gemm__mpi *x)
+/* Finishes the exchange: every block is where it was sent (on the IPC
+   path a block not mapped yet is mapped now: `dv` keeps the mapping). */
+static void gemm__mpi_wait(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_err *e)
 {
     int i;
-    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
+    GEMM__MPI_DO(e, MPI_Waitall(xc->cap, xc->reqs, MPI_STATUSES_IGNORE));
 #ifdef GEMM_MPI_CUDA
-    if (x->path == GEMM_MPI_PATH_CUDA_IPC) gemm__mpi_ipc_copy(x, 1);
+    if (dv->path == GEMM_MPI_PATH_CUDA_IPC) gemm__mpi_ipc_copy(xc, tm, dv, e, 1);
 #endif
-    if (x->path == GEMM_MPI_PATH_STAGED)
-        for (i = 0; i < x->nrecv; i++)
-            if (x->recvs[i].peer != x->rank)
-                gemm__mpi_copy(x, x->recvs[i].buf, 1, x->pool + (size_t)i * x->big, 0, x->recvs[i].bytes);
-    x->nsend = x->nrecv = 0;
+    if (dv->path == GEMM_MPI_PATH_STAGED)
+        for (i = 0; i < xc->nrecv; i++)
+            if (xc->recvs[i].peer != tm->rank)
+                gemm__mpi_copy(dv, e, xc->recvs[i].buf, 1, xc->pool + (size_t)i * xc->slot, 0, xc->recvs[i].bytes);
+    xc->nsend = xc->nrecv = 0;
 }
 
 #ifdef GEMM_MPI_CUDA
 /* The plan's creation, on the IPC path: the queued exchange's handles
    travel and every receiver maps the blocks it will copy from, once. */
-static void gemm__mpi_map_queued(gemm__mpi *x)
+static void gemm__mpi_map_queued(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                 gemm__mpi_err *e)
 {
     int i, n = 0;
-    for (i = 0; i < x->nrecv; i++) /* blocks from this rank itself are copies: nothing to map */
-        if (x->recvs[i].peer != x->rank) x->recvs[n++] = x->recvs[i];
-    x->nrecv = n;
-    for (i = n = 0; i < x->nsend; i++)
-        if (x->sends[i].peer != x->rank) x->sends[n++] = x->sends[i];
-    x->nsend = n;
-    gemm__mpi_start(x);
-    GEMM__MPI_DO(x, MPI_Waitall(x->cap, x->reqs, MPI_STATUSES_IGNORE));
-    gemm__mpi_ipc_copy(x, 0);
-    x->nsend = x->nrecv = 0;
+    for (i = 0; i < xc->nrecv; i++) /* blocks from this rank itself are copies: nothing to map */
+        if (xc->recvs[i].peer != tm->rank) xc->recvs[n++] = xc->recvs[i];
+    xc->nrecv = n;
+    for (i = n = 0; i < xc->nsend; i++)
+        if (xc->sends[i].peer != tm->rank) xc->sends[n++] = xc->sends[i];
+    xc->nsend = n;
+    gemm__mpi_start(xc, tm, dv, e);
+    GEMM__MPI_DO(e, MPI_Waitall(xc->cap, xc->reqs, MPI_STATUSES_IGNORE));
+    gemm__mpi_ipc_copy(xc, tm, dv, e, 0);
+    xc->nsend = xc->nrecv = 0;
 }
 #endif
 /* <<mpi transfer */
@@ -1507,54 +1630,66 @@ static void gemm__mpi_map_queued(gemm__mpi *x)
 
 
 /* Virtual block (i, j) of slot s of grid place (r, c). */
-static void gemm__mpi_slot_ij(const gemm__mpi *x, int r, int c, int s, int *i, int *j)
+static void gemm__mpi_slot_ij(const gemm__mpi_grid *g, int r, int c, int s, int *i, int *j)
 {
-    *i = r * x->g.br + s / x->g.bc;
-    *j = c * x->g.bc + s % x->g.bc;
+    *i = r * g->br + s / g->bc;
+    *j = c * g->bc + s % g->bc;
 }
 
 /* The block of `which` (a, b, c) that slot (i, j) starts with: Cannon's
    skew puts a(i, i+j) and b(i+j, j) there; Fox starts unskewed. */
-static void gemm__mpi_start_block(const gemm__mpi *x, int which, int i, int j, int *bi, int *bj)
+static void gemm__mpi_start_block(const gemm__mpi_grid *g, gemm_mpi_algorithm algorithm, int which, int i, int j,
+                                  int *bi, int *bj)
 {
-    int skew = which < 2 && x->o.algorithm == GEMM_MPI_CANNON ? (i + j) % x->g.q : -1;
+    int skew = which < 2 && algorithm == GEMM_MPI_CANNON ? (i + j) % g->q : -1;
     *bi = which == 1 && skew >= 0 ? skew : i;
     *bj = which == 0 && skew >= 0 ? skew : j;
 }
 
-/* The slots of a (0), b (1) or c (2), and the caller's matrix (or piece)
+/* The slots of a (0), b (1) or c (2), and the call's matrix (or piece)
    with its leading dimension. */
-static void **gemm__mpi_slots(const gemm__mpi *x, int which) { return which == 0 ? x->a : which == 1 ? x->b : x->c; }
-
-static void *gemm__mpi_user(const gemm__mpi *x, int which, int64_t *ld)
+static void **gemm__mpi_slots(const gemm__mpi_bufs *bf, int which)
 {
-    *ld = which == 0 ? x->p.lda : which == 1 ? x->p.ldb : x->p.ldc;
-    return which == 0 ? (void *)x->A : which == 1 ? (void *)x->B : x->C;
+    return which == 0 ? bf->a : which == 1 ? bf->b : bf->c;
 }
 
-/* Waits until staging buffer k may be refilled. */
-static void gemm__mpi_stage_wait(gemm__mpi *x, int k)
+static void *gemm__mpi_user(const gemm__mpi_call *c, int which, int64_t *ld)
 {
-    if (x->stage_req[k] != MPI_REQUEST_NULL) GEMM__MPI_DO(x, MPI_Wait(&x->stage_req[k], MPI_STATUS_IGNORE));
+    *ld = which == 0 ? c->p.lda : which == 1 ? c->p.ldb : c->p.ldc;
+    return which == 0 ? (void *)c->A : which == 1 ? (void *)c->B : c->C;
+}
+
+/* Waits until staging buffer k may be refilled; the wait for its device
+   copy counts as to_device_s. */
+static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, const gemm__mpi_device *dv, gemm__mpi_err *e, gemm_timing *t,
+                                 int k)
+{
+    if (sg->req[k] != MPI_REQUEST_NULL) GEMM__MPI_DO(e, MPI_Wait(&sg->req[k], MPI_STATUS_IGNORE));
 #ifdef GEMM_MPI_CUDA
-    if (x->stage_dev[k]) {
-        double t = gemm__mpi_now();
-        GEMM__MPI_CU(x, cudaEventSynchronize(x->stage_ev[k]));
-        x->t.to_device_s += gemm__mpi_now() - t;
+    if (sg->dev[k]) {
+        double t0 = gemm__mpi_now();
+        GEMM__MPI_CU(e, cudaEventSynchronize(sg->ev[k]));
+        t->to_device_s += gemm__mpi_now() - t0;
     }
+#else
+    (void)dv;
+    (void)t;
 #endif
-    x->stage_dev[k] = 0;
+    sg->dev[k] = 0;
 }
 
 /* Starts the copy of staging buffer k to the device. */
-static void gemm__mpi_stage_h2d(gemm__mpi *x, int k, void *dst, size_t len)
+static void gemm__mpi_stage_h2d(gemm__mpi_stage *sg, const gemm__mpi_device *dv, gemm__mpi_err *e, int k, void *dst,
+                                size_t len)
 {
 #ifdef GEMM_MPI_CUDA
-    GEMM__MPI_CU(x, cudaMemcpyAsync(dst, x->stage[k], len, cudaMemcpyHostToDevice, x->stream));
-    GEMM__MPI_CU(x, cudaEventRecord(x->stage_ev[k], x->stream));
-    x->stage_dev[k] = 1;
+    GEMM__MPI_CU(e, cudaMemcpyAsync(dst, sg->buf[k], len, cudaMemcpyHostToDevice, dv->stream));
+    GEMM__MPI_CU(e, cudaEventRecord(sg->ev[k], dv->stream));
+    sg->dev[k] = 1;
 #else
-    (void)x;
+    (void)sg;
+    (void)dv;
+    (void)e;
     (void)k;
     (void)dst;
     (void)len;
@@ -1562,11 +1697,12 @@ static void gemm__mpi_stage_h2d(gemm__mpi *x, int k, void *dst, size_t len)
 }
 
 /* Copies a device block's chunk into staging buffer k, timed. */
-static void gemm__mpi_stage_d2h(gemm__mpi *x, int k, const void *src, size_t len)
+static void gemm__mpi_stage_d2h(gemm__mpi_stage *sg, const gemm__mpi_device *dv, gemm__mpi_err *e, gemm_timing *t,
+                                int k, const void *src, size_t len)
 {
-    double t = gemm__mpi_now();
-    gemm__mpi_copy(x, x->stage[k], 0, src, 1, len);
-    x->t.from_device_s += gemm__mpi_now() - t;
+    double t0 = gemm__mpi_now();
+    gemm__mpi_copy(dv, e, sg->buf[k], 0, src, 1, len);
+    t->from_device_s += gemm__mpi_now() - t0;
 }
 
 /* Moves one block between the root's matrix and the rank that owns it,
@@ -1575,181 +1711,206 @@ static void gemm__mpi_stage_d2h(gemm__mpi *x, int k, const void *src, size_t len
    gather. The root packs and unpacks; a GPU rank copies each chunk to or
    from its device, unless MPI takes device memory. Every rank cuts a block
    into the same chunks. */
-static void gemm__mpi_stage_block(gemm__mpi *x, int owner, int tag, void *block, void *user, int64_t ld,
-                                  const gemm__mpi_span *sp, int to_block)
+static void gemm__mpi_stage_block(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                  gemm__mpi_stage *sg, gemm__mpi_err *e, gemm_timing *t, int owner, int tag,
+                                  void *block, void *user, int64_t ld, const gemm__mpi_span *sp, int to_block)
 {
-    size_t run = (size_t)sp->INNER * x->es;
-    int64_t per = (int64_t)(x->stage_bytes / run), o;
-    int root = x->o.root;
+    size_t run = (size_t)sp->INNER * sh->es;
+    int64_t per = (int64_t)(sg->bytes / run), o;
+    int root = sh->o.root;
     if (per < 1) per = 1;
     for (o = 0; o < sp->OUTER; o += per) {
         int64_t end = o + per < sp->OUTER ? o + per : sp->OUTER;
         size_t len = (size_t)(end - o) * run;
         char *blk = (char *)block + (size_t)o * run, *st;
-        int k = x->chunk++ & 1;
-        st = x->stage[k];
-        if (x->rank == root && to_block) {
-            gemm__mpi_stage_wait(x, k);
-            gemm__mpi_copy_part(x, st, user, ld, sp, o, end, 1);
-            if (owner == root) gemm__mpi_stage_h2d(x, k, blk, len);
-            else GEMM__MPI_DO(x, MPI_Isend(st, (int)len, MPI_BYTE, owner, tag, x->comm, &x->stage_req[k]));
-        } else if (x->rank == root) {
-            if (owner == root) gemm__mpi_stage_d2h(x, k, blk, len);
-            else GEMM__MPI_DO(x, MPI_Recv(st, (int)len, MPI_BYTE, owner, tag, x->comm, MPI_STATUS_IGNORE));
-            gemm__mpi_copy_part(x, st, user, ld, sp, o, end, 0);
-        } else if (gemm__mpi_direct(x)) {
-            if (to_block) GEMM__MPI_DO(x, MPI_Recv(blk, (int)len, MPI_BYTE, root, tag, x->comm, MPI_STATUS_IGNORE));
-            else GEMM__MPI_DO(x, MPI_Send(blk, (int)len, MPI_BYTE, root, tag, x->comm));
+        int k = sg->chunk++ & 1;
+        st = sg->buf[k];
+        if (tm->rank == root && to_block) {
+            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_copy_part(sh, st, user, ld, sp, o, end, 1);
+            if (owner == root) gemm__mpi_stage_h2d(sg, dv, e, k, blk, len);
+            else GEMM__MPI_DO(e, MPI_Isend(st, (int)len, MPI_BYTE, owner, tag, tm->comm, &sg->req[k]));
+        } else if (tm->rank == root) {
+            if (owner == root) gemm__mpi_stage_d2h(sg, dv, e, t, k, blk, len);
+            else GEMM__MPI_DO(e, MPI_Recv(st, (int)len, MPI_BYTE, owner, tag, tm->comm, MPI_STATUS_IGNORE));
+            gemm__mpi_copy_part(sh, st, user, ld, sp, o, end, 0);
+        } else if (gemm__mpi_direct(dv)) {
+            if (to_block) GEMM__MPI_DO(e, MPI_Recv(blk, (int)len, MPI_BYTE, root, tag, tm->comm, MPI_STATUS_IGNORE));
+            else GEMM__MPI_DO(e, MPI_Send(blk, (int)len, MPI_BYTE, root, tag, tm->comm));
         } else if (to_block) {
-            gemm__mpi_stage_wait(x, k);
-            GEMM__MPI_DO(x, MPI_Recv(st, (int)len, MPI_BYTE, root, tag, x->comm, MPI_STATUS_IGNORE));
-            gemm__mpi_stage_h2d(x, k, blk, len);
+            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            GEMM__MPI_DO(e, MPI_Recv(st, (int)len, MPI_BYTE, root, tag, tm->comm, MPI_STATUS_IGNORE));
+            gemm__mpi_stage_h2d(sg, dv, e, k, blk, len);
         } else {
-            gemm__mpi_stage_wait(x, k);
-            gemm__mpi_stage_d2h(x, k, blk, len);
-            GEMM__MPI_DO(x, MPI_Isend(st, (int)len, MPI_BYTE, root, tag, x->comm, &x->stage_req[k]));
+            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_d2h(sg, dv, e, t, k, blk, len);
+            GEMM__MPI_DO(e, MPI_Isend(st, (int)len, MPI_BYTE, root, tag, tm->comm, &sg->req[k]));
         }
     }
 }
 
 /* The root's GPU starts Cannon's first round on its own blocks (queued
-   behind their copies) while the root packs and sends everyone else's. */
-static void gemm__mpi_prelaunch(gemm__mpi *x)
+   behind their copies) while the root packs and sends everyone else's.
+   Returns whether it did: that round is then not queued again. */
+static int gemm__mpi_prelaunch(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, const gemm__mpi_call *c,
+                               const gemm__mpi_grid *g, const gemm__mpi_bufs *bf, gemm__mpi_err *e)
 {
 #ifdef GEMM_MPI_CUDA
-    if (!x->cuda || x->o.algorithm != GEMM_MPI_CANNON) return;
-    GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-    gemm__mpi_multiply(x, x->a, x->b, 1);
-    GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
-    x->prelaunched = 1;
+    if (!dv->cuda || sh->o.algorithm != GEMM_MPI_CANNON) return 0;
+    GEMM__MPI_CU(e, cudaEventRecord(dv->ev0, dv->stream));
+    gemm__mpi_multiply(sh, dv, c, g, bf, g->kb, e, bf->a, 1);
+    GEMM__MPI_CU(e, cudaEventRecord(dv->ev1, dv->stream));
+    return 1;
 #else
-    (void)x;
+    (void)sh;
+    (void)dv;
+    (void)c;
+    (void)g;
+    (void)bf;
+    (void)e;
+    return 0;
 #endif
 }
 
 /* Root-held: the root sends every rank the blocks of a (which 0), b (1)
    and c (2) from w0 to w1 it starts with (its own first); each rank takes
    its own. The root's GPU starts on its own blocks meanwhile when they are
-   all there. */
-static void gemm__mpi_distribute_blocks(gemm__mpi *x, int w0, int w1)
+   all there: returns whether it did (gemm__mpi_prelaunch). */
+static int gemm__mpi_distribute_blocks(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                       const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                       gemm__mpi_err *e, gemm_timing *t, int w0, int w1)
 {
-    int which, s, d, root = x->o.root;
-    double t0 = gemm__mpi_now(), h2d0 = x->t.to_device_s;
-    x->chunk = 0;
-    for (d = 0; d < x->P; d++) {
-        int dst = (root + d) % x->P, r, c;
-        if (x->rank != root && x->rank != dst) continue;
-        gemm__mpi_place(&x->g, dst, &r, &c);
+    const gemm__mpi_grid *g = &tm->g;
+    int which, s, d, root = sh->o.root, prelaunched = 0;
+    double t0 = gemm__mpi_now(), h2d0 = t->to_device_s;
+    sg->chunk = 0;
+    for (d = 0; d < tm->P; d++) {
+        int dst = (root + d) % tm->P, r, cc;
+        if (tm->rank != root && tm->rank != dst) continue;
+        gemm__mpi_place(g, dst, &r, &cc);
         for (which = w0; which <= w1; which++) {
             int64_t ld;
-            void *user = gemm__mpi_user(x, which, &ld), **slots = gemm__mpi_slots(x, which);
-            for (s = 0; s < x->g.br * x->g.bc; s++) {
+            void *user = gemm__mpi_user(c, which, &ld), **slots = gemm__mpi_slots(bf, which);
+            for (s = 0; s < g->br * g->bc; s++) {
                 int i, j, bi, bj;
                 gemm__mpi_span sp;
-                gemm__mpi_slot_ij(x, r, c, s, &i, &j);
-                gemm__mpi_start_block(x, which, i, j, &bi, &bj);
-                sp = gemm__mpi_span_in(x, which, bi, bj);
-                if (dst == root && !x->cuda) gemm__mpi_copy_runs(x, slots[s], user, ld, &sp, 1, 0); /* in place */
-                else gemm__mpi_stage_block(x, dst, which, slots[s], user, ld, &sp, 1);
+                gemm__mpi_slot_ij(g, r, cc, s, &i, &j);
+                gemm__mpi_start_block(g, sh->o.algorithm, which, i, j, &bi, &bj);
+                sp = gemm__mpi_span_in(c, g, which, bi, bj);
+                if (dst == root && !dv->cuda) gemm__mpi_copy_runs(sh, dv, e, slots[s], user, ld, &sp, 1, 0); /* in place */
+                else gemm__mpi_stage_block(sh, tm, dv, sg, e, t, dst, which, slots[s], user, ld, &sp, 1);
             }
         }
-        if (dst == root && w0 == 0 && w1 >= 1) gemm__mpi_prelaunch(x);
+        if (dst == root && w0 == 0 && w1 >= 1) prelaunched = gemm__mpi_prelaunch(sh, dv, c, g, bf, e);
     }
-    gemm__mpi_stage_wait(x, 0);
-    gemm__mpi_stage_wait(x, 1);
-    x->t.distribute_s += gemm__mpi_now() - t0 - (x->t.to_device_s - h2d0);
+    gemm__mpi_stage_wait(sg, dv, e, t, 0);
+    gemm__mpi_stage_wait(sg, dv, e, t, 1);
+    t->distribute_s += gemm__mpi_now() - t0 - (t->to_device_s - h2d0);
+    return prelaunched;
 }
 
-/* Root-held: A, B and (beta != 0) C; beta == 0: C is not read. */
-static void gemm__mpi_distribute(gemm__mpi *x)
+/* Root-held: A, B and (beta != 0) C; beta == 0: C is not read. Returns
+   whether the root's GPU already queued the first round. */
+static int gemm__mpi_distribute(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                gemm__mpi_err *e, gemm_timing *t)
 {
-    gemm__mpi_distribute_blocks(x, 0, x->beta != 0 ? 2 : 1);
+    return gemm__mpi_distribute_blocks(sh, tm, dv, c, bf, sg, e, t, 0, c->beta != 0 ? 2 : 1);
 }
 
 /* Root-held: every rank sends its C blocks to the root, which unpacks them
    into C. */
-static void gemm__mpi_gather(gemm__mpi *x)
+static void gemm__mpi_gather(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                             const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg, gemm__mpi_err *e,
+                             gemm_timing *t)
 {
-    int d, s, root = x->o.root;
-    double t0 = gemm__mpi_now(), d2h0 = x->t.from_device_s;
-    x->chunk = 0;
-    for (d = 0; d < x->P; d++) {
-        int src = (root + d) % x->P, r, c;
-        if (x->rank != root && x->rank != src) continue;
-        gemm__mpi_place(&x->g, src, &r, &c);
-        for (s = 0; s < x->g.br * x->g.bc; s++) {
+    const gemm__mpi_grid *g = &tm->g;
+    int d, s, root = sh->o.root;
+    double t0 = gemm__mpi_now(), d2h0 = t->from_device_s;
+    sg->chunk = 0;
+    for (d = 0; d < tm->P; d++) {
+        int src = (root + d) % tm->P, r, cc;
+        if (tm->rank != root && tm->rank != src) continue;
+        gemm__mpi_place(g, src, &r, &cc);
+        for (s = 0; s < g->br * g->bc; s++) {
             int i, j;
             gemm__mpi_span sp;
-            gemm__mpi_slot_ij(x, r, c, s, &i, &j);
-            sp = gemm__mpi_span_in(x, 2, i, j);
-            if (src == root && !x->cuda) gemm__mpi_copy_runs(x, x->c[s], x->C, x->p.ldc, &sp, 0, 0);
-            else gemm__mpi_stage_block(x, src, 2, x->c[s], x->C, x->p.ldc, &sp, 0);
+            gemm__mpi_slot_ij(g, r, cc, s, &i, &j);
+            sp = gemm__mpi_span_in(c, g, 2, i, j);
+            if (src == root && !dv->cuda) gemm__mpi_copy_runs(sh, dv, e, bf->c[s], c->C, c->p.ldc, &sp, 0, 0);
+            else gemm__mpi_stage_block(sh, tm, dv, sg, e, t, src, 2, bf->c[s], c->C, c->p.ldc, &sp, 0);
         }
     }
-    gemm__mpi_stage_wait(x, 0);
-    gemm__mpi_stage_wait(x, 1);
-    x->t.gather_s += gemm__mpi_now() - t0 - (x->t.from_device_s - d2h0);
+    gemm__mpi_stage_wait(sg, dv, e, t, 0);
+    gemm__mpi_stage_wait(sg, dv, e, t, 1);
+    t->gather_s += gemm__mpi_now() - t0 - (t->from_device_s - d2h0);
 }
 
-/* Distributed Cannon: natural block (i, j) goes to the slot that starts
-   with it: for a, slot (i, j - i); for b, slot (i - j, j) (mod q). Tags
-   number blocks. */
-static void gemm__mpi_queue_skew(gemm__mpi *x, int which)
+/* Distributed Cannon: queues the skew of a (which 0) or b (1): natural
+   block (i, j) goes to the slot that starts with it: for a, slot (i, j - i);
+   for b, slot (i - j, j) (mod q). Tags number blocks. */
+static void gemm__mpi_queue_skew(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, const gemm__mpi_bufs *bf, int which)
 {
-    int s, q = x->g.q, br = x->g.br, bc = x->g.bc;
-    size_t bytes = which == 0 ? x->abytes : x->bbytes;
-    void **slots = gemm__mpi_slots(x, which);
+    const gemm__mpi_grid *g = &tm->g;
+    int s, q = g->q, br = g->br, bc = g->bc;
+    size_t bytes = which == 0 ? bf->abytes : bf->bbytes;
+    void **slots = gemm__mpi_slots(bf, which);
     for (s = 0; s < br * bc; s++) {
         int i, j, ti, tj, bi, bj;
-        gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
+        gemm__mpi_slot_ij(g, g->row, g->col, s, &i, &j);
         ti = which == 0 ? i : ((i - j) % q + q) % q;
         tj = which == 0 ? ((j - i) % q + q) % q : j;
-        gemm__mpi_post(x->sends, &x->nsend, x->temps[s], gemm__mpi_rank_at(&x->g, ti / br, tj / bc), i * q + j, bytes);
-        gemm__mpi_start_block(x, which, i, j, &bi, &bj);
-        gemm__mpi_post(x->recvs, &x->nrecv, slots[s], gemm__mpi_rank_at(&x->g, bi / br, bj / bc), bi * q + bj, bytes);
+        gemm__mpi_post(xc->sends, &xc->nsend, bf->temps[s], gemm__mpi_rank_at(g, ti / br, tj / bc), i * q + j, bytes);
+        gemm__mpi_start_block(g, GEMM_MPI_CANNON, which, i, j, &bi, &bj);
+        gemm__mpi_post(xc->recvs, &xc->nrecv, slots[s], gemm__mpi_rank_at(g, bi / br, bj / bc), bi * q + bj, bytes);
     }
 }
 
 /* Distributed: pack this rank's pieces into blocks; for Cannon, send each
    natural block of a and b to the slot its skew puts it in. */
-static void gemm__mpi_local_blocks(gemm__mpi *x)
+static void gemm__mpi_local_blocks(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                   const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_xchg *xc,
+                                   gemm__mpi_err *e, gemm_timing *t)
 {
-    int which, s, fox = x->o.algorithm == GEMM_MPI_FOX;
+    const gemm__mpi_grid *g = &tm->g;
+    int which, s, fox = sh->o.algorithm == GEMM_MPI_FOX;
     double t0 = gemm__mpi_now();
     for (which = 0; which < 3; which++) {
         int64_t ld;
-        void *user = gemm__mpi_user(x, which, &ld), **slots = gemm__mpi_slots(x, which);
+        void *user = gemm__mpi_user(c, which, &ld), **slots = gemm__mpi_slots(bf, which);
         int skew = which < 2 && !fox;
-        if (which == 2 && x->beta == 0) break;
-        for (s = 0; s < x->g.br * x->g.bc; s++) {
+        if (which == 2 && c->beta == 0) break;
+        for (s = 0; s < g->br * g->bc; s++) {
             int i, j;
             gemm__mpi_span sp;
-            gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
-            sp = gemm__mpi_span_in(x, which, i, j);
-            gemm__mpi_copy_runs(x, skew ? x->temps[s] : slots[s], user, ld, &sp, 1, x->cuda);
+            gemm__mpi_slot_ij(g, g->row, g->col, s, &i, &j);
+            sp = gemm__mpi_span_in(c, g, which, i, j);
+            gemm__mpi_copy_runs(sh, dv, e, skew ? bf->temps[s] : slots[s], user, ld, &sp, 1, dv->cuda);
         }
         if (!skew) continue;
-        gemm__mpi_sync(x);
-        gemm__mpi_queue_skew(x, which);
-        gemm__mpi_start(x);
-        gemm__mpi_wait(x);
+        gemm__mpi_sync(dv, e);
+        gemm__mpi_queue_skew(xc, tm, bf, which);
+        gemm__mpi_start(xc, tm, dv, e);
+        gemm__mpi_wait(xc, tm, dv, e);
     }
-    gemm__mpi_sync(x);
-    x->t.distribute_s += gemm__mpi_now() - t0;
+    gemm__mpi_sync(dv, e);
+    t->distribute_s += gemm__mpi_now() - t0;
 }
 
 /* Distributed: write the C blocks back into this rank's piece. */
-static void gemm__mpi_store_c(gemm__mpi *x)
+static void gemm__mpi_store_c(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                              const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_err *e)
 {
+    const gemm__mpi_grid *g = &tm->g;
     int s;
-    for (s = 0; s < x->g.br * x->g.bc; s++) {
+    for (s = 0; s < g->br * g->bc; s++) {
         int i, j;
         gemm__mpi_span sp;
-        gemm__mpi_slot_ij(x, x->g.row, x->g.col, s, &i, &j);
-        sp = gemm__mpi_span_in(x, 2, i, j);
-        gemm__mpi_copy_runs(x, x->c[s], x->C, x->p.ldc, &sp, 0, x->cuda);
+        gemm__mpi_slot_ij(g, g->row, g->col, s, &i, &j);
+        sp = gemm__mpi_span_in(c, g, 2, i, j);
+        gemm__mpi_copy_runs(sh, dv, e, bf->c[s], c->C, c->p.ldc, &sp, 0, dv->cuda);
     }
-    gemm__mpi_sync(x);
+    gemm__mpi_sync(dv, e);
 }
 /* <<mpi distribute */
 /* >>mpi feed: src/mpi/feed.c */
@@ -1772,71 +1933,80 @@ static void gemm__mpi_store_c(gemm__mpi *x)
    order rank, a then b, slot, runs; messages carry tags of their own. */
 #define GEMM__MPI_TAG_FEED 31000
 
-/* The block of the feed's cursor: its span in A or B (this slab's columns),
-   where it lands on its rank, and the caller's matrix. */
-static gemm__mpi_span gemm__mpi_feed_block(const gemm__mpi *x, int *dst, char **land, void **user, int64_t *ld)
+/* The block of the feed's cursor: its span in A or B (the slab's columns),
+   where it lands on its rank, and the call's matrix. */
+static gemm__mpi_span gemm__mpi_feed_block(const gemm__mpi_shape *sh, const gemm__mpi_team *tm,
+                                           const gemm__mpi_call *c, const gemm__mpi_bufs *bf,
+                                           const gemm__mpi_feed *fd, int *dst, char **land, void **user, int64_t *ld)
 {
-    int r, c, i, j, bi, bj;
-    *dst = (x->o.root + x->fd.d) % x->P;
-    gemm__mpi_place(&x->g, *dst, &r, &c);
-    gemm__mpi_slot_ij(x, r, c, x->fd.slot, &i, &j);
-    gemm__mpi_start_block(x, x->fd.which, i, j, &bi, &bj);
-    *land = (char *)(x->fd.which ? x->land_b : x->land_a)[x->fd.slot];
-    *user = gemm__mpi_user(x, x->fd.which, ld);
-    return gemm__mpi_span_slab(x, x->fd.which, bi, bj, x->fd.kofs);
+    const gemm__mpi_grid *g = &tm->g;
+    int r, cc, i, j, bi, bj;
+    *dst = (sh->o.root + fd->d) % tm->P;
+    gemm__mpi_place(g, *dst, &r, &cc);
+    gemm__mpi_slot_ij(g, r, cc, fd->slot, &i, &j);
+    gemm__mpi_start_block(g, sh->o.algorithm, fd->which, i, j, &bi, &bj);
+    *land = (char *)(fd->which ? bf->land_b : bf->land_a)[fd->slot];
+    *user = gemm__mpi_user(c, fd->which, ld);
+    return gemm__mpi_span_slab(c, g, fd->which, bi, bj, fd->kb, fd->kofs);
 }
 
 /* Runs per chunk of a block whose runs are `run` bytes (every rank cuts alike). */
-static int64_t gemm__mpi_feed_per(const gemm__mpi *x, size_t run)
+static int64_t gemm__mpi_feed_per(const gemm__mpi_stage *sg, size_t run)
 {
-    int64_t per = (int64_t)(x->stage_bytes / run);
+    int64_t per = (int64_t)(sg->bytes / run);
     return per > 1 ? per : 1;
 }
 
 /* Moves the cursor past the chunk of `per` runs of a block of `outer` runs:
    the root walks every rank's blocks, another rank only its own. */
-static void gemm__mpi_feed_next(gemm__mpi *x, int64_t per, int64_t outer)
+static void gemm__mpi_feed_next(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_feed *fd, int64_t per,
+                                int64_t outer)
 {
-    x->fd.o += per;
-    if (x->fd.o < outer) return;
-    x->fd.o = 0;
-    if (++x->fd.slot < x->g.br * x->g.bc) return;
-    x->fd.slot = 0;
-    if (++x->fd.which < 2) return;
-    x->fd.which = 0;
-    if (x->rank != x->o.root || ++x->fd.d == x->P) x->fd.done = 1;
+    fd->o += per;
+    if (fd->o < outer) return;
+    fd->o = 0;
+    if (++fd->slot < tm->g.br * tm->g.bc) return;
+    fd->slot = 0;
+    if (++fd->which < 2) return;
+    fd->which = 0;
+    if (tm->rank != sh->o.root || ++fd->d == tm->P) fd->done = 1;
 }
 
 /* Whether staging buffer k is free: its message sent or received, and its
    device copy done. `block`: wait until it is. */
-static int gemm__mpi_feed_free(gemm__mpi *x, int k, int block)
+static int gemm__mpi_feed_free(const gemm__mpi_device *dv, gemm__mpi_stage *sg, gemm__mpi_err *e, int k, int block)
 {
     int done = 1;
-    if (x->stage_req[k] != MPI_REQUEST_NULL) {
-        if (block) GEMM__MPI_DO(x, MPI_Wait(&x->stage_req[k], MPI_STATUS_IGNORE));
-        else if (!GEMM__MPI_DO(x, MPI_Test(&x->stage_req[k], &done, MPI_STATUS_IGNORE))) done = 1;
+    if (sg->req[k] != MPI_REQUEST_NULL) {
+        if (block) GEMM__MPI_DO(e, MPI_Wait(&sg->req[k], MPI_STATUS_IGNORE));
+        else if (!GEMM__MPI_DO(e, MPI_Test(&sg->req[k], &done, MPI_STATUS_IGNORE))) done = 1;
         if (!done) return 0;
     }
 #ifdef GEMM_MPI_CUDA
-    if (x->stage_dev[k]) {
-        cudaError_t e = block ? cudaEventSynchronize(x->stage_ev[k]) : cudaEventQuery(x->stage_ev[k]);
-        if (e == cudaErrorNotReady) return 0;
-        GEMM__MPI_CU(x, e);
-        x->stage_dev[k] = 0;
+    if (sg->dev[k]) {
+        cudaError_t rc = block ? cudaEventSynchronize(sg->ev[k]) : cudaEventQuery(sg->ev[k]);
+        if (rc == cudaErrorNotReady) return 0;
+        GEMM__MPI_CU(e, rc);
+        sg->dev[k] = 0;
     }
+#else
+    (void)dv;
 #endif
     return 1;
 }
 
 /* Staging buffer k's chunk to the device, on the copy stream. */
-static void gemm__mpi_feed_h2d(gemm__mpi *x, int k, char *to, size_t len)
+static void gemm__mpi_feed_h2d(const gemm__mpi_device *dv, gemm__mpi_stage *sg, gemm__mpi_err *e, int k, char *to,
+                               size_t len)
 {
 #ifdef GEMM_MPI_CUDA
-    GEMM__MPI_CU(x, cudaMemcpyAsync(to, x->stage[k], len, cudaMemcpyHostToDevice, x->copy_stream));
-    GEMM__MPI_CU(x, cudaEventRecord(x->stage_ev[k], x->copy_stream));
-    x->stage_dev[k] = 1;
+    GEMM__MPI_CU(e, cudaMemcpyAsync(to, sg->buf[k], len, cudaMemcpyHostToDevice, dv->copy_stream));
+    GEMM__MPI_CU(e, cudaEventRecord(sg->ev[k], dv->copy_stream));
+    sg->dev[k] = 1;
 #else
-    (void)x;
+    (void)dv;
+    (void)sg;
+    (void)e;
     (void)k;
     (void)to;
     (void)len;
@@ -1845,102 +2015,120 @@ static void gemm__mpi_feed_h2d(gemm__mpi *x, int k, char *to, size_t len)
 
 /* The root's next chunk: packed (its own CPU blocks straight into their
    landing), then sent, or copied to its own GPU. */
-static int gemm__mpi_feed_root(gemm__mpi *x, int block)
+static int gemm__mpi_feed_root(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                               gemm__mpi_err *e, int block)
 {
-    int dst, k = x->chunk & 1;
+    gemm__mpi_feed *fd = &sg->fd;
+    int dst, k = sg->chunk & 1;
     char *land;
     void *user;
     int64_t ld, end, per;
     size_t run, len;
-    gemm__mpi_span sp = gemm__mpi_feed_block(x, &dst, &land, &user, &ld);
-    run = (size_t)sp.INNER * x->es;
-    per = gemm__mpi_feed_per(x, run);
-    end = x->fd.o + per < sp.OUTER ? x->fd.o + per : sp.OUTER;
-    len = (size_t)(end - x->fd.o) * run;
-    if (dst == x->rank && !x->cuda)
-        gemm__mpi_copy_part(x, land + (size_t)x->fd.o * run, user, ld, &sp, x->fd.o, end, 1);
+    gemm__mpi_span sp = gemm__mpi_feed_block(sh, tm, c, bf, fd, &dst, &land, &user, &ld);
+    run = (size_t)sp.INNER * sh->es;
+    per = gemm__mpi_feed_per(sg, run);
+    end = fd->o + per < sp.OUTER ? fd->o + per : sp.OUTER;
+    len = (size_t)(end - fd->o) * run;
+    if (dst == tm->rank && !dv->cuda)
+        gemm__mpi_copy_part(sh, land + (size_t)fd->o * run, user, ld, &sp, fd->o, end, 1);
     else {
-        if (!gemm__mpi_feed_free(x, k, block)) return 0;
-        gemm__mpi_copy_part(x, x->stage[k], user, ld, &sp, x->fd.o, end, 1);
-        if (dst == x->rank) gemm__mpi_feed_h2d(x, k, land + (size_t)x->fd.o * run, len);
-        else GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + x->fd.which,
-                                       x->comm, &x->stage_req[k]));
-        x->chunk++;
+        if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+        gemm__mpi_copy_part(sh, sg->buf[k], user, ld, &sp, fd->o, end, 1);
+        if (dst == tm->rank) gemm__mpi_feed_h2d(dv, sg, e, k, land + (size_t)fd->o * run, len);
+        else GEMM__MPI_DO(e, MPI_Isend(sg->buf[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + fd->which, tm->comm,
+                                       &sg->req[k]));
+        sg->chunk++;
     }
-    gemm__mpi_feed_next(x, per, sp.OUTER);
+    gemm__mpi_feed_next(sh, tm, fd, per, sp.OUTER);
     return 1;
 }
 
 /* Another rank's next chunk: its receive posted (straight into the landing
    when MPI takes the memory; else into staging buffer k, whose previous
    chunk goes on to the device first). */
-static int gemm__mpi_feed_rank(gemm__mpi *x, int block)
+static int gemm__mpi_feed_rank(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                               gemm__mpi_err *e, int block)
 {
-    int dst, k = x->chunk & 1, direct = gemm__mpi_direct(x);
+    gemm__mpi_feed *fd = &sg->fd;
+    int dst, k = sg->chunk & 1, direct = gemm__mpi_direct(dv);
     char *land, *to;
     void *user;
     int64_t ld, per;
     size_t run, len;
-    gemm__mpi_span sp = gemm__mpi_feed_block(x, &dst, &land, &user, &ld);
-    run = (size_t)sp.INNER * x->es;
-    per = gemm__mpi_feed_per(x, run);
-    len = (size_t)((x->fd.o + per < sp.OUTER ? x->fd.o + per : sp.OUTER) - x->fd.o) * run;
-    to = land + (size_t)x->fd.o * run;
-    if (x->fd.pending[k]) { /* the chunk received here two chunks ago */
-        if (!gemm__mpi_feed_free(x, k, block)) return 0;
-        gemm__mpi_feed_h2d(x, k, x->fd.to[k], x->fd.len[k]);
-        x->fd.pending[k] = 0;
+    gemm__mpi_span sp = gemm__mpi_feed_block(sh, tm, c, bf, fd, &dst, &land, &user, &ld);
+    run = (size_t)sp.INNER * sh->es;
+    per = gemm__mpi_feed_per(sg, run);
+    len = (size_t)((fd->o + per < sp.OUTER ? fd->o + per : sp.OUTER) - fd->o) * run;
+    to = land + (size_t)fd->o * run;
+    if (fd->pending[k]) { /* the chunk received here two chunks ago */
+        if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+        gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
+        fd->pending[k] = 0;
     }
-    if (!gemm__mpi_feed_free(x, k, block)) return 0;
-    GEMM__MPI_DO(x, MPI_Irecv(direct ? to : x->stage[k], (int)len, MPI_BYTE, x->o.root,
-                              GEMM__MPI_TAG_FEED + x->fd.which, x->comm, &x->stage_req[k]));
-    x->fd.pending[k] = !direct;
-    x->fd.to[k] = to;
-    x->fd.len[k] = len;
-    x->chunk++;
-    gemm__mpi_feed_next(x, per, sp.OUTER);
+    if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+    GEMM__MPI_DO(e, MPI_Irecv(direct ? to : sg->buf[k], (int)len, MPI_BYTE, sh->o.root,
+                              GEMM__MPI_TAG_FEED + fd->which, tm->comm, &sg->req[k]));
+    fd->pending[k] = !direct;
+    fd->to[k] = to;
+    fd->len[k] = len;
+    sg->chunk++;
+    gemm__mpi_feed_next(sh, tm, fd, per, sp.OUTER);
     return 1;
 }
 
 /* One step of the feed; 0 when it would have to wait (or is over). */
-static int gemm__mpi_feed_step(gemm__mpi *x, int block)
+static int gemm__mpi_feed_step(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                               gemm__mpi_err *e, int block)
 {
-    if (!x->fd.active || x->fd.done) return 0;
-    return x->rank == x->o.root ? gemm__mpi_feed_root(x, block) : gemm__mpi_feed_rank(x, block);
+    if (!sg->fd.active || sg->fd.done) return 0;
+    return tm->rank == sh->o.root ? gemm__mpi_feed_root(sh, tm, dv, c, bf, sg, e, block)
+                                   : gemm__mpi_feed_rank(sh, tm, dv, c, bf, sg, e, block);
 }
 
 /* As many steps as go without waiting. */
-static void gemm__mpi_feed_pump(gemm__mpi *x)
+static void gemm__mpi_feed_pump(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                gemm__mpi_err *e)
 {
-    while (gemm__mpi_feed_step(x, 0)) {}
+    while (gemm__mpi_feed_step(sh, tm, dv, c, bf, sg, e, 0)) {}
 }
 
-/* Starts the slab whose k range begins `kofs` into each virtual k-block. */
-static void gemm__mpi_feed_start(gemm__mpi *x, int64_t kofs)
+/* Starts the slab of kb columns beginning `kofs` into each virtual k-block. */
+static void gemm__mpi_feed_start(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                 const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                 gemm__mpi_err *e, int64_t kofs, int64_t kb)
 {
-    memset(&x->fd, 0, sizeof x->fd);
-    x->fd.active = 1;
-    x->fd.kofs = kofs;
-    x->fd.d = (x->rank - x->o.root + x->P) % x->P;
-    if (x->rank == x->o.root) x->fd.d = 0;
-    x->chunk = 0;
-    gemm__mpi_feed_pump(x);
+    gemm__mpi_feed *fd = &sg->fd;
+    memset(fd, 0, sizeof *fd);
+    fd->active = 1;
+    fd->kofs = kofs;
+    fd->kb = kb;
+    fd->d = (tm->rank - sh->o.root + tm->P) % tm->P;
+    if (tm->rank == sh->o.root) fd->d = 0;
+    sg->chunk = 0;
+    gemm__mpi_feed_pump(sh, tm, dv, c, bf, sg, e);
 }
 
 /* Completes the slab: every chunk sent, received and on its device. */
-static void gemm__mpi_feed_finish(gemm__mpi *x)
+static void gemm__mpi_feed_finish(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                  const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                  gemm__mpi_err *e)
 {
+    gemm__mpi_feed *fd = &sg->fd;
     int k;
-    while (gemm__mpi_feed_step(x, 1)) {}
+    while (gemm__mpi_feed_step(sh, tm, dv, c, bf, sg, e, 1)) {}
     for (k = 0; k < 2; k++) {
-        if (x->fd.pending[k]) {
-            gemm__mpi_feed_free(x, k, 1);
-            gemm__mpi_feed_h2d(x, k, x->fd.to[k], x->fd.len[k]);
-            x->fd.pending[k] = 0;
+        if (fd->pending[k]) {
+            gemm__mpi_feed_free(dv, sg, e, k, 1);
+            gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
+            fd->pending[k] = 0;
         }
     }
-    for (k = 0; k < 2; k++) gemm__mpi_feed_free(x, k, 1);
-    x->fd.active = 0;
+    for (k = 0; k < 2; k++) gemm__mpi_feed_free(dv, sg, e, k, 1);
+    fd->active = 0;
 }
 /* <<mpi feed */
 /* >>mpi rounds: src/mpi/rounds.c */
@@ -1956,171 +2144,209 @@ static void gemm__mpi_feed_finish(gemm__mpi *x)
 /* Queues Cannon's shift: per block row the first a block goes left, a new
    one comes from the right into the spare; per block column the top b
    block goes up. Neighbours that are this rank itself need no message. */
-static void gemm__mpi_queue_shift(gemm__mpi *x, int shift_a)
+static void gemm__mpi_queue_shift(const gemm__mpi_team *tm, const gemm__mpi_bufs *bf, const gemm__mpi_slab *sl,
+                                  gemm__mpi_xchg *xc, int shift_a)
 {
     int li, lj;
-    if (shift_a && x->left != x->rank)
-        for (li = 0; li < x->g.br; li++) {
-            gemm__mpi_post(x->sends, &x->nsend, x->a[li * x->g.bc], x->left, li, x->abytes);
-            gemm__mpi_post(x->recvs, &x->nrecv, x->aspare[li], x->right, li, x->abytes);
+    if (shift_a && tm->left != tm->rank)
+        for (li = 0; li < tm->g.br; li++) {
+            gemm__mpi_post(xc->sends, &xc->nsend, bf->a[li * tm->g.bc], tm->left, li, sl->abytes);
+            gemm__mpi_post(xc->recvs, &xc->nrecv, bf->aspare[li], tm->right, li, sl->abytes);
         }
-    if (x->up != x->rank)
-        for (lj = 0; lj < x->g.bc; lj++) {
-            gemm__mpi_post(x->sends, &x->nsend, x->b[lj], x->up, GEMM__MPI_TAG_B + lj, x->bbytes);
-            gemm__mpi_post(x->recvs, &x->nrecv, x->bspare[lj], x->down, GEMM__MPI_TAG_B + lj, x->bbytes);
+    if (tm->up != tm->rank)
+        for (lj = 0; lj < tm->g.bc; lj++) {
+            gemm__mpi_post(xc->sends, &xc->nsend, bf->b[lj], tm->up, GEMM__MPI_TAG_B + lj, sl->bbytes);
+            gemm__mpi_post(xc->recvs, &xc->nrecv, bf->bspare[lj], tm->down, GEMM__MPI_TAG_B + lj, sl->bbytes);
         }
 }
 
 /* After the blocks moved: slide the slots one place and put the arrival
    (the spare, or the block that left when the neighbour is this rank) last. */
-static void gemm__mpi_rotate(gemm__mpi *x, int shift_a, int used_spares)
+static void gemm__mpi_rotate(const gemm__mpi_team *tm, gemm__mpi_bufs *bf, int shift_a, int used_spares)
 {
-    int li, lj, t, bc = x->g.bc, br = x->g.br;
+    int li, lj, t, bc = tm->g.bc, br = tm->g.br;
     if (shift_a)
         for (li = 0; li < br; li++) {
-            void *out = x->a[li * bc];
-            for (t = 0; t + 1 < bc; t++) x->a[li * bc + t] = x->a[li * bc + t + 1];
-            if (used_spares && x->left != x->rank) {
-                x->a[li * bc + bc - 1] = x->aspare[li];
-                x->aspare[li] = out;
+            void *out = bf->a[li * bc];
+            for (t = 0; t + 1 < bc; t++) bf->a[li * bc + t] = bf->a[li * bc + t + 1];
+            if (used_spares && tm->left != tm->rank) {
+                bf->a[li * bc + bc - 1] = bf->aspare[li];
+                bf->aspare[li] = out;
             } else
-                x->a[li * bc + bc - 1] = out;
+                bf->a[li * bc + bc - 1] = out;
         }
     for (lj = 0; lj < bc; lj++) {
-        void *out = x->b[lj];
-        for (t = 0; t + 1 < br; t++) x->b[t * bc + lj] = x->b[(t + 1) * bc + lj];
-        if (used_spares && x->up != x->rank) {
-            x->b[(br - 1) * bc + lj] = x->bspare[lj];
-            x->bspare[lj] = out;
+        void *out = bf->b[lj];
+        for (t = 0; t + 1 < br; t++) bf->b[t * bc + lj] = bf->b[(t + 1) * bc + lj];
+        if (used_spares && tm->up != tm->rank) {
+            bf->b[(br - 1) * bc + lj] = bf->bspare[lj];
+            bf->bspare[lj] = out;
         } else
-            x->b[(br - 1) * bc + lj] = out;
+            bf->b[(br - 1) * bc + lj] = out;
     }
 }
 
 /* Blocking shift: MPI_Sendrecv_replace on host blocks, spares on a GPU. */
-static void gemm__mpi_shift_blocking(gemm__mpi *x, int shift_a)
+static void gemm__mpi_shift_blocking(const gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_bufs *bf,
+                                     const gemm__mpi_slab *sl, gemm__mpi_xchg *xc, gemm__mpi_err *e, int shift_a)
 {
     int li, lj;
-    if (x->cuda) {
-        gemm__mpi_queue_shift(x, shift_a);
-        gemm__mpi_start(x);
-        gemm__mpi_wait(x);
-        gemm__mpi_rotate(x, shift_a, 1);
+    if (dv->cuda) {
+        gemm__mpi_queue_shift(tm, bf, sl, xc, shift_a);
+        gemm__mpi_start(xc, tm, dv, e);
+        gemm__mpi_wait(xc, tm, dv, e);
+        gemm__mpi_rotate(tm, bf, shift_a, 1);
         return;
     }
-    if (shift_a && x->left != x->rank)
-        for (li = 0; li < x->g.br; li++)
-            gemm__mpi_message(x, GEMM__MPI_REPLACE, x->a[li * x->g.bc], x->abytes, x->left, x->right, li, NULL);
-    if (x->up != x->rank)
-        for (lj = 0; lj < x->g.bc; lj++)
-            gemm__mpi_message(x, GEMM__MPI_REPLACE, x->b[lj], x->bbytes, x->up, x->down, GEMM__MPI_TAG_B + lj, NULL);
-    gemm__mpi_rotate(x, shift_a, 0);
+    if (shift_a && tm->left != tm->rank)
+        for (li = 0; li < tm->g.br; li++)
+            gemm__mpi_message(xc, tm, e, GEMM__MPI_REPLACE, bf->a[li * tm->g.bc], sl->abytes, tm->left, tm->right, li,
+                              NULL);
+    if (tm->up != tm->rank)
+        for (lj = 0; lj < tm->g.bc; lj++)
+            gemm__mpi_message(xc, tm, e, GEMM__MPI_REPLACE, bf->b[lj], sl->bbytes, tm->up, tm->down,
+                              GEMM__MPI_TAG_B + lj, NULL);
+    gemm__mpi_rotate(tm, bf, shift_a, 0);
 }
 
 #ifdef GEMM_MPI_CUDA
-static double gemm__mpi_event_seconds(gemm__mpi *x)
+/* Seconds between the device's events ev0 and ev1, once ev1 is reached;
+   while the GPU works, a k-slab's feed (`feed`: its staging, or NULL)
+   moves on. */
+static double gemm__mpi_event_seconds(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                      const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *feed,
+                                      gemm__mpi_err *e)
 {
     float ms = 0;
-    while (x->fd.active && x->st == GEMM_OK && cudaEventQuery(x->ev1) == cudaErrorNotReady)
-        gemm__mpi_feed_pump(x); /* the next slab moves while the GPU multiplies */
-    GEMM__MPI_CU(x, cudaEventSynchronize(x->ev1));
-    if (x->st == GEMM_OK) GEMM__MPI_CU(x, cudaEventElapsedTime(&ms, x->ev0, x->ev1));
+    while (feed && feed->fd.active && e->st == GEMM_OK && cudaEventQuery(dv->ev1) == cudaErrorNotReady)
+        gemm__mpi_feed_pump(sh, tm, dv, c, bf, feed, e); /* the next slab moves while the GPU multiplies */
+    GEMM__MPI_CU(e, cudaEventSynchronize(dv->ev1));
+    if (e->st == GEMM_OK) GEMM__MPI_CU(e, cudaEventElapsedTime(&ms, dv->ev0, dv->ev1));
     return 1e-3 * (double)ms;
 }
 
-/* The GPU's round: queued (unless the distribution did), then timed by
-   its events while the transfers in flight finish. */
-static void gemm__mpi_round_gpu(gemm__mpi *x, void **a, int first, int in_flight, double t0)
+/* The GPU's round: queued (unless the distribution did: `prelaunched`),
+   then timed by its events while the transfers in flight finish. */
+static void gemm__mpi_round_gpu(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                const gemm__mpi_call *c, gemm__mpi_bufs *bf, const gemm__mpi_slab *sl,
+                                gemm__mpi_xchg *xc, gemm__mpi_stage *feed, gemm__mpi_err *e, gemm_timing *t, void **a,
+                                int first, int in_flight, int prelaunched, double t0)
 {
     double comp, rest;
-    if (!x->prelaunched) {
-        GEMM__MPI_CU(x, cudaEventRecord(x->ev0, x->stream));
-        gemm__mpi_multiply(x, a, x->b, first);
-        GEMM__MPI_CU(x, cudaEventRecord(x->ev1, x->stream));
+    if (!prelaunched) {
+        GEMM__MPI_CU(e, cudaEventRecord(dv->ev0, dv->stream));
+        gemm__mpi_multiply(sh, dv, c, &tm->g, bf, sl->kb, e, a, first);
+        GEMM__MPI_CU(e, cudaEventRecord(dv->ev1, dv->stream));
     }
-    x->prelaunched = 0;
-    if (in_flight) gemm__mpi_wait(x);
-    comp = gemm__mpi_event_seconds(x);
-    x->t.compute_s += comp;
+    if (in_flight) gemm__mpi_wait(xc, tm, dv, e);
+    comp = gemm__mpi_event_seconds(sh, tm, dv, c, bf, feed, e);
+    t->compute_s += comp;
     rest = gemm__mpi_now() - t0 - comp;
-    x->t.shift_s += rest > 0 ? rest : 0;
+    t->shift_s += rest > 0 ? rest : 0;
 }
 #endif
 
-/* One round's multiply, timed; with transfers in flight (overlap) the CPU
-   polls MPI between panels so they progress, and the GPU works meanwhile. */
-static void gemm__mpi_round_multiply(gemm__mpi *x, void **a, int first, int in_flight)
+/* One round's multiply of the slots (their a blocks from `a`), timed; with
+   transfers in flight (overlap) the CPU polls MPI between panels so they
+   progress, and the GPU works meanwhile. A k-slab's feed (`feed`: its
+   staging, or NULL) moves on between panels too. */
+static void gemm__mpi_round_multiply(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                     const gemm__mpi_call *c, gemm__mpi_bufs *bf, const gemm__mpi_slab *sl,
+                                     gemm__mpi_xchg *xc, gemm__mpi_stage *feed, gemm__mpi_err *e, gemm_timing *t,
+                                     void **a, int first, int in_flight, int prelaunched)
 {
+    const gemm__mpi_grid *g = &tm->g;
     double t0 = gemm__mpi_now(), comp = 0;
-    int s, n = x->g.br * x->g.bc;
+    int s, n = g->br * g->bc, feeding = feed && feed->fd.active;
 #ifdef GEMM_MPI_CUDA
-    if (x->cuda) { gemm__mpi_round_gpu(x, a, first, in_flight, t0); return; }
+    if (dv->cuda) {
+        gemm__mpi_round_gpu(sh, tm, dv, c, bf, sl, xc, feed, e, t, a, first, in_flight, prelaunched, t0);
+        return;
+    }
 #endif
-    int poll = in_flight || x->fd.active;
-    int64_t w = poll ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : x->g.nb, j;
+    (void)prelaunched;
+    int64_t w = in_flight || feeding ? GEMM__HOOK(mpi_poll_cols, GEMM__MPI_POLL_COLS) : g->nb, j;
     for (s = 0; s < n; s++)
-        for (j = 0; j < x->g.nb; j += w) {
-            double t = gemm__mpi_now();
-            gemm__mpi_multiply_cols(x, a, x->b, first, s, j, j + w < x->g.nb ? j + w : x->g.nb);
-            comp += gemm__mpi_now() - t;
-            if (in_flight) gemm__mpi_test(x);
-            if (x->fd.active) gemm__mpi_feed_pump(x);
+        for (j = 0; j < g->nb; j += w) {
+            double t1 = gemm__mpi_now();
+            gemm__mpi_multiply_cols(sh, dv, c, g, bf, sl->kb, e, a, first, s, j, j + w < g->nb ? j + w : g->nb);
+            comp += gemm__mpi_now() - t1;
+            if (in_flight) gemm__mpi_test(xc, e);
+            if (feed && feed->fd.active) gemm__mpi_feed_pump(sh, tm, dv, c, bf, feed, e);
         }
-    if (in_flight) gemm__mpi_wait(x);
-    x->t.compute_s += comp;
-    x->t.shift_s += gemm__mpi_now() - t0 - comp;
+    if (in_flight) gemm__mpi_wait(xc, tm, dv, e);
+    t->compute_s += comp;
+    t->shift_s += gemm__mpi_now() - t0 - comp;
 }
 
-static void gemm__mpi_cannon(gemm__mpi *x)
+/* Cannon's q rounds on the slots: multiply, shift a left and b up
+   (overlapped: started before the multiply, into the spares). `sl`: the
+   blocks' depth; `accumulate`: the first round adds to C (a later k-slab)
+   instead of taking beta*C; `prelaunched`: the first round is queued
+   already; `feed`: a k-slab's staging whose feed moves on meanwhile, or
+   NULL. */
+static void gemm__mpi_cannon(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                             const gemm__mpi_call *c, gemm__mpi_bufs *bf, const gemm__mpi_slab *sl, gemm__mpi_xchg *xc,
+                             gemm__mpi_stage *feed, gemm__mpi_err *e, gemm_timing *t, int accumulate, int prelaunched)
 {
-    int round, q = x->g.q;
+    int round, q = tm->g.q;
     for (round = 0; round < q; round++) {
-        int last = round == q - 1, overlap = x->o.overlap && !last;
+        int last = round == q - 1, overlap = sh->o.overlap && !last;
         if (overlap) {
-            gemm__mpi_queue_shift(x, 1);
-            gemm__mpi_start(x);
+            gemm__mpi_queue_shift(tm, bf, sl, xc, 1);
+            gemm__mpi_start(xc, tm, dv, e);
         }
-        gemm__mpi_round_multiply(x, x->a, round == 0 && !x->accumulate, overlap);
-        if (overlap) gemm__mpi_rotate(x, 1, 1);
+        gemm__mpi_round_multiply(sh, tm, dv, c, bf, sl, xc, feed, e, t, bf->a, round == 0 && !accumulate, overlap,
+                                 round == 0 && prelaunched);
+        if (overlap) gemm__mpi_rotate(tm, bf, 1, 1);
         else if (!last) {
-            double t = gemm__mpi_now();
-            gemm__mpi_shift_blocking(x, 1);
-            x->t.shift_s += gemm__mpi_now() - t;
+            double t0 = gemm__mpi_now();
+            gemm__mpi_shift_blocking(tm, dv, bf, sl, xc, e, 1);
+            t->shift_s += gemm__mpi_now() - t0;
         }
     }
 }
 
 /* Fox's broadcasts of one round: block row li multiplies a(i, i+round),
-   broadcast along the process row from the rank holding it. */
-static void gemm__mpi_fox_bcast(gemm__mpi *x, int round, void **use)
+   broadcast along the process row from the rank holding it; use[] gets
+   each slot's a block. */
+static void gemm__mpi_fox_bcast(const gemm__mpi_team *tm, const gemm__mpi_device *dv, const gemm__mpi_bufs *bf,
+                                gemm__mpi_xchg *xc, gemm__mpi_err *e, int round, void **use)
 {
-    int li, lj, q = x->g.q, bc = x->g.bc, staged = !gemm__mpi_direct(x);
-    for (li = 0; li < x->g.br; li++) {
-        int i = x->g.row * x->g.br + li, p = (i + round) % q, mine = p / bc == x->g.col;
-        void *buf = mine ? x->a[li * bc + p % bc] : x->fox[li];
-        if (x->g.cols > 1 && staged) {
-            if (mine) gemm__mpi_copy(x, x->pool, 0, buf, 1, x->abytes);
-            gemm__mpi_message(x, GEMM__MPI_BCAST, x->pool, x->abytes, p / bc, 0, 0, NULL);
-            if (!mine) gemm__mpi_copy(x, buf, 1, x->pool, 0, x->abytes);
-        } else if (x->g.cols > 1)
-            gemm__mpi_message(x, GEMM__MPI_BCAST, buf, x->abytes, p / bc, 0, 0, NULL);
+    const gemm__mpi_grid *g = &tm->g;
+    int li, lj, q = g->q, bc = g->bc, staged = !gemm__mpi_direct(dv);
+    for (li = 0; li < g->br; li++) {
+        int i = g->row * g->br + li, p = (i + round) % q, mine = p / bc == g->col;
+        void *buf = mine ? bf->a[li * bc + p % bc] : bf->fox[li];
+        if (g->cols > 1 && staged) {
+            if (mine) gemm__mpi_copy(dv, e, xc->pool, 0, buf, 1, bf->abytes);
+            gemm__mpi_message(xc, tm, e, GEMM__MPI_BCAST, xc->pool, bf->abytes, p / bc, 0, 0, NULL);
+            if (!mine) gemm__mpi_copy(dv, e, buf, 1, xc->pool, 0, bf->abytes);
+        } else if (g->cols > 1)
+            gemm__mpi_message(xc, tm, e, GEMM__MPI_BCAST, buf, bf->abytes, p / bc, 0, 0, NULL);
         for (lj = 0; lj < bc; lj++) use[li * bc + lj] = buf;
     }
 }
 
 /* Fox: each round broadcasts a, multiplies, then rolls b up. */
-static void gemm__mpi_fox(gemm__mpi *x)
+static void gemm__mpi_fox(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                          const gemm__mpi_call *c, gemm__mpi_bufs *bf, gemm__mpi_xchg *xc, gemm__mpi_err *e,
+                          gemm_timing *t)
 {
-    int round, q = x->g.q;
+    gemm__mpi_slab sl;
+    int round, q = tm->g.q;
+    sl.kb = tm->g.kb;
+    sl.abytes = bf->abytes;
+    sl.bbytes = bf->bbytes;
     for (round = 0; round < q; round++) {
-        double t = gemm__mpi_now();
-        gemm__mpi_fox_bcast(x, round, x->use); /* x->use: allocated by the setup, before its vote */
-        x->t.shift_s += gemm__mpi_now() - t;
-        gemm__mpi_round_multiply(x, x->use, round == 0, 0);
+        double t0 = gemm__mpi_now();
+        gemm__mpi_fox_bcast(tm, dv, bf, xc, e, round, bf->use); /* bf->use: allocated by the setup, before its vote */
+        t->shift_s += gemm__mpi_now() - t0;
+        gemm__mpi_round_multiply(sh, tm, dv, c, bf, &sl, xc, NULL, e, t, bf->use, round == 0, 0, 0);
         if (round < q - 1) {
-            t = gemm__mpi_now();
-            gemm__mpi_shift_blocking(x, 0);
-            x->t.shift_s += gemm__mpi_now() - t;
+            t0 = gemm__mpi_now();
+            gemm__mpi_shift_blocking(tm, dv, bf, &sl, xc, e, 0);
+            t->shift_s += gemm__mpi_now() - t0;
         }
     }
 }
@@ -2131,18 +2357,19 @@ static void gemm__mpi_fox(gemm__mpi *x)
 
 
 /* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
-static int gemm__mpi_streams(const gemm__mpi *x)
+static int gemm__mpi_streams(const gemm__mpi_shape *sh, const gemm__mpi_call *c)
 {
-    return !x->distributed && x->o.algorithm == GEMM_MPI_CANNON && x->o.slabs > 1;
+    return c->form == 0 && sh->o.algorithm == GEMM_MPI_CANNON && sh->o.slabs > 1;
 }
 
-/* The landed slab becomes each slot's block (its feed is complete). */
-static void gemm__mpi_load_slab(gemm__mpi *x)
+/* The landed slab becomes each slot's a and b block (its feed is complete). */
+static void gemm__mpi_load_slab(const gemm__mpi_team *tm, const gemm__mpi_device *dv, const gemm__mpi_slab *sl,
+                                gemm__mpi_bufs *bf, gemm__mpi_err *e)
 {
     int s;
-    for (s = 0; s < x->g.br * x->g.bc; s++) {
-        gemm__mpi_copy(x, x->a[s], x->cuda, x->land_a[s], x->cuda, x->abytes);
-        gemm__mpi_copy(x, x->b[s], x->cuda, x->land_b[s], x->cuda, x->bbytes);
+    for (s = 0; s < tm->g.br * tm->g.bc; s++) {
+        gemm__mpi_copy(dv, e, bf->a[s], dv->cuda, bf->land_a[s], dv->cuda, sl->abytes);
+        gemm__mpi_copy(dv, e, bf->b[s], dv->cuda, bf->land_b[s], dv->cuda, sl->bbytes);
     }
 }
 
@@ -2154,38 +2381,36 @@ static void gemm__mpi_load_slab(gemm__mpi *x)
    first slab has landed instead of once all of A and B has. The shifts
    move blocks a slab thick, so they carry in total what the unstreamed
    rounds carry. */
-static void gemm__mpi_stream(gemm__mpi *x)
+static void gemm__mpi_stream(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                             const gemm__mpi_call *c, gemm__mpi_bufs *bf, gemm__mpi_xchg *xc, gemm__mpi_stage *sg,
+                             gemm__mpi_err *e, gemm_timing *t)
 {
-    int s, S = x->o.slabs;
-    int64_t kb = x->g.kb, kbs;
-    size_t abytes = x->abytes, bbytes = x->bbytes;
+    const gemm__mpi_grid *g = &tm->g;
+    gemm__mpi_slab sl;
+    int s, S = sh->o.slabs;
+    int64_t kb = g->kb, kbs;
     double t0 = gemm__mpi_now();
     if (S > kb) S = (int)kb;
     kbs = (kb + S - 1) / S;
-    if (x->beta != 0) gemm__mpi_distribute_blocks(x, 2, 2);
-    x->g.kb = kbs;
-    x->abytes = (size_t)(x->g.mb * kbs) * x->es;
-    x->bbytes = (size_t)(kbs * x->g.nb) * x->es;
-    gemm__mpi_feed_start(x, 0);
-    gemm__mpi_feed_finish(x);
-    x->t.distribute_s += gemm__mpi_now() - t0;
+    if (c->beta != 0) gemm__mpi_distribute_blocks(sh, tm, dv, c, bf, sg, e, t, 2, 2);
+    sl.kb = kbs;
+    sl.abytes = (size_t)(g->mb * kbs) * sh->es;
+    sl.bbytes = (size_t)(kbs * g->nb) * sh->es;
+    gemm__mpi_feed_start(sh, tm, dv, c, bf, sg, e, 0, kbs);
+    gemm__mpi_feed_finish(sh, tm, dv, c, bf, sg, e);
+    t->distribute_s += gemm__mpi_now() - t0;
     for (s = 0; s < S; s++) {
-        gemm__mpi_load_slab(x);
-        gemm__mpi_sync(x); /* on a GPU, the landing is read before the next slab lands there */
-        if (s + 1 < S) gemm__mpi_feed_start(x, (int64_t)(s + 1) * kbs);
-        x->accumulate = s > 0;
-        gemm__mpi_cannon(x);
+        gemm__mpi_load_slab(tm, dv, &sl, bf, e);
+        gemm__mpi_sync(dv, e); /* on a GPU, the landing is read before the next slab lands there */
+        if (s + 1 < S) gemm__mpi_feed_start(sh, tm, dv, c, bf, sg, e, (int64_t)(s + 1) * kbs, kbs);
+        gemm__mpi_cannon(sh, tm, dv, c, bf, &sl, xc, sg, e, t, s > 0, 0);
         if (s + 1 < S) {
-            double t = gemm__mpi_now();
-            gemm__mpi_feed_finish(x);
-            x->t.distribute_s += gemm__mpi_now() - t;
+            double t1 = gemm__mpi_now();
+            gemm__mpi_feed_finish(sh, tm, dv, c, bf, sg, e);
+            t->distribute_s += gemm__mpi_now() - t1;
         }
     }
-    gemm__mpi_sync(x);
-    x->accumulate = 0;
-    x->g.kb = kb;
-    x->abytes = abytes;
-    x->bbytes = bbytes;
+    gemm__mpi_sync(dv, e);
 }
 /* <<mpi stream */
 /* >>mpi vote: src/mpi/vote.c */
@@ -2195,29 +2420,32 @@ static void gemm__mpi_stream(gemm__mpi *x)
 #include <string.h>
 
 /* Every rank learns whether all are fine: the lowest failing rank's status
-   and detail become everyone's. */
-static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, int nvals, const char *const *names)
+   and detail (this rank's in e) become everyone's; then whether every rank
+   passed the same vals (named by names). Returns the outcome; e is only
+   read. */
+static gemm_status gemm__mpi_vote(const gemm__mpi_team *tm, const gemm__mpi_err *e, const int64_t *vals, int nvals,
+                                  const char *const *names)
 {
     int64_t v[40], r[40];
     int i, rc, nv = nvals + 1;
     struct { int status; char detail[512]; } msg;
-    v[0] = x->st != GEMM_OK ? (int64_t)(x->P - x->rank) : 0;
+    v[0] = e->st != GEMM_OK ? (int64_t)(tm->P - tm->rank) : 0;
     for (i = 0; i < nvals; i++) v[1 + i] = vals[i];
     for (i = 0; i < nv; i++) v[nv + i] = ~v[i]; /* max of ~v is ~min (no overflow, unlike -v at INT64_MIN) */
-    rc = MPI_Allreduce(v, r, 2 * nv, MPI_INT64_T, MPI_MAX, comm);
+    rc = MPI_Allreduce(v, r, 2 * nv, MPI_INT64_T, MPI_MAX, tm->comm);
     if (rc != MPI_SUCCESS) return gemm__mpi_status(rc, "MPI_Allreduce");
     if (r[0] > 0) {
-        int bad = (int)(x->P - r[0]);
-        msg.status = (int)x->st;
-        memcpy(msg.detail, x->detail, sizeof msg.detail);
-        rc = MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, bad, comm);
+        int bad = (int)(tm->P - r[0]);
+        msg.status = (int)e->st;
+        memcpy(msg.detail, e->detail, sizeof msg.detail);
+        rc = MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, bad, tm->comm);
         if (rc != MPI_SUCCESS) return gemm__mpi_status(rc, "MPI_Bcast");
         msg.detail[sizeof msg.detail - 1] = '\0';
         return gemm__fail((gemm_status)msg.status, "rank %d: %s", bad, msg.detail);
     }
     for (i = 1; i < nv; i++)
         if (r[i] != ~r[nv + i])
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the ranks passed different %s (from %lld to %lld)", x->func,
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the ranks passed different %s (from %lld to %lld)", e->func,
                               names[i - 1], (long long)~r[nv + i], (long long)r[i]);
     return GEMM_OK;
 }
@@ -2229,161 +2457,172 @@ static gemm_status gemm__mpi_vote(gemm__mpi *x, MPI_Comm comm, int64_t *vals, in
 
 /* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
    streams and events. Returns whether all ranks share one node. */
-static int gemm__mpi_cuda_init(gemm__mpi *x)
+static int gemm__mpi_cuda_init(const gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_err *e)
 {
     int one_node = 0;
 #ifdef GEMM_MPI_CUDA
     int ndev = 0, local = 0;
     MPI_Comm node;
-    if (GEMM__MPI_DO(x, MPI_Comm_split_type(x->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
+    if (GEMM__MPI_DO(e, MPI_Comm_split_type(tm->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node))) {
         int size = 0;
-        GEMM__MPI_DO(x, MPI_Comm_rank(node, &local));
-        GEMM__MPI_DO(x, MPI_Comm_size(node, &size));
-        one_node = size == x->P;
-        GEMM__MPI_DO(x, MPI_Comm_free(&node));
+        GEMM__MPI_DO(e, MPI_Comm_rank(node, &local));
+        GEMM__MPI_DO(e, MPI_Comm_size(node, &size));
+        one_node = size == tm->P;
+        GEMM__MPI_DO(e, MPI_Comm_free(&node));
     }
-    if (GEMM__MPI_CU(x, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(x, cudaSetDevice(local % ndev))) {
-        GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking));
-        GEMM__MPI_CU(x, cudaStreamCreateWithFlags(&x->copy_stream, cudaStreamNonBlocking));
-        GEMM__MPI_CU(x, cudaEventCreate(&x->ev0));
-        GEMM__MPI_CU(x, cudaEventCreate(&x->ev1));
-        x->cuda_ready = 1;
-    } else if (x->st == GEMM_OK)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device", x->func));
+    if (GEMM__MPI_CU(e, cudaGetDeviceCount(&ndev)) && ndev > 0 && GEMM__MPI_CU(e, cudaSetDevice(local % ndev))) {
+        GEMM__MPI_CU(e, cudaStreamCreateWithFlags(&dv->stream, cudaStreamNonBlocking));
+        GEMM__MPI_CU(e, cudaStreamCreateWithFlags(&dv->copy_stream, cudaStreamNonBlocking));
+        GEMM__MPI_CU(e, cudaEventCreate(&dv->ev0));
+        GEMM__MPI_CU(e, cudaEventCreate(&dv->ev1));
+        dv->ready = 1;
+    } else if (e->st == GEMM_OK)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: no CUDA device", e->func));
 #else
-    (void)x;
+    (void)tm;
+    (void)dv;
+    (void)e;
 #endif
     return one_node;
 }
 
 /* CUDA multiply: how blocks move between GPUs. CUDA-aware only if every
    rank is, so that all ranks pick the same path. */
-static void gemm__mpi_choose_path(gemm__mpi *x)
+static void gemm__mpi_choose_path(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                  gemm__mpi_err *e)
 {
-    int cuda_aware = 0, one_node = gemm__mpi_cuda_init(x);
+    int cuda_aware = 0, one_node = gemm__mpi_cuda_init(tm, dv, e);
 #if defined(GEMM_MPI_CUDA) && defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
     cuda_aware = MPIX_Query_cuda_support();
 #endif
-    GEMM__MPI_DO(x, MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, x->comm));
-    x->path = x->o.path == GEMM_MPI_PATH_AUTO
-                  ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
-                  : x->o.path;
-    if (x->path == GEMM_MPI_PATH_CUDA_IPC && !one_node && x->st == GEMM_OK)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_IPC asked for, but the ranks are on "
-                                     "several nodes", x->func));
-    if (x->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && x->st == GEMM_OK)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
-                                     "does not accept device buffers (MPIX_Query_cuda_support)", x->func));
+    GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, &cuda_aware, 1, MPI_INT, MPI_MIN, tm->comm));
+    dv->path = sh->o.path == GEMM_MPI_PATH_AUTO
+                   ? (cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : one_node ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_STAGED)
+                   : sh->o.path;
+    if (dv->path == GEMM_MPI_PATH_CUDA_IPC && !one_node && e->st == GEMM_OK)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_IPC asked for, but the ranks are on "
+                                     "several nodes", e->func));
+    if (dv->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && e->st == GEMM_OK)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
+                                     "does not accept device buffers (MPIX_Query_cuda_support)", e->func));
 }
 
 /* The vote before an allocation: every rank takes the same path, and the
    memory (the plan's shared part, form < 0, or with one form's buffers)
    fits every rank's caps and size_t. */
-static gemm_status gemm__mpi_fits(gemm__mpi *x, int form)
+static gemm_status gemm__mpi_fits(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                  gemm__mpi_err *e, int form)
 {
     static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
     int64_t v[1];
-    size_t host, device, cap, stage = gemm__mpi_stage_bytes(&x->g, x->es);
-    int over = gemm__mpi_need(&x->g, x->es, form, x->rank == x->o.root, &x->o, x->path, &host, &device);
-    if (x->st == GEMM_OK && over)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: %lld x %lld x %lld needs more than %zu bytes on "
-                                     "this rank", x->func, (long long)x->m, (long long)x->n, (long long)x->k,
+    size_t host, device, cap, stage = gemm__mpi_stage_bytes(&tm->g, sh->es);
+    int over = gemm__mpi_need(&tm->g, sh->es, form, tm->rank == sh->o.root, &sh->o, dv->path, &host, &device);
+    if (e->st == GEMM_OK && over)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: %lld x %lld x %lld needs more than %zu bytes on "
+                                     "this rank", e->func, (long long)sh->m, (long long)sh->n, (long long)sh->k,
                                      (size_t)-1));
-    if (x->st == GEMM_OK && form == 0 && stage > (size_t)2147483647)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
+    if (e->st == GEMM_OK && form == 0 && stage > (size_t)2147483647)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: one row of a block is %zu bytes, over MPI's int "
                                      "count: the root-held call stages whole rows (use the distributed call)",
-                                     x->func, stage));
-    cap = x->o.max_host_bytes;
-    if (x->st == GEMM_OK && cap && host > cap)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",
-                                     x->func, host, cap));
-    cap = x->o.max_device_bytes;
-    if (x->st == GEMM_OK && cap && device > cap)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of device memory, the cap is %zu",
-                                     x->func, device, cap));
-    v[0] = (int64_t)x->path;
-    return gemm__mpi_vote(x, x->comm, v, 1, names);
+                                     e->func, stage));
+    cap = sh->o.max_host_bytes;
+    if (e->st == GEMM_OK && cap && host > cap)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of host memory, the cap is %zu",
+                                     e->func, host, cap));
+    cap = sh->o.max_device_bytes;
+    if (e->st == GEMM_OK && cap && device > cap)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: needs %zu bytes of device memory, the cap is %zu",
+                                     e->func, device, cap));
+    v[0] = (int64_t)dv->path;
+    return gemm__mpi_vote(tm, e, v, 1, names);
 }
 
 /* The neighbours on the periodic grid of the view, and Fox's process rows
    (ordered by column, so a rank's column is its rank there). */
-static void gemm__mpi_neighbours(gemm__mpi *x)
+static void gemm__mpi_neighbours(const gemm__mpi_shape *sh, gemm__mpi_team *tm, gemm__mpi_err *e)
 {
-    const gemm__mpi_grid *g = &x->g;
-    x->left = gemm__mpi_rank_at(g, g->row, (g->col + g->cols - 1) % g->cols);
-    x->right = gemm__mpi_rank_at(g, g->row, (g->col + 1) % g->cols);
-    x->up = gemm__mpi_rank_at(g, (g->row + g->rows - 1) % g->rows, g->col);
-    x->down = gemm__mpi_rank_at(g, (g->row + 1) % g->rows, g->col);
-    if (x->o.algorithm == GEMM_MPI_FOX) GEMM__MPI_DO(x, MPI_Comm_split(x->comm, g->row, g->col, &x->row_comm));
+    const gemm__mpi_grid *g = &tm->g;
+    tm->left = gemm__mpi_rank_at(g, g->row, (g->col + g->cols - 1) % g->cols);
+    tm->right = gemm__mpi_rank_at(g, g->row, (g->col + 1) % g->cols);
+    tm->up = gemm__mpi_rank_at(g, (g->row + g->rows - 1) % g->rows, g->col);
+    tm->down = gemm__mpi_rank_at(g, (g->row + 1) % g->rows, g->col);
+    if (sh->o.algorithm == GEMM_MPI_FOX) GEMM__MPI_DO(e, MPI_Comm_split(tm->comm, g->row, g->col, &tm->row_comm));
 }
 
-/* The plan's blocks, spares and pool (gemm__mpi_need's shared list). */
-static void gemm__mpi_alloc_blocks(gemm__mpi *x)
+/* The plan's blocks and spares (gemm__mpi_need's shared list). */
+static void gemm__mpi_alloc_blocks(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                   gemm__mpi_bufs *bf, gemm__mpi_err *e)
 {
-    int nslots = x->g.br * x->g.bc;
-    x->a = gemm__mpi_blocks_new(x, nslots, x->abytes);
-    x->b = gemm__mpi_blocks_new(x, nslots, x->bbytes);
-    x->c = gemm__mpi_blocks_new(x, nslots, x->cbytes);
-    if (x->o.overlap || x->cuda) {
-        x->aspare = gemm__mpi_blocks_new(x, x->g.br, x->abytes);
-        x->bspare = gemm__mpi_blocks_new(x, x->g.bc, x->bbytes);
+    int nslots = tm->g.br * tm->g.bc;
+    bf->a = gemm__mpi_blocks_new(dv, e, nslots, bf->abytes);
+    bf->b = gemm__mpi_blocks_new(dv, e, nslots, bf->bbytes);
+    bf->c = gemm__mpi_blocks_new(dv, e, nslots, bf->cbytes);
+    if (sh->o.overlap || dv->cuda) {
+        bf->aspare = gemm__mpi_blocks_new(dv, e, tm->g.br, bf->abytes);
+        bf->bspare = gemm__mpi_blocks_new(dv, e, tm->g.bc, bf->bbytes);
     }
-    if (x->o.algorithm == GEMM_MPI_FOX) {
-        x->fox = gemm__mpi_blocks_new(x, x->g.br, x->abytes);
-        if (x->st == GEMM_OK && !(x->use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)nslots)))
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
+    if (sh->o.algorithm == GEMM_MPI_FOX) {
+        bf->fox = gemm__mpi_blocks_new(dv, e, tm->g.br, bf->abytes);
+        if (e->st == GEMM_OK && !(bf->use = (void **)GEMM_MALLOC(sizeof(void *) * (size_t)nslots)))
+            gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", e->func));
     }
-    x->pool_blocks = gemm__mpi_pool_blocks(&x->g, &x->o, x->path);
-    if (x->pool_blocks && x->st == GEMM_OK) x->pool = (char *)gemm__mpi_alloc(x, x->pool_blocks * x->big, 0);
-    x->stage_bytes = gemm__mpi_stage_bytes(&x->g, x->es); /* every rank cuts blocks into the same chunks */
+}
+
+/* The exchange's pool (host staging of whole blocks of `big` bytes, which
+   the CUDA multiply needs on some paths) and its lists: room for every
+   block of a skew or a shift, each in int-sized pieces. */
+static void gemm__mpi_alloc_xchg(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                 size_t big, gemm__mpi_xchg *xc, gemm__mpi_err *e)
+{
+    int r, nslots = tm->g.br * tm->g.bc, edge = tm->g.br + tm->g.bc;
+    xc->slot = big;
+    xc->pool_blocks = gemm__mpi_pool_blocks(&tm->g, &sh->o, dv->path);
+    if (xc->pool_blocks && e->st == GEMM_OK) xc->pool = (char *)gemm__mpi_alloc(dv, e, xc->pool_blocks * big, 0);
+    xc->cap = 2 * (nslots > edge ? nslots : edge) * gemm__mpi_pieces(big);
+    if (e->st != GEMM_OK) return;
+    xc->sends = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)xc->cap);
+    xc->recvs = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)xc->cap);
+    xc->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)xc->cap);
+    if (!xc->sends || !xc->recvs || !xc->reqs)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", e->func));
+    for (r = 0; xc->reqs && r < xc->cap; r++) xc->reqs[r] = MPI_REQUEST_NULL;
+#ifdef GEMM_MPI_CUDA
+    if (dv->path == GEMM_MPI_PATH_CUDA_IPC && e->st == GEMM_OK) {
+        xc->ipc_out = (gemm__mpi_ipc_msg *)GEMM_MALLOC(sizeof(gemm__mpi_ipc_msg) * (size_t)xc->cap);
+        xc->ipc_in = (gemm__mpi_ipc_msg *)GEMM_MALLOC(sizeof(gemm__mpi_ipc_msg) * (size_t)xc->cap);
+        xc->acks = (char *)GEMM_MALLOC((size_t)xc->cap);
+        if (!xc->ipc_out || !xc->ipc_in || !xc->acks)
+            gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", e->func));
+    }
+#endif
 }
 
 /* One form's own buffers: the root-held form's two staging buffers (on the
-   root, and on every GPU rank) and, streamed, the slab landing blocks; or
-   the distributed Cannon's natural blocks. */
-static void gemm__mpi_alloc_form(gemm__mpi *x, int form)
+   root, and on every GPU rank; every rank cuts blocks into chunks of the
+   same size) and, streamed, the slab landing blocks; or the distributed
+   Cannon's natural blocks. */
+static void gemm__mpi_alloc_form(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                 gemm__mpi_bufs *bf, gemm__mpi_stage *sg, gemm__mpi_err *e, int form)
 {
+    const gemm__mpi_grid *g = &tm->g;
     int k;
     if (form == 1) {
-        if (x->o.algorithm == GEMM_MPI_CANNON) x->temps = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, x->big);
+        if (sh->o.algorithm == GEMM_MPI_CANNON) bf->temps = gemm__mpi_blocks_new(dv, e, g->br * g->bc, bf->big);
         return;
     }
-    if (x->o.slabs > 1 && x->o.algorithm == GEMM_MPI_CANNON) {
-        int64_t kbs = (x->g.kb + x->o.slabs - 1) / x->o.slabs;
-        x->land_a = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(x->g.mb * kbs) * x->es);
-        x->land_b = gemm__mpi_blocks_new(x, x->g.br * x->g.bc, (size_t)(kbs * x->g.nb) * x->es);
+    sg->bytes = gemm__mpi_stage_bytes(g, sh->es);
+    if (sh->o.slabs > 1 && sh->o.algorithm == GEMM_MPI_CANNON) {
+        int64_t kbs = (g->kb + sh->o.slabs - 1) / sh->o.slabs;
+        bf->land_a = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(g->mb * kbs) * sh->es);
+        bf->land_b = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(kbs * g->nb) * sh->es);
     }
-    if (!(x->cuda || x->rank == x->o.root)) return;
-    for (k = 0; k < 2 && x->st == GEMM_OK; k++) {
-        x->stage[k] = (char *)gemm__mpi_alloc(x, x->stage_bytes, 0);
+    if (!(dv->cuda || tm->rank == sh->o.root)) return;
+    for (k = 0; k < 2 && e->st == GEMM_OK; k++) {
+        sg->buf[k] = (char *)gemm__mpi_alloc(dv, e, sg->bytes, 0);
 #ifdef GEMM_MPI_CUDA
-        if (x->cuda) GEMM__MPI_CU(x, cudaEventCreateWithFlags(&x->stage_ev[k], cudaEventDisableTiming));
+        if (dv->cuda) GEMM__MPI_CU(e, cudaEventCreateWithFlags(&sg->ev[k], cudaEventDisableTiming));
 #endif
     }
-}
-
-/* The lists of one exchange: room for every block of a skew or a shift,
-   each in int-sized pieces. */
-static void gemm__mpi_alloc_lists(gemm__mpi *x)
-{
-    int r, nslots = x->g.br * x->g.bc, edge = x->g.br + x->g.bc;
-    x->cap = 2 * (nslots > edge ? nslots : edge) * gemm__mpi_pieces(x->big);
-    if (x->st != GEMM_OK) return;
-    x->sends = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
-    x->recvs = (gemm__mpi_msg *)GEMM_MALLOC(sizeof(gemm__mpi_msg) * (size_t)x->cap);
-    x->reqs = (MPI_Request *)GEMM_MALLOC(sizeof(MPI_Request) * (size_t)x->cap);
-    if (!x->sends || !x->recvs || !x->reqs)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
-    for (r = 0; x->reqs && r < x->cap; r++) x->reqs[r] = MPI_REQUEST_NULL;
-#ifdef GEMM_MPI_CUDA
-    if (x->path == GEMM_MPI_PATH_CUDA_IPC && x->st == GEMM_OK) {
-        x->ipc_out = (gemm__mpi_ipc_msg *)GEMM_MALLOC(sizeof(gemm__mpi_ipc_msg) * (size_t)x->cap);
-        x->ipc_in = (gemm__mpi_ipc_msg *)GEMM_MALLOC(sizeof(gemm__mpi_ipc_msg) * (size_t)x->cap);
-        x->acks = (char *)GEMM_MALLOC((size_t)x->cap);
-        if (!x->ipc_out || !x->ipc_in || !x->acks)
-            gemm__mpi_keep(x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory", x->func));
-    }
-#endif
 }
 /* <<mpi setup */
 /* >>mpi comm: src/mpi/comm.c */
@@ -2409,21 +2648,21 @@ static gemm_status gemm__mpi_running(const char *func)
    no single group to lay a grid on: refused before any collective (MPI's
    checks in MPI_Comm_test_inter report through the caller's handler, as
    every call on the caller's communicator does). */
-static gemm_status gemm__mpi_open(gemm__mpi *x, MPI_Comm comm)
+static gemm_status gemm__mpi_open(const char *func, MPI_Comm comm, gemm__mpi_team *tm)
 {
     gemm_status s;
     int inter = 0;
-    if (comm == MPI_COMM_NULL) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
+    if (comm == MPI_COMM_NULL) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", func);
     s = gemm__mpi_status(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
     if (s == GEMM_OK && inter)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is an intercommunicator; pass an intracommunicator "
-                          "(MPI_Intercomm_merge makes one)", x->func);
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_dup(comm, &x->comm), "MPI_Comm_dup");
+                          "(MPI_Intercomm_merge makes one)", func);
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_dup(comm, &tm->comm), "MPI_Comm_dup");
     if (s == GEMM_OK)
-        s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
-    if (s != GEMM_OK && x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+        s = gemm__mpi_status(MPI_Comm_set_errhandler(tm->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(tm->comm, &tm->P), "MPI_Comm_size");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(tm->comm, &tm->rank), "MPI_Comm_rank");
+    if (s != GEMM_OK && tm->comm != MPI_COMM_NULL) MPI_Comm_free(&tm->comm);
     return s;
 }
 /* <<mpi comm */
@@ -2460,19 +2699,20 @@ static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t ro
 }
 
 /* Distributed: this rank's pieces, in the caller's argument order, each as
-   the stored matrix that holds its tile; then the problem's leading
-   dimensions, strides and extents become the pieces'. */
-static gemm_status gemm__mpi_check_pieces(gemm__mpi *x, const gemm__mpi_args *in)
+   the stored matrix that holds its tile (`g`: this rank's tiles in the
+   view); then the problem's leading dimensions, strides and extents become
+   the pieces'. */
+static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid *g, const gemm__mpi_args *in,
+                                          gemm__problem *p)
 {
     static const char *const nm[3] = {"A", "B", "C"};
-    gemm__problem *p = &x->p;
     int sw = p->swapped, w;
     /* the caller's A, B, C in the view: a row-major call's A is its b */
     const gemm_mpi_tile *t[3];
     const void *ptr[3];
     int64_t ld[3], ext[3];
     int tr[3];
-    t[0] = sw ? &x->g.b : &x->g.a; t[1] = sw ? &x->g.a : &x->g.b; t[2] = &x->g.c;
+    t[0] = sw ? &g->b : &g->a; t[1] = sw ? &g->a : &g->b; t[2] = &g->c;
     tr[0] = sw ? p->b_trans : p->a_trans; tr[1] = sw ? p->a_trans : p->b_trans; tr[2] = 0;
     ptr[0] = in->A; ptr[1] = in->B; ptr[2] = in->C;
     ld[0] = in->lda; ld[1] = in->ldb; ld[2] = in->ldc;
@@ -2483,16 +2723,16 @@ static gemm_status gemm__mpi_check_pieces(gemm__mpi *x, const gemm__mpi_args *in
         int64_t rows = tr[w] ? t[w]->cols : t[w]->rows, cols = tr[w] ? t[w]->rows : t[w]->cols;
         int64_t srows = sw ? cols : rows, scols = sw ? rows : cols, need = rows > 1 ? rows : 1;
         if (used && !ptr[w] && t[w]->rows > 0 && t[w]->cols > 0)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", x->func,
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", func,
                               nm[w], (long long)srows, (long long)scols);
         if (ld[w] < need)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ld%c = %lld is too small: this rank's piece of %s is %lld x "
-                              "%lld stored, needs ld%c >= %lld", x->func, "abc"[w], (long long)ld[w], nm[w],
+                              "%lld stored, needs ld%c >= %lld", func, "abc"[w], (long long)ld[w], nm[w],
                               (long long)srows, (long long)scols, "abc"[w], (long long)need);
         ext[w] = used ? gemm__extent(rows, cols, ld[w]) : 0;
         if (ext[w] < 0 || ext[w] > GEMM__MPI_MAX_EXTENT)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: this rank's piece of %s spans more than 2^60 elements "
-                              "(ld%c = %lld)", x->func, nm[w], "abc"[w], (long long)ld[w]);
+                              "(ld%c = %lld)", func, nm[w], "abc"[w], (long long)ld[w]);
     }
     p->lda = ld[sw];
     p->ldb = ld[!sw];
@@ -2507,82 +2747,86 @@ static gemm_status gemm__mpi_check_pieces(gemm__mpi *x, const gemm__mpi_args *in
     return GEMM_OK;
 }
 
-/* The options last, as the arguments come. */
-static gemm_status gemm__mpi_check_options(const gemm__mpi *x)
+/* The options last, as the arguments come. `form`: 0 root-held, 1
+   distributed (which has no root), -1 a plan's create (both forms). */
+static gemm_status gemm__mpi_check_options(const char *func, const gemm_mpi_options *o, int form, int P)
 {
-    const gemm_mpi_options *o = &x->o;
     if (o->local != GEMM_MPI_LOCAL_CPU && o->local != GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", x->func, (int)o->local);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", func, (int)o->local);
 #ifndef GEMM_MPI_CUDA
     if (o->local == GEMM_MPI_LOCAL_CUDA)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
-                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", x->func);
+                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", func);
 #endif
     if (o->algorithm != GEMM_MPI_CANNON && o->algorithm != GEMM_MPI_FOX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", x->func,
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", func,
                           (int)o->algorithm);
     if (o->path != GEMM_MPI_PATH_AUTO && o->path != GEMM_MPI_PATH_CUDA_AWARE && o->path != GEMM_MPI_PATH_STAGED &&
         o->path != GEMM_MPI_PATH_CUDA_IPC)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", x->func,
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", func,
                           (int)o->path);
     if (o->slabs < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", x->func, o->slabs);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", func, o->slabs);
     if (o->threads < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", x->func, o->threads);
-    if (x->distributed != 1 && (o->root < 0 || o->root >= x->P))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", x->func, o->root, x->P);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", func, o->threads);
+    if (form != 1 && (o->root < 0 || o->root >= P))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", func, o->root, P);
     return GEMM_OK;
 }
 
-/* This rank's checks in argument order, and the canonical problem made
-   once (gemm__prepare). The root-held call reads matrices on the root
-   only: there every check; elsewhere the scalars' (a rank that holds no
-   matrix passes the smallest leading dimensions). The distributed call
-   checks the scalars so, then this rank's pieces. `u`: the caller's grid. */
-static gemm_status gemm__mpi_prepare(gemm__mpi *x, const gemm__mpi_args *in, const gemm_mpi_blocks *u)
+/* This rank's checks of one call in argument order, and the call's
+   canonical problem made once (gemm__prepare) into *c. The root-held call
+   (form 0) reads matrices on the root only: there every check; elsewhere
+   the scalars' (a rank that holds no matrix passes the smallest leading
+   dimensions). The distributed call (form 1) checks the scalars so, then
+   this rank's pieces. */
+static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
+                                     const gemm__mpi_args *in, gemm__mpi_call *c)
 {
-    int full = !x->distributed && x->rank == x->o.root;
+    int full = form == 0 && tm->rank == sh->o.root;
     int64_t lda = full ? in->lda : gemm__mpi_min_ld(in->layout, in->transa, in->m, in->k);
     int64_t ldb = full ? in->ldb : gemm__mpi_min_ld(in->layout, in->transb, in->k, in->n);
     int64_t ldc = full ? in->ldc : gemm__mpi_min_ld(in->layout, GEMM_NO_TRANS, in->m, in->n);
-    gemm_status s = gemm__prepare(x->func, in->layout, in->transa, in->transb, in->m, in->n, in->k, in->alpha == 0,
+    gemm_status s;
+    c->form = form;
+    s = gemm__prepare(func, in->layout, in->transa, in->transb, in->m, in->n, in->k, in->alpha == 0,
                                   full ? in->A != NULL : 1, lda, full ? in->B != NULL : 1, ldb, in->beta == 1,
-                                  full ? in->C != NULL : 1, ldc, &x->p);
+                                  full ? in->C != NULL : 1, ldc, &c->p);
     if (s != GEMM_OK) return s;
-    x->alpha = in->alpha;
-    x->beta = in->beta;
-    x->A = x->p.swapped ? in->B : in->A;
-    x->B = x->p.swapped ? in->A : in->B;
-    x->C = in->C;
-    gemm__mpi_grid_view(u, x->p.swapped, &x->g);
-    x->kb_full = x->g.kb;
-    if (x->distributed) s = gemm__mpi_check_pieces(x, in);
-    return s != GEMM_OK ? s : gemm__mpi_check_options(x);
+    c->alpha = in->alpha;
+    c->beta = in->beta;
+    c->A = c->p.swapped ? in->B : in->A;
+    c->B = c->p.swapped ? in->A : in->B;
+    c->C = in->C;
+    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, &c->p);
+    return s != GEMM_OK ? s : gemm__mpi_check_options(func, &sh->o, form, tm->P);
 }
 
 /* The plan's shape, checked once at its creation as a call with the
-   smallest leading dimensions would be, then the options. */
-static gemm_status gemm__mpi_check_shape(gemm__mpi *x, const gemm_mpi_blocks *u)
+   smallest leading dimensions would be, then the options; the grid's
+   column-major view (tm->g) follows from the layout. `form` as for
+   gemm__mpi_check_options. */
+static gemm_status gemm__mpi_check_shape(const char *func, const gemm__mpi_shape *sh, int form, gemm__mpi_team *tm)
 {
+    gemm__problem p;
     gemm_status s;
-    if (x->precision != GEMM_F32 && x->precision != GEMM_F64)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision = %d, not GEMM_F32 or GEMM_F64", x->func,
-                          (int)x->precision);
-    s = gemm__prepare(x->func, x->layout, x->transa, x->transb, x->m, x->n, x->k, 0, 1,
-                      gemm__mpi_min_ld(x->layout, x->transa, x->m, x->k), 1,
-                      gemm__mpi_min_ld(x->layout, x->transb, x->k, x->n), 0, 1,
-                      gemm__mpi_min_ld(x->layout, GEMM_NO_TRANS, x->m, x->n), &x->p);
+    if (sh->precision != GEMM_F32 && sh->precision != GEMM_F64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision = %d, not GEMM_F32 or GEMM_F64", func,
+                          (int)sh->precision);
+    s = gemm__prepare(func, sh->layout, sh->transa, sh->transb, sh->m, sh->n, sh->k, 0, 1,
+                      gemm__mpi_min_ld(sh->layout, sh->transa, sh->m, sh->k), 1,
+                      gemm__mpi_min_ld(sh->layout, sh->transb, sh->k, sh->n), 0, 1,
+                      gemm__mpi_min_ld(sh->layout, GEMM_NO_TRANS, sh->m, sh->n), &p);
     if (s != GEMM_OK) return s;
-    gemm__mpi_grid_view(u, x->p.swapped, &x->g);
-    x->kb_full = x->g.kb;
-    return gemm__mpi_check_options(x);
+    gemm__mpi_grid_view(&tm->u, p.swapped, &tm->g);
+    return gemm__mpi_check_options(func, &sh->o, form, tm->P);
 }
 
-/* An execute's options: the outputs, and otherwise zero or the plan's own
-   values (the same struct may serve the create and its executes). */
-static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_mpi_options *e)
+/* An execute's options `e`: the outputs, and otherwise zero or the plan's
+   own values `o` (the same struct may serve the create and its executes). */
+static gemm_status gemm__mpi_check_exec_options(const char *func, const gemm_mpi_options *o,
+                                                const gemm_mpi_options *e)
 {
-    const gemm_mpi_options *o = &x->o;
     const char *bad = NULL;
     if (!e) return GEMM_OK;
     if (e->local && e->local != o->local) bad = "local";
@@ -2596,7 +2840,7 @@ static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_m
     else if (e->slabs && e->slabs != o->slabs) bad = "slabs";
     if (bad)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.%s differs from the plan's: it is fixed when the plan "
-                          "is created", x->func, bad);
+                          "is created", func, bad);
     return GEMM_OK;
 }
 /* <<mpi check */
@@ -2606,31 +2850,31 @@ static gemm_status gemm__mpi_check_exec_options(const gemm__mpi *x, const gemm_m
 
 #include <string.h>
 
-struct gemm_mpi_plan {
-    gemm__mpi x;
-};
-
-static void gemm__mpi_init(gemm__mpi *x, const char *func, gemm_precision precision, int form, gemm_layout layout,
-                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
-                           const gemm_mpi_options *options)
+/* A plan with nothing in it yet: the shape and options (the outputs left
+   out: they are each call's), no communicator, no blocks, the CPU path; and
+   e, the outcome of the call that makes it. */
+static void gemm__mpi_init(gemm_mpi_plan *pl, gemm__mpi_err *e, const char *func, gemm_precision precision,
+                           gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                           int64_t k, const gemm_mpi_options *options)
 {
-    memset(x, 0, sizeof *x);
-    x->func = func;
-    x->distributed = form; /* -1: a plan, which serves both forms */
-    x->precision = precision;
-    x->es = gemm_precision_size(precision);
-    x->layout = layout;
-    x->transa = transa;
-    x->transb = transb;
-    x->m = m;
-    x->n = n;
-    x->k = k;
-    if (options) x->o = *options;
-    x->cuda = x->o.local == GEMM_MPI_LOCAL_CUDA;
-    x->comm = x->row_comm = MPI_COMM_NULL;
-    x->stage_req[0] = x->stage_req[1] = MPI_REQUEST_NULL;
-    x->st = GEMM_OK;
-    x->path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
+    gemm__mpi_shape *sh = &pl->shape;
+    memset(pl, 0, sizeof *pl);
+    sh->precision = precision;
+    sh->es = gemm_precision_size(precision);
+    sh->layout = layout;
+    sh->transa = transa;
+    sh->transb = transb;
+    sh->m = m;
+    sh->n = n;
+    sh->k = k;
+    if (options) sh->o = *options;
+    sh->o.timing = sh->o.timing_max = NULL;
+    sh->o.path_used = NULL;
+    pl->dev.cuda = sh->o.local == GEMM_MPI_LOCAL_CUDA;
+    pl->dev.path = GEMM_MPI_PATH_HOST; /* until the setup picks another */
+    pl->team.comm = pl->team.row_comm = MPI_COMM_NULL;
+    pl->stage.req[0] = pl->stage.req[1] = MPI_REQUEST_NULL;
+    gemm__mpi_err_init(e, func);
 }
 
 /* The values every rank must pass alike, and their names for the vote. */
@@ -2640,146 +2884,162 @@ static const char *const gemm__mpi_shape_names[] = {
     "options.overlap", "options.path", "options.root", "options.max_host_bytes", "options.max_device_bytes",
     "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)"};
 
-static void gemm__mpi_shape_values(const gemm__mpi *x, int64_t *v)
+/* The shape's values; the root only where the form has one (`form` as for
+   gemm__mpi_check_options). */
+static void gemm__mpi_shape_values(const gemm__mpi_shape *sh, int form, int64_t *v)
 {
-    v[0] = x->precision; v[1] = x->layout; v[2] = x->transa; v[3] = x->transb;
-    v[4] = x->m; v[5] = x->n; v[6] = x->k;
-    v[7] = x->o.local; v[8] = x->o.algorithm; v[9] = x->o.overlap != 0; v[10] = x->o.path;
-    v[11] = x->distributed == 1 ? 0 : x->o.root;
-    v[12] = (int64_t)x->o.max_host_bytes; v[13] = (int64_t)x->o.max_device_bytes;
-    v[14] = x->o.threads;
-    v[15] = x->o.slabs > 1 ? x->o.slabs : 1;
+    v[0] = sh->precision; v[1] = sh->layout; v[2] = sh->transa; v[3] = sh->transb;
+    v[4] = sh->m; v[5] = sh->n; v[6] = sh->k;
+    v[7] = sh->o.local; v[8] = sh->o.algorithm; v[9] = sh->o.overlap != 0; v[10] = sh->o.path;
+    v[11] = form == 1 ? 0 : sh->o.root;
+    v[12] = (int64_t)sh->o.max_host_bytes; v[13] = (int64_t)sh->o.max_device_bytes;
+    v[14] = sh->o.threads;
+    v[15] = sh->o.slabs > 1 ? sh->o.slabs : 1;
 }
 
-/* The plan's communicator, the grid and this rank's checks of the shape
-   and options; with `vote`, every rank learns that all are valid and
-   alike (the one-shot calls vote once, with alpha and beta, later). */
-static gemm_status gemm__mpi_begin(gemm__mpi *x, MPI_Comm comm, int vote)
+/* The plan's communicator (into tm), the grid and this rank's checks of
+   the shape and options (kept in e); with `vote`, every rank learns that
+   all are valid and alike (the one-shot calls vote once, with alpha and
+   beta, later). `form` as for gemm__mpi_check_options. */
+static gemm_status gemm__mpi_begin(const gemm__mpi_shape *sh, MPI_Comm comm, int form, int vote, gemm__mpi_team *tm,
+                                   gemm__mpi_err *e)
 {
     int64_t v[GEMM__MPI_SHAPE_VALUES];
-    gemm_status s = gemm__mpi_open(x, comm);
+    gemm_status s = gemm__mpi_open(e->func, comm, tm);
     if (s != GEMM_OK) return s;
-    s = gemm_mpi_blocks_of(x->P, x->rank, x->m < 0 ? 0 : x->m, x->n < 0 ? 0 : x->n, x->k < 0 ? 0 : x->k, &x->u);
-    if (s == GEMM_OK) s = gemm__mpi_check_shape(x, &x->u);
-    gemm__mpi_keep(x, s);
+    s = gemm_mpi_blocks_of(tm->P, tm->rank, sh->m < 0 ? 0 : sh->m, sh->n < 0 ? 0 : sh->n, sh->k < 0 ? 0 : sh->k,
+                           &tm->u);
+    if (s == GEMM_OK) s = gemm__mpi_check_shape(e->func, sh, form, tm);
+    gemm__mpi_keep(e, s);
     if (!vote) return GEMM_OK;
-    gemm__mpi_shape_values(x, v);
-    s = gemm__mpi_vote(x, x->comm, v, GEMM__MPI_SHAPE_VALUES, gemm__mpi_shape_names);
-    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+    gemm__mpi_shape_values(sh, form, v);
+    s = gemm__mpi_vote(tm, e, v, GEMM__MPI_SHAPE_VALUES, gemm__mpi_shape_names);
+    if (s != GEMM_OK) gemm__mpi_agreed(e, s);
     return s;
 }
 
 #ifdef GEMM_MPI_CUDA
 /* IPC path: blocks v[0..n) will go to `to`, as many come from `from`:
    their handles travel now and the receivers map them. */
-static void gemm__mpi_map_list(gemm__mpi *x, void **v, int n, int to, int from, size_t bytes)
+static void gemm__mpi_map_list(const gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_xchg *xc, gemm__mpi_err *e,
+                               void **v, int n, int to, int from, size_t bytes)
 {
     int i;
-    if (!v || to == x->rank || x->st != GEMM_OK) return;
+    if (!v || to == tm->rank || e->st != GEMM_OK) return;
     for (i = 0; i < n; i++) {
-        gemm__mpi_post(x->sends, &x->nsend, v[i], to, i, bytes);
-        gemm__mpi_post(x->recvs, &x->nrecv, NULL, from, i, bytes);
+        gemm__mpi_post(xc->sends, &xc->nsend, v[i], to, i, bytes);
+        gemm__mpi_post(xc->recvs, &xc->nrecv, NULL, from, i, bytes);
     }
-    gemm__mpi_map_queued(x);
+    gemm__mpi_map_queued(xc, tm, dv, e);
 }
 #endif
 
 /* IPC path: maps every peer block this rank will copy from: every a block
    (slots and spares) of the right neighbour, every b block of the one
-   below, and for the distributed skew the natural blocks sent here. */
-static void gemm__mpi_map_blocks(gemm__mpi *x, int form)
+   below (form < 0: the shared blocks), and for the distributed skew the
+   natural blocks sent here (form 1). */
+static void gemm__mpi_map_blocks(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                 const gemm__mpi_bufs *bf, gemm__mpi_xchg *xc, gemm__mpi_err *e, int form)
 {
 #ifdef GEMM_MPI_CUDA
-    int slots = x->g.br * x->g.bc, which;
-    if (x->path != GEMM_MPI_PATH_CUDA_IPC || x->st != GEMM_OK) return;
+    int slots = tm->g.br * tm->g.bc, which;
+    if (dv->path != GEMM_MPI_PATH_CUDA_IPC || e->st != GEMM_OK) return;
     if (form != 1) {
-        if (x->o.algorithm == GEMM_MPI_CANNON) {
-            gemm__mpi_map_list(x, x->a, slots, x->left, x->right, x->abytes);
-            gemm__mpi_map_list(x, x->aspare, x->g.br, x->left, x->right, x->abytes);
+        if (sh->o.algorithm == GEMM_MPI_CANNON) {
+            gemm__mpi_map_list(tm, dv, xc, e, bf->a, slots, tm->left, tm->right, bf->abytes);
+            gemm__mpi_map_list(tm, dv, xc, e, bf->aspare, tm->g.br, tm->left, tm->right, bf->abytes);
         }
-        gemm__mpi_map_list(x, x->b, slots, x->up, x->down, x->bbytes);
-        gemm__mpi_map_list(x, x->bspare, x->g.bc, x->up, x->down, x->bbytes);
+        gemm__mpi_map_list(tm, dv, xc, e, bf->b, slots, tm->up, tm->down, bf->bbytes);
+        gemm__mpi_map_list(tm, dv, xc, e, bf->bspare, tm->g.bc, tm->up, tm->down, bf->bbytes);
     }
-    for (which = 0; form == 1 && x->temps && which < 2 && x->st == GEMM_OK; which++) {
-        gemm__mpi_queue_skew(x, which);
-        gemm__mpi_map_queued(x);
+    for (which = 0; form == 1 && bf->temps && which < 2 && e->st == GEMM_OK; which++) {
+        gemm__mpi_queue_skew(xc, tm, bf, which);
+        gemm__mpi_map_queued(xc, tm, dv, e);
     }
 #else
-    (void)x;
+    (void)sh;
+    (void)tm;
+    (void)dv;
+    (void)bf;
+    (void)xc;
+    (void)e;
     (void)form;
 #endif
 }
 
 /* One form's buffers go (a failed allocation, or the plan's end). */
-static void gemm__mpi_free_form(gemm__mpi *x, int form)
+static void gemm__mpi_free_form(const gemm__mpi_team *tm, const gemm__mpi_device *dv, gemm__mpi_bufs *bf,
+                                gemm__mpi_stage *sg, int form)
 {
-    int k;
+    int k, nslots = tm->g.br * tm->g.bc;
     if (form == 1) {
-        gemm__mpi_blocks_free(x, x->temps, x->g.br * x->g.bc);
-        x->temps = NULL;
+        gemm__mpi_blocks_free(dv, bf->temps, nslots);
+        bf->temps = NULL;
         return;
     }
-    gemm__mpi_blocks_free(x, x->land_a, x->g.br * x->g.bc);
-    gemm__mpi_blocks_free(x, x->land_b, x->g.br * x->g.bc);
-    x->land_a = x->land_b = NULL;
+    gemm__mpi_blocks_free(dv, bf->land_a, nslots);
+    gemm__mpi_blocks_free(dv, bf->land_b, nslots);
+    bf->land_a = bf->land_b = NULL;
     for (k = 0; k < 2; k++) {
-        gemm__mpi_release(x, x->stage[k], 0);
-        x->stage[k] = NULL;
+        gemm__mpi_release(dv, sg->buf[k], 0);
+        sg->buf[k] = NULL;
 #ifdef GEMM_MPI_CUDA
-        if (x->stage_ev[k]) cudaEventDestroy(x->stage_ev[k]);
-        x->stage_ev[k] = NULL;
+        if (sg->ev[k]) cudaEventDestroy(sg->ev[k]);
+        sg->ev[k] = NULL;
 #endif
     }
 }
 
 /* The plan's shared blocks (and, form >= 0, that form's buffers): path,
    caps, allocation, each agreed by every rank; then the IPC mappings. */
-static void gemm__mpi_setup(gemm__mpi *x, int form)
+static void gemm__mpi_setup(const gemm__mpi_shape *sh, gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_bufs *bf,
+                            gemm__mpi_xchg *xc, gemm__mpi_stage *sg, gemm__mpi_err *e, gemm_timing *t, int form)
 {
     gemm_status s;
     double t0 = gemm__mpi_now();
-    x->big = gemm__mpi_block_bytes(&x->g, x->es, &x->abytes, &x->bbytes, &x->cbytes, NULL);
-    x->path = GEMM_MPI_PATH_HOST;
-    if (x->cuda) gemm__mpi_choose_path(x);
-    s = gemm__mpi_fits(x, form);
+    bf->big = gemm__mpi_block_bytes(&tm->g, sh->es, &bf->abytes, &bf->bbytes, &bf->cbytes, NULL);
+    dv->path = GEMM_MPI_PATH_HOST;
+    if (dv->cuda) gemm__mpi_choose_path(sh, tm, dv, e);
+    s = gemm__mpi_fits(sh, tm, dv, e, form);
     if (s == GEMM_OK) {
-        gemm__mpi_neighbours(x);
-        gemm__mpi_alloc_blocks(x);
-        gemm__mpi_alloc_lists(x);
-        if (form >= 0) gemm__mpi_alloc_form(x, form);
-        s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
+        gemm__mpi_neighbours(sh, tm, e);
+        gemm__mpi_alloc_blocks(sh, tm, dv, bf, e);
+        gemm__mpi_alloc_xchg(sh, tm, dv, bf->big, xc, e);
+        if (form >= 0) gemm__mpi_alloc_form(sh, tm, dv, bf, sg, e, form);
+        s = gemm__mpi_vote(tm, e, NULL, 0, NULL);
     }
-    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+    if (s != GEMM_OK) gemm__mpi_agreed(e, s);
     else {
-        x->setup_done = 1;
-        if (form >= 0) x->form_ready[form] = 1;
-        gemm__mpi_map_blocks(x, -1);
-        if (form == 1) gemm__mpi_map_blocks(x, 1);
+        bf->setup_done = 1;
+        if (form >= 0) bf->form_ready[form] = 1;
+        gemm__mpi_map_blocks(sh, tm, dv, bf, xc, e, -1);
+        if (form == 1) gemm__mpi_map_blocks(sh, tm, dv, bf, xc, e, 1);
     }
-    x->t.setup_s += gemm__mpi_now() - t0;
+    t->setup_s += gemm__mpi_now() - t0;
 }
 
 /* Before an execute's product: the plan's blocks and this form's buffers,
    allocated now if this is the first time (later executes skip it all). */
-static void gemm__mpi_form(gemm__mpi *x, int form)
+static void gemm__mpi_form(const gemm__mpi_shape *sh, gemm__mpi_team *tm, gemm__mpi_device *dv, gemm__mpi_bufs *bf,
+                           gemm__mpi_xchg *xc, gemm__mpi_stage *sg, gemm__mpi_err *e, gemm_timing *t, int form)
 {
     gemm_status s;
     double t0;
-    if (!x->setup_done) { gemm__mpi_setup(x, form); return; }
-    if (x->form_ready[form]) return;
+    if (!bf->setup_done) { gemm__mpi_setup(sh, tm, dv, bf, xc, sg, e, t, form); return; }
+    if (bf->form_ready[form]) return;
     t0 = gemm__mpi_now();
-    s = gemm__mpi_fits(x, form);
+    s = gemm__mpi_fits(sh, tm, dv, e, form);
     if (s == GEMM_OK) {
-        gemm__mpi_alloc_form(x, form);
-        s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
-        if (s != GEMM_OK) gemm__mpi_free_form(x, form);
+        gemm__mpi_alloc_form(sh, tm, dv, bf, sg, e, form);
+        s = gemm__mpi_vote(tm, e, NULL, 0, NULL);
+        if (s != GEMM_OK) gemm__mpi_free_form(tm, dv, bf, sg, form);
     }
-    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
+    if (s != GEMM_OK) gemm__mpi_agreed(e, s);
     else {
-        x->form_ready[form] = 1;
-        gemm__mpi_map_blocks(x, form);
+        bf->form_ready[form] = 1;
+        gemm__mpi_map_blocks(sh, tm, dv, bf, xc, e, form);
     }
-    x->t.setup_s += gemm__mpi_now() - t0;
+    t->setup_s += gemm__mpi_now() - t0;
 }
 /* <<mpi plan */
 /* >>mpi teardown: src/mpi/teardown.c */
@@ -2791,12 +3051,12 @@ static void gemm__mpi_form(gemm__mpi *x, int form)
    let go of their requests before their buffers are freed. A transfer MPI
    cannot cancel (a send already on its way, say) may still touch a freed
    buffer: MPI promises nothing after an error, and this is best effort. */
-static void gemm__mpi_drop_requests(gemm__mpi *x)
+static void gemm__mpi_drop_requests(gemm__mpi_xchg *xc, gemm__mpi_stage *sg)
 {
     int i, done;
     MPI_Request *r;
-    for (i = 0; i < x->cap + 2; i++) {
-        r = i < 2 ? &x->stage_req[i] : x->reqs ? &x->reqs[i - 2] : NULL;
+    for (i = 0; i < xc->cap + 2; i++) {
+        r = i < 2 ? &sg->req[i] : xc->reqs ? &xc->reqs[i - 2] : NULL;
         if (!r || *r == MPI_REQUEST_NULL) continue;
         done = 0;
         MPI_Cancel(r);
@@ -2806,55 +3066,61 @@ static void gemm__mpi_drop_requests(gemm__mpi *x)
     }
 }
 
-static void gemm__mpi_free_blocks(gemm__mpi *x)
+/* Frees the plan's blocks, buffers, lists and the GPU's streams. */
+static void gemm__mpi_free_blocks(gemm_mpi_plan *pl)
 {
-    int nslots = x->g.br * x->g.bc;
-    gemm__mpi_blocks_free(x, x->a, nslots);
-    gemm__mpi_blocks_free(x, x->b, nslots);
-    gemm__mpi_blocks_free(x, x->c, nslots);
-    gemm__mpi_blocks_free(x, x->aspare, x->g.br);
-    gemm__mpi_blocks_free(x, x->bspare, x->g.bc);
-    gemm__mpi_blocks_free(x, x->fox, x->g.br);
-    gemm__mpi_free_form(x, 0);
-    gemm__mpi_free_form(x, 1);
-    gemm__mpi_release(x, x->pool, 0);
-    GEMM_FREE(x->use);
-    GEMM_FREE(x->sends);
-    GEMM_FREE(x->recvs);
-    GEMM_FREE(x->reqs);
+    const gemm__mpi_team *tm = &pl->team;
+    gemm__mpi_device *dv = &pl->dev;
+    gemm__mpi_bufs *bf = &pl->bufs;
+    gemm__mpi_xchg *xc = &pl->xchg;
+    int nslots = tm->g.br * tm->g.bc;
+    gemm__mpi_blocks_free(dv, bf->a, nslots);
+    gemm__mpi_blocks_free(dv, bf->b, nslots);
+    gemm__mpi_blocks_free(dv, bf->c, nslots);
+    gemm__mpi_blocks_free(dv, bf->aspare, tm->g.br);
+    gemm__mpi_blocks_free(dv, bf->bspare, tm->g.bc);
+    gemm__mpi_blocks_free(dv, bf->fox, tm->g.br);
+    gemm__mpi_free_form(tm, dv, bf, &pl->stage, 0);
+    gemm__mpi_free_form(tm, dv, bf, &pl->stage, 1);
+    gemm__mpi_release(dv, xc->pool, 0);
+    GEMM_FREE(bf->use);
+    GEMM_FREE(xc->sends);
+    GEMM_FREE(xc->recvs);
+    GEMM_FREE(xc->reqs);
 #ifdef GEMM_MPI_CUDA
-    GEMM_FREE(x->ipc_out);
-    GEMM_FREE(x->ipc_in);
-    GEMM_FREE(x->maps);
-    GEMM_FREE(x->acks);
-    if (x->copy_stream) cudaStreamDestroy(x->copy_stream);
-    if (x->stream) cudaStreamDestroy(x->stream);
-    if (x->ev0) cudaEventDestroy(x->ev0);
-    if (x->ev1) cudaEventDestroy(x->ev1);
+    GEMM_FREE(xc->ipc_out);
+    GEMM_FREE(xc->ipc_in);
+    GEMM_FREE(dv->maps);
+    GEMM_FREE(xc->acks);
+    if (dv->copy_stream) cudaStreamDestroy(dv->copy_stream);
+    if (dv->stream) cudaStreamDestroy(dv->stream);
+    if (dv->ev0) cudaEventDestroy(dv->ev0);
+    if (dv->ev1) cudaEventDestroy(dv->ev1);
 #endif
 }
 
-/* Frees what this rank holds. With `agree` the ranks first close their
-   mappings of each other's blocks and meet in a barrier, so that no rank
-   frees a block a peer still maps; a plan broken by an MPI failure, or
-   MPI already finalised, frees without it (and says so). */
-static gemm_status gemm__mpi_free_all(gemm__mpi *x, int agree)
+/* Frees what this rank's plan holds (`func`: the public function, for the
+   detail). With `agree` the ranks first close their mappings of each
+   other's blocks and meet in a barrier, so that no rank frees a block a
+   peer still maps; a plan broken by an MPI failure, or MPI already
+   finalised, frees without it (and says so). */
+static gemm_status gemm__mpi_free_all(gemm_mpi_plan *pl, const char *func, int agree)
 {
     gemm_status s = GEMM_OK;
-    int alive = gemm__mpi_running(x->func) == GEMM_OK;
-    if (alive) gemm__mpi_drop_requests(x);
+    int alive = gemm__mpi_running(func) == GEMM_OK;
+    if (alive) gemm__mpi_drop_requests(&pl->xchg, &pl->stage);
 #ifdef GEMM_MPI_CUDA
-    if (x->stream) cudaStreamSynchronize(x->stream);
-    gemm__mpi_ipc_unmap_all(x);
+    if (pl->dev.stream) cudaStreamSynchronize(pl->dev.stream);
+    gemm__mpi_ipc_unmap_all(&pl->dev);
 #endif
     if (!alive)
         s = gemm__fail(GEMM_ERR_MPI, "%s: MPI was finalised before the plan was destroyed: freed without the "
-                       "ranks' agreement", x->func);
-    else if (agree && !x->broken && x->comm != MPI_COMM_NULL)
-        s = gemm__mpi_status(MPI_Barrier(x->comm), "MPI_Barrier");
-    gemm__mpi_free_blocks(x);
-    if (alive && x->row_comm != MPI_COMM_NULL) MPI_Comm_free(&x->row_comm);
-    if (alive && x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+                       "ranks' agreement", func);
+    else if (agree && !pl->broken && pl->team.comm != MPI_COMM_NULL)
+        s = gemm__mpi_status(MPI_Barrier(pl->team.comm), "MPI_Barrier");
+    gemm__mpi_free_blocks(pl);
+    if (alive && pl->team.row_comm != MPI_COMM_NULL) MPI_Comm_free(&pl->team.row_comm);
+    if (alive && pl->team.comm != MPI_COMM_NULL) MPI_Comm_free(&pl->team.comm);
     return s;
 }
 /* <<mpi teardown */
@@ -2864,100 +3130,126 @@ static gemm_status gemm__mpi_free_all(gemm__mpi *x, int agree)
 
 #include <string.h>
 
-/* The execute's vote: every rank's arguments are valid, and every rank
-   passed the same shape, options, scalars and form. Returns what the call
-   has to do. */
-static gemm__work gemm__mpi_agree(gemm__mpi *x, const gemm__mpi_args *in)
+/* A call's arguments before its checks: the form and where its outputs
+   go (options may be NULL). */
+static void gemm__mpi_call_init(gemm__mpi_call *c, int form, const gemm_mpi_options *options)
+{
+    memset(c, 0, sizeof *c);
+    c->form = form;
+    c->timing = options ? options->timing : NULL;
+    c->timing_max = options ? options->timing_max : NULL;
+    c->path_used = options ? options->path_used : NULL;
+}
+
+/* The execute's vote: every rank's arguments are valid (checked into *c),
+   and every rank passed the same shape, options, scalars and form. Returns
+   what the call has to do. */
+static gemm__work gemm__mpi_agree(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
+                                  const gemm__mpi_args *in, gemm__mpi_call *c, gemm__mpi_err *e)
 {
     int64_t v[GEMM__MPI_SHAPE_VALUES + 3];
     gemm_status s;
-    if (x->st == GEMM_OK) gemm__mpi_keep(x, gemm__mpi_prepare(x, in, &x->u));
-    gemm__mpi_shape_values(x, v);
+    if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_prepare(e->func, sh, tm, form, in, c));
+    gemm__mpi_shape_values(sh, form, v);
     memcpy(&v[GEMM__MPI_SHAPE_VALUES], &in->alpha, 8);
     memcpy(&v[GEMM__MPI_SHAPE_VALUES + 1], &in->beta, 8);
-    v[GEMM__MPI_SHAPE_VALUES + 2] = x->distributed;
-    s = gemm__mpi_vote(x, x->comm, v, GEMM__MPI_SHAPE_VALUES + 3, gemm__mpi_shape_names);
-    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
-    return s == GEMM_OK ? x->p.work : GEMM__WORK_NONE;
+    v[GEMM__MPI_SHAPE_VALUES + 2] = form;
+    s = gemm__mpi_vote(tm, e, v, GEMM__MPI_SHAPE_VALUES + 3, gemm__mpi_shape_names);
+    if (s != GEMM_OK) gemm__mpi_agreed(e, s);
+    return s == GEMM_OK ? c->p.work : GEMM__WORK_NONE;
 }
 
 /* C = beta*C needs no communication: the rank holding C does it (on the
-   root's host, or on each rank's GPU for distributed pieces). */
-static void gemm__mpi_scale_only(gemm__mpi *x)
+   root's host, or on each rank's GPU for distributed pieces, which may
+   choose the GPU first). */
+static void gemm__mpi_scale_only(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                 const gemm__mpi_call *c, gemm__mpi_err *e, gemm_timing *t)
 {
     double t0 = gemm__mpi_now();
-    if (x->distributed) {
-        if (x->cuda && !x->cuda_ready) gemm__mpi_cuda_init(x);
-        gemm__mpi_scale(x, x->cuda, x->g.c.rows, x->g.c.cols, x->C, x->p.ldc);
-    } else if (x->rank == x->o.root)
-        gemm__mpi_scale(x, 0, x->p.m, x->p.n, x->C, x->p.ldc);
-    x->t.compute_s += gemm__mpi_now() - t0;
+    if (c->form == 1) {
+        if (dv->cuda && !dv->ready) gemm__mpi_cuda_init(tm, dv, e);
+        gemm__mpi_scale(sh, dv, e, dv->cuda, tm->g.c.rows, tm->g.c.cols, c->beta, c->C, c->p.ldc);
+    } else if (tm->rank == sh->o.root)
+        gemm__mpi_scale(sh, dv, e, 0, c->p.m, c->p.n, c->beta, c->C, c->p.ldc);
+    t->compute_s += gemm__mpi_now() - t0;
 }
 
 /* The product on the plan's blocks: the blocks in place, the rounds, then
    C, written only when every rank's blocks are right. */
-static void gemm__mpi_product(gemm__mpi *x)
+static void gemm__mpi_product(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                              const gemm__mpi_call *c, gemm__mpi_bufs *bf, gemm__mpi_xchg *xc, gemm__mpi_stage *sg,
+                              gemm__mpi_err *e, gemm_timing *t)
 {
     gemm_status s;
-    if (gemm__mpi_streams(x)) gemm__mpi_stream(x);
+    if (gemm__mpi_streams(sh, c)) gemm__mpi_stream(sh, tm, dv, c, bf, xc, sg, e, t);
     else {
-        if (x->distributed) gemm__mpi_local_blocks(x);
-        else gemm__mpi_distribute(x);
-        if (x->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(x);
-        else gemm__mpi_cannon(x);
+        gemm__mpi_slab sl;
+        int prelaunched = 0;
+        sl.kb = tm->g.kb;
+        sl.abytes = bf->abytes;
+        sl.bbytes = bf->bbytes;
+        if (c->form == 1) gemm__mpi_local_blocks(sh, tm, dv, c, bf, xc, e, t);
+        else prelaunched = gemm__mpi_distribute(sh, tm, dv, c, bf, sg, e, t);
+        if (sh->o.algorithm == GEMM_MPI_FOX) gemm__mpi_fox(sh, tm, dv, c, bf, xc, e, t);
+        else gemm__mpi_cannon(sh, tm, dv, c, bf, &sl, xc, NULL, e, t, 0, prelaunched);
     }
-    s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
-    if (s != GEMM_OK) gemm__mpi_agreed(x, s);
-    else if (x->distributed) gemm__mpi_store_c(x);
-    else gemm__mpi_gather(x);
+    s = gemm__mpi_vote(tm, e, NULL, 0, NULL);
+    if (s != GEMM_OK) gemm__mpi_agreed(e, s);
+    else if (c->form == 1) gemm__mpi_store_c(sh, tm, dv, c, bf, e);
+    else gemm__mpi_gather(sh, tm, dv, c, bf, sg, e, t);
 }
 
-/* Fills the options' outputs, when given, on every return. */
-static void gemm__mpi_outputs(const gemm__mpi *x, const gemm_timing *max)
+/* Fills the call's outputs, when given, on every return. */
+static void gemm__mpi_outputs(const gemm__mpi_call *c, const gemm_timing *t, const gemm_timing *max,
+                              gemm_mpi_path path)
 {
-    if (x->o.timing) *x->o.timing = x->t;
-    if (x->o.timing_max) *x->o.timing_max = *max;
-    if (x->o.path_used) *x->o.path_used = x->path;
+    if (c->timing) *c->timing = *t;
+    if (c->timing_max) *c->timing_max = *max;
+    if (c->path_used) *c->path_used = path;
 }
 
 /* The times' maximum (every rank reduces, timing or not, so that ranks
    asking on some ranks only call the same collectives), then, unless a
    vote already agreed the outcome, the last vote: every rank returns the
-   same status. gemm_timing is all doubles. */
-static gemm_status gemm__mpi_close(gemm__mpi *x, double t_start, int final_vote)
+   same status, which an MPI failure makes GEMM_ERR_MPI (the plan is then
+   broken: the caller marks it). gemm_timing is all doubles. */
+static gemm_status gemm__mpi_close(const gemm__mpi_team *tm, const gemm__mpi_device *dv, const gemm__mpi_call *c,
+                                   gemm__mpi_err *e, gemm_timing *t, double t_start, int final_vote)
 {
     gemm_timing max;
     gemm_status s;
-    x->t.total_s = gemm__mpi_now() - t_start;
-    max = x->t;
-    GEMM__MPI_DO(x, MPI_Allreduce(&x->t, &max, (int)(sizeof x->t / sizeof(double)), MPI_DOUBLE, MPI_MAX, x->comm));
-    if (x->agreed || !final_vote) s = x->st == GEMM_OK ? GEMM_OK : gemm__fail(x->st, "%s", x->detail);
-    else s = gemm__mpi_vote(x, x->comm, NULL, 0, NULL);
-    if (s == GEMM_ERR_MPI) x->broken = 1; /* transfers may be pending: the plan cannot go on */
-    gemm__mpi_outputs(x, &max);
+    t->total_s = gemm__mpi_now() - t_start;
+    max = *t;
+    GEMM__MPI_DO(e, MPI_Allreduce(t, &max, (int)(sizeof *t / sizeof(double)), MPI_DOUBLE, MPI_MAX, tm->comm));
+    if (e->agreed || !final_vote) s = e->st == GEMM_OK ? GEMM_OK : gemm__fail(e->st, "%s", e->detail);
+    else s = gemm__mpi_vote(tm, e, NULL, 0, NULL);
+    gemm__mpi_outputs(c, t, &max, dv->path);
     return s;
 }
 
-/* One execute: the form `form` (0 root-held, 1 distributed) on the data in
-   `in` (the plan's shape with this call's scalars and pointers). */
-static gemm_status gemm__mpi_execute(gemm__mpi *x, gemm_precision precision, int form, const gemm__mpi_args *in,
-                                     const gemm_mpi_options *exec_options, double t_start)
+/* One execute of the plan: the form `form` (0 root-held, 1 distributed) on
+   the data in `in` (the plan's shape with this call's scalars and
+   pointers); c, e and t are the call's (its outputs, outcome and times). */
+static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision, int form, const gemm__mpi_args *in,
+                                     const gemm_mpi_options *exec_options, double t_start, gemm__mpi_call *c,
+                                     gemm__mpi_err *e, gemm_timing *t)
 {
+    const gemm__mpi_shape *sh = &pl->shape;
     gemm__work work;
-    x->distributed = form;
-    x->chunk = 0;
-    x->prelaunched = 0;
-    if (x->st == GEMM_OK && precision != x->precision)
-        gemm__mpi_keep(x, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the plan is for %s, this call for %s", x->func,
-                                     gemm_precision_name(x->precision), gemm_precision_name(precision)));
-    if (x->st == GEMM_OK) gemm__mpi_keep(x, gemm__mpi_check_exec_options(x, exec_options));
-    work = gemm__mpi_agree(x, in);
-    if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(x);
+    gemm_status s;
+    if (e->st == GEMM_OK && precision != sh->precision)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the plan is for %s, this call for %s", e->func,
+                                     gemm_precision_name(sh->precision), gemm_precision_name(precision)));
+    if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_check_exec_options(e->func, &sh->o, exec_options));
+    work = gemm__mpi_agree(sh, &pl->team, form, in, c, e);
+    if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(sh, &pl->team, &pl->dev, c, e, t);
     else if (work == GEMM__WORK_FULL) {
-        gemm__mpi_form(x, form);
-        if (x->st == GEMM_OK) gemm__mpi_product(x);
+        gemm__mpi_form(sh, &pl->team, &pl->dev, &pl->bufs, &pl->xchg, &pl->stage, e, t, form);
+        if (e->st == GEMM_OK) gemm__mpi_product(sh, &pl->team, &pl->dev, c, &pl->bufs, &pl->xchg, &pl->stage, e, t);
     }
-    return gemm__mpi_close(x, t_start, 1);
+    s = gemm__mpi_close(&pl->team, &pl->dev, c, e, t, t_start, 1);
+    if (s == GEMM_ERR_MPI) pl->broken = 1; /* transfers may be pending: the plan cannot go on */
+    return s;
 }
 /* <<mpi execute */
 /* >>mpi entry: src/mpi/entry.c */
@@ -2982,8 +3274,10 @@ GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precisio
                                           int64_t k, const gemm_mpi_options *options, gemm_mpi_plan **plan)
 {
     static const char *func = "gemm_mpi_plan_create";
-    gemm_mpi_plan *made = NULL;
-    gemm__mpi x;
+    gemm_mpi_plan pl, *made = NULL;
+    gemm__mpi_call c;
+    gemm__mpi_err e;
+    gemm_timing t;
     gemm_status s;
     double t0;
     gemm__clear_error();
@@ -2992,26 +3286,27 @@ GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precisio
     s = gemm__mpi_running(func);
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
     t0 = gemm__mpi_now();
-    gemm__mpi_init(&x, func, precision, -1, layout, transa, transb, m, n, k, options);
-    s = gemm__mpi_begin(&x, comm, 1);
-    if (x.comm == MPI_COMM_NULL) { gemm__mpi_outputs_early(options); return s; }
-    if (s == GEMM_OK) gemm__mpi_setup(&x, -1);
-    if (x.st == GEMM_OK && !(made = (gemm_mpi_plan *)GEMM_MALLOC(sizeof *made)))
-        gemm__mpi_keep(&x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the plan", func));
-    if (!x.agreed) {
-        s = gemm__mpi_vote(&x, x.comm, NULL, 0, NULL);
-        if (s != GEMM_OK) gemm__mpi_agreed(&x, s);
+    gemm__mpi_init(&pl, &e, func, precision, layout, transa, transb, m, n, k, options);
+    gemm__mpi_call_init(&c, -1, options); /* the create's outputs, not the executes' */
+    memset(&t, 0, sizeof t);
+    s = gemm__mpi_begin(&pl.shape, comm, -1, 1, &pl.team, &e);
+    if (pl.team.comm == MPI_COMM_NULL) { gemm__mpi_outputs_early(options); return s; }
+    if (s == GEMM_OK) gemm__mpi_setup(&pl.shape, &pl.team, &pl.dev, &pl.bufs, &pl.xchg, &pl.stage, &e, &t, -1);
+    if (e.st == GEMM_OK && !(made = (gemm_mpi_plan *)GEMM_MALLOC(sizeof *made)))
+        gemm__mpi_keep(&e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the plan", func));
+    if (!e.agreed) {
+        s = gemm__mpi_vote(&pl.team, &e, NULL, 0, NULL);
+        if (s != GEMM_OK) gemm__mpi_agreed(&e, s);
     }
-    x.t.setup_s = gemm__mpi_now() - t0;
-    s = gemm__mpi_close(&x, t0, 0);
-    x.o.timing = x.o.timing_max = NULL; /* the create's outputs, not the executes' */
-    x.o.path_used = NULL;
+    t.setup_s = gemm__mpi_now() - t0;
+    s = gemm__mpi_close(&pl.team, &pl.dev, &c, &e, &t, t0, 0);
+    if (s == GEMM_ERR_MPI) pl.broken = 1;
     if (s != GEMM_OK) {
         GEMM_FREE(made);
-        gemm__mpi_free_all(&x, 1);
-        return gemm__fail(s, "%s", x.detail);
+        gemm__mpi_free_all(&pl, func, 1);
+        return gemm__fail(s, "%s", e.detail);
     }
-    made->x = x;
+    *made = pl;
     *plan = made;
     return GEMM_OK;
 }
@@ -3022,8 +3317,7 @@ GEMM_DEF gemm_status gemm_mpi_plan_destroy(gemm_mpi_plan **plan)
     gemm__clear_error();
     if (!plan) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_plan_destroy: plan is NULL");
     if (!*plan) return GEMM_OK;
-    (*plan)->x.func = "gemm_mpi_plan_destroy";
-    s = gemm__mpi_free_all(&(*plan)->x, 1);
+    s = gemm__mpi_free_all(*plan, "gemm_mpi_plan_destroy", 1);
     GEMM_FREE(*plan);
     *plan = NULL;
     return s;
@@ -3034,28 +3328,26 @@ static gemm_status gemm__mpi_plan_call(gemm_mpi_plan *plan, const char *func, ge
                                        double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                                        double beta, void *C, int64_t ldc, const gemm_mpi_options *options)
 {
-    gemm__mpi *x;
+    const gemm__mpi_shape *sh;
     gemm__mpi_args in;
+    gemm__mpi_call c;
+    gemm__mpi_err e;
+    gemm_timing t;
     gemm_status s;
     gemm__clear_error();
     if (!plan) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: plan is NULL", func);
-    x = &plan->x;
+    sh = &plan->shape;
     s = gemm__mpi_running(func);
-    if (s == GEMM_OK && x->broken)
+    if (s == GEMM_OK && plan->broken)
         s = gemm__fail(GEMM_ERR_MPI, "%s: an MPI call failed in an earlier execute of this plan: destroy it", func);
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
-    x->func = func;
-    x->st = GEMM_OK;
-    x->agreed = 0;
-    x->detail[0] = '\0';
-    memset(&x->t, 0, sizeof x->t);
-    x->o.timing = options ? options->timing : NULL;
-    x->o.timing_max = options ? options->timing_max : NULL;
-    x->o.path_used = options ? options->path_used : NULL;
-    in.layout = x->layout; in.transa = x->transa; in.transb = x->transb;
-    in.m = x->m; in.n = x->n; in.k = x->k;
+    gemm__mpi_err_init(&e, func);
+    gemm__mpi_call_init(&c, form, options);
+    memset(&t, 0, sizeof t);
+    in.layout = sh->layout; in.transa = sh->transa; in.transb = sh->transb;
+    in.m = sh->m; in.n = sh->n; in.k = sh->k;
     in.alpha = alpha; in.A = A; in.lda = lda; in.B = B; in.ldb = ldb; in.beta = beta; in.C = C; in.ldc = ldc;
-    return gemm__mpi_execute(x, precision, form, &in, options, gemm__mpi_now());
+    return gemm__mpi_execute(plan, precision, form, &in, options, gemm__mpi_now(), &c, &e, &t);
 }
 
 GEMM_DEF gemm_status gemm_mpi_sgemm_plan(gemm_mpi_plan *plan, float alpha, const float *A, int64_t lda,
@@ -3090,28 +3382,33 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_plan_dist(gemm_mpi_plan *plan, double alpha,
                                options);
 }
 
-/* A one-shot call: a plan made, executed once and freed, in one pass (the
-   shape's vote is the execute's; the blocks are allocated only when there
-   is a product to make, and freed after it). */
-static gemm_status gemm__mpi_call(MPI_Comm comm, const char *func, gemm_precision precision, int form,
+/* A one-shot call: a plan made on the stack, executed once and freed, in
+   one pass (the shape's vote is the execute's; the blocks are allocated
+   only when there is a product to make, and freed after it). */
+static gemm_status gemm__mpi_one_shot(MPI_Comm comm, const char *func, gemm_precision precision, int form,
                                   const gemm__mpi_args *in, const gemm_mpi_options *options)
 {
-    gemm__mpi x;
+    gemm_mpi_plan pl;
+    gemm__mpi_call c;
+    gemm__mpi_err e;
+    gemm_timing t;
     gemm_status s;
     double t0;
     gemm__clear_error();
     s = gemm__mpi_running(func);
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
     t0 = gemm__mpi_now();
-    gemm__mpi_init(&x, func, precision, form, in->layout, in->transa, in->transb, in->m, in->n, in->k, options);
-    s = gemm__mpi_begin(&x, comm, 0);
-    if (x.comm == MPI_COMM_NULL) {
-        x.t.total_s = gemm__mpi_now() - t0;
-        gemm__mpi_outputs(&x, &x.t);
+    gemm__mpi_init(&pl, &e, func, precision, in->layout, in->transa, in->transb, in->m, in->n, in->k, options);
+    gemm__mpi_call_init(&c, form, options);
+    memset(&t, 0, sizeof t);
+    s = gemm__mpi_begin(&pl.shape, comm, form, 0, &pl.team, &e);
+    if (pl.team.comm == MPI_COMM_NULL) {
+        t.total_s = gemm__mpi_now() - t0;
+        gemm__mpi_outputs(&c, &t, &t, pl.dev.path);
         return s;
     }
-    s = gemm__mpi_execute(&x, precision, form, in, NULL, t0);
-    gemm__mpi_free_all(&x, x.path == GEMM_MPI_PATH_CUDA_IPC);
+    s = gemm__mpi_execute(&pl, precision, form, in, NULL, t0, &c, &e, &t);
+    gemm__mpi_free_all(&pl, func, pl.dev.path == GEMM_MPI_PATH_CUDA_IPC);
     return s;
 }
 
@@ -3121,7 +3418,7 @@ GEMM_DEF gemm_status gemm_mpi_sgemm(MPI_Comm comm, gemm_layout layout, gemm_tran
                                     const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_sgemm", GEMM_F32, 0, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_sgemm", GEMM_F32, 0, &in, options);
 }
 
 GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -3130,7 +3427,7 @@ GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_tran
                                     const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_dgemm", GEMM_F64, 0, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_dgemm", GEMM_F64, 0, &in, options);
 }
 
 GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
@@ -3139,7 +3436,7 @@ GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          float *C, int64_t ldc, const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_sgemm_dist", GEMM_F32, 1, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_sgemm_dist", GEMM_F32, 1, &in, options);
 }
 
 GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
@@ -3148,14 +3445,14 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          double *C, int64_t ldc, const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
 }
 
 #ifdef GEMM__TEST_HOOKS
 GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings)
 {
-    *allocations = plan ? plan->x.allocations : 0;
-    *mappings = plan ? plan->x.mappings : 0;
+    *allocations = plan ? plan->dev.allocations : 0;
+    *mappings = plan ? plan->dev.mappings : 0;
 }
 #endif
 /* <<mpi entry */
