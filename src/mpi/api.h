@@ -1,4 +1,7 @@
 /* ---- the public API: types, options and calls --------------------------------- */
+
+/* What gemm_mpi.h declares for its users; the header's doc block tells how
+   to use it. */
 #pragma once
 
 #include <stddef.h>

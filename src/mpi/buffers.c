@@ -1,5 +1,7 @@
 /* ---- memory of blocks: host or device --------------------------------------- */
 
+/* Blocks live where the device piece says: GPU memory, or host memory
+   (pinned when a GPU copies it). Every allocation is counted. */
 #pragma once
 
 #include "../core/config.c" /* GEMM_MALLOC, GEMM_FREE */

@@ -1,5 +1,9 @@
 /* ---- this rank's arguments: checked, then the canonical problem ---------------- */
 
+/* Each rank checks what it holds, in argument order (the root-held call's
+   matrices on the root only; the distributed call's pieces on every rank),
+   and makes the call's canonical problem once (gemm__prepare); the ranks
+   then vote (mpi/execute.c). */
 #pragma once
 
 #include "grid.c"  /* gemm__mpi_grid_view */

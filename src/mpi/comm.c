@@ -1,5 +1,8 @@
 /* ---- MPI's state and the plan's communicator ----------------------------------- */
 
+/* Every entry point asks whether MPI is running before any other MPI call;
+   a plan works on its own copy of the caller's communicator, which returns
+   MPI's errors instead of aborting. */
 #pragma once
 
 #include "status.c" /* gemm__mpi_status */

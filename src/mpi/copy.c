@@ -1,5 +1,8 @@
 /* ---- where a block sits, and copies of blocks -------------------------------- */
 
+/* A block's part of the caller's matrix (or piece) as runs of contiguous
+   elements, and the copies between blocks and matrices: host copies of big
+   blocks on several threads, device copies on the rank's stream. */
 #pragma once
 
 #include <string.h>
@@ -62,8 +65,9 @@ static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi_call *c, const gemm__mpi
     return gemm__mpi_span_slab(c, g, which, bi, bj, g->kb, 0);
 }
 
-/* Host copies of big blocks run on several threads: one core's memcpy
-   (about 10 GB/s) is what limits the root's packing and unpacking. */
+/* Host copies of big blocks run on several threads: one core's memcpy is
+   what limits the root's packing and unpacking (measured: see
+   bench/RESULTS.md, the root-held call on 2 GPUs). */
 #define GEMM__MPI_COPY_PARALLEL_BYTES ((size_t)32 << 20)
 #define GEMM__MPI_COPY_THREADS 8
 

@@ -1,5 +1,16 @@
 /* ---- distribution and gather -------------------------------------------------- */
 
+/* Root-held calls: the root cuts A, B and C into blocks and sends each rank
+   the blocks it starts with, Cannon's initial skew already applied (so
+   there is no separate skew round); after the rounds it gathers C. Blocks
+   travel in chunks of whole runs through two staging buffers, one packed
+   while the other travels. The caller's matrices are host memory, so a GPU
+   rank copies each chunk to or from its device, unless its MPI takes
+   device memory (the CUDA-aware path). The root's GPU starts the first
+   round on the root's own blocks while the root packs everyone else's.
+   Distributed calls: each rank packs its pieces into blocks and, for
+   Cannon, sends each natural block to the slot the skew puts it in (one
+   exchange, mpi/transfer.c); C goes back into the pieces. */
 #pragma once
 
 #include "copy.c"     /* spans, copies between blocks and the caller's matrices */

@@ -1,5 +1,7 @@
 /* ---- the entry points ------------------------------------------------------------ */
 
+/* Thin typed wrappers over gemm__mpi_plan_call (a plan's executes) and
+   gemm__mpi_one_shot (a plan made on the stack, executed once, freed). */
 #pragma once
 
 #include <string.h>

@@ -1,5 +1,11 @@
 /* ---- one execute of a plan ------------------------------------------------------ */
 
+/* An execute checks its arguments and votes on them with the plan's
+   shape, then makes the product (or only C = beta*C), votes that every
+   rank's blocks are right before C is written, writes C, and closes with
+   the times' maximum over the ranks and a last vote. Its arguments,
+   outcome and times are the call's own pieces (gemm__mpi_call,
+   gemm__mpi_err, gemm_timing); what lasts is the plan's. */
 #pragma once
 
 #include <string.h>

@@ -1,11 +1,5 @@
 /* ---- the root-held stream: the next k-slab travels during the rounds --------------- */
 
-#pragma once
-
-#include <string.h>
-#include "copy.c"       /* gemm__mpi_copy_part, gemm__mpi_direct */
-#include "distribute.c" /* the cursor's blocks: slots, start blocks, the call's matrices */
-
 /* With options.slabs > 1 the root-held Cannon multiplies A and B in
    k-slabs (mpi/stream.c). While the ranks multiply one slab, the next one
    travels: the root packs it chunk by chunk into its two staging buffers
@@ -17,7 +11,16 @@
    the feed moves whenever the rank would otherwise wait, and
    gemm__mpi_feed_finish completes it before the slab is used. The chunks
    are those of the whole-block distribution (mpi/distribute.c), in the
-   order rank, a then b, slot, runs; messages carry tags of their own. */
+   order rank, a then b, slot, runs; messages carry tags of their own. The
+   cursor (gemm__mpi_feed) lives in the staging it moves through
+   (gemm__mpi_stage). */
+#pragma once
+
+#include <string.h>
+#include "copy.c"       /* gemm__mpi_copy_part, gemm__mpi_direct */
+#include "distribute.c" /* the cursor's blocks: slots, start blocks, the call's matrices */
+
+/* The feed's messages have tags of their own: a slab's a and b chunks. */
 #define GEMM__MPI_TAG_FEED 31000
 
 /* The block of the feed's cursor: its span in A or B (the slab's columns),

@@ -1,20 +1,21 @@
 /* ---- moving blocks by CUDA IPC (ranks of one node) --------------------------- */
 
+/* Only each block's handle and address travel over MPI; the receiver maps
+   the sender's block (once per plan: the mapping is kept in the device
+   piece) and copies it straight from that GPU's memory (over NVLink where
+   there is one), then both sides say they are done, so no block changes
+   while a peer reads it. Mappings are closed when the plan is destroyed,
+   before the barrier after which every rank frees its blocks: no rank
+   frees a block that a peer still maps (CUDA leaves that undefined). The
+   plan's creation maps every block a shift or a skew will read, so
+   executes open nothing. The start and the end of an exchange are in
+   mpi/transfer.c. */
 #pragma once
 
 #include <string.h>
 #include "../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
 #include "status.c"
 
-/* Only each block's handle and address travel over MPI; the receiver maps
-   the sender's block (once per plan: the mapping is kept) and copies it
-   straight from that GPU's memory (over NVLink where there is one), then
-   both sides say they are done. Mappings are closed when the plan is
-   destroyed, before the vote after which every rank frees its blocks: no
-   rank frees a block that a peer still maps (CUDA leaves that undefined;
-   a cache without that agreement failed just so on H200s). The plan's
-   creation maps every block a shift or a skew will read, so executes open
-   nothing. The start and the end of an exchange are in mpi/transfer.c. */
 #ifdef GEMM_MPI_CUDA
 
 /* Receive i of the exchange: its block's handle, as request *r. */

@@ -1,5 +1,8 @@
 /* ---- the local multiply ------------------------------------------------------ */
 
+/* Each rank's products of blocks: gemm_cpu.h's on host blocks
+   (options.threads threads), gemm_cuda.cuh's on the rank's stream for
+   device blocks. */
 #pragma once
 
 #include <string.h>

@@ -1,5 +1,8 @@
 /* ---- memory: what one rank allocates ------------------------------------ */
 
+/* gemm__mpi_need counts what one rank allocates for a plan and for each
+   form; gemm_mpi_memory, the caps and the allocations all count with it,
+   in byte counts that saturate instead of wrapping. */
 #pragma once
 
 #include <string.h>

@@ -1,5 +1,12 @@
-/* ---- a plan: set up once, freed once ------------------------------------------ */
+/* ---- a plan: set up once ------------------------------------------------------ */
 
+/* A plan's create checks the shape and options and votes on them, then
+   sets up what every product of that shape needs (gemm__mpi_setup): the
+   neighbours, the blocks and spares, the exchange lists and, with the CUDA
+   multiply, the GPU's streams and the CUDA IPC mappings of the peers'
+   blocks. The first execute of each form adds that form's own buffers
+   (gemm__mpi_form: the root's staging, or the distributed skew's blocks);
+   later executes allocate and map nothing. */
 #pragma once
 
 #include <string.h>

@@ -1,5 +1,19 @@
 /* ---- the rounds: Cannon and Fox ------------------------------------------------ */
 
+/* Cannon (GEMM_MPI_CANNON): the blocks start skewed (slot (i, j) holds
+   a(i, i+j) and b(i+j, j): mpi/distribute.c puts them there), then q
+   rounds: multiply the resident blocks, shift a one block left and b one
+   block up. On the virtual grid a shift moves one block per block row (or
+   column) to the neighbouring rank and rotates the rest in place.
+   Blocking shifts are MPI_Sendrecv_replace on host blocks; overlapped ones
+   (options.overlap) start non-blocking transfers into spare blocks before
+   the multiply and take the spares in after it; on a GPU a shift always
+   lands in spares (the exchange's path: mpi/transfer.c). The CPU's
+   overlapped multiply runs in column panels and polls MPI between them
+   (mpi/local.c). Fox (GEMM_MPI_FOX): q rounds of broadcasting a along the
+   process row (always blocking), multiplying, and rolling b up. A k-slab
+   stream (mpi/stream.c) runs Cannon on blocks a slab deep, described by a
+   gemm__mpi_slab, and its feed moves between panels. */
 #pragma once
 
 #include "copy.c"     /* gemm__mpi_copy, gemm__mpi_direct */

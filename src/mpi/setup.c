@@ -1,5 +1,14 @@
-/* ---- setup and teardown -------------------------------------------------------- */
+/* ---- setup: the GPU, the path, the caps, the allocations ------------------------ */
 
+/* With the CUDA multiply each rank takes GPU (node-local rank mod GPU
+   count), makes it current and makes its streams and events. The path
+   blocks take between GPUs (options.path AUTO): CUDA-aware when
+   MPIX_Query_cuda_support() says so on every rank (the minimum over the
+   ranks, so that every rank takes the same path), else CUDA IPC when all
+   ranks share a node, else staged through pinned host buffers. Before an
+   allocation the ranks vote that the memory fits every rank's caps and
+   size_t (so a call over a cap fails everywhere before any block is
+   allocated); after it, that it succeeded everywhere. */
 #pragma once
 
 #include "../core/config.c" /* GEMM_MALLOC */

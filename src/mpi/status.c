@@ -1,5 +1,11 @@
 /* ---- a call's failures: kept, then agreed ----------------------------------- */
 
+/* A failure on one rank (a CUDA error, a failed local multiply) is kept,
+   the first one only, in the call's gemm__mpi_err, while the rank goes on
+   taking part in the communication so that no peer waits for it forever;
+   the next vote (mpi/vote.c) hands it to every rank. An MPI failure is the
+   exception: MPI promises nothing after it, so this rank stops calling MPI
+   (GEMM__MPI_DO skips the calls) and its peers may be left waiting. */
 #pragma once
 
 #include <string.h>

@@ -1,5 +1,13 @@
 /* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
 
+/* options.slabs = S > 1, root-held Cannon: the product runs as S products
+   over k-slabs; the ranks start on the first slab as soon as it has
+   landed, and each next slab travels from the root while the current one
+   multiplies (mpi/feed.c): the root packs and sends between its own
+   panels, or while its GPU works; the ranks receive into landing blocks a
+   slab deep (1/S of their a and b blocks). It pays where the root's CPU is
+   free while the ranks multiply: with the CUDA multiply. The root still
+   moves every byte of A, B and C through its host memory. */
 #pragma once
 
 #include "copy.c"       /* gemm__mpi_copy, gemm__mpi_sync */

@@ -1,5 +1,11 @@
 /* ---- the end of a plan ------------------------------------------------------ */
 
+/* Destroying a plan is collective: each rank closes its mappings of its
+   peers' blocks, the ranks meet in a barrier, then each frees its own, so
+   that no rank frees a block a peer still maps. A plan broken by an MPI
+   failure, or destroyed after MPI_Finalize, is freed without the barrier
+   (and says so); after an MPI failure the pending transfers are cancelled
+   first, best effort. */
 #pragma once
 
 #include "buffers.c" /* gemm__mpi_blocks_free, gemm__mpi_release */

@@ -1,16 +1,16 @@
 /* ---- moving blocks between ranks ---------------------------------------------- */
 
+/* An exchange (gemm__mpi_xchg): queue sends and receives of whole blocks
+   (gemm__mpi_post), start them all (gemm__mpi_start), let them progress
+   (gemm__mpi_test) and finish them (gemm__mpi_wait). How a block travels
+   is the device's path: host blocks and CUDA-aware MPI hand the block to
+   MPI (in messages of at most 1 GiB: MPI's counts are int); the staged
+   path copies device blocks through the host pool; the IPC path sends
+   handles (mpi/ipc.c). A message from this rank to itself is a copy. */
 #pragma once
 
 #include "copy.c" /* gemm__mpi_copy, gemm__mpi_sync */
 #include "ipc.c"
-
-/* An exchange: queue sends and receives of whole blocks (gemm__mpi_post),
-   start them all (gemm__mpi_start), let them progress (gemm__mpi_test) and
-   finish them (gemm__mpi_wait). How a block travels is the call's path:
-   host blocks and CUDA-aware MPI hand the block to MPI; the staged path
-   copies device blocks through the host pool; the IPC path sends handles
-   (mpi/ipc.c). A message from this rank to itself is a copy. */
 
 static void gemm__mpi_post(gemm__mpi_msg *list, int *n, void *buf, int peer, int tag, size_t bytes)
 {

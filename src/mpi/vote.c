@@ -1,5 +1,11 @@
 /* ---- agreeing ------------------------------------------------------------ */
 
+/* Every rank returns the same status with the same detail. One
+   MPI_Allreduce carries each rank's verdict and the values that must be
+   alike (their maximum and the maximum of their complements, so any
+   difference shows); the lowest failing rank's detail is broadcast. The
+   ranks vote on the arguments first, around each allocation, after the
+   rounds (before C is written) and last (after). */
 #pragma once
 
 #include <string.h>
