@@ -1674,8 +1674,7 @@ static void *gemm__mpi_user(const gemm__mpi_call *c, int which, int64_t *ld)
 
 /* Waits until staging buffer k may be refilled; the wait for its device
    copy counts as to_device_s. */
-static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, const gemm__mpi_device *dv, gemm__mpi_err *e, gemm_timing *t,
-                                 int k)
+static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, gemm__mpi_err *e, gemm_timing *t, int k)
 {
     if (sg->req[k] != MPI_REQUEST_NULL) GEMM__MPI_DO(e, MPI_Wait(&sg->req[k], MPI_STATUS_IGNORE));
 #ifdef GEMM_MPI_CUDA
@@ -1685,7 +1684,6 @@ static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, const gemm__mpi_device *dv
         t->to_device_s += gemm__mpi_now() - t0;
     }
 #else
-    (void)dv;
     (void)t;
 #endif
     sg->dev[k] = 0;
@@ -1739,7 +1737,7 @@ static void gemm__mpi_stage_block(const gemm__mpi_shape *sh, const gemm__mpi_tea
         int k = sg->chunk++ & 1;
         st = sg->buf[k];
         if (tm->rank == root && to_block) {
-            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_wait(sg, e, t, k);
             gemm__mpi_copy_part(sh, st, user, ld, sp, o, end, 1);
             if (owner == root) gemm__mpi_stage_h2d(sg, dv, e, k, blk, len);
             else GEMM__MPI_DO(e, MPI_Isend(st, (int)len, MPI_BYTE, owner, tag, tm->comm, &sg->req[k]));
@@ -1751,11 +1749,11 @@ static void gemm__mpi_stage_block(const gemm__mpi_shape *sh, const gemm__mpi_tea
             if (to_block) GEMM__MPI_DO(e, MPI_Recv(blk, (int)len, MPI_BYTE, root, tag, tm->comm, MPI_STATUS_IGNORE));
             else GEMM__MPI_DO(e, MPI_Send(blk, (int)len, MPI_BYTE, root, tag, tm->comm));
         } else if (to_block) {
-            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_wait(sg, e, t, k);
             GEMM__MPI_DO(e, MPI_Recv(st, (int)len, MPI_BYTE, root, tag, tm->comm, MPI_STATUS_IGNORE));
             gemm__mpi_stage_h2d(sg, dv, e, k, blk, len);
         } else {
-            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_wait(sg, e, t, k);
             gemm__mpi_stage_d2h(sg, dv, e, t, k, blk, len);
             GEMM__MPI_DO(e, MPI_Isend(st, (int)len, MPI_BYTE, root, tag, tm->comm, &sg->req[k]));
         }
@@ -1810,14 +1808,15 @@ static int gemm__mpi_distribute_blocks(const gemm__mpi_shape *sh, const gemm__mp
                 gemm__mpi_slot_ij(g, r, cc, s, &i, &j);
                 gemm__mpi_start_block(g, sh->o.algorithm, which, i, j, &bi, &bj);
                 sp = gemm__mpi_span_in(c, g, which, bi, bj);
-                if (dst == root && !dv->cuda) gemm__mpi_copy_runs(sh, dv, e, slots[s], user, ld, &sp, 1, 0); /* in place */
+                if (dst == root && !dv->cuda) /* the root's own host blocks: copied in place */
+                    gemm__mpi_copy_runs(sh, dv, e, slots[s], user, ld, &sp, 1, 0);
                 else gemm__mpi_stage_block(sh, tm, dv, sg, e, t, dst, which, slots[s], user, ld, &sp, 1);
             }
         }
         if (dst == root && w0 == 0 && w1 >= 1) prelaunched = gemm__mpi_prelaunch(sh, dv, c, g, bf, e);
     }
-    gemm__mpi_stage_wait(sg, dv, e, t, 0);
-    gemm__mpi_stage_wait(sg, dv, e, t, 1);
+    gemm__mpi_stage_wait(sg, e, t, 0);
+    gemm__mpi_stage_wait(sg, e, t, 1);
     t->distribute_s += gemm__mpi_now() - t0 - (t->to_device_s - h2d0);
     return prelaunched;
 }
@@ -1854,8 +1853,8 @@ static void gemm__mpi_gather(const gemm__mpi_shape *sh, const gemm__mpi_team *tm
             else gemm__mpi_stage_block(sh, tm, dv, sg, e, t, src, 2, bf->c[s], c->C, c->p.ldc, &sp, 0);
         }
     }
-    gemm__mpi_stage_wait(sg, dv, e, t, 0);
-    gemm__mpi_stage_wait(sg, dv, e, t, 1);
+    gemm__mpi_stage_wait(sg, e, t, 0);
+    gemm__mpi_stage_wait(sg, e, t, 1);
     t->gather_s += gemm__mpi_now() - t0 - (t->from_device_s - d2h0);
 }
 
@@ -1990,7 +1989,7 @@ static void gemm__mpi_feed_next(const gemm__mpi_shape *sh, const gemm__mpi_team 
 
 /* Whether staging buffer k is free: its message sent or received, and its
    device copy done. `block`: wait until it is. */
-static int gemm__mpi_feed_free(const gemm__mpi_device *dv, gemm__mpi_stage *sg, gemm__mpi_err *e, int k, int block)
+static int gemm__mpi_feed_free(gemm__mpi_stage *sg, gemm__mpi_err *e, int k, int block)
 {
     int done = 1;
     if (sg->req[k] != MPI_REQUEST_NULL) {
@@ -2005,8 +2004,6 @@ static int gemm__mpi_feed_free(const gemm__mpi_device *dv, gemm__mpi_stage *sg, 
         GEMM__MPI_CU(e, rc);
         sg->dev[k] = 0;
     }
-#else
-    (void)dv;
 #endif
     return 1;
 }
@@ -2049,7 +2046,7 @@ static int gemm__mpi_feed_root(const gemm__mpi_shape *sh, const gemm__mpi_team *
     if (dst == tm->rank && !dv->cuda)
         gemm__mpi_copy_part(sh, land + (size_t)fd->o * run, user, ld, &sp, fd->o, end, 1);
     else {
-        if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+        if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
         gemm__mpi_copy_part(sh, sg->buf[k], user, ld, &sp, fd->o, end, 1);
         if (dst == tm->rank) gemm__mpi_feed_h2d(dv, sg, e, k, land + (size_t)fd->o * run, len);
         else GEMM__MPI_DO(e, MPI_Isend(sg->buf[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + fd->which, tm->comm,
@@ -2079,11 +2076,11 @@ static int gemm__mpi_feed_rank(const gemm__mpi_shape *sh, const gemm__mpi_team *
     len = (size_t)((fd->o + per < sp.OUTER ? fd->o + per : sp.OUTER) - fd->o) * run;
     to = land + (size_t)fd->o * run;
     if (fd->pending[k]) { /* the chunk received here two chunks ago */
-        if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+        if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
         gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
         fd->pending[k] = 0;
     }
-    if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+    if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
     GEMM__MPI_DO(e, MPI_Irecv(direct ? to : sg->buf[k], (int)len, MPI_BYTE, sh->o.root,
                               GEMM__MPI_TAG_FEED + fd->which, tm->comm, &sg->req[k]));
     fd->pending[k] = !direct;
@@ -2138,12 +2135,12 @@ static void gemm__mpi_feed_finish(const gemm__mpi_shape *sh, const gemm__mpi_tea
     while (gemm__mpi_feed_step(sh, tm, dv, c, bf, sg, e, 1)) {}
     for (k = 0; k < 2; k++) {
         if (fd->pending[k]) {
-            gemm__mpi_feed_free(dv, sg, e, k, 1);
+            gemm__mpi_feed_free(sg, e, k, 1);
             gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
             fd->pending[k] = 0;
         }
     }
-    for (k = 0; k < 2; k++) gemm__mpi_feed_free(dv, sg, e, k, 1);
+    for (k = 0; k < 2; k++) gemm__mpi_feed_free(sg, e, k, 1);
     fd->active = 0;
 }
 /* <<mpi feed */
@@ -3467,7 +3464,7 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_plan_dist(gemm_mpi_plan *plan, double alpha,
    one pass (the shape's vote is the execute's; the blocks are allocated
    only when there is a product to make, and freed after it). */
 static gemm_status gemm__mpi_one_shot(MPI_Comm comm, const char *func, gemm_precision precision, int form,
-                                  const gemm__mpi_args *in, const gemm_mpi_options *options)
+                                      const gemm__mpi_args *in, const gemm_mpi_options *options)
 {
     gemm_mpi_plan pl;
     gemm__mpi_call c;

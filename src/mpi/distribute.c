@@ -49,8 +49,7 @@ static void *gemm__mpi_user(const gemm__mpi_call *c, int which, int64_t *ld)
 
 /* Waits until staging buffer k may be refilled; the wait for its device
    copy counts as to_device_s. */
-static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, const gemm__mpi_device *dv, gemm__mpi_err *e, gemm_timing *t,
-                                 int k)
+static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, gemm__mpi_err *e, gemm_timing *t, int k)
 {
     if (sg->req[k] != MPI_REQUEST_NULL) GEMM__MPI_DO(e, MPI_Wait(&sg->req[k], MPI_STATUS_IGNORE));
 #ifdef GEMM_MPI_CUDA
@@ -60,7 +59,6 @@ static void gemm__mpi_stage_wait(gemm__mpi_stage *sg, const gemm__mpi_device *dv
         t->to_device_s += gemm__mpi_now() - t0;
     }
 #else
-    (void)dv;
     (void)t;
 #endif
     sg->dev[k] = 0;
@@ -114,7 +112,7 @@ static void gemm__mpi_stage_block(const gemm__mpi_shape *sh, const gemm__mpi_tea
         int k = sg->chunk++ & 1;
         st = sg->buf[k];
         if (tm->rank == root && to_block) {
-            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_wait(sg, e, t, k);
             gemm__mpi_copy_part(sh, st, user, ld, sp, o, end, 1);
             if (owner == root) gemm__mpi_stage_h2d(sg, dv, e, k, blk, len);
             else GEMM__MPI_DO(e, MPI_Isend(st, (int)len, MPI_BYTE, owner, tag, tm->comm, &sg->req[k]));
@@ -126,11 +124,11 @@ static void gemm__mpi_stage_block(const gemm__mpi_shape *sh, const gemm__mpi_tea
             if (to_block) GEMM__MPI_DO(e, MPI_Recv(blk, (int)len, MPI_BYTE, root, tag, tm->comm, MPI_STATUS_IGNORE));
             else GEMM__MPI_DO(e, MPI_Send(blk, (int)len, MPI_BYTE, root, tag, tm->comm));
         } else if (to_block) {
-            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_wait(sg, e, t, k);
             GEMM__MPI_DO(e, MPI_Recv(st, (int)len, MPI_BYTE, root, tag, tm->comm, MPI_STATUS_IGNORE));
             gemm__mpi_stage_h2d(sg, dv, e, k, blk, len);
         } else {
-            gemm__mpi_stage_wait(sg, dv, e, t, k);
+            gemm__mpi_stage_wait(sg, e, t, k);
             gemm__mpi_stage_d2h(sg, dv, e, t, k, blk, len);
             GEMM__MPI_DO(e, MPI_Isend(st, (int)len, MPI_BYTE, root, tag, tm->comm, &sg->req[k]));
         }
@@ -185,14 +183,15 @@ static int gemm__mpi_distribute_blocks(const gemm__mpi_shape *sh, const gemm__mp
                 gemm__mpi_slot_ij(g, r, cc, s, &i, &j);
                 gemm__mpi_start_block(g, sh->o.algorithm, which, i, j, &bi, &bj);
                 sp = gemm__mpi_span_in(c, g, which, bi, bj);
-                if (dst == root && !dv->cuda) gemm__mpi_copy_runs(sh, dv, e, slots[s], user, ld, &sp, 1, 0); /* in place */
+                if (dst == root && !dv->cuda) /* the root's own host blocks: copied in place */
+                    gemm__mpi_copy_runs(sh, dv, e, slots[s], user, ld, &sp, 1, 0);
                 else gemm__mpi_stage_block(sh, tm, dv, sg, e, t, dst, which, slots[s], user, ld, &sp, 1);
             }
         }
         if (dst == root && w0 == 0 && w1 >= 1) prelaunched = gemm__mpi_prelaunch(sh, dv, c, g, bf, e);
     }
-    gemm__mpi_stage_wait(sg, dv, e, t, 0);
-    gemm__mpi_stage_wait(sg, dv, e, t, 1);
+    gemm__mpi_stage_wait(sg, e, t, 0);
+    gemm__mpi_stage_wait(sg, e, t, 1);
     t->distribute_s += gemm__mpi_now() - t0 - (t->to_device_s - h2d0);
     return prelaunched;
 }
@@ -229,8 +228,8 @@ static void gemm__mpi_gather(const gemm__mpi_shape *sh, const gemm__mpi_team *tm
             else gemm__mpi_stage_block(sh, tm, dv, sg, e, t, src, 2, bf->c[s], c->C, c->p.ldc, &sp, 0);
         }
     }
-    gemm__mpi_stage_wait(sg, dv, e, t, 0);
-    gemm__mpi_stage_wait(sg, dv, e, t, 1);
+    gemm__mpi_stage_wait(sg, e, t, 0);
+    gemm__mpi_stage_wait(sg, e, t, 1);
     t->gather_s += gemm__mpi_now() - t0 - (t->from_device_s - d2h0);
 }
 

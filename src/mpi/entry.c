@@ -140,7 +140,7 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_plan_dist(gemm_mpi_plan *plan, double alpha,
    one pass (the shape's vote is the execute's; the blocks are allocated
    only when there is a product to make, and freed after it). */
 static gemm_status gemm__mpi_one_shot(MPI_Comm comm, const char *func, gemm_precision precision, int form,
-                                  const gemm__mpi_args *in, const gemm_mpi_options *options)
+                                      const gemm__mpi_args *in, const gemm_mpi_options *options)
 {
     gemm_mpi_plan pl;
     gemm__mpi_call c;

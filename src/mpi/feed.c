@@ -64,7 +64,7 @@ static void gemm__mpi_feed_next(const gemm__mpi_shape *sh, const gemm__mpi_team 
 
 /* Whether staging buffer k is free: its message sent or received, and its
    device copy done. `block`: wait until it is. */
-static int gemm__mpi_feed_free(const gemm__mpi_device *dv, gemm__mpi_stage *sg, gemm__mpi_err *e, int k, int block)
+static int gemm__mpi_feed_free(gemm__mpi_stage *sg, gemm__mpi_err *e, int k, int block)
 {
     int done = 1;
     if (sg->req[k] != MPI_REQUEST_NULL) {
@@ -79,8 +79,6 @@ static int gemm__mpi_feed_free(const gemm__mpi_device *dv, gemm__mpi_stage *sg, 
         GEMM__MPI_CU(e, rc);
         sg->dev[k] = 0;
     }
-#else
-    (void)dv;
 #endif
     return 1;
 }
@@ -123,7 +121,7 @@ static int gemm__mpi_feed_root(const gemm__mpi_shape *sh, const gemm__mpi_team *
     if (dst == tm->rank && !dv->cuda)
         gemm__mpi_copy_part(sh, land + (size_t)fd->o * run, user, ld, &sp, fd->o, end, 1);
     else {
-        if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+        if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
         gemm__mpi_copy_part(sh, sg->buf[k], user, ld, &sp, fd->o, end, 1);
         if (dst == tm->rank) gemm__mpi_feed_h2d(dv, sg, e, k, land + (size_t)fd->o * run, len);
         else GEMM__MPI_DO(e, MPI_Isend(sg->buf[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + fd->which, tm->comm,
@@ -153,11 +151,11 @@ static int gemm__mpi_feed_rank(const gemm__mpi_shape *sh, const gemm__mpi_team *
     len = (size_t)((fd->o + per < sp.OUTER ? fd->o + per : sp.OUTER) - fd->o) * run;
     to = land + (size_t)fd->o * run;
     if (fd->pending[k]) { /* the chunk received here two chunks ago */
-        if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+        if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
         gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
         fd->pending[k] = 0;
     }
-    if (!gemm__mpi_feed_free(dv, sg, e, k, block)) return 0;
+    if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
     GEMM__MPI_DO(e, MPI_Irecv(direct ? to : sg->buf[k], (int)len, MPI_BYTE, sh->o.root,
                               GEMM__MPI_TAG_FEED + fd->which, tm->comm, &sg->req[k]));
     fd->pending[k] = !direct;
@@ -212,11 +210,11 @@ static void gemm__mpi_feed_finish(const gemm__mpi_shape *sh, const gemm__mpi_tea
     while (gemm__mpi_feed_step(sh, tm, dv, c, bf, sg, e, 1)) {}
     for (k = 0; k < 2; k++) {
         if (fd->pending[k]) {
-            gemm__mpi_feed_free(dv, sg, e, k, 1);
+            gemm__mpi_feed_free(sg, e, k, 1);
             gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
             fd->pending[k] = 0;
         }
     }
-    for (k = 0; k < 2; k++) gemm__mpi_feed_free(dv, sg, e, k, 1);
+    for (k = 0; k < 2; k++) gemm__mpi_feed_free(sg, e, k, 1);
     fd->active = 0;
 }
