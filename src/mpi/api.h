@@ -1,3 +1,14 @@
+/* ---- the public API: types, options and calls --------------------------------- */
+
+/* What gemm_mpi.h declares for its users; the header's doc block tells how
+   to use it. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../core/api.h" /* gemm_status, gemm_timing, gemm_layout, GEMM_DEF */
+#include "system.h"      /* MPI_Comm */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

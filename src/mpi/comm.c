@@ -1,5 +1,12 @@
 /* ---- MPI's state and the plan's communicator ----------------------------------- */
 
+/* Every entry point asks whether MPI is running before any other MPI call;
+   a plan works on its own copy of the caller's communicator, which returns
+   MPI's errors instead of aborting. */
+#pragma once
+
+#include "status.c" /* gemm__mpi_status */
+
 /* MPI must be running: before MPI_Init or after MPI_Finalize an MPI call
    is erroneous (Open MPI aborts the job), so every entry point asks first,
    with the two calls MPI allows at any time. */
@@ -18,20 +25,20 @@ static gemm_status gemm__mpi_running(const char *func)
    no single group to lay a grid on: refused before any collective (MPI's
    checks in MPI_Comm_test_inter report through the caller's handler, as
    every call on the caller's communicator does). */
-static gemm_status gemm__mpi_open(gemm__mpi *x, MPI_Comm comm)
+static gemm_status gemm__mpi_open(const char *func, MPI_Comm comm, gemm__mpi_team *tm)
 {
     gemm_status s;
     int inter = 0;
-    if (comm == MPI_COMM_NULL) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", x->func);
+    if (comm == MPI_COMM_NULL) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is MPI_COMM_NULL", func);
     s = gemm__mpi_status(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
     if (s == GEMM_OK && inter)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: comm is an intercommunicator; pass an intracommunicator "
-                          "(MPI_Intercomm_merge makes one)", x->func);
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_dup(comm, &x->comm), "MPI_Comm_dup");
+                          "(MPI_Intercomm_merge makes one)", func);
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_dup(comm, &tm->comm), "MPI_Comm_dup");
     if (s == GEMM_OK)
-        s = gemm__mpi_status(MPI_Comm_set_errhandler(x->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(x->comm, &x->P), "MPI_Comm_size");
-    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(x->comm, &x->rank), "MPI_Comm_rank");
-    if (s != GEMM_OK && x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+        s = gemm__mpi_status(MPI_Comm_set_errhandler(tm->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_size(tm->comm, &tm->P), "MPI_Comm_size");
+    if (s == GEMM_OK) s = gemm__mpi_status(MPI_Comm_rank(tm->comm, &tm->rank), "MPI_Comm_rank");
+    if (s != GEMM_OK && tm->comm != MPI_COMM_NULL) MPI_Comm_free(&tm->comm);
     return s;
 }

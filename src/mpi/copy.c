@@ -1,5 +1,14 @@
 /* ---- where a block sits, and copies of blocks -------------------------------- */
 
+/* A block's part of the caller's matrix (or piece) as runs of contiguous
+   elements, and the copies between blocks and matrices: host copies of big
+   blocks on several threads, device copies on the rank's stream. */
+#pragma once
+
+#include <string.h>
+#include "platform.h" /* pthreads, gemm_cpu_get_threads */
+#include "status.c"
+
 /* The span of the block whose op() corner is (r0, c0), RB x CB in the
    buffer, of which at most rlim x clim lie in the matrix (whose op() view
    is rows x cols), relative to a piece that starts at op() element (row0,
@@ -30,32 +39,35 @@ static int64_t gemm__mpi_block_ld(int rows_run, int64_t RB, int64_t CB)
 }
 
 /* The span of block (bi, bj) of a (which = 0), b (1) or c (2) inside the
-   caller's matrix (root-held) or this rank's piece (distributed). While A
-   and B stream in k-slabs, g.kb is the slab's width and a block's k range
-   starts `kofs` into its virtual k-block of x->kb_full. */
-static gemm__mpi_span gemm__mpi_span_slab(const gemm__mpi *x, int which, int bi, int bj, int64_t kofs)
+   call's matrix (root-held) or this rank's piece (distributed). An a or b
+   block may be a k-slab of the grid's: kb columns (of a; rows of b) from
+   `kofs` into its virtual k-block of g->kb. */
+static gemm__mpi_span gemm__mpi_span_slab(const gemm__mpi_call *c, const gemm__mpi_grid *g, int which, int bi, int bj,
+                                          int64_t kb, int64_t kofs)
 {
-    const gemm__mpi_grid *g = &x->g;
-    int dist = x->distributed;
-    int64_t kb = g->kb, k0 = x->kb_full * (which == 0 ? bj : bi) + kofs, klim = x->kb_full - kofs;
+    const gemm__problem *p = &c->p;
+    int dist = c->form == 1;
+    int64_t k0 = g->kb * (which == 0 ? bj : bi) + kofs, klim = g->kb - kofs;
     if (klim > kb) klim = kb;
     if (which == 0)
-        return gemm__mpi_span_at(!x->p.a_trans, x->p.m, x->p.k, g->mb, kb, bi * g->mb, k0, g->mb, klim,
+        return gemm__mpi_span_at(!p->a_trans, p->m, p->k, g->mb, kb, bi * g->mb, k0, g->mb, klim,
                                  dist ? g->a.row0 : 0, dist ? g->a.col0 : 0);
     if (which == 1)
-        return gemm__mpi_span_at(!x->p.b_trans, x->p.k, x->p.n, kb, g->nb, k0, bj * g->nb, klim, g->nb,
+        return gemm__mpi_span_at(!p->b_trans, p->k, p->n, kb, g->nb, k0, bj * g->nb, klim, g->nb,
                                  dist ? g->b.row0 : 0, dist ? g->b.col0 : 0);
-    return gemm__mpi_span_at(1, x->p.m, x->p.n, g->mb, g->nb, bi * g->mb, bj * g->nb, g->mb, g->nb,
+    return gemm__mpi_span_at(1, p->m, p->n, g->mb, g->nb, bi * g->mb, bj * g->nb, g->mb, g->nb,
                              dist ? g->c.row0 : 0, dist ? g->c.col0 : 0);
 }
 
-static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi *x, int which, int bi, int bj)
+/* The span of a whole block of the grid. */
+static gemm__mpi_span gemm__mpi_span_in(const gemm__mpi_call *c, const gemm__mpi_grid *g, int which, int bi, int bj)
 {
-    return gemm__mpi_span_slab(x, which, bi, bj, 0);
+    return gemm__mpi_span_slab(c, g, which, bi, bj, g->kb, 0);
 }
 
-/* Host copies of big blocks run on several threads: one core's memcpy
-   (about 10 GB/s) is what limits the root's packing and unpacking. */
+/* Host copies of big blocks run on several threads: one core's memcpy is
+   what limits the root's packing and unpacking (measured: see
+   bench/RESULTS.md, the root-held call on 2 GPUs). */
 #define GEMM__MPI_COPY_PARALLEL_BYTES ((size_t)32 << 20)
 #define GEMM__MPI_COPY_THREADS 8
 
@@ -87,19 +99,20 @@ static void *gemm__mpi_runs(void *arg)
 }
 
 /* How many threads copy `bytes`: 1 below the threshold, else as many as
-   the local multiply uses, at most GEMM__MPI_COPY_THREADS and one per run. */
-static int gemm__mpi_copy_threads(const gemm__mpi *x, size_t bytes, int64_t runs)
+   the local multiply uses (options.threads, `threads`), at most
+   GEMM__MPI_COPY_THREADS and one per run. */
+static int gemm__mpi_copy_threads(int threads, size_t bytes, int64_t runs)
 {
     int nt = 1;
 #ifdef GEMM__MPI_PTHREADS
     if (bytes >= GEMM__HOOK(mpi_copy_parallel_bytes, GEMM__MPI_COPY_PARALLEL_BYTES)) {
-        nt = x->o.threads > 0 ? x->o.threads : gemm_cpu_get_threads();
+        nt = threads > 0 ? threads : gemm_cpu_get_threads();
         if (nt > GEMM__MPI_COPY_THREADS) nt = GEMM__MPI_COPY_THREADS;
         if (nt > runs) nt = (int)runs;
         if (nt < 1) nt = 1;
     }
 #else
-    (void)x;
+    (void)threads;
     (void)bytes;
     (void)runs;
 #endif
@@ -127,15 +140,15 @@ static void gemm__mpi_run_jobs(gemm__mpi_job *job, int nt)
 /* Copies runs [first, end) between a block (`block` holds run `first`
    onwards) and the caller's matrix; to_block zeroes the padding. Host
    memory on both sides. */
-static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
-                                int64_t first, int64_t end, int to_block)
+static void gemm__mpi_copy_part(const gemm__mpi_shape *sh, void *block, void *user, int64_t ld,
+                                const gemm__mpi_span *s, int64_t first, int64_t end, int to_block)
 {
-    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    size_t es = sh->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
     int empty = s->outer_n <= 0 || s->inner_n <= 0, nt, t;
     char *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     gemm__mpi_job job[GEMM__MPI_COPY_THREADS];
     if (empty && !to_block) return;
-    nt = gemm__mpi_copy_threads(x, run * (size_t)(end - first), end - first);
+    nt = gemm__mpi_copy_threads(sh->o.threads, run * (size_t)(end - first), end - first);
     for (t = 0; t < nt; t++) {
         job[t].blk = (char *)block;
         job[t].usr = usr;
@@ -154,58 +167,65 @@ static void gemm__mpi_copy_part(gemm__mpi *x, void *block, void *user, int64_t l
 
 /* Copies a whole block from or to the caller's matrix. `user_dev`: the
    caller's memory is on the device (then so is the block). */
-static void gemm__mpi_copy_runs(gemm__mpi *x, void *block, void *user, int64_t ld, const gemm__mpi_span *s,
-                                int to_block, int user_dev)
+static void gemm__mpi_copy_runs(const gemm__mpi_shape *sh, const gemm__mpi_device *dv, gemm__mpi_err *e, void *block,
+                                void *user, int64_t ld, const gemm__mpi_span *s, int to_block, int user_dev)
 {
 #ifdef GEMM_MPI_CUDA
-    size_t es = x->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
+    size_t es = sh->es, run = (size_t)s->INNER * es, width = (size_t)(s->inner_n > 0 ? s->inner_n : 0) * es;
     int empty = s->outer_n <= 0 || s->inner_n <= 0;
     char *blk = (char *)block, *usr = empty ? NULL : (char *)user + (size_t)(s->outer0 * ld + s->inner0) * es;
     if (user_dev) {
         if (empty && !to_block) return;
         if (to_block && (s->inner_n < s->INNER || s->outer_n < s->OUTER))
-            GEMM__MPI_CU(x, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, x->stream));
+            GEMM__MPI_CU(e, cudaMemsetAsync(blk, 0, run * (size_t)s->OUTER, dv->stream));
         if (empty) return;
         if (to_block)
-            GEMM__MPI_CU(x, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
-                                              cudaMemcpyDeviceToDevice, x->stream));
+            GEMM__MPI_CU(e, cudaMemcpy2DAsync(blk, run, usr, (size_t)ld * es, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, dv->stream));
         else
-            GEMM__MPI_CU(x, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
-                                              cudaMemcpyDeviceToDevice, x->stream));
+            GEMM__MPI_CU(e, cudaMemcpy2DAsync(usr, (size_t)ld * es, blk, run, width, (size_t)s->outer_n,
+                                              cudaMemcpyDeviceToDevice, dv->stream));
         return;
     }
+#else
+    (void)dv;
+    (void)e;
 #endif
     (void)user_dev;
-    gemm__mpi_copy_part(x, block, user, ld, s, 0, s->OUTER, to_block);
+    gemm__mpi_copy_part(sh, block, user, ld, s, 0, s->OUTER, to_block);
 }
 
 /* Whole-block copy; `dst_dev`/`src_dev` say where each side lives. */
-static void gemm__mpi_copy(gemm__mpi *x, void *dst, int dst_dev, const void *src, int src_dev, size_t bytes)
+static void gemm__mpi_copy(const gemm__mpi_device *dv, gemm__mpi_err *e, void *dst, int dst_dev, const void *src,
+                           int src_dev, size_t bytes)
 {
 #ifdef GEMM_MPI_CUDA
     if (dst_dev || src_dev) {
-        GEMM__MPI_CU(x, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, x->stream));
-        if (!(dst_dev && src_dev)) GEMM__MPI_CU(x, cudaStreamSynchronize(x->stream));
+        GEMM__MPI_CU(e, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, dv->stream));
+        if (!(dst_dev && src_dev)) GEMM__MPI_CU(e, cudaStreamSynchronize(dv->stream));
         return;
     }
 #endif
-    (void)x;
+    (void)dv;
+    (void)e;
     (void)dst_dev;
     (void)src_dev;
     memcpy(dst, src, bytes);
 }
 
-static void gemm__mpi_sync(gemm__mpi *x)
+/* Waits for the GPU's stream (a no-op for host blocks). */
+static void gemm__mpi_sync(const gemm__mpi_device *dv, gemm__mpi_err *e)
 {
 #ifdef GEMM_MPI_CUDA
-    if (x->cuda) GEMM__MPI_CU(x, cudaStreamSynchronize(x->stream));
+    if (dv->cuda) GEMM__MPI_CU(e, cudaStreamSynchronize(dv->stream));
 #endif
-    (void)x;
+    (void)dv;
+    (void)e;
 }
 
 /* Whether MPI takes this rank's block buffers as they are (host blocks, or
    device blocks with a CUDA-aware MPI); else they go through the pool. */
-static int gemm__mpi_direct(const gemm__mpi *x)
+static int gemm__mpi_direct(const gemm__mpi_device *dv)
 {
-    return !x->cuda || x->path == GEMM_MPI_PATH_CUDA_AWARE;
+    return !dv->cuda || dv->path == GEMM_MPI_PATH_CUDA_AWARE;
 }

@@ -1,5 +1,17 @@
 /* ---- the entry points ------------------------------------------------------------ */
 
+/* Thin typed wrappers over gemm__mpi_plan_call (a plan's executes) and
+   gemm__mpi_one_shot (a plan made on the stack, executed once, freed). */
+#pragma once
+
+#include <string.h>
+#include "check.c"    /* gemm__mpi_args */
+#include "comm.c"     /* gemm__mpi_running */
+#include "execute.c"
+#include "plan.c"     /* gemm__mpi_init, gemm__mpi_begin, gemm__mpi_setup */
+#include "teardown.c" /* gemm__mpi_free_all */
+#include "vote.c"
+
 /* Outputs of a call that could not start (MPI not running, no communicator). */
 static void gemm__mpi_outputs_early(const gemm_mpi_options *o)
 {
@@ -16,8 +28,10 @@ GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precisio
                                           int64_t k, const gemm_mpi_options *options, gemm_mpi_plan **plan)
 {
     static const char *func = "gemm_mpi_plan_create";
-    gemm_mpi_plan *made = NULL;
-    gemm__mpi x;
+    gemm_mpi_plan pl, *made = NULL;
+    gemm__mpi_call c;
+    gemm__mpi_err e;
+    gemm_timing t;
     gemm_status s;
     double t0;
     gemm__clear_error();
@@ -26,26 +40,27 @@ GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precisio
     s = gemm__mpi_running(func);
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
     t0 = gemm__mpi_now();
-    gemm__mpi_init(&x, func, precision, -1, layout, transa, transb, m, n, k, options);
-    s = gemm__mpi_begin(&x, comm, 1);
-    if (x.comm == MPI_COMM_NULL) { gemm__mpi_outputs_early(options); return s; }
-    if (s == GEMM_OK) gemm__mpi_setup(&x, -1);
-    if (x.st == GEMM_OK && !(made = (gemm_mpi_plan *)GEMM_MALLOC(sizeof *made)))
-        gemm__mpi_keep(&x, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the plan", func));
-    if (!x.agreed) {
-        s = gemm__mpi_vote(&x, x.comm, NULL, 0, NULL);
-        if (s != GEMM_OK) gemm__mpi_agreed(&x, s);
+    gemm__mpi_init(&pl, &e, func, precision, layout, transa, transb, m, n, k, options);
+    gemm__mpi_call_init(&c, -1, options); /* the create's outputs, not the executes' */
+    memset(&t, 0, sizeof t);
+    s = gemm__mpi_begin(&pl.shape, comm, -1, 1, &pl.team, &e);
+    if (pl.team.comm == MPI_COMM_NULL) { gemm__mpi_outputs_early(options); return s; }
+    if (s == GEMM_OK) gemm__mpi_setup(&pl.shape, &pl.team, &pl.dev, &pl.bufs, &pl.xchg, &pl.stage, &e, &t, -1);
+    if (e.st == GEMM_OK && !(made = (gemm_mpi_plan *)GEMM_MALLOC(sizeof *made)))
+        gemm__mpi_keep(&e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the plan", func));
+    if (!e.agreed) {
+        s = gemm__mpi_vote(&pl.team, &e, NULL, 0, NULL);
+        if (s != GEMM_OK) gemm__mpi_agreed(&e, s);
     }
-    x.t.setup_s = gemm__mpi_now() - t0;
-    s = gemm__mpi_close(&x, t0, 0);
-    x.o.timing = x.o.timing_max = NULL; /* the create's outputs, not the executes' */
-    x.o.path_used = NULL;
+    t.setup_s = gemm__mpi_now() - t0;
+    s = gemm__mpi_close(&pl.team, &pl.dev, &c, &e, &t, t0, 0);
+    if (s == GEMM_ERR_MPI) pl.broken = 1;
     if (s != GEMM_OK) {
         GEMM_FREE(made);
-        gemm__mpi_free_all(&x, 1);
-        return gemm__fail(s, "%s", x.detail);
+        gemm__mpi_free_all(&pl, func, 1);
+        return gemm__fail(s, "%s", e.detail);
     }
-    made->x = x;
+    *made = pl;
     *plan = made;
     return GEMM_OK;
 }
@@ -56,8 +71,7 @@ GEMM_DEF gemm_status gemm_mpi_plan_destroy(gemm_mpi_plan **plan)
     gemm__clear_error();
     if (!plan) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_plan_destroy: plan is NULL");
     if (!*plan) return GEMM_OK;
-    (*plan)->x.func = "gemm_mpi_plan_destroy";
-    s = gemm__mpi_free_all(&(*plan)->x, 1);
+    s = gemm__mpi_free_all(*plan, "gemm_mpi_plan_destroy", 1);
     GEMM_FREE(*plan);
     *plan = NULL;
     return s;
@@ -68,28 +82,26 @@ static gemm_status gemm__mpi_plan_call(gemm_mpi_plan *plan, const char *func, ge
                                        double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                                        double beta, void *C, int64_t ldc, const gemm_mpi_options *options)
 {
-    gemm__mpi *x;
+    const gemm__mpi_shape *sh;
     gemm__mpi_args in;
+    gemm__mpi_call c;
+    gemm__mpi_err e;
+    gemm_timing t;
     gemm_status s;
     gemm__clear_error();
     if (!plan) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: plan is NULL", func);
-    x = &plan->x;
+    sh = &plan->shape;
     s = gemm__mpi_running(func);
-    if (s == GEMM_OK && x->broken)
+    if (s == GEMM_OK && plan->broken)
         s = gemm__fail(GEMM_ERR_MPI, "%s: an MPI call failed in an earlier execute of this plan: destroy it", func);
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
-    x->func = func;
-    x->st = GEMM_OK;
-    x->agreed = 0;
-    x->detail[0] = '\0';
-    memset(&x->t, 0, sizeof x->t);
-    x->o.timing = options ? options->timing : NULL;
-    x->o.timing_max = options ? options->timing_max : NULL;
-    x->o.path_used = options ? options->path_used : NULL;
-    in.layout = x->layout; in.transa = x->transa; in.transb = x->transb;
-    in.m = x->m; in.n = x->n; in.k = x->k;
+    gemm__mpi_err_init(&e, func);
+    gemm__mpi_call_init(&c, form, options);
+    memset(&t, 0, sizeof t);
+    in.layout = sh->layout; in.transa = sh->transa; in.transb = sh->transb;
+    in.m = sh->m; in.n = sh->n; in.k = sh->k;
     in.alpha = alpha; in.A = A; in.lda = lda; in.B = B; in.ldb = ldb; in.beta = beta; in.C = C; in.ldc = ldc;
-    return gemm__mpi_execute(x, precision, form, &in, options, gemm__mpi_now());
+    return gemm__mpi_execute(plan, precision, form, &in, options, gemm__mpi_now(), &c, &e, &t);
 }
 
 GEMM_DEF gemm_status gemm_mpi_sgemm_plan(gemm_mpi_plan *plan, float alpha, const float *A, int64_t lda,
@@ -124,28 +136,33 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_plan_dist(gemm_mpi_plan *plan, double alpha,
                                options);
 }
 
-/* A one-shot call: a plan made, executed once and freed, in one pass (the
-   shape's vote is the execute's; the blocks are allocated only when there
-   is a product to make, and freed after it). */
-static gemm_status gemm__mpi_call(MPI_Comm comm, const char *func, gemm_precision precision, int form,
-                                  const gemm__mpi_args *in, const gemm_mpi_options *options)
+/* A one-shot call: a plan made on the stack, executed once and freed, in
+   one pass (the shape's vote is the execute's; the blocks are allocated
+   only when there is a product to make, and freed after it). */
+static gemm_status gemm__mpi_one_shot(MPI_Comm comm, const char *func, gemm_precision precision, int form,
+                                      const gemm__mpi_args *in, const gemm_mpi_options *options)
 {
-    gemm__mpi x;
+    gemm_mpi_plan pl;
+    gemm__mpi_call c;
+    gemm__mpi_err e;
+    gemm_timing t;
     gemm_status s;
     double t0;
     gemm__clear_error();
     s = gemm__mpi_running(func);
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
     t0 = gemm__mpi_now();
-    gemm__mpi_init(&x, func, precision, form, in->layout, in->transa, in->transb, in->m, in->n, in->k, options);
-    s = gemm__mpi_begin(&x, comm, 0);
-    if (x.comm == MPI_COMM_NULL) {
-        x.t.total_s = gemm__mpi_now() - t0;
-        gemm__mpi_outputs(&x, &x.t);
+    gemm__mpi_init(&pl, &e, func, precision, in->layout, in->transa, in->transb, in->m, in->n, in->k, options);
+    gemm__mpi_call_init(&c, form, options);
+    memset(&t, 0, sizeof t);
+    s = gemm__mpi_begin(&pl.shape, comm, form, 0, &pl.team, &e);
+    if (pl.team.comm == MPI_COMM_NULL) {
+        t.total_s = gemm__mpi_now() - t0;
+        gemm__mpi_outputs(&c, &t, &t, pl.dev.path);
         return s;
     }
-    s = gemm__mpi_execute(&x, precision, form, in, NULL, t0);
-    gemm__mpi_free_all(&x, x.path == GEMM_MPI_PATH_CUDA_IPC);
+    s = gemm__mpi_execute(&pl, precision, form, in, NULL, t0, &c, &e, &t);
+    gemm__mpi_free_all(&pl, func, pl.dev.path == GEMM_MPI_PATH_CUDA_IPC);
     return s;
 }
 
@@ -155,7 +172,7 @@ GEMM_DEF gemm_status gemm_mpi_sgemm(MPI_Comm comm, gemm_layout layout, gemm_tran
                                     const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_sgemm", GEMM_F32, 0, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_sgemm", GEMM_F32, 0, &in, options);
 }
 
 GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -164,7 +181,7 @@ GEMM_DEF gemm_status gemm_mpi_dgemm(MPI_Comm comm, gemm_layout layout, gemm_tran
                                     const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_dgemm", GEMM_F64, 0, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_dgemm", GEMM_F64, 0, &in, options);
 }
 
 GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
@@ -173,7 +190,7 @@ GEMM_DEF gemm_status gemm_mpi_sgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          float *C, int64_t ldc, const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_sgemm_dist", GEMM_F32, 1, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_sgemm_dist", GEMM_F32, 1, &in, options);
 }
 
 GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
@@ -182,13 +199,13 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          double *C, int64_t ldc, const gemm_mpi_options *options)
 {
     gemm__mpi_args in = {layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
-    return gemm__mpi_call(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
+    return gemm__mpi_one_shot(comm, "gemm_mpi_dgemm_dist", GEMM_F64, 1, &in, options);
 }
 
 #ifdef GEMM__TEST_HOOKS
 GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations, long *mappings)
 {
-    *allocations = plan ? plan->x.allocations : 0;
-    *mappings = plan ? plan->x.mappings : 0;
+    *allocations = plan ? plan->dev.allocations : 0;
+    *mappings = plan ? plan->dev.mappings : 0;
 }
 #endif

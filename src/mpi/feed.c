@@ -11,74 +11,90 @@
    the feed moves whenever the rank would otherwise wait, and
    gemm__mpi_feed_finish completes it before the slab is used. The chunks
    are those of the whole-block distribution (mpi/distribute.c), in the
-   order rank, a then b, slot, runs; messages carry tags of their own. */
+   order rank, a then b, slot, runs; messages carry tags of their own. The
+   cursor (gemm__mpi_feed) lives in the staging it moves through
+   (gemm__mpi_stage). */
+#pragma once
+
+#include <string.h>
+#include "copy.c"       /* gemm__mpi_copy_part, gemm__mpi_direct */
+#include "distribute.c" /* the cursor's blocks: slots, start blocks, the call's matrices */
+
+/* The feed's messages have tags of their own: a slab's a and b chunks. */
 #define GEMM__MPI_TAG_FEED 31000
 
-/* The block of the feed's cursor: its span in A or B (this slab's columns),
-   where it lands on its rank, and the caller's matrix. */
-static gemm__mpi_span gemm__mpi_feed_block(const gemm__mpi *x, int *dst, char **land, void **user, int64_t *ld)
+/* The block of the feed's cursor: its span in A or B (the slab's columns),
+   where it lands on its rank, and the call's matrix. */
+static gemm__mpi_span gemm__mpi_feed_block(const gemm__mpi_shape *sh, const gemm__mpi_team *tm,
+                                           const gemm__mpi_call *c, const gemm__mpi_bufs *bf,
+                                           const gemm__mpi_feed *fd, int *dst, char **land, void **user, int64_t *ld)
 {
-    int r, c, i, j, bi, bj;
-    *dst = (x->o.root + x->fd.d) % x->P;
-    gemm__mpi_place(&x->g, *dst, &r, &c);
-    gemm__mpi_slot_ij(x, r, c, x->fd.slot, &i, &j);
-    gemm__mpi_start_block(x, x->fd.which, i, j, &bi, &bj);
-    *land = (char *)(x->fd.which ? x->land_b : x->land_a)[x->fd.slot];
-    *user = gemm__mpi_user(x, x->fd.which, ld);
-    return gemm__mpi_span_slab(x, x->fd.which, bi, bj, x->fd.kofs);
+    const gemm__mpi_grid *g = &tm->g;
+    int r, cc, i, j, bi, bj;
+    *dst = (sh->o.root + fd->d) % tm->P;
+    gemm__mpi_place(g, *dst, &r, &cc);
+    gemm__mpi_slot_ij(g, r, cc, fd->slot, &i, &j);
+    gemm__mpi_start_block(g, sh->o.algorithm, fd->which, i, j, &bi, &bj);
+    *land = (char *)(fd->which ? bf->land_b : bf->land_a)[fd->slot];
+    *user = gemm__mpi_user(c, fd->which, ld);
+    return gemm__mpi_span_slab(c, g, fd->which, bi, bj, fd->kb, fd->kofs);
 }
 
 /* Runs per chunk of a block whose runs are `run` bytes (every rank cuts alike). */
-static int64_t gemm__mpi_feed_per(const gemm__mpi *x, size_t run)
+static int64_t gemm__mpi_feed_per(const gemm__mpi_stage *sg, size_t run)
 {
-    int64_t per = (int64_t)(x->stage_bytes / run);
+    int64_t per = (int64_t)(sg->bytes / run);
     return per > 1 ? per : 1;
 }
 
 /* Moves the cursor past the chunk of `per` runs of a block of `outer` runs:
    the root walks every rank's blocks, another rank only its own. */
-static void gemm__mpi_feed_next(gemm__mpi *x, int64_t per, int64_t outer)
+static void gemm__mpi_feed_next(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_feed *fd, int64_t per,
+                                int64_t outer)
 {
-    x->fd.o += per;
-    if (x->fd.o < outer) return;
-    x->fd.o = 0;
-    if (++x->fd.slot < x->g.br * x->g.bc) return;
-    x->fd.slot = 0;
-    if (++x->fd.which < 2) return;
-    x->fd.which = 0;
-    if (x->rank != x->o.root || ++x->fd.d == x->P) x->fd.done = 1;
+    fd->o += per;
+    if (fd->o < outer) return;
+    fd->o = 0;
+    if (++fd->slot < tm->g.br * tm->g.bc) return;
+    fd->slot = 0;
+    if (++fd->which < 2) return;
+    fd->which = 0;
+    if (tm->rank != sh->o.root || ++fd->d == tm->P) fd->done = 1;
 }
 
 /* Whether staging buffer k is free: its message sent or received, and its
    device copy done. `block`: wait until it is. */
-static int gemm__mpi_feed_free(gemm__mpi *x, int k, int block)
+static int gemm__mpi_feed_free(gemm__mpi_stage *sg, gemm__mpi_err *e, int k, int block)
 {
     int done = 1;
-    if (x->stage_req[k] != MPI_REQUEST_NULL) {
-        if (block) GEMM__MPI_DO(x, MPI_Wait(&x->stage_req[k], MPI_STATUS_IGNORE));
-        else if (!GEMM__MPI_DO(x, MPI_Test(&x->stage_req[k], &done, MPI_STATUS_IGNORE))) done = 1;
+    if (sg->req[k] != MPI_REQUEST_NULL) {
+        if (block) GEMM__MPI_DO(e, MPI_Wait(&sg->req[k], MPI_STATUS_IGNORE));
+        else if (!GEMM__MPI_DO(e, MPI_Test(&sg->req[k], &done, MPI_STATUS_IGNORE))) done = 1;
         if (!done) return 0;
     }
 #ifdef GEMM_MPI_CUDA
-    if (x->stage_dev[k]) {
-        cudaError_t e = block ? cudaEventSynchronize(x->stage_ev[k]) : cudaEventQuery(x->stage_ev[k]);
-        if (e == cudaErrorNotReady) return 0;
-        GEMM__MPI_CU(x, e);
-        x->stage_dev[k] = 0;
+    if (sg->dev[k]) {
+        cudaError_t rc = block ? cudaEventSynchronize(sg->ev[k]) : cudaEventQuery(sg->ev[k]);
+        if (rc == cudaErrorNotReady) return 0;
+        GEMM__MPI_CU(e, rc);
+        sg->dev[k] = 0;
     }
 #endif
     return 1;
 }
 
 /* Staging buffer k's chunk to the device, on the copy stream. */
-static void gemm__mpi_feed_h2d(gemm__mpi *x, int k, char *to, size_t len)
+static void gemm__mpi_feed_h2d(const gemm__mpi_device *dv, gemm__mpi_stage *sg, gemm__mpi_err *e, int k, char *to,
+                               size_t len)
 {
 #ifdef GEMM_MPI_CUDA
-    GEMM__MPI_CU(x, cudaMemcpyAsync(to, x->stage[k], len, cudaMemcpyHostToDevice, x->copy_stream));
-    GEMM__MPI_CU(x, cudaEventRecord(x->stage_ev[k], x->copy_stream));
-    x->stage_dev[k] = 1;
+    GEMM__MPI_CU(e, cudaMemcpyAsync(to, sg->buf[k], len, cudaMemcpyHostToDevice, dv->copy_stream));
+    GEMM__MPI_CU(e, cudaEventRecord(sg->ev[k], dv->copy_stream));
+    sg->dev[k] = 1;
 #else
-    (void)x;
+    (void)dv;
+    (void)sg;
+    (void)e;
     (void)k;
     (void)to;
     (void)len;
@@ -87,100 +103,118 @@ static void gemm__mpi_feed_h2d(gemm__mpi *x, int k, char *to, size_t len)
 
 /* The root's next chunk: packed (its own CPU blocks straight into their
    landing), then sent, or copied to its own GPU. */
-static int gemm__mpi_feed_root(gemm__mpi *x, int block)
+static int gemm__mpi_feed_root(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                               gemm__mpi_err *e, int block)
 {
-    int dst, k = x->chunk & 1;
+    gemm__mpi_feed *fd = &sg->fd;
+    int dst, k = sg->chunk & 1;
     char *land;
     void *user;
     int64_t ld, end, per;
     size_t run, len;
-    gemm__mpi_span sp = gemm__mpi_feed_block(x, &dst, &land, &user, &ld);
-    run = (size_t)sp.INNER * x->es;
-    per = gemm__mpi_feed_per(x, run);
-    end = x->fd.o + per < sp.OUTER ? x->fd.o + per : sp.OUTER;
-    len = (size_t)(end - x->fd.o) * run;
-    if (dst == x->rank && !x->cuda)
-        gemm__mpi_copy_part(x, land + (size_t)x->fd.o * run, user, ld, &sp, x->fd.o, end, 1);
+    gemm__mpi_span sp = gemm__mpi_feed_block(sh, tm, c, bf, fd, &dst, &land, &user, &ld);
+    run = (size_t)sp.INNER * sh->es;
+    per = gemm__mpi_feed_per(sg, run);
+    end = fd->o + per < sp.OUTER ? fd->o + per : sp.OUTER;
+    len = (size_t)(end - fd->o) * run;
+    if (dst == tm->rank && !dv->cuda)
+        gemm__mpi_copy_part(sh, land + (size_t)fd->o * run, user, ld, &sp, fd->o, end, 1);
     else {
-        if (!gemm__mpi_feed_free(x, k, block)) return 0;
-        gemm__mpi_copy_part(x, x->stage[k], user, ld, &sp, x->fd.o, end, 1);
-        if (dst == x->rank) gemm__mpi_feed_h2d(x, k, land + (size_t)x->fd.o * run, len);
-        else GEMM__MPI_DO(x, MPI_Isend(x->stage[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + x->fd.which,
-                                       x->comm, &x->stage_req[k]));
-        x->chunk++;
+        if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
+        gemm__mpi_copy_part(sh, sg->buf[k], user, ld, &sp, fd->o, end, 1);
+        if (dst == tm->rank) gemm__mpi_feed_h2d(dv, sg, e, k, land + (size_t)fd->o * run, len);
+        else GEMM__MPI_DO(e, MPI_Isend(sg->buf[k], (int)len, MPI_BYTE, dst, GEMM__MPI_TAG_FEED + fd->which, tm->comm,
+                                       &sg->req[k]));
+        sg->chunk++;
     }
-    gemm__mpi_feed_next(x, per, sp.OUTER);
+    gemm__mpi_feed_next(sh, tm, fd, per, sp.OUTER);
     return 1;
 }
 
 /* Another rank's next chunk: its receive posted (straight into the landing
    when MPI takes the memory; else into staging buffer k, whose previous
    chunk goes on to the device first). */
-static int gemm__mpi_feed_rank(gemm__mpi *x, int block)
+static int gemm__mpi_feed_rank(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                               gemm__mpi_err *e, int block)
 {
-    int dst, k = x->chunk & 1, direct = gemm__mpi_direct(x);
+    gemm__mpi_feed *fd = &sg->fd;
+    int dst, k = sg->chunk & 1, direct = gemm__mpi_direct(dv);
     char *land, *to;
     void *user;
     int64_t ld, per;
     size_t run, len;
-    gemm__mpi_span sp = gemm__mpi_feed_block(x, &dst, &land, &user, &ld);
-    run = (size_t)sp.INNER * x->es;
-    per = gemm__mpi_feed_per(x, run);
-    len = (size_t)((x->fd.o + per < sp.OUTER ? x->fd.o + per : sp.OUTER) - x->fd.o) * run;
-    to = land + (size_t)x->fd.o * run;
-    if (x->fd.pending[k]) { /* the chunk received here two chunks ago */
-        if (!gemm__mpi_feed_free(x, k, block)) return 0;
-        gemm__mpi_feed_h2d(x, k, x->fd.to[k], x->fd.len[k]);
-        x->fd.pending[k] = 0;
+    gemm__mpi_span sp = gemm__mpi_feed_block(sh, tm, c, bf, fd, &dst, &land, &user, &ld);
+    run = (size_t)sp.INNER * sh->es;
+    per = gemm__mpi_feed_per(sg, run);
+    len = (size_t)((fd->o + per < sp.OUTER ? fd->o + per : sp.OUTER) - fd->o) * run;
+    to = land + (size_t)fd->o * run;
+    if (fd->pending[k]) { /* the chunk received here two chunks ago */
+        if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
+        gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
+        fd->pending[k] = 0;
     }
-    if (!gemm__mpi_feed_free(x, k, block)) return 0;
-    GEMM__MPI_DO(x, MPI_Irecv(direct ? to : x->stage[k], (int)len, MPI_BYTE, x->o.root,
-                              GEMM__MPI_TAG_FEED + x->fd.which, x->comm, &x->stage_req[k]));
-    x->fd.pending[k] = !direct;
-    x->fd.to[k] = to;
-    x->fd.len[k] = len;
-    x->chunk++;
-    gemm__mpi_feed_next(x, per, sp.OUTER);
+    if (!gemm__mpi_feed_free(sg, e, k, block)) return 0;
+    GEMM__MPI_DO(e, MPI_Irecv(direct ? to : sg->buf[k], (int)len, MPI_BYTE, sh->o.root,
+                              GEMM__MPI_TAG_FEED + fd->which, tm->comm, &sg->req[k]));
+    fd->pending[k] = !direct;
+    fd->to[k] = to;
+    fd->len[k] = len;
+    sg->chunk++;
+    gemm__mpi_feed_next(sh, tm, fd, per, sp.OUTER);
     return 1;
 }
 
 /* One step of the feed; 0 when it would have to wait (or is over). */
-static int gemm__mpi_feed_step(gemm__mpi *x, int block)
+static int gemm__mpi_feed_step(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                               const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                               gemm__mpi_err *e, int block)
 {
-    if (!x->fd.active || x->fd.done) return 0;
-    return x->rank == x->o.root ? gemm__mpi_feed_root(x, block) : gemm__mpi_feed_rank(x, block);
+    if (!sg->fd.active || sg->fd.done) return 0;
+    return tm->rank == sh->o.root ? gemm__mpi_feed_root(sh, tm, dv, c, bf, sg, e, block)
+                                   : gemm__mpi_feed_rank(sh, tm, dv, c, bf, sg, e, block);
 }
 
 /* As many steps as go without waiting. */
-static void gemm__mpi_feed_pump(gemm__mpi *x)
+static void gemm__mpi_feed_pump(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                gemm__mpi_err *e)
 {
-    while (gemm__mpi_feed_step(x, 0)) {}
+    while (gemm__mpi_feed_step(sh, tm, dv, c, bf, sg, e, 0)) {}
 }
 
-/* Starts the slab whose k range begins `kofs` into each virtual k-block. */
-static void gemm__mpi_feed_start(gemm__mpi *x, int64_t kofs)
+/* Starts the slab of kb columns beginning `kofs` into each virtual k-block. */
+static void gemm__mpi_feed_start(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                 const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                 gemm__mpi_err *e, int64_t kofs, int64_t kb)
 {
-    memset(&x->fd, 0, sizeof x->fd);
-    x->fd.active = 1;
-    x->fd.kofs = kofs;
-    x->fd.d = (x->rank - x->o.root + x->P) % x->P;
-    if (x->rank == x->o.root) x->fd.d = 0;
-    x->chunk = 0;
-    gemm__mpi_feed_pump(x);
+    gemm__mpi_feed *fd = &sg->fd;
+    memset(fd, 0, sizeof *fd);
+    fd->active = 1;
+    fd->kofs = kofs;
+    fd->kb = kb;
+    fd->d = (tm->rank - sh->o.root + tm->P) % tm->P;
+    if (tm->rank == sh->o.root) fd->d = 0;
+    sg->chunk = 0;
+    gemm__mpi_feed_pump(sh, tm, dv, c, bf, sg, e);
 }
 
 /* Completes the slab: every chunk sent, received and on its device. */
-static void gemm__mpi_feed_finish(gemm__mpi *x)
+static void gemm__mpi_feed_finish(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                                  const gemm__mpi_call *c, const gemm__mpi_bufs *bf, gemm__mpi_stage *sg,
+                                  gemm__mpi_err *e)
 {
+    gemm__mpi_feed *fd = &sg->fd;
     int k;
-    while (gemm__mpi_feed_step(x, 1)) {}
+    while (gemm__mpi_feed_step(sh, tm, dv, c, bf, sg, e, 1)) {}
     for (k = 0; k < 2; k++) {
-        if (x->fd.pending[k]) {
-            gemm__mpi_feed_free(x, k, 1);
-            gemm__mpi_feed_h2d(x, k, x->fd.to[k], x->fd.len[k]);
-            x->fd.pending[k] = 0;
+        if (fd->pending[k]) {
+            gemm__mpi_feed_free(sg, e, k, 1);
+            gemm__mpi_feed_h2d(dv, sg, e, k, fd->to[k], fd->len[k]);
+            fd->pending[k] = 0;
         }
     }
-    for (k = 0; k < 2; k++) gemm__mpi_feed_free(x, k, 1);
-    x->fd.active = 0;
+    for (k = 0; k < 2; k++) gemm__mpi_feed_free(sg, e, k, 1);
+    fd->active = 0;
 }

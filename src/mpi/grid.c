@@ -1,5 +1,24 @@
 /* ---- the grid and its blocks -------------------------------------------- */
 
+/* P ranks form the squarest grid_rows x grid_cols process grid P allows
+   (gemm_mpi_blocks_of). A grid that is not square runs Cannon's algorithm
+   on a virtual q x q grid, q = lcm(grid_rows, grid_cols): each rank holds
+   br x bc = (q / grid_rows) x (q / grid_cols) blocks, mb x kb of a, kb x nb
+   of b and mb x nb of c, sizes rounded up so that q blocks cover m, n and
+   k. The padding is zeros inside the blocks, never in the caller's data.
+   Messages are tagged with block numbers below q*q, so q is at most 181
+   (q*q <= 32767, the smallest MPI_TAG_UB MPI allows).
+
+   Inside, every call is column-major (gemm.h's canonical form): a row-major
+   call is the transposed problem C^T = op(B)^T op(A)^T on the transposed
+   grid, so there A and B, and process rows and columns, change places
+   (gemm__mpi_grid_view). For Cannon that is the same traffic; Fox
+   broadcasts B^T down the process columns instead of A along the rows. */
+#pragma once
+
+#include "api.h"
+#include "../core/internal.h" /* gemm__fail, gemm__clear_error */
+
 static int gemm__mpi_gcd(int a, int b) { return b ? gemm__mpi_gcd(b, a % b) : a; }
 
 static int64_t gemm__mpi_ceil(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }

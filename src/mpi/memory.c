@@ -1,5 +1,13 @@
 /* ---- memory: what one rank allocates ------------------------------------ */
 
+/* gemm__mpi_need counts what one rank allocates for a plan and for each
+   form; gemm_mpi_memory, the caps and the allocations all count with it,
+   in byte counts that saturate instead of wrapping. */
+#pragma once
+
+#include <string.h>
+#include "grid.c"
+
 /* The root-held calls stage blocks in chunks of whole runs (rows of a
    row-major block), about this size: large enough for full-speed copies and
    messages, small enough that the first chunks reach the ranks early. The

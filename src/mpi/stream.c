@@ -1,18 +1,34 @@
 /* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
 
+/* options.slabs = S > 1, root-held Cannon: the product runs as S products
+   over k-slabs; the ranks start on the first slab as soon as it has
+   landed, and each next slab travels from the root while the current one
+   multiplies (mpi/feed.c): the root packs and sends between its own
+   panels, or while its GPU works; the ranks receive into landing blocks a
+   slab deep (1/S of their a and b blocks). It pays where the root's CPU is
+   free while the ranks multiply: with the CUDA multiply. The root still
+   moves every byte of A, B and C through its host memory. */
+#pragma once
+
+#include "copy.c"       /* gemm__mpi_copy, gemm__mpi_sync */
+#include "distribute.c" /* C's blocks */
+#include "feed.c"
+#include "rounds.c"     /* gemm__mpi_cannon */
+
 /* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
-static int gemm__mpi_streams(const gemm__mpi *x)
+static int gemm__mpi_streams(const gemm__mpi_shape *sh, const gemm__mpi_call *c)
 {
-    return !x->distributed && x->o.algorithm == GEMM_MPI_CANNON && x->o.slabs > 1;
+    return c->form == 0 && sh->o.algorithm == GEMM_MPI_CANNON && sh->o.slabs > 1;
 }
 
-/* The landed slab becomes each slot's block (its feed is complete). */
-static void gemm__mpi_load_slab(gemm__mpi *x)
+/* The landed slab becomes each slot's a and b block (its feed is complete). */
+static void gemm__mpi_load_slab(const gemm__mpi_team *tm, const gemm__mpi_device *dv, const gemm__mpi_slab *sl,
+                                gemm__mpi_bufs *bf, gemm__mpi_err *e)
 {
     int s;
-    for (s = 0; s < x->g.br * x->g.bc; s++) {
-        gemm__mpi_copy(x, x->a[s], x->cuda, x->land_a[s], x->cuda, x->abytes);
-        gemm__mpi_copy(x, x->b[s], x->cuda, x->land_b[s], x->cuda, x->bbytes);
+    for (s = 0; s < tm->g.br * tm->g.bc; s++) {
+        gemm__mpi_copy(dv, e, bf->a[s], dv->cuda, bf->land_a[s], dv->cuda, sl->abytes);
+        gemm__mpi_copy(dv, e, bf->b[s], dv->cuda, bf->land_b[s], dv->cuda, sl->bbytes);
     }
 }
 
@@ -24,36 +40,34 @@ static void gemm__mpi_load_slab(gemm__mpi *x)
    first slab has landed instead of once all of A and B has. The shifts
    move blocks a slab thick, so they carry in total what the unstreamed
    rounds carry. */
-static void gemm__mpi_stream(gemm__mpi *x)
+static void gemm__mpi_stream(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                             const gemm__mpi_call *c, gemm__mpi_bufs *bf, gemm__mpi_xchg *xc, gemm__mpi_stage *sg,
+                             gemm__mpi_err *e, gemm_timing *t)
 {
-    int s, S = x->o.slabs;
-    int64_t kb = x->g.kb, kbs;
-    size_t abytes = x->abytes, bbytes = x->bbytes;
+    const gemm__mpi_grid *g = &tm->g;
+    gemm__mpi_slab sl;
+    int s, S = sh->o.slabs;
+    int64_t kb = g->kb, kbs;
     double t0 = gemm__mpi_now();
     if (S > kb) S = (int)kb;
     kbs = (kb + S - 1) / S;
-    if (x->beta != 0) gemm__mpi_distribute_blocks(x, 2, 2);
-    x->g.kb = kbs;
-    x->abytes = (size_t)(x->g.mb * kbs) * x->es;
-    x->bbytes = (size_t)(kbs * x->g.nb) * x->es;
-    gemm__mpi_feed_start(x, 0);
-    gemm__mpi_feed_finish(x);
-    x->t.distribute_s += gemm__mpi_now() - t0;
+    if (c->beta != 0) gemm__mpi_distribute_blocks(sh, tm, dv, c, bf, sg, e, t, 2, 2);
+    sl.kb = kbs;
+    sl.abytes = (size_t)(g->mb * kbs) * sh->es;
+    sl.bbytes = (size_t)(kbs * g->nb) * sh->es;
+    gemm__mpi_feed_start(sh, tm, dv, c, bf, sg, e, 0, kbs);
+    gemm__mpi_feed_finish(sh, tm, dv, c, bf, sg, e);
+    t->distribute_s += gemm__mpi_now() - t0;
     for (s = 0; s < S; s++) {
-        gemm__mpi_load_slab(x);
-        gemm__mpi_sync(x); /* on a GPU, the landing is read before the next slab lands there */
-        if (s + 1 < S) gemm__mpi_feed_start(x, (int64_t)(s + 1) * kbs);
-        x->accumulate = s > 0;
-        gemm__mpi_cannon(x);
+        gemm__mpi_load_slab(tm, dv, &sl, bf, e);
+        gemm__mpi_sync(dv, e); /* on a GPU, the landing is read before the next slab lands there */
+        if (s + 1 < S) gemm__mpi_feed_start(sh, tm, dv, c, bf, sg, e, (int64_t)(s + 1) * kbs, kbs);
+        gemm__mpi_cannon(sh, tm, dv, c, bf, &sl, xc, sg, e, t, s > 0, 0);
         if (s + 1 < S) {
-            double t = gemm__mpi_now();
-            gemm__mpi_feed_finish(x);
-            x->t.distribute_s += gemm__mpi_now() - t;
+            double t1 = gemm__mpi_now();
+            gemm__mpi_feed_finish(sh, tm, dv, c, bf, sg, e);
+            t->distribute_s += gemm__mpi_now() - t1;
         }
     }
-    gemm__mpi_sync(x);
-    x->accumulate = 0;
-    x->g.kb = kb;
-    x->abytes = abytes;
-    x->bbytes = bbytes;
+    gemm__mpi_sync(dv, e);
 }
