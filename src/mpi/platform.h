@@ -21,5 +21,5 @@
 
 #include "../cpu/api.h" /* gemm_cpu_options, gemm_cpu_sgemm, gemm_cpu_dgemm, gemm_cpu_get_threads */
 #ifdef GEMM_MPI_CUDA
-#include "../cuda/api.cuh" /* gemm_cuda_sgemm, gemm_cuda_dgemm, cudaStream_t */
+#include "../cuda/api.h" /* gemm_cuda_sgemm, gemm_cuda_dgemm, cudaStream_t */
 #endif
