@@ -11,17 +11,16 @@ out=build/reinclude
 mkdir -p "$out"
 WARN="-Wall -Wextra -Werror"
 . tests/checks.sh
-run() { # run NAME COMPILER FLAGS...: build tests/tu_reinclude.c and run it
-    name=$1; shift
-    check "$name" sh -c "$* tests/tu_reinclude.c -o $out/$name -lm -lpthread && test \"\$($out/$name)\" = 6"
+run() { # run NAME "COMPILER FLAGS" [LIBS]: build tests/tu_reinclude.c, run it, expect 6
+    check "$1" sh -c "$2 tests/tu_reinclude.c -o $out/$1 $3 -lm -lpthread && test \"\$($out/$1)\" = 6"
 }
 run cpu "cc -std=c99 $WARN"
 run cpu_cxx "g++ -x c++ -std=c++11 $WARN"
 run cblas "cc -std=c99 $WARN -DTU_CBLAS"
 run cblas_umbrella "cc -std=c99 $WARN -DTU_UMBRELLA -DTU_CBLAS"
-if have pkg-config && [ -e /usr/include/CL/cl.h ]; then
-    run opencl "cc -std=c99 -D_DEFAULT_SOURCE $WARN -DTU_CL -lOpenCL"
-    run opencl_umbrella "cc -std=c99 -D_DEFAULT_SOURCE $WARN -DTU_UMBRELLA -DTU_CL -lOpenCL"
+if [ -e /usr/include/CL/cl.h ]; then
+    run opencl "cc -std=c99 -D_DEFAULT_SOURCE $WARN -DTU_CL" -lOpenCL
+    run opencl_umbrella "cc -std=c99 -D_DEFAULT_SOURCE $WARN -DTU_UMBRELLA -DTU_CL" -lOpenCL
 else
     skip "OpenCL headers not installed (tests/deps.sh opencl)"
 fi
