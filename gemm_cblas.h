@@ -3,16 +3,17 @@
    MKL and OpenBLAS share) on gemm's CPU backend, for programs written
    against cblas.h.
 
-   Do this:
-       #define GEMM_CBLAS               (or include this file in that unit)
-       #define GEMM_IMPLEMENTATION
-       #include "gemm.h"
-   in *one* C or C++ file, and include "gemm_cblas.h" instead of <cblas.h>
-   wherever the program calls these routines; copy gemm.h, gemm_cpu.h and
-   this file. Nothing else changes:
+   Using it
+       In *one* C or C++ file:
+           #define GEMM_CBLAS               (or include this file in that unit)
+           #define GEMM_IMPLEMENTATION
+           #include "gemm.h"
+       and include "gemm_cblas.h" instead of <cblas.h> wherever the program
+       calls these routines; copy gemm.h, gemm_cpu.h and this file. Nothing
+       else changes:
 
-       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k,
-                   1.0f, A, k, B, k, 0.0f, C, n);
+           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k,
+                       1.0f, A, k, B, k, 0.0f, C, n);
 
    What is here (netlib's cblas.h spelling; CBLAS_INT is int32_t unless the
    program defines it, e.g. as int64_t for an ILP64 build)
@@ -29,8 +30,9 @@
        2024): groups of pointer-array batches, group g of group_size[g]
        members sharing transa_array[g] ... ldc_array[g]
        cblas_xerbla, the error handler
-   They run gemm_cpu_?gemm / gemm_cpu_?gemm_*batched with default options:
-   gemm_cpu_set_threads() and GEMM_NUM_THREADS set their threads.
+       They run gemm_cpu_?gemm / gemm_cpu_?gemm_*batched with default
+       options: gemm_cpu_set_threads() and GEMM_NUM_THREADS set their
+       threads.
 
    Errors
        A bad argument reaches cblas_xerbla(p, "cblas_sgemm", form, detail)
@@ -54,6 +56,9 @@
        when the program defines it in the implementation's own file, or
        the compiler has no weak symbols. (MKL's cblas_xerbla has another
        signature, (const char *name, int num).)
+
+   Speed
+       That of gemm_cpu.h's calls, which they are (bench/RESULTS.md).
 
    With a real BLAS linked too
        Both define cblas_sgemm and friends. Linked statically, the linker
@@ -79,6 +84,9 @@
 /* >>cblas api: src/cblas/api.h */
 /* CBLAS's types, as netlib's cblas.h spells them (the values are the
    CBLAS standard's, which gemm_layout and gemm_transpose share). */
+
+#include <stdint.h>          /* int32_t, CBLAS_INT's default */
+
 #ifndef CBLAS_INT
 #define CBLAS_INT int32_t /* netlib's default; define CBLAS_INT as int64_t for an ILP64 program */
 #endif
@@ -158,10 +166,19 @@ void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...);
 /*  IMPLEMENTATION                                                         */
 /* ====================================================================== */
 
-/* Emitted once, after the CPU backend's implementation, which it calls
-   (gemm.h reaches this file in the middle of gemm_cpu.h when GEMM_CBLAS
-   is defined, and again after it). */
-#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CBLAS_API_DONE) && defined(GEMM__CPU_IMPLEMENTED) && \
+/* Emitted once, after the CPU backend's implementation, which it calls.
+   gemm.h is included again first, outside the guard: a program that
+   included the headers before defining GEMM_IMPLEMENTATION gets the core's
+   and the CPU's implementations there. Reached while gemm_cpu.h's is still
+   to come or under way (gemm.h includes this file when GEMM_CBLAS is
+   defined), it waits: gemm_cpu.h includes it again at the end of its own. */
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CBLAS_API_DONE) && !defined(GEMM__CPU_IMPLEMENTATION_DONE) && \
+    !defined(GEMM__CBLAS_REINCLUDING)
+#define GEMM__CBLAS_REINCLUDING
+#include "gemm.h"
+#undef GEMM__CBLAS_REINCLUDING
+#endif
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CBLAS_API_DONE) && defined(GEMM__CPU_IMPLEMENTATION_DONE) && \
     !defined(GEMM__CBLAS_IMPLEMENTED)
 #define GEMM__CBLAS_IMPLEMENTED
 
@@ -174,6 +191,10 @@ extern "C" {
    bring one) replaces it; GEMM_CBLAS_NO_XERBLA leaves it out for a program
    that defines it in this translation unit, or a compiler without weak
    symbols. */
+
+#include <stdarg.h>
+#include <stdio.h>            /* vfprintf */
+
 #ifndef GEMM_CBLAS_NO_XERBLA
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((weak))
@@ -205,6 +226,7 @@ static gemm_transpose gemm__cblas_trans(CBLAS_TRANSPOSE t)
 /* The CBLAS calls: gemm's checks (a refusal names the argument by its
    position in the CBLAS call, layout = 1, through cblas_xerbla), then the
    CPU backend with default options. */
+
 
 static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                              CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,
@@ -281,6 +303,8 @@ GEMM_DEF void cblas_dgemm_batch_strided(const CBLAS_LAYOUT layout, const CBLAS_T
    element of C, before any member is computed. Positions: the arrays as
    in cblas_?gemm (transa_array = 2, ..., ldc_array = 14), group_count =
    15, group_size = 16; a detail names the group and its member. */
+
+#include <stdio.h>            /* snprintf */
 
 typedef struct gemm__cblas_groups {
     gemm_precision prec;

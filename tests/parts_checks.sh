@@ -9,6 +9,9 @@
 cd "$(dirname "$0")/.." || exit 2
 out=build/parts
 mkdir -p "$out"
+# A part is compiled as what an empty file includes (-include): gcc refuses
+# a part's #pragma once in the main file.
+: >"$out/empty.c"
 . tests/checks.sh
 # Unused static functions are the rule in a part compiled alone.
 C_FLAGS="-std=c99 -D_DEFAULT_SOURCE -fsyntax-only -Wall -Wextra -Wpedantic -Werror -Wno-unused-function -Wno-unused-variable -Wno-unused-macros"
@@ -16,10 +19,10 @@ folders=${*:-core cpu cblas cl mpi cuda}
 compiler_for() { # the compile command for one part, or nothing when its compiler is missing
     case $1 in
     src/cl/*.cl) have clang && echo "clang -x cl -cl-std=CL1.2 -fsyntax-only -Werror" ;;
-    src/mpi/*) have mpicc && echo "mpicc -x c $C_FLAGS" ;;
-    src/cl/*) [ -e /usr/include/CL/cl.h ] && echo "cc -x c $C_FLAGS" ;;
+    src/mpi/*) have mpicc && echo "mpicc -x c $C_FLAGS $out/empty.c -include" ;;
+    src/cl/*) [ -e /usr/include/CL/cl.h ] && echo "cc -x c $C_FLAGS $out/empty.c -include" ;;
     src/cuda/*) have nvcc && echo "nvcc -x cu -std=c++17 -arch=sm_90a --cuda -Xcompiler -Wall,-Wextra,-Wno-unused-function -Werror all-warnings -o /dev/null" ;;
-    *) echo "cc -x c $C_FLAGS" ;;
+    *) echo "cc -x c $C_FLAGS $out/empty.c -include" ;;
     esac
 }
 for folder in $folders; do

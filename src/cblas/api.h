@@ -1,5 +1,10 @@
 /* CBLAS's types, as netlib's cblas.h spells them (the values are the
    CBLAS standard's, which gemm_layout and gemm_transpose share). */
+#pragma once
+
+#include <stdint.h>          /* int32_t, CBLAS_INT's default */
+#include "../core/api.h"     /* GEMM_DEF */
+
 #ifndef CBLAS_INT
 #define CBLAS_INT int32_t /* netlib's default; define CBLAS_INT as int64_t for an ILP64 program */
 #endif

@@ -1,6 +1,13 @@
 /* The CBLAS calls: gemm's checks (a refusal names the argument by its
    position in the CBLAS call, layout = 1, through cblas_xerbla), then the
    CPU backend with default options. */
+#pragma once
+
+#include "../core/internal.h" /* gemm__prepare, gemm__prepare_strided */
+#include "../cpu/batch.c"     /* gemm__cpu_batch_gemm */
+#include "../cpu/driver.c"    /* gemm__cpu_gemm */
+#include "api.h"
+#include "xerbla.c"           /* gemm__cblas_fail, gemm__cblas_trans */
 
 static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                              CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,

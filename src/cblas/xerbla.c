@@ -2,6 +2,13 @@
    bring one) replaces it; GEMM_CBLAS_NO_XERBLA leaves it out for a program
    that defines it in this translation unit, or a compiler without weak
    symbols. */
+#pragma once
+
+#include <stdarg.h>
+#include <stdio.h>            /* vfprintf */
+#include "../core/internal.h" /* gemm_status, gemm_last_error_detail */
+#include "api.h"              /* CBLAS_INT, CBLAS_TRANSPOSE */
+
 #ifndef GEMM_CBLAS_NO_XERBLA
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((weak))

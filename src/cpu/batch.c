@@ -10,6 +10,16 @@
    takes the single call's path (chosen once for the batch: it depends on
    the shape and alpha alone) without its per-call checks, and brings the
    next member into cache while it computes the current one. */
+#pragma once
+
+#include <stdint.h>           /* uintptr_t */
+#include <string.h>           /* memset, memcpy, strlen, strncmp */
+#include "../core/internal.h" /* gemm__batch, gemm__prepare_strided, gemm__prepare_batched */
+#include "batch_api.h"
+#include "direct.c"           /* gemm__cpu_ahead, gemm__cpu_direct_rect */
+#include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_path */
+#include "thread_pool.c"      /* gemm__cpu_pool_* */
+#include "threads.c"          /* gemm__cpu_threads_for_call */
 
 /* The batch's members and threads; read-only while the threads run,
    except `next` and `status`. */

@@ -1,3 +1,8 @@
+/* The CPU backend's batch calls, strided and pointer-array. */
+#pragma once
+
+#include "api.h" /* gemm_cpu_options */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

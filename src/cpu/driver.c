@@ -1,3 +1,52 @@
+/* The one driver behind every CPU product (gemm__cpu_gemm): the path a
+   product takes, its threads and workspace, then the work.
+
+   C is viewed column-major (a row-major C is the transposed problem
+   C^T = op(B)^T op(A)^T, gemm__problem) and op(A), op(B) are read through
+   (row stride, column stride) pairs, so the 8 layout/transpose cases are
+   one path. The packed path is the Goto/BLIS loop nest:
+
+     for jc in steps of NC         columns of C and op(B)
+       for pc in steps of KC       the k dimension, never split
+         pack op(B)[pc, jc] into KC x NR micro-panels   (L3 / L2)
+         for ic in steps of MC     rows of C and op(A)
+           pack op(A)[ic, pc] into MR x KC micro-panels (L2)
+           for jr in steps of NR, ir in steps of MR:
+             micro-kernel: C[MR x NR] = alpha*A*B + beta*C  (B panel in L1)
+
+   cut over the threads as schedule.c and job.h tell. One driver serves
+   both precisions: it moves bytes (the element size and the precision's
+   micro-kernel come from a table), and the only typed arithmetic is in the
+   micro-kernels. alpha and beta travel as double, which holds every float
+   exactly.
+
+   Paths, from the shape and alpha alone (gemm__cpu_path): up to 8
+   multiply-adds (2x2x2) plain loops; one tile the direct kernel called
+   once; up to 128^3 the direct path (direct.c); beyond, the packed path.
+   The fixed cost of a small call is the argument checks (an inlined common
+   case) and little more.
+
+   Workspace of the packed path, in one block: per thread a packed A block
+   (MC x KC), per column group two B panels (KC x NC; one when a thread
+   works alone) and its counters, about threads * MC*KC + groups * 2*KC*NC
+   elements, never m*n*k. A call alone allocates it (GEMM_MALLOC) and frees
+   it; a threaded call uses the pool's (thread_pool.c), kept from call to
+   call. Either way it is had before C is touched. */
+#pragma once
+
+#include <stdint.h>           /* uintptr_t */
+#include <string.h>           /* memset */
+#include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/internal.h" /* gemm__problem, gemm__fail */
+#include "api.h"              /* gemm_cpu_options */
+#include "cache_blocking.c"   /* gemm__cpu_blocking */
+#include "direct.c"           /* the tiny loops, the direct path's plan and panel */
+#include "job.h"
+#include "kernel_select.c"    /* gemm__cpu_isa_for_call */
+#include "schedule.c"         /* the tasks, groups and grid */
+#include "thread_pool.c"      /* gemm__cpu_pool_* */
+#include "threads.c"          /* gemm__cpu_threads_for_call */
+
 /* C = beta*C, when A and B are not read (alpha == 0 or k == 0), in the
    order C is stored. */
 static void gemm__cpu_scale_c(const gemm__problem *p, gemm_precision precision, double beta, void *C)

@@ -15,6 +15,11 @@
    step s is done. A row block's items run in step order (its progress
    counter), so each tile of C sees its k blocks in order: the same sums
    in the same order for any thread count. */
+#pragma once
+
+#include "../core/internal.h" /* gemm__problem */
+#include "ukernel_template.h" /* gemm__cpu_microkernel */
+
 typedef struct gemm__cpu_step {
     int pack_next, pack_done;  /* B micro-panels taken / packed */
     int item_next, items_done; /* row blocks taken / done */
