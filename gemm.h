@@ -670,12 +670,15 @@ static GEMM__INLINE int gemm__plain_call(gemm_layout layout, gemm_transpose tran
                             int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                             int have_C, int64_t ldc)
 {
-    const uint64_t below = ((uint64_t)1 << 29) - 1; /* x - 1 < below: 1 <= x < 2^29 */
+    /* (uint64_t)x - 1 < below: 1 <= x < 2^29. The subtraction is unsigned
+       (x converted first), so no x overflows it, INT64_MIN included: a
+       negative x becomes 2^64 + x, far above. */
+    const uint64_t below = ((uint64_t)1 << 29) - 1;
     int row = layout == GEMM_ROW_MAJOR, an = transa == GEMM_NO_TRANS, bn = transb == GEMM_NO_TRANS;
     if ((!row && layout != GEMM_COL_MAJOR) || (!an && transa != GEMM_TRANS) || (!bn && transb != GEMM_TRANS))
         return 0;
-    if ((uint64_t)(m - 1) >= below || (uint64_t)(n - 1) >= below || (uint64_t)(k - 1) >= below ||
-        (uint64_t)(lda - 1) >= below || (uint64_t)(ldb - 1) >= below || (uint64_t)(ldc - 1) >= below)
+    if ((uint64_t)m - 1 >= below || (uint64_t)n - 1 >= below || (uint64_t)k - 1 >= below ||
+        (uint64_t)lda - 1 >= below || (uint64_t)ldb - 1 >= below || (uint64_t)ldc - 1 >= below)
         return 0;
     if (alpha_is_zero || !have_A || !have_B || !have_C) return 0;
     /* gemm__min_ld of each stored matrix, for sizes >= 1 */

@@ -38,14 +38,24 @@ static gemm_status xerbla_status(void) { return test_xerbla_calls ? GEMM_ERR_INV
 
 /* ---- the battery, through the CBLAS names ---- */
 
+/* A size or leading dimension as CBLAS_INT: one that does not fit becomes
+   the nearest that does, so a negative one stays negative (INT64_MIN is
+   INT32_MIN here) and a huge one huge. */
+static CBLAS_INT cb_int(int64_t x)
+{
+    const CBLAS_INT lo = (CBLAS_INT)(sizeof(CBLAS_INT) < 8 ? -2147483647 - 1 : INT64_MIN);
+    const CBLAS_INT hi = (CBLAS_INT)(sizeof(CBLAS_INT) < 8 ? 2147483647 : INT64_MAX);
+    return x < (int64_t)lo ? lo : x > (int64_t)hi ? hi : (CBLAS_INT)x;
+}
+
 static gemm_status cb_sgemm(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
                             int64_t k, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                             float beta, float *C, int64_t ldc)
 {
     (void)ctx;
     xerbla_clear();
-    cblas_sgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m, (CBLAS_INT)n,
-                (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, B, (CBLAS_INT)ldb, beta, C, (CBLAS_INT)ldc);
+    cblas_sgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n),
+                cb_int(k), alpha, A, cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
     return xerbla_status();
 }
 
@@ -55,8 +65,8 @@ static gemm_status cb_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, ge
 {
     (void)ctx;
     xerbla_clear();
-    cblas_dgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m, (CBLAS_INT)n,
-                (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, B, (CBLAS_INT)ldb, beta, C, (CBLAS_INT)ldc);
+    cblas_dgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n),
+                cb_int(k), alpha, A, cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
     return xerbla_status();
 }
 
@@ -67,9 +77,9 @@ static gemm_status cb_sstrided(void *ctx, gemm_layout layout, gemm_transpose ta,
 {
     (void)ctx;
     xerbla_clear();
-    cblas_sgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m,
-                              (CBLAS_INT)n, (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, (CBLAS_INT)sa, B, (CBLAS_INT)ldb,
-                              (CBLAS_INT)sb, beta, C, (CBLAS_INT)ldc, (CBLAS_INT)sc, (CBLAS_INT)count);
+    cblas_sgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m),
+                              cb_int(n), cb_int(k), alpha, A, cb_int(lda), cb_int(sa), B, cb_int(ldb),
+                              cb_int(sb), beta, C, cb_int(ldc), cb_int(sc), cb_int(count));
     return xerbla_status();
 }
 
@@ -80,9 +90,9 @@ static gemm_status cb_dstrided(void *ctx, gemm_layout layout, gemm_transpose ta,
 {
     (void)ctx;
     xerbla_clear();
-    cblas_dgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m,
-                              (CBLAS_INT)n, (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, (CBLAS_INT)sa, B, (CBLAS_INT)ldb,
-                              (CBLAS_INT)sb, beta, C, (CBLAS_INT)ldc, (CBLAS_INT)sc, (CBLAS_INT)count);
+    cblas_dgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m),
+                              cb_int(n), cb_int(k), alpha, A, cb_int(lda), cb_int(sa), B, cb_int(ldb),
+                              cb_int(sb), beta, C, cb_int(ldc), cb_int(sc), cb_int(count));
     return xerbla_status();
 }
 
@@ -95,8 +105,8 @@ static gemm_status cb_sgroup(void *ctx, gemm_layout layout, gemm_transpose ta, g
     CBLAS_INT d[7];
     (void)ctx;
     t[0] = cb_trans(ta); t[1] = cb_trans(tb);
-    d[0] = (CBLAS_INT)m; d[1] = (CBLAS_INT)n; d[2] = (CBLAS_INT)k; d[3] = (CBLAS_INT)lda; d[4] = (CBLAS_INT)ldb;
-    d[5] = (CBLAS_INT)ldc; d[6] = (CBLAS_INT)count;
+    d[0] = cb_int(m); d[1] = cb_int(n); d[2] = cb_int(k); d[3] = cb_int(lda); d[4] = cb_int(ldb);
+    d[5] = cb_int(ldc); d[6] = cb_int(count);
     xerbla_clear();
     cblas_sgemm_batch((CBLAS_LAYOUT)layout, &t[0], &t[1], &d[0], &d[1], &d[2], &alpha, (const float **)A, &d[3],
                       (const float **)B, &d[4], &beta, (float **)C, &d[5], 1, &d[6]);
@@ -111,8 +121,8 @@ static gemm_status cb_dgroup(void *ctx, gemm_layout layout, gemm_transpose ta, g
     CBLAS_INT d[7];
     (void)ctx;
     t[0] = cb_trans(ta); t[1] = cb_trans(tb);
-    d[0] = (CBLAS_INT)m; d[1] = (CBLAS_INT)n; d[2] = (CBLAS_INT)k; d[3] = (CBLAS_INT)lda; d[4] = (CBLAS_INT)ldb;
-    d[5] = (CBLAS_INT)ldc; d[6] = (CBLAS_INT)count;
+    d[0] = cb_int(m); d[1] = cb_int(n); d[2] = cb_int(k); d[3] = cb_int(lda); d[4] = cb_int(ldb);
+    d[5] = cb_int(ldc); d[6] = cb_int(count);
     xerbla_clear();
     cblas_dgemm_batch((CBLAS_LAYOUT)layout, &t[0], &t[1], &d[0], &d[1], &d[2], &alpha, (const double **)A, &d[3],
                       (const double **)B, &d[4], &beta, (double **)C, &d[5], 1, &d[6]);
