@@ -1092,6 +1092,10 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
        0.5  The headers are generated from parts that include what they
             use; each header works with the stb include-twice habit
             (include it, define GEMM_IMPLEMENTATION, include it again).
+            A CPU batch that runs out of memory stops at the member that
+            could not get its workspace and says which members were
+            written (threads that take whole members get their workspaces
+            before any member runs).
        0.4  CPU: batched and strided-batched calls (gemm_?gemm_batched,
             gemm_?gemm_strided_batched; each member bitwise the single
             call's), a direct path for tiny products, blocks sized from the

@@ -76,11 +76,15 @@
        for any thread count. Everything is checked first (gemm.h's batch
        checks: strides, counts, member pointers, no two members writing one
        element of C), so a refused batch writes nothing and the detail
-       names the member. A member that fails while it runs (no memory for
-       its workspace) fails the batch with a detail naming the member and
-       keeping its single call's cause. Small members go whole to the
-       threads; a few big ones run one after the other, each on every
-       thread.
+       names the member. Small members go whole to the threads, which get
+       their workspaces before any member runs; a few big ones run one
+       after the other, each on every thread, and each takes its workspace
+       as its single call does. A batch that runs out of memory stops at
+       the member that could not get its workspace: the members before it
+       are written, it and those after it are not, and the detail names it
+       ("member 2 of 6 failed: no memory ...; members before it were
+       written, it and those after it were not", or "no member was
+       written").
 
    Memory
        Products on the direct path allocate nothing (but for alpha = Inf or
@@ -187,10 +191,10 @@ extern "C" {
    Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
    elements after A, B, C. Pointer arrays: member i's are A[i], B[i], C[i].
    Each member's result is bitwise the single call's. Bad arguments (of
-   any member) are refused before any C is written; running out of memory
-   (GEMM_ERR_OUT_OF_MEMORY) can stop a batch part-way: each member takes
-   the workspace its single call takes, and members finished before the
-   failing one keep their results. */
+   any member) are refused before any C is written. Running out of memory
+   (GEMM_ERR_OUT_OF_MEMORY) stops a batch at the member that could not get
+   its workspace: the members before it are written, it and those after
+   it are not, and gemm_last_error_detail() names it and says so. */
 GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -1142,6 +1146,8 @@ typedef struct gemm__cpu_job {
     int b_xmajor;                    /* B's columns are contiguous: its panel is packed column by column */
     char *ws;                        /* per-thread buffers (packed A block, or A panel copy), 64-byte aligned */
     size_t ws_a;                     /* bytes of one */
+    char *lent;                      /* a call alone: a workspace lent to it (a batch thread's), used */
+    size_t lent_bytes;               /*   instead of allocating when large enough; NULL: none */
     /* the direct path: rectangles of C (tm x tn of them) taken from `next` */
     int tm, tn, next;
     gemm__cpu_ahead *ahead;          /* lines to prefetch, a few per tile (NULL: none) */
@@ -1973,6 +1979,17 @@ static gemm_status gemm__cpu_no_memory(const char *func, const gemm__cpu_job *jb
                       jb->threads, (unsigned long long)bytes);
 }
 
+/* The block of `bytes` a call computes in, when it does not use the
+   pool's: the workspace lent to it when there is one and it is large
+   enough (a batch's member), else a fresh one (*raw, which the caller
+   frees). NULL: no memory. */
+static char *gemm__cpu_own_block(const gemm__cpu_job *jb, size_t bytes, char **raw)
+{
+    *raw = NULL;
+    if (jb->lent && jb->lent_bytes >= bytes) return jb->lent;
+    return *raw = (char *)GEMM_MALLOC(bytes);
+}
+
 /* The direct path (direct.c): a small call runs here at once, with no
    allocation; a larger one shares its rectangles of C over the pool. */
 static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, const gemm_cpu_options *options)
@@ -1981,7 +1998,7 @@ static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, con
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     size_t panel = gemm__cpu_direct_panel_bytes(p, jb->uk, jb->es);
     int want = flops < 2 * GEMM__CPU_THREAD_FLOPS ? 1 : gemm__cpu_threads_for_call(options);
-    char *raw = NULL;
+    char *raw = NULL, *block;
     if (want == 1 && !panel) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         GEMM__CPU_RECORD_THREADS(1);
@@ -1992,9 +2009,9 @@ static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, con
     jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
     gemm__cpu_grid(jb->threads * 4, p->m, p->n, jb->uk->mr, jb->uk->nr, &jb->tm, &jb->tn);
     if (panel) {
-        if (!(raw = (char *)GEMM_MALLOC(panel * (size_t)jb->threads + 64)))
+        if (!(block = gemm__cpu_own_block(jb, panel * (size_t)jb->threads + 64, &raw)))
             return gemm__cpu_no_memory(func, jb, panel * (size_t)jb->threads + 64);
-        jb->ws = raw + (64 - (uintptr_t)raw % 64);
+        jb->ws = block + (64 - (uintptr_t)block % 64);
         jb->ws_a = panel;
     }
     gemm__cpu_run(gemm__cpu_direct_task, jb);
@@ -2002,55 +2019,74 @@ static gemm_status gemm__cpu_run_direct(const char *func, gemm__cpu_job *jb, con
     return GEMM_OK;
 }
 
-/* The packed path's workspace, in one block 64-byte aligned (NULL: no
-   memory; *bytes says how much): per thread a packed A block (mc x kc),
-   per group its two B panels (kc x nc; one when a thread works alone) and
-   its counters, each part 64-byte aligned. A threaded call uses the pool's
-   kept block (*raw stays NULL), a call alone allocates its own (*raw). */
-static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char **raw)
+/* The packed path's workspace: per thread a packed A block (mc x kc), per
+   group its two B panels (kc x nc; one when a thread works alone) and its
+   counters, each part 64-byte aligned. Returns its bytes, with 64 to align
+   the block; given ws (64-byte aligned), also points the job's groups,
+   panels, counters and A blocks into it and clears the counters. */
+static size_t gemm__cpu_packed_layout(gemm__cpu_job *jb, char *ws)
 {
     const gemm__problem *p = jb->p;
     int64_t es = jb->es, nr = jb->uk->nr, kcw = gemm__cpu_min(jb->kc, p->k), kblocks = (p->k + jb->kc - 1) / jb->kc;
     int64_t mcw = gemm__cpu_min(jb->mc, gemm__cpu_round_up(p->m, jb->uk->mr)), n0, n1;
-    size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2];
-    char *ws = NULL, *block;
-    int g, pass;
+    size_t at = (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_group) * jb->groups, 64), b_bytes[2], off;
+    int g;
     jb->ws_a = (size_t)gemm__cpu_round_up(mcw * kcw * es, 64);
-    *raw = NULL;
-    for (pass = 0; pass < 2; pass++) { /* sizes, then the same walk assigning them */
-        size_t off = at + jb->ws_a * (size_t)jb->threads;
-        for (g = 0; g < jb->groups; g++) {
-            gemm__cpu_group *gr = pass ? &jb->group[g] : NULL;
-            int64_t steps, ncw;
-            gemm__cpu_split(p->n, jb->groups, g, (int)nr, &n0, &n1);
-            ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(n1 - n0, nr));
-            steps = (n1 - n0 + jb->nc - 1) / jb->nc * kblocks;
-            b_bytes[0] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
-            b_bytes[1] = jb->threads > 1 ? b_bytes[0] : 0; /* one thread: one panel serves every step */
-            if (gr) {
-                gr->n0 = n0;
-                gr->n1 = n1;
-                gr->kblocks = kblocks;
-                gr->steps = steps;
-                gr->pb[0] = ws + off;
-                gr->pb[1] = b_bytes[1] ? ws + off + b_bytes[0] : gr->pb[0];
-                gr->step = (gemm__cpu_step *)(ws + off + b_bytes[0] + b_bytes[1]);
-                gr->progress = (int *)(gr->step + steps);
-                memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
-            }
-            off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
-                                                                        (int64_t)sizeof(int) * jb->items, 64);
-        }
-        if (pass == 0) {
-            *bytes = off + 64;
-            block = jb->threads > 1 ? gemm__cpu_pool_workspace(*bytes) : (*raw = (char *)GEMM_MALLOC(*bytes));
-            if (!block) return NULL;
-            ws = block + (64 - (uintptr_t)block % 64);
-            jb->group = (gemm__cpu_group *)ws;
-            jb->ws = ws + at;
-        }
+    off = at + jb->ws_a * (size_t)jb->threads;
+    if (ws) {
+        jb->group = (gemm__cpu_group *)ws;
+        jb->ws = ws + at;
     }
+    for (g = 0; g < jb->groups; g++) {
+        gemm__cpu_group *gr = ws ? &jb->group[g] : NULL;
+        int64_t steps, ncw;
+        gemm__cpu_split(p->n, jb->groups, g, (int)nr, &n0, &n1);
+        ncw = gemm__cpu_min(jb->nc, gemm__cpu_round_up(n1 - n0, nr));
+        steps = (n1 - n0 + jb->nc - 1) / jb->nc * kblocks;
+        b_bytes[0] = (size_t)gemm__cpu_round_up(kcw * ncw * es, 64);
+        b_bytes[1] = jb->threads > 1 ? b_bytes[0] : 0; /* one thread: one panel serves every step */
+        if (gr) {
+            gr->n0 = n0;
+            gr->n1 = n1;
+            gr->kblocks = kblocks;
+            gr->steps = steps;
+            gr->pb[0] = ws + off;
+            gr->pb[1] = b_bytes[1] ? ws + off + b_bytes[0] : gr->pb[0];
+            gr->step = (gemm__cpu_step *)(ws + off + b_bytes[0] + b_bytes[1]);
+            gr->progress = (int *)(gr->step + steps);
+            memset(gr->step, 0, sizeof(gemm__cpu_step) * (size_t)steps + sizeof(int) * (size_t)jb->items);
+        }
+        off += b_bytes[0] + b_bytes[1] + (size_t)gemm__cpu_round_up((int64_t)sizeof(gemm__cpu_step) * steps +
+                                                                    (int64_t)sizeof(int) * jb->items, 64);
+    }
+    return off + 64;
+}
+
+/* The packed path's workspace, in one block 64-byte aligned (NULL: no
+   memory; *bytes says how much). A threaded call uses the pool's kept
+   block, a call alone the one lent to it or its own (*raw). */
+static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char **raw)
+{
+    char *block, *ws;
+    *bytes = gemm__cpu_packed_layout(jb, NULL);
+    *raw = NULL;
+    block = jb->threads > 1 ? gemm__cpu_pool_workspace(*bytes) : gemm__cpu_own_block(jb, *bytes, raw);
+    if (!block) return NULL;
+    ws = block + (64 - (uintptr_t)block % 64);
+    gemm__cpu_packed_layout(jb, ws);
     return ws;
+}
+
+/* The packed path's block sizes, for one thread or more; fails when k
+   needs more k blocks than the int counters hold. */
+static gemm_status gemm__cpu_packed_blocks(const char *func, gemm__cpu_job *jb)
+{
+    const gemm__problem *p = jb->p;
+    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000)
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
+                          (long long)p->k);
+    return GEMM_OK;
 }
 
 /* The packed path (job.h): the blocks, the threads and their groups, the
@@ -2062,10 +2098,8 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     int want = gemm__cpu_threads_for_flops(flops, gemm__cpu_threads_for_call(options));
     size_t bytes = 0;
     char *raw = NULL;
-    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
-    if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000) /* int counters */
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
-                          (long long)p->k);
+    gemm_status s = gemm__cpu_packed_blocks(func, jb);
+    if (s != GEMM_OK) return s;
     jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
     jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
     gemm__cpu_plan_groups(jb);
@@ -2091,13 +2125,45 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
 }
 
+/* The workspace a product takes when it runs alone (one thread), in bytes
+   (0: none), from its shape and path (gemm__cpu_path; any for C = beta*C):
+   a batch lends each of its threads one this large before any member
+   runs, so that no member can fail for want of memory once one has run.
+   Fails as that call would when k needs more blocks than the counters
+   hold. */
+static gemm_status gemm__cpu_alone_bytes(const char *func, const gemm__problem *p, const gemm__cpu_microkernel *uk,
+                                         int64_t es, int path, size_t *bytes)
+{
+    gemm__cpu_job jb;
+    gemm_status s;
+    size_t panel;
+    *bytes = 0;
+    if (p->work != GEMM__WORK_FULL) return GEMM_OK;
+    if (path == GEMM__CPU_PATH_DIRECT) {
+        panel = gemm__cpu_direct_panel_bytes(p, uk, es);
+        *bytes = panel ? panel + 64 : 0; /* gemm__cpu_run_direct on one thread */
+        return GEMM_OK;
+    }
+    if (path != GEMM__CPU_PATH_PACKED) return GEMM_OK;
+    memset(&jb, 0, sizeof jb);
+    jb.p = p;
+    jb.uk = uk;
+    jb.es = es;
+    jb.threads = 1;
+    if ((s = gemm__cpu_packed_blocks(func, &jb)) != GEMM_OK) return s;
+    gemm__cpu_plan_groups(&jb); /* as gemm__cpu_run_packed plans one thread */
+    *bytes = gemm__cpu_packed_layout(&jb, NULL);
+    return GEMM_OK;
+}
+
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
    and b its operands (the caller's A and B, swapped when row-major), alpha
    and beta the caller's scalars (exact in double), func the public name
-   for error details. */
-static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm_precision precision, double alpha,
-                                  const void *a, const void *b, double beta, void *C,
-                                  const gemm_cpu_options *options)
+   for error details; lent (NULL: none) a workspace of lent_bytes a call
+   alone uses instead of allocating (gemm__cpu_alone_bytes). */
+static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p, gemm_precision precision,
+                                       double alpha, const void *a, const void *b, double beta, void *C,
+                                       const gemm_cpu_options *options, char *lent, size_t lent_bytes)
 {
     const gemm__cpu_isa *isa;
     const gemm__cpu_microkernel *uk;
@@ -2141,8 +2207,18 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     jb.ws_a = 0;
     jb.next = 0;
     jb.ahead = NULL;
+    jb.lent = lent;
+    jb.lent_bytes = lent_bytes;
     if (path == GEMM__CPU_PATH_DIRECT) return gemm__cpu_run_direct(func, &jb, options);
     return gemm__cpu_run_packed(func, &jb, options);
+}
+
+/* A product with its own workspace: every single call. */
+static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm_precision precision, double alpha,
+                                  const void *a, const void *b, double beta, void *C,
+                                  const gemm_cpu_options *options)
+{
+    return gemm__cpu_gemm_lent(func, p, precision, alpha, a, b, beta, C, options, NULL, 0);
 }
 /* <<cpu driver */
 /* >>cpu entry_points: src/cpu/entry_points.c */
@@ -2222,7 +2298,15 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
    over the threads as a single call is. A thread running whole members
    takes the single call's path (chosen once for the batch: it depends on
    the shape and alpha alone) without its per-call checks, and brings the
-   next member into cache while it computes the current one. */
+   next member into cache while it computes the current one.
+
+   A batch stops at its first failing member: the members before it are
+   written, it and those after it are not, and the detail says so. Members
+   run one after the other stop there at once. Threads taking whole
+   members get their workspaces before any member runs (each as large as
+   one member alone takes; the pool's kept block when threaded), so no
+   member of theirs can fail for want of memory once one has run: a batch
+   refused for it writes nothing. */
 
 #include <stdint.h>           /* uintptr_t */
 #include <string.h>           /* memset, memcpy, strlen, strncmp */
@@ -2244,7 +2328,10 @@ typedef struct gemm__cpu_batch {
     int path;              /* every member's path (gemm__cpu_path) */
     int prefetch;          /* the path walks tiles that can bring the next member in */
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
+    char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
+    size_t ws_bytes;       /*   (NULL: their path needs none) */
     int64_t next;          /* the next member to take */
+    int64_t stop;          /* the lowest member that failed (count: none); no member after it starts */
     int status;            /* the first failure of a member (gemm_status), else GEMM_OK */
     int64_t failed;        /* that member */
     int claimed;           /* 1 once a failing member has claimed `detail` */
@@ -2287,15 +2374,19 @@ static int gemm__cpu_batch_take(gemm__cpu_batch *cb, int64_t *first, int64_t *en
 }
 
 /* Keeps the first failing member's status and its single call's detail
-   (written on this thread), for the batch's own detail. */
+   (written on this thread), for the batch's own detail, and stops the
+   members after it from starting. */
 static void gemm__cpu_batch_failed(gemm__cpu_batch *cb, int64_t i, gemm_status s)
 {
     const char *d = gemm_last_error_detail();
     size_t skip = strlen(cb->func), len;
 #if defined(__GNUC__) || defined(__clang__)
     int none = 0;
+    int64_t stop = GEMM__CPU_LOAD(cb->stop);
+    while (i < stop && !__atomic_compare_exchange_n(&cb->stop, &stop, i, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
     if (!__atomic_compare_exchange_n(&cb->claimed, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
 #else
+    if (i < cb->stop) cb->stop = i;
     if (cb->claimed) return; /* no threads without GCC-style atomics */
     cb->claimed = 1;
 #endif
@@ -2307,19 +2398,26 @@ static void gemm__cpu_batch_failed(gemm__cpu_batch *cb, int64_t i, gemm_status s
     GEMM__CPU_STORE(cb->status, (int)s);
 }
 
-/* The batch's status: a failed member's, with its index and its single
-   call's detail. */
+/* The batch's status: a failed member's, with its index, its single
+   call's detail, and which members were written. Members run one after the
+   other (one thread, or each cut over the threads) stop exactly there;
+   threads taking whole members cannot fail once their workspaces are had,
+   but should one, the others finish the members they have begun. */
 static gemm_status gemm__cpu_batch_status(const gemm__cpu_batch *cb)
 {
+    const char *written = cb->failed == 0 ? "no member was written"
+                          : cb->threads > 1 ? "members before it were written, it was not, and of those after it "
+                                              "only ones other threads had begun may have been"
+                                            : "members before it were written, it and those after it were not";
     if (cb->status == GEMM_OK) return GEMM_OK;
-    return gemm__fail((gemm_status)cb->status, "%s: member %lld of %lld failed: %s", cb->func, (long long)cb->failed,
-                      (long long)cb->bt->count, cb->detail);
+    return gemm__fail((gemm_status)cb->status, "%s: member %lld of %lld failed: %s; %s", cb->func,
+                      (long long)cb->failed, (long long)cb->bt->count, cb->detail, written);
 }
 
-/* Member i on this thread, as the single call computes it; `next` (NULL:
+/* Member i on thread tid, as the single call computes it; `next` (NULL:
    none) is brought into cache meanwhile. jb: this thread's direct job. */
-static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, const char *a, const char *b, char *c,
-                                       gemm__cpu_ahead *next)
+static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, int tid, const char *a, const char *b,
+                                       char *c, gemm__cpu_ahead *next)
 {
     const gemm__problem *p = cb->p;
     gemm_cpu_options alone = {0};
@@ -2337,8 +2435,9 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, c
         gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
         return GEMM_OK;
     }
-    alone.threads = 1; /* the tiny loops, the packed path, C = beta*C, a direct path with a panel to allocate */
-    return gemm__cpu_gemm(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone);
+    alone.threads = 1; /* the tiny loops, the packed path, C = beta*C, a direct path with a panel */
+    return gemm__cpu_gemm_lent(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
+                               cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes);
 }
 
 /* The lines of member i's operands (op(a), op(b), C), with per_tile
@@ -2378,9 +2477,10 @@ static void gemm__cpu_batch_task(void *arg, int tid)
     jb.threads = 1;
     while (gemm__cpu_batch_take(cb, &i, &end)) {
         for (; i < end; i++) {
+            if (i > GEMM__CPU_LOAD(cb->stop)) return; /* a member before it failed: so did every later take */
             gemm__cpu_member(cb, i, &a, &b, &c);
             if (cb->prefetch && i + 1 < end) gemm__cpu_batch_ahead(cb, i + 1, &ahead);
-            s = gemm__cpu_batch_one(cb, &jb, a, b, c, cb->prefetch && i + 1 < end ? &ahead : NULL);
+            s = gemm__cpu_batch_one(cb, &jb, tid, a, b, c, cb->prefetch && i + 1 < end ? &ahead : NULL);
             if (s != GEMM_OK) gemm__cpu_batch_failed(cb, i, s);
         }
     }
@@ -2404,12 +2504,41 @@ static gemm_status gemm__cpu_batch_each(gemm__cpu_batch *cb, const gemm_cpu_opti
     return GEMM_OK;
 }
 
+/* The workspaces of threads taking whole members, each what one member
+   alone takes: the pool's kept block when threaded, else a fresh one
+   (*raw). A refusal (no memory; k too deep for the counters) writes no
+   member and releases the pool. */
+static gemm_status gemm__cpu_batch_workspaces(gemm__cpu_batch *cb, char **raw)
+{
+    size_t alone, total;
+    char *block;
+    gemm_status s = gemm__cpu_alone_bytes(cb->func, cb->p, cb->uk, cb->es, cb->path, &alone);
+    *raw = NULL;
+    if (s == GEMM_OK && alone > 0) {
+        cb->ws_bytes = (size_t)gemm__cpu_round_up((int64_t)alone, 64);
+        total = cb->ws_bytes * (size_t)cb->threads;
+        block = cb->threads > 1 ? gemm__cpu_pool_workspace(total) : (*raw = (char *)GEMM_MALLOC(total));
+        if (!block)
+            s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspaces of %d thread(s) taking whole "
+                           "members, %llu bytes", cb->func, cb->threads, (unsigned long long)total);
+        cb->ws = block;
+    }
+    if (s == GEMM_OK) return GEMM_OK;
+    if (cb->threads > 1) gemm__cpu_pool_release();
+    {
+        char cause[512];
+        size_t len = strlen(gemm_last_error_detail());
+        len = len < sizeof cause ? len : sizeof cause - 1;
+        memcpy(cause, gemm_last_error_detail(), len);
+        cause[len] = '\0';
+        return gemm__fail(s, "%s; no member was written", cause);
+    }
+}
+
 /* The one batch driver behind both precisions and both forms: p and bt
    from the batch checks, a and b member 0's canonical operands (strided;
    NULL for the pointer-array form), alpha and beta the caller's scalars.
-   A member that runs out of memory fails the batch; members computed
-   before it keep their results (a whole batch's workspace is not taken up
-   front: each member takes what its single call takes). */
+   The batch stops at its first failing member (see the top of this part). */
 static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p, const gemm__batch *bt,
                                         gemm_precision precision, double alpha, const void *a, const void *b,
                                         double beta, void *C, const gemm_cpu_options *options)
@@ -2418,6 +2547,8 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     const gemm__cpu_isa *isa;
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     int want;
+    char *raw;
+    gemm_status s;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE || bt->count == 0) return GEMM_OK;
@@ -2425,6 +2556,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
     memset(&cb, 0, sizeof cb);
+    cb.stop = bt->count;
     cb.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
     cb.func = func;
     cb.p = p;
@@ -2453,6 +2585,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
         return gemm__cpu_batch_each(&cb, options);
     want = gemm__cpu_threads_for_flops(flops * (double)bt->count, want);
     cb.threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    if ((s = gemm__cpu_batch_workspaces(&cb, &raw)) != GEMM_OK) return s;
     /* a take covers at least ~64K flops (about a microsecond), so tiny
        members do not queue on the shared counter */
     cb.group = flops >= 65536.0 ? 1 : (int64_t)(65536.0 / (flops > 1 ? flops : 1));
@@ -2463,6 +2596,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     } else {
         gemm__cpu_batch_task(&cb, 0);
     }
+    GEMM_FREE(raw);
     return gemm__cpu_batch_status(&cb);
 }
 
