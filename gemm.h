@@ -1095,7 +1095,10 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
             A CPU batch that runs out of memory stops at the member that
             could not get its workspace and says which members were
             written (threads that take whole members get their workspaces
-            before any member runs).
+            before any member runs). cblas_?gemm hands cblas_xerbla
+            netlib's numbers (row-major: M 5, N 4, lda 11, ldb 9, which
+            netlib's cblas_xerbla and testers turn back), so netlib's
+            c_sblat3 / c_dblat3 error exits pass.
        0.4  CPU: batched and strided-batched calls (gemm_?gemm_batched,
             gemm_?gemm_strided_batched; each member bitwise the single
             call's), a direct path for tiny products, blocks sized from the

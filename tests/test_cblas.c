@@ -6,9 +6,12 @@
      through cblas_?gemm_batch_strided and cblas_?gemm_batch (one group);
    - the error-exit table of netlib's CBLAS tests for cblas_?gemm
      (CBLAS/testing/c_s3chke.c, c_d3chke.c): each bad argument reaches
-     cblas_xerbla once, with the parameter number netlib reports, for
-     both layouts, and C is not written; then gemm's own refusals (NULL
-     matrices) and the batch forms' tables the same way;
+     cblas_xerbla once, with the number netlib's cblas_?gemm hands it (that
+     of the column-major Fortran call it makes, plus one), which netlib's
+     tester (c_xerbla.c) turns back into the argument's position for a
+     row-major call and compares with the table's; C is not written; then
+     gemm's own refusals (NULL matrices) and the batch forms' tables (their
+     own positions: netlib remaps no batch routine's numbers);
    - groups: two groups of different shapes against the reference. */
 #define GEMM_CBLAS
 #define GEMM_IMPLEMENTATION
@@ -173,7 +176,8 @@ typedef struct xcase { int layout, ta, tb, m, n, k, lda, ldb, ldc, p; } xcase;
 enum { COL = CblasColMajor, ROW = CblasRowMajor, NT = CblasNoTrans, TR = CblasTrans, BADL = 0, BADT = 0, BAD = -1 };
 
 /* CBLAS/testing/c_s3chke.c (netlib LAPACK), the cblas_sgemm part, case by
-   case: alpha = beta = 0 and 2-element arrays, as there. */
+   case: alpha = beta = 0 and 2-element arrays, as there; p is its
+   cblas_info, the position of the CBLAS argument at fault. */
 static const xcase netlib_gemm[] = {
     {BADL, NT, NT, 0, 0, 0, 1, 1, 1, 1}, {BADL, NT, TR, 0, 0, 0, 1, 1, 1, 1},
     {BADL, TR, NT, 0, 0, 0, 1, 1, 1, 1}, {BADL, TR, TR, 0, 0, 0, 1, 1, 1, 1},
@@ -207,6 +211,17 @@ static const xcase netlib_gemm[] = {
     {ROW, TR, NT, 0, 2, 0, 1, 2, 1, 14}, {ROW, TR, TR, 0, 2, 0, 1, 1, 1, 14},
 };
 
+/* netlib's tester (c_xerbla.c, cblas_xerbla_map_info for "gemm"): the
+   number a row-major cblas_?gemm hands cblas_xerbla is that of its
+   column-major Fortran call, which swaps M and N, A and B, plus one; this
+   turns it into the CBLAS argument's position, and back (it is its own
+   inverse). */
+static int netlib_map_info(int info, int row_major)
+{
+    if (!row_major) return info;
+    return info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
+}
+
 /* One refusal: cblas_xerbla called once, with p and rout; C unchanged. */
 static void expect_refusal(const char *what, int p, const char *rout, int c_unchanged)
 {
@@ -223,17 +238,25 @@ static void test_netlib_table(void)
         const xcase *c = &netlib_gemm[i];
         float A[2] = {0, 0}, B[2] = {0, 0}, C[2] = {7, 7};
         double Ad[2] = {0, 0}, Bd[2] = {0, 0}, Cd[2] = {7, 7};
+        int raw;
         snprintf(what, sizeof what, "netlib case %d (%s %d %d, m %d n %d k %d, lda %d ldb %d ldc %d)", (int)i + 1,
                  c->layout == ROW ? "row" : c->layout == COL ? "col" : "bad-layout", c->ta, c->tb, c->m, c->n, c->k,
                  c->lda, c->ldb, c->ldc);
+        raw = netlib_map_info(c->p, c->layout == ROW); /* what netlib's cblas_?gemm hands cblas_xerbla */
         xerbla_clear();
         cblas_sgemm((CBLAS_LAYOUT)c->layout, (CBLAS_TRANSPOSE)c->ta, (CBLAS_TRANSPOSE)c->tb, c->m, c->n, c->k, 0.0f, A,
                     c->lda, B, c->ldb, 0.0f, C, c->ldc);
-        expect_refusal(what, c->p, "cblas_sgemm", C[0] == 7 && C[1] == 7);
+        expect_refusal(what, raw, "cblas_sgemm", C[0] == 7 && C[1] == 7);
+        battery_check(netlib_map_info((int)test_xerbla_p, c->layout == ROW) == c->p,
+                      "cblas_sgemm: %s: netlib's tester reads INFO = %d (cblas_info %d)", what,
+                      netlib_map_info((int)test_xerbla_p, c->layout == ROW), c->p);
         xerbla_clear();
         cblas_dgemm((CBLAS_LAYOUT)c->layout, (CBLAS_TRANSPOSE)c->ta, (CBLAS_TRANSPOSE)c->tb, c->m, c->n, c->k, 0.0, Ad,
                     c->lda, Bd, c->ldb, 0.0, Cd, c->ldc);
-        expect_refusal(what, c->p, "cblas_dgemm", Cd[0] == 7 && Cd[1] == 7);
+        expect_refusal(what, raw, "cblas_dgemm", Cd[0] == 7 && Cd[1] == 7);
+        battery_check(netlib_map_info((int)test_xerbla_p, c->layout == ROW) == c->p,
+                      "cblas_dgemm: %s: netlib's tester reads INFO = %d (cblas_info %d)", what,
+                      netlib_map_info((int)test_xerbla_p, c->layout == ROW), c->p);
     }
 }
 

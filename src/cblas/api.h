@@ -65,11 +65,14 @@ GEMM_DEF void cblas_dgemm_batch(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE
                                 const CBLAS_INT *ldb_array, const double *beta_array, double **c_array,
                                 const CBLAS_INT *ldc_array, const CBLAS_INT group_count, const CBLAS_INT *group_size);
 
-/* Where a bad argument goes: p is its position in the call's list
-   (layout = 1), rout the routine ("cblas_sgemm"), form a printf format
-   for gemm's detail. A weak default prints "Parameter p to routine rout
-   was incorrect" and the detail to stderr and returns (as OpenBLAS's and
-   MKL's do; netlib's exits); a program's own definition replaces it. */
+/* Where a bad argument goes: p is netlib's number for it (its position in
+   the call's list, layout = 1, but for a row-major cblas_?gemm, where M
+   and N, lda and ldb trade numbers as in netlib's Fortran call), rout the
+   routine ("cblas_sgemm"), form a printf format for gemm's detail. A weak
+   default prints "Parameter p to routine rout was incorrect" with the
+   argument's own position and the detail to stderr and returns (as
+   OpenBLAS's and MKL's do; netlib's exits); a program's own definition
+   replaces it. */
 void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...);
 
 #ifdef __cplusplus
