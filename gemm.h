@@ -3,32 +3,32 @@
 
        C <- alpha * op(A) * op(B) + beta * C          op(X) = X or X^T
 
-   Do this:
-       #define GEMM_IMPLEMENTATION
-   before you include this file in *one* C or C++ file to emit the function
-   bodies. Every other file includes "gemm.h" as a plain header.
+   Quick start
+       #define GEMM_IMPLEMENTATION in *one* C or C++ file before including
+       this header, to emit the function bodies; every other file includes
+       "gemm.h" as a plain header. Including it first without the macro and
+       again after defining it, in one file, works too.
 
-       #define GEMM_IMPLEMENTATION
-       #include "gemm.h"
-       ...
-       gemm_status s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS,
-                                  m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
-       if (s != GEMM_OK) fprintf(stderr, "%s: %s\n", gemm_strerror(s),
-                                 gemm_last_error_detail());
+           #define GEMM_IMPLEMENTATION
+           #include "gemm.h"
+           ...
+           gemm_status s = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS,
+                                      m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
+           if (s != GEMM_OK) fprintf(stderr, "%s: %s\n", gemm_strerror(s),
+                                     gemm_last_error_detail());
 
-   What is here
+   The headers
        gemm.h        types, status codes, argument checks, the fp64-accumulating
                      reference (gemm_ref_sgemm / gemm_ref_dgemm), and the umbrella
                      that pulls in the backends. The front door gemm_sgemm /
-                     gemm_dgemm is declared here and runs on the CPU backend,
-                     gemm_cpu.h, which this header always includes: copy both.
+                     gemm_dgemm and its batches are declared here and run on the
+                     CPU backend, gemm_cpu.h, which this header always
+                     includes: copy both.
        gemm_cuda.cuh, gemm_cl.h, gemm_mpi.h
                      the other backends; each includes this header and can be
                      used on its own, or pulled in from here by a macro below.
        gemm_cblas.h  CBLAS's names (cblas_sgemm, ...) on the CPU backend, for
                      programs written against cblas.h (GEMM_CBLAS below).
-   Batches of products that share their shape: gemm_sgemm_strided_batched /
-   gemm_sgemm_batched (and d), declared here, run on the CPU backend too.
 
    One shape for every call
        gemm_<backend>_<s|d>gemm[_<variant>](handle, <CBLAS arguments>, options)
@@ -40,24 +40,39 @@
        gemm_mpi_options): NULL or all zeros means every default, so new
        fields never break a caller. Where a backend can time a call, the
        options hold a gemm_timing pointer, filled in seconds.
-   gemm_sgemm / gemm_dgemm take exactly cblas_?gemm's arguments: the CPU
-   call with default options. Element types are named by one enum,
-   gemm_precision, in every backend.
+       gemm_sgemm / gemm_dgemm take exactly cblas_?gemm's arguments: the
+       CPU call with default options. Element types are named by one enum,
+       gemm_precision, in every backend.
 
-   Arguments follow CBLAS's cblas_?gemm, with int64_t sizes and offsets, so a
-   50,000 x 50,000 matrix works. The enum values equal CBLAS's.
+   Batches
+       gemm_sgemm_strided_batched / gemm_sgemm_batched (and d): batch_count
+       products that share every argument but where their matrices are,
+       each matrix's batch argument after its leading dimension (strided:
+       member i's A, B, C start stride_a*i, stride_b*i, stride_c*i elements
+       in, a stride of 0 shares an A or B; pointer arrays: A[i], B[i], C[i]),
+       then batch_count. Each member has the single call's semantics; no two
+       members may write one element of C. gemm_cpu.h has the details.
+
+   Arguments
+       As cblas_?gemm's, with int64_t sizes and offsets, so a 50,000 x
+       50,000 matrix works. The enum values equal CBLAS's.
      - m, n, k >= 0; each leading dimension covers its matrix in the given
-       layout and transpose (and is >= 1); enums valid; a pointer may be NULL
-       only where it is not referenced; the memory a matrix spans must be
-       addressable in 64 bits. A failed check returns GEMM_ERR_INVALID_ARG
-       and writes nothing.
-     - m == 0 or n == 0: nothing to do. alpha == 0 or k == 0: A and B are not
-       read and C = beta*C. beta == 0: C is not read (a NaN in C does not
-       survive). beta == 1 and (alpha == 0 or k == 0): C is untouched.
-     - Every function returns a gemm_status; gemm_strerror() turns it into a
-       sentence and gemm_last_error_detail() tells this thread's last failure
-       in detail (which argument, which runtime error). Nothing prints, nothing
-       exits, every function may be called from several threads at once.
+       layout and transpose (and is >= 1); enums valid; a pointer may be
+       NULL only where it is not referenced; the memory a matrix spans must
+       be addressable in 64 bits.
+     - m == 0 or n == 0: nothing to do. alpha == 0 or k == 0: A and B are
+       not read and C = beta*C. beta == 0: C is not read (a NaN in C does
+       not survive). beta == 1 and (alpha == 0 or k == 0): C is untouched.
+
+   Errors
+       Every function returns a gemm_status: GEMM_OK, or what went wrong
+       (GEMM_ERR_INVALID_ARG, GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE,
+       GEMM_ERR_DEVICE, GEMM_ERR_BUILD, GEMM_ERR_MPI, GEMM_ERR_INTERNAL).
+       gemm_strerror() turns it into a sentence, and gemm_last_error_detail()
+       tells this thread's last failure in detail (which argument, which
+       runtime error). A call refused for its arguments writes nothing.
+       Nothing prints (unless GEMM_VERBOSE), nothing exits, and every
+       function may be called from several threads at once.
 
    Options (define before including)
        GEMM_IMPLEMENTATION    emit the function bodies (one translation unit)
@@ -75,9 +90,20 @@
        GEMM_NO_SIMD           CPU: portable scalar kernels only
        GEMM_NO_THREADS        CPU: single-threaded
 
-   Tolerance of results: every backend passes the test suite's check
-       max|C - C_ref| <= c * eps * k * max(|alpha|*max|A|*max|B|, |beta|*max|C0|)
-   with eps of the precision and c = 2 (tests/battery.h); NaN never passes.
+   Accuracy
+       Every backend passes the test suite's check
+           max|C - C_ref| <= c * eps * k * max(|alpha|*max|A|*max|B|, |beta|*max|C0|)
+       with eps of the precision and c = 2 (tests/battery.h); NaN never
+       passes.
+
+   Speed
+       The CPU backend runs at 0.88-1.2x OpenBLAS's speed from 64^3 to
+       4096^3 on one AVX-512 core; every backend's numbers, with the
+       machine and the command, are in bench/RESULTS.md.
+
+   Version
+       GEMM_VERSION_MAJOR, _MINOR, _PATCH and GEMM_VERSION_STRING; the
+       revision history is at the end of this file.
 
    For maintainers: this file is generated from src/ (src/gemm.h.in and the
    files it names; `make headers`). Edit those, not this file.
@@ -88,19 +114,23 @@
 #ifndef GEMM_H_INCLUDED
 #define GEMM_H_INCLUDED
 
-#include <stddef.h>
-#include <stdint.h>
-
 /* ====================================================================== */
 /*  API                                                                    */
 /* ====================================================================== */
 
 /* >>core api: src/core/api.h */
+/* The public face of gemm.h: the version, the enums and status codes every
+   backend shares, gemm_timing, and the calls declared here (the front door
+   gemm_?gemm and its batches, run by the CPU backend; the reference). */
+
+#include <stddef.h> /* size_t */
+#include <stdint.h> /* int64_t */
+
 /* The version of these headers; every header of one release carries the same. */
 #define GEMM_VERSION_MAJOR 0
-#define GEMM_VERSION_MINOR 4
+#define GEMM_VERSION_MINOR 5
 #define GEMM_VERSION_PATCH 0
-#define GEMM_VERSION_STRING "0.4.0"
+#define GEMM_VERSION_STRING "0.5.0"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__UNUSED __attribute__((unused))
@@ -246,6 +276,12 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
 /* ====================================================================== */
 
 /* >>core internal: src/core/internal.h */
+/* What the backends share behind the public calls (gemm__ names, not for
+   users): the canonical problem every entry point hands inward, the batch
+   descriptions, the argument checks' declarations, the error detail, and
+   the test hooks. */
+
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -369,6 +405,11 @@ GEMM_DEF gemm_status gemm__fail(gemm_status status, const char *fmt, ...)
 /* Clears this thread's detail; each public entry point calls it first. */
 GEMM_DEF void gemm__clear_error(void);
 
+/* In a check that returns the position of the argument at fault (0: none):
+   records the detail and returns that position (cblas_?gemm's list:
+   layout = 1, ..., ldc = 14, or the batch call's own). */
+#define GEMM__BAD_ARG(position, ...) return (gemm__fail(GEMM_ERR_INVALID_ARG, __VA_ARGS__), (position))
+
 /* Test hooks. The test suite defines GEMM__TEST_HOOKS before it includes
    the headers to reach paths that real inputs reach only on huge problems,
    broken devices or other CPUs; without the macro none of this exists and
@@ -410,34 +451,26 @@ GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__CORE_API_DONE
 #endif /* GEMM_H_INCLUDED */
 
-/* The backends. gemm_cpu.h is the front door's home, always there. */
-#include "gemm_cpu.h"
-#if defined(GEMM_ENABLE_OPENCL)
-#include "gemm_cl.h"
-#endif
-#if defined(GEMM_ENABLE_MPI)
-#include "gemm_mpi.h"
-#endif
-#if defined(GEMM_ENABLE_CUDA) && defined(__CUDACC__)
-#include "gemm_cuda.cuh"
-#endif
-#if defined(GEMM_CBLAS)
-#include "gemm_cblas.h"
-#endif
-
 /* ====================================================================== */
 /*  IMPLEMENTATION                                                         */
 /* ====================================================================== */
 
-/* Emitted once, and only after the core API above is complete (the backend
-   headers include this one, so it can be reached in the middle of theirs). */
+/* Emitted once, after the core API above and before the backends, whose
+   implementations use it: each backend header includes this one again
+   before its own implementation, so the core's comes first whichever
+   header a program includes, and however many times. */
 #if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CORE_API_DONE) && !defined(GEMM__CORE_IMPLEMENTED)
 #define GEMM__CORE_IMPLEMENTED
 
-/* >>core config: src/core/config.c */
+/* >>core config: src/core/config.h */
+/* The implementation's configuration: the allocator (GEMM_MALLOC and
+   GEMM_FREE, both or neither), the assertion of internal invariants
+   (GEMM_ASSERT), thread-local storage for the error detail, and the C
+   library headers the implementation uses. */
+
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h> /* qsort, for core/batch.c */
+#include <stdlib.h> /* qsort (core/batch.c), getenv, atexit */
 #include <string.h>
 
 #if defined(GEMM_MALLOC) && !defined(GEMM_FREE)
@@ -472,6 +505,11 @@ extern "C" {
 #endif
 
 /* >>core errors: src/core/errors.c */
+/* The error side of every call: gemm_strerror, this thread's detail
+   (gemm_last_error_detail, set through gemm__fail), the precisions' sizes
+   and names, and the test hooks' storage. */
+
+
 static GEMM__THREAD_LOCAL char gemm__detail[1024];
 
 GEMM_DEF const char *gemm_strerror(gemm_status status)
@@ -531,6 +569,11 @@ GEMM_DEF gemm__hooks *gemm__test_hooks(void)
 #endif
 /* <<core errors */
 /* >>core problem: src/core/problem.c */
+/* The single call's checks and its canonical form: gemm__prepare (every
+   entry point's, in argument order), its inlined common case
+   gemm__prepare_plain, and the overflow-safe extents. */
+
+
 /* Smallest leading dimension that covers a stored rows x cols matrix. */
 static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
 {
@@ -538,13 +581,9 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
     return need > 1 ? need : 1;
 }
 
-/* Records the detail of a failed check and returns the position of the
-   argument at fault in the call's list (cblas_?gemm's: layout = 1, ...,
-   ldc = 14); core/batch.c uses it too. */
-#define GEMM__BAD_ARG(position, ...) return (gemm__fail(GEMM_ERR_INVALID_ARG, __VA_ARGS__), (position))
-
-/* The checks of DESIGN.md, in argument order; sets *work on success and
-   returns 0, else the position of the first bad argument. */
+/* The contract's checks, in argument order (layout, transposes, sizes,
+   then each matrix's pointer and leading dimension); sets *work on success
+   and returns 0, else the position of the first bad argument. */
 static int gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                             int64_t m, int64_t n, int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B,
                             int64_t ldb, int beta_is_one, int have_C, int64_t ldc, gemm__work *work)
@@ -633,20 +672,23 @@ static GEMM__INLINE int gemm__plain_call(gemm_layout layout, gemm_transpose tran
                             int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                             int have_C, int64_t ldc)
 {
-    const uint64_t below = ((uint64_t)1 << 29) - 1; /* x - 1 < below: 1 <= x < 2^29 */
+    /* (uint64_t)x - 1 < below: 1 <= x < 2^29. The subtraction is unsigned
+       (x converted first), so no x overflows it, INT64_MIN included: a
+       negative x becomes 2^64 + x, far above. */
+    const uint64_t below = ((uint64_t)1 << 29) - 1;
     int row = layout == GEMM_ROW_MAJOR, an = transa == GEMM_NO_TRANS, bn = transb == GEMM_NO_TRANS;
     if ((!row && layout != GEMM_COL_MAJOR) || (!an && transa != GEMM_TRANS) || (!bn && transb != GEMM_TRANS))
         return 0;
-    if ((uint64_t)(m - 1) >= below || (uint64_t)(n - 1) >= below || (uint64_t)(k - 1) >= below ||
-        (uint64_t)(lda - 1) >= below || (uint64_t)(ldb - 1) >= below || (uint64_t)(ldc - 1) >= below)
+    if ((uint64_t)m - 1 >= below || (uint64_t)n - 1 >= below || (uint64_t)k - 1 >= below ||
+        (uint64_t)lda - 1 >= below || (uint64_t)ldb - 1 >= below || (uint64_t)ldc - 1 >= below)
         return 0;
     if (alpha_is_zero || !have_A || !have_B || !have_C) return 0;
     /* gemm__min_ld of each stored matrix, for sizes >= 1 */
     return lda >= (row == an ? k : m) && ldb >= (row == bn ? n : k) && ldc >= (row ? n : m);
 }
 
-/* The column-major view (DESIGN.md): a row-major call is the transposed
-   problem, so there A and B change places and so do m and n. */
+/* The column-major view (gemm__problem): a row-major call is the
+   transposed problem, so there A and B change places and so do m and n. */
 static GEMM__INLINE void gemm__canonical(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
                             int64_t k, int64_t lda, int64_t ldb, int64_t ldc, gemm__problem *p)
 {
@@ -725,6 +767,9 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
    wrong (a stride or a member pointer, two members writing one element of
    C), all before any member is computed, so a refused batch writes
    nothing. */
+
+#include <stdlib.h>  /* qsort */
+#include <string.h>  /* memset */
 
 /* Whether two column-major rectangles x (at element 0) and y (at element
    e >= 0) share an element. Same shape: y's element (i', j') is x's
@@ -963,6 +1008,10 @@ GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout,
 }
 /* <<core batch */
 /* >>core reference: src/core/reference.c */
+/* The reference, gemm_ref_sgemm / gemm_ref_dgemm: plain loops over the
+   canonical problem, each sum in double, the oracle of the tests. */
+
+
 /* Element i of a float or double array, as a double. */
 static double gemm__ref_load(gemm_precision precision, const void *x, int64_t i)
 {
@@ -1025,8 +1074,33 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
 
 #endif /* GEMM_IMPLEMENTATION */
 
+/* The backends. gemm_cpu.h is the front door's home, always there. */
+#include "gemm_cpu.h"
+#if defined(GEMM_ENABLE_OPENCL)
+#include "gemm_cl.h"
+#endif
+#if defined(GEMM_ENABLE_MPI)
+#include "gemm_mpi.h"
+#endif
+#if defined(GEMM_ENABLE_CUDA) && defined(__CUDACC__)
+#include "gemm_cuda.cuh"
+#endif
+#if defined(GEMM_CBLAS)
+#include "gemm_cblas.h"
+#endif
+
 /*
    Revision history
+       0.5  The headers are generated from parts that include what they
+            use; each header works with the stb include-twice habit
+            (include it, define GEMM_IMPLEMENTATION, include it again).
+            A CPU batch that runs out of memory stops at the member that
+            could not get its workspace and says which members were
+            written (threads that take whole members get their workspaces
+            before any member runs). cblas_?gemm hands cblas_xerbla
+            netlib's numbers (row-major: M 5, N 4, lda 11, ldb 9, which
+            netlib's cblas_xerbla and testers turn back), so netlib's
+            c_sblat3 / c_dblat3 error exits pass.
        0.4  CPU: batched and strided-batched calls (gemm_?gemm_batched,
             gemm_?gemm_strided_batched; each member bitwise the single
             call's), a direct path for tiny products, blocks sized from the

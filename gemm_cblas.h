@@ -3,16 +3,17 @@
    MKL and OpenBLAS share) on gemm's CPU backend, for programs written
    against cblas.h.
 
-   Do this:
-       #define GEMM_CBLAS               (or include this file in that unit)
-       #define GEMM_IMPLEMENTATION
-       #include "gemm.h"
-   in *one* C or C++ file, and include "gemm_cblas.h" instead of <cblas.h>
-   wherever the program calls these routines; copy gemm.h, gemm_cpu.h and
-   this file. Nothing else changes:
+   Using it
+       In *one* C or C++ file:
+           #define GEMM_CBLAS               (or include this file in that unit)
+           #define GEMM_IMPLEMENTATION
+           #include "gemm.h"
+       and include "gemm_cblas.h" instead of <cblas.h> wherever the program
+       calls these routines; copy gemm.h, gemm_cpu.h and this file. Nothing
+       else changes:
 
-       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k,
-                   1.0f, A, k, B, k, 0.0f, C, n);
+           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k,
+                       1.0f, A, k, B, k, 0.0f, C, n);
 
    What is here (netlib's cblas.h spelling; CBLAS_INT is int32_t unless the
    program defines it, e.g. as int64_t for an ILP64 build)
@@ -29,31 +30,48 @@
        2024): groups of pointer-array batches, group g of group_size[g]
        members sharing transa_array[g] ... ldc_array[g]
        cblas_xerbla, the error handler
-   They run gemm_cpu_?gemm / gemm_cpu_?gemm_*batched with default options:
-   gemm_cpu_set_threads() and GEMM_NUM_THREADS set their threads.
+       They run gemm_cpu_?gemm / gemm_cpu_?gemm_*batched with default
+       options: gemm_cpu_set_threads() and GEMM_NUM_THREADS set their
+       threads.
 
    Errors
        A bad argument reaches cblas_xerbla(p, "cblas_sgemm", form, detail)
-       with p its position in the call's list, layout = 1 (cblas_?gemm:
-       TransA 2, TransB 3, M 4, N 5, K 6, A 8, lda 9, B 10, ldb 11, C 13,
-       ldc 14; the batch forms number their own lists the same way: stridea
-       10, stridec 17, batch_size 18; group_count 15, group_size 16), the
-       number netlib's CBLAS reports and its tests expect, for either
-       layout (netlib reaches it by remapping in its cblas_xerbla; here p is
-       final). Checked in gemm's order: layout, transposes, sizes, each
-       matrix's pointer and leading dimension, then the batch's strides,
-       members and count; gemm also refuses NULL matrices that are read
-       (A 8, B 10, C 13), and batches whose members would write one element
-       of C twice (stridec 17, c_array 13). Nothing is written then. A
-       failure that is no bad argument (out of memory) reaches cblas_xerbla
-       with p = 0 (in cblas_?gemm_batch, groups before the one that failed
-       are computed: each group allocates its own workspace). The default cblas_xerbla prints netlib's "Parameter p to
-       routine r was incorrect" and gemm's detail to stderr and returns, as
+       with the number p that netlib's CBLAS hands it. cblas_?gemm: layout
+       1, TransA 2, TransB 3, then, column-major, M 4, N 5, K 6, lda 9,
+       ldb 11, ldc 14; row-major, netlib's numbers are those of the
+       column-major Fortran call it makes (A and B, M and N swapped), plus
+       one: M 5, N 4, K 6, lda 11, ldb 9, ldc 14. netlib's own
+       cblas_xerbla and its tester (c_sblat3, c_dblat3) turn a row-major
+       cblas_?gemm's number back into the argument's position; so does the
+       default below when it prints, and so must a program's own
+       cblas_xerbla that wants the position (swap 4 and 5, 9 and 11 for a
+       row-major cblas_sgemm or cblas_dgemm). The batch forms, which netlib
+       does not have and does not remap, hand over each argument's own
+       position in their list, either layout: cblas_?gemm_batch_strided
+       m 4, n 5, k 6, lda 9, stridea 10, ldb 12, strideb 13, ldc 16,
+       stridec 17, batch_size 18; cblas_?gemm_batch the arrays as in
+       cblas_?gemm (m_array 4, ..., ldc_array 14), group_count 15,
+       group_size 16. Checked in gemm's order: layout, transposes, sizes,
+       each matrix's pointer and leading dimension, then the batch's
+       strides, members and count (with several bad arguments, a row-major
+       cblas_?gemm names the first in this order, where netlib's Fortran
+       checks N before M and ldb before lda). gemm also refuses NULL
+       matrices that are read (A 8, B 10, C 13; for the strided batch a 8,
+       b 11, c 15), and batches whose members would write one element of C
+       twice (stridec 17, c_array 13). Nothing is written then. A failure
+       that is no bad argument (out of memory) reaches cblas_xerbla with
+       p = 0 (in cblas_?gemm_batch, groups before the one that failed are
+       computed: each group allocates its own workspace).
+       The default cblas_xerbla prints netlib's "Parameter p to routine r
+       was incorrect" and gemm's detail to stderr and returns, as
        OpenBLAS's and MKL's do (netlib's exits). It is a weak symbol: a
        program's own cblas_xerbla replaces it; define GEMM_CBLAS_NO_XERBLA
        when the program defines it in the implementation's own file, or
        the compiler has no weak symbols. (MKL's cblas_xerbla has another
        signature, (const char *name, int num).)
+
+   Speed
+       That of gemm_cpu.h's calls, which they are (bench/RESULTS.md).
 
    With a real BLAS linked too
        Both define cblas_sgemm and friends. Linked statically, the linker
@@ -79,6 +97,9 @@
 /* >>cblas api: src/cblas/api.h */
 /* CBLAS's types, as netlib's cblas.h spells them (the values are the
    CBLAS standard's, which gemm_layout and gemm_transpose share). */
+
+#include <stdint.h>          /* int32_t, CBLAS_INT's default */
+
 #ifndef CBLAS_INT
 #define CBLAS_INT int32_t /* netlib's default; define CBLAS_INT as int64_t for an ILP64 program */
 #endif
@@ -139,11 +160,14 @@ GEMM_DEF void cblas_dgemm_batch(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE
                                 const CBLAS_INT *ldb_array, const double *beta_array, double **c_array,
                                 const CBLAS_INT *ldc_array, const CBLAS_INT group_count, const CBLAS_INT *group_size);
 
-/* Where a bad argument goes: p is its position in the call's list
-   (layout = 1), rout the routine ("cblas_sgemm"), form a printf format
-   for gemm's detail. A weak default prints "Parameter p to routine rout
-   was incorrect" and the detail to stderr and returns (as OpenBLAS's and
-   MKL's do; netlib's exits); a program's own definition replaces it. */
+/* Where a bad argument goes: p is netlib's number for it (its position in
+   the call's list, layout = 1, but for a row-major cblas_?gemm, where M
+   and N, lda and ldb trade numbers as in netlib's Fortran call), rout the
+   routine ("cblas_sgemm"), form a printf format for gemm's detail. A weak
+   default prints "Parameter p to routine rout was incorrect" with the
+   argument's own position and the detail to stderr and returns (as
+   OpenBLAS's and MKL's do; netlib's exits); a program's own definition
+   replaces it. */
 void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...);
 
 #ifdef __cplusplus
@@ -158,10 +182,19 @@ void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...);
 /*  IMPLEMENTATION                                                         */
 /* ====================================================================== */
 
-/* Emitted once, after the CPU backend's implementation, which it calls
-   (gemm.h reaches this file in the middle of gemm_cpu.h when GEMM_CBLAS
-   is defined, and again after it). */
-#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CBLAS_API_DONE) && defined(GEMM__CPU_IMPLEMENTED) && \
+/* Emitted once, after the CPU backend's implementation, which it calls.
+   gemm.h is included again first, outside the guard: a program that
+   included the headers before defining GEMM_IMPLEMENTATION gets the core's
+   and the CPU's implementations there. Reached while gemm_cpu.h's is still
+   to come or under way (gemm.h includes this file when GEMM_CBLAS is
+   defined), it waits: gemm_cpu.h includes it again at the end of its own. */
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CBLAS_API_DONE) && !defined(GEMM__CPU_IMPLEMENTATION_DONE) && \
+    !defined(GEMM__CBLAS_REINCLUDING)
+#define GEMM__CBLAS_REINCLUDING
+#include "gemm.h"
+#undef GEMM__CBLAS_REINCLUDING
+#endif
+#if defined(GEMM_IMPLEMENTATION) && defined(GEMM__CBLAS_API_DONE) && defined(GEMM__CPU_IMPLEMENTATION_DONE) && \
     !defined(GEMM__CBLAS_IMPLEMENTED)
 #define GEMM__CBLAS_IMPLEMENTED
 
@@ -173,7 +206,33 @@ extern "C" {
 /* cblas_xerbla: weak, so that a program's own definition (netlib's tests
    bring one) replaces it; GEMM_CBLAS_NO_XERBLA leaves it out for a program
    that defines it in this translation unit, or a compiler without weak
-   symbols. */
+   symbols.
+
+   The number it gets follows netlib's cblas_?gemm: a bad argument that
+   netlib's cblas_sgemm checks itself (layout 1, TransA 2, TransB 3) by its
+   position; any other by its position in the column-major Fortran call
+   netlib makes, plus one. A row-major call is that Fortran call with M and
+   N, A and B swapped, so there M is 5, N 4, lda 11 and ldb 9; netlib's
+   cblas_xerbla and its tester (c_xerbla.c) turn them back for "gemm"
+   routines only, which is what the default below prints. gemm's own
+   refusals (NULL A 8, B 10, C 13) keep their positions, which nothing
+   remaps. */
+
+#include <stdarg.h>
+#include <stdio.h>            /* vfprintf */
+#include <string.h>           /* strcmp */
+
+/* Whether the call now reporting through cblas_xerbla is a row-major
+   cblas_?gemm (netlib's RowMajorStrg, per thread). */
+static GEMM__THREAD_LOCAL int gemm__cblas_row_major;
+
+/* A number of netlib's row-major cblas_?gemm and the position of the
+   argument it names, either way (the swap is its own inverse). */
+static CBLAS_INT gemm__cblas_netlib_swap(CBLAS_INT p)
+{
+    return p == 4 ? 5 : p == 5 ? 4 : p == 9 ? 11 : p == 11 ? 9 : p;
+}
+
 #ifndef GEMM_CBLAS_NO_XERBLA
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((weak))
@@ -181,6 +240,9 @@ __attribute__((weak))
 void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...)
 {
     va_list ap;
+    /* the argument's own position, as netlib's cblas_xerbla prints it */
+    if (gemm__cblas_row_major && (strcmp(rout, "cblas_sgemm") == 0 || strcmp(rout, "cblas_dgemm") == 0))
+        p = gemm__cblas_netlib_swap(p);
     if (p) fprintf(stderr, "Parameter %lld to routine %s was incorrect\n", (long long)p, rout);
     va_start(ap, form);
     vfprintf(stderr, form, ap);
@@ -202,9 +264,10 @@ static gemm_transpose gemm__cblas_trans(CBLAS_TRANSPOSE t)
 }
 /* <<cblas xerbla */
 /* >>cblas entry: src/cblas/entry.c */
-/* The CBLAS calls: gemm's checks (a refusal names the argument by its
-   position in the CBLAS call, layout = 1, through cblas_xerbla), then the
-   CPU backend with default options. */
+/* The CBLAS calls: gemm's checks (a refusal reaches cblas_xerbla with the
+   number netlib hands it, xerbla.c), then the CPU backend with default
+   options. */
+
 
 static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                              CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,
@@ -216,7 +279,11 @@ static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT
     s = gemm__prepare(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k, alpha == 0,
                       A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &p);
     if (s == GEMM_OK) s = gemm__cpu_gemm(rout, &p, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
-    if (s != GEMM_OK) gemm__cblas_fail(rout, s, p.bad_arg);
+    if (s == GEMM_OK) return;
+    /* netlib's number: row-major M, N, lda, ldb as its Fortran call has them */
+    gemm__cblas_row_major = layout == CblasRowMajor;
+    gemm__cblas_fail(rout, s, gemm__cblas_row_major ? (int)gemm__cblas_netlib_swap(p.bad_arg) : p.bad_arg);
+    gemm__cblas_row_major = 0;
 }
 
 GEMM_DEF void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
@@ -281,6 +348,8 @@ GEMM_DEF void cblas_dgemm_batch_strided(const CBLAS_LAYOUT layout, const CBLAS_T
    element of C, before any member is computed. Positions: the arrays as
    in cblas_?gemm (transa_array = 2, ..., ldc_array = 14), group_count =
    15, group_size = 16; a detail names the group and its member. */
+
+#include <stdio.h>            /* snprintf */
 
 typedef struct gemm__cblas_groups {
     gemm_precision prec;

@@ -531,6 +531,13 @@ BATTERY_STATIC void battery_invalid(const battery_backend *be, gemm_precision pr
                 v = c; battery_invalid_one(be, prec, &v, 2, "NULL B");
                 v = c; battery_invalid_one(be, prec, &v, 3, "NULL C");
                 v = c; v.alpha = 0; battery_invalid_one(be, prec, &v, 3, "NULL C with alpha = 0, beta != 1");
+                /* the most negative value: no check may overflow on it (UBSan) */
+                v = c; v.m = INT64_MIN; battery_invalid_one(be, prec, &v, 0, "m = INT64_MIN");
+                v = c; v.n = INT64_MIN; battery_invalid_one(be, prec, &v, 0, "n = INT64_MIN");
+                v = c; v.k = INT64_MIN; battery_invalid_one(be, prec, &v, 0, "k = INT64_MIN");
+                v = c; v.lda = INT64_MIN; battery_invalid_one(be, prec, &v, 0, "lda = INT64_MIN");
+                v = c; v.ldb = INT64_MIN; battery_invalid_one(be, prec, &v, 0, "ldb = INT64_MIN");
+                v = c; v.ldc = INT64_MIN; battery_invalid_one(be, prec, &v, 0, "ldc = INT64_MIN");
             }
     {
         battery_call c, v;

@@ -1,8 +1,10 @@
 /* tests/cblas_default.c - gemm_cblas.h's own cblas_xerbla: a bad argument
    prints netlib's line and gemm's detail to stderr, and the call returns
-   (the program goes on) with C unchanged. Built a second time with
-   -DTEST_OWN_XERBLA: GEMM_CBLAS_NO_XERBLA, and the program's cblas_xerbla
-   in this same file. Last line: N passed, N failed. */
+   (the program goes on) with C unchanged; for a row-major call the line
+   names the argument's own position, as netlib's cblas_xerbla prints it.
+   Built a second time with -DTEST_OWN_XERBLA: GEMM_CBLAS_NO_XERBLA, and the
+   program's cblas_xerbla in this same file, which gets the number netlib's
+   cblas_dgemm hands over. Last line: N passed, N failed. */
 #define _POSIX_C_SOURCE 200809L
 #ifdef TEST_OWN_XERBLA
 #define GEMM_CBLAS_NO_XERBLA
@@ -39,6 +41,9 @@ int main(void)
 #ifdef TEST_OWN_XERBLA
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C, 1);
     check(own_calls == 1 && own_p == 14 && C[0] == 7, "GEMM_CBLAS_NO_XERBLA: the program's cblas_xerbla in the same file gets ldc = 14");
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, A, 1, B, 2, 0.0, C, 2);
+    check(own_calls == 2 && own_p == 11 && C[0] == 7,
+          "... and 11 for a row-major lda, as netlib's cblas_dgemm hands it (its Fortran call's LDB, plus one)");
 #else
     char text[512] = "";
     FILE *log = tmpfile();
@@ -56,6 +61,21 @@ int main(void)
           "the default cblas_xerbla prints netlib's line and gemm's detail to stderr");
     printf("     (it printed: %s)\n", strtok(text, "\n") ? text : "nothing");
     check(C[0] == 7 && C[1] == 7 && C[2] == 7 && C[3] == 7, "... returns to the program, C unchanged");
+    fclose(log);
+    log = tmpfile();
+    fflush(stderr);
+    dup2(fileno(log), 2);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, A, 1, B, 2, 0.0, C, 2);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, -1, 2, 2, 1.0, A, 2, B, 2, 0.0, C, 2);
+    fflush(stderr);
+    dup2(saved, 2);
+    rewind(log);
+    got = fread(text, 1, sizeof text - 1, log);
+    text[got] = '\0';
+    check(strstr(text, "Parameter 9 to routine cblas_dgemm was incorrect") != NULL &&
+              strstr(text, "Parameter 4 to routine cblas_dgemm was incorrect") != NULL,
+          "row-major: the default cblas_xerbla prints the argument's own position (lda 9, M 4), as netlib's does");
+    fclose(log);
 #endif
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, A, 2, B, 2, 0.0, C, 2);
     check(C[0] == 1 && C[1] == 2 && C[2] == 3 && C[3] == 4, "the next, valid call runs");

@@ -6,9 +6,12 @@
      through cblas_?gemm_batch_strided and cblas_?gemm_batch (one group);
    - the error-exit table of netlib's CBLAS tests for cblas_?gemm
      (CBLAS/testing/c_s3chke.c, c_d3chke.c): each bad argument reaches
-     cblas_xerbla once, with the parameter number netlib reports, for
-     both layouts, and C is not written; then gemm's own refusals (NULL
-     matrices) and the batch forms' tables the same way;
+     cblas_xerbla once, with the number netlib's cblas_?gemm hands it (that
+     of the column-major Fortran call it makes, plus one), which netlib's
+     tester (c_xerbla.c) turns back into the argument's position for a
+     row-major call and compares with the table's; C is not written; then
+     gemm's own refusals (NULL matrices) and the batch forms' tables (their
+     own positions: netlib remaps no batch routine's numbers);
    - groups: two groups of different shapes against the reference. */
 #define GEMM_CBLAS
 #define GEMM_IMPLEMENTATION
@@ -38,14 +41,24 @@ static gemm_status xerbla_status(void) { return test_xerbla_calls ? GEMM_ERR_INV
 
 /* ---- the battery, through the CBLAS names ---- */
 
+/* A size or leading dimension as CBLAS_INT: one that does not fit becomes
+   the nearest that does, so a negative one stays negative (INT64_MIN is
+   INT32_MIN here) and a huge one huge. */
+static CBLAS_INT cb_int(int64_t x)
+{
+    const CBLAS_INT lo = (CBLAS_INT)(sizeof(CBLAS_INT) < 8 ? -2147483647 - 1 : INT64_MIN);
+    const CBLAS_INT hi = (CBLAS_INT)(sizeof(CBLAS_INT) < 8 ? 2147483647 : INT64_MAX);
+    return x < (int64_t)lo ? lo : x > (int64_t)hi ? hi : (CBLAS_INT)x;
+}
+
 static gemm_status cb_sgemm(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
                             int64_t k, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                             float beta, float *C, int64_t ldc)
 {
     (void)ctx;
     xerbla_clear();
-    cblas_sgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m, (CBLAS_INT)n,
-                (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, B, (CBLAS_INT)ldb, beta, C, (CBLAS_INT)ldc);
+    cblas_sgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n),
+                cb_int(k), alpha, A, cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
     return xerbla_status();
 }
 
@@ -55,8 +68,8 @@ static gemm_status cb_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, ge
 {
     (void)ctx;
     xerbla_clear();
-    cblas_dgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m, (CBLAS_INT)n,
-                (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, B, (CBLAS_INT)ldb, beta, C, (CBLAS_INT)ldc);
+    cblas_dgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n),
+                cb_int(k), alpha, A, cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
     return xerbla_status();
 }
 
@@ -67,9 +80,9 @@ static gemm_status cb_sstrided(void *ctx, gemm_layout layout, gemm_transpose ta,
 {
     (void)ctx;
     xerbla_clear();
-    cblas_sgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m,
-                              (CBLAS_INT)n, (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, (CBLAS_INT)sa, B, (CBLAS_INT)ldb,
-                              (CBLAS_INT)sb, beta, C, (CBLAS_INT)ldc, (CBLAS_INT)sc, (CBLAS_INT)count);
+    cblas_sgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m),
+                              cb_int(n), cb_int(k), alpha, A, cb_int(lda), cb_int(sa), B, cb_int(ldb),
+                              cb_int(sb), beta, C, cb_int(ldc), cb_int(sc), cb_int(count));
     return xerbla_status();
 }
 
@@ -80,9 +93,9 @@ static gemm_status cb_dstrided(void *ctx, gemm_layout layout, gemm_transpose ta,
 {
     (void)ctx;
     xerbla_clear();
-    cblas_dgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), (CBLAS_INT)m,
-                              (CBLAS_INT)n, (CBLAS_INT)k, alpha, A, (CBLAS_INT)lda, (CBLAS_INT)sa, B, (CBLAS_INT)ldb,
-                              (CBLAS_INT)sb, beta, C, (CBLAS_INT)ldc, (CBLAS_INT)sc, (CBLAS_INT)count);
+    cblas_dgemm_batch_strided((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m),
+                              cb_int(n), cb_int(k), alpha, A, cb_int(lda), cb_int(sa), B, cb_int(ldb),
+                              cb_int(sb), beta, C, cb_int(ldc), cb_int(sc), cb_int(count));
     return xerbla_status();
 }
 
@@ -95,8 +108,8 @@ static gemm_status cb_sgroup(void *ctx, gemm_layout layout, gemm_transpose ta, g
     CBLAS_INT d[7];
     (void)ctx;
     t[0] = cb_trans(ta); t[1] = cb_trans(tb);
-    d[0] = (CBLAS_INT)m; d[1] = (CBLAS_INT)n; d[2] = (CBLAS_INT)k; d[3] = (CBLAS_INT)lda; d[4] = (CBLAS_INT)ldb;
-    d[5] = (CBLAS_INT)ldc; d[6] = (CBLAS_INT)count;
+    d[0] = cb_int(m); d[1] = cb_int(n); d[2] = cb_int(k); d[3] = cb_int(lda); d[4] = cb_int(ldb);
+    d[5] = cb_int(ldc); d[6] = cb_int(count);
     xerbla_clear();
     cblas_sgemm_batch((CBLAS_LAYOUT)layout, &t[0], &t[1], &d[0], &d[1], &d[2], &alpha, (const float **)A, &d[3],
                       (const float **)B, &d[4], &beta, (float **)C, &d[5], 1, &d[6]);
@@ -111,8 +124,8 @@ static gemm_status cb_dgroup(void *ctx, gemm_layout layout, gemm_transpose ta, g
     CBLAS_INT d[7];
     (void)ctx;
     t[0] = cb_trans(ta); t[1] = cb_trans(tb);
-    d[0] = (CBLAS_INT)m; d[1] = (CBLAS_INT)n; d[2] = (CBLAS_INT)k; d[3] = (CBLAS_INT)lda; d[4] = (CBLAS_INT)ldb;
-    d[5] = (CBLAS_INT)ldc; d[6] = (CBLAS_INT)count;
+    d[0] = cb_int(m); d[1] = cb_int(n); d[2] = cb_int(k); d[3] = cb_int(lda); d[4] = cb_int(ldb);
+    d[5] = cb_int(ldc); d[6] = cb_int(count);
     xerbla_clear();
     cblas_dgemm_batch((CBLAS_LAYOUT)layout, &t[0], &t[1], &d[0], &d[1], &d[2], &alpha, (const double **)A, &d[3],
                       (const double **)B, &d[4], &beta, (double **)C, &d[5], 1, &d[6]);
@@ -163,7 +176,8 @@ typedef struct xcase { int layout, ta, tb, m, n, k, lda, ldb, ldc, p; } xcase;
 enum { COL = CblasColMajor, ROW = CblasRowMajor, NT = CblasNoTrans, TR = CblasTrans, BADL = 0, BADT = 0, BAD = -1 };
 
 /* CBLAS/testing/c_s3chke.c (netlib LAPACK), the cblas_sgemm part, case by
-   case: alpha = beta = 0 and 2-element arrays, as there. */
+   case: alpha = beta = 0 and 2-element arrays, as there; p is its
+   cblas_info, the position of the CBLAS argument at fault. */
 static const xcase netlib_gemm[] = {
     {BADL, NT, NT, 0, 0, 0, 1, 1, 1, 1}, {BADL, NT, TR, 0, 0, 0, 1, 1, 1, 1},
     {BADL, TR, NT, 0, 0, 0, 1, 1, 1, 1}, {BADL, TR, TR, 0, 0, 0, 1, 1, 1, 1},
@@ -197,6 +211,17 @@ static const xcase netlib_gemm[] = {
     {ROW, TR, NT, 0, 2, 0, 1, 2, 1, 14}, {ROW, TR, TR, 0, 2, 0, 1, 1, 1, 14},
 };
 
+/* netlib's tester (c_xerbla.c, cblas_xerbla_map_info for "gemm"): the
+   number a row-major cblas_?gemm hands cblas_xerbla is that of its
+   column-major Fortran call, which swaps M and N, A and B, plus one; this
+   turns it into the CBLAS argument's position, and back (it is its own
+   inverse). */
+static int netlib_map_info(int info, int row_major)
+{
+    if (!row_major) return info;
+    return info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
+}
+
 /* One refusal: cblas_xerbla called once, with p and rout; C unchanged. */
 static void expect_refusal(const char *what, int p, const char *rout, int c_unchanged)
 {
@@ -213,17 +238,25 @@ static void test_netlib_table(void)
         const xcase *c = &netlib_gemm[i];
         float A[2] = {0, 0}, B[2] = {0, 0}, C[2] = {7, 7};
         double Ad[2] = {0, 0}, Bd[2] = {0, 0}, Cd[2] = {7, 7};
+        int raw;
         snprintf(what, sizeof what, "netlib case %d (%s %d %d, m %d n %d k %d, lda %d ldb %d ldc %d)", (int)i + 1,
                  c->layout == ROW ? "row" : c->layout == COL ? "col" : "bad-layout", c->ta, c->tb, c->m, c->n, c->k,
                  c->lda, c->ldb, c->ldc);
+        raw = netlib_map_info(c->p, c->layout == ROW); /* what netlib's cblas_?gemm hands cblas_xerbla */
         xerbla_clear();
         cblas_sgemm((CBLAS_LAYOUT)c->layout, (CBLAS_TRANSPOSE)c->ta, (CBLAS_TRANSPOSE)c->tb, c->m, c->n, c->k, 0.0f, A,
                     c->lda, B, c->ldb, 0.0f, C, c->ldc);
-        expect_refusal(what, c->p, "cblas_sgemm", C[0] == 7 && C[1] == 7);
+        expect_refusal(what, raw, "cblas_sgemm", C[0] == 7 && C[1] == 7);
+        battery_check(netlib_map_info((int)test_xerbla_p, c->layout == ROW) == c->p,
+                      "cblas_sgemm: %s: netlib's tester reads INFO = %d (cblas_info %d)", what,
+                      netlib_map_info((int)test_xerbla_p, c->layout == ROW), c->p);
         xerbla_clear();
         cblas_dgemm((CBLAS_LAYOUT)c->layout, (CBLAS_TRANSPOSE)c->ta, (CBLAS_TRANSPOSE)c->tb, c->m, c->n, c->k, 0.0, Ad,
                     c->lda, Bd, c->ldb, 0.0, Cd, c->ldc);
-        expect_refusal(what, c->p, "cblas_dgemm", Cd[0] == 7 && Cd[1] == 7);
+        expect_refusal(what, raw, "cblas_dgemm", Cd[0] == 7 && Cd[1] == 7);
+        battery_check(netlib_map_info((int)test_xerbla_p, c->layout == ROW) == c->p,
+                      "cblas_dgemm: %s: netlib's tester reads INFO = %d (cblas_info %d)", what,
+                      netlib_map_info((int)test_xerbla_p, c->layout == ROW), c->p);
     }
 }
 

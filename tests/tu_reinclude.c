@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 {
     float a = 2, b = 3, c = 0;
     int ok;
+    (void)argc; /* used by the MPI and CUDA cases only */
     (void)argv;
     ok = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1, &a, 1, &b, 1, 0, &c, 1) == GEMM_OK && c == 6;
 #if defined(TU_CBLAS)

@@ -1,5 +1,10 @@
 /* CBLAS's types, as netlib's cblas.h spells them (the values are the
    CBLAS standard's, which gemm_layout and gemm_transpose share). */
+#pragma once
+
+#include <stdint.h>          /* int32_t, CBLAS_INT's default */
+#include "../core/api.h"     /* GEMM_DEF */
+
 #ifndef CBLAS_INT
 #define CBLAS_INT int32_t /* netlib's default; define CBLAS_INT as int64_t for an ILP64 program */
 #endif
@@ -60,11 +65,14 @@ GEMM_DEF void cblas_dgemm_batch(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE
                                 const CBLAS_INT *ldb_array, const double *beta_array, double **c_array,
                                 const CBLAS_INT *ldc_array, const CBLAS_INT group_count, const CBLAS_INT *group_size);
 
-/* Where a bad argument goes: p is its position in the call's list
-   (layout = 1), rout the routine ("cblas_sgemm"), form a printf format
-   for gemm's detail. A weak default prints "Parameter p to routine rout
-   was incorrect" and the detail to stderr and returns (as OpenBLAS's and
-   MKL's do; netlib's exits); a program's own definition replaces it. */
+/* Where a bad argument goes: p is netlib's number for it (its position in
+   the call's list, layout = 1, but for a row-major cblas_?gemm, where M
+   and N, lda and ldb trade numbers as in netlib's Fortran call), rout the
+   routine ("cblas_sgemm"), form a printf format for gemm's detail. A weak
+   default prints "Parameter p to routine rout was incorrect" with the
+   argument's own position and the detail to stderr and returns (as
+   OpenBLAS's and MKL's do; netlib's exits); a program's own definition
+   replaces it. */
 void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...);
 
 #ifdef __cplusplus

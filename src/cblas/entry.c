@@ -1,6 +1,13 @@
-/* The CBLAS calls: gemm's checks (a refusal names the argument by its
-   position in the CBLAS call, layout = 1, through cblas_xerbla), then the
-   CPU backend with default options. */
+/* The CBLAS calls: gemm's checks (a refusal reaches cblas_xerbla with the
+   number netlib hands it, xerbla.c), then the CPU backend with default
+   options. */
+#pragma once
+
+#include "../core/internal.h" /* gemm__prepare, gemm__prepare_strided */
+#include "../cpu/batch.c"     /* gemm__cpu_batch_gemm */
+#include "../cpu/driver.c"    /* gemm__cpu_gemm */
+#include "api.h"
+#include "xerbla.c"           /* gemm__cblas_fail, gemm__cblas_trans */
 
 static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                              CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,
@@ -12,7 +19,11 @@ static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT
     s = gemm__prepare(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k, alpha == 0,
                       A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &p);
     if (s == GEMM_OK) s = gemm__cpu_gemm(rout, &p, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
-    if (s != GEMM_OK) gemm__cblas_fail(rout, s, p.bad_arg);
+    if (s == GEMM_OK) return;
+    /* netlib's number: row-major M, N, lda, ldb as its Fortran call has them */
+    gemm__cblas_row_major = layout == CblasRowMajor;
+    gemm__cblas_fail(rout, s, gemm__cblas_row_major ? (int)gemm__cblas_netlib_swap(p.bad_arg) : p.bad_arg);
+    gemm__cblas_row_major = 0;
 }
 
 GEMM_DEF void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,

@@ -3,6 +3,14 @@
    element of C, before any member is computed. Positions: the arrays as
    in cblas_?gemm (transa_array = 2, ..., ldc_array = 14), group_count =
    15, group_size = 16; a detail names the group and its member. */
+#pragma once
+
+#include <stdio.h>            /* snprintf */
+#include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/internal.h" /* gemm__prepare_batched, gemm__batch_overlap, GEMM__BAD_ARG */
+#include "../cpu/batch.c"     /* gemm__cpu_batch_gemm, gemm__cpu_addr_* */
+#include "api.h"
+#include "xerbla.c"           /* gemm__cblas_fail, gemm__cblas_trans */
 
 typedef struct gemm__cblas_groups {
     gemm_precision prec;

@@ -2,6 +2,12 @@
    wrong (a stride or a member pointer, two members writing one element of
    C), all before any member is computed, so a refused batch writes
    nothing. */
+#pragma once
+
+#include <stdlib.h>  /* qsort */
+#include <string.h>  /* memset */
+#include "config.h"  /* GEMM_MALLOC, GEMM_FREE */
+#include "problem.c" /* gemm__prepare, GEMM__MAX_EXTENT */
 
 /* Whether two column-major rectangles x (at element 0) and y (at element
    e >= 0) share an element. Same shape: y's element (i', j') is x's

@@ -1,3 +1,11 @@
+/* The error side of every call: gemm_strerror, this thread's detail
+   (gemm_last_error_detail, set through gemm__fail), the precisions' sizes
+   and names, and the test hooks' storage. */
+#pragma once
+
+#include "config.h"   /* GEMM__THREAD_LOCAL, vsnprintf */
+#include "internal.h" /* gemm__fail, gemm__hooks */
+
 static GEMM__THREAD_LOCAL char gemm__detail[1024];
 
 GEMM_DEF const char *gemm_strerror(gemm_status status)

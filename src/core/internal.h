@@ -1,3 +1,11 @@
+/* What the backends share behind the public calls (gemm__ names, not for
+   users): the canonical problem every entry point hands inward, the batch
+   descriptions, the argument checks' declarations, the error detail, and
+   the test hooks. */
+#pragma once
+
+#include "api.h" /* gemm_status, gemm_layout, gemm_transpose, GEMM_DEF */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -120,6 +128,11 @@ GEMM_DEF gemm_status gemm__fail(gemm_status status, const char *fmt, ...)
 
 /* Clears this thread's detail; each public entry point calls it first. */
 GEMM_DEF void gemm__clear_error(void);
+
+/* In a check that returns the position of the argument at fault (0: none):
+   records the detail and returns that position (cblas_?gemm's list:
+   layout = 1, ..., ldc = 14, or the batch call's own). */
+#define GEMM__BAD_ARG(position, ...) return (gemm__fail(GEMM_ERR_INVALID_ARG, __VA_ARGS__), (position))
 
 /* Test hooks. The test suite defines GEMM__TEST_HOOKS before it includes
    the headers to reach paths that real inputs reach only on huge problems,

@@ -1,3 +1,10 @@
+/* The single call's checks and its canonical form: gemm__prepare (every
+   entry point's, in argument order), its inlined common case
+   gemm__prepare_plain, and the overflow-safe extents. */
+#pragma once
+
+#include "internal.h" /* gemm__problem, gemm__fail, GEMM__BAD_ARG */
+
 /* Smallest leading dimension that covers a stored rows x cols matrix. */
 static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
 {
@@ -5,13 +12,9 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
     return need > 1 ? need : 1;
 }
 
-/* Records the detail of a failed check and returns the position of the
-   argument at fault in the call's list (cblas_?gemm's: layout = 1, ...,
-   ldc = 14); core/batch.c uses it too. */
-#define GEMM__BAD_ARG(position, ...) return (gemm__fail(GEMM_ERR_INVALID_ARG, __VA_ARGS__), (position))
-
-/* The checks of DESIGN.md, in argument order; sets *work on success and
-   returns 0, else the position of the first bad argument. */
+/* The contract's checks, in argument order (layout, transposes, sizes,
+   then each matrix's pointer and leading dimension); sets *work on success
+   and returns 0, else the position of the first bad argument. */
 static int gemm__check_args(const char *func, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                             int64_t m, int64_t n, int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B,
                             int64_t ldb, int beta_is_one, int have_C, int64_t ldc, gemm__work *work)
@@ -100,20 +103,23 @@ static GEMM__INLINE int gemm__plain_call(gemm_layout layout, gemm_transpose tran
                             int64_t k, int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                             int have_C, int64_t ldc)
 {
-    const uint64_t below = ((uint64_t)1 << 29) - 1; /* x - 1 < below: 1 <= x < 2^29 */
+    /* (uint64_t)x - 1 < below: 1 <= x < 2^29. The subtraction is unsigned
+       (x converted first), so no x overflows it, INT64_MIN included: a
+       negative x becomes 2^64 + x, far above. */
+    const uint64_t below = ((uint64_t)1 << 29) - 1;
     int row = layout == GEMM_ROW_MAJOR, an = transa == GEMM_NO_TRANS, bn = transb == GEMM_NO_TRANS;
     if ((!row && layout != GEMM_COL_MAJOR) || (!an && transa != GEMM_TRANS) || (!bn && transb != GEMM_TRANS))
         return 0;
-    if ((uint64_t)(m - 1) >= below || (uint64_t)(n - 1) >= below || (uint64_t)(k - 1) >= below ||
-        (uint64_t)(lda - 1) >= below || (uint64_t)(ldb - 1) >= below || (uint64_t)(ldc - 1) >= below)
+    if ((uint64_t)m - 1 >= below || (uint64_t)n - 1 >= below || (uint64_t)k - 1 >= below ||
+        (uint64_t)lda - 1 >= below || (uint64_t)ldb - 1 >= below || (uint64_t)ldc - 1 >= below)
         return 0;
     if (alpha_is_zero || !have_A || !have_B || !have_C) return 0;
     /* gemm__min_ld of each stored matrix, for sizes >= 1 */
     return lda >= (row == an ? k : m) && ldb >= (row == bn ? n : k) && ldc >= (row ? n : m);
 }
 
-/* The column-major view (DESIGN.md): a row-major call is the transposed
-   problem, so there A and B change places and so do m and n. */
+/* The column-major view (gemm__problem): a row-major call is the
+   transposed problem, so there A and B change places and so do m and n. */
 static GEMM__INLINE void gemm__canonical(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
                             int64_t k, int64_t lda, int64_t ldb, int64_t ldc, gemm__problem *p)
 {

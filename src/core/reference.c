@@ -1,3 +1,9 @@
+/* The reference, gemm_ref_sgemm / gemm_ref_dgemm: plain loops over the
+   canonical problem, each sum in double, the oracle of the tests. */
+#pragma once
+
+#include "internal.h" /* gemm__prepare, gemm__problem */
+
 /* Element i of a float or double array, as a double. */
 static double gemm__ref_load(gemm_precision precision, const void *x, int64_t i)
 {

@@ -1,3 +1,9 @@
+/* The CPU backend's calls: gemm_cpu_sgemm / gemm_cpu_dgemm with their
+   options, the thread count, and the test hooks' introspection. */
+#pragma once
+
+#include "../core/api.h" /* gemm_status, gemm_layout, gemm_transpose, GEMM_DEF */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

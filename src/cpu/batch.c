@@ -9,7 +9,27 @@
    over the threads as a single call is. A thread running whole members
    takes the single call's path (chosen once for the batch: it depends on
    the shape and alpha alone) without its per-call checks, and brings the
-   next member into cache while it computes the current one. */
+   next member into cache while it computes the current one.
+
+   A batch stops at its first failing member: the members before it are
+   written, it and those after it are not, and the detail says so. Members
+   run one after the other stop there at once. Threads taking whole
+   members get their workspaces before any member runs (each as large as
+   one member alone takes; the pool's kept block when threaded), so no
+   member of theirs can fail for want of memory once one has run: a batch
+   refused for it writes nothing. */
+#pragma once
+
+#include <stdint.h>           /* uintptr_t */
+#include <string.h>           /* memset, memcpy, strlen, strncmp */
+#include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/internal.h" /* gemm__batch, gemm__prepare_strided, gemm__prepare_batched */
+#include "batch_api.h"
+#include "cache_blocking.c"   /* gemm__cpu_round_up, gemm__cpu_min */
+#include "direct.c"           /* gemm__cpu_ahead, gemm__cpu_direct_rect */
+#include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_path */
+#include "thread_pool.c"      /* gemm__cpu_pool_* */
+#include "threads.c"          /* gemm__cpu_threads_for_call */
 
 /* The batch's members and threads; read-only while the threads run,
    except `next` and `status`. */
@@ -28,7 +48,10 @@ typedef struct gemm__cpu_batch {
     int path;              /* every member's path (gemm__cpu_path) */
     int prefetch;          /* the path walks tiles that can bring the next member in */
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
+    char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
+    size_t ws_bytes;       /*   (NULL: their path needs none) */
     int64_t next;          /* the next member to take */
+    int64_t stop;          /* the lowest member that failed (count: none); no member after it starts */
     int status;            /* the first failure of a member (gemm_status), else GEMM_OK */
     int64_t failed;        /* that member */
     int claimed;           /* 1 once a failing member has claimed `detail` */
@@ -71,15 +94,19 @@ static int gemm__cpu_batch_take(gemm__cpu_batch *cb, int64_t *first, int64_t *en
 }
 
 /* Keeps the first failing member's status and its single call's detail
-   (written on this thread), for the batch's own detail. */
+   (written on this thread), for the batch's own detail, and stops the
+   members after it from starting. */
 static void gemm__cpu_batch_failed(gemm__cpu_batch *cb, int64_t i, gemm_status s)
 {
     const char *d = gemm_last_error_detail();
     size_t skip = strlen(cb->func), len;
 #if defined(__GNUC__) || defined(__clang__)
     int none = 0;
+    int64_t stop = GEMM__CPU_LOAD(cb->stop);
+    while (i < stop && !__atomic_compare_exchange_n(&cb->stop, &stop, i, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {}
     if (!__atomic_compare_exchange_n(&cb->claimed, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
 #else
+    if (i < cb->stop) cb->stop = i;
     if (cb->claimed) return; /* no threads without GCC-style atomics */
     cb->claimed = 1;
 #endif
@@ -91,19 +118,26 @@ static void gemm__cpu_batch_failed(gemm__cpu_batch *cb, int64_t i, gemm_status s
     GEMM__CPU_STORE(cb->status, (int)s);
 }
 
-/* The batch's status: a failed member's, with its index and its single
-   call's detail. */
+/* The batch's status: a failed member's, with its index, its single
+   call's detail, and which members were written. Members run one after the
+   other (one thread, or each cut over the threads) stop exactly there;
+   threads taking whole members cannot fail once their workspaces are had,
+   but should one, the others finish the members they have begun. */
 static gemm_status gemm__cpu_batch_status(const gemm__cpu_batch *cb)
 {
+    const char *written = cb->failed == 0 ? "no member was written"
+                          : cb->threads > 1 ? "members before it were written, it was not, and of those after it "
+                                              "only ones other threads had begun may have been"
+                                            : "members before it were written, it and those after it were not";
     if (cb->status == GEMM_OK) return GEMM_OK;
-    return gemm__fail((gemm_status)cb->status, "%s: member %lld of %lld failed: %s", cb->func, (long long)cb->failed,
-                      (long long)cb->bt->count, cb->detail);
+    return gemm__fail((gemm_status)cb->status, "%s: member %lld of %lld failed: %s; %s", cb->func,
+                      (long long)cb->failed, (long long)cb->bt->count, cb->detail, written);
 }
 
-/* Member i on this thread, as the single call computes it; `next` (NULL:
+/* Member i on thread tid, as the single call computes it; `next` (NULL:
    none) is brought into cache meanwhile. jb: this thread's direct job. */
-static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, const char *a, const char *b, char *c,
-                                       gemm__cpu_ahead *next)
+static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, int tid, const char *a, const char *b,
+                                       char *c, gemm__cpu_ahead *next)
 {
     const gemm__problem *p = cb->p;
     gemm_cpu_options alone = {0};
@@ -121,8 +155,9 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, c
         gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
         return GEMM_OK;
     }
-    alone.threads = 1; /* the tiny loops, the packed path, C = beta*C, a direct path with a panel to allocate */
-    return gemm__cpu_gemm(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone);
+    alone.threads = 1; /* the tiny loops, the packed path, C = beta*C, a direct path with a panel */
+    return gemm__cpu_gemm_lent(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
+                               cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes);
 }
 
 /* The lines of member i's operands (op(a), op(b), C), with per_tile
@@ -162,9 +197,10 @@ static void gemm__cpu_batch_task(void *arg, int tid)
     jb.threads = 1;
     while (gemm__cpu_batch_take(cb, &i, &end)) {
         for (; i < end; i++) {
+            if (i > GEMM__CPU_LOAD(cb->stop)) return; /* a member before it failed: so did every later take */
             gemm__cpu_member(cb, i, &a, &b, &c);
             if (cb->prefetch && i + 1 < end) gemm__cpu_batch_ahead(cb, i + 1, &ahead);
-            s = gemm__cpu_batch_one(cb, &jb, a, b, c, cb->prefetch && i + 1 < end ? &ahead : NULL);
+            s = gemm__cpu_batch_one(cb, &jb, tid, a, b, c, cb->prefetch && i + 1 < end ? &ahead : NULL);
             if (s != GEMM_OK) gemm__cpu_batch_failed(cb, i, s);
         }
     }
@@ -188,12 +224,41 @@ static gemm_status gemm__cpu_batch_each(gemm__cpu_batch *cb, const gemm_cpu_opti
     return GEMM_OK;
 }
 
+/* The workspaces of threads taking whole members, each what one member
+   alone takes: the pool's kept block when threaded, else a fresh one
+   (*raw). A refusal (no memory; k too deep for the counters) writes no
+   member and releases the pool. */
+static gemm_status gemm__cpu_batch_workspaces(gemm__cpu_batch *cb, char **raw)
+{
+    size_t alone, total;
+    char *block;
+    gemm_status s = gemm__cpu_alone_bytes(cb->func, cb->p, cb->uk, cb->es, cb->path, &alone);
+    *raw = NULL;
+    if (s == GEMM_OK && alone > 0) {
+        cb->ws_bytes = (size_t)gemm__cpu_round_up((int64_t)alone, 64);
+        total = cb->ws_bytes * (size_t)cb->threads;
+        block = cb->threads > 1 ? gemm__cpu_pool_workspace(total) : (*raw = (char *)GEMM_MALLOC(total));
+        if (!block)
+            s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspaces of %d thread(s) taking whole "
+                           "members, %llu bytes", cb->func, cb->threads, (unsigned long long)total);
+        cb->ws = block;
+    }
+    if (s == GEMM_OK) return GEMM_OK;
+    if (cb->threads > 1) gemm__cpu_pool_release();
+    {
+        char cause[512];
+        size_t len = strlen(gemm_last_error_detail());
+        len = len < sizeof cause ? len : sizeof cause - 1;
+        memcpy(cause, gemm_last_error_detail(), len);
+        cause[len] = '\0';
+        return gemm__fail(s, "%s; no member was written", cause);
+    }
+}
+
 /* The one batch driver behind both precisions and both forms: p and bt
    from the batch checks, a and b member 0's canonical operands (strided;
    NULL for the pointer-array form), alpha and beta the caller's scalars.
-   A member that runs out of memory fails the batch; members computed
-   before it keep their results (a whole batch's workspace is not taken up
-   front: each member takes what its single call takes). */
+   The batch stops at its first failing member (see the top of this part). */
 static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p, const gemm__batch *bt,
                                         gemm_precision precision, double alpha, const void *a, const void *b,
                                         double beta, void *C, const gemm_cpu_options *options)
@@ -202,6 +267,8 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     const gemm__cpu_isa *isa;
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     int want;
+    char *raw;
+    gemm_status s;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p->work == GEMM__WORK_NONE || bt->count == 0) return GEMM_OK;
@@ -209,6 +276,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU cannot run",
                           func, GEMM__HOOK(cpu_kernel, "?"));
     memset(&cb, 0, sizeof cb);
+    cb.stop = bt->count;
     cb.uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
     cb.func = func;
     cb.p = p;
@@ -237,6 +305,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
         return gemm__cpu_batch_each(&cb, options);
     want = gemm__cpu_threads_for_flops(flops * (double)bt->count, want);
     cb.threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
+    if ((s = gemm__cpu_batch_workspaces(&cb, &raw)) != GEMM_OK) return s;
     /* a take covers at least ~64K flops (about a microsecond), so tiny
        members do not queue on the shared counter */
     cb.group = flops >= 65536.0 ? 1 : (int64_t)(65536.0 / (flops > 1 ? flops : 1));
@@ -247,6 +316,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     } else {
         gemm__cpu_batch_task(&cb, 0);
     }
+    GEMM_FREE(raw);
     return gemm__cpu_batch_status(&cb);
 }
 

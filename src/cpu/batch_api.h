@@ -1,3 +1,8 @@
+/* The CPU backend's batch calls, strided and pointer-array. */
+#pragma once
+
+#include "api.h" /* gemm_cpu_options */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -12,10 +17,10 @@ extern "C" {
    Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
    elements after A, B, C. Pointer arrays: member i's are A[i], B[i], C[i].
    Each member's result is bitwise the single call's. Bad arguments (of
-   any member) are refused before any C is written; running out of memory
-   (GEMM_ERR_OUT_OF_MEMORY) can stop a batch part-way: each member takes
-   the workspace its single call takes, and members finished before the
-   failing one keep their results. */
+   any member) are refused before any C is written. Running out of memory
+   (GEMM_ERR_OUT_OF_MEMORY) stops a batch at the member that could not get
+   its workspace: the members before it are written, it and those after
+   it are not, and gemm_last_error_detail() names it and says so. */
 GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,

@@ -1,3 +1,17 @@
+/* Block sizes from the caches, and the size arithmetic every part uses.
+
+   The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
+   sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
+   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
+   packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
+   Only KC changes the arithmetic (the k order of a sum), and it depends on
+   the CPU alone. */
+#pragma once
+
+#include <stdint.h>
+#include "../core/internal.h" /* GEMM__HOOK */
+#include "cache_info.c"       /* gemm__cpu_cache_sizes */
+
 /* Arithmetic on sizes, used by every part below. */
 static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
 static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }

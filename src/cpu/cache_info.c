@@ -3,6 +3,13 @@
    Linux's sysfs (every architecture), else sysconf (glibc), else nothing
    (the blocking then uses defaults). Read once; a virtual machine reports
    what its hypervisor passes through, which is what it runs on. */
+#pragma once
+
+#include <stdio.h>    /* fopen, snprintf */
+#include <stdlib.h>   /* atol */
+#include <string.h>   /* strchr, memset */
+#include "platform.h" /* GEMM__CPU_X86 (<cpuid.h>), sysconf, GEMM__CPU_LOAD */
+
 typedef struct gemm__cpu_caches {
     long l1d, l2, l3; /* bytes; 0 = unknown */
 } gemm__cpu_caches;

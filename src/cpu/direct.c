@@ -10,6 +10,15 @@
    into a panel (on the stack, or from the workspace for a very deep k).
    An op(a) read in place is copied too when its leading dimension would
    make its MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
+#pragma once
+
+#include <stdint.h>           /* uintptr_t */
+#include "../core/internal.h" /* GEMM__HOOK */
+#include "cache_blocking.c"   /* gemm__cpu_min, gemm__cpu_round_up */
+#include "job.h"              /* gemm__cpu_job */
+#include "packing.c"          /* gemm__cpu_pack, gemm__cpu_copy */
+#include "platform.h"         /* GEMM__CPU_X86, GEMM__CPU_LOAD */
+
 #define GEMM__CPU_DIRECT_MAX (128.0 * 128.0 * 128.0)
 #define GEMM__CPU_PANEL_BYTES 16384 /* the stack panel: MR x 128 in either precision on AVX-512 */
 

@@ -2,6 +2,11 @@
    gemm__prepare's checks and canonical problem (its inlined common case
    first, gemm__prepare_plain) and calls the driver; func is the name the
    user called, for the error detail. */
+#pragma once
+
+#include "../core/problem.c" /* gemm__prepare_plain, gemm__prepare */
+#include "api.h"
+#include "driver.c"          /* gemm__cpu_gemm */
 
 static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
                                    gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,

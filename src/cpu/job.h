@@ -15,6 +15,11 @@
    step s is done. A row block's items run in step order (its progress
    counter), so each tile of C sees its k blocks in order: the same sums
    in the same order for any thread count. */
+#pragma once
+
+#include "../core/internal.h" /* gemm__problem */
+#include "ukernel_template.h" /* gemm__cpu_microkernel */
+
 typedef struct gemm__cpu_step {
     int pack_next, pack_done;  /* B micro-panels taken / packed */
     int item_next, items_done; /* row blocks taken / done */
@@ -49,6 +54,8 @@ typedef struct gemm__cpu_job {
     int b_xmajor;                    /* B's columns are contiguous: its panel is packed column by column */
     char *ws;                        /* per-thread buffers (packed A block, or A panel copy), 64-byte aligned */
     size_t ws_a;                     /* bytes of one */
+    char *lent;                      /* a call alone: a workspace lent to it (a batch thread's), used */
+    size_t lent_bytes;               /*   instead of allocating when large enough; NULL: none */
     /* the direct path: rectangles of C (tm x tn of them) taken from `next` */
     int tm, tn, next;
     gemm__cpu_ahead *ahead;          /* lines to prefetch, a few per tile (NULL: none) */

@@ -1,12 +1,29 @@
-/* One precision's micro-kernel: its tile (mr x nr), the variant that reads
-   packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, and its A packer. */
-typedef struct gemm__cpu_microkernel {
-    int mr, nr;
-    gemm__cpu_ukernel_fn packed_b, strided_b;
-    gemm__cpu_direct_fn direct;
-    gemm__cpu_pack_a_fn pack_a;
-} gemm__cpu_microkernel;
+/* Which micro-kernels a call runs: the instruction sets this build has,
+   best first, and the first the CPU supports (or the one a test forces).
+
+       x86-64:  avx512 (fp32 32x8, fp64 16x8), avx2 (AVX2+FMA: 16x6, 8x6),
+                scalar (2x6)
+       aarch64: neon (fp32 8x12, fp64 4x12), scalar
+       others:  scalar
+
+   MR is two vectors and NR broadcasts of B; on AVX-512, NR = 8 (16
+   accumulators are enough to hide FMA latency) divides the usual sizes,
+   where 12 wasted a third of the last tile at n = 64. The best kernel the
+   CPU supports is picked at the first call (__builtin_cpu_supports, which
+   also checks that the OS saves the registers); GEMM_NO_SIMD leaves only
+   scalar. Every kernel, with its strided-B variant, its direct variant and
+   its A-packing routine, is one template over a small table of vector
+   operations (ukernel_template.h). */
+#pragma once
+
+#include <string.h>            /* strcmp */
+#include "../core/internal.h"  /* GEMM__HOOK */
+#include "api.h"               /* the test hooks' declarations */
+#include "platform.h"          /* GEMM__CPU_LOAD, GEMM__CPU_STORE */
+#include "ukernel_template.h"  /* gemm__cpu_microkernel */
+#include "ukernel_scalar.c"
+#include "ukernel_x86.c"
+#include "ukernel_neon.c"
 
 /* An instruction set's kernels for both precisions. */
 typedef struct gemm__cpu_isa {

@@ -2,6 +2,13 @@
    C[ic:ic+mc, jc:jc+nc] += alpha * (packed A block) * (packed B panel),
    jr over the NR-wide micro-panels of B (each stays in L1), ir over the
    MR-row micro-panels of A (the block stays in L2). */
+#pragma once
+
+#include <string.h>         /* memset, memcpy */
+#include "cache_blocking.c" /* gemm__cpu_min */
+#include "job.h"            /* gemm__cpu_job, gemm__cpu_block */
+#include "packing.c"        /* gemm__cpu_pack */
+#include "platform.h"       /* GEMM__CPU_PREFETCH */
 
 #define GEMM__CPU_TILE_MAX (32 * 8) /* elements: the largest MR*NR of any kernel (avx512 fp32) */
 

@@ -1,3 +1,23 @@
+/* Packing: copies of blocks of op(A) and op(B) into the panels the
+   micro-kernels read, and the plain strided copy under them.
+
+   Packing absorbs layouts and transposes. A panel of op(A) is stored
+   column by column (MR contiguous elements per k, vector copies when
+   op(A)'s columns are contiguous, a scalar transpose otherwise). A panel
+   of op(B) is stored row by row (NR elements per k) when op(B)'s rows are
+   contiguous, else column by column with plain copies, which the kernel's
+   strided variant reads: neither case transposes element by element.
+   Panels are zero-padded, so the micro-kernel always computes a full
+   MR x NR tile; a tile that sticks out of C is computed into a small local
+   tile and copied back (loops.c), so the user's matrices are never padded
+   or copied whole. */
+#pragma once
+
+#include <string.h>           /* memcpy, memset */
+#include "cache_blocking.c"   /* gemm__cpu_min */
+#include "platform.h"         /* GEMM__RESTRICT */
+#include "ukernel_template.h" /* gemm__cpu_pack_a_fn */
+
 /* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
    bits; typed loads and stores just keep the strided loops short. */
 static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,

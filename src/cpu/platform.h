@@ -1,3 +1,8 @@
+/* What the CPU backend takes from the platform: the C library, the SIMD
+   intrinsics (x86-64, aarch64) and pthreads where the compiler and system
+   have them, atomics, and restrict. Emitted before any extern "C" block. */
+#pragma once
+
 #include <stdlib.h>
 #include <string.h>
 #if defined(__unix__) || defined(__APPLE__)

@@ -1,4 +1,24 @@
-/* How many threads a call uses, and how they share its work. */
+/* How many threads a call uses, and how they share its work.
+
+   A call uses one thread per 2*56^3 flops, up to the count it may use. The
+   work is cut over M and N, never K. On the packed path the columns of C
+   form a few groups; each group walks its (NC, KC) steps in order, its
+   threads packing the step's B panel together (each NR-wide micro-panel
+   taken from a counter) and then taking row blocks of the step from
+   another counter, each packing its own A block (job.h). Two B buffers
+   alternate, so the next step's packing overlaps this one's computing, and
+   a thread done with its group helps the next. Nothing waits for a
+   particular thread, only for work already taken, and no phase runs on
+   one thread. The direct path cuts C into rectangles taken from a counter.
+   Tiles start at multiples of MR and NR and each sees its k blocks in
+   order, so results are bitwise identical for any thread count. */
+#pragma once
+
+#include "cache_blocking.c" /* gemm__cpu_min, gemm__cpu_max, gemm__cpu_round_up */
+#include "direct.c"         /* gemm__cpu_direct_rect, GEMM__CPU_PANEL_BYTES */
+#include "job.h"
+#include "loops.c"          /* gemm__cpu_step_extent, gemm__cpu_pack_b_unit, gemm__cpu_item */
+#include "thread_pool.c"    /* gemm__cpu_wait_for */
 
 /* Flops each thread must have for a call to use it: a thread's share below
    this costs more in wake-ups and hand-overs than it saves. */

@@ -1,7 +1,26 @@
 /* The thread pool: persistent workers that run a task beside the caller.
    gemm__cpu_pool_acquire takes the pool for one call (or says to run
    alone), gemm__cpu_pool_run runs task(arg, tid) on the caller (tid 0) and
-   on every worker that wakes in time, gemm__cpu_pool_release gives it back. */
+   on every worker that wakes in time, gemm__cpu_pool_release gives it back.
+
+   The pool starts at the first call that wants more than one thread and
+   is stopped and joined at exit (atexit: calls made from then on run
+   alone, and idle workers notice at once); a child made by fork() starts
+   with a fresh, empty pool (pthread_atfork). One call at a time owns it: a
+   call made while another user thread's call holds it runs alone, so k
+   concurrent callers use at most threads + k - 1 threads. Idle workers
+   spin for a few tens of microseconds after a call, then poll for a few
+   milliseconds with sched_yield() (which gives the core to any other
+   runnable thread), then sleep on a condition variable: back-to-back calls
+   find them awake and on their own cores. */
+#pragma once
+
+#include <stdint.h>         /* intptr_t */
+#include <stdlib.h>         /* atexit */
+#include "../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
+#include "platform.h"       /* GEMM__CPU_THREADS, <pthread.h>, <sched.h> */
+#include "threads.c"        /* GEMM__CPU_MAX_THREADS */
+
 typedef void (*gemm__cpu_task_fn)(void *arg, int tid);
 
 #if defined(GEMM__CPU_THREADS)

@@ -1,3 +1,13 @@
+/* How many threads a call may use: gemm_cpu_set_threads, GEMM_NUM_THREADS,
+   else the CPUs this process may run on (its affinity mask). */
+#pragma once
+
+#include <stdlib.h>           /* getenv, atol */
+#include <string.h>           /* memset */
+#include "../core/internal.h" /* gemm__fail, gemm__clear_error */
+#include "api.h"              /* gemm_cpu_options, gemm_cpu_set_threads */
+#include "platform.h"         /* GEMM__CPU_THREADS, sysconf */
+
 #define GEMM__CPU_MAX_THREADS 64 /* the pool's size limit */
 
 static int gemm__cpu_threads_requested; /* by gemm_cpu_set_threads; 0 = automatic */

@@ -27,11 +27,26 @@
    Addresses are formed from indices that stay inside the matrices: no
    pointer ever steps past the last element it reads (a stride may be near
    INT64_MAX / 8 when k = 1). */
+#pragma once
+
+#include <stdint.h>   /* int64_t */
+#include "platform.h" /* GEMM__RESTRICT */
+
 typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                      double alpha, double beta, void *c, int64_t ldc);
 typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                     double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
+
+/* One precision's micro-kernel: its tile (mr x nr), the variant that reads
+   packed B, the one that reads B through strides, the direct kernel for
+   partial tiles of unpacked operands, and its A packer. */
+typedef struct gemm__cpu_microkernel {
+    int mr, nr;
+    gemm__cpu_ukernel_fn packed_b, strided_b;
+    gemm__cpu_direct_fn direct;
+    gemm__cpu_pack_a_fn pack_a;
+} gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
    vector operations (P##_T element, P##_V vector of P##_VL elements, LOAD,

@@ -4,7 +4,7 @@
    (pinned when a GPU copies it). Every allocation is counted. */
 #pragma once
 
-#include "../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "status.c"
 
 /* `bytes` of device memory (`device`), or of host memory: pinned when the

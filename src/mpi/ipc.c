@@ -13,7 +13,7 @@
 #pragma once
 
 #include <string.h>
-#include "../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "status.c"
 
 #ifdef GEMM_MPI_CUDA

@@ -11,7 +11,7 @@
    allocated); after it, that it succeeded everywhere. */
 #pragma once
 
-#include "../core/config.c" /* GEMM_MALLOC */
+#include "../core/config.h" /* GEMM_MALLOC */
 #include "buffers.c"
 #include "memory.c" /* gemm__mpi_need, gemm__mpi_stage_bytes, gemm__mpi_pool_blocks */
 #include "transfer.c" /* gemm__mpi_pieces */

@@ -17,7 +17,7 @@
 #include <stdio.h> /* snprintf */
 #include <string.h>
 #include <type_traits>
-#include "../../core/config.c" /* GEMM_MALLOC, GEMM_FREE */
+#include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "exact_run.cuh"
 #include "tc.cuh"
 

@@ -1,3 +1,10 @@
+/* The aarch64 micro-kernels (NEON), from the template. */
+#pragma once
+
+#include <stdint.h>
+#include <string.h>           /* memcpy */
+#include "platform.h"         /* GEMM__CPU_NEON, <arm_neon.h> */
+#include "ukernel_template.h" /* GEMM__CPU_UKERNELS */
 
 #if defined(GEMM__CPU_NEON)
 /* NEON (always there on aarch64): 24 q accumulators of 32. It has no

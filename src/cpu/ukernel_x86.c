@@ -1,3 +1,12 @@
+/* The x86-64 micro-kernels, AVX-512 and AVX2 + FMA, from the template:
+   each function carries its target attribute, so a plain build has them
+   and the CPU says at run time which it can run. */
+#pragma once
+
+#include <stdint.h>
+#include "platform.h"         /* GEMM__CPU_X86, <immintrin.h> */
+#include "ukernel_template.h" /* GEMM__CPU_UKERNELS */
+
 #if defined(GEMM__CPU_X86)
 /* AVX-512: 16 zmm accumulators (MR = 2 vectors, NR = 8), 2 for A, 1 broadcast of B. */
 #define GEMM__CPU_Z_S_T float

@@ -1,6 +1,12 @@
+/* The implementation's configuration: the allocator (GEMM_MALLOC and
+   GEMM_FREE, both or neither), the assertion of internal invariants
+   (GEMM_ASSERT), thread-local storage for the error detail, and the C
+   library headers the implementation uses. */
+#pragma once
+
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h> /* qsort, for core/batch.c */
+#include <stdlib.h> /* qsort (core/batch.c), getenv, atexit */
 #include <string.h>
 
 #if defined(GEMM_MALLOC) && !defined(GEMM_FREE)

@@ -1,3 +1,9 @@
+/* The portable micro-kernels, from the template with one-element
+   "vectors": every CPU runs them, and a GEMM_NO_SIMD build has only them. */
+#pragma once
+
+#include "ukernel_template.h" /* GEMM__CPU_UKERNELS */
+
 /* Portable: one-element "vectors", MR = 2, NR = 6 (15 of 16 FP registers). */
 #define GEMM__CPU_SCAL_S_T float
 #define GEMM__CPU_SCAL_S_V float
