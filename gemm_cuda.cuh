@@ -2653,10 +2653,11 @@ static gemm_status gemm__cuda_scale_members(const char *fn, int M, int N, S beta
 /* <<cuda/host launch */
 /* >>cuda/host call: src/cuda/host/call.cuh */
 /* What every call shares on the host: its operands in the canonical
-   problem's naming, the checks of its options, the device it runs on, and
-   the first steps of a device-pointer call (sizes, pointers, C = beta*C). */
+   problem's naming, the device it runs on, the check of the host-pointer
+   calls' options, and the first steps of a device-pointer call (sizes,
+   pointers, C = beta*C). The checks of the kernel options are the
+   chooser's (choose.cuh). */
 #include <stdint.h>
-#include <type_traits>
 
 /* The pointers and scalars of one call beside its gemm__problem: a and b
    are op(A) and op(B) of the column-major view (the caller's B and A of a
@@ -2682,42 +2683,6 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
     return GEMM_OK;
 }
 
-/* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
-   `bits` is 32 or 64. */
-static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
-{
-    if (o->math != GEMM_CUDA_MATH_EXACT)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
-                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
-    if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
-                          "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
-    if ((unsigned)o->kernel > GEMM_CUDA_KERNEL_DMMA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a gemm_cuda_kernel", fn, (int)o->kernel);
-    if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
-    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant != 0 && !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= 4) &&
-        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= 3))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-4 of the "
-                          "SIMT kernel (fp32) and 1-3 of DMMA, named with options.kernel (0: automatic)", fn, o->variant);
-    return GEMM_OK;
-}
-
-/* The options of the tensor-core modes (TF32, FP16, BF16). */
-static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *o)
-{
-    if (o->kernel != GEMM_CUDA_KERNEL_AUTO && o->kernel != GEMM_CUDA_KERNEL_NAIVE &&
-        o->kernel != GEMM_CUDA_KERNEL_MMA && o->kernel != GEMM_CUDA_KERNEL_WGMMA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a tensor-core kernel (auto, mma, wgmma "
-                          "or naive)", fn, (int)o->kernel);
-    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant < 0 || o->variant > 2)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
-                          "1 (WGMMA blocks of 256 rows) or 2 (128 rows)", fn, o->variant);
-    return GEMM_OK;
-}
-
 /* The options only the host-pointer calls read. */
 static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options *o)
 {
@@ -2727,16 +2692,6 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
     if (o->host_threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.host_threads = %d is negative", fn, o->host_threads);
     return GEMM_OK;
-}
-
-/* Whether a call with A and B of type T runs on the tensor cores: FP16 and
-   BF16 always, fp32 under options.math = TF32 or FP32_ACCURATE, fp64 never. */
-template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
-{
-    if constexpr (std::is_same<T, double>::value) return false;
-    else if constexpr (std::is_same<T, float>::value)
-        return o->math == GEMM_CUDA_MATH_TF32 || o->math == GEMM_CUDA_MATH_FP32_ACCURATE;
-    else return true;
 }
 
 /* Checks that a pointer can be dereferenced by the current device. */
@@ -2815,12 +2770,213 @@ static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create,
     return GEMM_OK;
 }
 /* <<cuda/host scratch */
+/* >>cuda/host exact_plan: src/cuda/host/exact_plan.cuh */
+/* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
+   of the kernel runs, in which layout it reads the operands, and which
+   operands are first copied into scratch for that. Chosen from the shape
+   and the device (its SM count, its shared memory per block, whether this
+   build has its sm_90a code) on every call.
+
+   Configurations (options.variant with kernel SIMT or DMMA; 0 chooses):
+     SIMT fp32 (warp-tiled, cp.async; sm_80+)
+       1  128 x 128, threads of 8 x 16, two blocks per SM
+       2  128 x 128, threads of 16 x 8, two blocks per SM
+       3  256 x 128, one block per SM
+       4  128 x 256, one block per SM
+     DMMA fp64
+       1  cp.async ring, 128 x 64, m16n8k4, two blocks per SM (sm_80+)
+       2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
+       3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
+   (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */
+    GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
+    GEMM__CUDA_SW_256X128 = 3,
+    GEMM__CUDA_SW_128X256 = 4,
+    GEMM__CUDA_SW_VARIANTS = 4,
+    GEMM__CUDA_DMMA_RING = 1,
+    GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
+    GEMM__CUDA_DMMA_TMA_64 = 3, /* 128x64, two per SM */
+    GEMM__CUDA_DMMA_VARIANTS = 3
+};
+
+/* The cp.async configurations (exact.cuh), which read the operands in
+   place at any alignment (16-byte copies when `aligned`); a plan names one
+   of them, or none for the warp-tiled SIMT and TMA DMMA launches above. */
+typedef enum gemm__cuda_cp {
+    GEMM__CUDA_CP_NONE = 0,
+    GEMM__CUDA_CP_SIMT_F64 = 1,   /* fp64 on SIMT, 64 x 64 (GPUs without FP64 tensor cores) */
+    GEMM__CUDA_CP_DMMA = 2,       /* DMMA configuration 1: the ring, 128 x 64 */
+    GEMM__CUDA_CP_DMMA_SMALL = 3, /* the same, 64 x 64: a batch's members of at most 64 rows */
+    GEMM__CUDA_CP_SIMT_SMALL = 4  /* fp32 64 x 64: a batch's small or unaligned members, or K split */
+} gemm__cuda_cp;
+
+/* How an operand reaches the kernel: as it is, copied into scratch with its
+   leading dimension rounded up to 16 bytes (the copy engine and the 16-byte
+   copies need aligned rows), or transposed there (k-major to M-major). */
+typedef enum gemm__cuda_copy { GEMM__CUDA_AS_IS = 0, GEMM__CUDA_REALIGN = 1, GEMM__CUDA_TRANSPOSE = 2 } gemm__cuda_copy;
+
+/* The device facts the plan reads. */
+typedef struct gemm__cuda_exact_dev {
+    int sms, smem_block; /* SMs; shared memory one block may opt in to (bytes) */
+    bool tma;            /* the sm_90a kernels can run (Hopper, and this build has their code) */
+} gemm__cuda_exact_dev;
+
+/* How one exact call or batch runs: the kernel (NAIVE and TILED16: the
+   ladder, nothing else set), the cp.async configuration or the
+   configuration above and its layouts and copies, and the K parts asked
+   for (0: as many as fill the GPU). */
+typedef struct gemm__cuda_exact_plan {
+    gemm_cuda_kernel kernel; /* NAIVE, TILED16, SIMT or DMMA */
+    gemm__cuda_cp cp;        /* a cp.async configuration, or NONE */
+    bool aligned;            /* cp: every operand 16-byte aligned */
+    int split;               /* K parts asked for (options.split_k; batches: 1 unless it asks) */
+    int variant;             /* the configuration above */
+    bool ak, bk;             /* op(A) / op(B) k-major as the kernel reads them */
+    gemm__cuda_copy copy_a, copy_b;
+    int64_t lda, ldb;        /* leading dimensions of the copies */
+    size_t a_elems, b_elems; /* their sizes in elements (0: no copy) */
+} gemm__cuda_exact_plan;
+
+/* Shared memory of fp32 configuration `variant` for the layout. */
+static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
+{
+    typedef gemm__cuda_sw_shape<128, 128, 8> S1;
+    typedef gemm__cuda_sw_shape<256, 128, 8> S3;
+    typedef gemm__cuda_sw_shape<128, 256, 8> S4;
+    if (variant == GEMM__CUDA_SW_256X128)
+        return ak ? (bk ? S3::smem<true, true>() : S3::smem<true, false>()) : (bk ? S3::smem<false, true>() : S3::smem<false, false>());
+    if (variant == GEMM__CUDA_SW_128X256)
+        return ak ? (bk ? S4::smem<true, true>() : S4::smem<true, false>()) : (bk ? S4::smem<false, true>() : S4::smem<false, false>());
+    return ak ? (bk ? S1::smem<true, true>() : S1::smem<true, false>()) : (bk ? S1::smem<false, true>() : S1::smem<false, false>());
+}
+
+/* AUTO's fp32 configuration for the layout the kernel reads. Each layout's
+   best on both Hopper GPUs (bench/research/exact): the side of a k-major
+   operand, which the block transposes in shared memory, is the 128 one
+   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
+   when neither is. A 256 side is not used where it would stay half empty
+   (M or N at most 128); 16x8 threads only with the whole K loop in one
+   block (at most one 128x128 tile per SM splits K, and its short loops
+   ran slower); a configuration must fit the block's shared memory
+   (128x128 always does, 94 KB at most). */
+static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, const gemm__cuda_exact_dev *d)
+{
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
+    else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
+    else { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_256X128; prefs[2] = GEMM__CUDA_SW_128; }
+    for (i = 0; i < 3 && prefs[i]; i++) {
+        int v = prefs[i];
+        if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
+        if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
+        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
+        return v;
+    }
+    return GEMM__CUDA_SW_128;
+}
+
+/* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
+   tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
+   every SM one and K is short (the fixed costs of a tile weigh more there,
+   and two blocks per SM hide each other's), or when N is at most 64. */
+static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+{
+    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (!d->tma) return GEMM__CUDA_DMMA_RING;
+    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+}
+
+/* Whether X (base and leading dimension) is 16-byte aligned. */
+static bool gemm__cuda_aligned16(const void *X, int64_t ld, size_t elem)
+{
+    return (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
+}
+
+/* The copy of one operand (rows x K, k-major or not, leading dimension ld)
+   into scratch: rows of whole 16-byte vectors in the layout it gets. */
+static void gemm__cuda_plan_copy(gemm__cuda_copy how, bool kmajor, int64_t rows, int64_t K, size_t elem,
+                                 gemm__cuda_copy *copy, int64_t *ld, size_t *elems)
+{
+    int64_t v = 16 / (int64_t)elem, inner = (how == GEMM__CUDA_TRANSPOSE) != kmajor ? K : rows;
+    int64_t outer = inner == K ? rows : K;
+    *copy = how;
+    if (how == GEMM__CUDA_AS_IS) return;
+    *ld = (inner + v - 1) / v * v;
+    *elems = (size_t)(*ld * outer);
+}
+
+/* Row-major NT (both operands k-major) makes the fp32 kernel transpose both
+   in shared memory, its slowest case. AUTO copies one of them transposed
+   into scratch first when the copy is cheap beside the product: copying
+   op(B) (N x K) costs N*K of the product's M*N*K, so op(B) when M >= N,
+   else op(A), and only when that other side is at least 2048 (the copy is
+   then under about 4% of the time). A forced configuration copies only
+   when its both-k-major form does not fit in shared memory. */
+static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gemm__cuda_exact_dev *d)
+{
+    if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
+    if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
+    return (p->m >= p->n ? p->m : p->n) >= 2048;
+}
+
+/* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
+   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
+   run on this device. */
+template <typename T>
+static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
+                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
+                                            gemm__cuda_exact_plan *t)
+{
+    size_t elem = sizeof(T);
+    bool tma;
+    memset(t, 0, sizeof *t);
+    t->kernel = kernel;
+    t->ak = p->a_trans;
+    t->bk = !p->b_trans;
+    t->lda = p->lda;
+    t->ldb = p->ldb;
+    if (kernel == GEMM_CUDA_KERNEL_DMMA) {
+        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
+        tma = t->variant != GEMM__CUDA_DMMA_RING;
+        if (tma && !d->tma)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
+                              "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
+    } else {
+        tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
+        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
+            if (p->m >= p->n) {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+                t->bk = false;
+            } else {
+                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+                t->ak = false;
+            }
+        }
+        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, d);
+        if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
+                              "block for this layout, this GPU gives %d", fn, t->variant,
+                              gemm__cuda_sw_smem(t->variant, t->ak, t->bk), d->smem_block);
+    }
+    if (tma && t->copy_a == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(a, p->lda, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->ak, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+    if (tma && t->copy_b == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(b, p->ldb, elem))
+        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->bk, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+    return GEMM_OK;
+}
+/* <<cuda/host exact_plan */
 /* >>cuda/host exact: src/cuda/host/exact.cuh */
 /* The exact path's cp.async kernels that read the operands in place (any
-   alignment): fp64 on SIMT (GPUs without FP64 tensor cores) and DMMA's
-   ring configuration (sm_80, or builds without sm_90a); how K is split;
-   the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
-   and the TMA DMMA launches are in exact_run.cuh. */
+   alignment): fp64 on SIMT (GPUs without FP64 tensor cores), DMMA's ring
+   configuration (sm_80, or builds without sm_90a) and the 64 x 64 tiles
+   of a batch's small members; how K is split; the ladder. The warp-tiled
+   SIMT (fp32) and the TMA DMMA launches are in exact_run.cuh. */
 #include <stdint.h>
 #include <type_traits>
 
@@ -2978,200 +3134,532 @@ static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel ker
     });
 }
 
+/* The plan's cp.async configuration over the members of bt. MEMBERS:
+   whether the plan may name a batch's small configurations (a single
+   call's never does, so its instance leaves them out). */
+template <typename T, bool MEMBERS>
+static gemm_status gemm__cuda_launch_cp(const char *fn, const gemm__cuda_exact_plan *t, const gemm__problem *p,
+                                        const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt, int sms,
+                                        cudaStream_t stream)
+{
+    if constexpr (sizeof(T) == 8) {
+        if (t->cp == GEMM__CUDA_CP_SIMT_F64)
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, t->aligned, sms, t->split, stream);
+        if constexpr (MEMBERS)
+            if (t->cp == GEMM__CUDA_CP_DMMA_SMALL)
+                return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64_small>(fn, p, x, bt, t->aligned, sms, t->split,
+                                                                              stream);
+        return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, bt, t->aligned, sms, t->split, stream);
+    } else {
+        static_assert(MEMBERS, "fp32's cp.async configuration is a batch's");
+        return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, t->aligned, sms, t->split, stream);
+    }
+}
+/* <<cuda/host exact */
+/* >>cuda/host tc_plan: src/cuda/host/tc_plan.cuh */
+/* The tensor-core modes' plan (TF32, FP16, BF16 and fp32-accurate
+   inputs, fp32 sums): which operands WGMMA reads in place (16-bit ones
+   MN-major too) and which are copied, k-major, into scratch first (or, in
+   the fp32-accurate mode, split into TF32 parts); the WGMMA tile height,
+   K split and grid; and the scratch a call takes. The chooser
+   (choose.cuh) fills a plan; tc.cuh and batch_run.cuh run it. */
+#include <stdint.h>
+#include <string.h>
+#include <type_traits>
+
+/* A k-major operand the tensor-core kernels can read in place: 16-byte
+   aligned base and rows. */
+static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool kmajor)
+{
+    return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
+}
+
+/* options.variant of the tensor-core modes: WGMMA's block height (0:
+   automatic). */
+enum { GEMM__CUDA_WG_256 = 1, GEMM__CUDA_WG_128 = 2, GEMM__CUDA_WG_VARIANTS = 2 };
+
+/* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
+   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
+   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
+   reuse of each copied slice wins at every K measured on the H100 and the
+   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
+   128-row blocks per SM move a third more bytes from L2 per product). The
+   fp32-accurate mode always takes 256 (its promoted sums need the split
+   tile, wgmma.cuh). */
+static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
+{
+    if (accurate) return 256;
+    if (variant == GEMM__CUDA_WG_256 || variant == GEMM__CUDA_WG_128) return variant == GEMM__CUDA_WG_256 ? 256 : 128;
+    return M <= 128 ? 128 : 256;
+}
+
+/* How many parts the WGMMA kernel splits K into: options.split_k when set,
+   else enough units to give every block slot (SMs x blocks per SM) one
+   when the tiles are fewer than the slots, keeping at least 4 K tiles per
+   part. Returns the parts, none empty. */
+static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
+{
+    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
+    if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
+    if (split > ktiles) split = ktiles;
+    if (split > 64) split = 64;
+    if (split < 1) return 1;
+    return (ktiles + (ktiles + split - 1) / split - 1) / ((ktiles + split - 1) / split); /* no empty parts */
+}
+
+/* How one tensor-core call or batch runs: its kernel (NAIVE: the ladder,
+   nothing else set); whether WGMMA reads a 16-bit op(A) M-major (a_mn) or
+   op(B) N-major (b_mn) in place, or MMA an op(A) M-major (a_mn, batches);
+   MMA's block tile (mma_bm: 128, or 64 for a batch's small members);
+   which operands are first copied into k-major rows of ldo elements, or,
+   in the fp32-accurate mode (`accurate`), split into `regions` regions of
+   ldo elements each (split.cuh); the WGMMA tile height, K split, raster
+   group and grid, and whether the last part of a split tile sums the
+   parts (`fixup`); and the scratch bytes of the copies (a's elements
+   first), of split-K's sums, its counters (at `counters_at`) and the
+   accurate mode's Inf/NaN flag (at `flag_at`). */
+typedef struct gemm__cuda_tc_plan {
+    gemm_cuda_kernel kernel;
+    bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
+    int wg_bm, mma_bm, split, group, grid, regions;
+    int64_t ldo;
+    gemm__cuda_wgmma_work work;
+    size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
+} gemm__cuda_tc_plan;
+
+/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
+   block per unit up to the block slots of the device (persistent blocks
+   walk the rest). Test hooks may force the raster group, the grid, the
+   epilogue or the way a split K is summed. */
+static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
+{
+    gemm__cuda_wgmma_work *w = &t->work;
+    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
+    memset(w, 0, sizeof *w);
+    w->members = 1;
+    w->tm = (M + t->wg_bm - 1) / t->wg_bm;
+    w->tn = (N + 127) / 128;
+    w->tiles = w->tm * w->tn;
+    if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
+        w->kt_seg = (int)(t->ldo / bk);
+        w->kt_total = 3 * w->kt_seg;
+    } else {
+        w->kt_total = (int)((K + bk - 1) / bk);
+    }
+    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
+    w->kt_per = (w->kt_total + t->split - 1) / t->split;
+    w->units = w->tiles * t->split;
+    w->group = GEMM__HOOK(cuda_wgmma_group, 8);
+    /* the staged epilogue and a separate sum kernel: on an H100 the
+       last part's in-kernel sum ran split shapes (1024^3, thin ones) at
+       0.4-0.5 of the sum kernel's speed, the direct epilogue large ones at
+       0.85-0.9 of the staged one's */
+    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 1);
+    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 1) == 2;
+    grid = GEMM__HOOK(cuda_wgmma_grid, 0);
+    t->group = w->group;
+    t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
+}
+
+/* The plan of a single call on `kernel` (WGMMA or MMA). */
+template <typename T>
+static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
+                                                const T *b, const gemm_cuda_options *opt, int sms)
+{
+    gemm__cuda_tc_plan t;
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
+    bool ak = p->a_trans, bk = !p->b_trans, wgmma = kernel == GEMM_CUDA_KERNEL_WGMMA; /* k-major operands */
+    memset(&t, 0, sizeof t);
+    t.kernel = kernel;
+    t.accurate = std::is_same<T, float>::value && opt->math == GEMM_CUDA_MATH_FP32_ACCURATE;
+    t.ldo = t.accurate ? (K + 31) / 32 * 32 : (K + 7) / 8 * 8; /* whole 128-byte slices; 16-byte rows */
+    t.regions = t.accurate ? 3 : 1;
+    /* WGMMA reads 16-bit operands MN-major as well (wgmma's transpose bits) */
+    t.a_mn = wgmma && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
+    t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
+    t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
+    t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
+    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
+    t.mma_bm = 128;
+    t.split = 1;
+    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+    t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
+    t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
+    t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
+    t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
+    t.counters_at = t.packed + t.partial_bytes;
+    t.flag_at = t.counters_at + (t.fixup ? ((size_t)t.work.tiles * sizeof(int) + 255) / 256 * 256 : 0);
+    t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
+    return t;
+}
+
+/* The WGMMA plan of a strided batch: K not split, the members' units
+   side by side (member outermost), a 16-bit operand read M- or N-major in
+   place when aligned, every other operand not k-major and aligned copied. */
+template <typename T>
+static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, const gemm__cuda_batch &bt,
+                                                        bool aligned_a, bool aligned_b, int variant, int sms)
+{
+    gemm__cuda_tc_plan t;
+    int elem = (int)sizeof(T), slots;
+    memset(&t, 0, sizeof t);
+    t.kernel = GEMM_CUDA_KERNEL_WGMMA;
+    t.ldo = (p->k + 7) / 8 * 8;
+    t.regions = 1;
+    t.a_mn = elem == 2 && !p->a_trans && aligned_a;
+    t.b_mn = elem == 2 && p->b_trans && aligned_b;
+    t.copy_a = !t.a_mn && !(p->a_trans && aligned_a);
+    t.copy_b = !t.b_mn && !(!p->b_trans && aligned_b);
+    t.wg_bm = gemm__cuda_wgmma_bm((int)p->m, variant, false);
+    t.mma_bm = 128;
+    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, sms, 1);
+    t.work.units *= (int)bt.count;
+    t.work.members = (int)bt.count;
+    t.work.stride_c = bt.stride_c;
+    slots = sms * (t.wg_bm == 256 ? 1 : 2);
+    t.grid = slots < t.work.units ? slots : t.work.units;
+    t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
+    t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
+    return t;
+}
+
+/* The MMA plan of a batch: K not split, op(A) read in place when every
+   member's is aligned (k-major or M-major), op(B) when every member's is
+   aligned and k-major, the others copied; 64 x 64 block tiles for `small`
+   members. */
+template <typename T>
+static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bool aligned_a, bool aligned_b, bool small)
+{
+    gemm__cuda_tc_plan t;
+    memset(&t, 0, sizeof t);
+    t.kernel = GEMM_CUDA_KERNEL_MMA;
+    t.ldo = (p->k + 7) / 8 * 8; /* 16-byte rows */
+    t.regions = 1;
+    t.copy_a = !aligned_a;
+    t.copy_b = !(!p->b_trans && aligned_b);
+    t.a_mn = !t.copy_a && !p->a_trans;
+    t.mma_bm = small ? 64 : 128;
+    t.split = 1;
+    t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
+    t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
+    return t;
+}
+/* <<cuda/host tc_plan */
+/* >>cuda/host choose: src/cuda/host/choose.cuh */
+/* One decision, one place: the mode a call runs in, its kernel and the
+   kernel's configuration, for single calls, batches and the host path
+   (whose multiplies are single calls on device buffers, so the same
+   choosers decide them). One chooser per mode fills the plan its runners
+   follow: gemm__cuda_choose_exact (gemm__cuda_exact_plan, exact_plan.cuh)
+   and gemm__cuda_choose_tc (gemm__cuda_tc_plan, tc_plan.cuh; the
+   fp32-accurate mode is a tensor-core plan). Only they, and the plan
+   builders they call, read options.kernel, .variant and .math. The
+   rules:
+
+   Mode (gemm__cuda_is_tc): fp64 exact; fp32 exact, or on the tensor cores
+   with options.math TF32 or FP32_ACCURATE; FP16 and BF16 always on the
+   tensor cores. A batch in the fp32-accurate mode runs its members one
+   after another as single calls (gemm__cuda_members_apart).
+
+   Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
+   TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
+   DMMA, named with their kernel; tensor-core kernels AUTO, NAIVE, MMA,
+   WGMMA, variants 1-2 (WGMMA's 256- or 128-row tiles).
+
+   fp32 / fp64 exact (gemm__cuda_choose_exact)
+     kernel  options.kernel, else TILED16 below sm_80 (no cp.async), DMMA
+             for fp64 on full-rate FP64 tensor cores (8.0, 9.x, 10.x),
+             else SIMT. SIMT or DMMA below sm_80: refused.
+             NAIVE, TILED16: the ladder; fp64 SIMT: its 64 x 64 cp.async
+             configuration; both read the operands in place.
+     single  DMMA: options.variant, else, where the sm_90a code runs, the
+     call    TMA kernel with 128 x 64 tiles when N <= 64 or when the
+             128 x 128 tiles are fewer than the SMs and K <= 2048, else
+             128 x 128; without that code the ring (cp.async, 128 x 64,
+             in place), and the TMA variants are refused.
+             fp32 SIMT: row-major NT with m or n >= 2048 copies one
+             operand transposed first (with a forced variant: only when
+             its both-k-major form does not fit); options.variant, else
+             gemm__cuda_sw_choose (by layout, size, shared memory).
+             The TMA and warp-tiled kernels read operands that are not
+             16-byte aligned from realigned copies. K is split over the
+             blocks when the tiles do not fill the GPU (options.split_k).
+     batch   K split only when options.split_k asks. fp64 DMMA: variants
+             2 and 3 refused; members of at most 64 rows on 64 x 64
+             cp.async tiles; with AUTO's variant, every member aligned,
+             the sm_90a code and members a tensor map can hold as its
+             third dimension (gemm__cuda_tma_members), the TMA kernel at
+             128 x 128; else the ring. fp32 SIMT: members not all
+             aligned, K split, or (AUTO's variant) m or n at most 64: the
+             64 x 64 cp.async configuration; else the warp-tiled kernel,
+             options.variant or gemm__cuda_sw_choose's, no copies.
+
+   Tensor-core modes (gemm__cuda_choose_tc)
+     single  options.kernel, else WGMMA where the sm_90a code runs, MMA
+     call    from sm_80, NAIVE below (the ladder); MMA below sm_80 and
+             WGMMA without the sm_90a code refused. Plan:
+             gemm__cuda_tc_plan_of (operand copies or the fp32-accurate
+             split, WGMMA's tile height and K split).
+     batch   NAIVE when asked. Members of at most 64 x 64 (unless WGMMA
+             is asked) on MMA's 64 x 64 tiles; TF32 with AUTO, every
+             op(A) aligned and M-major, and at most 256 columns on MMA;
+             else WGMMA when AUTO or asked, where the sm_90a code runs
+             and gemm__cuda_tma_members holds, else MMA (WGMMA asked:
+             refused); below sm_80 refused. K is not split. Plans:
+             gemm__cuda_wgmma_members_plan, gemm__cuda_mma_members_plan. */
+#include <atomic>
+#include <stdint.h>
+#include <string.h>
+#include <type_traits>
+
+/* Whether a call with A and B of type T runs on the tensor cores: FP16 and
+   BF16 always, fp32 under options.math = TF32 or FP32_ACCURATE, fp64 never. */
+template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
+{
+    if constexpr (std::is_same<T, double>::value) return false;
+    else if constexpr (std::is_same<T, float>::value)
+        return o->math == GEMM_CUDA_MATH_TF32 || o->math == GEMM_CUDA_MATH_FP32_ACCURATE;
+    else return true;
+}
+
+/* Whether an fp32 batch runs its members one after another through the
+   single call (the fp32-accurate mode: its split of the operands is not
+   batched). */
+static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_options *opt)
+{
+    return opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL;
+}
+
+/* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
+   `bits` is 32 or 64. */
+static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
+{
+    if (o->math != GEMM_CUDA_MATH_EXACT)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
+                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
+    if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
+                          "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
+    if ((unsigned)o->kernel > GEMM_CUDA_KERNEL_DMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a gemm_cuda_kernel", fn, (int)o->kernel);
+    if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
+    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
+    if (o->variant != 0 &&
+        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= GEMM__CUDA_SW_VARIANTS) &&
+        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= GEMM__CUDA_DMMA_VARIANTS))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-%d of the "
+                          "SIMT kernel (fp32) and 1-%d of DMMA, named with options.kernel (0: automatic)", fn,
+                          o->variant, (int)GEMM__CUDA_SW_VARIANTS, (int)GEMM__CUDA_DMMA_VARIANTS);
+    return GEMM_OK;
+}
+
+/* The options of the tensor-core modes (TF32, FP16, BF16, FP32_ACCURATE). */
+static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *o)
+{
+    if (o->kernel != GEMM_CUDA_KERNEL_AUTO && o->kernel != GEMM_CUDA_KERNEL_NAIVE &&
+        o->kernel != GEMM_CUDA_KERNEL_MMA && o->kernel != GEMM_CUDA_KERNEL_WGMMA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a tensor-core kernel (auto, mma, wgmma "
+                          "or naive)", fn, (int)o->kernel);
+    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
+    if (o->variant < 0 || o->variant > GEMM__CUDA_WG_VARIANTS)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
+                          "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
+                          (int)GEMM__CUDA_WG_128);
+    return GEMM_OK;
+}
+
+/* Whether this build holds the sm_90a code (WGMMA, the TMA DMMA) for the
+   device (compute capability 9.0): read once per device from the module
+   the runtime loaded for it (a 4-byte synchronous copy). */
+static bool gemm__cuda_sm90a_code(const gemm__cuda_gpu *gpu)
+{
+    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
+    int built = 0, dev = gpu->dev;
+    if (gpu->major != 9 || gpu->minor != 0 || dev < 0 || dev >= 64) return false;
+    if (known[dev].load() == 0)
+        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
+    return known[dev].load() == 2;
+}
+
+/* Full-rate FP64 tensor cores: A100 (8.0), H100/H200 (9.0), B200 (10.0). */
 static bool gemm__cuda_has_dmma(int major, int minor)
 {
-    /* Full-rate FP64 tensor cores: A100 (8.0), H100/H200 (9.0), B200 (10.0). */
     return (major == 8 && minor == 0) || major == 9 || major == 10;
 }
 
 /* AUTO's exact kernel for `precision` (GEMM_F32 or GEMM_F64). */
-static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, int minor)
+static gemm_cuda_kernel gemm__cuda_auto_exact(gemm_precision precision, const gemm__cuda_gpu *gpu)
 {
-    if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
-    return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
-}
-/* <<cuda/host exact */
-/* >>cuda/host exact_plan: src/cuda/host/exact_plan.cuh */
-/* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
-   of the kernel runs, in which layout it reads the operands, and which
-   operands are first copied into scratch for that. Chosen from the shape
-   and the device (its SM count, its shared memory per block, whether this
-   build has its sm_90a code) on every call.
-
-   Configurations (options.variant with kernel SIMT or DMMA; 0 chooses):
-     SIMT fp32 (warp-tiled, cp.async; sm_80+)
-       1  128 x 128, threads of 8 x 16, two blocks per SM
-       2  128 x 128, threads of 16 x 8, two blocks per SM
-       3  256 x 128, one block per SM
-       4  128 x 256, one block per SM
-     DMMA fp64
-       1  cp.async ring, 128 x 64, m16n8k4, two blocks per SM (sm_80+)
-       2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
-       3  the same with 128 x 64 tiles, two blocks per SM (sm_90a)
-   (fp64 on SIMT, for GPUs without FP64 tensor cores, has one configuration.) */
-#include <stdint.h>
-#include <string.h>
-
-enum {
-    GEMM__CUDA_SW_128 = 1,      /* 128x128, 8x16 threads */
-    GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
-    GEMM__CUDA_SW_256X128 = 3,
-    GEMM__CUDA_SW_128X256 = 4,
-    GEMM__CUDA_DMMA_RING = 1,
-    GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
-    GEMM__CUDA_DMMA_TMA_64 = 3  /* 128x64, two per SM */
-};
-
-/* How an operand reaches the kernel: as it is, copied into scratch with its
-   leading dimension rounded up to 16 bytes (the copy engine and the 16-byte
-   copies need aligned rows), or transposed there (k-major to M-major). */
-typedef enum gemm__cuda_copy { GEMM__CUDA_AS_IS = 0, GEMM__CUDA_REALIGN = 1, GEMM__CUDA_TRANSPOSE = 2 } gemm__cuda_copy;
-
-/* The device facts the plan reads. */
-typedef struct gemm__cuda_exact_dev {
-    int sms, smem_block; /* SMs; shared memory one block may opt in to (bytes) */
-    bool tma;            /* the sm_90a kernels can run (Hopper, and this build has their code) */
-} gemm__cuda_exact_dev;
-
-typedef struct gemm__cuda_exact_plan {
-    gemm_cuda_kernel kernel; /* SIMT or DMMA */
-    int variant;             /* the configuration above */
-    bool ak, bk;             /* op(A) / op(B) k-major as the kernel reads them */
-    gemm__cuda_copy copy_a, copy_b;
-    int64_t lda, ldb;        /* leading dimensions of the copies */
-    size_t a_elems, b_elems; /* their sizes in elements (0: no copy) */
-} gemm__cuda_exact_plan;
-
-/* Shared memory of fp32 configuration `variant` for the layout. */
-static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
-{
-    typedef gemm__cuda_sw_shape<128, 128, 8> S1;
-    typedef gemm__cuda_sw_shape<256, 128, 8> S3;
-    typedef gemm__cuda_sw_shape<128, 256, 8> S4;
-    if (variant == GEMM__CUDA_SW_256X128)
-        return ak ? (bk ? S3::smem<true, true>() : S3::smem<true, false>()) : (bk ? S3::smem<false, true>() : S3::smem<false, false>());
-    if (variant == GEMM__CUDA_SW_128X256)
-        return ak ? (bk ? S4::smem<true, true>() : S4::smem<true, false>()) : (bk ? S4::smem<false, true>() : S4::smem<false, false>());
-    return ak ? (bk ? S1::smem<true, true>() : S1::smem<true, false>()) : (bk ? S1::smem<false, true>() : S1::smem<false, false>());
+    if (gpu->major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
+    return precision == GEMM_F64 && gemm__cuda_has_dmma(gpu->major, gpu->minor) ? GEMM_CUDA_KERNEL_DMMA
+                                                                                : GEMM_CUDA_KERNEL_SIMT;
 }
 
-/* AUTO's fp32 configuration for the layout the kernel reads. Each layout's
-   best on both Hopper GPUs (bench/research/exact): the side of a k-major
-   operand, which the block transposes in shared memory, is the 128 one
-   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
-   when neither is. A 256 side is not used where it would stay half empty
-   (M or N at most 128); 16x8 threads only with the whole K loop in one
-   block (at most one 128x128 tile per SM splits K, and its short loops
-   ran slower); a configuration must fit the block's shared memory
-   (128x128 always does, 94 KB at most). */
-static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, const gemm__cuda_exact_dev *d)
+/* AUTO's kernel for a single call of the tensor-core modes. */
+static gemm_cuda_kernel gemm__cuda_auto_tc(const gemm__cuda_gpu *gpu)
 {
-    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
-    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
-    if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
-    else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
-    else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
-    else { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_256X128; prefs[2] = GEMM__CUDA_SW_128; }
-    for (i = 0; i < 3 && prefs[i]; i++) {
-        int v = prefs[i];
-        if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
-        if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
-        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
-        return v;
-    }
-    return GEMM__CUDA_SW_128;
+    if (gemm__cuda_sm90a_code(gpu)) return GEMM_CUDA_KERNEL_WGMMA;
+    return gpu->major >= 8 ? GEMM_CUDA_KERNEL_MMA : GEMM_CUDA_KERNEL_NAIVE;
 }
 
-/* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
-   tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
-   every SM one and K is short (the fixed costs of a tile weigh more there,
-   and two blocks per SM hide each other's), or when N is at most 64. */
-static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+/* A batch as the choosers see it: its members (count, strides, the device
+   lists of a pointer-array batch) and whether every member's A and B are
+   16-byte aligned (bases and leading dimensions, strides or each listed
+   pointer). The choosers take NULL for a single call. */
+typedef struct gemm__cuda_members {
+    const gemm__cuda_batch *bt;
+    bool aligned_a, aligned_b;
+} gemm__cuda_members;
+
+/* Whether a batch's a and b can be 3-D tensor maps (the TMA kernels):
+   strided, each stride 0 (a shared operand) or at least one member's
+   whole span, so the copy engine sees the members as a third dimension
+   (16-byte alignment is checked apart). */
+static bool gemm__cuda_tma_members(const gemm__problem *p, const gemm__cuda_batch &bt)
 {
-    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
-    if (!d->tma) return GEMM__CUDA_DMMA_RING;
-    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+    int64_t span_a = p->lda * (p->a_trans ? p->m : p->k), span_b = p->ldb * (p->b_trans ? p->k : p->n);
+    if (bt.a || bt.b || bt.c || bt.count > INT32_MAX) return false;
+    return (bt.stride_a == 0 || bt.stride_a >= span_a) && (bt.stride_b == 0 || bt.stride_b >= span_b);
 }
 
-/* Whether X (base and leading dimension) is 16-byte aligned. */
-static bool gemm__cuda_aligned16(const void *X, int64_t ld, size_t elem)
-{
-    return (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
-}
-
-/* The copy of one operand (rows x K, k-major or not, leading dimension ld)
-   into scratch: rows of whole 16-byte vectors in the layout it gets. */
-static void gemm__cuda_plan_copy(gemm__cuda_copy how, bool kmajor, int64_t rows, int64_t K, size_t elem,
-                                 gemm__cuda_copy *copy, int64_t *ld, size_t *elems)
-{
-    int64_t v = 16 / (int64_t)elem, inner = (how == GEMM__CUDA_TRANSPOSE) != kmajor ? K : rows;
-    int64_t outer = inner == K ? rows : K;
-    *copy = how;
-    if (how == GEMM__CUDA_AS_IS) return;
-    *ld = (inner + v - 1) / v * v;
-    *elems = (size_t)(*ld * outer);
-}
-
-/* Row-major NT (both operands k-major) makes the fp32 kernel transpose both
-   in shared memory, its slowest case. AUTO copies one of them transposed
-   into scratch first when the copy is cheap beside the product: copying
-   op(B) (N x K) costs N*K of the product's M*N*K, so op(B) when M >= N,
-   else op(A), and only when that other side is at least 2048 (the copy is
-   then under about 4% of the time). A forced configuration copies only
-   when its both-k-major form does not fit in shared memory. */
-static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gemm__cuda_exact_dev *d)
-{
-    if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
-    if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
-    return (p->m >= p->n ? p->m : p->n) >= 2048;
-}
-
-/* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
-   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
-   run on this device. */
+/* The exact plan of a batch once the kernel is SIMT (fp32) or DMMA
+   (fp64); t holds the kernel, the K parts and the alignment. */
 template <typename T>
-static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
-                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
-                                            gemm__cuda_exact_plan *t)
+static gemm_status gemm__cuda_choose_exact_members(const char *fn, const gemm__problem *p,
+                                                   const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                                   const gemm__cuda_members *batch, gemm__cuda_exact_plan *t)
 {
-    size_t elem = sizeof(T);
-    bool tma;
-    memset(t, 0, sizeof *t);
-    t->kernel = kernel;
+    bool small = p->m <= 64 || (sizeof(T) == 4 && p->n <= 64);
+    gemm__cuda_exact_dev dev;
     t->ak = p->a_trans;
     t->bk = !p->b_trans;
     t->lda = p->lda;
     t->ldb = p->ldb;
-    if (kernel == GEMM_CUDA_KERNEL_DMMA) {
-        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
-        tma = t->variant != GEMM__CUDA_DMMA_RING;
-        if (tma && !d->tma)
-            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
-                              "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
-    } else {
-        tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
-        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
-            if (p->m >= p->n) {
-                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
-                t->bk = false;
-            } else {
-                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
-                t->ak = false;
-            }
-        }
-        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, d);
-        if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
-            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
-                              "block for this layout, this GPU gives %d", fn, t->variant,
-                              gemm__cuda_sw_smem(t->variant, t->ak, t->bk), d->smem_block);
+    if (sizeof(T) == 8) {
+        if (opt->variant > 1)
+            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches run DMMA's cp.async configuration (variant 1), not "
+                              "the TMA configuration %d", fn, opt->variant);
+        t->variant = GEMM__CUDA_DMMA_RING;
+        if (small) t->cp = GEMM__CUDA_CP_DMMA_SMALL;
+        else if (opt->variant == 0 && t->aligned && gemm__cuda_sm90a_code(gpu) && gemm__cuda_tma_members(p, *batch->bt))
+            t->variant = GEMM__CUDA_DMMA_TMA;
+        else t->cp = GEMM__CUDA_CP_DMMA;
+        return GEMM_OK;
     }
-    if (tma && t->copy_a == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(a, p->lda, elem))
-        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->ak, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
-    if (tma && t->copy_b == GEMM__CUDA_AS_IS && !gemm__cuda_aligned16(b, p->ldb, elem))
-        gemm__cuda_plan_copy(GEMM__CUDA_REALIGN, t->bk, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+    if (!t->aligned || (small && opt->variant == 0) || t->split > 1) { /* the warp-tiled batch instance keeps K whole */
+        t->cp = GEMM__CUDA_CP_SIMT_SMALL;
+        return GEMM_OK;
+    }
+    dev.sms = gpu->sms;
+    dev.tma = false;
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    t->variant = opt->variant ? opt->variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, &dev);
+    if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)dev.smem_block)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
+                          "block for this layout, this GPU gives %d", fn, t->variant,
+                          gemm__cuda_sw_smem(t->variant, t->ak, t->bk), dev.smem_block);
     return GEMM_OK;
 }
-/* <<cuda/host exact_plan */
+
+/* fp32 or fp64 computed exactly: the kernel (options.kernel or AUTO's) and
+   its plan, for a single call (batch NULL) or the members of a batch. */
+template <typename T>
+static gemm_status gemm__cuda_choose_exact(const char *fn, const gemm__problem *p,
+                                           const gemm__cuda_operands<T, T, T> &x, const gemm_cuda_options *opt,
+                                           const gemm__cuda_gpu *gpu, const gemm__cuda_members *batch,
+                                           gemm__cuda_exact_plan *t)
+{
+    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
+    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_auto_exact(precision, gpu);
+    int split = batch ? (opt->split_k > 0 ? opt->split_k : 1) : opt->split_k;
+    bool aligned = batch ? batch->aligned_a && batch->aligned_b : gemm__cuda_aligned_ab(p, x);
+    gemm__cuda_exact_dev dev;
+    gemm_status s;
+    memset(t, 0, sizeof *t);
+    t->kernel = kernel;
+    t->split = split;
+    t->aligned = aligned;
+    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16) return GEMM_OK; /* the ladder */
+    if (sizeof(T) == 8 && kernel == GEMM_CUDA_KERNEL_SIMT) {
+        t->cp = GEMM__CUDA_CP_SIMT_F64;
+        return GEMM_OK;
+    }
+    if (batch) return gemm__cuda_choose_exact_members<T>(fn, p, opt, gpu, batch, t);
+    dev.sms = gpu->sms;
+    dev.tma = gemm__cuda_sm90a_code(gpu);
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, t)) != GEMM_OK) return s;
+    t->split = split; /* the plan starts from zeros */
+    t->aligned = aligned;
+    if (sizeof(T) == 8 && t->variant == GEMM__CUDA_DMMA_RING) t->cp = GEMM__CUDA_CP_DMMA;
+    return GEMM_OK;
+}
+
+/* The tensor-core plan of a batch (the rules above). Small members take
+   MMA's 64 x 64 tiles, a block per member, because a WGMMA tile of 128
+   rows would be three quarters empty (measured on an H100: 64^3 x 10,000
+   at 0.52-0.65 of cuBLAS on WGMMA, 0.96-0.99 on these tiles). WGMMA reads
+   TF32 only k-major, so with an M-major op(A) (the NN case) it copies
+   op(A) first, which costs more than its faster sums up to 256 columns
+   (TF32 128^3 x 4000: 0.60 of cuBLAS on WGMMA, 0.99 on MMA; 256^3 x 1000:
+   0.66-0.71 and 0.89-0.92; but 1024^3 x 16: 0.87 and 0.50); MMA reads an
+   aligned op(A) in place, k-major or M-major (see bench/RESULTS.md). */
+template <typename T>
+static gemm_status gemm__cuda_choose_tc_members(const char *fn, const gemm__problem *p, const gemm_cuda_options *opt,
+                                                const gemm__cuda_gpu *gpu, const gemm__cuda_members *batch,
+                                                gemm__cuda_tc_plan *t)
+{
+    const gemm__cuda_batch &bt = *batch->bt;
+    bool aligned_a = batch->aligned_a, aligned_b = batch->aligned_b;
+    bool small = p->m <= 64 && p->n <= 64 && opt->kernel != GEMM_CUDA_KERNEL_WGMMA;
+    bool tf32_mn = sizeof(T) == 4 && !p->a_trans && aligned_a && p->n <= 256 && opt->kernel == GEMM_CUDA_KERNEL_AUTO;
+    bool wgmma = !small && !tf32_mn &&
+                 (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
+                 gemm__cuda_sm90a_code(gpu) && gemm__cuda_tma_members(p, bt);
+    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : GEMM_CUDA_KERNEL_MMA;
+    t->kernel = kernel;
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return GEMM_OK;
+    if (kernel == GEMM_CUDA_KERNEL_WGMMA && !wgmma)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel runs strided batches on Hopper (compute "
+                          "capability 9.0, a build for sm_90a), each stride 0 or at least a member's span; this is %s "
+                          "on a %d.%d GPU: use the mma kernel", fn, bt.c ? "a pointer-array batch" : "another batch",
+                          gpu->major, gpu->minor);
+    if (gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches on the tensor cores need compute capability 8.0+; this "
+                          "GPU is %d.%d", fn, gpu->major, gpu->minor);
+    *t = wgmma ? gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms)
+               : gemm__cuda_mma_members_plan<T>(p, aligned_a, aligned_b, small);
+    return GEMM_OK;
+}
+
+/* The tensor-core modes (TF32, FP16, BF16, FP32_ACCURATE): the kernel
+   (options.kernel or AUTO's) and its plan, for a single call (batch NULL)
+   or the members of a batch. */
+template <typename T>
+static gemm_status gemm__cuda_choose_tc(const char *fn, const gemm__problem *p, const T *a, const T *b,
+                                        const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                        const gemm__cuda_members *batch, gemm__cuda_tc_plan *t)
+{
+    gemm_cuda_kernel kernel;
+    memset(t, 0, sizeof *t);
+    if (batch) return gemm__cuda_choose_tc_members<T>(fn, p, opt, gpu, batch, t);
+    kernel = opt->kernel ? opt->kernel : gemm__cuda_auto_tc(gpu);
+    if (kernel == GEMM_CUDA_KERNEL_MMA && gpu->major < 8)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the mma kernel needs compute capability 8.0+, this GPU is %d.%d",
+                          fn, gpu->major, gpu->minor);
+    if (kernel == GEMM_CUDA_KERNEL_WGMMA && !gemm__cuda_sm90a_code(gpu))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel needs compute capability 9.0 (this GPU is %d.%d) "
+                          "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, gpu->major, gpu->minor);
+    t->kernel = kernel;
+    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return GEMM_OK; /* the ladder */
+    *t = gemm__cuda_tc_plan_of<T>(kernel, p, a, b, opt, gpu->sms);
+    return GEMM_OK;
+}
+/* <<cuda/host choose */
 /* >>cuda/host exact_run: src/cuda/host/exact_run.cuh */
 /* The exact path's run: the plan's operand copies into scratch, the
    launches of the warp-tiled SIMT and the TMA DMMA kernels, and the entry
@@ -3179,18 +3667,6 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
 #include <atomic>
 #include <cuda.h> /* CUtensorMap */
 #include <stdio.h> /* snprintf */
-
-/* Whether this build holds the sm_90a code for device `dev` (Hopper):
-   read once per device from the module the runtime loaded for it. */
-static bool gemm__cuda_exact_tma_built(int dev, int major, int minor)
-{
-    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
-    int built = 0;
-    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
-    if (known[dev].load() == 0)
-        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
-    return known[dev].load() == 2;
-}
 
 #ifdef GEMM__TEST_HOOKS
 /* What the last exact call of this thread ran (tests and benchmarks). */
@@ -3453,68 +3929,33 @@ static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_p
     return s;
 }
 
-/* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
-   its plan, and the run. The ladder, fp64 on SIMT and DMMA's cp.async
-   configuration read the operands where they are. */
+/* fp32 or fp64, computed exactly: the chooser's plan (options.kernel or
+   AUTO's kernel, its configuration), then the ladder, a cp.async
+   configuration (operands where they are), or the run with its copies. */
 template <typename T>
 static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
                                     const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
-    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
-    gemm__cuda_exact_dev dev;
     gemm__cuda_exact_plan t;
-    gemm_status s;
-    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
-    if constexpr (sizeof(T) == 8)
-        if (kernel == GEMM_CUDA_KERNEL_SIMT)
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gemm__cuda_single(1),
-                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
-                                                                    opt->split_k, stream);
-    dev.sms = gpu->sms;
-    dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, &t)) != GEMM_OK) return s;
-    if constexpr (sizeof(T) == 8)
-        if (t.variant == GEMM__CUDA_DMMA_RING) {
-            gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gemm__cuda_single(1),
-                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
-                                                                    opt->split_k, stream);
+    gemm_status s = gemm__cuda_choose_exact<T>(fn, p, x, opt, gpu, NULL, &t);
+    if (s != GEMM_OK) return s;
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE || t.kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
+    if constexpr (sizeof(T) == 8) /* fp32's single calls have no cp.async configuration */
+        if (t.cp != GEMM__CUDA_CP_NONE) {
+            if (t.cp == GEMM__CUDA_CP_DMMA) gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
+            return gemm__cuda_launch_cp<T, false>(fn, &t, p, x, gemm__cuda_single(1), gpu->sms, stream);
         }
-    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
+    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, t.split, stream);
 }
 /* <<cuda/host exact_run */
 /* >>cuda/host tc_launch: src/cuda/host/tc_launch.cuh */
-/* The tensor-core modes' launches: which kernel this device and build can
-   run, the tensor maps of WGMMA's copy engine, the operand copies, the
-   WGMMA tile height and K split, and the launches of WGMMA and MMA. */
+/* The tensor-core modes' launches: the tensor maps of WGMMA's copy
+   engine, the operand copies into k-major rows, and the launches of WGMMA
+   and MMA that a plan (tc_plan.cuh) names. */
 #include <atomic>
 #include <cuda.h> /* CUtensorMap */
-#include <string.h>
 #include <type_traits>
-
-/* Whether this build holds the sm_90a WGMMA code for device `dev`: read once
-   per device from the module the runtime loaded for it. */
-static bool gemm__cuda_wgmma_available(int dev, int major, int minor)
-{
-    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
-    int built = 0;
-    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
-    if (known[dev].load() == 0)
-        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
-    return known[dev].load() == 2;
-}
-
-static gemm_cuda_kernel gemm__cuda_choose_tc(int dev, int major, int minor)
-{
-    if (gemm__cuda_wgmma_available(dev, major, minor)) return GEMM_CUDA_KERNEL_WGMMA;
-    return major >= 8 ? GEMM_CUDA_KERNEL_MMA : GEMM_CUDA_KERNEL_NAIVE;
-}
 
 /* cuTensorMapEncodeTiled from the driver, found through the runtime so that
    nothing needs -lcuda. */
@@ -3536,11 +3977,6 @@ template <typename T> struct gemm__cuda_kmajor {
     const T *X;
     int64_t ld;
 };
-
-static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool kmajor)
-{
-    return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
-}
 
 /* A tensor map of X for wgmma: `rank` dimensions (dims, innermost first;
    strides in bytes of the outer ones), boxes of `box`, the 128-byte
@@ -3612,117 +4048,6 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
-}
-
-/* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
-   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
-   reuse of each copied slice wins at every K measured on the H100 and the
-   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
-   128-row blocks per SM move a third more bytes from L2 per product). The
-   fp32-accurate mode always takes 256 (its promoted sums need the split
-   tile, wgmma.cuh). */
-static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
-{
-    if (accurate) return 256;
-    if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return M <= 128 ? 128 : 256;
-}
-
-/* How many parts the WGMMA kernel splits K into: options.split_k when set,
-   else enough units to give every block slot (SMs x blocks per SM) one
-   when the tiles are fewer than the slots, keeping at least 4 K tiles per
-   part. Returns the parts, none empty. */
-static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
-{
-    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
-    if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
-    if (split > ktiles) split = ktiles;
-    if (split > 64) split = 64;
-    if (split < 1) return 1;
-    return (ktiles + (ktiles + split - 1) / split - 1) / ((ktiles + split - 1) / split); /* no empty parts */
-}
-
-/* How one tensor-core call runs: its kernel; whether WGMMA reads a 16-bit
-   op(A) M-major (a_mn) or op(B) N-major (b_mn) in place; which operands
-   are first copied into k-major rows of ldo elements, or, in the
-   fp32-accurate mode (`accurate`), split into `regions` regions of ldo
-   elements each (split.cuh); the WGMMA tile height, K split, raster group
-   and grid, and whether the last part of a split tile sums the parts
-   (`fixup`); and the scratch bytes of the copies (a's elements first), of
-   split-K's sums, its counters (at `counters_at`) and the accurate mode's
-   Inf/NaN flag (at `flag_at`). */
-typedef struct gemm__cuda_tc_plan {
-    gemm_cuda_kernel kernel;
-    bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
-    int wg_bm, split, group, grid, regions;
-    int64_t ldo;
-    gemm__cuda_wgmma_work work;
-    size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
-} gemm__cuda_tc_plan;
-
-/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
-   block per unit up to the block slots of the device (persistent blocks
-   walk the rest). Test hooks may force the raster group, the grid, the
-   epilogue or the way a split K is summed. */
-static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
-{
-    gemm__cuda_wgmma_work *w = &t->work;
-    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
-    memset(w, 0, sizeof *w);
-    w->members = 1;
-    w->tm = (M + t->wg_bm - 1) / t->wg_bm;
-    w->tn = (N + 127) / 128;
-    w->tiles = w->tm * w->tn;
-    if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
-        w->kt_seg = (int)(t->ldo / bk);
-        w->kt_total = 3 * w->kt_seg;
-    } else {
-        w->kt_total = (int)((K + bk - 1) / bk);
-    }
-    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
-    w->kt_per = (w->kt_total + t->split - 1) / t->split;
-    w->units = w->tiles * t->split;
-    w->group = GEMM__HOOK(cuda_wgmma_group, 8);
-    /* the staged epilogue and a separate sum kernel: on an H100 the
-       last part's in-kernel sum ran split shapes (1024^3, thin ones) at
-       0.4-0.5 of the sum kernel's speed, the direct epilogue large ones at
-       0.85-0.9 of the staged one's */
-    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 1);
-    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 1) == 2;
-    grid = GEMM__HOOK(cuda_wgmma_grid, 0);
-    t->group = w->group;
-    t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
-}
-
-template <typename T>
-static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
-                                                const T *b, const gemm_cuda_options *opt, int sms)
-{
-    gemm__cuda_tc_plan t;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
-    bool ak = p->a_trans, bk = !p->b_trans, wgmma = kernel == GEMM_CUDA_KERNEL_WGMMA; /* k-major operands */
-    memset(&t, 0, sizeof t);
-    t.kernel = kernel;
-    t.accurate = std::is_same<T, float>::value && opt->math == GEMM_CUDA_MATH_FP32_ACCURATE;
-    t.ldo = t.accurate ? (K + 31) / 32 * 32 : (K + 7) / 8 * 8; /* whole 128-byte slices; 16-byte rows */
-    t.regions = t.accurate ? 3 : 1;
-    /* WGMMA reads 16-bit operands MN-major as well (wgmma's transpose bits) */
-    t.a_mn = wgmma && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
-    t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
-    t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
-    t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
-    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
-    t.split = 1;
-    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
-    t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
-    t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
-    t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
-    t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
-    t.counters_at = t.packed + t.partial_bytes;
-    t.flag_at = t.counters_at + (t.fixup ? ((size_t)t.work.tiles * sizeof(int) + 255) / 256 * 256 : 0);
-    t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
-    return t;
 }
 
 /* The WGMMA kernel for a plan's operand layouts. */
@@ -3824,23 +4149,10 @@ static gemm_status gemm__cuda_launch_mma(const char *fn, const gemm__problem *p,
 }
 /* <<cuda/host tc_launch */
 /* >>cuda/host tc: src/cuda/host/tc.cuh */
-/* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums): the kernel,
-   the operand copies and split-K sums in scratch, the launch. */
+/* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums) and the
+   fp32-accurate mode, single calls: the chooser's plan run, its operand
+   copies (or split) and split-K sums in scratch, the launch. */
 #include <type_traits>
-
-/* options.kernel, or AUTO's choice, when this device and build can run it. */
-static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
-                                        gemm_cuda_kernel *kernel)
-{
-    *kernel = opt->kernel ? opt->kernel : gemm__cuda_choose_tc(gpu->dev, gpu->major, gpu->minor);
-    if (*kernel == GEMM_CUDA_KERNEL_MMA && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the mma kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gpu->major, gpu->minor);
-    if (*kernel == GEMM_CUDA_KERNEL_WGMMA && !gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor))
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel needs compute capability 9.0 (this GPU is %d.%d) "
-                          "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, gpu->major, gpu->minor);
-    return GEMM_OK;
-}
 
 /* The fp32-accurate mode's split of both operands into scratch (split.cuh):
    WGMMA reads the sliced regions hi, lo (and hc, written only when an Inf
@@ -3950,17 +4262,17 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     return s;
 }
 
-/* A tensor-core call: T is A's and B's type (float for TF32), TC is C's. */
+/* A tensor-core call: T is A's and B's type (float for TF32 and the
+   fp32-accurate mode), TC is C's. The chooser's plan, then the ladder or
+   the run. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, float> &x,
                                  const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     gemm__cuda_tc_plan t;
-    gemm_cuda_kernel kernel;
-    gemm_status s = gemm__cuda_tc_kernel(fn, opt, gpu, &kernel);
+    gemm_status s = gemm__cuda_choose_tc<T>(fn, p, x.a, x.b, opt, gpu, NULL, &t);
     if (s != GEMM_OK) return s;
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
-    t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
 /* <<cuda/host tc */
@@ -3993,17 +4305,9 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
 /* >>cuda/host batch_run: src/cuda/host/batch_run.cuh */
 /* Batches on the device: the checks of every member's memory, the device
    copy of a pointer-array batch's lists, and the launches, the members in
-   the grid (batch.cuh). Exact fp32 runs the warp-tiled kernel when every
-   member is 16-byte aligned and larger than 64 x 64 (and K is whole),
-   else a 64 x 64 SIMT configuration; fp64 runs the TMA DMMA kernel on a
-   strided batch on Hopper (members as the tensor maps' third dimension),
-   else DMMA's cp.async configurations (64 x 64 for members of at most 64
-   rows, 128 x 64 else); the tensor-core modes run WGMMA on a strided batch
-   on Hopper, else MMA, after one batched copy of the operands the kernel
-   cannot read in place. The
-   fp32-accurate mode runs its members one after another (its split of the
-   operands is not batched). Nothing of a batch goes through scratch but
-   these copies and the pointer lists. */
+   the grid (device/batch.cuh), of the plan the chooser (choose.cuh) makes
+   for the members. Nothing of a batch goes through scratch but the
+   operand copies of the tensor-core modes and the pointer lists. */
 #include <atomic>
 #include <cuda.h> /* CUdeviceptr, CUresult */
 #include <stdio.h> /* snprintf */
@@ -4166,189 +4470,81 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     return GEMM_OK;
 }
 
-/* Whether a batch's a and b can be 3-D tensor maps (the TMA kernels):
-   strided, each stride 0 (a shared operand) or at least one member's
-   whole span, so the copy engine sees the members as a third dimension
-   (16-byte alignment is checked apart). */
-static bool gemm__cuda_tma_members(const gemm__problem *p, const gemm__cuda_batch &bt)
-{
-    int64_t span_a = p->lda * (p->a_trans ? p->m : p->k), span_b = p->ldb * (p->b_trans ? p->k : p->n);
-    if (bt.a || bt.b || bt.c || bt.count > INT32_MAX) return false;
-    return (bt.stride_a == 0 || bt.stride_a >= span_a) && (bt.stride_b == 0 || bt.stride_b >= span_b);
-}
-
-/* Exact fp32 and fp64 over the members of bt (`aligned`: every member's A
-   and B 16-byte aligned). K is split only when options.split_k asks: a
-   member's sums then do not depend on the batch around it (the same bits
-   in a batch of one as in a batch of 10,000). */
+/* Exact fp32 and fp64 over the members of bt: the chooser's plan, then
+   the ladder, a cp.async configuration or the warp-tiled SIMT or TMA DMMA
+   launch, the operands read in place. K is split only when
+   options.split_k asks: a member's sums then do not depend on the batch
+   around it (the same bits in a batch of one as in a batch of 10,000). */
 template <typename T>
 static gemm_status gemm__cuda_exact_members(const char *fn, const gemm__problem *p,
-                                            const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt,
-                                            bool aligned, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                            const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_members *batch,
+                                            const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
                                             cudaStream_t stream)
 {
-    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
-    bool small = p->m <= 64 || (sizeof(T) == 4 && p->n <= 64);
-    int split = opt->split_k > 0 ? opt->split_k : 1;
-    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, bt, stream);
-    if constexpr (sizeof(T) == 8) {
-        if (kernel == GEMM_CUDA_KERNEL_SIMT)
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, aligned, gpu->sms, split, stream);
-        if (opt->variant > 1)
-            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches run DMMA's cp.async configuration (variant 1), not "
-                              "the TMA configuration %d", fn, opt->variant);
-        if (small)
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64_small>(fn, p, x, bt, aligned, gpu->sms,
-                                                                          split, stream);
-        if (opt->variant == 0 && aligned && gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor) &&
-            gemm__cuda_tma_members(p, bt)) {
-            gemm__cuda_exact_plan t = {};
-            t.kernel = GEMM_CUDA_KERNEL_DMMA;
-            t.ak = p->a_trans;
-            t.bk = !p->b_trans;
-            t.lda = p->lda;
-            t.ldb = p->ldb;
-            t.variant = GEMM__CUDA_DMMA_TMA;
-            return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, split, stream);
-        }
-        return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, bt, aligned, gpu->sms, split, stream);
-    } else {
-        gemm__cuda_exact_dev dev;
-        gemm__cuda_exact_plan t = {};
-        if (!aligned || (small && opt->variant == 0) || split > 1) /* the warp-tiled batch instance keeps K whole */
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, aligned, gpu->sms,
-                                                                          split, stream);
-        dev.sms = gpu->sms;
-        dev.tma = false;
-        GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-        t.kernel = GEMM_CUDA_KERNEL_SIMT;
-        t.ak = p->a_trans;
-        t.bk = !p->b_trans;
-        t.lda = p->lda;
-        t.ldb = p->ldb;
-        t.variant = opt->variant ? opt->variant : gemm__cuda_sw_choose(t.ak, t.bk, p->m, p->n, &dev);
-        if (gemm__cuda_sw_smem(t.variant, t.ak, t.bk) > (size_t)dev.smem_block)
-            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
-                              "block for this layout, this GPU gives %d", fn, t.variant,
-                              gemm__cuda_sw_smem(t.variant, t.ak, t.bk), dev.smem_block);
-        return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, split, stream);
-    }
+    const gemm__cuda_batch &bt = *batch->bt;
+    gemm__cuda_exact_plan t;
+    gemm_status s = gemm__cuda_choose_exact<T>(fn, p, x, opt, gpu, batch, &t);
+    if (s != GEMM_OK) return s;
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE || t.kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, t.kernel, p, x, bt, stream);
+    if (t.cp != GEMM__CUDA_CP_NONE) return gemm__cuda_launch_cp<T, true>(fn, &t, p, x, bt, gpu->sms, stream);
+    return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, t.split, stream);
 }
 
-/* The WGMMA plan of a strided batch: K not split, the members' units
-   side by side (member outermost), a 16-bit operand read M- or N-major in
-   place when aligned, every other operand not k-major and aligned copied. */
-template <typename T>
-static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, const gemm__cuda_batch &bt,
-                                                        bool aligned_a, bool aligned_b, int variant, int sms)
-{
-    gemm__cuda_tc_plan t;
-    int elem = (int)sizeof(T), slots;
-    memset(&t, 0, sizeof t);
-    t.kernel = GEMM_CUDA_KERNEL_WGMMA;
-    t.ldo = (p->k + 7) / 8 * 8;
-    t.regions = 1;
-    t.a_mn = elem == 2 && !p->a_trans && aligned_a;
-    t.b_mn = elem == 2 && p->b_trans && aligned_b;
-    t.copy_a = !t.a_mn && !(p->a_trans && aligned_a);
-    t.copy_b = !t.b_mn && !(!p->b_trans && aligned_b);
-    t.wg_bm = gemm__cuda_wgmma_bm((int)p->m, variant, false);
-    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, sms, 1);
-    t.work.units *= (int)bt.count;
-    t.work.members = (int)bt.count;
-    t.work.stride_c = bt.stride_c;
-    slots = sms * (t.wg_bm == 256 ? 1 : 2);
-    t.grid = slots < t.work.units ? slots : t.work.units;
-    t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
-    t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
-    return t;
-}
-
-/* The tensor-core modes over the members of bt: members of at most 64 x
-   64 on MMA's 64 x 64 tiles, a block per member (a WGMMA tile of 128 rows
-   would be three quarters empty: 64^3 x 10,000 ran at 0.52-0.65 of
-   cuBLAS's speed on WGMMA, 0.96-0.99 on these tiles, H100); others WGMMA
-   for a strided batch where it runs (Hopper, sm_90a code), else MMA.
-   MMA reads an aligned op(A) in place, k-major or M-major; WGMMA reads
-   TF32 only k-major, so with an M-major op(A) (the NN case) and members
-   of at most 256 columns TF32 takes MMA too: WGMMA's copy of op(A) costs
-   more than its faster sums (H100, TF32 128^3 x 4000: 0.60 of cuBLAS on
-   WGMMA, 0.99 on MMA; 256^3 x 1000: 0.66-0.71 and 0.89-0.92; but
-   1024^3 x 16: 0.87 and 0.50). Operands a kernel cannot read in place
-   are first copied, every member in one launch, into k-major rows in
-   scratch. */
+/* The tensor-core modes over the members of bt: the chooser's plan, then
+   the ladder, or one batched copy of the operands the plan's kernel cannot
+   read in place (every member in one launch, into k-major rows in
+   scratch) and the WGMMA or MMA launch. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
-                                         const gemm__cuda_operands<T, TC, float> &x, gemm__cuda_batch bt,
-                                         bool aligned_a, bool aligned_b, const gemm_cuda_options *opt,
-                                         const gemm__cuda_gpu *gpu, cudaStream_t stream)
+                                         const gemm__cuda_operands<T, TC, float> &x, const gemm__cuda_members *batch,
+                                         const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
-    size_t elem = sizeof(T);
-    int64_t ldo = (p->k + 7) / 8 * 8; /* 16-byte rows */
-    bool small = p->m <= 64 && p->n <= 64 && opt->kernel != GEMM_CUDA_KERNEL_WGMMA;
-    bool tf32_mn = elem == 4 && !p->a_trans && aligned_a && p->n <= 256 && opt->kernel == GEMM_CUDA_KERNEL_AUTO;
-    bool wgmma = !small && !tf32_mn &&
-                 (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
-                 gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor) && gemm__cuda_tma_members(p, bt);
-    gemm__cuda_tc_plan t = gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms);
-    bool copy_a = wgmma ? t.copy_a : !aligned_a;
-    bool copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
-    bool a_mn = !copy_a && !p->a_trans && !wgmma;
-    size_t a_elems = copy_a ? (size_t)(p->m * ldo) : 0, b_elems = copy_b ? (size_t)(p->n * ldo) : 0;
-    size_t a_bytes = (a_elems * bt.count * elem + 255) / 256 * 256, bytes = a_bytes + b_elems * bt.count * elem;
+    gemm__cuda_batch bt = *batch->bt;
+    size_t elem = sizeof(T), a_bytes, bytes;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
+    gemm__cuda_tc_plan t;
     T *scratch = NULL;
-    gemm_status s = GEMM_OK;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : GEMM_CUDA_KERNEL_MMA;
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, bt, stream);
-    if (kernel == GEMM_CUDA_KERNEL_WGMMA && !wgmma)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel runs strided batches on Hopper (compute "
-                          "capability 9.0, a build for sm_90a), each stride 0 or at least a member's span; this is %s "
-                          "on a %d.%d GPU: use the mma kernel", fn, bt.c ? "a pointer-array batch" : "another batch",
-                          gpu->major, gpu->minor);
-    if (gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches on the tensor cores need compute capability 8.0+; this "
-                          "GPU is %d.%d", fn, gpu->major, gpu->minor);
+    gemm_status s = gemm__cuda_choose_tc<T>(fn, p, x.a, x.b, opt, gpu, batch, &t);
+    if (s != GEMM_OK) return s;
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, t.kernel, p, x, bt, stream);
+    a_bytes = (t.a_elems * bt.count * elem + 255) / 256 * 256;
+    bytes = a_bytes + t.b_elems * bt.count * elem;
     if (bytes > 0) {
         cudaMemPool_t pool;
         cudaError_t e;
-        gemm__cuda_batch_copy ca = {bt.a, bt.stride_a, (int64_t)a_elems, 0},
-                              cb = {bt.b, bt.stride_b, (int64_t)b_elems, 0};
+        gemm__cuda_batch_copy ca = {bt.a, bt.stride_a, (int64_t)t.a_elems, 0},
+                              cb = {bt.b, bt.stride_b, (int64_t)t.b_elems, 0};
         if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
         if ((e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream)) != cudaSuccess)
             return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the members' operand copies)", e);
-        if (copy_a) {
-            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, aligned_a, (int)p->m, (int)p->k, scratch, ldo, ca,
-                                bt.count, stream);
-            a.X = scratch; a.ld = ldo;
-            bt.a = NULL; bt.stride_a = (int64_t)a_elems; /* the copies are strided */
+        if (t.copy_a) {
+            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, batch->aligned_a, (int)p->m, (int)p->k, scratch, t.ldo,
+                                ca, bt.count, stream);
+            a.X = scratch; a.ld = t.ldo;
+            bt.a = NULL; bt.stride_a = (int64_t)t.a_elems; /* the copies are strided */
         }
-        if (s == GEMM_OK && copy_b) {
+        if (s == GEMM_OK && t.copy_b) {
             T *out = (T *)((char *)scratch + a_bytes);
-            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, aligned_b, (int)p->n, (int)p->k, out, ldo, cb, bt.count,
-                                stream);
-            b.X = out; b.ld = ldo;
-            bt.b = NULL; bt.stride_b = (int64_t)b_elems;
+            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, batch->aligned_b, (int)p->n, (int)p->k, out, t.ldo, cb,
+                                bt.count, stream);
+            b.X = out; b.ld = t.ldo;
+            bt.b = NULL; bt.stride_b = (int64_t)t.b_elems;
         }
     }
-    if (s == GEMM_OK && wgmma) {
+    if (s == GEMM_OK && t.kernel == GEMM_CUDA_KERNEL_WGMMA) {
         t.work.a3 = bt.stride_a != 0 && bt.count > 1;
         t.work.b3 = bt.stride_b != 0 && bt.count > 1;
         s = t.wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
                                                                  bt.stride_b, stream)
                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
                                                                  bt.stride_b, stream);
-    } else if (s == GEMM_OK && small) {
-        s = a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
-                 : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
+    } else if (s == GEMM_OK && t.mma_bm == 64) {
+        s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
+                   : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
     } else if (s == GEMM_OK) {
-        s = a_mn ? gemm__cuda_launch_mma<T, TC, 128, false>(fn, p, a, b, x, false, bt, stream)
-                 : gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
+        s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 128, false>(fn, p, a, b, x, false, bt, stream)
+                   : gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
     }
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
@@ -4392,6 +4588,7 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
 {
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
+    gemm__cuda_members members;
     void *lists = NULL;
     bool aligned_a, aligned_b;
     gemm_status s;
@@ -4409,18 +4606,20 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
     aligned_b = p->work == GEMM__WORK_FULL &&
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
-        if (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL)
-            return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
+        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
     if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
+    members.bt = &bt;
+    members.aligned_a = aligned_a;
+    members.aligned_b = aligned_b;
     if (p->work == GEMM__WORK_SCALE) {
         s = gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, x.beta, x.c, p->ldc, bt, stream);
     } else if constexpr (std::is_same<T, double>::value) {
-        s = gemm__cuda_exact_members<T>(fn, p, x, bt, aligned_a && aligned_b, opt, &gpu, stream);
+        s = gemm__cuda_exact_members<T>(fn, p, x, &members, opt, &gpu, stream);
     } else if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value) {
-        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_tc_members<T, TC>(fn, p, x, bt, aligned_a, aligned_b, opt, &gpu, stream)
-                                     : gemm__cuda_exact_members<T>(fn, p, x, bt, aligned_a && aligned_b, opt, &gpu, stream);
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_tc_members<T, TC>(fn, p, x, &members, opt, &gpu, stream)
+                                     : gemm__cuda_exact_members<T>(fn, p, x, &members, opt, &gpu, stream);
     } else {
-        s = gemm__cuda_tc_members<T, TC>(fn, p, x, bt, aligned_a, aligned_b, opt, &gpu, stream);
+        s = gemm__cuda_tc_members<T, TC>(fn, p, x, &members, opt, &gpu, stream);
     }
     if (lists) {
         cudaError_t e = cudaFreeAsync(lists, stream);
@@ -6447,16 +6646,16 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
 GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_cuda_math math, int64_t m, int64_t n,
                                                 int64_t k)
 {
-    int dev, major, minor;
+    gemm__cuda_gpu gpu = {0, 0, 0, 0};
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
     bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
               (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));
     (void)m; (void)n; (void)k;
-    if ((!exact && !tc) || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    if ((!exact && !tc) || cudaGetDevice(&gpu.dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&gpu.major, cudaDevAttrComputeCapabilityMajor, gpu.dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&gpu.minor, cudaDevAttrComputeCapabilityMinor, gpu.dev) != cudaSuccess)
         return GEMM_CUDA_KERNEL_AUTO;
-    return tc ? gemm__cuda_choose_tc(dev, major, minor) : gemm__cuda_choose(precision, major, minor);
+    return tc ? gemm__cuda_auto_tc(&gpu) : gemm__cuda_auto_exact(precision, &gpu);
 }
 
 GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)

@@ -6,6 +6,7 @@
 #include <new> /* std::bad_alloc */
 #include <string.h>
 #include "../../core/internal.h" /* gemm__problem, GEMM__HOOK */
+#include "choose.cuh" /* gemm__cuda_is_tc */
 #include "orders.cuh" /* gemm__cuda_plan_make */
 #include "pipeline.cuh"
 #include "run.cuh"
