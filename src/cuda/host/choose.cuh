@@ -204,7 +204,8 @@ static gemm_status gemm__cuda_choose_exact_members(const char *fn, const gemm__p
                               "the TMA configuration %d", fn, opt->variant);
         t->variant = GEMM__CUDA_DMMA_RING;
         if (small) t->cp = GEMM__CUDA_CP_DMMA_SMALL;
-        else if (opt->variant == 0 && t->aligned && gemm__cuda_sm90a_code(gpu) && gemm__cuda_tma_members(p, *batch->bt))
+        else if (opt->variant == 0 && t->aligned && gemm__cuda_sm90a_code(gpu) &&
+                 gemm__cuda_tma_members(p, *batch->bt))
             t->variant = GEMM__CUDA_DMMA_TMA;
         else t->cp = GEMM__CUDA_CP_DMMA;
         return GEMM_OK;

@@ -128,6 +128,7 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     gemm__cuda_tc_plan t;
     gemm_status s = gemm__cuda_choose_tc<T>(fn, p, x.a, x.b, opt, gpu, NULL, &t);
     if (s != GEMM_OK) return s;
-    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE)
+        return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
