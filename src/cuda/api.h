@@ -1,7 +1,8 @@
 /* The public declarations of gemm_cuda.cuh: its kernels, modes and
    options, the device-pointer, host-pointer and batch calls, and the
    helpers that name or report kernels. The doc block at the top of the
-   header is their user reference. */
+   header is their user reference; the parts under src/cuda/ explain the
+   kernels and paths (host/choose.cuh: which runs when). */
 #pragma once
 #include <cuda_runtime.h>
 #include <cuda_fp16.h> /* __half, for callers of the _mixed calls */
@@ -15,7 +16,7 @@ extern "C" {
 typedef enum gemm_cuda_kernel {
     GEMM_CUDA_KERNEL_AUTO = 0,    /* by precision and compute capability */
     GEMM_CUDA_KERNEL_NAIVE = 1,   /* one thread per element of C */
-    GEMM_CUDA_KERNEL_TILED16 = 2, /* the seed paper's 16x16 shared-memory tiles */
+    GEMM_CUDA_KERNEL_TILED16 = 2, /* 16x16 tiles of A and B in shared memory (the textbook's second step) */
     GEMM_CUDA_KERNEL_SIMT = 3,    /* register-blocked, cp.async, fp32 and fp64 */
     GEMM_CUDA_KERNEL_DMMA = 4,    /* fp64 tensor cores (sm_80+); fp64 only */
     GEMM_CUDA_KERNEL_MMA = 5,     /* TF32/FP16/BF16 tensor cores through mma.sync (sm_80+) */
@@ -29,10 +30,13 @@ typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in
                                         cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
 } gemm_cuda_math;
 
-typedef enum gemm_cuda_mode { /* how the _host calls move data (the doc block above says when each pays) */
-    GEMM_CUDA_PAGEABLE = 0, /* the pipeline: staged through page-locked chunks, page-locked memory copied straight */
-    GEMM_CUDA_PINNED = 1,   /* the caller's memory is page-locked: copied straight, no staging */
-    GEMM_CUDA_MAPPED = 2    /* zero-copy (the kernel reads host memory) for tiny problems, else the pipeline */
+typedef enum gemm_cuda_mode { /* how the _host calls move data */
+    GEMM_CUDA_PAGEABLE = 0, /* the pipeline: pageable memory staged through page-locked chunks, page-locked,
+                               device and managed memory copied straight; zero-copy under 96 KB of operands */
+    GEMM_CUDA_PINNED = 1,   /* the caller page-locked its memory (cudaHostAlloc, cudaHostRegister): copied
+                               straight, no staging (memory that is not page-locked is staged, as by default) */
+    GEMM_CUDA_MAPPED = 2    /* zero-copy (the kernel reads host memory over the bus) up to 1 MB of operands,
+                               else the pipeline */
 } gemm_cuda_mode;
 
 /* Zero-initialised means every default; NULL works too. */
@@ -41,18 +45,21 @@ typedef struct gemm_cuda_options {
     gemm_cuda_math math;     /* EXACT; TF32 is opt-in (gemm_cuda_sgemm, _sgemm_host) */
     gemm_cuda_mode mode;     /* _host calls: PAGEABLE */
     int device;              /* _host calls: CUDA device index (0 = the first) */
-    size_t max_device_bytes; /* _host calls: device memory the call may take (0 = most of what is free) */
-    int host_threads;        /* _host calls: threads copying to and from pageable memory, per device (0 = automatic:
-                                half the cores, at most 8; on several devices the cores shared, at most 12 each) */
+    size_t max_device_bytes; /* _host calls: device memory the call may take (0 = what is free less a margin;
+                                too small for tiles of 32: GEMM_ERR_INVALID_ARG) */
+    int host_threads;        /* _host calls: threads copying to and from pageable memory (0 = half the host's
+                                cores, at most 8) */
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
-    int variant;             /* 0 = automatic; tensor-core modes on WGMMA: 1 = tiles of 256 rows, 2 = of 128;
-                                exact kernels (with kernel SIMT or DMMA): their configurations, above */
-    gemm_timing *timing;     /* _host calls: filled in seconds when not NULL (setup, copies, kernels, total);
-                                on several devices, the slowest device's phases and the whole call's total */
-    int device_count;        /* _host calls: how many devices share the call (0 or 1 = options.device alone;
-                                n > 1 = `devices`, or devices options.device .. options.device + n - 1;
-                                GEMM_CUDA_ALL_DEVICES = every device there is) */
-    const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
+    int variant;             /* 0 = automatic, else a configuration of options.kernel:
+                                SIMT (fp32) 1 = 128x128 blocks, 8x16 per thread; 2 = the same, 16x8;
+                                  3 = 256x128; 4 = 128x256
+                                DMMA 1 = 128x64 on cp.async (sm_80+); 2 = 128x128 through TMA, persistent;
+                                  3 = 128x64 through TMA, two blocks per SM (2 and 3: Hopper, sm_90a build)
+                                WGMMA (tensor-core modes) 1 = tiles of 256 rows, 2 = of 128 */
+    gemm_timing *timing;     /* _host calls: filled in seconds when not NULL: setup_s, to_device_s (the time
+                                the multiplies waited for copies), compute_s (the multiplies, both streams),
+                                from_device_s (after the last multiply), total_s (wall clock: the four
+                                parts add up to it) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */
@@ -118,16 +125,10 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    that runs past the end is refused, with the member in the detail). A
    refused batch writes nothing; batch_count = 0 does nothing. K is split
    only when options.split_k asks, so a member's result has the same bits
-   whatever the batch around it. Kernels:
-   fp32 runs the warp-tiled SIMT kernel, or a 64 x 64 configuration for
-   small or unaligned members (or K split); on Hopper a strided batch runs
-   fp64 on the TMA DMMA kernel and the tensor-core modes on WGMMA, the
-   members as a third tensor-map dimension (options.kernel WGMMA is refused
-   for a pointer-array batch), elsewhere DMMA's cp.async configurations and
-   MMA; tensor-core members of at most 64 x 64, and TF32 members of at most
-   256 columns whose op(A) is not k-major, run MMA (64 x 64 tiles for the
-   small ones), which reads op(A) in place; FP32_ACCURATE runs its members
-   one after another. */
+   whatever the batch around it. The kernels are the single call's, in
+   configurations for the members (options.kernel WGMMA runs strided
+   batches only, on Hopper; DMMA's variants 2 and 3 are for single calls);
+   FP32_ACCURATE runs its members one after another. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      float alpha, const float *A, int64_t lda, int64_t stride_a,

@@ -1,16 +1,8 @@
 /* Batches on the device: the checks of every member's memory, the device
    copy of a pointer-array batch's lists, and the launches, the members in
-   the grid (batch.cuh). Exact fp32 runs the warp-tiled kernel when every
-   member is 16-byte aligned and larger than 64 x 64 (and K is whole),
-   else a 64 x 64 SIMT configuration; fp64 runs the TMA DMMA kernel on a
-   strided batch on Hopper (members as the tensor maps' third dimension),
-   else DMMA's cp.async configurations (64 x 64 for members of at most 64
-   rows, 128 x 64 else); the tensor-core modes run WGMMA on a strided batch
-   on Hopper, else MMA, after one batched copy of the operands the kernel
-   cannot read in place. The
-   fp32-accurate mode runs its members one after another (its split of the
-   operands is not batched). Nothing of a batch goes through scratch but
-   these copies and the pointer lists. */
+   the grid (device/batch.cuh), of the plan the chooser (choose.cuh) makes
+   for the members. Nothing of a batch goes through scratch but the
+   operand copies of the tensor-core modes and the pointer lists. */
 #pragma once
 #include <atomic>
 #include <cuda.h> /* CUdeviceptr, CUresult */
@@ -18,6 +10,7 @@
 #include <string.h>
 #include <type_traits>
 #include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
+#include "choose.cuh" /* gemm__cuda_choose_exact, _tc, gemm__cuda_members */
 #include "exact_run.cuh"
 #include "tc.cuh"
 
@@ -177,189 +170,81 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     return GEMM_OK;
 }
 
-/* Whether a batch's a and b can be 3-D tensor maps (the TMA kernels):
-   strided, each stride 0 (a shared operand) or at least one member's
-   whole span, so the copy engine sees the members as a third dimension
-   (16-byte alignment is checked apart). */
-static bool gemm__cuda_tma_members(const gemm__problem *p, const gemm__cuda_batch &bt)
-{
-    int64_t span_a = p->lda * (p->a_trans ? p->m : p->k), span_b = p->ldb * (p->b_trans ? p->k : p->n);
-    if (bt.a || bt.b || bt.c || bt.count > INT32_MAX) return false;
-    return (bt.stride_a == 0 || bt.stride_a >= span_a) && (bt.stride_b == 0 || bt.stride_b >= span_b);
-}
-
-/* Exact fp32 and fp64 over the members of bt (`aligned`: every member's A
-   and B 16-byte aligned). K is split only when options.split_k asks: a
-   member's sums then do not depend on the batch around it (the same bits
-   in a batch of one as in a batch of 10,000). */
+/* Exact fp32 and fp64 over the members of bt: the chooser's plan, then
+   the ladder, a cp.async configuration or the warp-tiled SIMT or TMA DMMA
+   launch, the operands read in place. K is split only when
+   options.split_k asks: a member's sums then do not depend on the batch
+   around it (the same bits in a batch of one as in a batch of 10,000). */
 template <typename T>
 static gemm_status gemm__cuda_exact_members(const char *fn, const gemm__problem *p,
-                                            const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt,
-                                            bool aligned, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                            const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_members *batch,
+                                            const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
                                             cudaStream_t stream)
 {
-    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
-    bool small = p->m <= 64 || (sizeof(T) == 4 && p->n <= 64);
-    int split = opt->split_k > 0 ? opt->split_k : 1;
-    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, bt, stream);
-    if constexpr (sizeof(T) == 8) {
-        if (kernel == GEMM_CUDA_KERNEL_SIMT)
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, aligned, gpu->sms, split, stream);
-        if (opt->variant > 1)
-            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches run DMMA's cp.async configuration (variant 1), not "
-                              "the TMA configuration %d", fn, opt->variant);
-        if (small)
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64_small>(fn, p, x, bt, aligned, gpu->sms,
-                                                                          split, stream);
-        if (opt->variant == 0 && aligned && gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor) &&
-            gemm__cuda_tma_members(p, bt)) {
-            gemm__cuda_exact_plan t = {};
-            t.kernel = GEMM_CUDA_KERNEL_DMMA;
-            t.ak = p->a_trans;
-            t.bk = !p->b_trans;
-            t.lda = p->lda;
-            t.ldb = p->ldb;
-            t.variant = GEMM__CUDA_DMMA_TMA;
-            return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, split, stream);
-        }
-        return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, bt, aligned, gpu->sms, split, stream);
-    } else {
-        gemm__cuda_exact_dev dev;
-        gemm__cuda_exact_plan t = {};
-        if (!aligned || (small && opt->variant == 0) || split > 1) /* the warp-tiled batch instance keeps K whole */
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, aligned, gpu->sms,
-                                                                          split, stream);
-        dev.sms = gpu->sms;
-        dev.tma = false;
-        GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-        t.kernel = GEMM_CUDA_KERNEL_SIMT;
-        t.ak = p->a_trans;
-        t.bk = !p->b_trans;
-        t.lda = p->lda;
-        t.ldb = p->ldb;
-        t.variant = opt->variant ? opt->variant : gemm__cuda_sw_choose(t.ak, t.bk, p->m, p->n, &dev);
-        if (gemm__cuda_sw_smem(t.variant, t.ak, t.bk) > (size_t)dev.smem_block)
-            return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
-                              "block for this layout, this GPU gives %d", fn, t.variant,
-                              gemm__cuda_sw_smem(t.variant, t.ak, t.bk), dev.smem_block);
-        return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, split, stream);
-    }
+    const gemm__cuda_batch &bt = *batch->bt;
+    gemm__cuda_exact_plan t;
+    gemm_status s = gemm__cuda_choose_exact<T>(fn, p, x, opt, gpu, batch, &t);
+    if (s != GEMM_OK) return s;
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE || t.kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, t.kernel, p, x, bt, stream);
+    if (t.cp != GEMM__CUDA_CP_NONE) return gemm__cuda_launch_cp<T, true>(fn, &t, p, x, bt, gpu->sms, stream);
+    return gemm__cuda_exact_launch<T>(fn, p, &t, x.a, x.b, x, bt, gpu->sms, t.split, stream);
 }
 
-/* The WGMMA plan of a strided batch: K not split, the members' units
-   side by side (member outermost), a 16-bit operand read M- or N-major in
-   place when aligned, every other operand not k-major and aligned copied. */
-template <typename T>
-static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, const gemm__cuda_batch &bt,
-                                                        bool aligned_a, bool aligned_b, int variant, int sms)
-{
-    gemm__cuda_tc_plan t;
-    int elem = (int)sizeof(T), slots;
-    memset(&t, 0, sizeof t);
-    t.kernel = GEMM_CUDA_KERNEL_WGMMA;
-    t.ldo = (p->k + 7) / 8 * 8;
-    t.regions = 1;
-    t.a_mn = elem == 2 && !p->a_trans && aligned_a;
-    t.b_mn = elem == 2 && p->b_trans && aligned_b;
-    t.copy_a = !t.a_mn && !(p->a_trans && aligned_a);
-    t.copy_b = !t.b_mn && !(!p->b_trans && aligned_b);
-    t.wg_bm = gemm__cuda_wgmma_bm((int)p->m, variant, false);
-    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, sms, 1);
-    t.work.units *= (int)bt.count;
-    t.work.members = (int)bt.count;
-    t.work.stride_c = bt.stride_c;
-    slots = sms * (t.wg_bm == 256 ? 1 : 2);
-    t.grid = slots < t.work.units ? slots : t.work.units;
-    t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
-    t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
-    return t;
-}
-
-/* The tensor-core modes over the members of bt: members of at most 64 x
-   64 on MMA's 64 x 64 tiles, a block per member (a WGMMA tile of 128 rows
-   would be three quarters empty: 64^3 x 10,000 ran at 0.52-0.65 of
-   cuBLAS's speed on WGMMA, 0.96-0.99 on these tiles, H100); others WGMMA
-   for a strided batch where it runs (Hopper, sm_90a code), else MMA.
-   MMA reads an aligned op(A) in place, k-major or M-major; WGMMA reads
-   TF32 only k-major, so with an M-major op(A) (the NN case) and members
-   of at most 256 columns TF32 takes MMA too: WGMMA's copy of op(A) costs
-   more than its faster sums (H100, TF32 128^3 x 4000: 0.60 of cuBLAS on
-   WGMMA, 0.99 on MMA; 256^3 x 1000: 0.66-0.71 and 0.89-0.92; but
-   1024^3 x 16: 0.87 and 0.50). Operands a kernel cannot read in place
-   are first copied, every member in one launch, into k-major rows in
-   scratch. */
+/* The tensor-core modes over the members of bt: the chooser's plan, then
+   the ladder, or one batched copy of the operands the plan's kernel cannot
+   read in place (every member in one launch, into k-major rows in
+   scratch) and the WGMMA or MMA launch. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
-                                         const gemm__cuda_operands<T, TC, float> &x, gemm__cuda_batch bt,
-                                         bool aligned_a, bool aligned_b, const gemm_cuda_options *opt,
-                                         const gemm__cuda_gpu *gpu, cudaStream_t stream)
+                                         const gemm__cuda_operands<T, TC, float> &x, const gemm__cuda_members *batch,
+                                         const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
-    size_t elem = sizeof(T);
-    int64_t ldo = (p->k + 7) / 8 * 8; /* 16-byte rows */
-    bool small = p->m <= 64 && p->n <= 64 && opt->kernel != GEMM_CUDA_KERNEL_WGMMA;
-    bool tf32_mn = elem == 4 && !p->a_trans && aligned_a && p->n <= 256 && opt->kernel == GEMM_CUDA_KERNEL_AUTO;
-    bool wgmma = !small && !tf32_mn &&
-                 (opt->kernel == GEMM_CUDA_KERNEL_AUTO || opt->kernel == GEMM_CUDA_KERNEL_WGMMA) &&
-                 gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor) && gemm__cuda_tma_members(p, bt);
-    gemm__cuda_tc_plan t = gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms);
-    bool copy_a = wgmma ? t.copy_a : !aligned_a;
-    bool copy_b = wgmma ? t.copy_b : !(!p->b_trans && aligned_b);
-    bool a_mn = !copy_a && !p->a_trans && !wgmma;
-    size_t a_elems = copy_a ? (size_t)(p->m * ldo) : 0, b_elems = copy_b ? (size_t)(p->n * ldo) : 0;
-    size_t a_bytes = (a_elems * bt.count * elem + 255) / 256 * 256, bytes = a_bytes + b_elems * bt.count * elem;
+    gemm__cuda_batch bt = *batch->bt;
+    size_t elem = sizeof(T), a_bytes, bytes;
     gemm__cuda_kmajor<T> a = {x.a, p->lda}, b = {x.b, p->ldb};
+    gemm__cuda_tc_plan t;
     T *scratch = NULL;
-    gemm_status s = GEMM_OK;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : GEMM_CUDA_KERNEL_MMA;
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, bt, stream);
-    if (kernel == GEMM_CUDA_KERNEL_WGMMA && !wgmma)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel runs strided batches on Hopper (compute "
-                          "capability 9.0, a build for sm_90a), each stride 0 or at least a member's span; this is %s "
-                          "on a %d.%d GPU: use the mma kernel", fn, bt.c ? "a pointer-array batch" : "another batch",
-                          gpu->major, gpu->minor);
-    if (gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches on the tensor cores need compute capability 8.0+; this "
-                          "GPU is %d.%d", fn, gpu->major, gpu->minor);
+    gemm_status s = gemm__cuda_choose_tc<T>(fn, p, x.a, x.b, opt, gpu, batch, &t);
+    if (s != GEMM_OK) return s;
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, t.kernel, p, x, bt, stream);
+    a_bytes = (t.a_elems * bt.count * elem + 255) / 256 * 256;
+    bytes = a_bytes + t.b_elems * bt.count * elem;
     if (bytes > 0) {
         cudaMemPool_t pool;
         cudaError_t e;
-        gemm__cuda_batch_copy ca = {bt.a, bt.stride_a, (int64_t)a_elems, 0},
-                              cb = {bt.b, bt.stride_b, (int64_t)b_elems, 0};
+        gemm__cuda_batch_copy ca = {bt.a, bt.stride_a, (int64_t)t.a_elems, 0},
+                              cb = {bt.b, bt.stride_b, (int64_t)t.b_elems, 0};
         if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
         if ((e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream)) != cudaSuccess)
             return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the members' operand copies)", e);
-        if (copy_a) {
-            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, aligned_a, (int)p->m, (int)p->k, scratch, ldo, ca,
-                                bt.count, stream);
-            a.X = scratch; a.ld = ldo;
-            bt.a = NULL; bt.stride_a = (int64_t)a_elems; /* the copies are strided */
+        if (t.copy_a) {
+            s = gemm__cuda_pack(fn, x.a, p->lda, p->a_trans, batch->aligned_a, (int)p->m, (int)p->k, scratch, t.ldo,
+                                ca, bt.count, stream);
+            a.X = scratch; a.ld = t.ldo;
+            bt.a = NULL; bt.stride_a = (int64_t)t.a_elems; /* the copies are strided */
         }
-        if (s == GEMM_OK && copy_b) {
+        if (s == GEMM_OK && t.copy_b) {
             T *out = (T *)((char *)scratch + a_bytes);
-            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, aligned_b, (int)p->n, (int)p->k, out, ldo, cb, bt.count,
-                                stream);
-            b.X = out; b.ld = ldo;
-            bt.b = NULL; bt.stride_b = (int64_t)b_elems;
+            s = gemm__cuda_pack(fn, x.b, p->ldb, !p->b_trans, batch->aligned_b, (int)p->n, (int)p->k, out, t.ldo, cb,
+                                bt.count, stream);
+            b.X = out; b.ld = t.ldo;
+            bt.b = NULL; bt.stride_b = (int64_t)t.b_elems;
         }
     }
-    if (s == GEMM_OK && wgmma) {
+    if (s == GEMM_OK && t.kernel == GEMM_CUDA_KERNEL_WGMMA) {
         t.work.a3 = bt.stride_a != 0 && bt.count > 1;
         t.work.b3 = bt.stride_b != 0 && bt.count > 1;
         s = t.wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
                                                                  bt.stride_b, stream)
                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
                                                                  bt.stride_b, stream);
-    } else if (s == GEMM_OK && small) {
-        s = a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
-                 : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
+    } else if (s == GEMM_OK && t.mma_bm == 64) {
+        s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
+                   : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
     } else if (s == GEMM_OK) {
-        s = a_mn ? gemm__cuda_launch_mma<T, TC, 128, false>(fn, p, a, b, x, false, bt, stream)
-                 : gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
+        s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 128, false>(fn, p, a, b, x, false, bt, stream)
+                   : gemm__cuda_launch_mma<T, TC>(fn, p, a, b, x, false, bt, stream);
     }
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
@@ -403,6 +288,7 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
 {
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
+    gemm__cuda_members members;
     void *lists = NULL;
     bool aligned_a, aligned_b;
     gemm_status s;
@@ -420,18 +306,20 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
     aligned_b = p->work == GEMM__WORK_FULL &&
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
-        if (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL)
-            return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
+        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
     if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
+    members.bt = &bt;
+    members.aligned_a = aligned_a;
+    members.aligned_b = aligned_b;
     if (p->work == GEMM__WORK_SCALE) {
         s = gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, x.beta, x.c, p->ldc, bt, stream);
     } else if constexpr (std::is_same<T, double>::value) {
-        s = gemm__cuda_exact_members<T>(fn, p, x, bt, aligned_a && aligned_b, opt, &gpu, stream);
+        s = gemm__cuda_exact_members<T>(fn, p, x, &members, opt, &gpu, stream);
     } else if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value) {
-        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_tc_members<T, TC>(fn, p, x, bt, aligned_a, aligned_b, opt, &gpu, stream)
-                                     : gemm__cuda_exact_members<T>(fn, p, x, bt, aligned_a && aligned_b, opt, &gpu, stream);
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_tc_members<T, TC>(fn, p, x, &members, opt, &gpu, stream)
+                                     : gemm__cuda_exact_members<T>(fn, p, x, &members, opt, &gpu, stream);
     } else {
-        s = gemm__cuda_tc_members<T, TC>(fn, p, x, bt, aligned_a, aligned_b, opt, &gpu, stream);
+        s = gemm__cuda_tc_members<T, TC>(fn, p, x, &members, opt, &gpu, stream);
     }
     if (lists) {
         cudaError_t e = cudaFreeAsync(lists, stream);

@@ -1,9 +1,10 @@
 /* What every call shares on the host: its operands in the canonical
-   problem's naming, the checks of its options, the device it runs on, and
-   the first steps of a device-pointer call (sizes, pointers, C = beta*C). */
+   problem's naming, the device it runs on, the check of the host-pointer
+   calls' options, and the first steps of a device-pointer call (sizes,
+   pointers, C = beta*C). The checks of the kernel options are the
+   chooser's (choose.cuh). */
 #pragma once
 #include <stdint.h>
-#include <type_traits>
 #include "../../core/internal.h" /* gemm__problem, gemm__fail */
 #include "../api.h" /* gemm_cuda_options */
 #include "../device/batch.cuh" /* gemm__cuda_single */
@@ -34,42 +35,6 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
     return GEMM_OK;
 }
 
-/* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
-   `bits` is 32 or 64. */
-static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
-{
-    if (o->math != GEMM_CUDA_MATH_EXACT)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
-                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
-    if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
-                          "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
-    if ((unsigned)o->kernel > GEMM_CUDA_KERNEL_DMMA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a gemm_cuda_kernel", fn, (int)o->kernel);
-    if (o->kernel == GEMM_CUDA_KERNEL_DMMA && bits != 64)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the DMMA kernel is fp64 only", fn);
-    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant != 0 && !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_SIMT && bits == 32 && o->variant <= 4) &&
-        !(o->variant > 0 && o->kernel == GEMM_CUDA_KERNEL_DMMA && o->variant <= 3))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the exact configurations are 1-4 of the "
-                          "SIMT kernel (fp32) and 1-3 of DMMA, named with options.kernel (0: automatic)", fn, o->variant);
-    return GEMM_OK;
-}
-
-/* The options of the tensor-core modes (TF32, FP16, BF16). */
-static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *o)
-{
-    if (o->kernel != GEMM_CUDA_KERNEL_AUTO && o->kernel != GEMM_CUDA_KERNEL_NAIVE &&
-        o->kernel != GEMM_CUDA_KERNEL_MMA && o->kernel != GEMM_CUDA_KERNEL_WGMMA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.kernel = %d is not a tensor-core kernel (auto, mma, wgmma "
-                          "or naive)", fn, (int)o->kernel);
-    if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
-    if (o->variant < 0 || o->variant > 2)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
-                          "1 (WGMMA blocks of 256 rows) or 2 (128 rows)", fn, o->variant);
-    return GEMM_OK;
-}
-
 /* The options only the host-pointer calls read. */
 static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options *o)
 {
@@ -82,16 +47,6 @@ static gemm_status gemm__cuda_check_host(const char *fn, const gemm_cuda_options
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.device_count = %d is neither a count nor "
                           "GEMM_CUDA_ALL_DEVICES", fn, o->device_count);
     return GEMM_OK;
-}
-
-/* Whether a call with A and B of type T runs on the tensor cores: FP16 and
-   BF16 always, fp32 under options.math = TF32 or FP32_ACCURATE, fp64 never. */
-template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
-{
-    if constexpr (std::is_same<T, double>::value) return false;
-    else if constexpr (std::is_same<T, float>::value)
-        return o->math == GEMM_CUDA_MATH_TF32 || o->math == GEMM_CUDA_MATH_FP32_ACCURATE;
-    else return true;
 }
 
 /* Checks that a pointer can be dereferenced by the current device. */

@@ -6,6 +6,7 @@
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
 #include "../api.h"
 #include "batch_run.cuh"
+#include "choose.cuh" /* gemm__cuda_is_tc, the option checks, AUTO's kernels */
 #include "devices.cuh" /* gemm__cuda_host: one device or several */
 #include "run.cuh"
 #include "scratch.cuh"
@@ -322,16 +323,16 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
 GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_cuda_math math, int64_t m, int64_t n,
                                                 int64_t k)
 {
-    int dev, major, minor;
+    gemm__cuda_gpu gpu = {0, 0, 0, 0};
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
     bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
               (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));
     (void)m; (void)n; (void)k;
-    if ((!exact && !tc) || cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    if ((!exact && !tc) || cudaGetDevice(&gpu.dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&gpu.major, cudaDevAttrComputeCapabilityMajor, gpu.dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&gpu.minor, cudaDevAttrComputeCapabilityMinor, gpu.dev) != cudaSuccess)
         return GEMM_CUDA_KERNEL_AUTO;
-    return tc ? gemm__cuda_choose_tc(dev, major, minor) : gemm__cuda_choose(precision, major, minor);
+    return tc ? gemm__cuda_auto_tc(&gpu) : gemm__cuda_auto_exact(precision, &gpu);
 }
 
 GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)

@@ -1,8 +1,8 @@
 /* The exact path's cp.async kernels that read the operands in place (any
-   alignment): fp64 on SIMT (GPUs without FP64 tensor cores) and DMMA's
-   ring configuration (sm_80, or builds without sm_90a); how K is split;
-   the ladder; and the choice of kernel family. The warp-tiled SIMT (fp32)
-   and the TMA DMMA launches are in exact_run.cuh. */
+   alignment): fp64 on SIMT (GPUs without FP64 tensor cores), DMMA's ring
+   configuration (sm_80, or builds without sm_90a) and the 64 x 64 tiles
+   of a batch's small members; how K is split; the ladder. The warp-tiled
+   SIMT (fp32) and the TMA DMMA launches are in exact_run.cuh. */
 #pragma once
 #include <stdint.h>
 #include <type_traits>
@@ -11,6 +11,7 @@
 #include "../kernels/ladder.cuh"
 #include "../kernels/simt.cuh"
 #include "call.cuh" /* gemm__cuda_operands */
+#include "exact_plan.cuh" /* gemm__cuda_exact_plan, gemm__cuda_cp */
 #include "launch.cuh" /* gemm__cuda_each_run, gemm__cuda_scale_members */
 
 /* A kernel configuration: its block (BM x BN, K tile BK, NT threads), its
@@ -167,15 +168,24 @@ static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel ker
     });
 }
 
-static bool gemm__cuda_has_dmma(int major, int minor)
+/* The plan's cp.async configuration over the members of bt. MEMBERS:
+   whether the plan may name a batch's small configurations (a single
+   call's never does, so its instance leaves them out). */
+template <typename T, bool MEMBERS>
+static gemm_status gemm__cuda_launch_cp(const char *fn, const gemm__cuda_exact_plan *t, const gemm__problem *p,
+                                        const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt, int sms,
+                                        cudaStream_t stream)
 {
-    /* Full-rate FP64 tensor cores: A100 (8.0), H100/H200 (9.0), B200 (10.0). */
-    return (major == 8 && minor == 0) || major == 9 || major == 10;
-}
-
-/* AUTO's exact kernel for `precision` (GEMM_F32 or GEMM_F64). */
-static gemm_cuda_kernel gemm__cuda_choose(gemm_precision precision, int major, int minor)
-{
-    if (major < 8) return GEMM_CUDA_KERNEL_TILED16; /* no cp.async before sm_80 */
-    return precision == GEMM_F64 && gemm__cuda_has_dmma(major, minor) ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
+    if constexpr (sizeof(T) == 8) {
+        if (t->cp == GEMM__CUDA_CP_SIMT_F64)
+            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, t->aligned, sms, t->split, stream);
+        if constexpr (MEMBERS)
+            if (t->cp == GEMM__CUDA_CP_DMMA_SMALL)
+                return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64_small>(fn, p, x, bt, t->aligned, sms, t->split,
+                                                                              stream);
+        return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, bt, t->aligned, sms, t->split, stream);
+    } else {
+        static_assert(MEMBERS, "fp32's cp.async configuration is a batch's");
+        return gemm__cuda_launch_config<T, gemm__cuda_simt_f32_batch>(fn, p, x, bt, t->aligned, sms, t->split, stream);
+    }
 }

@@ -27,10 +27,23 @@ enum {
     GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
     GEMM__CUDA_SW_256X128 = 3,
     GEMM__CUDA_SW_128X256 = 4,
+    GEMM__CUDA_SW_VARIANTS = 4,
     GEMM__CUDA_DMMA_RING = 1,
     GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
-    GEMM__CUDA_DMMA_TMA_64 = 3  /* 128x64, two per SM */
+    GEMM__CUDA_DMMA_TMA_64 = 3, /* 128x64, two per SM */
+    GEMM__CUDA_DMMA_VARIANTS = 3
 };
+
+/* The cp.async configurations (exact.cuh), which read the operands in
+   place at any alignment (16-byte copies when `aligned`); a plan names one
+   of them, or none for the warp-tiled SIMT and TMA DMMA launches above. */
+typedef enum gemm__cuda_cp {
+    GEMM__CUDA_CP_NONE = 0,
+    GEMM__CUDA_CP_SIMT_F64 = 1,   /* fp64 on SIMT, 64 x 64 (GPUs without FP64 tensor cores) */
+    GEMM__CUDA_CP_DMMA = 2,       /* DMMA configuration 1: the ring, 128 x 64 */
+    GEMM__CUDA_CP_DMMA_SMALL = 3, /* the same, 64 x 64: a batch's members of at most 64 rows */
+    GEMM__CUDA_CP_SIMT_SMALL = 4  /* fp32 64 x 64: a batch's small or unaligned members, or K split */
+} gemm__cuda_cp;
 
 /* How an operand reaches the kernel: as it is, copied into scratch with its
    leading dimension rounded up to 16 bytes (the copy engine and the 16-byte
@@ -43,8 +56,15 @@ typedef struct gemm__cuda_exact_dev {
     bool tma;            /* the sm_90a kernels can run (Hopper, and this build has their code) */
 } gemm__cuda_exact_dev;
 
+/* How one exact call or batch runs: the kernel (NAIVE and TILED16: the
+   ladder, nothing else set), the cp.async configuration or the
+   configuration above and its layouts and copies, and the K parts asked
+   for (0: as many as fill the GPU). */
 typedef struct gemm__cuda_exact_plan {
-    gemm_cuda_kernel kernel; /* SIMT or DMMA */
+    gemm_cuda_kernel kernel; /* NAIVE, TILED16, SIMT or DMMA */
+    gemm__cuda_cp cp;        /* a cp.async configuration, or NONE */
+    bool aligned;            /* cp: every operand 16-byte aligned */
+    int split;               /* K parts asked for (options.split_k; batches: 1 unless it asks) */
     int variant;             /* the configuration above */
     bool ak, bk;             /* op(A) / op(B) k-major as the kernel reads them */
     gemm__cuda_copy copy_a, copy_b;

@@ -5,25 +5,13 @@
 #include <atomic>
 #include <cuda.h> /* CUtensorMap */
 #include <stdio.h> /* snprintf */
-#include "../device/wgmma_ptx.cuh" /* gemm__cuda_wgmma_built */
 #include "../kernels/copy.cuh"
 #include "../kernels/dmma_tma.cuh"
 #include "../kernels/simt_warp.cuh"
+#include "choose.cuh" /* gemm__cuda_choose_exact */
 #include "exact.cuh"
 #include "exact_plan.cuh"
 #include "scratch.cuh"
-
-/* Whether this build holds the sm_90a code for device `dev` (Hopper):
-   read once per device from the module the runtime loaded for it. */
-static bool gemm__cuda_exact_tma_built(int dev, int major, int minor)
-{
-    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
-    int built = 0;
-    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
-    if (known[dev].load() == 0)
-        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
-    return known[dev].load() == 2;
-}
 
 #ifdef GEMM__TEST_HOOKS
 /* What the last exact call of this thread ran (tests and benchmarks). */
@@ -286,38 +274,22 @@ static gemm_status gemm__cuda_exact_run(const char *fn, const gemm__cuda_exact_p
     return s;
 }
 
-/* fp32 or fp64, computed exactly: the kernel (options.kernel or AUTO's),
-   its plan, and the run. The ladder, fp64 on SIMT and DMMA's cp.async
-   configuration read the operands where they are. */
+/* fp32 or fp64, computed exactly: the chooser's plan (options.kernel or
+   AUTO's kernel, its configuration), then the ladder, a cp.async
+   configuration (operands where they are), or the run with its copies. */
 template <typename T>
 static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
                                     const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
-    gemm_precision precision = sizeof(T) == 8 ? GEMM_F64 : GEMM_F32;
-    gemm_cuda_kernel kernel = opt->kernel ? opt->kernel : gemm__cuda_choose(precision, gpu->major, gpu->minor);
-    gemm__cuda_exact_dev dev;
     gemm__cuda_exact_plan t;
-    gemm_status s;
-    if ((kernel == GEMM_CUDA_KERNEL_DMMA || kernel == GEMM_CUDA_KERNEL_SIMT) && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16)
-        return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
-    if constexpr (sizeof(T) == 8)
-        if (kernel == GEMM_CUDA_KERNEL_SIMT)
-            return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, gemm__cuda_single(1),
-                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
-                                                                    opt->split_k, stream);
-    dev.sms = gpu->sms;
-    dev.tma = gemm__cuda_exact_tma_built(gpu->dev, gpu->major, gpu->minor);
-    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, &t)) != GEMM_OK) return s;
-    if constexpr (sizeof(T) == 8)
-        if (t.variant == GEMM__CUDA_DMMA_RING) {
-            gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
-            return gemm__cuda_launch_config<T, gemm__cuda_dmma_f64>(fn, p, x, gemm__cuda_single(1),
-                                                                    gemm__cuda_aligned_ab(p, x), gpu->sms,
-                                                                    opt->split_k, stream);
+    gemm_status s = gemm__cuda_choose_exact<T>(fn, p, x, opt, gpu, NULL, &t);
+    if (s != GEMM_OK) return s;
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE || t.kernel == GEMM_CUDA_KERNEL_TILED16)
+        return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
+    if constexpr (sizeof(T) == 8) /* fp32's single calls have no cp.async configuration */
+        if (t.cp != GEMM__CUDA_CP_NONE) {
+            if (t.cp == GEMM__CUDA_CP_DMMA) gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
+            return gemm__cuda_launch_cp<T, false>(fn, &t, p, x, gemm__cuda_single(1), gpu->sms, stream);
         }
-    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, opt->split_k, stream);
+    return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, t.split, stream);
 }

@@ -1,11 +1,32 @@
 /* The host-pointer path (the _host calls): which memory can be copied
    straight, the zero-copy path of tiny problems, the plan within the
-   device memory the call may take, the pipeline, the timing. */
+   device memory the call may take, the pipeline, the timing.
+
+   A call is a pipeline (plan.cuh, pipeline.cuh): A and B are cut into
+   panels and C into pieces; a piece is multiplied by the device path (on
+   one of two streams) while the next panels arrive and earlier pieces of
+   C go back, each direction on a stream of its own. Pageable memory moves
+   through page-locked staging chunks (8 MB) that the copy threads
+   (options.host_threads; 0: half the host's cores, at most 8) fill and
+   empty while the copy engines move them; page-locked, device and managed
+   memory is copied straight (cudaPointerGetAttributes tells). When A, B
+   and C fit, A and B stay as their panels arrive and C's pieces go in
+   growing squares, every panel crossing once; when they do not, a block
+   of A's rows (or of B's columns, whichever repeats fewer bytes) stays
+   while the other streams past, so matrices larger than the device work.
+   Tiny problems (below 96 KB of operands, 1 MB with MAPPED) run
+   zero-copy: the kernel reads A and B from page-locked memory over the
+   bus, and no copy engine is used. Each device keeps, for the next calls,
+   its contexts (staging.cuh: chunks, about 3 x threads + 4 per call
+   running at once, copy threads, streams) and the device buffers in its
+   scratch pool; two threads may call at once, each in a context of its
+   own. */
 #pragma once
 #include <exception>
 #include <new> /* std::bad_alloc */
 #include <string.h>
 #include "../../core/internal.h" /* gemm__problem, GEMM__HOOK */
+#include "choose.cuh" /* gemm__cuda_is_tc */
 #include "orders.cuh" /* gemm__cuda_plan_make */
 #include "pipeline.cuh"
 #include "run.cuh"

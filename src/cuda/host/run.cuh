@@ -4,6 +4,7 @@
    copies. */
 #pragma once
 #include <type_traits>
+#include "choose.cuh" /* gemm__cuda_is_tc */
 #include "call.cuh"
 #include "exact_run.cuh" /* gemm__cuda_exact */
 #include "tc.cuh" /* gemm__cuda_tc */

@@ -1,6 +1,8 @@
-/* The scratch pool of the tensor-core modes: their operand copies and
-   split-K sums are taken from it in stream order on the caller's stream
-   and given back there. One pool per device, created on first use (when
+/* The scratch pool: the operand copies of the tensor-core modes and of the
+   exact kernels (realigned or transposed), WGMMA's split-K sums, a
+   pointer-array batch's device lists and the host path's device buffers
+   are taken from it in stream order on the caller's stream and given back
+   there. One pool per device, created on first use (when
    `create`; else *pool may come back NULL). It keeps its memory between
    calls, as cuBLAS keeps a workspace: the device's default pool hands
    memory back to the driver at every synchronisation, and mapping it again

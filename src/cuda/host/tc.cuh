@@ -1,26 +1,14 @@
-/* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums): the kernel,
-   the operand copies and split-K sums in scratch, the launch. */
+/* The tensor-core modes (TF32, FP16, BF16 inputs; fp32 sums) and the
+   fp32-accurate mode, single calls: the chooser's plan run, its operand
+   copies (or split) and split-K sums in scratch, the launch. */
 #pragma once
 #include <type_traits>
 #include "../kernels/split.cuh"
+#include "choose.cuh" /* gemm__cuda_choose_tc */
 #include "exact.cuh" /* gemm__cuda_launch_ladder */
 #include "exact_plan.cuh" /* gemm__cuda_aligned16 */
 #include "scratch.cuh"
 #include "tc_launch.cuh"
-
-/* options.kernel, or AUTO's choice, when this device and build can run it. */
-static gemm_status gemm__cuda_tc_kernel(const char *fn, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
-                                        gemm_cuda_kernel *kernel)
-{
-    *kernel = opt->kernel ? opt->kernel : gemm__cuda_choose_tc(gpu->dev, gpu->major, gpu->minor);
-    if (*kernel == GEMM_CUDA_KERNEL_MMA && gpu->major < 8)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the mma kernel needs compute capability 8.0+, this GPU is %d.%d",
-                          fn, gpu->major, gpu->minor);
-    if (*kernel == GEMM_CUDA_KERNEL_WGMMA && !gemm__cuda_wgmma_available(gpu->dev, gpu->major, gpu->minor))
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the wgmma kernel needs compute capability 9.0 (this GPU is %d.%d) "
-                          "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, gpu->major, gpu->minor);
-    return GEMM_OK;
-}
 
 /* The fp32-accurate mode's split of both operands into scratch (split.cuh):
    WGMMA reads the sliced regions hi, lo (and hc, written only when an Inf
@@ -130,16 +118,17 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     return s;
 }
 
-/* A tensor-core call: T is A's and B's type (float for TF32), TC is C's. */
+/* A tensor-core call: T is A's and B's type (float for TF32 and the
+   fp32-accurate mode), TC is C's. The chooser's plan, then the ladder or
+   the run. */
 template <typename T, typename TC>
 static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, float> &x,
                                  const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     gemm__cuda_tc_plan t;
-    gemm_cuda_kernel kernel;
-    gemm_status s = gemm__cuda_tc_kernel(fn, opt, gpu, &kernel);
+    gemm_status s = gemm__cuda_choose_tc<T>(fn, p, x.a, x.b, opt, gpu, NULL, &t);
     if (s != GEMM_OK) return s;
-    if (kernel == GEMM_CUDA_KERNEL_NAIVE) return gemm__cuda_launch_ladder(fn, kernel, p, x, gemm__cuda_single(1), stream);
-    t = gemm__cuda_tc_plan_of<T>(kernel, p, x.a, x.b, opt, gpu->sms);
+    if (t.kernel == GEMM_CUDA_KERNEL_NAIVE)
+        return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }

@@ -1,36 +1,17 @@
-/* The tensor-core modes' launches: which kernel this device and build can
-   run, the tensor maps of WGMMA's copy engine, the operand copies, the
-   WGMMA tile height and K split, and the launches of WGMMA and MMA. */
+/* The tensor-core modes' launches: the tensor maps of WGMMA's copy
+   engine, the operand copies into k-major rows, and the launches of WGMMA
+   and MMA that a plan (tc_plan.cuh) names. */
 #pragma once
 #include <atomic>
 #include <cuda.h> /* CUtensorMap */
-#include <string.h>
 #include <type_traits>
-#include "../device/wgmma_ptx.cuh" /* gemm__cuda_wgmma_built */
 #include "../kernels/copy.cuh"
 #include "../kernels/mma.cuh"
 #include "../kernels/splitk.cuh"
 #include "../kernels/wgmma.cuh"
 #include "call.cuh"
 #include "launch.cuh"
-
-/* Whether this build holds the sm_90a WGMMA code for device `dev`: read once
-   per device from the module the runtime loaded for it. */
-static bool gemm__cuda_wgmma_available(int dev, int major, int minor)
-{
-    static std::atomic<int> known[64]; /* 0: not asked yet, 1: no, 2: yes */
-    int built = 0;
-    if (major != 9 || minor != 0 || dev < 0 || dev >= 64) return false;
-    if (known[dev].load() == 0)
-        known[dev].store(cudaMemcpyFromSymbol(&built, gemm__cuda_wgmma_built, sizeof built) == cudaSuccess && built ? 2 : 1);
-    return known[dev].load() == 2;
-}
-
-static gemm_cuda_kernel gemm__cuda_choose_tc(int dev, int major, int minor)
-{
-    if (gemm__cuda_wgmma_available(dev, major, minor)) return GEMM_CUDA_KERNEL_WGMMA;
-    return major >= 8 ? GEMM_CUDA_KERNEL_MMA : GEMM_CUDA_KERNEL_NAIVE;
-}
+#include "tc_plan.cuh"
 
 /* cuTensorMapEncodeTiled from the driver, found through the runtime so that
    nothing needs -lcuda. */
@@ -52,11 +33,6 @@ template <typename T> struct gemm__cuda_kmajor {
     const T *X;
     int64_t ld;
 };
-
-static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool kmajor)
-{
-    return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
-}
 
 /* A tensor map of X for wgmma: `rank` dimensions (dims, innermost first;
    strides in bytes of the outer ones), boxes of `box`, the 128-byte
@@ -128,117 +104,6 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
-}
-
-/* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
-   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
-   reuse of each copied slice wins at every K measured on the H100 and the
-   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
-   128-row blocks per SM move a third more bytes from L2 per product). The
-   fp32-accurate mode always takes 256 (its promoted sums need the split
-   tile, wgmma.cuh). */
-static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
-{
-    if (accurate) return 256;
-    if (variant == 1 || variant == 2) return variant == 1 ? 256 : 128;
-    return M <= 128 ? 128 : 256;
-}
-
-/* How many parts the WGMMA kernel splits K into: options.split_k when set,
-   else enough units to give every block slot (SMs x blocks per SM) one
-   when the tiles are fewer than the slots, keeping at least 4 K tiles per
-   part. Returns the parts, none empty. */
-static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
-{
-    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
-    if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
-    if (split > ktiles) split = ktiles;
-    if (split > 64) split = 64;
-    if (split < 1) return 1;
-    return (ktiles + (ktiles + split - 1) / split - 1) / ((ktiles + split - 1) / split); /* no empty parts */
-}
-
-/* How one tensor-core call runs: its kernel; whether WGMMA reads a 16-bit
-   op(A) M-major (a_mn) or op(B) N-major (b_mn) in place; which operands
-   are first copied into k-major rows of ldo elements, or, in the
-   fp32-accurate mode (`accurate`), split into `regions` regions of ldo
-   elements each (split.cuh); the WGMMA tile height, K split, raster group
-   and grid, and whether the last part of a split tile sums the parts
-   (`fixup`); and the scratch bytes of the copies (a's elements first), of
-   split-K's sums, its counters (at `counters_at`) and the accurate mode's
-   Inf/NaN flag (at `flag_at`). */
-typedef struct gemm__cuda_tc_plan {
-    gemm_cuda_kernel kernel;
-    bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
-    int wg_bm, split, group, grid, regions;
-    int64_t ldo;
-    gemm__cuda_wgmma_work work;
-    size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
-} gemm__cuda_tc_plan;
-
-/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
-   block per unit up to the block slots of the device (persistent blocks
-   walk the rest). Test hooks may force the raster group, the grid, the
-   epilogue or the way a split K is summed. */
-static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
-{
-    gemm__cuda_wgmma_work *w = &t->work;
-    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
-    memset(w, 0, sizeof *w);
-    w->members = 1;
-    w->tm = (M + t->wg_bm - 1) / t->wg_bm;
-    w->tn = (N + 127) / 128;
-    w->tiles = w->tm * w->tn;
-    if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
-        w->kt_seg = (int)(t->ldo / bk);
-        w->kt_total = 3 * w->kt_seg;
-    } else {
-        w->kt_total = (int)((K + bk - 1) / bk);
-    }
-    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
-    w->kt_per = (w->kt_total + t->split - 1) / t->split;
-    w->units = w->tiles * t->split;
-    w->group = GEMM__HOOK(cuda_wgmma_group, 8);
-    /* the staged epilogue and a separate sum kernel: on an H100 the
-       last part's in-kernel sum ran split shapes (1024^3, thin ones) at
-       0.4-0.5 of the sum kernel's speed, the direct epilogue large ones at
-       0.85-0.9 of the staged one's */
-    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 1);
-    t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 1) == 2;
-    grid = GEMM__HOOK(cuda_wgmma_grid, 0);
-    t->group = w->group;
-    t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
-}
-
-template <typename T>
-static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
-                                                const T *b, const gemm_cuda_options *opt, int sms)
-{
-    gemm__cuda_tc_plan t;
-    int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
-    bool ak = p->a_trans, bk = !p->b_trans, wgmma = kernel == GEMM_CUDA_KERNEL_WGMMA; /* k-major operands */
-    memset(&t, 0, sizeof t);
-    t.kernel = kernel;
-    t.accurate = std::is_same<T, float>::value && opt->math == GEMM_CUDA_MATH_FP32_ACCURATE;
-    t.ldo = t.accurate ? (K + 31) / 32 * 32 : (K + 7) / 8 * 8; /* whole 128-byte slices; 16-byte rows */
-    t.regions = t.accurate ? 3 : 1;
-    /* WGMMA reads 16-bit operands MN-major as well (wgmma's transpose bits) */
-    t.a_mn = wgmma && elem == 2 && !ak && gemm__cuda_kmajor_ready(a, p->lda, elem, true);
-    t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
-    t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
-    t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
-    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
-    t.split = 1;
-    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
-    t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
-    t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
-    t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
-    t.partial_bytes = t.split > 1 ? ((size_t)t.split * M * N * sizeof(float) + 255) / 256 * 256 : 0;
-    t.counters_at = t.packed + t.partial_bytes;
-    t.flag_at = t.counters_at + (t.fixup ? ((size_t)t.work.tiles * sizeof(int) + 255) / 256 * 256 : 0);
-    t.scratch_bytes = t.flag_at + (t.accurate ? 256 : 0);
-    return t;
 }
 
 /* The WGMMA kernel for a plan's operand layouts. */

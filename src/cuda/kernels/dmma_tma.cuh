@@ -9,8 +9,14 @@
    in groups of 8 tile-rows (blocks running together share panels of A and
    B in L2), and the producer fills the next unit's stages while the
    consumers write C. A strided batch adds its members to the units (the
-   member outermost) and reads them through 3-D tensor maps. The copy engine zero-fills past every edge, so the
-   consumers never test bounds until the epilogue. */
+   member outermost) and reads them through 3-D tensor maps. The copy
+   engine zero-fills past every edge, so the consumers never test bounds
+   until the epilogue. Two shapes (exact_plan.cuh's variants): 128 x 128
+   tiles, two consumer warpgroups, 5 stages, one block per SM; 128 x 64,
+   one consumer warpgroup, 4 stages, two blocks per SM. Every layout is
+   read in place (k-major or M-/N-major tiles, dmma_frag.cuh); operands
+   whose base or leading dimension is not 16-byte aligned are realigned
+   into scratch first (exact_run.cuh). */
 #pragma once
 #include <cuda.h> /* CUtensorMap */
 #include <stdint.h>

@@ -3,9 +3,12 @@
    op(B) is K x N, with A and B already swapped for a row-major call. A
    "k-major" operand has its K index contiguous in memory.
 
-   The ladder: one thread per element (NAIVE), the seed paper's 16x16
-   shared-memory tiles (TILED16), and C = beta*C alone (the scale kernel,
-   also split-K's first step). */
+   The ladder: one thread per element (NAIVE), 16x16 tiles of A and B in
+   shared memory (TILED16: AUTO's kernel below sm_80, which has no
+   cp.async), and C = beta*C alone (the scale kernel, also split-K's first
+   step). Both rungs read any layout and alignment and check every edge;
+   they serve benchmarks, old GPUs and the tensor-core modes below sm_80
+   (NAIVE with exact fp32 sums). */
 #pragma once
 #include "../device/batch.cuh"
 #include "../device/common.cuh" /* gemm__cuda_store */

@@ -1,6 +1,13 @@
 /* MMA: TF32, FP16 and BF16 on the tensor cores through mma.sync (sm_80+),
-   fp32 sums, over the cp.async ring. TF32 data is plain fp32; the tensor
-   cores ignore its 13 low mantissa bits. */
+   fp32 sums, over the cp.async ring: m16n8k16 for FP16 and BF16, m16n8k8
+   for TF32 (plain fp32 data; the tensor cores ignore its 13 low mantissa
+   bits). Block tiles of 128 x 128 (256 threads, 3 stages of K tiles of
+   32), or of 64 x 64 for a batch's small members (128 threads; 2 stages
+   for 16-bit inputs). op(B) is read k-major; op(A) k-major, or M-major in
+   place (batches); the host copies any other operand first (copy.cuh).
+   The fp32-accurate instance sums the three TF32 products over a K of
+   three regions (split.cuh). K is never split. The kernel AUTO takes on
+   sm_80 and later GPUs without WGMMA. */
 #pragma once
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

@@ -19,7 +19,17 @@
    lo = 0, and an Inf in a cross product Inf*lo_y turns into NaN whenever
    lo_y is 0 (y exact in TF32), or Inf - Inf when hi_y and lo_y differ in
    sign, where fp32 gives Inf. With hc in the cross products the Inf or NaN
-   enters only through hi*hi, as it does through x*y. */
+   enters only through hi*hi, as it does through x*y.
+
+   What the user sees: the max relative error of an fp32 SIMT product
+   (the tests compare against this library's SIMT kernel,
+   bench/RESULTS.md against cublasSgemm), Inf and NaN where fp32 gives
+   them, with two differences: an Inf times a value below about 2^-136 in
+   magnitude (whose hi is 0) gives NaN, not Inf; and a product within
+   2^-11 of FLT_MAX can round up to Inf, as hi may exceed x by that much (a
+   finite x whose hi would overflow is truncated instead). The tensor
+   cores' treatment of subnormal parts may lose values below 2^-126 (then
+   fp32's absolute error there). */
 #pragma once
 #include <float.h> /* FLT_MAX */
 #include <stdint.h>

@@ -5,7 +5,16 @@
    shared-memory stages that wgmma reads through descriptors. One producer
    thread issues the copies, two consumer warpgroups the wgmma; the ring
    runs on across units, so the copies of a block's next tile are in
-   flight while its consumers write the last one. */
+   flight while its consumers write the last one. Blocks walk the tiles of
+   C in groups of 8 tile-rows, so that blocks running together share
+   panels of A and B in L2. wgmma reads op(A) and op(B) k-major from
+   16-byte aligned rows, and 16-bit operands MN-major as well (its
+   transpose bits), so every aligned 16-bit layout is read in place; the
+   host copies other operands first (copy.cuh). With K split, each part
+   writes its fp32 sums to scratch and splitk.cuh adds them in a fixed
+   order (no atomics: the same bits on every run). Built only for sm_90a:
+   the host asks once per device whether this code was loaded
+   (gemm__cuda_wgmma_built, a 4-byte synchronous copy). */
 #pragma once
 #include <cuda.h> /* CUtensorMap */
 #include <stdint.h>
