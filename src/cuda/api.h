@@ -47,8 +47,8 @@ typedef struct gemm_cuda_options {
     int device;              /* _host calls: CUDA device index (0 = the first) */
     size_t max_device_bytes; /* _host calls: device memory the call may take (0 = what is free less a margin;
                                 too small for tiles of 32: GEMM_ERR_INVALID_ARG) */
-    int host_threads;        /* _host calls: threads copying to and from pageable memory (0 = half the host's
-                                cores, at most 8) */
+    int host_threads;        /* _host calls: threads copying to and from pageable memory, per device (0 = half
+                                the host's cores, at most 8; on several devices the cores shared, at most 12 each) */
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
     int variant;             /* 0 = automatic, else a configuration of options.kernel:
                                 SIMT (fp32) 1 = 128x128 blocks, 8x16 per thread; 2 = the same, 16x8;
@@ -59,7 +59,11 @@ typedef struct gemm_cuda_options {
     gemm_timing *timing;     /* _host calls: filled in seconds when not NULL: setup_s, to_device_s (the time
                                 the multiplies waited for copies), compute_s (the multiplies, both streams),
                                 from_device_s (after the last multiply), total_s (wall clock: the four
-                                parts add up to it) */
+                                parts add up to it); on several devices, the slowest device's parts */
+    int device_count;        /* _host calls: how many devices share the call (0 or 1 = options.device alone;
+                                n > 1 = `devices`, or devices options.device .. options.device + n - 1;
+                                GEMM_CUDA_ALL_DEVICES = every device there is) */
+    const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */
