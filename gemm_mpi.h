@@ -33,6 +33,10 @@
        root only, the other arguments must be the same on every rank. The
        root sends each rank its blocks and gathers C: every byte of A, B
        and C goes through the root's host memory, which bounds the call.
+       With the CUDA multiply on one node, where the root can reach every
+       rank's GPU, no block travels by MPI: the root runs
+       gemm_cuda_?gemm_host on all those GPUs at once (options.path AUTO
+       or GEMM_MPI_PATH_ROOT_DEVICES; path_used says which ran).
 
      gemm_mpi_sgemm_dist / gemm_mpi_dgemm_dist           distributed
        For data that never sits on one rank: each rank passes only its own
@@ -218,7 +222,10 @@ typedef enum gemm_mpi_path {
     GEMM_MPI_PATH_HOST = 1,       /* CPU multiply: blocks in host memory */
     GEMM_MPI_PATH_CUDA_AWARE = 2, /* device buffers handed to MPI */
     GEMM_MPI_PATH_STAGED = 3,     /* device <-> pinned host <-> MPI */
-    GEMM_MPI_PATH_CUDA_IPC = 4    /* same node: copies from the peer's GPU memory */
+    GEMM_MPI_PATH_CUDA_IPC = 4,   /* same node: copies from the peer's GPU memory */
+    GEMM_MPI_PATH_ROOT_DEVICES = 5 /* root-held, same node: the root's gemm_cuda_?gemm_host drives every rank's
+                                      GPU from its host memory, no message (AUTO's choice when the root can
+                                      reach them) */
 } gemm_mpi_path;
 
 /* Zero-initialised means the defaults; NULL is the same as all zeros. Every
@@ -680,7 +687,7 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: host_bytes or device_bytes is NULL");
     if (options) o = *options;
     else memset(&o, 0, sizeof o);
-    path = o.path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o.path;
+    path = o.path == GEMM_MPI_PATH_AUTO || o.path == GEMM_MPI_PATH_ROOT_DEVICES ? GEMM_MPI_PATH_STAGED : o.path;
     *host_bytes = *device_bytes = 0;
     for (swapped = 0; swapped < 2; swapped++)
         for (root = 0; root < 2; root++) {
@@ -781,11 +788,16 @@ typedef struct gemm__mpi_team {
    path blocks take between GPUs (gemm__mpi_choose_path), the peers' blocks
    mapped by CUDA IPC, and what was allocated and mapped so far (the tests
    read the counts). */
+#define GEMM__MPI_MAX_DEVICES 64
+
 typedef struct gemm__mpi_device {
     int cuda;                    /* blocks on the GPU: options.local is GEMM_MPI_LOCAL_CUDA */
     int ready;                   /* the GPU is chosen, its streams and events made */
     gemm_mpi_path path;          /* GEMM_MPI_PATH_HOST for the CPU multiply */
     long allocations, mappings;
+    int root_devices;            /* the root-held form runs as the root's host call on the ranks' GPUs
+                                    (mpi/root_devices.c) */
+    int ndevs, devs[GEMM__MPI_MAX_DEVICES]; /* on the root: those GPUs, as its own device indices */
 #ifdef GEMM_MPI_CUDA
     cudaStream_t stream, copy_stream;
     cudaEvent_t ev0, ev1;        /* a round's multiply, timed */
@@ -2491,6 +2503,304 @@ static gemm_status gemm__mpi_vote(const gemm__mpi_team *tm, const gemm__mpi_err 
     return GEMM_OK;
 }
 /* <<mpi vote */
+/* >>mpi check: src/mpi/check.c */
+/* ---- this rank's arguments: checked, then the canonical problem ---------------- */
+
+/* Each rank checks what it holds, in argument order (the root-held call's
+   matrices on the root only; the distributed call's pieces on every rank),
+   and makes the call's canonical problem once (gemm__prepare); the ranks
+   then vote (mpi/execute.c). */
+
+
+/* The caller's arguments as they came: the checks read them, and the ranks
+   compare their scalars in the first vote. */
+typedef struct gemm__mpi_args {
+    gemm_layout layout;
+    gemm_transpose transa, transb;
+    int64_t m, n, k;
+    double alpha;
+    const void *A;
+    int64_t lda;
+    const void *B;
+    int64_t ldb;
+    double beta;
+    void *C;
+    int64_t ldc;
+} gemm__mpi_args;
+
+/* The largest extent of a piece: its byte offsets fit in int64_t. */
+#define GEMM__MPI_MAX_EXTENT (INT64_MAX / 8)
+
+/* The smallest leading dimension of a stored matrix whose op() view is
+   rows x cols: what a rank that holds no matrix passes to the checks. */
+static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
+{
+    int64_t need = (layout == GEMM_ROW_MAJOR) == (t == GEMM_TRANS) ? rows : cols;
+    return need > 1 ? need : 1;
+}
+
+/* Distributed: this rank's pieces, in the caller's argument order, each as
+   the stored matrix that holds its tile (`g`: this rank's tiles in the
+   view); then the problem's leading dimensions, strides and extents become
+   the pieces'. */
+static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid *g, const gemm__mpi_args *in,
+                                          gemm__problem *p)
+{
+    static const char *const nm[3] = {"A", "B", "C"};
+    int sw = p->swapped, w;
+    /* the caller's A, B, C in the view: a row-major call's A is its b */
+    const gemm_mpi_tile *t[3];
+    const void *ptr[3];
+    int64_t ld[3], ext[3];
+    int tr[3];
+    t[0] = sw ? &g->b : &g->a; t[1] = sw ? &g->a : &g->b; t[2] = &g->c;
+    tr[0] = sw ? p->b_trans : p->a_trans; tr[1] = sw ? p->a_trans : p->b_trans; tr[2] = 0;
+    ptr[0] = in->A; ptr[1] = in->B; ptr[2] = in->C;
+    ld[0] = in->lda; ld[1] = in->ldb; ld[2] = in->ldc;
+    for (w = 0; w < 3; w++) {
+        int used = p->work == GEMM__WORK_FULL || (w == 2 && p->work == GEMM__WORK_SCALE);
+        /* stored column-major in the view (op(X) = X^T is held cols x rows);
+           the caller's stored shape is its transpose for a row-major call */
+        int64_t rows = tr[w] ? t[w]->cols : t[w]->rows, cols = tr[w] ? t[w]->rows : t[w]->cols;
+        int64_t srows = sw ? cols : rows, scols = sw ? rows : cols, need = rows > 1 ? rows : 1;
+        if (used && !ptr[w] && t[w]->rows > 0 && t[w]->cols > 0)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", func,
+                              nm[w], (long long)srows, (long long)scols);
+        if (ld[w] < need)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ld%c = %lld is too small: this rank's piece of %s is %lld x "
+                              "%lld stored, needs ld%c >= %lld", func, "abc"[w], (long long)ld[w], nm[w],
+                              (long long)srows, (long long)scols, "abc"[w], (long long)need);
+        ext[w] = used ? gemm__extent(rows, cols, ld[w]) : 0;
+        if (ext[w] < 0 || ext[w] > GEMM__MPI_MAX_EXTENT)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: this rank's piece of %s spans more than 2^60 elements "
+                              "(ld%c = %lld)", func, nm[w], "abc"[w], (long long)ld[w]);
+    }
+    p->lda = ld[sw];
+    p->ldb = ld[!sw];
+    p->ldc = ld[2];
+    p->ars = p->a_trans ? p->lda : 1;
+    p->acs = p->a_trans ? 1 : p->lda;
+    p->brs = p->b_trans ? p->ldb : 1;
+    p->bcs = p->b_trans ? 1 : p->ldb;
+    p->a_extent = ext[sw];
+    p->b_extent = ext[!sw];
+    p->c_extent = ext[2];
+    return GEMM_OK;
+}
+
+/* The options last, as the arguments come. `form`: 0 root-held, 1
+   distributed (which has no root), -1 a plan's create (both forms). */
+static gemm_status gemm__mpi_check_options(const char *func, const gemm_mpi_options *o, int form, int P)
+{
+    if (o->local != GEMM_MPI_LOCAL_CPU && o->local != GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", func, (int)o->local);
+#ifndef GEMM_MPI_CUDA
+    if (o->local == GEMM_MPI_LOCAL_CUDA)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
+                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", func);
+#endif
+    if (o->algorithm != GEMM_MPI_CANNON && o->algorithm != GEMM_MPI_FOX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", func,
+                          (int)o->algorithm);
+    if (o->path != GEMM_MPI_PATH_AUTO && o->path != GEMM_MPI_PATH_CUDA_AWARE && o->path != GEMM_MPI_PATH_STAGED &&
+        o->path != GEMM_MPI_PATH_CUDA_IPC && o->path != GEMM_MPI_PATH_ROOT_DEVICES)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC, STAGED or "
+                          "ROOT_DEVICES", func, (int)o->path);
+    if (o->slabs < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", func, o->slabs);
+    if (o->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", func, o->threads);
+    if (form != 1 && (o->root < 0 || o->root >= P))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", func, o->root, P);
+    return GEMM_OK;
+}
+
+/* This rank's checks of one call in argument order, and the call's
+   canonical problem made once (gemm__prepare) into *c. The root-held call
+   (form 0) reads matrices on the root only: there every check; elsewhere
+   the scalars' (a rank that holds no matrix passes the smallest leading
+   dimensions). The distributed call (form 1) checks the scalars so, then
+   this rank's pieces. */
+static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
+                                     const gemm__mpi_args *in, gemm__mpi_call *c)
+{
+    int full = form == 0 && tm->rank == sh->o.root;
+    int64_t lda = full ? in->lda : gemm__mpi_min_ld(in->layout, in->transa, in->m, in->k);
+    int64_t ldb = full ? in->ldb : gemm__mpi_min_ld(in->layout, in->transb, in->k, in->n);
+    int64_t ldc = full ? in->ldc : gemm__mpi_min_ld(in->layout, GEMM_NO_TRANS, in->m, in->n);
+    gemm_status s;
+    c->form = form;
+    s = gemm__prepare(func, in->layout, in->transa, in->transb, in->m, in->n, in->k, in->alpha == 0,
+                                  full ? in->A != NULL : 1, lda, full ? in->B != NULL : 1, ldb, in->beta == 1,
+                                  full ? in->C != NULL : 1, ldc, &c->p);
+    if (s != GEMM_OK) return s;
+    c->alpha = in->alpha;
+    c->beta = in->beta;
+    c->A = c->p.swapped ? in->B : in->A;
+    c->B = c->p.swapped ? in->A : in->B;
+    c->C = in->C;
+    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, &c->p);
+    return s != GEMM_OK ? s : gemm__mpi_check_options(func, &sh->o, form, tm->P);
+}
+
+/* The plan's shape, checked once at its creation as a call with the
+   smallest leading dimensions would be, then the options; the grid's
+   column-major view (tm->g) follows from the layout. `form` as for
+   gemm__mpi_check_options. */
+static gemm_status gemm__mpi_check_shape(const char *func, const gemm__mpi_shape *sh, int form, gemm__mpi_team *tm)
+{
+    gemm__problem p;
+    gemm_status s;
+    if (sh->precision != GEMM_F32 && sh->precision != GEMM_F64)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision = %d, not GEMM_F32 or GEMM_F64", func,
+                          (int)sh->precision);
+    s = gemm__prepare(func, sh->layout, sh->transa, sh->transb, sh->m, sh->n, sh->k, 0, 1,
+                      gemm__mpi_min_ld(sh->layout, sh->transa, sh->m, sh->k), 1,
+                      gemm__mpi_min_ld(sh->layout, sh->transb, sh->k, sh->n), 0, 1,
+                      gemm__mpi_min_ld(sh->layout, GEMM_NO_TRANS, sh->m, sh->n), &p);
+    if (s != GEMM_OK) return s;
+    gemm__mpi_grid_view(&tm->u, p.swapped, &tm->g);
+    return gemm__mpi_check_options(func, &sh->o, form, tm->P);
+}
+
+/* An execute's options `e`: the outputs, and otherwise zero or the plan's
+   own values `o` (the same struct may serve the create and its executes). */
+static gemm_status gemm__mpi_check_exec_options(const char *func, const gemm_mpi_options *o,
+                                                const gemm_mpi_options *e)
+{
+    const char *bad = NULL;
+    if (!e) return GEMM_OK;
+    if (e->local && e->local != o->local) bad = "local";
+    else if (e->algorithm && e->algorithm != o->algorithm) bad = "algorithm";
+    else if (e->overlap && !o->overlap) bad = "overlap";
+    else if (e->path && e->path != o->path) bad = "path";
+    else if (e->root && e->root != o->root) bad = "root";
+    else if (e->max_host_bytes && e->max_host_bytes != o->max_host_bytes) bad = "max_host_bytes";
+    else if (e->max_device_bytes && e->max_device_bytes != o->max_device_bytes) bad = "max_device_bytes";
+    else if (e->threads && e->threads != o->threads) bad = "threads";
+    else if (e->slabs && e->slabs != o->slabs) bad = "slabs";
+    if (bad)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.%s differs from the plan's: it is fixed when the plan "
+                          "is created", func, bad);
+    return GEMM_OK;
+}
+/* <<mpi check */
+/* >>mpi root_devices: src/mpi/root_devices.c */
+/* The root-held form on one node's GPUs, driven by the root.
+
+   When every rank runs on one node with the CUDA multiply and the root can
+   reach every rank's GPU itself (the same PCI bus ids among its own
+   devices), a root-held product needs no message: the root runs
+   gemm_cuda.cuh's host call on all those GPUs at once (options.device_count
+   and devices), which reads each GPU's bands of A and B straight from the
+   root's host memory and brings each GPU's piece of C back, the copies
+   overlapping the multiplies on every GPU. The other ranks wait for the
+   outcome (the execute's last vote). The plan's create chooses it when
+   options.path is AUTO or GEMM_MPI_PATH_ROOT_DEVICES; the distributed form
+   keeps the plan's transfer path, and a path asked for by name (STAGED,
+   CUDA_IPC, CUDA_AWARE) keeps the rounds. Ranks that share a GPU give the
+   root that GPU once. */
+
+#include <string.h>
+
+#define GEMM__MPI_BUS_ID 32 /* bytes of a PCI bus id string, with room to spare */
+
+/* At the create, on every rank (collective): whether the root drives the
+   ranks' GPUs for the root-held form, and which (dv->root_devices,
+   dv->devs on the root). one_node is the same on every rank. */
+static void gemm__mpi_root_devices_setup(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, gemm__mpi_device *dv,
+                                         gemm__mpi_err *e, int one_node)
+{
+    int ok = 0;
+    (void)tm; /* read only with the CUDA multiply */
+    dv->root_devices = 0;
+    dv->ndevs = 0;
+    if (!one_node || (sh->o.path != GEMM_MPI_PATH_AUTO && sh->o.path != GEMM_MPI_PATH_ROOT_DEVICES)) {
+        if (sh->o.path == GEMM_MPI_PATH_ROOT_DEVICES && e->st == GEMM_OK)
+            gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path ROOT_DEVICES asked for, but the ranks are "
+                                         "on several nodes", e->func));
+        return;
+    }
+#ifdef GEMM_MPI_CUDA
+    {
+        char id[GEMM__MPI_BUS_ID], *ids = NULL;
+        int dev = -1, i, j;
+        memset(id, 0, sizeof id);
+        if (dv->ready && cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetPCIBusId(id, (int)sizeof id - 1, dev) != cudaSuccess) {
+            cudaGetLastError();
+            id[0] = 0;
+        }
+        if (tm->rank == sh->o.root) ids = (char *)calloc((size_t)tm->P, GEMM__MPI_BUS_ID);
+        if (tm->rank == sh->o.root && !ids) id[0] = 0; /* no list: every rank's id reads as unknown */
+        GEMM__MPI_DO(e, MPI_Gather(id, GEMM__MPI_BUS_ID, MPI_CHAR, ids, ids ? GEMM__MPI_BUS_ID : 0, MPI_CHAR,
+                                   sh->o.root, tm->comm));
+        if (tm->rank == sh->o.root && ids && e->st == GEMM_OK) {
+            ok = 1;
+            for (i = 0; i < tm->P && ok; i++) {
+                int d = -1;
+                char *rid = ids + (size_t)i * GEMM__MPI_BUS_ID;
+                rid[GEMM__MPI_BUS_ID - 1] = 0;
+                if (!rid[0] || cudaDeviceGetByPCIBusId(&d, rid) != cudaSuccess) {
+                    cudaGetLastError();
+                    ok = 0;
+                    break;
+                }
+                for (j = 0; j < dv->ndevs && dv->devs[j] != d; j++) {}
+                if (j == dv->ndevs && dv->ndevs < GEMM__MPI_MAX_DEVICES) dv->devs[dv->ndevs++] = d;
+            }
+        }
+        free(ids);
+        GEMM__MPI_DO(e, MPI_Bcast(&ok, 1, MPI_INT, sh->o.root, tm->comm));
+    }
+#endif
+    dv->root_devices = ok && e->st == GEMM_OK;
+    if (!dv->root_devices && sh->o.path == GEMM_MPI_PATH_ROOT_DEVICES && e->st == GEMM_OK)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path ROOT_DEVICES asked for, but the root cannot "
+                                     "reach every rank's GPU", e->func));
+}
+
+/* The product of a root-held execute on the root's host call over the
+   ranks' GPUs; the other ranks have nothing to do until the last vote. */
+static void gemm__mpi_root_devices_run(const gemm__mpi_shape *sh, const gemm__mpi_team *tm,
+                                       const gemm__mpi_device *dv, const gemm__mpi_args *in, gemm__mpi_err *e,
+                                       gemm_timing *t)
+{
+#ifdef GEMM_MPI_CUDA
+    gemm_cuda_options o;
+    gemm_timing ct;
+    gemm_status s;
+    if (tm->rank != sh->o.root || e->st != GEMM_OK) return;
+    memset(&o, 0, sizeof o);
+    memset(&ct, 0, sizeof ct);
+    o.device_count = dv->ndevs;
+    o.devices = dv->devs;
+    o.device = dv->devs[0];
+    o.max_device_bytes = sh->o.max_device_bytes;
+    o.timing = &ct;
+    s = sh->precision == GEMM_F32
+            ? gemm_cuda_sgemm_host(in->layout, in->transa, in->transb, in->m, in->n, in->k, (float)in->alpha,
+                                   (const float *)in->A, in->lda, (const float *)in->B, in->ldb, (float)in->beta,
+                                   (float *)in->C, in->ldc, &o)
+            : gemm_cuda_dgemm_host(in->layout, in->transa, in->transb, in->m, in->n, in->k, in->alpha,
+                                   (const double *)in->A, in->lda, (const double *)in->B, in->ldb, in->beta,
+                                   (double *)in->C, in->ldc, &o);
+    if (s != GEMM_OK) gemm__mpi_keep(e, gemm__fail(s, "%s: the root's host call on %d GPUs: %s", e->func, dv->ndevs,
+                                                    gemm_last_error_detail()));
+    t->setup_s += ct.setup_s;
+    t->to_device_s += ct.to_device_s;
+    t->compute_s += ct.compute_s;
+    t->from_device_s += ct.from_device_s;
+#else
+    (void)sh;
+    (void)tm;
+    (void)dv;
+    (void)in;
+    (void)e;
+    (void)t;
+#endif
+}
+/* <<mpi root_devices */
 /* >>mpi setup: src/mpi/setup.c */
 /* ---- setup: the GPU, the path, the caps, the allocations ------------------------ */
 
@@ -2555,6 +2865,9 @@ static void gemm__mpi_choose_path(const gemm__mpi_shape *sh, const gemm__mpi_tea
     if (dv->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && e->st == GEMM_OK)
         gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
                                      "does not accept device buffers (MPIX_Query_cuda_support)", e->func));
+    gemm__mpi_root_devices_setup(sh, tm, dv, e, one_node);
+    if (dv->path == GEMM_MPI_PATH_ROOT_DEVICES) /* the distributed form's blocks still move: as AUTO would */
+        dv->path = cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : GEMM_MPI_PATH_CUDA_IPC;
 }
 
 /* The vote before an allocation: every rank takes the same path, and the
@@ -2719,188 +3032,6 @@ static gemm_status gemm__mpi_open(const char *func, MPI_Comm comm, gemm__mpi_tea
     return s;
 }
 /* <<mpi comm */
-/* >>mpi check: src/mpi/check.c */
-/* ---- this rank's arguments: checked, then the canonical problem ---------------- */
-
-/* Each rank checks what it holds, in argument order (the root-held call's
-   matrices on the root only; the distributed call's pieces on every rank),
-   and makes the call's canonical problem once (gemm__prepare); the ranks
-   then vote (mpi/execute.c). */
-
-
-/* The caller's arguments as they came: the checks read them, and the ranks
-   compare their scalars in the first vote. */
-typedef struct gemm__mpi_args {
-    gemm_layout layout;
-    gemm_transpose transa, transb;
-    int64_t m, n, k;
-    double alpha;
-    const void *A;
-    int64_t lda;
-    const void *B;
-    int64_t ldb;
-    double beta;
-    void *C;
-    int64_t ldc;
-} gemm__mpi_args;
-
-/* The largest extent of a piece: its byte offsets fit in int64_t. */
-#define GEMM__MPI_MAX_EXTENT (INT64_MAX / 8)
-
-/* The smallest leading dimension of a stored matrix whose op() view is
-   rows x cols: what a rank that holds no matrix passes to the checks. */
-static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
-{
-    int64_t need = (layout == GEMM_ROW_MAJOR) == (t == GEMM_TRANS) ? rows : cols;
-    return need > 1 ? need : 1;
-}
-
-/* Distributed: this rank's pieces, in the caller's argument order, each as
-   the stored matrix that holds its tile (`g`: this rank's tiles in the
-   view); then the problem's leading dimensions, strides and extents become
-   the pieces'. */
-static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid *g, const gemm__mpi_args *in,
-                                          gemm__problem *p)
-{
-    static const char *const nm[3] = {"A", "B", "C"};
-    int sw = p->swapped, w;
-    /* the caller's A, B, C in the view: a row-major call's A is its b */
-    const gemm_mpi_tile *t[3];
-    const void *ptr[3];
-    int64_t ld[3], ext[3];
-    int tr[3];
-    t[0] = sw ? &g->b : &g->a; t[1] = sw ? &g->a : &g->b; t[2] = &g->c;
-    tr[0] = sw ? p->b_trans : p->a_trans; tr[1] = sw ? p->a_trans : p->b_trans; tr[2] = 0;
-    ptr[0] = in->A; ptr[1] = in->B; ptr[2] = in->C;
-    ld[0] = in->lda; ld[1] = in->ldb; ld[2] = in->ldc;
-    for (w = 0; w < 3; w++) {
-        int used = p->work == GEMM__WORK_FULL || (w == 2 && p->work == GEMM__WORK_SCALE);
-        /* stored column-major in the view (op(X) = X^T is held cols x rows);
-           the caller's stored shape is its transpose for a row-major call */
-        int64_t rows = tr[w] ? t[w]->cols : t[w]->rows, cols = tr[w] ? t[w]->rows : t[w]->cols;
-        int64_t srows = sw ? cols : rows, scols = sw ? rows : cols, need = rows > 1 ? rows : 1;
-        if (used && !ptr[w] && t[w]->rows > 0 && t[w]->cols > 0)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL, but this rank's piece is %lld x %lld", func,
-                              nm[w], (long long)srows, (long long)scols);
-        if (ld[w] < need)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ld%c = %lld is too small: this rank's piece of %s is %lld x "
-                              "%lld stored, needs ld%c >= %lld", func, "abc"[w], (long long)ld[w], nm[w],
-                              (long long)srows, (long long)scols, "abc"[w], (long long)need);
-        ext[w] = used ? gemm__extent(rows, cols, ld[w]) : 0;
-        if (ext[w] < 0 || ext[w] > GEMM__MPI_MAX_EXTENT)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: this rank's piece of %s spans more than 2^60 elements "
-                              "(ld%c = %lld)", func, nm[w], "abc"[w], (long long)ld[w]);
-    }
-    p->lda = ld[sw];
-    p->ldb = ld[!sw];
-    p->ldc = ld[2];
-    p->ars = p->a_trans ? p->lda : 1;
-    p->acs = p->a_trans ? 1 : p->lda;
-    p->brs = p->b_trans ? p->ldb : 1;
-    p->bcs = p->b_trans ? 1 : p->ldb;
-    p->a_extent = ext[sw];
-    p->b_extent = ext[!sw];
-    p->c_extent = ext[2];
-    return GEMM_OK;
-}
-
-/* The options last, as the arguments come. `form`: 0 root-held, 1
-   distributed (which has no root), -1 a plan's create (both forms). */
-static gemm_status gemm__mpi_check_options(const char *func, const gemm_mpi_options *o, int form, int P)
-{
-    if (o->local != GEMM_MPI_LOCAL_CPU && o->local != GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.local = %d is not a gemm_mpi_local", func, (int)o->local);
-#ifndef GEMM_MPI_CUDA
-    if (o->local == GEMM_MPI_LOCAL_CUDA)
-        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the CUDA local multiply is not compiled in (compile with nvcc "
-                          "and gemm_cuda.cuh, or define GEMM_MPI_CUDA)", func);
-#endif
-    if (o->algorithm != GEMM_MPI_CANNON && o->algorithm != GEMM_MPI_FOX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", func,
-                          (int)o->algorithm);
-    if (o->path != GEMM_MPI_PATH_AUTO && o->path != GEMM_MPI_PATH_CUDA_AWARE && o->path != GEMM_MPI_PATH_STAGED &&
-        o->path != GEMM_MPI_PATH_CUDA_IPC)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", func,
-                          (int)o->path);
-    if (o->slabs < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", func, o->slabs);
-    if (o->threads < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.threads = %d is negative", func, o->threads);
-    if (form != 1 && (o->root < 0 || o->root >= P))
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", func, o->root, P);
-    return GEMM_OK;
-}
-
-/* This rank's checks of one call in argument order, and the call's
-   canonical problem made once (gemm__prepare) into *c. The root-held call
-   (form 0) reads matrices on the root only: there every check; elsewhere
-   the scalars' (a rank that holds no matrix passes the smallest leading
-   dimensions). The distributed call (form 1) checks the scalars so, then
-   this rank's pieces. */
-static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
-                                     const gemm__mpi_args *in, gemm__mpi_call *c)
-{
-    int full = form == 0 && tm->rank == sh->o.root;
-    int64_t lda = full ? in->lda : gemm__mpi_min_ld(in->layout, in->transa, in->m, in->k);
-    int64_t ldb = full ? in->ldb : gemm__mpi_min_ld(in->layout, in->transb, in->k, in->n);
-    int64_t ldc = full ? in->ldc : gemm__mpi_min_ld(in->layout, GEMM_NO_TRANS, in->m, in->n);
-    gemm_status s;
-    c->form = form;
-    s = gemm__prepare(func, in->layout, in->transa, in->transb, in->m, in->n, in->k, in->alpha == 0,
-                                  full ? in->A != NULL : 1, lda, full ? in->B != NULL : 1, ldb, in->beta == 1,
-                                  full ? in->C != NULL : 1, ldc, &c->p);
-    if (s != GEMM_OK) return s;
-    c->alpha = in->alpha;
-    c->beta = in->beta;
-    c->A = c->p.swapped ? in->B : in->A;
-    c->B = c->p.swapped ? in->A : in->B;
-    c->C = in->C;
-    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, &c->p);
-    return s != GEMM_OK ? s : gemm__mpi_check_options(func, &sh->o, form, tm->P);
-}
-
-/* The plan's shape, checked once at its creation as a call with the
-   smallest leading dimensions would be, then the options; the grid's
-   column-major view (tm->g) follows from the layout. `form` as for
-   gemm__mpi_check_options. */
-static gemm_status gemm__mpi_check_shape(const char *func, const gemm__mpi_shape *sh, int form, gemm__mpi_team *tm)
-{
-    gemm__problem p;
-    gemm_status s;
-    if (sh->precision != GEMM_F32 && sh->precision != GEMM_F64)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: precision = %d, not GEMM_F32 or GEMM_F64", func,
-                          (int)sh->precision);
-    s = gemm__prepare(func, sh->layout, sh->transa, sh->transb, sh->m, sh->n, sh->k, 0, 1,
-                      gemm__mpi_min_ld(sh->layout, sh->transa, sh->m, sh->k), 1,
-                      gemm__mpi_min_ld(sh->layout, sh->transb, sh->k, sh->n), 0, 1,
-                      gemm__mpi_min_ld(sh->layout, GEMM_NO_TRANS, sh->m, sh->n), &p);
-    if (s != GEMM_OK) return s;
-    gemm__mpi_grid_view(&tm->u, p.swapped, &tm->g);
-    return gemm__mpi_check_options(func, &sh->o, form, tm->P);
-}
-
-/* An execute's options `e`: the outputs, and otherwise zero or the plan's
-   own values `o` (the same struct may serve the create and its executes). */
-static gemm_status gemm__mpi_check_exec_options(const char *func, const gemm_mpi_options *o,
-                                                const gemm_mpi_options *e)
-{
-    const char *bad = NULL;
-    if (!e) return GEMM_OK;
-    if (e->local && e->local != o->local) bad = "local";
-    else if (e->algorithm && e->algorithm != o->algorithm) bad = "algorithm";
-    else if (e->overlap && !o->overlap) bad = "overlap";
-    else if (e->path && e->path != o->path) bad = "path";
-    else if (e->root && e->root != o->root) bad = "root";
-    else if (e->max_host_bytes && e->max_host_bytes != o->max_host_bytes) bad = "max_host_bytes";
-    else if (e->max_device_bytes && e->max_device_bytes != o->max_device_bytes) bad = "max_device_bytes";
-    else if (e->threads && e->threads != o->threads) bad = "threads";
-    else if (e->slabs && e->slabs != o->slabs) bad = "slabs";
-    if (bad)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.%s differs from the plan's: it is fixed when the plan "
-                          "is created", func, bad);
-    return GEMM_OK;
-}
-/* <<mpi check */
 /* >>mpi plan: src/mpi/plan.c */
 /* ---- a plan: set up once ------------------------------------------------------ */
 
@@ -3299,7 +3430,7 @@ static gemm_status gemm__mpi_close(const gemm__mpi_team *tm, const gemm__mpi_dev
     GEMM__MPI_DO(e, MPI_Allreduce(t, &max, (int)(sizeof *t / sizeof(double)), MPI_DOUBLE, MPI_MAX, tm->comm));
     if (e->agreed || !final_vote) s = e->st == GEMM_OK ? GEMM_OK : gemm__fail(e->st, "%s", e->detail);
     else s = gemm__mpi_vote(tm, e, NULL, 0, NULL);
-    gemm__mpi_outputs(c, t, &max, dv->path);
+    gemm__mpi_outputs(c, t, &max, c->form == 0 && dv->root_devices ? GEMM_MPI_PATH_ROOT_DEVICES : dv->path);
     return s;
 }
 
@@ -3319,6 +3450,8 @@ static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision
     if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_check_exec_options(e->func, &sh->o, exec_options));
     work = gemm__mpi_agree(sh, &pl->team, form, in, c, e);
     if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(sh, &pl->team, &pl->dev, c, e, t);
+    else if (work == GEMM__WORK_FULL && form == 0 && pl->dev.root_devices)
+        gemm__mpi_root_devices_run(sh, &pl->team, &pl->dev, in, e, t);
     else if (work == GEMM__WORK_FULL) {
         gemm__mpi_form(sh, &pl->team, &pl->dev, &pl->bufs, &pl->xchg, &pl->stage, e, t, form);
         if (e->st == GEMM_OK) gemm__mpi_product(sh, &pl->team, &pl->dev, c, &pl->bufs, &pl->xchg, &pl->stage, e, t);

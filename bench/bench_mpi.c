@@ -3,7 +3,7 @@
 
    mpirun -np P build/bench_mpi [--local cpu|cuda] [--sizes 8192,16384]
           [--prec f32,f64] [--what single,busy,resident,e2e] [--reps 3]
-          [--overlap 0|1] [--algo cannon|fox] [--path auto|staged|aware|ipc]
+          [--overlap 0|1] [--algo cannon|fox] [--path auto|staged|aware|ipc|root]
           [--warmup 0|1] [--peer none|scalapack] [--nb 256] [--slabs 4]
 
    What is timed (row-major, NN, alpha = 1, beta = 0, square n):
@@ -231,7 +231,8 @@ static void report(const char *what, const config *cf, int dbl, int64_t n, const
     double lo, hi, med = median_of(times, reps, &lo, &hi), plo = 0, phi = 0, pmed = 0;
     gemm_mpi_blocks g;
     const char *path = !r ? "-" : r->path == GEMM_MPI_PATH_HOST ? "host" : r->path == GEMM_MPI_PATH_CUDA_AWARE ?
-                      "cuda-aware" : r->path == GEMM_MPI_PATH_CUDA_IPC ? "cuda-ipc" : "staged";
+                      "cuda-aware" : r->path == GEMM_MPI_PATH_CUDA_IPC ? "cuda-ipc" :
+                      r->path == GEMM_MPI_PATH_ROOT_DEVICES ? "root-devices" : "staged";
     if (r && r->peer) pmed = median_of(r->peer, reps, &plo, &phi);
     if (me != 0) return;
     gemm_mpi_blocks_of(r ? nranks : 1, 0, n, n, n, &g); /* the grid the call ran on */
@@ -680,7 +681,8 @@ static void parse(config *cf, int argc, char **argv, const char **sizes, const c
             cf->path = v;
             cf->o.path = !strcmp(v, "staged") ? GEMM_MPI_PATH_STAGED
                          : !strcmp(v, "aware") ? GEMM_MPI_PATH_CUDA_AWARE
-                         : !strcmp(v, "ipc") ? GEMM_MPI_PATH_CUDA_IPC : GEMM_MPI_PATH_AUTO;
+                         : !strcmp(v, "ipc") ? GEMM_MPI_PATH_CUDA_IPC
+                         : !strcmp(v, "root") ? GEMM_MPI_PATH_ROOT_DEVICES : GEMM_MPI_PATH_AUTO;
         } else if (me == 0) fprintf(stderr, "bench_mpi: unknown option %s\n", k);
     }
 }

@@ -28,7 +28,10 @@ typedef enum gemm_mpi_path {
     GEMM_MPI_PATH_HOST = 1,       /* CPU multiply: blocks in host memory */
     GEMM_MPI_PATH_CUDA_AWARE = 2, /* device buffers handed to MPI */
     GEMM_MPI_PATH_STAGED = 3,     /* device <-> pinned host <-> MPI */
-    GEMM_MPI_PATH_CUDA_IPC = 4    /* same node: copies from the peer's GPU memory */
+    GEMM_MPI_PATH_CUDA_IPC = 4,   /* same node: copies from the peer's GPU memory */
+    GEMM_MPI_PATH_ROOT_DEVICES = 5 /* root-held, same node: the root's gemm_cuda_?gemm_host drives every rank's
+                                      GPU from its host memory, no message (AUTO's choice when the root can
+                                      reach them) */
 } gemm_mpi_path;
 
 /* Zero-initialised means the defaults; NULL is the same as all zeros. Every

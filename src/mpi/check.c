@@ -100,9 +100,9 @@ static gemm_status gemm__mpi_check_options(const char *func, const gemm_mpi_opti
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.algorithm = %d is not a gemm_mpi_algorithm", func,
                           (int)o->algorithm);
     if (o->path != GEMM_MPI_PATH_AUTO && o->path != GEMM_MPI_PATH_CUDA_AWARE && o->path != GEMM_MPI_PATH_STAGED &&
-        o->path != GEMM_MPI_PATH_CUDA_IPC)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC or STAGED", func,
-                          (int)o->path);
+        o->path != GEMM_MPI_PATH_CUDA_IPC && o->path != GEMM_MPI_PATH_ROOT_DEVICES)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.path = %d: AUTO, CUDA_AWARE, CUDA_IPC, STAGED or "
+                          "ROOT_DEVICES", func, (int)o->path);
     if (o->slabs < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.slabs = %d is negative", func, o->slabs);
     if (o->threads < 0)

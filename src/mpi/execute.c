@@ -13,6 +13,7 @@
 #include "distribute.c" /* the blocks in place, and C back */
 #include "local.c"      /* gemm__mpi_scale */
 #include "plan.c"       /* gemm__mpi_form, the shape's values */
+#include "root_devices.c" /* the root-held form on the root's host call */
 #include "rounds.c"
 #include "setup.c"      /* gemm__mpi_cuda_init */
 #include "stream.c"
@@ -111,7 +112,7 @@ static gemm_status gemm__mpi_close(const gemm__mpi_team *tm, const gemm__mpi_dev
     GEMM__MPI_DO(e, MPI_Allreduce(t, &max, (int)(sizeof *t / sizeof(double)), MPI_DOUBLE, MPI_MAX, tm->comm));
     if (e->agreed || !final_vote) s = e->st == GEMM_OK ? GEMM_OK : gemm__fail(e->st, "%s", e->detail);
     else s = gemm__mpi_vote(tm, e, NULL, 0, NULL);
-    gemm__mpi_outputs(c, t, &max, dv->path);
+    gemm__mpi_outputs(c, t, &max, c->form == 0 && dv->root_devices ? GEMM_MPI_PATH_ROOT_DEVICES : dv->path);
     return s;
 }
 
@@ -131,6 +132,8 @@ static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision
     if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_check_exec_options(e->func, &sh->o, exec_options));
     work = gemm__mpi_agree(sh, &pl->team, form, in, c, e);
     if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(sh, &pl->team, &pl->dev, c, e, t);
+    else if (work == GEMM__WORK_FULL && form == 0 && pl->dev.root_devices)
+        gemm__mpi_root_devices_run(sh, &pl->team, &pl->dev, in, e, t);
     else if (work == GEMM__WORK_FULL) {
         gemm__mpi_form(sh, &pl->team, &pl->dev, &pl->bufs, &pl->xchg, &pl->stage, e, t, form);
         if (e->st == GEMM_OK) gemm__mpi_product(sh, &pl->team, &pl->dev, c, &pl->bufs, &pl->xchg, &pl->stage, e, t);

@@ -147,7 +147,7 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
         return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_memory: host_bytes or device_bytes is NULL");
     if (options) o = *options;
     else memset(&o, 0, sizeof o);
-    path = o.path == GEMM_MPI_PATH_AUTO ? GEMM_MPI_PATH_STAGED : o.path;
+    path = o.path == GEMM_MPI_PATH_AUTO || o.path == GEMM_MPI_PATH_ROOT_DEVICES ? GEMM_MPI_PATH_STAGED : o.path;
     *host_bytes = *device_bytes = 0;
     for (swapped = 0; swapped < 2; swapped++)
         for (root = 0; root < 2; root++) {

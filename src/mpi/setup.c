@@ -15,6 +15,7 @@
 #include "buffers.c"
 #include "memory.c" /* gemm__mpi_need, gemm__mpi_stage_bytes, gemm__mpi_pool_blocks */
 #include "transfer.c" /* gemm__mpi_pieces */
+#include "root_devices.c"
 #include "vote.c"
 
 /* CUDA multiply: takes GPU (node-local rank mod GPU count), makes its
@@ -67,6 +68,9 @@ static void gemm__mpi_choose_path(const gemm__mpi_shape *sh, const gemm__mpi_tea
     if (dv->path == GEMM_MPI_PATH_CUDA_AWARE && !cuda_aware && e->st == GEMM_OK)
         gemm__mpi_keep(e, gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: path CUDA_AWARE asked for, but this MPI "
                                      "does not accept device buffers (MPIX_Query_cuda_support)", e->func));
+    gemm__mpi_root_devices_setup(sh, tm, dv, e, one_node);
+    if (dv->path == GEMM_MPI_PATH_ROOT_DEVICES) /* the distributed form's blocks still move: as AUTO would */
+        dv->path = cuda_aware ? GEMM_MPI_PATH_CUDA_AWARE : GEMM_MPI_PATH_CUDA_IPC;
 }
 
 /* The vote before an allocation: every rank takes the same path, and the

@@ -86,11 +86,16 @@ typedef struct gemm__mpi_team {
    path blocks take between GPUs (gemm__mpi_choose_path), the peers' blocks
    mapped by CUDA IPC, and what was allocated and mapped so far (the tests
    read the counts). */
+#define GEMM__MPI_MAX_DEVICES 64
+
 typedef struct gemm__mpi_device {
     int cuda;                    /* blocks on the GPU: options.local is GEMM_MPI_LOCAL_CUDA */
     int ready;                   /* the GPU is chosen, its streams and events made */
     gemm_mpi_path path;          /* GEMM_MPI_PATH_HOST for the CPU multiply */
     long allocations, mappings;
+    int root_devices;            /* the root-held form runs as the root's host call on the ranks' GPUs
+                                    (mpi/root_devices.c) */
+    int ndevs, devs[GEMM__MPI_MAX_DEVICES]; /* on the root: those GPUs, as its own device indices */
 #ifdef GEMM_MPI_CUDA
     cudaStream_t stream, copy_stream;
     cudaEvent_t ev0, ev1;        /* a round's multiply, timed */
