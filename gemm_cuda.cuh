@@ -3310,9 +3310,10 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              128 x 128 tiles are fewer than the SMs and K <= 2048, else
              128 x 128; without that code the ring (cp.async, 128 x 64,
              in place), and the TMA variants are refused.
-             fp32 SIMT: row-major NT with m or n >= 2048 copies one
-             operand transposed first (with a forced variant: only when
-             its both-k-major form does not fit); options.variant, else
+             fp32 SIMT: both operands k-major (row-major NT) with m or
+             n >= 2048 and K <= 2^21 copies one operand transposed first
+             (with a forced variant: only when its both-k-major form does
+             not fit); options.variant, else
              gemm__cuda_sw_choose (by layout, size, shared memory).
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies. K is split over the
