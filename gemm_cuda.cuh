@@ -39,10 +39,11 @@
      _host calls: device, mode (PAGEABLE: staged through page-locked chunks
                by host_threads copy threads; PINNED: the caller's memory is
                page-locked; MAPPED: tiny problems read over the bus),
-               max_device_bytes (0: most of what is free), timing.
-   beta = 0 never reads C. A device keeps, between calls, the memory of the
-   operand copies the kernels need and the host path's staging chunks and
-   threads; gemm_cuda_release_scratch() hands them back.
+               max_device_bytes (0: most of what is free), timing;
+               device_count / devices: several GPUs share the call, each
+               taking a piece of C (GEMM_CUDA_ALL_DEVICES: every GPU).
+   beta = 0 never reads C. A device keeps its operand copies' memory and the
+   host path's chunks and threads; gemm_cuda_release_scratch() frees them.
 
    Errors
      Every argument is checked before anything is queued or copied (a host
@@ -52,12 +53,12 @@
      gemm_last_error_detail(); a kernel's fault shows at the caller's next
      synchronisation. C is written before a failure only when a split K's
      C = beta*C was queued before a refused launch, or a host call's first
-     pieces of C went back before a device failure.
+     pieces of C went back before a device failure (on several GPUs: every
+     GPU plans first, and a later failure names the device).
 
-   Speed: beside cuBLAS on the H100 and H200 in bench/RESULTS.md.
-
-   For maintainers: generated from src/ (`make headers`); each part's head
-   comment explains its kernel or path. LICENSE: MIT, see the end of this file.
+   Speed: beside cuBLAS on the H100 and H200 in bench/RESULTS.md. Generated
+   from src/ (each part's head comment explains its kernel or path). MIT
+   licence at the end of this file.
 */
 
 #ifndef GEMM_CUDA_CUH_INCLUDED
