@@ -14,12 +14,10 @@
      gemm_cuda_sgemm, _dgemm    device pointers (device, managed or mapped
                                 memory), asynchronous on the stream
      gemm_cuda_sgemm_host, _dgemm_host   host pointers, synchronous, any
-                                size: A, B and C are cut into panels that
-                                stream through the device, copies overlapping
-                                the products
+                                size: panels stream through the device(s),
+                                copies overlapping the products
      gemm_cuda_sgemm_mixed, _mixed_host  FP16 or BF16 A and B, C fp32 or
-                                their type, each pointer's gemm_precision
-                                after it (cublasSgemmEx's shape)
+                                theirs, each pointer's gemm_precision after it
      ..._strided_batched, ..._batched    batches (declarations below)
      gemm_cuda_release_scratch, gemm_cuda_auto_kernel, gemm_cuda_kernel_name
 
