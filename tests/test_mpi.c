@@ -114,6 +114,7 @@ static int64_t local_ld(gemm_layout lay, gemm_transpose t, const gemm_mpi_tile *
     gneed = (lay == GEMM_ROW_MAJOR) == (t == GEMM_NO_TRANS) ? gcols : grows;
     if (gneed < 1) gneed = 1;
     lneed = inner > 1 ? inner : 1;
+    if (ld < INT64_MIN / 2) return ld; /* INT64_MIN in the invalid-argument table: stays invalid, no overflow */
     return lneed + (ld - gneed);
 }
 
