@@ -12,12 +12,15 @@
    bitwise what it gives alone; a batch past one grid's 65535 slices;
    shared operands; and the refusals (a stride or a member past its
    allocation, a host pointer among device ones, members writing one C,
-   WGMMA), each writing nothing. GEMM_CUDA_TEST_SMALL=1: fewer cases
-   (compute-sanitizer). */
+   WGMMA), each writing nothing; C in host memory mapped for the device
+   (cudaHostAlloc, cudaHostRegister) checked against its allocation too.
+   GEMM_CUDA_TEST_SMALL=1: fewer cases (compute-sanitizer).
+   build/test_cuda_batch --host: only the checks' host side (no GPU). */
 #define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery_batch.h"
+#include <unistd.h> /* sysconf */
 
 static int small_run;
 
@@ -516,13 +519,109 @@ static void test_refusals(void)
     cudaFree(dA); cudaFree(dC); cudaFree(short_C);
 }
 
-int main(void)
+/* ---- the host side of the checks, no GPU needed (--host) ---- */
+
+static void test_host_side(void)
+{
+    uint64_t b = 0, e = 0;
+    /* a host allocation at 0x10000 whose alias is the device range [0x7000000, +0x400) */
+    battery_check(gemm__cuda_alias_span(0x10000 + 0x40, 0x7000000 + 0x40, 0x7000000, 0x400, &b, &e) && b == 0x10000 &&
+                      e == 0x10400,
+                  "alias span: an address 0x40 into a mapped allocation of 0x400 bytes gives [0x10000, 0x10400) "
+                  "(got [0x%llx, 0x%llx))", (unsigned long long)b, (unsigned long long)e);
+    battery_check(gemm__cuda_alias_span(0x5000, 0x5000, 0x5000, 0x100, &b, &e) && b == 0x5000 && e == 0x5100,
+                  "alias span: the same address on both sides (UVA) gives the device range");
+    battery_check(!gemm__cuda_alias_span(0x10000, 0x7000400, 0x7000000, 0x400, &b, &e),
+                  "alias span: an alias one past its range is refused");
+    battery_check(!gemm__cuda_alias_span(0x10000, 0x6ffffff, 0x7000000, 0x400, &b, &e),
+                  "alias span: an alias before its range is refused");
+    battery_check(!gemm__cuda_alias_span(0x20, 0x7000040, 0x7000000, 0x400, &b, &e),
+                  "alias span: a range that would start below address 0 is refused");
+    battery_check(!gemm__cuda_alias_span(UINT64_MAX - 0x10, 0x7000000, 0x7000000, 0x400, &b, &e),
+                  "alias span: a range past 2^64 is refused");
+}
+
+/* ---- host memory mapped for the device: C's extent checked as on the device ---- */
+
+/* Members of 8 x 8 x 8, C_i = A_i * A_i with A's members 64 floats apart
+   (small integers: every kernel gives the exact products): C holds
+   members st floats apart from c (the device's address of it). */
+static gemm_status mapped_call(const float *dA, float *c, int64_t st, int64_t count)
+{
+    return gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8, 64, dA,
+                                           8, 64, 0, c, 8, st, count, NULL);
+}
+
+/* C's count members, st floats apart in host memory, are A_i * A_i. */
+static int mapped_right(const float *hC, int64_t st, int64_t count, const float *hA)
+{
+    for (int64_t i = 0; i < count; i++)
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) {
+                float want = 0;
+                for (int p = 0; p < 8; p++) want += hA[i * 64 + r + p * 8] * hA[i * 64 + p + c * 8];
+                if (hC[i * st + r + c * 8] != want) return 0;
+            }
+    return 1;
+}
+
+/* One C in mapped host memory (host address hC, holding 4 members st
+   floats apart and nothing more): 5 members refused with C as it was, 4
+   computed. */
+static void mapped_case(const char *what, const float *dA, const float *hA, float *hC, int64_t st)
+{
+    float *dC = NULL, *before = (float *)malloc(sizeof(float) * 4 * st);
+    for (int64_t i = 0; i < 4 * st; i++) hC[i] = (float)(i % 3) + 0.5f;
+    memcpy(before, hC, sizeof(float) * 4 * st);
+    stop_on(cudaHostGetDevicePointer((void **)&dC, hC, 0), "cudaHostGetDevicePointer");
+    gemm_status s = mapped_call(dA, dC, st, 5);
+    stop_on(cudaDeviceSynchronize(), "after the call");
+    char name[160];
+    snprintf(name, sizeof name, "%s: 5 members in room for 4", what);
+    refused(name, s, GEMM_ERR_INVALID_ARG, "past the end", memcmp(before, hC, sizeof(float) * 4 * st) == 0);
+    s = mapped_call(dA, dC, st, 4);
+    stop_on(cudaDeviceSynchronize(), "after the call");
+    battery_check(s == GEMM_OK && mapped_right(hC, st, 4, hA), "%s: 4 members in room for 4 computed (%s)", what,
+                  s == GEMM_OK ? "ok" : gemm_last_error_detail());
+    free(before);
+}
+
+static void test_mapped(void)
+{
+    const int64_t count = 5;
+    long page = sysconf(_SC_PAGESIZE);
+    int64_t st_page = page / 16 > 64 ? page / 16 : 64; /* 4 members fill whole pages */
+    float hA[count * 64], *hC = NULL;
+    for (int i = 0; i < count * 64; i++) hA[i] = (float)(i % 5) - 2;
+    float *dA = dev_copy(hA, count * 64);
+    /* the allocation exactly 4 members long, and one of whole pages (were the driver to give a
+       mapped allocation's range in pages, the first would pass and the second not) */
+    stop_on(cudaHostAlloc((void **)&hC, sizeof(float) * 4 * 64, cudaHostAllocMapped), "cudaHostAlloc");
+    mapped_case("C in cudaHostAlloc'd mapped memory (1 KiB)", dA, hA, hC, 64);
+    cudaFreeHost(hC);
+    stop_on(cudaHostAlloc((void **)&hC, sizeof(float) * 4 * st_page, cudaHostAllocMapped), "cudaHostAlloc");
+    mapped_case("C in cudaHostAlloc'd mapped memory (whole pages)", dA, hA, hC, st_page);
+    cudaFreeHost(hC);
+    /* registered memory: whole pages, then a page that is not registered */
+    void *region = NULL;
+    if (posix_memalign(&region, (size_t)page, sizeof(float) * 4 * st_page + (size_t)page) != 0) stop_on(cudaErrorMemoryAllocation, "posix_memalign");
+    stop_on(cudaHostRegister(region, sizeof(float) * 4 * st_page, cudaHostRegisterMapped), "cudaHostRegister");
+    mapped_case("C in cudaHostRegister'ed memory (whole pages)", dA, hA, (float *)region, st_page);
+    cudaHostUnregister(region);
+    free(region);
+    cudaFree(dA);
+}
+
+int main(int argc, char **argv)
 {
     int devices = 0;
     small_run = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
+    test_host_side();
+    if (argc > 1 && !strcmp(argv[1], "--host")) return battery_summary();
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        printf("FAIL no CUDA device: run this on a GPU machine\n0 passed, 1 failed\n");
-        return 1;
+        printf("FAIL no CUDA device: run this on a GPU machine (--host: the checks that need none)\n");
+        battery_failed++;
+        return battery_summary();
     }
     {
         gemm_cuda_options o = {};
@@ -533,5 +632,6 @@ int main(void)
     test_big();
     test_many_and_shared();
     test_refusals();
+    test_mapped(); /* last: were a check to let a member past its allocation, the device might fault */
     return battery_summary();
 }

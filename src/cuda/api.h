@@ -125,8 +125,9 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
        they may change as soon as it returns.
    Every member is checked before anything is queued: the single call's
    checks, members that would write one element of C, and each member's
-   memory (device memory, inside its allocation: a stride or a pointer
-   that runs past the end is refused, with the member in the detail). A
+   memory (device, managed or mapped host memory, inside its allocation:
+   a stride or a pointer that runs past the end is refused, with the
+   member in the detail). A
    refused batch writes nothing; batch_count = 0 does nothing. K is split
    only when options.split_k asks, so a member's result has the same bits
    whatever the batch around it. The kernels are the single call's, in

@@ -17,8 +17,10 @@
 /* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
 typedef CUresult (*gemm__cuda_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
 
-/* The allocation that holds address p; false when the driver knows none
-   (host memory, a stale pointer, memory mapped without an allocation). */
+/* The allocation that holds device address p (device or managed memory,
+   or the device alias of mapped host memory); false when the driver knows
+   none (pageable host memory, a stale pointer, memory mapped without an
+   allocation). */
 static bool gemm__cuda_allocation(const void *p, uint64_t *base, uint64_t *size)
 {
     static std::atomic<gemm__cuda_range_fn> range{NULL};
@@ -38,6 +40,21 @@ static bool gemm__cuda_allocation(const void *p, uint64_t *base, uint64_t *size)
     return true;
 }
 
+/* The range [*base, *end) in host addresses of a host allocation whose
+   device alias (what cudaPointerGetAttributes calls its devicePointer)
+   lies in the device range [dbase, dbase + dsize), for the host address a
+   that the alias dp stands for: the same offsets in both. False when dp
+   is not in that range or the range does not fit below 2^64. */
+static bool gemm__cuda_alias_span(uint64_t a, uint64_t dp, uint64_t dbase, uint64_t dsize, uint64_t *base,
+                                  uint64_t *end)
+{
+    uint64_t off = dp - dbase;
+    if (dp < dbase || off >= dsize || a < off || dsize > UINT64_MAX - (a - off)) return false;
+    *base = a - off;
+    *end = *base + dsize;
+    return true;
+}
+
 /* Allocations a batch's checks have met (a batch's members usually live
    in a few), so that each member costs a comparison, not a driver call. */
 typedef struct gemm__cuda_spans {
@@ -46,7 +63,11 @@ typedef struct gemm__cuda_spans {
 } gemm__cuda_spans;
 
 /* The device can read `bytes` from p, all in one allocation when the
-   driver knows p's. `what` names the operand ("A[17]", "C's members"). */
+   driver knows p's. `what` names the operand ("A[17]", "C's members").
+   Device and managed memory: its allocation's range; host memory mapped
+   for the device (cudaHostAlloc, cudaHostRegister): the range of the
+   allocation its device alias lies in, taken back to host addresses; an
+   address the driver has no range for passes unchecked. */
 static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, const char *what, const void *p,
                                          uint64_t bytes)
 {
@@ -57,13 +78,23 @@ static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, co
     if (!end) {
         cudaPointerAttributes at;
         cudaError_t e = cudaPointerGetAttributes(&at, p);
+        if (e == cudaErrorInvalidValue) {
+            (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not memory the GPU can read (the CUDA runtime "
+                              "knows no such address)", fn, what);
+        }
         if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
         if (at.type == cudaMemoryTypeUnregistered)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
                               fn, what);
-        /* host memory mapped for the device has no allocation range to check */
-        if (at.type == cudaMemoryTypeHost || !gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
-        end = base + size;
+        if (at.type == cudaMemoryTypeHost) {
+            if (!at.devicePointer || !gemm__cuda_allocation(at.devicePointer, &base, &size) ||
+                !gemm__cuda_alias_span(a, (uint64_t)(uintptr_t)at.devicePointer, base, size, &base, &end))
+                return GEMM_OK;
+        } else {
+            if (!gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
+            end = base + size;
+        }
         i = k->n < 8 ? k->n++ : k->next++ % 8;
         k->base[i] = base;
         k->end[i] = end;
