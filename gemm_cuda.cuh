@@ -189,13 +189,22 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    fp32, as for gemm_cuda_sgemm; the _mixed forms take FP16 / BF16).
      Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
        elements after A, B, C; a stride of 0 shares A or B between members.
-     Pointer arrays: A, B and C are HOST arrays of device pointers (cuBLAS
-       wants device arrays): the call copies them to the device itself, so
-       they may change as soon as it returns.
+     Pointer arrays: A, B and C are arrays of device pointers, in host
+       memory (pageable or page-locked) or, as cuBLAS takes them, in device
+       or managed memory (cudaPointerGetAttributes tells). The call reads
+       them before it returns, a list on the device in `stream`'s order (it
+       waits for the work queued there before it; not while the stream is
+       being captured), and copies them to the device itself, so they may
+       change as soon as it returns. A list nothing can read (freed, a
+       stray pointer) is GEMM_ERR_INVALID_ARG, not a crash (on Linux,
+       through process_vm_readv where allowed; else a list the runtime
+       calls host memory is read as given). Lists the call does not read
+       (A and B when alpha = 0 or k = 0) may be anything.
    Every member is checked before anything is queued: the single call's
    checks, members that would write one element of C, and each member's
-   memory (device memory, inside its allocation: a stride or a pointer
-   that runs past the end is refused, with the member in the detail). A
+   memory (device, managed or mapped host memory, inside its allocation:
+   a stride or a pointer that runs past the end is refused, with the
+   member in the detail). A
    refused batch writes nothing; batch_count = 0 does nothing. K is split
    only when options.split_k asks, so a member's result has the same bits
    whatever the batch around it. The kernels are the single call's, in
@@ -4238,22 +4247,31 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
 }
 /* <<cuda/host run */
 /* >>cuda/host batch_run: src/cuda/host/batch_run.cuh */
-/* Batches on the device: the checks of every member's memory, the device
-   copy of a pointer-array batch's lists, and the launches, the members in
+/* Batches on the device: the host copy of a pointer-array batch's lists
+   (in host, device or managed memory), the checks of every member's
+   memory, the device copy of the lists, and the launches, the members in
    the grid (device/batch.cuh), of the plan the chooser (choose.cuh) makes
    for the members. Nothing of a batch goes through scratch but the
    operand copies of the tensor-core modes and the pointer lists. */
 #include <atomic>
 #include <cuda.h> /* CUdeviceptr, CUresult */
+#include <stdint.h> /* SIZE_MAX */
 #include <stdio.h> /* snprintf */
 #include <string.h>
 #include <type_traits>
+#if defined(__linux__)
+#include <errno.h>
+#include <sys/uio.h> /* process_vm_readv */
+#include <unistd.h>  /* getpid */
+#endif
 
 /* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
 typedef CUresult (*gemm__cuda_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
 
-/* The allocation that holds address p; false when the driver knows none
-   (host memory, a stale pointer, memory mapped without an allocation). */
+/* The allocation that holds device address p (device or managed memory,
+   or the device alias of mapped host memory); false when the driver knows
+   none (pageable host memory, a stale pointer, memory mapped without an
+   allocation). */
 static bool gemm__cuda_allocation(const void *p, uint64_t *base, uint64_t *size)
 {
     static std::atomic<gemm__cuda_range_fn> range{NULL};
@@ -4273,6 +4291,21 @@ static bool gemm__cuda_allocation(const void *p, uint64_t *base, uint64_t *size)
     return true;
 }
 
+/* The range [*base, *end) in host addresses of a host allocation whose
+   device alias (what cudaPointerGetAttributes calls its devicePointer)
+   lies in the device range [dbase, dbase + dsize), for the host address a
+   that the alias dp stands for: the same offsets in both. False when dp
+   is not in that range or the range does not fit below 2^64. */
+static bool gemm__cuda_alias_span(uint64_t a, uint64_t dp, uint64_t dbase, uint64_t dsize, uint64_t *base,
+                                  uint64_t *end)
+{
+    uint64_t off = dp - dbase;
+    if (dp < dbase || off >= dsize || a < off || dsize > UINT64_MAX - (a - off)) return false;
+    *base = a - off;
+    *end = *base + dsize;
+    return true;
+}
+
 /* Allocations a batch's checks have met (a batch's members usually live
    in a few), so that each member costs a comparison, not a driver call. */
 typedef struct gemm__cuda_spans {
@@ -4281,7 +4314,11 @@ typedef struct gemm__cuda_spans {
 } gemm__cuda_spans;
 
 /* The device can read `bytes` from p, all in one allocation when the
-   driver knows p's. `what` names the operand ("A[17]", "C's members"). */
+   driver knows p's. `what` names the operand ("A[17]", "C's members").
+   Device and managed memory: its allocation's range; host memory mapped
+   for the device (cudaHostAlloc, cudaHostRegister): the range of the
+   allocation its device alias lies in, taken back to host addresses; an
+   address the driver has no range for passes unchecked. */
 static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, const char *what, const void *p,
                                          uint64_t bytes)
 {
@@ -4292,13 +4329,23 @@ static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, co
     if (!end) {
         cudaPointerAttributes at;
         cudaError_t e = cudaPointerGetAttributes(&at, p);
+        if (e == cudaErrorInvalidValue) {
+            (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not memory the GPU can read (the CUDA runtime "
+                              "knows no such address)", fn, what);
+        }
         if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
         if (at.type == cudaMemoryTypeUnregistered)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
                               fn, what);
-        /* host memory mapped for the device has no allocation range to check */
-        if (at.type == cudaMemoryTypeHost || !gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
-        end = base + size;
+        if (at.type == cudaMemoryTypeHost) {
+            if (!at.devicePointer || !gemm__cuda_allocation(at.devicePointer, &base, &size) ||
+                !gemm__cuda_alias_span(a, (uint64_t)(uintptr_t)at.devicePointer, base, size, &base, &end))
+                return GEMM_OK;
+        } else {
+            if (!gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
+            end = base + size;
+        }
         i = k->n < 8 ? k->n++ : k->next++ % 8;
         k->base[i] = base;
         k->end[i] = end;
@@ -4307,6 +4354,131 @@ static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, co
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s runs past the end of its allocation (%llu bytes from its start "
                           "are read or written, %llu are there)", fn, what, (unsigned long long)bytes,
                           (unsigned long long)(end - a));
+    return GEMM_OK;
+}
+
+/* Copies `bytes` from the host address src to dst and returns true, or
+   returns false where the host cannot read src, without faulting. The
+   runtime calls every address it does not know unregistered host memory,
+   a freed device allocation's and a stray pointer's too; on Linux the
+   copy goes through process_vm_readv on this process, which answers
+   EFAULT there. Elsewhere, or where that system call is not allowed
+   (ENOSYS, EPERM under seccomp), src is read directly, as any host
+   pointer a caller passes. */
+static bool gemm__cuda_read_host(void *dst, const void *src, size_t bytes)
+{
+    size_t done = 0;
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    while (done < bytes) {
+        struct iovec to = {(char *)dst + done, bytes - done}, from = {(char *)(uintptr_t)src + done, bytes - done};
+        ssize_t got = process_vm_readv(getpid(), &to, 1, &from, 1, 0);
+        if (got > 0) done += (size_t)got;
+        else if (got == 0 || errno == EFAULT) return false;
+        else if (errno != EINTR) break; /* not allowed here: read it directly */
+    }
+#endif
+    if (done < bytes) memcpy((char *)dst + done, (const char *)src + done, bytes - done);
+    return true;
+}
+
+/* Where a pointer-array batch's list lives, from cudaPointerGetAttributes'
+   answer (e, *at): on the HOST (pageable memory, which the runtime calls
+   unregistered, or page-locked), read there; on the DEVICE (device or
+   managed memory, cuBLAS's convention), copied to the host first; UNKNOWN,
+   an address the runtime refuses (some drivers say so of freed memory);
+   FAILED, the runtime failed (e says how). */
+enum { GEMM__CUDA_LIST_HOST, GEMM__CUDA_LIST_DEVICE, GEMM__CUDA_LIST_UNKNOWN, GEMM__CUDA_LIST_FAILED };
+
+static int gemm__cuda_list_home(cudaError_t e, const cudaPointerAttributes *at)
+{
+    if (e == cudaErrorInvalidValue) return GEMM__CUDA_LIST_UNKNOWN;
+    if (e != cudaSuccess) return GEMM__CUDA_LIST_FAILED;
+    switch (at->type) {
+    case cudaMemoryTypeUnregistered:
+    case cudaMemoryTypeHost: return GEMM__CUDA_LIST_HOST;
+    case cudaMemoryTypeDevice:
+    case cudaMemoryTypeManaged: return GEMM__CUDA_LIST_DEVICE;
+    default: return GEMM__CUDA_LIST_UNKNOWN;
+    }
+}
+
+/* `count` pointers of the list `list` (named `what`: "A") copied into
+   out. A list on the device must lie inside an allocation the driver
+   knows (one it has no range for, freed memory for one, is refused, not
+   read); it is copied in `stream`'s order, so after the work queued there
+   before the call (which may have written it), and the host waits for
+   that copy: the checks need the addresses now. `stream` must not be
+   capturing a graph then (the copy would only be recorded). */
+static gemm_status gemm__cuda_read_list(const char *fn, const char *what, const void *list, int64_t count,
+                                        cudaStream_t stream, void **out)
+{
+    size_t bytes = (size_t)count * sizeof(void *);
+    uint64_t a = (uint64_t)(uintptr_t)list, base, size;
+    cudaPointerAttributes at;
+    cudaError_t e = cudaPointerGetAttributes(&at, list);
+    cudaStreamCaptureStatus capture;
+    switch (gemm__cuda_list_home(e, &at)) {
+    case GEMM__CUDA_LIST_FAILED: return gemm__cuda_fail(fn, "cudaPointerGetAttributes (a list of member pointers)", e);
+    case GEMM__CUDA_LIST_HOST:
+        if (gemm__cuda_read_host(out, at.type == cudaMemoryTypeHost && at.hostPointer ? at.hostPointer : list, bytes))
+            return GEMM_OK;
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s (the list of member pointers, at %p) is not memory the host "
+                          "can read (freed, or not a list?); the list may be in host, device or managed memory", fn,
+                          what, list);
+    case GEMM__CUDA_LIST_DEVICE: break;
+    default:
+        if (e != cudaSuccess) (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s (the list of member pointers, at %p) is not memory the CUDA "
+                          "runtime knows (freed, or not a list?); the list may be in host, device or managed memory",
+                          fn, what, list);
+    }
+    if (!gemm__cuda_allocation(list, &base, &size))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s (the list of member pointers, at %p) is in no allocation the "
+                          "CUDA driver knows (freed?)", fn, what, list);
+    if (a < base || a - base > size || (uint64_t)bytes > size - (a - base))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s (a device list of %lld member pointers) runs past the end of "
+                          "its allocation (%llu bytes from its start are read, %llu are there)", fn, what,
+                          (long long)count, (unsigned long long)bytes,
+                          (unsigned long long)(a >= base && a - base <= size ? size - (a - base) : 0));
+    if ((e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess) return gemm__cuda_fail(fn, "cudaStreamIsCapturing", e);
+    if (capture != cudaStreamCaptureStatusNone)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a list in device memory, which the call reads on the host "
+                          "before it queues anything: not while the stream is being captured (pass a host list)", fn,
+                          what);
+    if ((e = cudaMemcpyAsync(out, list, bytes, cudaMemcpyDefault, stream)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(stream)) != cudaSuccess)
+        return gemm__cuda_fail(fn, "reading a device list of member pointers", e);
+    return GEMM_OK;
+}
+
+/* The lists a pointer-array batch reads (A and B when it multiplies, C
+   when it writes, as `work` says), copied into one host buffer (*held,
+   which the caller frees with GEMM_FREE) wherever they live: *la, *lb, *lc
+   point into it, NULL for a list not read or passed as NULL (the batch's
+   checks refuse what they must). */
+static gemm_status gemm__cuda_read_lists(const char *fn, gemm__work work, const void *A, const void *B, const void *C,
+                                         int64_t count, cudaStream_t stream, void **held, const void **la,
+                                         const void **lb, const void **lc)
+{
+    const void *in[3] = {work == GEMM__WORK_FULL ? A : NULL, work == GEMM__WORK_FULL ? B : NULL,
+                         work != GEMM__WORK_NONE ? C : NULL};
+    const void **out[3] = {la, lb, lc};
+    static const char *const names[3] = {"A", "B", "C"};
+    void **buf;
+    gemm_status s;
+    *held = NULL;
+    *la = *lb = *lc = NULL;
+    if (count <= 0 || (!in[0] && !in[1] && !in[2])) return GEMM_OK;
+    if ((uint64_t)count > SIZE_MAX / (3 * sizeof(void *)) ||
+        !(buf = (void **)GEMM_MALLOC(3 * (size_t)count * sizeof(void *))))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
+                          (long long)count);
+    *held = buf;
+    for (int i = 0; i < 3; i++) {
+        if (!in[i]) continue;
+        if ((s = gemm__cuda_read_list(fn, names[i], in[i], count, stream, buf + i * count)) != GEMM_OK) return s;
+        *out[i] = buf + i * count;
+    }
     return GEMM_OK;
 }
 
@@ -4374,8 +4546,10 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
 /* The device's copy of a pointer-array batch's lists (a and b of the
    canonical problem, then C; each address as a byte offset from a NULL
    base, batch.cuh) in `scratch`, a buffer of the pool the caller gives
-   back in stream order; bt then reads them. The host's copy is consumed
-   before this returns, so the caller's lists may change after the call. */
+   back in stream order; bt then reads them. The lists read here are the
+   host copies gemm__cuda_read_lists made, and the copy for the device is
+   consumed before this returns, so the caller's lists may change after
+   the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
                                            void **scratch, gemm__cuda_batch *bt)
 {
@@ -6725,6 +6899,10 @@ static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
     return (uint64_t)(uintptr_t)((const void *const *)list)[i];
 }
 
+/* The lists may be in host, device or managed memory (cuBLAS takes them
+   on the device): the single call's checks first tell which lists the
+   call reads, gemm__cuda_read_lists copies those to the host, and the
+   batch's checks and launch read the copies. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
                                       gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -6734,13 +6912,21 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     static const gemm_cuda_options defaults = {};
     gemm__problem p = {};
     gemm__batch hb;
+    const void *la = NULL, *lb = NULL, *lc = NULL;
+    void *held = NULL;
     gemm_status s;
     gemm__clear_error();
     if (!opt) opt = &defaults;
-    s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), A, lda, B, ldb, beta == S(1), C, ldc, count,
-                              gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    /* the checks gemm__prepare_batched makes first, for p.work (a failure is the same failure there) */
+    s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), 1, lda, 1, ldb, beta == S(1), 1, ldc, &p);
+    if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
+    if (s == GEMM_OK)
+        s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
+                                  count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
-    return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+    s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+    if (held) GEMM_FREE(held);
+    return s;
 }
 
 /* The mixed-precision batches with their element types made C++ types. */

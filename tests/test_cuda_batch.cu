@@ -12,12 +12,21 @@
    bitwise what it gives alone; a batch past one grid's 65535 slices;
    shared operands; and the refusals (a stride or a member past its
    allocation, a host pointer among device ones, members writing one C,
-   WGMMA), each writing nothing. GEMM_CUDA_TEST_SMALL=1: fewer cases
-   (compute-sanitizer). */
+   WGMMA), each writing nothing; the pointer lists in device, managed and
+   page-locked memory (cuBLAS's convention: the host lists' bits, checked
+   the same way, read in stream order) and lists nothing can read
+   (refused, not read); C in host memory mapped for the device
+   (cudaHostAlloc, cudaHostRegister) checked against its allocation too.
+   GEMM_CUDA_TEST_SMALL=1: fewer cases (compute-sanitizer).
+   build/test_cuda_batch --host: only the checks' host side (no GPU). */
 #define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery_batch.h"
+#include <errno.h>
+#include <sys/mman.h> /* mmap: host memory no one may read */
+#include <sys/uio.h>  /* process_vm_readv */
+#include <unistd.h>   /* sysconf */
 
 static int small_run;
 
@@ -335,6 +344,27 @@ static void big_batch(const char *what, const big_case &bc, const gemm_cuda_opti
              bc.ta == GEMM_TRANS ? 'T' : 'N', bc.tb == GEMM_TRANS ? 'T' : 'N', bc.pad,
              bc.pointers ? "pointers" : "strided");
     battery_check(s == GEMM_OK, "%s: runs (%s)", desc, gemm_last_error_detail());
+    if (bc.pointers && s == GEMM_OK) {
+        /* the same batch with its lists in device memory, as cuBLAS takes them: the host lists' bits (where
+           K is not split: a split's sums may land in any order) */
+        TC *again = (TC *)malloc(total[2] * sizeof(TC));
+        void **dl = NULL;
+        size_t lb_bytes = (size_t)bc.count * sizeof(void *);
+        stop_on(cudaMemcpy(dC, hC, total[2] * sizeof(TC), cudaMemcpyHostToDevice), "to device");
+        stop_on(cudaMalloc((void **)&dl, 3 * lb_bytes), "cudaMalloc (lists)");
+        stop_on(cudaMemcpy(dl, la, lb_bytes, cudaMemcpyHostToDevice), "list to device");
+        stop_on(cudaMemcpy(dl + bc.count, lb, lb_bytes, cudaMemcpyHostToDevice), "list to device");
+        stop_on(cudaMemcpy(dl + 2 * bc.count, lc, lb_bytes, cudaMemcpyHostToDevice), "list to device");
+        gemm_status s2 = call_any<T, TC>(opt, bc, lda, ldb, ldc, alpha, beta, dA, st[0], dB, st[1], dC, st[2],
+                                         bc.count, (const void **)dl, (const void **)(dl + bc.count),
+                                         dl + 2 * bc.count);
+        dev_back(again, dC, total[2]);
+        battery_check(s2 == GEMM_OK && (!exact || memcmp(again, out, total[2] * sizeof(TC)) == 0),
+                      "%s: lists in device memory give the host lists' results (%s)", desc,
+                      s2 == GEMM_OK ? "ok" : gemm_last_error_detail());
+        cudaFree(dl);
+        free(again);
+    }
     double *ref = (double *)malloc(sizeof(double) * bc.m * bc.n), *mag = (double *)malloc(sizeof(double) * bc.m * bc.n);
     int64_t checked = bc.count < 6 ? bc.count : 6; /* first, last and a few between */
     for (int64_t q = 0; q < checked && s == GEMM_OK; q++) {
@@ -516,13 +546,349 @@ static void test_refusals(void)
     cudaFree(dA); cudaFree(dC); cudaFree(short_C);
 }
 
-int main(void)
+/* ---- the host side of the checks, no GPU needed (--host) ---- */
+
+/* Whether this process may read its own memory through process_vm_readv,
+   the way the library tells unreadable host addresses from readable ones
+   (else a stray list is read directly, and the tests of stray lists would
+   crash). */
+static int host_probe_works(void)
+{
+    char buf[8];
+    struct iovec to = {buf, sizeof buf}, from = {(void *)(uintptr_t)16, sizeof buf};
+    return process_vm_readv(getpid(), &to, 1, &from, 1, 0) < 0 && errno == EFAULT;
+}
+
+static void test_host_side(void)
+{
+    uint64_t b = 0, e = 0;
+    /* a host allocation at 0x10000 whose alias is the device range [0x7000000, +0x400) */
+    bool in = gemm__cuda_alias_span(0x10000 + 0x40, 0x7000000 + 0x40, 0x7000000, 0x400, &b, &e);
+    battery_check(in && b == 0x10000 && e == 0x10400,
+                  "alias span: an address 0x40 into a mapped allocation of 0x400 bytes gives [0x10000, 0x10400) "
+                  "(got [0x%llx, 0x%llx))", (unsigned long long)b, (unsigned long long)e);
+    battery_check(gemm__cuda_alias_span(0x5000, 0x5000, 0x5000, 0x100, &b, &e) && b == 0x5000 && e == 0x5100,
+                  "alias span: the same address on both sides (UVA) gives the device range");
+    battery_check(!gemm__cuda_alias_span(0x10000, 0x7000400, 0x7000000, 0x400, &b, &e),
+                  "alias span: an alias one past its range is refused");
+    battery_check(!gemm__cuda_alias_span(0x10000, 0x6ffffff, 0x7000000, 0x400, &b, &e),
+                  "alias span: an alias before its range is refused");
+    battery_check(!gemm__cuda_alias_span(0x20, 0x7000040, 0x7000000, 0x400, &b, &e),
+                  "alias span: a range that would start below address 0 is refused");
+    battery_check(!gemm__cuda_alias_span(UINT64_MAX - 0x10, 0x7000000, 0x7000000, 0x400, &b, &e),
+                  "alias span: a range past 2^64 is refused");
+
+    /* where a list lives, from cudaPointerGetAttributes' answer */
+    cudaPointerAttributes at = {};
+    static const struct { cudaMemoryType type; int home; const char *name; } homes[] = {
+        {cudaMemoryTypeUnregistered, GEMM__CUDA_LIST_HOST, "pageable host memory: read on the host"},
+        {cudaMemoryTypeHost, GEMM__CUDA_LIST_HOST, "page-locked host memory: read on the host"},
+        {cudaMemoryTypeDevice, GEMM__CUDA_LIST_DEVICE, "device memory: copied from the device"},
+        {cudaMemoryTypeManaged, GEMM__CUDA_LIST_DEVICE, "managed memory: copied from the device"},
+        {(cudaMemoryType)77, GEMM__CUDA_LIST_UNKNOWN, "a memory type this code does not know: refused"},
+    };
+    for (const auto &h : homes) {
+        at.type = h.type;
+        battery_check(gemm__cuda_list_home(cudaSuccess, &at) == h.home, "list home: %s", h.name);
+    }
+    at.type = cudaMemoryTypeDevice;
+    battery_check(gemm__cuda_list_home(cudaErrorInvalidValue, &at) == GEMM__CUDA_LIST_UNKNOWN,
+                  "list home: an address the runtime refuses (cudaErrorInvalidValue) is refused, whatever *at holds");
+    battery_check(gemm__cuda_list_home(cudaErrorNoDevice, &at) == GEMM__CUDA_LIST_FAILED,
+                  "list home: another runtime error is the runtime's failure");
+
+    /* reading a host list without faulting */
+    size_t n = 1 << 20;
+    char *src = (char *)malloc(n), *dst = (char *)malloc(n);
+    for (size_t i = 0; i < n; i++) src[i] = (char)(i * 7);
+    battery_check(gemm__cuda_read_host(dst, src, n) && memcmp(dst, src, n) == 0, "read host: 1 MiB read whole");
+    if (!host_probe_works()) {
+        battery_skip("read host: unreadable addresses", "process_vm_readv is not allowed here (the library then "
+                     "reads host lists directly)");
+    } else {
+        long page = sysconf(_SC_PAGESIZE);
+        char *two = (char *)mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        battery_check(two != MAP_FAILED && mprotect(two + page, (size_t)page, PROT_NONE) == 0, "read host: a page "
+                      "no one may read after a readable one");
+        memset(two, 5, (size_t)page);
+        battery_check(!gemm__cuda_read_host(dst, (const void *)(uintptr_t)16, 8), "read host: address 16 refused");
+        battery_check(!gemm__cuda_read_host(dst, two + page, 8), "read host: a PROT_NONE page refused");
+        battery_check(!gemm__cuda_read_host(dst, two + page - 8, 16),
+                      "read host: a list whose second half lies in a PROT_NONE page refused");
+        battery_check(gemm__cuda_read_host(dst, two + page - 8, 8) && dst[0] == 5 && dst[7] == 5,
+                      "read host: the last 8 readable bytes before it read");
+        munmap(two, 2 * (size_t)page);
+    }
+    free(src);
+    free(dst);
+}
+
+/* ---- the lists of a pointer-array batch in host, device or managed memory ---- */
+
+__global__ void spin_kernel(long long cycles)
+{
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
+/* The pointer-array call of T (A, B) and TC (C) on `stream`, the lists
+   anywhere. */
+template <typename T, typename TC>
+static gemm_status call_lists(cudaStream_t stream, const big_case &bc, int64_t lda, int64_t ldb, int64_t ldc,
+                              float alpha, float beta, const void *const *la, const void *const *lb, void *const *lc,
+                              int64_t count)
+{
+    if constexpr (sizeof(T) == 2) {
+        gemm_precision pt = std::is_same<T, __half>::value ? GEMM_F16 : GEMM_BF16,
+                       pc = std::is_same<TC, float>::value ? GEMM_F32 : pt;
+        return gemm_cuda_sgemm_mixed_batched(stream, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, alpha, la, pt, lda, lb,
+                                             pt, ldb, beta, lc, pc, ldc, count, NULL);
+    } else if constexpr (sizeof(T) == 4) {
+        return gemm_cuda_sgemm_batched(stream, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, alpha, (const float *const *)la,
+                                       lda, (const float *const *)lb, ldb, beta, (float *const *)lc, ldc, count, NULL);
+    } else {
+        return gemm_cuda_dgemm_batched(stream, bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, (double)alpha,
+                                       (const double *const *)la, lda, (const double *const *)lb, ldb, (double)beta,
+                                       (double *const *)lc, ldc, count, NULL);
+    }
+}
+
+/* A batch of 7 members, its lists (members in a shuffled order) in host
+   memory, then in device memory (cudaMalloc, cudaMallocAsync), managed
+   memory, page-locked host memory, and in device memory written on a
+   non-blocking stream just before the call on that stream: every run the
+   host lists' bits. T: A and B, TC: C. */
+template <typename T, typename TC>
+static void device_lists(const char *what)
+{
+    const big_case bc = {40, 24, 56, 7, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 0, 1};
+    const int64_t count = bc.count, lda = 40, ldb = 24, ldc = 40;
+    size_t e[3], lbytes = (size_t)count * sizeof(void *);
+    extents(bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, lda, ldb, ldc, e);
+    int64_t st[3];
+    for (int x = 0; x < 3; x++) st[x] = (int64_t)(e[x] + 7) / 8 * 8;
+    size_t total[3] = {(size_t)(st[0] * count), (size_t)(st[1] * count), (size_t)(st[2] * count)};
+    uint64_t state = 777;
+    T *hA = (T *)malloc(total[0] * sizeof(T)), *hB = (T *)malloc(total[1] * sizeof(T));
+    TC *hC = (TC *)malloc(total[2] * sizeof(TC)), *ref = (TC *)malloc(total[2] * sizeof(TC)),
+       *got = (TC *)malloc(total[2] * sizeof(TC));
+    for (size_t i = 0; i < total[0]; i++) hA[i] = from_double<T>(battery_uniform(&state));
+    for (size_t i = 0; i < total[1]; i++) hB[i] = from_double<T>(battery_uniform(&state));
+    for (size_t i = 0; i < total[2]; i++) hC[i] = from_double<TC>(battery_uniform(&state));
+    T *dA = dev_copy(hA, total[0]), *dB = dev_copy(hB, total[1]);
+    TC *dC = dev_copy(hC, total[2]);
+    void *host[3 * 7];
+    for (int64_t i = 0; i < count; i++) { /* member i in slot 3i mod 7 */
+        int64_t slot = i * 3 % count;
+        host[i] = dA + slot * st[0];
+        host[count + i] = dB + slot * st[1];
+        host[2 * count + i] = dC + slot * st[2];
+    }
+    gemm_status s = call_lists<T, TC>(0, bc, lda, ldb, ldc, 0.75f, -0.5f, host, host + count, host + 2 * count, count);
+    dev_back(ref, dC, total[2]);
+    battery_check(s == GEMM_OK, "%s: host lists: runs (%s)", what, s == GEMM_OK ? "ok" : gemm_last_error_detail());
+    static const char *const kinds[] = {"cudaMalloc", "cudaMallocAsync", "cudaMallocManaged", "cudaHostAlloc",
+                                        "cudaMalloc, written on a non-blocking stream just before the call there"};
+    for (int kind = 0; kind < 5 && s == GEMM_OK; kind++) {
+        void **l = NULL, **staged = NULL;
+        cudaStream_t stream = 0;
+        stop_on(cudaMemcpy(dC, hC, total[2] * sizeof(TC), cudaMemcpyHostToDevice), "to device");
+        if (kind == 0 || kind == 4) stop_on(cudaMalloc((void **)&l, 3 * lbytes), "cudaMalloc (lists)");
+        if (kind == 1) stop_on(cudaMallocAsync((void **)&l, 3 * lbytes, 0), "cudaMallocAsync (lists)");
+        if (kind == 2) stop_on(cudaMallocManaged((void **)&l, 3 * lbytes), "cudaMallocManaged (lists)");
+        if (kind == 3) stop_on(cudaHostAlloc((void **)&l, 3 * lbytes, cudaHostAllocDefault), "cudaHostAlloc (lists)");
+        if (kind == 4) { /* the lists are zeros until the stream, after ~10 ms of spinning, copies them */
+            stop_on(cudaMemset(l, 0, 3 * lbytes), "cudaMemset");
+            stop_on(cudaHostAlloc((void **)&staged, 3 * lbytes, cudaHostAllocDefault), "cudaHostAlloc");
+            memcpy(staged, host, 3 * lbytes); /* page-locked: the copy below is queued, not made at once */
+            stop_on(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+            spin_kernel<<<1, 1, 0, stream>>>(20 * 1000 * 1000);
+            stop_on(cudaMemcpyAsync(l, staged, 3 * lbytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+        } else {
+            stop_on(cudaMemcpy(l, host, 3 * lbytes, cudaMemcpyDefault), "the lists");
+        }
+        s = call_lists<T, TC>(stream, bc, lda, ldb, ldc, 0.75f, -0.5f, l, l + count, l + 2 * count, count);
+        dev_back(got, dC, total[2]);
+        battery_check(s == GEMM_OK && memcmp(got, ref, total[2] * sizeof(TC)) == 0,
+                      "%s: lists in %s memory (%s): the host lists' bits (%s)", what, kinds[kind],
+                      kind == 3 ? "page-locked host" : kind == 2 ? "managed" : "device",
+                      s == GEMM_OK ? "ok" : gemm_last_error_detail());
+        if (kind == 3) cudaFreeHost(l);
+        else cudaFree(l);
+        if (stream) cudaStreamDestroy(stream);
+        if (staged) cudaFreeHost(staged);
+    }
+    free(hA); free(hB); free(hC); free(ref); free(got);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+}
+
+/* Device lists are checked like host ones, before anything is queued;
+   a list the host and the runtime cannot read is refused, never read. */
+static void device_list_refusals(void)
+{
+    const int64_t count = 5, st = 64;
+    float hA[count * 64], hC[count * 64];
+    for (int i = 0; i < count * 64; i++) hA[i] = hC[i] = (float)(i % 5);
+    float *dA = dev_copy(hA, count * st), *dC = dev_copy(hC, count * st);
+    const float *la[count], *lb[count];
+    float *lc[count];
+    for (int i = 0; i < count; i++) { la[i] = dA + i * st; lb[i] = dA + i * st; lc[i] = dC + i * st; }
+    const float **dla = NULL, **dlb = NULL;
+    float **dlc = NULL, **short_lc = NULL;
+    stop_on(cudaMalloc((void **)&dla, sizeof la), "cudaMalloc");
+    stop_on(cudaMalloc((void **)&dlb, sizeof lb), "cudaMalloc");
+    stop_on(cudaMalloc((void **)&dlc, sizeof lc), "cudaMalloc");
+    stop_on(cudaMalloc((void **)&short_lc, sizeof lc - sizeof lc[0]), "cudaMalloc");
+    auto put = [](void *d, const void *h, size_t n) { stop_on(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice), "list"); };
+    auto call = [&](const float *const *a, const float *const *b, float *const *c, float alpha) {
+        return gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, alpha, a, 8, b, 8, 0,
+                                       c, 8, count, NULL);
+    };
+    put(dla, la, sizeof la); put(dlb, lb, sizeof lb); put(dlc, lc, sizeof lc);
+    put(short_lc, lc, sizeof lc - sizeof lc[0]);
+    /* the call, then C as it was (refused() could read C before the call were both its arguments) */
+    auto refused_now = [&](const char *what, gemm_status s, const char *needle) {
+        refused(what, s, GEMM_ERR_INVALID_ARG, needle, c_unchanged(dC, hC, count * st));
+    };
+    refused_now("device list: C's list holds 4 of 5 pointers", call(dla, dlb, short_lc, 1), "past the end");
+    float host_member[64];
+    lb[3] = host_member;
+    put(dlb, lb, sizeof lb);
+    refused_now("device list: a host pointer as member 3's B", call(dla, dlb, dlc, 1), "member 3");
+    lb[3] = dA + 3 * st;
+    put(dlb, lb, sizeof lb);
+    lc[4] = dC + 2 * st + 1;
+    put(dlc, lc, sizeof lc);
+    refused_now("device list: members 2 and 4 writing one C", call(dla, dlb, dlc, 1), "members 2 and 4");
+    lc[4] = dC + 4 * st;
+    lc[1] = NULL;
+    put(dlc, lc, sizeof lc);
+    refused_now("device list: member 1's C NULL", call(dla, dlb, dlc, 1), "member 1");
+    lc[1] = dC + st;
+    put(dlc, lc, sizeof lc);
+    /* lists no one can read: refused, not read */
+    if (!host_probe_works()) {
+        battery_skip("lists at addresses nothing can read", "process_vm_readv is not allowed here, so the library "
+                     "reads such a list directly");
+    } else {
+        const float **stray = (const float **)(uintptr_t)16, **freed = NULL;
+        stop_on(cudaMalloc((void **)&freed, sizeof la), "cudaMalloc");
+        put(freed, la, sizeof la);
+        cudaFree(freed);
+        long page = sysconf(_SC_PAGESIZE);
+        void *none = mmap(NULL, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        (void)cudaGetLastError();
+        refused_now("A's list at address 16", call(stray, dlb, dlc, 1), "list of member pointers");
+        refused_now("A's list in freed device memory", call(freed, dlb, dlc, 1), "list of member pointers");
+        refused_now("C's list in host memory no one may read", call(dla, dlb, (float *const *)none, 1),
+                    "list of member pointers");
+        battery_check(cudaGetLastError() == cudaSuccess, "the refused lists leave no CUDA error behind");
+        /* alpha = 0: A and B are not read, so stray lists there are no error */
+        gemm_status s = call(stray, stray, dlc, 0);
+        battery_check(s == GEMM_OK && cudaDeviceSynchronize() == cudaSuccess,
+                      "alpha = 0 with stray A and B lists: GEMM_OK (%s)", s == GEMM_OK ? "ok" : gemm_last_error_detail());
+        float now[count * 64];
+        dev_back(now, dC, count * st);
+        int zero = 1;
+        for (int i = 0; i < count * 64; i++) zero = zero && now[i] == 0;
+        battery_check(zero, "alpha = 0, beta = 0 with device lists: every member's C is 0");
+        munmap(none, (size_t)page);
+    }
+    cudaFree(dla); cudaFree(dlb); cudaFree(dlc); cudaFree(short_lc);
+    cudaFree(dA); cudaFree(dC);
+}
+
+static void test_device_lists(void)
+{
+    device_lists<float, float>("sgemm_batched");
+    device_lists<double, double>("dgemm_batched");
+    device_lists<__half, float>("sgemm_mixed_batched f16 -> f32");
+    device_lists<__nv_bfloat16, __nv_bfloat16>("sgemm_mixed_batched bf16 -> bf16");
+    device_list_refusals();
+}
+
+/* ---- host memory mapped for the device: C's extent checked as on the device ---- */
+
+/* Members of 8 x 8 x 8, C_i = A_i * A_i with A's members 64 floats apart
+   (small integers: every kernel gives the exact products): C holds
+   members st floats apart from c (the device's address of it). */
+static gemm_status mapped_call(const float *dA, float *c, int64_t st, int64_t count)
+{
+    return gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8, 64, dA,
+                                           8, 64, 0, c, 8, st, count, NULL);
+}
+
+/* C's count members, st floats apart in host memory, are A_i * A_i. */
+static int mapped_right(const float *hC, int64_t st, int64_t count, const float *hA)
+{
+    for (int64_t i = 0; i < count; i++)
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) {
+                float want = 0;
+                for (int p = 0; p < 8; p++) want += hA[i * 64 + r + p * 8] * hA[i * 64 + p + c * 8];
+                if (hC[i * st + r + c * 8] != want) return 0;
+            }
+    return 1;
+}
+
+/* One C in mapped host memory (host address hC, holding 4 members st
+   floats apart and nothing more): 5 members refused with C as it was, 4
+   computed. */
+static void mapped_case(const char *what, const float *dA, const float *hA, float *hC, int64_t st)
+{
+    float *dC = NULL, *before = (float *)malloc(sizeof(float) * 4 * st);
+    for (int64_t i = 0; i < 4 * st; i++) hC[i] = (float)(i % 3) + 0.5f;
+    memcpy(before, hC, sizeof(float) * 4 * st);
+    stop_on(cudaHostGetDevicePointer((void **)&dC, hC, 0), "cudaHostGetDevicePointer");
+    gemm_status s = mapped_call(dA, dC, st, 5);
+    stop_on(cudaDeviceSynchronize(), "after the call");
+    char name[160];
+    snprintf(name, sizeof name, "%s: 5 members in room for 4", what);
+    refused(name, s, GEMM_ERR_INVALID_ARG, "past the end", memcmp(before, hC, sizeof(float) * 4 * st) == 0);
+    s = mapped_call(dA, dC, st, 4);
+    stop_on(cudaDeviceSynchronize(), "after the call");
+    battery_check(s == GEMM_OK && mapped_right(hC, st, 4, hA), "%s: 4 members in room for 4 computed (%s)", what,
+                  s == GEMM_OK ? "ok" : gemm_last_error_detail());
+    free(before);
+}
+
+static void test_mapped(void)
+{
+    const int64_t count = 5;
+    long page = sysconf(_SC_PAGESIZE);
+    int64_t st_page = page / 16 > 64 ? page / 16 : 64; /* 4 members fill whole pages */
+    float hA[count * 64], *hC = NULL;
+    for (int i = 0; i < count * 64; i++) hA[i] = (float)(i % 5) - 2;
+    float *dA = dev_copy(hA, count * 64);
+    /* the allocation exactly 4 members long, and one of whole pages (were the driver to give a
+       mapped allocation's range in pages, the first would pass and the second not) */
+    stop_on(cudaHostAlloc((void **)&hC, sizeof(float) * 4 * 64, cudaHostAllocMapped), "cudaHostAlloc");
+    mapped_case("C in cudaHostAlloc'd mapped memory (1 KiB)", dA, hA, hC, 64);
+    cudaFreeHost(hC);
+    stop_on(cudaHostAlloc((void **)&hC, sizeof(float) * 4 * st_page, cudaHostAllocMapped), "cudaHostAlloc");
+    mapped_case("C in cudaHostAlloc'd mapped memory (whole pages)", dA, hA, hC, st_page);
+    cudaFreeHost(hC);
+    /* registered memory: whole pages, then a page that is not registered */
+    void *region = NULL;
+    if (posix_memalign(&region, (size_t)page, sizeof(float) * 4 * st_page + (size_t)page) != 0) stop_on(cudaErrorMemoryAllocation, "posix_memalign");
+    stop_on(cudaHostRegister(region, sizeof(float) * 4 * st_page, cudaHostRegisterMapped), "cudaHostRegister");
+    mapped_case("C in cudaHostRegister'ed memory (whole pages)", dA, hA, (float *)region, st_page);
+    cudaHostUnregister(region);
+    free(region);
+    cudaFree(dA);
+}
+
+int main(int argc, char **argv)
 {
     int devices = 0;
     small_run = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
+    test_host_side();
+    if (argc > 1 && !strcmp(argv[1], "--host")) return battery_summary();
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        printf("FAIL no CUDA device: run this on a GPU machine\n0 passed, 1 failed\n");
-        return 1;
+        printf("FAIL no CUDA device: run this on a GPU machine (--host: the checks that need none)\n");
+        battery_failed++;
+        return battery_summary();
     }
     {
         gemm_cuda_options o = {};
@@ -533,5 +899,7 @@ int main(void)
     test_big();
     test_many_and_shared();
     test_refusals();
+    test_device_lists();
+    test_mapped(); /* last: were a check to let a member past its allocation, the device might fault */
     return battery_summary();
 }

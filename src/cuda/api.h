@@ -120,13 +120,22 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    fp32, as for gemm_cuda_sgemm; the _mixed forms take FP16 / BF16).
      Strided: member i's A, B, C start stride_a*i, stride_b*i, stride_c*i
        elements after A, B, C; a stride of 0 shares A or B between members.
-     Pointer arrays: A, B and C are HOST arrays of device pointers (cuBLAS
-       wants device arrays): the call copies them to the device itself, so
-       they may change as soon as it returns.
+     Pointer arrays: A, B and C are arrays of device pointers, in host
+       memory (pageable or page-locked) or, as cuBLAS takes them, in device
+       or managed memory (cudaPointerGetAttributes tells). The call reads
+       them before it returns, a list on the device in `stream`'s order (it
+       waits for the work queued there before it; not while the stream is
+       being captured), and copies them to the device itself, so they may
+       change as soon as it returns. A list nothing can read (freed, a
+       stray pointer) is GEMM_ERR_INVALID_ARG, not a crash (on Linux,
+       through process_vm_readv where allowed; else a list the runtime
+       calls host memory is read as given). Lists the call does not read
+       (A and B when alpha = 0 or k = 0) may be anything.
    Every member is checked before anything is queued: the single call's
    checks, members that would write one element of C, and each member's
-   memory (device memory, inside its allocation: a stride or a pointer
-   that runs past the end is refused, with the member in the detail). A
+   memory (device, managed or mapped host memory, inside its allocation:
+   a stride or a pointer that runs past the end is refused, with the
+   member in the detail). A
    refused batch writes nothing; batch_count = 0 does nothing. K is split
    only when options.split_k asks, so a member's result has the same bits
    whatever the batch around it. The kernels are the single call's, in

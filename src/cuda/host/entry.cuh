@@ -3,9 +3,10 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <stdint.h>
+#include "../../core/config.h" /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
 #include "../api.h"
-#include "batch_run.cuh"
+#include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_read_lists */
 #include "choose.cuh" /* gemm__cuda_is_tc, the option checks, AUTO's kernels */
 #include "devices.cuh" /* gemm__cuda_host: one device or several */
 #include "run.cuh"
@@ -117,6 +118,10 @@ static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
     return (uint64_t)(uintptr_t)((const void *const *)list)[i];
 }
 
+/* The lists may be in host, device or managed memory (cuBLAS takes them
+   on the device): the single call's checks first tell which lists the
+   call reads, gemm__cuda_read_lists copies those to the host, and the
+   batch's checks and launch read the copies. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
                                       gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -126,13 +131,21 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     static const gemm_cuda_options defaults = {};
     gemm__problem p = {};
     gemm__batch hb;
+    const void *la = NULL, *lb = NULL, *lc = NULL;
+    void *held = NULL;
     gemm_status s;
     gemm__clear_error();
     if (!opt) opt = &defaults;
-    s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), A, lda, B, ldb, beta == S(1), C, ldc, count,
-                              gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    /* the checks gemm__prepare_batched makes first, for p.work (a failure is the same failure there) */
+    s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), 1, lda, 1, ldb, beta == S(1), 1, ldc, &p);
+    if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
+    if (s == GEMM_OK)
+        s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
+                                  count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
-    return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+    s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
+    if (held) GEMM_FREE(held);
+    return s;
 }
 
 /* The mixed-precision batches with their element types made C++ types. */
