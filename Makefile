@@ -476,6 +476,23 @@ gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh'
 	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
 	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/
 
+# ---- a drop-in BLAS -------------------------------------------------------------
+# build/libgemm_blas.so (blas/gemm_blas.c): the Fortran sgemm_/dgemm_, the
+# cblas_ names and counters (gemm_blas_calls) on the CPU backend, every other
+# symbol hidden; README's "A drop-in BLAS". test-blas links it directly and
+# preloads it under Debian's numpy and reference LAPACK (tests/test_blas.sh).
+TEST_SUITES += test-blas
+DEPS_GROUPS += blas
+.PHONY: blas test-blas
+
+blas: $(B)/libgemm_blas.so ## build/libgemm_blas.so, gemm as a drop-in BLAS (sgemm_, dgemm_, cblas_?gemm)
+
+$(B)/libgemm_blas.so: blas/gemm_blas.c $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) -fPIC -shared -fvisibility=hidden $(WARN) $< -o $@ -Wl,-soname,libgemm_blas.so $(LDLIBS)
+
+test-blas: $(B)/libgemm_blas.so ## the drop-in BLAS: linked, preloaded under numpy and LAPACK, its symbols
+	sh tests/test_blas.sh
+
 # ---- every suite runs on fresh headers -----------------------------------------
 # (test-headers itself compares the committed headers with their sources, so
 # it must not regenerate them first.)

@@ -45,6 +45,11 @@ for group in "$@"; do
         need openmpi-bin cmd mpirun
         need libopenmpi-dev cmd mpicc
         ;;
+    blas) # make test-blas: Debian's numpy and reference LAPACK under the preload
+        need python3-numpy file /usr/lib/python3/dist-packages/numpy/__init__.py
+        need liblapack-dev file "/usr/lib/$multiarch/liblapack.so"
+        need libblas-dev file "/usr/lib/$multiarch/libblas.so"
+        ;;
     mpi-bench) # the distributed peer of bench/bench_mpi.c
         need libscalapack-openmpi-dev file "/usr/lib/$multiarch/libscalapack-openmpi.so"
         ;;
