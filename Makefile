@@ -15,7 +15,7 @@ TEST_SUITES     := test-headers test-parts test-reinclude test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
+.PHONY: all demo test test-sanitize bench plot clean install headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
 
 all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
@@ -113,6 +113,21 @@ $(B)/bench_cpu: bench/bench_cpu.c tests/battery.h $(HEADERS) | $(B)
 plot: bench/results_cpu.csv ## bench/cpu.png from bench/results_cpu.csv
 	gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
 	@echo "wrote bench/cpu.png"
+
+# The headers, the CMake package and gemm.pc, as `cmake --install` puts them
+# (from the same templates, cmake/*.in): PREFIX/include,
+# PREFIX/lib/cmake/gemm, PREFIX/lib/pkgconfig. DESTDIR stages them.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define GEMM_VERSION_STRING "\(.*\)"$$/\1/p' src/core/api.h)
+install: $(GENERATED) ## install the headers, the CMake package and gemm.pc under PREFIX (/usr/local)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/cmake/gemm $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(GENERATED) $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@GEMM_CONFIG_TO_INCLUDE@|../../../include|' cmake/gemmConfig.cmake.in >$(DESTDIR)$(PREFIX)/lib/cmake/gemm/gemmConfig.cmake
+	sed -e 's|@GEMM_VERSION@|$(VERSION)|; s|@GEMM_VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|; s|@GEMM_VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|' \
+	    cmake/gemmConfigVersion.cmake.in >$(DESTDIR)$(PREFIX)/lib/cmake/gemm/gemmConfigVersion.cmake
+	sed -e 's|@GEMM_PREFIX@|$(PREFIX)|; s|@GEMM_INCLUDEDIR@|include|; s|@GEMM_VERSION@|$(VERSION)|' cmake/gemm.pc.in \
+	    >$(DESTDIR)$(PREFIX)/lib/pkgconfig/gemm.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/cmake/gemm/*.cmake $(DESTDIR)$(PREFIX)/lib/pkgconfig/gemm.pc
 
 clean: ## remove build/
 	rm -rf $(B)

@@ -1,8 +1,8 @@
 /* The version of these headers; every header of one release carries the same. */
 #define GEMM_VERSION_MAJOR 0
-#define GEMM_VERSION_MINOR 4
+#define GEMM_VERSION_MINOR 5
 #define GEMM_VERSION_PATCH 0
-#define GEMM_VERSION_STRING "0.4.0"
+#define GEMM_VERSION_STRING "0.5.0"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GEMM__UNUSED __attribute__((unused))
