@@ -201,10 +201,12 @@ $(B)/ladder: bench/ladder.c $(HEADERS) | $(B)
 # test-cuda and bench-cuda need a GPU; test-cuda-build is
 # what CI (nvcc, no GPU) runs: every CUDA program compiles warning-free.
 NVCC       ?= nvcc
-# The CUDA toolkit's usual home, for shells whose PATH lacks it (the MPI
-# section's CUDA build finds nvcc the same way).
-ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
-export PATH := $(PATH):/usr/local/cuda/bin
+# The CUDA toolkit's usual home (NVIDIA's packages), for shells whose PATH
+# lacks it (the MPI section's CUDA build finds nvcc the same way);
+# CUDA_BIN=/nowhere keeps it out (tests/test_deps.sh hides nvcc so).
+CUDA_BIN   ?= /usr/local/cuda/bin
+ifneq ($(wildcard $(CUDA_BIN)/nvcc),)
+export PATH := $(PATH):$(CUDA_BIN)
 endif
 CUDA_ARCH  := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90,code=compute_90
 NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
@@ -518,3 +520,11 @@ TEST_SUITES += test-readme
 .PHONY: test-readme
 test-readme: ## every performance figure of README.md is one bench/RESULTS.md measured; README's links stay in the repository
 	sh tests/test_readme_numbers.sh
+
+# test-deps: tests/deps.sh group by group on a machine without nvcc (a dry
+# run with the CUDA toolkit unavailable), and the CUDA suites there report
+# SKIPPED, which tests/run.sh counts as a failure only under CI=true.
+TEST_SUITES += test-deps
+.PHONY: test-deps
+test-deps: ## deps.sh without the CUDA toolkit (dry run); the CUDA suites SKIPPED without nvcc, failed under CI=true
+	sh tests/test_deps.sh

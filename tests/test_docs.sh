@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.." || exit 2
 out=build/docs
 rm -rf "$out" && mkdir -p "$out"
 WARN="-Wall -Wextra -Wpedantic -Werror"
-NVCC=${NVCC:-$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)}
+NVCC=${NVCC:-$(command -v nvcc || ls "${CUDA_BIN:-/usr/local/cuda/bin}/nvcc" 2>/dev/null)}
 . tests/checks.sh
 
 # The snippets, one file each: build/docs/readme_N.c
