@@ -178,6 +178,14 @@ cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machine
 test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh
 
+# gemm_config() field by field, and where the default thread count comes
+# from (GEMM_NUM_THREADS, OMP_NUM_THREADS, the affinity mask; invalid values
+# ignored and named), in child processes and several builds.
+TEST_SUITES += test-cpu-config
+.PHONY: test-cpu-config
+test-cpu-config: ## gemm_config(): version, backends, kernel and why, threads and their source, blocks
+	sh tests/test_config.sh
+
 test-cpu-builds: ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
 	sh tests/cpu_builds.sh
 

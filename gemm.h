@@ -29,6 +29,9 @@
                      programs written against cblas.h (GEMM_CBLAS below).
    Batches of products that share their shape: gemm_sgemm_strided_batched /
    gemm_sgemm_batched (and d), declared here, run on the CPU backend too.
+   gemm_config() returns one line for logs and bug reports: the version,
+   the backends compiled in, the CPU kernel and why, the threads and where
+   their count comes from, the cache blocks (MC, KC, NC).
 
    One shape for every call
        gemm_<backend>_<s|d>gemm[_<variant>](handle, <CBLAS arguments>, options)
@@ -177,6 +180,13 @@ GEMM_DEF const char *gemm_last_error_detail(void);
    "f16", "bf16"); 0 and "?" for a value that is no precision. */
 GEMM_DEF size_t gemm_precision_size(gemm_precision precision);
 GEMM_DEF const char *gemm_precision_name(gemm_precision precision);
+
+/* One line on this build and machine: the version, the backends compiled
+   in, the CPU kernel and why, the default thread count and its source
+   (invalid GEMM_NUM_THREADS / OMP_NUM_THREADS values named as ignored), the
+   CPU's cache blocks (MC, KC, NC) and caches. Per-thread text, valid until
+   this thread's next call. */
+GEMM_DEF const char *gemm_config(void);
 
 /* The front door: exactly cblas_?gemm's arguments, on the CPU backend
    (gemm_cpu.h) with default options. */
