@@ -102,17 +102,32 @@ ifneq ($(OPENBLAS_LIB),)
 BENCH_CPU_PEER := -DBENCH_HAVE_OPENBLAS $(OPENBLAS_LIB)
 endif
 
-bench: ## gemm beside OpenBLAS on the CPU; writes bench/results_cpu.csv
+# Every benchmark writes its CSV into build/ (BENCH_OUT); BENCH_UPDATE=1
+# writes the tracked ones in bench/ instead. `make bench` appends a line
+# "# machine, CPUs, date, commit" that `make plot` puts on the figure.
+BENCH_OUT  := $(if $(filter 1,$(BENCH_UPDATE)),bench,$(B))
+BENCH_META  = printf '\043 %s, %s CPUs, %s, commit %s\n' "$$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -n 1)" \
+              "$$(nproc)" "$$(date -u +%Y-%m-%d)" "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+bench: ## gemm beside OpenBLAS on the CPU; writes build/results_cpu.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh bench
 	@$(MAKE) --no-print-directory -B $(B)/bench_cpu
-	./$(B)/bench_cpu --csv bench/results_cpu.csv $(BENCH_ARGS)
+	@mkdir -p $(BENCH_OUT)
+	./$(B)/bench_cpu --csv $(BENCH_OUT)/results_cpu.csv $(BENCH_ARGS)
+	@$(BENCH_META) >>$(BENCH_OUT)/results_cpu.csv
 
 $(B)/bench_cpu: bench/bench_cpu.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
 
-plot: bench/results_cpu.csv ## bench/cpu.png from bench/results_cpu.csv
-	gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
-	@echo "wrote bench/cpu.png"
+# The figures README shows, each naming machine, date and commit:
+# bench/cpu.png from bench/results_cpu.csv (CPU_CSV=build/results_cpu.csv
+# plots `make bench`'s run; PLOT_DIR=build puts the images there) and
+# bench/cuda.png from bench/results_cuda_gpus.csv, which
+# tools/cuda_results_csv.py derives from bench/RESULTS.md's CUDA tables.
+PLOT_DIR ?= bench
+plot: ## bench/cpu.png and bench/cuda.png from the CSVs in bench/ (gnuplot)
+	@sh tests/deps.sh plot
+	CPU_CSV=$(or $(CPU_CSV),bench/results_cpu.csv) sh bench/plot.sh $(PLOT_DIR)
 
 # The headers, the CMake package and gemm.pc, as `cmake --install` puts them
 # (from the same templates, cmake/*.in): PREFIX/include,
@@ -229,8 +244,8 @@ test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU neede
 test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch ## on a GPU: the CUDA batteries, then under compute-sanitizer
 	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch
 
-bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/results_cuda.csv
-	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
+bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes build/results_cuda.csv (BENCH_UPDATE=1: bench/)
+	./$(B)/bench_cuda --csv $(BENCH_OUT)/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
 
 demo-cuda: $(B)/cuda_basic ## on a GPU: the CUDA example
 	./$(B)/cuda_basic
@@ -252,8 +267,8 @@ $(B)/test_cuda_batch: tests/test_cuda_batch.cu tests/battery_batch.h tests/batte
 $(B)/bench_cuda_batch: bench/bench_cuda_batch.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
-bench-cuda-batch: $(B)/bench_cuda_batch ## on a GPU: the strided batches beside cuBLAS's; writes bench/results_cuda_batch.csv
-	./$(B)/bench_cuda_batch --csv bench/results_cuda_batch.csv $(BENCH_ARGS)
+bench-cuda-batch: $(B)/bench_cuda_batch ## on a GPU: the strided batches beside cuBLAS's; writes build/results_cuda_batch.csv (BENCH_UPDATE=1: bench/)
+	./$(B)/bench_cuda_batch --csv $(BENCH_OUT)/results_cuda_batch.csv $(BENCH_ARGS)
 
 gpu-bin-cuda-batch: tests/test_cuda_batch.cu bench/bench_cuda_batch.cu $(CUDA_DEPS) ## build bench/gpu/cuda_batch.sh's binaries (sm_90a) into .gpu/cbatch
 	@mkdir -p $(CUDA_BATCH_BIN)
@@ -296,8 +311,8 @@ bench-cuda-devices: $(B)/bench_cuda_devices ## on several GPUs: the host call on
 
 gpu-bin-cuda-host: $(CUDA_HOST_BIN)/test_cuda_host $(CUDA_HOST_BIN)/bench_cuda_host $(CUDA_HOST_BIN)/bench_cuda_devices ## build bench/gpu/cuda_host.sh's binaries (sm_90a) into .gpu/host
 
-bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes bench/results_cuda_host.csv
-	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv bench/results_cuda_host.csv $(BENCH_ARGS)
+bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes build/results_cuda_host.csv (BENCH_UPDATE=1: bench/)
+	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv $(BENCH_OUT)/results_cuda_host.csv $(BENCH_ARGS)
 
 $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
@@ -372,18 +387,18 @@ example-cl-batch: $(B)/opencl_batched ## the OpenCL batch example: 10,000 produc
 $(B)/opencl_batched: examples/opencl_batched.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
-bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv
+bench-cl: ## gemm_cl beside CLBlast; writes build/results_cl.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh opencl
 	@$(MAKE) --no-print-directory -B $(B)/bench_cl
-	./$(B)/bench_cl --csv bench/results_cl.csv $(BENCH_ARGS)
+	./$(B)/bench_cl --csv $(BENCH_OUT)/results_cl.csv $(BENCH_ARGS)
 
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
-bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; bench/results_cl_batch.csv
+bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; writes build/results_cl_batch.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh opencl
 	@$(MAKE) --no-print-directory -B $(B)/bench_cl_batch
-	./$(B)/bench_cl_batch --csv bench/results_cl_batch.csv $(BENCH_ARGS)
+	./$(B)/bench_cl_batch --csv $(BENCH_OUT)/results_cl_batch.csv $(BENCH_ARGS)
 
 $(B)/bench_cl_batch: bench/bench_cl_batch.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
@@ -436,9 +451,9 @@ mpi-demo: ## Cannon on 4 MPI ranks
 
 # Strong scaling (bench/bench_mpi.sh): CPU ranks here or on the GPU machine,
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
-bench-mpi: ## strong scaling of gemm_mpi.h beside ScaLAPACK; writes bench/results_mpi.csv
+bench-mpi: ## strong scaling of gemm_mpi.h beside ScaLAPACK; writes build/results_mpi.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh mpi mpi-bench
-	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
+	BENCH_MPI_OUT=$(BENCH_OUT) sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
 
 # The binaries bench/gpu/mpi_host.sh runs on the GPU machines, built here
 # (nvcc and libscalapack-openmpi-dev): carry .gpu/bin along.
@@ -487,10 +502,10 @@ ifneq ($(XSMM_LIB),)
 BENCH_BATCH_PEER := -fopenmp -DBENCH_HAVE_LIBXSMM $(XSMM_LIB) $(dir $(XSMM_LIB))libxsmmnoblas.a -lrt
 endif
 
-bench-batch: ## batches beside a loop of OpenBLAS calls (and libxsmm); bench/results_batch.csv
+bench-batch: ## batches beside a loop of OpenBLAS calls (and libxsmm); writes build/results_batch.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh bench
 	@$(MAKE) --no-print-directory -B $(B)/bench_batch
-	./$(B)/bench_batch --csv bench/results_batch.csv $(BENCH_ARGS)
+	./$(B)/bench_batch --csv $(BENCH_OUT)/results_batch.csv $(BENCH_ARGS)
 
 $(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_BATCH_PEER) -ldl $(LDLIBS)
@@ -536,3 +551,10 @@ TEST_SUITES += test-deps
 .PHONY: test-deps
 test-deps: ## deps.sh without the CUDA toolkit (dry run); the CUDA suites SKIPPED without nvcc, failed under CI=true
 	sh tests/test_deps.sh
+
+# test-plot: the figures (make plot) and the CSV behind the GPU one.
+TEST_SUITES += test-plot
+DEPS_GROUPS += plot
+.PHONY: test-plot
+test-plot: ## make plot draws both figures naming machine, date, commit; the GPU CSV is RESULTS.md's; make bench's output
+	sh tests/test_plot.sh

@@ -2,8 +2,9 @@
 # tests/deps.sh GROUP... - make sure what a make target needs is installed,
 # on Debian (12 and later), group by group.
 # Groups: test (everything `make test` runs), bench (the peers and gnuplot),
-# cuda (nvcc), opencl, mpi, mpi-bench (ScaLAPACK for bench/bench_mpi.c), cpu
-# (the aarch64 cross build and qemu), blas (numpy and LAPACK for test-blas).
+# plot (gnuplot), cuda (nvcc), opencl, mpi, mpi-bench (ScaLAPACK for
+# bench/bench_mpi.c), cpu (the aarch64 cross build and qemu), blas (numpy and
+# LAPACK for test-blas).
 #
 # For each group the packages whose check fails are missing. They are
 # installed together only when every one of them has an install candidate
@@ -45,6 +46,9 @@ for group in "$@"; do
         need libxsmm-dev file /usr/lib/libxsmm.a
         need gnuplot-nox cmd gnuplot
         need libxsmm-dev file /usr/include/libxsmm.h
+        ;;
+    plot) # make plot, make test-plot
+        need gnuplot-nox cmd gnuplot
         ;;
     cuda) # the Makefile also finds nvcc in /usr/local/cuda/bin (NVIDIA's packages)
         need nvidia-cuda-toolkit sh -c 'command -v nvcc || test -x "${CUDA_BIN:-/usr/local/cuda/bin}/nvcc"'
