@@ -7,7 +7,7 @@
 # the environment set (an invalid GEMM_NUM_THREADS named as ignored, an
 # OMP_NUM_THREADS list), under `taskset -c 0` (one CPU in the affinity
 # mask), after gemm_cpu_set_threads(7), and on emulated CPUs (qemu-x86_64
-# -cpu Haswell: avx2, -cpu Nehalem: scalar).
+# -cpu Haswell: avx2, -cpu Nehalem: scalar; aarch64 under qemu-aarch64: neon).
 # Last line: N passed, N failed[, N skipped].
 cd "$(dirname "$0")/.." || exit 2
 out=build/config
@@ -74,6 +74,13 @@ if [ -x $bin ]; then
             env -u GEMM_NUM_THREADS -u OMP_NUM_THREADS taskset -c 0 $bin print
         suite "taskset -c 0: every field" env -u GEMM_NUM_THREADS -u OMP_NUM_THREADS taskset -c 0 $bin
     else skip "taskset not installed"; fi
+    if have aarch64-linux-gnu-gcc && have qemu-aarch64; then
+        if built "aarch64" aarch64-linux-gnu-gcc -std=c99 -O2 $WARN -static tests/test_config.c -o $out/aarch64 -lm -lpthread
+        then
+            suite "aarch64 under qemu-aarch64: every field" qemu-aarch64 $out/aarch64
+            check "... kernel: neon (aarch64: Advanced SIMD)" grep -q 'kernel: neon (aarch64: Advanced SIMD)' "$out/suite.log"
+        fi
+    else skip "aarch64-linux-gnu-gcc or qemu-aarch64 not installed (tests/deps.sh cpu)"; fi
     if have qemu-x86_64 && [ "$(uname -m)" = x86_64 ]; then
         says "qemu-x86_64 -cpu Haswell" "kernel: avx2 (cpuid: avx2 and fma, no avx512f)" qemu-x86_64 -cpu Haswell $bin print
         says "qemu-x86_64 -cpu Nehalem" "kernel: scalar (cpuid: no avx2 with fma)" qemu-x86_64 -cpu Nehalem $bin print
