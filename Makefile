@@ -15,7 +15,7 @@ TEST_SUITES     := test-headers test-parts test-reinclude test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
+.PHONY: all demo test test-sanitize bench plot clean install headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
 
 all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
@@ -102,17 +102,47 @@ ifneq ($(OPENBLAS_LIB),)
 BENCH_CPU_PEER := -DBENCH_HAVE_OPENBLAS $(OPENBLAS_LIB)
 endif
 
-bench: ## gemm beside OpenBLAS on the CPU; writes bench/results_cpu.csv
+# Every benchmark writes its CSV into build/ (BENCH_OUT); BENCH_UPDATE=1
+# writes the tracked ones in bench/ instead. `make bench` appends a line
+# "# machine, CPUs, date, commit" that `make plot` puts on the figure.
+BENCH_OUT  := $(if $(filter 1,$(BENCH_UPDATE)),bench,$(B))
+BENCH_META  = printf '\043 %s, %s CPUs, %s, commit %s\n' "$$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -n 1)" \
+              "$$(nproc)" "$$(date -u +%Y-%m-%d)" "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+bench: ## gemm beside OpenBLAS on the CPU; writes build/results_cpu.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh bench
 	@$(MAKE) --no-print-directory -B $(B)/bench_cpu
-	./$(B)/bench_cpu --csv bench/results_cpu.csv $(BENCH_ARGS)
+	@mkdir -p $(BENCH_OUT)
+	./$(B)/bench_cpu --csv $(BENCH_OUT)/results_cpu.csv $(BENCH_ARGS)
+	@$(BENCH_META) >>$(BENCH_OUT)/results_cpu.csv
 
 $(B)/bench_cpu: bench/bench_cpu.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
 
-plot: bench/results_cpu.csv ## bench/cpu.png from bench/results_cpu.csv
-	gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
-	@echo "wrote bench/cpu.png"
+# The figures README shows, each naming machine, date and commit:
+# bench/cpu.png from bench/results_cpu.csv (CPU_CSV=build/results_cpu.csv
+# plots `make bench`'s run; PLOT_DIR=build puts the images there) and
+# bench/cuda.png from bench/results_cuda_gpus.csv, which
+# tools/cuda_results_csv.py derives from bench/RESULTS.md's CUDA tables.
+PLOT_DIR ?= bench
+plot: ## bench/cpu.png and bench/cuda.png from the CSVs in bench/ (gnuplot)
+	@sh tests/deps.sh plot
+	CPU_CSV=$(or $(CPU_CSV),bench/results_cpu.csv) sh bench/plot.sh $(PLOT_DIR)
+
+# The headers, the CMake package and gemm.pc, as `cmake --install` puts them
+# (from the same templates, cmake/*.in): PREFIX/include,
+# PREFIX/lib/cmake/gemm, PREFIX/lib/pkgconfig. DESTDIR stages them.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define GEMM_VERSION_STRING "\(.*\)"$$/\1/p' src/core/api.h)
+install: $(GENERATED) ## install the headers, the CMake package and gemm.pc under PREFIX (/usr/local)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/cmake/gemm $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(GENERATED) $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@GEMM_CONFIG_TO_INCLUDE@|../../../include|' cmake/gemmConfig.cmake.in >$(DESTDIR)$(PREFIX)/lib/cmake/gemm/gemmConfig.cmake
+	sed -e 's|@GEMM_VERSION@|$(VERSION)|; s|@GEMM_VERSION_MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|; s|@GEMM_VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|' \
+	    cmake/gemmConfigVersion.cmake.in >$(DESTDIR)$(PREFIX)/lib/cmake/gemm/gemmConfigVersion.cmake
+	sed -e 's|@GEMM_PREFIX@|$(PREFIX)|; s|@GEMM_INCLUDEDIR@|include|; s|@GEMM_VERSION@|$(VERSION)|' cmake/gemm.pc.in \
+	    >$(DESTDIR)$(PREFIX)/lib/pkgconfig/gemm.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/cmake/gemm/*.cmake $(DESTDIR)$(PREFIX)/lib/pkgconfig/gemm.pc
 
 clean: ## remove build/
 	rm -rf $(B)
@@ -163,6 +193,14 @@ cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machine
 test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh
 
+# gemm_config() field by field, and where the default thread count comes
+# from (GEMM_NUM_THREADS, OMP_NUM_THREADS, the affinity mask; invalid values
+# ignored and named), in child processes and several builds.
+TEST_SUITES += test-cpu-config
+.PHONY: test-cpu-config
+test-cpu-config: ## gemm_config(): version, backends, kernel and why, threads and their source, blocks
+	sh tests/test_config.sh
+
 test-cpu-builds: ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
 	sh tests/cpu_builds.sh
 
@@ -186,10 +224,12 @@ $(B)/ladder: bench/ladder.c $(HEADERS) | $(B)
 # test-cuda and bench-cuda need a GPU; test-cuda-build is
 # what CI (nvcc, no GPU) runs: every CUDA program compiles warning-free.
 NVCC       ?= nvcc
-# The CUDA toolkit's usual home, for shells whose PATH lacks it (the MPI
-# section's CUDA build finds nvcc the same way).
-ifneq ($(wildcard /usr/local/cuda/bin/nvcc),)
-export PATH := $(PATH):/usr/local/cuda/bin
+# The CUDA toolkit's usual home (NVIDIA's packages), for shells whose PATH
+# lacks it (the MPI section's CUDA build finds nvcc the same way);
+# CUDA_BIN=/nowhere keeps it out (tests/test_deps.sh hides nvcc so).
+CUDA_BIN   ?= /usr/local/cuda/bin
+ifneq ($(wildcard $(CUDA_BIN)/nvcc),)
+export PATH := $(PATH):$(CUDA_BIN)
 endif
 CUDA_ARCH  := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90,code=compute_90
 NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
@@ -204,8 +244,8 @@ test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU neede
 test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch ## on a GPU: the CUDA batteries, then under compute-sanitizer
 	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch
 
-bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes bench/results_cuda.csv
-	./$(B)/bench_cuda --csv bench/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
+bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes build/results_cuda.csv (BENCH_UPDATE=1: bench/)
+	./$(B)/bench_cuda --csv $(BENCH_OUT)/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
 
 demo-cuda: $(B)/cuda_basic ## on a GPU: the CUDA example
 	./$(B)/cuda_basic
@@ -227,8 +267,8 @@ $(B)/test_cuda_batch: tests/test_cuda_batch.cu tests/battery_batch.h tests/batte
 $(B)/bench_cuda_batch: bench/bench_cuda_batch.cu $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
-bench-cuda-batch: $(B)/bench_cuda_batch ## on a GPU: the strided batches beside cuBLAS's; writes bench/results_cuda_batch.csv
-	./$(B)/bench_cuda_batch --csv bench/results_cuda_batch.csv $(BENCH_ARGS)
+bench-cuda-batch: $(B)/bench_cuda_batch ## on a GPU: the strided batches beside cuBLAS's; writes build/results_cuda_batch.csv (BENCH_UPDATE=1: bench/)
+	./$(B)/bench_cuda_batch --csv $(BENCH_OUT)/results_cuda_batch.csv $(BENCH_ARGS)
 
 gpu-bin-cuda-batch: tests/test_cuda_batch.cu bench/bench_cuda_batch.cu $(CUDA_DEPS) ## build bench/gpu/cuda_batch.sh's binaries (sm_90a) into .gpu/cbatch
 	@mkdir -p $(CUDA_BATCH_BIN)
@@ -271,8 +311,8 @@ bench-cuda-devices: $(B)/bench_cuda_devices ## on several GPUs: the host call on
 
 gpu-bin-cuda-host: $(CUDA_HOST_BIN)/test_cuda_host $(CUDA_HOST_BIN)/bench_cuda_host $(CUDA_HOST_BIN)/bench_cuda_devices ## build bench/gpu/cuda_host.sh's binaries (sm_90a) into .gpu/host
 
-bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes bench/results_cuda_host.csv
-	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv bench/results_cuda_host.csv $(BENCH_ARGS)
+bench-cuda-host: $(B)/bench_cuda_host ## on a GPU: the host-pointer path beside copy-then-cuBLAS and cuBLASXt; writes build/results_cuda_host.csv (BENCH_UPDATE=1: bench/)
+	./$(B)/bench_cuda_host --small 32,64,128,256,512 --csv $(BENCH_OUT)/results_cuda_host.csv $(BENCH_ARGS)
 
 $(B)/bench_cuda: bench/bench_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
@@ -347,18 +387,18 @@ example-cl-batch: $(B)/opencl_batched ## the OpenCL batch example: 10,000 produc
 $(B)/opencl_batched: examples/opencl_batched.c $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
-bench-cl: ## gemm_cl beside CLBlast; writes bench/results_cl.csv
+bench-cl: ## gemm_cl beside CLBlast; writes build/results_cl.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh opencl
 	@$(MAKE) --no-print-directory -B $(B)/bench_cl
-	./$(B)/bench_cl --csv bench/results_cl.csv $(BENCH_ARGS)
+	./$(B)/bench_cl --csv $(BENCH_OUT)/results_cl.csv $(BENCH_ARGS)
 
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
-bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; bench/results_cl_batch.csv
+bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; writes build/results_cl_batch.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh opencl
 	@$(MAKE) --no-print-directory -B $(B)/bench_cl_batch
-	./$(B)/bench_cl_batch --csv bench/results_cl_batch.csv $(BENCH_ARGS)
+	./$(B)/bench_cl_batch --csv $(BENCH_OUT)/results_cl_batch.csv $(BENCH_ARGS)
 
 $(B)/bench_cl_batch: bench/bench_cl_batch.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
@@ -411,9 +451,9 @@ mpi-demo: ## Cannon on 4 MPI ranks
 
 # Strong scaling (bench/bench_mpi.sh): CPU ranks here or on the GPU machine,
 # GPUs when nvcc and a GPU are there. BENCH_MPI_ARGS are passed on.
-bench-mpi: ## strong scaling of gemm_mpi.h beside ScaLAPACK; writes bench/results_mpi.csv
+bench-mpi: ## strong scaling of gemm_mpi.h beside ScaLAPACK; writes build/results_mpi.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh mpi mpi-bench
-	sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
+	BENCH_MPI_OUT=$(BENCH_OUT) sh bench/bench_mpi.sh $(BENCH_MPI_ARGS)
 
 # The binaries bench/gpu/mpi_host.sh runs on the GPU machines, built here
 # (nvcc and libscalapack-openmpi-dev): carry .gpu/bin along.
@@ -462,10 +502,10 @@ ifneq ($(XSMM_LIB),)
 BENCH_BATCH_PEER := -fopenmp -DBENCH_HAVE_LIBXSMM $(XSMM_LIB) $(dir $(XSMM_LIB))libxsmmnoblas.a -lrt
 endif
 
-bench-batch: ## batches beside a loop of OpenBLAS calls (and libxsmm); bench/results_batch.csv
+bench-batch: ## batches beside a loop of OpenBLAS calls (and libxsmm); writes build/results_batch.csv (BENCH_UPDATE=1: bench/)
 	@sh tests/deps.sh bench
 	@$(MAKE) --no-print-directory -B $(B)/bench_batch
-	./$(B)/bench_batch --csv bench/results_batch.csv $(BENCH_ARGS)
+	./$(B)/bench_batch --csv $(BENCH_OUT)/results_batch.csv $(BENCH_ARGS)
 
 $(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_BATCH_PEER) -ldl $(LDLIBS)
@@ -475,6 +515,23 @@ $(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
 gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh's binaries into .gpu/bin
 	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
 	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/
+
+# ---- a drop-in BLAS -------------------------------------------------------------
+# build/libgemm_blas.so (blas/gemm_blas.c): the Fortran sgemm_/dgemm_, the
+# cblas_ names and counters (gemm_blas_calls) on the CPU backend, every other
+# symbol hidden; README's "A drop-in BLAS". test-blas links it directly and
+# preloads it under Debian's numpy and reference LAPACK (tests/test_blas.sh).
+TEST_SUITES += test-blas
+DEPS_GROUPS += blas
+.PHONY: blas test-blas
+
+blas: $(B)/libgemm_blas.so ## build/libgemm_blas.so, gemm as a drop-in BLAS (sgemm_, dgemm_, cblas_?gemm)
+
+$(B)/libgemm_blas.so: blas/gemm_blas.c $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) -fPIC -shared -fvisibility=hidden $(WARN) $< -o $@ -Wl,-soname,libgemm_blas.so $(LDLIBS)
+
+test-blas: $(B)/libgemm_blas.so ## the drop-in BLAS: linked, preloaded under numpy and LAPACK, its symbols
+	sh tests/test_blas.sh
 
 # ---- every suite runs on fresh headers -----------------------------------------
 # (test-headers itself compares the committed headers with their sources, so
@@ -486,3 +543,18 @@ TEST_SUITES += test-readme
 .PHONY: test-readme
 test-readme: ## every performance figure of README.md is one bench/RESULTS.md measured; README's links stay in the repository
 	sh tests/test_readme_numbers.sh
+
+# test-deps: tests/deps.sh group by group on a machine without nvcc (a dry
+# run with the CUDA toolkit unavailable), and the CUDA suites there report
+# SKIPPED, which tests/run.sh counts as a failure only under CI=true.
+TEST_SUITES += test-deps
+.PHONY: test-deps
+test-deps: ## deps.sh without the CUDA toolkit (dry run); the CUDA suites SKIPPED without nvcc, failed under CI=true
+	sh tests/test_deps.sh
+
+# test-plot: the figures (make plot) and the CSV behind the GPU one.
+TEST_SUITES += test-plot
+DEPS_GROUPS += plot
+.PHONY: test-plot
+test-plot: ## make plot draws both figures naming machine, date, commit; the GPU CSV is RESULTS.md's; make bench's output
+	sh tests/test_plot.sh

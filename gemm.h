@@ -29,6 +29,9 @@
                      used on its own, or pulled in from here by a macro below.
        gemm_cblas.h  CBLAS's names (cblas_sgemm, ...) on the CPU backend, for
                      programs written against cblas.h (GEMM_CBLAS below).
+   gemm_config() returns one line for logs and bug reports: the version,
+   the backends compiled in, the CPU kernel and why, the threads and where
+   their count comes from, the cache blocks (MC, KC, NC).
 
    One shape for every call
        gemm_<backend>_<s|d>gemm[_<variant>](handle, <CBLAS arguments>, options)
@@ -207,6 +210,13 @@ GEMM_DEF const char *gemm_last_error_detail(void);
    "f16", "bf16"); 0 and "?" for a value that is no precision. */
 GEMM_DEF size_t gemm_precision_size(gemm_precision precision);
 GEMM_DEF const char *gemm_precision_name(gemm_precision precision);
+
+/* One line on this build and machine: the version, the backends compiled
+   in, the CPU kernel and why, the default thread count and its source
+   (invalid GEMM_NUM_THREADS / OMP_NUM_THREADS values named as ignored), the
+   CPU's cache blocks (MC, KC, NC) and caches. Per-thread text, valid until
+   this thread's next call. */
+GEMM_DEF const char *gemm_config(void);
 
 /* The front door: exactly cblas_?gemm's arguments, on the CPU backend
    (gemm_cpu.h) with default options. */

@@ -26,7 +26,8 @@
    Options (gemm_cpu_options)
        threads   the threads this call may use. 0: what gemm_cpu_get_threads()
                  says (gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else
-                 the CPUs this process may run on); more than 64 means 64;
+                 OMP_NUM_THREADS, else the CPUs this process may run on);
+                 more than 64 means 64;
                  negative is GEMM_ERR_INVALID_ARG, reported after the checks
                  of the CBLAS arguments. The count never changes the
                  result's bits, and small problems still run on one thread
@@ -53,9 +54,11 @@
 
    Threads
        gemm_cpu_set_threads(n) sets how many threads a call may use (0 means
-       automatic: the GEMM_NUM_THREADS environment variable, else the CPUs
-       this process may run on, its affinity mask, so `taskset -c 0` or
-       `mpirun --bind-to core` gives one thread per process; at most 64); a
+       automatic: the GEMM_NUM_THREADS environment variable, else
+       OMP_NUM_THREADS (its first entry), else the CPUs this process may run
+       on, its affinity mask, so `taskset -c 0` or `mpirun --bind-to core`
+       gives one thread per process; at most 64); a variable that is not a
+       whole number from 1 to 64 is ignored, and gemm_config() names it. A
        call's options.threads overrides it for that call. A call uses one
        thread per 2*56^3 flops, up to its count; the calling thread works
        too. A persistent pool of pthreads is started at the first call that
@@ -895,18 +898,65 @@ static long gemm__cpu_usable_cpus(void)
 }
 #endif
 
-GEMM_DEF int gemm_cpu_get_threads(void)
+#if defined(GEMM__CPU_THREADS)
+/* A thread count from the environment variable `name`: a whole number from
+   1 to GEMM__CPU_MAX_THREADS, blanks around it allowed (OMP_NUM_THREADS may
+   be a list, "4,2", whose first entry is the outer level's). 0 when it is
+   unset or empty; -1 when it holds anything else, which is ignored
+   (gemm_config() says so). */
+static int gemm__cpu_env_threads(const char *name)
 {
-#if !defined(GEMM__CPU_THREADS)
-    return 1;
-#else
-    const char *env;
-    long n = GEMM__CPU_LOAD(gemm__cpu_threads_requested);
-    if (n <= 0 && (env = getenv("GEMM_NUM_THREADS")) != NULL) n = atol(env);
-    if (n <= 0) n = gemm__cpu_usable_cpus();
-    return n > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)n;
-#endif
+    const char *s = getenv(name);
+    long n = 0;
+    while (s && (*s == ' ' || *s == '\t')) s++;
+    if (!s || !*s) return 0;
+    if (*s < '0' || *s > '9') return -1;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if ((n = n * 10 + (*s - '0')) > GEMM__CPU_MAX_THREADS) return -1;
+    while (*s == ' ' || *s == '\t') s++;
+    return n >= 1 && (*s == '\0' || (*s == ',' && strcmp(name, "OMP_NUM_THREADS") == 0)) ? (int)n : -1;
 }
+#endif
+
+/* The threads a call with default options may use: gemm_cpu_set_threads(),
+   else GEMM_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs of the
+   affinity mask (at most GEMM__CPU_MAX_THREADS), and where the count comes
+   from (*source: "gemm_cpu_set_threads()", "GEMM_NUM_THREADS",
+   "OMP_NUM_THREADS", "the affinity mask", or why there is one thread).
+   *ignored gets 1 when GEMM_NUM_THREADS was read and ignored, 2 when
+   OMP_NUM_THREADS was (3: both). Either may be NULL. */
+static int gemm__cpu_default_threads(const char **source, int *ignored)
+{
+    const char *from;
+    int n, skipped = 0;
+#if !defined(GEMM__CPU_THREADS)
+#if defined(GEMM_NO_THREADS)
+    from = "GEMM_NO_THREADS", n = 1;
+#else
+    from = "no threads in this build", n = 1;
+#endif
+#else
+    if ((n = GEMM__CPU_LOAD(gemm__cpu_threads_requested)) > 0) {
+        from = "gemm_cpu_set_threads()";
+        if (n > GEMM__CPU_MAX_THREADS) n = GEMM__CPU_MAX_THREADS;
+    } else {
+        int g = gemm__cpu_env_threads("GEMM_NUM_THREADS"), o = g > 0 ? 0 : gemm__cpu_env_threads("OMP_NUM_THREADS");
+        skipped = (g < 0 ? 1 : 0) | (o < 0 ? 2 : 0);
+        if (g > 0) n = g, from = "GEMM_NUM_THREADS";
+        else if (o > 0) n = o, from = "OMP_NUM_THREADS";
+        else {
+            long cpus = gemm__cpu_usable_cpus();
+            n = cpus > GEMM__CPU_MAX_THREADS ? GEMM__CPU_MAX_THREADS : (int)cpus;
+            from = "the affinity mask";
+        }
+    }
+#endif
+    if (source) *source = from;
+    if (ignored) *ignored = skipped;
+    return n;
+}
+
+GEMM_DEF int gemm_cpu_get_threads(void) { return gemm__cpu_default_threads(NULL, NULL); }
 
 /* The threads a call with these options may use, before the size of the
    problem has its say; options->threads is not negative here. */
@@ -2721,6 +2771,112 @@ GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose trans
                                   NULL);
 }
 /* <<cpu batch */
+/* >>cpu report: src/cpu/report.c */
+/* gemm_config(): what this build and this machine make of gemm, in one
+   line, for logs and bug reports: the version, the backends compiled into
+   the implementation unit, the CPU kernel the calls run and why it was
+   chosen, the default thread count and where it comes from (invalid
+   GEMM_NUM_THREADS / OMP_NUM_THREADS values named as ignored), the cache
+   blocks of both precisions and the caches they were sized from:
+
+     gemm 0.5.0; backends: cpu, opencl; kernel: avx512 (cpuid: avx512f);
+     threads: 4 from GEMM_NUM_THREADS; blocks: f32 MC=... KC=... NC=...,
+     f64 MC=... KC=... NC=...; caches: L1d 32 KiB, L2 1024 KiB, L3 32768 KiB
+
+   A backend counts as compiled in when its header was included in the
+   implementation unit before gemm.h emitted the CPU backend's bodies (the
+   backend headers include gemm.h first), or gemm.h was asked for it
+   (GEMM_ENABLE_OPENCL, GEMM_ENABLE_MPI, GEMM_ENABLE_CUDA under nvcc,
+   GEMM_CBLAS). Read afresh at every call (the environment may change); the
+   text lives in a per-thread buffer until this thread's next call. */
+#include <stdio.h>  /* snprintf */
+#include <stdlib.h> /* getenv */
+#include <string.h>
+
+#include "../core/config.c" /* GEMM__THREAD_LOCAL */
+
+/* Why the kernels called `name` are the best this CPU runs. */
+static const char *gemm__cpu_isa_reason(const char *name)
+{
+    if (strcmp(name, "avx512") == 0) return "cpuid: avx512f";
+    if (strcmp(name, "avx2") == 0) return "cpuid: avx2 and fma, no avx512f";
+    if (strcmp(name, "neon") == 0) return "aarch64: Advanced SIMD";
+#if defined(GEMM_NO_SIMD)
+    return "GEMM_NO_SIMD";
+#elif defined(GEMM__CPU_X86)
+    return "cpuid: no avx2 with fma";
+#else
+    return "no SIMD kernels for this CPU or compiler";
+#endif
+}
+
+/* ", VAR=value ignored" for an environment variable gemm read and ignored
+   (not a whole number from 1 to GEMM__CPU_MAX_THREADS). */
+static void gemm__cpu_report_ignored(char *out, size_t size, const char *name)
+{
+    const char *v = getenv(name);
+    size_t used = strlen(out);
+    if (used < size)
+        snprintf(out + used, size - used, ", %s=%.24s%s ignored", name, v ? v : "", v && strlen(v) > 24 ? "..." : "");
+}
+
+static void gemm__cpu_report_cache(char *out, size_t size, const char *name, long bytes)
+{
+    size_t used = strlen(out);
+    if (used >= size) return;
+    if (bytes > 0) snprintf(out + used, size - used, "%s%s %ld KiB", used ? ", " : "", name, bytes / 1024);
+    else snprintf(out + used, size - used, "%s%s unknown", used ? ", " : "", name);
+}
+
+/* The backends compiled into this implementation unit. */
+#if defined(GEMM_CUDA_CUH_INCLUDED) || (defined(GEMM_ENABLE_CUDA) && defined(__CUDACC__))
+#define GEMM__CPU_REPORT_CUDA ", cuda"
+#else
+#define GEMM__CPU_REPORT_CUDA ""
+#endif
+#if defined(GEMM_CL_H_INCLUDED) || defined(GEMM_ENABLE_OPENCL)
+#define GEMM__CPU_REPORT_OPENCL ", opencl"
+#else
+#define GEMM__CPU_REPORT_OPENCL ""
+#endif
+#if defined(GEMM_MPI_H_INCLUDED) || defined(GEMM_ENABLE_MPI)
+#define GEMM__CPU_REPORT_MPI ", mpi"
+#else
+#define GEMM__CPU_REPORT_MPI ""
+#endif
+#if defined(GEMM_CBLAS_H_INCLUDED) || defined(GEMM_CBLAS)
+#define GEMM__CPU_REPORT_CBLAS ", cblas"
+#else
+#define GEMM__CPU_REPORT_CBLAS ""
+#endif
+static const char gemm__cpu_report_backends[] =
+    "cpu" GEMM__CPU_REPORT_CUDA GEMM__CPU_REPORT_OPENCL GEMM__CPU_REPORT_MPI GEMM__CPU_REPORT_CBLAS;
+
+GEMM_DEF const char *gemm_config(void)
+{
+    static GEMM__THREAD_LOCAL char line[1024];
+    char ignored[192] = "", caches[96] = "";
+    const gemm__cpu_isa *isa = gemm__cpu_best_isa();
+    const char *source;
+    int skipped, threads = gemm__cpu_default_threads(&source, &skipped);
+    int64_t smc, skc, snc, dmc, dkc, dnc;
+    gemm__cpu_caches c = gemm__cpu_cache_sizes();
+    gemm__cpu_blocking(isa->f32.mr, isa->f32.nr, 4, &smc, &skc, &snc);
+    gemm__cpu_blocking(isa->f64.mr, isa->f64.nr, 8, &dmc, &dkc, &dnc);
+    if (skipped & 1) gemm__cpu_report_ignored(ignored, sizeof ignored, "GEMM_NUM_THREADS");
+    if (skipped & 2) gemm__cpu_report_ignored(ignored, sizeof ignored, "OMP_NUM_THREADS");
+    gemm__cpu_report_cache(caches, sizeof caches, "L1d", c.l1d);
+    gemm__cpu_report_cache(caches, sizeof caches, "L2", c.l2);
+    gemm__cpu_report_cache(caches, sizeof caches, "L3", c.l3);
+    snprintf(line, sizeof line,
+             "gemm %s; backends: %s; kernel: %s (%s); threads: %d from %s%s; "
+             "blocks: f32 MC=%lld KC=%lld NC=%lld, f64 MC=%lld KC=%lld NC=%lld; caches: %s",
+             GEMM_VERSION_STRING, gemm__cpu_report_backends, isa->name, gemm__cpu_isa_reason(isa->name), threads,
+             source, ignored, (long long)smc, (long long)skc,
+             (long long)snc, (long long)dmc, (long long)dkc, (long long)dnc, caches);
+    return line;
+}
+/* <<cpu report */
 
 #ifdef __cplusplus
 }

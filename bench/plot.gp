@@ -1,16 +1,20 @@
-# bench/plot.gp - GFLOP/s against n, gemm beside its peer, from a bench CSV
-# (columns: backend,precision,threads,m,n,k,ours_gflops,peer,peer_gflops,ratio).
-#   gnuplot -e "csv='bench/results_cpu.csv'; png='bench/cpu.png'" bench/plot.gp
+# bench/plot.gp - the CPU figure: GFLOP/s against n, gemm beside its peer,
+# from a bench CSV (columns: backend,precision,threads,m,n,k,ours_gflops,peer,
+# peer_gflops,ratio,...; a line "# machine, date, commit" says where it was
+# measured). bench/plot.sh runs it:
+#   gnuplot -e "csv='bench/results_cpu.csv'; out='bench/cpu.png'; meta='...'" bench/plot.gp
 # Square power-of-two shapes only (the sweep of n); `threads` picks the thread
-# count (default: 2).
+# count (default: 2); fmt='svg' writes SVG instead of PNG.
 if (!exists("csv")) csv = 'bench/results_cpu.csv'
-if (!exists("png")) png = 'bench/cpu.png'
+if (!exists("out")) out = 'bench/cpu.png'
 if (!exists("threads")) threads = 2
+if (!exists("meta")) meta = ''
+if (!exists("fmt")) fmt = 'png'
 if (!exists("title")) title = 'gemm vs OpenBLAS, CPU'
-set terminal pngcairo size 900,560 font ",11"
-set output png
+if (fmt eq 'svg') set terminal svg size 900,580 font ",11"; else set terminal pngcairo size 900,580 font ",11"
+set output out
 set datafile separator ","
-set title sprintf("%s (%d threads)", title, threads)
+set title sprintf("%s (%d threads)\n%s", title, threads, meta) noenhanced
 set xlabel "n (square, m = n = k)"
 set ylabel "GFLOP/s"
 set logscale x 2

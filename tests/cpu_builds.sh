@@ -42,7 +42,7 @@ if have g++; then
     build "g++" $out/cxx g++ -x c++ -std=c++11 -O2 $WARN &&
         run "g++ -O2 (C++): every kernel" '== kernel scalar' $out/cxx --quick
 else skip "g++ not installed"; fi
-nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+nvcc=$(command -v nvcc || ls "${CUDA_BIN:-/usr/local/cuda/bin}/nvcc" 2>/dev/null)
 if [ -n "$nvcc" ]; then
     sed 's|"../gemm.h"|"gemm.h"|; s|"battery.h"|"tests/battery.h"|; s|"cpu_edge_tests.h"|"tests/cpu_edge_tests.h"|' \
         tests/test_cpu.c >"$out/test_cpu.cu"

@@ -4,11 +4,13 @@
 # the total as the last line. A suite that prints no such line, or exits
 # non-zero, counts as one failure. Under CI (CI=true) a skip also fails the
 # run: there everything is installed, so a skip means something broke.
+# Each suite's output goes to build/<target>.log (RUN_LOG_DIR=... elsewhere).
 cd "$(dirname "$0")/.." || exit 2
-mkdir -p build
+logs=${RUN_LOG_DIR:-build}
+mkdir -p "$logs"
 P=0 F=0 S=0 report=""
 for target in "$@"; do
-    log="build/$target.log"
+    log="$logs/$target.log"
     echo "=== make $target"
     ${MAKE:-make} --no-print-directory "$target" >"$log" 2>&1
     rc=$?

@@ -4,13 +4,19 @@
 # are compiled warning-free and run; CUDA, OpenCL and MPI ones compiled and
 # linked); examples/batched.c builds and runs; a CMake project takes
 # gemm::gemm through add_subdirectory and through FetchContent; a program
-# builds with pkg-config; the versions agree; `make help` lists every
-# .PHONY target. Last line: N passed, N failed[, N skipped].
+# builds with pkg-config; `cmake --install` and `make install` put the
+# headers, the CMake package and gemm.pc where README says, and projects
+# build against the installed package (find_package(gemm 0.5 CONFIG):
+# gemm::gemm run, gemm::opencl and gemm::mpi built where OpenCL and MPI are
+# installed, gemm::cuda present where nvcc is; other versions and missing
+# components refused) and against the installed gemm.pc; the versions
+# agree; `make help` lists every .PHONY target.
+# Last line: N passed, N failed[, N skipped].
 cd "$(dirname "$0")/.." || exit 2
 out=build/docs
 rm -rf "$out" && mkdir -p "$out"
 WARN="-Wall -Wextra -Wpedantic -Werror"
-NVCC=${NVCC:-$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)}
+NVCC=${NVCC:-$(command -v nvcc || ls "${CUDA_BIN:-/usr/local/cuda/bin}/nvcc" 2>/dev/null)}
 . tests/checks.sh
 
 # The snippets, one file each: build/docs/readme_N.c
@@ -56,6 +62,67 @@ if have pkg-config; then
         "gcc -std=c99 -O2 $WARN tests/cmake_consumer/main.c \$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs gemm) -o $out/pc && $out/pc"
     check "gemm.pc's version is gemm.h's ($version)" test "$(PKG_CONFIG_PATH=$PWD pkg-config --modversion gemm)" = "$version"
 else skip "pkg-config not installed"; fi
+
+# Installed: cmake --install (into a prefix given at install time) and make install.
+FILES="include/gemm.h include/gemm_cpu.h include/gemm_cuda.cuh include/gemm_cl.h include/gemm_mpi.h include/gemm_cblas.h
+lib/cmake/gemm/gemmConfig.cmake lib/cmake/gemm/gemmConfigVersion.cmake lib/pkgconfig/gemm.pc"
+installed() { # installed PREFIX: these files, nothing else
+    for f in $FILES; do test -f "$1/$f" || { echo "missing $1/$f"; return 1; }; done
+    test "$(cd "$1" && find . -type f | wc -l)" -eq "$(echo $FILES | wc -w)" || { (cd "$1" && find . -type f); return 1; }
+}
+consumer() { # consumer PREFIX DIR [cmake options]: configure and build tests/cmake_install_consumer
+    p=$1 d=$2; shift 2
+    rm -rf "$d" && cmake -S tests/cmake_install_consumer -B "$d" -DCMAKE_PREFIX_PATH="$p" "$@" && cmake --build "$d"
+}
+consumer_runs() { consumer "$@" && "$2/consumer"; }
+refused() { # refused WHY PREFIX DIR [cmake options]: configuring fails, saying WHY
+    why=$1; shift
+    ! consumer "$@" >"$out/refused.log" 2>&1 && grep -q "$why" "$out/refused.log"
+}
+prefix_cmake=$PWD/$out/prefix_cmake prefix_make=$PWD/$out/prefix_make
+if have cmake; then
+    check "cmake --install --prefix P (configured for another prefix)" sh -c \
+        "cmake -S . -B $out/cmake_inst -DCMAKE_INSTALL_PREFIX=/elsewhere && cmake --install $out/cmake_inst --prefix $prefix_cmake"
+    check "... headers in P/include, gemmConfig*.cmake in P/lib/cmake/gemm, gemm.pc in P/lib/pkgconfig, nothing else" \
+        installed "$prefix_cmake"
+    check "find_package(gemm 0.5 CONFIG): a project builds on gemm::gemm and runs" \
+        consumer_runs "$prefix_cmake" "$out/inst_consumer"
+    targets=$(cat "$out/inst_consumer/targets.txt" 2>/dev/null)
+    want="gemm::gemm"
+    if [ -e /usr/include/CL/cl.h ]; then
+        want="$want;gemm::opencl"
+        check "... gemm::opencl: an OpenCL program built on it (OpenCL::OpenCL)" test -x "$out/inst_consumer/consumer_cl"
+    else skip "gemm::opencl: no OpenCL headers"; fi
+    [ -n "$NVCC" ] && want="$want;gemm::cuda"
+    if have mpicc; then
+        want="$want;gemm::mpi"
+        check "... gemm::mpi: an MPI program built on it (MPI::MPI_C)" test -x "$out/inst_consumer/consumer_mpi"
+    else skip "gemm::mpi: MPI not installed"; fi
+    check "... the targets are those whose runtimes are installed here ($targets)" test "$targets" = "$want"
+    check "... find_package(gemm 0.4 CONFIG) refuses 0.5" refused 'requested version "0.4"' \
+        "$prefix_cmake" "$out/inst_v" -DGEMM_WANT=0.4
+    check "... find_package(gemm 0.6 CONFIG) refuses 0.5" refused 'requested version "0.6"' \
+        "$prefix_cmake" "$out/inst_v" -DGEMM_WANT=0.6
+    check "... find_package(gemm 0.5...<1.0 CONFIG) takes 0.5" consumer "$prefix_cmake" "$out/inst_v" "-DGEMM_WANT=0.5...<1.0"
+    check "... COMPONENTS nosuch: not found" refused "component nosuch unavailable" \
+        "$prefix_cmake" "$out/inst_v" -DGEMM_COMPONENTS=nosuch
+else skip "cmake not installed: cmake --install"; fi
+check "make install PREFIX=P" ${MAKE:-make} --no-print-directory install PREFIX="$prefix_make"
+check "... headers in P/include, gemmConfig*.cmake in P/lib/cmake/gemm, gemm.pc in P/lib/pkgconfig, nothing else" \
+    installed "$prefix_make"
+if have cmake; then
+    check "... its CMake package is cmake --install's" diff -r "$prefix_make/lib/cmake" "$prefix_cmake/lib/cmake"
+    check "... a project builds on its gemm::gemm and runs" consumer_runs "$prefix_make" "$out/make_consumer"
+fi
+if have pkg-config; then
+    for p in "$prefix_cmake" "$prefix_make"; do
+        [ -e "$p/lib/pkgconfig/gemm.pc" ] || continue
+        check "installed gemm.pc ($p): its prefix, and --cflags --libs build a program that runs" sh -c \
+            "test \"\$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --variable=prefix gemm)\" = $p &&
+             gcc -std=c99 -O2 $WARN tests/cmake_consumer/main.c \$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs gemm) \
+                 -o $out/pc_installed && $out/pc_installed"
+    done
+fi
 
 listed=$(${MAKE:-make} --no-print-directory help | awk '{print $1}' | sort)
 phony=$(sed -n 's/^\.PHONY://p' Makefile | tr ' ' '\n' | grep . | sort -u)

@@ -88,6 +88,13 @@ GEMM_DEF const char *gemm_last_error_detail(void);
 GEMM_DEF size_t gemm_precision_size(gemm_precision precision);
 GEMM_DEF const char *gemm_precision_name(gemm_precision precision);
 
+/* One line on this build and machine: the version, the backends compiled
+   in, the CPU kernel and why, the default thread count and its source
+   (invalid GEMM_NUM_THREADS / OMP_NUM_THREADS values named as ignored), the
+   CPU's cache blocks (MC, KC, NC) and caches. Per-thread text, valid until
+   this thread's next call. */
+GEMM_DEF const char *gemm_config(void);
+
 /* The front door: exactly cblas_?gemm's arguments, on the CPU backend
    (gemm_cpu.h) with default options. */
 GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
