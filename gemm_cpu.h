@@ -2793,7 +2793,6 @@ GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose trans
 #include <stdlib.h> /* getenv */
 #include <string.h>
 
-#include "../core/config.c" /* GEMM__THREAD_LOCAL */
 
 /* Why the kernels called `name` are the best this CPU runs. */
 static const char *gemm__cpu_isa_reason(const char *name)

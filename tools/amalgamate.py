@@ -153,8 +153,10 @@ def local_target(rel, line):
     if not m:
         return None
     target = os.path.normpath(os.path.join(os.path.dirname(rel), m.group(1)))
-    if target.startswith("..") or not os.path.isfile(os.path.join(SRC, target)):
-        return None
+    if not os.path.isfile(os.path.join(SRC, target)):
+        # a quoted include in a part names another part: one that is not
+        # there (a renamed file) would be copied into the header as it is
+        sys.exit("amalgamate: src/%s includes \"%s\", which is no file under src/" % (rel, m.group(1)))
     return target.replace(os.sep, "/")
 
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "../core/api.h"    /* GEMM_VERSION_STRING, GEMM_DEF */
-#include "../core/config.c" /* GEMM__THREAD_LOCAL */
+#include "../core/config.h" /* GEMM__THREAD_LOCAL */
 #include "platform.h"       /* GEMM__CPU_X86, GEMM__CPU_THREADS */
 #include "kernel_select.c"  /* gemm__cpu_best_isa */
 #include "threads.c"        /* gemm__cpu_default_threads */
