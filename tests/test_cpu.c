@@ -601,6 +601,7 @@ int main(int argc, char **argv)
     if (!smoke) test_bounded_workspace();
     test_options();
     test_error_names();
+    test_c_overlaps();
     if (!smoke) test_64bit_offsets();
     if (!smoke) test_huge_leading_dims();
     test_alpha_not_finite(quick);
