@@ -452,6 +452,7 @@ static void test_groups_table(void)
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    battery_extreme_args = 1; /* the adapters saturate sizes to CBLAS_INT (cb_int) */
     test_netlib_table();
     test_gemm_refusals();
     test_strided_table();
