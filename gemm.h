@@ -66,6 +66,14 @@
      - m == 0 or n == 0: nothing to do. alpha == 0 or k == 0: A and B are
        not read and C = beta*C. beta == 0: C is not read (a NaN in C does
        not survive). beta == 1 and (alpha == 0 or k == 0): C is untouched.
+     - C shares no element with A or B where they are read (alpha != 0,
+       k > 0, m and n > 0): the calls on host memory (the CPU backend and
+       its batches, the reference, the CBLAS names) refuse such a C with
+       GEMM_ERR_INVALID_ARG ("C overlaps A"), and a batch member's C that
+       shares an element with any member's A or B. Matrices side by side
+       in one array (the update A22 -= A21 * A12 of a blocked LU),
+       adjacent, or interleaved column by column are fine; so is C == A
+       when A is not read.
 
    Errors
        Every function returns a gemm_status: GEMM_OK, or what went wrong
@@ -385,12 +393,15 @@ GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout,
                                            gemm__batch_addr_fn addr_ab, gemm__batch_addr_fn addr_c,
                                            size_t elem_size, gemm__problem *p, gemm__batch *bt);
 
-/* One member's C as the overlap check sees it: column-major, m elements
-   per column (contiguous), n columns ld apart, at byte address addr. */
+/* One member's matrix as the overlap checks see it: column-major, m
+   elements per column (contiguous), n columns ld apart, at byte address
+   addr; kind 0 for a C (written), else the matrix read (1 = the caller's
+   A, 2 = B). */
 typedef struct gemm__batch_rect {
     uint64_t addr;
     int64_t m, n, ld;
     int64_t member;
+    int kind;
 } gemm__batch_rect;
 
 /* Whether two of the count rectangles share a byte (elements of es bytes);
@@ -398,6 +409,35 @@ typedef struct gemm__batch_rect {
    when they do, else 0. Costs O(count log count) when the rectangles'
    spans are disjoint or nearly so, up to O(count^2) when many interleave. */
 GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *first, int64_t *second);
+
+/* Whether a written rectangle (kind 0) shares a byte with a read one
+   (kind != 0); sorts r by address. Returns 1 and their indices in the
+   sorted r when they do, else 0; costs as gemm__batch_overlap. */
+GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *written,
+                                       int64_t *read);
+
+/* C must share no element with A or B where the call reads them (p->work
+   is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
+   memory (host pointers; the CPU, its batches, the reference, the CBLAS
+   names), after the checks above. A, B, C are the caller's, as byte
+   addresses, elements of es bytes. Matrices whose spans (first to last
+   byte) are apart pass at once (an inlined test, gemm__overlap_apart);
+   spans that meet are tested element by element, so blocks of one matrix
+   side by side, or columns interleaved, pass. Fails with
+   GEMM_ERR_INVALID_ARG, "C overlaps A" in the detail, p->bad_arg = 13. */
+GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                         size_t es);
+
+/* The same for a checked batch: every member's C against every member's A
+   and B (strided: A, B, C are the caller's bases; the pointer-array form
+   reads bt's lists). Whole-batch spans apart pass at once; else the
+   members are sorted and swept (gemm__batch_reads_overlap), which may
+   fail with GEMM_ERR_OUT_OF_MEMORY. A refusal names the members
+   ("member 3: C overlaps A", "member 3's C overlaps member 5's B"), sets
+   bt->bad_member to the C's member and p->bad_arg to C's position (13;
+   15 in the strided list). */
+GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                               uint64_t B, uint64_t C, size_t es);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
@@ -772,14 +812,15 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
     return s;
 }
 /* <<core problem */
-/* >>core batch: src/core/batch.c */
-/* Batches: the single call's checks once, then what only a batch can get
-   wrong (a stride or a member pointer, two members writing one element of
-   C), all before any member is computed, so a refused batch writes
-   nothing. */
+/* >>core rects: src/core/rects.c */
+/* Where matrices lie in memory: column-major rectangles (m contiguous
+   elements per column, n columns ld apart, at a byte address) and whether
+   two share an element, exactly, from their addresses and shapes alone:
+   the batches' check that no two members write one element of C, and the
+   check that C shares no element with A or B (overlap.c). */
 
-#include <stdlib.h>  /* qsort */
-#include <string.h>  /* memset */
+#include <stdint.h>
+#include <stdlib.h>   /* qsort */
 
 /* Whether two column-major rectangles x (at element 0) and y (at element
    e >= 0) share an element. Same shape: y's element (i', j') is x's
@@ -835,6 +876,43 @@ GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, 
     return 0;
 }
 
+/* Whether rectangles x and y (at their byte addresses, elements of es
+   bytes) share a byte: their spans first, then their elements. */
+static int gemm__rects_share(const gemm__batch_rect *x, const gemm__batch_rect *y, size_t es)
+{
+    uint64_t xb = gemm__rect_bytes(x, es), yb = gemm__rect_bytes(y, es);
+    const gemm__batch_rect *lo = x->addr <= y->addr ? x : y, *hi = lo == x ? y : x;
+    uint64_t d = hi->addr - lo->addr;
+    if (!xb || !yb || x->addr + xb <= y->addr || y->addr + yb <= x->addr) return 0;
+    /* elements that do not line up overlap wherever their spans do */
+    return d % es != 0 || gemm__rects_meet((int64_t)(d / es), lo, hi);
+}
+
+GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *written,
+                                       int64_t *read)
+{
+    int64_t i, j;
+    qsort(r, (size_t)count, sizeof *r, gemm__rect_cmp);
+    for (i = 0; i < count; i++) {
+        uint64_t end = r[i].addr + gemm__rect_bytes(&r[i], es);
+        for (j = i + 1; j < count && r[j].addr < end; j++)
+            if ((r[i].kind == 0) != (r[j].kind == 0) && gemm__rects_share(&r[i], &r[j], es)) {
+                *written = r[i].kind == 0 ? i : j;
+                *read = r[i].kind == 0 ? j : i;
+                return 1;
+            }
+    }
+    return 0;
+}
+/* <<core rects */
+/* >>core batch: src/core/batch.c */
+/* Batches: the single call's checks once, then what only a batch can get
+   wrong (a stride or a member pointer, two members writing one element of
+   C), all before any member is computed, so a refused batch writes
+   nothing. */
+
+#include <string.h>  /* memset */
+
 /* The span of count members stepping `stride` elements, each `extent`
    long, fits in the 2^60 elements every offset is checked against. */
 static int gemm__strided_fits(int64_t count, int64_t stride, int64_t extent)
@@ -850,7 +928,7 @@ static int gemm__strided_c_disjoint(const char *func, const gemm__problem *p, in
 {
     gemm__batch_rect c;
     int64_t d;
-    c.m = p->m; c.n = p->n; c.ld = p->ldc; c.addr = 0; c.member = 0;
+    c.m = p->m; c.n = p->n; c.ld = p->ldc; c.addr = 0; c.member = 0; c.kind = 0;
     if (p->work == GEMM__WORK_NONE || count < 2) return 0;
     if (stride_c == 0)
         GEMM__BAD_ARG(17, "%s: stride_c = 0, so all %lld members would write the same C", func, (long long)count);
@@ -974,7 +1052,7 @@ static gemm_status gemm__members_disjoint(const char *func, const gemm__problem 
                           (long long)count);
     for (i = 0; i < count; i++) {
         r[i].addr = bt->addr_c(C, i);
-        r[i].m = p->m; r[i].n = p->n; r[i].ld = p->ldc; r[i].member = i;
+        r[i].m = p->m; r[i].n = p->n; r[i].ld = p->ldc; r[i].member = i; r[i].kind = 0;
     }
     met = gemm__batch_overlap(r, count, es, &first, &second);
     GEMM_FREE(r);
@@ -1017,10 +1095,169 @@ GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout,
     return GEMM_OK;
 }
 /* <<core batch */
+/* >>core overlap: src/core/overlap.c */
+/* C must share no element with A or B where the call reads them: a
+   product written over one of its own operands reads elements it has
+   already overwritten, in an order that depends on the path, the blocks
+   and the threads, so no caller can rely on what comes out. The check
+   costs a few comparisons when the matrices' spans (first to last byte)
+   are apart, the usual case; spans that meet are compared element by
+   element (rects.c), because blocks of one matrix side by side (the
+   trailing update A22 -= A21 * A12 of a blocked LU, whose A12 and A22
+   share columns) or interleaved column by column share no element though
+   their spans do. */
+
+#include <stdint.h>
+
+/* The stored rectangles of the canonical a and b (op(a) = a^T: a is k x
+   m) and of C, at address 0, each of kind A or B as the caller named it. */
+static void gemm__problem_rects(const gemm__problem *p, gemm__batch_rect *a, gemm__batch_rect *b, gemm__batch_rect *c)
+{
+    a->m = p->a_trans ? p->k : p->m;
+    a->n = p->a_trans ? p->m : p->k;
+    a->ld = p->lda;
+    b->m = p->b_trans ? p->n : p->k;
+    b->n = p->b_trans ? p->k : p->n;
+    b->ld = p->ldb;
+    c->m = p->m;
+    c->n = p->n;
+    c->ld = p->ldc;
+    a->addr = b->addr = c->addr = 0;
+    a->member = b->member = c->member = 0;
+    a->kind = p->swapped ? 2 : 1;
+    b->kind = p->swapped ? 1 : 2;
+    c->kind = 0;
+}
+
+/* Whether the byte spans [x, x + xb) and [y, y + yb) are apart. */
+static GEMM__INLINE int gemm__spans_apart(uint64_t x, uint64_t xb, uint64_t y, uint64_t yb)
+{
+    return x + xb <= y || y + yb <= x;
+}
+
+/* The common case of gemm__check_overlap, inlined into the entry points:
+   nothing read (p->work), or C's span apart from A's and B's. */
+static GEMM__INLINE int gemm__overlap_apart(const gemm__problem *p, uint64_t A, uint64_t B, uint64_t C, size_t es)
+{
+    uint64_t cb = (uint64_t)p->c_extent * es;
+    return p->work != GEMM__WORK_FULL ||
+           (gemm__spans_apart(C, cb, p->swapped ? B : A, (uint64_t)p->a_extent * es) &&
+            gemm__spans_apart(C, cb, p->swapped ? A : B, (uint64_t)p->b_extent * es));
+}
+
+GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                         size_t es)
+{
+    gemm__batch_rect r[3]; /* the canonical a, b, and C */
+    int x;
+    if (gemm__overlap_apart(p, A, B, C, es)) return GEMM_OK;
+    gemm__problem_rects(p, &r[0], &r[1], &r[2]);
+    r[0].addr = p->swapped ? B : A;
+    r[1].addr = p->swapped ? A : B;
+    r[2].addr = C;
+    for (x = 1; x <= 2; x++) { /* the caller's A, then B */
+        const char *name = x == 1 ? "A" : "B";
+        if (!gemm__rects_share(&r[2], r[0].kind == x ? &r[0] : &r[1], es)) continue;
+        p->bad_arg = 13;
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C overlaps %s: they share elements, and C is written while %s "
+                          "is read", func, name, name);
+    }
+    return GEMM_OK;
+}
+
+/* The span [*lo, *hi) of a batch's members of one matrix, each `bytes`
+   long: from its list (addr) or from base in steps of stride elements. */
+static void gemm__members_span(const gemm__batch *bt, const void *list, gemm__batch_addr_fn addr, uint64_t base,
+                               int64_t stride, uint64_t bytes, size_t es, uint64_t *lo, uint64_t *hi)
+{
+    int64_t i;
+    if (!list) { /* strides are >= 0 and the span fits (gemm__prepare_strided) */
+        *lo = base;
+        *hi = base + (uint64_t)(bt->count - 1) * (uint64_t)stride * es + bytes;
+        return;
+    }
+    *lo = *hi = addr(list, 0);
+    for (i = 1; i < bt->count; i++) {
+        uint64_t x = addr(list, i);
+        if (x < *lo) *lo = x;
+        if (x > *hi) *hi = x;
+    }
+    *hi += bytes;
+}
+
+/* The refusal of a batch whose member cm's C shares an element with member
+   rm's matrix of `kind` (shared: one matrix every member reads). */
+static gemm_status gemm__batch_overlap_fail(const char *func, gemm__problem *p, gemm__batch *bt, int64_t cm,
+                                            int64_t rm, int kind, int shared)
+{
+    const char *name = kind == 1 ? "A" : "B";
+    bt->bad_member = cm;
+    p->bad_arg = bt->c_list ? 13 : 15;
+    if (shared)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: member %lld: C overlaps %s, which every member reads", func,
+                          (long long)cm, name);
+    if (cm == rm)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: member %lld: C overlaps %s: they share elements", func,
+                          (long long)cm, name);
+    return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: member %lld's C overlaps member %lld's %s: they share elements", func,
+                      (long long)cm, (long long)rm, name);
+}
+
+GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                               uint64_t B, uint64_t C, size_t es)
+{
+    gemm__batch_rect shape[3], *r;   /* the canonical a, b, and C */
+    const void *list[3];
+    uint64_t base[3], lo[3], hi[3];
+    int64_t stride[3], per[3], n, i, w, rd;
+    int x, met;
+    if (p->work != GEMM__WORK_FULL || bt->count == 0) return GEMM_OK;
+    gemm__problem_rects(p, &shape[0], &shape[1], &shape[2]);
+    base[0] = p->swapped ? B : A;
+    base[1] = p->swapped ? A : B;
+    base[2] = C;
+    list[0] = bt->a_list;
+    list[1] = bt->b_list;
+    list[2] = bt->c_list;
+    stride[0] = bt->stride_a;
+    stride[1] = bt->stride_b;
+    stride[2] = bt->stride_c;
+    for (x = 0; x < 3; x++)
+        gemm__members_span(bt, list[x], x == 2 ? bt->addr_c : bt->addr_ab, base[x], stride[x],
+                           gemm__rect_bytes(&shape[x], es), es, &lo[x], &hi[x]);
+    for (x = 0, n = 0; x < 3; x++) { /* the members of each matrix whose span meets C's */
+        int meets = x == 2 || !gemm__spans_apart(lo[2], hi[2] - lo[2], lo[x], hi[x] - lo[x]);
+        per[x] = !meets ? 0 : !list[x] && stride[x] == 0 ? 1 : bt->count;
+        n += per[x];
+    }
+    if (per[0] == 0 && per[1] == 0) return GEMM_OK;
+    if (!(r = (gemm__batch_rect *)GEMM_MALLOC(sizeof *r * (size_t)n)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory to check %lld members' C against A and B", func,
+                          (long long)bt->count);
+    for (x = 0, n = 0; x < 3; x++)
+        for (i = 0; i < per[x]; i++, n++) {
+            r[n] = shape[x];
+            r[n].member = i;
+            r[n].addr = list[x] ? (x == 2 ? bt->addr_c : bt->addr_ab)(list[x], i)
+                                : base[x] + (uint64_t)i * (uint64_t)stride[x] * es;
+        }
+    met = gemm__batch_reads_overlap(r, n, es, &w, &rd);
+    if (met) {
+        gemm__batch_rect cw = r[w], cr = r[rd];
+        GEMM_FREE(r);
+        x = cr.kind == shape[0].kind ? 0 : 1; /* the canonical matrix read */
+        return gemm__batch_overlap_fail(func, p, bt, cw.member, cr.member, cr.kind,
+                                        !list[x] && stride[x] == 0 && bt->count > 1);
+    }
+    GEMM_FREE(r);
+    return GEMM_OK;
+}
+/* <<core overlap */
 /* >>core reference: src/core/reference.c */
 /* The reference, gemm_ref_sgemm / gemm_ref_dgemm: plain loops over the
    canonical problem, each sum in double, the oracle of the tests. */
 
+#include <stdint.h>   /* uintptr_t */
 
 /* Element i of a float or double array, as a double. */
 static double gemm__ref_load(gemm_precision precision, const void *x, int64_t i)
@@ -1058,6 +1295,7 @@ GEMM_DEF gemm_status gemm_ref_sgemm(gemm_layout layout, gemm_transpose transa, g
     gemm__clear_error();
     s = gemm__prepare("gemm_ref_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL,
                       ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap("gemm_ref_sgemm", &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s == GEMM_OK && p.work != GEMM__WORK_NONE)
         gemm__ref(&p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);
     return s;
@@ -1072,6 +1310,7 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
     gemm__clear_error();
     s = gemm__prepare("gemm_ref_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL,
                       ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap("gemm_ref_dgemm", &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s == GEMM_OK && p.work != GEMM__WORK_NONE)
         gemm__ref(&p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);
     return s;
@@ -1110,7 +1349,10 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
             before any member runs). cblas_?gemm hands cblas_xerbla
             netlib's numbers (row-major: M 5, N 4, lda 11, ldb 9, which
             netlib's cblas_xerbla and testers turn back), so netlib's
-            c_sblat3 / c_dblat3 error exits pass.
+            c_sblat3 / c_dblat3 error exits pass. The host calls refuse a
+            C that shares an element with A or B (a batch's, with any
+            member's). m, n, k or a leading dimension of INT64_MIN no
+            longer overflows a signed subtraction in the argument checks.
        0.4  CPU: batched and strided-batched calls (gemm_?gemm_batched,
             gemm_?gemm_strided_batched; each member bitwise the single
             call's), a direct path for tiny products, blocks sized from the

@@ -57,7 +57,9 @@
        cblas_?gemm names the first in this order, where netlib's Fortran
        checks N before M and ldb before lda). gemm also refuses NULL
        matrices that are read (A 8, B 10, C 13; for the strided batch a 8,
-       b 11, c 15), and batches whose members would write one element of C
+       b 11, c 15), a C that shares an element with A or B (C 13; c 15
+       in the strided list, c_array 13 in cblas_?gemm_batch, within each
+       group), and batches whose members would write one element of C
        twice (stridec 17, c_array 13). Nothing is written then. A failure
        that is no bad argument (out of memory) reaches cblas_xerbla with
        p = 0 (in cblas_?gemm_batch, groups before the one that failed are
@@ -268,6 +270,7 @@ static gemm_transpose gemm__cblas_trans(CBLAS_TRANSPOSE t)
    number netlib hands it, xerbla.c), then the CPU backend with default
    options. */
 
+#include <stdint.h>            /* uintptr_t */
 
 static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                              CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, double alpha, const void *A,
@@ -278,6 +281,7 @@ static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT
     gemm__clear_error();
     s = gemm__prepare(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k, alpha == 0,
                       A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap(rout, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, gemm_precision_size(prec));
     if (s == GEMM_OK) s = gemm__cpu_gemm(rout, &p, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
     if (s == GEMM_OK) return;
     /* netlib's number: row-major M, N, lda, ldb as its Fortran call has them */
@@ -315,6 +319,8 @@ static void gemm__cblas_strided(const char *rout, gemm_precision prec, CBLAS_LAY
     s = gemm__prepare_strided(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k,
                               alpha == 0, A != NULL, lda, sa, B != NULL, ldb, sb, beta == 1, C != NULL, ldc, sc, count,
                               &p, &bt);
+    if (s == GEMM_OK)
+        s = gemm__check_batch_overlap(rout, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, gemm_precision_size(prec));
     if (s == GEMM_OK)
         s = gemm__cpu_batch_gemm(rout, &p, &bt, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
     if (s != GEMM_OK) gemm__cblas_fail(rout, s, p.bad_arg);
@@ -396,13 +402,14 @@ static gemm_status gemm__cblas_group_prepare(const char *fn, const gemm__cblas_g
                                              int64_t first, gemm__problem *p, gemm__batch *bt)
 {
     int f32 = g->prec == GEMM_F32;
-    return gemm__prepare_batched(fn, (gemm_layout)g->layout, gemm__cblas_trans(g->ta[i]), gemm__cblas_trans(g->tb[i]),
-                                 g->m[i], g->n[i], g->k[i], gemm__cblas_scalar(g, g->alpha, i) == 0,
-                                 gemm__cblas_sublist(g, g->a, first), g->lda[i], gemm__cblas_sublist(g, g->b, first),
-                                 g->ldb[i], gemm__cblas_scalar(g, g->beta, i) == 1,
-                                 gemm__cblas_sublist(g, g->c, first), g->ldc[i], g->size[i],
-                                 f32 ? gemm__cpu_addr_cs : gemm__cpu_addr_cd, f32 ? gemm__cpu_addr_s : gemm__cpu_addr_d,
-                                 f32 ? sizeof(float) : sizeof(double), p, bt);
+    size_t es = f32 ? sizeof(float) : sizeof(double);
+    gemm_status s = gemm__prepare_batched(
+        fn, (gemm_layout)g->layout, gemm__cblas_trans(g->ta[i]), gemm__cblas_trans(g->tb[i]), g->m[i], g->n[i],
+        g->k[i], gemm__cblas_scalar(g, g->alpha, i) == 0, gemm__cblas_sublist(g, g->a, first), g->lda[i],
+        gemm__cblas_sublist(g, g->b, first), g->ldb[i], gemm__cblas_scalar(g, g->beta, i) == 1,
+        gemm__cblas_sublist(g, g->c, first), g->ldc[i], g->size[i], f32 ? gemm__cpu_addr_cs : gemm__cpu_addr_cd,
+        f32 ? gemm__cpu_addr_s : gemm__cpu_addr_d, es, p, bt);
+    return s == GEMM_OK ? gemm__check_batch_overlap(fn, p, bt, 0, 0, 0, es) : s; /* within the group */
 }
 
 /* No two members of different groups write one element of C (within a
@@ -425,6 +432,7 @@ static gemm_status gemm__cblas_groups_disjoint(const char *rout, const gemm__cbl
         for (j = 0; j < bt[i].count && p[i].work != GEMM__WORK_NONE; j++, r++) {
             rect[r].addr = bt[i].addr_c(bt[i].c_list, j);
             rect[r].m = p[i].m; rect[r].n = p[i].n; rect[r].ld = p[i].ldc; rect[r].member = member + j;
+            rect[r].kind = 0;
         }
     met = gemm__batch_overlap(rect, total, es, &first, &second);
     GEMM_FREE(rect);

@@ -78,8 +78,9 @@
        with NULL options. Each member is the single call on it, bit for bit,
        for any thread count. Everything is checked first (gemm.h's batch
        checks: strides, counts, member pointers, no two members writing one
-       element of C), so a refused batch writes nothing and the detail
-       names the member. Small members go whole to the threads, which get
+       element of C, no member's C sharing an element with any member's A
+       or B), so a refused batch writes nothing and the detail names the
+       member. Small members go whole to the threads, which get
        their workspaces before any member runs; a few big ones run one
        after the other, each on every thread, and each takes its workspace
        as its single call does. A batch that runs out of memory stops at
@@ -2277,6 +2278,7 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
    first, gemm__prepare_plain) and calls the driver; func is the name the
    user called, for the error detail. */
 
+#include <stdint.h>           /* uintptr_t */
 
 static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
                                    gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
@@ -2285,6 +2287,7 @@ static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, g
 {
     gemm__problem p;
     gemm_status s;
+    size_t es = precision == GEMM_F32 ? sizeof(float) : sizeof(double);
     gemm__clear_error();
     if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, C != NULL,
                              ldc, &p)) { /* the rest: gemm__prepare's full checks (same problem when valid) */
@@ -2292,6 +2295,9 @@ static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, g
                           beta == 1, C != NULL, ldc, &p);
         if (s != GEMM_OK) return s;
     }
+    if (!gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es) &&
+        (s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es)) != GEMM_OK)
+        return s;
     return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
 
@@ -2670,6 +2676,7 @@ GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_tra
     gemm__clear_error();
     s = gemm__prepare_strided(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, stride_a, B != NULL,
                               ldb, stride_b, beta == 1, C != NULL, ldc, stride_c, batch_count, &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
@@ -2688,6 +2695,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_strided_batched(gemm_layout layout, gemm_tra
     gemm__clear_error();
     s = gemm__prepare_strided(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, stride_a, B != NULL,
                               ldb, stride_b, beta == 1, C != NULL, ldc, stride_c, batch_count, &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
@@ -2706,6 +2714,7 @@ GEMM_DEF gemm_status gemm_cpu_sgemm_batched(gemm_layout layout, gemm_transpose t
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
                               batch_count, gemm__cpu_addr_cs, gemm__cpu_addr_s, sizeof(float), &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(float));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F32, alpha, NULL, NULL, beta, NULL, options);
 }
@@ -2724,6 +2733,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
                               batch_count, gemm__cpu_addr_cd, gemm__cpu_addr_d, sizeof(double), &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(double));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F64, alpha, NULL, NULL, beta, NULL, options);
 }

@@ -14,7 +14,9 @@
        looking at the exit flag: 6 to 60 s under load)
      - the direct path's copy of op(a)'s rows whose leading dimension
        aliases in L1 (made on Intel's cores only, so forced here on any
-       CPU): the same bits as reading them in place, and exact */
+       CPU): the same bits as reading them in place, and exact
+     - a C that shares elements with A or B is refused (it was computed
+       over its own operand); adjacent or interleaved matrices run */
 
 /* ---- error details ---- */
 
@@ -318,3 +320,75 @@ static void test_exit_while_busy(void)
                   (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 }
 #endif
+
+/* ---- C sharing memory with A or B ---- */
+
+/* One call of the overlap tests: status, detail, and C afterwards. */
+static void overlap_expect(const char *what, gemm_status s, const char *detail_has, const float *C, const float *want,
+                           size_t n)
+{
+    const char *d = gemm_last_error_detail();
+    int ok = detail_has ? s == GEMM_ERR_INVALID_ARG && strstr(d, detail_has) != NULL
+                        : s == GEMM_OK && d[0] == '\0';
+    ok = ok && memcmp(C, want, n * sizeof *C) == 0;
+    battery_check(ok, "C and A/B: %s: status %d \"%s\"%s", what, (int)s, d,
+                  detail_has ? " (refused, nothing written)" : " (runs, right)");
+}
+
+/* C == A in place, C inside B, and the same from the reference, the
+   options form and row-major are refused with nothing written; C right
+   after A, blocks of one matrix side by side (a blocked LU's trailing
+   update A22 -= A21 * A12, whose A12 and A22 share columns), and a C that
+   is A when A is not read (alpha = 0) run. */
+static void test_c_overlaps(void)
+{
+    enum { S = 8, L = 16 };
+    float M[L * L], keep[L * L], want[L * L], B[S * S], Ac[L * L];
+    uint64_t state = 21;
+    gemm_cpu_options one = {1};
+    int i, jb = 5, r = L - 5;
+    for (i = 0; i < L * L; i++) M[i] = (float)(battery_uniform(&state));
+    for (i = 0; i < S * S; i++) B[i] = (float)(battery_uniform(&state));
+    memcpy(keep, M, sizeof M);
+
+    /* C == A, in place: each entry point, and the tiny path's 2x2x2 */
+    overlap_expect("C == A (gemm_sgemm)", gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1.0f, M, S,
+                                                      B, S, 0.0f, M, S), "gemm_sgemm: C overlaps A", M, keep, L * L);
+    overlap_expect("C == A, 2x2x2", gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0f, M, 2, B, 2,
+                                                0.0f, M, 2), "C overlaps A", M, keep, L * L);
+    overlap_expect("C == A (gemm_cpu_sgemm, 1 thread)", gemm_cpu_sgemm(GEMM_COL_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, S, S,
+                   S, 1.0f, M, S, B, S, 0.5f, M, S, &one), "gemm_cpu_sgemm: C overlaps A", M, keep, L * L);
+    overlap_expect("C == A (gemm_ref_sgemm)", gemm_ref_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1.0f,
+                   M, S, B, S, 0.0f, M, S), "gemm_ref_sgemm: C overlaps A", M, keep, L * L);
+    /* row-major: the caller's names (the canonical form swaps A and B) */
+    overlap_expect("row-major C == B", gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1.0f, B, S, M,
+                                                   S, 0.0f, M, S), "C overlaps B", M, keep, L * L);
+    /* C inside B's span, sharing elements: B is M's first S columns (rows
+       0..S-1, ld L), C its rows 2..5 of columns 1..4 */
+    overlap_expect("C inside B", gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, S, 1.0f, B, S, M, L,
+                                             1.0f, M + 2 + L, L), "C overlaps B", M, keep, L * L);
+
+    /* alpha = 0: A is not read, so C may be A (C = beta*C) */
+    memcpy(want, M, sizeof M);
+    for (i = 0; i < S * S; i++) want[i] = 2 * want[i];
+    overlap_expect("C == A with alpha = 0 (A not read)", gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S,
+                   S, 0.0f, M, S, B, S, 2.0f, M, S), NULL, M, want, L * L);
+    memcpy(M, keep, sizeof M);
+
+    /* C right after A's last element: adjacent, apart */
+    memcpy(want, M, sizeof M);
+    gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1.0f, keep, S, B, S, 0.5f, want + S * S, S);
+    overlap_expect("C right after A", gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1.0f, M, S, B,
+                                                  S, 0.5f, M + S * S, S), NULL, M, want, L * L);
+    memcpy(M, keep, sizeof M);
+
+    /* the LU update on one L x L column-major matrix: A21 = rows jb.., cols
+       0..jb-1; A12 = rows 0..jb-1, cols jb..; C = A22 = rows jb.., cols jb.. */
+    memcpy(Ac, keep, sizeof keep); /* the operands from a copy, for the expected result */
+    memcpy(want, keep, sizeof keep);
+    gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, r, r, jb, -1.0f, Ac + jb, L, Ac + jb * L, L, 1.0f,
+               want + jb + jb * L, L); /* the same call on separate operands: the same bits */
+    overlap_expect("blocked LU's A22 -= A21 * A12 in one matrix (A12, A22 share columns)",
+                   gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, r, r, jb, -1.0f, M + jb, L, M + jb * L, L,
+                              1.0f, M + jb + jb * L, L), NULL, M, want, L * L);
+}

@@ -510,6 +510,62 @@ static void test_member_failures(void)
 #endif
 }
 
+/* A member's C that shares elements with its own or another member's A or
+   B is refused, naming both, with nothing written; members laid out A_i,
+   B_i, C_i one after another in one buffer run. 4x4x4 members, col-major. */
+static void batch_overlap_expect(const char *what, gemm_status s, const char *detail_has, const float *X,
+                                 const float *want, size_t n)
+{
+    const char *d = gemm_last_error_detail();
+    int ok = (detail_has ? s == GEMM_ERR_INVALID_ARG && strstr(d, detail_has) != NULL : s == GEMM_OK) &&
+             memcmp(X, want, n * sizeof *X) == 0;
+    battery_check(ok, "members' C and A/B: %s: status %d \"%s\"", what, (int)s, d);
+}
+
+static void test_batch_c_overlaps(void)
+{
+    enum { E = 16, N = 256 }; /* elements of one 4x4 matrix; of the buffer */
+    float X[N], keep[N], want[N], Bs[3 * E];
+    const float *a[3], *b[3];
+    float *c[3];
+    uint64_t state = 23;
+    int i;
+    for (i = 0; i < N; i++) X[i] = (float)battery_uniform(&state);
+    for (i = 0; i < 3 * E; i++) Bs[i] = (float)battery_uniform(&state);
+    memcpy(keep, X, sizeof X);
+    batch_overlap_expect("strided, C == A", gemm_sgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4,
+                         4, 4, 1.0f, X, 4, E, Bs, 4, E, 0.0f, X, 4, E, 3), "batched: member 0: C overlaps A", X, keep, N);
+    batch_overlap_expect("strided, member 0's C is member 2's A", gemm_sgemm_strided_batched(GEMM_COL_MAJOR,
+                         GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.0f, X, 4, E, Bs, 4, E, 0.0f, X + 2 * E, 4, 3 * E, 3),
+                         "member 0's C overlaps member 2's A", X, keep, N);
+    batch_overlap_expect("strided, one A for every member, member 2's C on it", gemm_sgemm_strided_batched(
+                         GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.0f, X + 2 * E, 4, 0, Bs, 4, E, 0.0f,
+                         X, 4, E, 3), "member 2: C overlaps A, which every member reads", X, keep, N);
+    batch_overlap_expect("strided row-major, C == B", gemm_sgemm_strided_batched(GEMM_ROW_MAJOR, GEMM_NO_TRANS,
+                         GEMM_NO_TRANS, 4, 4, 4, 1.0f, Bs, 4, E, X, 4, E, 0.0f, X, 4, E, 3), "member 0: C overlaps B", X,
+                         keep, N);
+    for (i = 0; i < 3; i++) {
+        a[i] = Bs + i * E;
+        b[i] = X + (3 + i) * E;
+        c[i] = X + (6 + i) * E;
+    }
+    c[1] = (float *)b[1];
+    batch_overlap_expect("pointers, C[1] == B[1]", gemm_sgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4,
+                         4, 4, 1.0f, a, 4, b, 4, 0.0f, c, 4, 3), "member 1: C overlaps B", X, keep, N);
+    c[1] = X + 7 * E;
+    c[2] = X + 3 * E + 1; /* inside member 0's B, one row down */
+    batch_overlap_expect("pointers, C[2] inside B[0]", gemm_sgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS,
+                         4, 4, 4, 1.0f, a, 4, b, 4, 0.0f, c, 4, 3), "member 2's C overlaps member 0's B", X, keep, N);
+    /* A_i, B_i, C_i one after another, each member 3 matrices on: adjacent, apart */
+    memcpy(want, X, sizeof X);
+    for (i = 0; i < 3; i++)
+        gemm_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.5f, keep + 3 * i * E, 4,
+                   keep + (3 * i + 1) * E, 4, 0.5f, want + (3 * i + 2) * E, 4);
+    batch_overlap_expect("strided, A_i B_i C_i side by side", gemm_sgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS,
+                         GEMM_NO_TRANS, 4, 4, 4, 1.5f, X, 4, 3 * E, X + E, 4, 3 * E, 0.5f, X + 2 * E, 4, 3 * E, 3), NULL,
+                         X, want, N);
+}
+
 /* Members of more than 16 KiB on the direct path, each bringing the next
    into cache: every layout and transpose, padded leading dimensions, both
    forms, 1 and 3 threads, bitwise the single calls'. */
@@ -606,6 +662,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
         return 2;
     }
+    battery_extreme_args = 1; /* the adapters pass sizes through */
     test_counts_and_scalars();
     test_strided_refusals();
     test_pointer_refusals();
@@ -613,6 +670,7 @@ int main(int argc, char **argv)
     test_out_of_memory();
     test_options();
     test_member_failures();
+    test_batch_c_overlaps();
     test_prefetched_members();
     test_many_tiny();
     battery_both_forms(NULL, "", quick ? 6 : 100, quick ? 100 : 0); /* 0: up to 300 */

@@ -260,8 +260,9 @@ static void test_netlib_table(void)
     }
 }
 
-/* gemm's own refusals, which netlib does not make (it would crash): NULL
-   where a matrix is read or written; and CblasConjTrans works as CblasTrans. */
+/* gemm's own refusals, which netlib does not make: NULL where a matrix is
+   read or written (netlib would crash), a C that shares memory with A or B
+   (C 13; 15 in the strided list); and CblasConjTrans works as CblasTrans. */
 static void test_gemm_refusals(void)
 {
     float A[4] = {1, 2, 3, 4}, B[4] = {1, 0, 0, 1}, C[4] = {7, 7, 7, 7}, R[4] = {7, 7, 7, 7};
@@ -276,6 +277,16 @@ static void test_gemm_refusals(void)
     xerbla_clear();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, NULL, 2);
     expect_refusal("NULL C", 13, "cblas_sgemm", 1);
+    xerbla_clear();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, A, 2);
+    expect_refusal("C == A (row-major)", 13, "cblas_sgemm", A[0] == 1 && A[1] == 2 && A[2] == 3 && A[3] == 4);
+    xerbla_clear();
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, B, 2);
+    expect_refusal("C == B (column-major)", 13, "cblas_sgemm", B[0] == 1 && B[1] == 0 && B[2] == 0 && B[3] == 1);
+    xerbla_clear();
+    cblas_sgemm_batch_strided(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0f, A, 2, 4, B, 2, 4, 0.0f, A, 2,
+                              4, 1);
+    expect_refusal("C == A", 15, "cblas_sgemm_batch_strided", A[0] == 1 && A[3] == 4);
     xerbla_clear();
     cblas_sgemm(CblasRowMajor, CblasConjTrans, CblasNoTrans, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, C, 2);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasConjNoTrans, 2, 2, 2, 1.0f, A, 2, B, 2, 0.0f, R, 2);
@@ -441,6 +452,7 @@ static void test_groups_table(void)
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    battery_extreme_args = 1; /* the adapters saturate sizes to CBLAS_INT (cb_int) */
     test_netlib_table();
     test_gemm_refusals();
     test_strided_table();

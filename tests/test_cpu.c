@@ -591,6 +591,7 @@ int main(int argc, char **argv)
     if (quick) { cpu->cases = 12; cpu->max_dim = 160; }
     if (smoke) { cpu->cases = 2; cpu->max_dim = 100; }
     cases = cpu->cases ? cpu->cases : 200;
+    battery_extreme_args = 1; /* the adapters pass sizes through */
 
     test_reference_by_hand();
     test_status_strings();
@@ -601,6 +602,7 @@ int main(int argc, char **argv)
     if (!smoke) test_bounded_workspace();
     test_options();
     test_error_names();
+    test_c_overlaps();
     if (!smoke) test_64bit_offsets();
     if (!smoke) test_huge_leading_dims();
     test_alpha_not_finite(quick);

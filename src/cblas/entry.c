@@ -3,7 +3,9 @@
    options. */
 #pragma once
 
+#include <stdint.h>            /* uintptr_t */
 #include "../core/internal.h" /* gemm__prepare, gemm__prepare_strided */
+#include "../core/overlap.c"  /* gemm__check_overlap, gemm__check_batch_overlap */
 #include "../cpu/batch.c"     /* gemm__cpu_batch_gemm */
 #include "../cpu/driver.c"    /* gemm__cpu_gemm */
 #include "api.h"
@@ -18,6 +20,7 @@ static void gemm__cblas_gemm(const char *rout, gemm_precision prec, CBLAS_LAYOUT
     gemm__clear_error();
     s = gemm__prepare(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k, alpha == 0,
                       A != NULL, lda, B != NULL, ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap(rout, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, gemm_precision_size(prec));
     if (s == GEMM_OK) s = gemm__cpu_gemm(rout, &p, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
     if (s == GEMM_OK) return;
     /* netlib's number: row-major M, N, lda, ldb as its Fortran call has them */
@@ -55,6 +58,8 @@ static void gemm__cblas_strided(const char *rout, gemm_precision prec, CBLAS_LAY
     s = gemm__prepare_strided(rout, (gemm_layout)layout, gemm__cblas_trans(ta), gemm__cblas_trans(tb), m, n, k,
                               alpha == 0, A != NULL, lda, sa, B != NULL, ldb, sb, beta == 1, C != NULL, ldc, sc, count,
                               &p, &bt);
+    if (s == GEMM_OK)
+        s = gemm__check_batch_overlap(rout, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, gemm_precision_size(prec));
     if (s == GEMM_OK)
         s = gemm__cpu_batch_gemm(rout, &p, &bt, prec, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, NULL);
     if (s != GEMM_OK) gemm__cblas_fail(rout, s, p.bad_arg);

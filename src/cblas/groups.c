@@ -8,6 +8,7 @@
 #include <stdio.h>            /* snprintf */
 #include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
 #include "../core/internal.h" /* gemm__prepare_batched, gemm__batch_overlap, GEMM__BAD_ARG */
+#include "../core/overlap.c"  /* gemm__check_batch_overlap */
 #include "../cpu/batch.c"     /* gemm__cpu_batch_gemm, gemm__cpu_addr_* */
 #include "api.h"
 #include "xerbla.c"           /* gemm__cblas_fail, gemm__cblas_trans */
@@ -57,13 +58,14 @@ static gemm_status gemm__cblas_group_prepare(const char *fn, const gemm__cblas_g
                                              int64_t first, gemm__problem *p, gemm__batch *bt)
 {
     int f32 = g->prec == GEMM_F32;
-    return gemm__prepare_batched(fn, (gemm_layout)g->layout, gemm__cblas_trans(g->ta[i]), gemm__cblas_trans(g->tb[i]),
-                                 g->m[i], g->n[i], g->k[i], gemm__cblas_scalar(g, g->alpha, i) == 0,
-                                 gemm__cblas_sublist(g, g->a, first), g->lda[i], gemm__cblas_sublist(g, g->b, first),
-                                 g->ldb[i], gemm__cblas_scalar(g, g->beta, i) == 1,
-                                 gemm__cblas_sublist(g, g->c, first), g->ldc[i], g->size[i],
-                                 f32 ? gemm__cpu_addr_cs : gemm__cpu_addr_cd, f32 ? gemm__cpu_addr_s : gemm__cpu_addr_d,
-                                 f32 ? sizeof(float) : sizeof(double), p, bt);
+    size_t es = f32 ? sizeof(float) : sizeof(double);
+    gemm_status s = gemm__prepare_batched(
+        fn, (gemm_layout)g->layout, gemm__cblas_trans(g->ta[i]), gemm__cblas_trans(g->tb[i]), g->m[i], g->n[i],
+        g->k[i], gemm__cblas_scalar(g, g->alpha, i) == 0, gemm__cblas_sublist(g, g->a, first), g->lda[i],
+        gemm__cblas_sublist(g, g->b, first), g->ldb[i], gemm__cblas_scalar(g, g->beta, i) == 1,
+        gemm__cblas_sublist(g, g->c, first), g->ldc[i], g->size[i], f32 ? gemm__cpu_addr_cs : gemm__cpu_addr_cd,
+        f32 ? gemm__cpu_addr_s : gemm__cpu_addr_d, es, p, bt);
+    return s == GEMM_OK ? gemm__check_batch_overlap(fn, p, bt, 0, 0, 0, es) : s; /* within the group */
 }
 
 /* No two members of different groups write one element of C (within a
@@ -86,6 +88,7 @@ static gemm_status gemm__cblas_groups_disjoint(const char *rout, const gemm__cbl
         for (j = 0; j < bt[i].count && p[i].work != GEMM__WORK_NONE; j++, r++) {
             rect[r].addr = bt[i].addr_c(bt[i].c_list, j);
             rect[r].m = p[i].m; rect[r].n = p[i].n; rect[r].ld = p[i].ldc; rect[r].member = member + j;
+            rect[r].kind = 0;
         }
     met = gemm__batch_overlap(rect, total, es, &first, &second);
     GEMM_FREE(rect);

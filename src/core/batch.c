@@ -4,64 +4,10 @@
    nothing. */
 #pragma once
 
-#include <stdlib.h>  /* qsort */
 #include <string.h>  /* memset */
 #include "config.h"  /* GEMM_MALLOC, GEMM_FREE */
 #include "problem.c" /* gemm__prepare, GEMM__MAX_EXTENT */
-
-/* Whether two column-major rectangles x (at element 0) and y (at element
-   e >= 0) share an element. Same shape: y's element (i', j') is x's
-   (i, j) when e = (i - i') + (j - j')*ld with |i - i'| < m, |j - j'| < n;
-   as ld >= m, only j - j' = e/ld or e/ld + 1 can work. Else each column
-   of the narrower one is tested against the first column of the other
-   that ends past its start. */
-static int gemm__rects_meet(int64_t e, const gemm__batch_rect *x, const gemm__batch_rect *y)
-{
-    const gemm__batch_rect *w = x->n <= y->n ? x : y, *o = w == x ? y : x;
-    int64_t w0 = w == x ? 0 : e, o0 = w == x ? e : 0, j;
-    if (x->m == y->m && x->n == y->n && x->ld == y->ld) {
-        int64_t q = e / x->ld, r = e % x->ld;
-        return (r < x->m && q < x->n) || (x->ld - r < x->m && q + 1 < x->n);
-    }
-    for (j = 0; j < w->n; j++) {
-        int64_t lo = w0 + j * w->ld, t = lo - o0 - o->m; /* o's column c ends past lo when c*ld > t */
-        int64_t c = t < 0 ? 0 : t / o->ld + 1;
-        if (c < o->n && o0 + c * o->ld < lo + w->m) return 1;
-    }
-    return 0;
-}
-
-/* Bytes from a rectangle's first element to one past its last. */
-static uint64_t gemm__rect_bytes(const gemm__batch_rect *r, size_t es)
-{
-    return r->m > 0 && r->n > 0 ? (uint64_t)((r->n - 1) * r->ld + r->m) * es : 0;
-}
-
-static int gemm__rect_cmp(const void *x, const void *y)
-{
-    uint64_t a = ((const gemm__batch_rect *)x)->addr, b = ((const gemm__batch_rect *)y)->addr;
-    return a < b ? -1 : a > b;
-}
-
-GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *first, int64_t *second)
-{
-    int64_t i, j;
-    qsort(r, (size_t)count, sizeof *r, gemm__rect_cmp);
-    for (i = 0; i < count; i++) {
-        uint64_t end = r[i].addr + gemm__rect_bytes(&r[i], es);
-        for (j = i + 1; j < count && r[j].addr < end; j++) {
-            uint64_t d = r[j].addr - r[i].addr;
-            /* elements that do not line up overlap wherever their spans do */
-            if (gemm__rect_bytes(&r[j], es) == 0) continue;
-            if (d % es != 0 || gemm__rects_meet((int64_t)(d / es), &r[i], &r[j])) {
-                *first = r[i].member < r[j].member ? r[i].member : r[j].member;
-                *second = r[i].member < r[j].member ? r[j].member : r[i].member;
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
+#include "rects.c"   /* gemm__rects_meet, gemm__batch_overlap */
 
 /* The span of count members stepping `stride` elements, each `extent`
    long, fits in the 2^60 elements every offset is checked against. */
@@ -78,7 +24,7 @@ static int gemm__strided_c_disjoint(const char *func, const gemm__problem *p, in
 {
     gemm__batch_rect c;
     int64_t d;
-    c.m = p->m; c.n = p->n; c.ld = p->ldc; c.addr = 0; c.member = 0;
+    c.m = p->m; c.n = p->n; c.ld = p->ldc; c.addr = 0; c.member = 0; c.kind = 0;
     if (p->work == GEMM__WORK_NONE || count < 2) return 0;
     if (stride_c == 0)
         GEMM__BAD_ARG(17, "%s: stride_c = 0, so all %lld members would write the same C", func, (long long)count);
@@ -202,7 +148,7 @@ static gemm_status gemm__members_disjoint(const char *func, const gemm__problem 
                           (long long)count);
     for (i = 0; i < count; i++) {
         r[i].addr = bt->addr_c(C, i);
-        r[i].m = p->m; r[i].n = p->n; r[i].ld = p->ldc; r[i].member = i;
+        r[i].m = p->m; r[i].n = p->n; r[i].ld = p->ldc; r[i].member = i; r[i].kind = 0;
     }
     met = gemm__batch_overlap(r, count, es, &first, &second);
     GEMM_FREE(r);

@@ -99,12 +99,15 @@ GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout,
                                            gemm__batch_addr_fn addr_ab, gemm__batch_addr_fn addr_c,
                                            size_t elem_size, gemm__problem *p, gemm__batch *bt);
 
-/* One member's C as the overlap check sees it: column-major, m elements
-   per column (contiguous), n columns ld apart, at byte address addr. */
+/* One member's matrix as the overlap checks see it: column-major, m
+   elements per column (contiguous), n columns ld apart, at byte address
+   addr; kind 0 for a C (written), else the matrix read (1 = the caller's
+   A, 2 = B). */
 typedef struct gemm__batch_rect {
     uint64_t addr;
     int64_t m, n, ld;
     int64_t member;
+    int kind;
 } gemm__batch_rect;
 
 /* Whether two of the count rectangles share a byte (elements of es bytes);
@@ -112,6 +115,35 @@ typedef struct gemm__batch_rect {
    when they do, else 0. Costs O(count log count) when the rectangles'
    spans are disjoint or nearly so, up to O(count^2) when many interleave. */
 GEMM_DEF int gemm__batch_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *first, int64_t *second);
+
+/* Whether a written rectangle (kind 0) shares a byte with a read one
+   (kind != 0); sorts r by address. Returns 1 and their indices in the
+   sorted r when they do, else 0; costs as gemm__batch_overlap. */
+GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_t es, int64_t *written,
+                                       int64_t *read);
+
+/* C must share no element with A or B where the call reads them (p->work
+   is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
+   memory (host pointers; the CPU, its batches, the reference, the CBLAS
+   names), after the checks above. A, B, C are the caller's, as byte
+   addresses, elements of es bytes. Matrices whose spans (first to last
+   byte) are apart pass at once (an inlined test, gemm__overlap_apart);
+   spans that meet are tested element by element, so blocks of one matrix
+   side by side, or columns interleaved, pass. Fails with
+   GEMM_ERR_INVALID_ARG, "C overlaps A" in the detail, p->bad_arg = 13. */
+GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                         size_t es);
+
+/* The same for a checked batch: every member's C against every member's A
+   and B (strided: A, B, C are the caller's bases; the pointer-array form
+   reads bt's lists). Whole-batch spans apart pass at once; else the
+   members are sorted and swept (gemm__batch_reads_overlap), which may
+   fail with GEMM_ERR_OUT_OF_MEMORY. A refusal names the members
+   ("member 3: C overlaps A", "member 3's C overlaps member 5's B"), sets
+   bt->bad_member to the C's member and p->bad_arg to C's position (13;
+   15 in the strided list). */
+GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                               uint64_t B, uint64_t C, size_t es);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not

@@ -2,7 +2,9 @@
    canonical problem, each sum in double, the oracle of the tests. */
 #pragma once
 
+#include <stdint.h>   /* uintptr_t */
 #include "internal.h" /* gemm__prepare, gemm__problem */
+#include "overlap.c"  /* gemm__check_overlap */
 
 /* Element i of a float or double array, as a double. */
 static double gemm__ref_load(gemm_precision precision, const void *x, int64_t i)
@@ -40,6 +42,7 @@ GEMM_DEF gemm_status gemm_ref_sgemm(gemm_layout layout, gemm_transpose transa, g
     gemm__clear_error();
     s = gemm__prepare("gemm_ref_sgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL,
                       ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap("gemm_ref_sgemm", &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s == GEMM_OK && p.work != GEMM__WORK_NONE)
         gemm__ref(&p, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);
     return s;
@@ -54,6 +57,7 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
     gemm__clear_error();
     s = gemm__prepare("gemm_ref_dgemm", layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL,
                       ldb, beta == 1, C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap("gemm_ref_dgemm", &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s == GEMM_OK && p.work != GEMM__WORK_NONE)
         gemm__ref(&p, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);
     return s;

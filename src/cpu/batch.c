@@ -24,6 +24,7 @@
 #include <string.h>           /* memset, memcpy, strlen, strncmp */
 #include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
 #include "../core/internal.h" /* gemm__batch, gemm__prepare_strided, gemm__prepare_batched */
+#include "../core/overlap.c"  /* gemm__check_batch_overlap */
 #include "batch_api.h"
 #include "cache_blocking.c"   /* gemm__cpu_round_up, gemm__cpu_min */
 #include "direct.c"           /* gemm__cpu_ahead, gemm__cpu_direct_rect */
@@ -340,6 +341,7 @@ GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_tra
     gemm__clear_error();
     s = gemm__prepare_strided(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, stride_a, B != NULL,
                               ldb, stride_b, beta == 1, C != NULL, ldc, stride_c, batch_count, &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F32, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
@@ -358,6 +360,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_strided_batched(gemm_layout layout, gemm_tra
     gemm__clear_error();
     s = gemm__prepare_strided(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, stride_a, B != NULL,
                               ldb, stride_b, beta == 1, C != NULL, ldc, stride_c, batch_count, &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof *C);
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F64, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
@@ -376,6 +379,7 @@ GEMM_DEF gemm_status gemm_cpu_sgemm_batched(gemm_layout layout, gemm_transpose t
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
                               batch_count, gemm__cpu_addr_cs, gemm__cpu_addr_s, sizeof(float), &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(float));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F32, alpha, NULL, NULL, beta, NULL, options);
 }
@@ -394,6 +398,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
                               batch_count, gemm__cpu_addr_cd, gemm__cpu_addr_d, sizeof(double), &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(double));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F64, alpha, NULL, NULL, beta, NULL, options);
 }

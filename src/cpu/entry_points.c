@@ -4,6 +4,8 @@
    user called, for the error detail. */
 #pragma once
 
+#include <stdint.h>           /* uintptr_t */
+#include "../core/overlap.c" /* gemm__overlap_apart, gemm__check_overlap */
 #include "../core/problem.c" /* gemm__prepare_plain, gemm__prepare */
 #include "api.h"
 #include "driver.c"          /* gemm__cpu_gemm */
@@ -15,6 +17,7 @@ static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, g
 {
     gemm__problem p;
     gemm_status s;
+    size_t es = precision == GEMM_F32 ? sizeof(float) : sizeof(double);
     gemm__clear_error();
     if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, C != NULL,
                              ldc, &p)) { /* the rest: gemm__prepare's full checks (same problem when valid) */
@@ -22,6 +25,9 @@ static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, g
                           beta == 1, C != NULL, ldc, &p);
         if (s != GEMM_OK) return s;
     }
+    if (!gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es) &&
+        (s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es)) != GEMM_OK)
+        return s;
     return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
 
