@@ -272,6 +272,24 @@ def committed_check(passed, failed):
     return passed + 1, failed
 
 
+# What a user who copied a header cannot follow: files outside the
+# repository, the team's issue numbers, papers by their number in a folder.
+OUTSIDE = re.compile(r"DESIGN\.md|\.\./shared|[Ss]eed paper|seed-\d|[Ii]ssue \d|[Ii]ssue-\d")
+
+
+def outside_references(passed, failed):
+    found = []
+    for h in HEADERS:
+        for number, line in enumerate(generate(h).splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append("%s:%d: %s" % (h, number, line.strip()[:80]))
+    if found:
+        print("FAIL the shipped headers refer to what their users do not have:\n  " + "\n  ".join(found[:10]))
+        return passed, failed + 1
+    print("ok no shipped header refers to a file outside the repository, an issue or a seed paper")
+    return passed + 1, failed
+
+
 def main():
     args = sys.argv[1:]
     check = "--check" in args
@@ -306,6 +324,7 @@ def main():
             print("\n".join(diff[:20]))
     if check:
         passed, failed = committed_check(passed, failed)
+        passed, failed = outside_references(passed, failed)
         left = orphans()
         if left:
             failed += 1
