@@ -6911,7 +6911,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
 {
     static const gemm_cuda_options defaults = {};
     gemm__problem p = {};
-    gemm__batch hb;
+    gemm__batch hb = {}; /* zeroed: gcc cannot see that gemm__prepare_batched sets it on success */
     const void *la = NULL, *lb = NULL, *lc = NULL;
     void *held = NULL;
     gemm_status s;
