@@ -6490,7 +6490,7 @@ static gemm_status gemm__cuda_host_run(const char *fn, const gemm__problem *p, c
 /* Several GPUs for one host-pointer call (options.device_count).
 
    C is cut into one piece per device, and each device runs the one-device
-   host path (host.cuh) on its piece from a thread of its own: its own
+   host path (host_path.cuh) on its piece from a thread of its own: its own
    staging chunks, copy threads, streams and scratch, and its own budget of
    device memory (options.max_device_bytes holds per device, so a product
    larger than the GPUs together runs out of core on each). A piece reads

@@ -1,7 +1,7 @@
 /* Several GPUs for one host-pointer call (options.device_count).
 
    C is cut into one piece per device, and each device runs the one-device
-   host path (host.cuh) on its piece from a thread of its own: its own
+   host path (host_path.cuh) on its piece from a thread of its own: its own
    staging chunks, copy threads, streams and scratch, and its own budget of
    device memory (options.max_device_bytes holds per device, so a product
    larger than the GPUs together runs out of core on each). A piece reads
