@@ -2731,10 +2731,12 @@ static void gemm__mpi_root_devices_setup(const gemm__mpi_shape *sh, const gemm__
             cudaGetLastError();
             id[0] = 0;
         }
-        if (tm->rank == sh->o.root) ids = (char *)calloc((size_t)tm->P, GEMM__MPI_BUS_ID);
-        if (tm->rank == sh->o.root && !ids) id[0] = 0; /* no list: every rank's id reads as unknown */
-        GEMM__MPI_DO(e, MPI_Gather(id, GEMM__MPI_BUS_ID, MPI_CHAR, ids, ids ? GEMM__MPI_BUS_ID : 0, MPI_CHAR,
-                                   sh->o.root, tm->comm));
+        int listed = 1; /* the root has room for every rank's id: all ranks gather, or none */
+        if (tm->rank == sh->o.root) listed = (ids = (char *)calloc((size_t)tm->P, GEMM__MPI_BUS_ID)) != NULL;
+        GEMM__MPI_DO(e, MPI_Bcast(&listed, 1, MPI_INT, sh->o.root, tm->comm));
+        if (listed)
+            GEMM__MPI_DO(e, MPI_Gather(id, GEMM__MPI_BUS_ID, MPI_CHAR, ids, GEMM__MPI_BUS_ID, MPI_CHAR, sh->o.root,
+                                       tm->comm));
         if (tm->rank == sh->o.root && ids && e->st == GEMM_OK) {
             ok = 1;
             for (i = 0; i < tm->P && ok; i++) {
