@@ -285,24 +285,24 @@ CUDA_HOST_ARCH := -gencode arch=compute_90a,code=sm_90a
 $(B)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 
-$(B)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS) | $(B)
+$(B)/bench_cuda_host: bench/bench_cuda_host.cu bench/host_matrices.h tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
 $(CUDA_HOST_BIN)/test_cuda_host: tests/test_cuda_host.cu tests/battery.h $(CUDA_DEPS)
 	@mkdir -p $(CUDA_HOST_BIN)
 	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@
 
-$(CUDA_HOST_BIN)/bench_cuda_host: bench/bench_cuda_host.cu tests/battery.h $(CUDA_DEPS)
+$(CUDA_HOST_BIN)/bench_cuda_host: bench/bench_cuda_host.cu bench/host_matrices.h tests/battery.h $(CUDA_DEPS)
 	@mkdir -p $(CUDA_HOST_BIN)
 	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@ -lcublas
 
 # Several GPUs: bench/bench_cuda_devices.cu, the host call on D GPUs beside
 # one GPU and cuBLASXt on the same D (make bench-cuda-devices on a machine
 # with several GPUs; bench/gpu/cuda_devices.sh runs it from .gpu/host).
-$(B)/bench_cuda_devices: bench/bench_cuda_devices.cu tests/battery.h $(CUDA_DEPS) | $(B)
+$(B)/bench_cuda_devices: bench/bench_cuda_devices.cu bench/host_matrices.h tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
 
-$(CUDA_HOST_BIN)/bench_cuda_devices: bench/bench_cuda_devices.cu tests/battery.h $(CUDA_DEPS)
+$(CUDA_HOST_BIN)/bench_cuda_devices: bench/bench_cuda_devices.cu bench/host_matrices.h tests/battery.h $(CUDA_DEPS)
 	@mkdir -p $(CUDA_HOST_BIN)
 	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) $< -o $@ -lcublas
 

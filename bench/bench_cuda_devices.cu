@@ -25,68 +25,9 @@
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "../tests/battery.h"
+#include "host_matrices.h"
 
-#include <algorithm>
 #include <cublasXt.h>
-#include <functional>
-#include <sys/mman.h>
-#include <thread>
-#include <vector>
-
-#define CHECK_CUDA(call)                                                                                          \
-    do {                                                                                                          \
-        cudaError_t e_ = (call);                                                                                  \
-        if (e_ != cudaSuccess) { fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_)); exit(1); }   \
-    } while (0)
-#define CHECK_CUBLAS(call)                                                                                        \
-    do {                                                                                                          \
-        cublasStatus_t s_ = (call);                                                                               \
-        if (s_ != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "bench: %s: status %d\n", #call, (int)s_); exit(1); } \
-    } while (0)
-
-static void parallel_for(size_t count, const std::function<void(size_t, size_t)> &f)
-{
-    unsigned threads = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; t++)
-        pool.emplace_back(f, count / threads * t, t + 1 == threads ? count : count / threads * (t + 1));
-    for (std::thread &th : pool) th.join();
-}
-
-template <typename T> static void fill_random(T *p, size_t count, uint64_t seed)
-{
-    parallel_for((count + 65535) / 65536, [=](size_t b, size_t e) {
-        for (size_t blk = b; blk < e; blk++) {
-            uint64_t st = seed * 0x9E3779B97F4A7C15ull + blk;
-            size_t end = (blk + 1) * 65536 < count ? (blk + 1) * 65536 : count;
-            for (size_t i = blk * 65536; i < end; i++) p[i] = (T)battery_uniform(&st);
-        }
-    });
-}
-
-template <typename T> static void fill_nan(T *p, size_t count)
-{
-    parallel_for(count, [=](size_t b, size_t e) {
-        for (size_t i = b; i < e; i++) p[i] = (T)NAN;
-    });
-}
-
-static void *big_alloc(size_t bytes)
-{
-    size_t rounded = (bytes + ((size_t)2 << 20) - 1) / ((size_t)2 << 20) * ((size_t)2 << 20);
-    void *p = aligned_alloc((size_t)2 << 20, rounded);
-    if (!p) { fprintf(stderr, "bench: cannot allocate %zu bytes of host memory\n", bytes); exit(1); }
-    madvise(p, rounded, MADV_HUGEPAGE);
-    return p;
-}
-
-static double median_of(std::vector<double> v, double *lo, double *hi)
-{
-    std::sort(v.begin(), v.end());
-    if (lo) *lo = v.front();
-    if (hi) *hi = v.back();
-    return v[v.size() / 2];
-}
 
 /* Pinned host -> device bytes per second of each GPU while all D copy at once. */
 static double concurrent_h2d(int d)
@@ -111,43 +52,6 @@ static double concurrent_h2d(int d)
     for (std::thread &t : th) t.join();
     CHECK_CUDA(cudaSetDevice(0));
     return *std::min_element(rate.begin(), rate.end());
-}
-
-/* Our one-GPU rate on device buffers (flops per second), device 0. */
-template <typename T> static double device_rate(int64_t n)
-{
-    size_t count = (size_t)(n * n);
-    T *d[3];
-    cudaEvent_t e0, e1;
-    std::vector<double> v;
-    for (int i = 0; i < 3; i++) CHECK_CUDA(cudaMalloc((void **)&d[i], count * sizeof(T)));
-    {
-        T *h = (T *)big_alloc(count * sizeof(T));
-        fill_random(h, count, 3);
-        CHECK_CUDA(cudaMemcpy(d[0], h, count * sizeof(T), cudaMemcpyHostToDevice));
-        CHECK_CUDA(cudaMemcpy(d[1], h, count * sizeof(T), cudaMemcpyHostToDevice));
-        free(h);
-    }
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    for (int i = 0; i < 4; i++) {
-        float ms;
-        gemm_status s;
-        CHECK_CUDA(cudaEventRecord(e0, 0));
-        s = sizeof(T) == 4 ? gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f,
-                                             (const float *)d[0], n, (const float *)d[1], n, 0.0f, (float *)d[2], n, NULL)
-                           : gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0,
-                                             (const double *)d[0], n, (const double *)d[1], n, 0.0, (double *)d[2], n, NULL);
-        if (s != GEMM_OK) { fprintf(stderr, "bench: device rate: %s\n", gemm_last_error_detail()); exit(1); }
-        CHECK_CUDA(cudaEventRecord(e1, 0));
-        CHECK_CUDA(cudaEventSynchronize(e1));
-        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        if (i) v.push_back(2.0 * (double)n * n * n / (ms * 1e-3));
-    }
-    for (int i = 0; i < 3; i++) cudaFree(d[i]);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return median_of(v, NULL, NULL);
 }
 
 enum { WAY_ONE, WAY_MANY, WAY_XT, WAYS };
@@ -222,7 +126,7 @@ static void bench_size(bench *b, int64_t n, int reps, const int64_t *blocks, int
     fill_random(A, count, 1);
     fill_random(B, count, 2);
     for (int way = 0; way < WAYS; way++) {
-        fill_nan(C, count);
+        fill_value(C, count, (T)NAN);
         if (way == WAY_XT) {
             double best = 1e30;
             for (int i = 0; i < nb; i++) {
@@ -279,7 +183,7 @@ static void bench_size(bench *b, int64_t n, int reps, const int64_t *blocks, int
     }
     if (last && b->cap) { /* out of core on every GPU: the rate per flop against the in-core call's */
         std::vector<double> oc;
-        fill_nan(C, count);
+        fill_value(C, count, (T)NAN);
         way_call(b, WAY_MANY, n, A, B, C, (gemm_timing *)NULL);
         if (!sampled_ok(n, A, B, C)) { fprintf(stderr, "bench: capped run: wrong result\n"); exit(1); }
         for (int r = 0; r < (reps < 3 ? reps : 3); r++) oc.push_back(way_call(b, WAY_MANY, n, A, B, C, (gemm_timing *)NULL));
