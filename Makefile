@@ -495,6 +495,26 @@ $(B)/test_batch: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEAD
 $(B)/test_batch_asan: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
+# ---- verified products (the `verify` option) ----------------------------------
+# test-verify: faults injected after the product (flipped bits of C, a dropped
+# K slice) on every CPU path and in a batch member, each caught; then the
+# battery, single and batched, with verify on: no false alarm.
+TEST_SUITES     += test-verify
+SANITIZE_SUITES += test-verify-asan
+.PHONY: test-verify test-verify-asan
+
+test-verify: $(B)/test_verify ## verified products on the CPU: injected faults caught, no false alarm in the battery
+	./$(B)/test_verify
+
+test-verify-asan: $(B)/test_verify_asan ## the verified products' tests under the sanitizers
+	./$(B)/test_verify_asan --quick
+
+$(B)/test_verify: tests/test_verify.c tests/verify_faults.h tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+$(B)/test_verify_asan: tests/test_verify.c tests/verify_faults.h tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
 # OpenBLAS is loaded at run time (dlopen), so one binary runs with or without
 # it; libxsmm (static) and OpenMP come in where libxsmm-dev is installed.
 XSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a))

@@ -188,7 +188,8 @@ typedef enum gemm_precision {
     X(GEMM_ERR_DEVICE, 4, "the device runtime reported an error")              \
     X(GEMM_ERR_BUILD, 5, "a kernel failed to compile")                         \
     X(GEMM_ERR_MPI, 6, "an MPI call failed")                                   \
-    X(GEMM_ERR_INTERNAL, 7, "internal error (a bug in gemm)")
+    X(GEMM_ERR_INTERNAL, 7, "internal error (a bug in gemm)")                  \
+    X(GEMM_ERR_VERIFY, 8, "the computed product failed its checksum verification")
 
 #define GEMM__STATUS_ENUM(name, value, text) name = value,
 typedef enum gemm_status { GEMM_STATUS_LIST(GEMM__STATUS_ENUM) GEMM__STATUS_END } gemm_status;
@@ -486,6 +487,10 @@ typedef struct gemm__hooks {
     int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory (default), 2 from the registers; bench sweeps */
     int cuda_wgmma_reduce;    /* CUDA WGMMA split K: 1 a separate sum kernel (default), 2 the last part sums; bench sweeps */
     int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
+    int verify_flip_bit;      /* verified calls: after the product, flip bit (this - 1) of one element of C, */
+    int64_t verify_flip_row, verify_flip_col; /*   at this row and column of the canonical (column-major) C */
+    int64_t verify_drop_k;    /* verified calls: the product skips the last this many of k (a lost split-K slice) */
+    int verify_fault_skip;    /* verified calls: these many products (batch members, ranks' blocks) run clean first */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))
@@ -497,6 +502,63 @@ GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 }
 #endif
 /* <<core internal */
+/* >>core verify: src/core/verify.h */
+/* Verified products (the `verify` option of every backend): Huang-Abraham
+   checksums. After C = alpha*op(a)*op(b) + beta*C0 (the canonical problem,
+   gemm__problem) the column sums e^T C are compared with
+   alpha*(e^T op(a)) op(b) + beta*(e^T C0), and the row sums C e with
+   alpha*op(a) (op(b) e) + beta*(C0 e), each against the rounding an honest
+   product may have. Each backend computes the sums where its data lives;
+   the bound and the comparison are shared (verify.c). */
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The sums of one product, in fp64, m of each row vector and n of each
+   column vector. `want` is what the checksums say the sums must be, `scale`
+   the same sums taken over absolute values (alpha*(e^T|op(a)|)|op(b)| +
+   |beta|(e^T|C0|), rows likewise): the size an honest rounding error is
+   measured against. `got` are the sums of the C computed. */
+typedef struct gemm__verify_sums {
+    double *got_row, *want_row, *scale_row; /* m each */
+    double *got_col, *want_col, *scale_col; /* n each */
+} gemm__verify_sums;
+
+/* Doubles a gemm__verify_sums of m rows and n columns takes, with the 4k
+   a host computation needs besides (gemm__verify_host_*). */
+GEMM_DEF size_t gemm__verify_doubles(int64_t m, int64_t n, int64_t k);
+
+/* Points the six vectors into ws (gemm__verify_doubles(m, n, k) doubles),
+   and returns where the 4 scratch vectors of k a host computation uses
+   begin: scratch x (0..3) is gemm__verify_scratch(that, k, x). */
+GEMM_DEF double *gemm__verify_layout(gemm__verify_sums *v, double *ws, int64_t m, int64_t n, int64_t k);
+GEMM_DEF double *gemm__verify_scratch(double *after, int64_t k, int x);
+
+/* The unit roundoff the bound uses for a product computed in `compute`
+   from inputs rounded to `input` (the same but for a reduced-precision
+   mode: TF32 is an input of 11 significant bits, F16 of 11, BF16 of 8):
+   the larger of the two. */
+GEMM_DEF double gemm__verify_unit(gemm_precision compute, int input_bits);
+
+/* Compares the sums of an m x n product with inner dimension k, computed
+   with unit roundoff u (gemm__verify_unit) and elements whose largest
+   finite value is `max` (FLT_MAX, DBL_MAX): a line whose residual
+   |got - want| exceeds its bound, or is NaN while its scale is finite,
+   fails. A line whose scale is not finite, or reaches the overflow
+   threshold, holds an Inf or NaN of the inputs or an honest overflow and
+   is not checked. Returns GEMM_OK, or GEMM_ERR_VERIFY with a detail naming
+   the largest residual of the rows and of the columns, their bounds and
+   where, in the caller's terms (swapped: a row-major call, whose canonical
+   rows are its columns); member >= 0 names a batch member. */
+GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_sums *v, int64_t m, int64_t n,
+                                          int64_t k, double u, double max, int swapped, int64_t member);
+
+#ifdef __cplusplus
+}
+#endif
+/* <<core verify */
 
 #define GEMM__CORE_API_DONE
 #endif /* GEMM_H_INCLUDED */
@@ -1316,6 +1378,116 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
     return s;
 }
 /* <<core reference */
+/* >>core verify: src/core/verify.c */
+/* The checksums' bound and comparison, shared by every backend
+   (verify.h). The bound of one line (a column j; rows alike):
+
+     |got - want| <= 2 * (u*(k+2) + ud*(m+n+k+4)) * scale + (k+2)*(m+n)*tiny
+
+   An honest product's element carries at most gamma_{k+2} times
+   |alpha|*|op(a)_i| |op(b)_j| + |beta|*|C0_ij| of error (k products and
+   their sum, alpha, beta and the final add, in any order: Higham's
+   gamma_k); a column sum adds those of its m elements, which is
+   u*(k+2)*scale. The sums themselves are taken in fp64 (ud = 2^-53) over
+   at most m + n + k terms, and an underflow to a subnormal loses up to
+   the precision's smallest subnormal (tiny) per product; the factor 2
+   covers gamma's 1/(1 - ku). A flipped bit or a lost slice of k that
+   moves a column's sum by more than this is caught; one smaller is
+   indistinguishable from rounding. */
+
+#include <float.h>    /* FLT_MAX, DBL_MAX */
+#include <math.h>     /* fabs, ldexp */
+
+/* Each vector is padded to its length + 40 doubles (5 cache lines), so
+   that two vectors a pass updates side by side never lie a multiple of
+   4 KiB apart (n = 2048: the loads of one wait on the stores of the other,
+   "4K aliasing", which made the passes 8x slower). */
+#define GEMM__VERIFY_PAD(len) ((size_t)(len) + 40)
+
+GEMM_DEF size_t gemm__verify_doubles(int64_t m, int64_t n, int64_t k)
+{
+    return 3 * GEMM__VERIFY_PAD(m) + 3 * GEMM__VERIFY_PAD(n) + 4 * GEMM__VERIFY_PAD(k);
+}
+
+GEMM_DEF double *gemm__verify_layout(gemm__verify_sums *v, double *ws, int64_t m, int64_t n, int64_t k)
+{
+    v->got_row = ws;
+    v->want_row = v->got_row + GEMM__VERIFY_PAD(m);
+    v->scale_row = v->want_row + GEMM__VERIFY_PAD(m);
+    v->got_col = v->scale_row + GEMM__VERIFY_PAD(m);
+    v->want_col = v->got_col + GEMM__VERIFY_PAD(n);
+    v->scale_col = v->want_col + GEMM__VERIFY_PAD(n);
+    (void)k;
+    return v->scale_col + GEMM__VERIFY_PAD(n);
+}
+
+GEMM_DEF double *gemm__verify_scratch(double *after, int64_t k, int x) { return after + (size_t)x * GEMM__VERIFY_PAD(k); }
+
+GEMM_DEF double gemm__verify_unit(gemm_precision compute, int input_bits)
+{
+    double u = ldexp(1.0, compute == GEMM_F64 ? -53 : compute == GEMM_F32 ? -24 : compute == GEMM_F16 ? -11 : -8);
+    double ui = input_bits > 0 ? ldexp(1.0, -input_bits) : 0.0;
+    return ui > u ? ui : u;
+}
+
+/* The worst line of one kind (rows or columns): its index, residual and
+   bound (-1: none failed), and how many failed. */
+typedef struct gemm__verify_worst {
+    int64_t at, failed;
+    double residual, bound, ratio;
+} gemm__verify_worst;
+
+static void gemm__verify_lines(const double *got, const double *want, const double *scale, int64_t count,
+                               double factor, double floor_, double max, gemm__verify_worst *w)
+{
+    int64_t i;
+    w->at = -1;
+    w->failed = 0;
+    w->ratio = 0;
+    for (i = 0; i < count; i++) {
+        double s = scale[i], bound = factor * s + floor_, r = fabs(got[i] - want[i]), ratio;
+        if (!(s * (1.0 + factor) < max)) continue; /* an Inf or NaN in the inputs, or an honest overflow */
+        if (r <= bound) continue;
+        ratio = r != r ? HUGE_VAL : bound > 0 ? r / bound : HUGE_VAL; /* r NaN: the sum of C is, its inputs are not */
+        w->failed++;
+        if (w->at < 0 || ratio > w->ratio) {
+            w->at = i;
+            w->residual = r;
+            w->bound = bound;
+            w->ratio = ratio;
+        }
+    }
+}
+
+GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_sums *v, int64_t m, int64_t n,
+                                          int64_t k, double u, double max, int swapped, int64_t member)
+{
+    const double ud = ldexp(1.0, -53);
+    double tiny = max == FLT_MAX ? ldexp(1.0, -149) : max == DBL_MAX ? ldexp(1.0, -1074)
+                : max == 65504.0  ? ldexp(1.0, -24) /* F16 */ : ldexp(1.0, -133) /* BF16 */;
+    double factor = 2.0 * (u * ((double)k + 2.0) + ud * ((double)m + (double)n + (double)k + 4.0));
+    double floor_ = ((double)k + 2.0) * ((double)m + (double)n) * tiny;
+    gemm__verify_worst rows, cols;
+    char who[48] = "", line[2][160];
+    int x;
+    gemm__verify_lines(v->got_row, v->want_row, v->scale_row, m, factor, floor_, max, &rows);
+    gemm__verify_lines(v->got_col, v->want_col, v->scale_col, n, factor, floor_, max, &cols);
+    if (!rows.failed && !cols.failed) return GEMM_OK;
+    if (member >= 0) snprintf(who, sizeof who, "member %lld: ", (long long)member);
+    for (x = 0; x < 2; x++) {
+        const gemm__verify_worst *w = x == 0 ? &rows : &cols;
+        /* a row-major call's canonical rows are its columns */
+        const char *name = (x == 0) != (swapped != 0) ? "row" : "column";
+        if (w->failed)
+            snprintf(line[x], sizeof line[x], "%s %lld's sum is off by %.3g (bound %.3g; %lld %ss out of bound)",
+                     name, (long long)w->at, w->residual, w->bound, (long long)w->failed, name);
+        else
+            snprintf(line[x], sizeof line[x], "every %s's sum within its bound", name);
+    }
+    return gemm__fail(GEMM_ERR_VERIFY, "%s: %sthe product failed its checksum verification: %s; %s", func, who,
+                      line[swapped ? 1 : 0], line[swapped ? 0 : 1]);
+}
+/* <<core verify */
 
 #ifdef __cplusplus
 }

@@ -138,6 +138,7 @@ extern "C" {
    field added later never changes what an old caller gets. */
 typedef struct gemm_cpu_options {
     int threads; /* threads this call may use; 0 = gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else automatic */
+    int verify;  /* 1: check the product with row and column checksums; GEMM_ERR_VERIFY when it fails them */
 } gemm_cpu_options;
 
 /* C = alpha*op(A)*op(B) + beta*C on the CPU: cblas_?gemm's arguments, then
@@ -2272,6 +2273,309 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     return gemm__cpu_gemm_lent(func, p, precision, alpha, a, b, beta, C, options, NULL, 0);
 }
 /* <<cpu driver */
+/* >>cpu verify_sums: src/cpu/verify_sums.c */
+/* The checksums of a product whose operands are in host memory (the CPU
+   backend, the MPI root): the sums verify.h describes, in fp64, in a few
+   passes over op(a), op(b) and C, each read in the order it is stored.
+
+   One kernel serves every pass: over a matrix X of rows x cols whose
+   columns are contiguous, col[c] += sum_r X(r,c)*wr[r] and
+   cola[c] += sum_r |X(r,c)|*wra[r] (a contiguous reduction), and
+   row[r] += X(r,c)*wc[c], rowa[r] += |X(r,c)|*wca[c] (a contiguous update),
+   a NULL weight being 1 and a NULL output skipped. A matrix whose rows are
+   contiguous is the transposed one with the roles exchanged. The passes:
+     C0 (beta != 0)  row and column sums and |sums|, times beta and |beta|
+     op(a)           column sums s and |s| (k of each), times alpha, |alpha|
+     op(b)           weighted by s: want_col, scale_col; its row sums v, |v|
+     op(a)           weighted by v: want_row, scale_row
+     C (after)       row and column sums: got_row, got_col
+   O(mk + kn) before the product, O(mn) before (beta != 0) and after. */
+
+#include <math.h>              /* fabs */
+#include <string.h>            /* memset */
+
+/* The pass over one matrix with contiguous columns (element (r, c) at
+   x[r + c*ld]), for T = float and double. Four partial sums let the
+   reduction vectorise without reassociating by the compiler's leave. */
+#define GEMM__VERIFY_PASS(name, T)                                                                                    \
+    static void name(const T *x, int64_t rows, int64_t cols, int64_t ld, const double *wr, const double *wra,          \
+                     const double *wc, const double *wca, double *col, double *cola, double *row, double *rowa)       \
+    {                                                                                                                 \
+        int64_t r, c;                                                                                                 \
+        for (c = 0; c < cols; c++) {                                                                                  \
+            const T *xc = x + c * ld;                                                                                 \
+            if (col || cola) {                                                                                        \
+                double s[4] = {0, 0, 0, 0}, sa[4] = {0, 0, 0, 0};                                                     \
+                r = 0;                                                                                                \
+                if (wr) {                                                                                             \
+                    for (; r + 4 <= rows; r += 4) {                                                                   \
+                        int q;                                                                                        \
+                        for (q = 0; q < 4; q++) {                                                                     \
+                            double e = (double)xc[r + q];                                                             \
+                            s[q] += e * wr[r + q];                                                                    \
+                            sa[q] += fabs(e) * wra[r + q];                                                            \
+                        }                                                                                             \
+                    }                                                                                                 \
+                    for (; r < rows; r++) {                                                                           \
+                        s[0] += (double)xc[r] * wr[r];                                                                \
+                        sa[0] += fabs((double)xc[r]) * wra[r];                                                        \
+                    }                                                                                                 \
+                } else {                                                                                              \
+                    for (; r + 4 <= rows; r += 4) {                                                                   \
+                        int q;                                                                                        \
+                        for (q = 0; q < 4; q++) {                                                                     \
+                            double e = (double)xc[r + q];                                                             \
+                            s[q] += e;                                                                                \
+                            sa[q] += fabs(e);                                                                         \
+                        }                                                                                             \
+                    }                                                                                                 \
+                    for (; r < rows; r++) {                                                                           \
+                        s[0] += (double)xc[r];                                                                        \
+                        sa[0] += fabs((double)xc[r]);                                                                 \
+                    }                                                                                                 \
+                }                                                                                                     \
+                if (col) col[c] += (s[0] + s[1]) + (s[2] + s[3]);                                                     \
+                if (cola) cola[c] += (sa[0] + sa[1]) + (sa[2] + sa[3]);                                               \
+            }                                                                                                         \
+            if (row) {                                                                                                \
+                double w = wc ? wc[c] : 1.0;                                                                          \
+                for (r = 0; r < rows; r++) row[r] += (double)xc[r] * w;                                               \
+            }                                                                                                         \
+            if (rowa) {                                                                                               \
+                double w = wca ? wca[c] : 1.0;                                                                        \
+                for (r = 0; r < rows; r++) rowa[r] += fabs((double)xc[r]) * w;                                        \
+            }                                                                                                         \
+        }                                                                                                             \
+    }
+GEMM__VERIFY_PASS(gemm__verify_pass_f32, float)
+GEMM__VERIFY_PASS(gemm__verify_pass_f64, double)
+#undef GEMM__VERIFY_PASS
+
+#ifdef GEMM__CPU_X86
+/* The same with AVX2 and FMA, 8 elements a step in two chains; the tail
+   (fewer than 8 rows) by the plain loops. Without it the passes, which
+   baseline x86-64 code runs two doubles at a time, cost about 15% of an
+   fp32 product at n = 2048. */
+#define GEMM__VERIFY_PASS_AVX2(name, T, LOAD4, plain)                                                                 \
+    __attribute__((target("avx2,fma"))) static void name(const T *x, int64_t rows, int64_t cols, int64_t ld,          \
+                                                         const double *wr, const double *wra, const double *wc,       \
+                                                         const double *wca, double *col, double *cola, double *row,   \
+                                                         double *rowa)                                                \
+    {                                                                                                                 \
+        const __m256d sign = _mm256_set1_pd(-0.0);                                                                    \
+        int64_t r, c, body = rows & ~(int64_t)7;                                                                      \
+        double part[4];                                                                                               \
+        for (c = 0; c < cols; c++) {                                                                                  \
+            const T *xc = x + c * ld;                                                                                 \
+            __m256d s0 = _mm256_setzero_pd(), s1 = s0, a0 = s0, a1 = s0;                                              \
+            __m256d w = _mm256_set1_pd(wc ? wc[c] : 1.0), wa = _mm256_set1_pd(wca ? wca[c] : 1.0);                    \
+            for (r = 0; r < body; r += 8) {                                                                           \
+                __m256d x0 = LOAD4(xc + r), x1 = LOAD4(xc + r + 4);                                                   \
+                __m256d y0 = _mm256_andnot_pd(sign, x0), y1 = _mm256_andnot_pd(sign, x1);                             \
+                if (wr) {                                                                                             \
+                    s0 = _mm256_fmadd_pd(x0, _mm256_loadu_pd(wr + r), s0);                                            \
+                    s1 = _mm256_fmadd_pd(x1, _mm256_loadu_pd(wr + r + 4), s1);                                        \
+                    a0 = _mm256_fmadd_pd(y0, _mm256_loadu_pd(wra + r), a0);                                           \
+                    a1 = _mm256_fmadd_pd(y1, _mm256_loadu_pd(wra + r + 4), a1);                                       \
+                } else {                                                                                              \
+                    s0 = _mm256_add_pd(x0, s0);                                                                       \
+                    s1 = _mm256_add_pd(x1, s1);                                                                       \
+                    a0 = _mm256_add_pd(y0, a0);                                                                       \
+                    a1 = _mm256_add_pd(y1, a1);                                                                       \
+                }                                                                                                     \
+                if (row) {                                                                                            \
+                    _mm256_storeu_pd(row + r, _mm256_fmadd_pd(x0, w, _mm256_loadu_pd(row + r)));                      \
+                    _mm256_storeu_pd(row + r + 4, _mm256_fmadd_pd(x1, w, _mm256_loadu_pd(row + r + 4)));              \
+                }                                                                                                     \
+                if (rowa) {                                                                                           \
+                    _mm256_storeu_pd(rowa + r, _mm256_fmadd_pd(y0, wa, _mm256_loadu_pd(rowa + r)));                   \
+                    _mm256_storeu_pd(rowa + r + 4, _mm256_fmadd_pd(y1, wa, _mm256_loadu_pd(rowa + r + 4)));           \
+                }                                                                                                     \
+            }                                                                                                         \
+            _mm256_storeu_pd(part, _mm256_add_pd(s0, s1));                                                            \
+            if (col) col[c] += (part[0] + part[1]) + (part[2] + part[3]);                                             \
+            _mm256_storeu_pd(part, _mm256_add_pd(a0, a1));                                                            \
+            if (cola) cola[c] += (part[0] + part[1]) + (part[2] + part[3]);                                           \
+        }                                                                                                             \
+        if (body < rows) /* the last rows of every column */                                                          \
+            plain(x + body, rows - body, cols, ld, wr ? wr + body : NULL, wra ? wra + body : NULL, wc, wca, col,      \
+                  cola, row ? row + body : NULL, rowa ? rowa + body : NULL);                                          \
+    }
+#define GEMM__VERIFY_LOAD4_F32(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+GEMM__VERIFY_PASS_AVX2(gemm__verify_pass_avx2_f32, float, GEMM__VERIFY_LOAD4_F32, gemm__verify_pass_f32)
+GEMM__VERIFY_PASS_AVX2(gemm__verify_pass_avx2_f64, double, _mm256_loadu_pd, gemm__verify_pass_f64)
+#undef GEMM__VERIFY_PASS_AVX2
+#undef GEMM__VERIFY_LOAD4_F32
+
+static int gemm__verify_avx2(void)
+{
+    static int have = -1; /* a race here writes the same value */
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return have;
+}
+#endif
+
+/* The pass over a matrix of rows x cols with element (r, c) at
+   x[r*rs + c*cs] (rs == 1 or cs == 1), in the order it is stored. */
+static void gemm__verify_pass(gemm_precision precision, const void *x, int64_t rows, int64_t cols, int64_t rs,
+                              int64_t cs, const double *wr, const double *wra, const double *wc, const double *wca,
+                              double *col, double *cola, double *row, double *rowa)
+{
+    if (rs != 1) { /* rows contiguous: the transposed matrix, roles exchanged */
+        int64_t t = rows;
+        const double *w;
+        double *o;
+        rows = cols;
+        cols = t;
+        cs = rs;
+        w = wr, wr = wc, wc = w;
+        w = wra, wra = wca, wca = w;
+        o = col, col = row, row = o;
+        o = cola, cola = rowa, rowa = o;
+    }
+#ifdef GEMM__CPU_X86
+    if (gemm__verify_avx2()) {
+        if (precision == GEMM_F32)
+            gemm__verify_pass_avx2_f32((const float *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
+        else
+            gemm__verify_pass_avx2_f64((const double *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
+        return;
+    }
+#endif
+    if (precision == GEMM_F32)
+        gemm__verify_pass_f32((const float *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
+    else
+        gemm__verify_pass_f64((const double *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
+}
+
+static void gemm__verify_scale(double *x, int64_t count, double by)
+{
+    int64_t i;
+    for (i = 0; i < count; i++) x[i] *= by;
+}
+
+/* Before the product: want and scale of every row and column (C0 read
+   only when beta != 0, op(a) and op(b) only when the call reads them).
+   ws: gemm__verify_doubles(m, n, k) doubles, v pointed into it. */
+static void gemm__verify_host_before(const gemm__problem *p, gemm_precision precision, double alpha, const void *a,
+                                     const void *b, double beta, const void *C, double *ws, gemm__verify_sums *v)
+{
+    int64_t m = p->m, n = p->n, k = p->k;
+    double *after = gemm__verify_layout(v, ws, m, n, k);
+    double *s = gemm__verify_scratch(after, k, 0), *sa = gemm__verify_scratch(after, k, 1);
+    double *r = gemm__verify_scratch(after, k, 2), *ra = gemm__verify_scratch(after, k, 3);
+    memset(ws, 0, gemm__verify_doubles(m, n, k) * sizeof(double));
+    if (beta != 0) {
+        gemm__verify_pass(precision, C, m, n, 1, p->ldc, NULL, NULL, NULL, NULL, v->want_col, v->scale_col,
+                          v->want_row, v->scale_row);
+        gemm__verify_scale(v->want_col, n, beta);
+        gemm__verify_scale(v->want_row, m, beta);
+        gemm__verify_scale(v->scale_col, n, fabs(beta));
+        gemm__verify_scale(v->scale_row, m, fabs(beta));
+    }
+    if (p->work != GEMM__WORK_FULL) return;
+    gemm__verify_pass(precision, a, m, k, p->ars, p->acs, NULL, NULL, NULL, NULL, s, sa, NULL, NULL);
+    gemm__verify_scale(s, k, alpha);
+    gemm__verify_scale(sa, k, fabs(alpha));
+    gemm__verify_pass(precision, b, k, n, p->brs, p->bcs, s, sa, NULL, NULL, v->want_col, v->scale_col, r, ra);
+    gemm__verify_scale(r, k, alpha);
+    gemm__verify_scale(ra, k, fabs(alpha));
+    gemm__verify_pass(precision, a, m, k, p->ars, p->acs, NULL, NULL, r, ra, NULL, NULL, v->want_row, v->scale_row);
+}
+
+/* After the product: the sums of the C computed (v->got_*). */
+static void gemm__verify_host_after(const gemm__problem *p, gemm_precision precision, const void *C,
+                                    gemm__verify_sums *v)
+{
+    memset(v->got_row, 0, sizeof(double) * (size_t)p->m);
+    memset(v->got_col, 0, sizeof(double) * (size_t)p->n);
+    gemm__verify_pass(precision, C, p->m, p->n, 1, p->ldc, NULL, NULL, NULL, NULL, v->got_col, NULL, v->got_row, NULL);
+}
+/* <<cpu verify_sums */
+/* >>cpu verify: src/cpu/verify.c */
+/* The CPU's verified product (the `verify` option, core/verify.h): the
+   checksums' sums of the operands and of C0 before the product, the
+   product as the call would compute it, the sums of C after, then the
+   shared comparison. The sums run on the calling thread: they are
+   O(mk + kn + mn) against the product's O(mnk). */
+
+#include <float.h>               /* FLT_MAX, DBL_MAX */
+
+#ifdef GEMM__TEST_HOOKS
+/* Whether this verified product gets the faults the tests inject
+   (gemm__hooks): verify_fault_skip products run clean first. */
+static int gemm__cpu_verify_faulty(void)
+{
+    gemm__hooks *h = gemm__test_hooks();
+    if (!h->verify_flip_bit && !h->verify_drop_k) return 0;
+    if (h->verify_fault_skip > 0) {
+        h->verify_fault_skip--;
+        return 0;
+    }
+    return 1;
+}
+
+/* One bit of one element of C flipped after the product. */
+static void gemm__cpu_verify_flip(const gemm__problem *p, gemm_precision precision, void *C)
+{
+    const gemm__hooks *h = gemm__test_hooks();
+    int64_t i = h->verify_flip_row, j = h->verify_flip_col;
+    if (!h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return;
+    if (precision == GEMM_F32) {
+        uint32_t *e = (uint32_t *)((float *)C + i + j * p->ldc);
+        *e ^= (uint32_t)1 << (h->verify_flip_bit - 1);
+    } else {
+        uint64_t *e = (uint64_t *)((double *)C + i + j * p->ldc);
+        *e ^= (uint64_t)1 << (h->verify_flip_bit - 1);
+    }
+}
+#endif
+
+/* The product of gemm__cpu_gemm_lent, verified. vws: gemm__verify_doubles
+   doubles lent (a batch thread's), or NULL to allocate them here; member:
+   the batch member for the detail (-1: a single call). A refusal for want
+   of memory comes before C is touched. */
+static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, gemm_precision precision,
+                                      double alpha, const void *a, const void *b, double beta, void *C,
+                                      const gemm_cpu_options *options, char *lent, size_t lent_bytes, double *vws,
+                                      int64_t member)
+{
+    gemm__verify_sums v;
+    gemm__problem q = *p;
+    double *own = NULL;
+    int faulty = 0;
+    gemm_status s;
+    size_t doubles = gemm__verify_doubles(p->m, p->n, p->k);
+    if ((options && options->threads < 0) || p->work == GEMM__WORK_NONE) /* refused, or C = 1*C: nothing to check */
+        return gemm__cpu_gemm_lent(func, p, precision, alpha, a, b, beta, C, options, lent, lent_bytes);
+    if (!vws && !(vws = own = (double *)GEMM_MALLOC(doubles * sizeof(double))))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums, %llu bytes", func,
+                          (unsigned long long)(doubles * sizeof(double)));
+    gemm__verify_host_before(p, precision, alpha, a, b, beta, C, vws, &v);
+#ifdef GEMM__TEST_HOOKS
+    faulty = gemm__cpu_verify_faulty();
+    if (faulty && gemm__test_hooks()->verify_drop_k > 0 && q.work == GEMM__WORK_FULL) { /* a split K that loses its last slice */
+        q.k -= gemm__test_hooks()->verify_drop_k < q.k ? gemm__test_hooks()->verify_drop_k : q.k;
+        if (q.k == 0) q.work = GEMM__WORK_SCALE;
+    }
+#endif
+    s = gemm__cpu_gemm_lent(func, &q, precision, alpha, a, b, beta, C, options, lent, lent_bytes);
+    if (s == GEMM_OK) {
+#ifdef GEMM__TEST_HOOKS
+        if (faulty) gemm__cpu_verify_flip(p, precision, C);
+#endif
+        gemm__verify_host_after(p, precision, C, &v);
+        s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(precision, 0),
+                                 precision == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, member);
+    }
+    (void)faulty;
+    GEMM_FREE(own);
+    return s;
+}
+/* <<cpu verify */
 /* >>cpu entry_points: src/cpu/entry_points.c */
 /* The public calls: thin typed wrappers over one function that makes
    gemm__prepare's checks and canonical problem (its inlined common case
@@ -2298,6 +2602,9 @@ static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, g
     if (!gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es) &&
         (s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es)) != GEMM_OK)
         return s;
+    if (options && options->verify)
+        return gemm__cpu_verified(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options,
+                                  NULL, 0, NULL, -1);
     return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
 
@@ -2386,6 +2693,9 @@ typedef struct gemm__cpu_batch {
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
     char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
     size_t ws_bytes;       /*   (NULL: their path needs none) */
+    int verify;            /* every member verified (the `verify` option) */
+    double *vws;           /* then thread t's sums at vws + t*v_doubles (threads taking whole members) */
+    size_t v_doubles;
     int64_t next;          /* the next member to take */
     int64_t stop;          /* the lowest member that failed (count: none); no member after it starts */
     int status;            /* the first failure of a member (gemm_status), else GEMM_OK */
@@ -2461,7 +2771,11 @@ static void gemm__cpu_batch_failed(gemm__cpu_batch *cb, int64_t i, gemm_status s
    but should one, the others finish the members they have begun. */
 static gemm_status gemm__cpu_batch_status(const gemm__cpu_batch *cb)
 {
-    const char *written = cb->failed == 0 ? "no member was written"
+    const char *written = cb->status == GEMM_ERR_VERIFY
+                              ? (cb->threads > 1 ? "it and the members before it were written, and of those after it "
+                                                   "only ones other threads had begun may have been"
+                                                 : "it and the members before it were written, those after it were not")
+                          : cb->failed == 0 ? "no member was written"
                           : cb->threads > 1 ? "members before it were written, it was not, and of those after it "
                                               "only ones other threads had begun may have been"
                                             : "members before it were written, it and those after it were not";
@@ -2477,6 +2791,11 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, i
 {
     const gemm__problem *p = cb->p;
     gemm_cpu_options alone = {0};
+    alone.threads = 1;
+    if (cb->verify)
+        return gemm__cpu_verified(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
+                                  cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes,
+                                  cb->vws + (size_t)tid * cb->v_doubles, -1);
     if (cb->path == GEMM__CPU_PATH_TILE) {
         cb->uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, cb->alpha, cb->beta, c, p->ldc, p->m, p->n);
         return GEMM_OK;
@@ -2491,7 +2810,7 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, i
         gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
         return GEMM_OK;
     }
-    alone.threads = 1; /* the tiny loops, the packed path, C = beta*C, a direct path with a panel */
+    /* the tiny loops, the packed path, C = beta*C, a direct path with a panel */
     return gemm__cpu_gemm_lent(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
                                cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes);
 }
@@ -2552,7 +2871,10 @@ static gemm_status gemm__cpu_batch_each(gemm__cpu_batch *cb, const gemm_cpu_opti
     gemm_status s;
     for (i = 0; i < cb->bt->count; i++) {
         gemm__cpu_member(cb, i, &a, &b, &c);
-        if ((s = gemm__cpu_gemm(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options)) != GEMM_OK) {
+        s = cb->verify ? gemm__cpu_verified(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options,
+                                            NULL, 0, NULL, -1)
+                       : gemm__cpu_gemm(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options);
+        if (s != GEMM_OK) {
             gemm__cpu_batch_failed(cb, i, s);
             return gemm__cpu_batch_status(cb);
         }
@@ -2569,15 +2891,21 @@ static gemm_status gemm__cpu_batch_workspaces(gemm__cpu_batch *cb, char **raw)
     size_t alone, total;
     char *block;
     gemm_status s = gemm__cpu_alone_bytes(cb->func, cb->p, cb->uk, cb->es, cb->path, &alone);
+    size_t vbytes = 0;
     *raw = NULL;
-    if (s == GEMM_OK && alone > 0) {
+    if (cb->verify) { /* each thread's sums, after its workspace */
+        cb->v_doubles = gemm__verify_doubles(cb->p->m, cb->p->n, cb->p->k);
+        vbytes = cb->v_doubles * sizeof(double) * (size_t)cb->threads;
+    }
+    if (s == GEMM_OK && alone + vbytes > 0) {
         cb->ws_bytes = (size_t)gemm__cpu_round_up((int64_t)alone, 64);
-        total = cb->ws_bytes * (size_t)cb->threads;
+        total = cb->ws_bytes * (size_t)cb->threads + vbytes;
         block = cb->threads > 1 ? gemm__cpu_pool_workspace(total) : (*raw = (char *)GEMM_MALLOC(total));
         if (!block)
             s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspaces of %d thread(s) taking whole "
                            "members, %llu bytes", cb->func, cb->threads, (unsigned long long)total);
-        cb->ws = block;
+        cb->ws = alone > 0 ? block : NULL;
+        if (block && cb->verify) cb->vws = (double *)(block + cb->ws_bytes * (size_t)cb->threads);
     }
     if (s == GEMM_OK) return GEMM_OK;
     if (cb->threads > 1) gemm__cpu_pool_release();
@@ -2623,6 +2951,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.a = (const char *)a;
     cb.b = (const char *)b;
     cb.c = (char *)C;
+    cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
     /* members of more than 16 KiB (A, B and C): below that the prefetches

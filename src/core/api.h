@@ -57,7 +57,8 @@ typedef enum gemm_precision {
     X(GEMM_ERR_DEVICE, 4, "the device runtime reported an error")              \
     X(GEMM_ERR_BUILD, 5, "a kernel failed to compile")                         \
     X(GEMM_ERR_MPI, 6, "an MPI call failed")                                   \
-    X(GEMM_ERR_INTERNAL, 7, "internal error (a bug in gemm)")
+    X(GEMM_ERR_INTERNAL, 7, "internal error (a bug in gemm)")                  \
+    X(GEMM_ERR_VERIFY, 8, "the computed product failed its checksum verification")
 
 #define GEMM__STATUS_ENUM(name, value, text) name = value,
 typedef enum gemm_status { GEMM_STATUS_LIST(GEMM__STATUS_ENUM) GEMM__STATUS_END } gemm_status;

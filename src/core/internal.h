@@ -192,6 +192,10 @@ typedef struct gemm__hooks {
     int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory (default), 2 from the registers; bench sweeps */
     int cuda_wgmma_reduce;    /* CUDA WGMMA split K: 1 a separate sum kernel (default), 2 the last part sums; bench sweeps */
     int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
+    int verify_flip_bit;      /* verified calls: after the product, flip bit (this - 1) of one element of C, */
+    int64_t verify_flip_row, verify_flip_col; /*   at this row and column of the canonical (column-major) C */
+    int64_t verify_drop_k;    /* verified calls: the product skips the last this many of k (a lost split-K slice) */
+    int verify_fault_skip;    /* verified calls: these many products (batch members, ranks' blocks) run clean first */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))

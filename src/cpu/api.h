@@ -12,6 +12,7 @@ extern "C" {
    field added later never changes what an old caller gets. */
 typedef struct gemm_cpu_options {
     int threads; /* threads this call may use; 0 = gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else automatic */
+    int verify;  /* 1: check the product with row and column checksums; GEMM_ERR_VERIFY when it fails them */
 } gemm_cpu_options;
 
 /* C = alpha*op(A)*op(B) + beta*C on the CPU: cblas_?gemm's arguments, then

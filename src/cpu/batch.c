@@ -31,6 +31,7 @@
 #include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_path */
 #include "thread_pool.c"      /* gemm__cpu_pool_* */
 #include "threads.c"          /* gemm__cpu_threads_for_call */
+#include "verify.c"           /* gemm__cpu_verified */
 
 /* The batch's members and threads; read-only while the threads run,
    except `next` and `status`. */
@@ -51,6 +52,9 @@ typedef struct gemm__cpu_batch {
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
     char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
     size_t ws_bytes;       /*   (NULL: their path needs none) */
+    int verify;            /* every member verified (the `verify` option) */
+    double *vws;           /* then thread t's sums at vws + t*v_doubles (threads taking whole members) */
+    size_t v_doubles;
     int64_t next;          /* the next member to take */
     int64_t stop;          /* the lowest member that failed (count: none); no member after it starts */
     int status;            /* the first failure of a member (gemm_status), else GEMM_OK */
@@ -126,7 +130,11 @@ static void gemm__cpu_batch_failed(gemm__cpu_batch *cb, int64_t i, gemm_status s
    but should one, the others finish the members they have begun. */
 static gemm_status gemm__cpu_batch_status(const gemm__cpu_batch *cb)
 {
-    const char *written = cb->failed == 0 ? "no member was written"
+    const char *written = cb->status == GEMM_ERR_VERIFY
+                              ? (cb->threads > 1 ? "it and the members before it were written, and of those after it "
+                                                   "only ones other threads had begun may have been"
+                                                 : "it and the members before it were written, those after it were not")
+                          : cb->failed == 0 ? "no member was written"
                           : cb->threads > 1 ? "members before it were written, it was not, and of those after it "
                                               "only ones other threads had begun may have been"
                                             : "members before it were written, it and those after it were not";
@@ -142,6 +150,11 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, i
 {
     const gemm__problem *p = cb->p;
     gemm_cpu_options alone = {0};
+    alone.threads = 1;
+    if (cb->verify)
+        return gemm__cpu_verified(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
+                                  cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes,
+                                  cb->vws + (size_t)tid * cb->v_doubles, -1);
     if (cb->path == GEMM__CPU_PATH_TILE) {
         cb->uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, cb->alpha, cb->beta, c, p->ldc, p->m, p->n);
         return GEMM_OK;
@@ -156,7 +169,7 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, i
         gemm__cpu_direct_rect(jb, 0, p->m, 0, p->n, (char *)stack_panel);
         return GEMM_OK;
     }
-    alone.threads = 1; /* the tiny loops, the packed path, C = beta*C, a direct path with a panel */
+    /* the tiny loops, the packed path, C = beta*C, a direct path with a panel */
     return gemm__cpu_gemm_lent(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
                                cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes);
 }
@@ -217,7 +230,10 @@ static gemm_status gemm__cpu_batch_each(gemm__cpu_batch *cb, const gemm_cpu_opti
     gemm_status s;
     for (i = 0; i < cb->bt->count; i++) {
         gemm__cpu_member(cb, i, &a, &b, &c);
-        if ((s = gemm__cpu_gemm(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options)) != GEMM_OK) {
+        s = cb->verify ? gemm__cpu_verified(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options,
+                                            NULL, 0, NULL, -1)
+                       : gemm__cpu_gemm(cb->func, cb->p, cb->precision, cb->alpha, a, b, cb->beta, c, options);
+        if (s != GEMM_OK) {
             gemm__cpu_batch_failed(cb, i, s);
             return gemm__cpu_batch_status(cb);
         }
@@ -234,15 +250,21 @@ static gemm_status gemm__cpu_batch_workspaces(gemm__cpu_batch *cb, char **raw)
     size_t alone, total;
     char *block;
     gemm_status s = gemm__cpu_alone_bytes(cb->func, cb->p, cb->uk, cb->es, cb->path, &alone);
+    size_t vbytes = 0;
     *raw = NULL;
-    if (s == GEMM_OK && alone > 0) {
+    if (cb->verify) { /* each thread's sums, after its workspace */
+        cb->v_doubles = gemm__verify_doubles(cb->p->m, cb->p->n, cb->p->k);
+        vbytes = cb->v_doubles * sizeof(double) * (size_t)cb->threads;
+    }
+    if (s == GEMM_OK && alone + vbytes > 0) {
         cb->ws_bytes = (size_t)gemm__cpu_round_up((int64_t)alone, 64);
-        total = cb->ws_bytes * (size_t)cb->threads;
+        total = cb->ws_bytes * (size_t)cb->threads + vbytes;
         block = cb->threads > 1 ? gemm__cpu_pool_workspace(total) : (*raw = (char *)GEMM_MALLOC(total));
         if (!block)
             s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the workspaces of %d thread(s) taking whole "
                            "members, %llu bytes", cb->func, cb->threads, (unsigned long long)total);
-        cb->ws = block;
+        cb->ws = alone > 0 ? block : NULL;
+        if (block && cb->verify) cb->vws = (double *)(block + cb->ws_bytes * (size_t)cb->threads);
     }
     if (s == GEMM_OK) return GEMM_OK;
     if (cb->threads > 1) gemm__cpu_pool_release();
@@ -288,6 +310,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.a = (const char *)a;
     cb.b = (const char *)b;
     cb.c = (char *)C;
+    cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
     /* members of more than 16 KiB (A, B and C): below that the prefetches

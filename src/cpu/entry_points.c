@@ -9,6 +9,7 @@
 #include "../core/problem.c" /* gemm__prepare_plain, gemm__prepare */
 #include "api.h"
 #include "driver.c"          /* gemm__cpu_gemm */
+#include "verify.c"          /* gemm__cpu_verified */
 
 static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
                                    gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
@@ -28,6 +29,9 @@ static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, g
     if (!gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es) &&
         (s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, es)) != GEMM_OK)
         return s;
+    if (options && options->verify)
+        return gemm__cpu_verified(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options,
+                                  NULL, 0, NULL, -1);
     return gemm__cpu_gemm(func, &p, precision, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C, options);
 }
 
