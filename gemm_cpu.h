@@ -18,7 +18,7 @@
                               batch_count, options)          (see Batches)
        gemm_cpu_set_threads(n), gemm_cpu_get_threads()       (see Threads)
 
-       gemm_cpu_options o = {0};         NULL or all zeros = every default
+       gemm_cpu_options o = {0, 0};         NULL or all zeros = every default
        o.threads = 4;
        gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k,
                       1.0f, A, k, B, n, 0.0f, C, n, &o);
@@ -2546,7 +2546,9 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
     gemm__verify_sums v;
     gemm__problem q = *p;
     double *own = NULL;
-    int faulty = 0;
+#ifdef GEMM__TEST_HOOKS
+    int faulty;
+#endif
     gemm_status s;
     size_t doubles = gemm__verify_doubles(p->m, p->n, p->k);
     if ((options && options->threads < 0) || p->work == GEMM__WORK_NONE) /* refused, or C = 1*C: nothing to check */
@@ -2571,7 +2573,6 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(precision, 0),
                                  precision == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, member);
     }
-    (void)faulty;
     GEMM_FREE(own);
     return s;
 }
@@ -2790,8 +2791,7 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, i
                                        char *c, gemm__cpu_ahead *next)
 {
     const gemm__problem *p = cb->p;
-    gemm_cpu_options alone = {0};
-    alone.threads = 1;
+    gemm_cpu_options alone = {1, 0}; /* one thread */
     if (cb->verify)
         return gemm__cpu_verified(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
                                   cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes,

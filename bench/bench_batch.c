@@ -186,7 +186,7 @@ static void xsmm_batch(const batch *t, int threads)
 /* Runs one column once; returns its seconds. */
 static double run_column(int col, const batch *t, int threads)
 {
-    gemm_cpu_options o = {0};
+    gemm_cpu_options o = {0, 0};
     int64_t i, n = t->n, s = t->size;
     double t0 = now();
     gemm_status st = GEMM_OK;

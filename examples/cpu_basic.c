@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     float *C = malloc(sizeof(float) * n * n), *R = malloc(sizeof(float) * n * n);
     double t, err = 0;
     gemm_status s;
-    gemm_cpu_options options = {0}; /* all zeros = the defaults (NULL works too) */
+    gemm_cpu_options options = {0, 0}; /* all zeros = the defaults (NULL works too) */
 
     /* 0 = gemm_cpu_set_threads(), else GEMM_NUM_THREADS, else every CPU */
     options.threads = argc > 2 ? atoi(argv[2]) : 0;

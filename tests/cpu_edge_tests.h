@@ -345,7 +345,7 @@ static void test_c_overlaps(void)
     enum { S = 8, L = 16 };
     float M[L * L], keep[L * L], want[L * L], B[S * S], Ac[L * L];
     uint64_t state = 21;
-    gemm_cpu_options one = {1};
+    gemm_cpu_options one = {1, 0};
     int i, jb = 5, r = L - 5;
     for (i = 0; i < L * L; i++) M[i] = (float)(battery_uniform(&state));
     for (i = 0; i < S * S; i++) B[i] = (float)(battery_uniform(&state));

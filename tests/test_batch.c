@@ -201,7 +201,7 @@ static void test_thread_counts(void)
             int ok = 1;
             set_singles(&t, &want);
             for (ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
-                gemm_cpu_options o = {0};
+                gemm_cpu_options o = {0, 0};
                 o.threads = threads[ti];
                 memcpy(got.data, t.C.data, battery_buf_bytes(&t.C));
                 ok = ok && set_strided(&t, &got, &o) == GEMM_OK && memcmp(got.data, want.data, battery_buf_bytes(&got)) == 0;
@@ -447,7 +447,7 @@ static void check_stopped(const char *what, gemm_status s, const battery_buf *c0
 static void test_member_failures(void)
 {
     enum { M = 24, N = 24, K = 1100, MEMBERS = 6 };
-    gemm_cpu_options one = {1}, two = {2};
+    gemm_cpu_options one = {1, 0}, two = {2, 0};
     battery_buf c0, want, got;
     test_set t;
     char what[128];
@@ -596,7 +596,7 @@ static void test_prefetched_members(void)
                                       : gemm_sgemm(layout, tra, trb, M, N, K, 0.75f, (const float *)elem(&A, i * sa), lda,
                                                    (const float *)elem(&B, i * sb), ldb, -0.5f, (float *)elem(&want, i * sc), ldc)) == GEMM_OK;
                     for (th = 1; th <= 3; th += 2) {
-                        gemm_cpu_options o = {0};
+                        gemm_cpu_options o = {0, 0};
                         const void *al[MEMBERS], *bl[MEMBERS];
                         void *cl[MEMBERS];
                         o.threads = th;
@@ -624,7 +624,7 @@ static void test_prefetched_members(void)
 
 static void test_options(void)
 {
-    gemm_cpu_options bad = {-1};
+    gemm_cpu_options bad = {-1, 0};
     float a = 1, b = 2, c = 3;
     const float *as[1] = {&a}, *bs[1] = {&b};
     float *cs[1] = {&c};
@@ -655,7 +655,7 @@ static void test_many_tiny(void)
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0, nkernels, i;
-    gemm_cpu_options three = {3};
+    gemm_cpu_options three = {3, 0};
     const char *kernels[8];
     char tag[64];
     if (argc > 1 && !quick) {

@@ -373,7 +373,7 @@ static void test_out_of_memory(void)
     float *A = (float *)calloc(BIG * BIG, sizeof(float)), *B = (float *)calloc(BIG * BIG, sizeof(float));
     float *C = (float *)malloc(sizeof(float) * BIG * BIG), *C0 = (float *)malloc(sizeof(float) * BIG * BIG);
     float *R = (float *)malloc(sizeof(float) * N * N);
-    gemm_cpu_options alone = {1}, two = {2};
+    gemm_cpu_options alone = {1, 0}, two = {2, 0};
     int i, ok;
     gemm_status s;
     for (i = 0; i < N * N; i++) { A[i] = (float)(i % 7); B[i] = (float)(i % 5); R[i] = (float)(i % 3); }
@@ -439,7 +439,7 @@ static void test_bounded_workspace(void)
        doubling m, n or k must not grow the workspace, but for its counters
        (16 bytes per k block, 4 per row block: job.h), while the data grow
        by hundreds of KB. The packed path is forced: these are small. */
-    gemm_cpu_options alone = {1}; /* a threaded call reuses the pool's workspace: nothing to see */
+    gemm_cpu_options alone = {1, 0}; /* a threaded call reuses the pool's workspace: nothing to see */
     size_t base, tall, wide, deep;
     set_blocking(64, 64, 64);
     gemm__test_hooks()->cpu_path = 1;
@@ -461,7 +461,7 @@ static void test_bounded_workspace(void)
 static void test_options(void)
 {
     enum { M = 300, N = 517, K = 263 };
-    gemm_cpu_options bad = {-1}, zero = {0}, three = {3}, four = {4};
+    gemm_cpu_options bad = {-1, 0}, zero = {0, 0}, three = {3, 0}, four = {4, 0};
     float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {7, 7, 7, 7};
     double ad[4] = {1, 2, 3, 4}, bd[4] = {1, 0, 0, 1}, cd[4] = {7, 7, 7, 7};
     float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);

@@ -149,8 +149,7 @@ static gemm_status gemm__cpu_batch_one(gemm__cpu_batch *cb, gemm__cpu_job *jb, i
                                        char *c, gemm__cpu_ahead *next)
 {
     const gemm__problem *p = cb->p;
-    gemm_cpu_options alone = {0};
-    alone.threads = 1;
+    gemm_cpu_options alone = {1, 0}; /* one thread */
     if (cb->verify)
         return gemm__cpu_verified(cb->func, p, cb->precision, cb->alpha, a, b, cb->beta, c, &alone,
                                   cb->ws ? cb->ws + (size_t)tid * cb->ws_bytes : NULL, cb->ws_bytes,

@@ -55,7 +55,9 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
     gemm__verify_sums v;
     gemm__problem q = *p;
     double *own = NULL;
-    int faulty = 0;
+#ifdef GEMM__TEST_HOOKS
+    int faulty;
+#endif
     gemm_status s;
     size_t doubles = gemm__verify_doubles(p->m, p->n, p->k);
     if ((options && options->threads < 0) || p->work == GEMM__WORK_NONE) /* refused, or C = 1*C: nothing to check */
@@ -80,7 +82,6 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(precision, 0),
                                  precision == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, member);
     }
-    (void)faulty;
     GEMM_FREE(own);
     return s;
 }

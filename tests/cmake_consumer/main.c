@@ -8,7 +8,7 @@
 int main(void)
 {
     static float A[300 * 300], B[300 * 300], C[300 * 300];
-    gemm_cpu_options o = {2};
+    gemm_cpu_options o = {2, 0};
     int i;
     for (i = 0; i < 300 * 300; i++) A[i] = 1.0f, B[i] = 0.5f;
     if (gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 300, 300, 300, 1.0f, A, 300, B, 300, 0.0f, C, 300,
