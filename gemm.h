@@ -78,7 +78,9 @@
    Errors
        Every function returns a gemm_status: GEMM_OK, or what went wrong
        (GEMM_ERR_INVALID_ARG, GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE,
-       GEMM_ERR_DEVICE, GEMM_ERR_BUILD, GEMM_ERR_MPI, GEMM_ERR_INTERNAL).
+       GEMM_ERR_DEVICE, GEMM_ERR_BUILD, GEMM_ERR_MPI, GEMM_ERR_INTERNAL,
+       GEMM_ERR_VERIFY: a product that failed the checksum verification its
+       options asked for, gemm_cpu.h's "Verified products").
        gemm_strerror() turns it into a sentence, and gemm_last_error_detail()
        tells this thread's last failure in detail (which argument, which
        runtime error). A call refused for its arguments writes nothing.
@@ -490,7 +492,8 @@ typedef struct gemm__hooks {
     int verify_flip_bit;      /* verified calls: after the product, flip bit (this - 1) of one element of C, */
     int64_t verify_flip_row, verify_flip_col; /*   at this row and column of the canonical (column-major) C */
     int64_t verify_drop_k;    /* verified calls: the product skips the last this many of k (a lost split-K slice) */
-    int verify_fault_skip;    /* verified calls: these many products (batch members, ranks' blocks) run clean first */
+    int verify_fault_skip;    /* verified calls: these many products (batch members) run clean first */
+    int mpi_corrupt_shift;    /* MPI: the Nth block a blocking shift receives from now arrives with a bit flipped (1 = the next) */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);
 #define GEMM__HOOK(field, value) (gemm__test_hooks()->field ? gemm__test_hooks()->field : (value))

@@ -32,6 +32,33 @@
                  of the CBLAS arguments. The count never changes the
                  result's bits, and small problems still run on one thread
                  (see Threads).
+       verify    1: check the product just computed (see Verified products);
+                 0: no check, as before the field existed.
+
+   Verified products
+       With options.verify = 1 a call (and every member of a batch) checks
+       C = alpha*op(A)*op(B) + beta*C0 with Huang-Abraham checksums: the
+       column sums e^T C against alpha*(e^T op(A)) op(B) + beta*(e^T C0) and
+       the row sums C e against alpha*op(A) (op(B) e) + beta*(C0 e), C0's
+       sums taken before the product (only when beta != 0: beta = 0 never
+       reads C0). The sums run in fp64 on the calling thread, O(mk + kn + mn)
+       beside the product's O(mnk). A row or column passes when its residual
+       is within the rounding an honest product may have:
+           2*(u*(k+2) + 2^-53*(m+n+k+4)) * scale + (k+2)*(m+n)*tiny
+       with u the unit roundoff (2^-24 fp32, 2^-53 fp64), scale the same sum
+       over absolute values (|alpha|*(e^T|op(A)|)|op(B)| + |beta|*(e^T|C0|))
+       and tiny the smallest subnormal. Otherwise the call returns
+       GEMM_ERR_VERIFY, C holds what was computed, and the detail names the
+       row and the column with the largest residual, each with its bound
+       ("row 7's sum is off by 2.67 (bound 0.321; 1 rows out of bound);
+       column 5's ..."). A batch stops at its first failing member, which
+       the detail names (it and those before it were written). It catches a
+       flipped bit of C, a kernel that loses a slice of k, a race that
+       writes a wrong element, whenever the error is above the bound;
+       errors below it are indistinguishable from rounding. Rows and
+       columns whose inputs hold an Inf or NaN, or whose scale reaches the
+       overflow threshold, cannot be checked and are not. Its cost is
+       measured in bench/RESULTS.md ("Verified GEMM").
 
    What it does
        Products larger than 128^3 multiply-adds run the blocked, packed
@@ -108,7 +135,8 @@
        Only when the test suite defines GEMM__TEST_HOOKS: gemm.h's
        gemm__hooks (cpu_kernel, cpu_path, cpu_mc, cpu_kc, cpu_nc,
        cpu_groups, cpu_strip_copy force a kernel, a path, block sizes, column
-       groups, the direct path's row copy) and gemm__cpu_kernels(),
+       groups, the direct path's row copy; verify_flip_bit, verify_drop_k
+       and verify_fault_skip inject faults into verified products) and gemm__cpu_kernels(),
        gemm__cpu_kernel(), gemm__cpu_last_threads() below. Without the
        macro none of them exists.
 

@@ -117,6 +117,21 @@
                     next while the ranks multiply the current one (0 or 1: all
                     before the rounds); pays where the root's CPU is free while
                     the ranks multiply, as with the CUDA multiply.
+       verify       1: check the product with Huang-Abraham row and column
+                    checksums (gemm_cpu.h, "Verified products": the same
+                    bound), over the grid: each rank sums its own pieces of
+                    op(A), op(B), C0 and C (root-held: the root, all of
+                    them), and the sums meet in MPI_Allreduce's of m + n + k
+                    doubles (before the product: 4k, then 3m + 3n; after:
+                    m + n). Every rank then returns GEMM_ERR_VERIFY with the
+                    worst row and column when they fail, C written as
+                    computed: a block corrupted in a transfer, a rank's
+                    faulty multiply, a flipped element of C. Set at a plan's
+                    create or per execute; the ranks must agree (else
+                    GEMM_ERR_INVALID_ARG). The distributed form needs host
+                    pieces: the CPU multiply (GEMM_ERR_INVALID_ARG with
+                    GEMM_MPI_LOCAL_CUDA); the root-held form verifies on the
+                    root's host matrices with either multiply.
        timing, timing_max, path_used
                     outputs, filled on every return, failures included (NULL
                     on some ranks and set on others is fine): see Timing;
@@ -247,6 +262,9 @@ typedef struct gemm_mpi_options {
                                       default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
     int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
                                       ranks multiply this one; 0 or 1 = all before the rounds */
+    int verify;                    /* 1: check the product with row and column checksums over the grid;
+                                      GEMM_ERR_VERIFY on every rank when it fails them (a plan's create or
+                                      any execute may ask) */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
@@ -1533,8 +1551,14 @@ static void gemm__mpi_message(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm
         }
         if (verb == GEMM__MPI_ISEND) GEMM__MPI_DO(e, MPI_Isend(p, n, MPI_BYTE, peer, tag, tm->comm, req));
         else if (verb == GEMM__MPI_IRECV) GEMM__MPI_DO(e, MPI_Irecv(p, n, MPI_BYTE, peer, tag, tm->comm, req));
-        else if (verb == GEMM__MPI_REPLACE)
+        else if (verb == GEMM__MPI_REPLACE) {
             GEMM__MPI_DO(e, MPI_Sendrecv_replace(p, n, MPI_BYTE, peer, tag, from, tag, tm->comm, MPI_STATUS_IGNORE));
+#ifdef GEMM__TEST_HOOKS
+            if (off == 0 && n >= 4 && gemm__test_hooks()->mpi_corrupt_shift > 0 &&
+                --gemm__test_hooks()->mpi_corrupt_shift == 0)
+                p[3] ^= 0x40; /* a block corrupted in transit: bit 30 of its first 4 bytes */
+#endif
+        }
         else GEMM__MPI_DO(e, MPI_Bcast(p, n, MPI_BYTE, peer, tm->row_comm));
     }
 }
@@ -3080,7 +3104,8 @@ static void gemm__mpi_init(gemm_mpi_plan *pl, gemm__mpi_err *e, const char *func
 static const char *const gemm__mpi_shape_names[] = {
     "precision", "layout", "transa", "transb", "m", "n", "k", "options.local", "options.algorithm",
     "options.overlap", "options.path", "options.root", "options.max_host_bytes", "options.max_device_bytes",
-    "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)"};
+    "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)",
+    "options.verify"};
 
 /* The shape's values; the root only where the form has one (`form` as for
    gemm__mpi_check_options). */
@@ -3328,6 +3353,153 @@ static gemm_status gemm__mpi_free_all(gemm_mpi_plan *pl, const char *func, int a
     return s;
 }
 /* <<mpi teardown */
+/* >>mpi verify: src/mpi/verify.c */
+/* ---- verified products (options.verify) ------------------------------------ */
+
+/* The checksums of core/verify.h over the grid. Every rank holds its
+   pieces of op(a), op(b) and C (the root all of them in the root-held
+   form, the others none; in the distributed form each its tiles, on the
+   host: the CPU multiply) and keeps the sums as full-length vectors, its
+   own contributions at its tiles' offsets, zeros elsewhere; sums over
+   the ranks (MPI_Allreduce) make them whole:
+     before  e^T op(a) and op(b) e (4k doubles, reduced), then, weighted
+             by them, this rank's part of want and scale of every row and
+             column, with beta*C0's (reduced: 3m + 3n doubles)
+     after   the sums of the C computed (m + n doubles, reduced)
+   and every rank compares the same vectors (core/verify.c), so they agree
+   on GEMM_ERR_VERIFY. A corrupted block in a shift, a rank's faulty
+   multiply or a flipped element of C anywhere shows in the sums. The
+   work is O(local pieces); the messages O(m + n + k) doubles. */
+
+#include <float.h>                /* FLT_MAX, DBL_MAX */
+#include <math.h>                 /* fabs */
+#include <string.h>
+
+/* One call's sums: the vectors (NULL when the call does not verify). */
+typedef struct gemm__mpi_verify {
+    double *ws, *scratch;
+    gemm__verify_sums v;
+} gemm__mpi_verify;
+
+/* This rank's pieces in the view: op(a), op(b), C tiles (empty on a rank
+   that holds none), read through the call's canonical strides. */
+static void gemm__mpi_verify_tiles(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_call *c,
+                                   gemm_mpi_tile *a, gemm_mpi_tile *b, gemm_mpi_tile *C)
+{
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    memset(C, 0, sizeof *C);
+    if (c->form == 1) {
+        *a = tm->g.a;
+        *b = tm->g.b;
+        *C = tm->g.c;
+    } else if (tm->rank == sh->o.root) {
+        a->rows = C->rows = c->p.m;
+        a->cols = b->rows = c->p.k;
+        b->cols = C->cols = c->p.n;
+    }
+}
+
+/* Before the product (every rank, when the call verifies): the sums'
+   vectors, and their want and scale. A rank without memory fails the
+   call on every rank (a vote) before any sum moves. */
+static void gemm__mpi_verify_before(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_call *c,
+                                    gemm__mpi_err *e, gemm__mpi_verify *vf)
+{
+    const gemm__problem *p = &c->p;
+    int64_t m = p->m, n = p->n, k = p->k;
+    size_t doubles = gemm__verify_doubles(m, n, k);
+    gemm_mpi_tile ta, tb, tc;
+    double *s, *sa, *r, *ra, alpha = c->alpha, beta = c->beta;
+    gemm_status st;
+    int64_t x;
+    vf->ws = (double *)GEMM_MALLOC(doubles * sizeof(double));
+    if (!vf->ws)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums, %llu "
+                                     "bytes", e->func, (unsigned long long)(doubles * sizeof(double))));
+    st = gemm__mpi_vote(tm, e, NULL, 0, NULL);
+    if (st != GEMM_OK) {
+        gemm__mpi_agreed(e, st);
+        return;
+    }
+    memset(vf->ws, 0, doubles * sizeof(double));
+    vf->scratch = gemm__verify_layout(&vf->v, vf->ws, m, n, k);
+    s = gemm__verify_scratch(vf->scratch, k, 0);
+    sa = gemm__verify_scratch(vf->scratch, k, 1);
+    r = gemm__verify_scratch(vf->scratch, k, 2);
+    ra = gemm__verify_scratch(vf->scratch, k, 3);
+    gemm__mpi_verify_tiles(sh, tm, c, &ta, &tb, &tc);
+    if (beta != 0 && tc.rows > 0 && tc.cols > 0) { /* beta*C0, this rank's part */
+        gemm__verify_pass(sh->precision, c->C, tc.rows, tc.cols, 1, p->ldc, NULL, NULL, NULL, NULL,
+                          vf->v.want_col + tc.col0, vf->v.scale_col + tc.col0, vf->v.want_row + tc.row0,
+                          vf->v.scale_row + tc.row0);
+        for (x = 0; x < m; x++) vf->v.want_row[x] *= beta, vf->v.scale_row[x] *= fabs(beta);
+        for (x = 0; x < n; x++) vf->v.want_col[x] *= beta, vf->v.scale_col[x] *= fabs(beta);
+    }
+    if (p->work == GEMM__WORK_FULL) {
+        if (ta.rows > 0 && ta.cols > 0)
+            gemm__verify_pass(sh->precision, c->A, ta.rows, ta.cols, p->ars, p->acs, NULL, NULL, NULL, NULL,
+                              s + ta.col0, sa + ta.col0, NULL, NULL);
+        if (tb.rows > 0 && tb.cols > 0)
+            gemm__verify_pass(sh->precision, c->B, tb.rows, tb.cols, p->brs, p->bcs, NULL, NULL, NULL, NULL, NULL,
+                              NULL, r + tb.row0, ra + tb.row0);
+        /* the four k-vectors lie one after the other: one reduction */
+        GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, s, (int)(ra + k - s), MPI_DOUBLE, MPI_SUM, tm->comm));
+        for (x = 0; x < k; x++) s[x] *= alpha, sa[x] *= fabs(alpha), r[x] *= alpha, ra[x] *= fabs(alpha);
+        if (tb.rows > 0 && tb.cols > 0)
+            gemm__verify_pass(sh->precision, c->B, tb.rows, tb.cols, p->brs, p->bcs, s + tb.row0, sa + tb.row0, NULL,
+                              NULL, vf->v.want_col + tb.col0, vf->v.scale_col + tb.col0, NULL, NULL);
+        if (ta.rows > 0 && ta.cols > 0)
+            gemm__verify_pass(sh->precision, c->A, ta.rows, ta.cols, p->ars, p->acs, NULL, NULL, r + ta.col0,
+                              ra + ta.col0, NULL, NULL, vf->v.want_row + ta.row0, vf->v.scale_row + ta.row0);
+    }
+    GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, vf->ws, (int)(vf->scratch - vf->ws), MPI_DOUBLE, MPI_SUM, tm->comm));
+}
+
+#ifdef GEMM__TEST_HOOKS
+/* The tests' flipped bit of C (gemm__hooks), on the rank whose piece of
+   C holds the element (canonical coordinates). */
+static void gemm__mpi_verify_flip(const gemm__mpi_shape *sh, const gemm_mpi_tile *tc, const gemm__mpi_call *c)
+{
+    const gemm__hooks *h = gemm__test_hooks();
+    int64_t i = h->verify_flip_row - tc->row0, j = h->verify_flip_col - tc->col0;
+    if (!h->verify_flip_bit || i < 0 || i >= tc->rows || j < 0 || j >= tc->cols) return;
+    if (sh->precision == GEMM_F32) *((uint32_t *)c->C + i + j * c->p.ldc) ^= (uint32_t)1 << (h->verify_flip_bit - 1);
+    else *((uint64_t *)c->C + i + j * c->p.ldc) ^= (uint64_t)1 << (h->verify_flip_bit - 1);
+}
+#endif
+
+/* After the product and C written (every rank, unless a vote already
+   failed the call): the sums of C, reduced, then the comparison. */
+static void gemm__mpi_verify_after(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_call *c,
+                                   gemm__mpi_err *e, gemm__mpi_verify *vf)
+{
+    const gemm__problem *p = &c->p;
+    gemm_mpi_tile ta, tb, tc;
+    if (!vf->ws || e->agreed) return;
+    gemm__mpi_verify_tiles(sh, tm, c, &ta, &tb, &tc);
+    memset(vf->v.got_row, 0, sizeof(double) * (size_t)p->m);
+    memset(vf->v.got_col, 0, sizeof(double) * (size_t)p->n);
+    if (e->st == GEMM_OK && tc.rows > 0 && tc.cols > 0) {
+#ifdef GEMM__TEST_HOOKS
+        gemm__mpi_verify_flip(sh, &tc, c);
+#endif
+        gemm__verify_pass(sh->precision, c->C, tc.rows, tc.cols, 1, p->ldc, NULL, NULL, NULL, NULL,
+                          vf->v.got_col + tc.col0, NULL, vf->v.got_row + tc.row0, NULL);
+    }
+    GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, vf->v.got_row, (int)p->m, MPI_DOUBLE, MPI_SUM, tm->comm));
+    GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, vf->v.got_col, (int)p->n, MPI_DOUBLE, MPI_SUM, tm->comm));
+    if (e->st == GEMM_OK)
+        gemm__mpi_keep(e, gemm__verify_compare(e->func, &vf->v, p->m, p->n, p->k, gemm__verify_unit(sh->precision, 0),
+                                               sh->precision == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, -1));
+}
+
+static void gemm__mpi_verify_free(gemm__mpi_verify *vf)
+{
+    GEMM_FREE(vf->ws);
+    vf->ws = NULL;
+}
+/* <<mpi verify */
 /* >>mpi execute: src/mpi/execute.c */
 /* ---- one execute of a plan ------------------------------------------------------ */
 
@@ -3352,19 +3524,20 @@ static void gemm__mpi_call_init(gemm__mpi_call *c, int form, const gemm_mpi_opti
 }
 
 /* The execute's vote: every rank's arguments are valid (checked into *c),
-   and every rank passed the same shape, options, scalars and form. Returns
-   what the call has to do. */
+   and every rank passed the same shape, options, scalars, form and
+   verify. Returns what the call has to do. */
 static gemm__work gemm__mpi_agree(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
-                                  const gemm__mpi_args *in, gemm__mpi_call *c, gemm__mpi_err *e)
+                                  const gemm__mpi_args *in, gemm__mpi_call *c, gemm__mpi_err *e, int verify)
 {
-    int64_t v[GEMM__MPI_SHAPE_VALUES + 3];
+    int64_t v[GEMM__MPI_SHAPE_VALUES + 4];
     gemm_status s;
     if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_prepare(e->func, sh, tm, form, in, c));
     gemm__mpi_shape_values(sh, form, v);
     memcpy(&v[GEMM__MPI_SHAPE_VALUES], &in->alpha, 8);
     memcpy(&v[GEMM__MPI_SHAPE_VALUES + 1], &in->beta, 8);
     v[GEMM__MPI_SHAPE_VALUES + 2] = form;
-    s = gemm__mpi_vote(tm, e, v, GEMM__MPI_SHAPE_VALUES + 3, gemm__mpi_shape_names);
+    v[GEMM__MPI_SHAPE_VALUES + 3] = verify;
+    s = gemm__mpi_vote(tm, e, v, GEMM__MPI_SHAPE_VALUES + 4, gemm__mpi_shape_names);
     if (s != GEMM_OK) gemm__mpi_agreed(e, s);
     return s == GEMM_OK ? c->p.work : GEMM__WORK_NONE;
 }
@@ -3445,13 +3618,24 @@ static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision
                                      gemm__mpi_err *e, gemm_timing *t)
 {
     const gemm__mpi_shape *sh = &pl->shape;
+    gemm__mpi_verify vf;
     gemm__work work;
     gemm_status s;
+    int verify = sh->o.verify || (exec_options && exec_options->verify);
+    vf.ws = NULL;
     if (e->st == GEMM_OK && precision != sh->precision)
         gemm__mpi_keep(e, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the plan is for %s, this call for %s", e->func,
                                      gemm_precision_name(sh->precision), gemm_precision_name(precision)));
     if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_check_exec_options(e->func, &sh->o, exec_options));
-    work = gemm__mpi_agree(sh, &pl->team, form, in, c, e);
+    if (e->st == GEMM_OK && verify && form == 1 && sh->o.local == GEMM_MPI_LOCAL_CUDA)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify: the distributed form verifies the "
+                                     "pieces in host memory, with the CPU multiply (options.local = "
+                                     "GEMM_MPI_LOCAL_CPU)", e->func));
+    work = gemm__mpi_agree(sh, &pl->team, form, in, c, e, verify);
+    if (verify && work != GEMM__WORK_NONE) {
+        gemm__mpi_verify_before(sh, &pl->team, c, e, &vf);
+        if (e->agreed) work = GEMM__WORK_NONE;
+    }
     if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(sh, &pl->team, &pl->dev, c, e, t);
     else if (work == GEMM__WORK_FULL && form == 0 && pl->dev.root_devices)
         gemm__mpi_root_devices_run(sh, &pl->team, &pl->dev, in, e, t);
@@ -3459,6 +3643,8 @@ static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision
         gemm__mpi_form(sh, &pl->team, &pl->dev, &pl->bufs, &pl->xchg, &pl->stage, e, t, form);
         if (e->st == GEMM_OK) gemm__mpi_product(sh, &pl->team, &pl->dev, c, &pl->bufs, &pl->xchg, &pl->stage, e, t);
     }
+    if (vf.ws) gemm__mpi_verify_after(sh, &pl->team, c, e, &vf);
+    gemm__mpi_verify_free(&vf);
     s = gemm__mpi_close(&pl->team, &pl->dev, c, e, t, t_start, 1);
     if (s == GEMM_ERR_MPI) pl->broken = 1; /* transfers may be pending: the plan cannot go on */
     return s;

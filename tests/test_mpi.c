@@ -32,6 +32,7 @@ static void *test_malloc(size_t bytes)
 #define GEMM_IMPLEMENTATION
 #include "../gemm_mpi.h"
 #include "battery.h"
+#include "verify_faults.h"
 
 static int me, nranks;
 
@@ -250,6 +251,11 @@ static int env_int(const char *name, int def)
 /* options.slabs of the next batteries (the root-held stream) */
 static int battery_slabs;
 
+/* GEMM_TEST_VERIFY=1: every battery with options.verify (where the form
+   allows it: host data), then the injected faults instead of the other
+   tests (tests/test_mpi.sh runs it at one P). */
+static int test_verify;
+
 static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int overlap, gemm_mpi_local local, int root,
                         gemm_mpi_path path)
 {
@@ -264,6 +270,7 @@ static void run_battery(const char *name, int dist, gemm_mpi_algorithm algo, int
     c.opts.root = root;
     c.opts.path = path;
     c.opts.slabs = battery_slabs;
+    c.opts.verify = test_verify && !(dist && local == GEMM_MPI_LOCAL_CUDA);
     be.name = name;
     be.sgemm = mpi_sgemm;
     be.dgemm = mpi_dgemm;
@@ -616,6 +623,83 @@ static void test_cuda_paths(void)
 }
 #endif
 
+/* Verified products (options.verify, GEMM_TEST_VERIFY=1): a flipped
+   element of C (on the rank that holds it) caught in both forms; a block
+   corrupted in a blocking shift of Cannon's rounds goes unseen without
+   verify (C wrong, GEMM_OK) and is caught with it, on every rank. */
+static void test_verify_faults(void)
+{
+    int form;
+    for (form = 0; form < 2; form++) {
+        battery_backend be;
+        mpi_ctx c;
+        char name[64];
+        memset(&be, 0, sizeof be);
+        memset(&c, 0, sizeof c);
+        c.dist = form;
+        c.opts.verify = 1;
+        c.opts.root = nranks - 1;
+        snprintf(name, sizeof name, "mpi %s, verify", form ? "distributed" : "root-held");
+        be.name = name;
+        be.sgemm = mpi_sgemm;
+        be.dgemm = mpi_dgemm;
+        be.ctx = &c;
+        verify_faults(&be, 37, 29, 31, 0, 0x7); /* no dropped K slice: the rounds have no such hook */
+    }
+    if (nranks > 1) {
+        enum { M = 33, N = 27, K = 30 };
+        static double A[M * K], B[K * N], C0[M * N], C[M * N], R[M * N];
+        mpi_ctx c;
+        gemm_status s[2];
+        double err[2];
+        int v;
+        memset(&c, 0, sizeof c);
+        fill(A, M * K, 11);
+        fill(B, K * N, 12);
+        fill(C0, M * N, 13);
+        memcpy(R, C0, sizeof R);
+        gemm_ref_dgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, K, B, N, 0.5, R, N);
+        for (v = 0; v < 2; v++) {
+            c.opts.verify = v;
+            memcpy(C, C0, sizeof C);
+            gemm__test_hooks()->mpi_corrupt_shift = 1; /* the first block each rank receives in a shift: bit 30 of its
+                                                          first 4 bytes, a low half of a double (C off by ~1e-8) */
+            s[v] = mpi_dgemm(&c, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, A, K, B, N, 0.5, C, N);
+            gemm__test_hooks()->mpi_corrupt_shift = 0;
+            err[v] = max_err(C, R, M * N);
+        }
+        battery_check(s[0] == GEMM_OK && err[0] > 1e-10 && s[1] == GEMM_ERR_VERIFY,
+                      "P=%d: a block corrupted in a shift: unseen without verify (status %d, C off by %g), caught "
+                      "with it (status %d: %s)", nranks, (int)s[0], err[0], (int)s[1], gemm_last_error_detail());
+    }
+    {
+        mpi_ctx c; /* the ranks must agree on verify */
+        double A[4] = {1, 2, 3, 4}, C[4] = {0, 0, 0, 0};
+        gemm_status s;
+        memset(&c, 0, sizeof c);
+        c.opts.verify = nranks > 1 && me == 0;
+        s = call_mpi(&c, 1, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2);
+        battery_check(nranks == 1 ? s == GEMM_OK : s == GEMM_ERR_INVALID_ARG &&
+                                                       strstr(gemm_last_error_detail(), "options.verify") != NULL,
+                      "ranks disagreeing on options.verify: refused on every rank (%d: %s)", (int)s,
+                      gemm_last_error_detail());
+    }
+}
+
+/* Everything but the batteries (not in the GEMM_TEST_VERIFY run). */
+static void test_beyond_battery(void)
+{
+    test_descriptor();
+    test_inconsistent();
+    test_memory();
+    test_malloc_failure();
+    test_timing_and_errors();
+    test_plans(GEMM_MPI_LOCAL_CPU);
+    test_plan_refusals();
+    test_plan_failures();
+    test_defects();
+}
+
 int main(int argc, char **argv)
 {
     int totals[2], sums[2], root = 0;
@@ -633,15 +717,9 @@ int main(int argc, char **argv)
     gemm__test_hooks()->mpi_stage_bytes = (size_t)env_int("GEMM_MPI_TEST_STAGE_BYTES", 0);
     gemm__test_hooks()->mpi_copy_parallel_bytes = (size_t)env_int("GEMM_MPI_TEST_COPY_PARALLEL_BYTES", 0);
     gemm__test_hooks()->mpi_poll_cols = env_int("GEMM_MPI_TEST_POLL_COLS", 0);
-    test_descriptor();
-    test_inconsistent();
-    test_memory();
-    test_malloc_failure();
-    test_timing_and_errors();
-    test_plans(GEMM_MPI_LOCAL_CPU);
-    test_plan_refusals();
-    test_plan_failures();
-    test_defects();
+    test_verify = env_int("GEMM_TEST_VERIFY", 0);
+    if (test_verify) test_verify_faults();
+    else test_beyond_battery();
     run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);

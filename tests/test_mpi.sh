@@ -58,9 +58,15 @@ if mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tes
     done
 else failed=$((failed + 1)); echo "FAIL tests/test_mpi_init.c does not build:"; head -20 build/mpi_init_build.log; fi
 fi
-for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do
-    log=build/test_mpi_P$p.log
-    timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
+# Then the batteries with options.verify and the injected faults
+# (GEMM_TEST_VERIFY=1) at P = 1, 3, 4 (GEMM_MPI_TEST_VERIFY_RANKS overrides).
+runs=$(for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do echo "$p"; done
+       for p in ${GEMM_MPI_TEST_VERIFY_RANKS:-1 3 4}; do echo "v$p"; done)
+for run in $runs; do
+    p=${run#v}
+    log=build/test_mpi_P$run.log
+    case $run in v*) verify=1 ;; *) verify= ;; esac
+    GEMM_TEST_VERIFY=$verify timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
         mpirun --oversubscribe --allow-run-as-root -np "$p" "$bin" >"$log" 2>&1
     rc=$?
     grep -E '^(FAIL|SKIPPED)' "$log" | head -n 20

@@ -178,24 +178,24 @@ int main(int argc, char **argv)
     test_default_off();
     test_not_finite();
     /* every path of a single call: tiny loops, one tile, direct, packed (threaded) */
-    verify_faults(&single, 2, 2, 2, 0);
-    verify_faults(&single, 5, 4, 9, 0);
-    verify_faults(&single, 64, 48, 80, 0);
-    verify_faults(&single, 200, 150, quick ? 60 : 170, 0);
+    verify_faults(&single, 2, 2, 2, 0, 0xF);
+    verify_faults(&single, 5, 4, 9, 0, 0xF);
+    verify_faults(&single, 64, 48, 80, 0, 0xF);
+    verify_faults(&single, 200, 150, quick ? 60 : 170, 0, 0xF);
     single.ctx = &three; /* the packed path with tiny blocks on 3 threads */
     gemm__test_hooks()->cpu_path = 1;
     gemm__test_hooks()->cpu_mc = 1;
     gemm__test_hooks()->cpu_kc = 7;
     gemm__test_hooks()->cpu_nc = 1;
     single.name = "cpu/verify/packed/tiny-blocks/3-threads";
-    verify_faults(&single, 33, 29, 31, 0);
+    verify_faults(&single, 33, 29, 31, 0, 0xF);
     battery_run(&single); /* no false alarm on the packed path's edges */
     gemm__test_hooks()->cpu_path = 0;
     gemm__test_hooks()->cpu_mc = gemm__test_hooks()->cpu_kc = gemm__test_hooks()->cpu_nc = 0;
     single.ctx = &verify;
     single.name = "cpu/verify";
     /* a batch member */
-    verify_faults(&member2, 30, 20, 25, 2);
+    verify_faults(&member2, 30, 20, 25, 2, 0xF);
     /* the battery with verify on: no false alarm */
     if (quick) { single.cases = 12; single.max_dim = 160; }
     battery_run(&single);

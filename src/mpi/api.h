@@ -53,6 +53,9 @@ typedef struct gemm_mpi_options {
                                       default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
     int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
                                       ranks multiply this one; 0 or 1 = all before the rounds */
+    int verify;                    /* 1: check the product with row and column checksums over the grid;
+                                      GEMM_ERR_VERIFY on every rank when it fails them (a plan's create or
+                                      any execute may ask) */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),

@@ -17,6 +17,7 @@
 #include "rounds.c"
 #include "setup.c"      /* gemm__mpi_cuda_init */
 #include "stream.c"
+#include "verify.c"     /* gemm__mpi_verify_before, gemm__mpi_verify_after */
 #include "vote.c"
 
 /* A call's arguments before its checks: the form and where its outputs
@@ -31,19 +32,20 @@ static void gemm__mpi_call_init(gemm__mpi_call *c, int form, const gemm_mpi_opti
 }
 
 /* The execute's vote: every rank's arguments are valid (checked into *c),
-   and every rank passed the same shape, options, scalars and form. Returns
-   what the call has to do. */
+   and every rank passed the same shape, options, scalars, form and
+   verify. Returns what the call has to do. */
 static gemm__work gemm__mpi_agree(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
-                                  const gemm__mpi_args *in, gemm__mpi_call *c, gemm__mpi_err *e)
+                                  const gemm__mpi_args *in, gemm__mpi_call *c, gemm__mpi_err *e, int verify)
 {
-    int64_t v[GEMM__MPI_SHAPE_VALUES + 3];
+    int64_t v[GEMM__MPI_SHAPE_VALUES + 4];
     gemm_status s;
     if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_prepare(e->func, sh, tm, form, in, c));
     gemm__mpi_shape_values(sh, form, v);
     memcpy(&v[GEMM__MPI_SHAPE_VALUES], &in->alpha, 8);
     memcpy(&v[GEMM__MPI_SHAPE_VALUES + 1], &in->beta, 8);
     v[GEMM__MPI_SHAPE_VALUES + 2] = form;
-    s = gemm__mpi_vote(tm, e, v, GEMM__MPI_SHAPE_VALUES + 3, gemm__mpi_shape_names);
+    v[GEMM__MPI_SHAPE_VALUES + 3] = verify;
+    s = gemm__mpi_vote(tm, e, v, GEMM__MPI_SHAPE_VALUES + 4, gemm__mpi_shape_names);
     if (s != GEMM_OK) gemm__mpi_agreed(e, s);
     return s == GEMM_OK ? c->p.work : GEMM__WORK_NONE;
 }
@@ -124,13 +126,24 @@ static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision
                                      gemm__mpi_err *e, gemm_timing *t)
 {
     const gemm__mpi_shape *sh = &pl->shape;
+    gemm__mpi_verify vf;
     gemm__work work;
     gemm_status s;
+    int verify = sh->o.verify || (exec_options && exec_options->verify);
+    vf.ws = NULL;
     if (e->st == GEMM_OK && precision != sh->precision)
         gemm__mpi_keep(e, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the plan is for %s, this call for %s", e->func,
                                      gemm_precision_name(sh->precision), gemm_precision_name(precision)));
     if (e->st == GEMM_OK) gemm__mpi_keep(e, gemm__mpi_check_exec_options(e->func, &sh->o, exec_options));
-    work = gemm__mpi_agree(sh, &pl->team, form, in, c, e);
+    if (e->st == GEMM_OK && verify && form == 1 && sh->o.local == GEMM_MPI_LOCAL_CUDA)
+        gemm__mpi_keep(e, gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify: the distributed form verifies the "
+                                     "pieces in host memory, with the CPU multiply (options.local = "
+                                     "GEMM_MPI_LOCAL_CPU)", e->func));
+    work = gemm__mpi_agree(sh, &pl->team, form, in, c, e, verify);
+    if (verify && work != GEMM__WORK_NONE) {
+        gemm__mpi_verify_before(sh, &pl->team, c, e, &vf);
+        if (e->agreed) work = GEMM__WORK_NONE;
+    }
     if (work == GEMM__WORK_SCALE) gemm__mpi_scale_only(sh, &pl->team, &pl->dev, c, e, t);
     else if (work == GEMM__WORK_FULL && form == 0 && pl->dev.root_devices)
         gemm__mpi_root_devices_run(sh, &pl->team, &pl->dev, in, e, t);
@@ -138,6 +151,8 @@ static gemm_status gemm__mpi_execute(gemm_mpi_plan *pl, gemm_precision precision
         gemm__mpi_form(sh, &pl->team, &pl->dev, &pl->bufs, &pl->xchg, &pl->stage, e, t, form);
         if (e->st == GEMM_OK) gemm__mpi_product(sh, &pl->team, &pl->dev, c, &pl->bufs, &pl->xchg, &pl->stage, e, t);
     }
+    if (vf.ws) gemm__mpi_verify_after(sh, &pl->team, c, e, &vf);
+    gemm__mpi_verify_free(&vf);
     s = gemm__mpi_close(&pl->team, &pl->dev, c, e, t, t_start, 1);
     if (s == GEMM_ERR_MPI) pl->broken = 1; /* transfers may be pending: the plan cannot go on */
     return s;

@@ -51,7 +51,8 @@ static void gemm__mpi_init(gemm_mpi_plan *pl, gemm__mpi_err *e, const char *func
 static const char *const gemm__mpi_shape_names[] = {
     "precision", "layout", "transa", "transb", "m", "n", "k", "options.local", "options.algorithm",
     "options.overlap", "options.path", "options.root", "options.max_host_bytes", "options.max_device_bytes",
-    "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)"};
+    "options.threads", "options.slabs", "alpha", "beta", "forms (a root-held and a distributed execute)",
+    "options.verify"};
 
 /* The shape's values; the root only where the form has one (`form` as for
    gemm__mpi_check_options). */

@@ -49,8 +49,14 @@ static void gemm__mpi_message(gemm__mpi_xchg *xc, const gemm__mpi_team *tm, gemm
         }
         if (verb == GEMM__MPI_ISEND) GEMM__MPI_DO(e, MPI_Isend(p, n, MPI_BYTE, peer, tag, tm->comm, req));
         else if (verb == GEMM__MPI_IRECV) GEMM__MPI_DO(e, MPI_Irecv(p, n, MPI_BYTE, peer, tag, tm->comm, req));
-        else if (verb == GEMM__MPI_REPLACE)
+        else if (verb == GEMM__MPI_REPLACE) {
             GEMM__MPI_DO(e, MPI_Sendrecv_replace(p, n, MPI_BYTE, peer, tag, from, tag, tm->comm, MPI_STATUS_IGNORE));
+#ifdef GEMM__TEST_HOOKS
+            if (off == 0 && n >= 4 && gemm__test_hooks()->mpi_corrupt_shift > 0 &&
+                --gemm__test_hooks()->mpi_corrupt_shift == 0)
+                p[3] ^= 0x40; /* a block corrupted in transit: bit 30 of its first 4 bytes */
+#endif
+        }
         else GEMM__MPI_DO(e, MPI_Bcast(p, n, MPI_BYTE, peer, tm->row_comm));
     }
 }
