@@ -372,7 +372,7 @@ test-cl-asan: ## the OpenCL tests under the sanitizers
 $(B)/test_cl_asan $(B)/test_cl_safety_asan $(B)/test_cl_batch_asan: $(B)/%_asan: tests/%.c tests/battery.h tests/battery_batch.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
 
-$(B)/test_cl $(B)/test_cl_safety $(B)/test_cl_batch: $(B)/%: tests/%.c tests/battery.h tests/battery_batch.h $(CL_HEADERS) | $(B)
+$(B)/test_cl $(B)/test_cl_safety $(B)/test_cl_batch: $(B)/%: tests/%.c tests/battery.h tests/battery_batch.h tests/verify_faults.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
 
 example-cl: $(B)/opencl_basic ## the OpenCL example: prints the device and kernel

@@ -71,7 +71,17 @@
            build_options   appended to clBuildProgram's options
            no_self_check   1: use kernels without checking them
        gemm_cl_options (per call): num_wait and wait, event (buffer calls),
-       timing (host calls).
+       timing (host calls), verify (single calls).
+           verify   1: check the product with Huang-Abraham row and column
+                    checksums (gemm_cpu.h, "Verified products": the same
+                    bound); GEMM_ERR_VERIFY with the worst row and column
+                    when it fails them, C as computed. Buffer calls sum on
+                    the device (one fp64 kernel over C0, op(A), op(B), then
+                    C; a device without cl_khr_fp64 returns
+                    GEMM_ERR_UNAVAILABLE), read back 3m + 3n doubles and
+                    block until done (the event, when asked, is complete);
+                    host calls sum on the host. Batches refuse it
+                    (GEMM_ERR_INVALID_ARG, nothing written).
 
    Errors
        Every call returns a gemm_status; gemm_last_error_detail() says why,
@@ -142,6 +152,8 @@ typedef struct gemm_cl_options {
     const cl_event *wait;
     cl_event *event;             /* buffer calls: receives the last command's event (release it) */
     gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
+    int verify;                  /* single calls: 1 = check the product with row and column checksums,
+                                    GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
 } gemm_cl_options;
 
 /* One parameter set of the kernel generator (see the doc block). */
@@ -373,8 +385,9 @@ extern "C" {
 /* The kernels, one OpenCL C source in literals each under C99's 4095
    characters (and MSVC's limits); the host prepends the #defines. */
 static const char *const gemm__cl_source[] = {
-/* >>cl gemm: src/cl/gemm.cl (7 literals) */
-    "/* gemm_cl kernels: pack, direct, small (batches) and tiled. The host prepends a parameter set\n"
+/* >>cl gemm: src/cl/gemm.cl (8 literals) */
+    "/* gemm_cl kernels: pack, direct, small (batches), tiled, and the verified\n"
+    "   products' sums. The host prepends a parameter set\n"
     "   as #defines; each #ifndef below is the value used when one is left out, so\n"
     "   this file also compiles on its own (tests/test_cl.sh checks it with clang).\n"
     "   Helper functions carry INLINE: they must be inlined before the compiler\n"
@@ -970,7 +983,33 @@ static const char *const gemm__cl_source[] = {
     "#endif\n"
     "    }\n"
     "    store_tile(C + member_at(offc, cs, cl, first + z), ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);\n"
-    "}\n",
+    "}\n"
+    "\n",
+    "#ifdef cl_khr_fp64\n"
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "/* Verified products (the host's cl/verify.c): the checksums' line sums in\n"
+    "   fp64, one work-item per line of a matrix x (element t of line l at\n"
+    "   x[off + l*line_stride + t*elem_stride]); ws holds every vector of the\n"
+    "   sums, at element offsets (-1: none). ws[out + l] += f * sum_t x*w[t],\n"
+    "   ws[outa + l] += |f| * sum_t |x|*wa[t], with a weight of 1 where w (wa)\n"
+    "   is -1. Only on devices with fp64. */\n"
+    "__kernel void gemm_cl_verify_lines(__global const real *x, const long off, const int lines, const int len,\n"
+    "                                   const long line_stride, const long elem_stride, __global double *ws,\n"
+    "                                   const long w, const long wa, const long out, const long outa, const double f)\n"
+    "{\n"
+    "    const int l = get_global_id(0);\n"
+    "    double s = 0, sa = 0;\n"
+    "    int t;\n"
+    "    if (l >= lines) return;\n"
+    "    for (t = 0; t < len; t++) {\n"
+    "        const double v = (double)x[off + l * line_stride + t * elem_stride];\n"
+    "        s += w >= 0 ? v * ws[w + t] : v;\n"
+    "        sa += wa >= 0 ? fabs(v) * ws[wa + t] : fabs(v);\n"
+    "    }\n"
+    "    if (out >= 0) ws[out + l] += f * s;\n"
+    "    if (outa >= 0) ws[outa + l] += fabs(f) * sa;\n"
+    "}\n"
+    "#endif\n",
 /* <<cl gemm */
 };
 
@@ -1410,6 +1449,7 @@ typedef struct gemm__cl_program {
     cl_program program;
     cl_kernel pack, pack_rows, direct, tiled;
     cl_kernel small[2]; /* 32 x 32 and 64 x 64 tiles */
+    cl_kernel verify;   /* the verified products' line sums; NULL on a device without fp64 */
     int checked; /* 0 not yet, 1 passed, -1 failed */
     int small_bad; /* the small kernel failed its self-check: batches keep the packed path */
     int cached;  /* loaded from the disk cache, not compiled */
@@ -1461,6 +1501,7 @@ static void gemm__cl_program_free(gemm__cl_program *g)
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->small[0]) clReleaseKernel(g->small[0]);
     if (g->small[1]) clReleaseKernel(g->small[1]);
+    if (g->verify) clReleaseKernel(g->verify);
     if (g->program) clReleaseProgram(g->program);
     GEMM_FREE(g);
 }
@@ -2028,6 +2069,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
         gemm__cl_program_free(g);
         return gemm__cl_fail(e, "clCreateKernel");
     }
+    g->verify = clCreateKernel(g->program, "gemm_cl_verify_lines", &e); /* absent without fp64: NULL */
+    if (e != CL_SUCCESS) g->verify = NULL;
     g->next = ctx->programs;
     ctx->programs = g;
     *out = g;
@@ -2871,6 +2914,180 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
     return s;
 }
 /* <<cl choice */
+/* >>cl verify: src/cl/verify.c */
+/* Verified products on OpenCL (gemm_cl_options.verify; core/verify.h).
+   Buffer calls sum on the device, where the matrices are: one kernel
+   (gemm.cl's gemm_cl_verify_lines, fp64, a work-item per row or column)
+   run over C0 (beta != 0), op(a) and op(b) before the product and over C
+   after it, into one buffer of sums that is read back (3m + 3n doubles)
+   for the shared comparison; the call then blocks. Host calls sum on the
+   host, before the upload and after C comes back (cpu/verify_sums.c). */
+
+#include <float.h>               /* FLT_MAX, DBL_MAX */
+#include <string.h>
+
+#ifdef GEMM__TEST_HOOKS
+/* The tests' faults (gemm__hooks): the product skips the last
+   verify_drop_k of k; one bit of one element of the canonical C flipped
+   after it (on the host: *host; on the device: read, flipped, written). */
+static void gemm__cl_verify_drop(gemm__problem *q)
+{
+    if (gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
+        q->k -= gemm__test_hooks()->verify_drop_k < q->k ? gemm__test_hooks()->verify_drop_k : q->k;
+        if (q->k == 0) q->work = GEMM__WORK_SCALE;
+    }
+}
+
+static cl_int gemm__cl_verify_flip(cl_command_queue queue, const gemm__problem *p, gemm_precision prec, void *host,
+                                   cl_mem C, size_t offc)
+{
+    const gemm__hooks *h = gemm__test_hooks();
+    int64_t i = h->verify_flip_row, j = h->verify_flip_col;
+    size_t at = offc + (size_t)(i + j * p->ldc), es = gemm_precision_size(prec);
+    unsigned char e[8];
+    cl_int err = CL_SUCCESS;
+    if (!h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
+    if (host) memcpy(e, (char *)host + (at - offc) * es, es);
+    else err = clEnqueueReadBuffer(queue, C, CL_TRUE, at * es, es, e, 0, NULL, NULL);
+    e[(h->verify_flip_bit - 1) / 8] ^= (unsigned char)(1u << ((h->verify_flip_bit - 1) % 8)); /* little-endian */
+    if (host) memcpy((char *)host + (at - offc) * es, e, es);
+    else if (err == CL_SUCCESS) err = clEnqueueWriteBuffer(queue, C, CL_TRUE, at * es, es, e, 0, NULL, NULL);
+    return err;
+}
+#endif
+
+/* One enqueue of the line sums: `lines` lines of `len` elements of x. */
+static gemm_status gemm__cl_verify_lines(cl_command_queue queue, const gemm__cl_program *g, cl_mem x, size_t off,
+                                         int64_t lines, int64_t len, int64_t line_stride, int64_t elem_stride,
+                                         cl_mem ws, int64_t w, int64_t wa, int64_t out, int64_t outa, double f)
+{
+    gemm__cl_args a = gemm__cl_args_of(g->verify);
+    /* one work-group size for every launch: PoCL compiles a kernel again
+       for each new one (the runtime's own choice follows the line count) */
+    size_t local = 64, global = (size_t)((lines + 63) / 64 * 64);
+    cl_int e;
+    if (lines == 0) return GEMM_OK;
+    gemm__cl_arg_mem(&a, x);
+    gemm__cl_arg_long(&a, (int64_t)off);
+    gemm__cl_arg_int(&a, lines);
+    gemm__cl_arg_int(&a, len);
+    gemm__cl_arg_long(&a, line_stride);
+    gemm__cl_arg_long(&a, elem_stride);
+    gemm__cl_arg_mem(&a, ws);
+    gemm__cl_arg_long(&a, w);
+    gemm__cl_arg_long(&a, wa);
+    gemm__cl_arg_long(&a, out);
+    gemm__cl_arg_long(&a, outa);
+    gemm__cl_arg(&a, sizeof f, &f);
+    if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (verify)");
+    e = clEnqueueNDRangeKernel(queue, g->verify, 1, NULL, &global, &local, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (verify)");
+}
+
+/* A buffer call, verified (the lock held, g the precision's program): the
+   wait list before anything, the sums, the product, the sums of C, their
+   comparison; *event (when asked) completes with the call, which blocks. */
+static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
+                                     gemm_precision prec, const char *func, const gemm__problem *p,
+                                     const gemm__cl_operands *o, double alpha, double beta, cl_uint nw,
+                                     const cl_event *wait, cl_event *event)
+{
+    cl_command_queue q = lane->queue;
+    size_t doubles = gemm__verify_doubles(p->m, p->n, p->k), head;
+    double *host = NULL, *scratch;
+    gemm__verify_sums v;
+    gemm__problem pq = *p;
+    int64_t m = p->m, n = p->n, k = p->k, ldc = p->ldc, s_, sa, r, ra;
+    cl_mem ws = NULL;
+    cl_int e = CL_SUCCESS;
+    const double zero = 0;
+    gemm_status s = GEMM_OK;
+    if (!g->verify)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: options.verify needs a device with fp64 (cl_khr_fp64) for its "
+                          "sums", func);
+    if (!(host = (double *)GEMM_MALLOC(doubles * sizeof(double))))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", func);
+    scratch = gemm__verify_layout(&v, host, m, n, k);
+    head = (size_t)(scratch - host);
+    s_ = scratch - host;
+    sa = gemm__verify_scratch(scratch, k, 1) - host;
+    r = gemm__verify_scratch(scratch, k, 2) - host;
+    ra = gemm__verify_scratch(scratch, k, 3) - host;
+    ws = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, doubles * sizeof(double), NULL, &e);
+    if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clCreateBuffer (the verification's sums)");
+    if (s == GEMM_OK && (e = clEnqueueFillBuffer(q, ws, &zero, sizeof zero, 0, doubles * sizeof(double), nw,
+                                                 nw ? wait : NULL, NULL)) != CL_SUCCESS)
+        s = gemm__cl_fail(e, "clEnqueueFillBuffer (the verification's sums)");
+    if (s == GEMM_OK && beta != 0) { /* beta*C0: its columns, then its rows */
+        s = gemm__cl_verify_lines(q, g, o->c, o->offc, n, m, ldc, 1, ws, -1, -1, v.want_col - host,
+                                  v.scale_col - host, beta);
+        if (s == GEMM_OK)
+            s = gemm__cl_verify_lines(q, g, o->c, o->offc, m, n, 1, ldc, ws, -1, -1, v.want_row - host,
+                                      v.scale_row - host, beta);
+    }
+    if (s == GEMM_OK && p->work == GEMM__WORK_FULL) {
+        /* alpha * e^T op(a) and alpha * op(b) e, then want and scale weighted by them */
+        s = gemm__cl_verify_lines(q, g, o->a, o->offa, k, m, p->acs, p->ars, ws, -1, -1, s_, sa, alpha);
+        if (s == GEMM_OK) s = gemm__cl_verify_lines(q, g, o->b, o->offb, k, n, p->brs, p->bcs, ws, -1, -1, r, ra, alpha);
+        if (s == GEMM_OK)
+            s = gemm__cl_verify_lines(q, g, o->b, o->offb, n, k, p->bcs, p->brs, ws, s_, sa, v.want_col - host,
+                                      v.scale_col - host, 1.0);
+        if (s == GEMM_OK)
+            s = gemm__cl_verify_lines(q, g, o->a, o->offa, m, k, p->ars, p->acs, ws, r, ra, v.want_row - host,
+                                      v.scale_row - host, 1.0);
+    }
+#ifdef GEMM__TEST_HOOKS
+    gemm__cl_verify_drop(&pq);
+#endif
+    if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, &pq, o, alpha, beta, GEMM__CL_BY_SIZE, 0, NULL, NULL);
+#ifdef GEMM__TEST_HOOKS
+    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc)) != CL_SUCCESS)
+        s = gemm__cl_fail(e, "the test hook's flip");
+#endif
+    if (s == GEMM_OK) s = gemm__cl_verify_lines(q, g, o->c, o->offc, n, m, ldc, 1, ws, -1, -1, v.got_col - host, -1, 1.0);
+    if (s == GEMM_OK) s = gemm__cl_verify_lines(q, g, o->c, o->offc, m, n, 1, ldc, ws, -1, -1, v.got_row - host, -1, 1.0);
+    if (s == GEMM_OK && (e = clEnqueueReadBuffer(q, ws, CL_TRUE, 0, head * sizeof(double), host, 0, NULL, NULL)) !=
+                            CL_SUCCESS)
+        s = gemm__cl_fail(e, "reading the verification's sums");
+    if (s == GEMM_OK)
+        s = gemm__verify_compare(func, &v, m, n, k, gemm__verify_unit(prec, 0), prec == GEMM_F32 ? FLT_MAX : DBL_MAX,
+                                 p->swapped, -1);
+    if (event && (e = clEnqueueMarkerWithWaitList(q, 0, NULL, event)) != CL_SUCCESS && s == GEMM_OK)
+        s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
+    clFinish(q); /* nothing of this call left in flight with ws or host freed */
+    if (ws) clReleaseMemObject(ws);
+    GEMM_FREE(host);
+    return s;
+}
+
+/* A host call, verified: the sums on the host around the blocking call. */
+static gemm_status gemm__cl_host_verified(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                          const gemm__problem *p, double alpha, const void *a, const void *b,
+                                          double beta, void *c, gemm_timing *timing)
+{
+    gemm__verify_sums v;
+    gemm__problem pq = *p;
+    double *ws = (double *)GEMM_MALLOC(gemm__verify_doubles(p->m, p->n, p->k) * sizeof(double));
+    gemm_status s;
+    if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", func);
+    gemm__verify_host_before(p, prec, alpha, a, b, beta, c, ws, &v);
+#ifdef GEMM__TEST_HOOKS
+    gemm__cl_verify_drop(&pq);
+#endif
+    s = gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &pq, alpha, a, b, beta, c,
+                      timing);
+    if (s == GEMM_OK) {
+#ifdef GEMM__TEST_HOOKS
+        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0);
+#endif
+        gemm__verify_host_after(p, prec, c, &v);
+        s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(prec, 0),
+                                 prec == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, -1);
+    }
+    GEMM_FREE(ws);
+    return s;
+}
+/* <<cl verify */
 /* >>cl entry: src/cl/entry.c */
 /* The entry points: thin typed wrappers over one internal function per
    memory space, each of which checks once (gemm__prepare) and hands the
@@ -2965,7 +3182,7 @@ static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const
    wait list), else the kernels. */
 static gemm_status gemm__cl_launch(gemm_cl_context *ctx, gemm_precision prec, const gemm__problem *p,
                                    const gemm__cl_operands *o, const gemm__cl_members *mb, double alpha, double beta,
-                                   cl_uint nw, const cl_event *wait, cl_event *event)
+                                   cl_uint nw, const cl_event *wait, cl_event *event, const char *verify_func)
 {
     gemm__cl_program *g;
     gemm_status s = GEMM_OK;
@@ -2975,7 +3192,9 @@ static gemm_status gemm__cl_launch(gemm_cl_context *ctx, gemm_precision prec, co
         if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
     } else {
         s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK)
+        if (s == GEMM_OK && verify_func)
+            s = gemm__cl_verified(ctx, &ctx->lane[0], g, prec, verify_func, p, o, alpha, beta, nw, wait, event);
+        else if (s == GEMM_OK)
             s = gemm__cl_enqueue_batch(ctx, &ctx->lane[0], g, p, o, mb, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
     }
     gemm__cl_lock_give(&ctx->lock);
@@ -3006,7 +3225,8 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     memset(&one, 0, sizeof one);
     one.count = 1;
-    return gemm__cl_launch(ctx, prec, &p, &o, &one, alpha, beta, nw, wait, event);
+    return gemm__cl_launch(ctx, prec, &p, &o, &one, alpha, beta, nw, wait, event,
+                           options && options->verify ? func : NULL);
 }
 
 /* One blocking call on host pointers, on the caller's queue. */
@@ -3024,6 +3244,9 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    if (options && options->verify)
+        return gemm__cl_host_verified(ctx, prec, func, &p, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
+                                      timing);
     return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &p, alpha,
                          p.swapped ? B : A, p.swapped ? A : B, beta, C, timing);
 }
@@ -3231,13 +3454,16 @@ static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec,
     gemm_status s = gemm__cl_device_checks(ctx, prec, func, p->m, p->n, p->k);
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
+    if (options && options->verify)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single OpenCL calls, not for "
+                          "batches (yet): nothing was written", func);
     if (count == 0 || p->work == GEMM__WORK_NONE) count = 0; /* nothing read or written: a marker at most */
     if (count > 0 && (s = gemm__cl_batch_fit(ctx, p, a, count, gemm_precision_size(prec), func, bt)) != GEMM_OK)
         return s;
     memset(&o, 0, sizeof o);
     memset(&mb, 0, sizeof mb);
     if (count > 0) s = gemm__cl_members_of(ctx, p, a, count, &o, &mb);
-    if (s == GEMM_OK) s = gemm__cl_launch(ctx, prec, p, &o, &mb, alpha, beta, nw, wait, event);
+    if (s == GEMM_OK) s = gemm__cl_launch(ctx, prec, p, &o, &mb, alpha, beta, nw, wait, event, NULL);
     gemm__cl_members_free(&mb); /* OpenCL keeps the lists until the kernels are done */
     return s;
 }

@@ -9,6 +9,7 @@
 #define GEMM__TEST_HOOKS
 #include "../gemm_cl.h"
 #include "battery.h"
+#include "verify_faults.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -19,7 +20,11 @@
 typedef struct cl_adapter {
     gemm_cl_context *cl;
     int buffers; /* 1: copy into cl_mem buffers at an offset, call the async API, wait on its event */
+    int verify;  /* options.verify */
 } cl_adapter;
+
+/* options.verify of the adapters battery_with makes */
+static int test_cl_verify;
 
 static gemm_status via_buffers(cl_adapter *a, gemm_precision prec, gemm_layout layout, gemm_transpose ta,
                                gemm_transpose tb, int64_t m, int64_t n, int64_t k, double alpha, const void *A,
@@ -52,6 +57,7 @@ static gemm_status via_buffers(cl_adapter *a, gemm_precision prec, gemm_layout l
         }
     memset(&opts, 0, sizeof opts);
     opts.event = &ev;
+    opts.verify = a->verify;
     if (prec == GEMM_F64)
         s = gemm_cl_dgemm(a->cl, layout, ta, tb, m, n, k, alpha, bufs[0], off, lda, bufs[1], off, ldb, beta, bufs[2], off,
                           ldc, &opts);
@@ -76,8 +82,11 @@ static gemm_status cl_s(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_t
                         float *C, int64_t ldc)
 {
     cl_adapter *a = (cl_adapter *)ctx;
+    gemm_cl_options o;
+    memset(&o, 0, sizeof o);
+    o.verify = a->verify;
     if (a->buffers) return via_buffers(a, GEMM_F32, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return gemm_cl_sgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm_cl_sgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o);
 }
 
 static gemm_status cl_d(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
@@ -85,8 +94,11 @@ static gemm_status cl_d(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_t
                         double beta, double *C, int64_t ldc)
 {
     cl_adapter *a = (cl_adapter *)ctx;
+    gemm_cl_options o;
+    memset(&o, 0, sizeof o);
+    o.verify = a->verify;
     if (a->buffers) return via_buffers(a, GEMM_F64, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return gemm_cl_dgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+    return gemm_cl_dgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o);
 }
 
 static int has_fp64(gemm_cl_context *cl)
@@ -104,6 +116,7 @@ static void battery_with(gemm_cl_context *cl, const char *name, const char *para
     int prec;
     a.cl = cl;
     a.buffers = buffers;
+    a.verify = test_cl_verify;
     memset(&be, 0, sizeof be);
     be.name = name;
     be.sgemm = cl_s;
@@ -133,6 +146,51 @@ static void battery_with(gemm_cl_context *cl, const char *name, const char *para
         battery_run(&be);
         printf("   (%.1f s)\n", gemm__cl_now() - t0);
     }
+}
+
+/* ---- verified products (options.verify) ---- */
+
+/* Faults injected after the product (tests/verify_faults.h) through the
+   cl_mem calls (sums on the device) and the host calls (sums on the
+   host), each caught; the battery with verify on through both, no false
+   alarm; batches refuse the option. */
+static void test_verify(gemm_cl_context *cl)
+{
+    cl_adapter a;
+    battery_backend be;
+    float X[4] = {1, 2, 3, 4};
+    gemm_cl_options o;
+    cl_context context = NULL;
+    cl_command_queue q = NULL;
+    cl_mem buf;
+    cl_int e;
+    gemm_status s;
+    int buffers;
+    for (buffers = 1; buffers >= 0; buffers--) {
+        a.cl = cl;
+        a.buffers = buffers;
+        a.verify = 1;
+        memset(&be, 0, sizeof be);
+        be.name = buffers ? "cl-buffers verified" : "cl-host verified";
+        be.sgemm = cl_s;
+        be.dgemm = has_fp64(cl) ? cl_d : NULL;
+        be.ctx = &a;
+        verify_faults(&be, 37, 29, 31, 0, 0xF);
+        verify_faults(&be, 3, 2, 4, 0, 0xF);
+    }
+    test_cl_verify = 1;
+    battery_with(cl, "cl-buffers verified (cl_mem API, sums on the device)", NULL, 1, 40, 0);
+    battery_with(cl, "cl-host verified (sums on the host)", NULL, 0, 40, 0);
+    test_cl_verify = 0;
+    gemm_cl_handles(cl, &context, &q, NULL);
+    buf = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof X, X, &e);
+    memset(&o, 0, sizeof o);
+    o.verify = 1;
+    s = gemm_cl_sgemm_strided_batched(cl, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1.0f, buf, 0, 1, 1,
+                                      buf, 0, 1, 1, 0.0f, buf, 2, 1, 1, 2, &o);
+    battery_check(e == CL_SUCCESS && s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "verify"),
+                  "an OpenCL batch refuses options.verify (%d: %s)", (int)s, gemm_last_error_detail());
+    if (e == CL_SUCCESS) clReleaseMemObject(buf);
 }
 
 /* ---- the rest of the contract ---- */
@@ -586,6 +644,7 @@ int main(void)
     /* warp-level tiling (2 warps of 8 x 4 work-items), a register cap the device may ignore */
     battery_with(cl, "cl-warp", "MWG=64 NWG=32 KWG=8 MDIMC=16 NDIMC=4 VWM=4 VWN=2 SA=1 SB=1 PACK=1 DIRECT=0 DB=1 WARPM=8 "
                  "REGS=64", 0, 15, 0);
+    test_verify(cl);
     gemm_cl_destroy(cl);
 
     test_errors();

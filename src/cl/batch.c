@@ -169,13 +169,16 @@ static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec,
     gemm_status s = gemm__cl_device_checks(ctx, prec, func, p->m, p->n, p->k);
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
+    if (options && options->verify)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single OpenCL calls, not for "
+                          "batches (yet): nothing was written", func);
     if (count == 0 || p->work == GEMM__WORK_NONE) count = 0; /* nothing read or written: a marker at most */
     if (count > 0 && (s = gemm__cl_batch_fit(ctx, p, a, count, gemm_precision_size(prec), func, bt)) != GEMM_OK)
         return s;
     memset(&o, 0, sizeof o);
     memset(&mb, 0, sizeof mb);
     if (count > 0) s = gemm__cl_members_of(ctx, p, a, count, &o, &mb);
-    if (s == GEMM_OK) s = gemm__cl_launch(ctx, prec, p, &o, &mb, alpha, beta, nw, wait, event);
+    if (s == GEMM_OK) s = gemm__cl_launch(ctx, prec, p, &o, &mb, alpha, beta, nw, wait, event, NULL);
     gemm__cl_members_free(&mb); /* OpenCL keeps the lists until the kernels are done */
     return s;
 }

@@ -9,6 +9,7 @@
 #include "choice.c" /* gemm__cl_usable, gemm__cl_select */
 #include "host.c"
 #include "run.c"
+#include "verify.c" /* gemm__cl_verified, gemm__cl_host_verified */
 
 /* OpenCL's own checks after gemm__prepare's: the precision, and the sizes
    the kernels index with int. */
@@ -96,7 +97,7 @@ static gemm_status gemm__cl_host_fits(const gemm__problem *p, size_t elem, const
    wait list), else the kernels. */
 static gemm_status gemm__cl_launch(gemm_cl_context *ctx, gemm_precision prec, const gemm__problem *p,
                                    const gemm__cl_operands *o, const gemm__cl_members *mb, double alpha, double beta,
-                                   cl_uint nw, const cl_event *wait, cl_event *event)
+                                   cl_uint nw, const cl_event *wait, cl_event *event, const char *verify_func)
 {
     gemm__cl_program *g;
     gemm_status s = GEMM_OK;
@@ -106,7 +107,9 @@ static gemm_status gemm__cl_launch(gemm_cl_context *ctx, gemm_precision prec, co
         if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
     } else {
         s = gemm__cl_select(ctx, prec, &g);
-        if (s == GEMM_OK)
+        if (s == GEMM_OK && verify_func)
+            s = gemm__cl_verified(ctx, &ctx->lane[0], g, prec, verify_func, p, o, alpha, beta, nw, wait, event);
+        else if (s == GEMM_OK)
             s = gemm__cl_enqueue_batch(ctx, &ctx->lane[0], g, p, o, mb, alpha, beta, GEMM__CL_BY_SIZE, nw, wait, event);
     }
     gemm__cl_lock_give(&ctx->lock);
@@ -137,7 +140,8 @@ static gemm_status gemm__cl_buffer_call(gemm_cl_context *ctx, gemm_precision pre
     if ((s = gemm__cl_buffers_fit(ctx, &p, &o, gemm_precision_size(prec), func)) != GEMM_OK) return s;
     memset(&one, 0, sizeof one);
     one.count = 1;
-    return gemm__cl_launch(ctx, prec, &p, &o, &one, alpha, beta, nw, wait, event);
+    return gemm__cl_launch(ctx, prec, &p, &o, &one, alpha, beta, nw, wait, event,
+                           options && options->verify ? func : NULL);
 }
 
 /* One blocking call on host pointers, on the caller's queue. */
@@ -155,6 +159,9 @@ static gemm_status gemm__cl_host_call(gemm_cl_context *ctx, gemm_precision prec,
                          C != NULL, ldc, &p);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     if ((s = gemm__cl_host_fits(&p, gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    if (options && options->verify)
+        return gemm__cl_host_verified(ctx, prec, func, &p, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C,
+                                      timing);
     return gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &p, alpha,
                          p.swapped ? B : A, p.swapped ? A : B, beta, C, timing);
 }

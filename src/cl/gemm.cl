@@ -1,4 +1,5 @@
-/* gemm_cl kernels: pack, direct, small (batches) and tiled. The host prepends a parameter set
+/* gemm_cl kernels: pack, direct, small (batches), tiled, and the verified
+   products' sums. The host prepends a parameter set
    as #defines; each #ifndef below is the value used when one is left out, so
    this file also compiles on its own (tests/test_cl.sh checks it with clang).
    Helper functions carry INLINE: they must be inlined before the compiler
@@ -595,3 +596,29 @@ void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const i
     }
     store_tile(C + member_at(offc, cs, cl, first + z), ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);
 }
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* Verified products (the host's cl/verify.c): the checksums' line sums in
+   fp64, one work-item per line of a matrix x (element t of line l at
+   x[off + l*line_stride + t*elem_stride]); ws holds every vector of the
+   sums, at element offsets (-1: none). ws[out + l] += f * sum_t x*w[t],
+   ws[outa + l] += |f| * sum_t |x|*wa[t], with a weight of 1 where w (wa)
+   is -1. Only on devices with fp64. */
+__kernel void gemm_cl_verify_lines(__global const real *x, const long off, const int lines, const int len,
+                                   const long line_stride, const long elem_stride, __global double *ws,
+                                   const long w, const long wa, const long out, const long outa, const double f)
+{
+    const int l = get_global_id(0);
+    double s = 0, sa = 0;
+    int t;
+    if (l >= lines) return;
+    for (t = 0; t < len; t++) {
+        const double v = (double)x[off + l * line_stride + t * elem_stride];
+        s += w >= 0 ? v * ws[w + t] : v;
+        sa += wa >= 0 ? fabs(v) * ws[wa + t] : fabs(v);
+    }
+    if (out >= 0) ws[out + l] += f * s;
+    if (outa >= 0) ws[outa + l] += fabs(f) * sa;
+}
+#endif

@@ -328,6 +328,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
         gemm__cl_program_free(g);
         return gemm__cl_fail(e, "clCreateKernel");
     }
+    g->verify = clCreateKernel(g->program, "gemm_cl_verify_lines", &e); /* absent without fp64: NULL */
+    if (e != CL_SUCCESS) g->verify = NULL;
     g->next = ctx->programs;
     ctx->programs = g;
     *out = g;
