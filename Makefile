@@ -236,13 +236,13 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
+.PHONY: test-cuda test-cuda-build gpu-bin-verify bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch ## on a GPU: the CUDA batteries, then under compute-sanitizer
-	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_verify ## on a GPU: the CUDA batteries, then under compute-sanitizer
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_verify
 
 bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes build/results_cuda.csv (BENCH_UPDATE=1: bench/)
 	./$(B)/bench_cuda --csv $(BENCH_OUT)/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
@@ -255,6 +255,18 @@ $(B)/test_cuda: tests/test_cuda.cu tests/battery.h $(CUDA_DEPS) | $(B)
 
 $(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+# Verified products on the GPU (options.verify): injected faults, the
+# battery verified; `make gpu-bin-verify` builds it and bench_cuda_verify
+# for sm_90a into .gpu/verify for bench/gpu/verify.sh.
+$(B)/test_cuda_verify: tests/test_cuda_verify.cu tests/verify_faults.h tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda_verify: bench/bench_cuda_verify.cu $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+gpu-bin-verify: $(B)/test_cuda_verify $(B)/bench_cuda_verify ## build bench/gpu/verify.sh's binaries into .gpu/verify
+	mkdir -p .gpu/verify && cp $(B)/test_cuda_verify $(B)/bench_cuda_verify .gpu/verify/
 
 # The batches (gemm_cuda_?gemm_strided_batched, _batched, the _mixed forms):
 # their tests, their benchmark beside cublas?gemmStridedBatched, and

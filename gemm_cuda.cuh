@@ -133,6 +133,8 @@ typedef struct gemm_cuda_options {
                                 n > 1 = `devices`, or devices options.device .. options.device + n - 1;
                                 GEMM_CUDA_ALL_DEVICES = every device there is) */
     const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
+    int verify;              /* single calls: 1 = check the product with row and column checksums, GEMM_ERR_VERIFY
+                                when it fails them (sums on the device; the call then synchronizes its stream) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */
@@ -6788,6 +6790,259 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
     return s;
 }
 /* <<cuda/host devices */
+/* >>cuda/kernels verify: src/cuda/kernels/verify.cuh */
+/* The verified products' line sums (core/verify.h) on the device, in fp64:
+   for `lines` lines of `len` elements of x (element t of line l at
+   x[l*line_stride + t*elem_stride]), ws[out + l] += f * sum_t x*ws[w + t]
+   and ws[outa + l] += |f| * sum_t |x|*ws[wa + t], a weight of 1 where w
+   (wa) is negative, an output skipped where out (outa) is. Lines whose
+   elements are contiguous take a warp each (the warp reads along the
+   line); lines side by side take a thread each, their elements cut over
+   gridDim.y parts added atomically (the threads of a warp read adjacent
+   lines). The order of the sums differs from launch to launch by rounding
+   only: the bound allows for it. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+template <typename T> __device__ __forceinline__ double gemm__cuda_vload(const T *p) { return (double)*p; }
+template <> __device__ __forceinline__ double gemm__cuda_vload<__half>(const __half *p)
+{
+    return (double)__half2float(*p);
+}
+template <> __device__ __forceinline__ double gemm__cuda_vload<__nv_bfloat16>(const __nv_bfloat16 *p)
+{
+    return (double)__bfloat162float(*p);
+}
+
+/* One line's partial sums over elements [t0, t1) stepping by `step`. */
+template <typename T>
+__device__ __forceinline__ void gemm__cuda_vsum(const T *xl, int t0, int t1, int step, int64_t elem_stride,
+                                                const double *ws, int64_t w, int64_t wa, double *s, double *sa)
+{
+    for (int t = t0; t < t1; t += step) {
+        double v = gemm__cuda_vload(xl + (int64_t)t * elem_stride);
+        *s += w >= 0 ? v * ws[w + t] : v;
+        *sa += wa >= 0 ? fabs(v) * ws[wa + t] : fabs(v);
+    }
+}
+
+/* A warp per line (elem_stride 1); 8 lines per block of 256. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_verify_warp(const T *x, int lines, int len, int64_t line_stride,
+                                                              double *ws, int64_t w, int64_t wa, int64_t out,
+                                                              int64_t outa, double f)
+{
+    int l = (int)blockIdx.x * 8 + (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    double s = 0, sa = 0;
+    if (l >= lines) return;
+    gemm__cuda_vsum(x + (int64_t)l * line_stride, lane, len, 32, 1, ws, w, wa, &s, &sa);
+    for (int d = 16; d > 0; d /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, d);
+        sa += __shfl_down_sync(0xffffffffu, sa, d);
+    }
+    if (lane == 0) {
+        if (out >= 0) ws[out + l] += f * s;
+        if (outa >= 0) ws[outa + l] += fabs(f) * sa;
+    }
+}
+
+/* A thread per line, its elements in gridDim.y parts of `part` each. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_verify_thread(const T *x, int lines, int len, int64_t line_stride,
+                                                                int64_t elem_stride, int part, double *ws, int64_t w,
+                                                                int64_t wa, int64_t out, int64_t outa, double f)
+{
+    int l = (int)blockIdx.x * 256 + (int)threadIdx.x, t0 = (int)blockIdx.y * part;
+    int t1 = len - t0 < part ? len : t0 + part;
+    double s = 0, sa = 0;
+    if (l >= lines) return;
+    gemm__cuda_vsum(x + (int64_t)l * line_stride, t0, t1, 1, elem_stride, ws, w, wa, &s, &sa);
+    if (out >= 0) atomicAdd(&ws[out + l], f * s);
+    if (outa >= 0) atomicAdd(&ws[outa + l], fabs(f) * sa);
+}
+/* <<cuda/kernels verify */
+/* >>cuda/host verify: src/cuda/host/verify.cuh */
+/* Verified products on CUDA (gemm_cuda_options.verify; core/verify.h).
+   Device-pointer calls sum on the device (kernels/verify.cuh): C0's rows
+   and columns (beta != 0), alpha * e^T op(a) and alpha * op(b) e, want and
+   scale weighted by them, the product, then C's sums; 3m + 3n doubles come
+   back for the shared comparison, and the call synchronizes its stream.
+   Host-pointer calls (fp32, fp64) sum on the host around the blocking
+   call (cpu/verify_sums.c). The unit roundoff is C's precision's, or the
+   inputs' where a tensor-core mode rounds them (TF32, FP16: 2^-11; BF16:
+   2^-8). */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <float.h>
+#include <string.h>
+#include <type_traits>
+
+/* The bound's unit roundoff and the largest finite value of C's type. */
+template <typename T, typename TC>
+static double gemm__cuda_verify_unit(const gemm_cuda_options *opt, double *max)
+{
+    gemm_precision c = std::is_same<TC, double>::value  ? GEMM_F64
+                       : std::is_same<TC, float>::value ? GEMM_F32
+                       : std::is_same<TC, __half>::value ? GEMM_F16
+                                                         : GEMM_BF16;
+    int input_bits = std::is_same<T, __half>::value ? 11 : std::is_same<T, __nv_bfloat16>::value ? 8
+                     : std::is_same<T, float>::value && gemm__cuda_is_tc<T>(opt) ? 11 : 0;
+    *max = c == GEMM_F64 ? DBL_MAX : c == GEMM_F32 ? FLT_MAX : c == GEMM_F16 ? 65504.0 : 3.3895313892515355e38;
+    return gemm__verify_unit(c, input_bits);
+}
+
+#ifdef GEMM__TEST_HOOKS
+/* The tests' faults (gemm__hooks): a product that skips the last
+   verify_drop_k of k; one bit of one element of the canonical C flipped
+   after it (host: in place; device: read, flipped, written). */
+static void gemm__cuda_verify_drop(gemm__problem *q)
+{
+    if (gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
+        q->k -= gemm__test_hooks()->verify_drop_k < q->k ? gemm__test_hooks()->verify_drop_k : q->k;
+        if (q->k == 0) q->work = GEMM__WORK_SCALE;
+    }
+}
+
+static cudaError_t gemm__cuda_verify_flip(const gemm__problem *p, void *C, size_t es, bool device)
+{
+    const gemm__hooks *h = gemm__test_hooks();
+    int64_t i = h->verify_flip_row, j = h->verify_flip_col;
+    unsigned char e[8], *at = (unsigned char *)C + (size_t)(i + j * p->ldc) * es;
+    cudaError_t err = cudaSuccess;
+    if (!h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return cudaSuccess;
+    if (device) err = cudaMemcpy(e, at, es, cudaMemcpyDeviceToHost);
+    else memcpy(e, at, es);
+    e[(h->verify_flip_bit - 1) / 8] ^= (unsigned char)(1u << ((h->verify_flip_bit - 1) % 8)); /* little-endian */
+    if (!device) memcpy(at, e, es);
+    else if (err == cudaSuccess) err = cudaMemcpy(at, e, es, cudaMemcpyHostToDevice);
+    return err;
+}
+#endif
+
+/* One launch of the line sums (kernels/verify.cuh). */
+template <typename T>
+static gemm_status gemm__cuda_verify_lines(const char *fn, cudaStream_t st, const T *x, int64_t lines, int64_t len,
+                                           int64_t line_stride, int64_t elem_stride, double *ws, int64_t w, int64_t wa,
+                                           int64_t out, int64_t outa, double f)
+{
+    if (lines == 0 || len == 0) return GEMM_OK;
+    if (elem_stride == 1) {
+        gemm__cuda_verify_warp<T><<<(unsigned)((lines + 7) / 8), 256, 0, st>>>(x, (int)lines, (int)len, line_stride,
+                                                                                ws, w, wa, out, outa, f);
+    } else {
+        int parts = (int)((len + 255) / 256 < 64 ? (len + 255) / 256 : 64), part = (int)((len + parts - 1) / parts);
+        dim3 grid((unsigned)((lines + 255) / 256), (unsigned)parts);
+        gemm__cuda_verify_thread<T><<<grid, 256, 0, st>>>(x, (int)lines, (int)len, line_stride, elem_stride, part, ws,
+                                                          w, wa, out, outa, f);
+    }
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The sums of the device-pointer call around gemm__cuda_run, then the
+   comparison. A refusal of the operands comes before any sum reads them. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
+                                       const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    const void *A = p->swapped ? x.b : x.a, *B = p->swapped ? x.a : x.b;
+    int64_t m = p->m, n = p->n, k = p->k, ldc = p->ldc, s_, sa, r, ra, wc, sc, wr, sr, gc, gr;
+    size_t doubles = gemm__verify_doubles(m, n, k), head;
+    double *host, *scratch, *ws = NULL, alpha = (double)x.alpha, beta = (double)x.beta, max, u;
+    gemm__verify_sums v;
+    gemm__problem q = *p;
+    gemm_status s;
+    cudaError_t e;
+    if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_pointer(fn, "C", x.c)) != GEMM_OK) return s;
+    if (p->work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
+                                       (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+        return s;
+    if (!(host = (double *)GEMM_MALLOC(doubles * sizeof(double))))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", fn);
+    scratch = gemm__verify_layout(&v, host, m, n, k);
+    head = (size_t)(scratch - host);
+    s_ = scratch - host;
+    sa = gemm__verify_scratch(scratch, k, 1) - host;
+    r = gemm__verify_scratch(scratch, k, 2) - host;
+    ra = gemm__verify_scratch(scratch, k, 3) - host;
+    wc = v.want_col - host, sc = v.scale_col - host, wr = v.want_row - host, sr = v.scale_row - host;
+    gc = v.got_col - host, gr = v.got_row - host;
+    e = cudaMalloc((void **)&ws, doubles * sizeof(double));
+    s = e == cudaSuccess ? GEMM_OK : gemm__cuda_fail(fn, "cudaMalloc (the verification's sums)", e);
+    if (s == GEMM_OK && (e = cudaMemsetAsync(ws, 0, doubles * sizeof(double), stream)) != cudaSuccess)
+        s = gemm__cuda_fail(fn, "cudaMemsetAsync (the verification's sums)", e);
+    if (s == GEMM_OK && beta != 0) { /* beta*C0: its columns, its rows */
+        s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, n, m, ldc, 1, ws, -1, -1, wc, sc, beta);
+        if (s == GEMM_OK) s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, m, n, 1, ldc, ws, -1, -1, wr, sr, beta);
+    }
+    if (s == GEMM_OK && p->work == GEMM__WORK_FULL) {
+        s = gemm__cuda_verify_lines<T>(fn, stream, x.a, k, m, p->acs, p->ars, ws, -1, -1, s_, sa, alpha);
+        if (s == GEMM_OK) s = gemm__cuda_verify_lines<T>(fn, stream, x.b, k, n, p->brs, p->bcs, ws, -1, -1, r, ra, alpha);
+        if (s == GEMM_OK) s = gemm__cuda_verify_lines<T>(fn, stream, x.b, n, k, p->bcs, p->brs, ws, s_, sa, wc, sc, 1.0);
+        if (s == GEMM_OK) s = gemm__cuda_verify_lines<T>(fn, stream, x.a, m, k, p->ars, p->acs, ws, r, ra, wr, sr, 1.0);
+    }
+#ifdef GEMM__TEST_HOOKS
+    gemm__cuda_verify_drop(&q);
+#endif
+    if (s == GEMM_OK) s = gemm__cuda_run(fn, &q, x, opt, stream);
+#ifdef GEMM__TEST_HOOKS
+    if (s == GEMM_OK && (e = cudaStreamSynchronize(stream)) == cudaSuccess)
+        e = gemm__cuda_verify_flip(p, x.c, sizeof(TC), true);
+    if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "the test hook's flip", e);
+#endif
+    if (s == GEMM_OK) s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, n, m, ldc, 1, ws, -1, -1, gc, -1, 1.0);
+    if (s == GEMM_OK) s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, m, n, 1, ldc, ws, -1, -1, gr, -1, 1.0);
+    if (s == GEMM_OK &&
+        (e = cudaMemcpyAsync(host, ws, head * sizeof(double), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (the verification's sums)", e);
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess && s == GEMM_OK)
+        s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
+    if (s == GEMM_OK) {
+        u = gemm__cuda_verify_unit<T, TC>(opt, &max);
+        s = gemm__verify_compare(fn, &v, m, n, k, u, max, p->swapped, -1);
+    }
+    if (ws) cudaFree(ws);
+    GEMM_FREE(host);
+    return s;
+}
+
+/* The host-pointer call, verified on the host (fp32 and fp64 operands). */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem *p,
+                                            const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt)
+{
+    if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) && std::is_same<T, TC>::value) {
+        gemm_precision prec = std::is_same<T, double>::value ? GEMM_F64 : GEMM_F32;
+        gemm__verify_sums v;
+        gemm__problem q = *p;
+        double *ws = (double *)GEMM_MALLOC(gemm__verify_doubles(p->m, p->n, p->k) * sizeof(double)), max, u;
+        gemm_status s;
+        if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", fn);
+        gemm__verify_host_before(p, prec, (double)x.alpha, x.a, x.b, (double)x.beta, x.c, ws, &v);
+#ifdef GEMM__TEST_HOOKS
+        gemm__cuda_verify_drop(&q);
+#endif
+        s = gemm__cuda_host(fn, &q, x, opt);
+        if (s == GEMM_OK) {
+#ifdef GEMM__TEST_HOOKS
+            gemm__cuda_verify_flip(p, x.c, sizeof(TC), false);
+#endif
+            gemm__verify_host_after(p, prec, x.c, &v);
+            u = gemm__cuda_verify_unit<T, TC>(opt, &max);
+            s = gemm__verify_compare(fn, &v, p->m, p->n, p->k, u, max, p->swapped, -1);
+        }
+        GEMM_FREE(ws);
+        return s;
+    } else {
+        (void)p, (void)x, (void)opt;
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify with host pointers is for fp32 and fp64 operands",
+                          fn);
+    }
+}
+/* <<cuda/host verify */
 /* >>cuda/host entry: src/cuda/host/entry.cuh */
 /* The public functions: thin typed wrappers over gemm__cuda_call. */
 #include <cuda_fp16.h>
@@ -6819,6 +7074,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     {
         gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
+        if (opt->verify)
+            return host ? gemm__cuda_host_verified(fn, &p, x, opt) : gemm__cuda_verified(fn, &p, x, opt, stream);
         return host ? gemm__cuda_host(fn, &p, x, opt) : gemm__cuda_run(fn, &p, x, opt, stream);
     }
 }
@@ -6871,6 +7128,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK && opt->verify)
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
+                       "(yet): nothing was written", fn);
     if (s != GEMM_OK) return s;
     return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
 }

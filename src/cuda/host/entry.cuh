@@ -12,6 +12,7 @@
 #include "run.cuh"
 #include "scratch.cuh"
 #include "staging.cuh" /* gemm__cuda_context_release_idle */
+#include "verify.cuh" /* gemm__cuda_verified, gemm__cuda_host_verified */
 
 /* Every call: the argument checks and the canonical problem once
    (gemm__prepare), the options, then the device-pointer path on `stream`
@@ -38,6 +39,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     {
         gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
+        if (opt->verify)
+            return host ? gemm__cuda_host_verified(fn, &p, x, opt) : gemm__cuda_verified(fn, &p, x, opt, stream);
         return host ? gemm__cuda_host(fn, &p, x, opt) : gemm__cuda_run(fn, &p, x, opt, stream);
     }
 }
@@ -90,6 +93,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK && opt->verify)
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
+                       "(yet): nothing was written", fn);
     if (s != GEMM_OK) return s;
     return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
 }

@@ -1,0 +1,165 @@
+/* tests/test_cuda_verify.cu - verified products on CUDA (options.verify):
+   faults injected after the product (a flipped exponent bit, a flipped
+   mantissa bit above the bound, a dropped K slice; tests/verify_faults.h)
+   on device pointers (sums on the device: the exact kernels, split K, TF32)
+   and on host pointers (sums on the host), each caught; then the battery
+   with verify on through both: no false alarm; batches refuse the option.
+   Needs a GPU. Last line: N passed, N failed.
+
+   GEMM_CUDA_TEST_SMALL=1 runs smaller shapes and batteries (for
+   compute-sanitizer, tests/cuda_run.sh). */
+#define GEMM__TEST_HOOKS
+#define GEMM_IMPLEMENTATION
+#include "../gemm_cuda.cuh"
+#include "battery.h"
+#include "verify_faults.h"
+
+typedef struct cuda_ctx {
+    gemm_cuda_options opt;
+    int host; /* 1: the _host API */
+} cuda_ctx;
+
+static size_t extent_of(gemm_layout layout, int64_t rows, int64_t cols, int64_t ld)
+{
+    if (rows <= 0 || cols <= 0) return 0;
+    if (ld < 1) ld = 1;
+    return battery_extent(layout == GEMM_COL_MAJOR ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR, rows, cols, ld);
+}
+
+static void *to_device(const void *host, size_t bytes)
+{
+    char *d = NULL;
+    if (!host) return NULL;
+    if (cudaMalloc((void **)&d, bytes + 16) != cudaSuccess ||
+        (bytes && cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess)) {
+        fprintf(stderr, "test_cuda_verify: cannot stage buffers on the device\n");
+        exit(2);
+    }
+    return d;
+}
+
+template <typename T>
+static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                            int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta,
+                            T *C, int64_t ldc)
+{
+    cuda_ctx *ctx = (cuda_ctx *)vctx;
+    bool nt_a = ta != GEMM_TRANS, nt_b = tb != GEMM_TRANS;
+    size_t na = extent_of(layout, nt_a ? m : k, nt_a ? k : m, lda) * sizeof(T);
+    size_t nb = extent_of(layout, nt_b ? k : n, nt_b ? n : k, ldb) * sizeof(T);
+    size_t nc = extent_of(layout, m, n, ldc) * sizeof(T);
+    T *dA, *dB, *dC;
+    gemm_status s;
+    cudaError_t e;
+    if (ctx->host)
+        return sizeof(T) == 4
+            ? gemm_cuda_sgemm_host(layout, ta, tb, m, n, k, (float)alpha, (const float *)A, lda, (const float *)B, ldb,
+                                   (float)beta, (float *)C, ldc, &ctx->opt)
+            : gemm_cuda_dgemm_host(layout, ta, tb, m, n, k, (double)alpha, (const double *)A, lda,
+                                   (const double *)B, ldb, (double)beta, (double *)C, ldc, &ctx->opt);
+    dA = (T *)to_device(A, na);
+    dB = (T *)to_device(B, nb);
+    dC = (T *)to_device(C, nc);
+    s = sizeof(T) == 4
+        ? gemm_cuda_sgemm(0, layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, (const float *)dB, ldb,
+                          (float)beta, (float *)dC, ldc, &ctx->opt)
+        : gemm_cuda_dgemm(0, layout, ta, tb, m, n, k, (double)alpha, (const double *)dA, lda, (const double *)dB,
+                          ldb, (double)beta, (double *)dC, ldc, &ctx->opt);
+    e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && C && nc) e = cudaMemcpy(C, dC, nc, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        printf("FAIL CUDA error after the call: %s\n", cudaGetErrorString(e));
+        battery_failed++;
+        exit(battery_summary());
+    }
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    return s;
+}
+
+static gemm_status cuda_s(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                          int64_t k, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+                          float beta, float *C, int64_t ldc)
+{
+    return run_cuda<float>(ctx, l, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static gemm_status cuda_d(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                          int64_t k, double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                          double beta, double *C, int64_t ldc)
+{
+    return run_cuda<double>(ctx, l, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static battery_backend backend(const char *name, cuda_ctx *c, int fp64)
+{
+    battery_backend be;
+    memset(&be, 0, sizeof be);
+    be.name = name;
+    be.sgemm = cuda_s;
+    be.dgemm = fp64 ? cuda_d : NULL;
+    be.ctx = c;
+    return be;
+}
+
+int main(void)
+{
+    cuda_ctx dev, host, split, tf32;
+    battery_backend be;
+    int count = 0, small = getenv("GEMM_CUDA_TEST_SMALL") != NULL, cases = small ? 8 : 0, max_dim = small ? 80 : 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        battery_skip("test_cuda_verify", "no CUDA device");
+        return battery_summary();
+    }
+    memset(&dev, 0, sizeof dev);
+    dev.opt.verify = 1;
+    host = split = tf32 = dev;
+    host.host = 1;
+    split.opt.split_k = 4;
+    tf32.opt.math = GEMM_CUDA_MATH_TF32;
+
+    be = backend("cuda/verify", &dev, 1);
+    verify_faults(&be, 37, 29, 31, 0, 0xF);
+    if (!small) verify_faults(&be, 300, 260, 280, 0, 0xF);
+    be = backend("cuda/verify/split-k-4", &split, 1);
+    verify_faults(&be, 70, 90, small ? 256 : 1024, 0, 0xF);
+    be = backend("cuda/verify/host", &host, 1);
+    verify_faults(&be, small ? 50 : 150, 130, 170, 0, 0xF);
+    /* TF32: the bound takes TF32's unit roundoff, so a mantissa flip the
+       fp32 bound would see is below it; the exponent flip and the lost
+       slice are not */
+    be = backend("cuda/verify/tf32", &tf32, 0);
+    verify_faults(&be, small ? 60 : 200, 160, 180, 0, 0xB);
+
+    /* the battery with verify on: no false alarm */
+    be = backend("cuda/verify", &dev, 1);
+    be.cases = cases;
+    be.max_dim = max_dim;
+    battery_run(&be);
+    be = backend("cuda/verify/split-k-4", &split, 1);
+    be.cases = small ? cases : 40;
+    be.max_dim = max_dim;
+    battery_run(&be);
+    be = backend("cuda/verify/host", &host, 1);
+    be.cases = small ? cases : 40;
+    be.max_dim = max_dim;
+    battery_run(&be);
+    be = backend("cuda/verify/tf32", &tf32, 0);
+    be.eps32 = 0x1p-9; /* TF32's inputs (tests/test_cuda_tc.cu) */
+    be.cases = small ? cases : 60;
+    be.max_dim = max_dim;
+    battery_run(&be);
+    {
+        float *d = NULL;
+        gemm_status s = GEMM_ERR_DEVICE;
+        if (cudaMalloc((void **)&d, 4 * sizeof(float)) == cudaSuccess) {
+            s = gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1.0f, d, 1, 1,
+                                                d, 1, 1, 0.0f, d + 2, 1, 1, 2, &dev.opt);
+            cudaFree(d);
+        }
+        battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "verify") != NULL,
+                      "a CUDA batch refuses options.verify (%d: %s)", (int)s, gemm_last_error_detail());
+    }
+    return battery_summary();
+}
