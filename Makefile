@@ -513,7 +513,7 @@ $(B)/test_batch_asan: tests/test_batch.c tests/battery_batch.h tests/battery.h $
 # battery, single and batched, with verify on: no false alarm.
 TEST_SUITES     += test-verify
 SANITIZE_SUITES += test-verify-asan
-.PHONY: test-verify test-verify-asan
+.PHONY: test-verify test-verify-asan bench-verify bench-cl-verify
 
 test-verify: $(B)/test_verify ## verified products on the CPU: injected faults caught, no false alarm in the battery
 	./$(B)/test_verify
@@ -523,6 +523,18 @@ test-verify-asan: $(B)/test_verify_asan ## the verified products' tests under th
 
 $(B)/test_verify: tests/test_verify.c tests/verify_faults.h tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+bench-verify: $(B)/bench_verify ## what options.verify costs on the CPU: n = 2048, 4096, fp32 and fp64, 1 and 2 threads
+	./$(B)/bench_verify $(BENCH_ARGS)
+
+$(B)/bench_verify: bench/bench_verify.c $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+bench-cl-verify: $(B)/bench_cl_verify ## what gemm_cl_options.verify costs on the first OpenCL device (PoCL here)
+	./$(B)/bench_cl_verify $(BENCH_ARGS)
+
+$(B)/bench_cl_verify: bench/bench_cl_verify.c $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ -lOpenCL $(LDLIBS)
 
 $(B)/test_verify_asan: tests/test_verify.c tests/verify_faults.h tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)

@@ -40,6 +40,17 @@
                max_device_bytes (0: most of what is free), timing;
                device_count / devices: several GPUs share the call, each
                taking a piece of C (GEMM_CUDA_ALL_DEVICES: every GPU).
+     verify    single calls: 1 checks the product with Huang-Abraham row
+               and column checksums (gemm_cpu.h, "Verified products": the
+               same bound, with the inputs' unit roundoff in the
+               tensor-core modes: 2^-11 for TF32 and FP16, 2^-8 for BF16);
+               GEMM_ERR_VERIFY with the worst row and column when they
+               fail, C as computed. Device pointers: fp64 sums by small
+               kernels on the device (a warp per contiguous line, else a
+               thread per line), 3m + 3n doubles read back, and the call
+               synchronizes its stream; host pointers (fp32, fp64): sums on
+               the host around the call. Batches refuse it
+               (GEMM_ERR_INVALID_ARG, nothing written).
    beta = 0 never reads C. A device keeps its operand copies' memory and the
    host path's chunks and threads; gemm_cuda_release_scratch() frees them.
 
