@@ -3070,7 +3070,7 @@ static gemm_status gemm__cl_host_verified(gemm_cl_context *ctx, gemm_precision p
     double *ws = (double *)GEMM_MALLOC(gemm__verify_doubles(p->m, p->n, p->k) * sizeof(double));
     gemm_status s;
     if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", func);
-    gemm__verify_host_before(p, prec, alpha, a, b, beta, c, ws, &v);
+    gemm__verify_host_before(p, prec, alpha, a, b, beta, c, ws, &v, 1);
 #ifdef GEMM__TEST_HOOKS
     gemm__cl_verify_drop(&pq);
 #endif
@@ -3080,7 +3080,7 @@ static gemm_status gemm__cl_host_verified(gemm_cl_context *ctx, gemm_precision p
 #ifdef GEMM__TEST_HOOKS
         gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0);
 #endif
-        gemm__verify_host_after(p, prec, c, &v);
+        gemm__verify_host_after(p, prec, c, &v, 1);
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(prec, 0),
                                  prec == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, -1);
     }

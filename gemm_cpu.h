@@ -2448,22 +2448,18 @@ static int gemm__verify_avx2(void)
 
 /* The pass over a matrix of rows x cols with element (r, c) at
    x[r*rs + c*cs] (rs == 1 or cs == 1), in the order it is stored. */
-static void gemm__verify_pass(gemm_precision precision, const void *x, int64_t rows, int64_t cols, int64_t rs,
+/* The pass over columns [c0, c0 + cols) of a matrix with contiguous
+   columns (element (r, c) at x[r + c*cs]), its row outputs into row, rowa. */
+static void gemm__verify_cols(gemm_precision precision, const void *x, int64_t rows, int64_t c0, int64_t cols,
                               int64_t cs, const double *wr, const double *wra, const double *wc, const double *wca,
                               double *col, double *cola, double *row, double *rowa)
 {
-    if (rs != 1) { /* rows contiguous: the transposed matrix, roles exchanged */
-        int64_t t = rows;
-        const double *w;
-        double *o;
-        rows = cols;
-        cols = t;
-        cs = rs;
-        w = wr, wr = wc, wc = w;
-        w = wra, wra = wca, wca = w;
-        o = col, col = row, row = o;
-        o = cola, cola = rowa, rowa = o;
-    }
+    size_t es = precision == GEMM_F32 ? sizeof(float) : sizeof(double);
+    x = (const char *)x + (size_t)c0 * (size_t)cs * es;
+    wc = wc ? wc + c0 : NULL;
+    wca = wca ? wca + c0 : NULL;
+    col = col ? col + c0 : NULL;
+    cola = cola ? cola + c0 : NULL;
 #ifdef GEMM__CPU_X86
     if (gemm__verify_avx2()) {
         if (precision == GEMM_F32)
@@ -2479,6 +2475,94 @@ static void gemm__verify_pass(gemm_precision precision, const void *x, int64_t r
         gemm__verify_pass_f64((const double *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
 }
 
+/* A pass cut over the pool's threads: chunks of columns taken from a
+   shared counter; the column outputs of a chunk are its own, the row
+   outputs each thread's (partials, summed after: thread 0 writes the
+   caller's). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GEMM__VERIFY_TAKE(x, n) __atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED)
+#else
+#define GEMM__VERIFY_TAKE(x, n) (((x) += (n)) - (n)) /* no threads without GCC-style atomics */
+#endif
+
+typedef struct gemm__verify_job {
+    gemm_precision precision;
+    const void *x;
+    int64_t rows, cols, cs, chunk, next;
+    const double *wr, *wra, *wc, *wca;
+    double *col, *cola, *row, *rowa, *part; /* part: 2*rows per thread but the first */
+} gemm__verify_job;
+
+static void gemm__verify_task(void *arg, int tid)
+{
+    gemm__verify_job *j = (gemm__verify_job *)arg;
+    double *row = tid ? (j->row ? j->part + (size_t)(tid - 1) * 2 * (size_t)j->rows : NULL) : j->row;
+    double *rowa = tid ? (j->rowa ? j->part + ((size_t)(tid - 1) * 2 + 1) * (size_t)j->rows : NULL) : j->rowa;
+    int64_t c0;
+    while ((c0 = GEMM__VERIFY_TAKE(j->next, j->chunk)) < j->cols)
+        gemm__verify_cols(j->precision, j->x, j->rows, c0, j->cols - c0 < j->chunk ? j->cols - c0 : j->chunk, j->cs,
+                          j->wr, j->wra, j->wc, j->wca, j->col, j->cola, row, rowa);
+}
+
+/* Passes of at least this many elements take the pool's threads (2^20: a
+   few hundred microseconds alone). */
+#define GEMM__VERIFY_THREADED ((int64_t)1 << 20)
+
+/* The pass over a matrix of rows x cols with element (r, c) at
+   x[r*rs + c*cs] (rs == 1 or cs == 1), in the order it is stored, on up
+   to `threads` threads (the pool's, when it is free and the pass large). */
+static void gemm__verify_pass_mt(gemm_precision precision, const void *x, int64_t rows, int64_t cols, int64_t rs,
+                                 int64_t cs, const double *wr, const double *wra, const double *wc, const double *wca,
+                                 double *col, double *cola, double *row, double *rowa, int threads)
+{
+    gemm__verify_job j;
+    int t;
+    if (rs != 1) { /* rows contiguous: the transposed matrix, roles exchanged */
+        int64_t tmp = rows;
+        const double *w;
+        double *o;
+        rows = cols;
+        cols = tmp;
+        cs = rs;
+        w = wr, wr = wc, wc = w;
+        w = wra, wra = wca, wca = w;
+        o = col, col = row, row = o;
+        o = cola, cola = rowa, rowa = o;
+    }
+    j.part = NULL;
+    if (threads > 1 && rows * cols >= GEMM__VERIFY_THREADED && cols >= 2 * threads &&
+        (threads = gemm__cpu_pool_acquire(threads)) > 1 &&
+        !(j.part = (double *)GEMM_MALLOC(sizeof(double) * 2 * (size_t)rows * (size_t)(threads - 1)))) {
+        gemm__cpu_pool_release(); /* no memory for the partials: alone */
+        threads = 1;
+    }
+    if (!j.part) {
+        gemm__verify_cols(precision, x, rows, 0, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
+        return;
+    }
+    memset(j.part, 0, sizeof(double) * 2 * (size_t)rows * (size_t)(threads - 1));
+    j.precision = precision;
+    j.x = x;
+    j.rows = rows;
+    j.cols = cols;
+    j.cs = cs;
+    j.chunk = (cols + 4 * (int64_t)threads - 1) / (4 * (int64_t)threads);
+    j.next = 0;
+    j.wr = wr, j.wra = wra, j.wc = wc, j.wca = wca;
+    j.col = col, j.cola = cola, j.row = row, j.rowa = rowa;
+    gemm__cpu_pool_run(gemm__verify_task, &j);
+    gemm__cpu_pool_release();
+    for (t = 1; t < threads; t++) {
+        const double *pr = j.part + (size_t)(t - 1) * 2 * (size_t)rows, *pa = pr + rows;
+        int64_t r;
+        if (row)
+            for (r = 0; r < rows; r++) row[r] += pr[r];
+        if (rowa)
+            for (r = 0; r < rows; r++) rowa[r] += pa[r];
+    }
+    GEMM_FREE(j.part);
+}
+
 static void gemm__verify_scale(double *x, int64_t count, double by)
 {
     int64_t i;
@@ -2487,9 +2571,11 @@ static void gemm__verify_scale(double *x, int64_t count, double by)
 
 /* Before the product: want and scale of every row and column (C0 read
    only when beta != 0, op(a) and op(b) only when the call reads them).
-   ws: gemm__verify_doubles(m, n, k) doubles, v pointed into it. */
+   ws: gemm__verify_doubles(m, n, k) doubles, v pointed into it; large
+   passes on up to `threads` threads. */
 static void gemm__verify_host_before(const gemm__problem *p, gemm_precision precision, double alpha, const void *a,
-                                     const void *b, double beta, const void *C, double *ws, gemm__verify_sums *v)
+                                     const void *b, double beta, const void *C, double *ws, gemm__verify_sums *v,
+                                     int threads)
 {
     int64_t m = p->m, n = p->n, k = p->k;
     double *after = gemm__verify_layout(v, ws, m, n, k);
@@ -2497,38 +2583,39 @@ static void gemm__verify_host_before(const gemm__problem *p, gemm_precision prec
     double *r = gemm__verify_scratch(after, k, 2), *ra = gemm__verify_scratch(after, k, 3);
     memset(ws, 0, gemm__verify_doubles(m, n, k) * sizeof(double));
     if (beta != 0) {
-        gemm__verify_pass(precision, C, m, n, 1, p->ldc, NULL, NULL, NULL, NULL, v->want_col, v->scale_col,
-                          v->want_row, v->scale_row);
+        gemm__verify_pass_mt(precision, C, m, n, 1, p->ldc, NULL, NULL, NULL, NULL, v->want_col, v->scale_col,
+                          v->want_row, v->scale_row, threads);
         gemm__verify_scale(v->want_col, n, beta);
         gemm__verify_scale(v->want_row, m, beta);
         gemm__verify_scale(v->scale_col, n, fabs(beta));
         gemm__verify_scale(v->scale_row, m, fabs(beta));
     }
     if (p->work != GEMM__WORK_FULL) return;
-    gemm__verify_pass(precision, a, m, k, p->ars, p->acs, NULL, NULL, NULL, NULL, s, sa, NULL, NULL);
+    gemm__verify_pass_mt(precision, a, m, k, p->ars, p->acs, NULL, NULL, NULL, NULL, s, sa, NULL, NULL, threads);
     gemm__verify_scale(s, k, alpha);
     gemm__verify_scale(sa, k, fabs(alpha));
-    gemm__verify_pass(precision, b, k, n, p->brs, p->bcs, s, sa, NULL, NULL, v->want_col, v->scale_col, r, ra);
+    gemm__verify_pass_mt(precision, b, k, n, p->brs, p->bcs, s, sa, NULL, NULL, v->want_col, v->scale_col, r, ra, threads);
     gemm__verify_scale(r, k, alpha);
     gemm__verify_scale(ra, k, fabs(alpha));
-    gemm__verify_pass(precision, a, m, k, p->ars, p->acs, NULL, NULL, r, ra, NULL, NULL, v->want_row, v->scale_row);
+    gemm__verify_pass_mt(precision, a, m, k, p->ars, p->acs, NULL, NULL, r, ra, NULL, NULL, v->want_row, v->scale_row, threads);
 }
 
 /* After the product: the sums of the C computed (v->got_*). */
 static void gemm__verify_host_after(const gemm__problem *p, gemm_precision precision, const void *C,
-                                    gemm__verify_sums *v)
+                                    gemm__verify_sums *v, int threads)
 {
     memset(v->got_row, 0, sizeof(double) * (size_t)p->m);
     memset(v->got_col, 0, sizeof(double) * (size_t)p->n);
-    gemm__verify_pass(precision, C, p->m, p->n, 1, p->ldc, NULL, NULL, NULL, NULL, v->got_col, NULL, v->got_row, NULL);
+    gemm__verify_pass_mt(precision, C, p->m, p->n, 1, p->ldc, NULL, NULL, NULL, NULL, v->got_col, NULL, v->got_row, NULL, threads);
 }
 /* <<cpu verify_sums */
 /* >>cpu verify: src/cpu/verify.c */
 /* The CPU's verified product (the `verify` option, core/verify.h): the
    checksums' sums of the operands and of C0 before the product, the
    product as the call would compute it, the sums of C after, then the
-   shared comparison. The sums run on the calling thread: they are
-   O(mk + kn + mn) against the product's O(mnk). */
+   shared comparison. The sums are O(mk + kn + mn) against the product's
+   O(mnk); passes of a million elements or more share the pool's threads
+   (the call's count) as the product does. */
 
 #include <float.h>               /* FLT_MAX, DBL_MAX */
 
@@ -2579,12 +2666,14 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
 #endif
     gemm_status s;
     size_t doubles = gemm__verify_doubles(p->m, p->n, p->k);
+    int threads;
     if ((options && options->threads < 0) || p->work == GEMM__WORK_NONE) /* refused, or C = 1*C: nothing to check */
         return gemm__cpu_gemm_lent(func, p, precision, alpha, a, b, beta, C, options, lent, lent_bytes);
+    threads = gemm__cpu_threads_for_call(options); /* the sums' large passes share the pool as the product does */
     if (!vws && !(vws = own = (double *)GEMM_MALLOC(doubles * sizeof(double))))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums, %llu bytes", func,
                           (unsigned long long)(doubles * sizeof(double)));
-    gemm__verify_host_before(p, precision, alpha, a, b, beta, C, vws, &v);
+    gemm__verify_host_before(p, precision, alpha, a, b, beta, C, vws, &v, threads);
 #ifdef GEMM__TEST_HOOKS
     faulty = gemm__cpu_verify_faulty();
     if (faulty && gemm__test_hooks()->verify_drop_k > 0 && q.work == GEMM__WORK_FULL) { /* a split K that loses its last slice */
@@ -2597,7 +2686,7 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
 #ifdef GEMM__TEST_HOOKS
         if (faulty) gemm__cpu_verify_flip(p, precision, C);
 #endif
-        gemm__verify_host_after(p, precision, C, &v);
+        gemm__verify_host_after(p, precision, C, &v, threads);
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(precision, 0),
                                  precision == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, member);
     }

@@ -7032,7 +7032,7 @@ static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem 
         double *ws = (double *)GEMM_MALLOC(gemm__verify_doubles(p->m, p->n, p->k) * sizeof(double)), max, u;
         gemm_status s;
         if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", fn);
-        gemm__verify_host_before(p, prec, (double)x.alpha, x.a, x.b, (double)x.beta, x.c, ws, &v);
+        gemm__verify_host_before(p, prec, (double)x.alpha, x.a, x.b, (double)x.beta, x.c, ws, &v, 1);
 #ifdef GEMM__TEST_HOOKS
         gemm__cuda_verify_drop(&q);
 #endif
@@ -7041,7 +7041,7 @@ static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem 
 #ifdef GEMM__TEST_HOOKS
             gemm__cuda_verify_flip(p, x.c, sizeof(TC), false);
 #endif
-            gemm__verify_host_after(p, prec, x.c, &v);
+            gemm__verify_host_after(p, prec, x.c, &v, 1);
             u = gemm__cuda_verify_unit<T, TC>(opt, &max);
             s = gemm__verify_compare(fn, &v, p->m, p->n, p->k, u, max, p->swapped, -1);
         }

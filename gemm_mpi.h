@@ -3430,28 +3430,28 @@ static void gemm__mpi_verify_before(const gemm__mpi_shape *sh, const gemm__mpi_t
     ra = gemm__verify_scratch(vf->scratch, k, 3);
     gemm__mpi_verify_tiles(sh, tm, c, &ta, &tb, &tc);
     if (beta != 0 && tc.rows > 0 && tc.cols > 0) { /* beta*C0, this rank's part */
-        gemm__verify_pass(sh->precision, c->C, tc.rows, tc.cols, 1, p->ldc, NULL, NULL, NULL, NULL,
+        gemm__verify_pass_mt(sh->precision, c->C, tc.rows, tc.cols, 1, p->ldc, NULL, NULL, NULL, NULL,
                           vf->v.want_col + tc.col0, vf->v.scale_col + tc.col0, vf->v.want_row + tc.row0,
-                          vf->v.scale_row + tc.row0);
+                          vf->v.scale_row + tc.row0, 1);
         for (x = 0; x < m; x++) vf->v.want_row[x] *= beta, vf->v.scale_row[x] *= fabs(beta);
         for (x = 0; x < n; x++) vf->v.want_col[x] *= beta, vf->v.scale_col[x] *= fabs(beta);
     }
     if (p->work == GEMM__WORK_FULL) {
         if (ta.rows > 0 && ta.cols > 0)
-            gemm__verify_pass(sh->precision, c->A, ta.rows, ta.cols, p->ars, p->acs, NULL, NULL, NULL, NULL,
-                              s + ta.col0, sa + ta.col0, NULL, NULL);
+            gemm__verify_pass_mt(sh->precision, c->A, ta.rows, ta.cols, p->ars, p->acs, NULL, NULL, NULL, NULL,
+                              s + ta.col0, sa + ta.col0, NULL, NULL, 1);
         if (tb.rows > 0 && tb.cols > 0)
-            gemm__verify_pass(sh->precision, c->B, tb.rows, tb.cols, p->brs, p->bcs, NULL, NULL, NULL, NULL, NULL,
-                              NULL, r + tb.row0, ra + tb.row0);
+            gemm__verify_pass_mt(sh->precision, c->B, tb.rows, tb.cols, p->brs, p->bcs, NULL, NULL, NULL, NULL, NULL,
+                              NULL, r + tb.row0, ra + tb.row0, 1);
         /* the four k-vectors lie one after the other: one reduction */
         GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, s, (int)(ra + k - s), MPI_DOUBLE, MPI_SUM, tm->comm));
         for (x = 0; x < k; x++) s[x] *= alpha, sa[x] *= fabs(alpha), r[x] *= alpha, ra[x] *= fabs(alpha);
         if (tb.rows > 0 && tb.cols > 0)
-            gemm__verify_pass(sh->precision, c->B, tb.rows, tb.cols, p->brs, p->bcs, s + tb.row0, sa + tb.row0, NULL,
-                              NULL, vf->v.want_col + tb.col0, vf->v.scale_col + tb.col0, NULL, NULL);
+            gemm__verify_pass_mt(sh->precision, c->B, tb.rows, tb.cols, p->brs, p->bcs, s + tb.row0, sa + tb.row0, NULL,
+                              NULL, vf->v.want_col + tb.col0, vf->v.scale_col + tb.col0, NULL, NULL, 1);
         if (ta.rows > 0 && ta.cols > 0)
-            gemm__verify_pass(sh->precision, c->A, ta.rows, ta.cols, p->ars, p->acs, NULL, NULL, r + ta.col0,
-                              ra + ta.col0, NULL, NULL, vf->v.want_row + ta.row0, vf->v.scale_row + ta.row0);
+            gemm__verify_pass_mt(sh->precision, c->A, ta.rows, ta.cols, p->ars, p->acs, NULL, NULL, r + ta.col0,
+                              ra + ta.col0, NULL, NULL, vf->v.want_row + ta.row0, vf->v.scale_row + ta.row0, 1);
     }
     GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, vf->ws, (int)(vf->scratch - vf->ws), MPI_DOUBLE, MPI_SUM, tm->comm));
 }
@@ -3484,8 +3484,8 @@ static void gemm__mpi_verify_after(const gemm__mpi_shape *sh, const gemm__mpi_te
 #ifdef GEMM__TEST_HOOKS
         gemm__mpi_verify_flip(sh, &tc, c);
 #endif
-        gemm__verify_pass(sh->precision, c->C, tc.rows, tc.cols, 1, p->ldc, NULL, NULL, NULL, NULL,
-                          vf->v.got_col + tc.col0, NULL, vf->v.got_row + tc.row0, NULL);
+        gemm__verify_pass_mt(sh->precision, c->C, tc.rows, tc.cols, 1, p->ldc, NULL, NULL, NULL, NULL,
+                          vf->v.got_col + tc.col0, NULL, vf->v.got_row + tc.row0, NULL, 1);
     }
     GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, vf->v.got_row, (int)p->m, MPI_DOUBLE, MPI_SUM, tm->comm));
     GEMM__MPI_DO(e, MPI_Allreduce(MPI_IN_PLACE, vf->v.got_col, (int)p->n, MPI_DOUBLE, MPI_SUM, tm->comm));

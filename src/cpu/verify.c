@@ -1,8 +1,9 @@
 /* The CPU's verified product (the `verify` option, core/verify.h): the
    checksums' sums of the operands and of C0 before the product, the
    product as the call would compute it, the sums of C after, then the
-   shared comparison. The sums run on the calling thread: they are
-   O(mk + kn + mn) against the product's O(mnk). */
+   shared comparison. The sums are O(mk + kn + mn) against the product's
+   O(mnk); passes of a million elements or more share the pool's threads
+   (the call's count) as the product does. */
 #pragma once
 
 #include <float.h>               /* FLT_MAX, DBL_MAX */
@@ -12,6 +13,7 @@
 #include "verify_sums.c"       /* gemm__verify_host_before, gemm__verify_host_after */
 #include "api.h"                 /* gemm_cpu_options */
 #include "driver.c"              /* gemm__cpu_gemm_lent */
+#include "threads.c"             /* gemm__cpu_threads_for_call */
 
 #ifdef GEMM__TEST_HOOKS
 /* Whether this verified product gets the faults the tests inject
@@ -60,12 +62,14 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
 #endif
     gemm_status s;
     size_t doubles = gemm__verify_doubles(p->m, p->n, p->k);
+    int threads;
     if ((options && options->threads < 0) || p->work == GEMM__WORK_NONE) /* refused, or C = 1*C: nothing to check */
         return gemm__cpu_gemm_lent(func, p, precision, alpha, a, b, beta, C, options, lent, lent_bytes);
+    threads = gemm__cpu_threads_for_call(options); /* the sums' large passes share the pool as the product does */
     if (!vws && !(vws = own = (double *)GEMM_MALLOC(doubles * sizeof(double))))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums, %llu bytes", func,
                           (unsigned long long)(doubles * sizeof(double)));
-    gemm__verify_host_before(p, precision, alpha, a, b, beta, C, vws, &v);
+    gemm__verify_host_before(p, precision, alpha, a, b, beta, C, vws, &v, threads);
 #ifdef GEMM__TEST_HOOKS
     faulty = gemm__cpu_verify_faulty();
     if (faulty && gemm__test_hooks()->verify_drop_k > 0 && q.work == GEMM__WORK_FULL) { /* a split K that loses its last slice */
@@ -78,7 +82,7 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
 #ifdef GEMM__TEST_HOOKS
         if (faulty) gemm__cpu_verify_flip(p, precision, C);
 #endif
-        gemm__verify_host_after(p, precision, C, &v);
+        gemm__verify_host_after(p, precision, C, &v, threads);
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(precision, 0),
                                  precision == GEMM_F32 ? FLT_MAX : DBL_MAX, p->swapped, member);
     }
