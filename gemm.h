@@ -493,6 +493,7 @@ typedef struct gemm__hooks {
     int64_t verify_flip_row, verify_flip_col; /*   at this row and column of the canonical (column-major) C */
     int64_t verify_drop_k;    /* verified calls: the product skips the last this many of k (a lost split-K slice) */
     int verify_fault_skip;    /* verified calls: these many products (batch members) run clean first */
+    int cl_verify_kernels;    /* OpenCL verified calls: 1 = the sums' kernels even on a CPU device (else mapped, summed on the host) */
     int mpi_corrupt_shift;    /* MPI: the Nth block a blocking shift receives from now arrives with a bit flipped (1 = the next) */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);

@@ -165,13 +165,16 @@ static void test_verify(gemm_cl_context *cl)
     cl_mem buf;
     cl_int e;
     gemm_status s;
-    int buffers;
-    for (buffers = 1; buffers >= 0; buffers--) {
+    int way;
+    static const char *const names[3] = {"cl-buffers verified (sums by the kernels)",
+                                         "cl-buffers verified (CPU device: mapped, host sums)", "cl-host verified"};
+    for (way = 0; way < 3; way++) { /* the kernels forced on a CPU device too (the test hook) */
+        gemm__test_hooks()->cl_verify_kernels = way == 0;
         a.cl = cl;
-        a.buffers = buffers;
+        a.buffers = way < 2;
         a.verify = 1;
         memset(&be, 0, sizeof be);
-        be.name = buffers ? "cl-buffers verified" : "cl-host verified";
+        be.name = names[way];
         be.sgemm = cl_s;
         be.dgemm = has_fp64(cl) ? cl_d : NULL;
         be.ctx = &a;
@@ -179,7 +182,10 @@ static void test_verify(gemm_cl_context *cl)
         verify_faults(&be, 3, 2, 4, 0, 0xF);
     }
     test_cl_verify = 1;
-    battery_with(cl, "cl-buffers verified (cl_mem API, sums on the device)", NULL, 1, 40, 0);
+    gemm__test_hooks()->cl_verify_kernels = 1;
+    battery_with(cl, names[0], NULL, 1, 40, 0);
+    gemm__test_hooks()->cl_verify_kernels = 0;
+    battery_with(cl, names[1], NULL, 1, 40, 0);
     battery_with(cl, "cl-host verified (sums on the host)", NULL, 0, 40, 0);
     test_cl_verify = 0;
     gemm_cl_handles(cl, &context, &q, NULL);

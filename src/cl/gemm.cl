@@ -621,4 +621,38 @@ __kernel void gemm_cl_verify_lines(__global const real *x, const long off, const
     if (out >= 0) ws[out + l] += f * s;
     if (outa >= 0) ws[outa + l] += fabs(f) * sa;
 }
+
+/* The same for lines whose elements are contiguous (elem_stride 1): a
+   work-group of 64 per line, its work-items reading side by side (as
+   PoCL vectorises them, and as a GPU coalesces them), summed in local
+   memory. */
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void gemm_cl_verify_group(
+    __global const real *x, const long off, const int lines, const int len, const long line_stride,
+    const long elem_stride, __global double *ws, const long w, const long wa, const long out, const long outa,
+    const double f)
+{
+    __local double ls[64], lsa[64];
+    const int l = get_group_id(0), i = get_local_id(0);
+    double s = 0, sa = 0;
+    int t, h;
+    for (t = i; t < len; t += 64) {
+        const double v = (double)x[off + l * line_stride + t * elem_stride];
+        s += w >= 0 ? v * ws[w + t] : v;
+        sa += wa >= 0 ? fabs(v) * ws[wa + t] : fabs(v);
+    }
+    ls[i] = s;
+    lsa[i] = sa;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (h = 32; h > 0; h >>= 1) {
+        if (i < h) {
+            ls[i] += ls[i + h];
+            lsa[i] += lsa[i + h];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (i == 0 && l < lines) {
+        if (out >= 0) ws[out + l] += f * ls[0];
+        if (outa >= 0) ws[outa + l] += fabs(f) * lsa[0];
+    }
+}
 #endif

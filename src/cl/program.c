@@ -330,6 +330,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     }
     g->verify = clCreateKernel(g->program, "gemm_cl_verify_lines", &e); /* absent without fp64: NULL */
     if (e != CL_SUCCESS) g->verify = NULL;
+    g->verify_group = g->verify ? clCreateKernel(g->program, "gemm_cl_verify_group", &e) : NULL;
+    if (e != CL_SUCCESS) g->verify_group = NULL;
     g->next = ctx->programs;
     ctx->programs = g;
     *out = g;

@@ -1,6 +1,9 @@
 /* Verified products on OpenCL (gemm_cl_options.verify; core/verify.h).
-   Buffer calls sum on the device, where the matrices are: one kernel
-   (gemm.cl's gemm_cl_verify_lines, fp64, a work-item per row or column)
+   On a CPU device (PoCL) buffer calls map the buffers and sum them with
+   the CPU backend's passes. On other devices they sum on the device,
+   where the matrices are: two kernels
+   (gemm.cl's gemm_cl_verify_group, fp64, a work-group per contiguous row
+   or column, and gemm_cl_verify_lines, a work-item per strided one)
    run over C0 (beta != 0), op(a) and op(b) before the product and over C
    after it, into one buffer of sums that is read back (3m + 3n doubles)
    for the shared comparison; the call then blocks. Host calls sum on the
@@ -52,10 +55,13 @@ static gemm_status gemm__cl_verify_lines(cl_command_queue queue, const gemm__cl_
                                          int64_t lines, int64_t len, int64_t line_stride, int64_t elem_stride,
                                          cl_mem ws, int64_t w, int64_t wa, int64_t out, int64_t outa, double f)
 {
-    gemm__cl_args a = gemm__cl_args_of(g->verify);
-    /* one work-group size for every launch: PoCL compiles a kernel again
-       for each new one (the runtime's own choice follows the line count) */
-    size_t local = 64, global = (size_t)((lines + 63) / 64 * 64);
+    /* contiguous lines: a work-group each; else a work-item each. One
+       work-group size for every launch: PoCL compiles a kernel again for
+       each new one (the runtime's own choice follows the line count) */
+    int grouped = elem_stride == 1 && g->verify_group;
+    cl_kernel kernel = grouped ? g->verify_group : g->verify;
+    gemm__cl_args a = gemm__cl_args_of(kernel);
+    size_t local = 64, global = grouped ? (size_t)lines * 64 : (size_t)((lines + 63) / 64 * 64);
     cl_int e;
     if (lines == 0) return GEMM_OK;
     gemm__cl_arg_mem(&a, x);
@@ -71,8 +77,41 @@ static gemm_status gemm__cl_verify_lines(cl_command_queue queue, const gemm__cl_
     gemm__cl_arg_long(&a, outa);
     gemm__cl_arg(&a, sizeof f, &f);
     if (a.err != CL_SUCCESS) return gemm__cl_fail(a.err, "clSetKernelArg (verify)");
-    e = clEnqueueNDRangeKernel(queue, g->verify, 1, NULL, &global, &local, 0, NULL, NULL);
+    e = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueNDRangeKernel (verify)");
+}
+
+/* On a CPU device (PoCL) the buffers are the host's memory: mapped, they
+   are summed by the CPU backend's passes (vectorised, threaded), far
+   faster there than the kernels. Maps matrix x (extent elements from off)
+   for reading; NULL when it failed (*e says why). */
+static const void *gemm__cl_verify_map(cl_command_queue q, cl_mem x, size_t off, int64_t extent, size_t es,
+                                       cl_int *e)
+{
+    return clEnqueueMapBuffer(q, x, CL_TRUE, CL_MAP_READ, off * es, (size_t)extent * es, 0, NULL, NULL, e);
+}
+
+/* Before (after = 0) or after the product on a CPU device: the host's
+   sums over the mapped operands, the maps released before returning. */
+static gemm_status gemm__cl_verify_mapped(cl_command_queue q, gemm_precision prec, const gemm__problem *p,
+                                          const gemm__cl_operands *o, double alpha, double beta, double *host,
+                                          gemm__verify_sums *v, int after)
+{
+    size_t es = gemm_precision_size(prec);
+    const void *a = NULL, *b = NULL, *c = NULL;
+    int full = p->work == GEMM__WORK_FULL && !after;
+    cl_int e = CL_SUCCESS;
+    if (after || beta != 0) c = gemm__cl_verify_map(q, o->c, o->offc, p->c_extent, es, &e);
+    if (e == CL_SUCCESS && full) a = gemm__cl_verify_map(q, o->a, o->offa, p->a_extent, es, &e);
+    if (e == CL_SUCCESS && full) b = gemm__cl_verify_map(q, o->b, o->offb, p->b_extent, es, &e);
+    if (e == CL_SUCCESS) {
+        if (after) gemm__verify_host_after(p, prec, c, v, gemm_cpu_get_threads());
+        else gemm__verify_host_before(p, prec, alpha, a, b, beta, c, host, v, gemm_cpu_get_threads());
+    }
+    if (c) clEnqueueUnmapMemObject(q, o->c, (void *)(uintptr_t)c, 0, NULL, NULL);
+    if (a) clEnqueueUnmapMemObject(q, o->a, (void *)(uintptr_t)a, 0, NULL, NULL);
+    if (b) clEnqueueUnmapMemObject(q, o->b, (void *)(uintptr_t)b, 0, NULL, NULL);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, "clEnqueueMapBuffer (the verification's sums)");
 }
 
 /* A buffer call, verified (the lock held, g the precision's program): the
@@ -93,7 +132,8 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     cl_int e = CL_SUCCESS;
     const double zero = 0;
     gemm_status s = GEMM_OK;
-    if (!g->verify)
+    int mapped = (ctx->type & CL_DEVICE_TYPE_CPU) != 0 && !GEMM__HOOK(cl_verify_kernels, 0);
+    if (!g->verify && !mapped)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: options.verify needs a device with fp64 (cl_khr_fp64) for its "
                           "sums", func);
     if (!(host = (double *)GEMM_MALLOC(doubles * sizeof(double))))
@@ -104,19 +144,26 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     sa = gemm__verify_scratch(scratch, k, 1) - host;
     r = gemm__verify_scratch(scratch, k, 2) - host;
     ra = gemm__verify_scratch(scratch, k, 3) - host;
-    ws = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, doubles * sizeof(double), NULL, &e);
-    if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clCreateBuffer (the verification's sums)");
-    if (s == GEMM_OK && (e = clEnqueueFillBuffer(q, ws, &zero, sizeof zero, 0, doubles * sizeof(double), nw,
+    if (mapped) { /* the wait list, then the host's sums over the mapped buffers */
+        if (nw && (e = clEnqueueMarkerWithWaitList(q, nw, wait, NULL)) != CL_SUCCESS)
+            s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
+        if (s == GEMM_OK) s = gemm__cl_verify_mapped(q, prec, p, o, alpha, beta, host, &v, 0);
+        nw = 0;
+    } else {
+        ws = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, doubles * sizeof(double), NULL, &e);
+        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clCreateBuffer (the verification's sums)");
+    }
+    if (s == GEMM_OK && !mapped && (e = clEnqueueFillBuffer(q, ws, &zero, sizeof zero, 0, doubles * sizeof(double), nw,
                                                  nw ? wait : NULL, NULL)) != CL_SUCCESS)
         s = gemm__cl_fail(e, "clEnqueueFillBuffer (the verification's sums)");
-    if (s == GEMM_OK && beta != 0) { /* beta*C0: its columns, then its rows */
+    if (s == GEMM_OK && !mapped && beta != 0) { /* beta*C0: its columns, then its rows */
         s = gemm__cl_verify_lines(q, g, o->c, o->offc, n, m, ldc, 1, ws, -1, -1, v.want_col - host,
                                   v.scale_col - host, beta);
         if (s == GEMM_OK)
             s = gemm__cl_verify_lines(q, g, o->c, o->offc, m, n, 1, ldc, ws, -1, -1, v.want_row - host,
                                       v.scale_row - host, beta);
     }
-    if (s == GEMM_OK && p->work == GEMM__WORK_FULL) {
+    if (s == GEMM_OK && !mapped && p->work == GEMM__WORK_FULL) {
         /* alpha * e^T op(a) and alpha * op(b) e, then want and scale weighted by them */
         s = gemm__cl_verify_lines(q, g, o->a, o->offa, k, m, p->acs, p->ars, ws, -1, -1, s_, sa, alpha);
         if (s == GEMM_OK) s = gemm__cl_verify_lines(q, g, o->b, o->offb, k, n, p->brs, p->bcs, ws, -1, -1, r, ra, alpha);
@@ -135,9 +182,12 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc)) != CL_SUCCESS)
         s = gemm__cl_fail(e, "the test hook's flip");
 #endif
-    if (s == GEMM_OK) s = gemm__cl_verify_lines(q, g, o->c, o->offc, n, m, ldc, 1, ws, -1, -1, v.got_col - host, -1, 1.0);
-    if (s == GEMM_OK) s = gemm__cl_verify_lines(q, g, o->c, o->offc, m, n, 1, ldc, ws, -1, -1, v.got_row - host, -1, 1.0);
-    if (s == GEMM_OK && (e = clEnqueueReadBuffer(q, ws, CL_TRUE, 0, head * sizeof(double), host, 0, NULL, NULL)) !=
+    if (s == GEMM_OK && mapped) s = gemm__cl_verify_mapped(q, prec, p, o, alpha, beta, host, &v, 1);
+    if (s == GEMM_OK && !mapped)
+        s = gemm__cl_verify_lines(q, g, o->c, o->offc, n, m, ldc, 1, ws, -1, -1, v.got_col - host, -1, 1.0);
+    if (s == GEMM_OK && !mapped)
+        s = gemm__cl_verify_lines(q, g, o->c, o->offc, m, n, 1, ldc, ws, -1, -1, v.got_row - host, -1, 1.0);
+    if (s == GEMM_OK && !mapped && (e = clEnqueueReadBuffer(q, ws, CL_TRUE, 0, head * sizeof(double), host, 0, NULL, NULL)) !=
                             CL_SUCCESS)
         s = gemm__cl_fail(e, "reading the verification's sums");
     if (s == GEMM_OK)
@@ -145,7 +195,7 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
                                  p->swapped, -1);
     if (event && (e = clEnqueueMarkerWithWaitList(q, 0, NULL, event)) != CL_SUCCESS && s == GEMM_OK)
         s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
-    clFinish(q); /* nothing of this call left in flight with ws or host freed */
+    clFinish(q); /* nothing of this call left in flight with ws or host freed, no map outstanding */
     if (ws) clReleaseMemObject(ws);
     GEMM_FREE(host);
     return s;
