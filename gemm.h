@@ -1483,8 +1483,9 @@ GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_s
         /* a row-major call's canonical rows are its columns */
         const char *name = (x == 0) != (swapped != 0) ? "row" : "column";
         if (w->failed)
-            snprintf(line[x], sizeof line[x], "%s %lld's sum is off by %.3g (bound %.3g; %lld %ss out of bound)",
-                     name, (long long)w->at, w->residual, w->bound, (long long)w->failed, name);
+            snprintf(line[x], sizeof line[x], "%s %lld's sum is off by %.3g (bound %.3g; %lld of %lld %ss out of bound)",
+                     name, (long long)w->at, w->residual, w->bound, (long long)w->failed, (long long)(x == 0 ? m : n),
+                     name);
         else
             snprintf(line[x], sizeof line[x], "every %s's sum within its bound", name);
     }

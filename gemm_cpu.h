@@ -50,8 +50,8 @@
        and tiny the smallest subnormal. Otherwise the call returns
        GEMM_ERR_VERIFY, C holds what was computed, and the detail names the
        row and the column with the largest residual, each with its bound
-       ("row 7's sum is off by 2.67 (bound 0.321; 1 rows out of bound);
-       column 5's ..."). A batch stops at its first failing member, which
+       ("row 7's sum is off by 2.67 (bound 0.321; 1 of 300 rows out of
+       bound); column 5's ..."). A batch stops at its first failing member, which
        the detail names (it and those before it were written). It catches a
        flipped bit of C, a kernel that loses a slice of k, a race that
        writes a wrong element, whenever the error is above the bound;
