@@ -1330,10 +1330,12 @@ static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microke
    pointers and accumulators, masked moves) is several times theirs, and
    a caller making millions of 1x1 or 2x2 products (LAPACK's inner
    blocks) pays it every time. Each sum in k order, then
-   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. */
+   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. Inlined,
+   so that the problem's fields stay in registers: a 1x1x1 call's whole
+   cost is a few nanoseconds (tiny_call.c). */
 #define GEMM__CPU_TINY 8
 
-static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
+static GEMM__INLINE void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
                                float *c)
 {
     int64_t i, j, q;
@@ -1345,7 +1347,7 @@ static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float 
         }
 }
 
-static void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
+static GEMM__INLINE void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
                                double *c)
 {
     int64_t i, j, q;
@@ -2272,11 +2274,66 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
     return gemm__cpu_gemm_lent(func, p, precision, alpha, a, b, beta, C, options, NULL, 0);
 }
 /* <<cpu driver */
+/* >>cpu tiny_call: src/cpu/tiny_call.c */
+/* The tiny products' way in: a call of at most GEMM__CPU_TINY multiply-adds
+   (2 x 2 x 2) that passes the inlined common-case checks runs its plain
+   loops straight from the public function, typed, before the shared entry
+   (gemm__cpu_entry) and the driver. A 1x1x1 call cost 13-15 ns against a
+   plain loop's 4 on the 2-core EPYC: the call into the untyped entry with
+   its 17 arguments, alpha and beta widened to double and back, the
+   options, the kernel table's lookup and the path's choice in double
+   arithmetic, for one multiply-add. The same problems take the same loops
+   as through the driver (gemm__cpu_path's tiny path), so the bits are the
+   same either way; any other call, and any call that fails a check, goes
+   on to gemm__cpu_entry, whose statuses and details are the only ones. */
+
+#include <stdint.h>           /* uintptr_t */
+
+/* Tests only: whether a hook takes the call off this path: a forced path,
+   or a forced kernel this CPU cannot run (the entry refuses the call). A
+   kernel it can run changes nothing here (every kernel's tiny products are
+   these loops), so the batteries run for each kernel cover this path. */
+#ifdef GEMM__TEST_HOOKS
+#define GEMM__CPU_TINY_HOOKED() (GEMM__HOOK(cpu_path, 0) || !gemm__cpu_isa_for_call())
+#else
+#define GEMM__CPU_TINY_HOOKED() 0
+#endif
+
+/* Whether the call was a tiny product and is done (1), or goes on to the
+   entry (0): sizes 1..8 whose product is at most GEMM__CPU_TINY, options
+   absent or valid, no test hook steering it elsewhere, the
+   common-case checks passed (gemm__prepare_plain: valid, alpha != 0) and
+   C apart from A and B. */
+#define GEMM__CPU_TINY_CALL(NAME, T, LOOPS)                                                                        \
+    static GEMM__INLINE int NAME(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,     \
+                                 int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, \
+                                 T beta, T *C, int64_t ldc, const gemm_cpu_options *options)                       \
+    {                                                                                                              \
+        gemm__problem p;                                                                                           \
+        if ((uint64_t)m - 1 >= GEMM__CPU_TINY || (uint64_t)n - 1 >= GEMM__CPU_TINY ||                              \
+            (uint64_t)k - 1 >= GEMM__CPU_TINY || m * n * k > GEMM__CPU_TINY)                                       \
+            return 0;                                                                                              \
+        if ((options && options->threads < 0) || GEMM__CPU_TINY_HOOKED())                                         \
+            return 0;                                                                                              \
+        if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,     \
+                                 C != NULL, ldc, &p) ||                                                            \
+            !gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T)))                        \
+            return 0;                                                                                              \
+        gemm__clear_error();                                                                                       \
+        LOOPS(&p, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);                                           \
+        GEMM__CPU_RECORD_THREADS(1);                                                                               \
+        return 1;                                                                                                  \
+    }
+
+GEMM__CPU_TINY_CALL(gemm__cpu_tiny_call_f32, float, gemm__cpu_tiny_f32)
+GEMM__CPU_TINY_CALL(gemm__cpu_tiny_call_f64, double, gemm__cpu_tiny_f64)
+/* <<cpu tiny_call */
 /* >>cpu entry_points: src/cpu/entry_points.c */
 /* The public calls: thin typed wrappers over one function that makes
    gemm__prepare's checks and canonical problem (its inlined common case
    first, gemm__prepare_plain) and calls the driver; func is the name the
-   user called, for the error detail. */
+   user called, for the error detail. A tiny product never reaches it: each
+   public function first tries its typed plain loops (tiny_call.c). */
 
 #include <stdint.h>           /* uintptr_t */
 
@@ -2307,6 +2364,8 @@ GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, g
                                     const float *B, int64_t ldb,
                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
 {
+    if (gemm__cpu_tiny_call_f32(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_cpu_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                            C, ldc, options);
 }
@@ -2317,6 +2376,8 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
 {
+    if (gemm__cpu_tiny_call_f64(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_cpu_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                            C, ldc, options);
 }
@@ -2328,6 +2389,8 @@ GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const float *B, int64_t ldb,
                                 float beta, float *C, int64_t ldc)
 {
+    if (gemm__cpu_tiny_call_f32(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
                            ldc, NULL);
 }
@@ -2338,6 +2401,8 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc)
 {
+    if (gemm__cpu_tiny_call_f64(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
                            ldc, NULL);
 }

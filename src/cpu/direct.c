@@ -14,6 +14,7 @@
 
 #include <stdint.h>           /* uintptr_t */
 #include "../core/internal.h" /* GEMM__HOOK */
+#include "../core/problem.c"  /* GEMM__INLINE */
 #include "cache_blocking.c"   /* gemm__cpu_min, gemm__cpu_round_up */
 #include "job.h"              /* gemm__cpu_job */
 #include "packing.c"          /* gemm__cpu_pack, gemm__cpu_copy */
@@ -40,10 +41,12 @@ static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microke
    pointers and accumulators, masked moves) is several times theirs, and
    a caller making millions of 1x1 or 2x2 products (LAPACK's inner
    blocks) pays it every time. Each sum in k order, then
-   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. */
+   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. Inlined,
+   so that the problem's fields stay in registers: a 1x1x1 call's whole
+   cost is a few nanoseconds (tiny_call.c). */
 #define GEMM__CPU_TINY 8
 
-static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
+static GEMM__INLINE void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
                                float *c)
 {
     int64_t i, j, q;
@@ -55,7 +58,7 @@ static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float 
         }
 }
 
-static void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
+static GEMM__INLINE void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
                                double *c)
 {
     int64_t i, j, q;
