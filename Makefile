@@ -80,10 +80,10 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/cpu_sbgemm_tests.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/cpu_sbgemm_tests.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # clang's UBSan also checks pointer arithmetic (no pointer formed outside a
@@ -157,7 +157,7 @@ clean: ## remove build/
 # `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host test-cpu-clang-san
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny bench-sbgemm cpu-host test-cpu-clang-san
 
 LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
 ifneq ($(LIBXSMM_LIB),)
@@ -172,6 +172,13 @@ bench-tiny: ## per-call time of tiny products beside a plain loop, OpenBLAS and 
 # libxsmm's BLAS fallback (transposed cases) links OpenBLAS's dgemm_.
 $(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+
+bench-sbgemm: ## gemm_cpu_sbgemm (bf16) beside gemm_cpu_sgemm on the widened data (OpenBLAS 0.3.21 has no sbgemm)
+	@$(MAKE) --no-print-directory -B $(B)/bench_sbgemm
+	./$(B)/bench_sbgemm $(BENCH_ARGS)
+
+$(B)/bench_sbgemm: bench/bench_sbgemm.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ -ldl $(LDLIBS)
 
 $(B)/cpu_tune: bench/cpu_tune.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)

@@ -11,7 +11,8 @@
                              thread-count settings, and the edges of
                              cpu_edge_tests.h (error names, affinity, alpha =
                              Inf, INT64_MAX leading dimensions, exit() while
-                             a threaded call runs)
+                             a threaded call runs); gemm_cpu_sbgemm
+                             (cpu_sbgemm_tests.h)
    build/test_cpu --quick    a smaller battery, for slow runs (valgrind, qemu)
    build/test_cpu --quick --only-best
                              ... and only the kernel this CPU picks by itself
@@ -569,6 +570,7 @@ static void test_64bit_offsets(void)
 }
 
 #include "cpu_edge_tests.h"
+#include "cpu_sbgemm_tests.h"
 
 int main(int argc, char **argv)
 {
@@ -646,5 +648,6 @@ int main(int argc, char **argv)
         if (only_best) break;
     }
     use_kernel(NULL);
+    test_sbgemm(only_best ? 1 : nkernels, kernels, cpu->cases, cpu->max_dim > 0 ? cpu->max_dim : 300);
     return battery_summary();
 }
