@@ -378,15 +378,22 @@ typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const
 typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                     double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
+/* d[q*w + i] = s[i*rs + q] for i < rows <= w, q < k: a transposed op(a)'s
+   rows into a panel of w-long columns (packing.c's gemm__cpu_copy_rows,
+   or the ISA's register transposes). */
+typedef void (*gemm__cpu_copy_rows_fn)(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,
+                                       int64_t es);
 
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, and its A packer. */
+   partial tiles of unpacked operands, its A packer, and its copy of a
+   transposed op(a) into a panel. */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
     gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
+    gemm__cpu_copy_rows_fn copy_rows;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -566,6 +573,283 @@ GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 /* Every CPU runs it; also the only kernel of a GEMM_NO_SIMD build. */
 static int gemm__cpu_has_scalar(void) { return 1; }
 /* <<cpu ukernel_scalar */
+/* >>cpu cache_info: src/cpu/cache_info.c */
+/* The data caches of one core, as the CPU reports them: cpuid (leaf 4 on
+   Intel, 0x8000001D on AMD: the deterministic cache parameters), else
+   Linux's sysfs (every architecture), else sysconf (glibc), else nothing
+   (the blocking then uses defaults). Read once; a virtual machine reports
+   what its hypervisor passes through, which is what it runs on. */
+
+#include <stdio.h>    /* fopen, snprintf */
+#include <stdlib.h>   /* atol */
+#include <string.h>   /* strchr, memset */
+
+typedef struct gemm__cpu_caches {
+    long l1d, l2, l3; /* bytes; 0 = unknown */
+} gemm__cpu_caches;
+
+#if defined(GEMM__CPU_X86)
+/* One cpuid cache leaf (4 or 0x8000001D), subleaf by subleaf. */
+static void gemm__cpu_caches_cpuid_leaf(unsigned leaf, gemm__cpu_caches *out)
+{
+    unsigned i, a, b, c, d;
+    for (i = 0; i < 16; i++) {
+        unsigned type, level;
+        long bytes;
+        __cpuid_count(leaf, i, a, b, c, d);
+        type = a & 31; /* 0: no more caches, 1: data, 2: instruction, 3: unified */
+        level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue;
+        bytes = (long)((b >> 22) + 1) * (long)(((b >> 12) & 0x3ff) + 1) * (long)((b & 0xfff) + 1) * (long)(c + 1);
+        if (level == 1) out->l1d = bytes;
+        else if (level == 2) out->l2 = bytes;
+        else if (level == 3) out->l3 = bytes;
+    }
+    (void)d;
+}
+
+/* Intel and Hygon describe their caches in leaf 4; AMD leaves it zero and
+   uses 0x8000001D (same format) when it reports TOPOEXT. */
+static void gemm__cpu_caches_cpuid(gemm__cpu_caches *out)
+{
+    unsigned a, b, c, d;
+    if ((unsigned)__get_cpuid_max(0, NULL) >= 4) gemm__cpu_caches_cpuid_leaf(4, out);
+    if (!out->l1d && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du &&
+        __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
+        gemm__cpu_caches_cpuid_leaf(0x8000001Du, out);
+}
+#endif
+
+#if defined(__linux__)
+/* A number from a sysfs file of cpu0's cache `index` ("48K", "2048K", "3"),
+   and its first letter in *first when asked ("Data", "Instruction",
+   "Unified"). Returns -1 when the file is missing. */
+static long gemm__cpu_sysfs_value(int index, const char *name, char *first)
+{
+    char path[96], text[64];
+    FILE *f;
+    long v = -1;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
+    if (!(f = fopen(path, "r"))) return -1;
+    if (fgets(text, sizeof text, f)) {
+        if (first) *first = text[0];
+        v = atol(text);
+        if (strchr(text, 'K')) v *= 1024;
+        else if (strchr(text, 'M')) v *= 1048576;
+    }
+    fclose(f);
+    return v;
+}
+
+static void gemm__cpu_caches_sysfs(gemm__cpu_caches *out)
+{
+    int i;
+    for (i = 0; i < 16; i++) {
+        char type = '?';
+        long level = gemm__cpu_sysfs_value(i, "level", NULL), bytes = gemm__cpu_sysfs_value(i, "size", NULL);
+        if (level < 0) break;
+        gemm__cpu_sysfs_value(i, "type", &type);
+        if (type == 'I' || bytes <= 0) continue; /* Instruction */
+        if (level == 1 && !out->l1d) out->l1d = bytes;
+        else if (level == 2 && !out->l2) out->l2 = bytes;
+        else if (level == 3 && !out->l3) out->l3 = bytes;
+    }
+}
+#endif
+
+/* Fills what the sources before it left unknown. */
+static void gemm__cpu_caches_sysconf(gemm__cpu_caches *out)
+{
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    long v;
+    if (!out->l1d && (v = sysconf(_SC_LEVEL1_DCACHE_SIZE)) > 0) out->l1d = v;
+    if (!out->l2 && (v = sysconf(_SC_LEVEL2_CACHE_SIZE)) > 0) out->l2 = v;
+    if (!out->l3 && (v = sysconf(_SC_LEVEL3_CACHE_SIZE)) > 0) out->l3 = v;
+#else
+    (void)out;
+#endif
+}
+
+static long gemm__cpu_cache_bytes[3] = {-1, -1, -1}; /* L1d, L2, L3 once read; 0 = unknown */
+
+/* The sizes, read at the first call (racing first calls read the same). */
+static gemm__cpu_caches gemm__cpu_cache_sizes(void)
+{
+    gemm__cpu_caches c;
+    if (GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]) >= 0) {
+        c.l1d = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[0]);
+        c.l2 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[1]);
+        c.l3 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]);
+        return c;
+    }
+    memset(&c, 0, sizeof c);
+#if defined(GEMM__CPU_X86)
+    gemm__cpu_caches_cpuid(&c);
+#endif
+#if defined(__linux__)
+    if (!c.l1d || !c.l2) gemm__cpu_caches_sysfs(&c);
+#endif
+    gemm__cpu_caches_sysconf(&c);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[0], c.l1d);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[1], c.l2);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[2], c.l3); /* last: the others are there when it is */
+    return c;
+}
+/* <<cpu cache_info */
+/* >>cpu cache_blocking: src/cpu/cache_blocking.c */
+/* Block sizes from the caches, and the size arithmetic every part uses.
+
+   The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
+   sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
+   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
+   packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
+   Only KC changes the arithmetic (the k order of a sum), and it depends on
+   the CPU alone. */
+
+#include <stdint.h>
+
+/* Arithmetic on sizes, used by every part below. */
+static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
+static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
+   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
+   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
+   rounded up to whole micro-panels). kc alone changes the arithmetic (the
+   k order of each sum); it depends on the CPU and precision, never on the
+   problem or the thread count. */
+static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
+{
+    gemm__cpu_caches c = gemm__cpu_cache_sizes();
+    long l1 = c.l1d, l2 = c.l2, panel;
+    int64_t o;
+    if (l1 < 16384 || l1 > 1048576) l1 = 32768;
+    if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
+    /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
+       in half of L1, next to the A and C streams. */
+    *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
+    *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
+    /* packed A block (mc x kc) in half of L2. */
+    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
+    /* packed B panel (kc x nc), read by every row block of a step, in a
+       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+    panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
+    *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
+    if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
+    if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
+    if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
+}
+/* <<cpu cache_blocking */
+/* >>cpu packing: src/cpu/packing.c */
+/* Packing: copies of blocks of op(A) and op(B) into the panels the
+   micro-kernels read, and the plain strided copy under them.
+
+   Packing absorbs layouts and transposes. A panel of op(A) is stored
+   column by column (MR contiguous elements per k, vector copies when
+   op(A)'s columns are contiguous, a scalar transpose otherwise). A panel
+   of op(B) is stored row by row (NR elements per k) when op(B)'s rows are
+   contiguous, else column by column with plain copies, which the kernel's
+   strided variant reads: neither case transposes element by element.
+   Panels are zero-padded, so the micro-kernel always computes a full
+   MR x NR tile; a tile that sticks out of C is computed into a small local
+   tile and copied back (loops.c), so the user's matrices are never padded
+   or copied whole. */
+
+#include <string.h>           /* memcpy, memset */
+
+/* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
+   bits; typed loads and stores just keep the strided loops short. */
+static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,
+                           int64_t n, int64_t es)
+{
+    int64_t i;
+    if (dstep == 1 && sstep == 1) {
+        memcpy(d, s, (size_t)(n * es));
+    } else if (es == (int64_t)sizeof(float)) {
+        float *df = (float *)d;
+        const float *sf = (const float *)s;
+        for (i = 0; i < n; i++) df[i * dstep] = sf[i * sstep];
+    } else {
+        double *dd = (double *)d;
+        const double *sd = (const double *)s;
+        for (i = 0; i < n; i++) dd[i * dstep] = sd[i * sstep];
+    }
+}
+
+/* d[q*w + i] = s[i*rs + q] for i < rows, q < k: rows of op(a) that are
+   contiguous (a transposed op(a)) into a panel of w-long columns (the
+   direct kernel's, the packed kernel's). Four rows at a time, so that each k writes four neighbours
+   (the compiler pairs them into vector moves): at 16^3 fp32 the copy was
+   half of a call's time, one element per cycle, row by row. */
+#define GEMM__CPU_COPY_ROWS(T)                                                                       \
+    {                                                                                                \
+        T *GEMM__RESTRICT dd = (T *)d;                                                               \
+        const T *GEMM__RESTRICT ss = (const T *)s;                                                   \
+        for (i = 0; i + 4 <= rows; i += 4) {                                                         \
+            const T *r0 = ss + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;                  \
+            for (q = 0; q < k; q++) {                                                                \
+                T *o = dd + q * w + i;                                                               \
+                o[0] = r0[q];                                                                        \
+                o[1] = r1[q];                                                                        \
+                o[2] = r2[q];                                                                        \
+                o[3] = r3[q];                                                                        \
+            }                                                                                        \
+        }                                                                                            \
+        for (; i < rows; i++)                                                                        \
+            for (q = 0; q < k; q++) dd[q * w + i] = ss[i * rs + q];                                  \
+    }
+static void gemm__cpu_copy_rows(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k, int64_t es)
+{
+    int64_t i, q;
+    if (es == (int64_t)sizeof(float)) GEMM__CPU_COPY_ROWS(float)
+    else GEMM__CPU_COPY_ROWS(double)
+}
+#undef GEMM__CPU_COPY_ROWS
+
+/* Packs nx rows of A (or columns of B) of length kc into w-wide panels;
+   element (x, p) of the source is at s[x*xs + p*ps] (elements of es bytes).
+   A panel is p-major (d[p*w + x], what the packed kernel reads) or, when
+   xmajor, x-major (d[x*kc + p], read by the strided kernel with bp = 1,
+   bj = kc); the last one is zero-padded to w. Copies follow the source's
+   contiguous dimension: only a p-major pack of a source contiguous along p
+   (A of a transposed-A call) is a scalar transpose. vpack, when given, is
+   the kernel's vector packer for the whole panels of a source with xs == 1;
+   rows, when given, its copy of a source contiguous along p (ps == 1). */
+static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
+                           int xmajor, gemm__cpu_pack_a_fn vpack, gemm__cpu_copy_rows_fn rows, int64_t es)
+{
+    int64_t x0, x, p, full = nx / w * w, tail = nx - full;
+    if (xmajor) {
+        for (x = 0; x < nx; x++) gemm__cpu_copy(d + x * kc * es, 1, s + x * xs * es, ps, kc, es);
+        if (tail) memset(d + nx * kc * es, 0, (size_t)((w - tail) * kc * es));
+        return;
+    }
+    if (xs == 1) {
+        if (vpack && full > 0) vpack(kc, s, ps, full, d);
+        for (p = 0; p < kc; p++) {
+            const char *sp = s + p * ps * es;
+            char *dt = d + (full * kc + p * w) * es; /* this k's row of the tail panel */
+            for (x0 = 0; x0 < full && !vpack; x0 += w)
+                memcpy(d + (x0 * kc + p * w) * es, sp + x0 * es, (size_t)(w * es));
+            if (tail) {
+                memcpy(dt, sp + full * es, (size_t)(tail * es));
+                memset(dt + tail * es, 0, (size_t)((w - tail) * es));
+            }
+        }
+        return;
+    }
+    for (x0 = 0; x0 < nx; x0 += w) {
+        int64_t xw = gemm__cpu_min(w, nx - x0);
+        char *dp = d + x0 * kc * es;
+        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
+        if (ps == 1) (rows ? rows : gemm__cpu_copy_rows)(dp, w, s + x0 * xs * es, xs, xw, kc, es);
+        else for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+    }
+}
+/* <<cpu packing */
 /* >>cpu ukernel_x86: src/cpu/ukernel_x86.c */
 /* The x86-64 micro-kernels, AVX-512 and AVX2 + FMA, from the template:
    each function carries its target attribute, so a plain build has them
@@ -713,6 +997,117 @@ static GEMM__CPU_AVX2 void gemm__cpu_y_storen_s(float *p, __m256 v, int64_t n)
     else if (n == 1) _mm_store_ss(p, _mm256_castps256_ps128(v));
     else _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v);
 }
+/* A transposed op(a) into a panel (gemm__cpu_copy_rows_fn): whole blocks
+   of 16 rows x 16 k (fp32) or 8 x 8 (fp64) loaded row by row, transposed
+   in registers (unpacks, then 128-bit lane shuffles; every value a named
+   variable, so nothing goes through memory) and stored column by column;
+   the edges element by element (gemm__cpu_copy_rows). Moves bits only. */
+#define GEMM__CPU_Z_UNPK(a, b, lo, hi) lo = _mm512_unpacklo_ps(a, b); hi = _mm512_unpackhi_ps(a, b);
+#define GEMM__CPU_Z_UNPKD(a, b, lo, hi)                                                                   \
+    lo = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));                   \
+    hi = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+#define GEMM__CPU_Z_SHUF(a, b, x, y) x = _mm512_shuffle_f32x4(a, b, 0x88); y = _mm512_shuffle_f32x4(a, b, 0xdd);
+#define GEMM__CPU_Z_SHUFD(a, b, x, y) x = _mm512_shuffle_f64x2(a, b, 0x88); y = _mm512_shuffle_f64x2(a, b, 0xdd);
+static GEMM__CPU_AVX512 void gemm__cpu_z_block_s(float *d, int64_t w, const float *s, int64_t rs)
+{
+    __m512 r0 = _mm512_loadu_ps(s + 0 * rs), r1 = _mm512_loadu_ps(s + 1 * rs), r2 = _mm512_loadu_ps(s + 2 * rs), r3 = _mm512_loadu_ps(s + 3 * rs);
+    __m512 r4 = _mm512_loadu_ps(s + 4 * rs), r5 = _mm512_loadu_ps(s + 5 * rs), r6 = _mm512_loadu_ps(s + 6 * rs), r7 = _mm512_loadu_ps(s + 7 * rs);
+    __m512 r8 = _mm512_loadu_ps(s + 8 * rs), r9 = _mm512_loadu_ps(s + 9 * rs), r10 = _mm512_loadu_ps(s + 10 * rs), r11 = _mm512_loadu_ps(s + 11 * rs);
+    __m512 r12 = _mm512_loadu_ps(s + 12 * rs), r13 = _mm512_loadu_ps(s + 13 * rs), r14 = _mm512_loadu_ps(s + 14 * rs), r15 = _mm512_loadu_ps(s + 15 * rs);
+    __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15;
+    __m512 u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15;
+    GEMM__CPU_Z_UNPK(r0, r1, t0, t1)
+    GEMM__CPU_Z_UNPK(r2, r3, t2, t3)
+    GEMM__CPU_Z_UNPK(r4, r5, t4, t5)
+    GEMM__CPU_Z_UNPK(r6, r7, t6, t7)
+    GEMM__CPU_Z_UNPK(r8, r9, t8, t9)
+    GEMM__CPU_Z_UNPK(r10, r11, t10, t11)
+    GEMM__CPU_Z_UNPK(r12, r13, t12, t13)
+    GEMM__CPU_Z_UNPK(r14, r15, t14, t15)
+    GEMM__CPU_Z_UNPKD(t0, t2, u0, u1)
+    GEMM__CPU_Z_UNPKD(t1, t3, u2, u3)
+    GEMM__CPU_Z_UNPKD(t4, t6, u4, u5)
+    GEMM__CPU_Z_UNPKD(t5, t7, u6, u7)
+    GEMM__CPU_Z_UNPKD(t8, t10, u8, u9)
+    GEMM__CPU_Z_UNPKD(t9, t11, u10, u11)
+    GEMM__CPU_Z_UNPKD(t12, t14, u12, u13)
+    GEMM__CPU_Z_UNPKD(t13, t15, u14, u15)
+    GEMM__CPU_Z_SHUF(u0, u4, t0, t4)
+    GEMM__CPU_Z_SHUF(u8, u12, t8, t12)
+    GEMM__CPU_Z_SHUF(u1, u5, t1, t5)
+    GEMM__CPU_Z_SHUF(u9, u13, t9, t13)
+    GEMM__CPU_Z_SHUF(u2, u6, t2, t6)
+    GEMM__CPU_Z_SHUF(u10, u14, t10, t14)
+    GEMM__CPU_Z_SHUF(u3, u7, t3, t7)
+    GEMM__CPU_Z_SHUF(u11, u15, t11, t15)
+    GEMM__CPU_Z_SHUF(t0, t8, r0, r8)
+    GEMM__CPU_Z_SHUF(t4, t12, r4, r12)
+    GEMM__CPU_Z_SHUF(t1, t9, r1, r9)
+    GEMM__CPU_Z_SHUF(t5, t13, r5, r13)
+    GEMM__CPU_Z_SHUF(t2, t10, r2, r10)
+    GEMM__CPU_Z_SHUF(t6, t14, r6, r14)
+    GEMM__CPU_Z_SHUF(t3, t11, r3, r11)
+    GEMM__CPU_Z_SHUF(t7, t15, r7, r15)
+    _mm512_storeu_ps(d + 0 * w, r0);
+    _mm512_storeu_ps(d + 1 * w, r1);
+    _mm512_storeu_ps(d + 2 * w, r2);
+    _mm512_storeu_ps(d + 3 * w, r3);
+    _mm512_storeu_ps(d + 4 * w, r4);
+    _mm512_storeu_ps(d + 5 * w, r5);
+    _mm512_storeu_ps(d + 6 * w, r6);
+    _mm512_storeu_ps(d + 7 * w, r7);
+    _mm512_storeu_ps(d + 8 * w, r8);
+    _mm512_storeu_ps(d + 9 * w, r9);
+    _mm512_storeu_ps(d + 10 * w, r10);
+    _mm512_storeu_ps(d + 11 * w, r11);
+    _mm512_storeu_ps(d + 12 * w, r12);
+    _mm512_storeu_ps(d + 13 * w, r13);
+    _mm512_storeu_ps(d + 14 * w, r14);
+    _mm512_storeu_ps(d + 15 * w, r15);
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const double *s, int64_t rs)
+{
+    __m512d r0 = _mm512_loadu_pd(s + 0 * rs), r1 = _mm512_loadu_pd(s + 1 * rs), r2 = _mm512_loadu_pd(s + 2 * rs), r3 = _mm512_loadu_pd(s + 3 * rs);
+    __m512d r4 = _mm512_loadu_pd(s + 4 * rs), r5 = _mm512_loadu_pd(s + 5 * rs), r6 = _mm512_loadu_pd(s + 6 * rs), r7 = _mm512_loadu_pd(s + 7 * rs);
+    __m512d t0, t1, t2, t3, t4, t5, t6, t7, u0, u1, u2, u3, u4, u5, u6, u7;
+    t0 = _mm512_unpacklo_pd(r0, r1);
+    t1 = _mm512_unpackhi_pd(r0, r1);
+    t2 = _mm512_unpacklo_pd(r2, r3);
+    t3 = _mm512_unpackhi_pd(r2, r3);
+    t4 = _mm512_unpacklo_pd(r4, r5);
+    t5 = _mm512_unpackhi_pd(r4, r5);
+    t6 = _mm512_unpacklo_pd(r6, r7);
+    t7 = _mm512_unpackhi_pd(r6, r7);
+    GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)
+    GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)
+    GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)
+    GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)
+    GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)
+    GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)
+    GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)
+    GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)
+    _mm512_storeu_pd(d + 0 * w, r0);
+    _mm512_storeu_pd(d + 1 * w, r1);
+    _mm512_storeu_pd(d + 2 * w, r2);
+    _mm512_storeu_pd(d + 3 * w, r3);
+    _mm512_storeu_pd(d + 4 * w, r4);
+    _mm512_storeu_pd(d + 5 * w, r5);
+    _mm512_storeu_pd(d + 6 * w, r6);
+    _mm512_storeu_pd(d + 7 * w, r7);
+}
+#define GEMM__CPU_Z_ROWS(NAME, T, B, BLOCK)                                                                    \
+    static GEMM__CPU_AVX512 void NAME(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,    \
+                                      int64_t es)                                                              \
+    {                                                                                                          \
+        int64_t i0, q0, fr = rows / B * B, fk = k / B * B;                                                     \
+        for (i0 = 0; i0 < fr; i0 += B)                                                                         \
+            for (q0 = 0; q0 < fk; q0 += B) BLOCK((T *)d + q0 * w + i0, w, (const T *)s + i0 * rs + q0, rs);   \
+        if (fk < k && fr > 0) gemm__cpu_copy_rows(d + fk * w * es, w, s + fk * es, rs, fr, k - fk, es);        \
+        if (fr < rows) gemm__cpu_copy_rows(d + fr * es, w, s + fr * rs * es, rs, rows - fr, k, es);           \
+    }
+GEMM__CPU_Z_ROWS(gemm__cpu_avx512_s_rows, float, 16, gemm__cpu_z_block_s)
+GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
+
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 #ifdef GEMM__CPU_GXX12_PUSH
@@ -825,9 +1220,18 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack},                                                                   \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows},                                        \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows}}
+
+/* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
+   (ukernel_x86.c); the others copy element by element, four rows at once. */
+#define gemm__cpu_avx2_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_avx2_d_rows gemm__cpu_copy_rows
+#define gemm__cpu_neon_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_neon_d_rows gemm__cpu_copy_rows
+#define gemm__cpu_scalar_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_scalar_d_rows gemm__cpu_copy_rows
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -1014,176 +1418,6 @@ static int gemm__cpu_threads_for_call(const gemm_cpu_options *options)
 #endif
 }
 /* <<cpu threads */
-/* >>cpu cache_info: src/cpu/cache_info.c */
-/* The data caches of one core, as the CPU reports them: cpuid (leaf 4 on
-   Intel, 0x8000001D on AMD: the deterministic cache parameters), else
-   Linux's sysfs (every architecture), else sysconf (glibc), else nothing
-   (the blocking then uses defaults). Read once; a virtual machine reports
-   what its hypervisor passes through, which is what it runs on. */
-
-#include <stdio.h>    /* fopen, snprintf */
-#include <stdlib.h>   /* atol */
-#include <string.h>   /* strchr, memset */
-
-typedef struct gemm__cpu_caches {
-    long l1d, l2, l3; /* bytes; 0 = unknown */
-} gemm__cpu_caches;
-
-#if defined(GEMM__CPU_X86)
-/* One cpuid cache leaf (4 or 0x8000001D), subleaf by subleaf. */
-static void gemm__cpu_caches_cpuid_leaf(unsigned leaf, gemm__cpu_caches *out)
-{
-    unsigned i, a, b, c, d;
-    for (i = 0; i < 16; i++) {
-        unsigned type, level;
-        long bytes;
-        __cpuid_count(leaf, i, a, b, c, d);
-        type = a & 31; /* 0: no more caches, 1: data, 2: instruction, 3: unified */
-        level = (a >> 5) & 7;
-        if (type == 0) break;
-        if (type == 2) continue;
-        bytes = (long)((b >> 22) + 1) * (long)(((b >> 12) & 0x3ff) + 1) * (long)((b & 0xfff) + 1) * (long)(c + 1);
-        if (level == 1) out->l1d = bytes;
-        else if (level == 2) out->l2 = bytes;
-        else if (level == 3) out->l3 = bytes;
-    }
-    (void)d;
-}
-
-/* Intel and Hygon describe their caches in leaf 4; AMD leaves it zero and
-   uses 0x8000001D (same format) when it reports TOPOEXT. */
-static void gemm__cpu_caches_cpuid(gemm__cpu_caches *out)
-{
-    unsigned a, b, c, d;
-    if ((unsigned)__get_cpuid_max(0, NULL) >= 4) gemm__cpu_caches_cpuid_leaf(4, out);
-    if (!out->l1d && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du &&
-        __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
-        gemm__cpu_caches_cpuid_leaf(0x8000001Du, out);
-}
-#endif
-
-#if defined(__linux__)
-/* A number from a sysfs file of cpu0's cache `index` ("48K", "2048K", "3"),
-   and its first letter in *first when asked ("Data", "Instruction",
-   "Unified"). Returns -1 when the file is missing. */
-static long gemm__cpu_sysfs_value(int index, const char *name, char *first)
-{
-    char path[96], text[64];
-    FILE *f;
-    long v = -1;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
-    if (!(f = fopen(path, "r"))) return -1;
-    if (fgets(text, sizeof text, f)) {
-        if (first) *first = text[0];
-        v = atol(text);
-        if (strchr(text, 'K')) v *= 1024;
-        else if (strchr(text, 'M')) v *= 1048576;
-    }
-    fclose(f);
-    return v;
-}
-
-static void gemm__cpu_caches_sysfs(gemm__cpu_caches *out)
-{
-    int i;
-    for (i = 0; i < 16; i++) {
-        char type = '?';
-        long level = gemm__cpu_sysfs_value(i, "level", NULL), bytes = gemm__cpu_sysfs_value(i, "size", NULL);
-        if (level < 0) break;
-        gemm__cpu_sysfs_value(i, "type", &type);
-        if (type == 'I' || bytes <= 0) continue; /* Instruction */
-        if (level == 1 && !out->l1d) out->l1d = bytes;
-        else if (level == 2 && !out->l2) out->l2 = bytes;
-        else if (level == 3 && !out->l3) out->l3 = bytes;
-    }
-}
-#endif
-
-/* Fills what the sources before it left unknown. */
-static void gemm__cpu_caches_sysconf(gemm__cpu_caches *out)
-{
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
-    long v;
-    if (!out->l1d && (v = sysconf(_SC_LEVEL1_DCACHE_SIZE)) > 0) out->l1d = v;
-    if (!out->l2 && (v = sysconf(_SC_LEVEL2_CACHE_SIZE)) > 0) out->l2 = v;
-    if (!out->l3 && (v = sysconf(_SC_LEVEL3_CACHE_SIZE)) > 0) out->l3 = v;
-#else
-    (void)out;
-#endif
-}
-
-static long gemm__cpu_cache_bytes[3] = {-1, -1, -1}; /* L1d, L2, L3 once read; 0 = unknown */
-
-/* The sizes, read at the first call (racing first calls read the same). */
-static gemm__cpu_caches gemm__cpu_cache_sizes(void)
-{
-    gemm__cpu_caches c;
-    if (GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]) >= 0) {
-        c.l1d = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[0]);
-        c.l2 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[1]);
-        c.l3 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]);
-        return c;
-    }
-    memset(&c, 0, sizeof c);
-#if defined(GEMM__CPU_X86)
-    gemm__cpu_caches_cpuid(&c);
-#endif
-#if defined(__linux__)
-    if (!c.l1d || !c.l2) gemm__cpu_caches_sysfs(&c);
-#endif
-    gemm__cpu_caches_sysconf(&c);
-    GEMM__CPU_STORE(gemm__cpu_cache_bytes[0], c.l1d);
-    GEMM__CPU_STORE(gemm__cpu_cache_bytes[1], c.l2);
-    GEMM__CPU_STORE(gemm__cpu_cache_bytes[2], c.l3); /* last: the others are there when it is */
-    return c;
-}
-/* <<cpu cache_info */
-/* >>cpu cache_blocking: src/cpu/cache_blocking.c */
-/* Block sizes from the caches, and the size arithmetic every part uses.
-
-   The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
-   sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
-   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
-   packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
-   Only KC changes the arithmetic (the k order of a sum), and it depends on
-   the CPU alone. */
-
-#include <stdint.h>
-
-/* Arithmetic on sizes, used by every part below. */
-static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
-static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
-
-/* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
-   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
-   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
-   rounded up to whole micro-panels). kc alone changes the arithmetic (the
-   k order of each sum); it depends on the CPU and precision, never on the
-   problem or the thread count. */
-static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
-{
-    gemm__cpu_caches c = gemm__cpu_cache_sizes();
-    long l1 = c.l1d, l2 = c.l2, panel;
-    int64_t o;
-    if (l1 < 16384 || l1 > 1048576) l1 = 32768;
-    if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
-    /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
-       in half of L1, next to the A and C streams. */
-    *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
-    *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
-    /* packed A block (mc x kc) in half of L2. */
-    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
-    /* packed B panel (kc x nc), read by every row block of a step, in a
-       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
-    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
-    panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
-    *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
-    if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
-    if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
-    if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
-}
-/* <<cpu cache_blocking */
 /* >>cpu job: src/cpu/job.h */
 /* How the threads of one call share its work (the packed path).
 
@@ -1259,112 +1493,6 @@ typedef struct gemm__cpu_block {
     int tile_clean;       /* the tile was zeroed (its padding is read, never used) */
 } gemm__cpu_block;
 /* <<cpu job */
-/* >>cpu packing: src/cpu/packing.c */
-/* Packing: copies of blocks of op(A) and op(B) into the panels the
-   micro-kernels read, and the plain strided copy under them.
-
-   Packing absorbs layouts and transposes. A panel of op(A) is stored
-   column by column (MR contiguous elements per k, vector copies when
-   op(A)'s columns are contiguous, a scalar transpose otherwise). A panel
-   of op(B) is stored row by row (NR elements per k) when op(B)'s rows are
-   contiguous, else column by column with plain copies, which the kernel's
-   strided variant reads: neither case transposes element by element.
-   Panels are zero-padded, so the micro-kernel always computes a full
-   MR x NR tile; a tile that sticks out of C is computed into a small local
-   tile and copied back (loops.c), so the user's matrices are never padded
-   or copied whole. */
-
-#include <string.h>           /* memcpy, memset */
-
-/* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
-   bits; typed loads and stores just keep the strided loops short. */
-static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,
-                           int64_t n, int64_t es)
-{
-    int64_t i;
-    if (dstep == 1 && sstep == 1) {
-        memcpy(d, s, (size_t)(n * es));
-    } else if (es == (int64_t)sizeof(float)) {
-        float *df = (float *)d;
-        const float *sf = (const float *)s;
-        for (i = 0; i < n; i++) df[i * dstep] = sf[i * sstep];
-    } else {
-        double *dd = (double *)d;
-        const double *sd = (const double *)s;
-        for (i = 0; i < n; i++) dd[i * dstep] = sd[i * sstep];
-    }
-}
-
-/* d[q*w + i] = s[i*rs + q] for i < rows, q < k: rows of op(a) that are
-   contiguous (a transposed op(a)) into a panel of w-long columns (the
-   direct kernel's, the packed kernel's). Four rows at a time, so that each k writes four neighbours
-   (the compiler pairs them into vector moves): at 16^3 fp32 the copy was
-   half of a call's time, one element per cycle, row by row. */
-#define GEMM__CPU_COPY_ROWS(T)                                                                       \
-    {                                                                                                \
-        T *GEMM__RESTRICT dd = (T *)d;                                                               \
-        const T *GEMM__RESTRICT ss = (const T *)s;                                                   \
-        for (i = 0; i + 4 <= rows; i += 4) {                                                         \
-            const T *r0 = ss + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;                  \
-            for (q = 0; q < k; q++) {                                                                \
-                T *o = dd + q * w + i;                                                               \
-                o[0] = r0[q];                                                                        \
-                o[1] = r1[q];                                                                        \
-                o[2] = r2[q];                                                                        \
-                o[3] = r3[q];                                                                        \
-            }                                                                                        \
-        }                                                                                            \
-        for (; i < rows; i++)                                                                        \
-            for (q = 0; q < k; q++) dd[q * w + i] = ss[i * rs + q];                                  \
-    }
-static void gemm__cpu_copy_rows(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k, int64_t es)
-{
-    int64_t i, q;
-    if (es == (int64_t)sizeof(float)) GEMM__CPU_COPY_ROWS(float)
-    else GEMM__CPU_COPY_ROWS(double)
-}
-#undef GEMM__CPU_COPY_ROWS
-
-/* Packs nx rows of A (or columns of B) of length kc into w-wide panels;
-   element (x, p) of the source is at s[x*xs + p*ps] (elements of es bytes).
-   A panel is p-major (d[p*w + x], what the packed kernel reads) or, when
-   xmajor, x-major (d[x*kc + p], read by the strided kernel with bp = 1,
-   bj = kc); the last one is zero-padded to w. Copies follow the source's
-   contiguous dimension: only a p-major pack of a source contiguous along p
-   (A of a transposed-A call) is a scalar transpose. vpack, when given, is
-   the kernel's vector packer for the whole panels of a source with xs == 1. */
-static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
-                           int xmajor, gemm__cpu_pack_a_fn vpack, int64_t es)
-{
-    int64_t x0, x, p, full = nx / w * w, tail = nx - full;
-    if (xmajor) {
-        for (x = 0; x < nx; x++) gemm__cpu_copy(d + x * kc * es, 1, s + x * xs * es, ps, kc, es);
-        if (tail) memset(d + nx * kc * es, 0, (size_t)((w - tail) * kc * es));
-        return;
-    }
-    if (xs == 1) {
-        if (vpack && full > 0) vpack(kc, s, ps, full, d);
-        for (p = 0; p < kc; p++) {
-            const char *sp = s + p * ps * es;
-            char *dt = d + (full * kc + p * w) * es; /* this k's row of the tail panel */
-            for (x0 = 0; x0 < full && !vpack; x0 += w)
-                memcpy(d + (x0 * kc + p * w) * es, sp + x0 * es, (size_t)(w * es));
-            if (tail) {
-                memcpy(dt, sp + full * es, (size_t)(tail * es));
-                memset(dt + tail * es, 0, (size_t)((w - tail) * es));
-            }
-        }
-        return;
-    }
-    for (x0 = 0; x0 < nx; x0 += w) {
-        int64_t xw = gemm__cpu_min(w, nx - x0);
-        char *dp = d + x0 * kc * es;
-        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
-        if (ps == 1) gemm__cpu_copy_rows(dp, w, s + x0 * xs * es, xs, xw, kc, es);
-        else for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
-    }
-}
-/* <<cpu packing */
 /* >>cpu direct: src/cpu/direct.c */
 /* The direct path: the micro-kernel on the caller's matrices where they
    are, tile by tile over C, without packing, blocking or allocation. Small
@@ -1571,9 +1699,9 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
             ap = jb->a + i0 * es;
             as = p->acs;
         } else if (p->ars == 1) { /* the packed path's A panel: panel[q*mr + i] = op(a)[i0 + i, q] */
-            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, es);
+            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, NULL, es);
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
-            gemm__cpu_copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
+            jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
         for (j0 = n0; j0 < n1; j0 += nr) {
             if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
@@ -1661,7 +1789,7 @@ static void gemm__cpu_pack_b_unit(const gemm__cpu_job *jb, const gemm__cpu_group
     int64_t jc, nc, pc, kc, es = jb->es, nr = jb->uk->nr, x0 = u * nr;
     gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
     gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs, p->brs,
-                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, es);
+                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, NULL, es);
 }
 
 /* Item i of step s of group g: packs rows i*MC.. of op(a)'s k block into
@@ -1681,7 +1809,7 @@ static void gemm__cpu_item(const gemm__cpu_job *jb, const gemm__cpu_group *g, in
     bl.tile = (char *)tile;
     bl.tile_clean = 0;
     gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
-                   p->ars == 1 ? jb->uk->pack_a : NULL, es);
+                   p->ars == 1 ? jb->uk->pack_a : NULL, jb->uk->copy_rows, es);
     gemm__cpu_loop_jr(jb, &bl);
 }
 /* <<cpu loops */

@@ -17,7 +17,7 @@
 #include "../core/problem.c"  /* GEMM__INLINE */
 #include "cache_blocking.c"   /* gemm__cpu_min, gemm__cpu_round_up */
 #include "job.h"              /* gemm__cpu_job */
-#include "packing.c"          /* gemm__cpu_pack, gemm__cpu_copy_rows */
+#include "packing.c"          /* gemm__cpu_pack */
 #include "platform.h"         /* GEMM__CPU_X86, GEMM__CPU_LOAD */
 
 #define GEMM__CPU_DIRECT_MAX (128.0 * 128.0 * 128.0)
@@ -210,9 +210,9 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
             ap = jb->a + i0 * es;
             as = p->acs;
         } else if (p->ars == 1) { /* the packed path's A panel: panel[q*mr + i] = op(a)[i0 + i, q] */
-            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, es);
+            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, NULL, es);
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
-            gemm__cpu_copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
+            jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
         for (j0 = n0; j0 < n1; j0 += nr) {
             if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);

@@ -74,9 +74,10 @@ static void gemm__cpu_copy_rows(char *d, int64_t w, const char *s, int64_t rs, i
    bj = kc); the last one is zero-padded to w. Copies follow the source's
    contiguous dimension: only a p-major pack of a source contiguous along p
    (A of a transposed-A call) is a scalar transpose. vpack, when given, is
-   the kernel's vector packer for the whole panels of a source with xs == 1. */
+   the kernel's vector packer for the whole panels of a source with xs == 1;
+   rows, when given, its copy of a source contiguous along p (ps == 1). */
 static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
-                           int xmajor, gemm__cpu_pack_a_fn vpack, int64_t es)
+                           int xmajor, gemm__cpu_pack_a_fn vpack, gemm__cpu_copy_rows_fn rows, int64_t es)
 {
     int64_t x0, x, p, full = nx / w * w, tail = nx - full;
     if (xmajor) {
@@ -102,7 +103,7 @@ static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64
         int64_t xw = gemm__cpu_min(w, nx - x0);
         char *dp = d + x0 * kc * es;
         if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
-        if (ps == 1) gemm__cpu_copy_rows(dp, w, s + x0 * xs * es, xs, xw, kc, es);
+        if (ps == 1) (rows ? rows : gemm__cpu_copy_rows)(dp, w, s + x0 * xs * es, xs, xw, kc, es);
         else for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
     }
 }
