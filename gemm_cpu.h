@@ -781,9 +781,10 @@ static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GE
 
 /* d[q*w + i] = s[i*rs + q] for i < rows, q < k: rows of op(a) that are
    contiguous (a transposed op(a)) into a panel of w-long columns (the
-   direct kernel's, the packed kernel's). Four rows at a time, so that each k writes four neighbours
-   (the compiler pairs them into vector moves): at 16^3 fp32 the copy was
-   half of a call's time, one element per cycle, row by row. */
+   direct kernel's, the packed kernel's). Four rows at a time, so that each
+   k writes four neighbours (the compiler pairs them into vector moves): at
+   16^3 fp32 the copy was half of a call's time, one element per cycle, row
+   by row. The kernels whose ISA has better (AVX-512) bring their own. */
 #define GEMM__CPU_COPY_ROWS(T)                                                                       \
     {                                                                                                \
         T *GEMM__RESTRICT dd = (T *)d;                                                               \
@@ -1532,7 +1533,7 @@ static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microke
    blocks) pays it every time. Each sum in k order, then
    C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. Inlined,
    so that the problem's fields stay in registers: a 1x1x1 call's whole
-   cost is a few nanoseconds (tiny_call.c). */
+   cost is a few nanoseconds (small_call.c). */
 #define GEMM__CPU_TINY 8
 
 static GEMM__INLINE void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
@@ -2970,9 +2971,9 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
        EPYC, one thread, best of runs: fp32 16^3 x 2000 (6 MiB, in its
        32 MiB L3) 0.155 ms without, 0.222 with; fp64 32^3 x 300 0.20 / 0.23;
        fp64 64^3 x 100 0.45 / 0.50), one that does not with (without ->
-       with: fp32 16^3 x 10,000 (30 MiB) 1.8 -> 1.1 ms; fp64 3.2 -> 2.3; fp64 32^3 x 10,000
-       22.4 -> 18.5; fp64 64^3 x 2000 36.3 -> 26.9; 128^3 x 1000 fp32
-       60 -> 46, fp64 125 -> 88) */
+       with: fp32 16^3 x 10,000 (30 MiB) 1.8 -> 1.1 ms; fp64 3.2 -> 2.3;
+       fp64 32^3 x 10,000 22.4 -> 18.5; fp64 64^3 x 2000 36.3 -> 26.9;
+       128^3 x 1000 fp32 60 -> 46, fp64 125 -> 88) */
     member_bytes = ((double)p->m * (double)p->k + (double)p->k * (double)p->n + (double)p->m * (double)p->n) *
                    (double)cb.es;
     llc = (double)gemm__cpu_cache_sizes().l3;

@@ -297,9 +297,9 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
        EPYC, one thread, best of runs: fp32 16^3 x 2000 (6 MiB, in its
        32 MiB L3) 0.155 ms without, 0.222 with; fp64 32^3 x 300 0.20 / 0.23;
        fp64 64^3 x 100 0.45 / 0.50), one that does not with (without ->
-       with: fp32 16^3 x 10,000 (30 MiB) 1.8 -> 1.1 ms; fp64 3.2 -> 2.3; fp64 32^3 x 10,000
-       22.4 -> 18.5; fp64 64^3 x 2000 36.3 -> 26.9; 128^3 x 1000 fp32
-       60 -> 46, fp64 125 -> 88) */
+       with: fp32 16^3 x 10,000 (30 MiB) 1.8 -> 1.1 ms; fp64 3.2 -> 2.3;
+       fp64 32^3 x 10,000 22.4 -> 18.5; fp64 64^3 x 2000 36.3 -> 26.9;
+       128^3 x 1000 fp32 60 -> 46, fp64 125 -> 88) */
     member_bytes = ((double)p->m * (double)p->k + (double)p->k * (double)p->n + (double)p->m * (double)p->n) *
                    (double)cb.es;
     llc = (double)gemm__cpu_cache_sizes().l3;

@@ -43,7 +43,7 @@ static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microke
    blocks) pays it every time. Each sum in k order, then
    C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. Inlined,
    so that the problem's fields stay in registers: a 1x1x1 call's whole
-   cost is a few nanoseconds (tiny_call.c). */
+   cost is a few nanoseconds (small_call.c). */
 #define GEMM__CPU_TINY 8
 
 static GEMM__INLINE void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,

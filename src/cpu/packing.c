@@ -39,9 +39,10 @@ static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GE
 
 /* d[q*w + i] = s[i*rs + q] for i < rows, q < k: rows of op(a) that are
    contiguous (a transposed op(a)) into a panel of w-long columns (the
-   direct kernel's, the packed kernel's). Four rows at a time, so that each k writes four neighbours
-   (the compiler pairs them into vector moves): at 16^3 fp32 the copy was
-   half of a call's time, one element per cycle, row by row. */
+   direct kernel's, the packed kernel's). Four rows at a time, so that each
+   k writes four neighbours (the compiler pairs them into vector moves): at
+   16^3 fp32 the copy was half of a call's time, one element per cycle, row
+   by row. The kernels whose ISA has better (AVX-512) bring their own. */
 #define GEMM__CPU_COPY_ROWS(T)                                                                       \
     {                                                                                                \
         T *GEMM__RESTRICT dd = (T *)d;                                                               \
