@@ -45,7 +45,9 @@
 
    Errors
      Every argument is checked before anything is queued or copied (a host
-     pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG). A CUDA
+     pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG; so is a
+     C that shares an element with an A or B the call reads, "C overlaps
+     A", host or device pointers, the mixed types included). A CUDA
      failure returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY,
      GEMM_ERR_UNAVAILABLE where they fit) with the CUDA error in
      gemm_last_error_detail(); a kernel's fault shows at the caller's next
@@ -6795,9 +6797,11 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
 #include <stdint.h>
 
 /* Every call: the argument checks and the canonical problem once
-   (gemm__prepare), the options, then the device-pointer path on `stream`
-   or, for `host`, the host-pointer path. T: A and B, TC: C, S: alpha and
-   beta. */
+   (gemm__prepare), C against A and B (host pointers, or device pointers in
+   the one address space CUDA gives host and devices: comparable either
+   way, and checked before any CUDA call), the options, then the
+   device-pointer path on `stream` or, for `host`, the host-pointer path.
+   T: A and B, TC: C, S: alpha and beta. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -6812,6 +6816,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (host && opt->timing) *opt->timing = gemm_timing{};
     s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
                       C != NULL, ldc, &p);
+    if (s == GEMM_OK)
+        s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T), sizeof(TC));
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);

@@ -134,6 +134,20 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
 GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
                                          size_t es);
 
+/* The same where A and B hold elements of es_ab bytes and C of es_c (the
+   mixed-precision calls): the matrices are compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_overlap_sized(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                               size_t es_ab, size_t es_c);
+
+/* The decision both make, for matrices given as column-major rectangles
+   at their byte addresses (the caller's A and B of es_ab-byte elements, C
+   of es_c): whether C shares a byte with A, then with B; the refusal
+   (GEMM_ERR_INVALID_ARG, "C overlaps A") when it does. For callers that
+   hold pieces rather than a problem's matrices (the MPI backend's local
+   blocks). */
+GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__batch_rect *a, const gemm__batch_rect *b,
+                                               const gemm__batch_rect *c, size_t es_ab, size_t es_c);
+
 /* The same for a checked batch: every member's C against every member's A
    and B (strided: A, B, C are the caller's bases; the pointer-array form
    reads bt's lists). Whole-batch spans apart pass at once; else the

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "../../core/config.h" /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
+#include "../../core/overlap.c" /* gemm__check_overlap_sized */
 #include "../api.h"
 #include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_read_lists */
 #include "choose.cuh" /* gemm__cuda_is_tc, the option checks, AUTO's kernels */
@@ -14,9 +15,11 @@
 #include "staging.cuh" /* gemm__cuda_context_release_idle */
 
 /* Every call: the argument checks and the canonical problem once
-   (gemm__prepare), the options, then the device-pointer path on `stream`
-   or, for `host`, the host-pointer path. T: A and B, TC: C, S: alpha and
-   beta. */
+   (gemm__prepare), C against A and B (host pointers, or device pointers in
+   the one address space CUDA gives host and devices: comparable either
+   way, and checked before any CUDA call), the options, then the
+   device-pointer path on `stream` or, for `host`, the host-pointer path.
+   T: A and B, TC: C, S: alpha and beta. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -31,6 +34,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (host && opt->timing) *opt->timing = gemm_timing{};
     s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
                       C != NULL, ldc, &p);
+    if (s == GEMM_OK)
+        s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T), sizeof(TC));
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
