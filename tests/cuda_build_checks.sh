@@ -64,7 +64,7 @@ for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch e
 done
 # The host path's plans and its pipeline on a CPU stand-in need no GPU.
 if [ "$(cat "$out/test_cuda_host.rc")" = 0 ]; then
-    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU" "$out/test_cuda_host" --plans
+    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU, C overlapping A or B refused" "$out/test_cuda_host" --plans
 else
     failed=$((failed + 1)); echo "FAIL test_cuda_host --plans: it did not build"
 fi
