@@ -72,8 +72,8 @@
        pointers alike: one address space) and the MPI calls (the root's
        matrices; each rank's pieces) refuse such a C with
        GEMM_ERR_INVALID_ARG ("C overlaps A") before anything is written,
-       and the CPU batches a member's C that shares an element with any
-       member's A or B. Matrices side by side
+       and the CPU and CUDA batches a member's C that shares an element
+       with any member's A or B. Matrices side by side
        in one array (the update A22 -= A21 * A12 of a blocked LU),
        adjacent, or interleaved column by column are fine; so is C == A
        when A is not read.
@@ -455,6 +455,11 @@ GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__bat
    15 in the strided list). */
 GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
                                                uint64_t B, uint64_t C, size_t es);
+
+/* The same with A and B of es_ab-byte elements and C of es_c (the mixed
+   batches), compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
@@ -1253,16 +1258,20 @@ static gemm_status gemm__batch_overlap_fail(const char *func, gemm__problem *p, 
                       (long long)cm, (long long)rm, name);
 }
 
-GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
-                                               uint64_t B, uint64_t C, size_t es)
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c)
 {
-    gemm__batch_rect shape[3], *r;   /* the canonical a, b, and C */
+    gemm__batch_rect shape[3], *r;   /* the canonical a, b, and C, in bytes */
     const void *list[3];
     uint64_t base[3], lo[3], hi[3];
     int64_t stride[3], per[3], n, i, w, rd;
+    size_t es[3];
     int x, met;
     if (p->work != GEMM__WORK_FULL || bt->count == 0) return GEMM_OK;
     gemm__problem_rects(p, &shape[0], &shape[1], &shape[2]);
+    es[0] = es[1] = es_ab;
+    es[2] = es_c;
+    for (x = 0; x < 3; x++) shape[x] = gemm__rect_in_bytes(shape[x], es[x]);
     base[0] = p->swapped ? B : A;
     base[1] = p->swapped ? A : B;
     base[2] = C;
@@ -1274,7 +1283,7 @@ GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *
     stride[2] = bt->stride_c;
     for (x = 0; x < 3; x++)
         gemm__members_span(bt, list[x], x == 2 ? bt->addr_c : bt->addr_ab, base[x], stride[x],
-                           gemm__rect_bytes(&shape[x], es), es, &lo[x], &hi[x]);
+                           gemm__rect_bytes(&shape[x], 1), es[x], &lo[x], &hi[x]);
     for (x = 0, n = 0; x < 3; x++) { /* the members of each matrix whose span meets C's */
         int meets = x == 2 || !gemm__spans_apart(lo[2], hi[2] - lo[2], lo[x], hi[x] - lo[x]);
         per[x] = !meets ? 0 : !list[x] && stride[x] == 0 ? 1 : bt->count;
@@ -1289,9 +1298,9 @@ GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *
             r[n] = shape[x];
             r[n].member = i;
             r[n].addr = list[x] ? (x == 2 ? bt->addr_c : bt->addr_ab)(list[x], i)
-                                : base[x] + (uint64_t)i * (uint64_t)stride[x] * es;
+                                : base[x] + (uint64_t)i * (uint64_t)stride[x] * es[x];
         }
-    met = gemm__batch_reads_overlap(r, n, es, &w, &rd);
+    met = gemm__batch_reads_overlap(r, n, 1, &w, &rd);
     if (met) {
         gemm__batch_rect cw = r[w], cr = r[rd];
         GEMM_FREE(r);
@@ -1301,6 +1310,12 @@ GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *
     }
     GEMM_FREE(r);
     return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                               uint64_t B, uint64_t C, size_t es)
+{
+    return gemm__check_batch_overlap_sized(func, p, bt, A, B, C, es, es);
 }
 /* <<core overlap */
 /* >>core reference: src/core/reference.c */

@@ -159,6 +159,11 @@ GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__bat
 GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
                                                uint64_t B, uint64_t C, size_t es);
 
+/* The same with A and B of es_ab-byte elements and C of es_c (the mixed
+   batches), compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c);
+
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
    fit in int64_t. */

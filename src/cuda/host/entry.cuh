@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include "../../core/config.h" /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
-#include "../../core/overlap.c" /* gemm__check_overlap_sized */
+#include "../../core/overlap.c" /* gemm__check_overlap_sized, gemm__check_batch_overlap_sized */
 #include "../api.h"
 #include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_read_lists */
 #include "choose.cuh" /* gemm__cuda_is_tc, the option checks, AUTO's kernels */
@@ -87,7 +87,8 @@ static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, ge
 }
 
 /* The batch calls: the batch's checks (gemm__prepare_strided or _batched,
-   shared with the CPU), the options, then gemm__cuda_batch_run. */
+   shared with the CPU, and C against A and B as the CPU's batches check
+   it), the options, then gemm__cuda_batch_run. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const gemm__problem *p,
                                             const gemm__batch *hb, const gemm__cuda_operands<T, TC, S> &x,
@@ -113,6 +114,9 @@ static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_
     if (!opt) opt = &defaults;
     s = gemm__prepare_strided(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, sa, B != NULL, ldb, sb,
                               beta == S(1), C != NULL, ldc, sc, count, &p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T),
+                                            sizeof(TC));
     gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
     return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
 }
@@ -147,6 +151,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
                                   count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &p, &hb, 0, 0, 0, sizeof(T), sizeof(TC)); /* the lists' */
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
     s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
     if (held) GEMM_FREE(held);
