@@ -10,17 +10,23 @@
 
 netlib_blas=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/blas/libblas.a
 
-# netlib_build PREC NAME [CFLAGS...]: $out/NAME, the tester for PREC (s or d)
+# netlib_build PREC NAME IMPL [CFLAGS...]: $out/NAME, the tester for PREC (s
+# or d) linked with $out/IMPL.o, gemm_impl.c compiled with CFLAGS; each
+# object is built once per run
 netlib_build() {
-    prec=$1 name=$2; shift 2
-    nd=$out/netlib-$name
-    mkdir -p "$nd" &&
-        gcc -std=c99 $FLAGS -Wall -Wextra -Werror "$@" -c tests/netlib/gemm_impl.c -o "$nd/gemm_impl.o" &&
+    prec=$1 name=$2 impl=$out/$3.o; shift 3
+    nd=$out/netlib-$prec
+    mkdir -p "$nd" || return 1
+    if [ ! -f "$impl" ]; then
+        gcc -std=c99 $FLAGS -Wall -Wextra -Werror "$@" -c tests/netlib/gemm_impl.c -o "$impl" || return 1
+    fi
+    if [ ! -f "$nd/done" ]; then
         for f in c_${prec}blas3 c_${prec}3chke auxiliary c_xerbla; do
             gcc $FLAGS -w -DADD_ -Itests/netlib -c tests/netlib/$f.c -o "$nd/$f.o" || return 1
-        done &&
-        gfortran -O1 -std=legacy -w -c tests/netlib/c_${prec}blat3.f -o "$nd/c_${prec}blat3.o" &&
-        gfortran $FLAGS -o "$out/$name" "$nd"/*.o -Wl,--wrap=cblas_sgemm,--wrap=cblas_dgemm "$netlib_blas" -lm -lpthread
+        done
+        gfortran -O1 -std=legacy -w -c tests/netlib/c_${prec}blat3.f -o "$nd/c_${prec}blat3.o" && touch "$nd/done" || return 1
+    fi
+    gfortran $FLAGS -o "$out/$name" "$nd"/*.o "$impl" -Wl,--wrap=cblas_sgemm,--wrap=cblas_dgemm "$netlib_blas" -lm -lpthread
 }
 
 # netlib_passed PREC LOG: the tester's output says every routine passed the
@@ -50,14 +56,15 @@ netlib_run() { # netlib_run PREC NAME: runs $out/NAME on its input deck; its out
 if ! have gfortran; then skip "netlib's CBLAS tester: gfortran not installed"
 elif [ ! -f "$netlib_blas" ]; then skip "netlib's CBLAS tester: $netlib_blas (libblas-dev) not installed"
 else
+    rm -rf "$out"/netlib-s "$out"/netlib-d "$out"/netlib_impl*.o # built afresh with this run's flags
     for prec in s d; do
-        if build "netlib's CBLAS level-3 tester, $prec" netlib_build $prec netlib_${prec}blat3; then
+        if build "netlib's CBLAS level-3 tester, $prec" netlib_build $prec netlib_${prec}blat3 netlib_impl; then
             netlib_run $prec netlib_${prec}blat3
             check "netlib's CBLAS level-3 tester passes in full with gemm's cblas_${prec}gemm (error exits, both layouts)" \
                 netlib_passed $prec "$out/netlib_${prec}blat3.log"
         fi
     done
-    if build "netlib's tester with gemm's alpha scaled" netlib_build d netlib_broken -DNETLIB_BREAK_GEMM; then
+    if build "netlib's tester with gemm's alpha scaled" netlib_build d netlib_broken netlib_impl_broken -DNETLIB_BREAK_GEMM; then
         netlib_run d netlib_broken
         check "netlib's tester catches gemm's cblas_dgemm computing a wrong product (negative control)" \
             grep -q '^ \*\*\*\*\*\*\* cblas_dgemm  FAILED ON CALL NUMBER' "$out/netlib_broken.log"
