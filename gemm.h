@@ -73,10 +73,9 @@
        matrices; each rank's pieces) refuse such a C with
        GEMM_ERR_INVALID_ARG ("C overlaps A") before anything is written,
        and the CPU and CUDA batches a member's C that shares an element
-       with any member's A or B. Matrices side by side
-       in one array (the update A22 -= A21 * A12 of a blocked LU),
-       adjacent, or interleaved column by column are fine; so is C == A
-       when A is not read.
+       with any member's A or B. Matrices side by side in one array (the
+       update A22 -= A21 * A12 of a blocked LU), adjacent, or interleaved
+       column by column are fine; so is C == A when A is not read.
 
    Errors
        Every function returns a gemm_status: GEMM_OK, or what went wrong
@@ -421,8 +420,9 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
 
 /* C must share no element with A or B where the call reads them (p->work
    is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
-   memory (host pointers; the CPU, its batches, the reference, the CBLAS
-   names), after the checks above. A, B, C are the caller's, as byte
+   address space (the CPU, its batches, the reference, the CBLAS names;
+   CUDA's host and device pointers; an MPI rank's matrices), after the
+   checks above. A, B, C are the caller's, as byte
    addresses, elements of es bytes. Matrices whose spans (first to last
    byte) are apart pass at once (an inlined test, gemm__overlap_apart);
    spans that meet are tested element by element, so blocks of one matrix
@@ -1124,7 +1124,8 @@ GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout,
    and the threads, so no caller can rely on what comes out. The check
    costs a few comparisons when the matrices' spans (first to last byte)
    are apart, the usual case; spans that meet are compared element by
-   element (rects.c), because blocks of one matrix side by side (the
+   element (rects.c; byte by byte where A's and C's elements differ in
+   size), because blocks of one matrix side by side (the
    trailing update A22 -= A21 * A12 of a blocked LU, whose A12 and A22
    share columns) or interleaved column by column share no element though
    their spans do. */

@@ -48,11 +48,10 @@
      pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG; so is a
      C that shares an element with an A or B the call reads, "C overlaps
      A", host or device pointers, the mixed types and every batch member
-     included). A CUDA
-     failure returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY,
-     GEMM_ERR_UNAVAILABLE where they fit) with the CUDA error in
-     gemm_last_error_detail(); a kernel's fault shows at the caller's next
-     synchronisation. C is written before a failure only when a split K's
+     included). A CUDA failure returns GEMM_ERR_DEVICE
+     (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE where they fit) with the
+     CUDA error in gemm_last_error_detail(); a kernel's fault shows at the
+     caller's next synchronisation. C is written before a failure only when a split K's
      C = beta*C was queued before a refused launch, or a host call's first
      pieces of C went back before a device failure (on several GPUs: every
      GPU plans first, and a later failure names the device).

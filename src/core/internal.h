@@ -124,8 +124,9 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
 
 /* C must share no element with A or B where the call reads them (p->work
    is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
-   memory (host pointers; the CPU, its batches, the reference, the CBLAS
-   names), after the checks above. A, B, C are the caller's, as byte
+   address space (the CPU, its batches, the reference, the CBLAS names;
+   CUDA's host and device pointers; an MPI rank's matrices), after the
+   checks above. A, B, C are the caller's, as byte
    addresses, elements of es bytes. Matrices whose spans (first to last
    byte) are apart pass at once (an inlined test, gemm__overlap_apart);
    spans that meet are tested element by element, so blocks of one matrix

@@ -4,7 +4,8 @@
    and the threads, so no caller can rely on what comes out. The check
    costs a few comparisons when the matrices' spans (first to last byte)
    are apart, the usual case; spans that meet are compared element by
-   element (rects.c), because blocks of one matrix side by side (the
+   element (rects.c; byte by byte where A's and C's elements differ in
+   size), because blocks of one matrix side by side (the
    trailing update A22 -= A21 * A12 of a blocked LU, whose A12 and A22
    share columns) or interleaved column by column share no element though
    their spans do. */
