@@ -30,10 +30,11 @@ static void xerbla_clear(void)
 }
 
 /* gemm's transpose as CBLAS's: a value gemm refuses becomes one CBLAS
-   refuses (gemm's 113, say, is CBLAS's valid CblasConjTrans). */
+   refuses (gemm's 114, say, is CBLAS's valid CblasConjNoTrans). */
 static CBLAS_TRANSPOSE cb_trans(gemm_transpose t)
 {
-    return t == GEMM_NO_TRANS ? CblasNoTrans : t == GEMM_TRANS ? CblasTrans : (CBLAS_TRANSPOSE)0;
+    return t == GEMM_NO_TRANS ? CblasNoTrans : t == GEMM_TRANS ? CblasTrans
+                                             : t == GEMM_CONJ_TRANS ? CblasConjTrans : (CBLAS_TRANSPOSE)0;
 }
 
 /* After a call: refused (GEMM_ERR_INVALID_ARG) when cblas_xerbla was called. */

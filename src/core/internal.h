@@ -36,6 +36,8 @@ typedef struct gemm__problem {
     int64_t m, n, k;
     int swapped;
     int a_trans, b_trans;
+    int a_conj, b_conj; /* op() is the conjugate transpose (GEMM_CONJ_TRANS; then *_trans too): the
+                           complex calls conjugate, the real ones ignore it */
     int64_t lda, ldb, ldc;
     int64_t ars, acs, brs, bcs;
     int64_t a_extent, b_extent, c_extent;
@@ -52,6 +54,18 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                    int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                                    int beta_is_one, int have_C, int64_t ldc, gemm__problem *p);
+
+/* The complex calls' checks: gemm__prepare's, with alpha and beta read
+   from the caller's pointers (two floats for GEMM_F32, cgemm; two doubles
+   for GEMM_F64, zgemm) into alpha_z and beta_z; a NULL alpha or beta is
+   refused in its place in the list (7 and 12); every span must fit twice
+   the bytes of a real element. p->a_conj / b_conj say which operand is
+   conjugated. */
+GEMM_DEF gemm_status gemm__prepare_complex(const char *func, gemm_precision precision, gemm_layout layout,
+                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                           int64_t k, const void *alpha, int have_A, int64_t lda, int have_B,
+                                           int64_t ldb, const void *beta, int have_C, int64_t ldc,
+                                           gemm__problem *p, double alpha_z[2], double beta_z[2]);
 
 /* Batches: members that share one gemm__problem (the single call's checks,
    made once) and differ in where their operands are. The strided form
