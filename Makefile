@@ -516,6 +516,23 @@ gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh'
 	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
 	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/
 
+# ---- complex (cgemm, zgemm) on the CPU ---------------------------------------------
+TEST_SUITES     += test-complex
+SANITIZE_SUITES += test-complex-asan
+.PHONY: test-complex test-complex-asan
+
+test-complex: $(B)/test_complex ## the complex calls on the CPU: battery (every layout, op N/T/C, edges), kernels, panels, threads
+	./$(B)/test_complex
+
+test-complex-asan: $(B)/test_complex_asan ## the complex CPU tests under the sanitizers
+	./$(B)/test_complex_asan --quick
+
+$(B)/test_complex: tests/test_complex.c tests/battery_complex.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+$(B)/test_complex_asan: tests/test_complex.c tests/battery_complex.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+
 # ---- a drop-in BLAS -------------------------------------------------------------
 # build/libgemm_blas.so (blas/gemm_blas.c): the Fortran sgemm_/dgemm_, the
 # cblas_ names and counters (gemm_blas_calls) on the CPU backend, every other

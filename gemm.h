@@ -240,6 +240,25 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc);
 
+/* The front door's complex calls: cblas_cgemm / cblas_zgemm's arguments,
+   on the CPU backend with default options. Matrices are interleaved
+   complex (C99 float _Complex / double _Complex, std::complex<float> /
+   <double>, cuComplex / cuDoubleComplex all lay it out so: Re then Im),
+   counted in complex elements (sizes, leading dimensions); alpha and beta
+   point to one such element; op() is X, X^T or X^H (GEMM_CONJ_TRANS).
+   alpha == 0 or k == 0: A and B are not read; beta == 0: C is not read.
+   gemm_cpu.h has the version with options (gemm_cpu_cgemm / zgemm). */
+GEMM_DEF gemm_status gemm_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc);
+GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc);
+
 /* The front door's batches, on the CPU backend with default options:
    batch_count products that share every argument but where the matrices
    are. Strided: member i's A, B, C start stride_a*i, stride_b*i,
@@ -504,6 +523,7 @@ typedef struct gemm__hooks {
     int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
     int cpu_groups;           /* CPU: column groups of the packed path (job.h) */
     int cpu_path;             /* CPU: 1 = every product takes the packed path, 2 = the direct one */
+    int64_t cpu_complex_panel; /* CPU complex calls: bytes of the expanded panel of a (cpu/complex.c) */
     int cpu_strip_copy;       /* CPU direct path: 1 = copy op(a)'s aliasing rows on any CPU, 2 = never */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */
