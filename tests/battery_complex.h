@@ -63,7 +63,7 @@ BATTERY_STATIC gemm_status cbattery_invoke(const cbattery_backend *be, gemm_prec
 BATTERY_STATIC const char *cbattery_str(const battery_call *c, const double alpha[2], const double beta[2], char *out,
                                         size_t size)
 {
-    static const char op[4] = "NTC?";
+    static const char op[] = "NTC?";
     snprintf(out, size, "%s %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld alpha=(%g,%g) beta=(%g,%g)",
              c->layout == GEMM_ROW_MAJOR ? "row" : "col", op[c->ta == GEMM_NO_TRANS ? 0 : c->ta == GEMM_TRANS ? 1 : c->ta == GEMM_CONJ_TRANS ? 2 : 3],
              op[c->tb == GEMM_NO_TRANS ? 0 : c->tb == GEMM_TRANS ? 1 : c->tb == GEMM_CONJ_TRANS ? 2 : 3],

@@ -122,11 +122,14 @@ static void gemm__cpu_complex_panel(const gemm__problem *p, int64_t mb, int64_t 
     r->c_extent = (r->n - 1) * r->ldc + r->m;
 }
 
+/* The complex call behind every public name (the CBLAS ones too): checks,
+   then the panels. bad_arg (may be NULL) receives the position of the
+   argument at fault after a refusal (cblas_cgemm's list), else 0. */
 static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision precision, gemm_layout layout,
                                            gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
                                            int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
                                            int64_t ldb, const void *beta, void *C, int64_t ldc,
-                                           const gemm_cpu_options *options)
+                                           const gemm_cpu_options *options, int *bad_arg)
 {
     gemm__problem p, r;
     gemm_status s = GEMM_OK;
@@ -141,9 +144,9 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
     gemm__clear_error();
     s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
                               ldb, beta, C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
     if (s != GEMM_OK) return s;
-    if ((s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es))) != GEMM_OK)
-        return s;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p.work == GEMM__WORK_NONE) return GEMM_OK;
@@ -205,7 +208,7 @@ GEMM_DEF gemm_status gemm_cpu_cgemm(gemm_layout layout, gemm_transpose transa, g
                                     const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
 {
     return gemm__cpu_complex_entry("gemm_cpu_cgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
-                                   ldb, beta, C, ldc, options);
+                                   ldb, beta, C, ldc, options, NULL);
 }
 
 GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -215,7 +218,7 @@ GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, g
                                     const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
 {
     return gemm__cpu_complex_entry("gemm_cpu_zgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
-                                   ldb, beta, C, ldc, options);
+                                   ldb, beta, C, ldc, options, NULL);
 }
 
 /* The front door, declared in gemm.h: the CPU with default options. */
@@ -226,7 +229,7 @@ GEMM_DEF gemm_status gemm_cgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const void *beta, void *C, int64_t ldc)
 {
     return gemm__cpu_complex_entry("gemm_cgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-                                   beta, C, ldc, NULL);
+                                   beta, C, ldc, NULL, NULL);
 }
 
 GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -236,5 +239,5 @@ GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const void *beta, void *C, int64_t ldc)
 {
     return gemm__cpu_complex_entry("gemm_zgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-                                   beta, C, ldc, NULL);
+                                   beta, C, ldc, NULL, NULL);
 }
