@@ -3139,10 +3139,10 @@ static gemm_status gemm__cl_complex_host(gemm_cl_context *ctx, gemm_precision pr
                        xb + yb + cb);
     } else {
         if (prec == GEMM_F32) {
-            gemm__cpu_expand_a_float(&p, (const float *)a, az, 0, p.m, 0, p.k, (float *)x);
+            gemm__cpu_expand_a_float(&p, (const float *)a, az, 0, p.m, 0, p.k, (float *)x, gemm__cpu_complex_vec());
             if (yb) gemm__cpu_copy_b_float(&p, (const float *)b, 0, p.k, (float *)y);
         } else {
-            gemm__cpu_expand_a_double(&p, (const double *)a, az, 0, p.m, 0, p.k, (double *)x);
+            gemm__cpu_expand_a_double(&p, (const double *)a, az, 0, p.m, 0, p.k, (double *)x, gemm__cpu_complex_vec());
             if (yb) gemm__cpu_copy_b_double(&p, (const double *)b, 0, p.k, (double *)y);
         }
         if (cb) {

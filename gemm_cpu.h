@@ -2381,15 +2381,20 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
    interleaved complex, column 2l+1 is i times it. The real product does
    8mnk real flops, the complex count, so nothing is lost; C and b are used
    where they are and only a is expanded (alpha and the conjugation folded
-   in), a panel of k at a time so the copy stays a few MiB. A transposed or
-   conjugated b is copied panel by panel into the untransposed form first.
+   in), a panel at a time (256 columns, as many rows as fit 8 MiB), each
+   panel one real product that adds into its rows of C. A transposed or
+   conjugated b is copied 256 rows at a time into the untransposed form.
    beta: a real one goes to the real product as it is (0 never reads C); a
    complex one scales C first and the product adds with beta = 1. */
 
 #include <stdint.h>              /* uintptr_t */
 
-/* Bytes of the expanded panel of a (and of b's copy) a call aims for. */
-#define GEMM__CPU_COMPLEX_PANEL_BYTES ((int64_t)16 << 20)
+/* Columns of a per panel (512 real columns, two of the kernels' k blocks)
+   and the bytes of one expanded panel (as many rows as fit): measured at
+   256^3 and 512^3, larger panels (fewer real calls, b packed fewer times)
+   beat panels that stay in L2; 128 columns or a 1 MiB panel lost 1-3%. */
+#define GEMM__CPU_COMPLEX_KB 256
+#define GEMM__CPU_COMPLEX_PANEL_BYTES ((int64_t)8 << 20)
 
 /* C = beta*C over the m x n complex C (column-major view); beta == 0
    writes zeros without reading C. */
@@ -2418,12 +2423,74 @@ static void gemm__cpu_complex_scale(const gemm__problem *p, gemm_precision preci
     }
 }
 
+/* One contiguous column of alpha*op(a) (n2 reals, interleaved) into X's
+   columns x0 (the values) and x1 (i times them), AVX-512: pairs swapped by
+   a permute, so each vector of 8 (float) or 4 (double) elements costs two
+   multiplies and an add, the scalar loop's arithmetic bit for bit
+   (re = ar*vr - ai*vi, im = ar*vi + ai*vr, no fused multiply-add); a
+   column's tail through masks. The scalar expansion took as long as a
+   tenth of a 256^3 product. */
+#if defined(GEMM__CPU_X86)
+__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar,
+                                                                          float ai, float s, float *x0, float *x1)
+{
+    const __m512 sg = _mm512_set_ps(s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1);
+    const __m512 aa = _mm512_set_ps(ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+    const __m512 ng = _mm512_set_ps(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_ps(ar);
+    int64_t i;
+    for (i = 0; i < n2; i += 16) {
+        __mmask16 m = n2 - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)(n2 - i)) - 1u);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src + i), sg);
+        __m512 w = _mm512_add_ps(_mm512_mul_ps(ra, v), _mm512_mul_ps(aa, _mm512_permute_ps(v, 0xB1)));
+        _mm512_mask_storeu_ps(x0 + i, m, w);
+        _mm512_mask_storeu_ps(x1 + i, m, _mm512_mul_ps(_mm512_permute_ps(w, 0xB1), ng));
+    }
+}
+
+__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar,
+                                                                           double ai, double s, double *x0,
+                                                                           double *x1)
+{
+    const __m512d sg = _mm512_set_pd(s, 1, s, 1, s, 1, s, 1), aa = _mm512_set_pd(ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+    const __m512d ng = _mm512_set_pd(1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_pd(ar);
+    int64_t i;
+    for (i = 0; i < n2; i += 8) {
+        __mmask8 m = n2 - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (unsigned)(n2 - i)) - 1u);
+        __m512d v = _mm512_mul_pd(_mm512_maskz_loadu_pd(m, src + i), sg);
+        __m512d w = _mm512_add_pd(_mm512_mul_pd(ra, v), _mm512_mul_pd(aa, _mm512_permute_pd(v, 0x55)));
+        _mm512_mask_storeu_pd(x0 + i, m, w);
+        _mm512_mask_storeu_pd(x1 + i, m, _mm512_mul_pd(_mm512_permute_pd(w, 0x55), ng));
+    }
+}
+
+/* Whether the expansion may use the AVX-512 columns: when the real
+   product runs the AVX-512 kernels (so a test that forces another kernel
+   covers the scalar expansion). */
+static int gemm__cpu_complex_vec(void)
+{
+    const gemm__cpu_isa *isa = gemm__cpu_isa_for_call();
+    return isa && strcmp(isa->name, "avx512") == 0;
+}
+#else
+static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar, float ai, float s, float *x0,
+                                       float *x1)
+{
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar, double ai, double s, double *x0,
+                                        double *x1)
+{
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static int gemm__cpu_complex_vec(void) { return 0; }
+#endif
+
 /* The expansion X of rows [i0, i0+mb) and columns [l0, l0+kb) of
    alpha*op(a) (see the top of this file), column-major with leading
    dimension 2*mb. One body per type: the arithmetic is the element's. */
 #define GEMM__CPU_EXPAND_A(T)                                                                                  \
     static void gemm__cpu_expand_a_##T(const gemm__problem *p, const T *a, const double alpha[2], int64_t i0,  \
-                                       int64_t mb, int64_t l0, int64_t kb, T *x)                               \
+                                       int64_t mb, int64_t l0, int64_t kb, T *x, int vec)                      \
     {                                                                                                          \
         T ar = (T)alpha[0], ai = (T)alpha[1], s = p->a_conj ? (T)-1 : (T)1;                                    \
         int64_t i, l, ld = 2 * mb;                                                                             \
@@ -2431,6 +2498,21 @@ static void gemm__cpu_complex_scale(const gemm__problem *p, gemm_precision preci
             const T *src = a + 2 * ((i0)*p->ars + (l0 + l) * p->acs);                                          \
             T *x0 = x + 2 * l * ld, *x1 = x0 + ld;                                                             \
             int64_t step = 2 * p->ars;                                                                         \
+            if (step == 2 && vec) {                                                                            \
+                gemm__cpu_expand_col_##T(src, 2 * mb, ar, ai, s, x0, x1);                                      \
+                continue;                                                                                      \
+            }                                                                                                  \
+            if (step == 2) {                                                                                   \
+                for (i = 0; i < 2 * mb; i += 2) {                                                              \
+                    T vr = src[i], vi = s * src[i + 1];                                                        \
+                    T re = ar * vr - ai * vi, im = ar * vi + ai * vr;                                          \
+                    x0[i] = re;                                                                                \
+                    x0[i + 1] = im;                                                                            \
+                    x1[i] = -im;                                                                               \
+                    x1[i + 1] = re;                                                                            \
+                }                                                                                              \
+                continue;                                                                                      \
+            }                                                                                                  \
             for (i = 0; i < mb; i++) {                                                                         \
                 T vr = src[i * step], vi = s * src[i * step + 1];                                              \
                 T re = ar * vr - ai * vi, im = ar * vi + ai * vr;                                              \
@@ -2500,7 +2582,7 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
     int64_t mb, kb, i0, l0, xbytes, ybytes;
     const char *a, *b;
     char *ws, *x, *y;
-    int copy_b;
+    int copy_b, vec = gemm__cpu_complex_vec();
     int64_t budget = GEMM__HOOK(cpu_complex_panel, GEMM__CPU_COMPLEX_PANEL_BYTES);
 
     gemm__clear_error();
@@ -2520,12 +2602,10 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
     b = (const char *)(p.swapped ? A : B);
     copy_b = p.b_trans; /* (b_conj implies b_trans) */
 
-    /* panels: all of m when 64 columns of k fit the budget, else fewer rows */
-    mb = p.m;
-    if (4 * mb * 64 * es > budget) mb = gemm__cpu_max(1, budget / (4 * 64 * es));
-    kb = gemm__cpu_max(1, budget / (4 * mb * es));
-    if (copy_b) kb = gemm__cpu_min(kb, gemm__cpu_max(1, budget / (2 * p.n * es)));
-    kb = gemm__cpu_min(kb, p.k);
+    /* panels of KB columns of a and as many rows as fit the budget: each is
+       expanded into cache and packed from there by the real product */
+    kb = gemm__cpu_min(GEMM__HOOK(cpu_complex_kb, GEMM__CPU_COMPLEX_KB), p.k);
+    mb = gemm__cpu_min(p.m, gemm__cpu_max(1, budget / (4 * kb * es)));
     xbytes = 4 * mb * kb * es;
     ybytes = copy_b ? 2 * kb * p.n * es : 0;
     /* the workspace is had before C is touched */
@@ -2552,8 +2632,8 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
         }
         for (i0 = 0; i0 < p.m && s == GEMM_OK; i0 += mb) {
             int64_t mm = gemm__cpu_min(mb, p.m - i0);
-            if (precision == GEMM_F32) gemm__cpu_expand_a_float(&p, (const float *)a, az, i0, mm, l0, kk, (float *)x);
-            else gemm__cpu_expand_a_double(&p, (const double *)a, az, i0, mm, l0, kk, (double *)x);
+            if (precision == GEMM_F32) gemm__cpu_expand_a_float(&p, (const float *)a, az, i0, mm, l0, kk, (float *)x, vec);
+            else gemm__cpu_expand_a_double(&p, (const double *)a, az, i0, mm, l0, kk, (double *)x, vec);
             gemm__cpu_complex_panel(&p, mm, kk, ldb_real, &r);
             s = gemm__cpu_gemm(func, &r, precision, 1.0, x, bp, l0 == 0 ? rbeta : 1.0, (char *)C + 2 * i0 * es,
                                options);

@@ -3746,10 +3746,10 @@ static void gemm__mpi_zroot_prepare(const char *func, gemm_precision precision, 
                            func, xb + yb + cb);
         } else {
             if (precision == GEMM_F32) {
-                gemm__cpu_expand_a_float(p, (const float *)a, z->alpha, 0, p->m, 0, p->k, (float *)*x);
+                gemm__cpu_expand_a_float(p, (const float *)a, z->alpha, 0, p->m, 0, p->k, (float *)*x, gemm__cpu_complex_vec());
                 if (yb) gemm__cpu_copy_b_float(p, (const float *)b, 0, p->k, (float *)*y);
             } else {
-                gemm__cpu_expand_a_double(p, (const double *)a, z->alpha, 0, p->m, 0, p->k, (double *)*x);
+                gemm__cpu_expand_a_double(p, (const double *)a, z->alpha, 0, p->m, 0, p->k, (double *)*x, gemm__cpu_complex_vec());
                 if (yb) gemm__cpu_copy_b_double(p, (const double *)b, 0, p->k, (double *)*y);
             }
             if (yb) z->ldb_real = 2 * p->k;

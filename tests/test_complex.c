@@ -216,8 +216,10 @@ int main(int argc, char **argv)
             /* small panels of a (rows and k cut) and of b's copy: every panel edge */
             cbattery_backend pb = {"cpu/tiny-panels", opt_c, opt_z, &two, 90, 4, 1};
             gemm__test_hooks()->cpu_complex_panel = 20000;
+            gemm__test_hooks()->cpu_complex_kb = 7;
             cbattery_run(&pb);
             gemm__test_hooks()->cpu_complex_panel = 0;
+            gemm__test_hooks()->cpu_complex_kb = 0;
         }
     }
     test_threads_identical();
