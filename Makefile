@@ -519,13 +519,21 @@ gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh'
 # ---- complex (cgemm, zgemm) on the CPU ---------------------------------------------
 TEST_SUITES     += test-complex
 SANITIZE_SUITES += test-complex-asan
-.PHONY: test-complex test-complex-asan
+.PHONY: test-complex test-complex-asan bench-complex
 
 test-complex: $(B)/test_complex ## the complex calls on the CPU: battery (every layout, op N/T/C, edges), kernels, panels, threads
 	./$(B)/test_complex
 
 test-complex-asan: $(B)/test_complex_asan ## the complex CPU tests under the sanitizers
 	./$(B)/test_complex_asan --quick
+
+bench-complex: ## gemm_cgemm/zgemm beside OpenBLAS's cblas_cgemm/zgemm; writes build/results_complex.csv (BENCH_UPDATE=1: bench/)
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_complex
+	./$(B)/bench_complex --csv $(BENCH_OUT)/results_complex.csv $(BENCH_ARGS)
+
+$(B)/bench_complex: bench/bench_complex.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
 
 $(B)/test_complex: tests/test_complex.c tests/battery_complex.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)

@@ -56,6 +56,21 @@
        then batch_count. Each member has the single call's semantics; no two
        members may write one element of C. gemm_cpu.h has the details.
 
+   Complex
+       gemm_cgemm / gemm_zgemm (gemm_cpu_cgemm / gemm_cpu_zgemm with
+       options): cblas_cgemm / cblas_zgemm's arguments. Matrices are
+       interleaved complex (C99 float _Complex / double _Complex,
+       std::complex, cuComplex: Re then Im), sizes and leading dimensions
+       in complex elements, alpha and beta passed by pointer to one element,
+       op() in {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS} (X^H; for the
+       real calls GEMM_CONJ_TRANS is GEMM_TRANS, as in BLAS). They run on
+       the real kernels at the complex flop count (op(A) expanded, a panel
+       at a time, into a real matrix with alpha folded in; B and C used in
+       place). The reference is gemm_ref_cgemm / gemm_ref_zgemm (long
+       double sums). Also gemm_cblas.h's cblas_cgemm / cblas_zgemm,
+       gemm_mpi.h's gemm_mpi_cgemm / gemm_mpi_zgemm (root-held) and
+       gemm_cl.h's gemm_cl_cgemm_host / gemm_cl_zgemm_host.
+
    Arguments
        As cblas_?gemm's, with int64_t sizes and offsets, so a 50,000 x
        50,000 matrix works. The enum values equal CBLAS's.

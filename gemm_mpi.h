@@ -38,6 +38,18 @@
        gemm_cuda_?gemm_host on all those GPUs at once (options.path AUTO
        or GEMM_MPI_PATH_ROOT_DEVICES; path_used says which ran).
 
+     gemm_mpi_cgemm / gemm_mpi_zgemm                     complex, root-held
+       As above with interleaved complex A, B, C (float or double pairs),
+       alpha and beta by pointer (the same values on every rank) and op()
+       in {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}. The root expands
+       op(A) with alpha into a real matrix twice A's size (and copies a
+       transposed B, and C for a complex beta), then every rank runs the
+       real call of 2m x n x 2k: blocks travel as pairs of reals and each
+       rank multiplies on the real kernels at the complex flop count. The
+       root's checks and allocations, and every rank's scalars, are agreed
+       on first, so every rank returns the same status. No plan or
+       distributed form yet.
+
      gemm_mpi_sgemm_dist / gemm_mpi_dgemm_dist           distributed
        For data that never sits on one rank: each rank passes only its own
        pieces, where gemm_mpi_blocks_of() puts them (below), with the

@@ -24,7 +24,12 @@ static void *test_malloc(size_t size);
 
 #include <complex.h>
 
-static void *test_malloc(size_t size) { return test_malloc_fail ? NULL : malloc(size); }
+static long test_malloc_calls;
+static void *test_malloc(size_t size)
+{
+    test_malloc_calls++;
+    return test_malloc_fail ? NULL : malloc(size);
+}
 
 static gemm_status front_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
                            int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
@@ -174,6 +179,22 @@ static void test_refusals(void)
                   gemm_last_error_detail());
     s = gemm_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, alpha, A, S, A, S, beta, C, S);
     battery_check(s == GEMM_OK, "after the failure the same call works: status %d", (int)s);
+    {
+        /* many panels on one thread: one allocation, before C is touched, so
+           no later panel can fail for want of memory and leave C half done */
+        gemm_cpu_options one = {1};
+        gemm__test_hooks()->cpu_complex_panel = 4096;
+        gemm__test_hooks()->cpu_complex_kb = 5;
+        gemm__test_hooks()->cpu_path = 1;
+        test_malloc_calls = 0;
+        s = gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, A, S, beta, C, S, &one);
+        battery_check(s == GEMM_OK && test_malloc_calls == 1,
+                      "panels of 25 x 5 on the packed path, one thread: %ld allocation(s), want 1",
+                      test_malloc_calls);
+        gemm__test_hooks()->cpu_complex_panel = 0;
+        gemm__test_hooks()->cpu_complex_kb = 0;
+        gemm__test_hooks()->cpu_path = 0;
+    }
 }
 
 int main(int argc, char **argv)

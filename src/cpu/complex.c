@@ -17,7 +17,8 @@
    panel one real product that adds into its rows of C. A transposed or
    conjugated b is copied 256 rows at a time into the untransposed form.
    beta: a real one goes to the real product as it is (0 never reads C); a
-   complex one scales C first and the product adds with beta = 1. */
+   complex one scales a copy of C, the products add to it (beta = 1) and
+   it replaces C when they are done. */
 #pragma once
 
 #include <stdint.h>              /* uintptr_t */
@@ -215,13 +216,16 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
                                            int64_t ldb, const void *beta, void *C, int64_t ldc,
                                            const gemm_cpu_options *options, int *bad_arg)
 {
-    gemm__problem p, r;
+    gemm__problem p, q, r;
     gemm_status s = GEMM_OK;
     double az[2], bz[2], rbeta;
     int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
-    int64_t mb, kb, i0, l0, xbytes, ybytes;
+    int64_t mb, kb, i0, l0, xbytes, ybytes, cbytes, total, ldc_real;
+    const gemm__cpu_isa *isa;
+    const gemm__cpu_microkernel *uk;
+    size_t lent_bytes = 0;
     const char *a, *b;
-    char *ws, *x, *y;
+    char *ws, *x, *y, *ct, *cc, *lent;
     int copy_b, vec = gemm__cpu_complex_vec();
     int64_t budget = GEMM__HOOK(cpu_complex_panel, GEMM__CPU_COMPLEX_PANEL_BYTES);
 
@@ -241,24 +245,49 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
     a = (const char *)(p.swapped ? B : A);
     b = (const char *)(p.swapped ? A : B);
     copy_b = p.b_trans; /* (b_conj implies b_trans) */
+    if (!(isa = gemm__cpu_isa_for_call()))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU "
+                          "cannot run", func, GEMM__HOOK(cpu_kernel, "?"));
 
-    /* panels of KB columns of a and as many rows as fit the budget: each is
-       expanded into cache and packed from there by the real product */
+    /* panels of KB columns of a and as many rows as fit the budget, each
+       one real product; the first is the largest */
     kb = gemm__cpu_min(GEMM__HOOK(cpu_complex_kb, GEMM__CPU_COMPLEX_KB), p.k);
     mb = gemm__cpu_min(p.m, gemm__cpu_max(1, budget / (4 * kb * es)));
-    xbytes = 4 * mb * kb * es;
-    ybytes = copy_b ? 2 * kb * p.n * es : 0;
+    xbytes = gemm__cpu_round_up(4 * mb * kb * es, 64);
+    ybytes = copy_b ? gemm__cpu_round_up(2 * kb * p.n * es, 64) : 0;
+    /* a complex beta: beta*C goes into a copy the products add to, which
+       replaces C at the end, so a failed call leaves C as it was */
+    cbytes = bz[1] != 0 ? gemm__cpu_round_up(2 * p.m * p.n * es, 64) : 0;
+    /* the workspace a panel's real product takes when it runs alone, lent
+       to each, so no product after the first can fail for want of memory
+       (a threaded one keeps the pool's from the first) */
+    gemm__cpu_complex_panel(&p, mb, kb, copy_b ? 2 * kb : 2 * p.ldb, &r);
+    if (cbytes) r.ldc = 2 * p.m;
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    s = gemm__cpu_alone_bytes(func, &r, uk, es, gemm__cpu_path(&r, uk, es, 1.0), &lent_bytes);
+    if (s != GEMM_OK) return s;
+    total = xbytes + ybytes + cbytes + (int64_t)lent_bytes + 64;
     /* the workspace is had before C is touched */
-    if (!(ws = (char *)GEMM_MALLOC((size_t)(xbytes + ybytes + 64))))
+    if (!(ws = (char *)GEMM_MALLOC((size_t)total)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the complex panels, %lld bytes", func,
-                          (long long)(xbytes + ybytes + 64));
+                          (long long)total);
     x = ws + (64 - (uintptr_t)ws % 64);
     y = x + xbytes;
+    ct = y + ybytes;
+    lent = lent_bytes ? ct + cbytes : NULL;
 
     rbeta = bz[0];
-    if (bz[1] != 0) { /* complex beta: C *= beta once, then the products add */
-        gemm__cpu_complex_scale(&p, precision, bz, C);
+    cc = (char *)C;
+    ldc_real = 2 * p.ldc;
+    if (cbytes) {
+        int64_t j;
+        for (j = 0; j < p.n; j++) memcpy(ct + 2 * j * p.m * es, cc + 2 * j * p.ldc * es, (size_t)(2 * p.m * es));
+        q = p;
+        q.ldc = p.m;
+        gemm__cpu_complex_scale(&q, precision, bz, ct);
         rbeta = 1;
+        cc = ct;
+        ldc_real = 2 * p.m;
     }
     for (l0 = 0; l0 < p.k && s == GEMM_OK; l0 += kb) {
         int64_t kk = gemm__cpu_min(kb, p.k - l0);
@@ -275,9 +304,15 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
             if (precision == GEMM_F32) gemm__cpu_expand_a_float(&p, (const float *)a, az, i0, mm, l0, kk, (float *)x, vec);
             else gemm__cpu_expand_a_double(&p, (const double *)a, az, i0, mm, l0, kk, (double *)x, vec);
             gemm__cpu_complex_panel(&p, mm, kk, ldb_real, &r);
-            s = gemm__cpu_gemm(func, &r, precision, 1.0, x, bp, l0 == 0 ? rbeta : 1.0, (char *)C + 2 * i0 * es,
-                               options);
+            r.ldc = ldc_real;
+            r.c_extent = (r.n - 1) * r.ldc + r.m;
+            s = gemm__cpu_gemm_lent(func, &r, precision, 1.0, x, bp, l0 == 0 ? rbeta : 1.0, cc + 2 * i0 * es,
+                                    options, lent, lent_bytes);
         }
+    }
+    if (s == GEMM_OK && cbytes) {
+        int64_t j;
+        for (j = 0; j < p.n; j++) memcpy((char *)C + 2 * j * p.ldc * es, ct + 2 * j * p.m * es, (size_t)(2 * p.m * es));
     }
     GEMM_FREE(ws);
     return s;
