@@ -80,10 +80,10 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # clang's UBSan also checks pointer arithmetic (no pointer formed outside a
@@ -435,7 +435,8 @@ test-mpi: ## the MPI battery under mpirun at P = 1..9
 # (every host copy on 3 threads here, to cover the parallel packing; staging
 # chunks of the library's own size)
 test-mpi-asan: ## the MPI tests under the sanitizers
-	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
+	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" GEMM_MPI_TEST_COMPLEX_RANKS="1 2" \
+	MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
 	GEMM_MPI_TEST_COPY_PARALLEL_BYTES=1 GEMM_MPI_TEST_STAGE_BYTES=0 \
 	MPI_TEST_FLAGS="-O1 -g $(SANITIZE)" sh tests/test_mpi.sh
 
@@ -517,8 +518,9 @@ gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh'
 	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/
 
 # ---- complex (cgemm, zgemm) on the CPU ---------------------------------------------
+# (test-cpu-asan runs a few complex cases per kernel under the sanitizers, so
+# test-complex-asan, 30 s of compiling, is not in SANITIZE_SUITES)
 TEST_SUITES     += test-complex
-SANITIZE_SUITES += test-complex-asan
 .PHONY: test-complex test-complex-asan bench-complex
 
 test-complex: $(B)/test_complex ## the complex calls on the CPU: battery (every layout, op N/T/C, edges), kernels, panels, threads

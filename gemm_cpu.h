@@ -2430,7 +2430,9 @@ static void gemm__cpu_complex_scale(const gemm__problem *p, gemm_precision preci
    multiplies and an add, the scalar loop's arithmetic bit for bit
    (re = ar*vr - ai*vi, im = ar*vi + ai*vr, no fused multiply-add); a
    column's tail through masks. The scalar expansion took as long as a
-   tenth of a 256^3 product. */
+   tenth of a 256^3 product. (The masked permutes with every lane set are
+   the plain ones: g++ 12 warns that the plain ones' undefined source may
+   be used uninitialised.) */
 #if defined(GEMM__CPU_X86)
 __attribute__((target("avx512f"))) static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar,
                                                                           float ai, float s, float *x0, float *x1)
@@ -2442,9 +2444,9 @@ __attribute__((target("avx512f"))) static void gemm__cpu_expand_col_float(const 
     for (i = 0; i < n2; i += 16) {
         __mmask16 m = n2 - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)(n2 - i)) - 1u);
         __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src + i), sg);
-        __m512 w = _mm512_add_ps(_mm512_mul_ps(ra, v), _mm512_mul_ps(aa, _mm512_permute_ps(v, 0xB1)));
+        __m512 w = _mm512_add_ps(_mm512_mul_ps(ra, v), _mm512_mul_ps(aa, _mm512_mask_permute_ps(v, 0xFFFF, v, 0xB1)));
         _mm512_mask_storeu_ps(x0 + i, m, w);
-        _mm512_mask_storeu_ps(x1 + i, m, _mm512_mul_ps(_mm512_permute_ps(w, 0xB1), ng));
+        _mm512_mask_storeu_ps(x1 + i, m, _mm512_mul_ps(_mm512_mask_permute_ps(w, 0xFFFF, w, 0xB1), ng));
     }
 }
 
@@ -2458,9 +2460,9 @@ __attribute__((target("avx512f"))) static void gemm__cpu_expand_col_double(const
     for (i = 0; i < n2; i += 8) {
         __mmask8 m = n2 - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (unsigned)(n2 - i)) - 1u);
         __m512d v = _mm512_mul_pd(_mm512_maskz_loadu_pd(m, src + i), sg);
-        __m512d w = _mm512_add_pd(_mm512_mul_pd(ra, v), _mm512_mul_pd(aa, _mm512_permute_pd(v, 0x55)));
+        __m512d w = _mm512_add_pd(_mm512_mul_pd(ra, v), _mm512_mul_pd(aa, _mm512_mask_permute_pd(v, 0xFF, v, 0x55)));
         _mm512_mask_storeu_pd(x0 + i, m, w);
-        _mm512_mask_storeu_pd(x1 + i, m, _mm512_mul_pd(_mm512_permute_pd(w, 0x55), ng));
+        _mm512_mask_storeu_pd(x1 + i, m, _mm512_mul_pd(_mm512_mask_permute_pd(w, 0xFF, w, 0x55), ng));
     }
 }
 

@@ -3777,7 +3777,7 @@ static void gemm__mpi_zroot_prepare(const char *func, gemm_precision precision, 
         }
     }
     z->status = (int)s;
-    snprintf(z->detail, sizeof z->detail, "%s", s == GEMM_OK ? "" : gemm_last_error_detail());
+    snprintf(z->detail, sizeof z->detail, "%.255s", s == GEMM_OK ? "" : gemm_last_error_detail());
 }
 
 static gemm_status gemm__mpi_complex(const char *func, gemm_precision precision, MPI_Comm comm, gemm_layout layout,
