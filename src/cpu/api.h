@@ -2,7 +2,8 @@
    options, the thread count, and the test hooks' introspection. */
 #pragma once
 
-#include "../core/api.h" /* gemm_status, gemm_layout, gemm_transpose, GEMM_DEF */
+#include "../core/api.h"      /* gemm_status, gemm_layout, gemm_transpose, GEMM_DEF */
+#include "../core/internal.h" /* gemm__problem */
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +57,16 @@ GEMM_DEF gemm_status gemm_cpu_set_threads(int threads);
 
 /* The thread count a call made now would use (resolving "automatic"). */
 GEMM_DEF int gemm_cpu_get_threads(void);
+
+/* For the other backends' complex calls (gemm__ names, not for users; in
+   cpu/complex.c): on the canonical complex problem p, alpha*op(a) expanded
+   into the real 2m x 2k matrix x (leading dimension 2m), op(b) copied
+   untransposed into y (2k x n, leading dimension 2k), and C = beta*C. */
+GEMM_DEF void gemm__cpu_complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+                                       const double alpha[2], void *x);
+GEMM_DEF void gemm__cpu_complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y);
+GEMM_DEF void gemm__cpu_complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+                                        void *C);
 
 #ifdef GEMM__TEST_HOOKS
 /* For the tests only (the kernel and block sizes are forced through

@@ -187,6 +187,32 @@ GEMM__CPU_EXPAND_A(double)
 GEMM__CPU_COPY_B(float)
 GEMM__CPU_COPY_B(double)
 
+/* For the other backends' complex calls (OpenCL, MPI), which run one real
+   product of the whole problem: all of alpha*op(a) expanded into x (2m x
+   2k, leading dimension 2m), all of op(b) copied untransposed into y (2k
+   x n, leading dimension 2k), C = beta*C. Declared in api.h, so they are
+   callable from any implementation that comes before this one. */
+GEMM_DEF void gemm__cpu_complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+                                       const double alpha[2], void *x)
+{
+    if (precision == GEMM_F32)
+        gemm__cpu_expand_a_float(p, (const float *)a, alpha, 0, p->m, 0, p->k, (float *)x, gemm__cpu_complex_vec());
+    else
+        gemm__cpu_expand_a_double(p, (const double *)a, alpha, 0, p->m, 0, p->k, (double *)x, gemm__cpu_complex_vec());
+}
+
+GEMM_DEF void gemm__cpu_complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y)
+{
+    if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, 0, p->k, (float *)y);
+    else gemm__cpu_copy_b_double(p, (const double *)b, 0, p->k, (double *)y);
+}
+
+GEMM_DEF void gemm__cpu_complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+                                        void *C)
+{
+    gemm__cpu_complex_scale(p, precision, beta, C);
+}
+
 /* The real problem of one panel: X (2mb x 2kb) times the panel of b (2kb
    x n, leading dimension ldb_real) into rows [2*i0, 2*(i0+mb)) of C. */
 static void gemm__cpu_complex_panel(const gemm__problem *p, int64_t mb, int64_t kb, int64_t ldb_real,
