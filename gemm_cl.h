@@ -3128,7 +3128,7 @@ static gemm_status gemm__cl_complex_host(gemm_cl_context *ctx, gemm_precision pr
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     if ((s = gemm__cl_device_checks(ctx, prec, func, 2 * p.m, p.n, 2 * p.k)) != GEMM_OK) return s;
     if (p.work == GEMM__WORK_SCALE) {
-        gemm__cpu_complex_scale_c(&p, prec, bz, C);
+        gemm__complex_scale_c(&p, prec, bz, C);
         return GEMM_OK;
     }
     a = p.swapped ? B : A;
@@ -3143,15 +3143,15 @@ static gemm_status gemm__cl_complex_host(gemm_cl_context *ctx, gemm_precision pr
         s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the expanded operands, %zu bytes", func,
                        xb + yb + cb);
     } else {
-        gemm__cpu_complex_expand(&p, prec, a, az, x);
-        if (yb) gemm__cpu_complex_copy_b(&p, prec, b, y);
+        gemm__complex_expand(&p, prec, a, az, x);
+        if (yb) gemm__complex_copy_b(&p, prec, b, y);
         if (cb) {
             gemm__problem q = p;
             for (j = 0; j < p.n; j++)
                 memcpy((char *)ct + (size_t)(2 * j * p.m * es), (const char *)C + (size_t)(2 * j * p.ldc * es),
                        (size_t)(2 * p.m * es));
             q.ldc = p.m;
-            gemm__cpu_complex_scale_c(&q, prec, bz, ct);
+            gemm__complex_scale_c(&q, prec, bz, ct);
         }
         s = gemm__cl_host_call(ctx, prec, func, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2 * p.m, p.n, 2 * p.k,
                                1.0, x, 2 * p.m, yb ? y : b, yb ? 2 * p.k : 2 * p.ldb, cb ? 1.0 : bz[0], cb ? ct : C,

@@ -187,10 +187,10 @@ GEMM_DEF int gemm_cpu_get_threads(void);
    cpu/complex.c): on the canonical complex problem p, alpha*op(a) expanded
    into the real 2m x 2k matrix x (leading dimension 2m), op(b) copied
    untransposed into y (2k x n, leading dimension 2k), and C = beta*C. */
-GEMM_DEF void gemm__cpu_complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+GEMM_DEF void gemm__complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
                                        const double alpha[2], void *x);
-GEMM_DEF void gemm__cpu_complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y);
-GEMM_DEF void gemm__cpu_complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+GEMM_DEF void gemm__complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y);
+GEMM_DEF void gemm__complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
                                         void *C);
 
 #ifdef GEMM__TEST_HOOKS
@@ -2562,7 +2562,7 @@ GEMM__CPU_COPY_B(double)
    2k, leading dimension 2m), all of op(b) copied untransposed into y (2k
    x n, leading dimension 2k), C = beta*C. Declared in api.h, so they are
    callable from any implementation that comes before this one. */
-GEMM_DEF void gemm__cpu_complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+GEMM_DEF void gemm__complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
                                        const double alpha[2], void *x)
 {
     if (precision == GEMM_F32)
@@ -2571,13 +2571,13 @@ GEMM_DEF void gemm__cpu_complex_expand(const gemm__problem *p, gemm_precision pr
         gemm__cpu_expand_a_double(p, (const double *)a, alpha, 0, p->m, 0, p->k, (double *)x, gemm__cpu_complex_vec());
 }
 
-GEMM_DEF void gemm__cpu_complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y)
+GEMM_DEF void gemm__complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y)
 {
     if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, 0, p->k, (float *)y);
     else gemm__cpu_copy_b_double(p, (const double *)b, 0, p->k, (double *)y);
 }
 
-GEMM_DEF void gemm__cpu_complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+GEMM_DEF void gemm__complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
                                         void *C)
 {
     gemm__cpu_complex_scale(p, precision, beta, C);

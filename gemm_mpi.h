@@ -3757,8 +3757,8 @@ static void gemm__mpi_zroot_prepare(const char *func, gemm_precision precision, 
             s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory on the root for the expanded operands, %zu bytes",
                            func, xb + yb + cb);
         } else {
-            gemm__cpu_complex_expand(p, precision, a, z->alpha, *x);
-            if (yb) gemm__cpu_complex_copy_b(p, precision, b, *y);
+            gemm__complex_expand(p, precision, a, z->alpha, *x);
+            if (yb) gemm__complex_copy_b(p, precision, b, *y);
             if (yb) z->ldb_real = 2 * p->k;
             if (cb) { /* beta * C into the copy, column by column */
                 gemm__problem q = *p;
@@ -3767,7 +3767,7 @@ static void gemm__mpi_zroot_prepare(const char *func, gemm_precision precision, 
                     memcpy((char *)*ct + (size_t)(2 * j * p->m * es), (const char *)C + (size_t)(2 * j * p->ldc * es),
                            (size_t)(2 * p->m * es));
                 q.ldc = p->m;
-                gemm__cpu_complex_scale_c(&q, precision, z->beta, *ct);
+                gemm__complex_scale_c(&q, precision, z->beta, *ct);
             }
         }
     }
@@ -3820,7 +3820,7 @@ static gemm_status gemm__mpi_complex(const char *func, gemm_precision precision,
                        "(or alpha or beta is NULL on one)%s", func,
                        mine ? ", on this rank among others" : "");
     } else if (s == GEMM_OK && z.work == GEMM__WORK_SCALE) {
-        if (tm.rank == root) gemm__cpu_complex_scale_c(&p, precision, z.beta, C);
+        if (tm.rank == root) gemm__complex_scale_c(&p, precision, z.beta, C);
     } else if (s == GEMM_OK && z.work == GEMM__WORK_FULL) {
         int at_root = tm.rank == root, scaled = z.beta[1] != 0;
         double rbeta = scaled ? 1.0 : z.beta[0];

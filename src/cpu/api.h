@@ -62,10 +62,10 @@ GEMM_DEF int gemm_cpu_get_threads(void);
    cpu/complex.c): on the canonical complex problem p, alpha*op(a) expanded
    into the real 2m x 2k matrix x (leading dimension 2m), op(b) copied
    untransposed into y (2k x n, leading dimension 2k), and C = beta*C. */
-GEMM_DEF void gemm__cpu_complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+GEMM_DEF void gemm__complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
                                        const double alpha[2], void *x);
-GEMM_DEF void gemm__cpu_complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y);
-GEMM_DEF void gemm__cpu_complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+GEMM_DEF void gemm__complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y);
+GEMM_DEF void gemm__complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
                                         void *C);
 
 #ifdef GEMM__TEST_HOOKS
