@@ -3780,15 +3780,17 @@ static void gemm__mpi_zroot_prepare(const char *func, gemm_precision precision, 
     int64_t es = (int64_t)gemm_precision_size(precision);
     gemm_status s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda,
                                           B != NULL, ldb, beta, C != NULL, ldc, p, z->alpha, z->beta);
-    const void *a = p->swapped ? B : A, *b = p->swapped ? A : B;
     if (s == GEMM_OK) s = gemm__check_overlap(func, p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
     z->call[0] = layout; z->call[1] = transa; z->call[2] = transb; z->call[3] = m; z->call[4] = n; z->call[5] = k;
     z->work = s == GEMM_OK ? (int)p->work : GEMM__WORK_NONE;
-    z->m = p->m;
-    z->n = p->n;
-    z->k = p->k;
-    z->ldb_real = 2 * p->ldb;
+    if (s == GEMM_OK) { /* (a refused call's canonical form may be unset) */
+        z->m = p->m;
+        z->n = p->n;
+        z->k = p->k;
+        z->ldb_real = 2 * p->ldb;
+    }
     if (s == GEMM_OK && p->work == GEMM__WORK_FULL) {
+        const void *a = p->swapped ? B : A, *b = p->swapped ? A : B;
         size_t xb = (size_t)(4 * p->m * p->k * es), yb = p->b_trans ? (size_t)(2 * p->k * p->n * es) : 0;
         size_t cb = z->beta[1] != 0 ? (size_t)(2 * p->m * p->n * es) : 0;
         *x = GEMM_MALLOC(xb);
