@@ -16,6 +16,8 @@
                                       beta, C, ldc, stride_c, batch_count, options)
        gemm_cpu_?gemm_batched(..., A[], lda, B[], ldb, beta, C[], ldc,
                               batch_count, options)          (see Batches)
+       gemm_cpu_cgemm / gemm_cpu_zgemm(<cblas_?gemm's complex arguments>, options)
+       gemm_cgemm / gemm_zgemm(<cblas_?gemm's complex arguments>)   (see Complex)
        gemm_cpu_set_threads(n), gemm_cpu_get_threads()       (see Threads)
 
        gemm_cpu_options o = {0};         NULL or all zeros = every default
@@ -44,6 +46,20 @@
        address is formed outside a matrix, even with a leading dimension
        near INT64_MAX. The results' bits depend on the CPU's kernel and the
        shape, never on the thread count.
+
+   Complex
+       gemm_cpu_cgemm / gemm_cpu_zgemm take interleaved complex matrices,
+       alpha and beta by pointer and op() in {N, T, C} (GEMM_CONJ_TRANS),
+       as cblas_cgemm / cblas_zgemm. They run on the real kernels: in the
+       column-major view C is a real 2m x n matrix and B a real 2k x n one,
+       and op(A), alpha and the conjugation folded in, is expanded 256
+       columns at a time into a real 2m x 2k panel (AVX-512 where the real
+       kernels are), each panel one real product adding into C; a
+       transposed B is copied a panel at a time. 8mnk real flops, the
+       complex count. One allocation (the panels and the real products'
+       workspace) before C is touched; a complex beta scales a copy of C,
+       which replaces C at the end, so a failed call leaves C as it was.
+       The bits depend on the kernel and the shape, never on the threads.
 
    alpha = Inf or NaN
        The result is what the reference computes, alpha * (the whole sum)
