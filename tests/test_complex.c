@@ -8,7 +8,7 @@
    reference against C99 complex arithmetic, bitwise identity across
    thread counts, GEMM_CONJ_TRANS as GEMM_TRANS for the real calls, a
    refused negative thread count, and a failed allocation that leaves C
-   unchanged.
+   unchanged; the strided batches member by member.
    --quick: the battery on the front door and two threads only. */
 #include <stddef.h>
 
@@ -197,6 +197,82 @@ static void test_refusals(void)
     }
 }
 
+/* The strided batches: every member bitwise the single call (each layout
+   and op pair, a shared A through stride 0, padded strides, a complex
+   beta), and the batch's refusals (members writing one C, a negative
+   count, NULL alpha and beta by their strided positions, a C over another
+   member's A) writing nothing; no member with NULL matrices is fine. */
+static void test_strided(void)
+{
+    enum { M = 13, N = 9, K = 11, COUNT = 4, LD = 16 };
+    static double A[COUNT * 2 * LD * LD], B[COUNT * 2 * LD * LD], C[COUNT * 2 * LD * LD], R[COUNT * 2 * LD * LD];
+    static double before[COUNT * 2 * LD * LD];
+    double alpha[2] = {0.5, -1.25}, beta[2] = {0.25, 0.75};
+    float fa[2] = {0.5f, -1.25f}, fb[2] = {0.25f, 0.75f};
+    const int64_t stride = LD * LD + 3;
+    uint64_t st = 21;
+    int li, ai, bi, i, same = 1, cases = 0;
+    gemm_status s;
+    for (i = 0; i < COUNT * 2 * LD * LD; i++) A[i] = battery_uniform(&st), B[i] = battery_uniform(&st);
+    for (li = 0; li < 2; li++)
+        for (ai = 0; ai < 3; ai++)
+            for (bi = 0; bi < 3; bi++) {
+                gemm_layout lay = battery_layouts[li];
+                gemm_transpose ta = cbattery_ops[ai], tb = cbattery_ops[bi];
+                int64_t sa = (ai + bi) % 3 == 0 ? 0 : stride; /* a shared A now and then */
+                for (i = 0; i < COUNT * 2 * LD * LD; i++) C[i] = R[i] = battery_uniform(&st);
+                s = gemm_zgemm_strided_batched(lay, ta, tb, M, N, K, alpha, A, LD, sa, B, LD, stride, beta, C, LD,
+                                               stride, COUNT);
+                same = same && s == GEMM_OK;
+                for (i = 0; i < COUNT; i++) {
+                    double *r = R + 2 * i * stride;
+                    gemm_zgemm(lay, ta, tb, M, N, K, alpha, A + 2 * i * sa, LD, B + 2 * i * stride, LD, beta, r, LD);
+                }
+                same = same && memcmp(C, R, sizeof C) == 0;
+                cases++;
+            }
+    battery_check(same, "zgemm strided batches: %d cases (every layout and op pair), each member the single call "
+                  "bit for bit", cases);
+    {
+        static float FA[COUNT * 2 * LD * LD], FC[COUNT * 2 * LD * LD], FR[COUNT * 2 * LD * LD];
+        gemm_cpu_options two = {2};
+        for (i = 0; i < COUNT * 2 * LD * LD; i++) FA[i] = (float)A[i], FC[i] = FR[i] = (float)B[i];
+        s = gemm_cpu_cgemm_strided_batched(GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, M, N, K, fa, FA, LD, stride,
+                                           FA, LD, 0, fb, FC, LD, stride, COUNT, &two);
+        for (i = 0; i < COUNT; i++)
+            gemm_cgemm(GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, M, N, K, fa, FA + 2 * i * stride, LD, FA, LD, fb,
+                       FR + 2 * i * stride, LD);
+        battery_check(s == GEMM_OK && memcmp(FC, FR, sizeof FC) == 0,
+                      "cgemm strided batch on 2 threads, a shared B: each member the single call bit for bit");
+    }
+    memcpy(before, C, sizeof C);
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, A, LD, stride, B, LD,
+                                   stride, beta, C, LD, 0, COUNT);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&
+                      strstr(gemm_last_error_detail(), "stride_c"),
+                  "stride_c = 0 with %d members refused, nothing written: \"%s\"", COUNT, gemm_last_error_detail());
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, A, LD, stride, B, LD,
+                                   stride, beta, C, LD, stride, -1);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0, "batch_count = -1 refused");
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, NULL, A, LD, stride, B, LD,
+                                   stride, beta, C, LD, stride, COUNT);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "alpha is NULL") &&
+                      memcmp(C, before, sizeof C) == 0, "NULL alpha refused: \"%s\"", gemm_last_error_detail());
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, A, LD, stride, B, LD,
+                                   stride, NULL, C, LD, stride, COUNT);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "beta is NULL") &&
+                      memcmp(C, before, sizeof C) == 0, "NULL beta refused: \"%s\"", gemm_last_error_detail());
+    /* member 1's C is member 0's A (A = C + stride): refused before any member runs */
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, C + 2 * stride, LD,
+                                   stride, B, LD, stride, beta, C, LD, stride, 2);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&
+                      strstr(gemm_last_error_detail(), "overlaps"),
+                  "a member's C over another member's A refused, nothing written: \"%s\"", gemm_last_error_detail());
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, NULL, LD, stride,
+                                   NULL, LD, stride, beta, NULL, LD, stride, 0);
+    battery_check(s == GEMM_OK, "no member, NULL matrices: status %d", (int)s);
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -245,5 +321,6 @@ int main(int argc, char **argv)
     }
     test_threads_identical();
     test_refusals();
+    test_strided();
     return battery_summary();
 }

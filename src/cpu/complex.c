@@ -235,62 +235,48 @@ static void gemm__cpu_complex_panel(const gemm__problem *p, int64_t mb, int64_t 
     r->c_extent = (r->n - 1) * r->ldc + r->m;
 }
 
-/* The complex call behind every public name (the CBLAS ones too): checks,
-   then the panels. bad_arg (may be NULL) receives the position of the
-   argument at fault after a refusal (cblas_cgemm's list), else 0. */
-static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision precision, gemm_layout layout,
-                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
-                                           int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
-                                           int64_t ldb, const void *beta, void *C, int64_t ldc,
-                                           const gemm_cpu_options *options, int *bad_arg)
+/* The product of a checked call (p: its canonical problem, work FULL or
+   SCALE; alpha and beta read) on the canonical a and b: the panels. */
+static gemm_status gemm__cpu_complex_run(const char *func, gemm_precision precision, const gemm__problem *p,
+                                         const double az[2], const double bz[2], const char *a, const char *b,
+                                         char *C, const gemm_cpu_options *options)
 {
-    gemm__problem p, q, r;
+    gemm__problem q, r;
     gemm_status s = GEMM_OK;
-    double az[2], bz[2], rbeta;
+    double rbeta;
     int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
     int64_t mb, kb, i0, l0, xbytes, ybytes, cbytes, total, ldc_real;
     const gemm__cpu_isa *isa;
     const gemm__cpu_microkernel *uk;
     size_t lent_bytes = 0;
-    const char *a, *b;
     char *ws, *x, *y, *ct, *cc, *lent;
     int copy_b, vec = gemm__cpu_complex_vec();
     int64_t budget = GEMM__HOOK(cpu_complex_panel, GEMM__CPU_COMPLEX_PANEL_BYTES);
 
-    gemm__clear_error();
-    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
-                              ldb, beta, C != NULL, ldc, &p, az, bz);
-    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
-    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
-    if (s != GEMM_OK) return s;
-    if (options && options->threads < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
-    if (p.work == GEMM__WORK_NONE) return GEMM_OK;
-    if (p.work == GEMM__WORK_SCALE) {
-        gemm__cpu_complex_scale(&p, precision, bz, C);
+    if (p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->work == GEMM__WORK_SCALE) {
+        gemm__cpu_complex_scale(p, precision, bz, C);
         return GEMM_OK;
     }
-    a = (const char *)(p.swapped ? B : A);
-    b = (const char *)(p.swapped ? A : B);
-    copy_b = p.b_trans; /* (b_conj implies b_trans) */
+    copy_b = p->b_trans; /* (b_conj implies b_trans) */
     if (!(isa = gemm__cpu_isa_for_call()))
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU "
                           "cannot run", func, GEMM__HOOK(cpu_kernel, "?"));
 
     /* panels of KB columns of a and as many rows as fit the budget, each
        one real product; the first is the largest */
-    kb = gemm__cpu_min(GEMM__HOOK(cpu_complex_kb, GEMM__CPU_COMPLEX_KB), p.k);
-    mb = gemm__cpu_min(p.m, gemm__cpu_max(1, budget / (4 * kb * es)));
+    kb = gemm__cpu_min(GEMM__HOOK(cpu_complex_kb, GEMM__CPU_COMPLEX_KB), p->k);
+    mb = gemm__cpu_min(p->m, gemm__cpu_max(1, budget / (4 * kb * es)));
     xbytes = gemm__cpu_round_up(4 * mb * kb * es, 64);
-    ybytes = copy_b ? gemm__cpu_round_up(2 * kb * p.n * es, 64) : 0;
+    ybytes = copy_b ? gemm__cpu_round_up(2 * kb * p->n * es, 64) : 0;
     /* a complex beta: beta*C goes into a copy the products add to, which
        replaces C at the end, so a failed call leaves C as it was */
-    cbytes = bz[1] != 0 ? gemm__cpu_round_up(2 * p.m * p.n * es, 64) : 0;
+    cbytes = bz[1] != 0 ? gemm__cpu_round_up(2 * p->m * p->n * es, 64) : 0;
     /* the workspace a panel's real product takes when it runs alone, lent
        to each, so no product after the first can fail for want of memory
        (a threaded one keeps the pool's from the first) */
-    gemm__cpu_complex_panel(&p, mb, kb, copy_b ? 2 * kb : 2 * p.ldb, &r);
-    if (cbytes) r.ldc = 2 * p.m;
+    gemm__cpu_complex_panel(p, mb, kb, copy_b ? 2 * kb : 2 * p->ldb, &r);
+    if (cbytes) r.ldc = 2 * p->m;
     uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
     s = gemm__cpu_alone_bytes(func, &r, uk, es, gemm__cpu_path(&r, uk, es, 1.0), &lent_bytes);
     if (s != GEMM_OK) return s;
@@ -306,32 +292,32 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
 
     rbeta = bz[0];
     cc = (char *)C;
-    ldc_real = 2 * p.ldc;
+    ldc_real = 2 * p->ldc;
     if (cbytes) {
         int64_t j;
-        for (j = 0; j < p.n; j++) memcpy(ct + 2 * j * p.m * es, cc + 2 * j * p.ldc * es, (size_t)(2 * p.m * es));
-        q = p;
-        q.ldc = p.m;
+        for (j = 0; j < p->n; j++) memcpy(ct + 2 * j * p->m * es, cc + 2 * j * p->ldc * es, (size_t)(2 * p->m * es));
+        q = *p;
+        q.ldc = p->m;
         gemm__cpu_complex_scale(&q, precision, bz, ct);
         rbeta = 1;
         cc = ct;
-        ldc_real = 2 * p.m;
+        ldc_real = 2 * p->m;
     }
-    for (l0 = 0; l0 < p.k && s == GEMM_OK; l0 += kb) {
-        int64_t kk = gemm__cpu_min(kb, p.k - l0);
+    for (l0 = 0; l0 < p->k && s == GEMM_OK; l0 += kb) {
+        int64_t kk = gemm__cpu_min(kb, p->k - l0);
         const char *bp = b + 2 * l0 * es;
-        int64_t ldb_real = 2 * p.ldb;
+        int64_t ldb_real = 2 * p->ldb;
         if (copy_b) {
-            if (precision == GEMM_F32) gemm__cpu_copy_b_float(&p, (const float *)b, l0, kk, (float *)y);
-            else gemm__cpu_copy_b_double(&p, (const double *)b, l0, kk, (double *)y);
+            if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, l0, kk, (float *)y);
+            else gemm__cpu_copy_b_double(p, (const double *)b, l0, kk, (double *)y);
             bp = y;
             ldb_real = 2 * kk;
         }
-        for (i0 = 0; i0 < p.m && s == GEMM_OK; i0 += mb) {
-            int64_t mm = gemm__cpu_min(mb, p.m - i0);
-            if (precision == GEMM_F32) gemm__cpu_expand_a_float(&p, (const float *)a, az, i0, mm, l0, kk, (float *)x, vec);
-            else gemm__cpu_expand_a_double(&p, (const double *)a, az, i0, mm, l0, kk, (double *)x, vec);
-            gemm__cpu_complex_panel(&p, mm, kk, ldb_real, &r);
+        for (i0 = 0; i0 < p->m && s == GEMM_OK; i0 += mb) {
+            int64_t mm = gemm__cpu_min(mb, p->m - i0);
+            if (precision == GEMM_F32) gemm__cpu_expand_a_float(p, (const float *)a, az, i0, mm, l0, kk, (float *)x, vec);
+            else gemm__cpu_expand_a_double(p, (const double *)a, az, i0, mm, l0, kk, (double *)x, vec);
+            gemm__cpu_complex_panel(p, mm, kk, ldb_real, &r);
             r.ldc = ldc_real;
             r.c_extent = (r.n - 1) * r.ldc + r.m;
             s = gemm__cpu_gemm_lent(func, &r, precision, 1.0, x, bp, l0 == 0 ? rbeta : 1.0, cc + 2 * i0 * es,
@@ -340,10 +326,35 @@ static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision prec
     }
     if (s == GEMM_OK && cbytes) {
         int64_t j;
-        for (j = 0; j < p.n; j++) memcpy((char *)C + 2 * j * p.ldc * es, ct + 2 * j * p.m * es, (size_t)(2 * p.m * es));
+        for (j = 0; j < p->n; j++) memcpy((char *)C + 2 * j * p->ldc * es, ct + 2 * j * p->m * es, (size_t)(2 * p->m * es));
     }
     GEMM_FREE(ws);
     return s;
+}
+
+/* The complex call behind every public name (the CBLAS ones too): checks,
+   then the panels. bad_arg (may be NULL) receives the position of the
+   argument at fault after a refusal (cblas_cgemm's list), else 0. */
+static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                           int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
+                                           int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                           const gemm_cpu_options *options, int *bad_arg)
+{
+    gemm__problem p;
+    gemm_status s;
+    double az[2], bz[2];
+    int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    gemm__clear_error();
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
+                              ldb, beta, C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
+    if (s != GEMM_OK) return s;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    return gemm__cpu_complex_run(func, precision, &p, az, bz, (const char *)(p.swapped ? B : A),
+                                 (const char *)(p.swapped ? A : B), (char *)C, options);
 }
 
 GEMM_DEF gemm_status gemm_cpu_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
