@@ -207,8 +207,8 @@ BATTERY_STATIC const char *battery_call_str(const battery_call *c, char *out, si
 {
     snprintf(out, size, "%s %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld alpha=%g beta=%g",
              c->layout == GEMM_ROW_MAJOR ? "row" : c->layout == GEMM_COL_MAJOR ? "col" : "bad-layout",
-             c->ta == GEMM_NO_TRANS ? 'N' : c->ta == GEMM_TRANS ? 'T' : '?',
-             c->tb == GEMM_NO_TRANS ? 'N' : c->tb == GEMM_TRANS ? 'T' : '?',
+             c->ta == GEMM_NO_TRANS ? 'N' : c->ta == GEMM_TRANS ? 'T' : c->ta == GEMM_CONJ_TRANS ? 'C' : '?',
+             c->tb == GEMM_NO_TRANS ? 'N' : c->tb == GEMM_TRANS ? 'T' : c->tb == GEMM_CONJ_TRANS ? 'C' : '?',
              (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->lda, (long long)c->ldb,
              (long long)c->ldc, c->alpha, c->beta);
     return out;
@@ -362,6 +362,9 @@ BATTERY_STATIC void battery_random(const battery_backend *be, gemm_precision pre
                     c.layout = battery_layouts[li];
                     c.ta = battery_transposes[ai];
                     c.tb = battery_transposes[bi];
+                    /* every third transpose as GEMM_CONJ_TRANS: for real types a transpose, as in BLAS */
+                    if (c.ta == GEMM_TRANS && i % 3 == 1) c.ta = GEMM_CONJ_TRANS;
+                    if (c.tb == GEMM_TRANS && i % 3 == 2) c.tb = GEMM_CONJ_TRANS;
                     c.m = battery_random_dim(&state, max);
                     c.n = battery_random_dim(&state, max);
                     c.k = battery_random_dim(&state, max);
@@ -556,9 +559,9 @@ BATTERY_STATIC void battery_invalid(const battery_backend *be, gemm_precision pr
         v = c; v.layout = (gemm_layout)0; battery_invalid_one(be, prec, &v, 0, "layout");
         v = c; v.layout = (gemm_layout)103; battery_invalid_one(be, prec, &v, 0, "layout");
         v = c; v.ta = (gemm_transpose)0; battery_invalid_one(be, prec, &v, 0, "transa");
-        v = c; v.ta = (gemm_transpose)113; battery_invalid_one(be, prec, &v, 0, "transa");
+        v = c; v.ta = (gemm_transpose)114; battery_invalid_one(be, prec, &v, 0, "transa");
         v = c; v.tb = (gemm_transpose)-1; battery_invalid_one(be, prec, &v, 0, "transb");
-        v = c; v.tb = (gemm_transpose)113; battery_invalid_one(be, prec, &v, 0, "transb");
+        v = c; v.tb = (gemm_transpose)114; battery_invalid_one(be, prec, &v, 0, "transb");
     }
 }
 

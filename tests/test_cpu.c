@@ -47,6 +47,7 @@ static void *test_malloc(size_t size);
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "battery.h"
+#include "battery_complex.h"
 
 #if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
 #include <pthread.h>
@@ -88,6 +89,23 @@ static gemm_status cpu_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, g
 }
 
 static battery_backend cpu_backend; /* name set per kernel in main() */
+
+/* The complex front door, a few cases per kernel (the whole complex battery
+   is tests/test_complex.c's; this one runs it under the sanitizers too). */
+static gemm_status cpu_cgemm(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                             const void *be, void *C, int64_t ldc)
+{
+    (void)ctx;
+    return gemm_cgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
+static gemm_status cpu_zgemm(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                             const void *be, void *C, int64_t ldc)
+{
+    (void)ctx;
+    return gemm_zgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
 
 /* Forces micro-kernel `name` for the calls that follow (NULL: the best). */
 static void use_kernel(const char *name) { gemm__test_hooks()->cpu_kernel = name; }
@@ -627,6 +645,13 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "cpu/%s", kernels[i]);
         cpu->name = name;
         battery_run(cpu);
+        if (!smoke) {
+            cbattery_backend cb = {NULL, cpu_cgemm, cpu_zgemm, NULL, 40, 1, 1};
+            char cname[80];
+            snprintf(cname, sizeof cname, "cpu/%s/complex", kernels[i]);
+            cb.name = cname;
+            cbattery_run(&cb);
+        }
         /* Tiny blocks on the packed path (forced, so small shapes take it
            too): every call crosses MC, KC and NC edges, on 3 threads. */
         set_blocking(1, 7, 1);

@@ -72,7 +72,7 @@ template <typename T> static void dev_back(T *host, const T *d, size_t n)
 static void extents(gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                     int64_t lda, int64_t ldb, int64_t ldc, size_t e[3])
 {
-    bool na = ta != GEMM_TRANS, nb = tb != GEMM_TRANS;
+    bool na = ta == GEMM_NO_TRANS, nb = tb == GEMM_NO_TRANS;
     e[0] = extent_of(l, na ? m : k, na ? k : m, lda);
     e[1] = extent_of(l, nb ? k : n, nb ? n : k, ldb);
     e[2] = extent_of(l, m, n, ldc);

@@ -83,8 +83,8 @@ static gemm_status call_mpi(const mpi_ctx *c, int dbl, gemm_layout lay, gemm_tra
 static void tile_geometry(gemm_layout lay, gemm_transpose t, const gemm_mpi_tile *tile, int64_t *outer, int64_t *inner,
                           int64_t *outer0, int64_t *inner0)
 {
-    int64_t sr = t == GEMM_TRANS ? tile->cols : tile->rows, sc = t == GEMM_TRANS ? tile->rows : tile->cols;
-    int64_t sr0 = t == GEMM_TRANS ? tile->col0 : tile->row0, sc0 = t == GEMM_TRANS ? tile->row0 : tile->col0;
+    int64_t sr = t != GEMM_NO_TRANS ? tile->cols : tile->rows, sc = t != GEMM_NO_TRANS ? tile->rows : tile->cols;
+    int64_t sr0 = t != GEMM_NO_TRANS ? tile->col0 : tile->row0, sc0 = t != GEMM_NO_TRANS ? tile->row0 : tile->col0;
     *outer = lay == GEMM_ROW_MAJOR ? sr : sc;
     *inner = lay == GEMM_ROW_MAJOR ? sc : sr;
     *outer0 = lay == GEMM_ROW_MAJOR ? sr0 : sc0;

@@ -36,6 +36,8 @@ typedef struct gemm__problem {
     int64_t m, n, k;
     int swapped;
     int a_trans, b_trans;
+    int a_conj, b_conj; /* op() is the conjugate transpose (GEMM_CONJ_TRANS; then *_trans too): the
+                           complex calls conjugate, the real ones ignore it */
     int64_t lda, ldb, ldc;
     int64_t ars, acs, brs, bcs;
     int64_t a_extent, b_extent, c_extent;
@@ -52,6 +54,18 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                    int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                                    int beta_is_one, int have_C, int64_t ldc, gemm__problem *p);
+
+/* The complex calls' checks: gemm__prepare's, with alpha and beta read
+   from the caller's pointers (two floats for GEMM_F32, cgemm; two doubles
+   for GEMM_F64, zgemm) into alpha_z and beta_z; a NULL alpha or beta is
+   refused in its place in the list (7 and 12); every span must fit twice
+   the bytes of a real element. p->a_conj / b_conj say which operand is
+   conjugated. */
+GEMM_DEF gemm_status gemm__prepare_complex(const char *func, gemm_precision precision, gemm_layout layout,
+                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                           int64_t k, const void *alpha, int have_A, int64_t lda, int have_B,
+                                           int64_t ldb, const void *beta, int have_C, int64_t ldc,
+                                           gemm__problem *p, double alpha_z[2], double beta_z[2]);
 
 /* Batches: members that share one gemm__problem (the single call's checks,
    made once) and differ in where their operands are. The strided form
@@ -198,6 +212,8 @@ typedef struct gemm__hooks {
     int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
     int cpu_groups;           /* CPU: column groups of the packed path (job.h) */
     int cpu_path;             /* CPU: 1 = every product takes the packed path, 2 = the direct one */
+    int64_t cpu_complex_panel; /* CPU complex calls: bytes of the expanded panel of a (cpu/complex.c) */
+    int cpu_complex_kb;       /* CPU complex calls: columns of a per panel */
     int cpu_strip_copy;       /* CPU direct path: 1 = copy op(a)'s aliasing rows on any CPU, 2 = never */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */

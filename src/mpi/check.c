@@ -34,7 +34,7 @@ typedef struct gemm__mpi_args {
    rows x cols: what a rank that holds no matrix passes to the checks. */
 static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
 {
-    int64_t need = (layout == GEMM_ROW_MAJOR) == (t == GEMM_TRANS) ? rows : cols;
+    int64_t need = (layout == GEMM_ROW_MAJOR) == (t != GEMM_NO_TRANS) ? rows : cols;
     return need > 1 ? need : 1;
 }
 
