@@ -80,10 +80,10 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # clang's UBSan also checks pointer arithmetic (no pointer formed outside a
@@ -157,7 +157,7 @@ clean: ## remove build/
 # `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny cpu-host test-cpu-clang-san
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny bench-sbgemm cpu-host test-cpu-clang-san
 
 LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
 ifneq ($(LIBXSMM_LIB),)
@@ -172,6 +172,13 @@ bench-tiny: ## per-call time of tiny products beside a plain loop, OpenBLAS and 
 # libxsmm's BLAS fallback (transposed cases) links OpenBLAS's dgemm_.
 $(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+
+bench-sbgemm: ## gemm_cpu_sbgemm (bf16) beside gemm_cpu_sgemm on the widened data (OpenBLAS 0.3.21 has no sbgemm)
+	@$(MAKE) --no-print-directory -B $(B)/bench_sbgemm
+	./$(B)/bench_sbgemm $(BENCH_ARGS)
+
+$(B)/bench_sbgemm: bench/bench_sbgemm.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ -ldl $(LDLIBS)
 
 $(B)/cpu_tune: bench/cpu_tune.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
@@ -447,7 +454,8 @@ test-mpi: ## the MPI battery under mpirun at P = 1..9
 # (every host copy on 3 threads here, to cover the parallel packing; staging
 # chunks of the library's own size)
 test-mpi-asan: ## the MPI tests under the sanitizers
-	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
+	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2 4" GEMM_MPI_TEST_COMPLEX_RANKS="1 2" \
+	MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
 	GEMM_MPI_TEST_COPY_PARALLEL_BYTES=1 GEMM_MPI_TEST_STAGE_BYTES=0 \
 	MPI_TEST_FLAGS="-O1 -g $(SANITIZE)" sh tests/test_mpi.sh
 
@@ -479,7 +487,8 @@ mpi-gpu-bin: ## the binaries bench/gpu/mpi_host.sh carries to a GPU machine (.gp
 # thread-count identity, the batch's own refusals; `make bench-batch` beside a
 # loop of OpenBLAS calls (and libxsmm's kernels where libxsmm-dev is installed).
 # gemm_cblas.h (GEMM_CBLAS): the battery through the cblas_ names and netlib's
-# error-exit table (tests/test_cblas.sh).
+# error-exit table (tests/test_cblas.sh), and netlib's own CBLAS level-3
+# tester (tests/netlib, gfortran and Debian's reference BLAS beside it).
 # test-docs: README.md's C snippets, the examples, the CMake target and the
 # pkg-config file, and `make help`, as a user meets them.
 TEST_SUITES     += test-batch test-cblas test-docs
@@ -489,7 +498,7 @@ SANITIZE_SUITES += test-batch-asan test-cblas-asan
 test-docs: ## README's snippets and the examples compile (CPU ones run); CMake, pkg-config, make help
 	sh tests/test_docs.sh
 
-test-cblas: ## gemm_cblas.h: battery via cblas_ names, netlib's error-exit table
+test-cblas: ## gemm_cblas.h: battery via cblas_ names, netlib's error-exit table, netlib's level-3 tester
 	sh tests/test_cblas.sh
 
 test-cblas-asan: ## the CBLAS tests under the sanitizers
@@ -559,6 +568,32 @@ $(B)/bench_batch: bench/bench_batch.c tests/battery.h $(HEADERS) | $(B)
 gpu-bin-batch: $(B)/test_batch $(B)/bench_batch ## build bench/gpu/cpu_batch.sh's binaries into .gpu/bin
 	$(CC) -std=c99 $(CFLAGS) $(WARN) bench/bench_batch.c -o $(B)/bench_batch_plain -ldl $(LDLIBS)
 	mkdir -p .gpu/bin && cp $(B)/test_batch $(B)/bench_batch $(B)/bench_batch_plain .gpu/bin/
+
+# ---- complex (cgemm, zgemm) on the CPU ---------------------------------------------
+# (test-cpu-asan runs a few complex cases per kernel under the sanitizers, so
+# test-complex-asan, 30 s of compiling, is not in SANITIZE_SUITES)
+TEST_SUITES     += test-complex
+.PHONY: test-complex test-complex-asan bench-complex
+
+test-complex: $(B)/test_complex ## the complex calls on the CPU: battery (every layout, op N/T/C, edges), kernels, panels, threads
+	./$(B)/test_complex
+
+test-complex-asan: $(B)/test_complex_asan ## the complex CPU tests under the sanitizers
+	./$(B)/test_complex_asan --quick
+
+bench-complex: ## gemm_cgemm/zgemm beside OpenBLAS's cblas_cgemm/zgemm; writes build/results_complex.csv (BENCH_UPDATE=1: bench/)
+	@sh tests/deps.sh bench
+	@$(MAKE) --no-print-directory -B $(B)/bench_complex
+	./$(B)/bench_complex --csv $(BENCH_OUT)/results_complex.csv $(BENCH_ARGS)
+
+$(B)/bench_complex: bench/bench_complex.c tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CPU_PEER) $(LDLIBS)
+
+$(B)/test_complex: tests/test_complex.c tests/battery_complex.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
+
+$(B)/test_complex_asan: tests/test_complex.c tests/battery_complex.h tests/battery.h $(HEADERS) | $(B)
+	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # ---- a drop-in BLAS -------------------------------------------------------------
 # build/libgemm_blas.so (blas/gemm_blas.c): the Fortran sgemm_/dgemm_, the

@@ -16,7 +16,12 @@
                                       beta, C, ldc, stride_c, batch_count, options)
        gemm_cpu_?gemm_batched(..., A[], lda, B[], ldb, beta, C[], ldc,
                               batch_count, options)          (see Batches)
+       gemm_cpu_cgemm / gemm_cpu_zgemm(<cblas_?gemm's complex arguments>, options)
+       gemm_cgemm / gemm_zgemm(<cblas_?gemm's complex arguments>)   (see Complex)
+       gemm_cpu_cgemm_strided_batched / _zgemm_ (strided batches of them)
        gemm_cpu_set_threads(n), gemm_cpu_get_threads()       (see Threads)
+       gemm_cpu_sbgemm(<cblas_?gemm's arguments>, options)   bf16 A and B (uint16_t),
+                                                             fp32 scalars and C (see bf16)
 
        gemm_cpu_options o = {0, 0};         NULL or all zeros = every default
        o.threads = 4;
@@ -72,6 +77,20 @@
        near INT64_MAX. The results' bits depend on the CPU's kernel and the
        shape, never on the thread count.
 
+   Complex
+       gemm_cpu_cgemm / gemm_cpu_zgemm take interleaved complex matrices,
+       alpha and beta by pointer and op() in {N, T, C} (GEMM_CONJ_TRANS),
+       as cblas_cgemm / cblas_zgemm. They run on the real kernels: in the
+       column-major view C is a real 2m x n matrix and B a real 2k x n one,
+       and op(A), alpha and the conjugation folded in, is expanded 256
+       columns at a time into a real 2m x 2k panel (AVX-512 where the real
+       kernels are), each panel one real product adding into C; a
+       transposed B is copied a panel at a time. 8mnk real flops, the
+       complex count. One allocation (the panels and the real products'
+       workspace) before C is touched; a complex beta scales a copy of C,
+       which replaces C at the end, so a failed call leaves C as it was.
+       The bits depend on the kernel and the shape, never on the threads.
+
    alpha = Inf or NaN
        The result is what the reference computes, alpha * (the whole sum)
        + beta*C under IEEE rules: +-Inf where the sum is non-zero, NaN where
@@ -116,6 +135,18 @@
        ("member 2 of 6 failed: no memory ...; members before it were
        written, it and those after it were not", or "no member was
        written").
+
+   bf16
+       gemm_cpu_sbgemm takes A and B in bfloat16, each element the top 16
+       bits of an fp32 (uint16_t), and alpha, beta and C in fp32, in
+       OpenBLAS's cblas_sbgemm order. A product of two bf16 values is exact
+       in fp32 and the sums are fp32 sums: the result is bitwise
+       gemm_cpu_sgemm's on A and B widened to fp32, which is how it is
+       computed (the widened copies, m*k + k*n floats, are allocated per
+       call, before C is touched). Its checks and statuses are
+       gemm_cpu_sgemm's, under its own name; C's bytes must be apart from
+       those A and B span. It runs at the fp32 kernels' speed: no bf16
+       dot-product instructions (AVX512-BF16, AMX) yet.
 
    Memory
        Products on the direct path allocate nothing (but for alpha = Inf or
@@ -182,12 +213,45 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options);
 
+/* C = alpha*op(A)*op(B) + beta*C for complex matrices on the CPU:
+   cblas_cgemm / cblas_zgemm's arguments, then the options (may be NULL).
+   Interleaved complex storage (Re, Im: C99 float _Complex / double
+   _Complex, std::complex, cuComplex), sizes and leading dimensions in
+   complex elements, alpha and beta by pointer to one element, op() in
+   {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}. The product runs on the
+   real kernels at the complex flop count: op(A) is expanded with alpha
+   folded in, a few MiB at a time, B and C are used in place (a
+   transposed B is copied a panel at a time). beta == 0 never reads C; a
+   complex beta scales C once before the product adds. Same checks and
+   statuses as the real calls; a NULL alpha or beta is refused (7, 12).
+   gemm_cgemm / gemm_zgemm are these with NULL options. */
+GEMM_DEF gemm_status gemm_cpu_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
+
 /* Threads a CPU call may use; 0 = automatic. Returns GEMM_ERR_INVALID_ARG
    for a negative count. */
 GEMM_DEF gemm_status gemm_cpu_set_threads(int threads);
 
 /* The thread count a call made now would use (resolving "automatic"). */
 GEMM_DEF int gemm_cpu_get_threads(void);
+
+/* For the other backends' complex calls (gemm__ names, not for users; in
+   cpu/complex.c): on the canonical complex problem p, alpha*op(a) expanded
+   into the real 2m x 2k matrix x (leading dimension 2m), op(b) copied
+   untransposed into y (2k x n, leading dimension 2k), and C = beta*C. */
+GEMM_DEF void gemm__complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+                                       const double alpha[2], void *x);
+GEMM_DEF void gemm__complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y);
+GEMM_DEF void gemm__complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+                                        void *C);
 
 #ifdef GEMM__TEST_HOOKS
 /* For the tests only (the kernel and block sizes are forced through
@@ -253,10 +317,58 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
                                             double beta, double *const C[], int64_t ldc,
                                             int64_t batch_count, const gemm_cpu_options *options);
 
+/* Complex strided batches: gemm_cpu_cgemm / zgemm's arguments (interleaved
+   complex, alpha and beta by pointer, op() N, T or C) with the strided
+   batch's (strides in complex elements). Checked as the real strided
+   batches are (a NULL alpha is refused as argument 7, a NULL beta as 14),
+   then the members run one after another, each as the single complex
+   call on the call's threads: each member's bits are the single call's.
+   Running out of memory stops the batch at that member (the detail says
+   which; the members before it are written). */
+GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                    const void *B, int64_t ldb, int64_t stride_b,
+                                                    const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                    const void *B, int64_t ldb, int64_t stride_b,
+                                                    const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options);
+
 #ifdef __cplusplus
 }
 #endif
 /* <<cpu batch_api */
+/* >>cpu sbgemm_api: src/cpu/sbgemm_api.h */
+/* The CPU's bf16 product: bf16 A and B, fp32 scalars and C. */
+
+#include <stdint.h> /* uint16_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C = alpha*op(A)*op(B) + beta*C with A and B in bfloat16 (each element
+   the top 16 bits of an IEEE fp32, as uint16_t), alpha, beta and C in
+   fp32: cblas_?gemm's arguments in OpenBLAS's cblas_sbgemm order, then the
+   options (may be NULL). Each product of two bf16 values is exact in fp32
+   and the sums are fp32 sums: the result is bitwise gemm_cpu_sgemm's on A
+   and B widened to fp32. Checks and statuses are gemm_cpu_sgemm's; C's
+   bytes must also be apart from those A and B span (the element types
+   differ, so sharing bytes is sharing elements). */
+GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                     int64_t m, int64_t n, int64_t k,
+                                     float alpha, const uint16_t *A, int64_t lda,
+                                     const uint16_t *B, int64_t ldb,
+                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options);
+
+#ifdef __cplusplus
+}
+#endif
+/* <<cpu sbgemm_api */
 
 #define GEMM__CPU_API_DONE
 #endif /* GEMM_CPU_H_INCLUDED */
@@ -366,15 +478,22 @@ typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const
 typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                     double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
+/* d[q*w + i] = s[i*rs + q] for i < rows <= w, q < k: a transposed op(a)'s
+   rows into a panel of w-long columns (packing.c's gemm__cpu_copy_rows,
+   or the ISA's register transposes). */
+typedef void (*gemm__cpu_copy_rows_fn)(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,
+                                       int64_t es);
 
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, and its A packer. */
+   partial tiles of unpacked operands, its A packer, and its copy of a
+   transposed op(a) into a panel. */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
     gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
+    gemm__cpu_copy_rows_fn copy_rows;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -554,6 +673,284 @@ GEMM__CPU_UKERNELS(gemm__cpu_scalar_d, , GEMM__CPU_SCAL_D, GEMM__CPU_REP6, 6)
 /* Every CPU runs it; also the only kernel of a GEMM_NO_SIMD build. */
 static int gemm__cpu_has_scalar(void) { return 1; }
 /* <<cpu ukernel_scalar */
+/* >>cpu cache_info: src/cpu/cache_info.c */
+/* The data caches of one core, as the CPU reports them: cpuid (leaf 4 on
+   Intel, 0x8000001D on AMD: the deterministic cache parameters), else
+   Linux's sysfs (every architecture), else sysconf (glibc), else nothing
+   (the blocking then uses defaults). Read once; a virtual machine reports
+   what its hypervisor passes through, which is what it runs on. */
+
+#include <stdio.h>    /* fopen, snprintf */
+#include <stdlib.h>   /* atol */
+#include <string.h>   /* strchr, memset */
+
+typedef struct gemm__cpu_caches {
+    long l1d, l2, l3; /* bytes; 0 = unknown */
+} gemm__cpu_caches;
+
+#if defined(GEMM__CPU_X86)
+/* One cpuid cache leaf (4 or 0x8000001D), subleaf by subleaf. */
+static void gemm__cpu_caches_cpuid_leaf(unsigned leaf, gemm__cpu_caches *out)
+{
+    unsigned i, a, b, c, d;
+    for (i = 0; i < 16; i++) {
+        unsigned type, level;
+        long bytes;
+        __cpuid_count(leaf, i, a, b, c, d);
+        type = a & 31; /* 0: no more caches, 1: data, 2: instruction, 3: unified */
+        level = (a >> 5) & 7;
+        if (type == 0) break;
+        if (type == 2) continue;
+        bytes = (long)((b >> 22) + 1) * (long)(((b >> 12) & 0x3ff) + 1) * (long)((b & 0xfff) + 1) * (long)(c + 1);
+        if (level == 1) out->l1d = bytes;
+        else if (level == 2) out->l2 = bytes;
+        else if (level == 3) out->l3 = bytes;
+    }
+    (void)d;
+}
+
+/* Intel and Hygon describe their caches in leaf 4; AMD leaves it zero and
+   uses 0x8000001D (same format) when it reports TOPOEXT. */
+static void gemm__cpu_caches_cpuid(gemm__cpu_caches *out)
+{
+    unsigned a, b, c, d;
+    if ((unsigned)__get_cpuid_max(0, NULL) >= 4) gemm__cpu_caches_cpuid_leaf(4, out);
+    if (!out->l1d && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du &&
+        __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
+        gemm__cpu_caches_cpuid_leaf(0x8000001Du, out);
+}
+#endif
+
+#if defined(__linux__)
+/* A number from a sysfs file of cpu0's cache `index` ("48K", "2048K", "3"),
+   and its first letter in *first when asked ("Data", "Instruction",
+   "Unified"). Returns -1 when the file is missing. */
+static long gemm__cpu_sysfs_value(int index, const char *name, char *first)
+{
+    char path[96], text[64];
+    FILE *f;
+    long v = -1;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
+    if (!(f = fopen(path, "r"))) return -1;
+    if (fgets(text, sizeof text, f)) {
+        if (first) *first = text[0];
+        v = atol(text);
+        if (strchr(text, 'K')) v *= 1024;
+        else if (strchr(text, 'M')) v *= 1048576;
+    }
+    fclose(f);
+    return v;
+}
+
+static void gemm__cpu_caches_sysfs(gemm__cpu_caches *out)
+{
+    int i;
+    for (i = 0; i < 16; i++) {
+        char type = '?';
+        long level = gemm__cpu_sysfs_value(i, "level", NULL), bytes = gemm__cpu_sysfs_value(i, "size", NULL);
+        if (level < 0) break;
+        gemm__cpu_sysfs_value(i, "type", &type);
+        if (type == 'I' || bytes <= 0) continue; /* Instruction */
+        if (level == 1 && !out->l1d) out->l1d = bytes;
+        else if (level == 2 && !out->l2) out->l2 = bytes;
+        else if (level == 3 && !out->l3) out->l3 = bytes;
+    }
+}
+#endif
+
+/* Fills what the sources before it left unknown. */
+static void gemm__cpu_caches_sysconf(gemm__cpu_caches *out)
+{
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    long v;
+    if (!out->l1d && (v = sysconf(_SC_LEVEL1_DCACHE_SIZE)) > 0) out->l1d = v;
+    if (!out->l2 && (v = sysconf(_SC_LEVEL2_CACHE_SIZE)) > 0) out->l2 = v;
+    if (!out->l3 && (v = sysconf(_SC_LEVEL3_CACHE_SIZE)) > 0) out->l3 = v;
+#else
+    (void)out;
+#endif
+}
+
+static long gemm__cpu_cache_bytes[3] = {-1, -1, -1}; /* L1d, L2, L3 once read; 0 = unknown */
+
+/* The sizes, read at the first call (racing first calls read the same). */
+static gemm__cpu_caches gemm__cpu_cache_sizes(void)
+{
+    gemm__cpu_caches c;
+    if (GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]) >= 0) {
+        c.l1d = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[0]);
+        c.l2 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[1]);
+        c.l3 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]);
+        return c;
+    }
+    memset(&c, 0, sizeof c);
+#if defined(GEMM__CPU_X86)
+    gemm__cpu_caches_cpuid(&c);
+#endif
+#if defined(__linux__)
+    if (!c.l1d || !c.l2) gemm__cpu_caches_sysfs(&c);
+#endif
+    gemm__cpu_caches_sysconf(&c);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[0], c.l1d);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[1], c.l2);
+    GEMM__CPU_STORE(gemm__cpu_cache_bytes[2], c.l3); /* last: the others are there when it is */
+    return c;
+}
+/* <<cpu cache_info */
+/* >>cpu cache_blocking: src/cpu/cache_blocking.c */
+/* Block sizes from the caches, and the size arithmetic every part uses.
+
+   The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
+   sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
+   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
+   packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
+   Only KC changes the arithmetic (the k order of a sum), and it depends on
+   the CPU alone. */
+
+#include <stdint.h>
+
+/* Arithmetic on sizes, used by every part below. */
+static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
+static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
+   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
+   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
+   rounded up to whole micro-panels). kc alone changes the arithmetic (the
+   k order of each sum); it depends on the CPU and precision, never on the
+   problem or the thread count. */
+static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
+{
+    gemm__cpu_caches c = gemm__cpu_cache_sizes();
+    long l1 = c.l1d, l2 = c.l2, panel;
+    int64_t o;
+    if (l1 < 16384 || l1 > 1048576) l1 = 32768;
+    if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
+    /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
+       in half of L1, next to the A and C streams. */
+    *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
+    *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
+    /* packed A block (mc x kc) in half of L2. */
+    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
+    /* packed B panel (kc x nc), read by every row block of a step, in a
+       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+    panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
+    *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
+    if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
+    if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
+    if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
+}
+/* <<cpu cache_blocking */
+/* >>cpu packing: src/cpu/packing.c */
+/* Packing: copies of blocks of op(A) and op(B) into the panels the
+   micro-kernels read, and the plain strided copy under them.
+
+   Packing absorbs layouts and transposes. A panel of op(A) is stored
+   column by column (MR contiguous elements per k, vector copies when
+   op(A)'s columns are contiguous, a scalar transpose otherwise). A panel
+   of op(B) is stored row by row (NR elements per k) when op(B)'s rows are
+   contiguous, else column by column with plain copies, which the kernel's
+   strided variant reads: neither case transposes element by element.
+   Panels are zero-padded, so the micro-kernel always computes a full
+   MR x NR tile; a tile that sticks out of C is computed into a small local
+   tile and copied back (loops.c), so the user's matrices are never padded
+   or copied whole. */
+
+#include <string.h>           /* memcpy, memset */
+
+/* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
+   bits; typed loads and stores just keep the strided loops short. */
+static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,
+                           int64_t n, int64_t es)
+{
+    int64_t i;
+    if (dstep == 1 && sstep == 1) {
+        memcpy(d, s, (size_t)(n * es));
+    } else if (es == (int64_t)sizeof(float)) {
+        float *df = (float *)d;
+        const float *sf = (const float *)s;
+        for (i = 0; i < n; i++) df[i * dstep] = sf[i * sstep];
+    } else {
+        double *dd = (double *)d;
+        const double *sd = (const double *)s;
+        for (i = 0; i < n; i++) dd[i * dstep] = sd[i * sstep];
+    }
+}
+
+/* d[q*w + i] = s[i*rs + q] for i < rows, q < k: rows of op(a) that are
+   contiguous (a transposed op(a)) into a panel of w-long columns (the
+   direct kernel's, the packed kernel's). Four rows at a time, so that each
+   k writes four neighbours (the compiler pairs them into vector moves): at
+   16^3 fp32 the copy was half of a call's time, one element per cycle, row
+   by row. The kernels whose ISA has better (AVX-512) bring their own. */
+#define GEMM__CPU_COPY_ROWS(T)                                                                       \
+    {                                                                                                \
+        T *GEMM__RESTRICT dd = (T *)d;                                                               \
+        const T *GEMM__RESTRICT ss = (const T *)s;                                                   \
+        for (i = 0; i + 4 <= rows; i += 4) {                                                         \
+            const T *r0 = ss + i * rs, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;                  \
+            for (q = 0; q < k; q++) {                                                                \
+                T *o = dd + q * w + i;                                                               \
+                o[0] = r0[q];                                                                        \
+                o[1] = r1[q];                                                                        \
+                o[2] = r2[q];                                                                        \
+                o[3] = r3[q];                                                                        \
+            }                                                                                        \
+        }                                                                                            \
+        for (; i < rows; i++)                                                                        \
+            for (q = 0; q < k; q++) dd[q * w + i] = ss[i * rs + q];                                  \
+    }
+static void gemm__cpu_copy_rows(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k, int64_t es)
+{
+    int64_t i, q;
+    if (es == (int64_t)sizeof(float)) GEMM__CPU_COPY_ROWS(float)
+    else GEMM__CPU_COPY_ROWS(double)
+}
+#undef GEMM__CPU_COPY_ROWS
+
+/* Packs nx rows of A (or columns of B) of length kc into w-wide panels;
+   element (x, p) of the source is at s[x*xs + p*ps] (elements of es bytes).
+   A panel is p-major (d[p*w + x], what the packed kernel reads) or, when
+   xmajor, x-major (d[x*kc + p], read by the strided kernel with bp = 1,
+   bj = kc); the last one is zero-padded to w. Copies follow the source's
+   contiguous dimension: only a p-major pack of a source contiguous along p
+   (A of a transposed-A call) is a scalar transpose. vpack, when given, is
+   the kernel's vector packer for the whole panels of a source with xs == 1;
+   rows, when given, its copy of a source contiguous along p (ps == 1). */
+static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
+                           int xmajor, gemm__cpu_pack_a_fn vpack, gemm__cpu_copy_rows_fn rows, int64_t es)
+{
+    int64_t x0, x, p, full = nx / w * w, tail = nx - full;
+    if (xmajor) {
+        for (x = 0; x < nx; x++) gemm__cpu_copy(d + x * kc * es, 1, s + x * xs * es, ps, kc, es);
+        if (tail) memset(d + nx * kc * es, 0, (size_t)((w - tail) * kc * es));
+        return;
+    }
+    if (xs == 1) {
+        if (vpack && full > 0) vpack(kc, s, ps, full, d);
+        for (p = 0; p < kc; p++) {
+            const char *sp = s + p * ps * es;
+            char *dt = d + (full * kc + p * w) * es; /* this k's row of the tail panel */
+            for (x0 = 0; x0 < full && !vpack; x0 += w)
+                memcpy(d + (x0 * kc + p * w) * es, sp + x0 * es, (size_t)(w * es));
+            if (tail) {
+                memcpy(dt, sp + full * es, (size_t)(tail * es));
+                memset(dt + tail * es, 0, (size_t)((w - tail) * es));
+            }
+        }
+        return;
+    }
+    for (x0 = 0; x0 < nx; x0 += w) {
+        int64_t xw = gemm__cpu_min(w, nx - x0);
+        char *dp = d + x0 * kc * es;
+        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
+        if (ps == 1) (rows ? rows : gemm__cpu_copy_rows)(dp, w, s + x0 * xs * es, xs, xw, kc, es);
+        else for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
+    }
+}
+/* <<cpu packing */
 /* >>cpu ukernel_x86: src/cpu/ukernel_x86.c */
 /* The x86-64 micro-kernels, AVX-512 and AVX2 + FMA, from the template:
    each function carries its target attribute, so a plain build has them
@@ -701,6 +1098,117 @@ static GEMM__CPU_AVX2 void gemm__cpu_y_storen_s(float *p, __m256 v, int64_t n)
     else if (n == 1) _mm_store_ss(p, _mm256_castps256_ps128(v));
     else _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v);
 }
+/* A transposed op(a) into a panel (gemm__cpu_copy_rows_fn): whole blocks
+   of 16 rows x 16 k (fp32) or 8 x 8 (fp64) loaded row by row, transposed
+   in registers (unpacks, then 128-bit lane shuffles; every value a named
+   variable, so nothing goes through memory) and stored column by column;
+   the edges element by element (gemm__cpu_copy_rows). Moves bits only. */
+#define GEMM__CPU_Z_UNPK(a, b, lo, hi) lo = _mm512_unpacklo_ps(a, b); hi = _mm512_unpackhi_ps(a, b);
+#define GEMM__CPU_Z_UNPKD(a, b, lo, hi)                                                                   \
+    lo = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));                   \
+    hi = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+#define GEMM__CPU_Z_SHUF(a, b, x, y) x = _mm512_shuffle_f32x4(a, b, 0x88); y = _mm512_shuffle_f32x4(a, b, 0xdd);
+#define GEMM__CPU_Z_SHUFD(a, b, x, y) x = _mm512_shuffle_f64x2(a, b, 0x88); y = _mm512_shuffle_f64x2(a, b, 0xdd);
+static GEMM__CPU_AVX512 void gemm__cpu_z_block_s(float *d, int64_t w, const float *s, int64_t rs)
+{
+    __m512 r0 = _mm512_loadu_ps(s + 0 * rs), r1 = _mm512_loadu_ps(s + 1 * rs), r2 = _mm512_loadu_ps(s + 2 * rs), r3 = _mm512_loadu_ps(s + 3 * rs);
+    __m512 r4 = _mm512_loadu_ps(s + 4 * rs), r5 = _mm512_loadu_ps(s + 5 * rs), r6 = _mm512_loadu_ps(s + 6 * rs), r7 = _mm512_loadu_ps(s + 7 * rs);
+    __m512 r8 = _mm512_loadu_ps(s + 8 * rs), r9 = _mm512_loadu_ps(s + 9 * rs), r10 = _mm512_loadu_ps(s + 10 * rs), r11 = _mm512_loadu_ps(s + 11 * rs);
+    __m512 r12 = _mm512_loadu_ps(s + 12 * rs), r13 = _mm512_loadu_ps(s + 13 * rs), r14 = _mm512_loadu_ps(s + 14 * rs), r15 = _mm512_loadu_ps(s + 15 * rs);
+    __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15;
+    __m512 u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15;
+    GEMM__CPU_Z_UNPK(r0, r1, t0, t1)
+    GEMM__CPU_Z_UNPK(r2, r3, t2, t3)
+    GEMM__CPU_Z_UNPK(r4, r5, t4, t5)
+    GEMM__CPU_Z_UNPK(r6, r7, t6, t7)
+    GEMM__CPU_Z_UNPK(r8, r9, t8, t9)
+    GEMM__CPU_Z_UNPK(r10, r11, t10, t11)
+    GEMM__CPU_Z_UNPK(r12, r13, t12, t13)
+    GEMM__CPU_Z_UNPK(r14, r15, t14, t15)
+    GEMM__CPU_Z_UNPKD(t0, t2, u0, u1)
+    GEMM__CPU_Z_UNPKD(t1, t3, u2, u3)
+    GEMM__CPU_Z_UNPKD(t4, t6, u4, u5)
+    GEMM__CPU_Z_UNPKD(t5, t7, u6, u7)
+    GEMM__CPU_Z_UNPKD(t8, t10, u8, u9)
+    GEMM__CPU_Z_UNPKD(t9, t11, u10, u11)
+    GEMM__CPU_Z_UNPKD(t12, t14, u12, u13)
+    GEMM__CPU_Z_UNPKD(t13, t15, u14, u15)
+    GEMM__CPU_Z_SHUF(u0, u4, t0, t4)
+    GEMM__CPU_Z_SHUF(u8, u12, t8, t12)
+    GEMM__CPU_Z_SHUF(u1, u5, t1, t5)
+    GEMM__CPU_Z_SHUF(u9, u13, t9, t13)
+    GEMM__CPU_Z_SHUF(u2, u6, t2, t6)
+    GEMM__CPU_Z_SHUF(u10, u14, t10, t14)
+    GEMM__CPU_Z_SHUF(u3, u7, t3, t7)
+    GEMM__CPU_Z_SHUF(u11, u15, t11, t15)
+    GEMM__CPU_Z_SHUF(t0, t8, r0, r8)
+    GEMM__CPU_Z_SHUF(t4, t12, r4, r12)
+    GEMM__CPU_Z_SHUF(t1, t9, r1, r9)
+    GEMM__CPU_Z_SHUF(t5, t13, r5, r13)
+    GEMM__CPU_Z_SHUF(t2, t10, r2, r10)
+    GEMM__CPU_Z_SHUF(t6, t14, r6, r14)
+    GEMM__CPU_Z_SHUF(t3, t11, r3, r11)
+    GEMM__CPU_Z_SHUF(t7, t15, r7, r15)
+    _mm512_storeu_ps(d + 0 * w, r0);
+    _mm512_storeu_ps(d + 1 * w, r1);
+    _mm512_storeu_ps(d + 2 * w, r2);
+    _mm512_storeu_ps(d + 3 * w, r3);
+    _mm512_storeu_ps(d + 4 * w, r4);
+    _mm512_storeu_ps(d + 5 * w, r5);
+    _mm512_storeu_ps(d + 6 * w, r6);
+    _mm512_storeu_ps(d + 7 * w, r7);
+    _mm512_storeu_ps(d + 8 * w, r8);
+    _mm512_storeu_ps(d + 9 * w, r9);
+    _mm512_storeu_ps(d + 10 * w, r10);
+    _mm512_storeu_ps(d + 11 * w, r11);
+    _mm512_storeu_ps(d + 12 * w, r12);
+    _mm512_storeu_ps(d + 13 * w, r13);
+    _mm512_storeu_ps(d + 14 * w, r14);
+    _mm512_storeu_ps(d + 15 * w, r15);
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const double *s, int64_t rs)
+{
+    __m512d r0 = _mm512_loadu_pd(s + 0 * rs), r1 = _mm512_loadu_pd(s + 1 * rs), r2 = _mm512_loadu_pd(s + 2 * rs), r3 = _mm512_loadu_pd(s + 3 * rs);
+    __m512d r4 = _mm512_loadu_pd(s + 4 * rs), r5 = _mm512_loadu_pd(s + 5 * rs), r6 = _mm512_loadu_pd(s + 6 * rs), r7 = _mm512_loadu_pd(s + 7 * rs);
+    __m512d t0, t1, t2, t3, t4, t5, t6, t7, u0, u1, u2, u3, u4, u5, u6, u7;
+    t0 = _mm512_unpacklo_pd(r0, r1);
+    t1 = _mm512_unpackhi_pd(r0, r1);
+    t2 = _mm512_unpacklo_pd(r2, r3);
+    t3 = _mm512_unpackhi_pd(r2, r3);
+    t4 = _mm512_unpacklo_pd(r4, r5);
+    t5 = _mm512_unpackhi_pd(r4, r5);
+    t6 = _mm512_unpacklo_pd(r6, r7);
+    t7 = _mm512_unpackhi_pd(r6, r7);
+    GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)
+    GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)
+    GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)
+    GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)
+    GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)
+    GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)
+    GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)
+    GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)
+    _mm512_storeu_pd(d + 0 * w, r0);
+    _mm512_storeu_pd(d + 1 * w, r1);
+    _mm512_storeu_pd(d + 2 * w, r2);
+    _mm512_storeu_pd(d + 3 * w, r3);
+    _mm512_storeu_pd(d + 4 * w, r4);
+    _mm512_storeu_pd(d + 5 * w, r5);
+    _mm512_storeu_pd(d + 6 * w, r6);
+    _mm512_storeu_pd(d + 7 * w, r7);
+}
+#define GEMM__CPU_Z_ROWS(NAME, T, B, BLOCK)                                                                    \
+    static GEMM__CPU_AVX512 void NAME(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,    \
+                                      int64_t es)                                                              \
+    {                                                                                                          \
+        int64_t i0, q0, fr = rows / B * B, fk = k / B * B;                                                     \
+        for (i0 = 0; i0 < fr; i0 += B)                                                                         \
+            for (q0 = 0; q0 < fk; q0 += B) BLOCK((T *)d + q0 * w + i0, w, (const T *)s + i0 * rs + q0, rs);   \
+        if (fk < k && fr > 0) gemm__cpu_copy_rows(d + fk * w * es, w, s + fk * es, rs, fr, k - fk, es);        \
+        if (fr < rows) gemm__cpu_copy_rows(d + fr * es, w, s + fr * rs * es, rs, rows - fr, k, es);           \
+    }
+GEMM__CPU_Z_ROWS(gemm__cpu_avx512_s_rows, float, 16, gemm__cpu_z_block_s)
+GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
+
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 #ifdef GEMM__CPU_GXX12_PUSH
@@ -813,9 +1321,18 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack},                                                                   \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows},                                        \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows}}
+
+/* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
+   (ukernel_x86.c); the others copy element by element, four rows at once. */
+#define gemm__cpu_avx2_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_avx2_d_rows gemm__cpu_copy_rows
+#define gemm__cpu_neon_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_neon_d_rows gemm__cpu_copy_rows
+#define gemm__cpu_scalar_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_scalar_d_rows gemm__cpu_copy_rows
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -1002,176 +1519,6 @@ static int gemm__cpu_threads_for_call(const gemm_cpu_options *options)
 #endif
 }
 /* <<cpu threads */
-/* >>cpu cache_info: src/cpu/cache_info.c */
-/* The data caches of one core, as the CPU reports them: cpuid (leaf 4 on
-   Intel, 0x8000001D on AMD: the deterministic cache parameters), else
-   Linux's sysfs (every architecture), else sysconf (glibc), else nothing
-   (the blocking then uses defaults). Read once; a virtual machine reports
-   what its hypervisor passes through, which is what it runs on. */
-
-#include <stdio.h>    /* fopen, snprintf */
-#include <stdlib.h>   /* atol */
-#include <string.h>   /* strchr, memset */
-
-typedef struct gemm__cpu_caches {
-    long l1d, l2, l3; /* bytes; 0 = unknown */
-} gemm__cpu_caches;
-
-#if defined(GEMM__CPU_X86)
-/* One cpuid cache leaf (4 or 0x8000001D), subleaf by subleaf. */
-static void gemm__cpu_caches_cpuid_leaf(unsigned leaf, gemm__cpu_caches *out)
-{
-    unsigned i, a, b, c, d;
-    for (i = 0; i < 16; i++) {
-        unsigned type, level;
-        long bytes;
-        __cpuid_count(leaf, i, a, b, c, d);
-        type = a & 31; /* 0: no more caches, 1: data, 2: instruction, 3: unified */
-        level = (a >> 5) & 7;
-        if (type == 0) break;
-        if (type == 2) continue;
-        bytes = (long)((b >> 22) + 1) * (long)(((b >> 12) & 0x3ff) + 1) * (long)((b & 0xfff) + 1) * (long)(c + 1);
-        if (level == 1) out->l1d = bytes;
-        else if (level == 2) out->l2 = bytes;
-        else if (level == 3) out->l3 = bytes;
-    }
-    (void)d;
-}
-
-/* Intel and Hygon describe their caches in leaf 4; AMD leaves it zero and
-   uses 0x8000001D (same format) when it reports TOPOEXT. */
-static void gemm__cpu_caches_cpuid(gemm__cpu_caches *out)
-{
-    unsigned a, b, c, d;
-    if ((unsigned)__get_cpuid_max(0, NULL) >= 4) gemm__cpu_caches_cpuid_leaf(4, out);
-    if (!out->l1d && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du &&
-        __get_cpuid(0x80000001u, &a, &b, &c, &d) && ((c >> 22) & 1))
-        gemm__cpu_caches_cpuid_leaf(0x8000001Du, out);
-}
-#endif
-
-#if defined(__linux__)
-/* A number from a sysfs file of cpu0's cache `index` ("48K", "2048K", "3"),
-   and its first letter in *first when asked ("Data", "Instruction",
-   "Unified"). Returns -1 when the file is missing. */
-static long gemm__cpu_sysfs_value(int index, const char *name, char *first)
-{
-    char path[96], text[64];
-    FILE *f;
-    long v = -1;
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", index, name);
-    if (!(f = fopen(path, "r"))) return -1;
-    if (fgets(text, sizeof text, f)) {
-        if (first) *first = text[0];
-        v = atol(text);
-        if (strchr(text, 'K')) v *= 1024;
-        else if (strchr(text, 'M')) v *= 1048576;
-    }
-    fclose(f);
-    return v;
-}
-
-static void gemm__cpu_caches_sysfs(gemm__cpu_caches *out)
-{
-    int i;
-    for (i = 0; i < 16; i++) {
-        char type = '?';
-        long level = gemm__cpu_sysfs_value(i, "level", NULL), bytes = gemm__cpu_sysfs_value(i, "size", NULL);
-        if (level < 0) break;
-        gemm__cpu_sysfs_value(i, "type", &type);
-        if (type == 'I' || bytes <= 0) continue; /* Instruction */
-        if (level == 1 && !out->l1d) out->l1d = bytes;
-        else if (level == 2 && !out->l2) out->l2 = bytes;
-        else if (level == 3 && !out->l3) out->l3 = bytes;
-    }
-}
-#endif
-
-/* Fills what the sources before it left unknown. */
-static void gemm__cpu_caches_sysconf(gemm__cpu_caches *out)
-{
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
-    long v;
-    if (!out->l1d && (v = sysconf(_SC_LEVEL1_DCACHE_SIZE)) > 0) out->l1d = v;
-    if (!out->l2 && (v = sysconf(_SC_LEVEL2_CACHE_SIZE)) > 0) out->l2 = v;
-    if (!out->l3 && (v = sysconf(_SC_LEVEL3_CACHE_SIZE)) > 0) out->l3 = v;
-#else
-    (void)out;
-#endif
-}
-
-static long gemm__cpu_cache_bytes[3] = {-1, -1, -1}; /* L1d, L2, L3 once read; 0 = unknown */
-
-/* The sizes, read at the first call (racing first calls read the same). */
-static gemm__cpu_caches gemm__cpu_cache_sizes(void)
-{
-    gemm__cpu_caches c;
-    if (GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]) >= 0) {
-        c.l1d = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[0]);
-        c.l2 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[1]);
-        c.l3 = GEMM__CPU_LOAD(gemm__cpu_cache_bytes[2]);
-        return c;
-    }
-    memset(&c, 0, sizeof c);
-#if defined(GEMM__CPU_X86)
-    gemm__cpu_caches_cpuid(&c);
-#endif
-#if defined(__linux__)
-    if (!c.l1d || !c.l2) gemm__cpu_caches_sysfs(&c);
-#endif
-    gemm__cpu_caches_sysconf(&c);
-    GEMM__CPU_STORE(gemm__cpu_cache_bytes[0], c.l1d);
-    GEMM__CPU_STORE(gemm__cpu_cache_bytes[1], c.l2);
-    GEMM__CPU_STORE(gemm__cpu_cache_bytes[2], c.l3); /* last: the others are there when it is */
-    return c;
-}
-/* <<cpu cache_info */
-/* >>cpu cache_blocking: src/cpu/cache_blocking.c */
-/* Block sizes from the caches, and the size arithmetic every part uses.
-
-   The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
-   sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
-   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
-   packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
-   Only KC changes the arithmetic (the k order of a sum), and it depends on
-   the CPU alone. */
-
-#include <stdint.h>
-
-/* Arithmetic on sizes, used by every part below. */
-static int64_t gemm__cpu_round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
-static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
-
-/* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
-   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
-   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
-   rounded up to whole micro-panels). kc alone changes the arithmetic (the
-   k order of each sum); it depends on the CPU and precision, never on the
-   problem or the thread count. */
-static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
-{
-    gemm__cpu_caches c = gemm__cpu_cache_sizes();
-    long l1 = c.l1d, l2 = c.l2, panel;
-    int64_t o;
-    if (l1 < 16384 || l1 > 1048576) l1 = 32768;
-    if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
-    /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
-       in half of L1, next to the A and C streams. */
-    *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
-    *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
-    /* packed A block (mc x kc) in half of L2. */
-    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
-    /* packed B panel (kc x nc), read by every row block of a step, in a
-       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
-    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
-    panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
-    *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
-    if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
-    if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
-    if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
-}
-/* <<cpu cache_blocking */
 /* >>cpu job: src/cpu/job.h */
 /* How the threads of one call share its work (the packed path).
 
@@ -1247,81 +1594,6 @@ typedef struct gemm__cpu_block {
     int tile_clean;       /* the tile was zeroed (its padding is read, never used) */
 } gemm__cpu_block;
 /* <<cpu job */
-/* >>cpu packing: src/cpu/packing.c */
-/* Packing: copies of blocks of op(A) and op(B) into the panels the
-   micro-kernels read, and the plain strided copy under them.
-
-   Packing absorbs layouts and transposes. A panel of op(A) is stored
-   column by column (MR contiguous elements per k, vector copies when
-   op(A)'s columns are contiguous, a scalar transpose otherwise). A panel
-   of op(B) is stored row by row (NR elements per k) when op(B)'s rows are
-   contiguous, else column by column with plain copies, which the kernel's
-   strided variant reads: neither case transposes element by element.
-   Panels are zero-padded, so the micro-kernel always computes a full
-   MR x NR tile; a tile that sticks out of C is computed into a small local
-   tile and copied back (loops.c), so the user's matrices are never padded
-   or copied whole. */
-
-#include <string.h>           /* memcpy, memset */
-
-/* d[i*dstep] = s[i*sstep] for i < n, elements of es bytes. A copy moves
-   bits; typed loads and stores just keep the strided loops short. */
-static void gemm__cpu_copy(char *GEMM__RESTRICT d, int64_t dstep, const char *GEMM__RESTRICT s, int64_t sstep,
-                           int64_t n, int64_t es)
-{
-    int64_t i;
-    if (dstep == 1 && sstep == 1) {
-        memcpy(d, s, (size_t)(n * es));
-    } else if (es == (int64_t)sizeof(float)) {
-        float *df = (float *)d;
-        const float *sf = (const float *)s;
-        for (i = 0; i < n; i++) df[i * dstep] = sf[i * sstep];
-    } else {
-        double *dd = (double *)d;
-        const double *sd = (const double *)s;
-        for (i = 0; i < n; i++) dd[i * dstep] = sd[i * sstep];
-    }
-}
-
-/* Packs nx rows of A (or columns of B) of length kc into w-wide panels;
-   element (x, p) of the source is at s[x*xs + p*ps] (elements of es bytes).
-   A panel is p-major (d[p*w + x], what the packed kernel reads) or, when
-   xmajor, x-major (d[x*kc + p], read by the strided kernel with bp = 1,
-   bj = kc); the last one is zero-padded to w. Copies follow the source's
-   contiguous dimension: only a p-major pack of a source contiguous along p
-   (A of a transposed-A call) is a scalar transpose. vpack, when given, is
-   the kernel's vector packer for the whole panels of a source with xs == 1. */
-static void gemm__cpu_pack(char *d, const char *s, int64_t xs, int64_t ps, int64_t nx, int64_t kc, int w,
-                           int xmajor, gemm__cpu_pack_a_fn vpack, int64_t es)
-{
-    int64_t x0, x, p, full = nx / w * w, tail = nx - full;
-    if (xmajor) {
-        for (x = 0; x < nx; x++) gemm__cpu_copy(d + x * kc * es, 1, s + x * xs * es, ps, kc, es);
-        if (tail) memset(d + nx * kc * es, 0, (size_t)((w - tail) * kc * es));
-        return;
-    }
-    if (xs == 1) {
-        if (vpack && full > 0) vpack(kc, s, ps, full, d);
-        for (p = 0; p < kc; p++) {
-            const char *sp = s + p * ps * es;
-            char *dt = d + (full * kc + p * w) * es; /* this k's row of the tail panel */
-            for (x0 = 0; x0 < full && !vpack; x0 += w)
-                memcpy(d + (x0 * kc + p * w) * es, sp + x0 * es, (size_t)(w * es));
-            if (tail) {
-                memcpy(dt, sp + full * es, (size_t)(tail * es));
-                memset(dt + tail * es, 0, (size_t)((w - tail) * es));
-            }
-        }
-        return;
-    }
-    for (x0 = 0; x0 < nx; x0 += w) {
-        int64_t xw = gemm__cpu_min(w, nx - x0);
-        char *dp = d + x0 * kc * es;
-        if (xw < w) memset(dp, 0, (size_t)(w * kc * es));
-        for (x = 0; x < xw; x++) gemm__cpu_copy(dp + x * es, w, s + (x0 + x) * xs * es, ps, kc, es);
-    }
-}
-/* <<cpu packing */
 /* >>cpu direct: src/cpu/direct.c */
 /* The direct path: the micro-kernel on the caller's matrices where they
    are, tile by tile over C, without packing, blocking or allocation. Small
@@ -1359,10 +1631,12 @@ static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microke
    pointers and accumulators, masked moves) is several times theirs, and
    a caller making millions of 1x1 or 2x2 products (LAPACK's inner
    blocks) pays it every time. Each sum in k order, then
-   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. */
+   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. Inlined,
+   so that the problem's fields stay in registers: a 1x1x1 call's whole
+   cost is a few nanoseconds (small_call.c). */
 #define GEMM__CPU_TINY 8
 
-static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
+static GEMM__INLINE void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
                                float *c)
 {
     int64_t i, j, q;
@@ -1374,7 +1648,7 @@ static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float 
         }
 }
 
-static void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
+static GEMM__INLINE void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
                                double *c)
 {
     int64_t i, j, q;
@@ -1516,7 +1790,7 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
                                   char *panel)
 {
     const gemm__problem *p = jb->p;
-    int64_t i0, j0, i, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
                       gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
     for (i0 = m0; i0 < m1; i0 += mr) {
@@ -1526,9 +1800,9 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
             ap = jb->a + i0 * es;
             as = p->acs;
         } else if (p->ars == 1) { /* the packed path's A panel: panel[q*mr + i] = op(a)[i0 + i, q] */
-            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, es);
+            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, NULL, es);
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
-            for (i = 0; i < mw; i++) gemm__cpu_copy(panel + i * es, mr, jb->a + (i0 + i) * p->ars * es, 1, p->k, es);
+            jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
         for (j0 = n0; j0 < n1; j0 += nr) {
             if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
@@ -1616,7 +1890,7 @@ static void gemm__cpu_pack_b_unit(const gemm__cpu_job *jb, const gemm__cpu_group
     int64_t jc, nc, pc, kc, es = jb->es, nr = jb->uk->nr, x0 = u * nr;
     gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
     gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs, p->brs,
-                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, es);
+                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, NULL, es);
 }
 
 /* Item i of step s of group g: packs rows i*MC.. of op(a)'s k block into
@@ -1636,7 +1910,7 @@ static void gemm__cpu_item(const gemm__cpu_job *jb, const gemm__cpu_group *g, in
     bl.tile = (char *)tile;
     bl.tile_clean = 0;
     gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
-                   p->ars == 1 ? jb->uk->pack_a : NULL, es);
+                   p->ars == 1 ? jb->uk->pack_a : NULL, jb->uk->copy_rows, es);
     gemm__cpu_loop_jr(jb, &bl);
 }
 /* <<cpu loops */
@@ -2694,11 +2968,128 @@ static gemm_status gemm__cpu_verified(const char *func, const gemm__problem *p, 
     return s;
 }
 /* <<cpu verify */
+/* >>cpu small_call: src/cpu/small_call.c */
+/* The small products' way in.
+
+   Tiny products: a call of at most GEMM__CPU_TINY multiply-adds
+   (2 x 2 x 2) that passes the inlined common-case checks runs its plain
+   loops straight from the public function, typed, before the shared entry
+   (gemm__cpu_entry) and the driver. A 1x1x1 call cost 13-15 ns against a
+   plain loop's 4 on the 2-core EPYC: the call into the untyped entry with
+   its 17 arguments, alpha and beta widened to double and back, the
+   options, the kernel table's lookup and the path's choice in double
+   arithmetic, for one multiply-add. The same problems take the same loops
+   as through the driver (gemm__cpu_path's tiny path), so the bits are the
+   same either way; any other call, and any call that fails a check, goes
+   on to gemm__cpu_entry, whose statuses and details are the only ones. */
+
+#include <stdint.h>           /* uintptr_t */
+
+/* Tests only: whether a hook takes the call off these paths: a forced
+   path, or a forced kernel this CPU cannot run (the entry refuses the
+   call). A kernel it can run is the one they use, so the batteries run
+   for each kernel cover them. */
+#ifdef GEMM__TEST_HOOKS
+#define GEMM__CPU_TINY_HOOKED() (GEMM__HOOK(cpu_path, 0) || !gemm__cpu_isa_for_call())
+#else
+#define GEMM__CPU_TINY_HOOKED() 0
+#endif
+
+/* Whether the call was a tiny product and is done (1), or goes on to the
+   entry (0): sizes 1..8 whose product is at most GEMM__CPU_TINY, options
+   absent or valid and not verifying, no test hook steering it elsewhere, the
+   common-case checks passed (gemm__prepare_plain: valid, alpha != 0) and
+   C apart from A and B. */
+#define GEMM__CPU_TINY_CALL(NAME, T, LOOPS)                                                                        \
+    static GEMM__INLINE int NAME(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,     \
+                                 int64_t n, int64_t k, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, \
+                                 T beta, T *C, int64_t ldc, const gemm_cpu_options *options)                       \
+    {                                                                                                              \
+        gemm__problem p;                                                                                           \
+        if ((uint64_t)m - 1 >= GEMM__CPU_TINY || (uint64_t)n - 1 >= GEMM__CPU_TINY ||                              \
+            (uint64_t)k - 1 >= GEMM__CPU_TINY || m * n * k > GEMM__CPU_TINY)                                       \
+            return 0;                                                                                              \
+        if ((options && (options->threads < 0 || options->verify)) || GEMM__CPU_TINY_HOOKED())                                         \
+            return 0;                                                                                              \
+        if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,     \
+                                 C != NULL, ldc, &p) ||                                                            \
+            !gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T)))                        \
+            return 0;                                                                                              \
+        gemm__clear_error();                                                                                       \
+        LOOPS(&p, alpha, p.swapped ? B : A, p.swapped ? A : B, beta, C);                                           \
+        GEMM__CPU_RECORD_THREADS(1);                                                                               \
+        return 1;                                                                                                  \
+    }
+
+GEMM__CPU_TINY_CALL(gemm__cpu_tiny_call_f32, float, gemm__cpu_tiny_f32)
+GEMM__CPU_TINY_CALL(gemm__cpu_tiny_call_f64, double, gemm__cpu_tiny_f64)
+
+/* Small products: up to GEMM__CPU_SMALL multiply-adds (64^3, all on one
+   thread: below 2 * GEMM__CPU_THREAD_FLOPS the driver never takes more)
+   that take the single tile or the direct path without a workspace run
+   here, from the public function, with the driver's kernels and loops in
+   the driver's order (so the bits are the driver's), skipping its layers:
+   the entry's untyped call, the options, the job's set-up for threads. At
+   16^3 fp32 those layers were a quarter of the call (20 of 78 ns on the
+   EPYC). Returns 1 when the call is done, 0 when it goes on to the entry
+   (any other call, and every call that fails a check). */
+#define GEMM__CPU_SMALL 262144
+
+static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, gemm_transpose transa,
+                                gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha, const void *A,
+                                int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc,
+                                const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm__cpu_job jb;
+    const gemm__cpu_microkernel *uk;
+    int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    int path;
+    const gemm__cpu_isa *isa;
+    if ((options && (options->threads < 0 || options->verify)) || GEMM__CPU_TINY_HOOKED()) return 0;
+    if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, C != NULL,
+                             ldc, &p) ||
+        !gemm__overlap_apart(&p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)es))
+        return 0;
+    isa = gemm__cpu_isa_for_call(); /* the best; in the tests, the one they force (it runs here: not hooked) */
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    path = gemm__cpu_path(&p, uk, es, alpha);
+    if (path == GEMM__CPU_PATH_TILE) {
+        gemm__clear_error();
+        uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
+    } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
+        double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+        gemm__clear_error();
+        jb.p = &p;
+        jb.a = (const char *)(p.swapped ? B : A);
+        jb.b = (const char *)(p.swapped ? A : B);
+        jb.c = (char *)C;
+        jb.es = es;
+        jb.alpha = alpha;
+        jb.beta = beta;
+        jb.uk = uk;
+        jb.ahead = NULL;
+        gemm__cpu_direct_rect(&jb, 0, p.m, 0, p.n, (char *)stack_panel);
+    } else {
+        return 0;
+    }
+    GEMM__CPU_RECORD_THREADS(1);
+    return 1;
+}
+
+/* Whether a call is small enough for gemm__cpu_small_call: each size below
+   2^12 (no product overflows) and their product at most GEMM__CPU_SMALL. */
+#define GEMM__CPU_IS_SMALL(m, n, k)                                                                               \
+    ((uint64_t)(m) - 1 < 4096 && (uint64_t)(n) - 1 < 4096 && (uint64_t)(k) - 1 < 4096 &&                       \
+     (m) * (n) * (k) <= GEMM__CPU_SMALL)
+/* <<cpu small_call */
 /* >>cpu entry_points: src/cpu/entry_points.c */
 /* The public calls: thin typed wrappers over one function that makes
    gemm__prepare's checks and canonical problem (its inlined common case
    first, gemm__prepare_plain) and calls the driver; func is the name the
-   user called, for the error detail. */
+   user called, for the error detail. A tiny product never reaches it: each
+   public function first tries its typed plain loops, and a small one the
+   direct kernels without the driver's layers (small_call.c). */
 
 #include <stdint.h>           /* uintptr_t */
 
@@ -2732,6 +3123,11 @@ GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, g
                                     const float *B, int64_t ldb,
                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
 {
+    if (gemm__cpu_tiny_call_f32(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, options))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_cpu_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                            C, ldc, options);
 }
@@ -2742,6 +3138,11 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
 {
+    if (gemm__cpu_tiny_call_f64(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, options))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_cpu_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                            C, ldc, options);
 }
@@ -2753,6 +3154,11 @@ GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const float *B, int64_t ldb,
                                 float beta, float *C, int64_t ldc)
 {
+    if (gemm__cpu_tiny_call_f32(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
                            ldc, NULL);
 }
@@ -2763,10 +3169,524 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc)
 {
+    if (gemm__cpu_tiny_call_f64(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
                            ldc, NULL);
 }
 /* <<cpu entry_points */
+/* >>cpu complex: src/cpu/complex.c */
+/* Complex products on the real kernels: gemm_cpu_cgemm / gemm_cpu_zgemm
+   and the front door gemm_cgemm / gemm_zgemm.
+
+   In the column-major view (gemm__problem) an interleaved complex C, m x n
+   with leading dimension ldc, is a real 2m x n matrix with leading
+   dimension 2*ldc (rows 2i and 2i+1 hold Re and Im of row i), and so is an
+   untransposed b (2k x n). Then
+
+       C (2m x 2k . 2k x n) = X * b,   X[2i][2l]   = Re x, X[2i][2l+1]   = -Im x,
+                                       X[2i+1][2l] = Im x, X[2i+1][2l+1] =  Re x,
+
+   x = (alpha * op(a))[i][l]: column 2l of X is column l of alpha*op(a) as
+   interleaved complex, column 2l+1 is i times it. The real product does
+   8mnk real flops, the complex count, so nothing is lost; C and b are used
+   where they are and only a is expanded (alpha and the conjugation folded
+   in), a panel at a time (256 columns, as many rows as fit 8 MiB), each
+   panel one real product that adds into its rows of C. A transposed or
+   conjugated b is copied 256 rows at a time into the untransposed form.
+   beta: a real one goes to the real product as it is (0 never reads C); a
+   complex one scales a copy of C, the products add to it (beta = 1) and
+   it replaces C when they are done. */
+
+#include <stdint.h>              /* uintptr_t */
+
+/* Columns of a per panel (512 real columns, two of the kernels' k blocks)
+   and the bytes of one expanded panel (as many rows as fit): measured at
+   256^3 and 512^3, larger panels (fewer real calls, b packed fewer times)
+   beat panels that stay in L2; 128 columns or a 1 MiB panel lost 1-3%. */
+#define GEMM__CPU_COMPLEX_KB 256
+#define GEMM__CPU_COMPLEX_PANEL_BYTES ((int64_t)8 << 20)
+
+/* C = beta*C over the m x n complex C (column-major view); beta == 0
+   writes zeros without reading C. */
+static void gemm__cpu_complex_scale(const gemm__problem *p, gemm_precision precision, const double beta[2], void *C)
+{
+    int64_t i, j;
+    int zero = beta[0] == 0 && beta[1] == 0;
+    for (j = 0; j < p->n; j++) {
+        if (precision == GEMM_F32) {
+            float *c = (float *)C + 2 * j * p->ldc, br = (float)beta[0], bi = (float)beta[1];
+            for (i = 0; i < p->m; i++) {
+                float re = zero ? 0.0f : br * c[2 * i] - bi * c[2 * i + 1];
+                float im = zero ? 0.0f : br * c[2 * i + 1] + bi * c[2 * i];
+                c[2 * i] = re;
+                c[2 * i + 1] = im;
+            }
+        } else {
+            double *c = (double *)C + 2 * j * p->ldc, br = beta[0], bi = beta[1];
+            for (i = 0; i < p->m; i++) {
+                double re = zero ? 0.0 : br * c[2 * i] - bi * c[2 * i + 1];
+                double im = zero ? 0.0 : br * c[2 * i + 1] + bi * c[2 * i];
+                c[2 * i] = re;
+                c[2 * i + 1] = im;
+            }
+        }
+    }
+}
+
+/* One contiguous column of alpha*op(a) (n2 reals, interleaved) into X's
+   columns x0 (the values) and x1 (i times them), AVX-512: pairs swapped by
+   a permute, so each vector of 8 (float) or 4 (double) elements costs two
+   multiplies and an add, the scalar loop's arithmetic bit for bit
+   (re = ar*vr - ai*vi, im = ar*vi + ai*vr, no fused multiply-add); a
+   column's tail through masks. The scalar expansion took as long as a
+   tenth of a 256^3 product. (The masked permutes with every lane set are
+   the plain ones: g++ 12 warns that the plain ones' undefined source may
+   be used uninitialised.) */
+#if defined(GEMM__CPU_X86)
+__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar,
+                                                                          float ai, float s, float *x0, float *x1)
+{
+    const __m512 sg = _mm512_set_ps(s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1);
+    const __m512 aa = _mm512_set_ps(ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+    const __m512 ng = _mm512_set_ps(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_ps(ar);
+    int64_t i;
+    for (i = 0; i < n2; i += 16) {
+        __mmask16 m = n2 - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)(n2 - i)) - 1u);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src + i), sg);
+        __m512 w = _mm512_add_ps(_mm512_mul_ps(ra, v), _mm512_mul_ps(aa, _mm512_mask_permute_ps(v, 0xFFFF, v, 0xB1)));
+        _mm512_mask_storeu_ps(x0 + i, m, w);
+        _mm512_mask_storeu_ps(x1 + i, m, _mm512_mul_ps(_mm512_mask_permute_ps(w, 0xFFFF, w, 0xB1), ng));
+    }
+}
+
+__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar,
+                                                                           double ai, double s, double *x0,
+                                                                           double *x1)
+{
+    const __m512d sg = _mm512_set_pd(s, 1, s, 1, s, 1, s, 1), aa = _mm512_set_pd(ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+    const __m512d ng = _mm512_set_pd(1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_pd(ar);
+    int64_t i;
+    for (i = 0; i < n2; i += 8) {
+        __mmask8 m = n2 - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (unsigned)(n2 - i)) - 1u);
+        __m512d v = _mm512_mul_pd(_mm512_maskz_loadu_pd(m, src + i), sg);
+        __m512d w = _mm512_add_pd(_mm512_mul_pd(ra, v), _mm512_mul_pd(aa, _mm512_mask_permute_pd(v, 0xFF, v, 0x55)));
+        _mm512_mask_storeu_pd(x0 + i, m, w);
+        _mm512_mask_storeu_pd(x1 + i, m, _mm512_mul_pd(_mm512_mask_permute_pd(w, 0xFF, w, 0x55), ng));
+    }
+}
+
+/* Whether the expansion may use the AVX-512 columns: when the real
+   product runs the AVX-512 kernels (so a test that forces another kernel
+   covers the scalar expansion). */
+static int gemm__cpu_complex_vec(void)
+{
+    const gemm__cpu_isa *isa = gemm__cpu_isa_for_call();
+    return isa && strcmp(isa->name, "avx512") == 0;
+}
+#else
+static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar, float ai, float s, float *x0,
+                                       float *x1)
+{
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar, double ai, double s, double *x0,
+                                        double *x1)
+{
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static int gemm__cpu_complex_vec(void) { return 0; }
+#endif
+
+/* The expansion X of rows [i0, i0+mb) and columns [l0, l0+kb) of
+   alpha*op(a) (see the top of this file), column-major with leading
+   dimension 2*mb. One body per type: the arithmetic is the element's. */
+#define GEMM__CPU_EXPAND_A(T)                                                                                  \
+    static void gemm__cpu_expand_a_##T(const gemm__problem *p, const T *a, const double alpha[2], int64_t i0,  \
+                                       int64_t mb, int64_t l0, int64_t kb, T *x, int vec)                      \
+    {                                                                                                          \
+        T ar = (T)alpha[0], ai = (T)alpha[1], s = p->a_conj ? (T)-1 : (T)1;                                    \
+        int64_t i, l, ld = 2 * mb;                                                                             \
+        for (l = 0; l < kb; l++) {                                                                             \
+            const T *src = a + 2 * ((i0)*p->ars + (l0 + l) * p->acs);                                          \
+            T *x0 = x + 2 * l * ld, *x1 = x0 + ld;                                                             \
+            int64_t step = 2 * p->ars;                                                                         \
+            if (step == 2 && vec) {                                                                            \
+                gemm__cpu_expand_col_##T(src, 2 * mb, ar, ai, s, x0, x1);                                      \
+                continue;                                                                                      \
+            }                                                                                                  \
+            if (step == 2) {                                                                                   \
+                for (i = 0; i < 2 * mb; i += 2) {                                                              \
+                    T vr = src[i], vi = s * src[i + 1];                                                        \
+                    T re = ar * vr - ai * vi, im = ar * vi + ai * vr;                                          \
+                    x0[i] = re;                                                                                \
+                    x0[i + 1] = im;                                                                            \
+                    x1[i] = -im;                                                                               \
+                    x1[i + 1] = re;                                                                            \
+                }                                                                                              \
+                continue;                                                                                      \
+            }                                                                                                  \
+            for (i = 0; i < mb; i++) {                                                                         \
+                T vr = src[i * step], vi = s * src[i * step + 1];                                              \
+                T re = ar * vr - ai * vi, im = ar * vi + ai * vr;                                              \
+                x0[2 * i] = re;                                                                                \
+                x0[2 * i + 1] = im;                                                                            \
+                x1[2 * i] = -im;                                                                               \
+                x1[2 * i + 1] = re;                                                                            \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+GEMM__CPU_EXPAND_A(float)
+GEMM__CPU_EXPAND_A(double)
+
+/* Rows [l0, l0+kb) of op(b) (transposed, maybe conjugated) copied as an
+   untransposed interleaved kb x n matrix, leading dimension kb. */
+#define GEMM__CPU_COPY_B(T)                                                                                    \
+    static void gemm__cpu_copy_b_##T(const gemm__problem *p, const T *b, int64_t l0, int64_t kb, T *y)         \
+    {                                                                                                          \
+        T s = p->b_conj ? (T)-1 : (T)1;                                                                        \
+        int64_t l, j;                                                                                          \
+        for (l = 0; l < kb; l++) {                                                                             \
+            const T *src = b + 2 * (l0 + l) * p->brs;                                                          \
+            for (j = 0; j < p->n; j++) {                                                                       \
+                y[2 * (l + j * kb)] = src[2 * j * p->bcs];                                                     \
+                y[2 * (l + j * kb) + 1] = s * src[2 * j * p->bcs + 1];                                         \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+GEMM__CPU_COPY_B(float)
+GEMM__CPU_COPY_B(double)
+
+/* For the other backends' complex calls (OpenCL, MPI), which run one real
+   product of the whole problem: all of alpha*op(a) expanded into x (2m x
+   2k, leading dimension 2m), all of op(b) copied untransposed into y (2k
+   x n, leading dimension 2k), C = beta*C. Declared in api.h, so they are
+   callable from any implementation that comes before this one. */
+GEMM_DEF void gemm__complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+                                       const double alpha[2], void *x)
+{
+    if (precision == GEMM_F32)
+        gemm__cpu_expand_a_float(p, (const float *)a, alpha, 0, p->m, 0, p->k, (float *)x, gemm__cpu_complex_vec());
+    else
+        gemm__cpu_expand_a_double(p, (const double *)a, alpha, 0, p->m, 0, p->k, (double *)x, gemm__cpu_complex_vec());
+}
+
+GEMM_DEF void gemm__complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y)
+{
+    if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, 0, p->k, (float *)y);
+    else gemm__cpu_copy_b_double(p, (const double *)b, 0, p->k, (double *)y);
+}
+
+GEMM_DEF void gemm__complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+                                        void *C)
+{
+    gemm__cpu_complex_scale(p, precision, beta, C);
+}
+
+/* The real problem of one panel: X (2mb x 2kb) times the panel of b (2kb
+   x n, leading dimension ldb_real) into rows [2*i0, 2*(i0+mb)) of C. */
+static void gemm__cpu_complex_panel(const gemm__problem *p, int64_t mb, int64_t kb, int64_t ldb_real,
+                                    gemm__problem *r)
+{
+    memset(r, 0, sizeof *r);
+    r->work = GEMM__WORK_FULL;
+    r->m = 2 * mb;
+    r->n = p->n;
+    r->k = 2 * kb;
+    r->lda = 2 * mb;
+    r->ldb = ldb_real;
+    r->ldc = 2 * p->ldc;
+    r->ars = 1;
+    r->acs = r->lda;
+    r->brs = 1;
+    r->bcs = r->ldb;
+    r->a_extent = (r->k - 1) * r->lda + r->m;
+    r->b_extent = (r->n - 1) * r->ldb + r->k;
+    r->c_extent = (r->n - 1) * r->ldc + r->m;
+}
+
+/* The product of a checked call (p: its canonical problem, work FULL or
+   SCALE; alpha and beta read) on the canonical a and b: the panels. */
+static gemm_status gemm__cpu_complex_run(const char *func, gemm_precision precision, const gemm__problem *p,
+                                         const double az[2], const double bz[2], const char *a, const char *b,
+                                         char *C, const gemm_cpu_options *options)
+{
+    gemm__problem q, r;
+    gemm_status s = GEMM_OK;
+    double rbeta;
+    int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    int64_t mb, kb, i0, l0, xbytes, ybytes, cbytes, total, ldc_real;
+    const gemm__cpu_isa *isa;
+    const gemm__cpu_microkernel *uk;
+    size_t lent_bytes = 0;
+    char *ws, *x, *y, *ct, *cc, *lent;
+    int copy_b, vec = gemm__cpu_complex_vec();
+    int64_t budget = GEMM__HOOK(cpu_complex_panel, GEMM__CPU_COMPLEX_PANEL_BYTES);
+
+    if (p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->work == GEMM__WORK_SCALE) {
+        gemm__cpu_complex_scale(p, precision, bz, C);
+        return GEMM_OK;
+    }
+    copy_b = p->b_trans; /* (b_conj implies b_trans) */
+    if (!(isa = gemm__cpu_isa_for_call()))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU "
+                          "cannot run", func, GEMM__HOOK(cpu_kernel, "?"));
+
+    /* panels of KB columns of a and as many rows as fit the budget, each
+       one real product; the first is the largest */
+    kb = gemm__cpu_min(GEMM__HOOK(cpu_complex_kb, GEMM__CPU_COMPLEX_KB), p->k);
+    mb = gemm__cpu_min(p->m, gemm__cpu_max(1, budget / (4 * kb * es)));
+    xbytes = gemm__cpu_round_up(4 * mb * kb * es, 64);
+    ybytes = copy_b ? gemm__cpu_round_up(2 * kb * p->n * es, 64) : 0;
+    /* a complex beta: beta*C goes into a copy the products add to, which
+       replaces C at the end, so a failed call leaves C as it was */
+    cbytes = bz[1] != 0 ? gemm__cpu_round_up(2 * p->m * p->n * es, 64) : 0;
+    /* the workspace a panel's real product takes when it runs alone, lent
+       to each, so no product after the first can fail for want of memory
+       (a threaded one keeps the pool's from the first) */
+    gemm__cpu_complex_panel(p, mb, kb, copy_b ? 2 * kb : 2 * p->ldb, &r);
+    if (cbytes) r.ldc = 2 * p->m;
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    s = gemm__cpu_alone_bytes(func, &r, uk, es, gemm__cpu_path(&r, uk, es, 1.0), &lent_bytes);
+    if (s != GEMM_OK) return s;
+    total = xbytes + ybytes + cbytes + (int64_t)lent_bytes + 64;
+    /* the workspace is had before C is touched */
+    if (!(ws = (char *)GEMM_MALLOC((size_t)total)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the complex panels, %lld bytes", func,
+                          (long long)total);
+    x = ws + (64 - (uintptr_t)ws % 64);
+    y = x + xbytes;
+    ct = y + ybytes;
+    lent = lent_bytes ? ct + cbytes : NULL;
+
+    rbeta = bz[0];
+    cc = (char *)C;
+    ldc_real = 2 * p->ldc;
+    if (cbytes) {
+        int64_t j;
+        for (j = 0; j < p->n; j++) memcpy(ct + 2 * j * p->m * es, cc + 2 * j * p->ldc * es, (size_t)(2 * p->m * es));
+        q = *p;
+        q.ldc = p->m;
+        gemm__cpu_complex_scale(&q, precision, bz, ct);
+        rbeta = 1;
+        cc = ct;
+        ldc_real = 2 * p->m;
+    }
+    for (l0 = 0; l0 < p->k && s == GEMM_OK; l0 += kb) {
+        int64_t kk = gemm__cpu_min(kb, p->k - l0);
+        const char *bp = b + 2 * l0 * es;
+        int64_t ldb_real = 2 * p->ldb;
+        if (copy_b) {
+            if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, l0, kk, (float *)y);
+            else gemm__cpu_copy_b_double(p, (const double *)b, l0, kk, (double *)y);
+            bp = y;
+            ldb_real = 2 * kk;
+        }
+        for (i0 = 0; i0 < p->m && s == GEMM_OK; i0 += mb) {
+            int64_t mm = gemm__cpu_min(mb, p->m - i0);
+            if (precision == GEMM_F32) gemm__cpu_expand_a_float(p, (const float *)a, az, i0, mm, l0, kk, (float *)x, vec);
+            else gemm__cpu_expand_a_double(p, (const double *)a, az, i0, mm, l0, kk, (double *)x, vec);
+            gemm__cpu_complex_panel(p, mm, kk, ldb_real, &r);
+            r.ldc = ldc_real;
+            r.c_extent = (r.n - 1) * r.ldc + r.m;
+            s = gemm__cpu_gemm_lent(func, &r, precision, 1.0, x, bp, l0 == 0 ? rbeta : 1.0, cc + 2 * i0 * es,
+                                    options, lent, lent_bytes);
+        }
+    }
+    if (s == GEMM_OK && cbytes) {
+        int64_t j;
+        for (j = 0; j < p->n; j++) memcpy((char *)C + 2 * j * p->ldc * es, ct + 2 * j * p->m * es, (size_t)(2 * p->m * es));
+    }
+    GEMM_FREE(ws);
+    return s;
+}
+
+/* The complex call behind every public name (the CBLAS ones too): checks,
+   then the panels. bad_arg (may be NULL) receives the position of the
+   argument at fault after a refusal (cblas_cgemm's list), else 0. */
+static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                           int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
+                                           int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                           const gemm_cpu_options *options, int *bad_arg)
+{
+    gemm__problem p;
+    gemm_status s;
+    double az[2], bz[2];
+    int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    gemm__clear_error();
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
+                              ldb, beta, C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
+    if (s != GEMM_OK) return s;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    return gemm__cpu_complex_run(func, precision, &p, az, bz, (const char *)(p.swapped ? B : A),
+                                 (const char *)(p.swapped ? A : B), (char *)C, options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_entry("gemm_cpu_cgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                   ldb, beta, C, ldc, options, NULL);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_entry("gemm_cpu_zgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                   ldb, beta, C, ldc, options, NULL);
+}
+
+/* The front door, declared in gemm.h: the CPU with default options. */
+GEMM_DEF gemm_status gemm_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc)
+{
+    return gemm__cpu_complex_entry("gemm_cgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                   beta, C, ldc, NULL, NULL);
+}
+
+GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc)
+{
+    return gemm__cpu_complex_entry("gemm_zgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                   beta, C, ldc, NULL, NULL);
+}
+/* <<cpu complex */
+/* >>cpu complex_batch: src/cpu/complex_batch.c */
+/* The complex strided batches: gemm_cpu_cgemm_strided_batched /
+   gemm_cpu_zgemm_strided_batched and the front door's. Every member is
+   checked first, as the real batches check theirs (core/batch.c), then the
+   members run one after another, each as the single complex call (its
+   panels, on the call's threads), so each member's bits are the single
+   call's. */
+
+#include <stdint.h>          /* uintptr_t */
+
+/* count members `stride` complex elements apart, each `extent` long, stay
+   below half the real calls' limit: an element is twice their bytes. */
+static int gemm__cpu_complex_strided_fits(int64_t count, int64_t stride, int64_t extent)
+{
+    return count <= 1 || extent == 0 || stride == 0 ||
+           (extent <= GEMM__MAX_EXTENT / 2 && (count - 1) <= (GEMM__MAX_EXTENT / 2 - extent) / stride);
+}
+
+static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision precision, gemm_layout layout,
+                                             gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                             int64_t k, const void *alpha, const void *A, int64_t lda,
+                                             int64_t stride_a, const void *B, int64_t ldb, int64_t stride_b,
+                                             const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                             int64_t batch_count, const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm__batch bt;
+    gemm_status s;
+    double az[2], bz[2];
+    int64_t es = 2 * (int64_t)gemm_precision_size(precision), i, ea, eb;
+    gemm__clear_error();
+    gemm__complex_load(precision, alpha, az);
+    gemm__complex_load(precision, beta, bz);
+    s = gemm__prepare_strided(func, layout, transa, transb, m, n, k, alpha && az[0] == 0 && az[1] == 0, A != NULL,
+                              lda, stride_a, B != NULL, ldb, stride_b, beta && bz[0] == 1 && bz[1] == 0, C != NULL,
+                              ldc, stride_c, batch_count, &p, &bt);
+    /* alpha is argument 7 and beta 14 of the strided list */
+    if (!alpha && (s == GEMM_OK || p.bad_arg > 7)) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: alpha is NULL", func);
+    if (!beta && (s == GEMM_OK || p.bad_arg > 14)) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: beta is NULL", func);
+    if (s != GEMM_OK) return s;
+    ea = p.swapped ? p.b_extent : p.a_extent; /* the caller's A and B */
+    eb = p.swapped ? p.a_extent : p.b_extent;
+    if (!gemm__cpu_complex_strided_fits(batch_count, stride_a, ea) ||
+        !gemm__cpu_complex_strided_fits(batch_count, stride_b, eb) ||
+        !gemm__cpu_complex_strided_fits(batch_count, stride_c, p.c_extent))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld members span more than 2^59 complex elements", func,
+                          (long long)batch_count);
+    s = gemm__check_batch_overlap(func, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)es);
+    if (s != GEMM_OK) return s;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    for (i = 0; i < batch_count && s == GEMM_OK; i++) {
+        const char *a = (const char *)(p.swapped ? B : A), *b = (const char *)(p.swapped ? A : B);
+        s = gemm__cpu_complex_run(func, precision, &p, az, bz, a ? a + i * bt.stride_a * es : NULL,
+                                  b ? b + i * bt.stride_b * es : NULL, (char *)C + i * stride_c * es, options);
+        if (s != GEMM_OK) {
+            char detail[1024];
+            snprintf(detail, sizeof detail, "%s", gemm_last_error_detail());
+            s = gemm__fail(s, "member %lld (members 0..%lld are written, it and those after it are not): %s",
+                           (long long)i, (long long)i - 1, detail);
+        }
+    }
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                    const void *B, int64_t ldb, int64_t stride_b,
+                                                    const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_strided("gemm_cpu_cgemm_strided_batched", GEMM_F32, layout, transa, transb, m, n, k,
+                                     alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count,
+                                     options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                    const void *B, int64_t ldb, int64_t stride_b,
+                                                    const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_strided("gemm_cpu_zgemm_strided_batched", GEMM_F64, layout, transa, transb, m, n, k,
+                                     alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count,
+                                     options);
+}
+
+/* The front door's, declared in gemm.h: the CPU with default options. */
+GEMM_DEF gemm_status gemm_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                const void *B, int64_t ldb, int64_t stride_b,
+                                                const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count)
+{
+    return gemm__cpu_complex_strided("gemm_cgemm_strided_batched", GEMM_F32, layout, transa, transb, m, n, k, alpha,
+                                     A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count, NULL);
+}
+
+GEMM_DEF gemm_status gemm_zgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                const void *B, int64_t ldb, int64_t stride_b,
+                                                const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count)
+{
+    return gemm__cpu_complex_strided("gemm_zgemm_strided_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha,
+                                     A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count, NULL);
+}
+/* <<cpu complex_batch */
 /* >>cpu batch: src/cpu/batch.c */
 /* Batches: one gemm__problem (checked once, gemm__prepare_strided or
    gemm__prepare_batched) for every member, then each member through the
@@ -3046,7 +3966,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
 {
     gemm__cpu_batch cb;
     const gemm__cpu_isa *isa;
-    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, member_bytes, llc;
     int want;
     char *raw;
     gemm_status s;
@@ -3071,12 +3991,21 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
-    /* members of more than 16 KiB (A, B and C): below that the prefetches
-       cost more than they save (measured on the 2-core EPYC, one thread:
-       fp32 32^3 (12 KiB) 7.0 -> 9.9 ms per 10,000; fp64 32^3 22.4 -> 18.5;
-       fp64 64^3 x 2000 36.3 -> 26.9; 128^3 x 1000 fp32 60 -> 46, fp64 125 -> 88) */
+    /* members of a batch larger than half the last-level cache, which
+       stream from memory: one ahead is brought in while the current one
+       runs. A batch that fits runs faster without (measured on the 2-core
+       EPYC, one thread, best of runs: fp32 16^3 x 2000 (6 MiB, in its
+       32 MiB L3) 0.155 ms without, 0.222 with; fp64 32^3 x 300 0.20 / 0.23;
+       fp64 64^3 x 100 0.45 / 0.50), one that does not with (without ->
+       with: fp32 16^3 x 10,000 (30 MiB) 1.8 -> 1.1 ms; fp64 3.2 -> 2.3;
+       fp64 32^3 x 10,000 22.4 -> 18.5; fp64 64^3 x 2000 36.3 -> 26.9;
+       128^3 x 1000 fp32 60 -> 46, fp64 125 -> 88) */
+    member_bytes = ((double)p->m * (double)p->k + (double)p->k * (double)p->n + (double)p->m * (double)p->n) *
+                   (double)cb.es;
+    llc = (double)gemm__cpu_cache_sizes().l3;
+    if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
     cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
-                  ((double)p->m * (double)p->k + (double)p->k * (double)p->n + (double)p->m * (double)p->n) * (double)cb.es > 16384.0;
+                  member_bytes * (double)bt->count > llc / 2;
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only
@@ -3227,6 +4156,96 @@ GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose trans
                                   NULL);
 }
 /* <<cpu batch */
+/* >>cpu sbgemm: src/cpu/sbgemm.c */
+/* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C. A bf16 value is the
+   top half of an fp32 one, so widening is a shift and exact, and a product
+   of two (8 significant bits each) is exact in fp32: A and B are widened
+   once into compact fp32 copies (no padding, whatever the leading
+   dimensions), and the fp32 driver computes the product on them. The
+   result is gemm_cpu_sgemm's on the widened matrices, bit for bit (the
+   same path, kernel and order: they depend on the shape and alpha alone).
+   The copies, m*k + k*n floats, are had before C is touched. */
+
+#include <stdint.h>           /* uint16_t, uint32_t, uintptr_t */
+#include <string.h>           /* memcpy */
+
+/* The fp32 value of a bf16 one: its 16 bits above 16 zero bits. */
+static float gemm__cpu_bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* d = the rows x cols bf16 matrix at s (column-major, leading dimension
+   ld) widened to fp32, compact (leading dimension rows). */
+static void gemm__cpu_widen_bf16(float *d, const uint16_t *s, int64_t rows, int64_t cols, int64_t ld)
+{
+    int64_t i, j;
+    for (j = 0; j < cols; j++)
+        for (i = 0; i < rows; i++) d[i + j * rows] = gemm__cpu_bf16_to_f32(s[i + j * ld]);
+}
+
+GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                     int64_t m, int64_t n, int64_t k,
+                                     float alpha, const uint16_t *A, int64_t lda,
+                                     const uint16_t *B, int64_t ldb,
+                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    const char *func = "gemm_cpu_sbgemm";
+    const uint16_t *a, *b;
+    gemm__problem p, w; /* the caller's problem; the same on the compact fp32 copies */
+    int64_t ar, ac, br, bc;
+    float *wa, *wb;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
+                      C != NULL, ldc, &p);
+    if (s != GEMM_OK) return s;
+    a = p.swapped ? B : A;
+    b = p.swapped ? A : B;
+    if (p.work == GEMM__WORK_FULL) { /* A and B are read: C's bytes apart from theirs */
+        uint64_t cb = (uint64_t)p.c_extent * sizeof(float);
+        const char *name = !gemm__spans_apart((uintptr_t)C, cb, (uintptr_t)A, (uint64_t)(p.swapped ? p.b_extent : p.a_extent) * 2)
+                               ? "A"
+                           : !gemm__spans_apart((uintptr_t)C, cb, (uintptr_t)B, (uint64_t)(p.swapped ? p.a_extent : p.b_extent) * 2)
+                               ? "B"
+                               : NULL;
+        if (name)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C overlaps %s: C's bytes meet those %s spans, and C is "
+                              "written while %s is read", func, name, name, name);
+    }
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (p.work != GEMM__WORK_FULL) /* C = beta*C or nothing: A and B are not read */
+        return gemm__cpu_gemm(func, &p, GEMM_F32, alpha, NULL, NULL, beta, C, options);
+    /* the canonical a and b as stored (op(a) = a^T: a is k x m), widened */
+    ar = p.a_trans ? p.k : p.m;
+    ac = p.a_trans ? p.m : p.k;
+    br = p.b_trans ? p.n : p.k;
+    bc = p.b_trans ? p.k : p.n;
+    wa = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(ar * ac + br * bc));
+    if (!wa)
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for A and B widened to fp32, %llu bytes", func,
+                          (unsigned long long)(sizeof(float) * (size_t)(ar * ac + br * bc)));
+    wb = wa + ar * ac;
+    gemm__cpu_widen_bf16(wa, a, ar, ac, p.lda);
+    gemm__cpu_widen_bf16(wb, b, br, bc, p.ldb);
+    w = p;
+    w.lda = ar;
+    w.ldb = br;
+    w.ars = p.a_trans ? w.lda : 1;
+    w.acs = p.a_trans ? 1 : w.lda;
+    w.brs = p.b_trans ? w.ldb : 1;
+    w.bcs = p.b_trans ? 1 : w.ldb;
+    w.a_extent = ar * ac;
+    w.b_extent = br * bc;
+    s = gemm__cpu_gemm(func, &w, GEMM_F32, alpha, wa, wb, beta, C, options);
+    GEMM_FREE(wa);
+    return s;
+}
+/* <<cpu sbgemm */
 /* >>cpu report: src/cpu/report.c */
 /* gemm_config(): what this build and this machine make of gemm, in one
    line, for logs and bug reports: the version, the backends compiled into

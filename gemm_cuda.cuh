@@ -56,11 +56,13 @@
 
    Errors
      Every argument is checked before anything is queued or copied (a host
-     pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG). A CUDA
-     failure returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY,
-     GEMM_ERR_UNAVAILABLE where they fit) with the CUDA error in
-     gemm_last_error_detail(); a kernel's fault shows at the caller's next
-     synchronisation. C is written before a failure only when a split K's
+     pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG; so is a
+     C that shares an element with an A or B the call reads, "C overlaps
+     A", host or device pointers, the mixed types and every batch member
+     included). A CUDA failure returns GEMM_ERR_DEVICE
+     (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE where they fit) with the
+     CUDA error in gemm_last_error_detail(); a kernel's fault shows at the
+     caller's next synchronisation. C is written before a failure only when a split K's
      C = beta*C was queued before a refused launch, or a host call's first
      pieces of C went back before a device failure (on several GPUs: every
      GPU plans first, and a later failure names the device).
@@ -7103,9 +7105,11 @@ static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem 
 #include <stdint.h>
 
 /* Every call: the argument checks and the canonical problem once
-   (gemm__prepare), the options, then the device-pointer path on `stream`
-   or, for `host`, the host-pointer path. T: A and B, TC: C, S: alpha and
-   beta. */
+   (gemm__prepare), C against A and B (host pointers, or device pointers in
+   the one address space CUDA gives host and devices: comparable either
+   way, and checked before any CUDA call), the options, then the
+   device-pointer path on `stream` or, for `host`, the host-pointer path.
+   T: A and B, TC: C, S: alpha and beta. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -7120,6 +7124,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (host && opt->timing) *opt->timing = gemm_timing{};
     s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
                       C != NULL, ldc, &p);
+    if (s == GEMM_OK)
+        s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T), sizeof(TC));
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
@@ -7173,7 +7179,8 @@ static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, ge
 }
 
 /* The batch calls: the batch's checks (gemm__prepare_strided or _batched,
-   shared with the CPU), the options, then gemm__cuda_batch_run. */
+   shared with the CPU, and C against A and B as the CPU's batches check
+   it), the options, then gemm__cuda_batch_run. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const gemm__problem *p,
                                             const gemm__batch *hb, const gemm__cuda_operands<T, TC, S> &x,
@@ -7202,6 +7209,9 @@ static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_
     if (!opt) opt = &defaults;
     s = gemm__prepare_strided(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, sa, B != NULL, ldb, sb,
                               beta == S(1), C != NULL, ldc, sc, count, &p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T),
+                                            sizeof(TC));
     gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
     return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
 }
@@ -7236,6 +7246,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
                                   count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &p, &hb, 0, 0, 0, sizeof(T), sizeof(TC)); /* the lists' */
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
     s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
     if (held) GEMM_FREE(held);

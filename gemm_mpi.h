@@ -38,6 +38,18 @@
        gemm_cuda_?gemm_host on all those GPUs at once (options.path AUTO
        or GEMM_MPI_PATH_ROOT_DEVICES; path_used says which ran).
 
+     gemm_mpi_cgemm / gemm_mpi_zgemm                     complex, root-held
+       As above with interleaved complex A, B, C (float or double pairs),
+       alpha and beta by pointer (the same values on every rank) and op()
+       in {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}. The root expands
+       op(A) with alpha into a real matrix twice A's size (and copies a
+       transposed B, and C for a complex beta), then every rank runs the
+       real call of 2m x n x 2k: blocks travel as pairs of reals and each
+       rank multiplies on the real kernels at the complex flop count. The
+       root's checks and allocations, and every rank's scalars, are agreed
+       on first, so every rank returns the same status. No plan or
+       distributed form yet.
+
      gemm_mpi_sgemm_dist / gemm_mpi_dgemm_dist           distributed
        For data that never sits on one rank: each rank passes only its own
        pieces, where gemm_mpi_blocks_of() puts them (below), with the
@@ -147,7 +159,9 @@
        (gemm_last_error_detail()). Arguments that are invalid on some rank,
        or differ between ranks where they must be alike, make every rank
        return GEMM_ERR_INVALID_ARG naming the rank and the argument, before
-       any block is allocated; so does an intercommunicator. A failure
+       any block is allocated; so does an intercommunicator, and a C that
+       shares an element with an A or B the call reads ("C overlaps A":
+       the root's matrices, or a rank's pieces). A failure
        during the product (out of memory, a CUDA error) reaches every rank
        before C is written, and C (the root's, or every rank's piece) is
        left as it was; one while C is written back may leave C partly
@@ -364,6 +378,23 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                          const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                          double *C, int64_t ldc, const gemm_mpi_options *options);
+
+/* Complex, root-held: interleaved complex A, B, C (float or double pairs)
+   on options->root, alpha and beta by pointer on every rank (the same
+   values), op() in {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}. The
+   root expands op(A) with alpha into a real matrix twice A's size (and
+   copies a transposed B; with a complex beta, C too) and the ranks run
+   the real call of 2m x n x 2k (Cannon or Fox, the CPU or the CUDA
+   multiply, as options say): the same speed as the real calls at the
+   complex flop count. No plan or distributed form yet. */
+GEMM_DEF gemm_status gemm_mpi_cgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_zgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
 
 #ifdef GEMM__TEST_HOOKS
 /* For the tests: the status of an MPI return code, with MPI_Error_string's
@@ -2574,6 +2605,7 @@ static gemm_status gemm__mpi_vote(const gemm__mpi_team *tm, const gemm__mpi_err 
    and makes the call's canonical problem once (gemm__prepare); the ranks
    then vote (mpi/execute.c). */
 
+#include <stdint.h>             /* uintptr_t */
 
 /* The caller's arguments as they came: the checks read them, and the ranks
    compare their scalars in the first vote. */
@@ -2598,16 +2630,18 @@ typedef struct gemm__mpi_args {
    rows x cols: what a rank that holds no matrix passes to the checks. */
 static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t rows, int64_t cols)
 {
-    int64_t need = (layout == GEMM_ROW_MAJOR) == (t == GEMM_TRANS) ? rows : cols;
+    int64_t need = (layout == GEMM_ROW_MAJOR) == (t != GEMM_NO_TRANS) ? rows : cols;
     return need > 1 ? need : 1;
 }
 
 /* Distributed: this rank's pieces, in the caller's argument order, each as
    the stored matrix that holds its tile (`g`: this rank's tiles in the
-   view); then the problem's leading dimensions, strides and extents become
-   the pieces'. */
+   view), and its piece of C against its pieces of A and B (elements of es
+   bytes; they are in this rank's memory, host or device, one address
+   space); then the problem's leading dimensions, strides and extents
+   become the pieces'. */
 static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid *g, const gemm__mpi_args *in,
-                                          gemm__problem *p)
+                                          size_t es, gemm__problem *p)
 {
     static const char *const nm[3] = {"A", "B", "C"};
     int sw = p->swapped, w;
@@ -2615,6 +2649,8 @@ static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid
     const gemm_mpi_tile *t[3];
     const void *ptr[3];
     int64_t ld[3], ext[3];
+    gemm__batch_rect r[3]; /* each piece where it lies, column-major in the view */
+    gemm_status s;
     int tr[3];
     t[0] = sw ? &g->b : &g->a; t[1] = sw ? &g->a : &g->b; t[2] = &g->c;
     tr[0] = sw ? p->b_trans : p->a_trans; tr[1] = sw ? p->a_trans : p->b_trans; tr[2] = 0;
@@ -2637,7 +2673,16 @@ static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid
         if (ext[w] < 0 || ext[w] > GEMM__MPI_MAX_EXTENT)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: this rank's piece of %s spans more than 2^60 elements "
                               "(ld%c = %lld)", func, nm[w], "abc"[w], (long long)ld[w]);
+        r[w].addr = (uintptr_t)ptr[w];
+        r[w].m = rows;
+        r[w].n = cols;
+        r[w].ld = ld[w];
+        r[w].member = 0;
+        r[w].kind = w == 2 ? 0 : w + 1;
     }
+    if (p->work == GEMM__WORK_FULL &&
+        (s = gemm__check_overlap_rects(func, &r[0], &r[1], &r[2], es, es)) != GEMM_OK)
+        return s;
     p->lda = ld[sw];
     p->ldb = ld[!sw];
     p->ldc = ld[2];
@@ -2682,8 +2727,8 @@ static gemm_status gemm__mpi_check_options(const char *func, const gemm_mpi_opti
    canonical problem made once (gemm__prepare) into *c. The root-held call
    (form 0) reads matrices on the root only: there every check; elsewhere
    the scalars' (a rank that holds no matrix passes the smallest leading
-   dimensions). The distributed call (form 1) checks the scalars so, then
-   this rank's pieces. */
+   dimensions), and on the root C against A and B. The distributed call
+   (form 1) checks the scalars so, then this rank's pieces. */
 static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
                                      const gemm__mpi_args *in, gemm__mpi_call *c)
 {
@@ -2702,7 +2747,10 @@ static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh
     c->A = c->p.swapped ? in->B : in->A;
     c->B = c->p.swapped ? in->A : in->B;
     c->C = in->C;
-    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, &c->p);
+    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, gemm_precision_size(sh->precision), &c->p);
+    else if (full) /* the root's matrices, in its memory */
+        s = gemm__check_overlap(func, &c->p, (uintptr_t)in->A, (uintptr_t)in->B, (uintptr_t)in->C,
+                                gemm_precision_size(sh->precision));
     return s != GEMM_OK ? s : gemm__mpi_check_options(func, &sh->o, form, tm->P);
 }
 
@@ -3897,6 +3945,177 @@ GEMM_DEF void gemm__mpi_plan_counts(const gemm_mpi_plan *plan, long *allocations
 }
 #endif
 /* <<mpi entry */
+/* >>mpi complex: src/mpi/complex.c */
+/* ---- complex products: gemm_mpi_cgemm / gemm_mpi_zgemm ------------------------ */
+
+/* The complex calls ride on the real root-held call: in the column-major
+   view an interleaved complex C (m x n) is a real 2m x n matrix, an
+   untransposed b a real 2k x n one, and C = X * b with X the 2m x 2k real
+   expansion of alpha*op(a) (cpu/complex.c tells how). The root expands a
+   (and copies a transposed b), and every rank then runs the real Cannon
+   (or Fox) of 2m x n x 2k: the blocks travel as pairs of reals and each
+   rank's local multiply is the real kernel at the complex flop count, so
+   the call scales as the real ones do. A complex beta scales a copy of C
+   on the root, which the real product adds to (beta = 1) and which goes
+   back into C only when the product succeeded, so a failed call leaves C
+   as it was. The root's checks, its allocations and every rank's alpha
+   and beta are agreed on before the product, so every rank returns the
+   same status, and every rank must pass the root's layout, transposes,
+   sizes and scalars. */
+
+#include <string.h>
+
+/* What the root tells every rank before the product. */
+typedef struct gemm__mpi_zroot {
+    int status, work;
+    int64_t call[6];           /* the root's layout, transa, transb, m, n, k, which every rank must share */
+    int64_t m, n, k, ldb_real; /* the canonical problem; b's real leading dimension */
+    double alpha[2], beta[2];
+    char detail[256];
+} gemm__mpi_zroot;
+
+/* The root's side: its checks, then (a product to make) the expansion of
+   a, the copy of a transposed b and the copy of C a complex beta scales. */
+static void gemm__mpi_zroot_prepare(const char *func, gemm_precision precision, gemm_layout layout,
+                                    gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, gemm__problem *p, gemm__mpi_zroot *z,
+                                    void **x, void **y, void **ct)
+{
+    int64_t es = (int64_t)gemm_precision_size(precision);
+    gemm_status s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda,
+                                          B != NULL, ldb, beta, C != NULL, ldc, p, z->alpha, z->beta);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
+    z->call[0] = layout; z->call[1] = transa; z->call[2] = transb; z->call[3] = m; z->call[4] = n; z->call[5] = k;
+    z->work = s == GEMM_OK ? (int)p->work : GEMM__WORK_NONE;
+    if (s == GEMM_OK) { /* (a refused call's canonical form may be unset) */
+        z->m = p->m;
+        z->n = p->n;
+        z->k = p->k;
+        z->ldb_real = 2 * p->ldb;
+    }
+    if (s == GEMM_OK && p->work == GEMM__WORK_FULL) {
+        const void *a = p->swapped ? B : A, *b = p->swapped ? A : B;
+        size_t xb = (size_t)(4 * p->m * p->k * es), yb = p->b_trans ? (size_t)(2 * p->k * p->n * es) : 0;
+        size_t cb = z->beta[1] != 0 ? (size_t)(2 * p->m * p->n * es) : 0;
+        *x = GEMM_MALLOC(xb);
+        *y = yb ? GEMM_MALLOC(yb) : NULL;
+        *ct = cb ? GEMM_MALLOC(cb) : NULL;
+        if (!*x || (yb && !*y) || (cb && !*ct)) {
+            s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory on the root for the expanded operands, %zu bytes",
+                           func, xb + yb + cb);
+        } else {
+            gemm__complex_expand(p, precision, a, z->alpha, *x);
+            if (yb) gemm__complex_copy_b(p, precision, b, *y);
+            if (yb) z->ldb_real = 2 * p->k;
+            if (cb) { /* beta * C into the copy, column by column */
+                gemm__problem q = *p;
+                int64_t j;
+                for (j = 0; j < p->n; j++)
+                    memcpy((char *)*ct + (size_t)(2 * j * p->m * es), (const char *)C + (size_t)(2 * j * p->ldc * es),
+                           (size_t)(2 * p->m * es));
+                q.ldc = p->m;
+                gemm__complex_scale_c(&q, precision, z->beta, *ct);
+            }
+        }
+    }
+    z->status = (int)s;
+    snprintf(z->detail, sizeof z->detail, "%.255s", s == GEMM_OK ? "" : gemm_last_error_detail());
+}
+
+static gemm_status gemm__mpi_complex(const char *func, gemm_precision precision, MPI_Comm comm, gemm_layout layout,
+                                     gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                     const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                     const void *beta, void *C, int64_t ldc, const gemm_mpi_options *options)
+{
+    gemm__mpi_team tm;
+    gemm__mpi_zroot z;
+    gemm__problem p;
+    gemm_status s;
+    void *x = NULL, *y = NULL, *ct = NULL;
+    int root = options ? options->root : 0, mine = 0, any = 0;
+    int64_t es = (int64_t)gemm_precision_size(precision);
+    double az[2], bz[2];
+
+    gemm__clear_error();
+    if ((s = gemm__mpi_running(func)) != GEMM_OK) return s;
+    memset(&tm, 0, sizeof tm);
+    tm.comm = MPI_COMM_NULL;
+    if ((s = gemm__mpi_open(func, comm, &tm)) != GEMM_OK) return s;
+    if (root < 0 || root >= tm.P) {
+        MPI_Comm_free(&tm.comm);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.root = %d, but there are %d ranks", func, root, tm.P);
+    }
+    memset(&z, 0, sizeof z);
+    if (tm.rank == root)
+        gemm__mpi_zroot_prepare(func, precision, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                ldc, &p, &z, &x, &y, &ct);
+    s = gemm__mpi_status(MPI_Bcast(&z, (int)sizeof z, MPI_BYTE, root, tm.comm), "MPI_Bcast");
+    /* every rank's own scalars must be the root's */
+    if (s == GEMM_OK) {
+        gemm__complex_load(precision, alpha, az);
+        gemm__complex_load(precision, beta, bz);
+        mine = !alpha || !beta || az[0] != z.alpha[0] || az[1] != z.alpha[1] || bz[0] != z.beta[0] ||
+               bz[1] != z.beta[1] || z.call[0] != layout || z.call[1] != transa || z.call[2] != transb ||
+               z.call[3] != m || z.call[4] != n || z.call[5] != k;
+        s = gemm__mpi_status(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, tm.comm), "MPI_Allreduce");
+    }
+    if (s == GEMM_OK && z.status != GEMM_OK) {
+        s = (gemm_status)z.status;
+        if (tm.rank != root) gemm__fail(s, "%s: refused on the root (rank %d): %s", func, root, z.detail);
+    } else if (s == GEMM_OK && any) {
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: layout, a transpose, m, n, k, alpha or beta differs between ranks "
+                       "(or alpha or beta is NULL on one)%s", func,
+                       mine ? ", on this rank among others" : "");
+    } else if (s == GEMM_OK && z.work == GEMM__WORK_SCALE) {
+        if (tm.rank == root) gemm__complex_scale_c(&p, precision, z.beta, C);
+    } else if (s == GEMM_OK && z.work == GEMM__WORK_FULL) {
+        int at_root = tm.rank == root, scaled = z.beta[1] != 0;
+        double rbeta = scaled ? 1.0 : z.beta[0];
+        const void *bp = !at_root ? NULL : y ? y : (const char *)(p.swapped ? A : B);
+        void *cp = !at_root ? NULL : scaled ? ct : C;
+        int64_t ldc_real = !at_root ? 2 * z.m : scaled ? 2 * z.m : 2 * p.ldc;
+        int64_t ldb_real = at_root ? z.ldb_real : 2 * z.k;
+        if (precision == GEMM_F32)
+            s = gemm_mpi_sgemm(comm, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2 * z.m, z.n, 2 * z.k, 1.0f,
+                               (const float *)x, 2 * z.m, (const float *)bp, ldb_real, (float)rbeta, (float *)cp,
+                               ldc_real, options);
+        else
+            s = gemm_mpi_dgemm(comm, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2 * z.m, z.n, 2 * z.k, 1.0,
+                               (const double *)x, 2 * z.m, (const double *)bp, ldb_real, rbeta, (double *)cp,
+                               ldc_real, options);
+        if (s == GEMM_OK && at_root && scaled) {
+            int64_t j;
+            for (j = 0; j < z.n; j++)
+                memcpy((char *)C + (size_t)(2 * j * p.ldc * es), (const char *)ct + (size_t)(2 * j * z.m * es),
+                       (size_t)(2 * z.m * es));
+        }
+    }
+    GEMM_FREE(x);
+    GEMM_FREE(y);
+    GEMM_FREE(ct);
+    MPI_Comm_free(&tm.comm);
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_mpi_cgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                    const gemm_mpi_options *options)
+{
+    return gemm__mpi_complex("gemm_mpi_cgemm", GEMM_F32, comm, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                             ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_mpi_zgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                    const gemm_mpi_options *options)
+{
+    return gemm__mpi_complex("gemm_mpi_zgemm", GEMM_F64, comm, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                             ldb, beta, C, ldc, options);
+}
+/* <<mpi complex */
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "../tests/battery.h"
+#include "openblas_coretype.h"
 
 #include <dlfcn.h>
 #include <time.h>
@@ -77,11 +78,7 @@ static double now(void)
 static int peer_load(const char *path)
 {
     void *h;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-    else if (__builtin_cpu_supports("avx2")) setenv("OPENBLAS_CORETYPE", "Haswell", 0);
-#endif
+    openblas_coretype_set();
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     if (!(h = dlopen(path ? path : "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL))) {
         fprintf(stderr, "bench_batch: no OpenBLAS (%s): our columns only\n", dlerror());
@@ -344,7 +341,7 @@ int main(int argc, char **argv)
                         "[--seconds S] [--csv FILE]\n", argv[0]);
         return 2;
     }
-    if (peer_load(openblas)) printf("OpenBLAS: %s kernel\n", peer_corename());
+    if (peer_load(openblas)) printf("OpenBLAS: %s kernel%s\n", peer_corename(), openblas_coretype_note());
     printf("gemm: %s kernel; libxsmm: %s; OpenMP idle threads: %s\n", gemm__cpu_kernel(),
            column_available(XSMM_OMP) ? "1.17, JIT" : "not built in",
            getenv("GOMP_SPINCOUNT") ? getenv("GOMP_SPINCOUNT") : getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "-");

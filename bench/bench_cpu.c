@@ -33,6 +33,7 @@
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "../tests/battery.h"
+#include "openblas_coretype.h"
 
 #include <pthread.h>
 #include <time.h>
@@ -188,9 +189,7 @@ int main(int argc, char **argv)
     /* Both must be set before OpenBLAS loads, hence the re-exec (once: the
        second run finds OPENBLAS_THREAD_TIMEOUT set). */
     if (!getenv("OPENBLAS_THREAD_TIMEOUT")) {
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-        else if (__builtin_cpu_supports("avx2")) setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+        openblas_coretype_set();
         setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
         execv("/proc/self/exe", argv);
         perror("bench: re-exec with OPENBLAS_CORETYPE failed; continuing");
@@ -227,7 +226,13 @@ int main(int argc, char **argv)
     if (csv) fprintf(csv, "backend,precision,threads,m,n,k,ours_gflops,peer,peer_gflops,ratio,peak_gflops,ours_of_peak\n");
 
     cpu_model(model, sizeof model);
-    printf("gemm CPU vs OpenBLAS (core: %s), row-major NN, GFLOP/s median [min-max]\n", peer);
+    printf("gemm CPU vs OpenBLAS (core: %s%s), row-major NN, GFLOP/s median [min-max]\n", peer,
+#ifdef BENCH_HAVE_OPENBLAS
+           openblas_coretype_note()
+#else
+           ""
+#endif
+    );
     printf("CPU: %s, %ld online; gemm kernel: %s\n", model, sysconf(_SC_NPROCESSORS_ONLN), gemm__cpu_kernel());
     printf("FMA peak of that vector unit (24 chains/thread, best of 5), GFLOP/s:");
     for (ti = 0; ti < nthreads; ti++)

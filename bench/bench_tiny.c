@@ -34,6 +34,7 @@
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "../tests/battery.h"
+#include "openblas_coretype.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -237,9 +238,7 @@ int main(int argc, char **argv)
     int misses = 0;
 #ifdef BENCH_HAVE_OPENBLAS
     if (!getenv("OPENBLAS_THREAD_TIMEOUT")) { /* as bench_cpu: its best kernel, chosen before it loads */
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-        else if (__builtin_cpu_supports("avx2")) setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+        openblas_coretype_set();
         setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
         execv("/proc/self/exe", argv);
         perror("bench_tiny: re-exec failed; continuing");
@@ -273,8 +272,8 @@ int main(int argc, char **argv)
     if (csv_path && !(csv = fopen(csv_path, "w"))) { perror(csv_path); return 1; }
     if (csv) fprintf(csv, "precision,layout,n,loop_ns,gemm_ns,openblas_ns,libxsmm_ns\n");
     printf("Per-call time of small products, 1 thread, ns per call (best of 7 batches; x: median/best)\n");
-    printf("OpenBLAS core: %s; ratios: gemm/loop (bar <= 3 at n <= 4, <= 1 at n = 8), "
-           "OpenBLAS/gemm (>= 1), libxsmm/gemm (>= 0.8) at n >= 8\n", peer);
+    printf("OpenBLAS core: %s%s; ratios: gemm/loop (bar <= 3 at n <= 4, <= 1 at n = 8), OpenBLAS/gemm (>= 1), "
+           "libxsmm/gemm (>= 0.8) at n >= 8\n", peer, openblas_coretype_note());
     for (pi = 0; pi < nprec; pi++)
         for (li = 0; li < nlay; li++) {
             printf("\n%s %s\n%4s | %-14s | %-14s | %-14s | %-14s | %8s | %8s | %8s\n",

@@ -182,13 +182,13 @@ static void packing_alone(tune_mats *t, double *sa, double *sb)
         for (pc = 0; pc < p.k; pc += kc)
             for (ic = 0; ic < p.m; ic += mc)
                 gemm__cpu_pack(buf, A + (ic * p.ars + pc * p.acs) * es, p.ars, p.acs, gemm__cpu_min(mc, p.m - ic),
-                               gemm__cpu_min(kc, p.k - pc), uk->mr, 0, p.ars == 1 ? uk->pack_a : NULL, es);
+                               gemm__cpu_min(kc, p.k - pc), uk->mr, 0, p.ars == 1 ? uk->pack_a : NULL, uk->copy_rows, es);
         a[r] = cpu_now() - t0;
         t0 = cpu_now();
         for (jc = 0; jc < p.n; jc += nc)
             for (pc = 0; pc < p.k; pc += kc)
                 gemm__cpu_pack(buf, B + (pc * p.brs + jc * p.bcs) * es, p.bcs, p.brs, gemm__cpu_min(nc, p.n - jc),
-                               gemm__cpu_min(kc, p.k - pc), uk->nr, p.bcs != 1, NULL, es);
+                               gemm__cpu_min(kc, p.k - pc), uk->nr, p.bcs != 1, NULL, NULL, es);
         b[r] = cpu_now() - t0;
     }
     battery_sort(a, 5);

@@ -8,7 +8,10 @@
                         'C','c'; C is T for real matrices), with reference
                         BLAS's checks and parameter numbers (TRANSA 1,
                         TRANSB 2, M 3, N 4, K 5, LDA 8, LDB 10, LDC 13)
-     cblas_sgemm, cblas_dgemm, cblas_?gemm_batch_strided, cblas_?gemm_batch
+     cgemm_, zgemm_     the same for complex matrices (COMPLEX, COMPLEX*16:
+                        interleaved pairs; 'C' the conjugate transpose)
+     cblas_sgemm, cblas_dgemm, cblas_cgemm, cblas_zgemm,
+     cblas_?gemm_batch_strided, cblas_?gemm_batch
                         gemm_cblas.h's functions (its errors go to its own
                         cblas_xerbla, which prints and returns; it is not
                         exported, so other CBLAS routines keep the system's)
@@ -16,7 +19,7 @@
                         (refused ones included), and gemm_blas_calls_of(name)
                         for one name ("dgemm_", "cblas_sgemm", ...): a
                         program or a test can prove that gemm ran them.
-   Every call runs gemm_cpu_?gemm with default options: the CPU kernel
+   Every call runs gemm_cpu_?gemm (complex: gemm_cpu_cgemm / zgemm) with default options: the CPU kernel
    chosen at run time, threads from gemm_cpu_set_threads / GEMM_NUM_THREADS
    / the affinity mask.
 
@@ -37,6 +40,8 @@
    count each call, then run them. */
 #define cblas_sgemm gemm_blas__cblas_sgemm
 #define cblas_dgemm gemm_blas__cblas_dgemm
+#define cblas_cgemm gemm_blas__cblas_cgemm
+#define cblas_zgemm gemm_blas__cblas_zgemm
 #define cblas_sgemm_batch_strided gemm_blas__cblas_sgemm_batch_strided
 #define cblas_dgemm_batch_strided gemm_blas__cblas_dgemm_batch_strided
 #define cblas_sgemm_batch gemm_blas__cblas_sgemm_batch
@@ -44,6 +49,8 @@
 #include "../gemm.h"
 #undef cblas_sgemm
 #undef cblas_dgemm
+#undef cblas_cgemm
+#undef cblas_zgemm
 #undef cblas_sgemm_batch_strided
 #undef cblas_dgemm_batch_strided
 #undef cblas_sgemm_batch
@@ -66,7 +73,11 @@ static const char *const gemm_blas__names[] = {"sgemm_",
                                                "cblas_sgemm_batch_strided",
                                                "cblas_dgemm_batch_strided",
                                                "cblas_sgemm_batch",
-                                               "cblas_dgemm_batch"};
+                                               "cblas_dgemm_batch",
+                                               "cgemm_",
+                                               "zgemm_",
+                                               "cblas_cgemm",
+                                               "cblas_zgemm"};
 #define GEMM_BLAS__NNAMES ((int)(sizeof gemm_blas__names / sizeof gemm_blas__names[0]))
 static unsigned long long gemm_blas__count[GEMM_BLAS__NNAMES];
 
@@ -165,7 +176,63 @@ GEMM_BLAS_EXPORT void dgemm_(const char *transa, const char *transb, const int *
     if (s != GEMM_OK) gemm_blas__failed("DGEMM ", s, a == NULL, b == NULL, c == NULL);
 }
 
+/* 'N' as is, 'T' transposed, 'C' the conjugate transpose (complex). */
+#define GEMM_BLAS__CTRANS(c) \
+    (gemm_blas__is(c, 'N') ? GEMM_NO_TRANS : gemm_blas__is(c, 'T') ? GEMM_TRANS : GEMM_CONJ_TRANS)
+
+/* COMPLEX / COMPLEX*16 arrays are interleaved pairs; alpha and beta point
+   to one. */
+GEMM_BLAS_EXPORT void cgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                             const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
+                             const void *beta, void *c, const int *ldc)
+{
+    gemm_status s;
+    int info = gemm_blas__check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    gemm_blas__counted(8);
+    if (info) {
+        gemm_blas__xerbla("CGEMM ", info);
+        return;
+    }
+    s = gemm_cpu_cgemm(GEMM_COL_MAJOR, GEMM_BLAS__CTRANS(*transa), GEMM_BLAS__CTRANS(*transb), *m, *n, *k, alpha, a,
+                       *lda, b, *ldb, beta, c, *ldc, NULL);
+    if (s != GEMM_OK) gemm_blas__failed("CGEMM ", s, a == NULL, b == NULL, c == NULL);
+}
+
+GEMM_BLAS_EXPORT void zgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                             const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
+                             const void *beta, void *c, const int *ldc)
+{
+    gemm_status s;
+    int info = gemm_blas__check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    gemm_blas__counted(9);
+    if (info) {
+        gemm_blas__xerbla("ZGEMM ", info);
+        return;
+    }
+    s = gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_BLAS__CTRANS(*transa), GEMM_BLAS__CTRANS(*transb), *m, *n, *k, alpha, a,
+                       *lda, b, *ldb, beta, c, *ldc, NULL);
+    if (s != GEMM_OK) gemm_blas__failed("ZGEMM ", s, a == NULL, b == NULL, c == NULL);
+}
+
 /* ---- the CBLAS names: counted, then gemm_cblas.h's ---- */
+
+GEMM_BLAS_EXPORT void cblas_cgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                                  const CBLAS_INT M, const CBLAS_INT N, const CBLAS_INT K, const void *alpha,
+                                  const void *A, const CBLAS_INT lda, const void *B, const CBLAS_INT ldb,
+                                  const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm_blas__counted(10);
+    gemm_blas__cblas_cgemm(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+GEMM_BLAS_EXPORT void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                                  const CBLAS_INT M, const CBLAS_INT N, const CBLAS_INT K, const void *alpha,
+                                  const void *A, const CBLAS_INT lda, const void *B, const CBLAS_INT ldb,
+                                  const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm_blas__counted(11);
+    gemm_blas__cblas_zgemm(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
 
 GEMM_BLAS_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
                                   const CBLAS_INT M, const CBLAS_INT N, const CBLAS_INT K, const float alpha,

@@ -12,6 +12,7 @@
        neighbours, tall-skinny and short-wide, padded leading dimensions,
        alpha and beta from {0, 1, -1, random}; elements outside the m x n
        window of C (the padding of ldc) must stay bit-for-bit unchanged;
+       where the suite sets battery_small_dim, every shape up to it;
      - edge semantics: beta == 0 with NaN in C, alpha == 0 and k == 0 with
        NaN in A and B, m == 0 and n == 0, beta == 1 with alpha == 0, NULL
        pointers that are not referenced;
@@ -69,6 +70,10 @@ BATTERY_STATIC int battery_verbose = -1; /* GEMM_TEST_VERBOSE=1 prints every cas
    leading dimension (no check may overflow on it: UBSan). A suite sets it
    when its adapters pass any int64_t through without using it first. */
 BATTERY_STATIC int battery_extreme_args;
+/* > 0: battery_run also makes every shape with m, n and k from 1 to this,
+   in each layout and transpose (battery_small): the tiny products' own
+   paths, which random shapes seldom reach. A suite sets it. */
+BATTERY_STATIC int battery_small_dim;
 
 /* ---- small helpers, also used by the benchmarks ---- */
 
@@ -202,8 +207,8 @@ BATTERY_STATIC const char *battery_call_str(const battery_call *c, char *out, si
 {
     snprintf(out, size, "%s %c%c m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld alpha=%g beta=%g",
              c->layout == GEMM_ROW_MAJOR ? "row" : c->layout == GEMM_COL_MAJOR ? "col" : "bad-layout",
-             c->ta == GEMM_NO_TRANS ? 'N' : c->ta == GEMM_TRANS ? 'T' : '?',
-             c->tb == GEMM_NO_TRANS ? 'N' : c->tb == GEMM_TRANS ? 'T' : '?',
+             c->ta == GEMM_NO_TRANS ? 'N' : c->ta == GEMM_TRANS ? 'T' : c->ta == GEMM_CONJ_TRANS ? 'C' : '?',
+             c->tb == GEMM_NO_TRANS ? 'N' : c->tb == GEMM_TRANS ? 'T' : c->tb == GEMM_CONJ_TRANS ? 'C' : '?',
              (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->lda, (long long)c->ldb,
              (long long)c->ldc, c->alpha, c->beta);
     return out;
@@ -357,6 +362,9 @@ BATTERY_STATIC void battery_random(const battery_backend *be, gemm_precision pre
                     c.layout = battery_layouts[li];
                     c.ta = battery_transposes[ai];
                     c.tb = battery_transposes[bi];
+                    /* every third transpose as GEMM_CONJ_TRANS: for real types a transpose, as in BLAS */
+                    if (c.ta == GEMM_TRANS && i % 3 == 1) c.ta = GEMM_CONJ_TRANS;
+                    if (c.tb == GEMM_TRANS && i % 3 == 2) c.tb = GEMM_CONJ_TRANS;
                     c.m = battery_random_dim(&state, max);
                     c.n = battery_random_dim(&state, max);
                     c.k = battery_random_dim(&state, max);
@@ -551,10 +559,44 @@ BATTERY_STATIC void battery_invalid(const battery_backend *be, gemm_precision pr
         v = c; v.layout = (gemm_layout)0; battery_invalid_one(be, prec, &v, 0, "layout");
         v = c; v.layout = (gemm_layout)103; battery_invalid_one(be, prec, &v, 0, "layout");
         v = c; v.ta = (gemm_transpose)0; battery_invalid_one(be, prec, &v, 0, "transa");
-        v = c; v.ta = (gemm_transpose)113; battery_invalid_one(be, prec, &v, 0, "transa");
+        v = c; v.ta = (gemm_transpose)114; battery_invalid_one(be, prec, &v, 0, "transa");
         v = c; v.tb = (gemm_transpose)-1; battery_invalid_one(be, prec, &v, 0, "transb");
-        v = c; v.tb = (gemm_transpose)113; battery_invalid_one(be, prec, &v, 0, "transb");
+        v = c; v.tb = (gemm_transpose)114; battery_invalid_one(be, prec, &v, 0, "transb");
     }
+}
+
+/* Every shape up to battery_small_dim in m, n and k, each layout and
+   transpose; alpha and beta random (0, 1, -1 included), leading
+   dimensions minimal or, every other case, padded. */
+BATTERY_STATIC void battery_small(const battery_backend *be, gemm_precision prec)
+{
+    uint64_t seed0 = battery_base_seed() * 1000033ull + (uint64_t)prec * 104729ull, i = 0;
+    int64_t m, n, k, d = battery_small_dim;
+    int li, ai, bi;
+    for (li = 0; li < 2; li++)
+        for (ai = 0; ai < 2; ai++)
+            for (bi = 0; bi < 2; bi++)
+                for (m = 1; m <= d; m++)
+                    for (n = 1; n <= d; n++)
+                        for (k = 1; k <= d; k++, i++) {
+                            uint64_t seed = seed0 + i, state = seed;
+                            battery_call c;
+                            c.layout = battery_layouts[li];
+                            c.ta = battery_transposes[ai];
+                            c.tb = battery_transposes[bi];
+                            c.m = m;
+                            c.n = n;
+                            c.k = k;
+                            c.alpha = battery_random_scalar(&state);
+                            c.beta = battery_random_scalar(&state);
+                            battery_min_lds(&c);
+                            if (i % 2) {
+                                c.lda += 1 + battery_below(&state, 3);
+                                c.ldb += 1 + battery_below(&state, 3);
+                                c.ldc += 1 + battery_below(&state, 3);
+                            }
+                            battery_case(be, prec, &c, seed);
+                        }
 }
 
 /* Runs the whole battery on one backend, both precisions. */
@@ -570,6 +612,7 @@ BATTERY_STATIC void battery_run(const battery_backend *be)
             continue;
         }
         battery_random(be, prec);
+        if (battery_small_dim > 0) battery_small(be, prec);
         battery_edges(be, prec);
         battery_invalid(be, prec);
     }

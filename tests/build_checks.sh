@@ -3,8 +3,8 @@
 # warning-free as C99 (gcc, clang) and C++ (g++), one implementation per
 # program links, GEMM_STATIC works and is warning-free at every -O level,
 # every global symbol is gemm_-prefixed,
-# no test hook is exported unless GEMM__TEST_HOOKS asks for it, and a
-# half-overridden allocator is refused. Last line: N passed, N failed.
+# no test hook is exported unless GEMM__TEST_HOOKS asks for it, a
+# half-overridden allocator is refused, and the CPU benchmarks compile. Last line: N passed, N failed.
 cd "$(dirname "$0")/.." || exit 2
 out=build/checks
 mkdir -p "$out"
@@ -52,6 +52,11 @@ if have nm; then
 else
     skip "nm not installed"
 fi
+# The CPU benchmarks and tools, which reach into the implementation's
+# internals (packing, kernels), compile with the headers as they are now.
+for b in bench_cpu bench_tiny bench_batch cpu_tune ladder; do
+    check "bench/$b.c compiles ($WARN, no peer)" gcc -std=c99 -O0 $WARN -fsyntax-only bench/$b.c
+done
 check_fails "GEMM_MALLOC without GEMM_FREE is an #error" gcc -std=c99 -DGEMM_MALLOC=malloc -c tests/tu_impl.c -o "$out/x.o"
 
 summary

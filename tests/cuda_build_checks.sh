@@ -3,7 +3,8 @@
 # can check of the CUDA backend: the tests and benchmarks compile
 # warning-free for sm_90a (to unoptimised PTX), the example for compute_80
 # (PTX) and sm_90a (machine code, every kernel through ptxas), the host
-# path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), a second
+# path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), the
+# batches' host-side checks pass (test_cuda_batch --host), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
 # links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
 # model of the exact kernels' index maps (bench/research/exact/model.cu: the shipped
@@ -64,8 +65,14 @@ for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch e
 done
 # The host path's plans and its pipeline on a CPU stand-in need no GPU.
 if [ "$(cat "$out/test_cuda_host.rc")" = 0 ]; then
-    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU" "$out/test_cuda_host" --plans
+    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU, C overlapping A or B refused" "$out/test_cuda_host" --plans
 else
     failed=$((failed + 1)); echo "FAIL test_cuda_host --plans: it did not build"
+fi
+# The batches' checks that need no GPU (C over A or B among them).
+if [ "$(cat "$out/test_cuda_batch.rc")" = 0 ]; then
+    check "test_cuda_batch --host: the batches' host-side checks, C overlapping A or B refused" "$out/test_cuda_batch" --host
+else
+    failed=$((failed + 1)); echo "FAIL test_cuda_batch --host: it did not build"
 fi
 summary

@@ -663,6 +663,7 @@ int main(int argc, char **argv)
         return 2;
     }
     battery_extreme_args = 1; /* the adapters pass sizes through */
+    battery_small_dim = 4; /* tiny members: the single call's plain loops, the single tile */
     test_counts_and_scalars();
     test_strided_refusals();
     test_pointer_refusals();

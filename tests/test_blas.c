@@ -14,7 +14,12 @@
      the process, and the library prints reference BLAS's line to stderr
      (which tests/test_blas.sh reads) and returns;
    - gemm_blas_calls_of() counted every call made, gemm_blas_calls() their
-     sum. */
+     sum;
+   - cgemm_ / zgemm_ for TRANSA x TRANSB in N, T, C (C the conjugate
+     transpose) and some lower-case letters, complex alpha and beta,
+     against a complex loop in long double; their bad arguments with
+     reference BLAS's numbers (CGEMM, ZGEMM); cblas_zgemm through the
+     library, counted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +31,12 @@ void sgemm_(const char *transa, const char *transb, const int *m, const int *n, 
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const double *alpha,
             const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
             const int *ldc);
+void cgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const void *alpha,
+            const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c, const int *ldc);
+void zgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const void *alpha,
+            const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c, const int *ldc);
+void cblas_zgemm(int layout, int transa, int transb, int m, int n, int k, const void *alpha, const void *a, int lda,
+                 const void *b, int ldb, const void *beta, void *c, int ldc);
 unsigned long long gemm_blas_calls(void);
 unsigned long long gemm_blas_calls_of(const char *name);
 
@@ -141,6 +152,145 @@ static void bad_call(int want, char ta, char tb, int m, int n, int k, int lda, i
 #endif
 }
 
+/* C = alpha*op(A)*op(B) + beta*C for interleaved complex column-major
+   matrices, long double; 'C' conjugates. */
+static void naive_z(char ta, char tb, int m, int n, int k, const double *al, const double *A, int lda,
+                    const double *B, int ldb, const double *be, long double *C, int ldc)
+{
+    int i, j, p;
+    int nta = ta == 'N' || ta == 'n', ntb = tb == 'N' || tb == 'n';
+    long double sa = ta == 'C' || ta == 'c' ? -1 : 1, sb = tb == 'C' || tb == 'c' ? -1 : 1;
+    for (j = 0; j < n; j++)
+        for (i = 0; i < m; i++) {
+            long double sr = 0, si = 0, cr, ci;
+            size_t at = 2 * ((size_t)i + (size_t)j * ldc);
+            for (p = 0; p < k; p++) {
+                size_t ia = 2 * (nta ? i + (size_t)p * lda : p + (size_t)i * lda);
+                size_t ib = 2 * (ntb ? p + (size_t)j * ldb : j + (size_t)p * ldb);
+                long double ar = A[ia], ai = sa * A[ia + 1], br = B[ib], bi = sb * B[ib + 1];
+                sr += ar * br - ai * bi;
+                si += ar * bi + ai * br;
+            }
+            cr = be[0] == 0 && be[1] == 0 ? 0 : C[at];
+            ci = be[0] == 0 && be[1] == 0 ? 0 : C[at + 1];
+            C[at] = al[0] * sr - al[1] * si + be[0] * cr - be[1] * ci;
+            C[at + 1] = al[0] * si + al[1] * sr + be[0] * ci + be[1] * cr;
+        }
+}
+
+/* One complex case in both precisions (zgemm_, cgemm_); 1 when both agree
+   with the loop and C's padding is untouched. */
+static int one_case_z(char ta, char tb, int m, int n, int k, int pad, const double *al, const double *be,
+                      unsigned seed, char *why, size_t why_len)
+{
+    int nta = ta == 'N' || ta == 'n', ntb = tb == 'N' || tb == 'n';
+    int lda = (nta ? m : k) + pad, ldb = (ntb ? k : n) + pad, ldc = m + pad + 1;
+    int ra = nta ? k : m, rb = ntb ? n : k;
+    size_t na = 2 * (size_t)lda * (ra > 0 ? ra : 1), nb = 2 * (size_t)ldb * (rb > 0 ? rb : 1);
+    size_t nc = 2 * (size_t)ldc * (n > 0 ? n : 1), i;
+    double *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C0 = malloc(nc * sizeof *C0);
+    double *Cd = malloc(nc * sizeof *Cd);
+    float *As = malloc(na * sizeof *As), *Bs = malloc(nb * sizeof *Bs), *Cs = malloc(nc * sizeof *Cs);
+    float als[2] = {(float)al[0], (float)al[1]}, bes[2] = {(float)be[0], (float)be[1]};
+    long double *R = malloc(nc * sizeof *R);
+    int ok = 1, row, col, c2;
+    double errd = 0, errs = 0, scale;
+    for (i = 0; i < na; i++) As[i] = (float)(A[i] = rnd(&seed));
+    for (i = 0; i < nb; i++) Bs[i] = (float)(B[i] = rnd(&seed));
+    for (i = 0; i < nc; i++) Cs[i] = (float)(Cd[i] = C0[i] = rnd(&seed)), R[i] = C0[i];
+    naive_z(ta, tb, m, n, k, al, A, lda, B, ldb, be, R, ldc);
+    zgemm_(&ta, &tb, &m, &n, &k, al, A, &lda, B, &ldb, be, Cd, &ldc);
+    cgemm_(&ta, &tb, &m, &n, &k, als, As, &lda, Bs, &ldb, bes, Cs, &ldc);
+    for (col = 0; col < n; col++)
+        for (row = 0; row < ldc; row++)
+            for (c2 = 0; c2 < 2; c2++) {
+                size_t at = 2 * ((size_t)row + (size_t)col * ldc) + (size_t)c2;
+                if (row >= m) {
+                    if (Cd[at] != C0[at] || Cs[at] != (float)C0[at]) ok = 0;
+                    continue;
+                }
+                errd = fmax(errd, fabs((double)(Cd[at] - R[at])));
+                errs = fmax(errs, fabs((double)(Cs[at] - R[at])));
+            }
+    scale = 2 * (hypot(al[0], al[1]) * k + hypot(be[0], be[1])) + 1;
+    if (errd > 8 * 1.1e-16 * scale || errs > 8 * 6e-8 * scale) ok = 0;
+    snprintf(why, why_len, "complex %c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=(%g,%g) beta=(%g,%g): err "
+             "fp64 %.2g, fp32 %.2g%s", ta, tb, m, n, k, lda, ldb, ldc, al[0], al[1], be[0], be[1], errd, errs,
+             ok ? "" : " (or padding written)");
+    free(A), free(B), free(C0), free(Cd), free(As), free(Bs), free(Cs), free(R);
+    return ok;
+}
+
+/* A bad complex argument: XERBLA gets its number (ZGEMM, then CGEMM), C stays. */
+static void bad_call_z(int want, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc)
+{
+    double C[128], A[128], one[2] = {1, 0};
+    float Cs[128], As[128], ones[2] = {1, 0};
+    int i, same = 1;
+    char what[200];
+    for (i = 0; i < 128; i++) A[i] = As[i] = 1, C[i] = Cs[i] = 7;
+#ifdef TEST_OWN_XERBLA
+    xerbla_calls = 0;
+    xerbla_names[0] = '\0';
+#endif
+    zgemm_(&ta, &tb, &m, &n, &k, one, A, &lda, A, &ldb, one, C, &ldc);
+    cgemm_(&ta, &tb, &m, &n, &k, ones, As, &lda, As, &ldb, ones, Cs, &ldc);
+    for (i = 0; i < 128; i++) same &= C[i] == 7 && Cs[i] == 7;
+#ifdef TEST_OWN_XERBLA
+    snprintf(what, sizeof what, "complex parameter %d (%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): xerbla_ called %d "
+             "times, names '%s', last number %d, C untouched", want, ta, tb, m, n, k, lda, ldb, ldc, xerbla_calls,
+             xerbla_names, xerbla_info);
+    check(xerbla_calls == 2 && xerbla_info == want && strcmp(xerbla_names, "ZGEMM CGEMM ") == 0 && same, what);
+#else
+    snprintf(what, sizeof what, "complex parameter %d (%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): returns, C "
+             "untouched", want, ta, tb, m, n, k, lda, ldb, ldc);
+    check(same, what);
+#endif
+}
+
+static void test_complex(void)
+{
+    static const char trans[] = "NTCc";
+    static const int sizes[][3] = {{0, 5, 3}, {4, 5, 0}, {1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {129, 67, 131}};
+    static const double ab[][4] = {{1, 0, 0, 0}, {0.5, -1.5, 0.25, 1}, {-1, 0, 1, 0}, {0, 0, 0, 2}};
+    unsigned long long z0 = gemm_blas_calls_of("zgemm_"), c0 = gemm_blas_calls_of("cgemm_");
+    unsigned long long cz0 = gemm_blas_calls_of("cblas_zgemm"), calls = 0;
+    int a, b, z, v, cases = 0, bad = 0;
+    char why[300], first[300] = "";
+    for (a = 0; a < 4; a++)
+        for (b = 0; b < 4; b++)
+            for (z = 0; z < (int)(sizeof sizes / sizeof sizes[0]); z++)
+                for (v = 0; v < 4; v++) {
+                    if ((a == 3 || b == 3) && (z != 3 || v > 1)) continue;
+                    cases++, calls++;
+                    if (!one_case_z(trans[a], trans[b], sizes[z][0], sizes[z][1], sizes[z][2], (z + v) % 3 + 1,
+                                    ab[v], ab[v] + 2, 7000u + 1000u * a + 100u * b + 10u * z + v, why, sizeof why)) {
+                        if (!bad++) strcpy(first, why);
+                        printf("FAIL %s\n", why);
+                    }
+                }
+    snprintf(why, sizeof why, "%d cases of cgemm_ and zgemm_ (TRANSA x TRANSB in NTCc, complex alpha/beta) match "
+             "the loop%s%s", cases, bad ? "; first failure: " : "", first);
+    check(bad == 0, why);
+    bad_call_z(1, 'X', 'N', 2, 2, 2, 2, 2, 2);
+    bad_call_z(2, 'C', 'Y', 2, 2, 2, 2, 2, 2);
+    bad_call_z(3, 'N', 'N', -1, 2, 2, 2, 2, 2);
+    bad_call_z(8, 'C', 'N', 2, 2, 4, 3, 4, 2);
+    bad_call_z(10, 'N', 'C', 2, 4, 2, 2, 3, 2);
+    bad_call_z(13, 'N', 'N', 4, 2, 2, 4, 2, 3);
+    calls += 6;
+    {
+        double A[8] = {1, 2, 3, 4, 5, 6, 7, 8}, C[8], al[2] = {1, 0}, be[2] = {0, 0};
+        cblas_zgemm(102, 113, 111, 2, 2, 2, al, A, 2, A, 2, be, C, 2); /* C = A^H A: Hermitian, real diagonal */
+        check(C[1] == 0 && C[7] == 0 && C[0] == 1 + 4 + 9 + 16 && C[4] == C[2] && C[5] == -C[3] && C[3] != 0 &&
+                  gemm_blas_calls_of("cblas_zgemm") - cz0 == 1,
+              "cblas_zgemm through the library: A^H A is Hermitian with a real diagonal, counted");
+    }
+    snprintf(why, sizeof why, "gemm_blas_calls_of counted the complex calls: cgemm_ %llu, zgemm_ %llu of %llu",
+             gemm_blas_calls_of("cgemm_") - c0, gemm_blas_calls_of("zgemm_") - z0, calls);
+    check(gemm_blas_calls_of("cgemm_") - c0 == calls && gemm_blas_calls_of("zgemm_") - z0 == calls, why);
+}
+
 int main(void)
 {
     static const char trans[] = "NnTtCc";
@@ -188,6 +338,7 @@ int main(void)
               gemm_blas_calls() == 2 * calls && gemm_blas_calls_of("cblas_sgemm") == 0 &&
               gemm_blas_calls_of("no_such_routine") == 0,
           why);
+    test_complex();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -2,8 +2,9 @@
 # tests/test_blas.sh - build/libgemm_blas.so (make blas), the drop-in BLAS,
 # the three ways README's "A drop-in BLAS" gives:
 #   - its dynamic symbols are exactly the BLAS/CBLAS names and the counters;
-#   - linked directly (-lgemm_blas): tests/test_blas.c, sgemm_/dgemm_ against
-#     a loop (every transpose letter, odd leading dimensions), reference
+#   - linked directly (-lgemm_blas): tests/test_blas.c, sgemm_/dgemm_ (and
+#     cgemm_/zgemm_, cblas_cgemm/zgemm) against a loop (every transpose
+#     letter, odd leading dimensions), reference
 #     BLAS's parameter numbers through the program's own xerbla_, and without
 #     one the line reference BLAS's XERBLA prints (C untouched, no crash);
 #   - under LD_PRELOAD in front of the system BLAS: Debian's numpy
@@ -26,7 +27,7 @@ check "make blas builds $LIB" ${MAKE:-make} --no-print-directory blas
 
 if have nm; then
     names=$(nm -D --defined-only "$LIB" | awk '{print $3}' | sort | tr '\n' ' ')
-    want="cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided dgemm_ gemm_blas_calls gemm_blas_calls_of sgemm_ "
+    want="cblas_cgemm cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_zgemm cgemm_ dgemm_ gemm_blas_calls gemm_blas_calls_of sgemm_ zgemm_ "
     check "the library exports the BLAS names and the counters, nothing else (${names})" test "$names" = "$want"
 else skip "nm not installed"; fi
 

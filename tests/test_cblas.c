@@ -12,11 +12,15 @@
      row-major call and compares with the table's; C is not written; then
      gemm's own refusals (NULL matrices) and the batch forms' tables (their
      own positions: netlib remaps no batch routine's numbers);
-   - groups: two groups of different shapes against the reference. */
+   - groups: two groups of different shapes against the reference;
+   - the complex names (cblas_cgemm / cblas_zgemm): the complex battery
+     (battery_complex.h), netlib's table (c_c3chke.c and c_z3chke.c hold
+     the same), CblasConjTrans and the refused CblasConjNoTrans. */
 #define GEMM_CBLAS
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "battery_batch.h"
+#include "battery_complex.h"
 
 extern int test_xerbla_calls;
 extern CBLAS_INT test_xerbla_p;
@@ -30,10 +34,11 @@ static void xerbla_clear(void)
 }
 
 /* gemm's transpose as CBLAS's: a value gemm refuses becomes one CBLAS
-   refuses (gemm's 113, say, is CBLAS's valid CblasConjTrans). */
+   refuses (gemm's 114, say, is CBLAS's valid CblasConjNoTrans). */
 static CBLAS_TRANSPOSE cb_trans(gemm_transpose t)
 {
-    return t == GEMM_NO_TRANS ? CblasNoTrans : t == GEMM_TRANS ? CblasTrans : (CBLAS_TRANSPOSE)0;
+    return t == GEMM_NO_TRANS ? CblasNoTrans : t == GEMM_TRANS ? CblasTrans
+                                             : t == GEMM_CONJ_TRANS ? CblasConjTrans : (CBLAS_TRANSPOSE)0;
 }
 
 /* After a call: refused (GEMM_ERR_INVALID_ARG) when cblas_xerbla was called. */
@@ -149,13 +154,37 @@ static gemm_status one_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, g
     return gemm_dgemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+static gemm_status cb_cgemm(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                            int64_t k, const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                            const void *beta, void *C, int64_t ldc)
+{
+    (void)ctx;
+    xerbla_clear();
+    cblas_cgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n), cb_int(k), alpha, A,
+                cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
+    return xerbla_status();
+}
+
+static gemm_status cb_zgemm(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                            int64_t k, const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                            const void *beta, void *C, int64_t ldc)
+{
+    (void)ctx;
+    xerbla_clear();
+    cblas_zgemm((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n), cb_int(k), alpha, A,
+                cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
+    return xerbla_status();
+}
+
 static void run_batteries(int quick)
 {
+    cbattery_backend cb = {"cblas", cb_cgemm, cb_zgemm, NULL, 0, 0, 1};
     static battery_backend single = {"gemm", one_sgemm, one_dgemm, NULL, 0, 0, 0, 0};
     battery_backend be = {"cblas", cb_sgemm, cb_dgemm, NULL, 0, 0, 0, 0};
     battery_batch bb;
-    if (quick) { be.cases = 10; be.max_dim = 100; }
+    if (quick) { be.cases = 10; be.max_dim = 100; cb.cases = 3; cb.max_dim = 60; }
     battery_run(&be);
+    cbattery_run(&cb);
     memset(&bb, 0, sizeof bb);
     bb.sstrided = cb_sstrided; bb.dstrided = cb_dstrided; bb.sbatched = cb_sgroup; bb.dbatched = cb_dgroup;
     bb.single = &single;
@@ -257,7 +286,48 @@ static void test_netlib_table(void)
         battery_check(netlib_map_info((int)test_xerbla_p, c->layout == ROW) == c->p,
                       "cblas_dgemm: %s: netlib's tester reads INFO = %d (cblas_info %d)", what,
                       netlib_map_info((int)test_xerbla_p, c->layout == ROW), c->p);
+        /* netlib's c_c3chke.c / c_z3chke.c hold the same table for cblas_cgemm / zgemm */
+        {
+            float Az[4] = {0, 0, 0, 0}, Bz[4] = {0, 0, 0, 0}, Cz[4] = {7, 7, 7, 7}, z0[2] = {0, 0};
+            double Ay[4] = {0, 0, 0, 0}, By[4] = {0, 0, 0, 0}, Cy[4] = {7, 7, 7, 7}, y0[2] = {0, 0};
+            xerbla_clear();
+            cblas_cgemm((CBLAS_LAYOUT)c->layout, (CBLAS_TRANSPOSE)c->ta, (CBLAS_TRANSPOSE)c->tb, c->m, c->n, c->k, z0,
+                        Az, c->lda, Bz, c->ldb, z0, Cz, c->ldc);
+            expect_refusal(what, raw, "cblas_cgemm", Cz[0] == 7 && Cz[3] == 7);
+            xerbla_clear();
+            cblas_zgemm((CBLAS_LAYOUT)c->layout, (CBLAS_TRANSPOSE)c->ta, (CBLAS_TRANSPOSE)c->tb, c->m, c->n, c->k, y0,
+                        Ay, c->lda, By, c->ldb, y0, Cy, c->ldc);
+            expect_refusal(what, raw, "cblas_zgemm", Cy[0] == 7 && Cy[3] == 7);
+        }
     }
+}
+
+/* The complex names' own: CblasConjTrans is X^H (against the reference),
+   CblasConjNoTrans refused as TransA 2 / TransB 3, a NULL alpha 7 and
+   beta 12 (row-major: netlib's numbers, the same for these). */
+static void test_complex_trans(void)
+{
+    double A[8] = {1, 2, 3, -1, 0.5, 0.25, -2, 1}, B[8] = {2, -1, 1, 1, 0, 3, 1, -0.5}, C[8], R[8];
+    double alpha[2] = {1, 0.5}, beta[2] = {0, 0};
+    int i, same = 1;
+    xerbla_clear();
+    cblas_zgemm(CblasColMajor, CblasConjTrans, CblasNoTrans, 2, 2, 2, alpha, A, 2, B, 2, beta, C, 2);
+    gemm_ref_zgemm(GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, 2, 2, 2, alpha, A, 2, B, 2, beta, R, 2);
+    for (i = 0; i < 8; i++) same = same && fabs(C[i] - R[i]) < 1e-14;
+    battery_check(test_xerbla_calls == 0 && same, "cblas_zgemm: CblasConjTrans is the conjugate transpose");
+    for (i = 0; i < 8; i++) C[i] = 7;
+    xerbla_clear();
+    cblas_zgemm(CblasColMajor, CblasConjNoTrans, CblasNoTrans, 2, 2, 2, alpha, A, 2, B, 2, beta, C, 2);
+    expect_refusal("CblasConjNoTrans as TransA", 2, "cblas_zgemm", C[0] == 7);
+    xerbla_clear();
+    cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasConjNoTrans, 2, 2, 2, alpha, A, 2, B, 2, beta, C, 2);
+    expect_refusal("CblasConjNoTrans as TransB", 3, "cblas_cgemm", C[0] == 7);
+    xerbla_clear();
+    cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, NULL, A, 2, B, 2, beta, C, 2);
+    expect_refusal("NULL alpha", 7, "cblas_zgemm", C[0] == 7);
+    xerbla_clear();
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, alpha, A, 2, B, 2, NULL, C, 2);
+    expect_refusal("NULL beta", 12, "cblas_zgemm", C[0] == 7);
 }
 
 /* gemm's own refusals, which netlib does not make: NULL where a matrix is
@@ -454,6 +524,7 @@ int main(int argc, char **argv)
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     battery_extreme_args = 1; /* the adapters saturate sizes to CBLAS_INT (cb_int) */
     test_netlib_table();
+    test_complex_trans();
     test_gemm_refusals();
     test_strided_table();
     test_groups_right();

@@ -4,7 +4,8 @@
 # another file replacing the weak default), the same built as C++, the
 # default cblas_xerbla and GEMM_CBLAS_NO_XERBLA (tests/cblas_default.c), the
 # symbols an implementation unit exports with GEMM_CBLAS, and
-# examples/cblas_compat.c. Last line: N passed, N failed.
+# examples/cblas_compat.c, and netlib's CBLAS level-3 tester
+# (tests/netlib_tester.sh). Last line: N passed, N failed.
 cd "$(dirname "$0")/.." || exit 2
 out=build/cblas
 mkdir -p "$out"
@@ -42,11 +43,12 @@ build "GEMM_CBLAS_NO_XERBLA, the program's own in the same file" \
     run_suite "GEMM_CBLAS_NO_XERBLA: the program's own cblas_xerbla in the implementation's file" $out/own
 if have nm && gcc -std=c99 $WARN -DGEMM_CBLAS -c tests/tu_impl.c -o $out/impl.o; then
     names=$(nm -g --defined-only $out/impl.o | awk '{print $3}' | grep -v '^gemm_' | sort | tr '\n' ' ')
-    want="cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_xerbla "
+    want="cblas_cgemm cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_xerbla cblas_zgemm "
     check "GEMM_CBLAS exports the cblas_ names and nothing else without gemm_ (${names})" test "$names" = "$want"
     kind=$(nm -g --defined-only $out/impl.o | awk '$3 == "cblas_xerbla" {print $2}')
     check "cblas_xerbla is weak (nm: $kind)" test "$kind" = W
 else skip "nm not installed"; fi
+. tests/netlib_tester.sh
 check "examples/cblas_compat.c builds and runs" sh -c \
     "gcc -std=c99 $FLAGS $WARN examples/cblas_compat.c -o $out/cblas_compat -lm -lpthread && $out/cblas_compat"
 summary

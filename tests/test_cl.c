@@ -10,6 +10,7 @@
 #include "../gemm_cl.h"
 #include "battery.h"
 #include "verify_faults.h"
+#include "battery_complex.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -99,6 +100,19 @@ static gemm_status cl_d(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_t
     o.verify = a->verify;
     if (a->buffers) return via_buffers(a, GEMM_F64, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     return gemm_cl_dgemm_host(a->cl, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, &o);
+}
+
+static gemm_status cl_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                        int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                        const void *be, void *C, int64_t ldc)
+{
+    return gemm_cl_cgemm_host((gemm_cl_context *)ctx, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, NULL);
+}
+static gemm_status cl_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                        int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                        const void *be, void *C, int64_t ldc)
+{
+    return gemm_cl_zgemm_host((gemm_cl_context *)ctx, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, NULL);
 }
 
 static int has_fp64(gemm_cl_context *cl)
@@ -629,6 +643,14 @@ int main(void)
     battery_check(s == GEMM_OK && info.fallback_reason[0] == '\0', "the device's own f32 kernel passes its self-check (%s)",
                   info.fallback_reason);
 
+    {   /* the complex host calls on the device's own kernels */
+        cbattery_backend cb = {"cl-complex-host", cl_c, NULL, NULL, 50, 2, 1};
+        double t0 = gemm__cl_now();
+        cb.ctx = cl;
+        cb.zgemm = has_fp64(cl) ? cl_z : NULL;
+        cbattery_run(&cb);
+        printf("   (%.1f s)\n", gemm__cl_now() - t0);
+    }
     battery_with(cl, "cl-direct", "MWG=8 NWG=8 KWG=1 MDIMC=8 NDIMC=8 VWM=1 VWN=1 SA=0 SB=0 PACK=0 DIRECT=100000", 0, 60, 0);
     /* the device's own set with the crossover at 0: pack + tiled for every size */
     {

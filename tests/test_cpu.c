@@ -11,7 +11,8 @@
                              thread-count settings, and the edges of
                              cpu_edge_tests.h (error names, affinity, alpha =
                              Inf, INT64_MAX leading dimensions, exit() while
-                             a threaded call runs)
+                             a threaded call runs); gemm_cpu_sbgemm
+                             (cpu_sbgemm_tests.h)
    build/test_cpu --quick    a smaller battery, for slow runs (valgrind, qemu)
    build/test_cpu --quick --only-best
                              ... and only the kernel this CPU picks by itself
@@ -46,6 +47,7 @@ static void *test_malloc(size_t size);
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
 #include "battery.h"
+#include "battery_complex.h"
 
 #if !defined(GEMM_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
 #include <pthread.h>
@@ -87,6 +89,23 @@ static gemm_status cpu_dgemm(void *ctx, gemm_layout layout, gemm_transpose ta, g
 }
 
 static battery_backend cpu_backend; /* name set per kernel in main() */
+
+/* The complex front door, a few cases per kernel (the whole complex battery
+   is tests/test_complex.c's; this one runs it under the sanitizers too). */
+static gemm_status cpu_cgemm(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                             const void *be, void *C, int64_t ldc)
+{
+    (void)ctx;
+    return gemm_cgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
+static gemm_status cpu_zgemm(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                             int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                             const void *be, void *C, int64_t ldc)
+{
+    (void)ctx;
+    return gemm_zgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
 
 /* Forces micro-kernel `name` for the calls that follow (NULL: the best). */
 static void use_kernel(const char *name) { gemm__test_hooks()->cpu_kernel = name; }
@@ -569,6 +588,7 @@ static void test_64bit_offsets(void)
 }
 
 #include "cpu_edge_tests.h"
+#include "cpu_sbgemm_tests.h"
 
 int main(int argc, char **argv)
 {
@@ -592,6 +612,7 @@ int main(int argc, char **argv)
     if (smoke) { cpu->cases = 2; cpu->max_dim = 100; }
     cases = cpu->cases ? cpu->cases : 200;
     battery_extreme_args = 1; /* the adapters pass sizes through */
+    battery_small_dim = 4; /* every tiny product: the entry points' plain loops, the single tile */
 
     test_reference_by_hand();
     test_status_strings();
@@ -624,6 +645,13 @@ int main(int argc, char **argv)
         snprintf(name, sizeof name, "cpu/%s", kernels[i]);
         cpu->name = name;
         battery_run(cpu);
+        if (!smoke) {
+            cbattery_backend cb = {NULL, cpu_cgemm, cpu_zgemm, NULL, 40, 1, 1};
+            char cname[80];
+            snprintf(cname, sizeof cname, "cpu/%s/complex", kernels[i]);
+            cb.name = cname;
+            cbattery_run(&cb);
+        }
         /* Tiny blocks on the packed path (forced, so small shapes take it
            too): every call crosses MC, KC and NC edges, on 3 threads. */
         set_blocking(1, 7, 1);
@@ -645,5 +673,6 @@ int main(int argc, char **argv)
         if (only_best) break;
     }
     use_kernel(NULL);
+    test_sbgemm(only_best ? 1 : nkernels, kernels, cpu->cases, cpu->max_dim > 0 ? cpu->max_dim : 300);
     return battery_summary();
 }

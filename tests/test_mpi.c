@@ -10,7 +10,8 @@
    Both run the whole differential battery (Cannon blocking and overlapped,
    Fox), then the tests of rank-inconsistent input, memory caps, timing and
    the descriptor, and the plans (tests/mpi_plan_checks.h: reuse with fresh
-   data, refusals, agreed failures, the defects of 0.3). Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
+   data, refusals, agreed failures, the defects of 0.3), and C overlapping
+   A or B (tests/mpi_overlap_checks.h). Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
    the battery with the CUDA local multiply.
 
    Rank 0 prints; the others print only when GEMM_TEST_ALL_RANKS is set.
@@ -83,8 +84,8 @@ static gemm_status call_mpi(const mpi_ctx *c, int dbl, gemm_layout lay, gemm_tra
 static void tile_geometry(gemm_layout lay, gemm_transpose t, const gemm_mpi_tile *tile, int64_t *outer, int64_t *inner,
                           int64_t *outer0, int64_t *inner0)
 {
-    int64_t sr = t == GEMM_TRANS ? tile->cols : tile->rows, sc = t == GEMM_TRANS ? tile->rows : tile->cols;
-    int64_t sr0 = t == GEMM_TRANS ? tile->col0 : tile->row0, sc0 = t == GEMM_TRANS ? tile->row0 : tile->col0;
+    int64_t sr = t != GEMM_NO_TRANS ? tile->cols : tile->rows, sc = t != GEMM_NO_TRANS ? tile->rows : tile->cols;
+    int64_t sr0 = t != GEMM_NO_TRANS ? tile->col0 : tile->row0, sc0 = t != GEMM_NO_TRANS ? tile->row0 : tile->col0;
     *outer = lay == GEMM_ROW_MAJOR ? sr : sc;
     *inner = lay == GEMM_ROW_MAJOR ? sc : sr;
     *outer0 = lay == GEMM_ROW_MAJOR ? sr0 : sc0;
@@ -490,10 +491,13 @@ static void test_memory(void)
     }
     battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F16, 0, NULL, &host, &dev) == GEMM_ERR_INVALID_ARG,
                   "memory query rejects GEMM_F16");
-    {   /* a block row over INT_MAX bytes cannot be one staged message: refused before anything is read */
+    {   /* a block row over INT_MAX bytes cannot be one staged message: refused before anything is read (C
+           below A, so that the 16 GB A claims past its address cannot cover C: no overlap to refuse first) */
+        static double c_below[1];
         int64_t kbig = (int64_t)1 << 31;
         memset(&c, 0, sizeof c);
-        s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, kbig, 1.0, A, kbig, B, 1, 0.0, C, 1);
+        s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, kbig, 1.0, A, kbig, B, 1, 0.0, c_below,
+                     1);
         battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "int"),
                       "rank %d: root-held, k = 2^31: a block row over MPI's int count is refused -> %d \"%s\"", me,
                       (int)s, gemm_last_error_detail());
@@ -600,6 +604,7 @@ static void test_auto_slabs(void)
 }
 
 #include "mpi_plan_checks.h"
+#include "mpi_overlap_checks.h"
 
 #ifdef GEMM_MPI_CUDA
 /* With the CUDA multiply: the breakdown names the path that ran, host-device
@@ -726,6 +731,7 @@ static void test_beyond_battery(void)
     test_plan_refusals();
     test_plan_failures();
     test_defects();
+    test_mpi_overlaps();
 }
 
 int main(int argc, char **argv)

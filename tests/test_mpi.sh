@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/test_mpi.sh - builds tests/test_mpi.c with mpicc and runs it under
-# mpirun at P = 1, 2, 3, 4, 6, 8, 9 (GEMM_MPI_TEST_RANKS overrides), each run
+# mpirun at P = 1, 2, 3, 4, 6, 8, 9 (GEMM_MPI_TEST_RANKS overrides), and the
+# complex calls' tests/test_mpi_complex.c at P = 1, 2, 4
+# (GEMM_MPI_TEST_COMPLEX_RANKS), each run
 # bounded by a timeout so a hang fails; and tests/test_mpi_init.c (calls
 # before MPI_Init and after MPI_Finalize) at P = 1, 2. Prints one line per P and, last,
 # the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
@@ -58,16 +60,27 @@ if mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tes
     done
 else failed=$((failed + 1)); echo "FAIL tests/test_mpi_init.c does not build:"; head -20 build/mpi_init_build.log; fi
 fi
+# The complex calls (tests/test_mpi_complex.c) at P = 1, 2, 4, after the real battery.
+cbin="${bin}_complex"
+if [ -z "$MPI_TEST_NOBUILD" ]; then
+    # shellcheck disable=SC2086
+    mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tests/test_mpi_complex.c -o "$cbin" -lm \
+        >build/mpi_complex_build.log 2>&1 || { echo "FAIL tests/test_mpi_complex.c does not build:";
+        head -20 build/mpi_complex_build.log; failed=$((failed + 1)); cbin=""; }
+else cbin=""; fi
+runs=""
+for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do runs="$runs $bin:$p"; done
+if [ -n "$cbin" ]; then for p in ${GEMM_MPI_TEST_COMPLEX_RANKS:-1 2 4}; do runs="$runs $cbin:$p"; done; fi
 # Then the batteries with options.verify and the injected faults
 # (GEMM_TEST_VERIFY=1) at P = 1, 3, 4 (GEMM_MPI_TEST_VERIFY_RANKS overrides).
-runs=$(for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do echo "$p"; done
-       for p in ${GEMM_MPI_TEST_VERIFY_RANKS:-1 3 4}; do echo "v$p"; done)
+for p in ${GEMM_MPI_TEST_VERIFY_RANKS:-1 3 4}; do runs="$runs $bin:v$p"; done
 for run in $runs; do
-    p=${run#v}
-    log=build/test_mpi_P$run.log
-    case $run in v*) verify=1 ;; *) verify= ;; esac
+    b=${run%:*} pv=${run##*:}
+    p=${pv#v}
+    case $pv in v*) verify=1 ;; *) verify= ;; esac
+    log=build/$(basename "$b")_P$pv.log
     GEMM_TEST_VERIFY=$verify timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
-        mpirun --oversubscribe --allow-run-as-root -np "$p" "$bin" >"$log" 2>&1
+        mpirun --oversubscribe --allow-run-as-root -np "$p" "$b" >"$log" 2>&1
     rc=$?
     grep -E '^(FAIL|SKIPPED)' "$log" | head -n 20
     line=$(grep -E '^P=[0-9]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
@@ -79,7 +92,7 @@ for run in $runs; do
         tail -n 15 "$log" | sed 's/^/     /'
         failed=$((failed + 1))
     else
-        echo "$line"
+        echo "$line ($(basename "$b")${verify:+, verify})"
         p_=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
         f_=$(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')
         passed=$((passed + p_)) failed=$((failed + f_))

@@ -10,8 +10,9 @@
 #endif
 
 typedef enum CBLAS_LAYOUT { CblasRowMajor = 101, CblasColMajor = 102 } CBLAS_LAYOUT;
-/* CblasConjTrans is CblasTrans for real matrices; CblasConjNoTrans
-   (OpenBLAS's) is CblasNoTrans. */
+/* CblasConjTrans is CblasTrans for real matrices and X^H for complex
+   ones; CblasConjNoTrans (OpenBLAS's) is CblasNoTrans for real matrices
+   and refused for complex ones. */
 typedef enum CBLAS_TRANSPOSE {
     CblasNoTrans = 111,
     CblasTrans = 112,
@@ -34,6 +35,16 @@ GEMM_DEF void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRA
                           const CBLAS_INT N, const CBLAS_INT K, const double alpha, const double *A,
                           const CBLAS_INT lda, const double *B, const CBLAS_INT ldb, const double beta, double *C,
                           const CBLAS_INT ldc);
+
+/* Complex: interleaved complex matrices (float or double pairs), alpha
+   and beta by pointer; CblasConjTrans is op(X) = X^H. CblasConjNoTrans is
+   refused (TransA 2, TransB 3). */
+GEMM_DEF void cblas_cgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                          const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                          const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
+GEMM_DEF void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                          const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                          const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
 
 /* MKL's and OpenBLAS's batches. Strided: batch_size products, member i's
    a, b, c starting stridea*i, strideb*i, stridec*i elements after a, b, c. */

@@ -151,6 +151,21 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                         double *C, int64_t ldc, const gemm_cl_options *options);
 
+/* Complex, host pointers: interleaved complex A, B, C (float or double
+   pairs), alpha and beta by pointer, op() in {GEMM_NO_TRANS, GEMM_TRANS,
+   GEMM_CONJ_TRANS}. op(A) is expanded on the host with alpha into a real
+   matrix twice its size (a transposed B copied; with a complex beta, C
+   too), then the real kernels run one product of 2m x n x 2k, the complex
+   flop count; blocks as the real host calls. */
+GEMM_DEF gemm_status gemm_cl_cgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                        const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta,
+                                        void *C, int64_t ldc, const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_zgemm_host(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                        gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                        const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta,
+                                        void *C, int64_t ldc, const gemm_cl_options *options);
+
 /* ---- the autotuner ---- */
 
 typedef struct gemm_cl_tune_options {

@@ -36,7 +36,8 @@ typedef enum gemm_layout {
 
 typedef enum gemm_transpose {
     GEMM_NO_TRANS = 111,
-    GEMM_TRANS = 112
+    GEMM_TRANS = 112,
+    GEMM_CONJ_TRANS = 113 /* op(X) = X^H, the conjugate transpose; for real types the same as GEMM_TRANS */
 } gemm_transpose;
 
 /* Element types, one list for every backend. Zero is no type, so a
@@ -109,6 +110,39 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc);
 
+/* The front door's complex calls: cblas_cgemm / cblas_zgemm's arguments,
+   on the CPU backend with default options. Matrices are interleaved
+   complex (C99 float _Complex / double _Complex, std::complex<float> /
+   <double>, cuComplex / cuDoubleComplex all lay it out so: Re then Im),
+   counted in complex elements (sizes, leading dimensions); alpha and beta
+   point to one such element; op() is X, X^T or X^H (GEMM_CONJ_TRANS).
+   alpha == 0 or k == 0: A and B are not read; beta == 0: C is not read.
+   gemm_cpu.h has the version with options (gemm_cpu_cgemm / zgemm). */
+GEMM_DEF gemm_status gemm_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc);
+GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc);
+
+/* The front door's complex strided batches (gemm_cpu.h: with options). */
+GEMM_DEF gemm_status gemm_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                const void *B, int64_t ldb, int64_t stride_b,
+                                                const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count);
+GEMM_DEF gemm_status gemm_zgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                int64_t m, int64_t n, int64_t k,
+                                                const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                const void *B, int64_t ldb, int64_t stride_b,
+                                                const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                int64_t batch_count);
+
 /* The front door's batches, on the CPU backend with default options:
    batch_count products that share every argument but where the matrices
    are. Strided: member i's A, B, C start stride_a*i, stride_b*i,
@@ -153,6 +187,23 @@ GEMM_DEF gemm_status gemm_ref_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     double alpha, const double *A, int64_t lda,
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc);
+
+/* The complex reference: the same loops over interleaved complex
+   matrices (float or double pairs: C99 float _Complex / double _Complex,
+   std::complex), alpha and beta by pointer to one such element as
+   cblas_cgemm / cblas_zgemm take them, op() in {GEMM_NO_TRANS, GEMM_TRANS,
+   GEMM_CONJ_TRANS}; each sum in long double. A NULL alpha or beta is
+   refused (arguments 7 and 12). */
+GEMM_DEF gemm_status gemm_ref_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc);
+GEMM_DEF gemm_status gemm_ref_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc);
 
 #ifdef __cplusplus
 }

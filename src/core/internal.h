@@ -36,6 +36,8 @@ typedef struct gemm__problem {
     int64_t m, n, k;
     int swapped;
     int a_trans, b_trans;
+    int a_conj, b_conj; /* op() is the conjugate transpose (GEMM_CONJ_TRANS; then *_trans too): the
+                           complex calls conjugate, the real ones ignore it */
     int64_t lda, ldb, ldc;
     int64_t ars, acs, brs, bcs;
     int64_t a_extent, b_extent, c_extent;
@@ -52,6 +54,18 @@ GEMM_DEF gemm_status gemm__prepare(const char *func, gemm_layout layout, gemm_tr
                                    gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                    int alpha_is_zero, int have_A, int64_t lda, int have_B, int64_t ldb,
                                    int beta_is_one, int have_C, int64_t ldc, gemm__problem *p);
+
+/* The complex calls' checks: gemm__prepare's, with alpha and beta read
+   from the caller's pointers (two floats for GEMM_F32, cgemm; two doubles
+   for GEMM_F64, zgemm) into alpha_z and beta_z; a NULL alpha or beta is
+   refused in its place in the list (7 and 12); every span must fit twice
+   the bytes of a real element. p->a_conj / b_conj say which operand is
+   conjugated. */
+GEMM_DEF gemm_status gemm__prepare_complex(const char *func, gemm_precision precision, gemm_layout layout,
+                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                           int64_t k, const void *alpha, int have_A, int64_t lda, int have_B,
+                                           int64_t ldb, const void *beta, int have_C, int64_t ldc,
+                                           gemm__problem *p, double alpha_z[2], double beta_z[2]);
 
 /* Batches: members that share one gemm__problem (the single call's checks,
    made once) and differ in where their operands are. The strided form
@@ -124,8 +138,9 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
 
 /* C must share no element with A or B where the call reads them (p->work
    is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
-   memory (host pointers; the CPU, its batches, the reference, the CBLAS
-   names), after the checks above. A, B, C are the caller's, as byte
+   address space (the CPU, its batches, the reference, the CBLAS names;
+   CUDA's host and device pointers; an MPI rank's matrices), after the
+   checks above. A, B, C are the caller's, as byte
    addresses, elements of es bytes. Matrices whose spans (first to last
    byte) are apart pass at once (an inlined test, gemm__overlap_apart);
    spans that meet are tested element by element, so blocks of one matrix
@@ -133,6 +148,20 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
    GEMM_ERR_INVALID_ARG, "C overlaps A" in the detail, p->bad_arg = 13. */
 GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
                                          size_t es);
+
+/* The same where A and B hold elements of es_ab bytes and C of es_c (the
+   mixed-precision calls): the matrices are compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_overlap_sized(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                               size_t es_ab, size_t es_c);
+
+/* The decision both make, for matrices given as column-major rectangles
+   at their byte addresses (the caller's A and B of es_ab-byte elements, C
+   of es_c): whether C shares a byte with A, then with B; the refusal
+   (GEMM_ERR_INVALID_ARG, "C overlaps A") when it does. For callers that
+   hold pieces rather than a problem's matrices (the MPI backend's local
+   blocks). */
+GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__batch_rect *a, const gemm__batch_rect *b,
+                                               const gemm__batch_rect *c, size_t es_ab, size_t es_c);
 
 /* The same for a checked batch: every member's C against every member's A
    and B (strided: A, B, C are the caller's bases; the pointer-array form
@@ -144,6 +173,11 @@ GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uin
    15 in the strided list). */
 GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
                                                uint64_t B, uint64_t C, size_t es);
+
+/* The same with A and B of es_ab-byte elements and C of es_c (the mixed
+   batches), compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
@@ -178,6 +212,8 @@ typedef struct gemm__hooks {
     int cpu_mc, cpu_kc, cpu_nc; /* CPU: block sizes (rounded up to the kernel's MR / NR) */
     int cpu_groups;           /* CPU: column groups of the packed path (job.h) */
     int cpu_path;             /* CPU: 1 = every product takes the packed path, 2 = the direct one */
+    int64_t cpu_complex_panel; /* CPU complex calls: bytes of the expanded panel of a (cpu/complex.c) */
+    int cpu_complex_kb;       /* CPU complex calls: columns of a per panel */
     int cpu_strip_copy;       /* CPU direct path: 1 = copy op(a)'s aliasing rows on any CPU, 2 = never */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */

@@ -12,6 +12,13 @@ static int64_t gemm__min_ld(gemm_layout layout, int64_t rows, int64_t cols)
     return need > 1 ? need : 1;
 }
 
+/* A transpose argument BLAS accepts; GEMM_CONJ_TRANS is a transpose (the
+   conjugation matters only to the complex calls). */
+static int gemm__valid_trans(gemm_transpose t)
+{
+    return t == GEMM_NO_TRANS || t == GEMM_TRANS || t == GEMM_CONJ_TRANS;
+}
+
 /* The contract's checks, in argument order (layout, transposes, sizes,
    then each matrix's pointer and leading dimension); sets *work on success
    and returns 0, else the position of the first bad argument. */
@@ -25,10 +32,10 @@ static int gemm__check_args(const char *func, gemm_layout layout, gemm_transpose
 
     if (layout != GEMM_ROW_MAJOR && layout != GEMM_COL_MAJOR)
         GEMM__BAD_ARG(1, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", func, (int)layout);
-    if (transa != GEMM_NO_TRANS && transa != GEMM_TRANS)
-        GEMM__BAD_ARG(2, "%s: transa is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transa);
-    if (transb != GEMM_NO_TRANS && transb != GEMM_TRANS)
-        GEMM__BAD_ARG(3, "%s: transb is %d, not GEMM_NO_TRANS or GEMM_TRANS", func, (int)transb);
+    if (!gemm__valid_trans(transa))
+        GEMM__BAD_ARG(2, "%s: transa is %d, not GEMM_NO_TRANS, GEMM_TRANS or GEMM_CONJ_TRANS", func, (int)transa);
+    if (!gemm__valid_trans(transb))
+        GEMM__BAD_ARG(3, "%s: transb is %d, not GEMM_NO_TRANS, GEMM_TRANS or GEMM_CONJ_TRANS", func, (int)transb);
     if (m < 0) GEMM__BAD_ARG(4, "%s: m = %lld is negative", func, (long long)m);
     if (n < 0) GEMM__BAD_ARG(5, "%s: n = %lld is negative", func, (long long)n);
     if (k < 0) GEMM__BAD_ARG(6, "%s: k = %lld is negative", func, (long long)k);
@@ -108,7 +115,8 @@ static GEMM__INLINE int gemm__plain_call(gemm_layout layout, gemm_transpose tran
        negative x becomes 2^64 + x, far above. */
     const uint64_t below = ((uint64_t)1 << 29) - 1;
     int row = layout == GEMM_ROW_MAJOR, an = transa == GEMM_NO_TRANS, bn = transb == GEMM_NO_TRANS;
-    if ((!row && layout != GEMM_COL_MAJOR) || (!an && transa != GEMM_TRANS) || (!bn && transb != GEMM_TRANS))
+    if ((!row && layout != GEMM_COL_MAJOR) || (!an && transa != GEMM_TRANS && transa != GEMM_CONJ_TRANS) ||
+        (!bn && transb != GEMM_TRANS && transb != GEMM_CONJ_TRANS))
         return 0;
     if ((uint64_t)m - 1 >= below || (uint64_t)n - 1 >= below || (uint64_t)k - 1 >= below ||
         (uint64_t)lda - 1 >= below || (uint64_t)ldb - 1 >= below || (uint64_t)ldc - 1 >= below)
@@ -127,8 +135,10 @@ static GEMM__INLINE void gemm__canonical(gemm_layout layout, gemm_transpose tran
     p->m = p->swapped ? n : m;
     p->n = p->swapped ? m : n;
     p->k = k;
-    p->a_trans = (p->swapped ? transb : transa) == GEMM_TRANS;
-    p->b_trans = (p->swapped ? transa : transb) == GEMM_TRANS;
+    p->a_trans = (p->swapped ? transb : transa) != GEMM_NO_TRANS;
+    p->b_trans = (p->swapped ? transa : transb) != GEMM_NO_TRANS;
+    p->a_conj = (p->swapped ? transb : transa) == GEMM_CONJ_TRANS;
+    p->b_conj = (p->swapped ? transa : transb) == GEMM_CONJ_TRANS;
     p->lda = p->swapped ? ldb : lda;
     p->ldb = p->swapped ? lda : ldb;
     p->ldc = ldc;

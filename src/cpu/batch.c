@@ -27,6 +27,7 @@
 #include "../core/overlap.c"  /* gemm__check_batch_overlap */
 #include "batch_api.h"
 #include "cache_blocking.c"   /* gemm__cpu_round_up, gemm__cpu_min */
+#include "cache_info.c"       /* gemm__cpu_cache_sizes */
 #include "direct.c"           /* gemm__cpu_ahead, gemm__cpu_direct_rect */
 #include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_path */
 #include "thread_pool.c"      /* gemm__cpu_pool_* */
@@ -287,7 +288,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
 {
     gemm__cpu_batch cb;
     const gemm__cpu_isa *isa;
-    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
+    double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, member_bytes, llc;
     int want;
     char *raw;
     gemm_status s;
@@ -312,12 +313,21 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
-    /* members of more than 16 KiB (A, B and C): below that the prefetches
-       cost more than they save (measured on the 2-core EPYC, one thread:
-       fp32 32^3 (12 KiB) 7.0 -> 9.9 ms per 10,000; fp64 32^3 22.4 -> 18.5;
-       fp64 64^3 x 2000 36.3 -> 26.9; 128^3 x 1000 fp32 60 -> 46, fp64 125 -> 88) */
+    /* members of a batch larger than half the last-level cache, which
+       stream from memory: one ahead is brought in while the current one
+       runs. A batch that fits runs faster without (measured on the 2-core
+       EPYC, one thread, best of runs: fp32 16^3 x 2000 (6 MiB, in its
+       32 MiB L3) 0.155 ms without, 0.222 with; fp64 32^3 x 300 0.20 / 0.23;
+       fp64 64^3 x 100 0.45 / 0.50), one that does not with (without ->
+       with: fp32 16^3 x 10,000 (30 MiB) 1.8 -> 1.1 ms; fp64 3.2 -> 2.3;
+       fp64 32^3 x 10,000 22.4 -> 18.5; fp64 64^3 x 2000 36.3 -> 26.9;
+       128^3 x 1000 fp32 60 -> 46, fp64 125 -> 88) */
+    member_bytes = ((double)p->m * (double)p->k + (double)p->k * (double)p->n + (double)p->m * (double)p->n) *
+                   (double)cb.es;
+    llc = (double)gemm__cpu_cache_sizes().l3;
+    if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
     cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
-                  ((double)p->m * (double)p->k + (double)p->k * (double)p->n + (double)p->m * (double)p->n) * (double)cb.es > 16384.0;
+                  member_bytes * (double)bt->count > llc / 2;
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

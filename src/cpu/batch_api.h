@@ -46,6 +46,27 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
                                             double beta, double *const C[], int64_t ldc,
                                             int64_t batch_count, const gemm_cpu_options *options);
 
+/* Complex strided batches: gemm_cpu_cgemm / zgemm's arguments (interleaved
+   complex, alpha and beta by pointer, op() N, T or C) with the strided
+   batch's (strides in complex elements). Checked as the real strided
+   batches are (a NULL alpha is refused as argument 7, a NULL beta as 14),
+   then the members run one after another, each as the single complex
+   call on the call's threads: each member's bits are the single call's.
+   Running out of memory stops the batch at that member (the detail says
+   which; the members before it are written). */
+GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                    const void *B, int64_t ldb, int64_t stride_b,
+                                                    const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                                    int64_t m, int64_t n, int64_t k,
+                                                    const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                    const void *B, int64_t ldb, int64_t stride_b,
+                                                    const void *beta, void *C, int64_t ldc, int64_t stride_c,
+                                                    int64_t batch_count, const gemm_cpu_options *options);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,9 +14,10 @@
 
 #include <stdint.h>           /* uintptr_t */
 #include "../core/internal.h" /* GEMM__HOOK */
+#include "../core/problem.c"  /* GEMM__INLINE */
 #include "cache_blocking.c"   /* gemm__cpu_min, gemm__cpu_round_up */
 #include "job.h"              /* gemm__cpu_job */
-#include "packing.c"          /* gemm__cpu_pack, gemm__cpu_copy */
+#include "packing.c"          /* gemm__cpu_pack */
 #include "platform.h"         /* GEMM__CPU_X86, GEMM__CPU_LOAD */
 
 #define GEMM__CPU_DIRECT_MAX (128.0 * 128.0 * 128.0)
@@ -40,10 +41,12 @@ static int gemm__cpu_plan_direct(const gemm__problem *p, const gemm__cpu_microke
    pointers and accumulators, masked moves) is several times theirs, and
    a caller making millions of 1x1 or 2x2 products (LAPACK's inner
    blocks) pays it every time. Each sum in k order, then
-   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. */
+   C = alpha*sum + beta*C (beta == 0: C not read), as everywhere. Inlined,
+   so that the problem's fields stay in registers: a 1x1x1 call's whole
+   cost is a few nanoseconds (small_call.c). */
 #define GEMM__CPU_TINY 8
 
-static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
+static GEMM__INLINE void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float *a, const float *b, float beta,
                                float *c)
 {
     int64_t i, j, q;
@@ -55,7 +58,7 @@ static void gemm__cpu_tiny_f32(const gemm__problem *p, float alpha, const float 
         }
 }
 
-static void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
+static GEMM__INLINE void gemm__cpu_tiny_f64(const gemm__problem *p, double alpha, const double *a, const double *b, double beta,
                                double *c)
 {
     int64_t i, j, q;
@@ -197,7 +200,7 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
                                   char *panel)
 {
     const gemm__problem *p = jb->p;
-    int64_t i0, j0, i, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
                       gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
     for (i0 = m0; i0 < m1; i0 += mr) {
@@ -207,9 +210,9 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
             ap = jb->a + i0 * es;
             as = p->acs;
         } else if (p->ars == 1) { /* the packed path's A panel: panel[q*mr + i] = op(a)[i0 + i, q] */
-            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, es);
+            gemm__cpu_pack(panel, jb->a + i0 * es, 1, p->acs, mw, p->k, (int)mr, 0, jb->uk->pack_a, NULL, es);
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
-            for (i = 0; i < mw; i++) gemm__cpu_copy(panel + i * es, mr, jb->a + (i0 + i) * p->ars * es, 1, p->k, es);
+            jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
         for (j0 = n0; j0 < n1; j0 += nr) {
             if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);

@@ -1,7 +1,9 @@
 /* The public calls: thin typed wrappers over one function that makes
    gemm__prepare's checks and canonical problem (its inlined common case
    first, gemm__prepare_plain) and calls the driver; func is the name the
-   user called, for the error detail. */
+   user called, for the error detail. A tiny product never reaches it: each
+   public function first tries its typed plain loops, and a small one the
+   direct kernels without the driver's layers (small_call.c). */
 #pragma once
 
 #include <stdint.h>           /* uintptr_t */
@@ -10,6 +12,7 @@
 #include "api.h"
 #include "driver.c"          /* gemm__cpu_gemm */
 #include "verify.c"          /* gemm__cpu_verified */
+#include "small_call.c"      /* gemm__cpu_tiny_call_f32, gemm__cpu_tiny_call_f64, gemm__cpu_small_call */
 
 static gemm_status gemm__cpu_entry(const char *func, gemm_precision precision, gemm_layout layout,
                                    gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
@@ -41,6 +44,11 @@ GEMM_DEF gemm_status gemm_cpu_sgemm(gemm_layout layout, gemm_transpose transa, g
                                     const float *B, int64_t ldb,
                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
 {
+    if (gemm__cpu_tiny_call_f32(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, options))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_cpu_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                            C, ldc, options);
 }
@@ -51,6 +59,11 @@ GEMM_DEF gemm_status gemm_cpu_dgemm(gemm_layout layout, gemm_transpose transa, g
                                     const double *B, int64_t ldb,
                                     double beta, double *C, int64_t ldc, const gemm_cpu_options *options)
 {
+    if (gemm__cpu_tiny_call_f64(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, options))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, options))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_cpu_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                            C, ldc, options);
 }
@@ -62,6 +75,11 @@ GEMM_DEF gemm_status gemm_sgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const float *B, int64_t ldb,
                                 float beta, float *C, int64_t ldc)
 {
+    if (gemm__cpu_tiny_call_f32(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_sgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
                            ldc, NULL);
 }
@@ -72,6 +90,11 @@ GEMM_DEF gemm_status gemm_dgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const double *B, int64_t ldb,
                                 double beta, double *C, int64_t ldc)
 {
+    if (gemm__cpu_tiny_call_f64(layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
+    if (GEMM__CPU_IS_SMALL(m, n, k) && gemm__cpu_small_call(GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                                        ldb, beta, C, ldc, NULL))
+        return GEMM_OK;
     return gemm__cpu_entry("gemm_dgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
                            ldc, NULL);
 }

@@ -19,6 +19,7 @@
 #include <string.h>            /* strcmp */
 #include "../core/internal.h"  /* GEMM__HOOK */
 #include "api.h"               /* the test hooks' declarations */
+#include "packing.c"           /* gemm__cpu_copy_rows */
 #include "platform.h"          /* GEMM__CPU_LOAD, GEMM__CPU_STORE */
 #include "ukernel_template.h"  /* gemm__cpu_microkernel */
 #include "ukernel_scalar.c"
@@ -35,9 +36,18 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack},                                                                   \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows},                                        \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows}}
+
+/* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
+   (ukernel_x86.c); the others copy element by element, four rows at once. */
+#define gemm__cpu_avx2_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_avx2_d_rows gemm__cpu_copy_rows
+#define gemm__cpu_neon_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_neon_d_rows gemm__cpu_copy_rows
+#define gemm__cpu_scalar_s_rows gemm__cpu_copy_rows
+#define gemm__cpu_scalar_d_rows gemm__cpu_copy_rows
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {

@@ -37,15 +37,22 @@ typedef void (*gemm__cpu_ukernel_fn)(int64_t k, const void *a, int64_t as, const
 typedef void (*gemm__cpu_direct_fn)(int64_t k, const void *a, int64_t as, const void *b, int64_t bp, int64_t bj,
                                     double alpha, double beta, void *c, int64_t ldc, int64_t mw, int64_t nw);
 typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64_t nx, void *d);
+/* d[q*w + i] = s[i*rs + q] for i < rows <= w, q < k: a transposed op(a)'s
+   rows into a panel of w-long columns (packing.c's gemm__cpu_copy_rows,
+   or the ISA's register transposes). */
+typedef void (*gemm__cpu_copy_rows_fn)(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,
+                                       int64_t es);
 
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, and its A packer. */
+   partial tiles of unpacked operands, its A packer, and its copy of a
+   transposed op(a) into a panel. */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
     gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
+    gemm__cpu_copy_rows_fn copy_rows;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "platform.h"         /* GEMM__CPU_X86, <immintrin.h> */
+#include "packing.c"          /* gemm__cpu_copy_rows */
 #include "ukernel_template.h" /* GEMM__CPU_UKERNELS */
 
 #if defined(GEMM__CPU_X86)
@@ -147,6 +148,117 @@ static GEMM__CPU_AVX2 void gemm__cpu_y_storen_s(float *p, __m256 v, int64_t n)
     else if (n == 1) _mm_store_ss(p, _mm256_castps256_ps128(v));
     else _mm256_maskstore_ps(p, GEMM__CPU_Y_MASK32(n), v);
 }
+/* A transposed op(a) into a panel (gemm__cpu_copy_rows_fn): whole blocks
+   of 16 rows x 16 k (fp32) or 8 x 8 (fp64) loaded row by row, transposed
+   in registers (unpacks, then 128-bit lane shuffles; every value a named
+   variable, so nothing goes through memory) and stored column by column;
+   the edges element by element (gemm__cpu_copy_rows). Moves bits only. */
+#define GEMM__CPU_Z_UNPK(a, b, lo, hi) lo = _mm512_unpacklo_ps(a, b); hi = _mm512_unpackhi_ps(a, b);
+#define GEMM__CPU_Z_UNPKD(a, b, lo, hi)                                                                   \
+    lo = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));                   \
+    hi = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+#define GEMM__CPU_Z_SHUF(a, b, x, y) x = _mm512_shuffle_f32x4(a, b, 0x88); y = _mm512_shuffle_f32x4(a, b, 0xdd);
+#define GEMM__CPU_Z_SHUFD(a, b, x, y) x = _mm512_shuffle_f64x2(a, b, 0x88); y = _mm512_shuffle_f64x2(a, b, 0xdd);
+static GEMM__CPU_AVX512 void gemm__cpu_z_block_s(float *d, int64_t w, const float *s, int64_t rs)
+{
+    __m512 r0 = _mm512_loadu_ps(s + 0 * rs), r1 = _mm512_loadu_ps(s + 1 * rs), r2 = _mm512_loadu_ps(s + 2 * rs), r3 = _mm512_loadu_ps(s + 3 * rs);
+    __m512 r4 = _mm512_loadu_ps(s + 4 * rs), r5 = _mm512_loadu_ps(s + 5 * rs), r6 = _mm512_loadu_ps(s + 6 * rs), r7 = _mm512_loadu_ps(s + 7 * rs);
+    __m512 r8 = _mm512_loadu_ps(s + 8 * rs), r9 = _mm512_loadu_ps(s + 9 * rs), r10 = _mm512_loadu_ps(s + 10 * rs), r11 = _mm512_loadu_ps(s + 11 * rs);
+    __m512 r12 = _mm512_loadu_ps(s + 12 * rs), r13 = _mm512_loadu_ps(s + 13 * rs), r14 = _mm512_loadu_ps(s + 14 * rs), r15 = _mm512_loadu_ps(s + 15 * rs);
+    __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15;
+    __m512 u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, u12, u13, u14, u15;
+    GEMM__CPU_Z_UNPK(r0, r1, t0, t1)
+    GEMM__CPU_Z_UNPK(r2, r3, t2, t3)
+    GEMM__CPU_Z_UNPK(r4, r5, t4, t5)
+    GEMM__CPU_Z_UNPK(r6, r7, t6, t7)
+    GEMM__CPU_Z_UNPK(r8, r9, t8, t9)
+    GEMM__CPU_Z_UNPK(r10, r11, t10, t11)
+    GEMM__CPU_Z_UNPK(r12, r13, t12, t13)
+    GEMM__CPU_Z_UNPK(r14, r15, t14, t15)
+    GEMM__CPU_Z_UNPKD(t0, t2, u0, u1)
+    GEMM__CPU_Z_UNPKD(t1, t3, u2, u3)
+    GEMM__CPU_Z_UNPKD(t4, t6, u4, u5)
+    GEMM__CPU_Z_UNPKD(t5, t7, u6, u7)
+    GEMM__CPU_Z_UNPKD(t8, t10, u8, u9)
+    GEMM__CPU_Z_UNPKD(t9, t11, u10, u11)
+    GEMM__CPU_Z_UNPKD(t12, t14, u12, u13)
+    GEMM__CPU_Z_UNPKD(t13, t15, u14, u15)
+    GEMM__CPU_Z_SHUF(u0, u4, t0, t4)
+    GEMM__CPU_Z_SHUF(u8, u12, t8, t12)
+    GEMM__CPU_Z_SHUF(u1, u5, t1, t5)
+    GEMM__CPU_Z_SHUF(u9, u13, t9, t13)
+    GEMM__CPU_Z_SHUF(u2, u6, t2, t6)
+    GEMM__CPU_Z_SHUF(u10, u14, t10, t14)
+    GEMM__CPU_Z_SHUF(u3, u7, t3, t7)
+    GEMM__CPU_Z_SHUF(u11, u15, t11, t15)
+    GEMM__CPU_Z_SHUF(t0, t8, r0, r8)
+    GEMM__CPU_Z_SHUF(t4, t12, r4, r12)
+    GEMM__CPU_Z_SHUF(t1, t9, r1, r9)
+    GEMM__CPU_Z_SHUF(t5, t13, r5, r13)
+    GEMM__CPU_Z_SHUF(t2, t10, r2, r10)
+    GEMM__CPU_Z_SHUF(t6, t14, r6, r14)
+    GEMM__CPU_Z_SHUF(t3, t11, r3, r11)
+    GEMM__CPU_Z_SHUF(t7, t15, r7, r15)
+    _mm512_storeu_ps(d + 0 * w, r0);
+    _mm512_storeu_ps(d + 1 * w, r1);
+    _mm512_storeu_ps(d + 2 * w, r2);
+    _mm512_storeu_ps(d + 3 * w, r3);
+    _mm512_storeu_ps(d + 4 * w, r4);
+    _mm512_storeu_ps(d + 5 * w, r5);
+    _mm512_storeu_ps(d + 6 * w, r6);
+    _mm512_storeu_ps(d + 7 * w, r7);
+    _mm512_storeu_ps(d + 8 * w, r8);
+    _mm512_storeu_ps(d + 9 * w, r9);
+    _mm512_storeu_ps(d + 10 * w, r10);
+    _mm512_storeu_ps(d + 11 * w, r11);
+    _mm512_storeu_ps(d + 12 * w, r12);
+    _mm512_storeu_ps(d + 13 * w, r13);
+    _mm512_storeu_ps(d + 14 * w, r14);
+    _mm512_storeu_ps(d + 15 * w, r15);
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const double *s, int64_t rs)
+{
+    __m512d r0 = _mm512_loadu_pd(s + 0 * rs), r1 = _mm512_loadu_pd(s + 1 * rs), r2 = _mm512_loadu_pd(s + 2 * rs), r3 = _mm512_loadu_pd(s + 3 * rs);
+    __m512d r4 = _mm512_loadu_pd(s + 4 * rs), r5 = _mm512_loadu_pd(s + 5 * rs), r6 = _mm512_loadu_pd(s + 6 * rs), r7 = _mm512_loadu_pd(s + 7 * rs);
+    __m512d t0, t1, t2, t3, t4, t5, t6, t7, u0, u1, u2, u3, u4, u5, u6, u7;
+    t0 = _mm512_unpacklo_pd(r0, r1);
+    t1 = _mm512_unpackhi_pd(r0, r1);
+    t2 = _mm512_unpacklo_pd(r2, r3);
+    t3 = _mm512_unpackhi_pd(r2, r3);
+    t4 = _mm512_unpacklo_pd(r4, r5);
+    t5 = _mm512_unpackhi_pd(r4, r5);
+    t6 = _mm512_unpacklo_pd(r6, r7);
+    t7 = _mm512_unpackhi_pd(r6, r7);
+    GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)
+    GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)
+    GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)
+    GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)
+    GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)
+    GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)
+    GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)
+    GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)
+    _mm512_storeu_pd(d + 0 * w, r0);
+    _mm512_storeu_pd(d + 1 * w, r1);
+    _mm512_storeu_pd(d + 2 * w, r2);
+    _mm512_storeu_pd(d + 3 * w, r3);
+    _mm512_storeu_pd(d + 4 * w, r4);
+    _mm512_storeu_pd(d + 5 * w, r5);
+    _mm512_storeu_pd(d + 6 * w, r6);
+    _mm512_storeu_pd(d + 7 * w, r7);
+}
+#define GEMM__CPU_Z_ROWS(NAME, T, B, BLOCK)                                                                    \
+    static GEMM__CPU_AVX512 void NAME(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,    \
+                                      int64_t es)                                                              \
+    {                                                                                                          \
+        int64_t i0, q0, fr = rows / B * B, fk = k / B * B;                                                     \
+        for (i0 = 0; i0 < fr; i0 += B)                                                                         \
+            for (q0 = 0; q0 < fk; q0 += B) BLOCK((T *)d + q0 * w + i0, w, (const T *)s + i0 * rs + q0, rs);   \
+        if (fk < k && fr > 0) gemm__cpu_copy_rows(d + fk * w * es, w, s + fk * es, rs, fr, k - fk, es);        \
+        if (fr < rows) gemm__cpu_copy_rows(d + fr * es, w, s + fr * rs * es, rs, rows - fr, k, es);           \
+    }
+GEMM__CPU_Z_ROWS(gemm__cpu_avx512_s_rows, float, 16, gemm__cpu_z_block_s)
+GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
+
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 #ifdef GEMM__CPU_GXX12_PUSH

@@ -153,6 +153,23 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
                                          const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                          double *C, int64_t ldc, const gemm_mpi_options *options);
 
+/* Complex, root-held: interleaved complex A, B, C (float or double pairs)
+   on options->root, alpha and beta by pointer on every rank (the same
+   values), op() in {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}. The
+   root expands op(A) with alpha into a real matrix twice A's size (and
+   copies a transposed B; with a complex beta, C too) and the ranks run
+   the real call of 2m x n x 2k (Cannon or Fox, the CPU or the CUDA
+   multiply, as options say): the same speed as the real calls at the
+   complex flop count. No plan or distributed form yet. */
+GEMM_DEF gemm_status gemm_mpi_cgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_zgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                    const gemm_mpi_options *options);
+
 #ifdef GEMM__TEST_HOOKS
 /* For the tests: the status of an MPI return code, with MPI_Error_string's
    text in the detail. */

@@ -1,0 +1,401 @@
+/* Complex products on the real kernels: gemm_cpu_cgemm / gemm_cpu_zgemm
+   and the front door gemm_cgemm / gemm_zgemm.
+
+   In the column-major view (gemm__problem) an interleaved complex C, m x n
+   with leading dimension ldc, is a real 2m x n matrix with leading
+   dimension 2*ldc (rows 2i and 2i+1 hold Re and Im of row i), and so is an
+   untransposed b (2k x n). Then
+
+       C (2m x 2k . 2k x n) = X * b,   X[2i][2l]   = Re x, X[2i][2l+1]   = -Im x,
+                                       X[2i+1][2l] = Im x, X[2i+1][2l+1] =  Re x,
+
+   x = (alpha * op(a))[i][l]: column 2l of X is column l of alpha*op(a) as
+   interleaved complex, column 2l+1 is i times it. The real product does
+   8mnk real flops, the complex count, so nothing is lost; C and b are used
+   where they are and only a is expanded (alpha and the conjugation folded
+   in), a panel at a time (256 columns, as many rows as fit 8 MiB), each
+   panel one real product that adds into its rows of C. A transposed or
+   conjugated b is copied 256 rows at a time into the untransposed form.
+   beta: a real one goes to the real product as it is (0 never reads C); a
+   complex one scales a copy of C, the products add to it (beta = 1) and
+   it replaces C when they are done. */
+#pragma once
+
+#include <stdint.h>              /* uintptr_t */
+#include "../core/complex.c"     /* gemm__prepare_complex */
+#include "../core/config.h"      /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/overlap.c"     /* gemm__check_overlap */
+#include "api.h"
+#include "driver.c"              /* gemm__cpu_gemm */
+#include "kernel_select.c"       /* gemm__cpu_isa_for_call */
+#include "platform.h"            /* GEMM__CPU_X86, <immintrin.h> */
+
+/* Columns of a per panel (512 real columns, two of the kernels' k blocks)
+   and the bytes of one expanded panel (as many rows as fit): measured at
+   256^3 and 512^3, larger panels (fewer real calls, b packed fewer times)
+   beat panels that stay in L2; 128 columns or a 1 MiB panel lost 1-3%. */
+#define GEMM__CPU_COMPLEX_KB 256
+#define GEMM__CPU_COMPLEX_PANEL_BYTES ((int64_t)8 << 20)
+
+/* C = beta*C over the m x n complex C (column-major view); beta == 0
+   writes zeros without reading C. */
+static void gemm__cpu_complex_scale(const gemm__problem *p, gemm_precision precision, const double beta[2], void *C)
+{
+    int64_t i, j;
+    int zero = beta[0] == 0 && beta[1] == 0;
+    for (j = 0; j < p->n; j++) {
+        if (precision == GEMM_F32) {
+            float *c = (float *)C + 2 * j * p->ldc, br = (float)beta[0], bi = (float)beta[1];
+            for (i = 0; i < p->m; i++) {
+                float re = zero ? 0.0f : br * c[2 * i] - bi * c[2 * i + 1];
+                float im = zero ? 0.0f : br * c[2 * i + 1] + bi * c[2 * i];
+                c[2 * i] = re;
+                c[2 * i + 1] = im;
+            }
+        } else {
+            double *c = (double *)C + 2 * j * p->ldc, br = beta[0], bi = beta[1];
+            for (i = 0; i < p->m; i++) {
+                double re = zero ? 0.0 : br * c[2 * i] - bi * c[2 * i + 1];
+                double im = zero ? 0.0 : br * c[2 * i + 1] + bi * c[2 * i];
+                c[2 * i] = re;
+                c[2 * i + 1] = im;
+            }
+        }
+    }
+}
+
+/* One contiguous column of alpha*op(a) (n2 reals, interleaved) into X's
+   columns x0 (the values) and x1 (i times them), AVX-512: pairs swapped by
+   a permute, so each vector of 8 (float) or 4 (double) elements costs two
+   multiplies and an add, the scalar loop's arithmetic bit for bit
+   (re = ar*vr - ai*vi, im = ar*vi + ai*vr, no fused multiply-add); a
+   column's tail through masks. The scalar expansion took as long as a
+   tenth of a 256^3 product. (The masked permutes with every lane set are
+   the plain ones: g++ 12 warns that the plain ones' undefined source may
+   be used uninitialised.) */
+#if defined(GEMM__CPU_X86)
+__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar,
+                                                                          float ai, float s, float *x0, float *x1)
+{
+    const __m512 sg = _mm512_set_ps(s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1);
+    const __m512 aa = _mm512_set_ps(ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+    const __m512 ng = _mm512_set_ps(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_ps(ar);
+    int64_t i;
+    for (i = 0; i < n2; i += 16) {
+        __mmask16 m = n2 - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)(n2 - i)) - 1u);
+        __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src + i), sg);
+        __m512 w = _mm512_add_ps(_mm512_mul_ps(ra, v), _mm512_mul_ps(aa, _mm512_mask_permute_ps(v, 0xFFFF, v, 0xB1)));
+        _mm512_mask_storeu_ps(x0 + i, m, w);
+        _mm512_mask_storeu_ps(x1 + i, m, _mm512_mul_ps(_mm512_mask_permute_ps(w, 0xFFFF, w, 0xB1), ng));
+    }
+}
+
+__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar,
+                                                                           double ai, double s, double *x0,
+                                                                           double *x1)
+{
+    const __m512d sg = _mm512_set_pd(s, 1, s, 1, s, 1, s, 1), aa = _mm512_set_pd(ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+    const __m512d ng = _mm512_set_pd(1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_pd(ar);
+    int64_t i;
+    for (i = 0; i < n2; i += 8) {
+        __mmask8 m = n2 - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (unsigned)(n2 - i)) - 1u);
+        __m512d v = _mm512_mul_pd(_mm512_maskz_loadu_pd(m, src + i), sg);
+        __m512d w = _mm512_add_pd(_mm512_mul_pd(ra, v), _mm512_mul_pd(aa, _mm512_mask_permute_pd(v, 0xFF, v, 0x55)));
+        _mm512_mask_storeu_pd(x0 + i, m, w);
+        _mm512_mask_storeu_pd(x1 + i, m, _mm512_mul_pd(_mm512_mask_permute_pd(w, 0xFF, w, 0x55), ng));
+    }
+}
+
+/* Whether the expansion may use the AVX-512 columns: when the real
+   product runs the AVX-512 kernels (so a test that forces another kernel
+   covers the scalar expansion). */
+static int gemm__cpu_complex_vec(void)
+{
+    const gemm__cpu_isa *isa = gemm__cpu_isa_for_call();
+    return isa && strcmp(isa->name, "avx512") == 0;
+}
+#else
+static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar, float ai, float s, float *x0,
+                                       float *x1)
+{
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar, double ai, double s, double *x0,
+                                        double *x1)
+{
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static int gemm__cpu_complex_vec(void) { return 0; }
+#endif
+
+/* The expansion X of rows [i0, i0+mb) and columns [l0, l0+kb) of
+   alpha*op(a) (see the top of this file), column-major with leading
+   dimension 2*mb. One body per type: the arithmetic is the element's. */
+#define GEMM__CPU_EXPAND_A(T)                                                                                  \
+    static void gemm__cpu_expand_a_##T(const gemm__problem *p, const T *a, const double alpha[2], int64_t i0,  \
+                                       int64_t mb, int64_t l0, int64_t kb, T *x, int vec)                      \
+    {                                                                                                          \
+        T ar = (T)alpha[0], ai = (T)alpha[1], s = p->a_conj ? (T)-1 : (T)1;                                    \
+        int64_t i, l, ld = 2 * mb;                                                                             \
+        for (l = 0; l < kb; l++) {                                                                             \
+            const T *src = a + 2 * ((i0)*p->ars + (l0 + l) * p->acs);                                          \
+            T *x0 = x + 2 * l * ld, *x1 = x0 + ld;                                                             \
+            int64_t step = 2 * p->ars;                                                                         \
+            if (step == 2 && vec) {                                                                            \
+                gemm__cpu_expand_col_##T(src, 2 * mb, ar, ai, s, x0, x1);                                      \
+                continue;                                                                                      \
+            }                                                                                                  \
+            if (step == 2) {                                                                                   \
+                for (i = 0; i < 2 * mb; i += 2) {                                                              \
+                    T vr = src[i], vi = s * src[i + 1];                                                        \
+                    T re = ar * vr - ai * vi, im = ar * vi + ai * vr;                                          \
+                    x0[i] = re;                                                                                \
+                    x0[i + 1] = im;                                                                            \
+                    x1[i] = -im;                                                                               \
+                    x1[i + 1] = re;                                                                            \
+                }                                                                                              \
+                continue;                                                                                      \
+            }                                                                                                  \
+            for (i = 0; i < mb; i++) {                                                                         \
+                T vr = src[i * step], vi = s * src[i * step + 1];                                              \
+                T re = ar * vr - ai * vi, im = ar * vi + ai * vr;                                              \
+                x0[2 * i] = re;                                                                                \
+                x0[2 * i + 1] = im;                                                                            \
+                x1[2 * i] = -im;                                                                               \
+                x1[2 * i + 1] = re;                                                                            \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+GEMM__CPU_EXPAND_A(float)
+GEMM__CPU_EXPAND_A(double)
+
+/* Rows [l0, l0+kb) of op(b) (transposed, maybe conjugated) copied as an
+   untransposed interleaved kb x n matrix, leading dimension kb. */
+#define GEMM__CPU_COPY_B(T)                                                                                    \
+    static void gemm__cpu_copy_b_##T(const gemm__problem *p, const T *b, int64_t l0, int64_t kb, T *y)         \
+    {                                                                                                          \
+        T s = p->b_conj ? (T)-1 : (T)1;                                                                        \
+        int64_t l, j;                                                                                          \
+        for (l = 0; l < kb; l++) {                                                                             \
+            const T *src = b + 2 * (l0 + l) * p->brs;                                                          \
+            for (j = 0; j < p->n; j++) {                                                                       \
+                y[2 * (l + j * kb)] = src[2 * j * p->bcs];                                                     \
+                y[2 * (l + j * kb) + 1] = s * src[2 * j * p->bcs + 1];                                         \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+GEMM__CPU_COPY_B(float)
+GEMM__CPU_COPY_B(double)
+
+/* For the other backends' complex calls (OpenCL, MPI), which run one real
+   product of the whole problem: all of alpha*op(a) expanded into x (2m x
+   2k, leading dimension 2m), all of op(b) copied untransposed into y (2k
+   x n, leading dimension 2k), C = beta*C. Declared in api.h, so they are
+   callable from any implementation that comes before this one. */
+GEMM_DEF void gemm__complex_expand(const gemm__problem *p, gemm_precision precision, const void *a,
+                                       const double alpha[2], void *x)
+{
+    if (precision == GEMM_F32)
+        gemm__cpu_expand_a_float(p, (const float *)a, alpha, 0, p->m, 0, p->k, (float *)x, gemm__cpu_complex_vec());
+    else
+        gemm__cpu_expand_a_double(p, (const double *)a, alpha, 0, p->m, 0, p->k, (double *)x, gemm__cpu_complex_vec());
+}
+
+GEMM_DEF void gemm__complex_copy_b(const gemm__problem *p, gemm_precision precision, const void *b, void *y)
+{
+    if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, 0, p->k, (float *)y);
+    else gemm__cpu_copy_b_double(p, (const double *)b, 0, p->k, (double *)y);
+}
+
+GEMM_DEF void gemm__complex_scale_c(const gemm__problem *p, gemm_precision precision, const double beta[2],
+                                        void *C)
+{
+    gemm__cpu_complex_scale(p, precision, beta, C);
+}
+
+/* The real problem of one panel: X (2mb x 2kb) times the panel of b (2kb
+   x n, leading dimension ldb_real) into rows [2*i0, 2*(i0+mb)) of C. */
+static void gemm__cpu_complex_panel(const gemm__problem *p, int64_t mb, int64_t kb, int64_t ldb_real,
+                                    gemm__problem *r)
+{
+    memset(r, 0, sizeof *r);
+    r->work = GEMM__WORK_FULL;
+    r->m = 2 * mb;
+    r->n = p->n;
+    r->k = 2 * kb;
+    r->lda = 2 * mb;
+    r->ldb = ldb_real;
+    r->ldc = 2 * p->ldc;
+    r->ars = 1;
+    r->acs = r->lda;
+    r->brs = 1;
+    r->bcs = r->ldb;
+    r->a_extent = (r->k - 1) * r->lda + r->m;
+    r->b_extent = (r->n - 1) * r->ldb + r->k;
+    r->c_extent = (r->n - 1) * r->ldc + r->m;
+}
+
+/* The product of a checked call (p: its canonical problem, work FULL or
+   SCALE; alpha and beta read) on the canonical a and b: the panels. */
+static gemm_status gemm__cpu_complex_run(const char *func, gemm_precision precision, const gemm__problem *p,
+                                         const double az[2], const double bz[2], const char *a, const char *b,
+                                         char *C, const gemm_cpu_options *options)
+{
+    gemm__problem q, r;
+    gemm_status s = GEMM_OK;
+    double rbeta;
+    int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    int64_t mb, kb, i0, l0, xbytes, ybytes, cbytes, total, ldc_real;
+    const gemm__cpu_isa *isa;
+    const gemm__cpu_microkernel *uk;
+    size_t lent_bytes = 0;
+    char *ws, *x, *y, *ct, *cc, *lent;
+    int copy_b, vec = gemm__cpu_complex_vec();
+    int64_t budget = GEMM__HOOK(cpu_complex_panel, GEMM__CPU_COMPLEX_PANEL_BYTES);
+
+    if (p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->work == GEMM__WORK_SCALE) {
+        gemm__cpu_complex_scale(p, precision, bz, C);
+        return GEMM_OK;
+    }
+    copy_b = p->b_trans; /* (b_conj implies b_trans) */
+    if (!(isa = gemm__cpu_isa_for_call()))
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"%s\", which this build or CPU "
+                          "cannot run", func, GEMM__HOOK(cpu_kernel, "?"));
+
+    /* panels of KB columns of a and as many rows as fit the budget, each
+       one real product; the first is the largest */
+    kb = gemm__cpu_min(GEMM__HOOK(cpu_complex_kb, GEMM__CPU_COMPLEX_KB), p->k);
+    mb = gemm__cpu_min(p->m, gemm__cpu_max(1, budget / (4 * kb * es)));
+    xbytes = gemm__cpu_round_up(4 * mb * kb * es, 64);
+    ybytes = copy_b ? gemm__cpu_round_up(2 * kb * p->n * es, 64) : 0;
+    /* a complex beta: beta*C goes into a copy the products add to, which
+       replaces C at the end, so a failed call leaves C as it was */
+    cbytes = bz[1] != 0 ? gemm__cpu_round_up(2 * p->m * p->n * es, 64) : 0;
+    /* the workspace a panel's real product takes when it runs alone, lent
+       to each, so no product after the first can fail for want of memory
+       (a threaded one keeps the pool's from the first) */
+    gemm__cpu_complex_panel(p, mb, kb, copy_b ? 2 * kb : 2 * p->ldb, &r);
+    if (cbytes) r.ldc = 2 * p->m;
+    uk = precision == GEMM_F32 ? &isa->f32 : &isa->f64;
+    s = gemm__cpu_alone_bytes(func, &r, uk, es, gemm__cpu_path(&r, uk, es, 1.0), &lent_bytes);
+    if (s != GEMM_OK) return s;
+    total = xbytes + ybytes + cbytes + (int64_t)lent_bytes + 64;
+    /* the workspace is had before C is touched */
+    if (!(ws = (char *)GEMM_MALLOC((size_t)total)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the complex panels, %lld bytes", func,
+                          (long long)total);
+    x = ws + (64 - (uintptr_t)ws % 64);
+    y = x + xbytes;
+    ct = y + ybytes;
+    lent = lent_bytes ? ct + cbytes : NULL;
+
+    rbeta = bz[0];
+    cc = (char *)C;
+    ldc_real = 2 * p->ldc;
+    if (cbytes) {
+        int64_t j;
+        for (j = 0; j < p->n; j++) memcpy(ct + 2 * j * p->m * es, cc + 2 * j * p->ldc * es, (size_t)(2 * p->m * es));
+        q = *p;
+        q.ldc = p->m;
+        gemm__cpu_complex_scale(&q, precision, bz, ct);
+        rbeta = 1;
+        cc = ct;
+        ldc_real = 2 * p->m;
+    }
+    for (l0 = 0; l0 < p->k && s == GEMM_OK; l0 += kb) {
+        int64_t kk = gemm__cpu_min(kb, p->k - l0);
+        const char *bp = b + 2 * l0 * es;
+        int64_t ldb_real = 2 * p->ldb;
+        if (copy_b) {
+            if (precision == GEMM_F32) gemm__cpu_copy_b_float(p, (const float *)b, l0, kk, (float *)y);
+            else gemm__cpu_copy_b_double(p, (const double *)b, l0, kk, (double *)y);
+            bp = y;
+            ldb_real = 2 * kk;
+        }
+        for (i0 = 0; i0 < p->m && s == GEMM_OK; i0 += mb) {
+            int64_t mm = gemm__cpu_min(mb, p->m - i0);
+            if (precision == GEMM_F32) gemm__cpu_expand_a_float(p, (const float *)a, az, i0, mm, l0, kk, (float *)x, vec);
+            else gemm__cpu_expand_a_double(p, (const double *)a, az, i0, mm, l0, kk, (double *)x, vec);
+            gemm__cpu_complex_panel(p, mm, kk, ldb_real, &r);
+            r.ldc = ldc_real;
+            r.c_extent = (r.n - 1) * r.ldc + r.m;
+            s = gemm__cpu_gemm_lent(func, &r, precision, 1.0, x, bp, l0 == 0 ? rbeta : 1.0, cc + 2 * i0 * es,
+                                    options, lent, lent_bytes);
+        }
+    }
+    if (s == GEMM_OK && cbytes) {
+        int64_t j;
+        for (j = 0; j < p->n; j++) memcpy((char *)C + 2 * j * p->ldc * es, ct + 2 * j * p->m * es, (size_t)(2 * p->m * es));
+    }
+    GEMM_FREE(ws);
+    return s;
+}
+
+/* The complex call behind every public name (the CBLAS ones too): checks,
+   then the panels. bad_arg (may be NULL) receives the position of the
+   argument at fault after a refusal (cblas_cgemm's list), else 0. */
+static gemm_status gemm__cpu_complex_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                           gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                           int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
+                                           int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                           const gemm_cpu_options *options, int *bad_arg)
+{
+    gemm__problem p;
+    gemm_status s;
+    double az[2], bz[2];
+    int64_t es = precision == GEMM_F32 ? (int64_t)sizeof(float) : (int64_t)sizeof(double);
+    gemm__clear_error();
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
+                              ldb, beta, C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)(2 * es));
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
+    if (s != GEMM_OK) return s;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    return gemm__cpu_complex_run(func, precision, &p, az, bz, (const char *)(p.swapped ? B : A),
+                                 (const char *)(p.swapped ? A : B), (char *)C, options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_entry("gemm_cpu_cgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                   ldb, beta, C, ldc, options, NULL);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                    int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda,
+                                    const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_entry("gemm_cpu_zgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                   ldb, beta, C, ldc, options, NULL);
+}
+
+/* The front door, declared in gemm.h: the CPU with default options. */
+GEMM_DEF gemm_status gemm_cgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc)
+{
+    return gemm__cpu_complex_entry("gemm_cgemm", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                   beta, C, ldc, NULL, NULL);
+}
+
+GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                int64_t m, int64_t n, int64_t k,
+                                const void *alpha, const void *A, int64_t lda,
+                                const void *B, int64_t ldb,
+                                const void *beta, void *C, int64_t ldc)
+{
+    return gemm__cpu_complex_entry("gemm_zgemm", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                   beta, C, ldc, NULL, NULL);
+}

@@ -1,0 +1,95 @@
+/* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C. A bf16 value is the
+   top half of an fp32 one, so widening is a shift and exact, and a product
+   of two (8 significant bits each) is exact in fp32: A and B are widened
+   once into compact fp32 copies (no padding, whatever the leading
+   dimensions), and the fp32 driver computes the product on them. The
+   result is gemm_cpu_sgemm's on the widened matrices, bit for bit (the
+   same path, kernel and order: they depend on the shape and alpha alone).
+   The copies, m*k + k*n floats, are had before C is touched. */
+#pragma once
+
+#include <stdint.h>           /* uint16_t, uint32_t, uintptr_t */
+#include <string.h>           /* memcpy */
+#include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
+#include "../core/internal.h" /* gemm__problem, gemm__fail, gemm__clear_error */
+#include "../core/overlap.c"  /* gemm__spans_apart */
+#include "../core/problem.c"  /* gemm__prepare */
+#include "driver.c"           /* gemm__cpu_gemm */
+#include "sbgemm_api.h"
+
+/* The fp32 value of a bf16 one: its 16 bits above 16 zero bits. */
+static float gemm__cpu_bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* d = the rows x cols bf16 matrix at s (column-major, leading dimension
+   ld) widened to fp32, compact (leading dimension rows). */
+static void gemm__cpu_widen_bf16(float *d, const uint16_t *s, int64_t rows, int64_t cols, int64_t ld)
+{
+    int64_t i, j;
+    for (j = 0; j < cols; j++)
+        for (i = 0; i < rows; i++) d[i + j * rows] = gemm__cpu_bf16_to_f32(s[i + j * ld]);
+}
+
+GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                     int64_t m, int64_t n, int64_t k,
+                                     float alpha, const uint16_t *A, int64_t lda,
+                                     const uint16_t *B, int64_t ldb,
+                                     float beta, float *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    const char *func = "gemm_cpu_sbgemm";
+    const uint16_t *a, *b;
+    gemm__problem p, w; /* the caller's problem; the same on the compact fp32 copies */
+    int64_t ar, ac, br, bc;
+    float *wa, *wb;
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
+                      C != NULL, ldc, &p);
+    if (s != GEMM_OK) return s;
+    a = p.swapped ? B : A;
+    b = p.swapped ? A : B;
+    if (p.work == GEMM__WORK_FULL) { /* A and B are read: C's bytes apart from theirs */
+        uint64_t cb = (uint64_t)p.c_extent * sizeof(float);
+        const char *name = !gemm__spans_apart((uintptr_t)C, cb, (uintptr_t)A, (uint64_t)(p.swapped ? p.b_extent : p.a_extent) * 2)
+                               ? "A"
+                           : !gemm__spans_apart((uintptr_t)C, cb, (uintptr_t)B, (uint64_t)(p.swapped ? p.a_extent : p.b_extent) * 2)
+                               ? "B"
+                               : NULL;
+        if (name)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C overlaps %s: C's bytes meet those %s spans, and C is "
+                              "written while %s is read", func, name, name, name);
+    }
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (p.work != GEMM__WORK_FULL) /* C = beta*C or nothing: A and B are not read */
+        return gemm__cpu_gemm(func, &p, GEMM_F32, alpha, NULL, NULL, beta, C, options);
+    /* the canonical a and b as stored (op(a) = a^T: a is k x m), widened */
+    ar = p.a_trans ? p.k : p.m;
+    ac = p.a_trans ? p.m : p.k;
+    br = p.b_trans ? p.n : p.k;
+    bc = p.b_trans ? p.k : p.n;
+    wa = (float *)GEMM_MALLOC(sizeof(float) * (size_t)(ar * ac + br * bc));
+    if (!wa)
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for A and B widened to fp32, %llu bytes", func,
+                          (unsigned long long)(sizeof(float) * (size_t)(ar * ac + br * bc)));
+    wb = wa + ar * ac;
+    gemm__cpu_widen_bf16(wa, a, ar, ac, p.lda);
+    gemm__cpu_widen_bf16(wb, b, br, bc, p.ldb);
+    w = p;
+    w.lda = ar;
+    w.ldb = br;
+    w.ars = p.a_trans ? w.lda : 1;
+    w.acs = p.a_trans ? 1 : w.lda;
+    w.brs = p.b_trans ? w.ldb : 1;
+    w.bcs = p.b_trans ? 1 : w.ldb;
+    w.a_extent = ar * ac;
+    w.b_extent = br * bc;
+    s = gemm__cpu_gemm(func, &w, GEMM_F32, alpha, wa, wb, beta, C, options);
+    GEMM_FREE(wa);
+    return s;
+}

@@ -1,0 +1,326 @@
+/* tests/test_complex.c - the CPU's complex calls (gemm_cgemm / gemm_zgemm,
+   gemm_cpu_cgemm / gemm_cpu_zgemm) and the complex reference. Last line:
+   N passed, N failed.
+
+   The complex battery (battery_complex.h) on the front door, on one and
+   two threads, on every micro-kernel this CPU can run and on tiny blocks
+   and tiny panels (every edge of the real product crossed); then the
+   reference against C99 complex arithmetic, bitwise identity across
+   thread counts, GEMM_CONJ_TRANS as GEMM_TRANS for the real calls, a
+   refused negative thread count, and a failed allocation that leaves C
+   unchanged; the strided batches member by member.
+   --quick: the battery on the front door and two threads only. */
+#include <stddef.h>
+
+static int test_malloc_fail;
+static void *test_malloc(size_t size);
+#define GEMM_MALLOC(size) test_malloc(size)
+#define GEMM_FREE(ptr) free(ptr)
+
+#define GEMM__TEST_HOOKS
+#define GEMM_IMPLEMENTATION
+#include "../gemm.h"
+#include "battery_complex.h"
+
+#include <complex.h>
+
+static long test_malloc_calls;
+static void *test_malloc(size_t size)
+{
+    test_malloc_calls++;
+    return test_malloc_fail ? NULL : malloc(size);
+}
+
+static gemm_status front_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                           int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                           const void *be, void *C, int64_t ldc)
+{
+    (void)ctx;
+    return gemm_cgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
+static gemm_status front_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                           int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                           const void *be, void *C, int64_t ldc)
+{
+    (void)ctx;
+    return gemm_zgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
+static gemm_status opt_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                         int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                         const void *be, void *C, int64_t ldc)
+{
+    return gemm_cpu_cgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
+}
+static gemm_status opt_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                         int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                         const void *be, void *C, int64_t ldc)
+{
+    return gemm_cpu_zgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
+}
+
+/* The reference itself against C99's complex arithmetic (double _Complex
+   sums, long double for the comparison's scale), every layout and op. */
+static void test_reference(void)
+{
+    enum { M = 5, N = 4, K = 6, LD = 9 };
+    double _Complex A[LD * LD], B[LD * LD], C[LD * LD], W[LD * LD];
+    double _Complex alpha = 1.5 - 0.5 * I, beta = 0.25 + 2.0 * I;
+    int li, ai, bi, i, j, l;
+    for (i = 0; i < LD * LD; i++) {
+        A[i] = 0.1 * i + I * (i % 7 - 3);
+        B[i] = (i % 5) - 0.3 * i * I;
+        C[i] = i - 2.0 * I;
+    }
+    for (li = 0; li < 2; li++)
+        for (ai = 0; ai < 3; ai++)
+            for (bi = 0; bi < 3; bi++) {
+                gemm_layout lay = battery_layouts[li];
+                gemm_transpose ta = cbattery_ops[ai], tb = cbattery_ops[bi];
+                double err = 0;
+                gemm_status s;
+                memcpy(W, C, sizeof C);
+                s = gemm_ref_zgemm(lay, ta, tb, M, N, K, &alpha, A, LD, B, LD, &beta, W, LD);
+                for (i = 0; i < M; i++)
+                    for (j = 0; j < N; j++) {
+                        double _Complex sum = 0, want;
+                        int at = lay == GEMM_ROW_MAJOR ? i * LD + j : i + j * LD;
+                        for (l = 0; l < K; l++) {
+                            /* op(A)[i][l], op(B)[l][j] from storage */
+                            int ia = (lay == GEMM_ROW_MAJOR) == (ta == GEMM_NO_TRANS) ? i * LD + l : i + l * LD;
+                            int ib = (lay == GEMM_ROW_MAJOR) == (tb == GEMM_NO_TRANS) ? l * LD + j : l + j * LD;
+                            double _Complex a = A[ia], b = B[ib];
+                            if (ta == GEMM_CONJ_TRANS) a = conj(a);
+                            if (tb == GEMM_CONJ_TRANS) b = conj(b);
+                            sum += a * b;
+                        }
+                        want = alpha * sum + beta * C[at];
+                        if (cabs(want - W[at]) > err) err = cabs(want - W[at]);
+                    }
+                battery_check(s == GEMM_OK && err < 1e-12, "reference zgemm %s %c%c matches C99 complex: err %.3g",
+                              li ? "col" : "row", "NTC"[ai], "NTC"[bi], err);
+            }
+}
+
+/* A fixed product on 1 and 2 threads (and the front door): the same bits. */
+static void test_threads_identical(void)
+{
+    enum { S = 300 };
+    double *A = malloc(sizeof(double) * 2 * S * S), *B = malloc(sizeof(double) * 2 * S * S);
+    double *C1 = malloc(sizeof(double) * 2 * S * S), *C2 = malloc(sizeof(double) * 2 * S * S);
+    float *F = malloc(sizeof(float) * 2 * S * S), *F1 = malloc(sizeof(float) * 2 * S * S),
+          *F2 = malloc(sizeof(float) * 2 * S * S);
+    double alpha[2] = {0.5, -1}, beta[2] = {0, 0};
+    float fa[2] = {0.5f, -1}, fb[2] = {0, 0};
+    gemm_cpu_options one = {1, 0}, two = {2, 0};
+    uint64_t st = 5;
+    int i, s1, s2;
+    for (i = 0; i < 2 * S * S; i++) {
+        A[i] = battery_uniform(&st);
+        B[i] = battery_uniform(&st);
+        F[i] = (float)A[i];
+    }
+    s1 = gemm_cpu_zgemm(GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, S, S, S, alpha, A, S, B, S, beta, C1, S, &one);
+    s2 = gemm_cpu_zgemm(GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, S, S, S, alpha, A, S, B, S, beta, C2, S, &two);
+    battery_check(s1 == GEMM_OK && s2 == GEMM_OK && memcmp(C1, C2, sizeof(double) * 2 * S * S) == 0,
+                  "zgemm 300^3: 1 and 2 threads give the same bits");
+    s1 = gemm_cpu_cgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, S, S, S, fa, F, S, F, S, fb, F1, S, &one);
+    s2 = gemm_cpu_cgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, S, S, S, fa, F, S, F, S, fb, F2, S, &two);
+    battery_check(s1 == GEMM_OK && s2 == GEMM_OK && memcmp(F1, F2, sizeof(float) * 2 * S * S) == 0,
+                  "cgemm 300^3: 1 and 2 threads give the same bits");
+    free(A); free(B); free(C1); free(C2); free(F); free(F1); free(F2);
+}
+
+/* GEMM_CONJ_TRANS is GEMM_TRANS for the real calls (as in BLAS). */
+static void test_conj_trans_real(void)
+{
+    enum { S = 40 };
+    static double A[S * S], B[S * S], C1[S * S], C2[S * S];
+    float fa[S * S], fc1[S * S], fc2[S * S];
+    uint64_t st = 9;
+    int i;
+    gemm_status s1, s2;
+    for (i = 0; i < S * S; i++) {
+        A[i] = battery_uniform(&st);
+        B[i] = battery_uniform(&st);
+        fa[i] = (float)A[i];
+    }
+    s1 = gemm_dgemm(GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_CONJ_TRANS, S, S, S, 1.0, A, S, B, S, 0.0, C1, S);
+    s2 = gemm_dgemm(GEMM_COL_MAJOR, GEMM_TRANS, GEMM_TRANS, S, S, S, 1.0, A, S, B, S, 0.0, C2, S);
+    battery_check(s1 == GEMM_OK && s2 == GEMM_OK && memcmp(C1, C2, sizeof C1) == 0,
+                  "gemm_dgemm: GEMM_CONJ_TRANS is GEMM_TRANS");
+    s1 = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, 1.0f, fa, S, fa, S, 0.0f, fc1, S);
+    s2 = gemm_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, S, S, S, 1.0f, fa, S, fa, S, 0.0f, fc2, S);
+    battery_check(s1 == GEMM_OK && s2 == GEMM_OK && memcmp(fc1, fc2, sizeof fc1) == 0,
+                  "gemm_sgemm: GEMM_CONJ_TRANS is GEMM_TRANS");
+}
+
+/* Options and memory: a negative thread count and a failed allocation are
+   refused with C unchanged. */
+static void test_refusals(void)
+{
+    enum { S = 64 };
+    static double A[2 * S * S], C[2 * S * S], before[2 * S * S];
+    double alpha[2] = {1, 1}, beta[2] = {0.5, 0.5};
+    gemm_cpu_options bad = {-1, 0};
+    uint64_t st = 11;
+    gemm_status s;
+    int i;
+    for (i = 0; i < 2 * S * S; i++) A[i] = C[i] = battery_uniform(&st);
+    memcpy(before, C, sizeof C);
+    s = gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, alpha, A, S, A, S, beta, C, S, &bad);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&
+                      strstr(gemm_last_error_detail(), "threads"),
+                  "negative threads refused, C unchanged: \"%s\"", gemm_last_error_detail());
+    test_malloc_fail = 1;
+    s = gemm_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, A, S, beta, C, S);
+    test_malloc_fail = 0;
+    battery_check(s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, before, sizeof C) == 0,
+                  "no memory: GEMM_ERR_OUT_OF_MEMORY, C unchanged (complex beta): status %d \"%s\"", (int)s,
+                  gemm_last_error_detail());
+    s = gemm_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, alpha, A, S, A, S, beta, C, S);
+    battery_check(s == GEMM_OK, "after the failure the same call works: status %d", (int)s);
+    {
+        /* many panels on one thread: one allocation, before C is touched, so
+           no later panel can fail for want of memory and leave C half done */
+        gemm_cpu_options one = {1, 0};
+        gemm__test_hooks()->cpu_complex_panel = 4096;
+        gemm__test_hooks()->cpu_complex_kb = 5;
+        gemm__test_hooks()->cpu_path = 1;
+        test_malloc_calls = 0;
+        s = gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, A, S, beta, C, S, &one);
+        battery_check(s == GEMM_OK && test_malloc_calls == 1,
+                      "panels of 25 x 5 on the packed path, one thread: %ld allocation(s), want 1",
+                      test_malloc_calls);
+        gemm__test_hooks()->cpu_complex_panel = 0;
+        gemm__test_hooks()->cpu_complex_kb = 0;
+        gemm__test_hooks()->cpu_path = 0;
+    }
+}
+
+/* The strided batches: every member bitwise the single call (each layout
+   and op pair, a shared A through stride 0, padded strides, a complex
+   beta), and the batch's refusals (members writing one C, a negative
+   count, NULL alpha and beta by their strided positions, a C over another
+   member's A) writing nothing; no member with NULL matrices is fine. */
+static void test_strided(void)
+{
+    enum { M = 13, N = 9, K = 11, COUNT = 4, LD = 16 };
+    static double A[COUNT * 2 * LD * LD], B[COUNT * 2 * LD * LD], C[COUNT * 2 * LD * LD], R[COUNT * 2 * LD * LD];
+    static double before[COUNT * 2 * LD * LD];
+    double alpha[2] = {0.5, -1.25}, beta[2] = {0.25, 0.75};
+    float fa[2] = {0.5f, -1.25f}, fb[2] = {0.25f, 0.75f};
+    const int64_t stride = LD * LD + 3;
+    uint64_t st = 21;
+    int li, ai, bi, i, same = 1, cases = 0;
+    gemm_status s;
+    for (i = 0; i < COUNT * 2 * LD * LD; i++) A[i] = battery_uniform(&st), B[i] = battery_uniform(&st);
+    for (li = 0; li < 2; li++)
+        for (ai = 0; ai < 3; ai++)
+            for (bi = 0; bi < 3; bi++) {
+                gemm_layout lay = battery_layouts[li];
+                gemm_transpose ta = cbattery_ops[ai], tb = cbattery_ops[bi];
+                int64_t sa = (ai + bi) % 3 == 0 ? 0 : stride; /* a shared A now and then */
+                for (i = 0; i < COUNT * 2 * LD * LD; i++) C[i] = R[i] = battery_uniform(&st);
+                s = gemm_zgemm_strided_batched(lay, ta, tb, M, N, K, alpha, A, LD, sa, B, LD, stride, beta, C, LD,
+                                               stride, COUNT);
+                same = same && s == GEMM_OK;
+                for (i = 0; i < COUNT; i++) {
+                    double *r = R + 2 * i * stride;
+                    gemm_zgemm(lay, ta, tb, M, N, K, alpha, A + 2 * i * sa, LD, B + 2 * i * stride, LD, beta, r, LD);
+                }
+                same = same && memcmp(C, R, sizeof C) == 0;
+                cases++;
+            }
+    battery_check(same, "zgemm strided batches: %d cases (every layout and op pair), each member the single call "
+                  "bit for bit", cases);
+    {
+        static float FA[COUNT * 2 * LD * LD], FC[COUNT * 2 * LD * LD], FR[COUNT * 2 * LD * LD];
+        gemm_cpu_options two = {2, 0};
+        for (i = 0; i < COUNT * 2 * LD * LD; i++) FA[i] = (float)A[i], FC[i] = FR[i] = (float)B[i];
+        s = gemm_cpu_cgemm_strided_batched(GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, M, N, K, fa, FA, LD, stride,
+                                           FA, LD, 0, fb, FC, LD, stride, COUNT, &two);
+        for (i = 0; i < COUNT; i++)
+            gemm_cgemm(GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, M, N, K, fa, FA + 2 * i * stride, LD, FA, LD, fb,
+                       FR + 2 * i * stride, LD);
+        battery_check(s == GEMM_OK && memcmp(FC, FR, sizeof FC) == 0,
+                      "cgemm strided batch on 2 threads, a shared B: each member the single call bit for bit");
+    }
+    memcpy(before, C, sizeof C);
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, A, LD, stride, B, LD,
+                                   stride, beta, C, LD, 0, COUNT);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&
+                      strstr(gemm_last_error_detail(), "stride_c"),
+                  "stride_c = 0 with %d members refused, nothing written: \"%s\"", COUNT, gemm_last_error_detail());
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, A, LD, stride, B, LD,
+                                   stride, beta, C, LD, stride, -1);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0, "batch_count = -1 refused");
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, NULL, A, LD, stride, B, LD,
+                                   stride, beta, C, LD, stride, COUNT);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "alpha is NULL") &&
+                      memcmp(C, before, sizeof C) == 0, "NULL alpha refused: \"%s\"", gemm_last_error_detail());
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, A, LD, stride, B, LD,
+                                   stride, NULL, C, LD, stride, COUNT);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "beta is NULL") &&
+                      memcmp(C, before, sizeof C) == 0, "NULL beta refused: \"%s\"", gemm_last_error_detail());
+    /* member 1's C is member 0's A (A = C + stride): refused before any member runs */
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, C + 2 * stride, LD,
+                                   stride, B, LD, stride, beta, C, LD, stride, 2);
+    battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&
+                      strstr(gemm_last_error_detail(), "overlaps"),
+                  "a member's C over another member's A refused, nothing written: \"%s\"", gemm_last_error_detail());
+    s = gemm_zgemm_strided_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, NULL, LD, stride,
+                                   NULL, LD, stride, beta, NULL, LD, stride, 0);
+    battery_check(s == GEMM_OK, "no member, NULL matrices: status %d", (int)s);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    gemm_cpu_options one = {1, 0}, two = {2, 0};
+    cbattery_backend front = {"cpu/front-door", front_c, front_z, NULL, 0, 0, 1};
+    cbattery_backend t1 = {"cpu/1-thread", opt_c, opt_z, &one, 0, 0, 1};
+    cbattery_backend t2 = {"cpu/2-threads", opt_c, opt_z, &two, 0, 0, 1};
+    const char *kernels[8];
+    int nk = gemm__cpu_kernels(kernels, 8), i;
+    char names[8][64];
+
+    test_reference();
+    test_conj_trans_real();
+    cbattery_run(&front);
+    cbattery_run(&t2);
+    if (!quick) {
+        cbattery_run(&t1);
+        for (i = 0; i < nk; i++) {
+            cbattery_backend kb = {NULL, opt_c, opt_z, &two, 70, 4, 1};
+            snprintf(names[i], sizeof names[i], "cpu/%s", kernels[i]);
+            kb.name = names[i];
+            gemm__test_hooks()->cpu_kernel = kernels[i];
+            cbattery_run(&kb);
+        }
+        gemm__test_hooks()->cpu_kernel = NULL;
+        {
+            /* tiny blocks, packed path: every block edge of the real product */
+            cbattery_backend tb = {"cpu/packed/tiny-blocks", opt_c, opt_z, &two, 90, 4, 1};
+            gemm__test_hooks()->cpu_path = 1;
+            gemm__test_hooks()->cpu_mc = 8;
+            gemm__test_hooks()->cpu_kc = 12;
+            gemm__test_hooks()->cpu_nc = 16;
+            cbattery_run(&tb);
+            gemm__test_hooks()->cpu_path = 0;
+            gemm__test_hooks()->cpu_mc = gemm__test_hooks()->cpu_kc = gemm__test_hooks()->cpu_nc = 0;
+        }
+        {
+            /* small panels of a (rows and k cut) and of b's copy: every panel edge */
+            cbattery_backend pb = {"cpu/tiny-panels", opt_c, opt_z, &two, 90, 4, 1};
+            gemm__test_hooks()->cpu_complex_panel = 20000;
+            gemm__test_hooks()->cpu_complex_kb = 7;
+            cbattery_run(&pb);
+            gemm__test_hooks()->cpu_complex_panel = 0;
+            gemm__test_hooks()->cpu_complex_kb = 0;
+        }
+    }
+    test_threads_identical();
+    test_refusals();
+    test_strided();
+    return battery_summary();
+}
