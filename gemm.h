@@ -1607,7 +1607,7 @@ static void gemm__verify_lines(const double *got, const double *want, const doub
     int64_t i;
     w->at = -1;
     w->failed = 0;
-    w->ratio = 0;
+    w->residual = w->bound = w->ratio = 0;
     for (i = 0; i < count; i++) {
         double s = scale[i], bound = factor * s + floor_, r = fabs(got[i] - want[i]), ratio;
         if (!(s * (1.0 + factor) < max)) continue; /* an Inf or NaN in the inputs, or an honest overflow */
