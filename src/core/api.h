@@ -36,7 +36,8 @@ typedef enum gemm_layout {
 
 typedef enum gemm_transpose {
     GEMM_NO_TRANS = 111,
-    GEMM_TRANS = 112
+    GEMM_TRANS = 112,
+    GEMM_CONJ_TRANS = 113 /* op(X) = X^H, the conjugate transpose; for real types the same as GEMM_TRANS */
 } gemm_transpose;
 
 /* Element types, one list for every backend. Zero is no type, so a
