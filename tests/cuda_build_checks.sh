@@ -39,6 +39,7 @@ build() { # build NAME command...
     build test_cuda_host $NVCC $UNIT_FLAGS tests/test_cuda_host.cu -o "$out/test_cuda_host"
     build bench_cuda_host $NVCC $UNIT_FLAGS bench/bench_cuda_host.cu -o "$out/bench_cuda_host" -lcublas
     build bench_cuda_devices $NVCC $UNIT_FLAGS bench/bench_cuda_devices.cu -o "$out/bench_cuda_devices" -lcublas
+    build test_cuda_complex $NVCC $UNIT_FLAGS tests/test_cuda_complex.cu -o "$out/test_cuda_complex"
     build exact_model sh -c "$NVCC -std=c++17 -O1 bench/research/exact/model.cu -o $out/exact_model && ./$out/exact_model | tail -n 3"
 ) &
 (
@@ -47,12 +48,13 @@ build() { # build NAME command...
     build bench_cuda $NVCC $UNIT_FLAGS bench/bench_cuda.cu -o "$out/bench_cuda" -lcublas
     build test_cuda_batch $NVCC $UNIT_FLAGS tests/test_cuda_batch.cu -o "$out/test_cuda_batch"
     build bench_cuda_batch $NVCC $UNIT_FLAGS bench/bench_cuda_batch.cu -o "$out/bench_cuda_batch" -lcublas
+    build bench_cuda_complex $NVCC $UNIT_FLAGS bench/bench_cuda_complex.cu -o "$out/bench_cuda_complex" -lcublas
     build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda.cuh\"\n' >$out/impl.cu &&
 printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
 $NVCC $UNIT_FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 ) &
 wait
-for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch exact_model test_cuda_host bench_cuda_host bench_cuda_devices \
+for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch test_cuda_complex bench_cuda_complex exact_model test_cuda_host bench_cuda_host bench_cuda_devices \
     cuda_basic two_units; do
     rc=$(cat "$out/$name.rc")
     # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too
