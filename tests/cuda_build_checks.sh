@@ -3,7 +3,8 @@
 # can check of the CUDA backend: the tests and benchmarks compile
 # warning-free for sm_90a (to unoptimised PTX), the example for compute_80
 # (PTX) and sm_90a (machine code, every kernel through ptxas), the host
-# path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), a second
+# path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), the
+# complex calls' plans and operand copies on the CPU (test_cuda_complex --model), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
 # links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
 # model of the exact kernels' index maps (bench/research/exact/model.cu: the shipped
@@ -69,5 +70,11 @@ if [ "$(cat "$out/test_cuda_host.rc")" = 0 ]; then
     check "test_cuda_host --plans: the host path's plans and pipeline on the CPU" "$out/test_cuda_host" --plans
 else
     failed=$((failed + 1)); echo "FAIL test_cuda_host --plans: it did not build"
+fi
+# The complex calls' plans and host-side copies with a plain real product need no GPU.
+if [ "$(cat "$out/test_cuda_complex.rc")" = 0 ]; then
+    check "test_cuda_complex --model: the complex plans and operand copies on the CPU" "$out/test_cuda_complex" --model
+else
+    failed=$((failed + 1)); echo "FAIL test_cuda_complex --model: it did not build"
 fi
 summary

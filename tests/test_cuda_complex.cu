@@ -13,7 +13,11 @@
    real kernels' paths (DMMA TMA and cp.async, SIMT configurations, TF32
    for cgemm); batches with shared operands, device lists and more members
    than one grid's 65535; and the refusals, each leaving C as it was.
-   GEMM_CUDA_TEST_SMALL=1: fewer and smaller cases (compute-sanitizer). */
+   GEMM_CUDA_TEST_SMALL=1: fewer and smaller cases (compute-sanitizer).
+   build/test_cuda_complex --model: no GPU; the plans, the host's copies of
+   the operands and a plain real product in place of the GPU's, every
+   layout, op pair and scalar kind, and the refusals made before any CUDA
+   call (test-cuda-build runs it). */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include <float.h>
@@ -475,10 +479,131 @@ static void test_host_timing(void)
            "zgemm_host timing: total %.3g s, parts add up to %.3g s", t.total_s, sum);
 }
 
-int main(void)
+/* ---- --model: the complex calls' host side on the CPU (no GPU) ---- */
+
+/* The plan, the host's expansion, op(b) and C copies (which the device
+   kernels mirror) and a plain real product in its place: the complex
+   result from the real product of the plan, checked as on the GPU. */
+template <typename T> static void model_case(const ccase &c, cx<T> alpha, cx<T> beta, double eps)
+{
+    bool na = c.ta == GEMM_NO_TRANS, nb = c.tb == GEMM_NO_TRANS;
+    int64_t ar = na ? c.m : c.k, ac = na ? c.k : c.m, br = nb ? c.k : c.n, bc = nb ? c.n : c.k;
+    int64_t lda = min_ld(c.l, ar, ac) + c.pad, ldb = min_ld(c.l, br, bc) + c.pad, ldc = min_ld(c.l, c.m, c.n) + c.pad;
+    std::vector<T> hA(2 * (extent(c.l, ar, ac, lda) + 1)), hB(2 * (extent(c.l, br, bc, ldb) + 1)),
+        hC(2 * (extent(c.l, c.m, c.n, ldc) + 1)), out;
+    gemm__cuda_cplan<T> pl = {};
+    gemm_cuda_options o = {};
+    gemm_transpose rta = GEMM_NO_TRANS, rtb = GEMM_NO_TRANS;
+    const char *fn = "model";
+    fill(hA);
+    fill(hB);
+    fill(hC);
+    out = hC;
+    gemm_status s = gemm__cuda_cbegin<T>(fn, c.l, c.ta, c.tb, &alpha, &beta, &pl, &rta, &rtb);
+    if (s == GEMM_OK)
+        s = gemm__prepare(fn, c.l, rta, rtb, c.m, c.n, c.k, gemm__cuda_czero(pl.alpha), 1, lda, 1, ldb,
+                          gemm__cuda_cone(pl.beta), 1, ldc, &pl.p);
+    s = gemm__cuda_cfinish<T>(fn, s, true, c.ta, c.tb, &o, &pl);
+    const gemm__problem &p = pl.p, &r = pl.r;
+    if (s == GEMM_OK && p.work == GEMM__WORK_SCALE) {
+        gemm__cuda_chost_scale(p.m, pl.beta, out.data(), p.ldc, out.data(), p.ldc, 0, p.n);
+    } else if (s == GEMM_OK && p.work == GEMM__WORK_FULL) {
+        const T *a = p.swapped ? hB.data() : hA.data(), *b = p.swapped ? hA.data() : hB.data();
+        std::vector<T> Y(pl.y_elems), Bt(pl.bt_elems), Cs(pl.cs_elems);
+        gemm__cuda_chost_expand(&pl, a, Y.data(), 0, p.k);
+        if (pl.bt_elems) gemm__cuda_chost_transpose(&pl, b, Bt.data(), 0, p.n);
+        if (pl.cs_elems) gemm__cuda_chost_scale(p.m, pl.beta, out.data(), p.ldc, Cs.data(), pl.ldcs, 0, p.n);
+        const T *rb = pl.bt_elems ? Bt.data() : b;
+        T *rc = pl.cs_elems ? Cs.data() : out.data(), rbeta = pl.complex_beta ? T(1) : pl.beta.re;
+        for (int64_t j = 0; j < r.n; j++) /* the real product as the plan states it: column-major NN */
+            for (int64_t i = 0; i < r.m; i++) {
+                double sum = 0;
+                for (int64_t q = 0; q < r.k; q++) sum += (double)Y[i + q * r.lda] * (double)rb[q + j * r.ldb];
+                T *e = &rc[i + j * r.ldc];
+                *e = (T)(rbeta == T(0) ? sum : sum + (double)rbeta * (double)*e);
+            }
+        if (pl.cs_elems) {
+            gemm__cuda_cnum<T> one = {T(1), T(0)};
+            gemm__cuda_chost_scale(p.m, one, Cs.data(), pl.ldcs, out.data(), p.ldc, 0, p.n);
+        }
+    }
+    double w = s == GEMM_OK ? check_member<T>(c, alpha, beta, hA.data(), lda, hB.data(), ldb, hC.data(), out.data(),
+                                              ldc, (2.0 * (double)c.k + 8) * eps)
+                            : 1e9;
+    result(w <= 1, "model %s %s %s%s m=%lld n=%lld k=%lld pad=%lld alpha=(%g,%g) beta=(%g,%g): status %d, error %.3g "
+           "of the bound", sizeof(T) == 8 ? "zgemm" : "cgemm", c.l == GEMM_ROW_MAJOR ? "row" : "col", op_name(c.ta),
+           op_name(c.tb), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.pad, (double)alpha.re,
+           (double)alpha.im, (double)beta.re, (double)beta.im, (int)s, w);
+}
+
+/* Refusals that come before anything reaches the GPU, with host memory. */
+template <typename T> static void model_refusals(void)
+{
+    int64_t n = 4;
+    std::vector<T> A(2 * n * n), C(2 * n * n), C0;
+    cx<T> one = {(T)1, (T)0};
+    gemm_cuda_options tf = {}, bad = {};
+    fill(A);
+    fill(C);
+    C0 = C;
+    tf.math = GEMM_CUDA_MATH_TF32;
+    bad.kernel = (gemm_cuda_kernel)99;
+    for (int r = 0; r < 8; r++) {
+        const char *what = "", *needle = "";
+        gemm_status s = GEMM_OK;
+        const gemm_cuda_options *o = NULL;
+        gemm_transpose ta = GEMM_CONJ_TRANS, tb = GEMM_NO_TRANS;
+        gemm_layout l = GEMM_ROW_MAJOR;
+        int64_t m = n, lda = n;
+        const cx<T> *alpha = &one;
+        switch (r) {
+        case 0: what = "transa 114"; needle = "transa is 114"; ta = (gemm_transpose)114; break;
+        case 1: what = "transb 110"; needle = "transb is 110"; tb = (gemm_transpose)110; break;
+        case 2: what = "layout 103"; needle = "layout"; l = (gemm_layout)103; break;
+        case 3: what = "m = -2"; needle = "m = -2"; m = -2; break;
+        case 4: what = "lda too small"; needle = "lda"; l = GEMM_COL_MAJOR; lda = n - 1; break;
+        case 5: what = "alpha NULL"; needle = "alpha is NULL"; alpha = NULL; break;
+        case 6: what = sizeof(T) == 8 ? "math TF32" : "kernel 99"; needle = "options"; o = sizeof(T) == 8 ? &tf : &bad; break;
+        default: what = "host form, kernel 99"; needle = "options"; o = &bad; break;
+        }
+        s = call<T>(r == 7 ? HOST : DEVICE, o, l, ta, tb, m, n, n, alpha, A.data(), lda, 0, A.data(), n, 0, &one, C.data(),
+                    n, 0, NULL, NULL, NULL, 1);
+        const char *d = gemm_last_error_detail();
+        result(s == GEMM_ERR_INVALID_ARG && C == C0 && strstr(d, needle) && strstr(d, "gemm_cuda_"),
+               "model %s refuses %s before any CUDA call: status %d (%s)", sizeof(T) == 8 ? "zgemm" : "cgemm", what,
+               (int)s, d);
+    }
+}
+
+template <typename T> static void model(double eps)
+{
+    static const double al[3][2] = {{1, 0}, {0.5, -1.25}, {0, 0}};
+    static const double be[4][2] = {{0, 0}, {1, 0}, {-0.75, 0}, {0.5, 0.25}};
+    static const int64_t shapes[4][3] = {{1, 1, 1}, {5, 3, 4}, {9, 7, 6}, {4, 6, 0}};
+    int turn = 0;
+    for (gemm_layout l : layouts)
+        for (gemm_transpose ta : ops)
+            for (gemm_transpose tb : ops)
+                for (int sh = 0; sh < 4; sh++)
+                    for (int a = 0; a < 3; a++)
+                        for (int b = 0; b < 4; b++) {
+                            ccase c = {l, ta, tb, shapes[sh][0], shapes[sh][1], shapes[sh][2], (int64_t)(turn++ % 3),
+                                       1, false, false};
+                            model_case<T>(c, cx<T>{(T)al[a][0], (T)al[a][1]}, cx<T>{(T)be[b][0], (T)be[b][1]}, eps);
+                        }
+    model_refusals<T>();
+}
+
+int main(int argc, char **argv)
 {
     int count = 0;
     small_run = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
+    if (argc > 1 && !strcmp(argv[1], "--model")) {
+        model<float>(FLT_EPSILON);
+        model<double>(DBL_EPSILON);
+        printf("%d passed, %d failed\n", passed, failed);
+        return failed ? 1 : 0;
+    }
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         printf("FAIL no CUDA device\n0 passed, 1 failed\n");
         return 1;
