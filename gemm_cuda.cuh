@@ -7472,19 +7472,19 @@ static gemm_status gemm__cuda_cprepare_operands(const char *fn, const gemm__cuda
 {
     const gemm__problem *p = &pl->p;
     bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
-    int64_t gy = (p->k + 31) / 32, gb = (p->k + 31) / 32;
+    int64_t kt = (p->k + 31) / 32; /* tiles along k: the grid's y strides over them */
+    dim3 threads(32, 8);
+    unsigned ky = (unsigned)(kt < 65535 ? kt : 65535);
     gemm_status s;
     s = gemm__cuda_cchunks(fn, a_shared ? 1 : mb.count, [&](int64_t first, unsigned z) {
-        gemm__cuda_cexpand_kernel<T><<<dim3((unsigned)((p->m + 31) / 32), (unsigned)(gy < 65535 ? gy : 65535), z),
-                                       dim3(32, 8), 0, stream>>>(
+        gemm__cuda_cexpand_kernel<T><<<dim3((unsigned)((p->m + 31) / 32), ky, z), threads, 0, stream>>>(
             (int)p->m, (int)p->k, mb.a, p->lda, p->a_trans, pl->alpha.re, pl->alpha.im, pl->conj_a, pl->conj_b, Y,
             pl->ldy, mb.sa, pl->y_elems, first);
     });
     if (s == GEMM_OK && Bt) /* op(b)(l, j) = b[j + l*ldb]: the transpose of the n x k matrix b */
         s = gemm__cuda_cchunks(fn, b_shared ? 1 : mb.count, [&](int64_t first, unsigned z) {
-            gemm__cuda_ctranspose_kernel<T><<<dim3((unsigned)((p->n + 31) / 32), (unsigned)(gb < 65535 ? gb : 65535), z),
-                                              dim3(32, 8), 0, stream>>>((int)p->n, (int)p->k, mb.b, p->ldb, mb.sb, Bt,
-                                                                        pl->ldbt, pl->bt_elems, first);
+            gemm__cuda_ctranspose_kernel<T><<<dim3((unsigned)((p->n + 31) / 32), ky, z), threads, 0, stream>>>(
+                (int)p->n, (int)p->k, mb.b, p->ldb, mb.sb, Bt, pl->ldbt, pl->bt_elems, first);
         });
     if (s == GEMM_OK && Cs) {
         gemm__cuda_cside out = {NULL, pl->cs_elems};
@@ -7802,7 +7802,8 @@ static gemm_status gemm__cuda_cfinish(const char *fn, gemm_status s, bool device
 {
     const gemm__problem *p = &pl->p;
     if (s == GEMM_OK)
-        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
+                                     : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
     if (s != GEMM_OK || p->work == GEMM__WORK_NONE) return s;
     pl->conj_a = (p->swapped ? tb : ta) == GEMM_CONJ_TRANS;
     pl->conj_b = (p->swapped ? ta : tb) == GEMM_CONJ_TRANS;
