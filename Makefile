@@ -125,7 +125,7 @@ $(B)/bench_cpu: bench/bench_cpu.c tests/battery.h $(HEADERS) | $(B)
 # bench/cuda.png from bench/results_cuda_gpus.csv, which
 # tools/cuda_results_csv.py derives from bench/RESULTS.md's CUDA tables.
 PLOT_DIR ?= bench
-plot: ## bench/cpu.png and bench/cuda.png from the CSVs in bench/ (gnuplot)
+plot: ## bench/cpu.png, bench/cuda.png and bench/gpus.png from the CSVs in bench/ (gnuplot)
 	@sh tests/deps.sh plot
 	CPU_CSV=$(or $(CPU_CSV),bench/results_cpu.csv) sh bench/plot.sh $(PLOT_DIR)
 

@@ -114,9 +114,12 @@
                     (gemm_cpu_set_threads(), GEMM_NUM_THREADS, else the cores
                     the rank may run on: one under mpirun --bind-to core).
        slabs        root-held Cannon: A and B travel in this many k-slabs, the
-                    next while the ranks multiply the current one (0 or 1: all
+                    next while the ranks multiply the current one (1: all
                     before the rounds); pays where the root's CPU is free while
-                    the ranks multiply, as with the CUDA multiply.
+                    the ranks multiply, as with the CUDA multiply. 0 (the
+                    default) chooses: with the CUDA multiply and the blocks
+                    travelling by MPI, slabs about 4096 deep (at most 8), else
+                    1.
        timing, timing_max, path_used
                     outputs, filled on every return, failures included (NULL
                     on some ranks and set on others is fine): see Timing;
@@ -246,7 +249,8 @@ typedef struct gemm_mpi_options {
     int threads;                   /* CPU multiply: threads per rank (gemm_cpu_options.threads); 0 = gemm_cpu.h's
                                       default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
     int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
-                                      ranks multiply this one; 0 or 1 = all before the rounds */
+                                      ranks multiply this one; 1 = all before the rounds; 0 = chosen from the
+                                      sizes (slabs about 4096 deep with the CUDA multiply, else 1) */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),
@@ -539,6 +543,37 @@ static void gemm__mpi_place(const gemm__mpi_grid *g, int rank, int *row, int *co
     *col = g->swapped ? urow : ucol;
 }
 /* <<mpi grid */
+/* >>mpi slabs: src/mpi/slabs.c */
+/* ---- slabs: how deep the root-held Cannon streams ----------------------- */
+
+/* The root-held Cannon can run as S products over k-slabs of A and B, the
+   next slab travelling from the root while the ranks multiply this one
+   (mpi/stream.c). options.slabs > 0 fixes S; 0 chooses it here from the
+   sizes: streaming pays where the ranks multiply on GPUs while the root's
+   CPU is free to send, and the blocks travel by MPI (not where the root's
+   host call drives every GPU itself, GEMM_MPI_PATH_ROOT_DEVICES). Slabs
+   then hold about GEMM__MPI_SLAB_DEPTH columns of the k-block: deep enough
+   that each slab's multiply runs at the full rate, and on 2 H200s at n =
+   32768 (k-block 16384) 4 slabs took fp32's root-held call from 2.28 s to
+   1.88 s. More than GEMM__MPI_SLABS_MAX only add steps. */
+
+
+#define GEMM__MPI_SLAB_DEPTH 4096
+#define GEMM__MPI_SLABS_MAX 8
+
+/* The slabs a root-held Cannon of grid g streams in: `cuda` when the ranks
+   multiply on GPUs, `root_devices` when the root's host call runs the
+   root-held form instead (then nothing streams). Fox never streams. */
+static int gemm__mpi_slab_count(const gemm_mpi_options *o, const gemm__mpi_grid *g, int cuda, int root_devices)
+{
+    int64_t s;
+    if (o->algorithm != GEMM_MPI_CANNON) return 1;
+    if (o->slabs > 0) return o->slabs > g->kb ? (int)g->kb : o->slabs;
+    if (!cuda || root_devices) return 1;
+    s = g->kb / GEMM__MPI_SLAB_DEPTH;
+    return s < 1 ? 1 : s > GEMM__MPI_SLABS_MAX ? GEMM__MPI_SLABS_MAX : (int)s;
+}
+/* <<mpi slabs */
 /* >>mpi memory: src/mpi/memory.c */
 /* ---- memory: what one rank allocates ------------------------------------ */
 
@@ -623,10 +658,11 @@ static size_t gemm__mpi_pool_blocks(const gemm__mpi_grid *g, const gemm_mpi_opti
 
 /* What one rank allocates: *host and *device bytes, for the plan's shared
    part (form < 0) or with one form's own buffers added (0 root-held, 1
-   distributed). The query, the caps and the allocation all use it.
+   distributed). The query, the caps and the allocation all use it;
+   `root_devices` as for gemm__mpi_slab_count (the query: 0, the most).
    Returns nonzero when the bytes overflow size_t. */
 static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_root, const gemm_mpi_options *o,
-                          gemm_mpi_path path, size_t *host, size_t *device)
+                          gemm_mpi_path path, int root_devices, size_t *host, size_t *device)
 {
     size_t br = (size_t)g->br, bc = (size_t)g->bc, slots = br * bc, a, b, c, big;
     int cuda = o->local == GEMM_MPI_LOCAL_CUDA, fox = o->algorithm == GEMM_MPI_FOX, over = 0;
@@ -652,8 +688,9 @@ static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_r
        rank's); streamed in k-slabs, each rank's next slab lands beside its
        blocks. */
     if (form == 0 && (cuda || is_root)) gemm__mpi_add(&hst, gemm__mpi_mul(&hst, 2, gemm__mpi_stage_bytes(g, es)));
-    if (form == 0 && o->slabs > 1 && !fox) {
-        size_t kbs = (size_t)((g->kb + o->slabs - 1) / o->slabs), land;
+    if (form == 0 && gemm__mpi_slab_count(o, g, cuda, root_devices) > 1) {
+        int slabs = gemm__mpi_slab_count(o, g, cuda, root_devices);
+        size_t kbs = (size_t)((g->kb + slabs - 1) / slabs), land;
         land = gemm__mpi_mul(&blk, gemm__mpi_mul(&blk, slots, (size_t)g->mb + (size_t)g->nb), kbs);
         land = gemm__mpi_mul(&blk, land, es);
         if (cuda) gemm__mpi_add(&blk, land);
@@ -692,7 +729,7 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
     for (swapped = 0; swapped < 2; swapped++)
         for (root = 0; root < 2; root++) {
             gemm__mpi_grid_view(&u, swapped, &g);
-            over |= gemm__mpi_need(&g, gemm_precision_size(precision), distributed != 0, root, &o, path, &h, &d);
+            over |= gemm__mpi_need(&g, gemm_precision_size(precision), distributed != 0, root, &o, path, 0, &h, &d);
             if (h > *host_bytes) *host_bytes = h;
             if (d > *device_bytes) *device_bytes = d;
         }
@@ -2393,20 +2430,23 @@ static void gemm__mpi_fox(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, g
 /* >>mpi stream: src/mpi/stream.c */
 /* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
 
-/* options.slabs = S > 1, root-held Cannon: the product runs as S products
-   over k-slabs; the ranks start on the first slab as soon as it has
-   landed, and each next slab travels from the root while the current one
-   multiplies (mpi/feed.c): the root packs and sends between its own
-   panels, or while its GPU works; the ranks receive into landing blocks a
-   slab deep (1/S of their a and b blocks). It pays where the root's CPU is
-   free while the ranks multiply: with the CUDA multiply. The root still
-   moves every byte of A, B and C through its host memory. */
+/* S > 1 slabs (options.slabs, or the choice of mpi/slabs.c), root-held
+   Cannon: the product runs as S products over k-slabs; the ranks start on
+   the first slab as soon as it has landed, and each next slab travels from
+   the root while the current one multiplies (mpi/feed.c): the root packs
+   and sends between its own panels, or while its GPU works; the ranks
+   receive into landing blocks a slab deep (1/S of their a and b blocks).
+   It pays where the root's CPU is free while the ranks multiply: with the
+   CUDA multiply. The root still moves every byte of A, B and C through its
+   host memory. */
 
 
-/* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
-static int gemm__mpi_streams(const gemm__mpi_shape *sh, const gemm__mpi_call *c)
+/* Whether this execute streams: the root-held Cannon in more than one
+   slab (mpi/slabs.c). */
+static int gemm__mpi_streams(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                             const gemm__mpi_call *c)
 {
-    return c->form == 0 && sh->o.algorithm == GEMM_MPI_CANNON && sh->o.slabs > 1;
+    return c->form == 0 && gemm__mpi_slab_count(&sh->o, &tm->g, dv->cuda, dv->root_devices) > 1;
 }
 
 /* The landed slab becomes each slot's a and b block (its feed is complete). */
@@ -2434,10 +2474,9 @@ static void gemm__mpi_stream(const gemm__mpi_shape *sh, const gemm__mpi_team *tm
 {
     const gemm__mpi_grid *g = &tm->g;
     gemm__mpi_slab sl;
-    int s, S = sh->o.slabs;
+    int s, S = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
     int64_t kb = g->kb, kbs;
     double t0 = gemm__mpi_now();
-    if (S > kb) S = (int)kb;
     kbs = (kb + S - 1) / S;
     if (c->beta != 0) gemm__mpi_distribute_blocks(sh, tm, dv, c, bf, sg, e, t, 2, 2);
     sl.kb = kbs;
@@ -2882,7 +2921,8 @@ static gemm_status gemm__mpi_fits(const gemm__mpi_shape *sh, const gemm__mpi_tea
     static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
     int64_t v[1];
     size_t host, device, cap, stage = gemm__mpi_stage_bytes(&tm->g, sh->es);
-    int over = gemm__mpi_need(&tm->g, sh->es, form, tm->rank == sh->o.root, &sh->o, dv->path, &host, &device);
+    int over = gemm__mpi_need(&tm->g, sh->es, form, tm->rank == sh->o.root, &sh->o, dv->path, dv->root_devices,
+                              &host, &device);
     if (e->st == GEMM_OK && over)
         gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: %lld x %lld x %lld needs more than %zu bytes on "
                                      "this rank", e->func, (long long)sh->m, (long long)sh->n, (long long)sh->k,
@@ -2977,8 +3017,9 @@ static void gemm__mpi_alloc_form(const gemm__mpi_shape *sh, const gemm__mpi_team
         return;
     }
     sg->bytes = gemm__mpi_stage_bytes(g, sh->es);
-    if (sh->o.slabs > 1 && sh->o.algorithm == GEMM_MPI_CANNON) {
-        int64_t kbs = (g->kb + sh->o.slabs - 1) / sh->o.slabs;
+    if (gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices) > 1) {
+        int slabs = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
+        int64_t kbs = (g->kb + slabs - 1) / slabs;
         bf->land_a = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(g->mb * kbs) * sh->es);
         bf->land_b = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(kbs * g->nb) * sh->es);
     }
@@ -3092,7 +3133,7 @@ static void gemm__mpi_shape_values(const gemm__mpi_shape *sh, int form, int64_t 
     v[11] = form == 1 ? 0 : sh->o.root;
     v[12] = (int64_t)sh->o.max_host_bytes; v[13] = (int64_t)sh->o.max_device_bytes;
     v[14] = sh->o.threads;
-    v[15] = sh->o.slabs > 1 ? sh->o.slabs : 1;
+    v[15] = sh->o.slabs;
 }
 
 /* The plan's communicator (into tm), the grid and this rank's checks of
@@ -3391,7 +3432,7 @@ static void gemm__mpi_product(const gemm__mpi_shape *sh, const gemm__mpi_team *t
                               gemm__mpi_err *e, gemm_timing *t)
 {
     gemm_status s;
-    if (gemm__mpi_streams(sh, c)) gemm__mpi_stream(sh, tm, dv, c, bf, xc, sg, e, t);
+    if (gemm__mpi_streams(sh, tm, dv, c)) gemm__mpi_stream(sh, tm, dv, c, bf, xc, sg, e, t);
     else {
         gemm__mpi_slab sl;
         int prelaunched = 0;

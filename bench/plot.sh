@@ -6,11 +6,15 @@
 #             "# machine, date, commit" line goes on the image
 #   cuda.png  from bench/results_cuda_gpus.csv (RESULTS.md's CUDA tables,
 #             tools/cuda_results_csv.py), with each GPU's dates and commits
+#   gpus.png  from bench/results_gpu_scaling.csv (RESULTS.md's 4-GPU tables:
+#             speedup against GPU count), whose "# machine, date, commit"
+#             line goes on the image
 # OUTDIR defaults to bench/. Needs gnuplot (tests/deps.sh bench or plot).
 cd "$(dirname "$0")/.." || exit 2
 outdir=${1:-bench} fmt=${2:-png}
 cpu_csv=${CPU_CSV:-bench/results_cpu.csv}
 cuda_csv=${CUDA_CSV:-bench/results_cuda_gpus.csv}
+gpus_csv=bench/results_gpu_scaling.csv
 mkdir -p "$outdir"
 command -v gnuplot >/dev/null 2>&1 || { echo "plot.sh: gnuplot is not installed (sh tests/deps.sh plot)"; exit 1; }
 clean() { tr -d "'\"\\\\"; } # nothing that could end a gnuplot string
@@ -35,4 +39,9 @@ if [ -e "$cuda_csv" ]; then
         echo "wrote $outdir/cuda.$fmt" || status=1
     rm -f "$nn"
 else echo "plot.sh: $cuda_csv missing (python3 tools/cuda_results_csv.py)"; status=1; fi
+if [ -e "$gpus_csv" ]; then
+    meta=$(sed -n 's/^# *//p' "$gpus_csv" | head -n 1 | clean)
+    gnuplot -e "csv='$gpus_csv'; out='$outdir/gpus.$fmt'; fmt='$fmt'; meta='$meta'" bench/plot_gpus.gp &&
+        echo "wrote $outdir/gpus.$fmt ($meta)" || status=1
+else echo "plot.sh: $gpus_csv missing"; status=1; fi
 exit $status

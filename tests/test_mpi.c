@@ -565,6 +565,33 @@ static void test_timing_and_errors(void)
     battery_check(gemm__mpi_status(MPI_SUCCESS, "x") == GEMM_OK, "MPI_SUCCESS is GEMM_OK");
 }
 
+/* options.slabs = 0 chooses the root-held stream's depth from the sizes:
+   with the CUDA multiply and blocks travelling by MPI, slabs about 4096
+   deep (at most 8); otherwise one; a fixed count is kept (at most kb). */
+static void test_auto_slabs(void)
+{
+    static const struct { int slabs, algo, cuda, root_devices; int64_t kb; int want; } c[] = {
+        {0, GEMM_MPI_CANNON, 1, 0, 16384, 4}, {0, GEMM_MPI_CANNON, 1, 0, 8192, 2}, {0, GEMM_MPI_CANNON, 1, 0, 8191, 1},
+        {0, GEMM_MPI_CANNON, 1, 0, 60000, 8}, {0, GEMM_MPI_CANNON, 1, 0, 100, 1}, {0, GEMM_MPI_CANNON, 0, 0, 16384, 1},
+        {0, GEMM_MPI_CANNON, 1, 1, 16384, 1}, {0, GEMM_MPI_FOX, 1, 0, 16384, 1}, {3, GEMM_MPI_CANNON, 0, 0, 16384, 3},
+        {1, GEMM_MPI_CANNON, 1, 0, 16384, 1}, {9, GEMM_MPI_CANNON, 1, 0, 5, 5}, {3, GEMM_MPI_FOX, 0, 0, 16384, 1}};
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        gemm_mpi_options o;
+        gemm__mpi_grid g;
+        int got;
+        memset(&o, 0, sizeof o);
+        memset(&g, 0, sizeof g);
+        o.slabs = c[i].slabs;
+        o.algorithm = (gemm_mpi_algorithm)c[i].algo;
+        g.kb = c[i].kb;
+        got = gemm__mpi_slab_count(&o, &g, c[i].cuda, c[i].root_devices);
+        battery_check(got == c[i].want, "slabs %d, %s, %s%s, kb %lld: %d slabs (want %d)", c[i].slabs,
+                      c[i].algo == GEMM_MPI_FOX ? "Fox" : "Cannon", c[i].cuda ? "CUDA" : "CPU",
+                      c[i].root_devices ? ", root's host call" : "", (long long)c[i].kb, got, c[i].want);
+    }
+}
+
 #include "mpi_plan_checks.h"
 
 #ifdef GEMM_MPI_CUDA
@@ -638,6 +665,7 @@ int main(int argc, char **argv)
     test_memory();
     test_malloc_failure();
     test_timing_and_errors();
+    test_auto_slabs();
     test_plans(GEMM_MPI_LOCAL_CPU);
     test_plan_refusals();
     test_plan_failures();

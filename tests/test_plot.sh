@@ -19,7 +19,7 @@ rm -rf "$out" && mkdir -p "$out"
 check "bench/results_cuda_gpus.csv holds bench/RESULTS.md's CUDA tables, nothing else" python3 tools/cuda_results_csv.py --check
 if have gnuplot; then
     check "make plot PLOT_DIR=$out" ${MAKE:-make} --no-print-directory plot PLOT_DIR=$out
-    for f in cpu cuda; do
+    for f in cpu cuda gpus; do
         check "... $out/$f.png is a PNG image" sh -c "head -c 8 $out/$f.png | od -An -c | grep -q 'P   N   G' && test \$(wc -c <$out/$f.png) -gt 20000"
     done
     check "bench/plot.sh $out svg" sh bench/plot.sh $out svg
@@ -33,8 +33,13 @@ if have gnuplot; then
     check "... and RESULTS.md states those commits and the date" sh -c \
         "grep -q '4f49a07 (H100) and 04393c0 (H200' bench/RESULTS.md && grep -q 'Commit\*\*: 497c9f5' bench/RESULTS.md &&
          grep -q 'Date\*\*: 2026-11-24' bench/RESULTS.md"
+    meta=$(sed -n 's/^# *//p' bench/results_gpu_scaling.csv | head -n 1)
+    check "the scaling figure names its machine, date and commit ($meta)" test -n "$meta" -a -n "$(grep -F "$meta" $out/gpus.svg)"
 else skip "gnuplot not installed (sh tests/deps.sh plot)"; fi
-for f in cpu cuda; do
+check "bench/results_gpu_scaling.csv's speedups are RESULTS.md's (4 GPUs, n = 32768)" sh -c \
+    "grep -q '^host call,f32,32768,4,.*,3.063\$' bench/results_gpu_scaling.csv && grep -q '| \*\*3.06x\*\* |' bench/RESULTS.md &&
+     grep -q '^MPI root-held,f64,32768,4,.*,1.656\$' bench/results_gpu_scaling.csv && grep -q '| \*\*1.66x\*\* |' bench/RESULTS.md"
+for f in cpu cuda gpus; do
     check "README shows bench/$f.png, which git tracks" sh -c \
         "grep -q '](bench/$f.png)' README.md && git ls-files --error-unmatch bench/$f.png"
 done

@@ -52,7 +52,8 @@ typedef struct gemm_mpi_options {
     int threads;                   /* CPU multiply: threads per rank (gemm_cpu_options.threads); 0 = gemm_cpu.h's
                                       default: gemm_cpu_set_threads(), GEMM_NUM_THREADS, the rank's cores */
     int slabs;                     /* root-held Cannon: A and B travel in this many k-slabs, the next while the
-                                      ranks multiply this one; 0 or 1 = all before the rounds */
+                                      ranks multiply this one; 1 = all before the rounds; 0 = chosen from the
+                                      sizes (slabs about 4096 deep with the CUDA multiply, else 1) */
 } gemm_mpi_options;
 
 /* A rank's piece of a matrix in the op() view: rows [row0, row0+rows),

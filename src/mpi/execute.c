@@ -70,7 +70,7 @@ static void gemm__mpi_product(const gemm__mpi_shape *sh, const gemm__mpi_team *t
                               gemm__mpi_err *e, gemm_timing *t)
 {
     gemm_status s;
-    if (gemm__mpi_streams(sh, c)) gemm__mpi_stream(sh, tm, dv, c, bf, xc, sg, e, t);
+    if (gemm__mpi_streams(sh, tm, dv, c)) gemm__mpi_stream(sh, tm, dv, c, bf, xc, sg, e, t);
     else {
         gemm__mpi_slab sl;
         int prelaunched = 0;

@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include "grid.c"
+#include "slabs.c" /* gemm__mpi_slab_count */
 
 /* The root-held calls stage blocks in chunks of whole runs (rows of a
    row-major block), about this size: large enough for full-speed copies and
@@ -83,10 +84,11 @@ static size_t gemm__mpi_pool_blocks(const gemm__mpi_grid *g, const gemm_mpi_opti
 
 /* What one rank allocates: *host and *device bytes, for the plan's shared
    part (form < 0) or with one form's own buffers added (0 root-held, 1
-   distributed). The query, the caps and the allocation all use it.
+   distributed). The query, the caps and the allocation all use it;
+   `root_devices` as for gemm__mpi_slab_count (the query: 0, the most).
    Returns nonzero when the bytes overflow size_t. */
 static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_root, const gemm_mpi_options *o,
-                          gemm_mpi_path path, size_t *host, size_t *device)
+                          gemm_mpi_path path, int root_devices, size_t *host, size_t *device)
 {
     size_t br = (size_t)g->br, bc = (size_t)g->bc, slots = br * bc, a, b, c, big;
     int cuda = o->local == GEMM_MPI_LOCAL_CUDA, fox = o->algorithm == GEMM_MPI_FOX, over = 0;
@@ -112,8 +114,9 @@ static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_r
        rank's); streamed in k-slabs, each rank's next slab lands beside its
        blocks. */
     if (form == 0 && (cuda || is_root)) gemm__mpi_add(&hst, gemm__mpi_mul(&hst, 2, gemm__mpi_stage_bytes(g, es)));
-    if (form == 0 && o->slabs > 1 && !fox) {
-        size_t kbs = (size_t)((g->kb + o->slabs - 1) / o->slabs), land;
+    if (form == 0 && gemm__mpi_slab_count(o, g, cuda, root_devices) > 1) {
+        int slabs = gemm__mpi_slab_count(o, g, cuda, root_devices);
+        size_t kbs = (size_t)((g->kb + slabs - 1) / slabs), land;
         land = gemm__mpi_mul(&blk, gemm__mpi_mul(&blk, slots, (size_t)g->mb + (size_t)g->nb), kbs);
         land = gemm__mpi_mul(&blk, land, es);
         if (cuda) gemm__mpi_add(&blk, land);
@@ -152,7 +155,7 @@ GEMM_DEF gemm_status gemm_mpi_memory(int nranks, int64_t m, int64_t n, int64_t k
     for (swapped = 0; swapped < 2; swapped++)
         for (root = 0; root < 2; root++) {
             gemm__mpi_grid_view(&u, swapped, &g);
-            over |= gemm__mpi_need(&g, gemm_precision_size(precision), distributed != 0, root, &o, path, &h, &d);
+            over |= gemm__mpi_need(&g, gemm_precision_size(precision), distributed != 0, root, &o, path, 0, &h, &d);
             if (h > *host_bytes) *host_bytes = h;
             if (d > *device_bytes) *device_bytes = d;
         }

@@ -63,7 +63,7 @@ static void gemm__mpi_shape_values(const gemm__mpi_shape *sh, int form, int64_t 
     v[11] = form == 1 ? 0 : sh->o.root;
     v[12] = (int64_t)sh->o.max_host_bytes; v[13] = (int64_t)sh->o.max_device_bytes;
     v[14] = sh->o.threads;
-    v[15] = sh->o.slabs > 1 ? sh->o.slabs : 1;
+    v[15] = sh->o.slabs;
 }
 
 /* The plan's communicator (into tm), the grid and this rank's checks of

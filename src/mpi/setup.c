@@ -82,7 +82,8 @@ static gemm_status gemm__mpi_fits(const gemm__mpi_shape *sh, const gemm__mpi_tea
     static const char *const names[] = {"transfer paths (some MPI ranks are not CUDA-aware)"};
     int64_t v[1];
     size_t host, device, cap, stage = gemm__mpi_stage_bytes(&tm->g, sh->es);
-    int over = gemm__mpi_need(&tm->g, sh->es, form, tm->rank == sh->o.root, &sh->o, dv->path, &host, &device);
+    int over = gemm__mpi_need(&tm->g, sh->es, form, tm->rank == sh->o.root, &sh->o, dv->path, dv->root_devices,
+                              &host, &device);
     if (e->st == GEMM_OK && over)
         gemm__mpi_keep(e, gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: %lld x %lld x %lld needs more than %zu bytes on "
                                      "this rank", e->func, (long long)sh->m, (long long)sh->n, (long long)sh->k,
@@ -177,8 +178,9 @@ static void gemm__mpi_alloc_form(const gemm__mpi_shape *sh, const gemm__mpi_team
         return;
     }
     sg->bytes = gemm__mpi_stage_bytes(g, sh->es);
-    if (sh->o.slabs > 1 && sh->o.algorithm == GEMM_MPI_CANNON) {
-        int64_t kbs = (g->kb + sh->o.slabs - 1) / sh->o.slabs;
+    if (gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices) > 1) {
+        int slabs = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
+        int64_t kbs = (g->kb + slabs - 1) / slabs;
         bf->land_a = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(g->mb * kbs) * sh->es);
         bf->land_b = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(kbs * g->nb) * sh->es);
     }

@@ -1,24 +1,28 @@
 /* ---- the root-held Cannon, streamed in k-slabs ----------------------------------- */
 
-/* options.slabs = S > 1, root-held Cannon: the product runs as S products
-   over k-slabs; the ranks start on the first slab as soon as it has
-   landed, and each next slab travels from the root while the current one
-   multiplies (mpi/feed.c): the root packs and sends between its own
-   panels, or while its GPU works; the ranks receive into landing blocks a
-   slab deep (1/S of their a and b blocks). It pays where the root's CPU is
-   free while the ranks multiply: with the CUDA multiply. The root still
-   moves every byte of A, B and C through its host memory. */
+/* S > 1 slabs (options.slabs, or the choice of mpi/slabs.c), root-held
+   Cannon: the product runs as S products over k-slabs; the ranks start on
+   the first slab as soon as it has landed, and each next slab travels from
+   the root while the current one multiplies (mpi/feed.c): the root packs
+   and sends between its own panels, or while its GPU works; the ranks
+   receive into landing blocks a slab deep (1/S of their a and b blocks).
+   It pays where the root's CPU is free while the ranks multiply: with the
+   CUDA multiply. The root still moves every byte of A, B and C through its
+   host memory. */
 #pragma once
 
 #include "copy.c"       /* gemm__mpi_copy, gemm__mpi_sync */
 #include "distribute.c" /* C's blocks */
 #include "feed.c"
 #include "rounds.c"     /* gemm__mpi_cannon */
+#include "slabs.c"      /* gemm__mpi_slab_count */
 
-/* Whether this execute streams: the root-held Cannon with options.slabs > 1. */
-static int gemm__mpi_streams(const gemm__mpi_shape *sh, const gemm__mpi_call *c)
+/* Whether this execute streams: the root-held Cannon in more than one
+   slab (mpi/slabs.c). */
+static int gemm__mpi_streams(const gemm__mpi_shape *sh, const gemm__mpi_team *tm, const gemm__mpi_device *dv,
+                             const gemm__mpi_call *c)
 {
-    return c->form == 0 && sh->o.algorithm == GEMM_MPI_CANNON && sh->o.slabs > 1;
+    return c->form == 0 && gemm__mpi_slab_count(&sh->o, &tm->g, dv->cuda, dv->root_devices) > 1;
 }
 
 /* The landed slab becomes each slot's a and b block (its feed is complete). */
@@ -46,10 +50,9 @@ static void gemm__mpi_stream(const gemm__mpi_shape *sh, const gemm__mpi_team *tm
 {
     const gemm__mpi_grid *g = &tm->g;
     gemm__mpi_slab sl;
-    int s, S = sh->o.slabs;
+    int s, S = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
     int64_t kb = g->kb, kbs;
     double t0 = gemm__mpi_now();
-    if (S > kb) S = (int)kb;
     kbs = (kb + S - 1) / S;
     if (c->beta != 0) gemm__mpi_distribute_blocks(sh, tm, dv, c, bf, sg, e, t, 2, 2);
     sl.kb = kbs;
