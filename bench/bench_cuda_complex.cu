@@ -2,8 +2,8 @@
    process: gemm_cuda_cgemm / _zgemm beside cublasCgemm / cublasZgemm at
    n x n x n, every op pair of N, T, C, and the strided batches beside
    cublasCgemmStridedBatched / cublasZgemmStridedBatched (members n x n x n,
-   packed back to back). Column-major, random data in [-0.5, 0.5), alpha =
-   (1, 0.5), beta = 0 (--beta-complex: beta = (0.5, -0.25), a copy of C
+   packed back to back). Column-major, random data in [-0.5, 0.5) of full
+   precision, alpha = (1, 0.5), beta = 0 (--beta-complex: beta = (0.5, -0.25), a copy of C
    for gemm). Each cell: the calls interleaved one by one after a warm-up,
    the median of --reps timed calls of each (CUDA events), the spread
    (max/min) of gemm's, gemm's and cuBLAS's rate (8mnk flops of the complex
@@ -38,12 +38,23 @@
         if (s_ != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "%s: cuBLAS status %d\n", #x, (int)s_); exit(2); } \
     } while (0)
 
+static __device__ unsigned mix(unsigned h)
+{
+    h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
+    return h;
+}
+
+/* Values in [-0.5, 0.5) with all 53 bits of a double set at random: with
+   short fractions (16 bits, say) every product and partial sum of a zgemm
+   is exact in fp64, both C's then agree bit for bit whatever the order of
+   the sums, and the check below could not tell a rounding difference from
+   none. */
 template <typename T> static __global__ void fill_kernel(T *p, size_t n, unsigned seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        unsigned h = (unsigned)i * 2654435761u ^ seed;
-        h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
-        p[i] = (T)((float)(h & 0xffff) / 65536.0f - 0.5f);
+        unsigned h = mix((unsigned)i * 2654435761u ^ seed), g = mix(h ^ (unsigned)(i >> 32) ^ 0x9e3779b9u);
+        unsigned long long u = ((unsigned long long)h << 21 ^ g) & ((1ull << 53) - 1);
+        p[i] = (T)((double)u * 0x1p-53 - 0.5);
     }
 }
 
