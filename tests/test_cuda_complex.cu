@@ -349,6 +349,18 @@ template <typename T> static void test_batches(double eps)
         c.share_a = true;
         run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "shared A and B");
     }
+    {   /* large enough to run in runs whose operands are prepared on a second
+           stream while the run before multiplies (host/complex.cuh,
+           gemm__cuda_cruns: one run a 2^28 real flops): 2 and 4 runs */
+        ccase c = {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 64, 64, 64, 0, 260, false, false};
+        run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "2 runs");
+        if (!small_run) {
+            c.share_a = true;
+            run_case<T>(STRIDED, c, alpha, beta, NULL, eps, "2 runs, shared A");
+            ccase d = {GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, 48, 80, 64, 1, 600, true, false};
+            run_case<T>(STRIDED, d, alpha, cbeta, NULL, eps, "4 runs, shared A");
+        }
+    }
     if (!small_run) {
         ccase c = {GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, 2, 3, 2, 0, 70000, false, false};
         run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "70000 members");

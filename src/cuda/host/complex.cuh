@@ -8,7 +8,10 @@
    why Y * B is the complex product). Nothing reads op(a) again after the
    expansion, so the real product reads 4mk scalars where a complex kernel
    reads 2mk: the price of reusing the real kernels unchanged, small beside
-   the 8mnk flops once n is in the hundreds. */
+   the 8mnk flops once n is in the hundreds. A large strided batch runs in
+   runs of members, each run's operands prepared on a second stream while
+   the run before multiplies, so that the memory-bound preparation hides
+   behind the products (gemm__cuda_cpipeline). */
 #pragma once
 #include <stdint.h>
 #include "../../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
@@ -79,38 +82,41 @@ template <typename T> struct gemm__cuda_cmembers {
     const gemm__batch *hb;
 };
 
-/* Calls launch(first, z) for each run of at most 65535 members (a grid's z). */
-template <typename F> static gemm_status gemm__cuda_cchunks(const char *fn, int64_t count, F launch)
+/* Calls launch(first, z) for each run of at most 65535 of the members lo
+   to hi - 1 (a grid's z). */
+template <typename F> static gemm_status gemm__cuda_cchunks(const char *fn, int64_t lo, int64_t hi, F launch)
 {
-    for (int64_t first = 0; first < count; first += 65535) {
+    for (int64_t first = lo; first < hi; first += 65535) {
         cudaError_t e;
-        launch(first, (unsigned)(count - first < 65535 ? count - first : 65535));
+        launch(first, (unsigned)(hi - first < 65535 ? hi - first : 65535));
         if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
     }
     return GEMM_OK;
 }
 
-/* out = beta*in over the m x n complex C of every member (beta = 0 reads nothing). */
+/* out = beta*in over the m x n complex C of members lo to hi - 1 (beta = 0
+   reads nothing). */
 template <typename T>
-static gemm_status gemm__cuda_cscale(const char *fn, const gemm__problem *p, int64_t count, gemm__cuda_cnum<T> beta,
-                                     const T *in, int64_t ldi, gemm__cuda_cside si, T *out, int64_t ldo,
-                                     gemm__cuda_cside so, cudaStream_t stream)
+static gemm_status gemm__cuda_cscale(const char *fn, const gemm__problem *p, int64_t lo, int64_t hi,
+                                     gemm__cuda_cnum<T> beta, const T *in, int64_t ldi, gemm__cuda_cside si, T *out,
+                                     int64_t ldo, gemm__cuda_cside so, cudaStream_t stream)
 {
-    int64_t blocks = (p->m * p->n + 255) / 256, cap = count > 1 ? 64 : 1024;
-    return gemm__cuda_cchunks(fn, count, [&](int64_t first, unsigned z) {
+    int64_t blocks = (p->m * p->n + 255) / 256, cap = hi - lo > 1 ? 64 : 1024;
+    return gemm__cuda_cchunks(fn, lo, hi, [&](int64_t first, unsigned z) {
         gemm__cuda_cscale_kernel<T><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
             (int)p->m, (int)p->n, beta.re, beta.im, in, ldi, si, out, ldo, so, first);
     });
 }
 
 /* Y (the expansion of alpha*op(a)), op(b) when b is transposed, and C's
-   copy scaled by a complex beta, for `count` members into scratch (each
-   strided there; a strided operand shared by every member, stride 0, is
-   expanded or copied once and shared the same way). */
+   copy scaled by a complex beta, for the members lo to hi - 1 into
+   scratch (each strided there; a strided operand shared by every member,
+   stride 0, is expanded or copied once, with member 0, and shared the
+   same way). */
 template <typename T>
 static gemm_status gemm__cuda_cprepare_operands(const char *fn, const gemm__cuda_cplan<T> *pl,
-                                                const gemm__cuda_cmembers<T> &mb, T *Y, T *Bt, T *Cs,
-                                                cudaStream_t stream)
+                                                const gemm__cuda_cmembers<T> &mb, int64_t lo, int64_t hi, T *Y, T *Bt,
+                                                T *Cs, cudaStream_t stream)
 {
     const gemm__problem *p = &pl->p;
     bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
@@ -118,19 +124,19 @@ static gemm_status gemm__cuda_cprepare_operands(const char *fn, const gemm__cuda
     dim3 threads(32, 8);
     unsigned ky = (unsigned)(kt < 65535 ? kt : 65535);
     gemm_status s;
-    s = gemm__cuda_cchunks(fn, a_shared ? 1 : mb.count, [&](int64_t first, unsigned z) {
+    s = gemm__cuda_cchunks(fn, a_shared ? 0 : lo, a_shared ? (lo == 0) : hi, [&](int64_t first, unsigned z) {
         gemm__cuda_cexpand_kernel<T><<<dim3((unsigned)((p->m + 31) / 32), ky, z), threads, 0, stream>>>(
             (int)p->m, (int)p->k, mb.a, p->lda, p->a_trans, pl->alpha.re, pl->alpha.im, pl->conj_a, pl->conj_b, Y,
             pl->ldy, mb.sa, pl->y_elems, first);
     });
     if (s == GEMM_OK && Bt) /* op(b)(l, j) = b[j + l*ldb]: the transpose of the n x k matrix b */
-        s = gemm__cuda_cchunks(fn, b_shared ? 1 : mb.count, [&](int64_t first, unsigned z) {
+        s = gemm__cuda_cchunks(fn, b_shared ? 0 : lo, b_shared ? (lo == 0) : hi, [&](int64_t first, unsigned z) {
             gemm__cuda_ctranspose_kernel<T><<<dim3((unsigned)((p->n + 31) / 32), ky, z), threads, 0, stream>>>(
                 (int)p->n, (int)p->k, mb.b, p->ldb, mb.sb, Bt, pl->ldbt, pl->bt_elems, first);
         });
     if (s == GEMM_OK && Cs) {
         gemm__cuda_cside out = {NULL, pl->cs_elems};
-        s = gemm__cuda_cscale(fn, p, mb.count, pl->beta, mb.c, p->ldc, mb.sc, Cs, pl->ldcs, out, stream);
+        s = gemm__cuda_cscale(fn, p, lo, hi, pl->beta, mb.c, p->ldc, mb.sc, Cs, pl->ldcs, out, stream);
     }
     return s;
 }
@@ -150,12 +156,14 @@ static uint64_t gemm__cuda_clist_addr(const void *list, int64_t i)
     return (uint64_t)(uintptr_t)((const void *const *)list)[i];
 }
 
-/* The real product over the prepared operands: gemm__cuda_run for a single
-   call, gemm__cuda_batch_run for a batch (strided, or with host lists of
-   every member's operands when the caller's came as lists). */
+/* The real product over the prepared operands of members lo to hi - 1:
+   gemm__cuda_run for a single call, gemm__cuda_batch_run for a batch
+   (strided, any members; or, all of them, with host lists of every
+   member's operands when the caller's came as lists). */
 template <typename T>
 static gemm_status gemm__cuda_creal(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
-                                    const T *Y, const T *Bt, T *Cs, const gemm_cuda_options *opt, cudaStream_t stream)
+                                    int64_t lo, int64_t hi, const T *Y, const T *Bt, T *Cs,
+                                    const gemm_cuda_options *opt, cudaStream_t stream)
 {
     T beta = pl->complex_beta ? T(1) : pl->beta.re;
     bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
@@ -164,7 +172,12 @@ static gemm_status gemm__cuda_creal(const char *fn, const gemm__cuda_cplan<T> *p
     void **lists[3] = {NULL, NULL, NULL};
     gemm_status s = GEMM_OK;
     if (!mb.hb) return gemm__cuda_run<T, T, T>(fn, &pl->r, x, opt, stream);
-    hr.count = mb.count;
+    if (!mb.hb->c_list) { /* strided: member lo's operands first */
+        x.a = Y + (a_shared ? 0 : lo * pl->y_elems);
+        x.b = Bt ? Bt + (b_shared ? 0 : lo * pl->bt_elems) : mb.b + lo * 2 * mb.hb->stride_b;
+        x.c = Cs ? Cs + lo * pl->cs_elems : mb.c + lo * 2 * mb.hb->stride_c;
+    }
+    hr.count = hi - lo;
     hr.bad_member = -1;
     hr.stride_a = a_shared ? 0 : pl->y_elems;
     hr.stride_b = Bt ? (b_shared ? 0 : pl->bt_elems) : 2 * mb.hb->stride_b;
@@ -189,17 +202,92 @@ static gemm_status gemm__cuda_creal(const char *fn, const gemm__cuda_cplan<T> *p
     return s;
 }
 
+/* Into how many runs of members a strided batch's work is cut so that the
+   operand preparation of one run (a memory-bound pass) overlaps the real
+   product of the run before (compute-bound once members are in the
+   hundreds): 1 (no pipeline) for a single call, a listed batch, a stream
+   capturing a graph, or less than 2^28 real flops a run (a run then costs
+   its launches more than the overlap gains); at most 8. */
+template <typename T>
+static int64_t gemm__cuda_cruns(const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb, cudaStream_t stream)
+{
+    const gemm__problem *p = &pl->p;
+    cudaStreamCaptureStatus capture;
+    double flops = 8.0 * (double)p->m * (double)p->n * (double)p->k * (double)mb.count;
+    int64_t runs = (int64_t)(flops / (double)(1 << 28));
+    if (!mb.hb || mb.hb->c_list || mb.count < 2 || runs < 2) return 1;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    if (capture != cudaStreamCaptureStatusNone) return 1;
+    runs = runs < 8 ? runs : 8;
+    return runs < mb.count ? runs : mb.count;
+}
+
+/* The operands of `runs` runs of members prepared on a second stream of
+   high priority, one after the other, while `stream` runs each run's real
+   product as soon as its operands are ready. Events order the two
+   streams: the side stream starts after what `stream` held before the
+   call (the scratch's allocation with it), and `stream` goes on past the
+   side stream's last work, so that the scratch is given back after it.
+   Returns false, having queued nothing, when the side stream or its
+   events cannot be had (the caller then runs everything on `stream`). */
+template <typename T>
+static bool gemm__cuda_cpipeline(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                 int64_t runs, T *Y, T *Bt, T *Cs, const gemm_cuda_options *opt,
+                                 cudaStream_t stream, gemm_status *out)
+{
+    cudaStream_t side = NULL;
+    cudaEvent_t ev[9] = {}; /* ev[0]: the call's start; ev[1 + r]: run r's operands ready */
+    int least, greatest, made = 0;
+    gemm_status s = GEMM_OK;
+    bool ok = cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess &&
+              cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, greatest) == cudaSuccess;
+    for (; ok && made <= runs; made++) ok = cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming) == cudaSuccess;
+    ok = ok && cudaEventRecord(ev[0], stream) == cudaSuccess && cudaStreamWaitEvent(side, ev[0], 0) == cudaSuccess;
+    if (ok) {
+        int64_t r = 0;
+        for (; r < runs && s == GEMM_OK; r++) {
+            int64_t lo = mb.count * r / runs, hi = mb.count * (r + 1) / runs;
+            cudaError_t e;
+            s = gemm__cuda_cprepare_operands(fn, pl, mb, lo, hi, Y, Bt, Cs, side);
+            if (s == GEMM_OK && (e = cudaEventRecord(ev[1 + r], side)) != cudaSuccess)
+                s = gemm__cuda_fail(fn, "cudaEventRecord", e);
+        }
+        for (int64_t q = 0; q < r && s == GEMM_OK; q++) {
+            int64_t lo = mb.count * q / runs, hi = mb.count * (q + 1) / runs;
+            cudaError_t e = cudaStreamWaitEvent(stream, ev[1 + q], 0);
+            s = e != cudaSuccess ? gemm__cuda_fail(fn, "cudaStreamWaitEvent", e)
+                                 : gemm__cuda_creal(fn, pl, mb, lo, hi, Y, Bt, Cs, opt, stream);
+        }
+        /* whatever failed: the scratch is not given back before the side stream is done with it */
+        if (cudaEventRecord(ev[0], side) != cudaSuccess || cudaStreamWaitEvent(stream, ev[0], 0) != cudaSuccess) {
+            cudaError_t e = cudaStreamSynchronize(side);
+            if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
+        }
+    } else {
+        (void)cudaGetLastError();
+    }
+    for (int i = 0; i < made; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    if (side) cudaStreamDestroy(side); /* returns at once; the stream goes when its work is done */
+    *out = s;
+    return ok;
+}
+
 /* A checked device call with work to do (single call or batch): scratch
    from the device's pool in stream order, the operand preparation, the
-   real product, C's copy back when beta is complex, the scratch given
-   back. Only C = beta*C (alpha = 0 or k = 0) needs no scratch. */
+   real product (in runs, gemm__cuda_cpipeline, for a large strided
+   batch), C's copy back when beta is complex, the scratch given back.
+   Only C = beta*C (alpha = 0 or k = 0) needs no scratch. */
 template <typename T>
 static gemm_status gemm__cuda_cdevice(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
                                       const gemm_cuda_options *opt, cudaStream_t stream)
 {
     const gemm__problem *p = &pl->p;
     bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
-    int64_t ya = a_shared ? 1 : mb.count, yb = b_shared ? 1 : mb.count;
+    int64_t ya = a_shared ? 1 : mb.count, yb = b_shared ? 1 : mb.count, runs;
     size_t sz = sizeof(T), y_bytes, bt_bytes, bytes;
     gemm__cuda_gpu gpu;
     cudaMemPool_t pool;
@@ -208,7 +296,7 @@ static gemm_status gemm__cuda_cdevice(const char *fn, const gemm__cuda_cplan<T> 
     gemm_status s;
     if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     if (p->work == GEMM__WORK_SCALE)
-        return gemm__cuda_cscale(fn, p, mb.count, pl->beta, mb.c, p->ldc, mb.sc, mb.c, p->ldc, mb.sc, stream);
+        return gemm__cuda_cscale(fn, p, 0, mb.count, pl->beta, mb.c, p->ldc, mb.sc, mb.c, p->ldc, mb.sc, stream);
     y_bytes = ((size_t)pl->y_elems * ya * sz + 255) / 256 * 256;
     bt_bytes = ((size_t)pl->bt_elems * yb * sz + 255) / 256 * 256;
     bytes = y_bytes + bt_bytes + (size_t)pl->cs_elems * mb.count * sz;
@@ -217,12 +305,15 @@ static gemm_status gemm__cuda_cdevice(const char *fn, const gemm__cuda_cplan<T> 
         return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the complex operands' expansion)", e);
     if (pl->bt_elems) Bt = (T *)((char *)scratch + y_bytes);
     if (pl->cs_elems) Cs = (T *)((char *)scratch + y_bytes + bt_bytes);
-    s = gemm__cuda_cprepare_operands(fn, pl, mb, scratch, Bt, Cs, stream);
-    if (s == GEMM_OK) s = gemm__cuda_creal(fn, pl, mb, scratch, Bt, Cs, opt, stream);
+    runs = gemm__cuda_cruns(pl, mb, stream);
+    if (runs < 2 || !gemm__cuda_cpipeline(fn, pl, mb, runs, scratch, Bt, Cs, opt, stream, &s)) {
+        s = gemm__cuda_cprepare_operands(fn, pl, mb, 0, mb.count, scratch, Bt, Cs, stream);
+        if (s == GEMM_OK) s = gemm__cuda_creal(fn, pl, mb, 0, mb.count, scratch, Bt, Cs, opt, stream);
+    }
     if (s == GEMM_OK && Cs) { /* C = the sums, member by member */
         gemm__cuda_cnum<T> one = {T(1), T(0)};
         gemm__cuda_cside in = {NULL, pl->cs_elems};
-        s = gemm__cuda_cscale(fn, p, mb.count, one, Cs, pl->ldcs, in, mb.c, p->ldc, mb.sc, stream);
+        s = gemm__cuda_cscale(fn, p, 0, mb.count, one, Cs, pl->ldcs, in, mb.c, p->ldc, mb.sc, stream);
     }
     e = cudaFreeAsync(scratch, stream);
     if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);

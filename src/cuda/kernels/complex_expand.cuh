@@ -37,48 +37,82 @@ template <typename T> struct gemm__cuda_pair;
 template <> struct gemm__cuda_pair<float> { typedef float2 type; };
 template <> struct gemm__cuda_pair<double> { typedef double2 type; };
 
+/* One complex element of the caller's (x = re, y = im): an aligned pair
+   where the matrix is (every element then is: they lie whole elements
+   apart), two scalars otherwise. */
+template <typename T> __device__ __forceinline__ void gemm__cuda_cload(const T *src, bool paired, T &x, T &y)
+{
+    typedef typename gemm__cuda_pair<T>::type P;
+    if (paired) {
+        P v = *reinterpret_cast<const P *>(src);
+        x = v.x;
+        y = v.y;
+    } else {
+        x = src[0];
+        y = src[1];
+    }
+}
+
+/* Writes the 2x2 block of x + iy (an element of alpha*op(a) at (i, l)) into Y. */
+template <typename T>
+__device__ __forceinline__ void gemm__cuda_cput(T *Y, int64_t ldy, int i, int l, T x, T y, int conj_b)
+{
+    typedef typename gemm__cuda_pair<T>::type P;
+    P even, odd;
+    even.x = x; even.y = y;                 /* column 2l: (x, y) down rows 2i, 2i+1 */
+    odd.x = conj_b ? y : -y;                /* column 2l+1: (-y, x), or (y, -x) for conj(b) */
+    odd.y = conj_b ? -x : x;
+    *reinterpret_cast<P *>(Y + 2 * (int64_t)i + 2 * (int64_t)l * ldy) = even;
+    *reinterpret_cast<P *>(Y + 2 * (int64_t)i + (2 * (int64_t)l + 1) * ldy) = odd;
+}
+
 /* Y = the expansion of alpha*op(a) (above), op(a) m x k: a[i + l*lda]
    (complex elements), or a[l + i*lda] when a_trans; conj_a conjugates a,
-   conj_b writes the blocks for conj(b). 32x32 tiles of op(a) through
-   shared memory, so that reading a (either layout) and writing Y's
-   columns both run along contiguous memory. Grid: x over the tiles of m,
-   y strides over those of k, z the members; 32 x 8 threads. */
+   conj_b writes the blocks for conj(b). 32x32 tiles of op(a); a
+   transposed a goes through shared memory, so that reading a and writing
+   Y's columns both run along contiguous memory (an untransposed one does
+   already: each thread writes the blocks of the element it read). Grid:
+   x over the tiles of m, y strides over those of k, z the members; 32 x 8
+   threads. */
 template <typename T>
 __global__ void __launch_bounds__(256) gemm__cuda_cexpand_kernel(int m, int k, const T *a, int64_t lda, int a_trans,
                                                                  T alpha_re, T alpha_im, int conj_a, int conj_b, T *Y,
                                                                  int64_t ldy, gemm__cuda_cside as, int64_t y_stride,
                                                                  int64_t first)
 {
-    typedef typename gemm__cuda_pair<T>::type P;
     __shared__ T re[32][33], im[32][33]; /* [l][i]; +1: a column read does not hit one bank 32 times */
     int64_t member = first + (int64_t)blockIdx.z;
     int tx = (int)threadIdx.x, ty = (int)threadIdx.y, i0 = (int)blockIdx.x * 32;
     a = gemm__cuda_cside_at(as, a, member);
     Y += member * y_stride;
+    bool paired = ((uintptr_t)a & (2 * sizeof(T) - 1)) == 0;
+    if (!a_trans) {
+        int i = i0 + tx;
+        if (i >= m) return; /* no barrier on this path */
+        for (int l0 = (int)blockIdx.y * 32; l0 < k; l0 += (int)gridDim.y * 32)
+            for (int l = l0 + ty; l < l0 + 32 && l < k; l += 8) {
+                T x, y;
+                gemm__cuda_cload(a + 2 * (i + (int64_t)l * lda), paired, x, y);
+                if (conj_a) y = -y;
+                gemm__cuda_cput(Y, ldy, i, l, alpha_re * x - alpha_im * y, alpha_re * y + alpha_im * x, conj_b);
+            }
+        return;
+    }
     for (int l0 = (int)blockIdx.y * 32; l0 < k; l0 += (int)gridDim.y * 32) {
         for (int r = ty; r < 32; r += 8) {
-            /* untransposed: tx runs along i (contiguous); transposed: along l */
-            int i = a_trans ? i0 + r : i0 + tx, l = a_trans ? l0 + tx : l0 + r;
+            int i = i0 + r, l = l0 + tx; /* tx runs along l, contiguous in a */
             if (i < m && l < k) {
-                const T *src = a + 2 * (a_trans ? l + (int64_t)i * lda : i + (int64_t)l * lda);
-                T x = src[0], y = conj_a ? -src[1] : src[1];
-                int ti = a_trans ? r : tx, tl = a_trans ? tx : r;
-                re[tl][ti] = alpha_re * x - alpha_im * y;
-                im[tl][ti] = alpha_re * y + alpha_im * x;
+                T x, y;
+                gemm__cuda_cload(a + 2 * (l + (int64_t)i * lda), paired, x, y);
+                if (conj_a) y = -y;
+                re[tx][r] = alpha_re * x - alpha_im * y; /* [l - l0][i - i0] */
+                im[tx][r] = alpha_re * y + alpha_im * x;
             }
         }
         __syncthreads();
         for (int r = ty; r < 32; r += 8) {
             int i = i0 + tx, l = l0 + r;
-            if (i < m && l < k) {
-                T x = re[r][tx], y = im[r][tx];
-                P even, odd;
-                even.x = x; even.y = y;                 /* column 2l: (x, y) down rows 2i, 2i+1 */
-                odd.x = conj_b ? y : -y;                /* column 2l+1: (-y, x), or (y, -x) for conj(b) */
-                odd.y = conj_b ? -x : x;
-                *reinterpret_cast<P *>(Y + 2 * (int64_t)i + 2 * (int64_t)l * ldy) = even;
-                *reinterpret_cast<P *>(Y + 2 * (int64_t)i + (2 * (int64_t)l + 1) * ldy) = odd;
-            }
+            if (i < m && l < k) gemm__cuda_cput(Y, ldy, i, l, re[r][tx], im[r][tx], conj_b);
         }
         __syncthreads(); /* the next tile must not overwrite what slower threads still read */
     }
@@ -99,13 +133,11 @@ __global__ void __launch_bounds__(256) gemm__cuda_ctranspose_kernel(int R, int Q
     int tx = (int)threadIdx.x, ty = (int)threadIdx.y, r0 = (int)blockIdx.x * 32;
     in = gemm__cuda_cside_at(is, in, member);
     out += member * out_stride;
+    bool paired = ((uintptr_t)in & (2 * sizeof(T) - 1)) == 0;
     for (int q0 = (int)blockIdx.y * 32; q0 < Q; q0 += (int)gridDim.y * 32) {
         for (int j = ty; j < 32; j += 8)
-            if (r0 + tx < R && q0 + j < Q) {
-                const T *src = in + 2 * (r0 + tx + (int64_t)(q0 + j) * ldi);
-                re[tx][j] = src[0];
-                im[tx][j] = src[1];
-            }
+            if (r0 + tx < R && q0 + j < Q)
+                gemm__cuda_cload(in + 2 * (r0 + tx + (int64_t)(q0 + j) * ldi), paired, re[tx][j], im[tx][j]);
         __syncthreads();
         for (int j = ty; j < 32; j += 8)
             if (r0 + j < R && q0 + tx < Q) {
