@@ -16,13 +16,13 @@ BIN=${GPU_BIN:-.gpu/cucplx}
 OUT=${OUT:-build/gpu_out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-timeout 40 "$BIN/test_cuda_complex" >"$OUT/test.log" 2>&1
+timeout 60 "$BIN/test_cuda_complex" >"$OUT/test.log" 2>&1
 echo "test_cuda_complex exit $?" >>"$OUT/test.log"
 grep -v '^ok ' "$OUT/test.log" | tail -n 30
 GEMM_CUDA_TEST_SMALL=1 timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/test_cuda_complex" \
     >"$OUT/memcheck.log" 2>&1
 echo "memcheck exit $?" >>"$OUT/memcheck.log"
 grep -E 'ERROR SUMMARY|passed, |exit |^FAIL' "$OUT/memcheck.log" | tail -n 8
-timeout 100 "$BIN/bench_cuda_complex" --reps 7 --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
+timeout 80 "$BIN/bench_cuda_complex" --reps 7 --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
 echo "bench_cuda_complex exit $?" >>"$OUT/bench.log"
 cat "$OUT/bench.log"
