@@ -486,7 +486,8 @@ mpi-gpu-bin: ## the binaries bench/gpu/mpi_host.sh carries to a GPU machine (.gp
 # thread-count identity, the batch's own refusals; `make bench-batch` beside a
 # loop of OpenBLAS calls (and libxsmm's kernels where libxsmm-dev is installed).
 # gemm_cblas.h (GEMM_CBLAS): the battery through the cblas_ names and netlib's
-# error-exit table (tests/test_cblas.sh).
+# error-exit table (tests/test_cblas.sh), and netlib's own CBLAS level-3
+# tester (tests/netlib, gfortran and Debian's reference BLAS beside it).
 # test-docs: README.md's C snippets, the examples, the CMake target and the
 # pkg-config file, and `make help`, as a user meets them.
 TEST_SUITES     += test-batch test-cblas test-docs
@@ -496,7 +497,7 @@ SANITIZE_SUITES += test-batch-asan test-cblas-asan
 test-docs: ## README's snippets and the examples compile (CPU ones run); CMake, pkg-config, make help
 	sh tests/test_docs.sh
 
-test-cblas: ## gemm_cblas.h: battery via cblas_ names, netlib's error-exit table
+test-cblas: ## gemm_cblas.h: battery via cblas_ names, netlib's error-exit table, netlib's level-3 tester
 	sh tests/test_cblas.sh
 
 test-cblas-asan: ## the CBLAS tests under the sanitizers

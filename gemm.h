@@ -67,13 +67,15 @@
        not read and C = beta*C. beta == 0: C is not read (a NaN in C does
        not survive). beta == 1 and (alpha == 0 or k == 0): C is untouched.
      - C shares no element with A or B where they are read (alpha != 0,
-       k > 0, m and n > 0): the calls on host memory (the CPU backend and
-       its batches, the reference, the CBLAS names) refuse such a C with
-       GEMM_ERR_INVALID_ARG ("C overlaps A"), and a batch member's C that
-       shares an element with any member's A or B. Matrices side by side
-       in one array (the update A22 -= A21 * A12 of a blocked LU),
-       adjacent, or interleaved column by column are fine; so is C == A
-       when A is not read.
+       k > 0, m and n > 0): the CPU backend and its batches, the
+       reference, the CBLAS names, the CUDA single calls (host and device
+       pointers alike: one address space) and the MPI calls (the root's
+       matrices; each rank's pieces) refuse such a C with
+       GEMM_ERR_INVALID_ARG ("C overlaps A") before anything is written,
+       and the CPU and CUDA batches a member's C that shares an element
+       with any member's A or B. Matrices side by side in one array (the
+       update A22 -= A21 * A12 of a blocked LU), adjacent, or interleaved
+       column by column are fine; so is C == A when A is not read.
 
    Errors
        Every function returns a gemm_status: GEMM_OK, or what went wrong
@@ -419,8 +421,9 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
 
 /* C must share no element with A or B where the call reads them (p->work
    is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
-   memory (host pointers; the CPU, its batches, the reference, the CBLAS
-   names), after the checks above. A, B, C are the caller's, as byte
+   address space (the CPU, its batches, the reference, the CBLAS names;
+   CUDA's host and device pointers; an MPI rank's matrices), after the
+   checks above. A, B, C are the caller's, as byte
    addresses, elements of es bytes. Matrices whose spans (first to last
    byte) are apart pass at once (an inlined test, gemm__overlap_apart);
    spans that meet are tested element by element, so blocks of one matrix
@@ -428,6 +431,20 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
    GEMM_ERR_INVALID_ARG, "C overlaps A" in the detail, p->bad_arg = 13. */
 GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
                                          size_t es);
+
+/* The same where A and B hold elements of es_ab bytes and C of es_c (the
+   mixed-precision calls): the matrices are compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_overlap_sized(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                               size_t es_ab, size_t es_c);
+
+/* The decision both make, for matrices given as column-major rectangles
+   at their byte addresses (the caller's A and B of es_ab-byte elements, C
+   of es_c): whether C shares a byte with A, then with B; the refusal
+   (GEMM_ERR_INVALID_ARG, "C overlaps A") when it does. For callers that
+   hold pieces rather than a problem's matrices (the MPI backend's local
+   blocks). */
+GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__batch_rect *a, const gemm__batch_rect *b,
+                                               const gemm__batch_rect *c, size_t es_ab, size_t es_c);
 
 /* The same for a checked batch: every member's C against every member's A
    and B (strided: A, B, C are the caller's bases; the pointer-array form
@@ -439,6 +456,11 @@ GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uin
    15 in the strided list). */
 GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
                                                uint64_t B, uint64_t C, size_t es);
+
+/* The same with A and B of es_ab-byte elements and C of es_c (the mixed
+   batches), compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not
@@ -1103,7 +1125,8 @@ GEMM_DEF gemm_status gemm__prepare_batched(const char *func, gemm_layout layout,
    and the threads, so no caller can rely on what comes out. The check
    costs a few comparisons when the matrices' spans (first to last byte)
    are apart, the usual case; spans that meet are compared element by
-   element (rects.c), because blocks of one matrix side by side (the
+   element (rects.c; byte by byte where A's and C's elements differ in
+   size), because blocks of one matrix side by side (the
    trailing update A22 -= A21 * A12 of a blocked LU, whose A12 and A22
    share columns) or interleaved column by column share no element though
    their spans do. */
@@ -1136,34 +1159,67 @@ static GEMM__INLINE int gemm__spans_apart(uint64_t x, uint64_t xb, uint64_t y, u
     return x + xb <= y || y + yb <= x;
 }
 
-/* The common case of gemm__check_overlap, inlined into the entry points:
-   nothing read (p->work), or C's span apart from A's and B's. */
+/* The common case of gemm__check_overlap_sized, inlined into the entry
+   points: nothing read (p->work), or C's span apart from A's and B's. */
+static GEMM__INLINE int gemm__overlap_apart_sized(const gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                                  size_t es_ab, size_t es_c)
+{
+    uint64_t cb = (uint64_t)p->c_extent * es_c;
+    return p->work != GEMM__WORK_FULL ||
+           (gemm__spans_apart(C, cb, p->swapped ? B : A, (uint64_t)p->a_extent * es_ab) &&
+            gemm__spans_apart(C, cb, p->swapped ? A : B, (uint64_t)p->b_extent * es_ab));
+}
+
 static GEMM__INLINE int gemm__overlap_apart(const gemm__problem *p, uint64_t A, uint64_t B, uint64_t C, size_t es)
 {
-    uint64_t cb = (uint64_t)p->c_extent * es;
-    return p->work != GEMM__WORK_FULL ||
-           (gemm__spans_apart(C, cb, p->swapped ? B : A, (uint64_t)p->a_extent * es) &&
-            gemm__spans_apart(C, cb, p->swapped ? A : B, (uint64_t)p->b_extent * es));
+    return gemm__overlap_apart_sized(p, A, B, C, es, es);
+}
+
+/* A rectangle of es-byte elements as one of bytes (m * es bytes a column,
+   columns ld * es bytes apart), so that matrices of different element
+   types (C of floats, A and B of halves) compare exactly; the extents'
+   byte offsets fit in int64_t (gemm__prepare). */
+static gemm__batch_rect gemm__rect_in_bytes(gemm__batch_rect r, size_t es)
+{
+    r.m *= (int64_t)es;
+    r.ld = r.n > 1 ? r.ld * (int64_t)es : r.m; /* one column: ld is not used, and may be huge */
+    return r;
+}
+
+GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__batch_rect *a, const gemm__batch_rect *b,
+                                               const gemm__batch_rect *c, size_t es_ab, size_t es_c)
+{
+    gemm__batch_rect cb = gemm__rect_in_bytes(*c, es_c), xb;
+    int x;
+    for (x = 1; x <= 2; x++) { /* the caller's A, then B */
+        const char *name = x == 1 ? "A" : "B";
+        xb = gemm__rect_in_bytes(x == 1 ? *a : *b, es_ab);
+        if (!gemm__rects_share(&cb, &xb, 1)) continue;
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C overlaps %s: they share elements, and C is written while %s "
+                          "is read", func, name, name);
+    }
+    return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm__check_overlap_sized(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                               size_t es_ab, size_t es_c)
+{
+    gemm__batch_rect r[3]; /* the canonical a, b, and C */
+    gemm_status s;
+    if (gemm__overlap_apart_sized(p, A, B, C, es_ab, es_c)) return GEMM_OK;
+    gemm__problem_rects(p, &r[0], &r[1], &r[2]);
+    r[0].addr = p->swapped ? B : A;
+    r[1].addr = p->swapped ? A : B;
+    r[2].addr = C;
+    s = gemm__check_overlap_rects(func, p->swapped ? &r[1] : &r[0], p->swapped ? &r[0] : &r[1], &r[2], es_ab, es_c);
+    if (s != GEMM_OK) p->bad_arg = 13;
+    return s;
 }
 
 GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
                                          size_t es)
 {
-    gemm__batch_rect r[3]; /* the canonical a, b, and C */
-    int x;
-    if (gemm__overlap_apart(p, A, B, C, es)) return GEMM_OK;
-    gemm__problem_rects(p, &r[0], &r[1], &r[2]);
-    r[0].addr = p->swapped ? B : A;
-    r[1].addr = p->swapped ? A : B;
-    r[2].addr = C;
-    for (x = 1; x <= 2; x++) { /* the caller's A, then B */
-        const char *name = x == 1 ? "A" : "B";
-        if (!gemm__rects_share(&r[2], r[0].kind == x ? &r[0] : &r[1], es)) continue;
-        p->bad_arg = 13;
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: C overlaps %s: they share elements, and C is written while %s "
-                          "is read", func, name, name);
-    }
-    return GEMM_OK;
+    return gemm__check_overlap_sized(func, p, A, B, C, es, es);
 }
 
 /* The span [*lo, *hi) of a batch's members of one matrix, each `bytes`
@@ -1204,16 +1260,20 @@ static gemm_status gemm__batch_overlap_fail(const char *func, gemm__problem *p, 
                       (long long)cm, (long long)rm, name);
 }
 
-GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
-                                               uint64_t B, uint64_t C, size_t es)
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c)
 {
-    gemm__batch_rect shape[3], *r;   /* the canonical a, b, and C */
+    gemm__batch_rect shape[3], *r;   /* the canonical a, b, and C, in bytes */
     const void *list[3];
     uint64_t base[3], lo[3], hi[3];
     int64_t stride[3], per[3], n, i, w, rd;
+    size_t es[3];
     int x, met;
     if (p->work != GEMM__WORK_FULL || bt->count == 0) return GEMM_OK;
     gemm__problem_rects(p, &shape[0], &shape[1], &shape[2]);
+    es[0] = es[1] = es_ab;
+    es[2] = es_c;
+    for (x = 0; x < 3; x++) shape[x] = gemm__rect_in_bytes(shape[x], es[x]);
     base[0] = p->swapped ? B : A;
     base[1] = p->swapped ? A : B;
     base[2] = C;
@@ -1225,7 +1285,7 @@ GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *
     stride[2] = bt->stride_c;
     for (x = 0; x < 3; x++)
         gemm__members_span(bt, list[x], x == 2 ? bt->addr_c : bt->addr_ab, base[x], stride[x],
-                           gemm__rect_bytes(&shape[x], es), es, &lo[x], &hi[x]);
+                           gemm__rect_bytes(&shape[x], 1), es[x], &lo[x], &hi[x]);
     for (x = 0, n = 0; x < 3; x++) { /* the members of each matrix whose span meets C's */
         int meets = x == 2 || !gemm__spans_apart(lo[2], hi[2] - lo[2], lo[x], hi[x] - lo[x]);
         per[x] = !meets ? 0 : !list[x] && stride[x] == 0 ? 1 : bt->count;
@@ -1240,9 +1300,9 @@ GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *
             r[n] = shape[x];
             r[n].member = i;
             r[n].addr = list[x] ? (x == 2 ? bt->addr_c : bt->addr_ab)(list[x], i)
-                                : base[x] + (uint64_t)i * (uint64_t)stride[x] * es;
+                                : base[x] + (uint64_t)i * (uint64_t)stride[x] * es[x];
         }
-    met = gemm__batch_reads_overlap(r, n, es, &w, &rd);
+    met = gemm__batch_reads_overlap(r, n, 1, &w, &rd);
     if (met) {
         gemm__batch_rect cw = r[w], cr = r[rd];
         GEMM_FREE(r);
@@ -1252,6 +1312,12 @@ GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *
     }
     GEMM_FREE(r);
     return GEMM_OK;
+}
+
+GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                               uint64_t B, uint64_t C, size_t es)
+{
+    return gemm__check_batch_overlap_sized(func, p, bt, A, B, C, es, es);
 }
 /* <<core overlap */
 /* >>core reference: src/core/reference.c */

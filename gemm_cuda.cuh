@@ -50,11 +50,13 @@
 
    Errors
      Every argument is checked before anything is queued or copied (a host
-     pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG). A CUDA
-     failure returns GEMM_ERR_DEVICE (GEMM_ERR_OUT_OF_MEMORY,
-     GEMM_ERR_UNAVAILABLE where they fit) with the CUDA error in
-     gemm_last_error_detail(); a kernel's fault shows at the caller's next
-     synchronisation. C is written before a failure only when a split K's
+     pointer given to a device-pointer call: GEMM_ERR_INVALID_ARG; so is a
+     C that shares an element with an A or B the call reads, "C overlaps
+     A", host or device pointers, the mixed types and every batch member
+     included). A CUDA failure returns GEMM_ERR_DEVICE
+     (GEMM_ERR_OUT_OF_MEMORY, GEMM_ERR_UNAVAILABLE where they fit) with the
+     CUDA error in gemm_last_error_detail(); a kernel's fault shows at the
+     caller's next synchronisation. C is written before a failure only when a split K's
      C = beta*C was queued before a refused launch, or a host call's first
      pieces of C went back before a device failure (on several GPUs: every
      GPU plans first, and a later failure names the device).
@@ -7089,9 +7091,11 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
 #include <stdint.h>
 
 /* Every call: the argument checks and the canonical problem once
-   (gemm__prepare), the options, then the device-pointer path on `stream`
-   or, for `host`, the host-pointer path. T: A and B, TC: C, S: alpha and
-   beta. */
+   (gemm__prepare), C against A and B (host pointers, or device pointers in
+   the one address space CUDA gives host and devices: comparable either
+   way, and checked before any CUDA call), the options, then the
+   device-pointer path on `stream` or, for `host`, the host-pointer path.
+   T: A and B, TC: C, S: alpha and beta. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -7106,6 +7110,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (host && opt->timing) *opt->timing = gemm_timing{};
     s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
                       C != NULL, ldc, &p);
+    if (s == GEMM_OK)
+        s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T), sizeof(TC));
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
@@ -7157,7 +7163,8 @@ static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, ge
 }
 
 /* The batch calls: the batch's checks (gemm__prepare_strided or _batched,
-   shared with the CPU), the options, then gemm__cuda_batch_run. */
+   shared with the CPU, and C against A and B as the CPU's batches check
+   it), the options, then gemm__cuda_batch_run. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const gemm__problem *p,
                                             const gemm__batch *hb, const gemm__cuda_operands<T, TC, S> &x,
@@ -7183,6 +7190,9 @@ static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_
     if (!opt) opt = &defaults;
     s = gemm__prepare_strided(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, sa, B != NULL, ldb, sb,
                               beta == S(1), C != NULL, ldc, sc, count, &p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T),
+                                            sizeof(TC));
     gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
     return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
 }
@@ -7217,6 +7227,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
                                   count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &p, &hb, 0, 0, 0, sizeof(T), sizeof(TC)); /* the lists' */
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
     s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
     if (held) GEMM_FREE(held);
@@ -7995,6 +8006,9 @@ static gemm_status gemm__cuda_ccall(const char *fn, cudaStream_t stream, bool ho
     if (s == GEMM_OK)
         s = gemm__prepare(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), A != NULL, lda, B != NULL, ldb,
                           gemm__cuda_cone(pl.beta), C != NULL, ldc, &pl.p);
+    if (s == GEMM_OK) /* complex elements: two scalars each */
+        s = gemm__check_overlap_sized(fn, &pl.p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * sizeof(T),
+                                      2 * sizeof(T));
     if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
     s = gemm__cuda_cfinish<T>(fn, s, !host, ta, tb, opt, &pl);
     if (s != GEMM_OK || pl.p.work == GEMM__WORK_NONE) return s;
@@ -8028,6 +8042,9 @@ static gemm_status gemm__cuda_cstrided(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK)
         s = gemm__prepare_strided(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), A != NULL, lda, sa,
                                   B != NULL, ldb, sb, gemm__cuda_cone(pl.beta), C != NULL, ldc, sc, count, &pl.p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * sizeof(T),
+                                            2 * sizeof(T));
     s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
     if (s != GEMM_OK || pl.p.work == GEMM__WORK_NONE || count == 0) return s;
     {
@@ -8067,6 +8084,7 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
         s = gemm__prepare_batched(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), la, lda, lb, ldb,
                                   gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__cuda_clist_addr,
                                   gemm__cuda_clist_addr, 2 * sizeof(T), &pl.p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, 0, 0, 0, 2 * sizeof(T), 2 * sizeof(T));
     s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {
         s = gemm__cuda_check_members(fn, &pl.p, &hb, NULL, NULL, NULL, 2 * sizeof(T), 2 * sizeof(T));

@@ -5,7 +5,7 @@
 
    build/bench_cuda_devices [--devices 2] [--sizes 16384,32768] [--prec f32,f64] [--reps 5]
                             [--xt-blocks 4096,8192] [--cap BYTES] [--threads 8,12,16]
-                            [--csv FILE]
+                            [--huge N] [--csv FILE]
 
    Protocol (bench/RESULTS.md): row-major NN squares, inputs uniform in
    [-0.5, 0.5) in malloc'd memory touched before timing, beta = 0. Each
@@ -20,7 +20,12 @@
    at the largest size (out of core on each GPU) and prints its rate per
    flop against the in-core call's. --threads runs ours on D GPUs at the
    largest size with each options.host_threads (copy threads per GPU).
-   cuBLAS is linked here only. */
+   --huge N, after the sizes: ours on D GPUs once more at n = N, a product
+   whose operands are larger than the D GPUs' memory together (out of core
+   on each GPU with no cap), checked on 64 sampled elements, timed once
+   (the first call: no warm-up at that size), its rate per flop against
+   the in-core call's at the largest of --sizes, same precision; with the
+   limit (as above) for n = N beside it. cuBLAS is linked here only. */
 #define GEMM__TEST_HOOKS /* gemm__cuda_devices_plan: the pieces, for the bytes per GPU */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
@@ -64,6 +69,8 @@ struct bench {
     int host_threads;                   /* options.host_threads of ours on D GPUs (0: automatic) */
     int64_t sweep[8];                   /* --threads: host_threads to try at the largest size */
     int nsweep;
+    double incore_rate;                 /* FLOP/s of ours on D GPUs at the largest size (for --huge) */
+    double device_rate;                 /* our one-GPU FLOP/s on device buffers there */
 };
 
 template <typename T> static double way_call(bench *b, int way, int64_t n, const T *A, const T *B, T *C, gemm_timing *t)
@@ -160,6 +167,8 @@ static void bench_size(bench *b, int64_t n, int reps, const int64_t *blocks, int
     CHECK_CUDA(cudaSetDevice(0));
     rate = device_rate<T>(n < 32768 ? n : 16384);
     limit = std::max(busiest / h2d, flops / (used * rate));
+    b->incore_rate = flops / med[WAY_MANY];
+    b->device_rate = rate;
     printf("| %s | %lld | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) b%d | **%.2fx** | **%.2fx** | %.3f | %.2f | "
            "%.3f / %.3f / %.3f / %.3f |\n",
            prec, (long long)n, med[WAY_ONE], lo[WAY_ONE], hi[WAY_ONE], med[WAY_MANY], lo[WAY_MANY], hi[WAY_MANY], med[WAY_XT],
@@ -197,12 +206,56 @@ static void bench_size(bench *b, int64_t n, int reps, const int64_t *blocks, int
     free(C);
 }
 
+/* --huge: one product larger than the GPUs' memory together, on all D. */
+template <typename T> static void bench_huge(bench *b, int64_t n, double h2d)
+{
+    size_t count = (size_t)(n * n), free_b = 0, total_b = 0, gpus_b = 0;
+    double flops = 2.0 * (double)n * n * n, busiest = 0, t0, s, limit;
+    gemm__cuda_piece pc[GEMM__CUDA_MAX_DEVICES];
+    double w[GEMM__CUDA_MAX_DEVICES];
+    gemm_timing t = {};
+    int used;
+    for (int g = 0; g < b->devices; g++) {
+        CHECK_CUDA(cudaSetDevice(g));
+        CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        gemm_cuda_release_scratch();
+        gpus_b += total_b;
+    }
+    CHECK_CUDA(cudaSetDevice(0));
+    T *A = (T *)big_alloc(count * sizeof(T)), *B = (T *)big_alloc(count * sizeof(T)), *C = (T *)big_alloc(count * sizeof(T));
+    t0 = gemm__cuda_now();
+    fill_random(A, count, 1);
+    fill_random(B, count, 2);
+    fill_value(C, count, (T)NAN);
+    printf("\n--huge: %s n = %lld, operands %.1f GB against %.1f GB on the %d GPUs together (filled in %.1f s)\n",
+           sizeof(T) == 4 ? "f32" : "f64", (long long)n, 3.0 * (double)count * sizeof(T) / 1e9, (double)gpus_b / 1e9,
+           b->devices, gemm__cuda_now() - t0);
+    fflush(stdout);
+    s = way_call(b, WAY_MANY, n, A, B, C, &t);
+    if (!sampled_ok(n, A, B, C)) { fprintf(stderr, "bench: --huge: wrong result\n"); exit(1); }
+    for (int i = 0; i < b->devices; i++) w[i] = 1;
+    used = gemm__cuda_devices_plan(n, n, n, b->devices, w, pc);
+    for (int i = 0; i < used; i++) {
+        double bytes = ((double)pc[i].rows * n + (double)n * pc[i].cols + (double)pc[i].rows * pc[i].cols) * sizeof(T);
+        busiest = bytes > busiest ? bytes : busiest;
+    }
+    limit = std::max(busiest / h2d, b->device_rate > 0 ? flops / (used * b->device_rate) : 0);
+    printf("--huge: %.2f s, %.1f TFLOP/s, **%.2f** of the in-core rate per flop (%.1f TFLOP/s); limit %.2f s (each GPU's "
+           "first-read bytes / link rate, or compute); slowest GPU: to dev %.2f / compute %.2f / from dev %.2f\n",
+           s, flops / s / 1e12, b->incore_rate > 0 ? flops / s / b->incore_rate : 0, b->incore_rate / 1e12, limit,
+           t.to_device_s, t.compute_s, t.from_device_s);
+    free(A);
+    free(B);
+    free(C);
+}
+
 int main(int argc, char **argv)
 {
     int64_t sizes[8] = {16384, 32768}, blocks[8] = {4096, 8192};
     int nsizes = 2, nb = 2, reps = 5, count = 0, devs[GEMM__CUDA_MAX_DEVICES];
     gemm_precision precs[4] = {GEMM_F32, GEMM_F64};
     int nprec = 2;
+    int64_t huge = 0;
     FILE *csv = NULL;
     bench b = {};
     b.devices = 2;
@@ -215,9 +268,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cap") && i + 1 < argc) b.cap = (size_t)atof(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) b.nsweep = battery_parse_list(argv[++i], b.sweep, 8);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
+        else if (!strcmp(argv[i], "--huge") && i + 1 < argc) huge = atoll(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--devices D] [--sizes n,...] [--prec f32,f64] [--reps R] [--xt-blocks b,...] "
-                            "[--cap BYTES] [--threads t,...] [--csv FILE]\n", argv[0]);
+                            "[--cap BYTES] [--threads t,...] [--huge N] [--csv FILE]\n", argv[0]);
             return 2;
         }
     }
@@ -245,6 +299,8 @@ int main(int argc, char **argv)
                 if (precs[p] == GEMM_F32) bench_size<float>(&b, sizes[i], reps, blocks, nb, h2d, csv, last);
                 else if (precs[p] == GEMM_F64) bench_size<double>(&b, sizes[i], reps, blocks, nb, h2d, csv, last);
             }
+        if (huge > 0 && precs[nprec - 1] == GEMM_F32) bench_huge<float>(&b, huge, h2d);
+        else if (huge > 0) bench_huge<double>(&b, huge, h2d);
     }
     cublasXtDestroy(b.xt);
     if (csv) fclose(csv);

@@ -4,7 +4,8 @@
 # warning-free for sm_90a (to unoptimised PTX), the example for compute_80
 # (PTX) and sm_90a (machine code, every kernel through ptxas), the host
 # path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), the
-# complex calls' plans and operand copies on the CPU (test_cuda_complex --model), a second
+# complex calls' plans and operand copies on the CPU (test_cuda_complex --model), the
+# batches' host-side checks pass (test_cuda_batch --host), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
 # links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
 # model of the exact kernels' index maps (bench/research/exact/model.cu: the shipped
@@ -67,7 +68,7 @@ for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch t
 done
 # The host path's plans and its pipeline on a CPU stand-in need no GPU.
 if [ "$(cat "$out/test_cuda_host.rc")" = 0 ]; then
-    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU" "$out/test_cuda_host" --plans
+    check "test_cuda_host --plans: the host path's plans and pipeline on the CPU, C overlapping A or B refused" "$out/test_cuda_host" --plans
 else
     failed=$((failed + 1)); echo "FAIL test_cuda_host --plans: it did not build"
 fi
@@ -76,5 +77,11 @@ if [ "$(cat "$out/test_cuda_complex.rc")" = 0 ]; then
     check "test_cuda_complex --model: the complex plans and operand copies on the CPU" "$out/test_cuda_complex" --model
 else
     failed=$((failed + 1)); echo "FAIL test_cuda_complex --model: it did not build"
+fi
+# The batches' checks that need no GPU (C over A or B among them).
+if [ "$(cat "$out/test_cuda_batch.rc")" = 0 ]; then
+    check "test_cuda_batch --host: the batches' host-side checks, C overlapping A or B refused" "$out/test_cuda_batch" --host
+else
+    failed=$((failed + 1)); echo "FAIL test_cuda_batch --host: it did not build"
 fi
 summary

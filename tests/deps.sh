@@ -40,6 +40,8 @@ for group in "$@"; do
         need valgrind cmd valgrind
         need cmake cmd cmake
         need pkgconf cmd pkg-config
+        need gfortran cmd gfortran # netlib's CBLAS tester (make test-cblas)
+        need libblas-dev file "/usr/lib/$multiarch/blas/libblas.a" # ... links Debian's reference BLAS
         ;;
     bench)
         need libopenblas-dev file "/usr/lib/$multiarch/libopenblas.so"

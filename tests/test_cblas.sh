@@ -4,7 +4,8 @@
 # another file replacing the weak default), the same built as C++, the
 # default cblas_xerbla and GEMM_CBLAS_NO_XERBLA (tests/cblas_default.c), the
 # symbols an implementation unit exports with GEMM_CBLAS, and
-# examples/cblas_compat.c. Last line: N passed, N failed.
+# examples/cblas_compat.c, and netlib's CBLAS level-3 tester
+# (tests/netlib_tester.sh). Last line: N passed, N failed.
 cd "$(dirname "$0")/.." || exit 2
 out=build/cblas
 mkdir -p "$out"
@@ -47,6 +48,7 @@ if have nm && gcc -std=c99 $WARN -DGEMM_CBLAS -c tests/tu_impl.c -o $out/impl.o;
     kind=$(nm -g --defined-only $out/impl.o | awk '$3 == "cblas_xerbla" {print $2}')
     check "cblas_xerbla is weak (nm: $kind)" test "$kind" = W
 else skip "nm not installed"; fi
+. tests/netlib_tester.sh
 check "examples/cblas_compat.c builds and runs" sh -c \
     "gcc -std=c99 $FLAGS $WARN examples/cblas_compat.c -o $out/cblas_compat -lm -lpthread && $out/cblas_compat"
 summary

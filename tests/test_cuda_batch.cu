@@ -16,7 +16,9 @@
    page-locked memory (cuBLAS's convention: the host lists' bits, checked
    the same way, read in stream order) and lists nothing can read
    (refused, not read); C in host memory mapped for the device
-   (cudaHostAlloc, cudaHostRegister) checked against its allocation too.
+   (cudaHostAlloc, cudaHostRegister) checked against its allocation too;
+   a member's C over any member's A or B refused (device pointers, and,
+   with --host, host arrays standing in for them).
    GEMM_CUDA_TEST_SMALL=1: fewer cases (compute-sanitizer).
    build/test_cuda_batch --host: only the checks' host side (no GPU). */
 #define GEMM__TEST_HOOKS
@@ -521,6 +523,16 @@ static void test_refusals(void)
                                     8, count, NULL),
             GEMM_ERR_INVALID_ARG, "member 1", c_unchanged(dC, hC, count * st));
     lc[1] = dC + st;
+    lc[2] = (float *)la[2]; /* member 2 writes over its own A */
+    refused("member 2's C == its A (device pointers)",
+            gemm_cuda_sgemm_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, la, 8, lb, 8, 0, lc,
+                                    8, count, NULL),
+            GEMM_ERR_INVALID_ARG, "member 2: C overlaps", c_unchanged(dA, hA, count * st));
+    lc[2] = dC + 2 * st;
+    refused("strided: every member's C over the next member's A (device pointers)",
+            gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA + st, 8,
+                                            st, dC, 8, st, 0, dA, 8, st, count - 1, NULL),
+            GEMM_ERR_INVALID_ARG, "C overlaps", c_unchanged(dA, hA, count * st));
     refused("stride_c smaller than a member",
             gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, dA, 8, st,
                                             dA, 8, st, 0, dC, 8, 32, count, NULL),
@@ -557,6 +569,41 @@ static int host_probe_works(void)
     char buf[8];
     struct iovec to = {buf, sizeof buf}, from = {(void *)(uintptr_t)16, sizeof buf};
     return process_vm_readv(getpid(), &to, 1, &from, 1, 0) < 0 && errno == EFAULT;
+}
+
+/* C overlapping A or B in a batch: refused before any CUDA call (so on the
+   CPU too; the addresses are host arrays standing in for device memory),
+   C untouched; members interleaved in one array are not refused. */
+static void test_host_overlaps(void)
+{
+    static float X[5 * 128], keep[5 * 128], Y[5 * 64];
+    static double D[5 * 64], keepd[5 * 64], E[5 * 64];
+    gemm_status s;
+    for (int i = 0; i < 5 * 128; i++) X[i] = keep[i] = (float)(i % 7);
+    for (int i = 0; i < 5 * 64; i++) Y[i] = 1, D[i] = keepd[i] = (double)(i % 5), E[i] = 2;
+    s = gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, X, 8, 64, Y, 8,
+                                        64, 0, X, 8, 64, 5, NULL);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "member 0: C overlaps A") &&
+                      !memcmp(X, keep, sizeof X),
+                  "batch overlap: strided C == A refused, C untouched -> %d \"%s\"", (int)s, gemm_last_error_detail());
+    s = gemm_cuda_dgemm_strided_batched(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, E, 8, 64, D + 128,
+                                        8, 0, 1, D, 8, 64, 5, NULL);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "C overlaps B, which every member reads") &&
+                      !memcmp(D, keepd, sizeof D),
+                  "batch overlap: strided member 2's C over the B all members share refused -> %d \"%s\"", (int)s,
+                  gemm_last_error_detail());
+    /* F16 A and B (members 64 halves apart), F32 C: compared byte by byte */
+    s = gemm_cuda_sgemm_mixed_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, X, GEMM_F16,
+                                              8, 64, Y, GEMM_F16, 8, 64, 0, X + 96, GEMM_F32, 8, 64, 5, NULL);
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "C overlaps member 3's A") &&
+                      !memcmp(X, keep, sizeof X),
+                  "batch overlap: mixed strided, F32 C over F16 A members refused -> %d \"%s\"", (int)s,
+                  gemm_last_error_detail());
+    s = gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 8, 8, 8, 1, X, 8, 128, Y, 8,
+                                        64, 0, X + 64, 8, 128, 5, NULL);
+    battery_check(!strstr(gemm_last_error_detail(), "overlaps"),
+                  "batch overlap: A and C members interleaved in one array are not refused as an overlap -> %d \"%s\"",
+                  (int)s, gemm_last_error_detail());
 }
 
 static void test_host_side(void)
@@ -621,6 +668,7 @@ static void test_host_side(void)
     }
     free(src);
     free(dst);
+    test_host_overlaps();
 }
 
 /* ---- the lists of a pointer-array batch in host, device or managed memory ---- */

@@ -437,7 +437,9 @@ template <typename T> static void test_refusals(void)
     };
     const void *lA[2] = {dA, NULL}, *lB[2] = {dB, dB};
     void *lC[2] = {dC, dC + 2 * n * n / 2};
-    for (int r = 0; r < 13; r++) {
+    const void *oA[2] = {dA, dA}, *oB[2] = {dB, dB};
+    void *oC[2] = {dC, dA}; /* member 1 writes over the A that both read */
+    for (int r = 0; r < 16; r++) {
         refusal x = {"", "", GEMM_OK};
         gemm_cuda_options *o = NULL;
         cudaMemcpy(dC, h.data(), e * sizeof(T), cudaMemcpyHostToDevice);
@@ -457,6 +459,9 @@ template <typename T> static void test_refusals(void)
         case 9: x = {"strided: a stride past the allocation", "past the end", call<T>(STRIDED, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n / 2, n / 2, n / 2, &one, dA, n / 2, n * n, dB, n / 2, 0, &cbeta, dC, n / 2, n * n / 4, NULL, NULL, NULL, 2)}; break;
         case 10: x = {"lists: a NULL member", "", call<T>(LISTS, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, n / 2, n / 2, n / 2, &cbeta, NULL, n / 2, 0, NULL, n / 2, 0, &cbeta, NULL, n / 2, 0, lA, lB, lC, 2)}; break;
         case 11: x = {"host: device memory", "device memory", call<T>(HOST, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, &one, dA, n, 0, host, n, 0, &cbeta, host, n, 0, NULL, NULL, NULL, 1)}; break;
+        case 13: x = {"C over A", "overlaps", call<T>(DEVICE, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n / 2, n / 2, n / 2, &one, dC + 2, n, 0, dB, n, 0, &cbeta, dC, n, 0, NULL, NULL, NULL, 1)}; break;
+        case 14: x = {"strided: member 1's C over the shared A", "overlaps", call<T>(STRIDED, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n / 2, n / 2, n / 2, &one, dC + n * n, n / 2, 0, dB, n / 2, 0, &cbeta, dC, n / 2, n * n / 2, NULL, NULL, NULL, 2)}; break;
+        case 15: x = {"lists: member 1's C over the A both read", "overlaps", call<T>(LISTS, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, n / 2, n / 2, n / 2, &one, NULL, n / 2, 0, NULL, n / 2, 0, &cbeta, NULL, n / 2, 0, oA, oB, oC, 2)}; break;
         default: x = {"transb 0 in a batch", "transb", call<T>(STRIDED, o, GEMM_ROW_MAJOR, GEMM_NO_TRANS, (gemm_transpose)0, 2, 2, 2, &one, dA, 2, 4, dB, 2, 4, &cbeta, dC, 2, 4, NULL, NULL, NULL, 2)}; break;
         }
         stop_on(cudaDeviceSynchronize(), "after a refused call");
@@ -560,7 +565,7 @@ template <typename T> static void model_refusals(void)
     C0 = C;
     tf.math = GEMM_CUDA_MATH_TF32;
     bad.kernel = (gemm_cuda_kernel)99;
-    for (int r = 0; r < 8; r++) {
+    for (int r = 0; r < 10; r++) {
         const char *what = "", *needle = "";
         gemm_status s = GEMM_OK;
         const gemm_cuda_options *o = NULL;
@@ -576,10 +581,19 @@ template <typename T> static void model_refusals(void)
         case 4: what = "lda too small"; needle = "lda"; l = GEMM_COL_MAJOR; lda = n - 1; break;
         case 5: what = "alpha NULL"; needle = "alpha is NULL"; alpha = NULL; break;
         case 6: what = sizeof(T) == 8 ? "math TF32" : "kernel 99"; needle = "options"; o = sizeof(T) == 8 ? &tf : &bad; break;
-        default: what = "host form, kernel 99"; needle = "options"; o = &bad; break;
+        case 7: what = "host form, kernel 99"; needle = "options"; o = &bad; break;
+        case 8: what = "host form, C over A"; needle = "C overlaps A"; break;
+        default: what = "strided, member 1's C over the A both read"; needle = "member 1: C overlaps A"; break;
         }
-        s = call<T>(r == 7 ? HOST : DEVICE, o, l, ta, tb, m, n, n, alpha, A.data(), lda, 0, A.data(), n, 0, &one, C.data(),
-                    n, 0, NULL, NULL, NULL, 1);
+        if (r == 8) /* A's elements 1, 2, 5, 6 (complex), C's 0, 1, 4, 5 */
+            s = call<T>(HOST, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, alpha, C.data() + 2, n, 0,
+                        A.data(), n, 0, &one, C.data(), n, 0, NULL, NULL, NULL, 1);
+        else if (r == 9) /* A (shared) is member 1's C */
+            s = call<T>(STRIDED, o, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, alpha, C.data() + 8, 2, 0,
+                        A.data(), 2, 0, &one, C.data(), 2, 4, NULL, NULL, NULL, 2);
+        else
+            s = call<T>(r == 7 ? HOST : DEVICE, o, l, ta, tb, m, n, n, alpha, A.data(), lda, 0, A.data(), n, 0, &one,
+                        C.data(), n, 0, NULL, NULL, NULL, 1);
         const char *d = gemm_last_error_detail();
         result(s == GEMM_ERR_INVALID_ARG && C == C0 && strstr(d, needle) && strstr(d, "gemm_cuda_"),
                "model %s refuses %s before any CUDA call: status %d (%s)", sizeof(T) == 8 ? "zgemm" : "cgemm", what,

@@ -22,6 +22,10 @@
       larger shapes, beta = 0 with NaN in C, alpha = 0; TF32 and FP16 with
       tiles; refusals with C unchanged; the timing; two host threads at
       once; gemm_cuda_release_scratch between calls.
+   4. C overlapping A or B (no GPU, in --plans): the host calls on one
+      device and on several, the mixed types, and the device-pointer calls
+      refuse it before any CUDA call, C untouched; blocks side by side in
+      one array are not refused.
    Last line: N passed, N failed[, N skipped]. */
 #define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
@@ -1153,6 +1157,75 @@ static void test_gpu(void)
                   orders_seen[GEMM__CUDA_BLOCK_B], orders_seen[GEMM__CUDA_KSPLIT], direct_seen[0], direct_seen[7]);
 }
 
+/* ======================================================================
+   C overlapping A or B, on the CPU: the host calls (one device, several,
+   the mixed types) and the device-pointer calls refuse it before any CUDA
+   call, so these run without a GPU; blocks side by side in one array pass
+   the check (on a GPU they are computed; without one a CUDA error comes).
+   ====================================================================== */
+
+/* One refused call: the status, the detail naming the matrices, C as it was. */
+static void overlap_refused(const char *what, gemm_status s, const char *names, const void *x, const void *keep,
+                            size_t bytes)
+{
+    battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), names) && !memcmp(x, keep, bytes),
+                  "cuda overlap: %s is refused, C untouched -> %d \"%s\"", what, (int)s, gemm_last_error_detail());
+}
+
+static void test_overlaps(void)
+{
+    enum { S = 16, L = 2 * S };
+    static float X[L * L], keep[L * L], B[S * S];
+    static double D[L * L], keepd[L * L], BD[S * S];
+    gemm_cuda_options o;
+    gemm_status s;
+    uint64_t st = 41;
+    int i;
+    for (i = 0; i < L * L; i++) X[i] = (float)battery_uniform(&st), D[i] = X[i];
+    for (i = 0; i < S * S; i++) B[i] = (float)battery_uniform(&st), BD[i] = B[i];
+    memcpy(keep, X, sizeof X);
+    memcpy(keepd, D, sizeof D);
+    memset(&o, 0, sizeof o);
+
+    s = gemm_cuda_sgemm_host(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1, X, S, B, S, 0, X, S, NULL);
+    overlap_refused("gemm_cuda_sgemm_host, C == A", s, "C overlaps A", X, keep, sizeof X);
+    s = gemm_cuda_dgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, S, S, S, 1, BD, S, D + 3, L, 1, D + 5 * L, L,
+                             NULL);
+    overlap_refused("gemm_cuda_dgemm_host, row-major C over B's rows", s, "C overlaps B", D, keepd, sizeof D);
+    o.device_count = 2;
+    s = gemm_cuda_sgemm_host(GEMM_COL_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, S, S, S, 1, X, L, B, S, 0.5f, X + 7, L, &o);
+    overlap_refused("gemm_cuda_sgemm_host on 2 devices, C inside A^T", s, "C overlaps A", X, keep, sizeof X);
+    o.device_count = 0;
+    /* F16 A and B, F32 C: C's floats over A's halves, compared byte by byte */
+    s = gemm_cuda_sgemm_mixed_host(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1, B, GEMM_F16, S,
+                                   X + S * S / 2, GEMM_F16, S, 0, X + S * S / 2 - 1, GEMM_F32, S, NULL);
+    overlap_refused("gemm_cuda_sgemm_mixed_host, F32 C over F16 B", s, "C overlaps B", X, keep, sizeof X);
+    /* device pointers: one address space, compared the same way */
+    s = gemm_cuda_sgemm(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1, B, S, X, S, 0, X + S, S, NULL);
+    overlap_refused("gemm_cuda_sgemm, C one column past B's start", s, "C overlaps B", X, keep, sizeof X);
+    s = gemm_cuda_sgemm_mixed(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1, X, GEMM_BF16, S, B,
+                              GEMM_BF16, S, 0, X, GEMM_BF16, S, NULL);
+    overlap_refused("gemm_cuda_sgemm_mixed, BF16 C == A", s, "C overlaps A", X, keep, sizeof X);
+    s = gemm_cuda_dgemm(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1, D, L, D + S * L, L, 1, D + S * L,
+                        L, NULL);
+    overlap_refused("gemm_cuda_dgemm, C == B", s, "C overlaps B", D, keepd, sizeof D);
+
+    /* not refused: A is not read (alpha = 0), or the blocks share no element */
+    s = gemm_cuda_sgemm_host(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 0, X, L, B, S, 1, X, L, NULL);
+    battery_check(s == GEMM_OK, "cuda overlap: C == A with alpha = 0, beta = 1 (nothing to do) -> %d \"%s\"", (int)s,
+                  gemm_last_error_detail());
+    s = gemm_cuda_dgemm_host(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, -1, D + S, L, D + S * L, L, 1,
+                             D + S + S * L, L, NULL);
+    battery_check(!strstr(gemm_last_error_detail(), "overlaps"),
+                  "cuda overlap: a blocked LU's A22 -= A21 * A12 in one array is not refused as an overlap -> %d "
+                  "\"%s\"", (int)s, gemm_last_error_detail());
+    s = gemm_cuda_sgemm_mixed_host(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, S, S, S, 1, B, GEMM_F16, S, X,
+                                   GEMM_F16, S, 0, X + S * S / 2, GEMM_F32, S, NULL);
+    battery_check(!strstr(gemm_last_error_detail(), "overlaps"),
+                  "cuda overlap: F32 C right after F16 B in one array is not refused -> %d \"%s\"", (int)s,
+                  gemm_last_error_detail());
+}
+
 int main(int argc, char **argv)
 {
     int count = 0;
@@ -1164,6 +1237,7 @@ int main(int argc, char **argv)
         t1 = gemm__cuda_now();
         test_fake_pipeline();
         test_fake_failures();
+        test_overlaps();
         printf("== plans (%.1f s) and the pipeline on the CPU (%.1f s): %d passed, %d failed\n", t1 - t0,
                gemm__cuda_now() - t1, battery_passed, battery_failed);
     }

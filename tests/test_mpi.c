@@ -10,7 +10,8 @@
    Both run the whole differential battery (Cannon blocking and overlapped,
    Fox), then the tests of rank-inconsistent input, memory caps, timing and
    the descriptor, and the plans (tests/mpi_plan_checks.h: reuse with fresh
-   data, refusals, agreed failures, the defects of 0.3). Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
+   data, refusals, agreed failures, the defects of 0.3), and C overlapping
+   A or B (tests/mpi_overlap_checks.h). Compiled with nvcc (-x cu) and GEMM_MPI_CUDA it also runs
    the battery with the CUDA local multiply.
 
    Rank 0 prints; the others print only when GEMM_TEST_ALL_RANKS is set.
@@ -483,10 +484,13 @@ static void test_memory(void)
     }
     battery_check(gemm_mpi_memory(nranks, M, N, K, GEMM_F16, 0, NULL, &host, &dev) == GEMM_ERR_INVALID_ARG,
                   "memory query rejects GEMM_F16");
-    {   /* a block row over INT_MAX bytes cannot be one staged message: refused before anything is read */
+    {   /* a block row over INT_MAX bytes cannot be one staged message: refused before anything is read (C
+           below A, so that the 16 GB A claims past its address cannot cover C: no overlap to refuse first) */
+        static double c_below[1];
         int64_t kbig = (int64_t)1 << 31;
         memset(&c, 0, sizeof c);
-        s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, kbig, 1.0, A, kbig, B, 1, 0.0, C, 1);
+        s = call_mpi(&c, 1, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, kbig, 1.0, A, kbig, B, 1, 0.0, c_below,
+                     1);
         battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "int"),
                       "rank %d: root-held, k = 2^31: a block row over MPI's int count is refused -> %d \"%s\"", me,
                       (int)s, gemm_last_error_detail());
@@ -593,6 +597,7 @@ static void test_auto_slabs(void)
 }
 
 #include "mpi_plan_checks.h"
+#include "mpi_overlap_checks.h"
 
 #ifdef GEMM_MPI_CUDA
 /* With the CUDA multiply: the breakdown names the path that ran, host-device
@@ -670,6 +675,7 @@ int main(int argc, char **argv)
     test_plan_refusals();
     test_plan_failures();
     test_defects();
+    test_mpi_overlaps();
     run_battery("mpi root-held cannon", 0, GEMM_MPI_CANNON, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held cannon overlap (root = last rank)", 0, GEMM_MPI_CANNON, 1, GEMM_MPI_LOCAL_CPU, root, GEMM_MPI_PATH_AUTO);
     run_battery("mpi root-held fox", 0, GEMM_MPI_FOX, 0, GEMM_MPI_LOCAL_CPU, 0, GEMM_MPI_PATH_AUTO);

@@ -124,8 +124,9 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
 
 /* C must share no element with A or B where the call reads them (p->work
    is GEMM__WORK_FULL): for backends whose A, B and C are addresses in one
-   memory (host pointers; the CPU, its batches, the reference, the CBLAS
-   names), after the checks above. A, B, C are the caller's, as byte
+   address space (the CPU, its batches, the reference, the CBLAS names;
+   CUDA's host and device pointers; an MPI rank's matrices), after the
+   checks above. A, B, C are the caller's, as byte
    addresses, elements of es bytes. Matrices whose spans (first to last
    byte) are apart pass at once (an inlined test, gemm__overlap_apart);
    spans that meet are tested element by element, so blocks of one matrix
@@ -133,6 +134,20 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
    GEMM_ERR_INVALID_ARG, "C overlaps A" in the detail, p->bad_arg = 13. */
 GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
                                          size_t es);
+
+/* The same where A and B hold elements of es_ab bytes and C of es_c (the
+   mixed-precision calls): the matrices are compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_overlap_sized(const char *func, gemm__problem *p, uint64_t A, uint64_t B, uint64_t C,
+                                               size_t es_ab, size_t es_c);
+
+/* The decision both make, for matrices given as column-major rectangles
+   at their byte addresses (the caller's A and B of es_ab-byte elements, C
+   of es_c): whether C shares a byte with A, then with B; the refusal
+   (GEMM_ERR_INVALID_ARG, "C overlaps A") when it does. For callers that
+   hold pieces rather than a problem's matrices (the MPI backend's local
+   blocks). */
+GEMM_DEF gemm_status gemm__check_overlap_rects(const char *func, const gemm__batch_rect *a, const gemm__batch_rect *b,
+                                               const gemm__batch_rect *c, size_t es_ab, size_t es_c);
 
 /* The same for a checked batch: every member's C against every member's A
    and B (strided: A, B, C are the caller's bases; the pointer-array form
@@ -144,6 +159,11 @@ GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uin
    15 in the strided list). */
 GEMM_DEF gemm_status gemm__check_batch_overlap(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
                                                uint64_t B, uint64_t C, size_t es);
+
+/* The same with A and B of es_ab-byte elements and C of es_c (the mixed
+   batches), compared byte by byte. */
+GEMM_DEF gemm_status gemm__check_batch_overlap_sized(const char *func, gemm__problem *p, gemm__batch *bt, uint64_t A,
+                                                     uint64_t B, uint64_t C, size_t es_ab, size_t es_c);
 
 /* Elements a stored rows x cols column-major matrix with leading dimension
    ld spans: (cols-1)*ld + rows, 0 when it is empty; -1 when that does not

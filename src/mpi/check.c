@@ -6,7 +6,9 @@
    then vote (mpi/execute.c). */
 #pragma once
 
-#include "grid.c"  /* gemm__mpi_grid_view */
+#include <stdint.h>             /* uintptr_t */
+#include "../core/overlap.c"   /* gemm__check_overlap, gemm__check_overlap_rects */
+#include "grid.c"              /* gemm__mpi_grid_view */
 #include "state.h"
 
 /* The caller's arguments as they came: the checks read them, and the ranks
@@ -38,10 +40,12 @@ static int64_t gemm__mpi_min_ld(gemm_layout layout, gemm_transpose t, int64_t ro
 
 /* Distributed: this rank's pieces, in the caller's argument order, each as
    the stored matrix that holds its tile (`g`: this rank's tiles in the
-   view); then the problem's leading dimensions, strides and extents become
-   the pieces'. */
+   view), and its piece of C against its pieces of A and B (elements of es
+   bytes; they are in this rank's memory, host or device, one address
+   space); then the problem's leading dimensions, strides and extents
+   become the pieces'. */
 static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid *g, const gemm__mpi_args *in,
-                                          gemm__problem *p)
+                                          size_t es, gemm__problem *p)
 {
     static const char *const nm[3] = {"A", "B", "C"};
     int sw = p->swapped, w;
@@ -49,6 +53,8 @@ static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid
     const gemm_mpi_tile *t[3];
     const void *ptr[3];
     int64_t ld[3], ext[3];
+    gemm__batch_rect r[3]; /* each piece where it lies, column-major in the view */
+    gemm_status s;
     int tr[3];
     t[0] = sw ? &g->b : &g->a; t[1] = sw ? &g->a : &g->b; t[2] = &g->c;
     tr[0] = sw ? p->b_trans : p->a_trans; tr[1] = sw ? p->a_trans : p->b_trans; tr[2] = 0;
@@ -71,7 +77,16 @@ static gemm_status gemm__mpi_check_pieces(const char *func, const gemm__mpi_grid
         if (ext[w] < 0 || ext[w] > GEMM__MPI_MAX_EXTENT)
             return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: this rank's piece of %s spans more than 2^60 elements "
                               "(ld%c = %lld)", func, nm[w], "abc"[w], (long long)ld[w]);
+        r[w].addr = (uintptr_t)ptr[w];
+        r[w].m = rows;
+        r[w].n = cols;
+        r[w].ld = ld[w];
+        r[w].member = 0;
+        r[w].kind = w == 2 ? 0 : w + 1;
     }
+    if (p->work == GEMM__WORK_FULL &&
+        (s = gemm__check_overlap_rects(func, &r[0], &r[1], &r[2], es, es)) != GEMM_OK)
+        return s;
     p->lda = ld[sw];
     p->ldb = ld[!sw];
     p->ldc = ld[2];
@@ -116,8 +131,8 @@ static gemm_status gemm__mpi_check_options(const char *func, const gemm_mpi_opti
    canonical problem made once (gemm__prepare) into *c. The root-held call
    (form 0) reads matrices on the root only: there every check; elsewhere
    the scalars' (a rank that holds no matrix passes the smallest leading
-   dimensions). The distributed call (form 1) checks the scalars so, then
-   this rank's pieces. */
+   dimensions), and on the root C against A and B. The distributed call
+   (form 1) checks the scalars so, then this rank's pieces. */
 static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh, const gemm__mpi_team *tm, int form,
                                      const gemm__mpi_args *in, gemm__mpi_call *c)
 {
@@ -136,7 +151,10 @@ static gemm_status gemm__mpi_prepare(const char *func, const gemm__mpi_shape *sh
     c->A = c->p.swapped ? in->B : in->A;
     c->B = c->p.swapped ? in->A : in->B;
     c->C = in->C;
-    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, &c->p);
+    if (form == 1) s = gemm__mpi_check_pieces(func, &tm->g, in, gemm_precision_size(sh->precision), &c->p);
+    else if (full) /* the root's matrices, in its memory */
+        s = gemm__check_overlap(func, &c->p, (uintptr_t)in->A, (uintptr_t)in->B, (uintptr_t)in->C,
+                                gemm_precision_size(sh->precision));
     return s != GEMM_OK ? s : gemm__mpi_check_options(func, &sh->o, form, tm->P);
 }
 

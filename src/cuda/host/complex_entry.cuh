@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../../core/config.h"   /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, _strided, _batched */
+#include "../../core/overlap.c"  /* gemm__check_overlap_sized, gemm__check_batch_overlap_sized */
 #include "../api.h"
 #include "batch_run.cuh"         /* gemm__cuda_read_lists, _check_members, _upload_lists */
 #include "call.cuh"              /* gemm__cuda_check_pointer, _check_host */
@@ -82,6 +83,9 @@ static gemm_status gemm__cuda_ccall(const char *fn, cudaStream_t stream, bool ho
     if (s == GEMM_OK)
         s = gemm__prepare(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), A != NULL, lda, B != NULL, ldb,
                           gemm__cuda_cone(pl.beta), C != NULL, ldc, &pl.p);
+    if (s == GEMM_OK) /* complex elements: two scalars each */
+        s = gemm__check_overlap_sized(fn, &pl.p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * sizeof(T),
+                                      2 * sizeof(T));
     if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
     s = gemm__cuda_cfinish<T>(fn, s, !host, ta, tb, opt, &pl);
     if (s != GEMM_OK || pl.p.work == GEMM__WORK_NONE) return s;
@@ -115,6 +119,9 @@ static gemm_status gemm__cuda_cstrided(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK)
         s = gemm__prepare_strided(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), A != NULL, lda, sa,
                                   B != NULL, ldb, sb, gemm__cuda_cone(pl.beta), C != NULL, ldc, sc, count, &pl.p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * sizeof(T),
+                                            2 * sizeof(T));
     s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
     if (s != GEMM_OK || pl.p.work == GEMM__WORK_NONE || count == 0) return s;
     {
@@ -154,6 +161,7 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
         s = gemm__prepare_batched(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), la, lda, lb, ldb,
                                   gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__cuda_clist_addr,
                                   gemm__cuda_clist_addr, 2 * sizeof(T), &pl.p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, 0, 0, 0, 2 * sizeof(T), 2 * sizeof(T));
     s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {
         s = gemm__cuda_check_members(fn, &pl.p, &hb, NULL, NULL, NULL, 2 * sizeof(T), 2 * sizeof(T));

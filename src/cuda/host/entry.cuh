@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "../../core/config.h" /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
+#include "../../core/overlap.c" /* gemm__check_overlap_sized, gemm__check_batch_overlap_sized */
 #include "../api.h"
 #include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_read_lists */
 #include "choose.cuh" /* gemm__cuda_is_tc, the option checks, AUTO's kernels */
@@ -14,9 +15,11 @@
 #include "staging.cuh" /* gemm__cuda_context_release_idle */
 
 /* Every call: the argument checks and the canonical problem once
-   (gemm__prepare), the options, then the device-pointer path on `stream`
-   or, for `host`, the host-pointer path. T: A and B, TC: C, S: alpha and
-   beta. */
+   (gemm__prepare), C against A and B (host pointers, or device pointers in
+   the one address space CUDA gives host and devices: comparable either
+   way, and checked before any CUDA call), the options, then the
+   device-pointer path on `stream` or, for `host`, the host-pointer path.
+   T: A and B, TC: C, S: alpha and beta. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k, S alpha,
@@ -31,6 +34,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (host && opt->timing) *opt->timing = gemm_timing{};
     s = gemm__prepare(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, B != NULL, ldb, beta == S(1),
                       C != NULL, ldc, &p);
+    if (s == GEMM_OK)
+        s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T), sizeof(TC));
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
@@ -82,7 +87,8 @@ static gemm_status gemm__cuda_mixed_refused(const char *fn, gemm_precision a, ge
 }
 
 /* The batch calls: the batch's checks (gemm__prepare_strided or _batched,
-   shared with the CPU), the options, then gemm__cuda_batch_run. */
+   shared with the CPU, and C against A and B as the CPU's batches check
+   it), the options, then gemm__cuda_batch_run. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const gemm__problem *p,
                                             const gemm__batch *hb, const gemm__cuda_operands<T, TC, S> &x,
@@ -108,6 +114,9 @@ static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_
     if (!opt) opt = &defaults;
     s = gemm__prepare_strided(fn, layout, ta, tb, m, n, k, alpha == S(0), A != NULL, lda, sa, B != NULL, ldb, sb,
                               beta == S(1), C != NULL, ldc, sc, count, &p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, sizeof(T),
+                                            sizeof(TC));
     gemm__cuda_operands<T, TC, S> x = {p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta};
     return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
 }
@@ -142,6 +151,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
                                   count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &p, &hb, 0, 0, 0, sizeof(T), sizeof(TC)); /* the lists' */
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
     s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
     if (held) GEMM_FREE(held);
