@@ -243,13 +243,13 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build gpu-bin-verify bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch
+.PHONY: test-cuda test-cuda-build gpu-bin-verify bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch bench-cuda-complex gpu-bin-cuda-complex
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_verify ## on a GPU: the CUDA batteries, then under compute-sanitizer
-	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_verify
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_complex $(B)/test_cuda_verify ## on a GPU: the CUDA batteries, then under compute-sanitizer
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_complex $(B)/test_cuda_verify
 
 bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes build/results_cuda.csv (BENCH_UPDATE=1: bench/)
 	./$(B)/bench_cuda --csv $(BENCH_OUT)/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
@@ -293,6 +293,25 @@ gpu-bin-cuda-batch: tests/test_cuda_batch.cu bench/bench_cuda_batch.cu $(CUDA_DE
 	@mkdir -p $(CUDA_BATCH_BIN)
 	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) tests/test_cuda_batch.cu -o $(CUDA_BATCH_BIN)/test_cuda_batch
 	$(NVCC) $(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS)) bench/bench_cuda_batch.cu -o $(CUDA_BATCH_BIN)/bench_cuda_batch -lcublas
+
+# The complex calls (gemm_cuda_cgemm, _zgemm, _host, batches): their tests,
+# their benchmark beside cublasCgemm / cublasZgemm and the strided batches,
+# and `make gpu-bin-cuda-complex`, which builds both for sm_90a into
+# .gpu/cucplx for bench/gpu/cuda_complex.sh on a GPU machine.
+CUDA_COMPLEX_BIN := .gpu/cucplx
+$(B)/test_cuda_complex: tests/test_cuda_complex.cu $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda_complex: bench/bench_cuda_complex.cu $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+bench-cuda-complex: $(B)/bench_cuda_complex ## on a GPU: the complex calls beside cuBLAS's (every op pair, n = 2048..8192, strided batches)
+	./$(B)/bench_cuda_complex --csv $(BENCH_OUT)/results_cuda_complex.csv $(BENCH_ARGS)
+
+gpu-bin-cuda-complex: tests/test_cuda_complex.cu bench/bench_cuda_complex.cu $(CUDA_DEPS) ## build bench/gpu/cuda_complex.sh's binaries (sm_90a) into .gpu/cucplx
+	@mkdir -p $(CUDA_COMPLEX_BIN)
+	$(NVCC) $(subst -O3,-O2,$(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS))) tests/test_cuda_complex.cu -o $(CUDA_COMPLEX_BIN)/test_cuda_complex
+	$(NVCC) $(subst -O3,-O2,$(subst $(CUDA_ARCH),$(CUDA_HOST_ARCH),$(NVCC_FLAGS))) bench/bench_cuda_complex.cu -o $(CUDA_COMPLEX_BIN)/bench_cuda_complex -lcublas
 
 # The host-pointer path (pipeline, out of core): its tests (the plans and
 # the pipeline on a CPU stand-in need no GPU: `build/test_cuda_host --plans`),

@@ -18,6 +18,11 @@
                                 copies overlapping the products
      gemm_cuda_sgemm_mixed, _mixed_host  FP16 or BF16 A and B, C fp32 or
                                 theirs, each pointer's gemm_precision after it
+     gemm_cuda_cgemm, _zgemm    complex (interleaved, cuComplex's layout),
+                                op N, T or C (GEMM_CONJ_TRANS), alpha and
+                                beta by pointer as cblas_zgemm; _host forms
+                                and batches too. They run on the real
+                                kernels (one operand expanded in scratch)
      ..._strided_batched, ..._batched    batches (declarations below)
      gemm_cuda_release_scratch, gemm_cuda_auto_kernel, gemm_cuda_kernel_name
 
@@ -263,6 +268,73 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
                                                    int64_t ldb, float beta, void *const C[], gemm_precision c_type,
                                                    int64_t ldc, int64_t batch_count,
                                                    const gemm_cuda_options *options);
+
+/* Complex products: C = alpha*op(A)*op(B) + beta*C with op in
+   {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}, cblas_cgemm / cblas_zgemm's
+   arguments after the stream. A, B and C are interleaved (re, im) pairs,
+   single (cgemm) or double (zgemm) precision, as C99 float _Complex,
+   std::complex, cuComplex and cuDoubleComplex lay them out (leading
+   dimensions and strides in complex elements); alpha and beta point to one
+   such complex value in host memory. They run on the real kernels (fp32
+   SIMT or, with options.math, TF32 / FP32_ACCURATE for cgemm; fp64 DMMA
+   for zgemm): one operand expanded into 2x2 real blocks in scratch, so one
+   real product of twice the sizes does the complex product's 8mnk flops
+   (a transposed op(B) of a column-major call, op(A) of a row-major one,
+   is copied first). A complex beta (Im != 0) makes a copy of C, which goes
+   back to C when the product is done; beta = 0 never reads C. options as
+   for gemm_cuda_sgemm / _dgemm (kernel, variant, split_k name the real
+   product's). Scratch: 4mk scalars of the expanded operand (4nk in a
+   row-major call) per member, 2kn for a copied op(B) and 2mn for C's copy,
+   from the pool gemm_cuda_release_scratch() empties. */
+GEMM_DEF gemm_status gemm_cuda_cgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                     const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta, void *C,
+                                     int64_t ldc, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                     const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta, void *C,
+                                     int64_t ldc, const gemm_cuda_options *options);
+
+/* Host pointers, synchronous, as gemm_cuda_sgemm_host (every option of
+   the host path applies): the expanded operand is made on the host by
+   options.host_threads threads (its time counted in timing's setup_s),
+   then the real host path runs. A, B and C must be memory the host can
+   read (device memory: GEMM_ERR_INVALID_ARG). */
+GEMM_DEF gemm_status gemm_cuda_cgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                          int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                          const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                          int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                          const gemm_cuda_options *options);
+
+/* Complex batches, as the real batches above (the same checks, members
+   and lists; strides in complex elements): every member's expanded
+   operand in scratch (one for all when its stride is 0), then one real
+   batch. */
+GEMM_DEF gemm_status gemm_cuda_cgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                     const void *B, int64_t ldb, int64_t stride_b, const void *beta,
+                                                     void *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                     const void *B, int64_t ldb, int64_t stride_b, const void *beta,
+                                                     void *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_cgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                             const void *const A[], int64_t lda, const void *const B[], int64_t ldb,
+                                             const void *beta, void *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                             const void *const A[], int64_t lda, const void *const B[], int64_t ldb,
+                                             const void *beta, void *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options);
 
 /* Hands back what the current device keeps between calls: the memory the
    tensor-core modes keep for their operand copies and the host path's
@@ -2529,6 +2601,186 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
 #endif
 }
 /* <<cuda/kernels dmma_tma */
+/* >>cuda/kernels complex_expand: src/cuda/kernels/complex_expand.cuh */
+/* The small kernels of the complex calls (host/complex.cuh), which run a
+   complex product as one real product (the "1m" method): in the canonical
+   column-major problem, C (m x n complex) read as a 2m x n real matrix is
+       C = Y * B,  Y (2m x 2k real) the expansion of alpha*op(a),
+                   B (2k x n real) op(b) as stored, k x n complex,
+   where each complex a' = x + iy of alpha*op(a) at (i, l) becomes the 2x2
+   block [x -y; y x] at rows 2i, 2i+1 and columns 2l, 2l+1 of Y (for
+   conj(b): [x y; y -x], so conjugating b costs nothing). The real product
+   does exactly the 8mnk flops of the complex one. These kernels build Y,
+   copy a transposed b into k x n form (the real kernel cannot read b's
+   re/im pairs across its K index otherwise), and scale C by a complex
+   beta. Caller's matrices are read as pairs of scalars (an interleaved
+   complex array may be only 8- or 4-byte aligned); Y, the scratch the
+   product reads, is written in aligned pairs.
+
+   Every kernel serves a batch: blockIdx.z is the member (first + z), and a
+   member's matrix is found through a gemm__cuda_cside, either strided or
+   listed (byte addresses, as device/batch.cuh lists them). */
+#include <stdint.h>
+
+/* Where member i's matrix starts: base + list[i] bytes, or base + i *
+   stride scalars (a complex element is two scalars). */
+struct gemm__cuda_cside {
+    const int64_t *list; /* NULL: strided */
+    int64_t stride;      /* scalars from one member to the next */
+};
+
+template <typename T>
+__device__ __forceinline__ T *gemm__cuda_cside_at(const gemm__cuda_cside &s, T *base, int64_t i)
+{
+    return (T *)((char *)base + (s.list ? s.list[i] : i * s.stride * (int64_t)sizeof(T)));
+}
+
+/* Two scalars stored as one aligned access. */
+template <typename T> struct gemm__cuda_pair;
+template <> struct gemm__cuda_pair<float> { typedef float2 type; };
+template <> struct gemm__cuda_pair<double> { typedef double2 type; };
+
+/* One complex element of the caller's (x = re, y = im): an aligned pair
+   where the matrix is (every element then is: they lie whole elements
+   apart), two scalars otherwise. */
+template <typename T> __device__ __forceinline__ void gemm__cuda_cload(const T *src, bool paired, T &x, T &y)
+{
+    typedef typename gemm__cuda_pair<T>::type P;
+    if (paired) {
+        P v = *reinterpret_cast<const P *>(src);
+        x = v.x;
+        y = v.y;
+    } else {
+        x = src[0];
+        y = src[1];
+    }
+}
+
+/* Writes the 2x2 block of x + iy (an element of alpha*op(a) at (i, l)) into Y. */
+template <typename T>
+__device__ __forceinline__ void gemm__cuda_cput(T *Y, int64_t ldy, int i, int l, T x, T y, int conj_b)
+{
+    typedef typename gemm__cuda_pair<T>::type P;
+    P even, odd;
+    even.x = x; even.y = y;                 /* column 2l: (x, y) down rows 2i, 2i+1 */
+    odd.x = conj_b ? y : -y;                /* column 2l+1: (-y, x), or (y, -x) for conj(b) */
+    odd.y = conj_b ? -x : x;
+    *reinterpret_cast<P *>(Y + 2 * (int64_t)i + 2 * (int64_t)l * ldy) = even;
+    *reinterpret_cast<P *>(Y + 2 * (int64_t)i + (2 * (int64_t)l + 1) * ldy) = odd;
+}
+
+/* Y = the expansion of alpha*op(a) (above), op(a) m x k: a[i + l*lda]
+   (complex elements), or a[l + i*lda] when a_trans; conj_a conjugates a,
+   conj_b writes the blocks for conj(b). 32x32 tiles of op(a); a
+   transposed a goes through shared memory, so that reading a and writing
+   Y's columns both run along contiguous memory (an untransposed one does
+   already: each thread writes the blocks of the element it read). Grid:
+   x over the tiles of m, y strides over those of k, z the members; 32 x 8
+   threads. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_cexpand_kernel(int m, int k, const T *a, int64_t lda, int a_trans,
+                                                                 T alpha_re, T alpha_im, int conj_a, int conj_b, T *Y,
+                                                                 int64_t ldy, gemm__cuda_cside as, int64_t y_stride,
+                                                                 int64_t first)
+{
+    __shared__ T re[32][33], im[32][33]; /* [l][i]; +1: a column read does not hit one bank 32 times */
+    int64_t member = first + (int64_t)blockIdx.z;
+    int tx = (int)threadIdx.x, ty = (int)threadIdx.y, i0 = (int)blockIdx.x * 32;
+    a = gemm__cuda_cside_at(as, a, member);
+    Y += member * y_stride;
+    bool paired = ((uintptr_t)a & (2 * sizeof(T) - 1)) == 0;
+    if (!a_trans) {
+        int i = i0 + tx;
+        if (i >= m) return; /* no barrier on this path */
+        for (int l0 = (int)blockIdx.y * 32; l0 < k; l0 += (int)gridDim.y * 32)
+            for (int l = l0 + ty; l < l0 + 32 && l < k; l += 8) {
+                T x, y;
+                gemm__cuda_cload(a + 2 * (i + (int64_t)l * lda), paired, x, y);
+                if (conj_a) y = -y;
+                gemm__cuda_cput(Y, ldy, i, l, alpha_re * x - alpha_im * y, alpha_re * y + alpha_im * x, conj_b);
+            }
+        return;
+    }
+    for (int l0 = (int)blockIdx.y * 32; l0 < k; l0 += (int)gridDim.y * 32) {
+        for (int r = ty; r < 32; r += 8) {
+            int i = i0 + r, l = l0 + tx; /* tx runs along l, contiguous in a */
+            if (i < m && l < k) {
+                T x, y;
+                gemm__cuda_cload(a + 2 * (l + (int64_t)i * lda), paired, x, y);
+                if (conj_a) y = -y;
+                re[tx][r] = alpha_re * x - alpha_im * y; /* [l - l0][i - i0] */
+                im[tx][r] = alpha_re * y + alpha_im * x;
+            }
+        }
+        __syncthreads();
+        for (int r = ty; r < 32; r += 8) {
+            int i = i0 + tx, l = l0 + r;
+            if (i < m && l < k) gemm__cuda_cput(Y, ldy, i, l, re[r][tx], im[r][tx], conj_b);
+        }
+        __syncthreads(); /* the next tile must not overwrite what slower threads still read */
+    }
+}
+
+/* out (Q x R complex, column-major, ldo) = the transpose of in (R x Q,
+   in[r + q*ldi]): op(b) of a transposed b in the k x n form the real
+   product reads. 32x32 tiles; grid x over the tiles of R, y strides over
+   those of Q, z the members. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_ctranspose_kernel(int R, int Q, const T *in, int64_t ldi,
+                                                                    gemm__cuda_cside is, T *out, int64_t ldo,
+                                                                    int64_t out_stride, int64_t first)
+{
+    typedef typename gemm__cuda_pair<T>::type P;
+    __shared__ T re[32][33], im[32][33]; /* [r][q] */
+    int64_t member = first + (int64_t)blockIdx.z;
+    int tx = (int)threadIdx.x, ty = (int)threadIdx.y, r0 = (int)blockIdx.x * 32;
+    in = gemm__cuda_cside_at(is, in, member);
+    out += member * out_stride;
+    bool paired = ((uintptr_t)in & (2 * sizeof(T) - 1)) == 0;
+    for (int q0 = (int)blockIdx.y * 32; q0 < Q; q0 += (int)gridDim.y * 32) {
+        for (int j = ty; j < 32; j += 8)
+            if (r0 + tx < R && q0 + j < Q)
+                gemm__cuda_cload(in + 2 * (r0 + tx + (int64_t)(q0 + j) * ldi), paired, re[tx][j], im[tx][j]);
+        __syncthreads();
+        for (int j = ty; j < 32; j += 8)
+            if (r0 + j < R && q0 + tx < Q) {
+                P v;
+                v.x = re[j][tx];
+                v.y = im[j][tx];
+                *reinterpret_cast<P *>(out + 2 * (q0 + tx + (int64_t)(r0 + j) * ldo)) = v;
+            }
+        __syncthreads();
+    }
+}
+
+/* out = beta * in over m x n complex elements of every member (in[i +
+   j*ldi], out[i + j*ldo]); beta = 0 writes zeros without reading in. In
+   and out may be one matrix. A grid-stride loop over the elements of
+   blockIdx.z's member. */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T beta_re, T beta_im, const T *in,
+                                                                int64_t ldi, gemm__cuda_cside is, T *out, int64_t ldo,
+                                                                gemm__cuda_cside os, int64_t first)
+{
+    int64_t member = first + (int64_t)blockIdx.z, total = (int64_t)m * n;
+    bool zero = beta_re == T(0) && beta_im == T(0);
+    in = gemm__cuda_cside_at(is, in, member);
+    out = gemm__cuda_cside_at(os, out, member);
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
+        int64_t i = e % m, j = e / m;
+        T *o = out + 2 * (i + j * ldo);
+        if (zero) {
+            o[0] = T(0);
+            o[1] = T(0);
+        } else {
+            const T *c = in + 2 * (i + j * ldi);
+            T x = c[0], y = c[1];
+            o[0] = beta_re * x - beta_im * y;
+            o[1] = beta_re * y + beta_im * x;
+        }
+    }
+}
+/* <<cuda/kernels complex_expand */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
 /* >>cuda/host errors: src/cuda/host/errors.cuh */
@@ -7469,6 +7721,743 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 
 } /* extern "C" */
 /* <<cuda/host entry */
+/* >>cuda/host complex: src/cuda/host/complex.cuh */
+/* Complex products (gemm_cuda_cgemm, _zgemm and their batches) on the real
+   kernels, device side: the plan of one call (the canonical complex
+   problem, which operand is conjugated, the real product and its scratch)
+   and its run on `stream`: the expansion of alpha*op(a) into Y, op(b)
+   copied when b is transposed, C copied when beta is complex, then one real
+   product (single call or batch) on the exact or tensor-core path, as
+   gemm_cuda_sgemm / _dgemm would run it (kernels/complex_expand.cuh says
+   why Y * B is the complex product). Nothing reads op(a) again after the
+   expansion, so the real product reads 4mk scalars where a complex kernel
+   reads 2mk: the price of reusing the real kernels unchanged, small beside
+   the 8mnk flops once n is in the hundreds. A large strided batch runs in
+   runs of members, each run's operands prepared on a second stream while
+   the run before multiplies, so that the memory-bound preparation hides
+   behind the products (gemm__cuda_cpipeline). */
+#include <stdint.h>
+
+template <typename T> struct gemm__cuda_cnum {
+    T re, im;
+};
+
+/* One complex call (or every member of a batch): the canonical complex
+   problem p (column-major, a and b swapped for a row-major call), the real
+   product r = Y * B (+ beta*C) that computes it, and the scratch each
+   member needs, in scalars (0: none): Y, 2m x 2k with leading dimension
+   ldy; op(b) when b is transposed, k x n complex (ldbt); C when beta is
+   complex, m x n complex (ldcs), which the real product then adds into
+   with beta = 1 before it goes back to C. */
+template <typename T> struct gemm__cuda_cplan {
+    gemm__problem p, r;
+    int conj_a, conj_b;
+    gemm__cuda_cnum<T> alpha, beta;
+    bool complex_beta;
+    int64_t ldy, ldbt, ldcs;
+    int64_t y_elems, bt_elems, cs_elems;
+};
+
+static int64_t gemm__cuda_round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+/* The plan's real product and scratch, after p, the conjugations and the
+   scalars are set: every column of the copies 16-byte aligned, so that the
+   real kernels read them in place. Fails as gemm__prepare does when a copy
+   would span more than 2^60 scalars. */
+template <typename T> static gemm_status gemm__cuda_cplan_real(const char *fn, gemm__cuda_cplan<T> *pl)
+{
+    const gemm__problem *p = &pl->p;
+    int64_t v = 16 / (2 * (int64_t)sizeof(T)); /* complex elements per 16 bytes */
+    if (p->work != GEMM__WORK_FULL) { /* C = beta*C alone: no real product, no scratch */
+        pl->r = *p;
+        return GEMM_OK;
+    }
+    pl->complex_beta = pl->beta.im != T(0);
+    pl->ldy = gemm__cuda_round_up(2 * p->m, 2 * v);
+    pl->y_elems = pl->ldy * 2 * p->k;
+    pl->ldbt = p->b_trans ? gemm__cuda_round_up(p->k, v) : 0;
+    pl->bt_elems = 2 * pl->ldbt * p->n;
+    pl->ldcs = pl->complex_beta ? gemm__cuda_round_up(p->m, v) : 0;
+    pl->cs_elems = 2 * pl->ldcs * p->n;
+    return gemm__prepare(fn, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2 * p->m, p->n, 2 * p->k, 0, 1, pl->ldy, 1,
+                         p->b_trans ? 2 * pl->ldbt : 2 * p->ldb, !pl->complex_beta && pl->beta.re == T(1), 1,
+                         pl->complex_beta ? 2 * pl->ldcs : 2 * p->ldc, &pl->r);
+}
+
+/* The members of a device call: count, each operand's base (NULL for a
+   list) and where member i's starts (device/batch.cuh's lists on the
+   device, strides in scalars), and the checked batch (NULL: a single
+   call; its lists, when listed, are host copies of the caller's). */
+template <typename T> struct gemm__cuda_cmembers {
+    int64_t count;
+    const T *a, *b;
+    T *c;
+    gemm__cuda_cside sa, sb, sc;
+    const gemm__batch *hb;
+};
+
+/* Calls launch(first, z) for each run of at most 65535 of the members lo
+   to hi - 1 (a grid's z). */
+template <typename F> static gemm_status gemm__cuda_cchunks(const char *fn, int64_t lo, int64_t hi, F launch)
+{
+    for (int64_t first = lo; first < hi; first += 65535) {
+        cudaError_t e;
+        launch(first, (unsigned)(hi - first < 65535 ? hi - first : 65535));
+        if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+    return GEMM_OK;
+}
+
+/* out = beta*in over the m x n complex C of members lo to hi - 1 (beta = 0
+   reads nothing). */
+template <typename T>
+static gemm_status gemm__cuda_cscale(const char *fn, const gemm__problem *p, int64_t lo, int64_t hi,
+                                     gemm__cuda_cnum<T> beta, const T *in, int64_t ldi, gemm__cuda_cside si, T *out,
+                                     int64_t ldo, gemm__cuda_cside so, cudaStream_t stream)
+{
+    int64_t blocks = (p->m * p->n + 255) / 256, cap = hi - lo > 1 ? 64 : 1024;
+    return gemm__cuda_cchunks(fn, lo, hi, [&](int64_t first, unsigned z) {
+        gemm__cuda_cscale_kernel<T><<<dim3((unsigned)(blocks < cap ? blocks : cap), 1, z), 256, 0, stream>>>(
+            (int)p->m, (int)p->n, beta.re, beta.im, in, ldi, si, out, ldo, so, first);
+    });
+}
+
+/* Y (the expansion of alpha*op(a)), op(b) when b is transposed, and C's
+   copy scaled by a complex beta, for the members lo to hi - 1 into
+   scratch (each strided there; a strided operand shared by every member,
+   stride 0, is expanded or copied once, with member 0, and shared the
+   same way). */
+template <typename T>
+static gemm_status gemm__cuda_cprepare_operands(const char *fn, const gemm__cuda_cplan<T> *pl,
+                                                const gemm__cuda_cmembers<T> &mb, int64_t lo, int64_t hi, T *Y, T *Bt,
+                                                T *Cs, cudaStream_t stream)
+{
+    const gemm__problem *p = &pl->p;
+    bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
+    int64_t kt = (p->k + 31) / 32; /* tiles along k: the grid's y strides over them */
+    dim3 threads(32, 8);
+    unsigned ky = (unsigned)(kt < 65535 ? kt : 65535);
+    gemm_status s;
+    s = gemm__cuda_cchunks(fn, a_shared ? 0 : lo, a_shared ? (lo == 0) : hi, [&](int64_t first, unsigned z) {
+        gemm__cuda_cexpand_kernel<T><<<dim3((unsigned)((p->m + 31) / 32), ky, z), threads, 0, stream>>>(
+            (int)p->m, (int)p->k, mb.a, p->lda, p->a_trans, pl->alpha.re, pl->alpha.im, pl->conj_a, pl->conj_b, Y,
+            pl->ldy, mb.sa, pl->y_elems, first);
+    });
+    if (s == GEMM_OK && Bt) /* op(b)(l, j) = b[j + l*ldb]: the transpose of the n x k matrix b */
+        s = gemm__cuda_cchunks(fn, b_shared ? 0 : lo, b_shared ? (lo == 0) : hi, [&](int64_t first, unsigned z) {
+            gemm__cuda_ctranspose_kernel<T><<<dim3((unsigned)((p->n + 31) / 32), ky, z), threads, 0, stream>>>(
+                (int)p->n, (int)p->k, mb.b, p->ldb, mb.sb, Bt, pl->ldbt, pl->bt_elems, first);
+        });
+    if (s == GEMM_OK && Cs) {
+        gemm__cuda_cside out = {NULL, pl->cs_elems};
+        s = gemm__cuda_cscale(fn, p, lo, hi, pl->beta, mb.c, p->ldc, mb.sc, Cs, pl->ldcs, out, stream);
+    }
+    return s;
+}
+
+/* A host list of `count` addresses base + i*stride scalars (a real batch's
+   list of its strided scratch, when the caller's C came as a list). */
+template <typename T> static void **gemm__cuda_cstrided_list(const T *base, int64_t stride, int64_t count)
+{
+    void **l = (void **)GEMM_MALLOC((size_t)count * sizeof(void *));
+    if (l)
+        for (int64_t i = 0; i < count; i++) l[i] = (void *)(base + i * stride);
+    return l;
+}
+
+static uint64_t gemm__cuda_clist_addr(const void *list, int64_t i)
+{
+    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
+}
+
+/* The real product over the prepared operands of members lo to hi - 1:
+   gemm__cuda_run for a single call, gemm__cuda_batch_run for a batch
+   (strided, any members; or, all of them, with host lists of every
+   member's operands when the caller's came as lists). */
+template <typename T>
+static gemm_status gemm__cuda_creal(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                    int64_t lo, int64_t hi, const T *Y, const T *Bt, T *Cs,
+                                    const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    T beta = pl->complex_beta ? T(1) : pl->beta.re;
+    bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
+    gemm__cuda_operands<T, T, T> x = {Y, Bt ? Bt : mb.b, Cs ? Cs : mb.c, T(1), beta};
+    gemm__batch hr = {};
+    void **lists[3] = {NULL, NULL, NULL};
+    gemm_status s = GEMM_OK;
+    if (!mb.hb) return gemm__cuda_run<T, T, T>(fn, &pl->r, x, opt, stream);
+    if (!mb.hb->c_list) { /* strided: member lo's operands first */
+        x.a = Y + (a_shared ? 0 : lo * pl->y_elems);
+        x.b = Bt ? Bt + (b_shared ? 0 : lo * pl->bt_elems) : mb.b + lo * 2 * mb.hb->stride_b;
+        x.c = Cs ? Cs + lo * pl->cs_elems : mb.c + lo * 2 * mb.hb->stride_c;
+    }
+    hr.count = hi - lo;
+    hr.bad_member = -1;
+    hr.stride_a = a_shared ? 0 : pl->y_elems;
+    hr.stride_b = Bt ? (b_shared ? 0 : pl->bt_elems) : 2 * mb.hb->stride_b;
+    hr.stride_c = Cs ? pl->cs_elems : 2 * mb.hb->stride_c;
+    if (mb.hb->c_list) { /* listed: every operand a host list for the real batch's checks and upload */
+        lists[0] = gemm__cuda_cstrided_list(Y, pl->y_elems, mb.count);
+        if (Bt) lists[1] = gemm__cuda_cstrided_list(Bt, pl->bt_elems, mb.count);
+        if (Cs) lists[2] = gemm__cuda_cstrided_list(Cs, pl->cs_elems, mb.count);
+        if (!lists[0] || (Bt && !lists[1]) || (Cs && !lists[2]))
+            s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
+                           (long long)mb.count);
+        hr.a_list = lists[0];
+        hr.b_list = Bt ? (const void *)lists[1] : mb.hb->b_list;
+        hr.c_list = Cs ? (const void *)lists[2] : mb.hb->c_list;
+        hr.addr_ab = hr.addr_c = gemm__cuda_clist_addr;
+        x.a = x.b = NULL;
+        x.c = NULL;
+    }
+    if (s == GEMM_OK) s = gemm__cuda_batch_run<T, T, T>(fn, &pl->r, &hr, x, opt, stream);
+    for (int i = 0; i < 3; i++)
+        if (lists[i]) GEMM_FREE(lists[i]);
+    return s;
+}
+
+/* Into how many runs of members a strided batch's work is cut so that the
+   operand preparation of one run (a memory-bound pass) overlaps the real
+   product of the run before (compute-bound once members are in the
+   hundreds): 1 (no pipeline) for a single call, a listed batch, a stream
+   capturing a graph, or less than 2^28 real flops a run (a run then costs
+   its launches more than the overlap gains); at most 8. */
+template <typename T>
+static int64_t gemm__cuda_cruns(const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb, cudaStream_t stream)
+{
+    const gemm__problem *p = &pl->p;
+    cudaStreamCaptureStatus capture;
+    double flops = 8.0 * (double)p->m * (double)p->n * (double)p->k * (double)mb.count;
+    int64_t runs = (int64_t)(flops / (double)(1 << 28));
+    if (!mb.hb || mb.hb->c_list || mb.count < 2 || runs < 2) return 1;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    if (capture != cudaStreamCaptureStatusNone) return 1;
+    runs = runs < 8 ? runs : 8;
+    return runs < mb.count ? runs : mb.count;
+}
+
+/* The operands of `runs` runs of members prepared on a second stream of
+   high priority, one after the other, while `stream` runs each run's real
+   product as soon as its operands are ready. Events order the two
+   streams: the side stream starts after what `stream` held before the
+   call (the scratch's allocation with it), and `stream` goes on past the
+   side stream's last work, so that the scratch is given back after it.
+   Returns false, having queued nothing, when the side stream or its
+   events cannot be had (the caller then runs everything on `stream`). */
+template <typename T>
+static bool gemm__cuda_cpipeline(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                 int64_t runs, T *Y, T *Bt, T *Cs, const gemm_cuda_options *opt,
+                                 cudaStream_t stream, gemm_status *out)
+{
+    cudaStream_t side = NULL;
+    cudaEvent_t ev[9] = {}; /* ev[0]: the call's start; ev[1 + r]: run r's operands ready */
+    int least, greatest, made = 0;
+    gemm_status s = GEMM_OK;
+    bool ok = cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess &&
+              cudaStreamCreateWithPriority(&side, cudaStreamNonBlocking, greatest) == cudaSuccess;
+    for (; ok && made <= runs; made++) ok = cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming) == cudaSuccess;
+    ok = ok && cudaEventRecord(ev[0], stream) == cudaSuccess && cudaStreamWaitEvent(side, ev[0], 0) == cudaSuccess;
+    if (ok) {
+        int64_t r = 0;
+        for (; r < runs && s == GEMM_OK; r++) {
+            int64_t lo = mb.count * r / runs, hi = mb.count * (r + 1) / runs;
+            cudaError_t e;
+            s = gemm__cuda_cprepare_operands(fn, pl, mb, lo, hi, Y, Bt, Cs, side);
+            if (s == GEMM_OK && (e = cudaEventRecord(ev[1 + r], side)) != cudaSuccess)
+                s = gemm__cuda_fail(fn, "cudaEventRecord", e);
+        }
+        for (int64_t q = 0; q < r && s == GEMM_OK; q++) {
+            int64_t lo = mb.count * q / runs, hi = mb.count * (q + 1) / runs;
+            cudaError_t e = cudaStreamWaitEvent(stream, ev[1 + q], 0);
+            s = e != cudaSuccess ? gemm__cuda_fail(fn, "cudaStreamWaitEvent", e)
+                                 : gemm__cuda_creal(fn, pl, mb, lo, hi, Y, Bt, Cs, opt, stream);
+        }
+        /* whatever failed: the scratch is not given back before the side stream is done with it */
+        if (cudaEventRecord(ev[0], side) != cudaSuccess || cudaStreamWaitEvent(stream, ev[0], 0) != cudaSuccess) {
+            cudaError_t e = cudaStreamSynchronize(side);
+            if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
+        }
+    } else {
+        (void)cudaGetLastError();
+    }
+    for (int i = 0; i < made; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    if (side) cudaStreamDestroy(side); /* returns at once; the stream goes when its work is done */
+    *out = s;
+    return ok;
+}
+
+/* A checked device call with work to do (single call or batch): scratch
+   from the device's pool in stream order, the operand preparation, the
+   real product (in runs, gemm__cuda_cpipeline, for a large strided
+   batch), C's copy back when beta is complex, the scratch given back.
+   Only C = beta*C (alpha = 0 or k = 0) needs no scratch. */
+template <typename T>
+static gemm_status gemm__cuda_cdevice(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                      const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    const gemm__problem *p = &pl->p;
+    bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
+    int64_t ya = a_shared ? 1 : mb.count, yb = b_shared ? 1 : mb.count, runs;
+    size_t sz = sizeof(T), y_bytes, bt_bytes, bytes;
+    gemm__cuda_gpu gpu;
+    cudaMemPool_t pool;
+    cudaError_t e;
+    T *scratch = NULL, *Bt = NULL, *Cs = NULL;
+    gemm_status s;
+    if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
+    if (p->work == GEMM__WORK_SCALE)
+        return gemm__cuda_cscale(fn, p, 0, mb.count, pl->beta, mb.c, p->ldc, mb.sc, mb.c, p->ldc, mb.sc, stream);
+    y_bytes = ((size_t)pl->y_elems * ya * sz + 255) / 256 * 256;
+    bt_bytes = ((size_t)pl->bt_elems * yb * sz + 255) / 256 * 256;
+    bytes = y_bytes + bt_bytes + (size_t)pl->cs_elems * mb.count * sz;
+    if ((s = gemm__cuda_scratch_pool(fn, gpu.dev, true, &pool)) != GEMM_OK) return s;
+    if ((e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream)) != cudaSuccess)
+        return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the complex operands' expansion)", e);
+    if (pl->bt_elems) Bt = (T *)((char *)scratch + y_bytes);
+    if (pl->cs_elems) Cs = (T *)((char *)scratch + y_bytes + bt_bytes);
+    runs = gemm__cuda_cruns(pl, mb, stream);
+    if (runs < 2 || !gemm__cuda_cpipeline(fn, pl, mb, runs, scratch, Bt, Cs, opt, stream, &s)) {
+        s = gemm__cuda_cprepare_operands(fn, pl, mb, 0, mb.count, scratch, Bt, Cs, stream);
+        if (s == GEMM_OK) s = gemm__cuda_creal(fn, pl, mb, 0, mb.count, scratch, Bt, Cs, opt, stream);
+    }
+    if (s == GEMM_OK && Cs) { /* C = the sums, member by member */
+        gemm__cuda_cnum<T> one = {T(1), T(0)};
+        gemm__cuda_cside in = {NULL, pl->cs_elems};
+        s = gemm__cuda_cscale(fn, p, 0, mb.count, one, Cs, pl->ldcs, in, mb.c, p->ldc, mb.sc, stream);
+    }
+    e = cudaFreeAsync(scratch, stream);
+    if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    return s;
+}
+/* <<cuda/host complex */
+/* >>cuda/host complex_host: src/cuda/host/complex_host.cuh */
+/* Complex products with host pointers (gemm_cuda_cgemm_host, _zgemm_host):
+   the same real product as the device calls (complex.cuh), its operands
+   prepared on the host by a few threads (Y, op(b) when b is transposed, C
+   scaled by a complex beta), then the real host path (devices.cuh), so
+   that the pipeline, the panels larger than the device, several devices,
+   the modes and the timing all serve complex calls too. Preparing on the
+   host costs a pass over a (and b, C where copied) in host memory; it is
+   counted in options.timing's setup_s. */
+#include <stdint.h>
+#include <string.h>
+#include <thread>
+
+/* The host reads these operands itself: device memory is refused (the
+   device calls take it), host, page-locked and managed memory are read. */
+static gemm_status gemm__cuda_chost_readable(const char *fn, const char *name, const void *x)
+{
+    cudaPointerAttributes at;
+    cudaError_t e = cudaPointerGetAttributes(&at, x);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); /* no device, or an address the runtime does not know: host memory */
+        return GEMM_OK;
+    }
+    if (at.type == cudaMemoryTypeDevice)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is device memory, which the complex host calls read on the "
+                          "host; pass host memory, or device memory to the device-pointer call", fn, name);
+    return GEMM_OK;
+}
+
+/* body(begin, end) over [0, count) in up to `threads` pieces, the first on
+   this thread; a thread that cannot start leaves its piece to this one. */
+template <typename F> static void gemm__cuda_cparallel(int64_t count, int threads, F body)
+{
+    std::thread pool[16];
+    int started = 0;
+    int64_t per;
+    if (threads > 16) threads = 16;
+    if (threads < 1 || count < 2 * threads) threads = 1;
+    per = (count + threads - 1) / threads;
+    for (int t = 1; t < threads; t++) {
+        int64_t b = t * per, e = b + per < count ? b + per : count;
+        if (b >= e) break;
+        try {
+            pool[started] = std::thread(body, b, e);
+            started++;
+        } catch (...) {
+            body(b, e);
+        }
+    }
+    body(0, per < count ? per : count);
+    for (int t = 0; t < started; t++) pool[t].join();
+}
+
+/* The host's share of the preparation: Y, op(b) and C's copy, as the
+   device kernels make them (kernels/complex_expand.cuh), each over blocks
+   of 64 x 64 elements so that a transposed operand is read a cache line
+   at a time. */
+template <typename T>
+static void gemm__cuda_chost_expand(const gemm__cuda_cplan<T> *pl, const T *a, T *Y, int64_t l0, int64_t l1)
+{
+    const gemm__problem *p = &pl->p;
+    T ar = pl->alpha.re, ai = pl->alpha.im;
+    for (int64_t lb = l0; lb < l1; lb += 64)
+        for (int64_t ib = 0; ib < p->m; ib += 64)
+            for (int64_t l = lb; l < l1 && l < lb + 64; l++)
+                for (int64_t i = ib; i < p->m && i < ib + 64; i++) {
+                    const T *src = a + 2 * (p->a_trans ? l + i * p->lda : i + l * p->lda);
+                    T x0 = src[0], y0 = pl->conj_a ? -src[1] : src[1];
+                    T x = ar * x0 - ai * y0, y = ar * y0 + ai * x0;
+                    T *even = Y + 2 * i + 2 * l * pl->ldy, *odd = even + pl->ldy;
+                    even[0] = x;
+                    even[1] = y;
+                    odd[0] = pl->conj_b ? y : -y;
+                    odd[1] = pl->conj_b ? -x : x;
+                }
+}
+
+template <typename T>
+static void gemm__cuda_chost_transpose(const gemm__cuda_cplan<T> *pl, const T *b, T *Bt, int64_t j0, int64_t j1)
+{
+    const gemm__problem *p = &pl->p;
+    for (int64_t jb = j0; jb < j1; jb += 64)
+        for (int64_t lb = 0; lb < p->k; lb += 64)
+            for (int64_t j = jb; j < j1 && j < jb + 64; j++)
+                for (int64_t l = lb; l < p->k && l < lb + 64; l++) {
+                    const T *src = b + 2 * (j + l * p->ldb);
+                    Bt[2 * (l + j * pl->ldbt)] = src[0];
+                    Bt[2 * (l + j * pl->ldbt) + 1] = src[1];
+                }
+}
+
+/* out = beta*in over columns [j0, j1) of an m x n complex matrix (beta = 0: zeros, in unread). */
+template <typename T>
+static void gemm__cuda_chost_scale(int64_t m, gemm__cuda_cnum<T> beta, const T *in, int64_t ldi, T *out, int64_t ldo,
+                                   int64_t j0, int64_t j1)
+{
+    bool zero = beta.re == T(0) && beta.im == T(0);
+    for (int64_t j = j0; j < j1; j++)
+        for (int64_t i = 0; i < m; i++) {
+            T *o = out + 2 * (i + j * ldo);
+            if (zero) {
+                o[0] = o[1] = T(0);
+            } else {
+                const T *c = in + 2 * (i + j * ldi);
+                T x = c[0], y = c[1];
+                o[0] = beta.re * x - beta.im * y;
+                o[1] = beta.re * y + beta.im * x;
+            }
+        }
+}
+
+/* A checked host call with work to do (a, b: the canonical operands). */
+template <typename T>
+static gemm_status gemm__cuda_chost(const char *fn, const gemm__cuda_cplan<T> *pl, const T *a, const T *b, T *c,
+                                   const gemm_cuda_options *opt)
+{
+    const gemm__problem *p = &pl->p;
+    unsigned cores = std::thread::hardware_concurrency();
+    int threads = opt->host_threads > 0 ? opt->host_threads : cores / 2 < 1 ? 1 : cores / 2 > 8 ? 8 : (int)cores / 2;
+    double t0 = gemm__cuda_now();
+    T *Y = NULL, *Bt = NULL, *Cs = NULL;
+    gemm_status s;
+    if ((s = gemm__cuda_chost_readable(fn, "C", c)) != GEMM_OK) return s;
+    if (p->work == GEMM__WORK_SCALE) {
+        gemm__cuda_cparallel(p->n, threads, [&](int64_t j0, int64_t j1) {
+            gemm__cuda_chost_scale(p->m, pl->beta, c, p->ldc, c, p->ldc, j0, j1);
+        });
+        return GEMM_OK;
+    }
+    if ((s = gemm__cuda_chost_readable(fn, p->swapped ? "B" : "A", a)) != GEMM_OK ||
+        (s = gemm__cuda_chost_readable(fn, p->swapped ? "A" : "B", b)) != GEMM_OK)
+        return s;
+    if (!(Y = (T *)GEMM_MALLOC((size_t)pl->y_elems * sizeof(T))) ||
+        (pl->bt_elems && !(Bt = (T *)GEMM_MALLOC((size_t)pl->bt_elems * sizeof(T)))) ||
+        (pl->cs_elems && !(Cs = (T *)GEMM_MALLOC((size_t)pl->cs_elems * sizeof(T))))) {
+        s = gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for the complex operands' expansion (%lld scalars)",
+                       fn, (long long)(pl->y_elems + pl->bt_elems + pl->cs_elems));
+    } else {
+        gemm__cuda_cparallel(p->k, threads, [&](int64_t l0, int64_t l1) { gemm__cuda_chost_expand(pl, a, Y, l0, l1); });
+        if (Bt)
+            gemm__cuda_cparallel(p->n, threads, [&](int64_t j0, int64_t j1) {
+                gemm__cuda_chost_transpose(pl, b, Bt, j0, j1);
+            });
+        if (Cs)
+            gemm__cuda_cparallel(p->n, threads, [&](int64_t j0, int64_t j1) {
+                gemm__cuda_chost_scale(p->m, pl->beta, c, p->ldc, Cs, pl->ldcs, j0, j1);
+            });
+        gemm__cuda_operands<T, T, T> x = {Y, Bt ? Bt : b, Cs ? Cs : c, T(1), pl->complex_beta ? T(1) : pl->beta.re};
+        s = gemm__cuda_host<T, T, T>(fn, &pl->r, x, opt);
+        if (s == GEMM_OK && Cs) {
+            gemm__cuda_cnum<T> one = {T(1), T(0)};
+            gemm__cuda_cparallel(p->n, threads, [&](int64_t j0, int64_t j1) {
+                gemm__cuda_chost_scale(p->m, one, Cs, pl->ldcs, c, p->ldc, j0, j1);
+            });
+        }
+        if (s == GEMM_OK && opt->timing) { /* the preparation and the copy back as setup */
+            double extra = gemm__cuda_now() - t0 - opt->timing->total_s;
+            opt->timing->setup_s += extra > 0 ? extra : 0;
+            opt->timing->total_s += extra > 0 ? extra : 0;
+        }
+    }
+    if (Y) GEMM_FREE(Y);
+    if (Bt) GEMM_FREE(Bt);
+    if (Cs) GEMM_FREE(Cs);
+    return s;
+}
+/* <<cuda/host complex_host */
+/* >>cuda/host complex_entry: src/cuda/host/complex_entry.cuh */
+/* The complex public functions (gemm_cuda_cgemm, _zgemm, their _host forms
+   and batches): the complex calls' own checks (GEMM_CONJ_TRANS, the
+   scalars by pointer), the shared checks on the complex problem with a
+   conjugate transpose seen as a transpose, the options, every pointer and
+   member, all before anything is queued; then complex.cuh's device run or
+   complex_host.cuh's host run. T is the real scalar type (float for
+   cgemm, double for zgemm); matrices are interleaved (re, im) pairs. */
+#include <stdint.h>
+#include <string.h>
+
+/* The layout, the transposes and the scalars; *rta, *rtb: the transposes
+   as the shared checks take them (GEMM_CONJ_TRANS as GEMM_TRANS). */
+template <typename T>
+static gemm_status gemm__cuda_cbegin(const char *fn, gemm_layout layout, gemm_transpose ta, gemm_transpose tb,
+                                     const void *alpha, const void *beta, gemm__cuda_cplan<T> *pl,
+                                     gemm_transpose *rta, gemm_transpose *rtb)
+{
+    const gemm_transpose t[2] = {ta, tb};
+    if (layout != GEMM_ROW_MAJOR && layout != GEMM_COL_MAJOR)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: layout is %d, not GEMM_ROW_MAJOR or GEMM_COL_MAJOR", fn,
+                          (int)layout);
+    for (int i = 0; i < 2; i++)
+        if (t[i] != GEMM_NO_TRANS && t[i] != GEMM_TRANS && t[i] != GEMM_CONJ_TRANS)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: trans%c is %d, not GEMM_NO_TRANS, GEMM_TRANS or "
+                              "GEMM_CONJ_TRANS", fn, i ? 'b' : 'a', (int)t[i]);
+    if (!alpha || !beta)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL: the scalars are passed by pointer to a complex "
+                          "value in host memory, as cblas_?gemm takes them", fn, alpha ? "beta" : "alpha");
+    memcpy(&pl->alpha, alpha, sizeof pl->alpha);
+    memcpy(&pl->beta, beta, sizeof pl->beta);
+    *rta = ta == GEMM_CONJ_TRANS ? GEMM_TRANS : ta;
+    *rtb = tb == GEMM_CONJ_TRANS ? GEMM_TRANS : tb;
+    return GEMM_OK;
+}
+
+template <typename T> static bool gemm__cuda_czero(gemm__cuda_cnum<T> x) { return x.re == T(0) && x.im == T(0); }
+template <typename T> static bool gemm__cuda_cone(gemm__cuda_cnum<T> x) { return x.re == T(1) && x.im == T(0); }
+
+/* After the shared checks: the options, which canonical operand is
+   conjugated, the real product; for the device, sizes the kernels index
+   with 32-bit integers. */
+template <typename T>
+static gemm_status gemm__cuda_cfinish(const char *fn, gemm_status s, bool device, gemm_transpose ta,
+                                      gemm_transpose tb, const gemm_cuda_options *opt, gemm__cuda_cplan<T> *pl)
+{
+    const gemm__problem *p = &pl->p;
+    if (s == GEMM_OK)
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
+                                     : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s != GEMM_OK || p->work == GEMM__WORK_NONE) return s;
+    pl->conj_a = (p->swapped ? tb : ta) == GEMM_CONJ_TRANS;
+    pl->conj_b = (p->swapped ? ta : tb) == GEMM_CONJ_TRANS;
+    if (device && (2 * p->m > INT32_MAX || p->n > INT32_MAX ||
+                   (p->work == GEMM__WORK_FULL && 2 * p->k > INT32_MAX)))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^30 here (2^31 for n)", fn);
+    return gemm__cuda_cplan_real(fn, pl);
+}
+
+template <typename T>
+static gemm_status gemm__cuda_ccall(const char *fn, cudaStream_t stream, bool host, gemm_layout layout,
+                                    gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
+                                    const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                    const void *beta, void *C, int64_t ldc, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__cuda_cplan<T> pl = {};
+    gemm_transpose rta, rtb;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    if (host && opt->timing) *opt->timing = gemm_timing{};
+    s = gemm__cuda_cbegin<T>(fn, layout, ta, tb, alpha, beta, &pl, &rta, &rtb);
+    if (s == GEMM_OK)
+        s = gemm__prepare(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), A != NULL, lda, B != NULL, ldb,
+                          gemm__cuda_cone(pl.beta), C != NULL, ldc, &pl.p);
+    if (s == GEMM_OK) /* complex elements: two scalars each */
+        s = gemm__check_overlap_sized(fn, &pl.p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * sizeof(T),
+                                      2 * sizeof(T));
+    if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
+    s = gemm__cuda_cfinish<T>(fn, s, !host, ta, tb, opt, &pl);
+    if (s != GEMM_OK || pl.p.work == GEMM__WORK_NONE) return s;
+    {
+        const T *a = (const T *)(pl.p.swapped ? B : A), *b = (const T *)(pl.p.swapped ? A : B);
+        gemm__cuda_cmembers<T> mb = {1, a, b, (T *)C, {NULL, 0}, {NULL, 0}, {NULL, 0}, NULL};
+        if (host) return gemm__cuda_chost<T>(fn, &pl, a, b, (T *)C, opt);
+        if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
+        if (pl.p.work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
+                                             (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
+            return s;
+        return gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+    }
+}
+
+template <typename T>
+static gemm_status gemm__cuda_cstrided(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
+                                       gemm_transpose tb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                       const void *A, int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb,
+                                       const void *beta, void *C, int64_t ldc, int64_t sc, int64_t count,
+                                       const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__cuda_cplan<T> pl = {};
+    gemm__batch hb = {};
+    gemm_transpose rta, rtb;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    s = gemm__cuda_cbegin<T>(fn, layout, ta, tb, alpha, beta, &pl, &rta, &rtb);
+    if (s == GEMM_OK)
+        s = gemm__prepare_strided(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), A != NULL, lda, sa,
+                                  B != NULL, ldb, sb, gemm__cuda_cone(pl.beta), C != NULL, ldc, sc, count, &pl.p, &hb);
+    if (s == GEMM_OK) /* every member's C against every member's A and B, before any CUDA call */
+        s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * sizeof(T),
+                                            2 * sizeof(T));
+    s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
+    if (s != GEMM_OK || pl.p.work == GEMM__WORK_NONE || count == 0) return s;
+    {
+        const T *a = (const T *)(pl.p.swapped ? B : A), *b = (const T *)(pl.p.swapped ? A : B);
+        gemm__cuda_cmembers<T> mb = {count, a, b, (T *)C, {NULL, 2 * hb.stride_a}, {NULL, 2 * hb.stride_b},
+                                     {NULL, 2 * hb.stride_c}, &hb};
+        if ((s = gemm__cuda_check_members(fn, &pl.p, &hb, a, b, C, 2 * sizeof(T), 2 * sizeof(T))) != GEMM_OK) return s;
+        return gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+    }
+}
+
+template <typename T>
+static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm_layout layout, gemm_transpose ta,
+                                       gemm_transpose tb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                       const void *const *A, int64_t lda, const void *const *B, int64_t ldb,
+                                       const void *beta, void *const *C, int64_t ldc, int64_t count,
+                                       const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__cuda_cplan<T> pl = {};
+    gemm__batch hb = {};
+    gemm__cuda_batch bt = gemm__cuda_single(1);
+    gemm__cuda_gpu gpu;
+    gemm_transpose rta = GEMM_NO_TRANS, rtb = GEMM_NO_TRANS;
+    const void *la = NULL, *lb = NULL, *lc = NULL;
+    void *held = NULL, *lists = NULL;
+    gemm_status s;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    s = gemm__cuda_cbegin<T>(fn, layout, ta, tb, alpha, beta, &pl, &rta, &rtb);
+    /* the checks gemm__prepare_batched makes first, for p.work: which lists the call reads */
+    if (s == GEMM_OK)
+        s = gemm__prepare(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), 1, lda, 1, ldb,
+                          gemm__cuda_cone(pl.beta), 1, ldc, &pl.p);
+    if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, pl.p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
+    if (s == GEMM_OK)
+        s = gemm__prepare_batched(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), la, lda, lb, ldb,
+                                  gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__cuda_clist_addr,
+                                  gemm__cuda_clist_addr, 2 * sizeof(T), &pl.p, &hb);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, 0, 0, 0, 2 * sizeof(T), 2 * sizeof(T));
+    s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
+    if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {
+        s = gemm__cuda_check_members(fn, &pl.p, &hb, NULL, NULL, NULL, 2 * sizeof(T), 2 * sizeof(T));
+        if (s == GEMM_OK) s = gemm__cuda_query(fn, &gpu);
+        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, gpu.dev, stream, &lists, &bt);
+        if (s == GEMM_OK) {
+            gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
+            s = gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+        }
+        if (lists) {
+            cudaError_t e = cudaFreeAsync(lists, stream);
+            if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
+        }
+    }
+    if (held) GEMM_FREE(held);
+    return s;
+}
+
+extern "C" {
+
+GEMM_DEF gemm_status gemm_cuda_cgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                     const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta, void *C,
+                                     int64_t ldc, const gemm_cuda_options *options)
+{
+    return gemm__cuda_ccall<float>("gemm_cuda_cgemm", stream, false, layout, transa, transb, m, n, k, alpha, A, lda, B,
+                                   ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_zgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                     const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta, void *C,
+                                     int64_t ldc, const gemm_cuda_options *options)
+{
+    return gemm__cuda_ccall<double>("gemm_cuda_zgemm", stream, false, layout, transa, transb, m, n, k, alpha, A, lda,
+                                    B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_cgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                          int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                          const gemm_cuda_options *options)
+{
+    return gemm__cuda_ccall<float>("gemm_cuda_cgemm_host", NULL, true, layout, transa, transb, m, n, k, alpha, A, lda,
+                                   B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_zgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                          int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                          const gemm_cuda_options *options)
+{
+    return gemm__cuda_ccall<double>("gemm_cuda_zgemm_host", NULL, true, layout, transa, transb, m, n, k, alpha, A,
+                                    lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_cgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                     const void *B, int64_t ldb, int64_t stride_b, const void *beta,
+                                                     void *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options)
+{
+    return gemm__cuda_cstrided<float>("gemm_cuda_cgemm_strided_batched", stream, layout, transa, transb, m, n, k,
+                                      alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count,
+                                      options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_zgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                     const void *B, int64_t ldb, int64_t stride_b, const void *beta,
+                                                     void *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options)
+{
+    return gemm__cuda_cstrided<double>("gemm_cuda_zgemm_strided_batched", stream, layout, transa, transb, m, n, k,
+                                       alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count,
+                                       options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_cgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                             const void *const A[], int64_t lda, const void *const B[], int64_t ldb,
+                                             const void *beta, void *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options)
+{
+    return gemm__cuda_cbatched<float>("gemm_cuda_cgemm_batched", stream, layout, transa, transb, m, n, k, alpha, A,
+                                      lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_zgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                             const void *const A[], int64_t lda, const void *const B[], int64_t ldb,
+                                             const void *beta, void *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options)
+{
+    return gemm__cuda_cbatched<double>("gemm_cuda_zgemm_batched", stream, layout, transa, transb, m, n, k, alpha, A,
+                                       lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+} /* extern "C" */
+/* <<cuda/host complex_entry */
 
 #endif /* GEMM_IMPLEMENTATION */
 

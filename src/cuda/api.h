@@ -182,6 +182,73 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
                                                    int64_t ldc, int64_t batch_count,
                                                    const gemm_cuda_options *options);
 
+/* Complex products: C = alpha*op(A)*op(B) + beta*C with op in
+   {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}, cblas_cgemm / cblas_zgemm's
+   arguments after the stream. A, B and C are interleaved (re, im) pairs,
+   single (cgemm) or double (zgemm) precision, as C99 float _Complex,
+   std::complex, cuComplex and cuDoubleComplex lay them out (leading
+   dimensions and strides in complex elements); alpha and beta point to one
+   such complex value in host memory. They run on the real kernels (fp32
+   SIMT or, with options.math, TF32 / FP32_ACCURATE for cgemm; fp64 DMMA
+   for zgemm): one operand expanded into 2x2 real blocks in scratch, so one
+   real product of twice the sizes does the complex product's 8mnk flops
+   (a transposed op(B) of a column-major call, op(A) of a row-major one,
+   is copied first). A complex beta (Im != 0) makes a copy of C, which goes
+   back to C when the product is done; beta = 0 never reads C. options as
+   for gemm_cuda_sgemm / _dgemm (kernel, variant, split_k name the real
+   product's). Scratch: 4mk scalars of the expanded operand (4nk in a
+   row-major call) per member, 2kn for a copied op(B) and 2mn for C's copy,
+   from the pool gemm_cuda_release_scratch() empties. */
+GEMM_DEF gemm_status gemm_cuda_cgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                     const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta, void *C,
+                                     int64_t ldc, const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                     const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta, void *C,
+                                     int64_t ldc, const gemm_cuda_options *options);
+
+/* Host pointers, synchronous, as gemm_cuda_sgemm_host (every option of
+   the host path applies): the expanded operand is made on the host by
+   options.host_threads threads (its time counted in timing's setup_s),
+   then the real host path runs. A, B and C must be memory the host can
+   read (device memory: GEMM_ERR_INVALID_ARG). */
+GEMM_DEF gemm_status gemm_cuda_cgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                          int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                          const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb, int64_t m,
+                                          int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                                          const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                          const gemm_cuda_options *options);
+
+/* Complex batches, as the real batches above (the same checks, members
+   and lists; strides in complex elements): every member's expanded
+   operand in scratch (one for all when its stride is 0), then one real
+   batch. */
+GEMM_DEF gemm_status gemm_cuda_cgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                     const void *B, int64_t ldb, int64_t stride_b, const void *beta,
+                                                     void *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                                     gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
+                                                     const void *B, int64_t ldb, int64_t stride_b, const void *beta,
+                                                     void *C, int64_t ldc, int64_t stride_c, int64_t batch_count,
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_cgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                             const void *const A[], int64_t lda, const void *const B[], int64_t ldb,
+                                             const void *beta, void *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_zgemm_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                             gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                             const void *const A[], int64_t lda, const void *const B[], int64_t ldb,
+                                             const void *beta, void *const C[], int64_t ldc, int64_t batch_count,
+                                             const gemm_cuda_options *options);
+
 /* Hands back what the current device keeps between calls: the memory the
    tensor-core modes keep for their operand copies and the host path's
    device buffers (to the driver), and the host path's idle staging chunks,
