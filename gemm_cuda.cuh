@@ -8268,7 +8268,7 @@ static gemm_status gemm__cuda_ccall(const char *fn, cudaStream_t stream, bool ho
 {
     static const gemm_cuda_options defaults = {};
     gemm__cuda_cplan<T> pl = {};
-    gemm_transpose rta, rtb;
+    gemm_transpose rta = GEMM_NO_TRANS, rtb = GEMM_NO_TRANS; /* set by gemm__cuda_cbegin; g++ -O3 cannot see it */
     gemm_status s;
     gemm__clear_error();
     if (!opt) opt = &defaults;
@@ -8305,7 +8305,7 @@ static gemm_status gemm__cuda_cstrided(const char *fn, cudaStream_t stream, gemm
     static const gemm_cuda_options defaults = {};
     gemm__cuda_cplan<T> pl = {};
     gemm__batch hb = {};
-    gemm_transpose rta, rtb;
+    gemm_transpose rta = GEMM_NO_TRANS, rtb = GEMM_NO_TRANS; /* set by gemm__cuda_cbegin; g++ -O3 cannot see it */
     gemm_status s;
     gemm__clear_error();
     if (!opt) opt = &defaults;
