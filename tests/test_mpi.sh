@@ -74,13 +74,13 @@ if [ -n "$cbin" ]; then for p in ${GEMM_MPI_TEST_COMPLEX_RANKS:-1 2 4}; do runs=
 for run in $runs; do
     b=${run%:*} p=${run##*:}
     log=build/$(basename "$b")_P$p.log
-    timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
+    timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-300}" \
         mpirun --oversubscribe --allow-run-as-root -np "$p" "$b" >"$log" 2>&1
     rc=$?
     grep -E '^(FAIL|SKIPPED)' "$log" | head -n 20
     line=$(grep -E '^P=[0-9]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-120} s (a hang); log in $log"
+        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-300} s (a hang); log in $log"
         failed=$((failed + 1))
     elif [ -z "$line" ]; then
         echo "FAIL P=$p: no summary line (exit $rc); last lines of $log:"
