@@ -121,7 +121,7 @@ static void set_blocking(int mc, int kc, int nc)
 /* Where element (i, j) of op(X) lives: X[i*rs + j*cs]. */
 static void op_strides(gemm_layout layout, gemm_transpose trans, int64_t ld, int64_t *rs, int64_t *cs)
 {
-    int contiguous_rows = (layout == GEMM_ROW_MAJOR) != (trans == GEMM_TRANS);
+    int contiguous_rows = (layout == GEMM_ROW_MAJOR) != (trans != GEMM_NO_TRANS);
     *rs = contiguous_rows ? ld : 1;
     *cs = contiguous_rows ? 1 : ld;
 }

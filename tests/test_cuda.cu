@@ -52,7 +52,7 @@ static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, g
                             T *C, int64_t ldc)
 {
     cuda_ctx *ctx = (cuda_ctx *)vctx;
-    bool nt_a = ta != GEMM_TRANS, nt_b = tb != GEMM_TRANS;
+    bool nt_a = ta == GEMM_NO_TRANS, nt_b = tb == GEMM_NO_TRANS; /* GEMM_CONJ_TRANS is a transpose */
     size_t na = extent_of(layout, nt_a ? m : k, nt_a ? k : m, lda) * sizeof(T);
     size_t nb = extent_of(layout, nt_b ? k : n, nt_b ? n : k, ldb) * sizeof(T);
     size_t nc = extent_of(layout, m, n, ldc) * sizeof(T);

@@ -243,8 +243,8 @@ static void reference(gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64
         for (int64_t j = 0; j < n; j++) {
             double sum = 0, abs_sum = 0;
             for (int64_t p = 0; p < k; p++) {
-                double a = (double)(ta == GEMM_TRANS ? A[at(l, p, i, lda)] : A[at(l, i, p, lda)]);
-                double b = (double)(tb == GEMM_TRANS ? B[at(l, j, p, ldb)] : B[at(l, p, j, ldb)]);
+                double a = (double)(ta != GEMM_NO_TRANS ? A[at(l, p, i, lda)] : A[at(l, i, p, lda)]);
+                double b = (double)(tb != GEMM_NO_TRANS ? B[at(l, j, p, ldb)] : B[at(l, p, j, ldb)]);
                 sum += a * b;
                 abs_sum += fabs(a * b);
             }
@@ -310,8 +310,8 @@ static void big_batch(const char *what, const big_case &bc, const gemm_cuda_opti
                       int exact)
 {
     size_t e[3];
-    int64_t lda = (bc.layout == GEMM_COL_MAJOR) == (bc.ta != GEMM_TRANS) ? bc.m + 3 : bc.k + 3;
-    int64_t ldb = (bc.layout == GEMM_COL_MAJOR) == (bc.tb != GEMM_TRANS) ? bc.k + 1 : bc.n + 1;
+    int64_t lda = (bc.layout == GEMM_COL_MAJOR) == (bc.ta == GEMM_NO_TRANS) ? bc.m + 3 : bc.k + 3;
+    int64_t ldb = (bc.layout == GEMM_COL_MAJOR) == (bc.tb == GEMM_NO_TRANS) ? bc.k + 1 : bc.n + 1;
     int64_t ldc = bc.layout == GEMM_COL_MAJOR ? bc.m + 2 : bc.n + 2;
     if (bc.pad % 2 == 0) { lda = (lda + 7) / 8 * 8; ldb = (ldb + 7) / 8 * 8; ldc = (ldc + 7) / 8 * 8; }
     extents(bc.layout, bc.ta, bc.tb, bc.m, bc.n, bc.k, lda, ldb, ldc, e);

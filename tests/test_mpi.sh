@@ -79,13 +79,13 @@ for run in $runs; do
     p=${pv#v}
     case $pv in v*) verify=1 ;; *) verify= ;; esac
     log=build/$(basename "$b")_P$pv.log
-    GEMM_TEST_VERIFY=$verify timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-120}" \
+    GEMM_TEST_VERIFY=$verify timeout -k 5 "${GEMM_MPI_TEST_TIMEOUT:-300}" \
         mpirun --oversubscribe --allow-run-as-root -np "$p" "$b" >"$log" 2>&1
     rc=$?
     grep -E '^(FAIL|SKIPPED)' "$log" | head -n 20
     line=$(grep -E '^P=[0-9]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-120} s (a hang); log in $log"
+        echo "FAIL P=$p: timed out after ${GEMM_MPI_TEST_TIMEOUT:-300} s (a hang); log in $log"
         failed=$((failed + 1))
     elif [ -z "$line" ]; then
         echo "FAIL P=$p: no summary line (exit $rc); last lines of $log:"
