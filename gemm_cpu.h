@@ -2785,7 +2785,7 @@ static void gemm__verify_task(void *arg, int tid)
 /* The pass over a matrix of rows x cols with element (r, c) at
    x[r*rs + c*cs] (rs == 1 or cs == 1), in the order it is stored, on up
    to `threads` threads (the pool's, when it is free and the pass large). */
-static void gemm__verify_pass_mt(gemm_precision precision, const void *x, int64_t rows, int64_t cols, int64_t rs,
+GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int64_t rows, int64_t cols, int64_t rs,
                                  int64_t cs, const double *wr, const double *wra, const double *wc, const double *wca,
                                  double *col, double *cola, double *row, double *rowa, int threads)
 {
@@ -2847,7 +2847,7 @@ static void gemm__verify_scale(double *x, int64_t count, double by)
    only when beta != 0, op(a) and op(b) only when the call reads them).
    ws: gemm__verify_doubles(m, n, k) doubles, v pointed into it; large
    passes on up to `threads` threads. */
-static void gemm__verify_host_before(const gemm__problem *p, gemm_precision precision, double alpha, const void *a,
+GEMM_DEF void gemm__verify_host_before(const gemm__problem *p, gemm_precision precision, double alpha, const void *a,
                                      const void *b, double beta, const void *C, double *ws, gemm__verify_sums *v,
                                      int threads)
 {
@@ -2875,7 +2875,7 @@ static void gemm__verify_host_before(const gemm__problem *p, gemm_precision prec
 }
 
 /* After the product: the sums of the C computed (v->got_*). */
-static void gemm__verify_host_after(const gemm__problem *p, gemm_precision precision, const void *C,
+GEMM_DEF void gemm__verify_host_after(const gemm__problem *p, gemm_precision precision, const void *C,
                                     gemm__verify_sums *v, int threads)
 {
     memset(v->got_row, 0, sizeof(double) * (size_t)p->m);

@@ -7,7 +7,8 @@
    the bound and the comparison are shared (verify.c). */
 #pragma once
 
-#include "api.h" /* gemm_status, gemm_precision, GEMM_DEF */
+#include "api.h"      /* gemm_status, gemm_precision, GEMM_DEF */
+#include "internal.h" /* gemm__problem */
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,21 @@ GEMM_DEF double gemm__verify_unit(gemm_precision compute, int input_bits);
    rows are its columns); member >= 0 names a batch member. */
 GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_sums *v, int64_t m, int64_t n,
                                           int64_t k, double u, double max, int swapped, int64_t member);
+
+/* The sums on the host, defined with the CPU backend (cpu/verify_sums.c)
+   and used by the MPI, OpenCL and CUDA backends too, whose implementations
+   a program may emit before the CPU's (the GEMM_ENABLE_MPI route): a pass
+   over a rows x cols matrix with element (r, c) at x[r*rs + c*cs], and the
+   sums a product needs before and after it (p canonical; ws and v as for
+   gemm__verify_layout), on up to `threads` threads. */
+GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int64_t rows, int64_t cols, int64_t rs,
+                                   int64_t cs, const double *wr, const double *wra, const double *wc, const double *wca,
+                                   double *col, double *cola, double *row, double *rowa, int threads);
+GEMM_DEF void gemm__verify_host_before(const gemm__problem *p, gemm_precision precision, double alpha, const void *a,
+                                       const void *b, double beta, const void *C, double *ws, gemm__verify_sums *v,
+                                       int threads);
+GEMM_DEF void gemm__verify_host_after(const gemm__problem *p, gemm_precision precision, const void *C,
+                                      gemm__verify_sums *v, int threads);
 
 #ifdef __cplusplus
 }
