@@ -47,7 +47,7 @@
         if ((uint64_t)m - 1 >= GEMM__CPU_TINY || (uint64_t)n - 1 >= GEMM__CPU_TINY ||                              \
             (uint64_t)k - 1 >= GEMM__CPU_TINY || m * n * k > GEMM__CPU_TINY)                                       \
             return 0;                                                                                              \
-        if ((options && (options->threads < 0 || options->verify)) || GEMM__CPU_TINY_HOOKED())                                         \
+        if ((options && (options->threads < 0 || options->verify)) || GEMM__CPU_TINY_HOOKED())                   \
             return 0;                                                                                              \
         if (!gemm__prepare_plain(layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb,     \
                                  C != NULL, ldc, &p) ||                                                            \
