@@ -116,7 +116,8 @@ static gemm_status gemm__cl_verify_mapped(cl_command_queue q, gemm_precision pre
 
 /* A buffer call, verified (the lock held, g the precision's program): the
    wait list before anything, the sums, the product, the sums of C, their
-   comparison; *event (when asked) completes with the call, which blocks. */
+   comparison; *event (when asked) completes with the call, which blocks;
+   a call that fails (GEMM_ERR_VERIFY too) sets it to NULL. */
 static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, const gemm__cl_program *g,
                                      gemm_precision prec, const char *func, const gemm__problem *p,
                                      const gemm__cl_operands *o, double alpha, double beta, cl_uint nw,
@@ -193,7 +194,8 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     if (s == GEMM_OK)
         s = gemm__verify_compare(func, &v, m, n, k, gemm__verify_unit(prec, 0), prec == GEMM_F32 ? FLT_MAX : DBL_MAX,
                                  p->swapped, -1);
-    if (event && (e = clEnqueueMarkerWithWaitList(q, 0, NULL, event)) != CL_SUCCESS && s == GEMM_OK)
+    if (event && s != GEMM_OK) *event = NULL; /* a failed call (GEMM_ERR_VERIFY too) hands back no event */
+    else if (event && (e = clEnqueueMarkerWithWaitList(q, 0, NULL, event)) != CL_SUCCESS)
         s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
     clFinish(q); /* nothing of this call left in flight with ws or host freed, no map outstanding */
     if (ws) clReleaseMemObject(ws);

@@ -11,15 +11,21 @@
 #include <string.h>
 #include "status.c"
 
+/* The most values one vote compares (an execute's: the shape's, alpha,
+   beta, the form and verify). */
+#define GEMM__MPI_VOTE_VALUES 32
+
 /* Every rank learns whether all are fine: the lowest failing rank's status
    and detail (this rank's in e) become everyone's; then whether every rank
-   passed the same vals (named by names). Returns the outcome; e is only
-   read. */
+   passed the same vals (named by names; at most GEMM__MPI_VOTE_VALUES).
+   Returns the outcome; e is only read. */
 static gemm_status gemm__mpi_vote(const gemm__mpi_team *tm, const gemm__mpi_err *e, const int64_t *vals, int nvals,
                                   const char *const *names)
 {
-    int64_t v[40], r[40];
+    int64_t v[2 * (GEMM__MPI_VOTE_VALUES + 1)], r[2 * (GEMM__MPI_VOTE_VALUES + 1)];
     int i, rc, nv = nvals + 1;
+    if (nvals < 0 || nvals > GEMM__MPI_VOTE_VALUES) /* the same on every rank: no rank is left in a collective */
+        return gemm__fail(GEMM_ERR_INTERNAL, "gemm__mpi_vote: %d values, at most %d", nvals, GEMM__MPI_VOTE_VALUES);
     struct { int status; char detail[512]; } msg;
     v[0] = e->st != GEMM_OK ? (int64_t)(tm->P - tm->rank) : 0;
     for (i = 0; i < nvals; i++) v[1 + i] = vals[i];
