@@ -737,8 +737,8 @@ static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_r
        rank's); streamed in k-slabs, each rank's next slab lands beside its
        blocks. */
     if (form == 0 && (cuda || is_root)) gemm__mpi_add(&hst, gemm__mpi_mul(&hst, 2, gemm__mpi_stage_bytes(g, es)));
-    if (form == 0 && gemm__mpi_slab_count(o, g, cuda, root_devices) > 1) {
-        int slabs = gemm__mpi_slab_count(o, g, cuda, root_devices);
+    int slabs = form == 0 ? gemm__mpi_slab_count(o, g, cuda, root_devices) : 1;
+    if (slabs > 1) {
         size_t kbs = (size_t)((g->kb + slabs - 1) / slabs), land;
         land = gemm__mpi_mul(&blk, gemm__mpi_mul(&blk, slots, (size_t)g->mb + (size_t)g->nb), kbs);
         land = gemm__mpi_mul(&blk, land, es);
@@ -3095,8 +3095,8 @@ static void gemm__mpi_alloc_form(const gemm__mpi_shape *sh, const gemm__mpi_team
         return;
     }
     sg->bytes = gemm__mpi_stage_bytes(g, sh->es);
-    if (gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices) > 1) {
-        int slabs = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
+    int slabs = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
+    if (slabs > 1) {
         int64_t kbs = (g->kb + slabs - 1) / slabs;
         bf->land_a = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(g->mb * kbs) * sh->es);
         bf->land_b = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(kbs * g->nb) * sh->es);

@@ -114,8 +114,8 @@ static int gemm__mpi_need(const gemm__mpi_grid *g, size_t es, int form, int is_r
        rank's); streamed in k-slabs, each rank's next slab lands beside its
        blocks. */
     if (form == 0 && (cuda || is_root)) gemm__mpi_add(&hst, gemm__mpi_mul(&hst, 2, gemm__mpi_stage_bytes(g, es)));
-    if (form == 0 && gemm__mpi_slab_count(o, g, cuda, root_devices) > 1) {
-        int slabs = gemm__mpi_slab_count(o, g, cuda, root_devices);
+    int slabs = form == 0 ? gemm__mpi_slab_count(o, g, cuda, root_devices) : 1;
+    if (slabs > 1) {
         size_t kbs = (size_t)((g->kb + slabs - 1) / slabs), land;
         land = gemm__mpi_mul(&blk, gemm__mpi_mul(&blk, slots, (size_t)g->mb + (size_t)g->nb), kbs);
         land = gemm__mpi_mul(&blk, land, es);

@@ -178,8 +178,8 @@ static void gemm__mpi_alloc_form(const gemm__mpi_shape *sh, const gemm__mpi_team
         return;
     }
     sg->bytes = gemm__mpi_stage_bytes(g, sh->es);
-    if (gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices) > 1) {
-        int slabs = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
+    int slabs = gemm__mpi_slab_count(&sh->o, g, dv->cuda, dv->root_devices);
+    if (slabs > 1) {
         int64_t kbs = (g->kb + slabs - 1) / slabs;
         bf->land_a = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(g->mb * kbs) * sh->es);
         bf->land_b = gemm__mpi_blocks_new(dv, e, g->br * g->bc, (size_t)(kbs * g->nb) * sh->es);
