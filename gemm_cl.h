@@ -77,7 +77,7 @@
            build_options   appended to clBuildProgram's options
            no_self_check   1: use kernels without checking them
        gemm_cl_options (per call): num_wait and wait, event (buffer calls),
-       timing (host calls), verify (single calls).
+       timing (host calls), verify (single calls and batches).
            verify   1: check the product with Huang-Abraham row and column
                     checksums (gemm_cpu.h, "Verified products": the same
                     bound); GEMM_ERR_VERIFY with the worst row and column
@@ -88,8 +88,15 @@
                     block until done (the event, when asked, is complete);
                     on a CPU device (PoCL) they map the buffers and sum
                     them with the CPU backend's passes instead; host calls
-                    sum on the host. Batches refuse it
-                    (GEMM_ERR_INVALID_ARG, nothing written).
+                    sum on the host. A batch verifies every member: the
+                    members run one after the other, each as a verified
+                    buffer call, and the batch stops at the first that
+                    fails: its status (GEMM_ERR_VERIFY), a detail that
+                    names it ("member 2 of 4 failed: ..."), it and the
+                    members before it written, those after it untouched,
+                    no event. A verified batch blocks, and is slower than
+                    a plain one by more than the sums: its members no
+                    longer share one launch.
 
    Errors
        Every call returns a gemm_status; gemm_last_error_detail() says why,
@@ -160,8 +167,8 @@ typedef struct gemm_cl_options {
     const cl_event *wait;
     cl_event *event;             /* buffer calls: receives the last command's event (release it) */
     gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
-    int verify;                  /* single calls: 1 = check the product with row and column checksums,
-                                    GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
+    int verify;                  /* 1 = check the product (every batch member's) with row and column
+                                    checksums, GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
 } gemm_cl_options;
 
 /* One parameter set of the kernel generator (see the doc block). */
@@ -2998,23 +3005,36 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
 /* The tests' faults (gemm__hooks): the product skips the last
    verify_drop_k of k; one bit of one element of the canonical C flipped
    after it (on the host: *host; on the device: read, flipped, written). */
-static void gemm__cl_verify_drop(gemm__problem *q)
+/* Whether this verified product gets the faults: verify_fault_skip
+   products (batch members) run clean first. */
+static int gemm__cl_verify_faulty(void)
 {
-    if (gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
+    gemm__hooks *h = gemm__test_hooks();
+    if (!h->verify_flip_bit && !h->verify_drop_k) return 0;
+    if (h->verify_fault_skip > 0) {
+        h->verify_fault_skip--;
+        return 0;
+    }
+    return 1;
+}
+
+static void gemm__cl_verify_drop(gemm__problem *q, int faulty)
+{
+    if (faulty && gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
         q->k -= gemm__test_hooks()->verify_drop_k < q->k ? gemm__test_hooks()->verify_drop_k : q->k;
         if (q->k == 0) q->work = GEMM__WORK_SCALE;
     }
 }
 
 static cl_int gemm__cl_verify_flip(cl_command_queue queue, const gemm__problem *p, gemm_precision prec, void *host,
-                                   cl_mem C, size_t offc)
+                                   cl_mem C, size_t offc, int faulty)
 {
     const gemm__hooks *h = gemm__test_hooks();
     int64_t i = h->verify_flip_row, j = h->verify_flip_col;
     size_t at = offc + (size_t)(i + j * p->ldc), es = gemm_precision_size(prec);
     unsigned char e[8];
     cl_int err = CL_SUCCESS;
-    if (!h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
+    if (!faulty || !h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
     if (host) memcpy(e, (char *)host + (at - offc) * es, es);
     else err = clEnqueueReadBuffer(queue, C, CL_TRUE, at * es, es, e, 0, NULL, NULL);
     e[(h->verify_flip_bit - 1) / 8] ^= (unsigned char)(1u << ((h->verify_flip_bit - 1) % 8)); /* little-endian */
@@ -3108,6 +3128,9 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     const double zero = 0;
     gemm_status s = GEMM_OK;
     int mapped = (ctx->type & CL_DEVICE_TYPE_CPU) != 0 && !GEMM__HOOK(cl_verify_kernels, 0);
+#ifdef GEMM__TEST_HOOKS
+    int faulty;
+#endif
     if (!g->verify && !mapped)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: options.verify needs a device with fp64 (cl_khr_fp64) for its "
                           "sums", func);
@@ -3150,11 +3173,12 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
                                       v.scale_row - host, 1.0);
     }
 #ifdef GEMM__TEST_HOOKS
-    gemm__cl_verify_drop(&pq);
+    faulty = gemm__cl_verify_faulty();
+    gemm__cl_verify_drop(&pq, faulty);
 #endif
     if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, &pq, o, alpha, beta, GEMM__CL_BY_SIZE, 0, NULL, NULL);
 #ifdef GEMM__TEST_HOOKS
-    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc)) != CL_SUCCESS)
+    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc, faulty)) != CL_SUCCESS)
         s = gemm__cl_fail(e, "the test hook's flip");
 #endif
     if (s == GEMM_OK && mapped) s = gemm__cl_verify_mapped(q, prec, p, o, alpha, beta, host, &v, 1);
@@ -3189,13 +3213,14 @@ static gemm_status gemm__cl_host_verified(gemm_cl_context *ctx, gemm_precision p
     if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", func);
     gemm__verify_host_before(p, prec, alpha, a, b, beta, c, ws, &v, 1);
 #ifdef GEMM__TEST_HOOKS
-    gemm__cl_verify_drop(&pq);
+    int faulty = gemm__cl_verify_faulty();
+    gemm__cl_verify_drop(&pq, faulty);
 #endif
     s = gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &pq, alpha, a, b, beta, c,
                       timing);
     if (s == GEMM_OK) {
 #ifdef GEMM__TEST_HOOKS
-        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0);
+        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0, faulty);
 #endif
         gemm__verify_host_after(p, prec, c, &v, 1);
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(prec, 0),
@@ -3652,6 +3677,54 @@ static void gemm__cl_members_free(gemm__cl_members *mb)
         if (mb->list[x]) clReleaseMemObject(mb->list[x]);
 }
 
+/* A verified batch (options.verify, after every check): the members one
+   after the other in order, each as a verified single call
+   (gemm__cl_verified: its sums, its product, its comparison; each
+   blocks), stopping at the first that fails. The status is that member's,
+   the detail names it as the CPU's batches do ("member i of N failed:
+   ..."), the members after it are untouched; *event (when asked) comes
+   from the last member, NULL when one failed. */
+static gemm_status gemm__cl_verified_members(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                             const gemm__problem *p, const gemm__cl_batch_args *a, int64_t count,
+                                             double alpha, double beta, cl_uint nw, const cl_event *wait,
+                                             cl_event *event)
+{
+    gemm__cl_program *g;
+    gemm__cl_operands o;
+    gemm_status s;
+    char detail[400];
+    int64_t i;
+    int x, from[3];
+    size_t len, off[3];
+    from[0] = p->swapped ? 1 : 0; /* the caller's operand each of a, b, c is */
+    from[1] = p->swapped ? 0 : 1;
+    from[2] = 2;
+    gemm__cl_lock_take(&ctx->lock);
+    s = gemm__cl_select(ctx, prec, &g);
+    for (i = 0; i < count && s == GEMM_OK; i++) {
+        for (x = 0; x < 3; x++) {
+            const int y = from[x];
+            off[x] = a->offs[y] ? a->offs[y][i] : a->off[y] + (size_t)(i * a->stride[y]);
+        }
+        memset(&o, 0, sizeof o);
+        o.a = a->X[from[0]], o.offa = off[0];
+        o.b = a->X[from[1]], o.offb = off[1];
+        o.c = a->X[2], o.offc = off[2];
+        s = gemm__cl_verified(ctx, &ctx->lane[0], g, prec, func, p, &o, alpha, beta, i == 0 ? nw : 0,
+                              i == 0 ? wait : NULL, i == count - 1 ? event : NULL);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    if (s == GEMM_OK || i == 0) return s; /* i == 0: no member ran (no program for the precision) */
+    if (event) *event = NULL;
+    len = strlen(gemm_last_error_detail());
+    if (len >= sizeof detail) len = sizeof detail - 1;
+    memcpy(detail, gemm_last_error_detail(), len); /* gemm__fail writes the detail it reads */
+    detail[len] = '\0';
+    return gemm__fail(s, "%s: member %lld of %lld failed: %s; %s", func, (long long)(i - 1), (long long)count, detail,
+                      s == GEMM_ERR_VERIFY ? "it and the members before it were written, those after it were not"
+                                           : "members before it were written, those after it were not");
+}
+
 /* After the shared checks: the device's, the wait list, every member in
    its buffer; then the launch. */
 static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec, const char *func,
@@ -3666,12 +3739,11 @@ static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec,
     gemm_status s = gemm__cl_device_checks(ctx, prec, func, p->m, p->n, p->k);
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
-    if (options && options->verify)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single OpenCL calls, not for "
-                          "batches (yet): nothing was written", func);
     if (count == 0 || p->work == GEMM__WORK_NONE) count = 0; /* nothing read or written: a marker at most */
     if (count > 0 && (s = gemm__cl_batch_fit(ctx, p, a, count, gemm_precision_size(prec), func, bt)) != GEMM_OK)
         return s;
+    if (count > 0 && options && options->verify)
+        return gemm__cl_verified_members(ctx, prec, func, p, a, count, alpha, beta, nw, wait, event);
     memset(&o, 0, sizeof o);
     memset(&mb, 0, sizeof mb);
     if (count > 0) s = gemm__cl_members_of(ctx, p, a, count, &o, &mb);

@@ -41,8 +41,8 @@ typedef struct gemm_cl_options {
     const cl_event *wait;
     cl_event *event;             /* buffer calls: receives the last command's event (release it) */
     gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
-    int verify;                  /* single calls: 1 = check the product with row and column checksums,
-                                    GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
+    int verify;                  /* 1 = check the product (every batch member's) with row and column
+                                    checksums, GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
 } gemm_cl_options;
 
 /* One parameter set of the kernel generator (see the doc block). */
