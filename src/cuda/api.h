@@ -64,8 +64,9 @@ typedef struct gemm_cuda_options {
                                 n > 1 = `devices`, or devices options.device .. options.device + n - 1;
                                 GEMM_CUDA_ALL_DEVICES = every device there is) */
     const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
-    int verify;              /* single calls: 1 = check the product with row and column checksums, GEMM_ERR_VERIFY
-                                when it fails them (sums on the device; the call then synchronizes its stream) */
+    int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
+                                GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
+                                its stream) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */

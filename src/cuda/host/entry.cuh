@@ -99,10 +99,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
-    if (s == GEMM_OK && opt->verify)
-        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
-                       "(yet): nothing was written", fn);
     if (s != GEMM_OK) return s;
+    if (opt->verify && hb->count > 0 && p->work != GEMM__WORK_NONE)
+        return gemm__cuda_verified_members(fn, p, hb, x, opt, stream);
     return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
 }
 
