@@ -46,8 +46,10 @@
        column sums e^T C against alpha*(e^T op(A)) op(B) + beta*(e^T C0) and
        the row sums C e against alpha*op(A) (op(B) e) + beta*(C0 e), C0's
        sums taken before the product (only when beta != 0: beta = 0 never
-       reads C0). The sums run in fp64 on the calling thread, O(mk + kn + mn)
-       beside the product's O(mnk). A row or column passes when its residual
+       reads C0). The sums run in fp64 on the call's threads, O(mk + kn + mn)
+       beside the product's O(mnk), each matrix read from memory once (the
+       operands a slice of k at a time, so the second use of a slice of A
+       comes from cache), with O(m + n + k) doubles of their own. A row or column passes when its residual
        is within the rounding an honest product may have:
            2*(u*(k+2) + 2^-53*(m+n+k+4)) * scale + (k+2)*(m+n)*tiny
        with u the unit roundoff (2^-24 fp32, 2^-53 fp64), scale the same sum

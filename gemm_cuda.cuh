@@ -45,19 +45,25 @@
                max_device_bytes (0: most of what is free), timing;
                device_count / devices: several GPUs share the call, each
                taking a piece of C (GEMM_CUDA_ALL_DEVICES: every GPU).
-     verify    single calls: 1 checks the product with Huang-Abraham row
-               and column checksums (gemm_cpu.h, "Verified products": the
+     verify    1 checks the product (every batch member's) with Huang-Abraham
+               row and column checksums (gemm_cpu.h, "Verified products": the
                same bound, with the inputs' unit roundoff in the
                tensor-core modes: 2^-11 for TF32 and FP16, 2^-8 for BF16);
                GEMM_ERR_VERIFY with the worst row and column when they
-               fail, C as computed. Device pointers: fp64 sums by small
-               kernels on the device (a warp per contiguous line, else a
-               thread per line), 3m + 3n doubles read back, and the call
-               synchronizes its stream; host pointers (fp32, fp64): sums on
-               the host around the call. Batches refuse it
-               (GEMM_ERR_INVALID_ARG, nothing written).
-   beta = 0 never reads C. A device keeps its operand copies' memory and the
-   host path's chunks and threads; gemm_cuda_release_scratch() frees them.
+               fail, C as computed. Device pointers: fp64 sums on the
+               device, one pass a matrix for both its row and column sums
+               (C0's and op(B)'s; op(A) twice, for its column sums and
+               then weighted by op(B)'s row sums), all but C's before the
+               product, into a buffer of the device's scratch (below); 3m + 3n
+               doubles read back, and the call synchronizes its stream.
+               Host pointers (fp32, fp64): sums on the host around the
+               call. A batch verifies its members one after the other, each
+               as a verified single call, and stops at the first that
+               fails: its status, a detail that names it ("member 2 of 4
+               failed: ..."), the members after it untouched.
+   beta = 0 never reads C. A device keeps its operand copies' memory (the
+   verified calls' sums too) and the host path's chunks and threads;
+   gemm_cuda_release_scratch() frees them.
 
    Errors
      Every argument is checked before anything is queued or copied (a host
@@ -151,8 +157,9 @@ typedef struct gemm_cuda_options {
                                 n > 1 = `devices`, or devices options.device .. options.device + n - 1;
                                 GEMM_CUDA_ALL_DEVICES = every device there is) */
     const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
-    int verify;              /* single calls: 1 = check the product with row and column checksums, GEMM_ERR_VERIFY
-                                when it fails them (sums on the device; the call then synchronizes its stream) */
+    int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
+                                GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
+                                its stream) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */

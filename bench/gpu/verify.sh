@@ -24,17 +24,17 @@ mkdir -p "$OUT"
 } >"$OUT/verify_env.txt"
 cat "$OUT/verify_env.txt"
 rc=0
-timeout -k 5 100 "$GPU_BIN/test_cuda_verify" >"$OUT/test_cuda_verify.log" 2>&1 || rc=1
+timeout -k 5 90 "$GPU_BIN/test_cuda_verify" >"$OUT/test_cuda_verify.log" 2>&1 || rc=1
 grep -v '^ok ' "$OUT/test_cuda_verify.log" | tail -n 30
 if command -v compute-sanitizer >/dev/null 2>&1; then
     GEMM_CUDA_TEST_SMALL=1 timeout -k 5 60 compute-sanitizer --tool memcheck --error-exitcode 9 \
         "$GPU_BIN/test_cuda_verify" >"$OUT/test_cuda_verify.memcheck.log" 2>&1 || rc=1
     grep -E 'ERROR SUMMARY|FAIL|passed' "$OUT/test_cuda_verify.memcheck.log" | tail -n 5
 fi
-timeout -k 5 60 "$GPU_BIN/bench_cuda_verify" --n 2048,4096,8192 --rounds 9 >"$OUT/bench_cuda_verify.txt" 2>&1 || rc=1
+timeout -k 5 45 "$GPU_BIN/bench_cuda_verify" --n 2048,4096,8192 --rounds 9 >"$OUT/bench_cuda_verify.txt" 2>&1 || rc=1
 cat "$OUT/bench_cuda_verify.txt"
 if [ -x "$GPU_BIN/bench_cuda_verify_before" ]; then
-    timeout -k 5 60 "$GPU_BIN/bench_cuda_verify_before" --n 2048,4096,8192 --rounds 9 \
+    timeout -k 5 35 "$GPU_BIN/bench_cuda_verify_before" --n 2048,4096,8192 --rounds 9 \
         >"$OUT/bench_cuda_verify_before.txt" 2>&1 || rc=1
     cat "$OUT/bench_cuda_verify_before.txt"
 fi
