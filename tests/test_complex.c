@@ -8,11 +8,12 @@
    reference against C99 complex arithmetic, bitwise identity across
    thread counts, GEMM_CONJ_TRANS as GEMM_TRANS for the real calls, a
    refused negative thread count, and a failed allocation that leaves C
-   unchanged; the strided batches member by member.
+   unchanged; the strided and pointer-array batches member by member.
    --quick: the battery on the front door and two threads only. */
 #include <stddef.h>
 
 static int test_malloc_fail;
+static long test_malloc_fail_at; /* > 0: that call (counted in test_malloc_calls) and those after it fail */
 static void *test_malloc(size_t size);
 #define GEMM_MALLOC(size) test_malloc(size)
 #define GEMM_FREE(ptr) free(ptr)
@@ -28,7 +29,8 @@ static long test_malloc_calls;
 static void *test_malloc(size_t size)
 {
     test_malloc_calls++;
-    return test_malloc_fail ? NULL : malloc(size);
+    return test_malloc_fail || (test_malloc_fail_at > 0 && test_malloc_calls >= test_malloc_fail_at) ? NULL
+                                                                                                      : malloc(size);
 }
 
 static gemm_status front_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
@@ -273,6 +275,149 @@ static void test_strided(void)
     battery_check(s == GEMM_OK, "no member, NULL matrices: status %d", (int)s);
 }
 
+/* The pointer-array batches: both precisions, layouts and every op pair,
+   members at scattered addresses (C's list not in address order), each
+   member bitwise the single call and within the battery's bound of the
+   reference; then the refusals (NULL alpha and beta, a NULL member, two
+   members writing one C, a member's C over another's A, a negative
+   count), each writing nothing; a batch that runs out of memory at member
+   2 (members 0 and 1 written, 2 and 3 not); no member with NULL lists. */
+static void test_pointers(void)
+{
+    enum { M = 11, N = 7, K = 9, COUNT = 4, LD = 13, SZ = 2 * LD * LD };
+    /* A's, B's and C's members in three separate regions: their spans are
+       apart, so the overlap checks allocate nothing */
+    static double A[COUNT * SZ], B[COUNT * SZ], C[COUNT * SZ], R[COUNT * SZ], W[COUNT * SZ], before[COUNT * SZ];
+    static const int order[COUNT] = {2, 0, 3, 1}; /* member i's slot */
+    double alpha[2] = {0.75, -0.5}, beta[2] = {-0.25, 1.5};
+    float fa[2] = {0.75f, -0.5f}, fb[2] = {-0.25f, 1.5f};
+    const void *al, *be, *la[COUNT], *lb[COUNT];
+    void *lc[COUNT];
+    uint64_t st = 31;
+    int pi, li, ai, bi, i, j, cases = 0, same = 1, close = 1;
+    double worst = 0;
+    gemm_status s;
+    for (pi = 0; pi < 2; pi++) {
+        gemm_precision prec = pi ? GEMM_F64 : GEMM_F32;
+        size_t es = pi ? sizeof(double) : sizeof(float);
+        double eps = pi ? DBL_EPSILON : FLT_EPSILON;
+        al = pi ? (const void *)alpha : (const void *)fa;
+        be = pi ? (const void *)beta : (const void *)fb;
+        /* each precision's values where its members are: A, B, C in [-1, 1) */
+        for (i = 0; i < COUNT * SZ; i++) {
+            double a = battery_uniform(&st), b = battery_uniform(&st);
+            if (pi) A[i] = a, B[i] = b;
+            else ((float *)A)[i] = (float)a, ((float *)B)[i] = (float)b;
+        }
+        for (i = 0; i < COUNT; i++) {
+            la[i] = (const char *)A + (size_t)order[i] * SZ * es;
+            lb[i] = (const char *)B + (size_t)(COUNT - 1 - i) * SZ * es;
+            lc[i] = (char *)C + (size_t)order[i] * SZ * es;
+        }
+        for (li = 0; li < 2; li++)
+            for (ai = 0; ai < 3; ai++)
+                for (bi = 0; bi < 3; bi++) {
+                    gemm_layout lay = battery_layouts[li];
+                    gemm_transpose ta = cbattery_ops[ai], tb = cbattery_ops[bi];
+                    for (i = 0; i < COUNT * SZ; i++) {
+                        double c = battery_uniform(&st);
+                        if (pi) C[i] = R[i] = W[i] = c;
+                        else ((float *)C)[i] = ((float *)R)[i] = ((float *)W)[i] = (float)c;
+                    }
+                    s = pi ? gemm_zgemm_batched(lay, ta, tb, M, N, K, al, la, LD, lb, LD, be, lc, LD, COUNT)
+                           : gemm_cgemm_batched(lay, ta, tb, M, N, K, al, la, LD, lb, LD, be, lc, LD, COUNT);
+                    same = same && s == GEMM_OK;
+                    for (i = 0; i < COUNT; i++) {
+                        size_t at = (size_t)order[i] * SZ * es;
+                        (pi ? gemm_zgemm : gemm_cgemm)(lay, ta, tb, M, N, K, al, la[i], LD, lb[i], LD, be,
+                                                       (char *)R + at, LD);
+                        (pi ? gemm_ref_zgemm : gemm_ref_cgemm)(lay, ta, tb, M, N, K, al, la[i], LD, lb[i], LD, be,
+                                                               (char *)W + at, LD);
+                    }
+                    same = same && memcmp(C, R, COUNT * SZ * es) == 0;
+                    /* the battery's bound: |A|, |B|, |C| < 1, |alpha| < 1, |beta| < 1.6 */
+                    for (j = 0; j < COUNT * SZ; j++) {
+                        double d = pi ? fabs(C[j] - W[j]) : fabs((double)((float *)C)[j] - ((float *)W)[j]);
+                        if (!(d <= 4 * eps * K * 2 * 1.6)) close = 0;
+                        if (d > worst) worst = d;
+                    }
+                    cases++;
+                    (void)prec;
+                }
+    }
+    battery_check(same, "pointer-array batches: %d cases (c and z, both layouts, every op pair), each member the "
+                  "single call bit for bit", cases);
+    battery_check(close, "pointer-array batches against the complex reference: largest error %.3g", worst);
+
+    /* the refusals, on zgemm with members as above (precision F64) */
+    for (i = 0; i < COUNT * SZ; i++) A[i] = battery_uniform(&st), B[i] = battery_uniform(&st), C[i] = i;
+    for (i = 0; i < COUNT; i++) {
+        la[i] = A + order[i] * SZ;
+        lb[i] = B + i * SZ;
+        lc[i] = C + order[i] * SZ;
+    }
+    memcpy(before, C, sizeof C);
+#define TEST_REFUSED(call, what, want)                                                                           \
+    do {                                                                                                         \
+        s = call;                                                                                                \
+        battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&                           \
+                          strstr(gemm_last_error_detail(), want) != NULL,                                        \
+                      "pointer-array batch: %s refused, nothing written: \"%s\"", what, gemm_last_error_detail()); \
+    } while (0)
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, NULL, la, LD, lb, LD, beta,
+                                    lc, LD, COUNT), "NULL alpha", "alpha is NULL");
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD, NULL,
+                                    lc, LD, COUNT), "NULL beta", "beta is NULL");
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD, beta,
+                                    lc, LD, -1), "batch_count = -1", "batch_count");
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, NULL, LD,
+                                    beta, lc, LD, COUNT), "a NULL list of B", "B (the list");
+    {
+        void *lc2[COUNT];
+        const void *la2[COUNT];
+        memcpy(lc2, lc, sizeof lc);
+        lc2[2] = NULL;
+        TEST_REFUSED(gemm_zgemm_batched(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD,
+                                        beta, lc2, LD, COUNT), "a NULL C[2]", "C[2] is NULL");
+        memcpy(lc2, lc, sizeof lc);
+        lc2[3] = (char *)lc2[1] + 2 * sizeof(double); /* member 3's C one element into member 1's */
+        TEST_REFUSED(gemm_zgemm_batched(GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD,
+                                        beta, lc2, LD, COUNT), "two members writing one C", "same elements");
+        memcpy(la2, la, sizeof la);
+        la2[3] = lc[0]; /* member 3 reads member 0's C */
+        TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la2, LD, lb,
+                                        LD, beta, lc, LD, COUNT), "a member's C over another member's A", "overlaps");
+    }
+#undef TEST_REFUSED
+    s = gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, NULL, LD, NULL, LD, beta,
+                           NULL, LD, 0);
+    battery_check(s == GEMM_OK, "no member, NULL lists: status %d", (int)s);
+    {
+        /* one thread: the check of C's list (not in address order) sorts
+           a copy, one allocation, then each member allocates what its
+           single call does (counted here), so the allocation after two
+           members' fails and member 2 stops the batch */
+        gemm_cpu_options one = {1, 0};
+        long per;
+        memcpy(R, C, sizeof C);
+        test_malloc_calls = 0;
+        for (i = 0; i < 2; i++)
+            gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, M, N, K, alpha, la[i], LD, lb[i], LD, beta,
+                           R + order[i] * SZ, LD, &one);
+        per = test_malloc_calls / 2;
+        test_malloc_calls = 0;
+        test_malloc_fail_at = 1 + 2 * per + 1;
+        s = gemm_cpu_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, M, N, K, alpha, la, LD, lb, LD,
+                                   beta, lc, LD, COUNT, &one);
+        test_malloc_fail_at = 0;
+        battery_check(s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, R, sizeof C) == 0 &&
+                          strstr(gemm_last_error_detail(), "member 2 of 4 failed") &&
+                          strstr(gemm_last_error_detail(), "it and those after it were not"),
+                      "out of memory at member 2 (%ld allocation(s) a member): members 0 and 1 written, 2 and 3 "
+                      "not: status %d \"%s\"", per, (int)s, gemm_last_error_detail());
+    }
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -322,5 +467,6 @@ int main(int argc, char **argv)
     test_threads_identical();
     test_refusals();
     test_strided();
+    test_pointers();
     return battery_summary();
 }
