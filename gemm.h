@@ -70,9 +70,11 @@
        double sums). gemm_cgemm_strided_batched / gemm_zgemm_strided_batched
        and the pointer-array gemm_cgemm_batched / gemm_zgemm_batched check
        every member as the real batches do, then run them one after
-       another; the first member that fails stops the batch. Also gemm_cblas.h's cblas_cgemm / cblas_zgemm,
-       gemm_mpi.h's gemm_mpi_cgemm / gemm_mpi_zgemm (root-held) and
-       gemm_cl.h's gemm_cl_cgemm_host / gemm_cl_zgemm_host.
+       another; the first member that fails stops the batch. Also
+       gemm_cblas.h's cblas_cgemm / cblas_zgemm, gemm_mpi.h's
+       gemm_mpi_cgemm / gemm_mpi_zgemm (root-held) and gemm_cl.h's
+       gemm_cl_cgemm / gemm_cl_zgemm (cl_mem buffers) and
+       gemm_cl_cgemm_host / gemm_cl_zgemm_host.
 
    Arguments
        As cblas_?gemm's, with int64_t sizes and offsets, so a 50,000 x
