@@ -70,7 +70,10 @@
        double sums). gemm_cgemm_strided_batched / gemm_zgemm_strided_batched
        and the pointer-array gemm_cgemm_batched / gemm_zgemm_batched check
        every member as the real batches do, then run them one after
-       another; the first member that fails stops the batch. Also
+       another; the first member that fails stops the batch.
+       gemm_cpu_cgemm3m / gemm_cpu_zgemm3m (gemm_cpu.h) are the 3M method,
+       opt-in: three real products instead of four, with a larger error in
+       the imaginary parts. Also
        gemm_cblas.h's cblas_cgemm / cblas_zgemm, gemm_mpi.h's
        gemm_mpi_cgemm / gemm_mpi_zgemm (root-held) and gemm_cl.h's
        gemm_cl_cgemm / gemm_cl_zgemm (cl_mem buffers) and

@@ -8,7 +8,10 @@
    reference against C99 complex arithmetic, bitwise identity across
    thread counts, GEMM_CONJ_TRANS as GEMM_TRANS for the real calls, a
    refused negative thread count, and a failed allocation that leaves C
-   unchanged; the strided and pointer-array batches member by member.
+   unchanged; the strided and pointer-array batches member by member; the
+   3M calls (gemm_cpu_cgemm3m / zgemm3m) through the battery, and their
+   larger error where imaginary parts are small (the Gauss formula's,
+   which neither a wrong formula nor the 4M product would give).
    --quick: the battery on the front door and two threads only. */
 #include <stddef.h>
 
@@ -58,6 +61,19 @@ static gemm_status opt_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_trans
                          const void *be, void *C, int64_t ldc)
 {
     return gemm_cpu_zgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
+}
+
+static gemm_status m3_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                        int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                        const void *be, void *C, int64_t ldc)
+{
+    return gemm_cpu_cgemm3m(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
+}
+static gemm_status m3_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                        int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                        const void *be, void *C, int64_t ldc)
+{
+    return gemm_cpu_zgemm3m(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
 }
 
 /* The reference itself against C99's complex arithmetic (double _Complex
@@ -418,6 +434,47 @@ static void test_pointers(void)
     }
 }
 
+/* The 3M method's own error. A and B with real parts in [0.5, 1) and
+   imaginary parts a thousand times smaller, cgemm3m and cgemm against the
+   reference: Im by 3M comes out of T3 - T1 - T2, products of size
+   (|Re| + |Im|)^2 k, so its error is bounded by a few eps * k *
+   (max|Re A| + max|Im A|)(max|Re B| + max|Im B|) but is far above the
+   4M product's, whose terms are a thousand times smaller. A wrong formula
+   breaks the bound; the 4M product under the 3M name breaks the second
+   check. Re is as accurate as 4M's (T1 - T2, no cancellation). */
+static void test_3m_error(void)
+{
+    enum { S = 64 };
+    static float A[2 * S * S], B[2 * S * S], C4[2 * S * S], C3[2 * S * S], R[2 * S * S];
+    float alpha[2] = {1, 0}, beta[2] = {0, 0};
+    gemm_cpu_options two = {2, 0};
+    uint64_t st = 41;
+    double e3 = 0, e4 = 0, re3 = 0, bound = 0;
+    gemm_status s3, s4;
+    int i;
+    for (i = 0; i < S * S; i++) {
+        A[2 * i] = (float)(0.75 + 0.25 * battery_uniform(&st));
+        A[2 * i + 1] = (float)(1e-3 * battery_uniform(&st));
+        B[2 * i] = (float)(0.75 + 0.25 * battery_uniform(&st));
+        B[2 * i + 1] = (float)(1e-3 * battery_uniform(&st));
+    }
+    s3 = gemm_cpu_cgemm3m(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, B, S, beta, C3, S, &two);
+    s4 = gemm_cpu_cgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, B, S, beta, C4, S, &two);
+    gemm_ref_cgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, B, S, beta, R, S);
+    for (i = 0; i < S * S; i++) {
+        double d3 = fabs((double)C3[2 * i + 1] - R[2 * i + 1]), d4 = fabs((double)C4[2 * i + 1] - R[2 * i + 1]);
+        double r3 = fabs((double)C3[2 * i] - R[2 * i]);
+        if (!(d3 <= e3)) e3 = d3 != d3 ? INFINITY : d3;
+        if (!(d4 <= e4)) e4 = d4 != d4 ? INFINITY : d4;
+        if (!(r3 <= re3)) re3 = r3 != r3 ? INFINITY : r3;
+    }
+    bound = 8 * FLT_EPSILON * S * (1.0 + 1e-3) * (1.0 + 1e-3);
+    battery_check(s3 == GEMM_OK && s4 == GEMM_OK && e3 <= bound && re3 <= bound,
+                  "cgemm3m 64^3, Im A and Im B 1e-3 of Re: its error (Re %.3g, Im %.3g) within 8 eps k "
+                  "(|Re|+|Im|)^2 = %.3g", re3, e3, bound);
+    battery_check(e3 > 10 * e4, "cgemm3m's Im error %.3g is the Gauss formula's, above 10x cgemm's %.3g", e3, e4);
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -468,5 +525,13 @@ int main(int argc, char **argv)
     test_refusals();
     test_strided();
     test_pointers();
+    {
+        /* the 3M calls: the battery's bound holds for its uniform values */
+        cbattery_backend m3 = {"cpu/3m/2-threads", m3_c, m3_z, &two, 0, quick ? 4 : 0, 1};
+        cbattery_backend m3n = {"cpu/3m/default-options", m3_c, m3_z, NULL, 90, 4, 1};
+        cbattery_run(&m3);
+        if (!quick) cbattery_run(&m3n);
+    }
+    test_3m_error();
     return battery_summary();
 }
