@@ -176,11 +176,12 @@ static void test_dist_and_plans(void)
                         continue;
                     }
                     for (round = 0; round < 3; round++) {
-                        /* 0: the one-shot _dist; 1: the plan's _dist with other scalars (beta = 0, C NaN where
-                           it is not read); 2: the plan's root-held execute */
-                        const double *alpha = round == 1 ? al2 : al, *beta = round == 1 ? be2 : be;
+                        /* 0: the fresh plan's root-held execute (no buffer yet on the other ranks); 1: the
+                           one-shot _dist; 2: the plan's _dist with other scalars (beta = 0, C NaN where it is
+                           not read) */
+                        const double *alpha = round == 2 ? al2 : al, *beta = round == 2 ? be2 : be;
                         memcpy(R, C0, sizeof R);
-                        if (round == 1) { /* beta = 0: C is not read, so NaN there must not come out */
+                        if (round == 2) { /* beta = 0: C is not read, so NaN there must not come out */
                             for (i = 0; i < 2 * LD * LD; i++) {
                                 if (pi) R[i] = NAN;
                                 else ((float *)R)[i] = NAN;
@@ -188,11 +189,11 @@ static void test_dist_and_plans(void)
                         }
                         memcpy(W, R, sizeof W);
                         (pi ? gemm_ref_zgemm : gemm_ref_cgemm)(lay, ta, tb, M, N, K, alpha, A, LD, B, LD, beta, W, LD);
-                        if (round < 2) {
+                        if (round > 0) {
                             lda = piece(lay, ta, es, A, LD, u.a, pa);
                             ldb = piece(lay, tb, es, B, LD, u.b, pb);
                             ldc = piece(lay, GEMM_NO_TRANS, es, R, LD, u.c, pc);
-                            s = round == 0
+                            s = round == 1
                                     ? (pi ? gemm_mpi_zgemm_dist : gemm_mpi_cgemm_dist)(MPI_COMM_WORLD, lay, ta, tb, M,
                                                                                        N, K, alpha, pa, lda, pb, ldb,
                                                                                        beta, pc, ldc, NULL)
@@ -213,7 +214,7 @@ static void test_dist_and_plans(void)
                             bad++;
                             battery_check(0, "rank %d: %c %s %c%c %s: status %d (%s) err %.3g bound %.3g", me,
                                           pi ? 'z' : 'c', li ? "col" : "row", "NTC"[ai], "NTC"[bi],
-                                          round == 0 ? "_dist" : round == 1 ? "plan_dist" : "plan (root-held)",
+                                          round == 1 ? "_dist" : round == 2 ? "plan_dist" : "plan (root-held)",
                                           (int)s, s == GEMM_OK ? "ok" : gemm_last_error_detail(), e, bound);
                         }
                         if (e > worst && e <= bound) worst = e;

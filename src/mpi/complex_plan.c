@@ -182,9 +182,10 @@ static gemm_status gemm__mpi_cx_execute(gemm_mpi_plan *plan, const char *func, g
         gemm__mpi_outputs_early(options);
         return GEMM_OK;
     }
-    x = (char *)plan->cx.buf + pc.xoff;
-    y = p.b_trans ? (char *)plan->cx.buf + pc.yoff : NULL;
-    t = bz[1] != 0 ? (char *)plan->cx.buf + pc.toff : NULL;
+    /* (a rank with nothing to expand may have no buffer: no offset from NULL) */
+    x = plan->cx.buf ? (char *)plan->cx.buf + pc.xoff : NULL;
+    y = plan->cx.buf && p.b_trans ? (char *)plan->cx.buf + pc.yoff : NULL;
+    t = plan->cx.buf && bz[1] != 0 ? (char *)plan->cx.buf + pc.toff : NULL;
     ldx = 2 * pc.am > 1 ? 2 * pc.am : 1;
     ldy = 2 * pc.bk > 1 ? 2 * pc.bk : 1;
     ldt = 2 * pc.cm > 1 ? 2 * pc.cm : 1;
@@ -220,7 +221,8 @@ static gemm_status gemm__mpi_cx_execute(gemm_mpi_plan *plan, const char *func, g
     ldb_r = !holds ? 1 : y ? ldy : 2 * p.ldb;
     rc = !holds ? NULL : t ? (void *)t : C;
     ldc_r = !holds ? 1 : t ? ldt : 2 * p.ldc;
-    rbeta = t ? 1.0 : bz[0];
+    /* decided by the agreed beta alone: every rank passes the real call the same */
+    rbeta = bz[1] != 0 ? 1.0 : bz[0];
     ra = p.swapped ? rb : (const void *)x;
     lda_r = p.swapped ? ldb_r : ldx;
     if (p.swapped) {
