@@ -3940,10 +3940,14 @@ static gemm_status gemm__cpu_3m_product(gemm_precision precision, const gemm__pr
                           p->m, (const double *)y, p->k, 0.0, (double *)t, p->m, o);
 }
 
+/* The 3M call behind every public name (the CBLAS ones too): bad_arg (may
+   be NULL) receives the position of the argument at fault after a refusal
+   (cblas_cgemm's list), else 0. */
 static gemm_status gemm__cpu_3m_entry(const char *func, gemm_precision precision, gemm_layout layout,
                                       gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                       const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
-                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options,
+                                      int *bad_arg)
 {
     gemm__problem p;
     gemm_status s;
@@ -3956,6 +3960,7 @@ static gemm_status gemm__cpu_3m_entry(const char *func, gemm_precision precision
     s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
                               ldb, beta, C != NULL, ldc, &p, az, bz);
     if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * es);
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
     if (s != GEMM_OK) return s;
     if (options && options->threads < 0)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
@@ -4012,7 +4017,7 @@ GEMM_DEF gemm_status gemm_cpu_cgemm3m(gemm_layout layout, gemm_transpose transa,
                                       const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
 {
     return gemm__cpu_3m_entry("gemm_cpu_cgemm3m", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-                              beta, C, ldc, options);
+                              beta, C, ldc, options, NULL);
 }
 
 GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -4022,7 +4027,7 @@ GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa,
                                       const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
 {
     return gemm__cpu_3m_entry("gemm_cpu_zgemm3m", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
-                              beta, C, ldc, options);
+                              beta, C, ldc, options, NULL);
 }
 /* <<cpu complex_3m */
 /* >>cpu batch: src/cpu/batch.c */
