@@ -2996,19 +2996,25 @@ static void gemm__verify_cols(gemm_precision precision, const void *x, int64_t r
 #define GEMM__VERIFY_TAKE(x, n) (((x) += (n)) - (n)) /* no threads without GCC-style atomics */
 #endif
 
+/* A thread's partial vectors lie this far apart (the length + 40
+   doubles): two that a loop updates side by side never a multiple of
+   4 KiB apart, whose loads would wait on the other's stores (core/verify.c
+   pads the sums' own vectors the same way). */
+#define GEMM__VERIFY_PART(len) ((size_t)(len) + 40)
+
 typedef struct gemm__verify_job {
     gemm_precision precision;
     const void *x;
     int64_t rows, cols, cs, chunk, next;
     const double *wr, *wra, *wc, *wca;
-    double *col, *cola, *row, *rowa, *part; /* part: 2*rows per thread but the first */
+    double *col, *cola, *row, *rowa, *part; /* part: row and rowa of each thread but the first */
 } gemm__verify_job;
 
 static void gemm__verify_task(void *arg, int tid)
 {
     gemm__verify_job *j = (gemm__verify_job *)arg;
-    double *row = tid ? (j->row ? j->part + (size_t)(tid - 1) * 2 * (size_t)j->rows : NULL) : j->row;
-    double *rowa = tid ? (j->rowa ? j->part + ((size_t)(tid - 1) * 2 + 1) * (size_t)j->rows : NULL) : j->rowa;
+    double *row = tid ? (j->row ? j->part + (size_t)(tid - 1) * 2 * GEMM__VERIFY_PART(j->rows) : NULL) : j->row;
+    double *rowa = tid ? (j->rowa ? j->part + ((size_t)(tid - 1) * 2 + 1) * GEMM__VERIFY_PART(j->rows) : NULL) : j->rowa;
     int64_t c0;
     while ((c0 = GEMM__VERIFY_TAKE(j->next, j->chunk)) < j->cols)
         gemm__verify_cols(j->precision, j->x, j->rows, c0, j->cols - c0 < j->chunk ? j->cols - c0 : j->chunk, j->cs,
@@ -3043,7 +3049,7 @@ GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int6
     j.part = NULL;
     if (threads > 1 && rows * cols >= GEMM__VERIFY_THREADED && cols >= 2 * threads &&
         (threads = gemm__cpu_pool_acquire(threads)) > 1 &&
-        !(j.part = (double *)GEMM_MALLOC(sizeof(double) * 2 * (size_t)rows * (size_t)(threads - 1)))) {
+        !(j.part = (double *)GEMM_MALLOC(sizeof(double) * 2 * GEMM__VERIFY_PART(rows) * (size_t)(threads - 1)))) {
         gemm__cpu_pool_release(); /* no memory for the partials: alone */
         threads = 1;
     }
@@ -3051,7 +3057,7 @@ GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int6
         gemm__verify_cols(precision, x, rows, 0, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
         return;
     }
-    memset(j.part, 0, sizeof(double) * 2 * (size_t)rows * (size_t)(threads - 1));
+    memset(j.part, 0, sizeof(double) * 2 * GEMM__VERIFY_PART(rows) * (size_t)(threads - 1));
     j.precision = precision;
     j.x = x;
     j.rows = rows;
@@ -3064,7 +3070,7 @@ GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int6
     gemm__cpu_pool_run(gemm__verify_task, &j);
     gemm__cpu_pool_release();
     for (t = 1; t < threads; t++) {
-        const double *pr = j.part + (size_t)(t - 1) * 2 * (size_t)rows, *pa = pr + rows;
+        const double *pr = j.part + (size_t)(t - 1) * 2 * GEMM__VERIFY_PART(rows), *pa = pr + GEMM__VERIFY_PART(rows);
         int64_t r;
         if (row)
             for (r = 0; r < rows; r++) row[r] += pr[r];
@@ -3104,7 +3110,7 @@ typedef struct gemm__verify_inputs_job {
     const void *a, *b;
     double alpha;
     double *s, *sa, *r, *ra;
-    double *want_col, *scale_col, *want_row, *scale_row, *part; /* part: 2*(m + n) per thread but the first */
+    double *want_col, *scale_col, *want_row, *scale_row, *part; /* part: the four vectors of each thread but the first */
     int64_t slice, next;
 } gemm__verify_inputs_job;
 
@@ -3113,9 +3119,10 @@ static void gemm__verify_inputs_task(void *arg, int tid)
     gemm__verify_inputs_job *j = (gemm__verify_inputs_job *)arg;
     const gemm__problem *p = j->p;
     size_t es = j->precision == GEMM_F32 ? sizeof(float) : sizeof(double);
-    double *part = tid ? j->part + (size_t)(tid - 1) * 2 * (size_t)(p->m + p->n) : NULL;
-    double *wc = tid ? part : j->want_col, *sc = tid ? part + p->n : j->scale_col;
-    double *wr = tid ? part + 2 * p->n : j->want_row, *sr = tid ? part + 2 * p->n + p->m : j->scale_row;
+    size_t pn = GEMM__VERIFY_PART(p->n), pm = GEMM__VERIFY_PART(p->m);
+    double *part = tid ? j->part + (size_t)(tid - 1) * 2 * (pm + pn) : NULL;
+    double *wc = tid ? part : j->want_col, *sc = tid ? part + pn : j->scale_col;
+    double *wr = tid ? part + 2 * pn : j->want_row, *sr = tid ? part + 2 * pn + pm : j->scale_row;
     int64_t l0;
     while ((l0 = GEMM__VERIFY_TAKE(j->next, j->slice)) < p->k) {
         int64_t kb = p->k - l0 < j->slice ? p->k - l0 : j->slice;
@@ -3171,7 +3178,7 @@ GEMM_DEF void gemm__verify_host_before(const gemm__problem *p, gemm_precision pr
     j.next = 0;
     j.part = NULL;
     slices = (k + j.slice - 1) / j.slice;
-    partials = 2 * (size_t)(m + n);
+    partials = 2 * (GEMM__VERIFY_PART(m) + GEMM__VERIFY_PART(n));
     if (threads > 1 && (m + n) * k >= GEMM__VERIFY_THREADED && slices >= 2 &&
         (threads = gemm__cpu_pool_acquire(threads)) > 1 &&
         !(j.part = (double *)GEMM_MALLOC(sizeof(double) * partials * (size_t)(threads - 1)))) {
@@ -3186,7 +3193,8 @@ GEMM_DEF void gemm__verify_host_before(const gemm__problem *p, gemm_precision pr
     gemm__cpu_pool_run(gemm__verify_inputs_task, &j);
     gemm__cpu_pool_release();
     for (t = 1; t < threads; t++) {
-        const double *pc = j.part + (size_t)(t - 1) * partials, *pca = pc + n, *pr = pca + n, *pra = pr + m;
+        const double *pc = j.part + (size_t)(t - 1) * partials, *pca = pc + GEMM__VERIFY_PART(n);
+        const double *pr = pca + GEMM__VERIFY_PART(n), *pra = pr + GEMM__VERIFY_PART(m);
         int64_t i;
         for (i = 0; i < n; i++) v->want_col[i] += pc[i], v->scale_col[i] += pca[i];
         for (i = 0; i < m; i++) v->want_row[i] += pr[i], v->scale_row[i] += pra[i];
