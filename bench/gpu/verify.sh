@@ -24,10 +24,10 @@ mkdir -p "$OUT"
 } >"$OUT/verify_env.txt"
 cat "$OUT/verify_env.txt"
 rc=0
-timeout -k 5 90 "$GPU_BIN/test_cuda_verify" >"$OUT/test_cuda_verify.log" 2>&1 || rc=1
+timeout -k 5 80 "$GPU_BIN/test_cuda_verify" >"$OUT/test_cuda_verify.log" 2>&1 || rc=1
 grep -v '^ok ' "$OUT/test_cuda_verify.log" | tail -n 30
 if command -v compute-sanitizer >/dev/null 2>&1; then
-    GEMM_CUDA_TEST_SMALL=1 timeout -k 5 60 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    GEMM_CUDA_TEST_SMALL=1 timeout -k 5 75 compute-sanitizer --tool memcheck --error-exitcode 9 \
         "$GPU_BIN/test_cuda_verify" >"$OUT/test_cuda_verify.memcheck.log" 2>&1 || rc=1
     grep -E 'ERROR SUMMARY|FAIL|passed' "$OUT/test_cuda_verify.memcheck.log" | tail -n 5
 fi
