@@ -443,13 +443,24 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
     return s;
 }
 
-/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
-   holds the strided bases, or NULLs for lists, and the scalars): the
-   members' memory, then the launches. */
+/* What a checked batch must pass before anything is queued: sizes the
+   kernels index with 32 bits, and every member's memory. */
 template <typename T, typename TC, typename S>
-static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
-                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
-                                        cudaStream_t stream)
+static gemm_status gemm__cuda_batch_memory(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                           const gemm__cuda_operands<T, TC, S> &x)
+{
+    if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC));
+}
+
+/* The launches of a batch whose memory gemm__cuda_batch_memory passed:
+   the device, the pointer lists' upload, the plan and its kernels. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                           const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                           cudaStream_t stream)
 {
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
@@ -458,9 +469,6 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
     bool aligned_a, aligned_b;
     gemm_status s;
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
-    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    if ((s = gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC))) != GEMM_OK) return s;
     if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     bt.count = hb->count;
     bt.stride_a = hb->stride_a;
@@ -491,4 +499,16 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
     }
     return s;
+}
+
+/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
+   holds the strided bases, or NULLs for lists, and the scalars): the
+   members' memory, then the launches. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                        cudaStream_t stream)
+{
+    gemm_status s = gemm__cuda_batch_memory(fn, p, hb, x);
+    return s == GEMM_OK ? gemm__cuda_batch_launch(fn, p, hb, x, opt, stream) : s;
 }
