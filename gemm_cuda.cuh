@@ -291,7 +291,9 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
    a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run in order on
    the stream, each as a pointer-array batch of its shape (one launch for
    its members; its kernel the chooser's, the tiny kernel for tiny
-   members): the same bits as gemm_cuda_?gemm_batched on that group. fp32
+   members): the same bits as gemm_cuda_?gemm_batched on that group. A
+   group of one member is the single call gemm_cuda_?gemm (K split over
+   the blocks when its tiles are too few for the GPU, as there). fp32
    (options.math as for gemm_cuda_sgemm_batched) and fp64. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
                                                      const gemm_transpose transa_array[],
@@ -5019,27 +5021,38 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
     return true;
 }
 
-/* The device's copy of a pointer-array batch's lists (a and b of the
-   canonical problem, then C; each address as a byte offset from a NULL
-   base, batch.cuh) in `scratch`, a buffer of the pool the caller gives
-   back in stream order; bt then reads them. The lists read here are the
+/* The device's copy of the lists of `batches` pointer-array batches (each
+   listed one's a and b of the canonical problem, then C, batch after
+   batch; each address as a byte offset from a NULL base, batch.cuh) in
+   `scratch`, a buffer of the pool the caller gives back in stream order:
+   one copy for a grouped call's groups. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
-static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
-                                           void **scratch, gemm__cuda_batch *bt)
+static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
+                                           cudaStream_t stream, void **scratch)
 {
-    size_t bytes = 3 * (size_t)hb->count * sizeof(int64_t);
-    int64_t *host = (int64_t *)GEMM_MALLOC(bytes), *d;
+    size_t members = 0, bytes, at = 0;
+    int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
     gemm_status s;
-    if (!host) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
-                                 (long long)hb->count);
-    for (int64_t i = 0; i < hb->count; i++) { /* A and B may be NULL lists where they are not read */
-        host[i] = hb->a_list ? (int64_t)hb->addr_ab(hb->a_list, i) : 0;
-        host[hb->count + i] = hb->b_list ? (int64_t)hb->addr_ab(hb->b_list, i) : 0;
-        host[2 * hb->count + i] = (int64_t)hb->addr_c(hb->c_list, i);
+    for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
+    *scratch = NULL;
+    if (members == 0) return GEMM_OK;
+    bytes = 3 * members * sizeof(int64_t);
+    if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
+                          (unsigned long long)members);
+    for (int64_t j = 0; j < batches; j++) {
+        const gemm__batch *b = &hb[j];
+        if (!b->c_list) continue;
+        for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
+            host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
+            host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
+            host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
+        }
+        at += 3 * (size_t)b->count;
     }
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
@@ -5047,12 +5060,16 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     if (s == GEMM_OK && (e = cudaMemcpyAsync(*scratch, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
     GEMM_FREE(host);
-    if (s != GEMM_OK) return s;
-    d = (int64_t *)*scratch;
+    return s;
+}
+
+/* Where bt finds a listed batch's members in a copy gemm__cuda_upload_lists
+   made: its a, b and c lists one after another at d. */
+static void gemm__cuda_listed_at(const int64_t *d, int64_t count, gemm__cuda_batch *bt)
+{
     bt->a = d;
-    bt->b = d + hb->count;
-    bt->c = d + 2 * hb->count;
-    return GEMM_OK;
+    bt->b = d + count;
+    bt->c = d + 2 * count;
 }
 
 /* Exact fp32 and fp64 over the members of bt: the chooser's plan, then
@@ -5176,11 +5193,12 @@ static gemm_status gemm__cuda_batch_memory(const char *fn, const gemm__problem *
 }
 
 /* The launches of a batch whose memory gemm__cuda_batch_memory passed:
-   the device, the pointer lists' upload, the plan and its kernels. */
+   the device, the pointer lists' upload (`listed`: where a grouped call
+   uploaded this batch's already, NULL: here), the plan and its kernels. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *p, const gemm__batch *hb,
                                            const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
-                                           cudaStream_t stream)
+                                           cudaStream_t stream, const int64_t *listed = NULL)
 {
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
@@ -5200,7 +5218,11 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
         if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
-    if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
+    if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
+    else if (hb->c_list) {
+        if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;
+        gemm__cuda_listed_at((const int64_t *)lists, hb->count, &bt);
+    }
     members.bt = &bt;
     members.aligned_a = aligned_a;
     members.aligned_b = aligned_b;
@@ -7959,7 +7981,8 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
    each member's memory) -- before anything is queued, so a refused call
    writes nothing; then the groups run in order on the stream, each as one
    pointer-array batch (the chooser's plan for its shape, one launch for
-   its members). */
+   its members; all groups' lists reach the device in one copy), a group
+   of one member as the single call. */
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
 
@@ -8018,8 +8041,8 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     gemm__problem *p = NULL;
     gemm__batch *hb = NULL;
     const void *la = NULL, *lb = NULL, *lc = NULL;
-    void *held = NULL;
-    int64_t total = 0, off = 0, i;
+    void *held = NULL, *lists = NULL;
+    int64_t total = 0, off = 0, at = 0, i;
     gemm__work work = GEMM__WORK_NONE;
     char name[160];
     gemm_status s = GEMM_OK;
@@ -8056,12 +8079,32 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
         if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
         if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
     }
-    /* then the launches, group after group */
-    for (i = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; i++) {
+    /* then the launches, group after group; a group of one member is the
+       single call (whose chooser splits K and picks tiles for a lone
+       product: a batch's plan keeps K whole, and a member of 128 rows
+       alone would fill a quarter of the SMs) */
+    if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
+                             : gemm__cuda_fail(fn, "cudaGetDevice", e);
+    }
+    for (i = 0, off = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
+        const int64_t *listed = (const int64_t *)lists + at;
+        at += hb[i].c_list ? 3 * hb[i].count : 0; /* gemm__cuda_upload_lists' order */
         if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
         snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
-        s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream);
+        if (g.size[i] == 1)
+            s = gemm__cuda_call<T, T, T>(name, stream, false, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i],
+                                         g.alpha[i], la ? (const T *)((const void *const *)la)[off] : NULL, g.lda[i],
+                                         lb ? (const T *)((const void *const *)lb)[off] : NULL, g.ldb[i], g.beta[i],
+                                         (T *)((void *const *)lc)[off], g.ldc[i], opt);
+        else s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream, listed);
+    }
+    if (lists) {
+        cudaError_t e = cudaFreeAsync(lists, stream);
+        if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
     }
     if (held) GEMM_FREE(held);
     GEMM_FREE(p);
@@ -8745,8 +8788,9 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {
         s = gemm__cuda_check_members(fn, &pl.p, &hb, NULL, NULL, NULL, 2 * sizeof(T), 2 * sizeof(T));
         if (s == GEMM_OK) s = gemm__cuda_query(fn, &gpu);
-        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, gpu.dev, stream, &lists, &bt);
+        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, 1, gpu.dev, stream, &lists);
         if (s == GEMM_OK) {
+            gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
             s = gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
         }

@@ -201,7 +201,9 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
    a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run in order on
    the stream, each as a pointer-array batch of its shape (one launch for
    its members; its kernel the chooser's, the tiny kernel for tiny
-   members): the same bits as gemm_cuda_?gemm_batched on that group. fp32
+   members): the same bits as gemm_cuda_?gemm_batched on that group. A
+   group of one member is the single call gemm_cuda_?gemm (K split over
+   the blocks when its tiles are too few for the GPU, as there). fp32
    (options.math as for gemm_cuda_sgemm_batched) and fp64. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
                                                      const gemm_transpose transa_array[],

@@ -6,7 +6,8 @@
    each member's memory) -- before anything is queued, so a refused call
    writes nothing; then the groups run in order on the stream, each as one
    pointer-array batch (the chooser's plan for its shape, one launch for
-   its members). */
+   its members; all groups' lists reach the device in one copy), a group
+   of one member as the single call. */
 #pragma once
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
@@ -15,7 +16,7 @@
 #include "../../core/overlap.c" /* gemm__check_batch_overlap_sized */
 #include "batch_run.cuh" /* gemm__cuda_read_lists, gemm__cuda_batch_memory, _launch */
 #include "choose.cuh" /* gemm__cuda_check_exact */
-#include "entry.cuh" /* gemm__cuda_list_addr */
+#include "entry.cuh" /* gemm__cuda_list_addr, gemm__cuda_call */
 
 /* The per-group arrays of one call (T: fp32 or fp64). */
 template <typename T> struct gemm__cuda_groups {
@@ -72,8 +73,8 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     gemm__problem *p = NULL;
     gemm__batch *hb = NULL;
     const void *la = NULL, *lb = NULL, *lc = NULL;
-    void *held = NULL;
-    int64_t total = 0, off = 0, i;
+    void *held = NULL, *lists = NULL;
+    int64_t total = 0, off = 0, at = 0, i;
     gemm__work work = GEMM__WORK_NONE;
     char name[160];
     gemm_status s = GEMM_OK;
@@ -110,12 +111,32 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
         if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
         if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
     }
-    /* then the launches, group after group */
-    for (i = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; i++) {
+    /* then the launches, group after group; a group of one member is the
+       single call (whose chooser splits K and picks tiles for a lone
+       product: a batch's plan keeps K whole, and a member of 128 rows
+       alone would fill a quarter of the SMs) */
+    if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
+                             : gemm__cuda_fail(fn, "cudaGetDevice", e);
+    }
+    for (i = 0, off = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
+        const int64_t *listed = (const int64_t *)lists + at;
+        at += hb[i].c_list ? 3 * hb[i].count : 0; /* gemm__cuda_upload_lists' order */
         if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
         snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
-        s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream);
+        if (g.size[i] == 1)
+            s = gemm__cuda_call<T, T, T>(name, stream, false, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i],
+                                         g.alpha[i], la ? (const T *)((const void *const *)la)[off] : NULL, g.lda[i],
+                                         lb ? (const T *)((const void *const *)lb)[off] : NULL, g.ldb[i], g.beta[i],
+                                         (T *)((void *const *)lc)[off], g.ldc[i], opt);
+        else s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream, listed);
+    }
+    if (lists) {
+        cudaError_t e = cudaFreeAsync(lists, stream);
+        if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
     }
     if (held) GEMM_FREE(held);
     GEMM_FREE(p);
