@@ -7985,6 +7985,7 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
    of one member as the single call. */
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
+#include <string.h> /* memset */
 
 /* The per-group arrays of one call (T: fp32 or fp64). */
 template <typename T> struct gemm__cuda_groups {

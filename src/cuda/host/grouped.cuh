@@ -11,6 +11,7 @@
 #pragma once
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
+#include <string.h> /* memset */
 #include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_batched */
 #include "../../core/overlap.c" /* gemm__check_batch_overlap_sized */
