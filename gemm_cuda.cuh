@@ -8061,7 +8061,8 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     }
     memset(hb, 0, (size_t)g.count * sizeof(gemm__batch));
     s = gemm__cuda_groups_check<T>(fn, g, p, &total, &work);
-    if (s == GEMM_OK) s = gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) /* as the pointer-array batches: options.math may put fp32 on the tensor cores */
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
     if (s == GEMM_OK && opt->verify)
         s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
                        "(yet): nothing was written", fn);

@@ -533,7 +533,9 @@ typedef struct group_case {
    member against the fp64 reference, and each group bitwise what
    gemm_cuda_?gemm_batched gives it alone; then refusals in a later group
    write nothing in an earlier one. */
-template <typename T> static void grouped_case(const char *what, gemm_layout l, const group_case *gc, int groups)
+template <typename T>
+static void grouped_case(const char *what, gemm_layout l, const group_case *gc, int groups,
+                         const gemm_cuda_options *opt = NULL, double in_err = 0)
 {
     const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON;
     int64_t total = 0, off = 0;
@@ -572,11 +574,11 @@ template <typename T> static void grouped_case(const char *what, gemm_layout l, 
         if constexpr (sizeof(T) == 4)
             return gemm_cuda_sgemm_grouped_batched(0, l, ta.data(), tb.data(), m.data(), n.data(), k.data(),
                                                    alpha.data(), A, lda.data(), B, ldb.data(), beta.data(), C,
-                                                   ldc.data(), groups, sizes, NULL);
+                                                   ldc.data(), groups, sizes, opt);
         else
             return gemm_cuda_dgemm_grouped_batched(0, l, ta.data(), tb.data(), m.data(), n.data(), k.data(),
                                                    alpha.data(), A, lda.data(), B, ldb.data(), beta.data(), C,
-                                                   ldc.data(), groups, sizes, NULL);
+                                                   ldc.data(), groups, sizes, opt);
     };
     gemm_status s = call(la.data(), lb.data(), lc.data(), size.data());
     dev_back(out.data(), dC, oc[total]);
@@ -593,11 +595,11 @@ template <typename T> static void grouped_case(const char *what, gemm_layout l, 
         for (int64_t r = 0; r < m[g]; r++)
             for (int64_t c = 0; c < n[g]; c++) {
                 double err = fabs((double)out[oc[i] + at(l, r, c, ldc[g])] - ref[r * n[g] + c]) /
-                             (mag[r * n[g] + c] + 1e-30) / (4 * eps * (double)(k[g] + 2));
+                             (mag[r * n[g] + c] + 1e-30) / (in_err + 4 * eps * (double)(k[g] + 2));
                 if (err > worst) { worst = err; worst_member = i; }
             }
     }
-    battery_check(s == GEMM_OK && worst <= 1, "%s: every member within 4 eps (k + 2) of the reference (worst %.3g of "
+    battery_check(s == GEMM_OK && worst <= 1, "%s: every member within in_err + 4 eps (k + 2) of the reference (worst %.3g of "
                   "that, member %lld)", what, worst, (long long)worst_member);
     /* each group alone, as a pointer-array batch: the same bits (a group of one member is the single call,
        whose K may be split with atomics: the reference above checks it) */
@@ -611,7 +613,7 @@ template <typename T> static void grouped_case(const char *what, gemm_layout l, 
     gemm_status s2 = GEMM_OK;
     for (int g = 0; g < groups && s2 == GEMM_OK; off += size[g], g++)
         if (size[g] > 1)
-            s2 = call_batched<T>(NULL, l, ta[g], tb[g], m[g], n[g], k[g], alpha[g], la.data() + off, lda[g],
+            s2 = call_batched<T>(opt, l, ta[g], tb[g], m[g], n[g], k[g], alpha[g], la.data() + off, lda[g],
                                  lb.data() + off, ldb[g], beta[g], lc.data() + off, ldc[g], size[g]);
     dev_back(again.data(), dC, oc[total]);
     battery_check(s2 == GEMM_OK && same(again), "%s: each group bitwise what gemm_cuda_?gemm_batched gives it (%s)",
@@ -670,8 +672,11 @@ static void test_grouped(void)
     grouped_case<float>("grouped f32 col", GEMM_COL_MAJOR, mixed, groups);
     grouped_case<double>("grouped f64 row", GEMM_ROW_MAJOR, mixed, groups);
     if (!small_run) {
+        gemm_cuda_options o = {};
         grouped_case<float>("grouped f32 row", GEMM_ROW_MAJOR, mixed, groups);
         grouped_case<double>("grouped f64 col", GEMM_COL_MAJOR, mixed, groups);
+        o.math = GEMM_CUDA_MATH_TF32;
+        grouped_case<float>("grouped tf32 col", GEMM_COL_MAJOR, mixed, groups, &o, 1.0 / 512);
     }
 }
 
@@ -878,6 +883,20 @@ static void test_host_grouped(void)
     o.split_k = -1;
     s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, &o);
     refused("grouped: options.split_k = -1", s, GEMM_ERR_INVALID_ARG, "split_k", 1);
+    o = gemm_cuda_options{};
+    o.math = GEMM_CUDA_MATH_TF32; /* fp32 on the tensor cores: their kernels' checks */
+    o.kernel = GEMM_CUDA_KERNEL_DMMA;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, &o);
+    refused("grouped: TF32 with the DMMA kernel", s, GEMM_ERR_INVALID_ARG, "not a tensor-core kernel", 1);
+    o.kernel = GEMM_CUDA_KERNEL_AUTO;
+    {
+        double da[2] = {1, 1}, db[2] = {0, 0};
+        const double *dl[3] = {NULL, NULL, NULL};
+        double *dcl[3] = {NULL, NULL, NULL};
+        s = gemm_cuda_dgemm_grouped_batched(0, GEMM_COL_MAJOR, ta, tb, m, n, k, da, dl, lda, dl, ldb, db, dcl, ldc, 2,
+                                            size, &o);
+        refused("grouped: fp64 with TF32", s, GEMM_ERR_INVALID_ARG, "options.math", 1);
+    }
     o = gemm_cuda_options{};
     o.verify = 1;
     s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, &o);

@@ -16,7 +16,7 @@
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_batched */
 #include "../../core/overlap.c" /* gemm__check_batch_overlap_sized */
 #include "batch_run.cuh" /* gemm__cuda_read_lists, gemm__cuda_batch_memory, _launch */
-#include "choose.cuh" /* gemm__cuda_check_exact */
+#include "choose.cuh" /* gemm__cuda_is_tc, gemm__cuda_check_exact, _check_tc */
 #include "entry.cuh" /* gemm__cuda_list_addr, gemm__cuda_call */
 
 /* The per-group arrays of one call (T: fp32 or fp64). */
@@ -93,7 +93,8 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     }
     memset(hb, 0, (size_t)g.count * sizeof(gemm__batch));
     s = gemm__cuda_groups_check<T>(fn, g, p, &total, &work);
-    if (s == GEMM_OK) s = gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) /* as the pointer-array batches: options.math may put fp32 on the tensor cores */
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
     if (s == GEMM_OK && opt->verify)
         s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
                        "(yet): nothing was written", fn);
