@@ -19,6 +19,12 @@
    16 so a block's shared memory stays at 34 KB, six blocks per SM). */
 template <typename T, int TILE> struct gemm__cuda_tiny_shape {
     static constexpr int R = TILE / 8, TPM = 64, NT = 256, G = NT / TPM;
+    /* Blocks per SM the registers must allow (left alone, ptxas took 128
+       registers a thread at TILE 32: two blocks per SM): the most that
+       built without spilling for every layout (sm_90a, ptxas 13.0): fp32
+       5 at 16 x 16 (48 registers), 4 at 32 x 32 (64); fp64 4 (64) and 3
+       (80), whose sums take twice the registers. */
+    static constexpr int MINB = sizeof(T) == 4 ? (TILE == 16 ? 5 : 4) : (TILE == 16 ? 4 : 3);
     static constexpr int KC = TILE == 32 && sizeof(T) == 8 ? 16 : TILE, LD = TILE + 1;
 };
 
@@ -30,7 +36,7 @@ template <typename T, int TILE, int KC, int LD, int TPM, bool KMAJOR>
 __device__ __forceinline__ void gemm__cuda_tiny_chunk(T (*s)[LD], const T *X, int64_t ld, int rows, int kc, int t)
 {
     static_assert(TILE * KC % TPM == 0, "the chunk does not split evenly over the member's threads");
-#pragma unroll
+#pragma unroll 4 /* fully unrolled, the 16 copies' addresses of a 32 x 32 chunk took registers enough to spill */
     for (int j = 0; j < TILE * KC / TPM; j++) {
         int e = t + j * TPM;
         int r = KMAJOR ? e / KC : e % TILE, q = KMAJOR ? e % KC : e / TILE;
@@ -45,7 +51,7 @@ __device__ __forceinline__ void gemm__cuda_tiny_chunk(T (*s)[LD], const T *X, in
    BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here (the
    rest is the scale kernel's). */
 template <typename T, int TILE, bool AK, bool BKM>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
 gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
                        int64_t ldc, gemm__cuda_batch bt)
 {
