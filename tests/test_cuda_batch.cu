@@ -20,7 +20,9 @@
    a member's C over any member's A or B refused (device pointers, and,
    with --host, host arrays standing in for them).
    GEMM_CUDA_TEST_SMALL=1: fewer cases (compute-sanitizer).
-   build/test_cuda_batch --host: only the checks' host side (no GPU). */
+   build/test_cuda_batch --host: only the checks' host side (no GPU).
+   build/test_cuda_batch --tiny: the host side, tiny members and grouped
+   batches only. */
 #define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
@@ -1242,6 +1244,11 @@ int main(int argc, char **argv)
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         printf("FAIL no CUDA device: run this on a GPU machine (--host: the checks that need none)\n");
         battery_failed++;
+        return battery_summary();
+    }
+    if (argc > 1 && !strcmp(argv[1], "--tiny")) { /* the tiny members and grouped batches alone (memcheck's run) */
+        test_tiny();
+        test_grouped();
         return battery_summary();
     }
     {

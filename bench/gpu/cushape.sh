@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/gpu/cushape.sh - tiny batch members and grouped batches on one GPU
-# (under 4 minutes): test_cuda_batch in full, the same with
-# GEMM_CUDA_TEST_SMALL=1 under compute-sanitizer memcheck, then
+# (under 4 minutes): test_cuda_batch in full, its tiny-member and grouped
+# tests (--tiny, GEMM_CUDA_TEST_SMALL=1) under compute-sanitizer memcheck, then
 # bench_cuda_batch's rows for them, median of 9: strided 16^3 and 32^3 x
 # 10000 (and 64^3, whose kernel did not change), fp32 and fp64, the
 # automatic choice (the tiny kernel) and the configuration these members
@@ -23,9 +23,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 timeout 120 "$BIN/test_cuda_batch" >"$OUT/test.log" 2>&1
 echo "test_cuda_batch exit $?" >>"$OUT/test.log"
 grep -v '^ok ' "$OUT/test.log" | tail -n 20
-GEMM_CUDA_TEST_SMALL=1 timeout 70 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/test_cuda_batch" \
+GEMM_CUDA_TEST_SMALL=1 timeout 80 compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/test_cuda_batch" --tiny \
     >"$OUT/memcheck.log" 2>&1
-echo "memcheck exit $? (124: ran past its 70 s)" >>"$OUT/memcheck.log"
+echo "memcheck exit $? (124: ran past its 80 s)" >>"$OUT/memcheck.log"
 grep -E 'ERROR SUMMARY|passed, |exit ' "$OUT/memcheck.log" | tail -n 3
 B="$BIN/bench_cuda_batch --reps 9"
 {
