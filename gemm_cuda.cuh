@@ -847,7 +847,7 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
 
 /* The kernel's shape for element type T and member tile TILE (16 or 32):
    threads per member, members per block, the K chunk (fp64 32 x 32 takes
-   16 so a block's shared memory stays at 34 KB, six blocks per SM). */
+   16 so a block's shared memory stays at 34 KB, as fp32's). */
 template <typename T, int TILE> struct gemm__cuda_tiny_shape {
     static constexpr int R = TILE / 8, TPM = 64, NT = 256, G = NT / TPM;
     /* Blocks per SM the registers must allow (left alone, ptxas took 128
@@ -8087,16 +8087,16 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
         if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
         if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
     }
-    /* then the launches, group after group; a group of one member is the
-       single call (whose chooser splits K and picks tiles for a lone
-       product: a batch's plan keeps K whole, and a member of 128 rows
-       alone would fill a quarter of the SMs) */
     if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
         int dev = 0;
         cudaError_t e = cudaGetDevice(&dev);
         s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
                              : gemm__cuda_fail(fn, "cudaGetDevice", e);
     }
+    /* then the launches, group after group; a group of one member is the
+       single call (whose chooser splits K and picks tiles for a lone
+       product: a batch's plan keeps K whole, and a member of 128 rows
+       alone would fill a quarter of the SMs) */
     for (i = 0, off = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
         const int64_t *listed = (const int64_t *)lists + at;

@@ -16,7 +16,7 @@
 
 /* The kernel's shape for element type T and member tile TILE (16 or 32):
    threads per member, members per block, the K chunk (fp64 32 x 32 takes
-   16 so a block's shared memory stays at 34 KB, six blocks per SM). */
+   16 so a block's shared memory stays at 34 KB, as fp32's). */
 template <typename T, int TILE> struct gemm__cuda_tiny_shape {
     static constexpr int R = TILE / 8, TPM = 64, NT = 256, G = NT / TPM;
     /* Blocks per SM the registers must allow (left alone, ptxas took 128
