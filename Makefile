@@ -80,10 +80,10 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/cpu_small_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/cpu_small_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # clang's UBSan also checks pointer arithmetic (no pointer formed outside a

@@ -484,16 +484,36 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 typedef void (*gemm__cpu_copy_rows_fn)(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,
                                        int64_t es);
 
+/* A small product for the small path's kernels (small_kernels.c), or a
+   run of `count` of them: C (m x n, column-major, ldc) = alpha * op(a) *
+   op(b) + beta * C, op(a)'s column p at a + p*as (its rows contiguous),
+   op(b)'s element (p, j) at b[p*bp + j*bj]; member i's a, b and c lie
+   sa, sb and sc elements past member 0's. Strides count elements. ahead:
+   each member brings the next one's operands into cache first (members
+   that stream from memory). */
+typedef struct gemm__cpu_small_args {
+    int64_t m, n, k;
+    const void *a, *b;
+    void *c;
+    int64_t as, bp, bj, ldc;
+    int64_t sa, sb, sc;
+    double alpha, beta;
+    int ahead;
+} gemm__cpu_small_args;
+typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count);
+
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, its A packer, and its copy of a
-   transposed op(a) into a panel. */
+   partial tiles of unpacked operands, its A packer, its copy of a
+   transposed op(a) into a panel, and its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
     gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
+    gemm__cpu_small_fn small;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -1291,6 +1311,205 @@ GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
 #endif
 /* <<cpu ukernel_neon */
+/* >>cpu small_kernels: src/cpu/small_kernels.c */
+/* The small path's kernels: a whole product of at most 64 x 64 x 64 (or a
+   run of such products, a batch's members) in one call, on the caller's
+   matrices where they are: no packing, no panel, no call per tile.
+
+   The direct path runs one MR x NR tile per call of the micro-kernel
+   through a pointer, with the tile's set-up each time, and its one tile
+   shape (on AVX-512 two vectors by 8 columns) fits neither the smallest
+   products (an 8- or 16-row C fills a quarter or half of it) nor the
+   largest here (its 8 columns leave a 32-row fp64 C's last tile a
+   quarter full). These kernels walk C in row blocks of up to four vectors
+   and give each block the register tile of its size class, chosen by how
+   many vectors its rows need:
+
+       vectors   tile (vectors x columns)   accumulators
+       1         1 x 8                       8
+       2         2 x 8                      16
+       3         3 x 8                      24
+       4         4 x 4                      16
+
+   Measured on the 2-core EPYC (Zen 5), 1 thread: 4 x 6 (24 accumulators)
+   left n = 32's last tile with 2 of its 6 columns (fp64 32^3 608 ns, 4 x 4
+   552); 1 x 16 for one-vector rows lost to 1 x 8 (fp32 16^3 84 against 71
+   ns). The last vector of a block moves only its rows (masked loads of A;
+   C through the direct kernel's partial moves, which a later load can
+   forward from); a block whose last vector is full takes plain moves.
+   Columns past the last re-read B's last column and are not stored.
+
+   Both transposes of B are read in place (B's element (p, j) at
+   b[p*bp + j*bj] through one running pointer and a column offset per
+   column, so each broadcast is a single addressed load), and op(a) when
+   its columns are contiguous (as, canonical "N"). A transposed op(a)
+   takes the direct path. The arithmetic is the direct kernel's term for
+   term: each element's sum runs over k in order from zero with one FMA per
+   term, then alpha*sum, then beta*C added (beta == 1: an add; beta == 0: C
+   is not read; alpha == 1 skips its exact multiply), so a product has
+   the same bits on either path.
+
+   `count` products run in one call, member i's operands `sa`, `sb`, `sc`
+   elements past member 0's (a batch's strided members: no call, no
+   checks and no set-up per member). */
+
+#include <stdint.h>
+
+#define GEMM__CPU_REP4(X, P) X(0, P) X(1, P) X(2, P) X(3, P)
+
+#if defined(GEMM__CPU_X86)
+
+/* The next member's operands, brought into cache a few lines per tile
+   while the current member is computed: three spans (a, b, c; c for
+   writing), a cursor through them. Only addresses inside the spans are
+   formed. */
+typedef struct gemm__cpu_small_next {
+    uintptr_t at[3], end[3];
+    int part;
+} gemm__cpu_small_next;
+
+static void gemm__cpu_small_next_set(gemm__cpu_small_next *nx, const void *a, int64_t sa, const void *b, int64_t sb,
+                                     const void *c, int64_t sc)
+{
+    nx->at[0] = (uintptr_t)a & ~(uintptr_t)63;
+    nx->end[0] = (uintptr_t)a + (uintptr_t)sa;
+    nx->at[1] = (uintptr_t)b & ~(uintptr_t)63;
+    nx->end[1] = (uintptr_t)b + (uintptr_t)sb;
+    nx->at[2] = (uintptr_t)c & ~(uintptr_t)63;
+    nx->end[2] = (uintptr_t)c + (uintptr_t)sc;
+    nx->part = 0;
+}
+
+static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
+{
+    for (; lines > 0 && nx->part < 3; lines--) {
+        int x = nx->part;
+        if (x == 2) __builtin_prefetch((const void *)nx->at[x], 1, 3);
+        else __builtin_prefetch((const void *)nx->at[x], 0, 3);
+        nx->at[x] += 64;
+        if (nx->at[x] >= nx->end[x]) nx->part++;
+    }
+}
+
+/* One column's accumulators (up to four vectors) and its offset into B. */
+#define GEMM__CPU_SK_DECL(j, P)                                                                         \
+    P##_V s0_##j = P##_ZERO(), s1_##j = P##_ZERO(), s2_##j = P##_ZERO(), s3_##j = P##_ZERO();           \
+    const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
+/* One k step of a column: a broadcast of B, then one FMA per vector in use
+   (V is a constant: the unused ones fold away). */
+#define GEMM__CPU_SK_STEP(j, P)                                                                         \
+    {                                                                                                   \
+        P##_V bv = P##_SET1(bq[o##j]);                                                                  \
+        s0_##j = P##_FMA(a0, bv, s0_##j);                                                               \
+        if (V > 1) s1_##j = P##_FMA(a1, bv, s1_##j);                                                    \
+        if (V > 2) s2_##j = P##_FMA(a2, bv, s2_##j);                                                    \
+        if (V > 3) s3_##j = P##_FMA(a3, bv, s3_##j);                                                    \
+    }
+/* C's vector t of column j from its sum s: alpha*s, then beta*C added
+   (the direct kernel's epilogue); the last vector in use moves ml rows. */
+#define GEMM__CPU_SK_PUT1(P, t, s, cj)                                                                  \
+    {                                                                                                   \
+        P##_V r = alpha == 1 ? s : P##_MUL(s, va); /* 1*s is s: the same bits, one operation less */    \
+        if ((t) < V - 1 || FULL) {                                                                      \
+            if (beta == 1) r = P##_ADD(P##_LOAD(cj + (t) * P##_VL), r);                                 \
+            else if (beta != 0) r = P##_FMA(vb, P##_LOAD(cj + (t) * P##_VL), r);                        \
+            P##_STORE(cj + (t) * P##_VL, r);                                                            \
+        } else {                                                                                        \
+            if (beta == 1) r = P##_ADD(P##_LOADN(cj + (t) * P##_VL, ml), r);                            \
+            else if (beta != 0) r = P##_FMA(vb, P##_LOADN(cj + (t) * P##_VL, ml), r);                   \
+            P##_STOREN(cj + (t) * P##_VL, r, ml);                                                       \
+        }                                                                                               \
+    }
+#define GEMM__CPU_SK_PUT(j, P)                                                                          \
+    if ((j) < nw) {                                                                                     \
+        P##_T *cj = ct + (j) * ldc;                                                                     \
+        GEMM__CPU_SK_PUT1(P, 0, s0_##j, cj)                                                             \
+        if (V > 1) GEMM__CPU_SK_PUT1(P, 1, s1_##j, cj)                                                  \
+        if (V > 2) GEMM__CPU_SK_PUT1(P, 2, s2_##j, cj)                                                  \
+        if (V > 3) GEMM__CPU_SK_PUT1(P, 3, s3_##j, cj)                                                  \
+    }
+
+/* The tiles of one row block of VV vectors (rows i0 .. i0 + mb - 1, the
+   last vector ml of them), NR = the count of REP columns each, across all
+   n columns of C. */
+#define GEMM__CPU_SK_BLOCK(P, VV, REP, NR)                                                              \
+    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, VV, REP, NR, 1)                                             \
+    else GEMM__CPU_SK_TILES(P, VV, REP, NR, 0)
+#define GEMM__CPU_SK_TILES(P, VV, REP, NR, FF)                                                          \
+    {                                                                                                   \
+        const int V = VV, FULL = FF;                                                                    \
+        const P##_T *ab = a + i0;                                                                       \
+        P##_T *cb = c + i0;                                                                             \
+        int64_t j0, p;                                                                                  \
+        for (j0 = 0; j0 < n; j0 += NR) {                                                                \
+            const int64_t nw = n - j0 < NR ? n - j0 : NR;                                               \
+            const P##_T *bq = b + j0 * bj, *ap = ab;                                                    \
+            P##_T *ct = cb + j0 * ldc;                                                                  \
+            REP(GEMM__CPU_SK_DECL, P)                                                                   \
+            if (ahead) gemm__cpu_small_next_lines(&nx, per_tile);                                       \
+            for (p = 0; p < k; p++, bq += bp, ap += as) {                                               \
+                P##_V a0 = V == 1 && !FULL ? P##_LOADM(ap, ml) : P##_LOAD(ap);                          \
+                P##_V a1 = V < 2 ? a0 : V == 2 && !FULL ? P##_LOADM(ap + P##_VL, ml) : P##_LOAD(ap + P##_VL); \
+                P##_V a2 = V < 3 ? a0 : V == 3 && !FULL ? P##_LOADM(ap + 2 * P##_VL, ml) : P##_LOAD(ap + 2 * P##_VL); \
+                P##_V a3 = V < 4 ? a0 : !FULL ? P##_LOADM(ap + 3 * P##_VL, ml) : P##_LOAD(ap + 3 * P##_VL); \
+                REP(GEMM__CPU_SK_STEP, P)                                                               \
+            }                                                                                           \
+            {                                                                                           \
+                P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                        \
+                REP(GEMM__CPU_SK_PUT, P)                                                                \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#define GEMM__CPU_SMALL_KERNEL(NAME, ATTR, P)                                                           \
+    static ATTR void NAME(const gemm__cpu_small_args *s, int64_t count)                                 \
+    {                                                                                                   \
+        const int64_t m = s->m, n = s->n, k = s->k, as = s->as, bp = s->bp, bj = s->bj, ldc = s->ldc;   \
+        const P##_T alpha = (P##_T)s->alpha, beta = (P##_T)s->beta;                                     \
+        /* the bytes each operand spans, from its first element to its last */                         \
+        const int64_t span_a = ((k - 1) * as + m) * (int64_t)sizeof(P##_T);                             \
+        const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
+        const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
+        int64_t member, per_tile = 0, i0;                                                               \
+        gemm__cpu_small_next nx;                                                                        \
+        if (s->ahead) { /* the lines of a member over its tiles */                                      \
+            int64_t tiles = 0;                                                                          \
+            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) tiles += (n + (m - i0 > 3 * P##_VL ? 3 : 7)) / (m - i0 > 3 * P##_VL ? 4 : 8); \
+            per_tile = ((span_a + span_b + span_c) / 64 + 6 + tiles - 1) / tiles;                       \
+        }                                                                                               \
+        for (member = 0; member < count; member++) {                                                    \
+            const P##_T *GEMM__RESTRICT a = (const P##_T *)s->a + member * s->sa;                       \
+            const P##_T *GEMM__RESTRICT b = (const P##_T *)s->b + member * s->sb;                       \
+            P##_T *GEMM__RESTRICT c = (P##_T *)s->c + member * s->sc;                                   \
+            const int ahead = s->ahead && member + 1 < count;                                           \
+            if (ahead) gemm__cpu_small_next_set(&nx, a + s->sa, span_a, b + s->sb, span_b, c + s->sc, span_c); \
+            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) {                                                    \
+                const int64_t mb = m - i0 < 4 * P##_VL ? m - i0 : 4 * P##_VL;                           \
+                const int64_t vecs = (mb + P##_VL - 1) / P##_VL, ml = mb - (vecs - 1) * P##_VL;         \
+                switch (vecs) {                                                                         \
+                case 1: GEMM__CPU_SK_BLOCK(P, 1, GEMM__CPU_REP8, 8) break;                              \
+                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                          \
+                case 3: GEMM__CPU_SK_BLOCK(P, 3, GEMM__CPU_REP8, 8) break;                          \
+                default: GEMM__CPU_SK_BLOCK(P, 4, GEMM__CPU_REP4, 4) break;                             \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic push /* g++ 12's false alarm in its own AVX-512 casts (ukernel_x86.c) */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_s_small, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_d_small, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+#pragma GCC diagnostic pop
+#else
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_s_small, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_d_small, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+#endif
+
+#endif
+/* <<cpu small_kernels */
 /* >>cpu kernel_select: src/cpu/kernel_select.c */
 /* Which micro-kernels a call runs: the instruction sets this build has,
    best first, and the first the CPU supports (or the one a test forces).
@@ -1321,9 +1540,9 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows},                                        \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small},            \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small}}
 
 /* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
    (ukernel_x86.c); the others copy element by element, four rows at once. */
@@ -1333,6 +1552,15 @@ typedef struct gemm__cpu_isa {
 #define gemm__cpu_neon_d_rows gemm__cpu_copy_rows
 #define gemm__cpu_scalar_s_rows gemm__cpu_copy_rows
 #define gemm__cpu_scalar_d_rows gemm__cpu_copy_rows
+
+/* Whole small products in one kernel (small_kernels.c): AVX-512 has them;
+   the others run such products on the direct path. */
+#define gemm__cpu_avx2_s_small NULL
+#define gemm__cpu_avx2_d_small NULL
+#define gemm__cpu_neon_s_small NULL
+#define gemm__cpu_neon_d_small NULL
+#define gemm__cpu_scalar_s_small NULL
+#define gemm__cpu_scalar_d_small NULL
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -2464,7 +2692,64 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
 }
 
 /* The paths a product takes, chosen by gemm__cpu_path. */
-enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_SMALL, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+
+/* The small path's bounds: each of m, n, k at most 64 (small_kernels.c). */
+#define GEMM__CPU_SMALL_MAX 64
+
+/* The small path's arguments for a product (p, its canonical a, b and C,
+   alpha and beta), one member; the caller sets the members' strides. */
+static void gemm__cpu_small_setup(gemm__cpu_small_args *s, const gemm__problem *p, const void *a, const void *b,
+                                  void *C, double alpha, double beta)
+{
+    s->m = p->m;
+    s->n = p->n;
+    s->k = p->k;
+    s->a = a;
+    s->b = b;
+    s->c = C;
+    s->as = p->acs;
+    s->bp = p->brs;
+    s->bj = p->bcs;
+    s->ldc = p->ldc;
+    s->sa = s->sb = s->sc = 0;
+    s->alpha = alpha;
+    s->beta = beta;
+    s->ahead = 0;
+}
+
+/* The small path's panel for a transposed op(a): m rows rounded up to a
+   cache line, by k (0: op(a) is read in place). */
+static int64_t gemm__cpu_small_panel_rows(const gemm__problem *p, int64_t es)
+{
+    return p->ars == 1 ? 0 : gemm__cpu_round_up(p->m, 64 / es);
+}
+
+/* Runs `count` members of the small path (s: member 0's arguments and the
+   strides between members). A transposed op(a) (rows contiguous, ars
+   apart) is first copied into a panel of contiguous columns, member by
+   member, as the direct path copies it (the same values: the same bits). */
+static void gemm__cpu_small_run(const gemm__cpu_microkernel *uk, const gemm__cpu_small_args *s, int64_t count,
+                                int64_t ars, int64_t w, int64_t es)
+{
+    double panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+    gemm__cpu_small_args one;
+    int64_t i;
+    if (!w) {
+        uk->small(s, count);
+        return;
+    }
+    one = *s;
+    one.as = w;
+    one.sa = 0;
+    one.a = panel;
+    for (i = 0; i < count; i++) {
+        uk->copy_rows((char *)panel, w, (const char *)s->a + i * s->sa * es, ars, s->m, s->k, es);
+        one.b = (const char *)s->b + i * s->sb * es;
+        one.c = (char *)s->c + i * s->sc * es;
+        uk->small(&one, 1);
+    }
+}
 
 /* The path of a product that does work (p->work == GEMM__WORK_FULL): from
    its shape and alpha alone, never the thread count, so a batch picks it
@@ -2476,6 +2761,10 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
     if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
         GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
         return GEMM__CPU_PATH_TILE;
+    if (uk->small && p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
+        gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES && gemm__cpu_finite(alpha) &&
+        !GEMM__HOOK(cpu_path, 0)) /* the whole product in one kernel */
+        return GEMM__CPU_PATH_SMALL;
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
 }
 
@@ -2546,6 +2835,13 @@ static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p,
     }
     if (path == GEMM__CPU_PATH_TILE) {
         uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    if (path == GEMM__CPU_PATH_SMALL) {
+        gemm__cpu_small_args sa;
+        gemm__cpu_small_setup(&sa, p, a, b, C, alpha, beta);
+        gemm__cpu_small_run(uk, &sa, 1, p->ars, gemm__cpu_small_panel_rows(p, jb.es), jb.es);
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }
@@ -3057,6 +3353,11 @@ static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, ge
     if (path == GEMM__CPU_PATH_TILE) {
         gemm__clear_error();
         uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
+    } else if (path == GEMM__CPU_PATH_SMALL) {
+        gemm__cpu_small_args sa;
+        gemm__clear_error();
+        gemm__cpu_small_setup(&sa, &p, p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta);
+        gemm__cpu_small_run(uk, &sa, 1, p.ars, gemm__cpu_small_panel_rows(&p, es), es);
     } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         gemm__clear_error();
@@ -3728,6 +4029,7 @@ typedef struct gemm__cpu_batch {
     const gemm__cpu_microkernel *uk; /* the precision's kernels */
     int path;              /* every member's path (gemm__cpu_path) */
     int prefetch;          /* the path walks tiles that can bring the next member in */
+    int ahead;             /* the small path's strided members bring the next one in (gemm__cpu_small_args) */
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
     char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
     size_t ws_bytes;       /*   (NULL: their path needs none) */
@@ -3868,6 +4170,44 @@ static void gemm__cpu_batch_ahead(const gemm__cpu_batch *cb, int64_t i, gemm__cp
     for (x = 0; x < ah->parts; x++) ah->per_tile += ah->runs[x] * (ah->len[x] / 64 + 2);
 }
 
+/* One thread's share of members on the small path: strided members a
+   take at a time in one call of the small kernel (member i's operands at
+   fixed strides from member 0's), listed ones one call each; the kernel's
+   set-up is made once, here. Such members cannot fail. */
+static void gemm__cpu_batch_small(gemm__cpu_batch *cb)
+{
+    const gemm__problem *p = cb->p;
+    const gemm__batch *bt = cb->bt;
+    gemm__cpu_small_args sa;
+    const char *a, *b;
+    char *c;
+    int64_t i, end, w = gemm__cpu_small_panel_rows(p, cb->es);
+    gemm__cpu_small_setup(&sa, p, NULL, NULL, NULL, cb->alpha, cb->beta);
+    if (!bt->c_list) {
+        sa.sa = bt->stride_a;
+        sa.sb = bt->stride_b;
+        sa.sc = bt->stride_c;
+        sa.ahead = cb->ahead;
+    }
+    while (gemm__cpu_batch_take(cb, &i, &end)) {
+        if (!bt->c_list) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, end - i, p->ars, w, cb->es);
+            continue;
+        }
+        for (; i < end; i++) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, 1, p->ars, w, cb->es);
+        }
+    }
+}
+
 /* One thread's share of the members: taken until none is left, each
    computed as the single call computes it on this thread alone. */
 static void gemm__cpu_batch_task(void *arg, int tid)
@@ -3880,6 +4220,10 @@ static void gemm__cpu_batch_task(void *arg, int tid)
     int64_t i, end;
     gemm_status s;
     if (tid >= cb->threads) return;
+    if (cb->path == GEMM__CPU_PATH_SMALL && !cb->verify) {
+        gemm__cpu_batch_small(cb);
+        return;
+    }
     memset(&jb, 0, sizeof jb);
     jb.p = cb->p;
     jb.es = cb->es;
@@ -4006,6 +4350,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
     cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
                   member_bytes * (double)bt->count > llc / 2;
+    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && member_bytes * (double)bt->count > llc / 2;
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

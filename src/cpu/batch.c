@@ -50,6 +50,7 @@ typedef struct gemm__cpu_batch {
     const gemm__cpu_microkernel *uk; /* the precision's kernels */
     int path;              /* every member's path (gemm__cpu_path) */
     int prefetch;          /* the path walks tiles that can bring the next member in */
+    int ahead;             /* the small path's strided members bring the next one in (gemm__cpu_small_args) */
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
     char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
     size_t ws_bytes;       /*   (NULL: their path needs none) */
@@ -190,6 +191,44 @@ static void gemm__cpu_batch_ahead(const gemm__cpu_batch *cb, int64_t i, gemm__cp
     for (x = 0; x < ah->parts; x++) ah->per_tile += ah->runs[x] * (ah->len[x] / 64 + 2);
 }
 
+/* One thread's share of members on the small path: strided members a
+   take at a time in one call of the small kernel (member i's operands at
+   fixed strides from member 0's), listed ones one call each; the kernel's
+   set-up is made once, here. Such members cannot fail. */
+static void gemm__cpu_batch_small(gemm__cpu_batch *cb)
+{
+    const gemm__problem *p = cb->p;
+    const gemm__batch *bt = cb->bt;
+    gemm__cpu_small_args sa;
+    const char *a, *b;
+    char *c;
+    int64_t i, end, w = gemm__cpu_small_panel_rows(p, cb->es);
+    gemm__cpu_small_setup(&sa, p, NULL, NULL, NULL, cb->alpha, cb->beta);
+    if (!bt->c_list) {
+        sa.sa = bt->stride_a;
+        sa.sb = bt->stride_b;
+        sa.sc = bt->stride_c;
+        sa.ahead = cb->ahead;
+    }
+    while (gemm__cpu_batch_take(cb, &i, &end)) {
+        if (!bt->c_list) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, end - i, p->ars, w, cb->es);
+            continue;
+        }
+        for (; i < end; i++) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, 1, p->ars, w, cb->es);
+        }
+    }
+}
+
 /* One thread's share of the members: taken until none is left, each
    computed as the single call computes it on this thread alone. */
 static void gemm__cpu_batch_task(void *arg, int tid)
@@ -202,6 +241,10 @@ static void gemm__cpu_batch_task(void *arg, int tid)
     int64_t i, end;
     gemm_status s;
     if (tid >= cb->threads) return;
+    if (cb->path == GEMM__CPU_PATH_SMALL && !cb->verify) {
+        gemm__cpu_batch_small(cb);
+        return;
+    }
     memset(&jb, 0, sizeof jb);
     jb.p = cb->p;
     jb.es = cb->es;
@@ -328,6 +371,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
     cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
                   member_bytes * (double)bt->count > llc / 2;
+    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && member_bytes * (double)bt->count > llc / 2;
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

@@ -222,7 +222,64 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
 }
 
 /* The paths a product takes, chosen by gemm__cpu_path. */
-enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_SMALL, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+
+/* The small path's bounds: each of m, n, k at most 64 (small_kernels.c). */
+#define GEMM__CPU_SMALL_MAX 64
+
+/* The small path's arguments for a product (p, its canonical a, b and C,
+   alpha and beta), one member; the caller sets the members' strides. */
+static void gemm__cpu_small_setup(gemm__cpu_small_args *s, const gemm__problem *p, const void *a, const void *b,
+                                  void *C, double alpha, double beta)
+{
+    s->m = p->m;
+    s->n = p->n;
+    s->k = p->k;
+    s->a = a;
+    s->b = b;
+    s->c = C;
+    s->as = p->acs;
+    s->bp = p->brs;
+    s->bj = p->bcs;
+    s->ldc = p->ldc;
+    s->sa = s->sb = s->sc = 0;
+    s->alpha = alpha;
+    s->beta = beta;
+    s->ahead = 0;
+}
+
+/* The small path's panel for a transposed op(a): m rows rounded up to a
+   cache line, by k (0: op(a) is read in place). */
+static int64_t gemm__cpu_small_panel_rows(const gemm__problem *p, int64_t es)
+{
+    return p->ars == 1 ? 0 : gemm__cpu_round_up(p->m, 64 / es);
+}
+
+/* Runs `count` members of the small path (s: member 0's arguments and the
+   strides between members). A transposed op(a) (rows contiguous, ars
+   apart) is first copied into a panel of contiguous columns, member by
+   member, as the direct path copies it (the same values: the same bits). */
+static void gemm__cpu_small_run(const gemm__cpu_microkernel *uk, const gemm__cpu_small_args *s, int64_t count,
+                                int64_t ars, int64_t w, int64_t es)
+{
+    double panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+    gemm__cpu_small_args one;
+    int64_t i;
+    if (!w) {
+        uk->small(s, count);
+        return;
+    }
+    one = *s;
+    one.as = w;
+    one.sa = 0;
+    one.a = panel;
+    for (i = 0; i < count; i++) {
+        uk->copy_rows((char *)panel, w, (const char *)s->a + i * s->sa * es, ars, s->m, s->k, es);
+        one.b = (const char *)s->b + i * s->sb * es;
+        one.c = (char *)s->c + i * s->sc * es;
+        uk->small(&one, 1);
+    }
+}
 
 /* The path of a product that does work (p->work == GEMM__WORK_FULL): from
    its shape and alpha alone, never the thread count, so a batch picks it
@@ -234,6 +291,10 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
     if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
         GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
         return GEMM__CPU_PATH_TILE;
+    if (uk->small && p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
+        gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES && gemm__cpu_finite(alpha) &&
+        !GEMM__HOOK(cpu_path, 0)) /* the whole product in one kernel */
+        return GEMM__CPU_PATH_SMALL;
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
 }
 
@@ -304,6 +365,13 @@ static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p,
     }
     if (path == GEMM__CPU_PATH_TILE) {
         uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    if (path == GEMM__CPU_PATH_SMALL) {
+        gemm__cpu_small_args sa;
+        gemm__cpu_small_setup(&sa, p, a, b, C, alpha, beta);
+        gemm__cpu_small_run(uk, &sa, 1, p->ars, gemm__cpu_small_panel_rows(p, jb.es), jb.es);
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }

@@ -1,0 +1,201 @@
+/* The small path's kernels: a whole product of at most 64 x 64 x 64 (or a
+   run of such products, a batch's members) in one call, on the caller's
+   matrices where they are: no packing, no panel, no call per tile.
+
+   The direct path runs one MR x NR tile per call of the micro-kernel
+   through a pointer, with the tile's set-up each time, and its one tile
+   shape (on AVX-512 two vectors by 8 columns) fits neither the smallest
+   products (an 8- or 16-row C fills a quarter or half of it) nor the
+   largest here (its 8 columns leave a 32-row fp64 C's last tile a
+   quarter full). These kernels walk C in row blocks of up to four vectors
+   and give each block the register tile of its size class, chosen by how
+   many vectors its rows need:
+
+       vectors   tile (vectors x columns)   accumulators
+       1         1 x 8                       8
+       2         2 x 8                      16
+       3         3 x 8                      24
+       4         4 x 4                      16
+
+   Measured on the 2-core EPYC (Zen 5), 1 thread: 4 x 6 (24 accumulators)
+   left n = 32's last tile with 2 of its 6 columns (fp64 32^3 608 ns, 4 x 4
+   552); 1 x 16 for one-vector rows lost to 1 x 8 (fp32 16^3 84 against 71
+   ns). The last vector of a block moves only its rows (masked loads of A;
+   C through the direct kernel's partial moves, which a later load can
+   forward from); a block whose last vector is full takes plain moves.
+   Columns past the last re-read B's last column and are not stored.
+
+   Both transposes of B are read in place (B's element (p, j) at
+   b[p*bp + j*bj] through one running pointer and a column offset per
+   column, so each broadcast is a single addressed load), and op(a) when
+   its columns are contiguous (as, canonical "N"). A transposed op(a)
+   takes the direct path. The arithmetic is the direct kernel's term for
+   term: each element's sum runs over k in order from zero with one FMA per
+   term, then alpha*sum, then beta*C added (beta == 1: an add; beta == 0: C
+   is not read; alpha == 1 skips its exact multiply), so a product has
+   the same bits on either path.
+
+   `count` products run in one call, member i's operands `sa`, `sb`, `sc`
+   elements past member 0's (a batch's strided members: no call, no
+   checks and no set-up per member). */
+#pragma once
+
+#include <stdint.h>
+#include "platform.h"         /* GEMM__CPU_X86, GEMM__RESTRICT */
+#include "ukernel_template.h" /* gemm__cpu_small_args, GEMM__CPU_REP6, GEMM__CPU_REP8 */
+#include "ukernel_x86.c"      /* the AVX-512 vector tables GEMM__CPU_Z_S, GEMM__CPU_Z_D */
+
+#define GEMM__CPU_REP4(X, P) X(0, P) X(1, P) X(2, P) X(3, P)
+
+#if defined(GEMM__CPU_X86)
+
+/* The next member's operands, brought into cache a few lines per tile
+   while the current member is computed: three spans (a, b, c; c for
+   writing), a cursor through them. Only addresses inside the spans are
+   formed. */
+typedef struct gemm__cpu_small_next {
+    uintptr_t at[3], end[3];
+    int part;
+} gemm__cpu_small_next;
+
+static void gemm__cpu_small_next_set(gemm__cpu_small_next *nx, const void *a, int64_t sa, const void *b, int64_t sb,
+                                     const void *c, int64_t sc)
+{
+    nx->at[0] = (uintptr_t)a & ~(uintptr_t)63;
+    nx->end[0] = (uintptr_t)a + (uintptr_t)sa;
+    nx->at[1] = (uintptr_t)b & ~(uintptr_t)63;
+    nx->end[1] = (uintptr_t)b + (uintptr_t)sb;
+    nx->at[2] = (uintptr_t)c & ~(uintptr_t)63;
+    nx->end[2] = (uintptr_t)c + (uintptr_t)sc;
+    nx->part = 0;
+}
+
+static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
+{
+    for (; lines > 0 && nx->part < 3; lines--) {
+        int x = nx->part;
+        if (x == 2) __builtin_prefetch((const void *)nx->at[x], 1, 3);
+        else __builtin_prefetch((const void *)nx->at[x], 0, 3);
+        nx->at[x] += 64;
+        if (nx->at[x] >= nx->end[x]) nx->part++;
+    }
+}
+
+/* One column's accumulators (up to four vectors) and its offset into B. */
+#define GEMM__CPU_SK_DECL(j, P)                                                                         \
+    P##_V s0_##j = P##_ZERO(), s1_##j = P##_ZERO(), s2_##j = P##_ZERO(), s3_##j = P##_ZERO();           \
+    const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
+/* One k step of a column: a broadcast of B, then one FMA per vector in use
+   (V is a constant: the unused ones fold away). */
+#define GEMM__CPU_SK_STEP(j, P)                                                                         \
+    {                                                                                                   \
+        P##_V bv = P##_SET1(bq[o##j]);                                                                  \
+        s0_##j = P##_FMA(a0, bv, s0_##j);                                                               \
+        if (V > 1) s1_##j = P##_FMA(a1, bv, s1_##j);                                                    \
+        if (V > 2) s2_##j = P##_FMA(a2, bv, s2_##j);                                                    \
+        if (V > 3) s3_##j = P##_FMA(a3, bv, s3_##j);                                                    \
+    }
+/* C's vector t of column j from its sum s: alpha*s, then beta*C added
+   (the direct kernel's epilogue); the last vector in use moves ml rows. */
+#define GEMM__CPU_SK_PUT1(P, t, s, cj)                                                                  \
+    {                                                                                                   \
+        P##_V r = alpha == 1 ? s : P##_MUL(s, va); /* 1*s is s: the same bits, one operation less */    \
+        if ((t) < V - 1 || FULL) {                                                                      \
+            if (beta == 1) r = P##_ADD(P##_LOAD(cj + (t) * P##_VL), r);                                 \
+            else if (beta != 0) r = P##_FMA(vb, P##_LOAD(cj + (t) * P##_VL), r);                        \
+            P##_STORE(cj + (t) * P##_VL, r);                                                            \
+        } else {                                                                                        \
+            if (beta == 1) r = P##_ADD(P##_LOADN(cj + (t) * P##_VL, ml), r);                            \
+            else if (beta != 0) r = P##_FMA(vb, P##_LOADN(cj + (t) * P##_VL, ml), r);                   \
+            P##_STOREN(cj + (t) * P##_VL, r, ml);                                                       \
+        }                                                                                               \
+    }
+#define GEMM__CPU_SK_PUT(j, P)                                                                          \
+    if ((j) < nw) {                                                                                     \
+        P##_T *cj = ct + (j) * ldc;                                                                     \
+        GEMM__CPU_SK_PUT1(P, 0, s0_##j, cj)                                                             \
+        if (V > 1) GEMM__CPU_SK_PUT1(P, 1, s1_##j, cj)                                                  \
+        if (V > 2) GEMM__CPU_SK_PUT1(P, 2, s2_##j, cj)                                                  \
+        if (V > 3) GEMM__CPU_SK_PUT1(P, 3, s3_##j, cj)                                                  \
+    }
+
+/* The tiles of one row block of VV vectors (rows i0 .. i0 + mb - 1, the
+   last vector ml of them), NR = the count of REP columns each, across all
+   n columns of C. */
+#define GEMM__CPU_SK_BLOCK(P, VV, REP, NR)                                                              \
+    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, VV, REP, NR, 1)                                             \
+    else GEMM__CPU_SK_TILES(P, VV, REP, NR, 0)
+#define GEMM__CPU_SK_TILES(P, VV, REP, NR, FF)                                                          \
+    {                                                                                                   \
+        const int V = VV, FULL = FF;                                                                    \
+        const P##_T *ab = a + i0;                                                                       \
+        P##_T *cb = c + i0;                                                                             \
+        int64_t j0, p;                                                                                  \
+        for (j0 = 0; j0 < n; j0 += NR) {                                                                \
+            const int64_t nw = n - j0 < NR ? n - j0 : NR;                                               \
+            const P##_T *bq = b + j0 * bj, *ap = ab;                                                    \
+            P##_T *ct = cb + j0 * ldc;                                                                  \
+            REP(GEMM__CPU_SK_DECL, P)                                                                   \
+            if (ahead) gemm__cpu_small_next_lines(&nx, per_tile);                                       \
+            for (p = 0; p < k; p++, bq += bp, ap += as) {                                               \
+                P##_V a0 = V == 1 && !FULL ? P##_LOADM(ap, ml) : P##_LOAD(ap);                          \
+                P##_V a1 = V < 2 ? a0 : V == 2 && !FULL ? P##_LOADM(ap + P##_VL, ml) : P##_LOAD(ap + P##_VL); \
+                P##_V a2 = V < 3 ? a0 : V == 3 && !FULL ? P##_LOADM(ap + 2 * P##_VL, ml) : P##_LOAD(ap + 2 * P##_VL); \
+                P##_V a3 = V < 4 ? a0 : !FULL ? P##_LOADM(ap + 3 * P##_VL, ml) : P##_LOAD(ap + 3 * P##_VL); \
+                REP(GEMM__CPU_SK_STEP, P)                                                               \
+            }                                                                                           \
+            {                                                                                           \
+                P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                        \
+                REP(GEMM__CPU_SK_PUT, P)                                                                \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#define GEMM__CPU_SMALL_KERNEL(NAME, ATTR, P)                                                           \
+    static ATTR void NAME(const gemm__cpu_small_args *s, int64_t count)                                 \
+    {                                                                                                   \
+        const int64_t m = s->m, n = s->n, k = s->k, as = s->as, bp = s->bp, bj = s->bj, ldc = s->ldc;   \
+        const P##_T alpha = (P##_T)s->alpha, beta = (P##_T)s->beta;                                     \
+        /* the bytes each operand spans, from its first element to its last */                         \
+        const int64_t span_a = ((k - 1) * as + m) * (int64_t)sizeof(P##_T);                             \
+        const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
+        const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
+        int64_t member, per_tile = 0, i0;                                                               \
+        gemm__cpu_small_next nx;                                                                        \
+        if (s->ahead) { /* the lines of a member over its tiles */                                      \
+            int64_t tiles = 0;                                                                          \
+            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) tiles += (n + (m - i0 > 3 * P##_VL ? 3 : 7)) / (m - i0 > 3 * P##_VL ? 4 : 8); \
+            per_tile = ((span_a + span_b + span_c) / 64 + 6 + tiles - 1) / tiles;                       \
+        }                                                                                               \
+        for (member = 0; member < count; member++) {                                                    \
+            const P##_T *GEMM__RESTRICT a = (const P##_T *)s->a + member * s->sa;                       \
+            const P##_T *GEMM__RESTRICT b = (const P##_T *)s->b + member * s->sb;                       \
+            P##_T *GEMM__RESTRICT c = (P##_T *)s->c + member * s->sc;                                   \
+            const int ahead = s->ahead && member + 1 < count;                                           \
+            if (ahead) gemm__cpu_small_next_set(&nx, a + s->sa, span_a, b + s->sb, span_b, c + s->sc, span_c); \
+            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) {                                                    \
+                const int64_t mb = m - i0 < 4 * P##_VL ? m - i0 : 4 * P##_VL;                           \
+                const int64_t vecs = (mb + P##_VL - 1) / P##_VL, ml = mb - (vecs - 1) * P##_VL;         \
+                switch (vecs) {                                                                         \
+                case 1: GEMM__CPU_SK_BLOCK(P, 1, GEMM__CPU_REP8, 8) break;                              \
+                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                          \
+                case 3: GEMM__CPU_SK_BLOCK(P, 3, GEMM__CPU_REP8, 8) break;                          \
+                default: GEMM__CPU_SK_BLOCK(P, 4, GEMM__CPU_REP4, 4) break;                             \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic push /* g++ 12's false alarm in its own AVX-512 casts (ukernel_x86.c) */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_s_small, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_d_small, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+#pragma GCC diagnostic pop
+#else
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_s_small, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_d_small, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+#endif
+
+#endif
