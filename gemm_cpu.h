@@ -1471,7 +1471,7 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
         const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
         const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
         int64_t member, per_tile = 0, i0;                                                               \
-        gemm__cpu_small_next nx;                                                                        \
+        gemm__cpu_small_next nx = {{0, 0, 0}, {0, 0, 0}, 3}; /* nothing ahead until a member sets it */ \
         if (s->ahead) { /* the lines of a member over its tiles */                                      \
             int64_t tiles = 0;                                                                          \
             for (i0 = 0; i0 < m; i0 += 4 * P##_VL) tiles += (n + (m - i0 > 3 * P##_VL ? 3 : 7)) / (m - i0 > 3 * P##_VL ? 4 : 8); \
@@ -4311,7 +4311,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     gemm__cpu_batch cb;
     const gemm__cpu_isa *isa;
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, member_bytes, llc;
-    int want;
+    int want, streams;
     char *raw;
     gemm_status s;
     if (options && options->threads < 0)
@@ -4348,9 +4348,10 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
                    (double)cb.es;
     llc = (double)gemm__cpu_cache_sizes().l3;
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
-    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
-                  member_bytes * (double)bt->count > llc / 2;
-    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && member_bytes * (double)bt->count > llc / 2;
+    streams = GEMM__HOOK(cpu_batch_ahead, 0) ? GEMM__HOOK(cpu_batch_ahead, 0) == 1
+                                             : member_bytes * (double)bt->count > llc / 2;
+    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) && streams;
+    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && streams;
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

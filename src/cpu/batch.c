@@ -332,7 +332,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     gemm__cpu_batch cb;
     const gemm__cpu_isa *isa;
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, member_bytes, llc;
-    int want;
+    int want, streams;
     char *raw;
     gemm_status s;
     if (options && options->threads < 0)
@@ -369,9 +369,10 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
                    (double)cb.es;
     llc = (double)gemm__cpu_cache_sizes().l3;
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
-    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
-                  member_bytes * (double)bt->count > llc / 2;
-    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && member_bytes * (double)bt->count > llc / 2;
+    streams = GEMM__HOOK(cpu_batch_ahead, 0) ? GEMM__HOOK(cpu_batch_ahead, 0) == 1
+                                             : member_bytes * (double)bt->count > llc / 2;
+    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) && streams;
+    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && streams;
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

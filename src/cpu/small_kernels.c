@@ -161,7 +161,7 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
         const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
         const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
         int64_t member, per_tile = 0, i0;                                                               \
-        gemm__cpu_small_next nx;                                                                        \
+        gemm__cpu_small_next nx = {{0, 0, 0}, {0, 0, 0}, 3}; /* nothing ahead until a member sets it */ \
         if (s->ahead) { /* the lines of a member over its tiles */                                      \
             int64_t tiles = 0;                                                                          \
             for (i0 = 0; i0 < m; i0 += 4 * P##_VL) tiles += (n + (m - i0 > 3 * P##_VL ? 3 : 7)) / (m - i0 > 3 * P##_VL ? 4 : 8); \
