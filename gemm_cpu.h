@@ -1348,8 +1348,8 @@ static int gemm__cpu_has_neon(void) { return 1; }
    Columns past the last re-read B's last column and are not stored.
 
    Both transposes of B are read in place (B's element (p, j) at
-   b[p*bp + j*bj] through one running pointer and a column offset per
-   column, so each broadcast is a single addressed load), and op(a) when
+   b[p*bp + j*bj] through one row pointer and a column offset per column,
+   so each broadcast is a single addressed load), and op(a) when
    its columns are contiguous (as, canonical "N"). A transposed op(a)
    takes the direct path. The arithmetic is the direct kernel's term for
    term: each element's sum runs over k in order from zero with one FMA per
@@ -1448,14 +1448,16 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
         const int V = VV, FULL = FF;                                                                    \
         const P##_T *ab = a + i0;                                                                       \
         P##_T *cb = c + i0;                                                                             \
-        int64_t j0, p;                                                                                  \
+        int64_t j0, p, qa, qb;                                                                          \
         for (j0 = 0; j0 < n; j0 += NR) {                                                                \
             const int64_t nw = n - j0 < NR ? n - j0 : NR;                                               \
-            const P##_T *bq = b + j0 * bj, *ap = ab;                                                    \
+            const P##_T *bt = b + j0 * bj;                                                              \
             P##_T *ct = cb + j0 * ldc;                                                                  \
             REP(GEMM__CPU_SK_DECL, P)                                                                   \
             if (ahead) gemm__cpu_small_next_lines(&nx, per_tile);                                       \
-            for (p = 0; p < k; p++, bq += bp, ap += as) {                                               \
+            /* offsets, not running pointers: no pointer past an operand's last element */              \
+            for (p = 0, qa = 0, qb = 0; p < k; p++, qa += as, qb += bp) {                               \
+                const P##_T *ap = ab + qa, *bq = bt + qb;                                               \
                 P##_V a0 = V == 1 && !FULL ? P##_LOADM(ap, ml) : P##_LOAD(ap);                          \
                 P##_V a1 = V < 2 ? a0 : V == 2 && !FULL ? P##_LOADM(ap + P##_VL, ml) : P##_LOAD(ap + P##_VL); \
                 P##_V a2 = V < 3 ? a0 : V == 3 && !FULL ? P##_LOADM(ap + 2 * P##_VL, ml) : P##_LOAD(ap + 2 * P##_VL); \
@@ -2735,8 +2737,9 @@ static int64_t gemm__cpu_small_panel_rows(const gemm__problem *p, int64_t es)
 
 /* Whether a transposed op(a) takes the small path (copied into a panel)
    rather than the direct one: from 32^3 on. Below, the copy of the whole
-   op(a) first cost more than the direct path's row blocks (EPYC, 1 thread,
-   TT: fp32 8^3 38 -> 57 ns; at 32^3 the small path was 3-8% faster). */
+   op(a) first gained nothing over the direct path's row blocks (EPYC, 1
+   thread, TT, one run each: fp32 8^3 66 ns against 54-57 on the direct
+   path, 16^3 98-104 against 99-101; at 32^3 369-376 against 381-388). */
 #define GEMM__CPU_SMALL_COPY_MIN 32768
 
 /* The small path's members with a transposed op(a) (rows contiguous, ars
@@ -4191,10 +4194,10 @@ static void gemm__cpu_batch_ahead(const gemm__cpu_batch *cb, int64_t i, gemm__cp
     for (x = 0; x < ah->parts; x++) ah->per_tile += ah->runs[x] * (ah->len[x] / 64 + 2);
 }
 
-/* One thread's share of members on the small path: strided members a
-   take at a time in one call of the small kernel (member i's operands at
-   fixed strides from member 0's), listed ones one call each; the kernel's
-   set-up is made once, here. Such members cannot fail. */
+/* One thread's share of members on the small path: each take of strided
+   members in one call of the small kernel (member i's operands at fixed
+   strides from member 0's), listed members one call each; the kernel's
+   arguments are set up once, here. Such members cannot fail. */
 static void gemm__cpu_batch_small(gemm__cpu_batch *cb)
 {
     const gemm__problem *p = cb->p;
@@ -4370,11 +4373,12 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     llc = (double)gemm__cpu_cache_sizes().l3;
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
     /* The small path's members (at most 64^3) bring the next one in only
-       past the whole last-level cache (EPYC, 1 thread, best of 6 runs,
-       32 MiB L3: fp32 16^3 x 10,000 (30 MiB) 0.59-0.64 ms without, 1.11-1.14
-       with; from memory fp64 16^3 x 10,000 2.7-3.0 -> 2.0-2.2 ms, fp32 32^3
-       7.3-11.9 -> 5.4-9.7; fp64 32^3 9.7-14.6 -> 11.5-17.3, the one such
-       batch it slowed, on a machine shared with other sessions) */
+       past the whole last-level cache (EPYC, 32 MiB L3, 1 thread, the
+       fastest rounds of 5 alternated runs each: fp32 16^3 x 10,000 (30
+       MiB) 0.59-0.64 ms without, 1.11-1.14 with; from memory fp64 16^3 x
+       10,000 2.7-3.0 -> 2.0-2.2 ms, fp32 32^3 7.3-11.9 -> 5.4-9.7; fp64
+       32^3 9.7-14.6 -> 11.5-17.3, the one such batch it slowed; on a
+       machine shared with other sessions) */
     streams = GEMM__HOOK(cpu_batch_ahead, 0) ? GEMM__HOOK(cpu_batch_ahead, 0) == 1
                                              : member_bytes * (double)bt->count > llc / 2;
     cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) && streams;

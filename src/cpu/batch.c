@@ -191,10 +191,10 @@ static void gemm__cpu_batch_ahead(const gemm__cpu_batch *cb, int64_t i, gemm__cp
     for (x = 0; x < ah->parts; x++) ah->per_tile += ah->runs[x] * (ah->len[x] / 64 + 2);
 }
 
-/* One thread's share of members on the small path: strided members a
-   take at a time in one call of the small kernel (member i's operands at
-   fixed strides from member 0's), listed ones one call each; the kernel's
-   set-up is made once, here. Such members cannot fail. */
+/* One thread's share of members on the small path: each take of strided
+   members in one call of the small kernel (member i's operands at fixed
+   strides from member 0's), listed members one call each; the kernel's
+   arguments are set up once, here. Such members cannot fail. */
 static void gemm__cpu_batch_small(gemm__cpu_batch *cb)
 {
     const gemm__problem *p = cb->p;
@@ -370,11 +370,12 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     llc = (double)gemm__cpu_cache_sizes().l3;
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
     /* The small path's members (at most 64^3) bring the next one in only
-       past the whole last-level cache (EPYC, 1 thread, best of 6 runs,
-       32 MiB L3: fp32 16^3 x 10,000 (30 MiB) 0.59-0.64 ms without, 1.11-1.14
-       with; from memory fp64 16^3 x 10,000 2.7-3.0 -> 2.0-2.2 ms, fp32 32^3
-       7.3-11.9 -> 5.4-9.7; fp64 32^3 9.7-14.6 -> 11.5-17.3, the one such
-       batch it slowed, on a machine shared with other sessions) */
+       past the whole last-level cache (EPYC, 32 MiB L3, 1 thread, the
+       fastest rounds of 5 alternated runs each: fp32 16^3 x 10,000 (30
+       MiB) 0.59-0.64 ms without, 1.11-1.14 with; from memory fp64 16^3 x
+       10,000 2.7-3.0 -> 2.0-2.2 ms, fp32 32^3 7.3-11.9 -> 5.4-9.7; fp64
+       32^3 9.7-14.6 -> 11.5-17.3, the one such batch it slowed; on a
+       machine shared with other sessions) */
     streams = GEMM__HOOK(cpu_batch_ahead, 0) ? GEMM__HOOK(cpu_batch_ahead, 0) == 1
                                              : member_bytes * (double)bt->count > llc / 2;
     cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) && streams;

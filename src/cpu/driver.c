@@ -257,8 +257,9 @@ static int64_t gemm__cpu_small_panel_rows(const gemm__problem *p, int64_t es)
 
 /* Whether a transposed op(a) takes the small path (copied into a panel)
    rather than the direct one: from 32^3 on. Below, the copy of the whole
-   op(a) first cost more than the direct path's row blocks (EPYC, 1 thread,
-   TT: fp32 8^3 38 -> 57 ns; at 32^3 the small path was 3-8% faster). */
+   op(a) first gained nothing over the direct path's row blocks (EPYC, 1
+   thread, TT, one run each: fp32 8^3 66 ns against 54-57 on the direct
+   path, 16^3 98-104 against 99-101; at 32^3 369-376 against 381-388). */
 #define GEMM__CPU_SMALL_COPY_MIN 32768
 
 /* The small path's members with a transposed op(a) (rows contiguous, ars

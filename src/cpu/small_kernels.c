@@ -26,8 +26,8 @@
    Columns past the last re-read B's last column and are not stored.
 
    Both transposes of B are read in place (B's element (p, j) at
-   b[p*bp + j*bj] through one running pointer and a column offset per
-   column, so each broadcast is a single addressed load), and op(a) when
+   b[p*bp + j*bj] through one row pointer and a column offset per column,
+   so each broadcast is a single addressed load), and op(a) when
    its columns are contiguous (as, canonical "N"). A transposed op(a)
    takes the direct path. The arithmetic is the direct kernel's term for
    term: each element's sum runs over k in order from zero with one FMA per
@@ -130,14 +130,16 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
         const int V = VV, FULL = FF;                                                                    \
         const P##_T *ab = a + i0;                                                                       \
         P##_T *cb = c + i0;                                                                             \
-        int64_t j0, p;                                                                                  \
+        int64_t j0, p, qa, qb;                                                                          \
         for (j0 = 0; j0 < n; j0 += NR) {                                                                \
             const int64_t nw = n - j0 < NR ? n - j0 : NR;                                               \
-            const P##_T *bq = b + j0 * bj, *ap = ab;                                                    \
+            const P##_T *bt = b + j0 * bj;                                                              \
             P##_T *ct = cb + j0 * ldc;                                                                  \
             REP(GEMM__CPU_SK_DECL, P)                                                                   \
             if (ahead) gemm__cpu_small_next_lines(&nx, per_tile);                                       \
-            for (p = 0; p < k; p++, bq += bp, ap += as) {                                               \
+            /* offsets, not running pointers: no pointer past an operand's last element */              \
+            for (p = 0, qa = 0, qb = 0; p < k; p++, qa += as, qb += bp) {                               \
+                const P##_T *ap = ab + qa, *bq = bt + qb;                                               \
                 P##_V a0 = V == 1 && !FULL ? P##_LOADM(ap, ml) : P##_LOAD(ap);                          \
                 P##_V a1 = V < 2 ? a0 : V == 2 && !FULL ? P##_LOADM(ap + P##_VL, ml) : P##_LOAD(ap + P##_VL); \
                 P##_V a2 = V < 3 ? a0 : V == 3 && !FULL ? P##_LOADM(ap + 2 * P##_VL, ml) : P##_LOAD(ap + 2 * P##_VL); \
