@@ -22,7 +22,9 @@
 
    Paths, from the shape and alpha alone (gemm__cpu_path): up to 8
    multiply-adds (2x2x2) plain loops; one tile the direct kernel called
-   once; up to 128^3 the direct path (direct.c); beyond, the packed path.
+   once; m, n, k each up to 64 the small path, one call of the ISA's small
+   kernel for the whole product (small_kernels.c; AVX-512 has one); up to
+   128^3 the direct path (direct.c); beyond, the packed path.
    The fixed cost of a small call is the argument checks (an inlined common
    case) and little more.
 
