@@ -46,6 +46,12 @@
 #include "ukernel_x86.c"      /* the AVX-512 vector tables GEMM__CPU_Z_S, GEMM__CPU_Z_D */
 
 #define GEMM__CPU_REP4(X, P) X(0, P) X(1, P) X(2, P) X(3, P)
+/* A partial vector of C stored through its mask (the direct kernel's
+   plain narrower moves, which a later load can forward from, take a
+   branch per width in every column: they made the small kernels' code
+   half as large again, and slower to compile) */
+#define GEMM__CPU_Z_S_STOREM(p, v, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (unsigned)(n)) - 1u), v)
+#define GEMM__CPU_Z_D_STOREM(p, v, n) _mm512_mask_storeu_pd(p, (__mmask8)((1u << (unsigned)(n)) - 1u), v)
 
 #if defined(GEMM__CPU_X86)
 
@@ -81,53 +87,76 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
     }
 }
 
-/* One column's accumulators (up to four vectors) and its offset into B. */
-#define GEMM__CPU_SK_DECL(j, P)                                                                         \
-    P##_V s0_##j = P##_ZERO(), s1_##j = P##_ZERO(), s2_##j = P##_ZERO(), s3_##j = P##_ZERO();           \
-    const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
-/* One k step of a column: a broadcast of B, then one FMA per vector in use
-   (V is a constant: the unused ones fold away). */
-#define GEMM__CPU_SK_STEP(j, P)                                                                         \
+/* Per column j of a tile of V vectors (V = 1..4 in the names: each
+   class's code names only its own accumulators, so the compiler has no
+   dead ones to remove): its accumulators and offset into B (columns past
+   nw re-read column nw-1), its k step (a broadcast of B, one FMA per
+   vector), and its store. */
+#define GEMM__CPU_SK_D(j, t, P) P##_V s##t##_##j = P##_ZERO();
+#define GEMM__CPU_SK_OFF(j) const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
+#define GEMM__CPU_SK_DECL1(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_DECL2(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_DECL3(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_DECL4(j, P)                                                                        \
+    GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_D(j, 3, P)     \
+    GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_F(j, t, P) s##t##_##j = P##_FMA(a##t, bv, s##t##_##j);
+#define GEMM__CPU_SK_STEP1(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) }
+#define GEMM__CPU_SK_STEP2(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) }
+#define GEMM__CPU_SK_STEP3(j, P)                                                                        \
+    { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) GEMM__CPU_SK_F(j, 2, P) }
+#define GEMM__CPU_SK_STEP4(j, P)                                                                        \
     {                                                                                                   \
         P##_V bv = P##_SET1(bq[o##j]);                                                                  \
-        s0_##j = P##_FMA(a0, bv, s0_##j);                                                               \
-        if (V > 1) s1_##j = P##_FMA(a1, bv, s1_##j);                                                    \
-        if (V > 2) s2_##j = P##_FMA(a2, bv, s2_##j);                                                    \
-        if (V > 3) s3_##j = P##_FMA(a3, bv, s3_##j);                                                    \
+        GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) GEMM__CPU_SK_F(j, 2, P) GEMM__CPU_SK_F(j, 3, P) \
     }
-/* C's vector t of column j from its sum s: alpha*s, then beta*C added
-   (the direct kernel's epilogue); the last vector in use moves ml rows. */
-#define GEMM__CPU_SK_PUT1(P, t, s, cj)                                                                  \
+/* C's vector t of column j from its sum: alpha*sum, then beta*C added
+   (the direct kernel's epilogue; alpha == 1 skips its exact multiply);
+   a whole vector, or (the last, when it is partial) ml rows. */
+#define GEMM__CPU_SK_W(j, t, P)                                                                         \
     {                                                                                                   \
-        P##_V r = alpha == 1 ? s : P##_MUL(s, va); /* 1*s is s: the same bits, one operation less */    \
-        if ((t) < V - 1 || FULL) {                                                                      \
-            if (beta == 1) r = P##_ADD(P##_LOAD(cj + (t) * P##_VL), r);                                 \
-            else if (beta != 0) r = P##_FMA(vb, P##_LOAD(cj + (t) * P##_VL), r);                        \
-            P##_STORE(cj + (t) * P##_VL, r);                                                            \
-        } else {                                                                                        \
-            if (beta == 1) r = P##_ADD(P##_LOADN(cj + (t) * P##_VL, ml), r);                            \
-            else if (beta != 0) r = P##_FMA(vb, P##_LOADN(cj + (t) * P##_VL, ml), r);                   \
-            P##_STOREN(cj + (t) * P##_VL, r, ml);                                                       \
-        }                                                                                               \
+        P##_T *cv = ct + (j) * ldc + (t) * P##_VL;                                                      \
+        P##_V r = alpha == 1 ? s##t##_##j : P##_MUL(s##t##_##j, va);                                    \
+        if (beta == 1) r = P##_ADD(P##_LOAD(cv), r);                                                    \
+        else if (beta != 0) r = P##_FMA(vb, P##_LOAD(cv), r);                                          \
+        P##_STORE(cv, r);                                                                               \
     }
-#define GEMM__CPU_SK_PUT(j, P)                                                                          \
-    if ((j) < nw) {                                                                                     \
-        P##_T *cj = ct + (j) * ldc;                                                                     \
-        GEMM__CPU_SK_PUT1(P, 0, s0_##j, cj)                                                             \
-        if (V > 1) GEMM__CPU_SK_PUT1(P, 1, s1_##j, cj)                                                  \
-        if (V > 2) GEMM__CPU_SK_PUT1(P, 2, s2_##j, cj)                                                  \
-        if (V > 3) GEMM__CPU_SK_PUT1(P, 3, s3_##j, cj)                                                  \
+#define GEMM__CPU_SK_L(j, t, P)                                                                         \
+    if (FULL) GEMM__CPU_SK_W(j, t, P)                                                                   \
+    else {                                                                                              \
+        P##_T *cv = ct + (j) * ldc + (t) * P##_VL;                                                      \
+        P##_V r = alpha == 1 ? s##t##_##j : P##_MUL(s##t##_##j, va);                                    \
+        if (beta == 1) r = P##_ADD(P##_LOADM(cv, ml), r);                                               \
+        else if (beta != 0) r = P##_FMA(vb, P##_LOADM(cv, ml), r);                                     \
+        P##_STOREM(cv, r, ml);                                                                          \
     }
+#define GEMM__CPU_SK_PUT1(j, P) if ((j) < nw) { GEMM__CPU_SK_L(j, 0, P) }
+#define GEMM__CPU_SK_PUT2(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_L(j, 1, P) }
+#define GEMM__CPU_SK_PUT3(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_L(j, 2, P) }
+#define GEMM__CPU_SK_PUT4(j, P)                                                                         \
+    if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_W(j, 2, P) GEMM__CPU_SK_L(j, 3, P) }
+/* The vectors of A at one k: whole ones, the last (when partial) through
+   the mask of its ml rows. */
+#define GEMM__CPU_SK_A1(P) P##_V a0 = FULL ? P##_LOAD(ap) : P##_LOADM(ap, ml);
+#define GEMM__CPU_SK_A2(P) P##_V a0 = P##_LOAD(ap), a1 = FULL ? P##_LOAD(ap + P##_VL) : P##_LOADM(ap + P##_VL, ml);
+#define GEMM__CPU_SK_A3(P) P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = FULL ? P##_LOAD(ap + 2 * P##_VL) : P##_LOADM(ap + 2 * P##_VL, ml);
+#define GEMM__CPU_SK_A4(P)                                                                              \
+    P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = P##_LOAD(ap + 2 * P##_VL),               \
+          a3 = FULL ? P##_LOAD(ap + 3 * P##_VL) : P##_LOADM(ap + 3 * P##_VL, ml);
 
-/* The tiles of one row block of VV vectors (rows i0 .. i0 + mb - 1, the
+/* The tiles of one row block of V vectors (rows i0 .. i0 + mb - 1, the
    last vector ml of them), NR = the count of REP columns each, across all
-   n columns of C. */
-#define GEMM__CPU_SK_BLOCK(P, VV, REP, NR)                                                              \
-    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, VV, REP, NR, 1)                                             \
-    else GEMM__CPU_SK_TILES(P, VV, REP, NR, 0)
-#define GEMM__CPU_SK_TILES(P, VV, REP, NR, FF)                                                          \
+   n columns of C; compiled twice, for a whole last vector (plain moves)
+   and a partial one (masked). The small kernels cost every program that
+   includes the header about 1 s more of gcc -O2 -g (2.9 -> 3.9 s on the
+   EPYC): each class's macros name only its own accumulators, and partial
+   vectors of C go through masks, for that. */
+#define GEMM__CPU_SK_BLOCK(P, V, REP, NR)                                                               \
+    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, V, REP, NR, 1)                                              \
+    else GEMM__CPU_SK_TILES(P, V, REP, NR, 0)
+#define GEMM__CPU_SK_TILES(P, V, REP, NR, FF)                                                           \
     {                                                                                                   \
-        const int V = VV, FULL = FF;                                                                    \
+        const int FULL = FF;                                                                            \
         const P##_T *ab = a + i0;                                                                       \
         P##_T *cb = c + i0;                                                                             \
         int64_t j0, p, qa, qb;                                                                          \
@@ -135,20 +164,17 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
             const int64_t nw = n - j0 < NR ? n - j0 : NR;                                               \
             const P##_T *bt = b + j0 * bj;                                                              \
             P##_T *ct = cb + j0 * ldc;                                                                  \
-            REP(GEMM__CPU_SK_DECL, P)                                                                   \
+            REP(GEMM__CPU_SK_DECL##V, P)                                                                \
             if (ahead) gemm__cpu_small_next_lines(&nx, per_tile);                                       \
             /* offsets, not running pointers: no pointer past an operand's last element */              \
             for (p = 0, qa = 0, qb = 0; p < k; p++, qa += as, qb += bp) {                               \
                 const P##_T *ap = ab + qa, *bq = bt + qb;                                               \
-                P##_V a0 = V == 1 && !FULL ? P##_LOADM(ap, ml) : P##_LOAD(ap);                          \
-                P##_V a1 = V < 2 ? a0 : V == 2 && !FULL ? P##_LOADM(ap + P##_VL, ml) : P##_LOAD(ap + P##_VL); \
-                P##_V a2 = V < 3 ? a0 : V == 3 && !FULL ? P##_LOADM(ap + 2 * P##_VL, ml) : P##_LOAD(ap + 2 * P##_VL); \
-                P##_V a3 = V < 4 ? a0 : !FULL ? P##_LOADM(ap + 3 * P##_VL, ml) : P##_LOAD(ap + 3 * P##_VL); \
-                REP(GEMM__CPU_SK_STEP, P)                                                               \
+                GEMM__CPU_SK_A##V(P)                                                                    \
+                REP(GEMM__CPU_SK_STEP##V, P)                                                            \
             }                                                                                           \
             {                                                                                           \
                 P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                        \
-                REP(GEMM__CPU_SK_PUT, P)                                                                \
+                REP(GEMM__CPU_SK_PUT##V, P)                                                             \
             }                                                                                           \
         }                                                                                               \
     }
@@ -181,7 +207,7 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
                 switch (vecs) {                                                                         \
                 case 1: GEMM__CPU_SK_BLOCK(P, 1, GEMM__CPU_REP8, 8) break;                              \
                 case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                          \
-                case 3: GEMM__CPU_SK_BLOCK(P, 3, GEMM__CPU_REP8, 8) break;                          \
+                case 3: GEMM__CPU_SK_BLOCK(P, 3, GEMM__CPU_REP8, 8) break;                              \
                 default: GEMM__CPU_SK_BLOCK(P, 4, GEMM__CPU_REP4, 4) break;                             \
                 }                                                                                       \
             }                                                                                           \
