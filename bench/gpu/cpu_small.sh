@@ -3,7 +3,7 @@
 # the GPU machines' host CPU (16-core AVX-512 Xeon), beside Debian's
 # OpenBLAS 0.3.21 (carried as .deb files, unpacked here with dpkg -x into a
 # folder of our own, never into /) and libxsmm 1.17 (linked statically into
-# bench_tiny). About 3 minutes; every step has its own timeout:
+# bench_tiny). About 2 minutes, at most 4 (every step has its own timeout):
 #   0. the CPU; test_cpu --quick --only-best (the small path's size-class
 #      edges included) and test_batch --quick on this CPU;
 #   1. bench_tiny, n = 8, 16, 32, 64, fp32 and fp64, the 8 layouts: ns per
@@ -59,19 +59,19 @@ fi
 } >"$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 {
-    timeout 60 "$BIN/test_cpu" --quick --only-best
-    timeout 60 "$BIN/test_batch" --quick
+    timeout 40 "$BIN/test_cpu" --quick --only-best
+    timeout 40 "$BIN/test_batch" --quick
 } >"$OUT/test.log" 2>&1
 echo "tests: $(grep -E '^[0-9]+ passed' "$OUT/test.log" | tr '\n' ' ')($(elapsed) s)"
 grep '^FAIL' "$OUT/test.log" | head -n 10
 
 # ---- 1. small products, 1 thread, pinned ----
-timeout 90 taskset -c 0 "$BIN/bench_tiny" --sizes "${TINY_SIZES:-8,16,32,64}" --csv "$OUT/tiny.csv" >"$OUT/tiny.log" 2>&1
+timeout 50 taskset -c 0 "$BIN/bench_tiny" --sizes "${TINY_SIZES:-8,16,32,64}" --csv "$OUT/tiny.csv" >"$OUT/tiny.log" 2>&1
 echo "tiny rc $? ($(elapsed) s)"
 grep -E '^OpenBLAS core|miss a bar' "$OUT/tiny.log"
 
 # ---- 2. small batches, 1 thread, pinned ----
-timeout 100 taskset -c 0 "$BIN/bench_batch" --threads 1 --seconds "${SECONDS_PER_ROW:-1}" \
+timeout 80 taskset -c 0 "$BIN/bench_batch" --threads 1 --seconds "${SECONDS_PER_ROW:-1}" \
     --openblas "$OBDIR/libopenblas.so.0" --shapes "${SHAPES:-8:10000,16:10000,32:10000,64:2000,128:1000}" \
     --csv "$OUT/batch.csv" >"$OUT/batch.log" 2>&1
 echo "batch rc $? ($(elapsed) s)"
