@@ -18,7 +18,9 @@
                               batch_count, options)          (see Batches)
        gemm_cpu_cgemm / gemm_cpu_zgemm(<cblas_?gemm's complex arguments>, options)
        gemm_cgemm / gemm_zgemm(<cblas_?gemm's complex arguments>)   (see Complex)
-       gemm_cpu_cgemm_strided_batched / _zgemm_ (strided batches of them)
+       gemm_cpu_cgemm_strided_batched / _zgemm_, gemm_cpu_cgemm_batched / _zgemm_
+                                                             (strided and pointer-array batches of them)
+       gemm_cpu_cgemm3m / gemm_cpu_zgemm3m(<the same>, options)  the 3M method, opt-in (see Complex)
        gemm_cpu_set_threads(n), gemm_cpu_get_threads()       (see Threads)
        gemm_cpu_sbgemm(<cblas_?gemm's arguments>, options)   bf16 A and B (uint16_t),
                                                              fp32 scalars and C (see bf16)
@@ -90,6 +92,22 @@
        workspace) before C is touched; a complex beta scales a copy of C,
        which replaces C at the end, so a failed call leaves C as it was.
        The bits depend on the kernel and the shape, never on the threads.
+       The complex batches (strided, pointer-array) take the real batches'
+       shapes with the complex calls' arguments and are checked as the real
+       ones are, every member before any runs; then the members run one
+       after another, each the single complex call on the call's threads,
+       and the first that fails (out of memory) stops the batch: the detail
+       names it, the members before it are written, it and those after it
+       are not.
+       gemm_cpu_cgemm3m / gemm_cpu_zgemm3m are the 3M (Gauss) method, an
+       opt-in as cuBLAS's Cgemm3m and MKL's cgemm3m are: alpha*op(A) and
+       op(B) split into real and imaginary planes, three real products
+       (Ar*Br, Ai*Bi, (Ar+Ai)*(Br+Bi)) instead of four, 6mnk real flops.
+       Its imaginary parts come out of a difference of those products, so
+       their error scales with (|Re A| + |Im A|)(|Re B| + |Im B|) rather
+       than with the terms they sum: larger, much larger where imaginary
+       parts are small beside real ones. 3(mk + kn + mn) reals of
+       workspace, had before C is touched.
 
    alpha = Inf or NaN
        The result is what the reference computes, alpha * (the whole sum)
@@ -236,6 +254,26 @@ GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, g
                                     const void *B, int64_t ldb,
                                     const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
 
+/* The same product by the 3M (Gauss) method, opt-in: three real products
+   (T1 = Ar*Br, T2 = Ai*Bi, T3 = (Ar+Ai)*(Br+Bi); Re = T1 - T2, Im = T3 -
+   T1 - T2) instead of four, 6mnk real flops instead of 8mnk, as cuBLAS's
+   cublasCgemm3m and MKL's cblas_cgemm3m. The error of Im is larger: it
+   scales with (|Re A| + |Im A|)(|Re B| + |Im B|) instead of |Re A||Im B|
+   + |Im A||Re B|, so where imaginary parts are much smaller than real
+   ones it loses digits gemm_cpu_cgemm keeps. Arguments, checks and
+   statuses as gemm_cpu_cgemm / _zgemm; it allocates 3(mk + kn + mn)
+   reals before C is touched. */
+GEMM_DEF gemm_status gemm_cpu_cgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
+
 /* Threads a CPU call may use; 0 = automatic. Returns GEMM_ERR_INVALID_ARG
    for a negative count. */
 GEMM_DEF gemm_status gemm_cpu_set_threads(int threads);
@@ -324,7 +362,11 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
    then the members run one after another, each as the single complex
    call on the call's threads: each member's bits are the single call's.
    Running out of memory stops the batch at that member (the detail says
-   which; the members before it are written). */
+   which; the members before it are written). The pointer-array form
+   (member i's are A[i], B[i], C[i]) is checked as the real one is (NULL
+   alpha 7, NULL beta 12, lists 8, 10, 13, batch_count 15; no two members
+   writing one element of C, no member's C over any member's A or B), all
+   before any member runs. */
 GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
@@ -337,6 +379,18 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                                     const void *B, int64_t ldb, int64_t stride_b,
                                                     const void *beta, void *C, int64_t ldc, int64_t stride_c,
                                                     int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
 
 #ifdef __cplusplus
 }
@@ -3927,14 +3981,17 @@ GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_
 }
 /* <<cpu complex */
 /* >>cpu complex_batch: src/cpu/complex_batch.c */
-/* The complex strided batches: gemm_cpu_cgemm_strided_batched /
-   gemm_cpu_zgemm_strided_batched and the front door's. Every member is
-   checked first, as the real batches check theirs (core/batch.c), then the
-   members run one after another, each as the single complex call (its
-   panels, on the call's threads), so each member's bits are the single
-   call's. */
+/* The complex batches: gemm_cpu_cgemm_strided_batched / _zgemm_ and the
+   pointer-array gemm_cpu_cgemm_batched / _zgemm_, and the front door's.
+   Every member is checked first, as the real batches check theirs
+   (core/batch.c), then the members run one after another, each as the
+   single complex call (its panels, on the call's threads), so each
+   member's bits are the single call's; the first member that fails stops
+   the batch there. */
 
 #include <stdint.h>          /* uintptr_t */
+#include <stdio.h>           /* snprintf */
+#include <string.h>          /* strlen, strncmp */
 
 /* count members `stride` complex elements apart, each `extent` long, stay
    below half the real calls' limit: an element is twice their bytes. */
@@ -3942,6 +3999,56 @@ static int gemm__cpu_complex_strided_fits(int64_t count, int64_t stride, int64_t
 {
     return count <= 1 || extent == 0 || stride == 0 ||
            (extent <= GEMM__MAX_EXTENT / 2 && (count - 1) <= (GEMM__MAX_EXTENT / 2 - extent) / stride);
+}
+
+/* The options both forms refuse after the batch checks (as the single
+   complex call does). */
+static gemm_status gemm__cpu_complex_batch_options(const char *func, const gemm_cpu_options *options)
+{
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    return GEMM_OK;
+}
+
+/* The members of a checked batch (p, bt), one after another: member i's
+   canonical a and b and its C from bt's lists (pointer arrays) or from
+   a0, b0, c0 in steps of bt's strides. The first member that fails stops
+   the batch: those before it are written, it and those after it are not
+   (the single complex call leaves its C as it was when it fails). */
+static gemm_status gemm__cpu_complex_members(const char *func, gemm_precision precision, const gemm__problem *p,
+                                             const gemm__batch *bt, const double az[2], const double bz[2],
+                                             const void *a0, const void *b0, void *c0,
+                                             const gemm_cpu_options *options)
+{
+    int64_t es = 2 * (int64_t)gemm_precision_size(precision), i;
+    gemm_status s = GEMM_OK;
+    for (i = 0; i < bt->count && s == GEMM_OK; i++) {
+        const char *a, *b;
+        char *c;
+        if (bt->c_list) { /* the lists of A and B may be NULL where they are not read */
+            a = bt->a_list ? (const char *)(uintptr_t)bt->addr_ab(bt->a_list, i) : NULL;
+            b = bt->b_list ? (const char *)(uintptr_t)bt->addr_ab(bt->b_list, i) : NULL;
+            c = (char *)(uintptr_t)bt->addr_c(bt->c_list, i);
+        } else {
+            a = a0 ? (const char *)a0 + i * bt->stride_a * es : NULL;
+            b = b0 ? (const char *)b0 + i * bt->stride_b * es : NULL;
+            c = (char *)c0 + i * bt->stride_c * es;
+        }
+        s = gemm__cpu_complex_run(func, precision, p, az, bz, a, b, c, options);
+        if (s != GEMM_OK) {
+            char detail[1024];
+            const char *d = gemm_last_error_detail();
+            size_t skip = strlen(func);
+            if (strncmp(d, func, skip) == 0 && d[skip] == ':') d += skip + 1 + (d[skip + 1] == ' ');
+            snprintf(detail, sizeof detail, "%s", d);
+            s = gemm__fail(s, "%s: member %lld of %lld failed: %s; %s", func, (long long)i, (long long)bt->count, detail,
+                           i == 0 ? "no member was written"
+                                  : "members before it were written, it and those after it were not");
+        }
+    }
+    return s;
 }
 
 static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision precision, gemm_layout layout,
@@ -3955,7 +4062,7 @@ static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision pr
     gemm__batch bt;
     gemm_status s;
     double az[2], bz[2];
-    int64_t es = 2 * (int64_t)gemm_precision_size(precision), i, ea, eb;
+    int64_t es = 2 * (int64_t)gemm_precision_size(precision), ea, eb;
     gemm__clear_error();
     gemm__complex_load(precision, alpha, az);
     gemm__complex_load(precision, beta, bz);
@@ -3974,23 +4081,10 @@ static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision pr
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld members span more than 2^59 complex elements", func,
                           (long long)batch_count);
     s = gemm__check_batch_overlap(func, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)es);
+    if (s == GEMM_OK) s = gemm__cpu_complex_batch_options(func, options);
     if (s != GEMM_OK) return s;
-    if (options && options->threads < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
-    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
-    for (i = 0; i < batch_count && s == GEMM_OK; i++) {
-        const char *a = (const char *)(p.swapped ? B : A), *b = (const char *)(p.swapped ? A : B);
-        s = gemm__cpu_complex_run(func, precision, &p, az, bz, a ? a + i * bt.stride_a * es : NULL,
-                                  b ? b + i * bt.stride_b * es : NULL, (char *)C + i * stride_c * es, options);
-        if (s != GEMM_OK) {
-            char detail[1024];
-            snprintf(detail, sizeof detail, "%s", gemm_last_error_detail());
-            s = gemm__fail(s, "member %lld (members 0..%lld are written, it and those after it are not): %s",
-                           (long long)i, (long long)i - 1, detail);
-        }
-    }
-    return s;
+    return gemm__cpu_complex_members(func, precision, &p, &bt, az, bz, p.swapped ? B : A, p.swapped ? A : B, C,
+                                     options);
 }
 
 GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -4017,6 +4111,64 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                      options);
 }
 
+/* Member addresses of the pointer-array form, read with the lists' own types. */
+static uint64_t gemm__cpu_addr_cv(const void *list, int64_t i) { return (uintptr_t)((const void *const *)list)[i]; }
+static uint64_t gemm__cpu_addr_v(const void *list, int64_t i) { return (uintptr_t)((void *const *)list)[i]; }
+
+/* The pointer-array form: the single complex call's checks (a NULL alpha
+   is 7, a NULL beta 12, spans within 2^59 complex elements), then the
+   real pointer-array batch's (lists and members present, batch_count 15,
+   no two members writing one element of C, no member's C over any
+   member's A or B), all before any member runs. */
+static gemm_status gemm__cpu_complex_pointers(const char *func, gemm_precision precision, gemm_layout layout,
+                                              gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                              int64_t k, const void *alpha, const void *const A[], int64_t lda,
+                                              const void *const B[], int64_t ldb, const void *beta,
+                                              void *const C[], int64_t ldc, int64_t batch_count,
+                                              const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm__batch bt;
+    gemm_status s;
+    double az[2], bz[2];
+    size_t es = 2 * gemm_precision_size(precision);
+    gemm__clear_error();
+    /* the single call's checks first, with the lists standing for the
+       matrices: they bound the spans before any byte count is formed */
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, 1, lda, 1, ldb, beta, 1, ldc,
+                              &p, az, bz);
+    if (s != GEMM_OK) return s;
+    s = gemm__prepare_batched(func, layout, transa, transb, m, n, k, az[0] == 0 && az[1] == 0, A, lda, B, ldb,
+                              bz[0] == 1 && bz[1] == 0, C, ldc, batch_count, gemm__cpu_addr_cv, gemm__cpu_addr_v, es,
+                              &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(func, &p, &bt, 0, 0, 0, es);
+    if (s == GEMM_OK) s = gemm__cpu_complex_batch_options(func, options);
+    if (s != GEMM_OK) return s;
+    return gemm__cpu_complex_members(func, precision, &p, &bt, az, bz, NULL, NULL, NULL, options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_pointers("gemm_cpu_cgemm_batched", GEMM_F32, layout, transa, transb, m, n, k, alpha, A,
+                                      lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_pointers("gemm_cpu_zgemm_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha, A,
+                                      lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
 /* The front door's, declared in gemm.h: the CPU with default options. */
 GEMM_DEF gemm_status gemm_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                 int64_t m, int64_t n, int64_t k,
@@ -4039,7 +4191,198 @@ GEMM_DEF gemm_status gemm_zgemm_strided_batched(gemm_layout layout, gemm_transpo
     return gemm__cpu_complex_strided("gemm_zgemm_strided_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha,
                                      A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count, NULL);
 }
+
+GEMM_DEF gemm_status gemm_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count)
+{
+    return gemm__cpu_complex_pointers("gemm_cgemm_batched", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda,
+                                      B, ldb, beta, C, ldc, batch_count, NULL);
+}
+
+GEMM_DEF gemm_status gemm_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count)
+{
+    return gemm__cpu_complex_pointers("gemm_zgemm_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda,
+                                      B, ldb, beta, C, ldc, batch_count, NULL);
+}
 /* <<cpu complex_batch */
+/* >>cpu complex_3m: src/cpu/complex_3m.c */
+/* The 3M (Gauss) method, opt-in: gemm_cpu_cgemm3m / gemm_cpu_zgemm3m.
+
+   With alpha*op(a) = Ar + i*Ai (alpha and the conjugation folded in) and
+   op(b) = Br + i*Bi split into planes of reals, and the sums As = Ar + Ai,
+   Bs = Br + Bi, three real products
+
+       T1 = Ar * Br,   T2 = Ai * Bi,   T3 = As * Bs
+
+   give Re = T1 - T2 and Im = T3 - T1 - T2: 6mnk real flops, three
+   quarters of the complex calls' 8mnk. The price is Im's error: it comes
+   out of T3 - T1 - T2, each as large as (|Ar| + |Ai|)(|Br| + |Bi|), so
+   its error scales with that rather than with |Ar||Bi| + |Ai||Br|, the
+   size of the terms the complex calls sum. Where the imaginary parts are
+   much smaller than the real ones, Im loses digits the complex calls
+   keep; that is why it is opt-in, as cuBLAS's Cgemm3m and MKL's
+   cgemm3m are. The three products are the real calls (gemm_cpu_sgemm /
+   _dgemm, on the options' threads), so the bits never depend on the
+   thread count. Memory: the six planes (3mk + 3kn reals) and the three
+   products (3mn reals), one allocation had before C is touched; C is
+   written once, at the end. */
+
+#include <stdint.h>           /* uintptr_t */
+#include <stdio.h>            /* snprintf */
+
+/* The planes: Ar, Ai, As (m x k, leading dimension m) from alpha*op(a),
+   Br, Bi, Bs (k x n, leading dimension k) from op(b); and C = beta*C +
+   (T1 - T2) + i(T3 - T1 - T2) from the products (m x n, leading
+   dimension m), beta = 0 reading nothing of C. */
+#define GEMM__CPU_3M(T)                                                                                        \
+    static void gemm__cpu_3m_split_##T(const gemm__problem *p, const T *a, const T *b, const double az[2],     \
+                                       T *ar, T *ai, T *as, T *br, T *bi, T *bs)                              \
+    {                                                                                                          \
+        T sa = p->a_conj ? (T)-1 : (T)1, sb = p->b_conj ? (T)-1 : (T)1, alr = (T)az[0], ali = (T)az[1];        \
+        int64_t i, l, j;                                                                                       \
+        for (l = 0; l < p->k; l++)                                                                             \
+            for (i = 0; i < p->m; i++) {                                                                       \
+                const T *x = a + 2 * (i * p->ars + l * p->acs);                                                \
+                T vr = x[0], vi = sa * x[1], re = alr * vr - ali * vi, im = alr * vi + ali * vr;               \
+                ar[i + l * p->m] = re;                                                                         \
+                ai[i + l * p->m] = im;                                                                         \
+                as[i + l * p->m] = re + im;                                                                    \
+            }                                                                                                  \
+        for (j = 0; j < p->n; j++)                                                                             \
+            for (l = 0; l < p->k; l++) {                                                                       \
+                const T *x = b + 2 * (l * p->brs + j * p->bcs);                                                \
+                T re = x[0], im = sb * x[1];                                                                   \
+                br[l + j * p->k] = re;                                                                         \
+                bi[l + j * p->k] = im;                                                                         \
+                bs[l + j * p->k] = re + im;                                                                    \
+            }                                                                                                  \
+    }                                                                                                          \
+    static void gemm__cpu_3m_join_##T(const gemm__problem *p, const T *t1, const T *t2, const T *t3,          \
+                                      const double bz[2], T *C)                                                \
+    {                                                                                                          \
+        T btr = (T)bz[0], bti = (T)bz[1];                                                                      \
+        int zero = bz[0] == 0 && bz[1] == 0;                                                                   \
+        int64_t i, j;                                                                                          \
+        for (j = 0; j < p->n; j++)                                                                             \
+            for (i = 0; i < p->m; i++) {                                                                       \
+                T *c = C + 2 * (i + j * p->ldc);                                                               \
+                T x1 = t1[i + j * p->m], x2 = t2[i + j * p->m], re = x1 - x2, im = t3[i + j * p->m] - x1 - x2; \
+                T cr = zero ? (T)0 : btr * c[0] - bti * c[1], ci = zero ? (T)0 : btr * c[1] + bti * c[0];      \
+                c[0] = cr + re;                                                                                \
+                c[1] = ci + im;                                                                                \
+            }                                                                                                  \
+    }
+GEMM__CPU_3M(float)
+GEMM__CPU_3M(double)
+
+/* One of the three real products, m x n x k, column-major, into t. */
+static gemm_status gemm__cpu_3m_product(gemm_precision precision, const gemm__problem *p, const void *x,
+                                        const void *y, void *t, const gemm_cpu_options *o)
+{
+    if (precision == GEMM_F32)
+        return gemm_cpu_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, p->m, p->n, p->k, 1.0f, (const float *)x,
+                              p->m, (const float *)y, p->k, 0.0f, (float *)t, p->m, o);
+    return gemm_cpu_dgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, p->m, p->n, p->k, 1.0, (const double *)x,
+                          p->m, (const double *)y, p->k, 0.0, (double *)t, p->m, o);
+}
+
+/* The 3M call behind every public name (the CBLAS ones too): bad_arg (may
+   be NULL) receives the position of the argument at fault after a refusal
+   (cblas_cgemm's list), else 0. */
+static gemm_status gemm__cpu_3m_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                      gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options,
+                                      int *bad_arg)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm_cpu_options o = {0, 0};
+    double az[2], bz[2];
+    size_t es = gemm_precision_size(precision), mk, kn, mn, total;
+    char *ws, *a3, *b3, *t3;
+    int x;
+    gemm__clear_error();
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
+                              ldb, beta, C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * es);
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
+    if (s != GEMM_OK) return s;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    if (p.work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p.work == GEMM__WORK_SCALE) {
+        gemm__cpu_complex_scale(&p, precision, bz, C);
+        return GEMM_OK;
+    }
+    if (options) o.threads = options->threads;
+    /* the planes and products (each under 2^59 reals: gemm__prepare_complex
+       bounds the spans, and so every product of two sizes here) */
+    mk = (size_t)(p.m * p.k);
+    kn = (size_t)(p.k * p.n);
+    mn = (size_t)(p.m * p.n);
+    if ((double)mk + (double)kn + (double)mn > (double)((size_t)-1 / 3 / es))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the 3M planes do not fit in size_t", func);
+    total = (3 * mk + 3 * kn + 3 * mn) * es;
+    if (!(ws = (char *)GEMM_MALLOC(total ? total : 1)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the 3M planes and products, %zu bytes", func,
+                          total);
+    a3 = ws;                 /* Ar, Ai, As */
+    b3 = a3 + 3 * mk * es;   /* Br, Bi, Bs */
+    t3 = b3 + 3 * kn * es;   /* T1, T2, T3 */
+    if (precision == GEMM_F32)
+        gemm__cpu_3m_split_float(&p, (const float *)(p.swapped ? B : A), (const float *)(p.swapped ? A : B), az,
+                                 (float *)a3, (float *)a3 + mk, (float *)a3 + 2 * mk, (float *)b3,
+                                 (float *)b3 + kn, (float *)b3 + 2 * kn);
+    else
+        gemm__cpu_3m_split_double(&p, (const double *)(p.swapped ? B : A), (const double *)(p.swapped ? A : B), az,
+                                  (double *)a3, (double *)a3 + mk, (double *)a3 + 2 * mk, (double *)b3,
+                                  (double *)b3 + kn, (double *)b3 + 2 * kn);
+    for (x = 0; x < 3 && s == GEMM_OK; x++) /* T1 = Ar*Br, T2 = Ai*Bi, T3 = As*Bs */
+        s = gemm__cpu_3m_product(precision, &p, a3 + x * mk * es, b3 + x * kn * es, t3 + x * mn * es, &o);
+    if (s == GEMM_OK) {
+        if (precision == GEMM_F32)
+            gemm__cpu_3m_join_float(&p, (float *)t3, (float *)t3 + mn, (float *)t3 + 2 * mn, bz, (float *)C);
+        else
+            gemm__cpu_3m_join_double(&p, (double *)t3, (double *)t3 + mn, (double *)t3 + 2 * mn, bz, (double *)C);
+    } else { /* a real product's refusal (no memory for its workspace), under this call's name */
+        char detail[1024];
+        snprintf(detail, sizeof detail, "%s", gemm_last_error_detail());
+        s = gemm__fail(s, "%s: a real product failed, C unchanged: %s", func, detail);
+    }
+    GEMM_FREE(ws);
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_3m_entry("gemm_cpu_cgemm3m", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                              beta, C, ldc, options, NULL);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_3m_entry("gemm_cpu_zgemm3m", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                              beta, C, ldc, options, NULL);
+}
+/* <<cpu complex_3m */
 /* >>cpu batch: src/cpu/batch.c */
 /* Batches: one gemm__problem (checked once, gemm__prepare_strided or
    gemm__prepare_batched) for every member, then each member through the
