@@ -1396,16 +1396,17 @@ static int gemm__cpu_has_neon(void) { return 1; }
    Measured on the 2-core EPYC (Zen 5), 1 thread: 4 x 6 (24 accumulators)
    left n = 32's last tile with 2 of its 6 columns (fp64 32^3 608 ns, 4 x 4
    552); 1 x 16 for one-vector rows lost to 1 x 8 (fp32 16^3 84 against 71
-   ns). The last vector of a block moves only its rows (masked loads of A;
-   C through the direct kernel's partial moves, which a later load can
-   forward from); a block whose last vector is full takes plain moves.
-   Columns past the last re-read B's last column and are not stored.
+   ns). The last vector of a block, when partial, moves only its rows
+   (masked loads and stores); a block whose last vector is whole takes
+   plain moves. Columns past the last re-read B's last column and are not
+   stored.
 
    Both transposes of B are read in place (B's element (p, j) at
    b[p*bp + j*bj] through one row pointer and a column offset per column,
-   so each broadcast is a single addressed load), and op(a) when
-   its columns are contiguous (as, canonical "N"). A transposed op(a)
-   takes the direct path. The arithmetic is the direct kernel's term for
+   so each broadcast is a single addressed load), and op(a) when its
+   columns are contiguous (as, canonical "N"); a transposed op(a) is first
+   copied into a panel (driver.c: from 32^3 on; smaller ones take the
+   direct path). The arithmetic is the direct kernel's term for
    term: each element's sum runs over k in order from zero with one FMA per
    term, then alpha*sum, then beta*C added (beta == 1: an add; beta == 0: C
    is not read; alpha == 1 skips its exact multiply), so a product has
