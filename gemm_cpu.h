@@ -1390,7 +1390,7 @@ static int gemm__cpu_has_neon(void) { return 1; }
        vectors   tile (vectors x columns)   accumulators
        1         1 x 8                       8
        2         2 x 8                      16
-       3         3 x 8                      24
+       3         2 x 8, then 1 x 8          16, 8
        4         4 x 4                      16
 
    Measured on the 2-core EPYC (Zen 5), 1 thread: 4 x 6 (24 accumulators)
@@ -1460,7 +1460,17 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
     }
 }
 
-/* Per column j of a tile of V vectors (V = 1..4 in the names: each
+/* The vectors of the next row block of `rows` rows: up to four, and
+   three as two (a 2-vector block, then a 1-vector one: a fourth class of
+   tile would cost every program that includes the header more compile
+   time than it saves). */
+static int64_t gemm__cpu_small_vecs(int64_t rows, int64_t vl)
+{
+    int64_t v = (rows + vl - 1) / vl;
+    return v >= 4 ? 4 : v == 3 ? 2 : v;
+}
+
+/* Per column j of a tile of V vectors (V = 1, 2, 4 in the names: each
    class's code names only its own accumulators, so the compiler has no
    dead ones to remove): its accumulators and offset into B (columns past
    nw re-read column nw-1), its k step (a broadcast of B, one FMA per
@@ -1469,15 +1479,12 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
 #define GEMM__CPU_SK_OFF(j) const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
 #define GEMM__CPU_SK_DECL1(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_OFF(j)
 #define GEMM__CPU_SK_DECL2(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_OFF(j)
-#define GEMM__CPU_SK_DECL3(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_OFF(j)
 #define GEMM__CPU_SK_DECL4(j, P)                                                                        \
     GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_D(j, 3, P)     \
     GEMM__CPU_SK_OFF(j)
 #define GEMM__CPU_SK_F(j, t, P) s##t##_##j = P##_FMA(a##t, bv, s##t##_##j);
 #define GEMM__CPU_SK_STEP1(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) }
 #define GEMM__CPU_SK_STEP2(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) }
-#define GEMM__CPU_SK_STEP3(j, P)                                                                        \
-    { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) GEMM__CPU_SK_F(j, 2, P) }
 #define GEMM__CPU_SK_STEP4(j, P)                                                                        \
     {                                                                                                   \
         P##_V bv = P##_SET1(bq[o##j]);                                                                  \
@@ -1505,17 +1512,15 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
     }
 #define GEMM__CPU_SK_PUT1(j, P) if ((j) < nw) { GEMM__CPU_SK_L(j, 0, P) }
 #define GEMM__CPU_SK_PUT2(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_L(j, 1, P) }
-#define GEMM__CPU_SK_PUT3(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_L(j, 2, P) }
 #define GEMM__CPU_SK_PUT4(j, P)                                                                         \
     if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_W(j, 2, P) GEMM__CPU_SK_L(j, 3, P) }
 /* The vectors of A at one k: whole ones, the last (when partial) through
    the mask of its ml rows. */
-#define GEMM__CPU_SK_A1(P) P##_V a0 = FULL ? P##_LOAD(ap) : P##_LOADM(ap, ml);
-#define GEMM__CPU_SK_A2(P) P##_V a0 = P##_LOAD(ap), a1 = FULL ? P##_LOAD(ap + P##_VL) : P##_LOADM(ap + P##_VL, ml);
-#define GEMM__CPU_SK_A3(P) P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = FULL ? P##_LOAD(ap + 2 * P##_VL) : P##_LOADM(ap + 2 * P##_VL, ml);
+#define GEMM__CPU_SK_A1(P) P##_V a0 = P##_LOADM(ap, ml);
+#define GEMM__CPU_SK_A2(P) P##_V a0 = P##_LOAD(ap), a1 = P##_LOADM(ap + P##_VL, ml);
 #define GEMM__CPU_SK_A4(P)                                                                              \
     P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = P##_LOAD(ap + 2 * P##_VL),               \
-          a3 = FULL ? P##_LOAD(ap + 3 * P##_VL) : P##_LOADM(ap + 3 * P##_VL, ml);
+          a3 = P##_LOADM(ap + 3 * P##_VL, ml);
 
 /* The tiles of one row block of V vectors (rows i0 .. i0 + mb - 1, the
    last vector ml of them), NR = the count of REP columns each, across all
@@ -1525,11 +1530,8 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
    EPYC): each class's macros name only its own accumulators, and partial
    vectors of C go through masks, for that. */
 #define GEMM__CPU_SK_BLOCK(P, V, REP, NR)                                                               \
-    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, V, REP, NR, 1)                                              \
-    else GEMM__CPU_SK_TILES(P, V, REP, NR, 0)
-#define GEMM__CPU_SK_TILES(P, V, REP, NR, FF)                                                           \
     {                                                                                                   \
-        const int FULL = FF;                                                                            \
+        const int FULL = ml == P##_VL;                                                                  \
         const P##_T *ab = a + i0;                                                                       \
         P##_T *cb = c + i0;                                                                             \
         int64_t j0, p, qa, qb;                                                                          \
@@ -1561,11 +1563,14 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
         const int64_t span_a = ((k - 1) * as + m) * (int64_t)sizeof(P##_T);                             \
         const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
         const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
-        int64_t member, per_tile = 0, i0;                                                               \
+        int64_t member, per_tile = 0, i0, vecs = 1, ml;                                                 \
         gemm__cpu_small_next nx = {{0, 0, 0}, {0, 0, 0}, 3}; /* nothing ahead until a member sets it */ \
         if (s->ahead) { /* the lines of a member over its tiles */                                      \
             int64_t tiles = 0;                                                                          \
-            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) tiles += (n + (m - i0 > 3 * P##_VL ? 3 : 7)) / (m - i0 > 3 * P##_VL ? 4 : 8); \
+            for (i0 = 0; i0 < m; i0 += vecs * P##_VL) {                                                 \
+                vecs = gemm__cpu_small_vecs(m - i0, P##_VL);                                            \
+                tiles += vecs == 4 ? (n + 3) / 4 : (n + 7) / 8;                                         \
+            }                                                                                           \
             per_tile = ((span_a + span_b + span_c) / 64 + 6 + tiles - 1) / tiles;                       \
         }                                                                                               \
         for (member = 0; member < count; member++) {                                                    \
@@ -1574,13 +1579,12 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
             P##_T *GEMM__RESTRICT c = (P##_T *)s->c + member * s->sc;                                   \
             const int ahead = s->ahead && member + 1 < count;                                           \
             if (ahead) gemm__cpu_small_next_set(&nx, a + s->sa, span_a, b + s->sb, span_b, c + s->sc, span_c); \
-            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) {                                                    \
-                const int64_t mb = m - i0 < 4 * P##_VL ? m - i0 : 4 * P##_VL;                           \
-                const int64_t vecs = (mb + P##_VL - 1) / P##_VL, ml = mb - (vecs - 1) * P##_VL;         \
+            for (i0 = 0; i0 < m; i0 += vecs * P##_VL) {                                                 \
+                vecs = gemm__cpu_small_vecs(m - i0, P##_VL);                                            \
+                ml = (m - i0 < vecs * P##_VL ? m - i0 : vecs * P##_VL) - (vecs - 1) * P##_VL;           \
                 switch (vecs) {                                                                         \
                 case 1: GEMM__CPU_SK_BLOCK(P, 1, GEMM__CPU_REP8, 8) break;                              \
-                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                          \
-                case 3: GEMM__CPU_SK_BLOCK(P, 3, GEMM__CPU_REP8, 8) break;                              \
+                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                              \
                 default: GEMM__CPU_SK_BLOCK(P, 4, GEMM__CPU_REP4, 4) break;                             \
                 }                                                                                       \
             }                                                                                           \
@@ -2594,9 +2598,10 @@ static void gemm__cpu_packed_task(void *arg, int tid)
 
    Paths, from the shape and alpha alone (gemm__cpu_path): up to 8
    multiply-adds (2x2x2) plain loops; one tile the direct kernel called
-   once; m, n, k each up to 64 the small path, one call of the ISA's small
-   kernel for the whole product (small_kernels.c; AVX-512 has one); up to
-   128^3 the direct path (direct.c); beyond, the packed path.
+   once; up to 128^3 the direct path (direct.c); beyond, the packed path.
+   A batch's members of m, n, k each up to 64 take the small path instead
+   (gemm__cpu_small_fits): the ISA's small kernel (small_kernels.c; AVX-512
+   has one) for several whole members per call.
    The fixed cost of a small call is the argument checks (an inlined common
    case) and little more.
 
@@ -2866,13 +2871,25 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
     if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
         GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
         return GEMM__CPU_PATH_TILE;
-    if (uk->small && p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
-        (p->ars == 1 || (p->m * p->n * p->k >= GEMM__CPU_SMALL_COPY_MIN &&
-                         gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES)) &&
-        gemm__cpu_finite(alpha) &&
-        !GEMM__HOOK(cpu_path, 0)) /* the whole product in one kernel */
-        return GEMM__CPU_PATH_SMALL;
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
+}
+
+/* Whether a batch's members (the single call's path `path`) take the
+   small path instead: whole products in one kernel call, several members
+   to a call. Only batches: a single call ran as fast on the direct path
+   (EPYC, 1 thread, within 3-4% at 16^3..64^3 for the fastest version of
+   the small kernels, which doubled the header's compile time; the one
+   kept is 5-8% slower alone at fp32 16^3 and 32^3), while a batch saves
+   the call and set-up per member and per tile. The arithmetic is the
+   direct kernel's, so each member keeps the single call's bits. */
+static int gemm__cpu_small_fits(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha,
+                                int path)
+{
+    return (path == GEMM__CPU_PATH_TILE || path == GEMM__CPU_PATH_DIRECT) && uk->small &&
+           p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
+           (p->ars == 1 || (p->m * p->n * p->k >= GEMM__CPU_SMALL_COPY_MIN &&
+                            gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES)) &&
+           gemm__cpu_finite(alpha) && !GEMM__HOOK(cpu_path, 0);
 }
 
 /* The workspace a product takes when it runs alone (one thread), in bytes
@@ -2942,13 +2959,6 @@ static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p,
     }
     if (path == GEMM__CPU_PATH_TILE) {
         uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
-        GEMM__CPU_RECORD_THREADS(1);
-        return GEMM_OK;
-    }
-    if (path == GEMM__CPU_PATH_SMALL) {
-        gemm__cpu_small_args sa;
-        gemm__cpu_small_setup(&sa, p, a, b, C, alpha, beta);
-        gemm__cpu_small_run(uk, &sa, 1, p->ars, gemm__cpu_small_panel_rows(p, jb.es), jb.es);
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }
@@ -3460,11 +3470,6 @@ static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, ge
     if (path == GEMM__CPU_PATH_TILE) {
         gemm__clear_error();
         uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
-    } else if (path == GEMM__CPU_PATH_SMALL) {
-        gemm__cpu_small_args sa;
-        gemm__clear_error();
-        gemm__cpu_small_setup(&sa, &p, p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta);
-        gemm__cpu_small_run(uk, &sa, 1, p.ars, gemm__cpu_small_panel_rows(&p, es), es);
     } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         gemm__clear_error();
@@ -4731,6 +4736,8 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
+    if (p->work == GEMM__WORK_FULL && !cb.verify && gemm__cpu_small_fits(p, cb.uk, cb.es, alpha, cb.path))
+        cb.path = GEMM__CPU_PATH_SMALL;
     /* members of a batch larger than half the last-level cache, which
        stream from memory: one ahead is brought in while the current one
        runs. A batch that fits runs faster without (measured on the 2-core

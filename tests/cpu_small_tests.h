@@ -1,6 +1,7 @@
 /* tests/cpu_small_tests.h - part of tests/test_cpu.c (included once, after
    its helpers): the small path (src/cpu/small_kernels.c), whole products of
-   at most 64 x 64 x 64 in one kernel, across its size classes' edges.
+   at most 64 x 64 x 64 in one kernel, which a batch's members take (here a
+   strided batch of one member), across its size classes' edges.
 
    Every size 1..70 of m, of n and of k (the other two from the edges of
    the row blocks and column tiles: 1, 8, 9, 15, 16, 17, 24, 31, 32, 33,
@@ -9,8 +10,22 @@
        beta = 0 on a C of NaN (C not read), beta = 1 and beta = -1.5,
        alpha = 1 and 2; C's padding (ldc 3 past each line, a vector's
        length past the last) never written
-     - random data: the same bits as the direct path (forced by the hook),
-       which the small path's kernels promise */
+     - random data: the same bits as the single call (the direct path, or
+       the plain loops of a tiny product), which a batch member promises */
+
+/* Ours: a strided batch of one member, which takes the small path (a
+   single call takes the direct one). */
+static gemm_status small_ours(gemm_precision prec, const battery_call *c, const void *A, const void *B, void *C)
+{
+    gemm_cpu_options one = {1, 0};
+    if (prec == GEMM_F32)
+        return gemm_cpu_sgemm_strided_batched(c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha,
+                                              (const float *)A, c->lda, 0, (const float *)B, c->ldb, 0,
+                                              (float)c->beta, (float *)C, c->ldc, 0, 1, &one);
+    return gemm_cpu_dgemm_strided_batched(c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, (const double *)A,
+                                          c->lda, 0, (const double *)B, c->ldb, 0, c->beta, (double *)C, c->ldc, 0,
+                                          1, &one);
+}
 
 /* Fills with small integers -2..2 (or NaN where nan). */
 static void small_fill(battery_buf *b, uint64_t *state, int nan)
@@ -20,7 +35,7 @@ static void small_fill(battery_buf *b, uint64_t *state, int nan)
 }
 
 /* One case: 1 when ours equals the reference on small integers, leaves
-   C's padding alone, and has the direct path's bits on random data. */
+   C's padding alone, and has the single call's bits on random data. */
 static int small_case(gemm_precision prec, battery_call *c, uint64_t seed)
 {
     uint64_t state = seed;
@@ -42,24 +57,21 @@ static int small_case(gemm_precision prec, battery_call *c, uint64_t seed)
     R = battery_buf_copy(&C0);
     C = battery_buf_copy(&C0);
     ok = battery_invoke(NULL, prec, c, A.data, B.data, R.data) == GEMM_OK &&
-         battery_invoke(&cpu_backend, prec, c, A.data, B.data, C.data) == GEMM_OK;
+         small_ours(prec, c, A.data, B.data, C.data) == GEMM_OK;
     for (i = 0; ok && i < C.count; i++)
         ok = (int64_t)(i % (size_t)c->ldc) < clen && i < (size_t)(crows * c->ldc)
                  ? battery_get(&C, i) == battery_get(&R, i)
                  : battery_get(&C, i) == battery_get(&C0, i);
-    /* random data: the small path's bits are the direct path's */
+    /* random data: the batch member's bits are the single call's */
     battery_fill(&A, &state);
     battery_fill(&B, &state);
     battery_fill(&C0, &state);
     battery_buf_free(&C);
     C = battery_buf_copy(&C0);
     D = battery_buf_copy(&C0);
-    ok = ok && battery_invoke(&cpu_backend, prec, c, A.data, B.data, C.data) == GEMM_OK;
-    gemm__test_hooks()->cpu_path = 2;
-    ok = ok && battery_invoke(&cpu_backend, prec, c, A.data, B.data, D.data) == GEMM_OK;
-    gemm__test_hooks()->cpu_path = 0;
-    /* products of at most 8 multiply-adds take the plain loops unless forced: other roundings */
-    ok = ok && (c->m * c->n * c->k <= 8 || memcmp(C.data, D.data, battery_buf_bytes(&C)) == 0);
+    ok = ok && small_ours(prec, c, A.data, B.data, C.data) == GEMM_OK;
+    ok = ok && battery_invoke(&cpu_backend, prec, c, A.data, B.data, D.data) == GEMM_OK; /* the single call */
+    ok = ok && memcmp(C.data, D.data, battery_buf_bytes(&C)) == 0;
     battery_buf_free(&A);
     battery_buf_free(&B);
     battery_buf_free(&C0);
@@ -106,7 +118,7 @@ static void test_small_path(void)
                                 battery_call_str(&c, first_bad, sizeof first_bad);
                         }
                     battery_check(bad == 0, "small path (%s kernels%s) %s %s %c%c: m, n, k each 1..70 against the "
-                                  "edges, beta 0 (C of NaN) / 1 / -1.5: exact, padding kept, the direct path's "
+                                  "edges, beta 0 (C of NaN) / 1 / -1.5: exact, padding kept, the single call's "
                                   "bits (%d bad%s%s)", isa->name, (p ? isa->f64.small : isa->f32.small) ? "" : ", none here",
                                   p ? "f64" : "f32", li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', bad,
                                   bad ? "; first: " : "", first_bad);

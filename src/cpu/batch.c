@@ -356,6 +356,8 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
+    if (p->work == GEMM__WORK_FULL && !cb.verify && gemm__cpu_small_fits(p, cb.uk, cb.es, alpha, cb.path))
+        cb.path = GEMM__CPU_PATH_SMALL;
     /* members of a batch larger than half the last-level cache, which
        stream from memory: one ahead is brought in while the current one
        runs. A batch that fits runs faster without (measured on the 2-core

@@ -22,9 +22,10 @@
 
    Paths, from the shape and alpha alone (gemm__cpu_path): up to 8
    multiply-adds (2x2x2) plain loops; one tile the direct kernel called
-   once; m, n, k each up to 64 the small path, one call of the ISA's small
-   kernel for the whole product (small_kernels.c; AVX-512 has one); up to
-   128^3 the direct path (direct.c); beyond, the packed path.
+   once; up to 128^3 the direct path (direct.c); beyond, the packed path.
+   A batch's members of m, n, k each up to 64 take the small path instead
+   (gemm__cpu_small_fits): the ISA's small kernel (small_kernels.c; AVX-512
+   has one) for several whole members per call.
    The fixed cost of a small call is the argument checks (an inlined common
    case) and little more.
 
@@ -305,13 +306,25 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
     if (p->m <= uk->mr && p->n <= uk->nr && (p->ars == 1 || p->m == 1) && gemm__cpu_finite(alpha) &&
         GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
         return GEMM__CPU_PATH_TILE;
-    if (uk->small && p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
-        (p->ars == 1 || (p->m * p->n * p->k >= GEMM__CPU_SMALL_COPY_MIN &&
-                         gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES)) &&
-        gemm__cpu_finite(alpha) &&
-        !GEMM__HOOK(cpu_path, 0)) /* the whole product in one kernel */
-        return GEMM__CPU_PATH_SMALL;
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
+}
+
+/* Whether a batch's members (the single call's path `path`) take the
+   small path instead: whole products in one kernel call, several members
+   to a call. Only batches: a single call ran as fast on the direct path
+   (EPYC, 1 thread, within 3-4% at 16^3..64^3 for the fastest version of
+   the small kernels, which doubled the header's compile time; the one
+   kept is 5-8% slower alone at fp32 16^3 and 32^3), while a batch saves
+   the call and set-up per member and per tile. The arithmetic is the
+   direct kernel's, so each member keeps the single call's bits. */
+static int gemm__cpu_small_fits(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha,
+                                int path)
+{
+    return (path == GEMM__CPU_PATH_TILE || path == GEMM__CPU_PATH_DIRECT) && uk->small &&
+           p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
+           (p->ars == 1 || (p->m * p->n * p->k >= GEMM__CPU_SMALL_COPY_MIN &&
+                            gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES)) &&
+           gemm__cpu_finite(alpha) && !GEMM__HOOK(cpu_path, 0);
 }
 
 /* The workspace a product takes when it runs alone (one thread), in bytes
@@ -381,13 +394,6 @@ static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p,
     }
     if (path == GEMM__CPU_PATH_TILE) {
         uk->direct(p->k, a, p->acs, b, p->brs, p->bcs, alpha, beta, C, p->ldc, p->m, p->n);
-        GEMM__CPU_RECORD_THREADS(1);
-        return GEMM_OK;
-    }
-    if (path == GEMM__CPU_PATH_SMALL) {
-        gemm__cpu_small_args sa;
-        gemm__cpu_small_setup(&sa, p, a, b, C, alpha, beta);
-        gemm__cpu_small_run(uk, &sa, 1, p->ars, gemm__cpu_small_panel_rows(p, jb.es), jb.es);
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }

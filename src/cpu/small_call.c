@@ -95,11 +95,6 @@ static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, ge
     if (path == GEMM__CPU_PATH_TILE) {
         gemm__clear_error();
         uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
-    } else if (path == GEMM__CPU_PATH_SMALL) {
-        gemm__cpu_small_args sa;
-        gemm__clear_error();
-        gemm__cpu_small_setup(&sa, &p, p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta);
-        gemm__cpu_small_run(uk, &sa, 1, p.ars, gemm__cpu_small_panel_rows(&p, es), es);
     } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         gemm__clear_error();

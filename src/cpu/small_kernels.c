@@ -14,7 +14,7 @@
        vectors   tile (vectors x columns)   accumulators
        1         1 x 8                       8
        2         2 x 8                      16
-       3         3 x 8                      24
+       3         2 x 8, then 1 x 8          16, 8
        4         4 x 4                      16
 
    Measured on the 2-core EPYC (Zen 5), 1 thread: 4 x 6 (24 accumulators)
@@ -88,7 +88,17 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
     }
 }
 
-/* Per column j of a tile of V vectors (V = 1..4 in the names: each
+/* The vectors of the next row block of `rows` rows: up to four, and
+   three as two (a 2-vector block, then a 1-vector one: a fourth class of
+   tile would cost every program that includes the header more compile
+   time than it saves). */
+static int64_t gemm__cpu_small_vecs(int64_t rows, int64_t vl)
+{
+    int64_t v = (rows + vl - 1) / vl;
+    return v >= 4 ? 4 : v == 3 ? 2 : v;
+}
+
+/* Per column j of a tile of V vectors (V = 1, 2, 4 in the names: each
    class's code names only its own accumulators, so the compiler has no
    dead ones to remove): its accumulators and offset into B (columns past
    nw re-read column nw-1), its k step (a broadcast of B, one FMA per
@@ -97,15 +107,12 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
 #define GEMM__CPU_SK_OFF(j) const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
 #define GEMM__CPU_SK_DECL1(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_OFF(j)
 #define GEMM__CPU_SK_DECL2(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_OFF(j)
-#define GEMM__CPU_SK_DECL3(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_OFF(j)
 #define GEMM__CPU_SK_DECL4(j, P)                                                                        \
     GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_D(j, 3, P)     \
     GEMM__CPU_SK_OFF(j)
 #define GEMM__CPU_SK_F(j, t, P) s##t##_##j = P##_FMA(a##t, bv, s##t##_##j);
 #define GEMM__CPU_SK_STEP1(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) }
 #define GEMM__CPU_SK_STEP2(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) }
-#define GEMM__CPU_SK_STEP3(j, P)                                                                        \
-    { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) GEMM__CPU_SK_F(j, 2, P) }
 #define GEMM__CPU_SK_STEP4(j, P)                                                                        \
     {                                                                                                   \
         P##_V bv = P##_SET1(bq[o##j]);                                                                  \
@@ -133,17 +140,15 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
     }
 #define GEMM__CPU_SK_PUT1(j, P) if ((j) < nw) { GEMM__CPU_SK_L(j, 0, P) }
 #define GEMM__CPU_SK_PUT2(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_L(j, 1, P) }
-#define GEMM__CPU_SK_PUT3(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_L(j, 2, P) }
 #define GEMM__CPU_SK_PUT4(j, P)                                                                         \
     if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_W(j, 2, P) GEMM__CPU_SK_L(j, 3, P) }
 /* The vectors of A at one k: whole ones, the last (when partial) through
    the mask of its ml rows. */
-#define GEMM__CPU_SK_A1(P) P##_V a0 = FULL ? P##_LOAD(ap) : P##_LOADM(ap, ml);
-#define GEMM__CPU_SK_A2(P) P##_V a0 = P##_LOAD(ap), a1 = FULL ? P##_LOAD(ap + P##_VL) : P##_LOADM(ap + P##_VL, ml);
-#define GEMM__CPU_SK_A3(P) P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = FULL ? P##_LOAD(ap + 2 * P##_VL) : P##_LOADM(ap + 2 * P##_VL, ml);
+#define GEMM__CPU_SK_A1(P) P##_V a0 = P##_LOADM(ap, ml);
+#define GEMM__CPU_SK_A2(P) P##_V a0 = P##_LOAD(ap), a1 = P##_LOADM(ap + P##_VL, ml);
 #define GEMM__CPU_SK_A4(P)                                                                              \
     P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = P##_LOAD(ap + 2 * P##_VL),               \
-          a3 = FULL ? P##_LOAD(ap + 3 * P##_VL) : P##_LOADM(ap + 3 * P##_VL, ml);
+          a3 = P##_LOADM(ap + 3 * P##_VL, ml);
 
 /* The tiles of one row block of V vectors (rows i0 .. i0 + mb - 1, the
    last vector ml of them), NR = the count of REP columns each, across all
@@ -153,11 +158,8 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
    EPYC): each class's macros name only its own accumulators, and partial
    vectors of C go through masks, for that. */
 #define GEMM__CPU_SK_BLOCK(P, V, REP, NR)                                                               \
-    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, V, REP, NR, 1)                                              \
-    else GEMM__CPU_SK_TILES(P, V, REP, NR, 0)
-#define GEMM__CPU_SK_TILES(P, V, REP, NR, FF)                                                           \
     {                                                                                                   \
-        const int FULL = FF;                                                                            \
+        const int FULL = ml == P##_VL;                                                                  \
         const P##_T *ab = a + i0;                                                                       \
         P##_T *cb = c + i0;                                                                             \
         int64_t j0, p, qa, qb;                                                                          \
@@ -189,11 +191,14 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
         const int64_t span_a = ((k - 1) * as + m) * (int64_t)sizeof(P##_T);                             \
         const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
         const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
-        int64_t member, per_tile = 0, i0;                                                               \
+        int64_t member, per_tile = 0, i0, vecs = 1, ml;                                                 \
         gemm__cpu_small_next nx = {{0, 0, 0}, {0, 0, 0}, 3}; /* nothing ahead until a member sets it */ \
         if (s->ahead) { /* the lines of a member over its tiles */                                      \
             int64_t tiles = 0;                                                                          \
-            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) tiles += (n + (m - i0 > 3 * P##_VL ? 3 : 7)) / (m - i0 > 3 * P##_VL ? 4 : 8); \
+            for (i0 = 0; i0 < m; i0 += vecs * P##_VL) {                                                 \
+                vecs = gemm__cpu_small_vecs(m - i0, P##_VL);                                            \
+                tiles += vecs == 4 ? (n + 3) / 4 : (n + 7) / 8;                                         \
+            }                                                                                           \
             per_tile = ((span_a + span_b + span_c) / 64 + 6 + tiles - 1) / tiles;                       \
         }                                                                                               \
         for (member = 0; member < count; member++) {                                                    \
@@ -202,13 +207,12 @@ static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
             P##_T *GEMM__RESTRICT c = (P##_T *)s->c + member * s->sc;                                   \
             const int ahead = s->ahead && member + 1 < count;                                           \
             if (ahead) gemm__cpu_small_next_set(&nx, a + s->sa, span_a, b + s->sb, span_b, c + s->sc, span_c); \
-            for (i0 = 0; i0 < m; i0 += 4 * P##_VL) {                                                    \
-                const int64_t mb = m - i0 < 4 * P##_VL ? m - i0 : 4 * P##_VL;                           \
-                const int64_t vecs = (mb + P##_VL - 1) / P##_VL, ml = mb - (vecs - 1) * P##_VL;         \
+            for (i0 = 0; i0 < m; i0 += vecs * P##_VL) {                                                 \
+                vecs = gemm__cpu_small_vecs(m - i0, P##_VL);                                            \
+                ml = (m - i0 < vecs * P##_VL ? m - i0 : vecs * P##_VL) - (vecs - 1) * P##_VL;           \
                 switch (vecs) {                                                                         \
                 case 1: GEMM__CPU_SK_BLOCK(P, 1, GEMM__CPU_REP8, 8) break;                              \
-                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                          \
-                case 3: GEMM__CPU_SK_BLOCK(P, 3, GEMM__CPU_REP8, 8) break;                              \
+                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                              \
                 default: GEMM__CPU_SK_BLOCK(P, 4, GEMM__CPU_REP4, 4) break;                             \
                 }                                                                                       \
             }                                                                                           \
