@@ -4405,7 +4405,10 @@ GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa,
    over the threads as a single call is. A thread running whole members
    takes the single call's path (chosen once for the batch: it depends on
    the shape and alpha alone) without its per-call checks, and brings the
-   next member into cache while it computes the current one.
+   next member into cache while it computes the current one. Members of
+   m, n, k each at most 64 take the small path instead (small_kernels.c):
+   a thread's share of strided members in one kernel call, with the direct
+   kernel's arithmetic, so the single call's bits.
 
    A batch stops at its first failing member: the members before it are
    written, it and those after it are not, and the detail says so. Members
