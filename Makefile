@@ -80,10 +80,10 @@ test-build: ## the headers as C99 and C++, one or two units, GEMM_STATIC, symbol
 test-cpu-asan: $(B)/test_cpu_asan ## the CPU battery under the sanitizers
 	./$(B)/test_cpu_asan
 
-$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
+$(B)/test_cpu: tests/test_cpu.c tests/cpu_edge_tests.h tests/cpu_small_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
-$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
+$(B)/test_cpu_asan: tests/test_cpu.c tests/cpu_edge_tests.h tests/cpu_small_tests.h tests/battery.h tests/battery_complex.h tests/cpu_sbgemm_tests.h $(HEADERS) | $(B)
 	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # clang's UBSan also checks pointer arithmetic (no pointer formed outside a
@@ -157,7 +157,7 @@ clean: ## remove build/
 # `make bench-tiny` (libxsmm: Debian's libxsmm-dev, a static library).
 TEST_SUITES += test-aarch64 test-cpu-builds test-cpu-valgrind
 DEPS_GROUPS += cpu
-.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny bench-sbgemm cpu-host test-cpu-clang-san
+.PHONY: test-aarch64 test-cpu-builds test-cpu-valgrind bench-ladder bench-tiny bench-sbgemm cpu-host cpu-small-bin test-cpu-clang-san
 
 LIBXSMM_LIB := $(firstword $(wildcard /usr/lib/libxsmm.a /usr/lib/*/libxsmm.a /usr/local/lib/libxsmm.a))
 ifneq ($(LIBXSMM_LIB),)
@@ -196,6 +196,20 @@ cpu-host: ## build the binaries bench/gpu/cpu_host.sh carries to the GPU machine
 	$(CC) -std=c99 -O2 $(WARN) bench/cpu_tune.c -o $(CPU_HOST_BIN)/cpu_tune $(BENCH_CPU_PEER) $(LDLIBS)
 	@git rev-parse HEAD >$(CPU_HOST_BIN)/commit.txt 2>/dev/null || true
 	@echo "carry $(CPU_HOST_BIN); on the device, from the repository root: sh bench/gpu/cpu_host.sh"
+
+# The binaries bench/gpu/cpu_small.sh runs on the GPU machines' host CPU
+# (small products and small batches at 1 thread), in .gpu/cpu_small
+# (CPU_SMALL_BIN=... elsewhere): plain -O2, no -march, as cpu-host.
+CPU_SMALL_BIN := .gpu/cpu_small
+cpu-small-bin: ## build the binaries bench/gpu/cpu_small.sh carries to the GPU machines' host CPU (.gpu/cpu_small)
+	@sh tests/deps.sh bench
+	@mkdir -p $(CPU_SMALL_BIN)
+	$(CC) -std=c99 -O2 $(WARN) tests/test_cpu.c -o $(CPU_SMALL_BIN)/test_cpu $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) tests/test_batch.c -o $(CPU_SMALL_BIN)/test_batch $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_tiny.c -o $(CPU_SMALL_BIN)/bench_tiny $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
+	$(CC) -std=c99 -O2 $(WARN) bench/bench_batch.c -o $(CPU_SMALL_BIN)/bench_batch -ldl $(LDLIBS)
+	@git rev-parse HEAD >$(CPU_SMALL_BIN)/commit.txt 2>/dev/null || true
+	@echo "carry $(CPU_SMALL_BIN); on the device, from the repository root: sh bench/gpu/cpu_small.sh"
 
 test-aarch64: ## the CPU backend built for aarch64, run under qemu (NEON, scalar)
 	sh tests/test_aarch64.sh

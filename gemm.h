@@ -599,6 +599,7 @@ typedef struct gemm__hooks {
     int64_t cpu_complex_panel; /* CPU complex calls: bytes of the expanded panel of a (cpu/complex.c) */
     int cpu_complex_kb;       /* CPU complex calls: columns of a per panel */
     int cpu_strip_copy;       /* CPU direct path: 1 = copy op(a)'s aliasing rows on any CPU, 2 = never */
+    int cpu_batch_ahead;      /* CPU batches: 1 = each member brings the next into cache whatever the size, 2 = never */
     int cl_break_kernel;      /* OpenCL: every tuned kernel computes a wrong result */
     int cl_fail_alloc;        /* OpenCL: the Nth host or device allocation from now fails, once (1 = the next) */
     size_t mpi_stage_bytes;   /* MPI: bytes per staged message chunk */

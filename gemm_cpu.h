@@ -485,6 +485,14 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
 #define GEMM__CPU_PREFETCH(p) ((void)0)
 #endif
 
+/* A function whose large stack frame must not land in its callers' (a
+   16 KiB panel in the frame of every small call cost 13 ns at 8^3 fp64). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GEMM__CPU_NOINLINE __attribute__((noinline))
+#else
+#define GEMM__CPU_NOINLINE
+#endif
+
 #if defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER)
 #define GEMM__RESTRICT __restrict
 #else
@@ -540,16 +548,36 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 typedef void (*gemm__cpu_copy_rows_fn)(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,
                                        int64_t es);
 
+/* A small product for the small path's kernels (small_kernels.c), or a
+   run of `count` of them: C (m x n, column-major, ldc) = alpha * op(a) *
+   op(b) + beta * C, op(a)'s column p at a + p*as (its rows contiguous),
+   op(b)'s element (p, j) at b[p*bp + j*bj]; member i's a, b and c lie
+   sa, sb and sc elements past member 0's. Strides count elements. ahead:
+   each member brings the next one's operands into cache first (members
+   that stream from memory). */
+typedef struct gemm__cpu_small_args {
+    int64_t m, n, k;
+    const void *a, *b;
+    void *c;
+    int64_t as, bp, bj, ldc;
+    int64_t sa, sb, sc;
+    double alpha, beta;
+    int ahead;
+} gemm__cpu_small_args;
+typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count);
+
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, its A packer, and its copy of a
-   transposed op(a) into a panel. */
+   partial tiles of unpacked operands, its A packer, its copy of a
+   transposed op(a) into a panel, and its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
     gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
+    gemm__cpu_small_fn small;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -1347,6 +1375,242 @@ GEMM__CPU_UKERNELS(gemm__cpu_neon_d, , GEMM__CPU_N_D, GEMM__CPU_REP12, 12)
 static int gemm__cpu_has_neon(void) { return 1; }
 #endif
 /* <<cpu ukernel_neon */
+/* >>cpu small_kernels: src/cpu/small_kernels.c */
+/* The small path's kernels: a whole product of at most 64 x 64 x 64 (or a
+   run of such products, a batch's members) in one call, on the caller's
+   matrices where they are: no packing, no panel, no call per tile.
+
+   The direct path runs one MR x NR tile per call of the micro-kernel
+   through a pointer, with the tile's set-up each time, and its one tile
+   shape (on AVX-512 two vectors by 8 columns) fits neither the smallest
+   products (an 8- or 16-row C fills a quarter or half of it) nor the
+   largest here (its 8 columns leave a 32-row fp64 C's last tile a
+   quarter full). These kernels walk C in row blocks of up to four vectors
+   and give each block the register tile of its size class, chosen by how
+   many vectors its rows need:
+
+       vectors   tile (vectors x columns)   accumulators
+       1         1 x 8                       8
+       2         2 x 8                      16
+       3         2 x 8, then 1 x 8          16, 8
+       4         4 x 4                      16
+
+   Measured on the 2-core EPYC (Zen 5), 1 thread: 4 x 6 (24 accumulators)
+   left n = 32's last tile with 2 of its 6 columns (fp64 32^3 608 ns, 4 x 4
+   552); 1 x 16 for one-vector rows lost to 1 x 8 (fp32 16^3 84 against 71
+   ns). The last vector of a block, when partial, moves only its rows
+   (masked loads and stores); a block whose last vector is whole takes
+   plain moves. Columns past the last re-read B's last column and are not
+   stored.
+
+   Both transposes of B are read in place (B's element (p, j) at
+   b[p*bp + j*bj] through one row pointer and a column offset per column,
+   so each broadcast is a single addressed load), and op(a) when its
+   columns are contiguous (as, canonical "N"); a transposed op(a) is first
+   copied into a panel (driver.c: from 32^3 on; smaller ones take the
+   direct path). The arithmetic is the direct kernel's term for
+   term: each element's sum runs over k in order from zero with one FMA per
+   term, then alpha*sum, then beta*C added (beta == 1: an add; beta == 0: C
+   is not read; alpha == 1 skips its exact multiply), so a product has
+   the same bits on either path.
+
+   `count` products run in one call, member i's operands `sa`, `sb`, `sc`
+   elements past member 0's (a batch's strided members: no call, no
+   checks and no set-up per member). */
+
+#include <stdint.h>
+
+#define GEMM__CPU_REP4(X, P) X(0, P) X(1, P) X(2, P) X(3, P)
+/* A partial vector of C stored through its mask (the direct kernel's
+   plain narrower moves, which a later load can forward from, take a
+   branch per width in every column: they made the small kernels' code
+   half as large again, and slower to compile) */
+#define GEMM__CPU_Z_S_STOREM(p, v, n) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (unsigned)(n)) - 1u), v)
+#define GEMM__CPU_Z_D_STOREM(p, v, n) _mm512_mask_storeu_pd(p, (__mmask8)((1u << (unsigned)(n)) - 1u), v)
+
+#if defined(GEMM__CPU_X86)
+
+/* The next member's operands, brought into cache a few lines per tile
+   while the current member is computed: three spans (a, b, c; c for
+   writing), a cursor through them. Only addresses inside the spans are
+   formed. */
+typedef struct gemm__cpu_small_next {
+    uintptr_t at[3], end[3];
+    int part;
+} gemm__cpu_small_next;
+
+static void gemm__cpu_small_next_set(gemm__cpu_small_next *nx, const void *a, int64_t sa, const void *b, int64_t sb,
+                                     const void *c, int64_t sc)
+{
+    nx->at[0] = (uintptr_t)a & ~(uintptr_t)63;
+    nx->end[0] = (uintptr_t)a + (uintptr_t)sa;
+    nx->at[1] = (uintptr_t)b & ~(uintptr_t)63;
+    nx->end[1] = (uintptr_t)b + (uintptr_t)sb;
+    nx->at[2] = (uintptr_t)c & ~(uintptr_t)63;
+    nx->end[2] = (uintptr_t)c + (uintptr_t)sc;
+    nx->part = 0;
+}
+
+static void gemm__cpu_small_next_lines(gemm__cpu_small_next *nx, int64_t lines)
+{
+    for (; lines > 0 && nx->part < 3; lines--) {
+        int x = nx->part;
+        if (x == 2) __builtin_prefetch((const void *)nx->at[x], 1, 3);
+        else __builtin_prefetch((const void *)nx->at[x], 0, 3);
+        nx->at[x] += 64;
+        if (nx->at[x] >= nx->end[x]) nx->part++;
+    }
+}
+
+/* The vectors of the next row block of `rows` rows: up to four, and
+   three as two (a 2-vector block, then a 1-vector one: a fourth class of
+   tile would cost every program that includes the header more compile
+   time than it saves). */
+static int64_t gemm__cpu_small_vecs(int64_t rows, int64_t vl)
+{
+    int64_t v = (rows + vl - 1) / vl;
+    return v >= 4 ? 4 : v == 3 ? 2 : v;
+}
+
+/* Per column j of a tile of V vectors (V = 1, 2, 4 in the names: each
+   class's code names only its own accumulators, so the compiler has no
+   dead ones to remove): its accumulators and offset into B (columns past
+   nw re-read column nw-1), its k step (a broadcast of B, one FMA per
+   vector), and its store. */
+#define GEMM__CPU_SK_D(j, t, P) P##_V s##t##_##j = P##_ZERO();
+#define GEMM__CPU_SK_OFF(j) const int64_t o##j = ((j) < nw ? (j) : nw - 1) * bj;
+#define GEMM__CPU_SK_DECL1(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_DECL2(j, P) GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_DECL4(j, P)                                                                        \
+    GEMM__CPU_SK_D(j, 0, P) GEMM__CPU_SK_D(j, 1, P) GEMM__CPU_SK_D(j, 2, P) GEMM__CPU_SK_D(j, 3, P)     \
+    GEMM__CPU_SK_OFF(j)
+#define GEMM__CPU_SK_F(j, t, P) s##t##_##j = P##_FMA(a##t, bv, s##t##_##j);
+#define GEMM__CPU_SK_STEP1(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) }
+#define GEMM__CPU_SK_STEP2(j, P) { P##_V bv = P##_SET1(bq[o##j]); GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) }
+#define GEMM__CPU_SK_STEP4(j, P)                                                                        \
+    {                                                                                                   \
+        P##_V bv = P##_SET1(bq[o##j]);                                                                  \
+        GEMM__CPU_SK_F(j, 0, P) GEMM__CPU_SK_F(j, 1, P) GEMM__CPU_SK_F(j, 2, P) GEMM__CPU_SK_F(j, 3, P) \
+    }
+/* C's vector t of column j from its sum: alpha*sum, then beta*C added
+   (the direct kernel's epilogue; alpha == 1 skips its exact multiply);
+   a whole vector, or (the last, when it is partial) ml rows. */
+#define GEMM__CPU_SK_W(j, t, P)                                                                         \
+    {                                                                                                   \
+        P##_T *cv = ct + (j) * ldc + (t) * P##_VL;                                                      \
+        P##_V r = alpha == 1 ? s##t##_##j : P##_MUL(s##t##_##j, va);                                    \
+        if (beta == 1) r = P##_ADD(P##_LOAD(cv), r);                                                    \
+        else if (beta != 0) r = P##_FMA(vb, P##_LOAD(cv), r);                                          \
+        P##_STORE(cv, r);                                                                               \
+    }
+#define GEMM__CPU_SK_L(j, t, P)                                                                         \
+    if (FULL) GEMM__CPU_SK_W(j, t, P)                                                                   \
+    else {                                                                                              \
+        P##_T *cv = ct + (j) * ldc + (t) * P##_VL;                                                      \
+        P##_V r = alpha == 1 ? s##t##_##j : P##_MUL(s##t##_##j, va);                                    \
+        if (beta == 1) r = P##_ADD(P##_LOADM(cv, ml), r);                                               \
+        else if (beta != 0) r = P##_FMA(vb, P##_LOADM(cv, ml), r);                                     \
+        P##_STOREM(cv, r, ml);                                                                          \
+    }
+#define GEMM__CPU_SK_PUT1(j, P) if ((j) < nw) { GEMM__CPU_SK_L(j, 0, P) }
+#define GEMM__CPU_SK_PUT2(j, P) if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_L(j, 1, P) }
+#define GEMM__CPU_SK_PUT4(j, P)                                                                         \
+    if ((j) < nw) { GEMM__CPU_SK_W(j, 0, P) GEMM__CPU_SK_W(j, 1, P) GEMM__CPU_SK_W(j, 2, P) GEMM__CPU_SK_L(j, 3, P) }
+/* The vectors of A at one k: whole ones, the last (when partial) through
+   the mask of its ml rows (a masked load of a whole vector, streaming from
+   memory, made fp32 16^3 x 10,000 batches 1.3-1.7x slower on the EPYC). */
+#define GEMM__CPU_SK_A1(P) P##_V a0 = FULL ? P##_LOAD(ap) : P##_LOADM(ap, ml);
+#define GEMM__CPU_SK_A2(P) P##_V a0 = P##_LOAD(ap), a1 = FULL ? P##_LOAD(ap + P##_VL) : P##_LOADM(ap + P##_VL, ml);
+#define GEMM__CPU_SK_A4(P)                                                                              \
+    P##_V a0 = P##_LOAD(ap), a1 = P##_LOAD(ap + P##_VL), a2 = P##_LOAD(ap + 2 * P##_VL),               \
+          a3 = FULL ? P##_LOAD(ap + 3 * P##_VL) : P##_LOADM(ap + 3 * P##_VL, ml);
+
+/* The tiles of one row block of V vectors (rows i0 .. i0 + mb - 1, the
+   last vector ml of them), NR = the count of REP columns each, across all
+   n columns of C; compiled twice, for a whole last vector (plain moves)
+   and a partial one (masked). The small kernels cost every program that
+   includes the header about 1 s more of gcc -O2 -g (2.9 -> 3.9 s on the
+   EPYC): each class's macros name only its own accumulators, and partial
+   vectors of C go through masks, for that. */
+#define GEMM__CPU_SK_BLOCK(P, V, REP, NR)                                                               \
+    if (ml == P##_VL) GEMM__CPU_SK_TILES(P, V, REP, NR, 1)                                              \
+    else GEMM__CPU_SK_TILES(P, V, REP, NR, 0)
+#define GEMM__CPU_SK_TILES(P, V, REP, NR, FF)                                                           \
+    {                                                                                                   \
+        const int FULL = FF;                                                                            \
+        const P##_T *ab = a + i0;                                                                       \
+        P##_T *cb = c + i0;                                                                             \
+        int64_t j0, p, qa, qb;                                                                          \
+        for (j0 = 0; j0 < n; j0 += NR) {                                                                \
+            const int64_t nw = n - j0 < NR ? n - j0 : NR;                                               \
+            const P##_T *bt = b + j0 * bj;                                                              \
+            P##_T *ct = cb + j0 * ldc;                                                                  \
+            REP(GEMM__CPU_SK_DECL##V, P)                                                                \
+            if (ahead) gemm__cpu_small_next_lines(&nx, per_tile);                                       \
+            /* offsets, not running pointers: no pointer past an operand's last element */              \
+            for (p = 0, qa = 0, qb = 0; p < k; p++, qa += as, qb += bp) {                               \
+                const P##_T *ap = ab + qa, *bq = bt + qb;                                               \
+                GEMM__CPU_SK_A##V(P)                                                                    \
+                REP(GEMM__CPU_SK_STEP##V, P)                                                            \
+            }                                                                                           \
+            {                                                                                           \
+                P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                        \
+                REP(GEMM__CPU_SK_PUT##V, P)                                                             \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#define GEMM__CPU_SMALL_KERNEL(NAME, ATTR, P)                                                           \
+    static ATTR void NAME(const gemm__cpu_small_args *s, int64_t count)                                 \
+    {                                                                                                   \
+        const int64_t m = s->m, n = s->n, k = s->k, as = s->as, bp = s->bp, bj = s->bj, ldc = s->ldc;   \
+        const P##_T alpha = (P##_T)s->alpha, beta = (P##_T)s->beta;                                     \
+        /* the bytes each operand spans, from its first element to its last */                         \
+        const int64_t span_a = ((k - 1) * as + m) * (int64_t)sizeof(P##_T);                             \
+        const int64_t span_b = ((k - 1) * bp + (n - 1) * bj + 1) * (int64_t)sizeof(P##_T);              \
+        const int64_t span_c = ((n - 1) * ldc + m) * (int64_t)sizeof(P##_T);                            \
+        int64_t member, per_tile = 0, i0, vecs = 1, ml;                                                 \
+        gemm__cpu_small_next nx = {{0, 0, 0}, {0, 0, 0}, 3}; /* nothing ahead until a member sets it */ \
+        if (s->ahead) { /* the lines of a member over its tiles */                                      \
+            int64_t tiles = 0;                                                                          \
+            for (i0 = 0; i0 < m; i0 += vecs * P##_VL) {                                                 \
+                vecs = gemm__cpu_small_vecs(m - i0, P##_VL);                                            \
+                tiles += vecs == 4 ? (n + 3) / 4 : (n + 7) / 8;                                         \
+            }                                                                                           \
+            per_tile = ((span_a + span_b + span_c) / 64 + 6 + tiles - 1) / tiles;                       \
+        }                                                                                               \
+        for (member = 0; member < count; member++) {                                                    \
+            const P##_T *GEMM__RESTRICT a = (const P##_T *)s->a + member * s->sa;                       \
+            const P##_T *GEMM__RESTRICT b = (const P##_T *)s->b + member * s->sb;                       \
+            P##_T *GEMM__RESTRICT c = (P##_T *)s->c + member * s->sc;                                   \
+            const int ahead = s->ahead && member + 1 < count;                                           \
+            if (ahead) gemm__cpu_small_next_set(&nx, a + s->sa, span_a, b + s->sb, span_b, c + s->sc, span_c); \
+            for (i0 = 0; i0 < m; i0 += vecs * P##_VL) {                                                 \
+                vecs = gemm__cpu_small_vecs(m - i0, P##_VL);                                            \
+                ml = (m - i0 < vecs * P##_VL ? m - i0 : vecs * P##_VL) - (vecs - 1) * P##_VL;           \
+                switch (vecs) {                                                                         \
+                case 1: GEMM__CPU_SK_BLOCK(P, 1, GEMM__CPU_REP8, 8) break;                              \
+                case 2: GEMM__CPU_SK_BLOCK(P, 2, GEMM__CPU_REP8, 8) break;                              \
+                default: GEMM__CPU_SK_BLOCK(P, 4, GEMM__CPU_REP4, 4) break;                             \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic push /* g++ 12's false alarm in its own AVX-512 casts (ukernel_x86.c) */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_s_small, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_d_small, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+#pragma GCC diagnostic pop
+#else
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_s_small, GEMM__CPU_AVX512, GEMM__CPU_Z_S)
+GEMM__CPU_SMALL_KERNEL(gemm__cpu_avx512_d_small, GEMM__CPU_AVX512, GEMM__CPU_Z_D)
+#endif
+
+#endif
+/* <<cpu small_kernels */
 /* >>cpu kernel_select: src/cpu/kernel_select.c */
 /* Which micro-kernels a call runs: the instruction sets this build has,
    best first, and the first the CPU supports (or the one a test forces).
@@ -1377,9 +1641,9 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows},                                        \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small},            \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small}}
 
 /* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
    (ukernel_x86.c); the others copy element by element, four rows at once. */
@@ -1389,6 +1653,15 @@ typedef struct gemm__cpu_isa {
 #define gemm__cpu_neon_d_rows gemm__cpu_copy_rows
 #define gemm__cpu_scalar_s_rows gemm__cpu_copy_rows
 #define gemm__cpu_scalar_d_rows gemm__cpu_copy_rows
+
+/* Whole small products in one kernel (small_kernels.c): AVX-512 has them;
+   the others run such products on the direct path. */
+#define gemm__cpu_avx2_s_small NULL
+#define gemm__cpu_avx2_d_small NULL
+#define gemm__cpu_neon_s_small NULL
+#define gemm__cpu_neon_d_small NULL
+#define gemm__cpu_scalar_s_small NULL
+#define gemm__cpu_scalar_d_small NULL
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -2332,6 +2605,9 @@ static void gemm__cpu_packed_task(void *arg, int tid)
    Paths, from the shape and alpha alone (gemm__cpu_path): up to 8
    multiply-adds (2x2x2) plain loops; one tile the direct kernel called
    once; up to 128^3 the direct path (direct.c); beyond, the packed path.
+   A batch's members of m, n, k each up to 64 take the small path instead
+   (gemm__cpu_small_fits): the ISA's small kernel (small_kernels.c; AVX-512
+   has one) for several whole members per call.
    The fixed cost of a small call is the argument checks (an inlined common
    case) and little more.
 
@@ -2520,7 +2796,76 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
 }
 
 /* The paths a product takes, chosen by gemm__cpu_path. */
-enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_SMALL, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+
+/* The small path's bounds: each of m, n, k at most 64 (small_kernels.c). */
+#define GEMM__CPU_SMALL_MAX 64
+
+/* The small path's arguments for a product (p, its canonical a, b and C,
+   alpha and beta), one member; the caller sets the members' strides. */
+static void gemm__cpu_small_setup(gemm__cpu_small_args *s, const gemm__problem *p, const void *a, const void *b,
+                                  void *C, double alpha, double beta)
+{
+    s->m = p->m;
+    s->n = p->n;
+    s->k = p->k;
+    s->a = a;
+    s->b = b;
+    s->c = C;
+    s->as = p->acs;
+    s->bp = p->brs;
+    s->bj = p->bcs;
+    s->ldc = p->ldc;
+    s->sa = s->sb = s->sc = 0;
+    s->alpha = alpha;
+    s->beta = beta;
+    s->ahead = 0;
+}
+
+/* The small path's panel for a transposed op(a): m rows rounded up to a
+   cache line, by k (0: op(a) is read in place). */
+static int64_t gemm__cpu_small_panel_rows(const gemm__problem *p, int64_t es)
+{
+    return p->ars == 1 ? 0 : gemm__cpu_round_up(p->m, 64 / es);
+}
+
+/* Whether a transposed op(a) takes the small path (copied into a panel)
+   rather than the direct one: from 32^3 on. Below, the copy of the whole
+   op(a) first gained nothing over the direct path's row blocks (EPYC, 1
+   thread, TT, one run each: fp32 8^3 66 ns against 54-57 on the direct
+   path, 16^3 98-104 against 99-101; at 32^3 369-376 against 381-388). */
+#define GEMM__CPU_SMALL_COPY_MIN 32768
+
+/* The small path's members with a transposed op(a) (rows contiguous, ars
+   apart): each copied into a panel of contiguous columns, as the direct
+   path copies it (the same values: the same bits), then its product. */
+static GEMM__CPU_NOINLINE void gemm__cpu_small_run_panel(const gemm__cpu_microkernel *uk,
+                                                         const gemm__cpu_small_args *s, int64_t count, int64_t ars,
+                                                         int64_t w, int64_t es)
+{
+    double panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+    gemm__cpu_small_args one;
+    int64_t i;
+    one = *s;
+    one.as = w;
+    one.sa = 0;
+    one.a = panel;
+    for (i = 0; i < count; i++) {
+        uk->copy_rows((char *)panel, w, (const char *)s->a + i * s->sa * es, ars, s->m, s->k, es);
+        one.b = (const char *)s->b + i * s->sb * es;
+        one.c = (char *)s->c + i * s->sc * es;
+        uk->small(&one, 1);
+    }
+}
+
+/* Runs `count` members of the small path (s: member 0's arguments and the
+   strides between members; w: gemm__cpu_small_panel_rows). */
+static void gemm__cpu_small_run(const gemm__cpu_microkernel *uk, const gemm__cpu_small_args *s, int64_t count,
+                                int64_t ars, int64_t w, int64_t es)
+{
+    if (w) gemm__cpu_small_run_panel(uk, s, count, ars, w, es);
+    else uk->small(s, count);
+}
 
 /* The path of a product that does work (p->work == GEMM__WORK_FULL): from
    its shape and alpha alone, never the thread count, so a batch picks it
@@ -2533,6 +2878,24 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
         GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
         return GEMM__CPU_PATH_TILE;
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
+}
+
+/* Whether a batch's members (the single call's path `path`) take the
+   small path instead: whole products in one kernel call, several members
+   to a call. Only batches: a single call ran as fast on the direct path
+   (EPYC, 1 thread, within 3-4% at 16^3..64^3 for the fastest version of
+   the small kernels, which doubled the header's compile time; the one
+   kept is 5-8% slower alone at fp32 16^3 and 32^3), while a batch saves
+   the call and set-up per member and per tile. The arithmetic is the
+   direct kernel's, so each member keeps the single call's bits. */
+static int gemm__cpu_small_fits(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha,
+                                int path)
+{
+    return (path == GEMM__CPU_PATH_TILE || path == GEMM__CPU_PATH_DIRECT) && uk->small &&
+           p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
+           (p->ars == 1 || (p->m * p->n * p->k >= GEMM__CPU_SMALL_COPY_MIN &&
+                            gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES)) &&
+           gemm__cpu_finite(alpha) && !GEMM__HOOK(cpu_path, 0);
 }
 
 /* The workspace a product takes when it runs alone (one thread), in bytes
@@ -4316,7 +4679,10 @@ GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa,
    over the threads as a single call is. A thread running whole members
    takes the single call's path (chosen once for the batch: it depends on
    the shape and alpha alone) without its per-call checks, and brings the
-   next member into cache while it computes the current one.
+   next member into cache while it computes the current one. Members of
+   m, n, k each at most 64 take the small path instead (small_kernels.c):
+   a thread's share of strided members in one kernel call, with the direct
+   kernel's arithmetic, so the single call's bits.
 
    A batch stops at its first failing member: the members before it are
    written, it and those after it are not, and the detail says so. Members
@@ -4345,6 +4711,7 @@ typedef struct gemm__cpu_batch {
     const gemm__cpu_microkernel *uk; /* the precision's kernels */
     int path;              /* every member's path (gemm__cpu_path) */
     int prefetch;          /* the path walks tiles that can bring the next member in */
+    int ahead;             /* the small path's strided members bring the next one in (gemm__cpu_small_args) */
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
     char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
     size_t ws_bytes;       /*   (NULL: their path needs none) */
@@ -4485,6 +4852,44 @@ static void gemm__cpu_batch_ahead(const gemm__cpu_batch *cb, int64_t i, gemm__cp
     for (x = 0; x < ah->parts; x++) ah->per_tile += ah->runs[x] * (ah->len[x] / 64 + 2);
 }
 
+/* One thread's share of members on the small path: each take of strided
+   members in one call of the small kernel (member i's operands at fixed
+   strides from member 0's), listed members one call each; the kernel's
+   arguments are set up once, here. Such members cannot fail. */
+static void gemm__cpu_batch_small(gemm__cpu_batch *cb)
+{
+    const gemm__problem *p = cb->p;
+    const gemm__batch *bt = cb->bt;
+    gemm__cpu_small_args sa;
+    const char *a, *b;
+    char *c;
+    int64_t i, end, w = gemm__cpu_small_panel_rows(p, cb->es);
+    gemm__cpu_small_setup(&sa, p, NULL, NULL, NULL, cb->alpha, cb->beta);
+    if (!bt->c_list) {
+        sa.sa = bt->stride_a;
+        sa.sb = bt->stride_b;
+        sa.sc = bt->stride_c;
+        sa.ahead = cb->ahead;
+    }
+    while (gemm__cpu_batch_take(cb, &i, &end)) {
+        if (!bt->c_list) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, end - i, p->ars, w, cb->es);
+            continue;
+        }
+        for (; i < end; i++) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, 1, p->ars, w, cb->es);
+        }
+    }
+}
+
 /* One thread's share of the members: taken until none is left, each
    computed as the single call computes it on this thread alone. */
 static void gemm__cpu_batch_task(void *arg, int tid)
@@ -4497,6 +4902,10 @@ static void gemm__cpu_batch_task(void *arg, int tid)
     int64_t i, end;
     gemm_status s;
     if (tid >= cb->threads) return;
+    if (cb->path == GEMM__CPU_PATH_SMALL && !cb->verify) {
+        gemm__cpu_batch_small(cb);
+        return;
+    }
     memset(&jb, 0, sizeof jb);
     jb.p = cb->p;
     jb.es = cb->es;
@@ -4584,7 +4993,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     gemm__cpu_batch cb;
     const gemm__cpu_isa *isa;
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, member_bytes, llc;
-    int want;
+    int want, streams;
     char *raw;
     gemm_status s;
     if (options && options->threads < 0)
@@ -4608,6 +5017,8 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
+    if (p->work == GEMM__WORK_FULL && !cb.verify && gemm__cpu_small_fits(p, cb.uk, cb.es, alpha, cb.path))
+        cb.path = GEMM__CPU_PATH_SMALL;
     /* members of a batch larger than half the last-level cache, which
        stream from memory: one ahead is brought in while the current one
        runs. A batch that fits runs faster without (measured on the 2-core
@@ -4621,8 +5032,18 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
                    (double)cb.es;
     llc = (double)gemm__cpu_cache_sizes().l3;
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
-    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
-                  member_bytes * (double)bt->count > llc / 2;
+    /* The small path's members (at most 64^3) bring the next one in only
+       past the whole last-level cache (EPYC, 32 MiB L3, 1 thread, the
+       fastest rounds of 5 alternated runs each: fp32 16^3 x 10,000 (30
+       MiB) 0.59-0.64 ms without, 1.11-1.14 with; from memory fp64 16^3 x
+       10,000 2.7-3.0 -> 2.0-2.2 ms, fp32 32^3 7.3-11.9 -> 5.4-9.7; fp64
+       32^3 9.7-14.6 -> 11.5-17.3, the one such batch it slowed; on a
+       machine shared with other sessions) */
+    streams = GEMM__HOOK(cpu_batch_ahead, 0) ? GEMM__HOOK(cpu_batch_ahead, 0) == 1
+                                             : member_bytes * (double)bt->count > llc / 2;
+    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) && streams;
+    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && (GEMM__HOOK(cpu_batch_ahead, 0) ? streams
+                                                   : member_bytes * (double)bt->count > llc);
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

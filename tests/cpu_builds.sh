@@ -44,7 +44,7 @@ if have g++; then
 else skip "g++ not installed"; fi
 nvcc=$(command -v nvcc || ls "${CUDA_BIN:-/usr/local/cuda/bin}/nvcc" 2>/dev/null)
 if [ -n "$nvcc" ]; then
-    sed 's|"../gemm.h"|"gemm.h"|; s|"battery.h"|"tests/battery.h"|; s|"battery_complex.h"|"tests/battery_complex.h"|; s|"cpu_edge_tests.h"|"tests/cpu_edge_tests.h"|; s|"cpu_sbgemm_tests.h"|"tests/cpu_sbgemm_tests.h"|' \
+    sed 's|"../gemm.h"|"gemm.h"|; s|"battery.h"|"tests/battery.h"|; s|"battery_complex.h"|"tests/battery_complex.h"|; s|"cpu_edge_tests.h"|"tests/cpu_edge_tests.h"|; s|"cpu_small_tests.h"|"tests/cpu_small_tests.h"|; s|"cpu_sbgemm_tests.h"|"tests/cpu_sbgemm_tests.h"|' \
         tests/test_cpu.c >"$out/test_cpu.cu"
     if "$nvcc" -I. -O2 -Xcompiler -Wall,-Wextra,-Werror "$out/test_cpu.cu" -o "$out/nvcc" >"$out/log" 2>&1; then
         run "nvcc (.cu implementation unit): every kernel" '== kernel scalar' $out/nvcc --quick

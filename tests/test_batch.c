@@ -566,13 +566,17 @@ static void test_batch_c_overlaps(void)
                          X, want, N);
 }
 
-/* Members of more than 16 KiB on the direct path, each bringing the next
-   into cache: every layout and transpose, padded leading dimensions, both
+/* Members of more than 16 KiB, each bringing the next into cache (forced
+   through the hook: this batch fits in any cache), on the small path (the
+   kernel's cursor through the next member's operands) and the direct path
+   (forced): every layout and transpose, padded leading dimensions, both
    forms, 1 and 3 threads, bitwise the single calls'. */
 static void test_prefetched_members(void)
 {
     enum { M = 40, N = 33, K = 47, PAD = 3, MEMBERS = 12 };
-    int p, lay, ta, tb, th, ok = 1;
+    int p, lay, ta, tb, th, path, ok = 1;
+    gemm__test_hooks()->cpu_batch_ahead = 1;
+    for (path = 0; path <= 2; path += 2)
     for (p = 0; p < 2; p++)
         for (lay = 0; lay < 2; lay++)
             for (ta = 0; ta < 2; ta++)
@@ -590,6 +594,7 @@ static void test_prefetched_members(void)
                     battery_fill(&A, &state); battery_fill(&B, &state); battery_fill(&C0, &state);
                     want = battery_buf_copy(&C0);
                     got = battery_buf_copy(&C0);
+                    gemm__test_hooks()->cpu_path = path;
                     for (i = 0; i < MEMBERS; i++)
                         ok = ok && (p ? gemm_dgemm(layout, tra, trb, M, N, K, 0.75, (const double *)elem(&A, i * sa), lda,
                                                    (const double *)elem(&B, i * sb), ldb, -0.5, (double *)elem(&want, i * sc), ldc)
@@ -618,8 +623,61 @@ static void test_prefetched_members(void)
                     battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&C0);
                     battery_buf_free(&want); battery_buf_free(&got);
                 }
-    battery_check(ok, "%d members of %dx%dx%d (over 16 KiB: the next one prefetched), 8 layouts, padded ld, both forms, "
-                      "1 and 3 threads: bitwise the single calls'", MEMBERS, M, N, K);
+    gemm__test_hooks()->cpu_path = 0;
+    gemm__test_hooks()->cpu_batch_ahead = 0;
+    battery_check(ok, "%d members of %dx%dx%d (over 16 KiB: the next one prefetched), small and direct paths, 8 layouts, "
+                      "padded ld, both forms, 1 and 3 threads: bitwise the single calls'", MEMBERS, M, N, K);
+}
+
+/* The small path's members, several per kernel call: shapes across its
+   size classes' edges (m, n, k each 1..65), every layout and transpose,
+   beta = 0 on a C of NaN (not read) and beta = 1.25, strided, on 1
+   thread: bitwise the single calls'. */
+static void test_small_members(void)
+{
+    static const int64_t sizes[] = {1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 49, 63, 64, 65};
+    enum { NS = sizeof sizes / sizeof sizes[0], MEMBERS = 7 };
+    int p, lay, ta, tb, si, ok = 1, cases = 0;
+    gemm_cpu_options one = {1, 0};
+    for (p = 0; p < 2; p++)
+        for (lay = 0; lay < 2; lay++)
+            for (ta = 0; ta < 2; ta++)
+                for (tb = 0; tb < 2; tb++)
+                    for (si = 0; si < NS; si++) {
+                        gemm_precision prec = p ? GEMM_F64 : GEMM_F32;
+                        gemm_layout layout = lay ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR;
+                        gemm_transpose tra = ta ? GEMM_TRANS : GEMM_NO_TRANS, trb = tb ? GEMM_TRANS : GEMM_NO_TRANS;
+                        int64_t M = sizes[si], N = sizes[(si * 5 + 2 + lay) % NS], K = sizes[(si * 3 + 1 + ta + tb) % NS];
+                        int64_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+                        int64_t lda = lay ? ar : ac, ldb = lay ? br : bc, ldc = (lay ? M : N) + 1;
+                        int64_t sa = lda * (lay ? ac : ar), sb = ldb * (lay ? bc : br), sc = ldc * (lay ? N : M), i;
+                        double beta = si % 2 ? 1.25 : 0.0;
+                        uint64_t state = 31 + (uint64_t)si;
+                        battery_buf A = battery_buf_new(prec, (size_t)(sa * MEMBERS)), B = battery_buf_new(prec, (size_t)(sb * MEMBERS));
+                        battery_buf C0 = battery_buf_new(prec, (size_t)(sc * MEMBERS)), want, got;
+                        battery_fill(&A, &state); battery_fill(&B, &state);
+                        if (beta == 0) battery_fill_value(&C0, NAN);
+                        else battery_fill(&C0, &state);
+                        want = battery_buf_copy(&C0);
+                        got = battery_buf_copy(&C0);
+                        for (i = 0; i < MEMBERS; i++)
+                            ok = ok && (p ? gemm_dgemm(layout, tra, trb, M, N, K, 1.0, (const double *)elem(&A, i * sa), lda,
+                                                       (const double *)elem(&B, i * sb), ldb, beta, (double *)elem(&want, i * sc), ldc)
+                                          : gemm_sgemm(layout, tra, trb, M, N, K, 1.0f, (const float *)elem(&A, i * sa), lda,
+                                                       (const float *)elem(&B, i * sb), ldb, (float)beta, (float *)elem(&want, i * sc), ldc)) == GEMM_OK;
+                        ok = ok && (p ? gemm_cpu_dgemm_strided_batched(layout, tra, trb, M, N, K, 1.0, (const double *)A.data, lda, sa,
+                                                                       (const double *)B.data, ldb, sb, beta, (double *)got.data, ldc, sc, MEMBERS, &one)
+                                      : gemm_cpu_sgemm_strided_batched(layout, tra, trb, M, N, K, 1.0f, (const float *)A.data, lda, sa,
+                                                                       (const float *)B.data, ldb, sb, (float)beta, (float *)got.data, ldc, sc, MEMBERS, &one)) == GEMM_OK &&
+                             memcmp(got.data, want.data, battery_buf_bytes(&got)) == 0;
+                        for (i = 0; ok && beta == 0 && i < (int64_t)got.count; i++) /* NaN only in the padding */
+                            ok = (i % sc) % ldc == ldc - 1 || !isnan(battery_get(&got, (size_t)i));
+                        cases++;
+                        battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&C0);
+                        battery_buf_free(&want); battery_buf_free(&got);
+                    }
+    battery_check(ok, "%d strided batches of %d members across the small path's size classes (1..65), 8 layouts, "
+                      "beta 0 on NaN and 1.25, 1 thread: bitwise the single calls'", cases, MEMBERS);
 }
 
 static void test_options(void)
@@ -673,6 +731,7 @@ int main(int argc, char **argv)
     test_member_failures();
     test_batch_c_overlaps();
     test_prefetched_members();
+    test_small_members();
     test_many_tiny();
     battery_both_forms(NULL, "", quick ? 6 : 100, quick ? 100 : 0); /* 0: up to 300 */
     /* every kernel this CPU runs (each has its own tiny kernels, or none),

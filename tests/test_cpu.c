@@ -11,7 +11,9 @@
                              thread-count settings, and the edges of
                              cpu_edge_tests.h (error names, affinity, alpha =
                              Inf, INT64_MAX leading dimensions, exit() while
-                             a threaded call runs); gemm_cpu_sbgemm
+                             a threaded call runs); the small path's kernels
+                             at every size 1..70 against their size classes'
+                             edges (cpu_small_tests.h); gemm_cpu_sbgemm
                              (cpu_sbgemm_tests.h)
    build/test_cpu --quick    a smaller battery, for slow runs (valgrind, qemu)
    build/test_cpu --quick --only-best
@@ -588,6 +590,7 @@ static void test_64bit_offsets(void)
 }
 
 #include "cpu_edge_tests.h"
+#include "cpu_small_tests.h"
 #include "cpu_sbgemm_tests.h"
 
 int main(int argc, char **argv)
@@ -628,6 +631,7 @@ int main(int argc, char **argv)
     if (!smoke) test_huge_leading_dims();
     test_alpha_not_finite(quick);
     test_direct_strip_copy();
+    test_small_path();
 #if defined(TEST_HAVE_PTHREADS) && defined(__linux__)
     test_affinity();
 #endif

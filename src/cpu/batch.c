@@ -9,7 +9,10 @@
    over the threads as a single call is. A thread running whole members
    takes the single call's path (chosen once for the batch: it depends on
    the shape and alpha alone) without its per-call checks, and brings the
-   next member into cache while it computes the current one.
+   next member into cache while it computes the current one. Members of
+   m, n, k each at most 64 take the small path instead (small_kernels.c):
+   a thread's share of strided members in one kernel call, with the direct
+   kernel's arithmetic, so the single call's bits.
 
    A batch stops at its first failing member: the members before it are
    written, it and those after it are not, and the detail says so. Members
@@ -50,6 +53,7 @@ typedef struct gemm__cpu_batch {
     const gemm__cpu_microkernel *uk; /* the precision's kernels */
     int path;              /* every member's path (gemm__cpu_path) */
     int prefetch;          /* the path walks tiles that can bring the next member in */
+    int ahead;             /* the small path's strided members bring the next one in (gemm__cpu_small_args) */
     int64_t tiles;         /* a member's MR x NR tiles (the direct path) */
     char *ws;              /* threads taking whole members: thread t's workspace at ws + t*ws_bytes */
     size_t ws_bytes;       /*   (NULL: their path needs none) */
@@ -190,6 +194,44 @@ static void gemm__cpu_batch_ahead(const gemm__cpu_batch *cb, int64_t i, gemm__cp
     for (x = 0; x < ah->parts; x++) ah->per_tile += ah->runs[x] * (ah->len[x] / 64 + 2);
 }
 
+/* One thread's share of members on the small path: each take of strided
+   members in one call of the small kernel (member i's operands at fixed
+   strides from member 0's), listed members one call each; the kernel's
+   arguments are set up once, here. Such members cannot fail. */
+static void gemm__cpu_batch_small(gemm__cpu_batch *cb)
+{
+    const gemm__problem *p = cb->p;
+    const gemm__batch *bt = cb->bt;
+    gemm__cpu_small_args sa;
+    const char *a, *b;
+    char *c;
+    int64_t i, end, w = gemm__cpu_small_panel_rows(p, cb->es);
+    gemm__cpu_small_setup(&sa, p, NULL, NULL, NULL, cb->alpha, cb->beta);
+    if (!bt->c_list) {
+        sa.sa = bt->stride_a;
+        sa.sb = bt->stride_b;
+        sa.sc = bt->stride_c;
+        sa.ahead = cb->ahead;
+    }
+    while (gemm__cpu_batch_take(cb, &i, &end)) {
+        if (!bt->c_list) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, end - i, p->ars, w, cb->es);
+            continue;
+        }
+        for (; i < end; i++) {
+            gemm__cpu_member(cb, i, &a, &b, &c);
+            sa.a = a;
+            sa.b = b;
+            sa.c = c;
+            gemm__cpu_small_run(cb->uk, &sa, 1, p->ars, w, cb->es);
+        }
+    }
+}
+
 /* One thread's share of the members: taken until none is left, each
    computed as the single call computes it on this thread alone. */
 static void gemm__cpu_batch_task(void *arg, int tid)
@@ -202,6 +244,10 @@ static void gemm__cpu_batch_task(void *arg, int tid)
     int64_t i, end;
     gemm_status s;
     if (tid >= cb->threads) return;
+    if (cb->path == GEMM__CPU_PATH_SMALL && !cb->verify) {
+        gemm__cpu_batch_small(cb);
+        return;
+    }
     memset(&jb, 0, sizeof jb);
     jb.p = cb->p;
     jb.es = cb->es;
@@ -289,7 +335,7 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     gemm__cpu_batch cb;
     const gemm__cpu_isa *isa;
     double flops = 2.0 * (double)p->m * (double)p->n * (double)p->k, member_bytes, llc;
-    int want;
+    int want, streams;
     char *raw;
     gemm_status s;
     if (options && options->threads < 0)
@@ -313,6 +359,8 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     cb.verify = options && options->verify;
     cb.es = (int64_t)gemm_precision_size(precision);
     cb.path = p->work == GEMM__WORK_FULL ? gemm__cpu_path(p, cb.uk, cb.es, alpha) : GEMM__CPU_PATH_PACKED;
+    if (p->work == GEMM__WORK_FULL && !cb.verify && gemm__cpu_small_fits(p, cb.uk, cb.es, alpha, cb.path))
+        cb.path = GEMM__CPU_PATH_SMALL;
     /* members of a batch larger than half the last-level cache, which
        stream from memory: one ahead is brought in while the current one
        runs. A batch that fits runs faster without (measured on the 2-core
@@ -326,8 +374,18 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
                    (double)cb.es;
     llc = (double)gemm__cpu_cache_sizes().l3;
     if (llc <= 0) llc = 16.0 * 1024 * 1024; /* unknown: a small one */
-    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) &&
-                  member_bytes * (double)bt->count > llc / 2;
+    /* The small path's members (at most 64^3) bring the next one in only
+       past the whole last-level cache (EPYC, 32 MiB L3, 1 thread, the
+       fastest rounds of 5 alternated runs each: fp32 16^3 x 10,000 (30
+       MiB) 0.59-0.64 ms without, 1.11-1.14 with; from memory fp64 16^3 x
+       10,000 2.7-3.0 -> 2.0-2.2 ms, fp32 32^3 7.3-11.9 -> 5.4-9.7; fp64
+       32^3 9.7-14.6 -> 11.5-17.3, the one such batch it slowed; on a
+       machine shared with other sessions) */
+    streams = GEMM__HOOK(cpu_batch_ahead, 0) ? GEMM__HOOK(cpu_batch_ahead, 0) == 1
+                                             : member_bytes * (double)bt->count > llc / 2;
+    cb.prefetch = cb.path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(p, cb.uk, cb.es) && streams;
+    cb.ahead = cb.path == GEMM__CPU_PATH_SMALL && (GEMM__HOOK(cpu_batch_ahead, 0) ? streams
+                                                   : member_bytes * (double)bt->count > llc);
     cb.tiles = ((p->m + cb.uk->mr - 1) / cb.uk->mr) * ((p->n + cb.uk->nr - 1) / cb.uk->nr);
     want = gemm__cpu_threads_for_call(options);
     /* members a single call cuts over threads run one after the other only

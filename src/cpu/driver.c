@@ -23,6 +23,9 @@
    Paths, from the shape and alpha alone (gemm__cpu_path): up to 8
    multiply-adds (2x2x2) plain loops; one tile the direct kernel called
    once; up to 128^3 the direct path (direct.c); beyond, the packed path.
+   A batch's members of m, n, k each up to 64 take the small path instead
+   (gemm__cpu_small_fits): the ISA's small kernel (small_kernels.c; AVX-512
+   has one) for several whole members per call.
    The fixed cost of a small call is the argument checks (an inlined common
    case) and little more.
 
@@ -222,7 +225,76 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
 }
 
 /* The paths a product takes, chosen by gemm__cpu_path. */
-enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+enum { GEMM__CPU_PATH_TINY, GEMM__CPU_PATH_TILE, GEMM__CPU_PATH_SMALL, GEMM__CPU_PATH_DIRECT, GEMM__CPU_PATH_PACKED };
+
+/* The small path's bounds: each of m, n, k at most 64 (small_kernels.c). */
+#define GEMM__CPU_SMALL_MAX 64
+
+/* The small path's arguments for a product (p, its canonical a, b and C,
+   alpha and beta), one member; the caller sets the members' strides. */
+static void gemm__cpu_small_setup(gemm__cpu_small_args *s, const gemm__problem *p, const void *a, const void *b,
+                                  void *C, double alpha, double beta)
+{
+    s->m = p->m;
+    s->n = p->n;
+    s->k = p->k;
+    s->a = a;
+    s->b = b;
+    s->c = C;
+    s->as = p->acs;
+    s->bp = p->brs;
+    s->bj = p->bcs;
+    s->ldc = p->ldc;
+    s->sa = s->sb = s->sc = 0;
+    s->alpha = alpha;
+    s->beta = beta;
+    s->ahead = 0;
+}
+
+/* The small path's panel for a transposed op(a): m rows rounded up to a
+   cache line, by k (0: op(a) is read in place). */
+static int64_t gemm__cpu_small_panel_rows(const gemm__problem *p, int64_t es)
+{
+    return p->ars == 1 ? 0 : gemm__cpu_round_up(p->m, 64 / es);
+}
+
+/* Whether a transposed op(a) takes the small path (copied into a panel)
+   rather than the direct one: from 32^3 on. Below, the copy of the whole
+   op(a) first gained nothing over the direct path's row blocks (EPYC, 1
+   thread, TT, one run each: fp32 8^3 66 ns against 54-57 on the direct
+   path, 16^3 98-104 against 99-101; at 32^3 369-376 against 381-388). */
+#define GEMM__CPU_SMALL_COPY_MIN 32768
+
+/* The small path's members with a transposed op(a) (rows contiguous, ars
+   apart): each copied into a panel of contiguous columns, as the direct
+   path copies it (the same values: the same bits), then its product. */
+static GEMM__CPU_NOINLINE void gemm__cpu_small_run_panel(const gemm__cpu_microkernel *uk,
+                                                         const gemm__cpu_small_args *s, int64_t count, int64_t ars,
+                                                         int64_t w, int64_t es)
+{
+    double panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
+    gemm__cpu_small_args one;
+    int64_t i;
+    one = *s;
+    one.as = w;
+    one.sa = 0;
+    one.a = panel;
+    for (i = 0; i < count; i++) {
+        uk->copy_rows((char *)panel, w, (const char *)s->a + i * s->sa * es, ars, s->m, s->k, es);
+        one.b = (const char *)s->b + i * s->sb * es;
+        one.c = (char *)s->c + i * s->sc * es;
+        uk->small(&one, 1);
+    }
+}
+
+/* Runs `count` members of the small path (s: member 0's arguments and the
+   strides between members; w: gemm__cpu_small_panel_rows). */
+static void gemm__cpu_small_run(const gemm__cpu_microkernel *uk, const gemm__cpu_small_args *s, int64_t count,
+                                int64_t ars, int64_t w, int64_t es)
+{
+    if (w) gemm__cpu_small_run_panel(uk, s, count, ars, w, es);
+    else uk->small(s, count);
+}
 
 /* The path of a product that does work (p->work == GEMM__WORK_FULL): from
    its shape and alpha alone, never the thread count, so a batch picks it
@@ -235,6 +307,24 @@ static int gemm__cpu_path(const gemm__problem *p, const gemm__cpu_microkernel *u
         GEMM__HOOK(cpu_path, 0) != 1) /* one tile: the direct kernel alone, the whole cost of a tiny call */
         return GEMM__CPU_PATH_TILE;
     return gemm__cpu_plan_direct(p, uk, es, alpha) ? GEMM__CPU_PATH_DIRECT : GEMM__CPU_PATH_PACKED;
+}
+
+/* Whether a batch's members (the single call's path `path`) take the
+   small path instead: whole products in one kernel call, several members
+   to a call. Only batches: a single call ran as fast on the direct path
+   (EPYC, 1 thread, within 3-4% at 16^3..64^3 for the fastest version of
+   the small kernels, which doubled the header's compile time; the one
+   kept is 5-8% slower alone at fp32 16^3 and 32^3), while a batch saves
+   the call and set-up per member and per tile. The arithmetic is the
+   direct kernel's, so each member keeps the single call's bits. */
+static int gemm__cpu_small_fits(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es, double alpha,
+                                int path)
+{
+    return (path == GEMM__CPU_PATH_TILE || path == GEMM__CPU_PATH_DIRECT) && uk->small &&
+           p->m <= GEMM__CPU_SMALL_MAX && p->n <= GEMM__CPU_SMALL_MAX && p->k <= GEMM__CPU_SMALL_MAX &&
+           (p->ars == 1 || (p->m * p->n * p->k >= GEMM__CPU_SMALL_COPY_MIN &&
+                            gemm__cpu_small_panel_rows(p, es) * p->k * es <= GEMM__CPU_PANEL_BYTES)) &&
+           gemm__cpu_finite(alpha) && !GEMM__HOOK(cpu_path, 0);
 }
 
 /* The workspace a product takes when it runs alone (one thread), in bytes

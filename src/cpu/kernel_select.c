@@ -25,6 +25,7 @@
 #include "ukernel_scalar.c"
 #include "ukernel_x86.c"
 #include "ukernel_neon.c"
+#include "small_kernels.c"
 
 /* An instruction set's kernels for both precisions. */
 typedef struct gemm__cpu_isa {
@@ -36,9 +37,9 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows},                                        \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small},            \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small}}
 
 /* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
    (ukernel_x86.c); the others copy element by element, four rows at once. */
@@ -48,6 +49,15 @@ typedef struct gemm__cpu_isa {
 #define gemm__cpu_neon_d_rows gemm__cpu_copy_rows
 #define gemm__cpu_scalar_s_rows gemm__cpu_copy_rows
 #define gemm__cpu_scalar_d_rows gemm__cpu_copy_rows
+
+/* Whole small products in one kernel (small_kernels.c): AVX-512 has them;
+   the others run such products on the direct path. */
+#define gemm__cpu_avx2_s_small NULL
+#define gemm__cpu_avx2_d_small NULL
+#define gemm__cpu_neon_s_small NULL
+#define gemm__cpu_neon_d_small NULL
+#define gemm__cpu_scalar_s_small NULL
+#define gemm__cpu_scalar_d_small NULL
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {

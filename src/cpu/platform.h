@@ -42,6 +42,14 @@
 #define GEMM__CPU_PREFETCH(p) ((void)0)
 #endif
 
+/* A function whose large stack frame must not land in its callers' (a
+   16 KiB panel in the frame of every small call cost 13 ns at 8^3 fp64). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GEMM__CPU_NOINLINE __attribute__((noinline))
+#else
+#define GEMM__CPU_NOINLINE
+#endif
+
 #if defined(__GNUC__) || defined(__clang__) || defined(_MSC_VER)
 #define GEMM__RESTRICT __restrict
 #else

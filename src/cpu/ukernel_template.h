@@ -43,16 +43,36 @@ typedef void (*gemm__cpu_pack_a_fn)(int64_t kc, const void *s, int64_t ps, int64
 typedef void (*gemm__cpu_copy_rows_fn)(char *d, int64_t w, const char *s, int64_t rs, int64_t rows, int64_t k,
                                        int64_t es);
 
+/* A small product for the small path's kernels (small_kernels.c), or a
+   run of `count` of them: C (m x n, column-major, ldc) = alpha * op(a) *
+   op(b) + beta * C, op(a)'s column p at a + p*as (its rows contiguous),
+   op(b)'s element (p, j) at b[p*bp + j*bj]; member i's a, b and c lie
+   sa, sb and sc elements past member 0's. Strides count elements. ahead:
+   each member brings the next one's operands into cache first (members
+   that stream from memory). */
+typedef struct gemm__cpu_small_args {
+    int64_t m, n, k;
+    const void *a, *b;
+    void *c;
+    int64_t as, bp, bj, ldc;
+    int64_t sa, sb, sc;
+    double alpha, beta;
+    int ahead;
+} gemm__cpu_small_args;
+typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count);
+
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
-   partial tiles of unpacked operands, its A packer, and its copy of a
-   transposed op(a) into a panel. */
+   partial tiles of unpacked operands, its A packer, its copy of a
+   transposed op(a) into a panel, and its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
     gemm__cpu_direct_fn direct;
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
+    gemm__cpu_small_fn small;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
