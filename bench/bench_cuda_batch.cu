@@ -11,12 +11,14 @@
                           [--depth K] (every member n x n x K, not n^3)
                           [--variant N] (options.variant for ours)
                           [--kernel simt|dmma|mma|wgmma] (options.kernel for ours)
-   build/bench_cuda_batch --grouped moe,small [--prec f32,f64] [--reps N]
+   build/bench_cuda_batch --grouped moe,small,tiny [--prec f32,f64] [--reps N]
        grouped batches instead: gemm_cuda_?gemm_grouped_batched (host
        lists) beside cublasGemmGroupedBatchedEx (device lists, as it takes
        them) and beside a loop of cublas?gemm calls, one per member, on
        moe: 64 groups of one member, m from 128 to 4096, n = k = 4096;
-       small: 1000 members in 10 groups of 100, m, n, k from 16 to 64.
+       small: 1000 members in 10 groups of 100, m, n, k from 16 to 64;
+       tiny: the same with m, n from 8 to 32 and k from 16 to 64 (every
+       member the tiny kernel's: the whole call one launch).
    Built with -DGEMM__TEST_HOOKS (research): --epilogue N sets the WGMMA
    epilogue hook (1 staged through shared memory, 2 straight from the
    registers). */
@@ -82,6 +84,11 @@ static std::vector<group_shape> grouped_set(const char *name)
         static const group_shape t[10] = {{16, 16, 16, 100}, {32, 32, 32, 100}, {64, 64, 64, 100}, {24, 40, 32, 100},
                                           {48, 16, 64, 100}, {32, 64, 16, 100}, {64, 32, 48, 100}, {20, 20, 20, 100},
                                           {40, 56, 24, 100}, {56, 48, 40, 100}};
+        g.assign(t, t + 10);
+    } else if (!strcmp(name, "tiny")) { /* small's shapes within the tiny kernel's 32 x 32 (one launch for the call) */
+        static const group_shape t[10] = {{16, 16, 16, 100}, {32, 32, 32, 100}, {8, 8, 64, 100}, {24, 32, 32, 100},
+                                          {32, 16, 64, 100}, {16, 32, 16, 100}, {12, 28, 48, 100}, {20, 20, 20, 100},
+                                          {30, 26, 24, 100}, {28, 24, 40, 100}};
         g.assign(t, t + 10);
     }
     return g;
