@@ -884,23 +884,22 @@ __device__ __forceinline__ void gemm__cuda_tiny_chunk(T (*s)[LD], const T *X, in
     }
 }
 
-/* One member's C = alpha * op(A) op(B) + beta * C by the TPM threads of
-   slot g (beta = 0 never reads C); live: whether the slot has a member
-   (a spare slot loads and stores nothing but keeps the block's barriers).
-   AK / BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here
-   (the rest is the scale kernel's). As and Bs: the block's shared
-   chunks (the kernel's, so that a kernel with several instances of this
-   holds them once). Every launch that runs tiny members goes through
-   here, so a member's bits are the same in each. */
+/* C_i = alpha * op(A_i) op(B_i) + beta * C_i for the members of bt from
+   bt.first, G per block along blockIdx.x (beta = 0 never reads C). AK /
+   BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here (the
+   rest is the scale kernel's). */
 template <typename T, int TILE, bool AK, bool BKM>
-__device__ __forceinline__ void
-gemm__cuda_tiny_member(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
-                       int64_t ldc, bool live, T (*As)[gemm__cuda_tiny_shape<T, TILE>::KC][TILE + 1],
-                       T (*Bs)[gemm__cuda_tiny_shape<T, TILE>::KC][TILE + 1])
+__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
+gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                       int64_t ldc, gemm__cuda_batch bt)
 {
     typedef gemm__cuda_tiny_shape<T, TILE> S;
     constexpr int R = S::R, KC = S::KC, LD = S::LD;
+    __shared__ T As[S::G][KC][LD], Bs[S::G][KC][LD];
     int g = (int)threadIdx.x / S::TPM, t = (int)threadIdx.x % S::TPM, tx = t % 8, ty = t / 8;
+    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + g;
+    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
+    if (live) gemm__cuda_member_at(bt, i, A, B, C);
     T acc[R][R];
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -935,21 +934,6 @@ gemm__cuda_tiny_member(int M, int N, int K, T alpha, const T *A, int64_t lda, co
             int m = tx + 8 * r, n = ty + 8 * c; /* a warp stores 8 consecutive rows of 4 columns */
             if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[r][c], alpha, beta, 0);
         }
-}
-
-/* The members of bt from bt.first, G per block along blockIdx.x, all of
-   one shape. */
-template <typename T, int TILE, bool AK, bool BKM>
-__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
-gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
-                       int64_t ldc, gemm__cuda_batch bt)
-{
-    typedef gemm__cuda_tiny_shape<T, TILE> S;
-    __shared__ T As[S::G][S::KC][S::LD], Bs[S::G][S::KC][S::LD];
-    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + (int)threadIdx.x / S::TPM;
-    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
-    if (live) gemm__cuda_member_at(bt, i, A, B, C);
-    gemm__cuda_tiny_member<T, TILE, AK, BKM>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, live, As, Bs);
 }
 /* <<cuda/kernels tiny */
 /* >>cuda/kernels simt_warp: src/cuda/kernels/simt_warp.cuh */
@@ -5054,16 +5038,14 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
    listed one's a and b of the canonical problem, then C, batch after
    batch; each address as a byte offset from a NULL base, batch.cuh) in
    `scratch`, a buffer of the pool the caller gives back in stream order:
-   one copy for a grouped call's groups, with extra_bytes of `extra` (a
-   table of the groups) after the lists. The lists read here are the
+   one copy for a grouped call's groups. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
-                                           cudaStream_t stream, void **scratch, const void *extra = NULL,
-                                           size_t extra_bytes = 0)
+                                           cudaStream_t stream, void **scratch)
 {
-    size_t members = 0, bytes, lists, at = 0;
+    size_t members = 0, bytes, at = 0;
     int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
@@ -5071,10 +5053,7 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
     *scratch = NULL;
     if (members == 0) return GEMM_OK;
-    lists = 3 * members * sizeof(int64_t);
-    if (extra_bytes > SIZE_MAX - lists)
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the members' pointers and their table pass the address space", fn);
-    bytes = lists + extra_bytes;
+    bytes = 3 * members * sizeof(int64_t);
     if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
                           (unsigned long long)members);
@@ -5088,7 +5067,6 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
         }
         at += 3 * (size_t)b->count;
     }
-    if (extra_bytes) memcpy((char *)host + lists, extra, extra_bytes);
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
     if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);
@@ -8127,73 +8105,6 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 
 } /* extern "C" */
 /* <<cuda/host entry */
-/* >>cuda/kernels tiny_grouped: src/cuda/kernels/tiny_grouped.cuh */
-/* A grouped call whose members are all tiny (kernels/tiny.cuh's rule): one
-   launch for every group. The host builds a table of the groups (sizes,
-   scalars, leading dimensions, layout, where each group's pointer lists
-   start, its first block) and uploads it with the lists in one copy; a
-   block finds its group by a binary search of the first blocks, then runs
-   tiny.cuh's member code, so each member's bits are those of the tiny
-   batch kernel. A group's members start a block of their own. */
-#include <stddef.h> /* NULL */
-#include <stdint.h>
-
-/* One group of the table (T: fp32 or fp64). a, b, c: where the lists of
-   the group's members' addresses start in the launch's lists; ak, bk:
-   op(A), op(B) k-major. */
-template <typename T> struct gemm__cuda_tiny_group {
-    int64_t a, b, c;
-    int64_t lda, ldb, ldc;
-    int64_t block0, count; /* the group's first block in the launch, its members */
-    T alpha, beta;
-    int m, n, k, ak, bk;
-};
-
-/* Blocks per SM for the grouped kernel's registers: the tiny kernel's,
-   two fewer at 16 x 16, where the group lookup and the four layouts'
-   code spilled at the tiny kernel's count and at one fewer (sm_90a,
-   ptxas 13.0: fp32 3 blocks at 80 registers, fp64 2 at 120). */
-template <typename T, int TILE> struct gemm__cuda_tiny_grouped_minb {
-    static constexpr int value = gemm__cuda_tiny_shape<T, TILE>::MINB - (TILE == 16 ? 2 : 0);
-};
-
-/* The groups' members, G per block along blockIdx.x (groups: `count`
-   entries in order of block0, the first at block 0; lists: the members'
-   addresses the table's a, b and c index). */
-template <typename T, int TILE>
-__global__ void __launch_bounds__(256, (gemm__cuda_tiny_grouped_minb<T, TILE>::value))
-gemm__cuda_tiny_grouped_kernel(const gemm__cuda_tiny_group<T> *groups, int count, const int64_t *lists)
-{
-    typedef gemm__cuda_tiny_shape<T, TILE> S;
-    __shared__ T As[S::G][S::KC][S::LD], Bs[S::G][S::KC][S::LD];
-    int64_t block = blockIdx.x;
-    int lo = 0, hi = count - 1; /* the last group whose first block is at or before this one */
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (groups[mid].block0 <= block) lo = mid;
-        else hi = mid - 1;
-    }
-    const gemm__cuda_tiny_group<T> &gr = groups[lo];
-    int64_t i = (block - gr.block0) * S::G + (int)threadIdx.x / S::TPM;
-    bool live = i < gr.count;
-    const T *A = live ? (const T *)(uintptr_t)lists[gr.a + i] : NULL;
-    const T *B = live ? (const T *)(uintptr_t)lists[gr.b + i] : NULL;
-    T *C = live ? (T *)(uintptr_t)lists[gr.c + i] : NULL;
-    /* the group's layout is the block's: every thread takes one branch */
-    if (gr.ak && gr.bk)
-        gemm__cuda_tiny_member<T, TILE, true, true>(gr.m, gr.n, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C,
-                                                    gr.ldc, live, As, Bs);
-    else if (gr.ak)
-        gemm__cuda_tiny_member<T, TILE, true, false>(gr.m, gr.n, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C,
-                                                     gr.ldc, live, As, Bs);
-    else if (gr.bk)
-        gemm__cuda_tiny_member<T, TILE, false, true>(gr.m, gr.n, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C,
-                                                     gr.ldc, live, As, Bs);
-    else
-        gemm__cuda_tiny_member<T, TILE, false, false>(gr.m, gr.n, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C,
-                                                      gr.ldc, live, As, Bs);
-}
-/* <<cuda/kernels tiny_grouped */
 /* >>cuda/host grouped: src/cuda/host/grouped.cuh */
 /* Grouped batches (gemm_cuda_?gemm_grouped_batched): groups of
    pointer-array batches, each group with its own transposes, sizes,
@@ -8204,9 +8115,7 @@ gemm__cuda_tiny_grouped_kernel(const gemm__cuda_tiny_group<T> *groups, int count
    writes nothing; then the groups run in order on the stream, each as one
    pointer-array batch (the chooser's plan for its shape, one launch for
    its members; all groups' lists reach the device in one copy), a group
-   of one member as the single call -- or, when every member of the call
-   is tiny, all groups in one launch of the tiny kernel through a table of
-   the groups (kernels/tiny_grouped.cuh). */
+   of one member as the single call. */
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
 #include <string.h> /* memset */
@@ -8258,93 +8167,6 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
     return GEMM_OK;
 }
 
-/* Whether every group with work is tiny members (the batch chooser's rule,
-   gemm__cuda_tiny_members: options.kernel AUTO, K whole, sm_80+, m and n
-   at most 32, k at most 64; the exact modes, alpha != 0), so that the
-   call runs as one launch; *tile: 16 when every member fits 16 x 16. */
-template <typename T>
-static bool gemm__cuda_grouped_all_tiny(const gemm__cuda_groups<T> &g, const gemm__problem *p,
-                                        const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, int *tile)
-{
-    int64_t blocks = 0, listed = 0;
-    *tile = 16;
-    if (gemm__cuda_is_tc<T>(opt) || g.count > INT32_MAX) return false;
-    for (int64_t i = 0; i < g.count; i++) {
-        if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
-        if (p[i].work != GEMM__WORK_FULL || !gemm__cuda_tiny_members(&p[i], opt, gpu, opt->split_k > 0 ? opt->split_k : 1))
-            return false;
-        if (p[i].m > 16 || p[i].n > 16) *tile = 32;
-        blocks += (g.size[i] + gemm__cuda_tiny_shape<T, 32>::G - 1) / gemm__cuda_tiny_shape<T, 32>::G;
-        listed++;
-        if (blocks > INT32_MAX) return false;
-    }
-    return listed > 0;
-}
-
-/* Every group's members in one launch of the tiny grouped kernel: the
-   table of the groups with work, uploaded with the lists in one copy
-   (*lists: the buffer, given back by the caller in stream order). */
-template <typename T>
-static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_groups<T> &g, const gemm__problem *p,
-                                           const gemm__batch *hb, int dev, int tile, cudaStream_t stream,
-                                           void **lists)
-{
-    const int G = gemm__cuda_tiny_shape<T, 32>::G; /* members a block, at either tile */
-    static_assert(gemm__cuda_tiny_shape<T, 16>::G == gemm__cuda_tiny_shape<T, 32>::G, "a group's blocks depend on the tile");
-    gemm__cuda_tiny_group<T> *table;
-    int64_t used = 0, at = 0, blocks = 0, members = 0;
-    size_t bytes;
-    gemm_status s;
-    cudaError_t e;
-    for (int64_t i = 0; i < g.count; i++) used += g.size[i] > 0 && p[i].work != GEMM__WORK_NONE;
-    bytes = (size_t)used * sizeof(gemm__cuda_tiny_group<T>);
-    if (!(table = (gemm__cuda_tiny_group<T> *)GEMM_MALLOC(bytes)))
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for the table of %lld groups", fn,
-                          (long long)used);
-    memset(table, 0, bytes);
-    for (int64_t i = 0, j = 0; i < g.count; i++) {
-        gemm__cuda_tiny_group<T> *t = &table[j];
-        int64_t count = hb[i].c_list ? hb[i].count : 0;
-        if (g.size[i] > 0 && p[i].work != GEMM__WORK_NONE) {
-            t->a = at; /* gemm__cuda_upload_lists' order: a, b, then c, group after group */
-            t->b = at + count;
-            t->c = at + 2 * count;
-            t->lda = p[i].lda;
-            t->ldb = p[i].ldb;
-            t->ldc = p[i].ldc;
-            t->block0 = blocks;
-            t->count = count;
-            t->alpha = g.alpha[i];
-            t->beta = g.beta[i];
-            t->m = (int)p[i].m;
-            t->n = (int)p[i].n;
-            t->k = (int)p[i].k;
-            t->ak = p[i].a_trans;
-            t->bk = !p[i].b_trans;
-            blocks += (count + G - 1) / G;
-            j++;
-        }
-        at += 3 * count;
-        members += count;
-    }
-    s = gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, lists, table, bytes);
-    GEMM_FREE(table);
-    if (s != GEMM_OK || blocks == 0) return s;
-    {
-        const int64_t *d = (const int64_t *)*lists;
-        const gemm__cuda_tiny_group<T> *dt = (const gemm__cuda_tiny_group<T> *)(d + 3 * members);
-        if (tile == 16)
-            gemm__cuda_tiny_grouped_kernel<T, 16><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
-        else gemm__cuda_tiny_grouped_kernel<T, 32><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
-        if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
-    }
-#ifdef GEMM__TEST_HOOKS
-    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "tiny grouped %dx%d groups %lld blocks %lld",
-             tile, tile, (long long)used, (long long)blocks);
-#endif
-    return GEMM_OK;
-}
-
 template <typename T>
 static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const gemm__cuda_groups<T> &g,
                                       const T *const *A, const T *const *B, T *const *C, const gemm_cuda_options *opt)
@@ -8393,14 +8215,10 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
         if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
     }
     if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
-        gemm__cuda_gpu gpu;
-        int tile = 0;
-        s = gemm__cuda_query(fn, &gpu);
-        if (s == GEMM_OK && gemm__cuda_grouped_all_tiny<T>(g, p, opt, &gpu, &tile)) {
-            s = gemm__cuda_grouped_tiny<T>(fn, g, p, hb, gpu.dev, tile, stream, &lists);
-            work = GEMM__WORK_NONE; /* ran: nothing left for the loop below */
-        } else if (s == GEMM_OK)
-            s = gemm__cuda_upload_lists(fn, hb, g.count, gpu.dev, stream, &lists);
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
+                             : gemm__cuda_fail(fn, "cudaGetDevice", e);
     }
     /* then the launches, group after group; a group of one member is the
        single call (whose chooser splits K and picks tiles for a lone

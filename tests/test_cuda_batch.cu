@@ -537,7 +537,7 @@ typedef struct group_case {
    write nothing in an earlier one. */
 template <typename T>
 static void grouped_case(const char *what, gemm_layout l, const group_case *gc, int groups,
-                         const gemm_cuda_options *opt = NULL, double in_err = 0, const char *ran = NULL)
+                         const gemm_cuda_options *opt = NULL, double in_err = 0)
 {
     const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON;
     int64_t total = 0, off = 0;
@@ -586,9 +586,6 @@ static void grouped_case(const char *what, gemm_layout l, const group_case *gc, 
     dev_back(out.data(), dC, oc[total]);
     battery_check(s == GEMM_OK, "%s: %d groups, %lld members run (%s)", what, groups, (long long)total,
                   s == GEMM_OK ? "ok" : gemm_last_error_detail());
-    if (ran) /* the path the call took: what it last noted */
-        battery_check(strstr(gemm__cuda_exact_last(), ran) != NULL, "%s: ran \"%s\" (noted: \"%s\")", what, ran,
-                      gemm__cuda_exact_last());
     /* every member against the reference */
     int64_t worst_member = -1;
     double worst = 0;
@@ -682,31 +679,6 @@ static void test_grouped(void)
         grouped_case<double>("grouped f64 col", GEMM_COL_MAJOR, mixed, groups);
         o.math = GEMM_CUDA_MATH_TF32;
         grouped_case<float>("grouped tf32 col", GEMM_COL_MAJOR, mixed, groups, &o, 1.0 / 512);
-    }
-    /* every member tiny: one launch for all groups, each layout, a lone
-       member, an empty group, members of different sizes side by side */
-    static const group_case tiny[] = {
-        {16, 16, 16, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 0, 9},
-        {31, 20, 45, GEMM_TRANS, GEMM_NO_TRANS, 1.5, 0.25, 6},
-        {9, 9, 9, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 0}, /* empty */
-        {32, 32, 64, GEMM_NO_TRANS, GEMM_TRANS, -0.75, 0.5, 5},
-        {1, 17, 3, GEMM_TRANS, GEMM_TRANS, 2, -1, 3},
-        {24, 8, 33, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1}, /* one member */
-        {5, 6, 7, GEMM_TRANS, GEMM_NO_TRANS, 0.5, 0, 2},
-    };
-    static const group_case tiny16[] = {
-        {16, 16, 16, GEMM_TRANS, GEMM_NO_TRANS, 1, 0.5, 7},
-        {3, 16, 40, GEMM_NO_TRANS, GEMM_TRANS, -1, 0, 2},
-        {16, 1, 1, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1},
-    };
-    int nt = (int)(sizeof tiny / sizeof tiny[0]), n16 = (int)(sizeof tiny16 / sizeof tiny16[0]);
-    grouped_case<float>("grouped tiny f32 col", GEMM_COL_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
-    grouped_case<double>("grouped tiny f64 row", GEMM_ROW_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
-    grouped_case<float>("grouped tiny16 f32 row", GEMM_ROW_MAJOR, tiny16, n16, NULL, 0, "tiny grouped 16x16 groups 3");
-    grouped_case<double>("grouped tiny16 f64 col", GEMM_COL_MAJOR, tiny16, n16, NULL, 0, "tiny grouped 16x16 groups 3");
-    if (!small_run) {
-        grouped_case<float>("grouped tiny f32 row", GEMM_ROW_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
-        grouped_case<double>("grouped tiny f64 col", GEMM_COL_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
     }
 }
 
@@ -872,58 +844,6 @@ static void test_host_overlaps(void)
 }
 
 
-/* When a grouped call runs as one launch of the tiny grouped kernel: every
-   group with work tiny (m, n <= 32, k <= 64), the exact modes, options
-   that keep the tiny kernel; the tile 16 only when every member fits it.
-   The decision alone (gemm__cuda_grouped_all_tiny), on a described GPU. */
-static void test_host_grouped_tiny(void)
-{
-    struct tcase {
-        const char *what;
-        int64_t m[3], n[3], k[3], size[3];
-        float alpha[3];
-        int major, math, kernel, split_k;
-        bool want;
-        int tile;
-    } cs[] = {
-        {"all tiny, up to 32", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 32},
-        {"all within 16", {16, 3, 8}, {16, 16, 1}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 16},
-        {"m = 33 in one group", {16, 33, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
-        {"k = 65 in one group", {16, 32, 8}, {16, 20, 8}, {16, 65, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
-        {"the big group empty", {16, 300, 8}, {16, 20, 8}, {16, 64, 1}, {5, 0, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 16},
-        {"alpha = 0 in one group (C = beta C)", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 0, 1}, 9, 0, 0, 0,
-         false, 0},
-        {"every group empty", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {0, 0, 0}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
-        {"compute capability 7.0", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 7, 0, 0, 0, false, 0},
-        {"TF32", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 1, 0, 0, false, 0},
-        {"a kernel forced", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 1, 0, false, 0},
-        {"split_k = 2", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 2, false, 0},
-        {"split_k = 1", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 1, true, 32},
-    };
-    for (const tcase &c : cs) {
-        gemm_transpose ta[3] = {GEMM_NO_TRANS, GEMM_TRANS, GEMM_NO_TRANS}, tb[3] = {GEMM_TRANS, GEMM_NO_TRANS, GEMM_NO_TRANS};
-        int64_t ld[3];
-        float beta[3] = {0, 1.5f, 0};
-        gemm__problem p[3];
-        gemm__cuda_gpu gpu = {0, c.major, 0, 132};
-        gemm_cuda_options o = {};
-        int tile = -1;
-        bool ok = true;
-        for (int i = 0; i < 3; i++) {
-            ld[i] = 400;
-            ok = ok && gemm__prepare("grouped tiny", GEMM_ROW_MAJOR, ta[i], tb[i], c.m[i], c.n[i], c.k[i],
-                                     c.alpha[i] == 0, 1, ld[i], 1, ld[i], beta[i] == 1, 1, ld[i], &p[i]) == GEMM_OK;
-        }
-        if (c.math) o.math = GEMM_CUDA_MATH_TF32;
-        if (c.kernel) o.kernel = GEMM_CUDA_KERNEL_SIMT;
-        o.split_k = c.split_k;
-        gemm__cuda_groups<float> g = {GEMM_ROW_MAJOR, ta, tb, c.m, c.n, c.k, ld, ld, ld, c.size, c.alpha, beta, 3};
-        bool got = ok && gemm__cuda_grouped_all_tiny<float>(g, p, &o, &gpu, &tile);
-        battery_check(ok && got == c.want && (!got || tile == c.tile), "grouped tiny: %s -> %s (want %s), tile %d", c.what,
-                      got ? "one launch" : "group by group", c.want ? "one launch" : "group by group", got ? tile : 0);
-    }
-}
-
 /* Grouped batches' argument checks: before any CUDA call, so on the CPU
    too (host arrays stand in for the lists; nothing is read). */
 static void test_host_grouped(void)
@@ -1057,7 +977,6 @@ static void test_host_side(void)
     free(dst);
     test_host_overlaps();
     test_host_grouped();
-    test_host_grouped_tiny();
 }
 
 /* ---- the lists of a pointer-array batch in host, device or managed memory ---- */

@@ -303,16 +303,14 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
    listed one's a and b of the canonical problem, then C, batch after
    batch; each address as a byte offset from a NULL base, batch.cuh) in
    `scratch`, a buffer of the pool the caller gives back in stream order:
-   one copy for a grouped call's groups, with extra_bytes of `extra` (a
-   table of the groups) after the lists. The lists read here are the
+   one copy for a grouped call's groups. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
-                                           cudaStream_t stream, void **scratch, const void *extra = NULL,
-                                           size_t extra_bytes = 0)
+                                           cudaStream_t stream, void **scratch)
 {
-    size_t members = 0, bytes, lists, at = 0;
+    size_t members = 0, bytes, at = 0;
     int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
@@ -320,10 +318,7 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
     *scratch = NULL;
     if (members == 0) return GEMM_OK;
-    lists = 3 * members * sizeof(int64_t);
-    if (extra_bytes > SIZE_MAX - lists)
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the members' pointers and their table pass the address space", fn);
-    bytes = lists + extra_bytes;
+    bytes = 3 * members * sizeof(int64_t);
     if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
                           (unsigned long long)members);
@@ -337,7 +332,6 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
         }
         at += 3 * (size_t)b->count;
     }
-    if (extra_bytes) memcpy((char *)host + lists, extra, extra_bytes);
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
     if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);

@@ -7,9 +7,7 @@
    writes nothing; then the groups run in order on the stream, each as one
    pointer-array batch (the chooser's plan for its shape, one launch for
    its members; all groups' lists reach the device in one copy), a group
-   of one member as the single call -- or, when every member of the call
-   is tiny, all groups in one launch of the tiny kernel through a table of
-   the groups (kernels/tiny_grouped.cuh). */
+   of one member as the single call. */
 #pragma once
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
@@ -20,7 +18,6 @@
 #include "batch_run.cuh" /* gemm__cuda_read_lists, gemm__cuda_batch_memory, _launch */
 #include "choose.cuh" /* gemm__cuda_is_tc, gemm__cuda_check_exact, _check_tc */
 #include "entry.cuh" /* gemm__cuda_list_addr, gemm__cuda_call */
-#include "../kernels/tiny_grouped.cuh"
 
 /* The per-group arrays of one call (T: fp32 or fp64). */
 template <typename T> struct gemm__cuda_groups {
@@ -66,93 +63,6 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
         if (s != GEMM_OK) return s;
         if (g.size[i] > 0 && p[i].work > *work) *work = p[i].work;
     }
-    return GEMM_OK;
-}
-
-/* Whether every group with work is tiny members (the batch chooser's rule,
-   gemm__cuda_tiny_members: options.kernel AUTO, K whole, sm_80+, m and n
-   at most 32, k at most 64; the exact modes, alpha != 0), so that the
-   call runs as one launch; *tile: 16 when every member fits 16 x 16. */
-template <typename T>
-static bool gemm__cuda_grouped_all_tiny(const gemm__cuda_groups<T> &g, const gemm__problem *p,
-                                        const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, int *tile)
-{
-    int64_t blocks = 0, listed = 0;
-    *tile = 16;
-    if (gemm__cuda_is_tc<T>(opt) || g.count > INT32_MAX) return false;
-    for (int64_t i = 0; i < g.count; i++) {
-        if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
-        if (p[i].work != GEMM__WORK_FULL || !gemm__cuda_tiny_members(&p[i], opt, gpu, opt->split_k > 0 ? opt->split_k : 1))
-            return false;
-        if (p[i].m > 16 || p[i].n > 16) *tile = 32;
-        blocks += (g.size[i] + gemm__cuda_tiny_shape<T, 32>::G - 1) / gemm__cuda_tiny_shape<T, 32>::G;
-        listed++;
-        if (blocks > INT32_MAX) return false;
-    }
-    return listed > 0;
-}
-
-/* Every group's members in one launch of the tiny grouped kernel: the
-   table of the groups with work, uploaded with the lists in one copy
-   (*lists: the buffer, given back by the caller in stream order). */
-template <typename T>
-static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_groups<T> &g, const gemm__problem *p,
-                                           const gemm__batch *hb, int dev, int tile, cudaStream_t stream,
-                                           void **lists)
-{
-    const int G = gemm__cuda_tiny_shape<T, 32>::G; /* members a block, at either tile */
-    static_assert(gemm__cuda_tiny_shape<T, 16>::G == gemm__cuda_tiny_shape<T, 32>::G, "a group's blocks depend on the tile");
-    gemm__cuda_tiny_group<T> *table;
-    int64_t used = 0, at = 0, blocks = 0, members = 0;
-    size_t bytes;
-    gemm_status s;
-    cudaError_t e;
-    for (int64_t i = 0; i < g.count; i++) used += g.size[i] > 0 && p[i].work != GEMM__WORK_NONE;
-    bytes = (size_t)used * sizeof(gemm__cuda_tiny_group<T>);
-    if (!(table = (gemm__cuda_tiny_group<T> *)GEMM_MALLOC(bytes)))
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for the table of %lld groups", fn,
-                          (long long)used);
-    memset(table, 0, bytes);
-    for (int64_t i = 0, j = 0; i < g.count; i++) {
-        gemm__cuda_tiny_group<T> *t = &table[j];
-        int64_t count = hb[i].c_list ? hb[i].count : 0;
-        if (g.size[i] > 0 && p[i].work != GEMM__WORK_NONE) {
-            t->a = at; /* gemm__cuda_upload_lists' order: a, b, then c, group after group */
-            t->b = at + count;
-            t->c = at + 2 * count;
-            t->lda = p[i].lda;
-            t->ldb = p[i].ldb;
-            t->ldc = p[i].ldc;
-            t->block0 = blocks;
-            t->count = count;
-            t->alpha = g.alpha[i];
-            t->beta = g.beta[i];
-            t->m = (int)p[i].m;
-            t->n = (int)p[i].n;
-            t->k = (int)p[i].k;
-            t->ak = p[i].a_trans;
-            t->bk = !p[i].b_trans;
-            blocks += (count + G - 1) / G;
-            j++;
-        }
-        at += 3 * count;
-        members += count;
-    }
-    s = gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, lists, table, bytes);
-    GEMM_FREE(table);
-    if (s != GEMM_OK || blocks == 0) return s;
-    {
-        const int64_t *d = (const int64_t *)*lists;
-        const gemm__cuda_tiny_group<T> *dt = (const gemm__cuda_tiny_group<T> *)(d + 3 * members);
-        if (tile == 16)
-            gemm__cuda_tiny_grouped_kernel<T, 16><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
-        else gemm__cuda_tiny_grouped_kernel<T, 32><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
-        if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
-    }
-#ifdef GEMM__TEST_HOOKS
-    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "tiny grouped %dx%d groups %lld blocks %lld",
-             tile, tile, (long long)used, (long long)blocks);
-#endif
     return GEMM_OK;
 }
 
@@ -204,14 +114,10 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
         if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
     }
     if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
-        gemm__cuda_gpu gpu;
-        int tile = 0;
-        s = gemm__cuda_query(fn, &gpu);
-        if (s == GEMM_OK && gemm__cuda_grouped_all_tiny<T>(g, p, opt, &gpu, &tile)) {
-            s = gemm__cuda_grouped_tiny<T>(fn, g, p, hb, gpu.dev, tile, stream, &lists);
-            work = GEMM__WORK_NONE; /* ran: nothing left for the loop below */
-        } else if (s == GEMM_OK)
-            s = gemm__cuda_upload_lists(fn, hb, g.count, gpu.dev, stream, &lists);
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
+                             : gemm__cuda_fail(fn, "cudaGetDevice", e);
     }
     /* then the launches, group after group; a group of one member is the
        single call (whose chooser splits K and picks tiles for a lone
