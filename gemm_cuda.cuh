@@ -23,6 +23,8 @@
                                 beta by pointer as cblas_zgemm; _host forms
                                 and batches too. They run on the real
                                 kernels (one operand expanded in scratch)
+     gemm_cuda_s8gemm           int8 A and B, int32 C, exact int32 sums
+                                (cublasGemmEx with CUBLAS_COMPUTE_32I)
      ..._strided_batched, ..._batched    batches (declarations below)
      gemm_cuda_release_scratch, gemm_cuda_auto_kernel, gemm_cuda_kernel_name
 
@@ -31,6 +33,8 @@
                near 1e-3); FP32_ACCURATE (fp32's accuracy on the tensor
                cores; an Inf times a value below 2^-136 gives NaN, a product
                within 2^-11 of FLT_MAX may round to Inf).
+               FP64_EMULATED (gemm_cuda_dgemm): fp64 on the int8 tensor
+               cores, below ("Emulated fp64 and fp32").
      kernel    AUTO (by precision, GPU and build; TILED16 below sm_80), or
                NAIVE, TILED16, SIMT, DMMA (fp64), MMA, WGMMA; variant (0:
                automatic) one of a kernel's configurations: SIMT fp32 1-4,
@@ -56,6 +60,35 @@
                synchronizes its stream; host pointers (fp32, fp64): sums on
                the host around the call. Batches refuse it
                (GEMM_ERR_INVALID_ARG, nothing written).
+   Emulated fp64 and fp32 (the Ozaki scheme II, on the int8 tensor cores)
+     gemm_cuda_dgemm with options.math = GEMM_CUDA_MATH_FP64_EMULATED, and
+     gemm_cuda_sgemm with FP32_ACCURATE, single device-pointer calls
+     (batches, _host and complex calls refuse FP64_EMULATED and moduli):
+     each row i of op(A) is scaled by a power of two so that its largest
+     entry lies in [2^(ba-1), 2^ba), each column j of op(B) likewise with
+     bb bits, and rounded to integers; their residues modulo N pairwise
+     coprime moduli (256, 255, 253, 251, 247, 241, ...) are multiplied
+     exactly on the int8 tensor cores, and Garner's mixed-radix
+     reconstruction brings back the exact integer product, scaled back.
+     ba + bb is the largest with K 2^(ba+bb) <= M/4 (M the moduli's
+     product), each at most 53 (14 moduli and K = 8192: 48 + 47 bits).
+     The bound, for every element (u the unit roundoff of C's type):
+       |C_ij - (AB)_ij| <= 2^-ba max|a_i.| sum|b_.j|
+                           + 2^-bb sum|a_i.| max|b_.j|
+                           + K 2^-(ba+bb) max|a_i.| max|b_.j|
+                           + (N + 2) 2^-53 |C_ij| + u |C_ij|
+     so, where each row's and column's entries lie within 2^s of its
+     largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise.
+     options.moduli = 0 (the default): 14 moduli for fp64 and 7 for fp32,
+     and only where it pays (m, n >= 4096 and k >= 1024; elsewhere native
+     fp64, or 3xTF32 for FP32_ACCURATE); n = 2..20: always, with n moduli.
+     The call reads its scaling pass's findings back (it synchronizes its
+     stream once) and runs the native kernels instead when an operand holds
+     an Inf or NaN, when a row or column spans more binary orders than its
+     bits (its smallest entries would vanish), when the moduli leave fewer
+     than 2 bits for K, or without the sm_90a code; gemm_cuda_last_moduli()
+     tells which ran. Scratch: N (mK + nK + mn) bytes from the device's
+     pool (too little memory: the native kernels).
    beta = 0 never reads C. A device keeps its operand copies' memory and the
    host path's chunks and threads; gemm_cuda_release_scratch() frees them.
 
@@ -113,8 +146,12 @@ typedef enum gemm_cuda_kernel {
 typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in */
     GEMM_CUDA_MATH_EXACT = 0,        /* fp32 in fp32 (and fp64 in fp64) */
     GEMM_CUDA_MATH_TF32 = 1,         /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
-    GEMM_CUDA_MATH_FP32_ACCURATE = 2 /* fp32 inputs split into two TF32 parts, three products on the tensor
-                                        cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
+    GEMM_CUDA_MATH_FP32_ACCURATE = 2, /* fp32's accuracy on the tensor cores: three TF32 products (3xTF32) or,
+                                         for large products, int8 products modulo small moduli (as FP64_EMULATED),
+                                         whichever is faster */
+    GEMM_CUDA_MATH_FP64_EMULATED = 3  /* gemm_cuda_dgemm: fp64 from exact int8 tensor-core products modulo
+                                         options.moduli small moduli (the Ozaki scheme II) where that is faster
+                                         and the inputs allow, else the native fp64 kernels */
 } gemm_cuda_math;
 
 typedef enum gemm_cuda_mode { /* how the _host calls move data */
@@ -153,6 +190,8 @@ typedef struct gemm_cuda_options {
     const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
     int verify;              /* single calls: 1 = check the product with row and column checksums, GEMM_ERR_VERIFY
                                 when it fails them (sums on the device; the call then synchronizes its stream) */
+    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 14 moduli, fp32 7, where the
+                                int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */
@@ -167,6 +206,20 @@ GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, ge
                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                      const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                      double *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* int8 A and B, int32 C = alpha*op(A)*op(B) + beta*C with exact int32
+   sums (wrapping past 2^31 as cublasGemmEx with CUBLAS_COMPUTE_32I does);
+   device pointers, asynchronous; the int8 tensor cores (WGMMA) where the
+   sm_90a code runs, else a plain kernel. */
+GEMM_DEF gemm_status gemm_cuda_s8gemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int32_t alpha,
+                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t beta,
+                                      int32_t *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* How many moduli the calling thread's last gemm_cuda_dgemm with
+   FP64_EMULATED, or gemm_cuda_sgemm with FP32_ACCURATE, used: 0 when the
+   native kernels (or 3xTF32) ran. */
+GEMM_DEF int gemm_cuda_last_moduli(void);
 
 /* Host pointers, synchronous, on options->device. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1523,6 +1576,13 @@ template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(floa
     for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* The same for int32 accumulators (the int8 kernel). */
+template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(int (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+r"(d[i])::"memory");
+}
+
 /* The accumulator operands of one wgmma: "+f" constraints of d[i..i+7] and
    d[i..i+31], and the operand numbers %0..%63 and %64..%127 in the text. */
 #define GEMM__WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
@@ -1607,6 +1667,37 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128_tf32(float (&d)[64], ui
     (void)d; (void)da; (void)db; (void)accumulate;
 #endif
 }
+/* int8: D(64x256 or 64x128, int32) += A(64x32) * B(32xWN), s8 x s8, both
+   k-major (wgmma has no transpose for 8-bit types); the sums are exact
+   (wrapping only past 2^31, which the callers' K keeps them from). The
+   registers hold D as in the 16-bit forms. */
+#define GEMM__WG_I8(i) "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]), \
+                       "+r"(d[i + 6]), "+r"(d[i + 7])
+#define GEMM__WG_I32(i) GEMM__WG_I8(i), GEMM__WG_I8(i + 8), GEMM__WG_I8(i + 16), GEMM__WG_I8(i + 24)
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n256_s8(int (&d)[128], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" GEMM__WG_R0_63 ", "
+                 GEMM__WG_R64_127 "}, %128, %129, p;\n}\n"
+                 : GEMM__WG_I32(0), GEMM__WG_I32(32), GEMM__WG_I32(64), GEMM__WG_I32(96)
+                 : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n128_s8(int (&d)[64], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" GEMM__WG_R0_63
+                 "}, %64, %65, p;\n}\n"
+                 : GEMM__WG_I32(0), GEMM__WG_I32(32)
+                 : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+#undef GEMM__WG_I8
+#undef GEMM__WG_I32
 #undef GEMM__WG_D8
 #undef GEMM__WG_D32
 #undef GEMM__WG_R0_63
@@ -1953,6 +2044,74 @@ __device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::AC
     }
 }
 
+/* The block's shared memory: the ring of stages (aligned to 1024 bytes,
+   where the 128-byte swizzle repeats), the epilogue buffers, then a full
+   and an empty barrier per stage, which thread 0 initialises. Returns the
+   first stage; every thread has passed the initialisation. */
+template <typename S>
+__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
+{
+    unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
+    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES);
+    empty = full + S::STAGES;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            gemm__cuda_mbar_init(&full[s], 1);
+            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
+        }
+        gemm__cuda_fence_mbar_init();
+        gemm__cuda_fence_proxy_async();
+    }
+    __syncthreads();
+    return smem;
+}
+
+/* The producer's thread: walks the block's units and, for each K slice,
+   waits for the stage to be free, then has the copy engine fill it with
+   the slices of both operands (completing on the stage's full barrier).
+   Shared by the floating-point and the int8 kernels. */
+template <typename S, typename T, bool A_MN, bool B_MN, bool ACCURATE>
+__device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                         const gemm__cuda_wgmma_work &w, unsigned char *smem,
+                                                         uint64_t *full, uint64_t *empty)
+{
+#if GEMM__CUDA_SM90A
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
+    int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+    for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+        int member, bm, bn, part, kt0, nkt;
+        gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+        int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
+        for (int kt = 0; kt < nkt; kt++, it++) {
+            int s = it % S::STAGES, ka, kb;
+            if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
+            unsigned char *stage = smem + s * S::STAGE_BYTES;
+            gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
+            gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+            if constexpr (ACCURATE) {
+                gemm__cuda_tma_load3(stage, map_a, 0, bm * S::BM, ka, &full[s]);
+                gemm__cuda_tma_load3(stage + S::A_BYTES, map_b, 0, bn * S::BN, kb, &full[s]);
+                continue;
+            }
+            if (A_MN)
+                for (int j = 0; j < S::BM / 64; j++)
+                    gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, map_a, bm * S::BM + 64 * j, ka, za,
+                                          &full[s]);
+            else
+                gemm__cuda_tma_load_z(stage, map_a, ka, bm * S::BM, za, &full[s]);
+            if (B_MN)
+                for (int j = 0; j < S::BN / 64; j++)
+                    gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, map_b,
+                                          bn * S::BN + 64 * j, kb, zb, &full[s]);
+            else
+                gemm__cuda_tma_load_z(stage + S::A_BYTES, map_b, kb, bn * S::BN, zb, &full[s]);
+        }
+    }
+#else
+    (void)map_a; (void)map_b; (void)w; (void)smem; (void)full; (void)empty;
+#endif
+}
+
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
    tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). ACCURATE
@@ -1967,60 +2126,18 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
-    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
     static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
-    /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
-    unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
+    uint64_t *full, *empty;
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
     float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
-             *empty = full + S::STAGES;
     int *last = reinterpret_cast<int *>(empty + S::STAGES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S::STAGES; s++) {
-            gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
-        }
-        gemm__cuda_fence_mbar_init();
-        gemm__cuda_fence_proxy_async();
-    }
-    __syncthreads();
 
     if (wg == 2) { /* producer: few registers, one thread */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256) {
-            int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
-            for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-                int member, bm, bn, part, kt0, nkt;
-                gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
-                int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
-                for (int kt = 0; kt < nkt; kt++, it++) {
-                    int s = it % S::STAGES, ka, kb;
-                    if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
-                    unsigned char *stage = smem + s * S::STAGE_BYTES;
-                    gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
-                    gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                    if constexpr (ACCURATE) {
-                        gemm__cuda_tma_load3(stage, &map_a, 0, bm * S::BM, ka, &full[s]);
-                        gemm__cuda_tma_load3(stage + S::A_BYTES, &map_b, 0, bn * S::BN, kb, &full[s]);
-                        continue;
-                    }
-                    if (A_MN)
-                        for (int j = 0; j < S::BM / 64; j++)
-                            gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, za,
-                                                  &full[s]);
-                    else
-                        gemm__cuda_tma_load_z(stage, &map_a, ka, bm * S::BM, za, &full[s]);
-                    if (B_MN)
-                        for (int j = 0; j < S::BN / 64; j++)
-                            gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b,
-                                                  bn * S::BN + 64 * j, kb, zb, &full[s]);
-                    else
-                        gemm__cuda_tma_load_z(stage + S::A_BYTES, &map_b, kb, bn * S::BN, zb, &full[s]);
-                }
-            }
-        }
+        if (threadIdx.x == 256)
+            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, smem, full, empty);
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;
@@ -2781,6 +2898,356 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
     }
 }
 /* <<cuda/kernels complex_expand */
+/* >>cuda/device ozaki_math: src/cuda/device/ozaki_math.cuh */
+/* The arithmetic of the emulated fp64 and fp32 products (the Ozaki scheme
+   II: Ozaki, Uchino and Imamura, 2025), shared by the kernels and the host
+   (where a model of the whole scheme checks it without a GPU):
+
+     1. Scale: row i of op(A) by 2^ea_i and column j of op(B) by 2^eb_j,
+        so that the largest entry of each is below 2^bits_a (2^bits_b),
+        and round to integers A', B' (exact in fp64: bits <= 53).
+     2. Residues: for each modulus p_l (pairwise coprime, at most 256),
+        A' mod p_l and B' mod p_l in the symmetric range, which int8 holds.
+     3. Products: W_l = (A' mod p_l) (B' mod p_l) on the int8 tensor cores,
+        exact in int32 (K is cut into parts of at most 2^16), kept as
+        u_l = W_l mod p_l in [0, p_l).
+     4. Reconstruction: since |A'B'| <= K 2^(bits_a + bits_b) <= M/4 (M the
+        product of the moduli), the integer C' = A'B' is the one value of
+        the symmetric range with C' = u_l mod p_l for every l. Garner's
+        mixed-radix digits (symmetric, so small values stay exact) give
+        C' = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), evaluated in fp64 from the
+        top (one rounding per step once past 2^53; no cancellation, since
+        each step's value dominates its digit), then
+        C = C' 2^-(ea_i + eb_j).
+   The moduli are the largest pairwise coprime numbers up to 256, in
+   descending order: the first N are taken. */
+#include <math.h>
+#include <stdint.h>
+
+#define GEMM__OZAKI_MAX_MODULI 20
+#define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
+
+/* The moduli and Garner's constants for the first `count` of them. */
+typedef struct gemm__ozaki_moduli {
+    int count;
+    int p[GEMM__OZAKI_MAX_MODULI];
+    int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
+    double log2_m;                    /* log2 of their product */
+} gemm__ozaki_moduli;
+
+/* x mod p in [0, p) for |x| < 2^31 (fp64 holds x exactly and the
+   quotient's error is far below one, so one step corrects it). */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, int p)
+{
+    int q = (int)floor((double)x * (1.0 / (double)p)), r = x - q * p;
+    return r + (r < 0 ? p : r >= p ? -p : 0);
+}
+
+/* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
+static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
+{
+    static const int all[GEMM__OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+                                                    223, 211, 199, 197, 193, 191, 181, 179, 173, 167};
+    gemm__ozaki_moduli m;
+    m.count = count;
+    m.log2_m = 0.0;
+    for (int l = 0; l < count; l++) {
+        int prod = 1; /* p_0 ... p_(l-1) mod p_l */
+        m.p[l] = all[l];
+        m.log2_m += log2((double)all[l]);
+        for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
+        m.inv[l] = 1;
+        for (int y = 1; y < all[l]; y++)
+            if (prod * y % all[l] == 1) m.inv[l] = y;
+        for (int j = 0; j < GEMM__OZAKI_MAX_MODULI; j++) {
+            int r = 1;
+            if (j < count)
+                for (int i = 0; i < l; i++) r = r * all[i] % all[j];
+            m.pre[l][j] = (unsigned char)(j < count ? r : 0);
+        }
+    }
+    return m;
+}
+
+/* The bits of A's rows and B's columns for K terms: the largest with
+   K 2^(bits_a + bits_b) <= M/4, each at most 53 (fp64's integers), split
+   evenly. Returns false when fewer than 2 bits are left. */
+static inline bool gemm__ozaki_bits(const gemm__ozaki_moduli *m, int64_t K, int *bits_a, int *bits_b)
+{
+    int total = (int)floor(m->log2_m - 2.0 - log2((double)(K > 0 ? K : 1)));
+    if (total < 2) return false;
+    *bits_a = total - total / 2 < 53 ? total - total / 2 : 53;
+    *bits_b = total - *bits_a < 53 ? total - *bits_a : 53;
+    return true;
+}
+
+/* The scale exponent of a row (column) whose largest magnitude has binary
+   exponent e (ilogb; the row all zeros: any e, nothing to scale). */
+__host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
+{
+    return bits - 1 - e;
+}
+
+/* x * 2^scale rounded to an integer (exact in fp64 when the row's scale
+   keeps it below 2^53). */
+__host__ __device__ static inline double gemm__ozaki_integer(double x, int scale)
+{
+    return rint(ldexp(x, scale));
+}
+
+/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256:
+   in [-p/2, p/2), which int8 holds. fma makes v - q p exact. */
+__host__ __device__ static inline int gemm__ozaki_residue(double v, int p)
+{
+    double q = rint(v * (1.0 / (double)p));
+    int r = (int)fma(-q, (double)p, v);
+    r += r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0;
+    return r;
+}
+
+/* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
+   running remainders r[j] stay below 2^20 unreduced), as fp64. */
+__host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
+{
+    int r[GEMM__OZAKI_MAX_MODULI], v[GEMM__OZAKI_MAX_MODULI];
+    for (int l = 0; l < m.count; l++) r[l] = 0;
+    for (int l = 0; l < m.count; l++) {
+        int p = m.p[l], d = gemm__ozaki_mod(gemm__ozaki_mod(u[l] - r[l], p) * m.inv[l], p);
+        d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
+        v[l] = d;
+        for (int j = l + 1; j < m.count; j++) r[j] += d * (int)m.pre[l][j];
+    }
+    double c = (double)v[m.count - 1];
+    for (int l = m.count - 2; l >= 0; l--) c = fma(c, (double)m.p[l], (double)v[l]);
+    return c;
+}
+/* <<cuda/device ozaki_math */
+/* >>cuda/kernels ozaki: src/cuda/kernels/ozaki.cuh */
+/* The elementwise passes of the emulated fp64 and fp32 products
+   (device/ozaki_math.cuh has the arithmetic; the int8 products are
+   wgmma_s8.cuh's): the scaling pass over the rows of op(A) and of op(B)^T,
+   the residues, and the reconstruction of C. An operand is read as R rows
+   of K: element (r, q) at X[r*rs + q*ks], with rs or ks equal to 1. */
+#include <stdint.h>
+
+/* What the scaling pass finds: any Inf or NaN, and the widest span of
+   binary exponents among a row's nonzero entries, per operand. */
+typedef struct gemm__ozaki_found {
+    int nonfinite, span_a, span_b, pad;
+} gemm__ozaki_found;
+
+/* Row r's largest magnitude as a binary exponent (0 for a row of zeros)
+   into e[r]; the row's span (largest exponent less the smallest nonzero
+   one) into *span (atomicMax); an Inf or NaN sets *nonfinite. Rows along
+   K contiguous (KC): a warp per row; else a thread per row, reading along
+   the rows. */
+template <typename T, bool KC>
+__global__ void gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
+                                        int *nonfinite)
+{
+    int lane = (int)threadIdx.x % 32;
+    int64_t r = KC ? (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 : (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    double big = 0.0, small = INFINITY;
+    int bad = 0;
+    for (int q = KC ? lane : 0; q < K; q += KC ? 32 : 1) {
+        double v = fabs((double)X[r * rs + q * ks]);
+        bad |= !isfinite(v);
+        big = fmax(big, v);
+        if (v > 0.0) small = fmin(small, v);
+    }
+    if (KC) {
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) {
+            big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+            small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+            bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+        }
+        if (lane != 0) return;
+    }
+    if (bad) atomicOr(nonfinite, 1);
+    e[r] = big > 0.0 && !bad ? ilogb(big) : 0;
+    if (big > 0.0 && !bad) atomicMax(span, ilogb(big) - ilogb(small));
+}
+
+/* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
+   each of m's moduli, k-major int8: plane l at out + l*plane, row r at
+   r*ldo. 32 x 32 tiles through shared memory, so that both the reads
+   (along whichever of rows and K is contiguous) and the writes (along K)
+   are coalesced. */
+template <typename T, bool KC>
+__global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                                  const int *e, int bits, const gemm__ozaki_moduli m,
+                                                                  int8_t *out, int64_t ldo, int64_t plane)
+{
+    __shared__ double tile[32][33];
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 32;
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + (KC ? j : tx), q = q0 + (KC ? tx : j);
+        tile[KC ? j : tx][KC ? tx : j] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
+    }
+    __syncthreads();
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + j, q = q0 + tx;
+        if (r >= R || q >= K) continue;
+        double v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
+        int8_t *o = out + r * ldo + q;
+        for (int l = 0; l < m.count; l++) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l]);
+    }
+}
+
+/* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
+   C column-major M x N; C' from the residues u (plane l at u + l*plane,
+   column-major, ldu). */
+template <typename TC>
+__global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu, int64_t plane,
+                                               const int *ea, const int *eb, int bits_a, int bits_b,
+                                               const gemm__ozaki_moduli m, TC alpha, TC beta, TC *C, int64_t ldc)
+{
+    int64_t total = (int64_t)M * N;
+    for (int64_t z = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; z < total; z += (int64_t)gridDim.x * blockDim.x) {
+        int64_t i = z % M, j = z / M;
+        int res[GEMM__OZAKI_MAX_MODULI];
+        for (int l = 0; l < m.count; l++) res[l] = u[l * plane + i + j * ldu];
+        double c = ldexp(gemm__ozaki_reconstruct(m, res),
+                         -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
+        TC *out = C + i + j * ldc;
+        *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
+    }
+}
+/* <<cuda/kernels ozaki */
+/* >>cuda/kernels wgmma_s8: src/cuda/kernels/wgmma_s8.cuh */
+/* The int8 WGMMA kernel: s8 x s8 products with exact int32 sums on
+   Hopper's tensor cores (sm_90a). It shares the floating-point kernel's
+   ring of TMA-filled stages, its producer and its walk over units
+   (wgmma.cuh); its consumers keep int32 accumulators and write one of two
+   things:
+     int32 C = x*sum + y*C (gemm_cuda_s8gemm; y == 0 never reads C), or
+     uint8 C = (sum + (y ? C : 0)) mod x, in [0, x): the residue of the
+       product modulo a small modulus, the emulated fp64 and fp32 modes'
+       int8 products (ozaki.cuh); y adds the residue of an earlier part
+       of K, so that a long K runs in parts whose sums fit int32.
+   wgmma reads 8-bit operands only k-major: op(A) as M x K rows, op(B)^T as
+   N x K rows, each 16-byte aligned (the host copies other layouts first).
+   K is not split over blocks. */
+#include <stdint.h>
+
+/* One element of the int8 kernel's output (above). */
+__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y)
+{
+    *c = y == 0 ? x * sum : x * sum + y * *c;
+}
+__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y)
+{
+    /* |sum| < 2^31 is exact in fp64, and the quotient's error is far below
+       one: at most one step of correction */
+    int v = y ? sum + (int)*c : sum, q = (int)floor((double)v * (1.0 / (double)x)), r = v - q * x;
+    r += r < 0 ? x : r >= x ? -x : 0;
+    *c = (uint8_t)r;
+}
+
+/* One consumer warp's sums to C (its 16 columns n0.. x S::BM rows m0..;
+   register i of lane 4g + t holds row m0 + 8*(i/4) + 2t + i%2 of column
+   n0 + g + 8*((i%4)/2), as in wgmma.cuh), elements outside M x N left. */
+template <typename S, typename TC>
+__device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC], int M, int N, int m0, int n0, int x,
+                                                          int y, TC *C, int64_t ldc)
+{
+    int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < S::ACC; i++) {
+        int m = m0 + 8 * (i / 4) + 2 * t + i % 2, n = n0 + g + 8 * ((i % 4) / 2);
+        if (m < M && n < N) gemm__cuda_s8_put(C + m + (int64_t)n * ldc, d[i], x, y);
+    }
+}
+
+/* One stage: D += this stage's 128 bytes of K, four wgmma of K = 32.
+   wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of
+   op(A). */
+template <typename S> __device__ __forceinline__ void gemm__cuda_wgmma_s8_stage(int (&d)[S::ACC], const unsigned char *stage, int wg)
+{
+    uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES), db = gemm__cuda_wgmma_desc(stage);
+    gemm__cuda_wgmma_arrive();
+#pragma unroll
+    for (int q = 0; q < 4; q++) { /* 32 bytes of K: 2 steps of the descriptors' 16-byte units */
+        if constexpr (S::BM == 256) gemm__cuda_wgmma_m64n256_s8(d, da + (uint64_t)(2 * q), db + (uint64_t)(2 * q));
+        else gemm__cuda_wgmma_m64n128_s8(d, da + (uint64_t)(2 * q), db + (uint64_t)(2 * q));
+    }
+    gemm__cuda_wgmma_commit();
+}
+
+/* map_a: op(A) as a k-major M x K int8 tensor, map_b: op(B)^T as N x K;
+   the blocks walk the units of `w` (K not split); C column-major. */
+template <typename TC, int BM>
+__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
+gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                           const gemm__cuda_wgmma_work w, int M, int N, int x, int y, TC *C, int64_t ldc)
+{
+#if GEMM__CUDA_SM90A
+    typedef gemm__cuda_wgmma_shape<BM> S;
+    extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
+    uint64_t *full, *empty;
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
+    if (wg == 2) { /* producer */
+        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
+        if (threadIdx.x == 256)
+            gemm__cuda_wgmma_produce<S, int8_t, false, false, false>(&map_a, &map_b, w, smem, full, empty);
+        return;
+    }
+    if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
+    int it = 0;
+    for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+        int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
+        gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+        int d[S::ACC];
+#pragma unroll
+        for (int i = 0; i < S::ACC; i++) d[i] = 0;
+        gemm__cuda_wgmma_fence_acc(d);
+        for (int kt = 0; kt < nkt; kt++, it++) {
+            int s = it % S::STAGES;
+            gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+            gemm__cuda_wgmma_s8_stage<S>(d, smem + s * S::STAGE_BYTES, wg);
+            gemm__cuda_wgmma_wait<1>(); /* the previous stage's group is done */
+            gemm__cuda_wgmma_fence_acc(d);
+            if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
+            pending = s;
+            __syncwarp();
+        }
+        gemm__cuda_wgmma_wait<0>();
+        gemm__cuda_wgmma_fence_acc(d);
+        if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
+        __syncwarp();
+        gemm__cuda_wgmma_s8_store<S>(d, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16, x, y,
+                                     C + member * w.stride_c, ldc);
+    }
+#else
+    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
+#endif
+}
+/* <<cuda/kernels wgmma_s8 */
+/* >>cuda/kernels s8_plain: src/cuda/kernels/s8_plain.cuh */
+/* The plain int8 kernel of gemm_cuda_s8gemm, for GPUs (or builds)
+   without the int8 WGMMA kernel and for options.kernel NAIVE. */
+#include <stdint.h>
+
+/* C = alpha*op(A)*op(B) + beta*C, a thread per element (beta == 0: C not
+   read; K == 0: A and B not read), op(A)(r, q) at a[r*ars + q*aks] and
+   op(B)(q, c) at b[q*bks + c*bcs]. */
+__global__ void gemm__cuda_s8_plain_kernel(int M, int N, int K, const int8_t *a, int64_t ars, int64_t aks,
+                                           const int8_t *b, int64_t bks, int64_t bcs, int alpha, int beta, int32_t *C,
+                                           int64_t ldc)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+    if (i >= M) return;
+    int sum = 0;
+    for (int q = 0; q < K; q++) sum += (int)a[i * ars + q * aks] * (int)b[q * bks + j * bcs];
+    int32_t *c = C + i + j * ldc;
+    *c = beta == 0 ? alpha * sum : alpha * sum + beta * *c;
+}
+/* <<cuda/kernels s8_plain */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
 /* >>cuda/host errors: src/cuda/host/errors.cuh */
@@ -3643,9 +4110,9 @@ static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_opt
    `bits` is 32 or 64. */
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
-    if (o->math != GEMM_CUDA_MATH_EXACT)
+    if (o->math != GEMM_CUDA_MATH_EXACT && !(o->math == GEMM_CUDA_MATH_FP64_EMULATED && bits == 64))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
-                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
+                          "FP32_ACCURATE are for fp32 only, FP64_EMULATED for fp64)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -3675,6 +4142,22 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
                           "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
                           (int)GEMM__CUDA_WG_128);
+    return GEMM_OK;
+}
+
+/* options.moduli, and where the emulated products are offered (`offered`:
+   the single device-pointer calls of gemm_cuda_sgemm and _dgemm). */
+static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_options *o, bool offered)
+{
+    if (o->moduli < 0 || o->moduli == 1 || o->moduli > GEMM__OZAKI_MAX_MODULI)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d: 0 (by size) or 2..%d", fn, o->moduli,
+                          GEMM__OZAKI_MAX_MODULI);
+    if (o->moduli && o->math != GEMM_CUDA_MATH_FP64_EMULATED && o->math != GEMM_CUDA_MATH_FP32_ACCURATE)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d is for options.math FP64_EMULATED and "
+                          "FP32_ACCURATE", fn, o->moduli);
+    if (!offered && (o->moduli || o->math == GEMM_CUDA_MATH_FP64_EMULATED))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the emulated products (FP64_EMULATED, options.moduli) are offered "
+                          "for single device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm, not here", fn);
     return GEMM_OK;
 }
 
@@ -4178,6 +4661,7 @@ template <typename T> static CUtensorMapDataType gemm__cuda_tma_type(void)
 {
     return std::is_same<T, __half>::value          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
            : std::is_same<T, __nv_bfloat16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+           : sizeof(T) == 1                        ? CU_TENSOR_MAP_DATA_TYPE_UINT8 /* int8: only the bytes move */
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
@@ -4487,6 +4971,273 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
 /* <<cuda/host tc */
+/* >>cuda/host s8_launch: src/cuda/host/s8_launch.cuh */
+/* The launch of the int8 WGMMA kernel (kernels/wgmma_s8.cuh) on k-major
+   operands: its schedule (the tensor-core modes' tiles and raster, K
+   never split), the tensor maps and the launch. Used by gemm_cuda_s8gemm
+   and by the emulated fp64 and fp32 products. */
+#include <stdint.h>
+#include <string.h>
+
+/* C (column-major M x N, ldc) from op(A) as M x K int8 rows (a, lda) and
+   op(B)^T as N x K rows (b, ldb), both 16-byte aligned: TC int32_t: C =
+   x*sum + y*C; uint8_t: C = (sum + (y ? C : 0)) mod x (wgmma_s8.cuh). */
+template <typename TC>
+static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, const int8_t *a, int64_t lda,
+                                        const int8_t *b, int64_t ldb, int x, int y, TC *C, int64_t ldc, int sms,
+                                        cudaStream_t stream)
+{
+    gemm__cuda_tc_plan t;
+    CUtensorMap map_a, map_b;
+    gemm_status s;
+    memset(&t, 0, sizeof t);
+    t.wg_bm = gemm__cuda_wgmma_bm(M, 0, false);
+    gemm__cuda_wgmma_schedule(&t, M, N, K, 1, sms, 1);
+    gemm__cuda_wgmma_work w = t.work;
+    if ((int64_t)w.tm * w.tn > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
+    void *kern = t.wg_bm == 256 ? (void *)gemm__cuda_wgmma_s8_kernel<TC, 256> : (void *)gemm__cuda_wgmma_s8_kernel<TC, 128>;
+    int smem = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::SMEM : gemm__cuda_wgmma_shape<128>::SMEM,
+        threads = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::THREADS : gemm__cuda_wgmma_shape<128>::THREADS;
+    if ((s = gemm__cuda_tensor_map(fn, &map_a, a, lda, K, M, t.wg_bm)) != GEMM_OK ||
+        (s = gemm__cuda_tensor_map(fn, &map_b, b, ldb, K, N, 128)) != GEMM_OK)
+        return s;
+    void *args[] = {&map_a, &map_b, &w, &M, &N, &x, &y, (void *)&C, &ldc};
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t.grid), dim3((unsigned)threads), args, (size_t)smem, stream));
+    return GEMM_OK;
+}
+/* <<cuda/host s8_launch */
+/* >>cuda/host s8: src/cuda/host/s8.cuh */
+/* gemm_cuda_s8gemm after its checks: int8 A and B, int32 C. Where the
+   sm_90a code runs, the int8 WGMMA kernel on k-major operands (copied
+   into scratch first when they are not k-major and 16-byte aligned);
+   elsewhere, or with options.kernel NAIVE, a plain kernel (a thread per
+   element of C). */
+#include <stdint.h>
+
+static gemm_status gemm__cuda_s8_run(const char *fn, const gemm__problem *p, const int8_t *a, const int8_t *b, int32_t *C,
+                                     int32_t alpha, int32_t beta, const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    gemm__cuda_gpu gpu;
+    gemm_status s;
+    int M = (int)p->m, N = (int)p->n, K = p->work == GEMM__WORK_FULL ? (int)p->k : 0;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
+    if (K > 0 && ((s = gemm__cuda_check_pointer(fn, "A", p->swapped ? b : a)) != GEMM_OK ||
+                  (s = gemm__cuda_check_pointer(fn, "B", p->swapped ? a : b)) != GEMM_OK))
+        return s;
+    if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
+    int64_t ars = p->a_trans ? p->lda : 1, aks = p->a_trans ? 1 : p->lda;
+    int64_t bks = p->b_trans ? p->ldb : 1, bcs = p->b_trans ? 1 : p->ldb;
+    if (K == 0 || opt->kernel == GEMM_CUDA_KERNEL_NAIVE || !gemm__cuda_sm90a_code(&gpu)) {
+        if (N > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n = %d is too many columns for the plain kernel", fn, N);
+        gemm__cuda_s8_plain_kernel<<<dim3((unsigned)((M + 255) / 256), (unsigned)N), 256, 0, stream>>>(
+            M, N, K, a, ars, aks, b, bks, bcs, alpha, beta, C, p->ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+        return GEMM_OK;
+    }
+    /* op(A) as M x K rows and op(B)^T as N x K rows, k-major and aligned, or copied so */
+    bool copy_a = !gemm__cuda_kmajor_ready(a, p->lda, 1, p->a_trans), copy_b = !gemm__cuda_kmajor_ready(b, p->ldb, 1, !p->b_trans);
+    int64_t ldo = ((int64_t)K + 15) / 16 * 16, la = p->lda, lb = p->ldb;
+    size_t bytes = ((copy_a ? (size_t)M * ldo : 0) + 255) / 256 * 256 + (copy_b ? (size_t)N * ldo : 0);
+    int8_t *scratch = NULL;
+    const int8_t *ka = a, *kb = b;
+    if (copy_a || copy_b) {
+        cudaMemPool_t pool;
+        cudaError_t e;
+        if ((s = gemm__cuda_scratch_pool(fn, gpu.dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies)", e);
+    }
+    s = GEMM_OK;
+    if (copy_a) {
+        s = gemm__cuda_pack(fn, a, p->lda, p->a_trans, (uintptr_t)a % 16 == 0 && p->lda % 16 == 0, M, K, scratch, ldo,
+                            gemm__cuda_single_copy(), 1, stream);
+        ka = scratch;
+        la = ldo;
+    }
+    if (s == GEMM_OK && copy_b) {
+        int8_t *out = scratch + ((copy_a ? (size_t)M * ldo : 0) + 255) / 256 * 256;
+        s = gemm__cuda_pack(fn, b, p->ldb, !p->b_trans, (uintptr_t)b % 16 == 0 && p->ldb % 16 == 0, N, K, out, ldo,
+                            gemm__cuda_single_copy(), 1, stream);
+        kb = out;
+        lb = ldo;
+    }
+    if (s == GEMM_OK)
+        s = gemm__cuda_launch_s8<int32_t>(fn, M, N, K, ka, la, kb, lb, alpha, beta, C, p->ldc, gpu.sms, stream);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
+/* <<cuda/host s8 */
+/* >>cuda/host ozaki: src/cuda/host/ozaki.cuh */
+/* The emulated fp64 (options.math = GEMM_CUDA_MATH_FP64_EMULATED) and
+   fp32-accurate products on the int8 tensor cores (the Ozaki scheme II;
+   device/ozaki_math.cuh has the arithmetic and the error bound), for one
+   device-pointer call: the scaling pass, then, unless it found what the
+   moduli cannot carry, the residues, one int8 product per modulus (and
+   per part of K) and the reconstruction, all in one scratch buffer from
+   the device's pool. The call synchronizes its stream once, to read the
+   scaling pass's findings.
+
+   When it runs (gemm__cuda_ozaki_wanted): options.moduli > 0 asks for it
+   with that many moduli; 0 lets the sizes decide (emulation pays only
+   where the int8 products dominate: large m, n and k), with the default
+   count (fp64 14, fp32 7). It declines, and the native kernels run, where
+   the sm_90a code is not loaded, when the moduli leave fewer than 2 bits
+   for K, when an operand holds an Inf or NaN, and when a row of op(A) or
+   a column of op(B) spans more binary orders than its bits carry (its
+   smallest entries would vanish). gemm_cuda_last_moduli() says which ran. */
+#include <stdint.h>
+#include <type_traits>
+
+/* The moduli the calling thread's last fp64-emulated or fp32-accurate
+   call used (0: the native kernels ran). */
+static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
+
+/* The default moduli: fp64's accuracy (the measured error at or below
+   cublasDgemm's on uniform and exponent-spread inputs) and fp32's. */
+template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
+{
+    return std::is_same<T, double>::value ? 14 : 7;
+}
+
+/* Whether the sizes alone let the emulation run: asked (options.moduli),
+   or large enough that the int8 products dominate. */
+template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
+{
+    int hook = GEMM__HOOK(cuda_ozaki, 0);
+    if (hook == 1) return false;
+    if (opt->moduli > 0 || hook == 2) return true;
+    return p->m >= 4096 && p->n >= 4096 && p->k >= 1024;
+}
+
+/* Whether the moduli carry the inputs as the scaling pass found them: no
+   Inf or NaN, and no row of op(A) or column of op(B) whose smallest
+   nonzero entries lie 2^bits or more below its largest (they would round
+   to zero). The test hook 2 waives the span (bench sweeps). */
+static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits_b)
+{
+    if (f->nonfinite) return false;
+    return GEMM__HOOK(cuda_ozaki, 0) == 2 || (f->span_a < bits_a && f->span_b < bits_b);
+}
+
+/* Where each part of the scratch is. */
+typedef struct gemm__ozaki_layout {
+    int64_t ldk, ldu, plane_a, plane_b, plane_u;
+    size_t at_ea, at_eb, at_ra, at_rb, at_u, bytes;
+} gemm__ozaki_layout;
+
+static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
+{
+    gemm__ozaki_layout l;
+    size_t at = 256; /* the findings first */
+    l.ldk = (K + 15) / 16 * 16; /* 16-byte rows for the copy engine */
+    l.ldu = M;
+    l.plane_a = M * l.ldk;
+    l.plane_b = N * l.ldk;
+    l.plane_u = M * N;
+    l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
+    l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
+    l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
+    l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
+    l.at_u = at; at += (size_t)count * l.plane_u;
+    l.bytes = at;
+    return l;
+}
+
+/* The scaling pass and the residues of one operand: R rows of K (element
+   (r, q) at X[r*rs + q*ks]). */
+template <typename T>
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
+                                    int *nonfinite, cudaStream_t stream)
+{
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<(unsigned)((R + 7) / 8), 256, 0, stream>>>(R, K, X, rs, ks, e, span, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, K, X, rs, ks, e, span, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+template <typename T>
+static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, const int *e,
+                                        int bits, const gemm__ozaki_moduli &m, int8_t *out, int64_t ldo, int64_t plane,
+                                        cudaStream_t stream)
+{
+    dim3 grid((unsigned)((K + 31) / 32), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the residues", fn, R);
+    if (ks == 1) gemm__ozaki_residue_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
+    else gemm__ozaki_residue_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The emulated product of one call (T double or float, C of type T).
+   *declined: the caller runs its native kernels instead (nothing was
+   written). */
+template <typename T>
+static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                    const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream,
+                                    bool *declined)
+{
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
+    int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
+    gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
+    gemm__ozaki_found found = {0, 0, 0, 0};
+    gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, count);
+    cudaMemPool_t pool;
+    unsigned char *scratch = NULL;
+    gemm_status s;
+    *declined = true;
+    gemm__cuda_moduli_used = 0;
+    if (!gemm__cuda_ozaki_wanted<T>(p, opt) || !gemm__cuda_sm90a_code(gpu) || !gemm__ozaki_bits(&m, K, &bits_a, &bits_b))
+        return GEMM_OK;
+    if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+    if (cudaMallocFromPoolAsync((void **)&scratch, l.bytes, pool, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return GEMM_OK; /* too little memory for the residues: the native kernels need none */
+    }
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb);
+    gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
+    int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
+    uint8_t *u = scratch + l.at_u;
+    /* op(A) (M x K) and op(B)^T (N x K) of the column-major problem */
+    int64_t ars = p->a_trans ? p->lda : 1, aks = p->a_trans ? 1 : p->lda;
+    int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
+    s = GEMM_OK;
+    if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, &dfound->span_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                         cudaStreamSynchronize(stream) != cudaSuccess))
+        s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
+    if (s == GEMM_OK && gemm__ozaki_carried(&found, bits_a, bits_b)) {
+        *declined = false;
+        s = gemm__ozaki_residues<T>(fn, M, K, x.a, ars, aks, ea, bits_a, m, ra, l.ldk, l.plane_a, stream);
+        if (s == GEMM_OK) s = gemm__ozaki_residues<T>(fn, N, K, x.b, brs, bks, eb, bits_b, m, rb, l.ldk, l.plane_b, stream);
+        for (int i = 0; s == GEMM_OK && i < count; i++)
+            for (int k0 = 0; s == GEMM_OK && k0 < K; k0 += GEMM__OZAKI_K_PART) {
+                int kp = K - k0 < GEMM__OZAKI_K_PART ? K - k0 : GEMM__OZAKI_K_PART;
+                s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
+                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
+            }
+        if (s == GEMM_OK) {
+            int64_t blocks = ((int64_t)M * N + 255) / 256;
+            gemm__ozaki_reconstruct_kernel<T><<<(unsigned)(blocks < 8 * 1024 ? blocks : 8 * 1024), 256, 0, stream>>>(
+                M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m, x.alpha, x.beta, x.c, p->ldc);
+            if (cudaGetLastError() != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: the reconstruction did not launch", fn);
+        }
+        if (s == GEMM_OK) gemm__cuda_moduli_used = count;
+    }
+    cudaError_t e = cudaFreeAsync(scratch, stream);
+    if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    return s;
+}
+/* <<cuda/host ozaki */
 /* >>cuda/host run: src/cuda/host/run.cuh */
 /* The device-pointer path of every call, after the checks: the first steps
    (sizes, pointers, C = beta*C), the device, then the exact or the
@@ -4504,8 +5255,16 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
     if (s != GEMM_OK || finished) return s;
     if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     if constexpr (std::is_same<T, double>::value) {
+        if (opt->math == GEMM_CUDA_MATH_FP64_EMULATED) {
+            bool declined;
+            if ((s = gemm__cuda_ozaki<T>(fn, p, x, opt, &gpu, stream, &declined)) != GEMM_OK || !declined) return s;
+        }
         return gemm__cuda_exact<T>(fn, p, x, opt, &gpu, stream);
     } else if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value) {
+        if (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE) {
+            bool declined;
+            if ((s = gemm__cuda_ozaki<T>(fn, p, x, opt, &gpu, stream, &declined)) != GEMM_OK || !declined) return s;
+        }
         if (gemm__cuda_is_tc<T>(opt)) return gemm__cuda_tc<T, TC>(fn, p, x, opt, &gpu, stream);
         return gemm__cuda_exact<T>(fn, p, x, opt, &gpu, stream);
     } else {
@@ -7355,6 +8114,7 @@ static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <stdint.h>
+#include <type_traits>
 
 /* Every call: the argument checks and the canonical problem once
    (gemm__prepare), C against A and B (host pointers, or device pointers in
@@ -7381,6 +8141,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, !host && std::is_same<T, TC>::value &&
+                                                                (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     {
@@ -7440,6 +8202,7 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, false);
     if (s == GEMM_OK && opt->verify)
         s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
                        "(yet): nothing was written", fn);
@@ -7546,6 +8309,40 @@ GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, ge
 {
     return gemm__cuda_call<double, double, double>("gemm_cuda_dgemm", stream, false, layout, transa, transb, m, n, k,
                                                    alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_s8gemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int32_t alpha,
+                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t beta,
+                                      int32_t *C, int64_t ldc, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_s8gemm";
+    static const gemm_cuda_options defaults = {};
+    const gemm_cuda_options *opt = options ? options : &defaults;
+    gemm__problem p = {};
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
+                      C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 1, 4);
+    if (s == GEMM_OK && ((opt->kernel != GEMM_CUDA_KERNEL_AUTO && opt->kernel != GEMM_CUDA_KERNEL_NAIVE &&
+                          opt->kernel != GEMM_CUDA_KERNEL_WGMMA) ||
+                         opt->math != GEMM_CUDA_MATH_EXACT || opt->variant || opt->split_k > 1 || opt->moduli ||
+                         opt->verify))
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the int8 product takes options.kernel AUTO, WGMMA or NAIVE and no "
+                       "math, variant, split_k, moduli or verify", fn);
+    if (s == GEMM_OK && opt->kernel == GEMM_CUDA_KERNEL_WGMMA) {
+        gemm__cuda_gpu gpu;
+        if ((s = gemm__cuda_query(fn, &gpu)) == GEMM_OK && !gemm__cuda_sm90a_code(&gpu))
+            s = gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the WGMMA kernel needs the sm_90a code on a Hopper GPU", fn);
+    }
+    if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    return gemm__cuda_s8_run(fn, &p, p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta, opt, stream);
+}
+
+GEMM_DEF int gemm_cuda_last_moduli(void)
+{
+    return gemm__cuda_moduli_used;
 }
 
 GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -8251,6 +9048,7 @@ static gemm_status gemm__cuda_cfinish(const char *fn, gemm_status s, bool device
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, false);
     if (s != GEMM_OK || p->work == GEMM__WORK_NONE) return s;
     pl->conj_a = (p->swapped ? tb : ta) == GEMM_CONJ_TRANS;
     pl->conj_b = (p->swapped ? ta : tb) == GEMM_CONJ_TRANS;

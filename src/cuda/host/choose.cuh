@@ -68,6 +68,7 @@
 #include "../../core/internal.h"   /* gemm__problem, gemm__fail */
 #include "../api.h"                /* gemm_cuda_options, gemm_cuda_kernel_name */
 #include "../device/batch.cuh"     /* gemm__cuda_batch */
+#include "../device/ozaki_math.cuh" /* GEMM__OZAKI_MAX_MODULI */
 #include "../device/wgmma_ptx.cuh" /* gemm__cuda_wgmma_built */
 #include "call.cuh"                /* gemm__cuda_gpu, gemm__cuda_operands */
 #include "errors.cuh"
@@ -97,9 +98,9 @@ static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_opt
    `bits` is 32 or 64. */
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
-    if (o->math != GEMM_CUDA_MATH_EXACT)
+    if (o->math != GEMM_CUDA_MATH_EXACT && !(o->math == GEMM_CUDA_MATH_FP64_EMULATED && bits == 64))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
-                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
+                          "FP32_ACCURATE are for fp32 only, FP64_EMULATED for fp64)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -129,6 +130,22 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
                           "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
                           (int)GEMM__CUDA_WG_128);
+    return GEMM_OK;
+}
+
+/* options.moduli, and where the emulated products are offered (`offered`:
+   the single device-pointer calls of gemm_cuda_sgemm and _dgemm). */
+static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_options *o, bool offered)
+{
+    if (o->moduli < 0 || o->moduli == 1 || o->moduli > GEMM__OZAKI_MAX_MODULI)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d: 0 (by size) or 2..%d", fn, o->moduli,
+                          GEMM__OZAKI_MAX_MODULI);
+    if (o->moduli && o->math != GEMM_CUDA_MATH_FP64_EMULATED && o->math != GEMM_CUDA_MATH_FP32_ACCURATE)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d is for options.math FP64_EMULATED and "
+                          "FP32_ACCURATE", fn, o->moduli);
+    if (!offered && (o->moduli || o->math == GEMM_CUDA_MATH_FP64_EMULATED))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the emulated products (FP64_EMULATED, options.moduli) are offered "
+                          "for single device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm, not here", fn);
     return GEMM_OK;
 }
 

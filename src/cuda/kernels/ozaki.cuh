@@ -1,0 +1,95 @@
+/* The elementwise passes of the emulated fp64 and fp32 products
+   (device/ozaki_math.cuh has the arithmetic; the int8 products are
+   wgmma_s8.cuh's): the scaling pass over the rows of op(A) and of op(B)^T,
+   the residues, and the reconstruction of C. An operand is read as R rows
+   of K: element (r, q) at X[r*rs + q*ks], with rs or ks equal to 1. */
+#pragma once
+#include <stdint.h>
+#include "../device/ozaki_math.cuh"
+
+/* What the scaling pass finds: any Inf or NaN, and the widest span of
+   binary exponents among a row's nonzero entries, per operand. */
+typedef struct gemm__ozaki_found {
+    int nonfinite, span_a, span_b, pad;
+} gemm__ozaki_found;
+
+/* Row r's largest magnitude as a binary exponent (0 for a row of zeros)
+   into e[r]; the row's span (largest exponent less the smallest nonzero
+   one) into *span (atomicMax); an Inf or NaN sets *nonfinite. Rows along
+   K contiguous (KC): a warp per row; else a thread per row, reading along
+   the rows. */
+template <typename T, bool KC>
+__global__ void gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
+                                        int *nonfinite)
+{
+    int lane = (int)threadIdx.x % 32;
+    int64_t r = KC ? (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 : (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    double big = 0.0, small = INFINITY;
+    int bad = 0;
+    for (int q = KC ? lane : 0; q < K; q += KC ? 32 : 1) {
+        double v = fabs((double)X[r * rs + q * ks]);
+        bad |= !isfinite(v);
+        big = fmax(big, v);
+        if (v > 0.0) small = fmin(small, v);
+    }
+    if (KC) {
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) {
+            big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+            small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+            bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+        }
+        if (lane != 0) return;
+    }
+    if (bad) atomicOr(nonfinite, 1);
+    e[r] = big > 0.0 && !bad ? ilogb(big) : 0;
+    if (big > 0.0 && !bad) atomicMax(span, ilogb(big) - ilogb(small));
+}
+
+/* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
+   each of m's moduli, k-major int8: plane l at out + l*plane, row r at
+   r*ldo. 32 x 32 tiles through shared memory, so that both the reads
+   (along whichever of rows and K is contiguous) and the writes (along K)
+   are coalesced. */
+template <typename T, bool KC>
+__global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                                  const int *e, int bits, const gemm__ozaki_moduli m,
+                                                                  int8_t *out, int64_t ldo, int64_t plane)
+{
+    __shared__ double tile[32][33];
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 32;
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + (KC ? j : tx), q = q0 + (KC ? tx : j);
+        tile[KC ? j : tx][KC ? tx : j] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
+    }
+    __syncthreads();
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + j, q = q0 + tx;
+        if (r >= R || q >= K) continue;
+        double v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
+        int8_t *o = out + r * ldo + q;
+        for (int l = 0; l < m.count; l++) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l]);
+    }
+}
+
+/* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
+   C column-major M x N; C' from the residues u (plane l at u + l*plane,
+   column-major, ldu). */
+template <typename TC>
+__global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu, int64_t plane,
+                                               const int *ea, const int *eb, int bits_a, int bits_b,
+                                               const gemm__ozaki_moduli m, TC alpha, TC beta, TC *C, int64_t ldc)
+{
+    int64_t total = (int64_t)M * N;
+    for (int64_t z = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; z < total; z += (int64_t)gridDim.x * blockDim.x) {
+        int64_t i = z % M, j = z / M;
+        int res[GEMM__OZAKI_MAX_MODULI];
+        for (int l = 0; l < m.count; l++) res[l] = u[l * plane + i + j * ldu];
+        double c = ldexp(gemm__ozaki_reconstruct(m, res),
+                         -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
+        TC *out = C + i + j * ldc;
+        *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
+    }
+}
