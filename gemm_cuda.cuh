@@ -62,8 +62,9 @@
                (GEMM_ERR_INVALID_ARG, nothing written).
    Emulated fp64 and fp32 (the Ozaki scheme II, on the int8 tensor cores)
      gemm_cuda_dgemm with options.math = GEMM_CUDA_MATH_FP64_EMULATED, and
-     gemm_cuda_sgemm with FP32_ACCURATE, single device-pointer calls
-     (batches, _host and complex calls refuse FP64_EMULATED and moduli):
+     gemm_cuda_sgemm with FP32_ACCURATE, device-pointer calls (batches run
+     member by member; _host and complex calls refuse FP64_EMULATED and
+     moduli):
      each row i of op(A) is scaled by a power of two so that its largest
      entry lies in [2^(ba-1), 2^ba), each column j of op(B) likewise with
      bb bits, and rounded to integers; their residues modulo N pairwise
@@ -2925,6 +2926,13 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
 #include <stdint.h>
 
 #define GEMM__OZAKI_MAX_MODULI 20
+/* Full unrolling on the device (registers for the digits); the host's
+   compiler does not know the pragma. */
+#ifdef __CUDA_ARCH__
+#define GEMM__OZAKI_UNROLL _Pragma("unroll")
+#else
+#define GEMM__OZAKI_UNROLL
+#endif
 #define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
 
 /* The moduli and Garner's constants for the first `count` of them. */
@@ -2932,15 +2940,26 @@ typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    float rcp[GEMM__OZAKI_MAX_MODULI];      /* 1 / p_l */
+    double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
     unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
 
-/* x mod p in [0, p) for |x| < 2^31 (fp64 holds x exactly and the
-   quotient's error is far below one, so one step corrects it). */
-__host__ __device__ static inline int gemm__ozaki_mod(int x, int p)
+/* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
+   exactly and the quotient's error is far below one, so one step corrects
+   it). */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
 {
-    int q = (int)floor((double)x * (1.0 / (double)p)), r = x - q * p;
+    int q = (int)floor((double)x * rcp), r = x - q * p;
+    return r + (r < 0 ? p : r >= p ? -p : 0);
+}
+
+/* The same for |x| < 2^22, in fp32 (rcp = 1/p): x is exact and the
+   quotient's error below one. */
+__host__ __device__ static inline int gemm__ozaki_mod_small(int x, int p, float rcp)
+{
+    int q = (int)floorf((float)x * rcp), r = x - q * p;
     return r + (r < 0 ? p : r >= p ? -p : 0);
 }
 
@@ -2955,6 +2974,8 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     for (int l = 0; l < count; l++) {
         int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
+        m.rcp[l] = 1.0f / (float)all[l];
+        m.rcp64[l] = 1.0 / (double)all[l];
         m.log2_m += log2((double)all[l]);
         for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
         m.inv[l] = 1;
@@ -2996,30 +3017,41 @@ __host__ __device__ static inline double gemm__ozaki_integer(double x, int scale
     return rint(ldexp(x, scale));
 }
 
-/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256:
-   in [-p/2, p/2), which int8 holds. fma makes v - q p exact. */
-__host__ __device__ static inline int gemm__ozaki_residue(double v, int p)
+/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256
+   (rcp = 1/p in fp64): in [-p/2, p/2), which int8 holds. fma makes
+   v - q p exact. */
+__host__ __device__ static inline int gemm__ozaki_residue(double v, int p, double rcp)
 {
-    double q = rint(v * (1.0 / (double)p));
+    double q = rint(v * rcp);
     int r = (int)fma(-q, (double)p, v);
     r += r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0;
     return r;
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
-   running remainders r[j] stay below 2^20 unreduced), as fp64. */
+   running remainders r[j] stay below 2^20 unreduced), as fp64. The loops
+   run to the largest count with every index known to the compiler, so
+   that the digits and remainders live in registers. */
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    int r[GEMM__OZAKI_MAX_MODULI], v[GEMM__OZAKI_MAX_MODULI];
-    for (int l = 0; l < m.count; l++) r[l] = 0;
-    for (int l = 0; l < m.count; l++) {
-        int p = m.p[l], d = gemm__ozaki_mod(gemm__ozaki_mod(u[l] - r[l], p) * m.inv[l], p);
-        d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
-        v[l] = d;
-        for (int j = l + 1; j < m.count; j++) r[j] += d * (int)m.pre[l][j];
+    constexpr int MAX = GEMM__OZAKI_MAX_MODULI;
+    int r[MAX], v[MAX];
+    double c = 0.0;
+GEMM__OZAKI_UNROLL
+    for (int l = 0; l < MAX; l++) r[l] = v[l] = 0;
+GEMM__OZAKI_UNROLL
+    for (int l = 0; l < MAX; l++) {
+        if (l < m.count) {
+            int p = m.p[l], d = gemm__ozaki_mod_small(gemm__ozaki_mod_small(u[l] - r[l], p, m.rcp[l]) * m.inv[l], p, m.rcp[l]);
+            d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
+            v[l] = d;
+GEMM__OZAKI_UNROLL
+            for (int j = l + 1; j < MAX; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+        }
     }
-    double c = (double)v[m.count - 1];
-    for (int l = m.count - 2; l >= 0; l--) c = fma(c, (double)m.p[l], (double)v[l]);
+GEMM__OZAKI_UNROLL
+    for (int l = MAX - 1; l >= 0; l--)
+        if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
     return c;
 }
 /* <<cuda/device ozaki_math */
@@ -3037,38 +3069,54 @@ typedef struct gemm__ozaki_found {
     int nonfinite, span_a, span_b, pad;
 } gemm__ozaki_found;
 
-/* Row r's largest magnitude as a binary exponent (0 for a row of zeros)
-   into e[r]; the row's span (largest exponent less the smallest nonzero
-   one) into *span (atomicMax); an Inf or NaN sets *nonfinite. Rows along
-   K contiguous (KC): a warp per row; else a thread per row, reading along
-   the rows. */
+/* The scaling pass, first half: each block takes 32 rows and 256 of K,
+   and folds each row's largest binary exponent into emax[r] and its
+   smallest nonzero one into emin[r] (atomics; the caller fills them with
+   very negative and very positive values first); an Inf or NaN sets
+   *nonfinite. Rows along K contiguous (KC): the lanes of a warp read
+   along a row; else along the rows, the 8 warps splitting K. */
 template <typename T, bool KC>
-__global__ void gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
-                                        int *nonfinite)
+__global__ void __launch_bounds__(256) gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                               int *emax, int *emin, int *nonfinite)
 {
-    int lane = (int)threadIdx.x % 32;
-    int64_t r = KC ? (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 : (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= R) return;
-    double big = 0.0, small = INFINITY;
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 256;
     int bad = 0;
-    for (int q = KC ? lane : 0; q < K; q += KC ? 32 : 1) {
-        double v = fabs((double)X[r * rs + q * ks]);
-        bad |= !isfinite(v);
-        big = fmax(big, v);
-        if (v > 0.0) small = fmin(small, v);
-    }
-    if (KC) {
+    for (int j = 0; j < (KC ? 4 : 1); j++) {
+        int64_t r = r0 + (KC ? ty + 8 * j : tx);
+        double big = 0.0, small = INFINITY;
+        if (r < R)
+            for (int64_t q = q0 + (KC ? tx : ty); q < q0 + 256 && q < K; q += KC ? 32 : 8) {
+                double v = fabs((double)X[r * rs + q * ks]);
+                bad |= !isfinite(v);
+                big = fmax(big, v);
+                if (v > 0.0) small = fmin(small, v);
+            }
+        if (KC)
 #pragma unroll
-        for (int o = 16; o > 0; o /= 2) {
-            big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
-            small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
-            bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+            for (int o = 16; o > 0; o /= 2) {
+                big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+                small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+            }
+        if (r < R && (!KC || tx == 0) && big > 0.0 && isfinite(big)) {
+            atomicMax(&emax[r], ilogb(big));
+            atomicMin(&emin[r], ilogb(small));
         }
-        if (lane != 0) return;
     }
     if (bad) atomicOr(nonfinite, 1);
-    e[r] = big > 0.0 && !bad ? ilogb(big) : 0;
-    if (big > 0.0 && !bad) atomicMax(span, ilogb(big) - ilogb(small));
+}
+
+/* The scaling pass, second half: the row's exponent for its scale (0 for
+   a row of zeros: nothing to scale) into emax[r], and the widest span of
+   exponents among the rows into *span. */
+__global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *span)
+{
+    int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    int hi = emax[r], lo = emin[r];
+    bool zeros = hi < -100000; /* never raised: no nonzero entry */
+    emax[r] = zeros ? 0 : hi;
+    if (!zeros) atomicMax(span, hi - lo);
 }
 
 /* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
@@ -3094,7 +3142,9 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
         if (r >= R || q >= K) continue;
         double v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
         int8_t *o = out + r * ldo + q;
-        for (int l = 0; l < m.count; l++) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l]);
+#pragma unroll
+        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
+            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l], m.rcp64[l]);
     }
 }
 
@@ -3110,7 +3160,8 @@ __global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, i
     for (int64_t z = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; z < total; z += (int64_t)gridDim.x * blockDim.x) {
         int64_t i = z % M, j = z / M;
         int res[GEMM__OZAKI_MAX_MODULI];
-        for (int l = 0; l < m.count; l++) res[l] = u[l * plane + i + j * ldu];
+#pragma unroll
+        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) res[l] = l < m.count ? u[l * plane + i + j * ldu] : 0;
         double c = ldexp(gemm__ozaki_reconstruct(m, res),
                          -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
         TC *out = C + i + j * ldc;
@@ -3135,31 +3186,65 @@ __global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, i
 #include <stdint.h>
 
 /* One element of the int8 kernel's output (above). */
-__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y)
+/* One element of the int8 kernel's output (above); rx = 1/x in fp64. */
+__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, double)
 {
     *c = y == 0 ? x * sum : x * sum + y * *c;
 }
-__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y)
+__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y, double rx)
 {
-    /* |sum| < 2^31 is exact in fp64, and the quotient's error is far below
-       one: at most one step of correction */
-    int v = y ? sum + (int)*c : sum, q = (int)floor((double)v * (1.0 / (double)x)), r = v - q * x;
-    r += r < 0 ? x : r >= x ? -x : 0;
-    *c = (uint8_t)r;
+    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, x, rx);
+}
+
+/* Four consecutive rows of one column of C (vec: one aligned 4-element
+   access, when all four rows exist), element by element up to `left`
+   rows otherwise. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, double rx, bool vec)
+{
+    struct alignas(4 * sizeof(TC)) four { TC e[4]; };
+    const int s[4] = {v.x, v.y, v.z, v.w};
+    if (vec && left >= 4) {
+        four o;
+        if (y != 0) o = *reinterpret_cast<const four *>(c);
+#pragma unroll
+        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, rx);
+        *reinterpret_cast<four *>(c) = o;
+    } else {
+        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, rx);
+    }
 }
 
 /* One consumer warp's sums to C (its 16 columns n0.. x S::BM rows m0..;
    register i of lane 4g + t holds row m0 + 8*(i/4) + 2t + i%2 of column
-   n0 + g + 8*((i%4)/2), as in wgmma.cuh), elements outside M x N left. */
+   n0 + g + 8*((i%4)/2), as in wgmma.cuh), staged through the warp's
+   buffer as the floating-point epilogue is: EPI_M rows at a time, so that
+   a quarter-warp writes EPI_M contiguous elements of one column;
+   elements outside M x N left. */
 template <typename S, typename TC>
-__device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC], int M, int N, int m0, int n0, int x,
-                                                          int y, TC *C, int64_t ldc)
+__device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC], int *buf, int M, int N, int m0,
+                                                          int n0, int x, int y, TC *C, int64_t ldc)
 {
+    constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
     int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
+    double rx = 1.0 / (double)x; /* once per tile: the residues' divisions become products */
 #pragma unroll
-    for (int i = 0; i < S::ACC; i++) {
-        int m = m0 + 8 * (i / 4) + 2 * t + i % 2, n = n0 + g + 8 * ((i % 4) / 2);
-        if (m < M && n < N) gemm__cuda_s8_put(C + m + (int64_t)n * ldc, d[i], x, y);
+    for (int c = 0; c < S::BM / S::EPI_M; c++) {
+#pragma unroll
+        for (int j = 0; j < REGS; j += 2) {
+            int i = c * REGS + j;
+            *reinterpret_cast<int2 *>(&buf[(g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (j / 4) + 2 * t]) =
+                make_int2(d[i], d[i + 1]);
+        }
+        __syncwarp();
+        for (int col = lane / LANES_PER_COL; col < 16; col += COLS_PER_PASS) {
+            int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
+            if (n < N && m < M)
+                gemm__cuda_s8_put4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const int4 *>(&buf[col * S::EPI_LD + ml]),
+                                   M - m, x, y, rx, vec);
+        }
+        __syncwarp();
     }
 }
 
@@ -3190,6 +3275,7 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     uint64_t *full, *empty;
     unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
+    int *epi = reinterpret_cast<int *>(smem + S::STAGES * S::STAGE_BYTES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (wg == 2) { /* producer */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
@@ -3220,8 +3306,8 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         gemm__cuda_wgmma_fence_acc(d);
         if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
         __syncwarp();
-        gemm__cuda_wgmma_s8_store<S>(d, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16, x, y,
-                                     C + member * w.stride_c, ldc);
+        gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16,
+                                     x, y, C + member * w.stride_c, ldc);
     }
 #else
     (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
@@ -4033,8 +4119,8 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
 
    Mode (gemm__cuda_is_tc): fp64 exact; fp32 exact, or on the tensor cores
    with options.math TF32 or FP32_ACCURATE; FP16 and BF16 always on the
-   tensor cores. A batch in the fp32-accurate mode runs its members one
-   after another as single calls (gemm__cuda_members_apart).
+   tensor cores. A batch in the fp32-accurate mode or emulated fp64 runs
+   its members one after another as single calls (gemm__cuda_members_apart).
 
    Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
    TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
@@ -4098,12 +4184,13 @@ template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
     else return true;
 }
 
-/* Whether an fp32 batch runs its members one after another through the
-   single call (the fp32-accurate mode: its split of the operands is not
-   batched). */
+/* Whether a batch runs its members one after another through the single
+   call (the fp32-accurate mode and emulated fp64: their operand splits and
+   residues are not batched). */
 static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_options *opt)
 {
-    return opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL;
+    return (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE || opt->math == GEMM_CUDA_MATH_FP64_EMULATED) &&
+           p->work == GEMM__WORK_FULL;
 }
 
 /* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
@@ -4146,7 +4233,8 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
 }
 
 /* options.moduli, and where the emulated products are offered (`offered`:
-   the single device-pointer calls of gemm_cuda_sgemm and _dgemm). */
+   the device-pointer calls of gemm_cuda_sgemm and _dgemm, single and
+   batched). */
 static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_options *o, bool offered)
 {
     if (o->moduli < 0 || o->moduli == 1 || o->moduli > GEMM__OZAKI_MAX_MODULI)
@@ -4157,7 +4245,8 @@ static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_op
                           "FP32_ACCURATE", fn, o->moduli);
     if (!offered && (o->moduli || o->math == GEMM_CUDA_MATH_FP64_EMULATED))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the emulated products (FP64_EMULATED, options.moduli) are offered "
-                          "for single device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm, not here", fn);
+                          "for the device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm and their batches, "
+                          "not here", fn);
     return GEMM_OK;
 }
 
@@ -5131,7 +5220,7 @@ static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits
 /* Where each part of the scratch is. */
 typedef struct gemm__ozaki_layout {
     int64_t ldk, ldu, plane_a, plane_b, plane_u;
-    size_t at_ea, at_eb, at_ra, at_rb, at_u, bytes;
+    size_t at_ea, at_eb, at_min, at_ra, at_rb, at_u, bytes;
 } gemm__ozaki_layout;
 
 static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
@@ -5139,12 +5228,13 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
     gemm__ozaki_layout l;
     size_t at = 256; /* the findings first */
     l.ldk = (K + 15) / 16 * 16; /* 16-byte rows for the copy engine */
-    l.ldu = M;
+    l.ldu = (M + 15) / 16 * 16; /* whole 4-byte runs for the int8 kernel's epilogue */
     l.plane_a = M * l.ldk;
     l.plane_b = N * l.ldk;
-    l.plane_u = M * N;
+    l.plane_u = l.ldu * N;
     l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
     l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
+    l.at_min = at; at += ((size_t)(M > N ? M : N) * sizeof(int) + 255) / 256 * 256; /* the scan's minima, A's then B's */
     l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
     l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
     l.at_u = at; at += (size_t)count * l.plane_u;
@@ -5155,11 +5245,17 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
 /* The scaling pass and the residues of one operand: R rows of K (element
    (r, q) at X[r*rs + q*ks]). */
 template <typename T>
-static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
-                                    int *nonfinite, cudaStream_t stream)
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *emin,
+                                    int *span, int *nonfinite, cudaStream_t stream)
 {
-    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<(unsigned)((R + 7) / 8), 256, 0, stream>>>(R, K, X, rs, ks, e, span, nonfinite);
-    else gemm__ozaki_scan_kernel<T, false><<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, K, X, rs, ks, e, span, nonfinite);
+    dim3 grid((unsigned)((K + 255) / 256), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the scaling pass", fn, R);
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(e, 0x80, (size_t)R * sizeof(int), stream)); /* -2139062144 */
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(emin, 0x7f, (size_t)R * sizeof(int), stream));
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    gemm__ozaki_span_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, e, emin, span);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
@@ -5201,7 +5297,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
         (void)cudaGetLastError();
         return GEMM_OK; /* too little memory for the residues: the native kernels need none */
     }
-    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb);
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb), *emin = (int *)(scratch + l.at_min);
     gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
     int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
     uint8_t *u = scratch + l.at_u;
@@ -5210,8 +5306,8 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
     int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
     s = GEMM_OK;
     if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, &dfound->span_a, &dfound->nonfinite, stream);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, emin, &dfound->span_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, emin, &dfound->span_b, &dfound->nonfinite, stream);
     if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
                          cudaStreamSynchronize(stream) != cudaSuccess))
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
@@ -5688,17 +5784,19 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
     return s;
 }
 
-/* The fp32-accurate mode: member after member through the single call's
-   path (its operand split runs per member). */
-template <typename T, typename TC>
+/* The fp32-accurate mode and emulated fp64: member after member through
+   the single call's path (the operand split, or the emulation's scaling
+   pass and residues, run per member; each member chooses alone). */
+template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__problem *p,
-                                                 const gemm__cuda_operands<T, TC, float> &x, const gemm__batch *hb,
+                                                 const gemm__cuda_operands<T, TC, S> &x, const gemm__batch *hb,
                                                  const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
                                                  cudaStream_t stream)
 {
     gemm_status s = GEMM_OK;
     for (int64_t i = 0; i < hb->count && s == GEMM_OK; i++) {
-        gemm__cuda_operands<T, TC, float> y = x;
+        gemm__cuda_operands<T, TC, S> y = x;
+        bool declined = true;
         if (hb->c_list) {
             y.a = (const T *)(uintptr_t)hb->addr_ab(hb->a_list, i);
             y.b = (const T *)(uintptr_t)hb->addr_ab(hb->b_list, i);
@@ -5708,7 +5806,12 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
             y.b = x.b + i * hb->stride_b;
             y.c = x.c + i * hb->stride_c;
         }
-        s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+        if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value) {
+            if ((s = gemm__cuda_ozaki<T>(fn, p, y, opt, gpu, stream, &declined)) != GEMM_OK) break;
+            if (!declined) continue;
+            if constexpr (std::is_same<T, double>::value) s = gemm__cuda_exact<T>(fn, p, y, opt, gpu, stream);
+            else s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+        }
     }
     return s;
 }
@@ -5740,8 +5843,8 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
                 gemm__cuda_members_aligned(hb, hb->a_list, x.a, p->lda, hb->stride_a, sizeof(T));
     aligned_b = p->work == GEMM__WORK_FULL &&
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
-    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
-        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
+    if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) && std::is_same<T, TC>::value)
+        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC, S>(fn, p, x, hb, opt, &gpu, stream);
     if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
     members.bt = &bt;
     members.aligned_a = aligned_a;
@@ -8202,7 +8305,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
-    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, false);
+    if (s == GEMM_OK)
+        s = gemm__cuda_check_emulation(fn, opt, std::is_same<T, TC>::value &&
+                                                    (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s == GEMM_OK && opt->verify)
         s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
                        "(yet): nothing was written", fn);

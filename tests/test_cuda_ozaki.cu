@@ -14,7 +14,8 @@
    (double-double on the CPU, sampled) on uniform inputs and rows spanning
    2^+-10, at several moduli; the fallbacks (an Inf or NaN, rows spanning
    2^+-30, too few moduli for K) run the native kernels, say so through
-   gemm_cuda_last_moduli() and give their results; the refusals.
+   gemm_cuda_last_moduli() and give their results; a strided batch member
+   by member; the refusals.
    GEMM_CUDA_TEST_SMALL=1 runs smaller shapes and batteries (for
    compute-sanitizer, tests/cuda_run.sh). Last line: N passed, N failed. */
 #define GEMM_IMPLEMENTATION
@@ -88,12 +89,14 @@ static void model(void)
     for (int t = 0; t < 200000; t++) {
         int64_t v = (int64_t)(rnd() >> 11) * ((rnd() & 1) ? 1 : -1); /* |v| < 2^53 */
         int p = gemm__ozaki_moduli_of(GEMM__OZAKI_MAX_MODULI).p[t % GEMM__OZAKI_MAX_MODULI];
-        int r = gemm__ozaki_residue((double)v, p);
+        int r = gemm__ozaki_residue((double)v, p, 1.0 / p);
         ok = ok && (((v - r) % p) == 0) && r >= -(p / 2) && r < (p + 1) / 2 && r >= -128 && r <= 127;
-        int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p);
+        int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p, 1.0 / p);
         ok = ok && u >= 0 && u < p && ((int64_t)x - u) % p == 0;
+        int y = x % (1 << 22), w = gemm__ozaki_mod_small(y, p, 1.0f / (float)p);
+        ok = ok && w >= 0 && w < p && ((int64_t)y - w) % p == 0;
     }
-    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 lands in [0, p)");
+    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 (and, in fp32, below 2^22) lands in [0, p)");
     ok = true;
     double worst = 0.0;
     for (int count = 4; count <= GEMM__OZAKI_MAX_MODULI; count += 4) {
@@ -106,10 +109,10 @@ static void model(void)
             if (bits <= 40) lo_part = rint(ldexp(uniform(), bits));
             int u[GEMM__OZAKI_MAX_MODULI];
             for (int l = 0; l < count; l++) {
-                int p = m.p[l], rh = gemm__ozaki_residue(hi_part, p), rl = gemm__ozaki_residue(lo_part, p);
+                int p = m.p[l], rh = gemm__ozaki_residue(hi_part, p, m.rcp64[l]), rl = gemm__ozaki_residue(lo_part, p, m.rcp64[l]);
                 int two40 = 1;
                 for (int q = 0; q < 40; q++) two40 = two40 * 2 % p;
-                u[l] = gemm__ozaki_mod(rh * two40 + rl, p);
+                u[l] = gemm__ozaki_mod(rh * two40 + rl, p, m.rcp64[l]);
             }
             double want = ldexp(hi_part, 40) + lo_part, got = gemm__ozaki_reconstruct(m, u);
             double err = fabs(got - want) / fmax(fabs(want), 1.0);
@@ -151,8 +154,8 @@ static void model(void)
                     for (int l = 0; l < count; l++) {
                         int64_t sum = 0;
                         for (int q = 0; q < K; q++)
-                            sum += (int64_t)gemm__ozaki_residue(gemm__ozaki_integer(A[i * K + q], gemm__ozaki_scale(ea[i], bits_a)), m.p[l]) *
-                                   gemm__ozaki_residue(gemm__ozaki_integer(B[q * N + j], gemm__ozaki_scale(eb[j], bits_b)), m.p[l]);
+                            sum += (int64_t)gemm__ozaki_residue(gemm__ozaki_integer(A[i * K + q], gemm__ozaki_scale(ea[i], bits_a)), m.p[l], m.rcp64[l]) *
+                                   gemm__ozaki_residue(gemm__ozaki_integer(B[q * N + j], gemm__ozaki_scale(eb[j], bits_b)), m.p[l], m.rcp64[l]);
                         u[l] = (int)(((sum % m.p[l]) + m.p[l]) % m.p[l]);
                     }
                     double c = ldexp(gemm__ozaki_reconstruct(m, u),
@@ -290,15 +293,15 @@ static double emulated_case(int M, int N, int K, int dist, int moduli, bool want
     double worst = 0.0;
     gemm__ozaki_moduli mm = gemm__ozaki_moduli_of(moduli);
     int ba = 0, bb = 0;
-    bool fits = gemm__ozaki_bits(&mm, K, &ba, &bb) && widest_span(A64, M, K, K, 1) < ba && widest_span(B64, N, K, 1, N) < bb;
+    /* a row-major call is the column-major problem C^T = B^T A^T: the
+       library's op(A) is B^T, whose rows (B's columns) get the first bits */
+    bool fits = gemm__ozaki_bits(&mm, K, &bb, &ba) && widest_span(A64, M, K, K, 1) < ba && widest_span(B64, N, K, 1, N) < bb;
     int want_moduli = fits && !want_native ? moduli : 0;
     if (s != GEMM_OK || used != want_moduli) {
         printf("     status %d, moduli used %d (want %d)\n", (int)s, used, want_moduli);
         return -1.0;
     }
-    gemm__ozaki_moduli m = gemm__ozaki_moduli_of(moduli);
-    int bits_a = 53, bits_b = 53;
-    gemm__ozaki_bits(&m, K, &bits_a, &bits_b);
+    int bits_a = ba, bits_b = bb;
     for (int t = 0; t < 400; t++) {
         int i = (int)(rnd() % M), j = (int)(rnd() % N);
         double hi, lo;
@@ -365,6 +368,41 @@ template <typename T> static void emulated_checks(void)
         check(ok, line);
         cudaFree(dA); cudaFree(dB); cudaFree(dC);
     }
+}
+
+/* A strided batch in the emulated modes runs member by member through the
+   single call: each member bit for bit the single call's result. */
+template <typename T> static void emulated_batch(void)
+{
+    const int M = 150, N = 120, K = 200, count = 3;
+    std::vector<T> A((size_t)count * M * K), B((size_t)count * K * N), C((size_t)count * M * N, T(0));
+    for (auto &v : A) v = (T)uniform();
+    for (auto &v : B) v = (T)uniform();
+    T *dA = dev_copy(A), *dB = dev_copy(B), *dC = dev_copy(C), *dS = dev_copy(std::vector<T>((size_t)M * N));
+    gemm_cuda_options o = {};
+    o.math = sizeof(T) == 8 ? GEMM_CUDA_MATH_FP64_EMULATED : GEMM_CUDA_MATH_FP32_ACCURATE;
+    o.moduli = sizeof(T) == 8 ? 14 : 8;
+    gemm_status s = sizeof(T) == 8
+        ? gemm_cuda_dgemm_strided_batched(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, (const double *)dA, K,
+                                          (int64_t)M * K, (const double *)dB, N, (int64_t)K * N, 0.0, (double *)dC, N,
+                                          (int64_t)M * N, count, &o)
+        : gemm_cuda_sgemm_strided_batched(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0f, (const float *)dA, K,
+                                          (int64_t)M * K, (const float *)dB, N, (int64_t)K * N, 0.0f, (float *)dC, N,
+                                          (int64_t)M * N, count, &o);
+    bool ok = s == GEMM_OK && gemm_cuda_last_moduli() == o.moduli;
+    std::vector<T> got = host_copy(dC, C.size());
+    for (int i = 0; i < count && ok; i++) {
+        gemm_status t = sizeof(T) == 8
+            ? gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, (const double *)dA + (size_t)i * M * K, K,
+                              (const double *)dB + (size_t)i * K * N, N, 0.0, (double *)dS, N, &o)
+            : gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0f, (const float *)dA + (size_t)i * M * K, K,
+                              (const float *)dB + (size_t)i * K * N, N, 0.0f, (float *)dS, N, &o);
+        std::vector<T> one = host_copy(dS, (size_t)M * N);
+        ok = t == GEMM_OK && memcmp(one.data(), got.data() + (size_t)i * M * N, one.size() * sizeof(T)) == 0;
+    }
+    check(ok, sizeof(T) == 8 ? "fp64 emulated strided batch: each member the single call's bits, moduli reported"
+                             : "fp32 accurate (int8) strided batch: each member the single call's bits, moduli reported");
+    cudaFree(dA); cudaFree(dB); cudaFree(dC); cudaFree(dS);
 }
 
 static gemm_status run_emulated_s(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
@@ -441,9 +479,9 @@ static void refusals(void)
     o.moduli = 0;
     check(gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.0f, (float *)d, 4, (float *)d + 16, 4,
                           0.0f, (float *)d + 32, 4, &o) == GEMM_ERR_INVALID_ARG, "refused: FP64_EMULATED for sgemm");
-    check(gemm_cuda_dgemm_strided_batched(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, 1.0, d, 2, 4, d + 16, 2,
-                                          4, 0.0, d + 32, 2, 4, 2, &o) == GEMM_ERR_INVALID_ARG,
-          "refused: FP64_EMULATED for a batch (not offered)");
+    const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
+    check(gemm_cuda_zgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, 2, 2, one, d, 2, d + 16, 2, zero, d + 32, 2, &o) ==
+              GEMM_ERR_INVALID_ARG, "refused: FP64_EMULATED for a complex call (not offered)");
     std::vector<double> h(64, 1.0);
     check(gemm_cuda_dgemm_host(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.0, h.data(), 4, h.data() + 16, 4, 0.0,
                                h.data() + 32, 4, &o) == GEMM_ERR_INVALID_ARG, "refused: FP64_EMULATED for a _host call (not offered)");
@@ -483,6 +521,8 @@ int main(int argc, char **argv)
     s8_case(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 60, 50, 0, 2, 7, -1, GEMM_CUDA_KERNEL_AUTO);
     emulated_checks<double>();
     emulated_checks<float>();
+    emulated_batch<double>();
+    emulated_batch<float>();
     battery_backend be;
     memset(&be, 0, sizeof be);
     be.name = "cuda/ozaki";

@@ -25,6 +25,13 @@
 #include <stdint.h>
 
 #define GEMM__OZAKI_MAX_MODULI 20
+/* Full unrolling on the device (registers for the digits); the host's
+   compiler does not know the pragma. */
+#ifdef __CUDA_ARCH__
+#define GEMM__OZAKI_UNROLL _Pragma("unroll")
+#else
+#define GEMM__OZAKI_UNROLL
+#endif
 #define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
 
 /* The moduli and Garner's constants for the first `count` of them. */
@@ -32,15 +39,26 @@ typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    float rcp[GEMM__OZAKI_MAX_MODULI];      /* 1 / p_l */
+    double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
     unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
 
-/* x mod p in [0, p) for |x| < 2^31 (fp64 holds x exactly and the
-   quotient's error is far below one, so one step corrects it). */
-__host__ __device__ static inline int gemm__ozaki_mod(int x, int p)
+/* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
+   exactly and the quotient's error is far below one, so one step corrects
+   it). */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
 {
-    int q = (int)floor((double)x * (1.0 / (double)p)), r = x - q * p;
+    int q = (int)floor((double)x * rcp), r = x - q * p;
+    return r + (r < 0 ? p : r >= p ? -p : 0);
+}
+
+/* The same for |x| < 2^22, in fp32 (rcp = 1/p): x is exact and the
+   quotient's error below one. */
+__host__ __device__ static inline int gemm__ozaki_mod_small(int x, int p, float rcp)
+{
+    int q = (int)floorf((float)x * rcp), r = x - q * p;
     return r + (r < 0 ? p : r >= p ? -p : 0);
 }
 
@@ -55,6 +73,8 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     for (int l = 0; l < count; l++) {
         int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
+        m.rcp[l] = 1.0f / (float)all[l];
+        m.rcp64[l] = 1.0 / (double)all[l];
         m.log2_m += log2((double)all[l]);
         for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
         m.inv[l] = 1;
@@ -96,29 +116,40 @@ __host__ __device__ static inline double gemm__ozaki_integer(double x, int scale
     return rint(ldexp(x, scale));
 }
 
-/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256:
-   in [-p/2, p/2), which int8 holds. fma makes v - q p exact. */
-__host__ __device__ static inline int gemm__ozaki_residue(double v, int p)
+/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256
+   (rcp = 1/p in fp64): in [-p/2, p/2), which int8 holds. fma makes
+   v - q p exact. */
+__host__ __device__ static inline int gemm__ozaki_residue(double v, int p, double rcp)
 {
-    double q = rint(v * (1.0 / (double)p));
+    double q = rint(v * rcp);
     int r = (int)fma(-q, (double)p, v);
     r += r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0;
     return r;
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
-   running remainders r[j] stay below 2^20 unreduced), as fp64. */
+   running remainders r[j] stay below 2^20 unreduced), as fp64. The loops
+   run to the largest count with every index known to the compiler, so
+   that the digits and remainders live in registers. */
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    int r[GEMM__OZAKI_MAX_MODULI], v[GEMM__OZAKI_MAX_MODULI];
-    for (int l = 0; l < m.count; l++) r[l] = 0;
-    for (int l = 0; l < m.count; l++) {
-        int p = m.p[l], d = gemm__ozaki_mod(gemm__ozaki_mod(u[l] - r[l], p) * m.inv[l], p);
-        d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
-        v[l] = d;
-        for (int j = l + 1; j < m.count; j++) r[j] += d * (int)m.pre[l][j];
+    constexpr int MAX = GEMM__OZAKI_MAX_MODULI;
+    int r[MAX], v[MAX];
+    double c = 0.0;
+GEMM__OZAKI_UNROLL
+    for (int l = 0; l < MAX; l++) r[l] = v[l] = 0;
+GEMM__OZAKI_UNROLL
+    for (int l = 0; l < MAX; l++) {
+        if (l < m.count) {
+            int p = m.p[l], d = gemm__ozaki_mod_small(gemm__ozaki_mod_small(u[l] - r[l], p, m.rcp[l]) * m.inv[l], p, m.rcp[l]);
+            d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
+            v[l] = d;
+GEMM__OZAKI_UNROLL
+            for (int j = l + 1; j < MAX; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+        }
     }
-    double c = (double)v[m.count - 1];
-    for (int l = m.count - 2; l >= 0; l--) c = fma(c, (double)m.p[l], (double)v[l]);
+GEMM__OZAKI_UNROLL
+    for (int l = MAX - 1; l >= 0; l--)
+        if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
     return c;
 }

@@ -10,8 +10,8 @@
 
    Mode (gemm__cuda_is_tc): fp64 exact; fp32 exact, or on the tensor cores
    with options.math TF32 or FP32_ACCURATE; FP16 and BF16 always on the
-   tensor cores. A batch in the fp32-accurate mode runs its members one
-   after another as single calls (gemm__cuda_members_apart).
+   tensor cores. A batch in the fp32-accurate mode or emulated fp64 runs
+   its members one after another as single calls (gemm__cuda_members_apart).
 
    Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
    TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
@@ -86,12 +86,13 @@ template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
     else return true;
 }
 
-/* Whether an fp32 batch runs its members one after another through the
-   single call (the fp32-accurate mode: its split of the operands is not
-   batched). */
+/* Whether a batch runs its members one after another through the single
+   call (the fp32-accurate mode and emulated fp64: their operand splits and
+   residues are not batched). */
 static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_options *opt)
 {
-    return opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL;
+    return (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE || opt->math == GEMM_CUDA_MATH_FP64_EMULATED) &&
+           p->work == GEMM__WORK_FULL;
 }
 
 /* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
@@ -134,7 +135,8 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
 }
 
 /* options.moduli, and where the emulated products are offered (`offered`:
-   the single device-pointer calls of gemm_cuda_sgemm and _dgemm). */
+   the device-pointer calls of gemm_cuda_sgemm and _dgemm, single and
+   batched). */
 static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_options *o, bool offered)
 {
     if (o->moduli < 0 || o->moduli == 1 || o->moduli > GEMM__OZAKI_MAX_MODULI)
@@ -145,7 +147,8 @@ static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_op
                           "FP32_ACCURATE", fn, o->moduli);
     if (!offered && (o->moduli || o->math == GEMM_CUDA_MATH_FP64_EMULATED))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the emulated products (FP64_EMULATED, options.moduli) are offered "
-                          "for single device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm, not here", fn);
+                          "for the device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm and their batches, "
+                          "not here", fn);
     return GEMM_OK;
 }
 

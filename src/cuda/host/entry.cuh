@@ -103,7 +103,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
-    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, false);
+    if (s == GEMM_OK)
+        s = gemm__cuda_check_emulation(fn, opt, std::is_same<T, TC>::value &&
+                                                    (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s == GEMM_OK && opt->verify)
         s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
                        "(yet): nothing was written", fn);

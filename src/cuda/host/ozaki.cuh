@@ -62,7 +62,7 @@ static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits
 /* Where each part of the scratch is. */
 typedef struct gemm__ozaki_layout {
     int64_t ldk, ldu, plane_a, plane_b, plane_u;
-    size_t at_ea, at_eb, at_ra, at_rb, at_u, bytes;
+    size_t at_ea, at_eb, at_min, at_ra, at_rb, at_u, bytes;
 } gemm__ozaki_layout;
 
 static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
@@ -70,12 +70,13 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
     gemm__ozaki_layout l;
     size_t at = 256; /* the findings first */
     l.ldk = (K + 15) / 16 * 16; /* 16-byte rows for the copy engine */
-    l.ldu = M;
+    l.ldu = (M + 15) / 16 * 16; /* whole 4-byte runs for the int8 kernel's epilogue */
     l.plane_a = M * l.ldk;
     l.plane_b = N * l.ldk;
-    l.plane_u = M * N;
+    l.plane_u = l.ldu * N;
     l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
     l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
+    l.at_min = at; at += ((size_t)(M > N ? M : N) * sizeof(int) + 255) / 256 * 256; /* the scan's minima, A's then B's */
     l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
     l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
     l.at_u = at; at += (size_t)count * l.plane_u;
@@ -86,11 +87,17 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
 /* The scaling pass and the residues of one operand: R rows of K (element
    (r, q) at X[r*rs + q*ks]). */
 template <typename T>
-static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
-                                    int *nonfinite, cudaStream_t stream)
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *emin,
+                                    int *span, int *nonfinite, cudaStream_t stream)
 {
-    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<(unsigned)((R + 7) / 8), 256, 0, stream>>>(R, K, X, rs, ks, e, span, nonfinite);
-    else gemm__ozaki_scan_kernel<T, false><<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, K, X, rs, ks, e, span, nonfinite);
+    dim3 grid((unsigned)((K + 255) / 256), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the scaling pass", fn, R);
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(e, 0x80, (size_t)R * sizeof(int), stream)); /* -2139062144 */
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(emin, 0x7f, (size_t)R * sizeof(int), stream));
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    gemm__ozaki_span_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, e, emin, span);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
@@ -132,7 +139,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
         (void)cudaGetLastError();
         return GEMM_OK; /* too little memory for the residues: the native kernels need none */
     }
-    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb);
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb), *emin = (int *)(scratch + l.at_min);
     gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
     int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
     uint8_t *u = scratch + l.at_u;
@@ -141,8 +148,8 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
     int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
     s = GEMM_OK;
     if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, &dfound->span_a, &dfound->nonfinite, stream);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, emin, &dfound->span_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, emin, &dfound->span_b, &dfound->nonfinite, stream);
     if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
                          cudaStreamSynchronize(stream) != cudaSuccess))
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);

@@ -13,38 +13,54 @@ typedef struct gemm__ozaki_found {
     int nonfinite, span_a, span_b, pad;
 } gemm__ozaki_found;
 
-/* Row r's largest magnitude as a binary exponent (0 for a row of zeros)
-   into e[r]; the row's span (largest exponent less the smallest nonzero
-   one) into *span (atomicMax); an Inf or NaN sets *nonfinite. Rows along
-   K contiguous (KC): a warp per row; else a thread per row, reading along
-   the rows. */
+/* The scaling pass, first half: each block takes 32 rows and 256 of K,
+   and folds each row's largest binary exponent into emax[r] and its
+   smallest nonzero one into emin[r] (atomics; the caller fills them with
+   very negative and very positive values first); an Inf or NaN sets
+   *nonfinite. Rows along K contiguous (KC): the lanes of a warp read
+   along a row; else along the rows, the 8 warps splitting K. */
 template <typename T, bool KC>
-__global__ void gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *span,
-                                        int *nonfinite)
+__global__ void __launch_bounds__(256) gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                               int *emax, int *emin, int *nonfinite)
 {
-    int lane = (int)threadIdx.x % 32;
-    int64_t r = KC ? (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 : (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= R) return;
-    double big = 0.0, small = INFINITY;
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 256;
     int bad = 0;
-    for (int q = KC ? lane : 0; q < K; q += KC ? 32 : 1) {
-        double v = fabs((double)X[r * rs + q * ks]);
-        bad |= !isfinite(v);
-        big = fmax(big, v);
-        if (v > 0.0) small = fmin(small, v);
-    }
-    if (KC) {
+    for (int j = 0; j < (KC ? 4 : 1); j++) {
+        int64_t r = r0 + (KC ? ty + 8 * j : tx);
+        double big = 0.0, small = INFINITY;
+        if (r < R)
+            for (int64_t q = q0 + (KC ? tx : ty); q < q0 + 256 && q < K; q += KC ? 32 : 8) {
+                double v = fabs((double)X[r * rs + q * ks]);
+                bad |= !isfinite(v);
+                big = fmax(big, v);
+                if (v > 0.0) small = fmin(small, v);
+            }
+        if (KC)
 #pragma unroll
-        for (int o = 16; o > 0; o /= 2) {
-            big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
-            small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
-            bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+            for (int o = 16; o > 0; o /= 2) {
+                big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+                small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+            }
+        if (r < R && (!KC || tx == 0) && big > 0.0 && isfinite(big)) {
+            atomicMax(&emax[r], ilogb(big));
+            atomicMin(&emin[r], ilogb(small));
         }
-        if (lane != 0) return;
     }
     if (bad) atomicOr(nonfinite, 1);
-    e[r] = big > 0.0 && !bad ? ilogb(big) : 0;
-    if (big > 0.0 && !bad) atomicMax(span, ilogb(big) - ilogb(small));
+}
+
+/* The scaling pass, second half: the row's exponent for its scale (0 for
+   a row of zeros: nothing to scale) into emax[r], and the widest span of
+   exponents among the rows into *span. */
+__global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *span)
+{
+    int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    int hi = emax[r], lo = emin[r];
+    bool zeros = hi < -100000; /* never raised: no nonzero entry */
+    emax[r] = zeros ? 0 : hi;
+    if (!zeros) atomicMax(span, hi - lo);
 }
 
 /* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
@@ -70,7 +86,9 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
         if (r >= R || q >= K) continue;
         double v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
         int8_t *o = out + r * ldo + q;
-        for (int l = 0; l < m.count; l++) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l]);
+#pragma unroll
+        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
+            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l], m.rcp64[l]);
     }
 }
 
@@ -86,7 +104,8 @@ __global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, i
     for (int64_t z = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; z < total; z += (int64_t)gridDim.x * blockDim.x) {
         int64_t i = z % M, j = z / M;
         int res[GEMM__OZAKI_MAX_MODULI];
-        for (int l = 0; l < m.count; l++) res[l] = u[l * plane + i + j * ldu];
+#pragma unroll
+        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) res[l] = l < m.count ? u[l * plane + i + j * ldu] : 0;
         double c = ldexp(gemm__ozaki_reconstruct(m, res),
                          -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
         TC *out = C + i + j * ldc;

@@ -13,35 +13,70 @@
    K is not split over blocks. */
 #pragma once
 #include <stdint.h>
+#include "../device/ozaki_math.cuh" /* gemm__ozaki_mod */
 #include "../device/wgmma_ptx.cuh"
 #include "wgmma.cuh" /* gemm__cuda_wgmma_shape, _work, _unit, _ring, _produce */
 
 /* One element of the int8 kernel's output (above). */
-__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y)
+/* One element of the int8 kernel's output (above); rx = 1/x in fp64. */
+__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, double)
 {
     *c = y == 0 ? x * sum : x * sum + y * *c;
 }
-__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y)
+__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y, double rx)
 {
-    /* |sum| < 2^31 is exact in fp64, and the quotient's error is far below
-       one: at most one step of correction */
-    int v = y ? sum + (int)*c : sum, q = (int)floor((double)v * (1.0 / (double)x)), r = v - q * x;
-    r += r < 0 ? x : r >= x ? -x : 0;
-    *c = (uint8_t)r;
+    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, x, rx);
+}
+
+/* Four consecutive rows of one column of C (vec: one aligned 4-element
+   access, when all four rows exist), element by element up to `left`
+   rows otherwise. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, double rx, bool vec)
+{
+    struct alignas(4 * sizeof(TC)) four { TC e[4]; };
+    const int s[4] = {v.x, v.y, v.z, v.w};
+    if (vec && left >= 4) {
+        four o;
+        if (y != 0) o = *reinterpret_cast<const four *>(c);
+#pragma unroll
+        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, rx);
+        *reinterpret_cast<four *>(c) = o;
+    } else {
+        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, rx);
+    }
 }
 
 /* One consumer warp's sums to C (its 16 columns n0.. x S::BM rows m0..;
    register i of lane 4g + t holds row m0 + 8*(i/4) + 2t + i%2 of column
-   n0 + g + 8*((i%4)/2), as in wgmma.cuh), elements outside M x N left. */
+   n0 + g + 8*((i%4)/2), as in wgmma.cuh), staged through the warp's
+   buffer as the floating-point epilogue is: EPI_M rows at a time, so that
+   a quarter-warp writes EPI_M contiguous elements of one column;
+   elements outside M x N left. */
 template <typename S, typename TC>
-__device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC], int M, int N, int m0, int n0, int x,
-                                                          int y, TC *C, int64_t ldc)
+__device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC], int *buf, int M, int N, int m0,
+                                                          int n0, int x, int y, TC *C, int64_t ldc)
 {
+    constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
     int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
+    double rx = 1.0 / (double)x; /* once per tile: the residues' divisions become products */
 #pragma unroll
-    for (int i = 0; i < S::ACC; i++) {
-        int m = m0 + 8 * (i / 4) + 2 * t + i % 2, n = n0 + g + 8 * ((i % 4) / 2);
-        if (m < M && n < N) gemm__cuda_s8_put(C + m + (int64_t)n * ldc, d[i], x, y);
+    for (int c = 0; c < S::BM / S::EPI_M; c++) {
+#pragma unroll
+        for (int j = 0; j < REGS; j += 2) {
+            int i = c * REGS + j;
+            *reinterpret_cast<int2 *>(&buf[(g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (j / 4) + 2 * t]) =
+                make_int2(d[i], d[i + 1]);
+        }
+        __syncwarp();
+        for (int col = lane / LANES_PER_COL; col < 16; col += COLS_PER_PASS) {
+            int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
+            if (n < N && m < M)
+                gemm__cuda_s8_put4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const int4 *>(&buf[col * S::EPI_LD + ml]),
+                                   M - m, x, y, rx, vec);
+        }
+        __syncwarp();
     }
 }
 
@@ -72,6 +107,7 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     uint64_t *full, *empty;
     unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
+    int *epi = reinterpret_cast<int *>(smem + S::STAGES * S::STAGE_BYTES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (wg == 2) { /* producer */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
@@ -102,8 +138,8 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         gemm__cuda_wgmma_fence_acc(d);
         if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
         __syncwarp();
-        gemm__cuda_wgmma_s8_store<S>(d, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16, x, y,
-                                     C + member * w.stride_c, ldc);
+        gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16,
+                                     x, y, C + member * w.stride_c, ldc);
     }
 #else
     (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
