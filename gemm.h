@@ -68,10 +68,16 @@
        at a time, into a real matrix with alpha folded in; B and C used in
        place). The reference is gemm_ref_cgemm / gemm_ref_zgemm (long
        double sums). gemm_cgemm_strided_batched / gemm_zgemm_strided_batched
-       check every member as the real batches do, then run them one after
-       another. Also gemm_cblas.h's cblas_cgemm / cblas_zgemm,
-       gemm_mpi.h's gemm_mpi_cgemm / gemm_mpi_zgemm (root-held) and
-       gemm_cl.h's gemm_cl_cgemm_host / gemm_cl_zgemm_host.
+       and the pointer-array gemm_cgemm_batched / gemm_zgemm_batched check
+       every member as the real batches do, then run them one after
+       another; the first member that fails stops the batch.
+       gemm_cpu_cgemm3m / gemm_cpu_zgemm3m (gemm_cpu.h) are the 3M method,
+       opt-in: three real products instead of four, with a larger error in
+       the imaginary parts. Also
+       gemm_cblas.h's cblas_cgemm / cblas_zgemm, gemm_mpi.h's
+       gemm_mpi_cgemm / gemm_mpi_zgemm (root-held) and gemm_cl.h's
+       gemm_cl_cgemm / gemm_cl_zgemm (cl_mem buffers) and
+       gemm_cl_cgemm_host / gemm_cl_zgemm_host.
 
    Arguments
        As cblas_?gemm's, with int64_t sizes and offsets, so a 50,000 x
@@ -281,7 +287,8 @@ GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const void *B, int64_t ldb,
                                 const void *beta, void *C, int64_t ldc);
 
-/* The front door's complex strided batches (gemm_cpu.h: with options). */
+/* The front door's complex batches, strided and pointer-array (gemm_cpu.h:
+   with options). */
 GEMM_DEF gemm_status gemm_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                 int64_t m, int64_t n, int64_t k,
                                                 const void *alpha, const void *A, int64_t lda, int64_t stride_a,
@@ -294,6 +301,16 @@ GEMM_DEF gemm_status gemm_zgemm_strided_batched(gemm_layout layout, gemm_transpo
                                                 const void *B, int64_t ldb, int64_t stride_b,
                                                 const void *beta, void *C, int64_t ldc, int64_t stride_c,
                                                 int64_t batch_count);
+GEMM_DEF gemm_status gemm_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count);
+GEMM_DEF gemm_status gemm_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count);
 
 /* The front door's batches, on the CPU backend with default options:
    batch_count products that share every argument but where the matrices

@@ -28,6 +28,9 @@
        and beta by pointer, CblasConjTrans the conjugate transpose; they
        run gemm_cpu_cgemm / gemm_cpu_zgemm. Same numbers to cblas_xerbla
        as cblas_?gemm, and a NULL alpha is 7, a NULL beta 12.
+       cblas_cgemm3m, cblas_zgemm3m (MKL's and OpenBLAS's): the same with
+       the 3M method, gemm_cpu_cgemm3m / zgemm3m (three real products, a
+       larger error in the imaginary parts)
        cblas_sgemm_batch_strided, cblas_dgemm_batch_strided (MKL's, and
        OpenBLAS's since late 2025, with the same arguments): batch_size
        products, member i's a, b, c stridea*i, strideb*i, stridec*i
@@ -149,6 +152,16 @@ GEMM_DEF void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRA
                           const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
                           const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
 
+/* The 3M method (MKL's and OpenBLAS's cblas_?gemm3m): the same arguments
+   and checks, gemm_cpu_cgemm3m / zgemm3m behind them (three real
+   products, a larger error in Im: gemm_cpu.h, "Complex"). */
+GEMM_DEF void cblas_cgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
+GEMM_DEF void cblas_zgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
+
 /* MKL's and OpenBLAS's batches. Strided: batch_size products, member i's
    a, b, c starting stridea*i, strideb*i, stridec*i elements after a, b, c. */
 GEMM_DEF void cblas_sgemm_batch_strided(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa,
@@ -261,7 +274,8 @@ void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...)
     va_list ap;
     /* the argument's own position, as netlib's cblas_xerbla prints it */
     if (gemm__cblas_row_major && (strcmp(rout, "cblas_sgemm") == 0 || strcmp(rout, "cblas_dgemm") == 0 ||
-                                  strcmp(rout, "cblas_cgemm") == 0 || strcmp(rout, "cblas_zgemm") == 0))
+                                  strcmp(rout, "cblas_cgemm") == 0 || strcmp(rout, "cblas_zgemm") == 0 ||
+                                  strcmp(rout, "cblas_cgemm3m") == 0 || strcmp(rout, "cblas_zgemm3m") == 0))
         p = gemm__cblas_netlib_swap(p);
     if (p) fprintf(stderr, "Parameter %lld to routine %s was incorrect\n", (long long)p, rout);
     va_start(ap, form);
@@ -331,15 +345,16 @@ static gemm_transpose gemm__cblas_complex_trans(CBLAS_TRANSPOSE t)
     return t == CblasConjTrans ? GEMM_CONJ_TRANS : (gemm_transpose)t;
 }
 
+/* m3: the 3M method (cblas_cgemm3m / zgemm3m, MKL's and OpenBLAS's names). */
 static void gemm__cblas_complex(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                                 CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, const void *alpha,
                                 const void *A, CBLAS_INT lda, const void *B, CBLAS_INT ldb, const void *beta, void *C,
-                                CBLAS_INT ldc)
+                                CBLAS_INT ldc, int m3)
 {
     int bad = 0;
-    gemm_status s = gemm__cpu_complex_entry(rout, prec, (gemm_layout)layout, gemm__cblas_complex_trans(ta),
-                                            gemm__cblas_complex_trans(tb), m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                            ldc, NULL, &bad);
+    gemm_status s = (m3 ? gemm__cpu_3m_entry : gemm__cpu_complex_entry)(
+        rout, prec, (gemm_layout)layout, gemm__cblas_complex_trans(ta), gemm__cblas_complex_trans(tb), m, n, k, alpha,
+        A, lda, B, ldb, beta, C, ldc, NULL, &bad);
     if (s == GEMM_OK) return;
     gemm__cblas_row_major = layout == CblasRowMajor;
     gemm__cblas_fail(rout, s, gemm__cblas_row_major ? (int)gemm__cblas_netlib_swap(bad) : bad);
@@ -350,14 +365,32 @@ GEMM_DEF void cblas_cgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRA
                           const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
                           const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
 {
-    gemm__cblas_complex("cblas_cgemm", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm__cblas_complex("cblas_cgemm", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                        0);
 }
 
 GEMM_DEF void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
                           const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
                           const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
 {
-    gemm__cblas_complex("cblas_zgemm", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm__cblas_complex("cblas_zgemm", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                        0);
+}
+
+GEMM_DEF void cblas_cgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm__cblas_complex("cblas_cgemm3m", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                        ldc, 1);
+}
+
+GEMM_DEF void cblas_zgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm__cblas_complex("cblas_zgemm3m", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                        ldc, 1);
 }
 
 /* Strided: gemm's strided batch, whose argument positions are MKL's

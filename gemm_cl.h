@@ -37,12 +37,13 @@
        gemm_cl_sgemm_host, gemm_cl_dgemm_host
            on host pointers: copy in, multiply, copy back, return when done;
            the options can ask for a gemm_timing.
-       gemm_cl_cgemm_host, gemm_cl_zgemm_host
+       gemm_cl_cgemm, gemm_cl_zgemm, gemm_cl_cgemm_host, gemm_cl_zgemm_host
            complex (interleaved float or double pairs, alpha and beta by
-           pointer, op() N, T or C), on host pointers: op(A) is expanded on
-           the host with alpha into a real matrix twice its size, then the
-           real kernels run one product at the complex flop count. (No
-           complex calls on cl_mem buffers yet.)
+           pointer, op() N, T or C), on cl_mem buffers (asynchronous, as
+           gemm_cl_sgemm) or on host pointers: op(A) is expanded with alpha
+           into a real matrix twice its size (on the device for buffers, on
+           the host for host pointers), then the real kernels run one
+           product at the complex flop count.
        gemm_cl_?gemm_strided_batched, gemm_cl_?gemm_batched
            batches on buffers: members at a fixed stride, or at a list of
            offsets into one buffer per operand (see their declarations).
@@ -77,7 +78,7 @@
            build_options   appended to clBuildProgram's options
            no_self_check   1: use kernels without checking them
        gemm_cl_options (per call): num_wait and wait, event (buffer calls),
-       timing (host calls), verify (single calls).
+       timing (host calls), verify (single calls and batches).
            verify   1: check the product with Huang-Abraham row and column
                     checksums (gemm_cpu.h, "Verified products": the same
                     bound); GEMM_ERR_VERIFY with the worst row and column
@@ -88,8 +89,15 @@
                     block until done (the event, when asked, is complete);
                     on a CPU device (PoCL) they map the buffers and sum
                     them with the CPU backend's passes instead; host calls
-                    sum on the host. Batches refuse it
-                    (GEMM_ERR_INVALID_ARG, nothing written).
+                    sum on the host. A batch verifies every member: the
+                    members run one after the other, each as a verified
+                    buffer call, and the batch stops at the first that
+                    fails: its status (GEMM_ERR_VERIFY), a detail that
+                    names it ("member 2 of 4 failed: ..."), it and the
+                    members before it written, those after it untouched,
+                    no event. A verified batch blocks, and is slower than
+                    a plain one by more than the sums: its members no
+                    longer share one launch.
 
    Errors
        Every call returns a gemm_status; gemm_last_error_detail() says why,
@@ -160,8 +168,8 @@ typedef struct gemm_cl_options {
     const cl_event *wait;
     cl_event *event;             /* buffer calls: receives the last command's event (release it) */
     gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
-    int verify;                  /* single calls: 1 = check the product with row and column checksums,
-                                    GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
+    int verify;                  /* 1 = check the product (every batch member's) with row and column
+                                    checksums, GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
 } gemm_cl_options;
 
 /* One parameter set of the kernel generator (see the doc block). */
@@ -269,6 +277,29 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                         double *C, int64_t ldc, const gemm_cl_options *options);
+
+/* Complex on buffers: gemm_cl_sgemm's arguments with interleaved complex
+   A, B, C (float or double pairs; offsets and leading dimensions in
+   complex elements), alpha and beta by pointer to one complex value in
+   host memory (read during the call), op() in {GEMM_NO_TRANS, GEMM_TRANS,
+   GEMM_CONJ_TRANS}. Asynchronous on the context's queue (options: wait
+   list, event: the call's last command). op(A) is expanded with alpha on
+   the device into a real matrix twice its size (a transposed B is copied
+   untransposed; with a complex beta, beta*C into a copy the product adds
+   to, which goes back into C last), then one real product of 2m x n x 2k,
+   the complex flop count; those buffers (4mk, 2kn, 2mn reals) are made
+   per call and freed when its commands are done. beta == 0 never reads C.
+   Checks as the real buffer calls'; a NULL alpha or beta is refused. */
+GEMM_DEF gemm_status gemm_cl_cgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   const void *beta, cl_mem C, size_t offc, int64_t ldc,
+                                   const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_zgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   const void *beta, cl_mem C, size_t offc, int64_t ldc,
+                                   const gemm_cl_options *options);
 
 /* Complex, host pointers: interleaved complex A, B, C (float or double
    pairs), alpha and beta by pointer, op() in {GEMM_NO_TRANS, GEMM_TRANS,
@@ -413,11 +444,12 @@ extern "C" {
 /* The kernels, one OpenCL C source in literals each under C99's 4095
    characters (and MSVC's limits); the host prepends the #defines. */
 static const char *const gemm__cl_source[] = {
-/* >>cl gemm: src/cl/gemm.cl (8 literals) */
-    "/* gemm_cl kernels: pack, direct, small (batches), tiled, and the verified\n"
-    "   products' sums. The host prepends a parameter set\n"
-    "   as #defines; each #ifndef below is the value used when one is left out, so\n"
-    "   this file also compiles on its own (tests/test_cl.sh checks it with clang).\n"
+/* >>cl gemm: src/cl/gemm.cl (9 literals) */
+    "/* gemm_cl kernels: pack, direct, small (batches), tiled, the complex\n"
+    "   products' operands, and the verified products' sums. The host prepends\n"
+    "   a parameter set as #defines; each #ifndef below is the value used when\n"
+    "   one is left out, so this file also compiles on its own (tests/test_cl.sh\n"
+    "   checks it with clang).\n"
     "   Helper functions carry INLINE: they must be inlined before the compiler\n"
     "   unrolls their loops and keeps the sums in registers (PoCL inlines only\n"
     "   later, and ran them at half speed). Not C99's `inline`, whose rules for\n"
@@ -1013,6 +1045,55 @@ static const char *const gemm__cl_source[] = {
     "    store_tile(C + member_at(offc, cs, cl, first + z), ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);\n"
     "}\n"
     "\n",
+    "/* Complex products on buffers (the host's cl/complex.c): interleaved\n"
+    "   complex matrices are pairs of reals, and one real product of twice the\n"
+    "   sizes does the complex one. These two kernels prepare its operands.\n"
+    "\n"
+    "   X, the real 2R x 2K expansion of alpha*op(a), column-major with leading\n"
+    "   dimension 2R: op(a)(i, l), the complex at A[2*(offa + i*rs + l*cs)]\n"
+    "   (conjugated when conj), times alpha is v; then X[2i][2l] = Re v,\n"
+    "   X[2i+1][2l] = Im v, X[2i][2l+1] = -Im v, X[2i+1][2l+1] = Re v, so column\n"
+    "   2l of X is v's column as interleaved complex and column 2l+1 is i times\n"
+    "   it. One work-item per element of op(a). */\n"
+    "__kernel void gemm_cl_cx_expand(const int R, const int K, const __global real *A, const long offa, const long rs,\n"
+    "                                const long cs, const int conj, const real ar, const real ai, __global real *X)\n"
+    "{\n"
+    "    const int i = (int)get_global_id(0), l = (int)get_global_id(1);\n"
+    "    if (i >= R || l >= K) return;\n"
+    "    const __global real *a = A + 2 * (offa + i * rs + l * cs);\n"
+    "    const real vr = a[0], vi = conj ? -a[1] : a[1];\n"
+    "    const real re = ar * vr - ai * vi, im = ar * vi + ai * vr;\n"
+    "    __global real *x = X + (long)(2 * l) * (2 * R) + 2 * i;\n"
+    "    x[0] = re;\n"
+    "    x[1] = im;\n"
+    "    x[2 * R] = -im;\n"
+    "    x[2 * R + 1] = re;\n"
+    "}\n"
+    "\n"
+    "/* D = s*op(S) for an R x K complex matrix: op(S)(i, j), the complex at\n"
+    "   S[2*(offs + i*rs + j*cs)] (conjugated when conj), times s, into\n"
+    "   D[2*(offd + i + j*ldd)]. s = 0 reads nothing (C = 0*C never reads C);\n"
+    "   a real s only scales (Im s = 0 must not turn an Inf into a NaN). S and\n"
+    "   D may be the same matrix: each work-item reads its element, then writes\n"
+    "   it. */\n"
+    "__kernel void gemm_cl_cx_copy(const int R, const int K, const __global real *S, const long offs, const long rs,\n"
+    "                              const long cs, const int conj, const real sr, const real si, __global real *D,\n"
+    "                              const long offd, const long ldd)\n"
+    "{\n"
+    "    const int i = (int)get_global_id(0), j = (int)get_global_id(1);\n"
+    "    if (i >= R || j >= K) return;\n"
+    "    __global real *d = D + 2 * (offd + i + j * ldd);\n"
+    "    if (sr == (real)0 && si == (real)0) {\n"
+    "        d[0] = (real)0;\n"
+    "        d[1] = (real)0;\n"
+    "        return;\n"
+    "    }\n"
+    "    const __global real *x = S + 2 * (offs + i * rs + j * cs);\n"
+    "    const real vr = x[0], vi = conj ? -x[1] : x[1];\n"
+    "    d[0] = si == (real)0 ? sr * vr : sr * vr - si * vi;\n"
+    "    d[1] = si == (real)0 ? sr * vi : sr * vi + si * vr;\n"
+    "}\n"
+    "\n"
     "#ifdef cl_khr_fp64\n"
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
     "/* Verified products (the host's cl/verify.c): the checksums' line sums in\n"
@@ -1037,7 +1118,7 @@ static const char *const gemm__cl_source[] = {
     "    if (out >= 0) ws[out + l] += f * s;\n"
     "    if (outa >= 0) ws[outa + l] += fabs(f) * sa;\n"
     "}\n"
-    "\n"
+    "\n",
     "/* The same for lines whose elements are contiguous (elem_stride 1): a\n"
     "   work-group of 64 per line, its work-items reading side by side (as\n"
     "   PoCL vectorises them, and as a GPU coalesces them), summed in local\n"
@@ -1511,6 +1592,7 @@ typedef struct gemm__cl_program {
     cl_program program;
     cl_kernel pack, pack_rows, direct, tiled;
     cl_kernel small[2]; /* 32 x 32 and 64 x 64 tiles */
+    cl_kernel cx_expand, cx_copy; /* the complex products' operands */
     cl_kernel verify, verify_group; /* the verified products' line sums; NULL on a device without fp64 */
     int checked; /* 0 not yet, 1 passed, -1 failed */
     int small_bad; /* the small kernel failed its self-check: batches keep the packed path */
@@ -1563,6 +1645,8 @@ static void gemm__cl_program_free(gemm__cl_program *g)
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->small[0]) clReleaseKernel(g->small[0]);
     if (g->small[1]) clReleaseKernel(g->small[1]);
+    if (g->cx_expand) clReleaseKernel(g->cx_expand);
+    if (g->cx_copy) clReleaseKernel(g->cx_copy);
     if (g->verify) clReleaseKernel(g->verify);
     if (g->verify_group) clReleaseKernel(g->verify_group);
     if (g->program) clReleaseProgram(g->program);
@@ -2128,6 +2212,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     if (e == CL_SUCCESS) g->tiled = clCreateKernel(g->program, "gemm_cl_tiled", &e);
     if (e == CL_SUCCESS) g->small[0] = clCreateKernel(g->program, "gemm_cl_small32", &e);
     if (e == CL_SUCCESS) g->small[1] = clCreateKernel(g->program, "gemm_cl_small64", &e);
+    if (e == CL_SUCCESS) g->cx_expand = clCreateKernel(g->program, "gemm_cl_cx_expand", &e);
+    if (e == CL_SUCCESS) g->cx_copy = clCreateKernel(g->program, "gemm_cl_cx_copy", &e);
     if (e != CL_SUCCESS) {
         gemm__cl_program_free(g);
         return gemm__cl_fail(e, "clCreateKernel");
@@ -2998,23 +3084,36 @@ GEMM_DEF gemm_status gemm_cl_set_params(gemm_cl_context *ctx, gemm_precision pre
 /* The tests' faults (gemm__hooks): the product skips the last
    verify_drop_k of k; one bit of one element of the canonical C flipped
    after it (on the host: *host; on the device: read, flipped, written). */
-static void gemm__cl_verify_drop(gemm__problem *q)
+/* Whether this verified product gets the faults: verify_fault_skip
+   products (batch members) run clean first. */
+static int gemm__cl_verify_faulty(void)
 {
-    if (gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
+    gemm__hooks *h = gemm__test_hooks();
+    if (!h->verify_flip_bit && !h->verify_drop_k) return 0;
+    if (h->verify_fault_skip > 0) {
+        h->verify_fault_skip--;
+        return 0;
+    }
+    return 1;
+}
+
+static void gemm__cl_verify_drop(gemm__problem *q, int faulty)
+{
+    if (faulty && gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
         q->k -= gemm__test_hooks()->verify_drop_k < q->k ? gemm__test_hooks()->verify_drop_k : q->k;
         if (q->k == 0) q->work = GEMM__WORK_SCALE;
     }
 }
 
 static cl_int gemm__cl_verify_flip(cl_command_queue queue, const gemm__problem *p, gemm_precision prec, void *host,
-                                   cl_mem C, size_t offc)
+                                   cl_mem C, size_t offc, int faulty)
 {
     const gemm__hooks *h = gemm__test_hooks();
     int64_t i = h->verify_flip_row, j = h->verify_flip_col;
     size_t at = offc + (size_t)(i + j * p->ldc), es = gemm_precision_size(prec);
     unsigned char e[8];
     cl_int err = CL_SUCCESS;
-    if (!h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
+    if (!faulty || !h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
     if (host) memcpy(e, (char *)host + (at - offc) * es, es);
     else err = clEnqueueReadBuffer(queue, C, CL_TRUE, at * es, es, e, 0, NULL, NULL);
     e[(h->verify_flip_bit - 1) / 8] ^= (unsigned char)(1u << ((h->verify_flip_bit - 1) % 8)); /* little-endian */
@@ -3108,6 +3207,9 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     const double zero = 0;
     gemm_status s = GEMM_OK;
     int mapped = (ctx->type & CL_DEVICE_TYPE_CPU) != 0 && !GEMM__HOOK(cl_verify_kernels, 0);
+#ifdef GEMM__TEST_HOOKS
+    int faulty;
+#endif
     if (!g->verify && !mapped)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: options.verify needs a device with fp64 (cl_khr_fp64) for its "
                           "sums", func);
@@ -3150,11 +3252,12 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
                                       v.scale_row - host, 1.0);
     }
 #ifdef GEMM__TEST_HOOKS
-    gemm__cl_verify_drop(&pq);
+    faulty = gemm__cl_verify_faulty();
+    gemm__cl_verify_drop(&pq, faulty);
 #endif
     if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, &pq, o, alpha, beta, GEMM__CL_BY_SIZE, 0, NULL, NULL);
 #ifdef GEMM__TEST_HOOKS
-    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc)) != CL_SUCCESS)
+    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc, faulty)) != CL_SUCCESS)
         s = gemm__cl_fail(e, "the test hook's flip");
 #endif
     if (s == GEMM_OK && mapped) s = gemm__cl_verify_mapped(q, prec, p, o, alpha, beta, host, &v, 1);
@@ -3189,13 +3292,14 @@ static gemm_status gemm__cl_host_verified(gemm_cl_context *ctx, gemm_precision p
     if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", func);
     gemm__verify_host_before(p, prec, alpha, a, b, beta, c, ws, &v, 1);
 #ifdef GEMM__TEST_HOOKS
-    gemm__cl_verify_drop(&pq);
+    int faulty = gemm__cl_verify_faulty();
+    gemm__cl_verify_drop(&pq, faulty);
 #endif
     s = gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &pq, alpha, a, b, beta, c,
                       timing);
     if (s == GEMM_OK) {
 #ifdef GEMM__TEST_HOOKS
-        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0);
+        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0, faulty);
 #endif
         gemm__verify_host_after(p, prec, c, &v, 1);
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(prec, 0),
@@ -3405,7 +3509,8 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
 }
 /* <<cl entry */
 /* >>cl complex: src/cl/complex.c */
-/* Complex products on host pointers: gemm_cl_cgemm_host / gemm_cl_zgemm_host.
+/* Complex products: gemm_cl_cgemm / gemm_cl_zgemm on cl_mem buffers and
+   gemm_cl_cgemm_host / gemm_cl_zgemm_host on host pointers.
 
    They run on the real kernels through the real host path: in the
    column-major view an interleaved complex C (m x n) is a real 2m x n
@@ -3414,10 +3519,209 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
    tells how; a transposed b is copied untransposed there too). The device
    then runs one real product of 2m x n x 2k, 8mnk flops, the complex
    count. A complex beta scales a host copy of C, which the product adds to
-   (beta = 1) and which goes back into C only when the call succeeded. */
+   (beta = 1) and which goes back into C only when the call succeeded.
+
+   On buffers the same is done on the device, enqueued on the caller's
+   queue behind its wait list: gemm_cl_cx_expand makes X in a buffer of
+   its own, gemm_cl_cx_copy copies a transposed b untransposed and, for a
+   complex beta, beta*C into a buffer the real product adds to and that is
+   copied back into C last; C = beta*C alone (alpha = 0 or k = 0) is
+   gemm_cl_cx_copy in place. The buffers are released as soon as they are
+   enqueued: OpenCL frees them when the commands that use them are done. */
 
 #include <string.h>
 
+
+/* A work-item per element of an R x K grid, in fixed 8 x 8 groups (PoCL
+   compiles a kernel anew for each work-group shape it meets). */
+static gemm_status gemm__cl_cx_launch(gemm_cl_context *ctx, cl_kernel kernel, gemm__cl_args *a, int64_t R,
+                                      int64_t K, cl_uint nw, const cl_event *wait, cl_event *event, const char *what)
+{
+    size_t local[2], global[2];
+    cl_int e;
+    if (a->err != CL_SUCCESS) return gemm__cl_fail(a->err, what);
+    local[0] = local[1] = ctx->max_wg >= 64 ? 8 : 1;
+    global[0] = (size_t)gemm__cl_roundup(R, (int64_t)local[0]);
+    global[1] = (size_t)gemm__cl_roundup(K, (int64_t)local[1]);
+    e = clEnqueueNDRangeKernel(ctx->queue, kernel, 2, NULL, global, local, nw, nw ? wait : NULL, event);
+    return e == CL_SUCCESS ? GEMM_OK : gemm__cl_fail(e, what);
+}
+
+/* D (at element offd, leading dimension ldd; complex elements) = s*op(S),
+   R x K, op(S)(i, j) at S[offs + i*rs + j*cs]. */
+static gemm_status gemm__cl_cx_copy(gemm_cl_context *ctx, const gemm__cl_program *g, gemm_precision prec, int64_t R,
+                                    int64_t K, cl_mem S, int64_t offs, int64_t rs, int64_t cs, int conj,
+                                    const double sc[2], cl_mem D, int64_t offd, int64_t ldd, cl_uint nw,
+                                    const cl_event *wait, cl_event *event)
+{
+    gemm__cl_args a = gemm__cl_args_of(g->cx_copy);
+    gemm__cl_arg_int(&a, R);
+    gemm__cl_arg_int(&a, K);
+    gemm__cl_arg_mem(&a, S);
+    gemm__cl_arg_long(&a, offs);
+    gemm__cl_arg_long(&a, rs);
+    gemm__cl_arg_long(&a, cs);
+    gemm__cl_arg_int(&a, conj);
+    gemm__cl_arg_real(&a, prec, sc[0]);
+    gemm__cl_arg_real(&a, prec, sc[1]);
+    gemm__cl_arg_mem(&a, D);
+    gemm__cl_arg_long(&a, offd);
+    gemm__cl_arg_long(&a, ldd);
+    return gemm__cl_cx_launch(ctx, g->cx_copy, &a, R, K, nw, wait, event, "gemm_cl_cx_copy");
+}
+
+/* A device buffer of `bytes` for one call's operand; released by the caller
+   once the commands that use it are enqueued. */
+static gemm_status gemm__cl_cx_buffer(gemm_cl_context *ctx, size_t bytes, const char *func, cl_mem *out)
+{
+    cl_int e;
+    *out = gemm__cl_buffer(ctx->context, CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &e);
+    if (e == CL_SUCCESS) return GEMM_OK;
+    *out = NULL;
+    return gemm__fail(e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_HOST_MEMORY || e == CL_OUT_OF_RESOURCES
+                          ? GEMM_ERR_OUT_OF_MEMORY : GEMM_ERR_DEVICE,
+                      "%s: clCreateBuffer of %zu bytes for the complex operands failed (%s)", func, bytes,
+                      gemm__cl_errname(e));
+}
+
+/* The product of a checked call with work FULL, lock held: X (and Y, T)
+   made, the real product, T back into C; the last command gives *event. */
+static gemm_status gemm__cl_cx_product(gemm_cl_context *ctx, const gemm__cl_program *g, gemm_precision prec,
+                                       const char *func, const gemm__problem *p, const gemm__cl_operands *o,
+                                       const double az[2], const double bz[2], cl_uint nw, const cl_event *wait,
+                                       cl_event *event)
+{
+    static const double one[2] = {1, 0};
+    size_t es = gemm_precision_size(prec);
+    cl_mem x = NULL, y = NULL, t = NULL;
+    gemm__problem r;
+    gemm__cl_operands ro;
+    gemm__cl_args a;
+    gemm_status s;
+    int copy_b = p->b_trans, copy_c = bz[1] != 0;
+    s = gemm__cl_cx_buffer(ctx, (size_t)(4 * p->m * p->k) * es, func, &x);
+    if (s == GEMM_OK && copy_b) s = gemm__cl_cx_buffer(ctx, (size_t)(2 * p->k * p->n) * es, func, &y);
+    if (s == GEMM_OK && copy_c) s = gemm__cl_cx_buffer(ctx, (size_t)(2 * p->m * p->n) * es, func, &t);
+    if (s == GEMM_OK) {
+        a = gemm__cl_args_of(g->cx_expand);
+        gemm__cl_arg_int(&a, p->m);
+        gemm__cl_arg_int(&a, p->k);
+        gemm__cl_arg_mem(&a, o->a);
+        gemm__cl_arg_long(&a, (int64_t)o->offa);
+        gemm__cl_arg_long(&a, p->ars);
+        gemm__cl_arg_long(&a, p->acs);
+        gemm__cl_arg_int(&a, p->a_conj);
+        gemm__cl_arg_real(&a, prec, az[0]);
+        gemm__cl_arg_real(&a, prec, az[1]);
+        gemm__cl_arg_mem(&a, x);
+        s = gemm__cl_cx_launch(ctx, g->cx_expand, &a, p->m, p->k, nw, wait, NULL, "gemm_cl_cx_expand");
+    }
+    if (s == GEMM_OK && copy_b) /* op(b), k x n, untransposed */
+        s = gemm__cl_cx_copy(ctx, g, prec, p->k, p->n, o->b, (int64_t)o->offb, p->brs, p->bcs, p->b_conj, one, y, 0,
+                             p->k, 0, NULL, NULL);
+    if (s == GEMM_OK && copy_c) /* beta*C, m x n, leading dimension m */
+        s = gemm__cl_cx_copy(ctx, g, prec, p->m, p->n, o->c, (int64_t)o->offc, 1, p->ldc, 0, bz, t, 0, p->m, 0,
+                             NULL, NULL);
+    if (s == GEMM_OK) { /* the real product: X (2m x 2k) times b (2k x n) into C (2m x n) */
+        memset(&r, 0, sizeof r);
+        r.work = GEMM__WORK_FULL;
+        r.m = 2 * p->m;
+        r.n = p->n;
+        r.k = 2 * p->k;
+        r.lda = r.m;
+        r.ldb = copy_b ? 2 * p->k : 2 * p->ldb;
+        r.ldc = copy_c ? 2 * p->m : 2 * p->ldc;
+        r.ars = 1;
+        r.acs = r.lda;
+        r.brs = 1;
+        r.bcs = r.ldb;
+        r.a_extent = (r.k - 1) * r.lda + r.m;
+        r.b_extent = (r.n - 1) * r.ldb + r.k;
+        r.c_extent = (r.n - 1) * r.ldc + r.m;
+        ro.a = x;
+        ro.offa = 0;
+        ro.b = copy_b ? y : o->b;
+        ro.offb = copy_b ? 0 : 2 * o->offb;
+        ro.c = copy_c ? t : o->c;
+        ro.offc = copy_c ? 0 : 2 * o->offc;
+        s = gemm__cl_enqueue(ctx, &ctx->lane[0], g, &r, &ro, 1.0, copy_c ? 1.0 : bz[0], GEMM__CL_BY_SIZE, 0, NULL,
+                             copy_c ? NULL : event);
+    }
+    if (s == GEMM_OK && copy_c) /* the sum back into C */
+        s = gemm__cl_cx_copy(ctx, g, prec, p->m, p->n, t, 0, 1, p->m, 0, one, o->c, (int64_t)o->offc, p->ldc, 0,
+                             NULL, event);
+    if (x) clReleaseMemObject(x);
+    if (y) clReleaseMemObject(y);
+    if (t) clReleaseMemObject(t);
+    return s;
+}
+
+/* One complex call on cl_mem buffers (offsets, leading dimensions in
+   complex elements), enqueued on the caller's queue. */
+static gemm_status gemm__cl_complex_buffer(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                           gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                                           int64_t n, int64_t k, const void *alpha, cl_mem A, size_t offa,
+                                           int64_t lda, cl_mem B, size_t offb, int64_t ldb, const void *beta,
+                                           cl_mem C, size_t offc, int64_t ldc, const gemm_cl_options *options)
+{
+    cl_uint nw = options ? options->num_wait : 0;
+    const cl_event *wait = options ? options->wait : NULL;
+    cl_event *event = options ? options->event : NULL;
+    double az[2], bz[2];
+    gemm__cl_operands o;
+    gemm__cl_program *g = NULL;
+    gemm__problem p;
+    gemm_status s;
+    gemm__clear_error();
+    if (event) *event = NULL;
+    if (!ctx) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: ctx is NULL", func);
+    s = gemm__prepare_complex(func, prec, layout, ta, tb, m, n, k, alpha, A != NULL, lda, B != NULL, ldb, beta,
+                              C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__cl_device_checks(ctx, prec, func, 2 * p.m, p.n, 2 * p.k);
+    if (s != GEMM_OK) return s;
+    if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
+    if (options && options->verify) /* the checksums are the real products' */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    gemm__cl_operands_set(&o, &p, A, offa, B, offb, C, offc);
+    if ((s = gemm__cl_buffers_fit(ctx, &p, &o, 2 * gemm_precision_size(prec), func)) != GEMM_OK) return s;
+    gemm__cl_lock_take(&ctx->lock);
+    if (p.work == GEMM__WORK_NONE) {
+        cl_int e = event || nw ? clEnqueueMarkerWithWaitList(ctx->queue, nw, nw ? wait : NULL, event) : CL_SUCCESS;
+        if (e != CL_SUCCESS) s = gemm__cl_fail(e, "clEnqueueMarkerWithWaitList");
+    } else if ((s = gemm__cl_select(ctx, prec, &g)) == GEMM_OK) {
+        if (p.work == GEMM__WORK_SCALE) /* C = beta*C in place */
+            s = gemm__cl_cx_copy(ctx, g, prec, p.m, p.n, C, (int64_t)offc, 1, p.ldc, 0, bz, C, (int64_t)offc, p.ldc,
+                                 nw, wait, event);
+        else
+            s = gemm__cl_cx_product(ctx, g, prec, func, &p, &o, az, bz, nw, wait, event);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    if (s != GEMM_OK && event && *event) {
+        clReleaseEvent(*event);
+        *event = NULL;
+    }
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_cl_cgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   const void *beta, cl_mem C, size_t offc, int64_t ldc,
+                                   const gemm_cl_options *options)
+{
+    return gemm__cl_complex_buffer(ctx, GEMM_F32, "gemm_cl_cgemm", layout, transa, transb, m, n, k, alpha, A, offa,
+                                   lda, B, offb, ldb, beta, C, offc, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cl_zgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   const void *beta, cl_mem C, size_t offc, int64_t ldc,
+                                   const gemm_cl_options *options)
+{
+    return gemm__cl_complex_buffer(ctx, GEMM_F64, "gemm_cl_zgemm", layout, transa, transb, m, n, k, alpha, A, offa,
+                                   lda, B, offb, ldb, beta, C, offc, ldc, options);
+}
 
 static gemm_status gemm__cl_complex_host(gemm_cl_context *ctx, gemm_precision prec, const char *func,
                                          gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
@@ -3652,6 +3956,54 @@ static void gemm__cl_members_free(gemm__cl_members *mb)
         if (mb->list[x]) clReleaseMemObject(mb->list[x]);
 }
 
+/* A verified batch (options.verify, after every check): the members one
+   after the other in order, each as a verified single call
+   (gemm__cl_verified: its sums, its product, its comparison; each
+   blocks), stopping at the first that fails. The status is that member's,
+   the detail names it as the CPU's batches do ("member i of N failed:
+   ..."), the members after it are untouched; *event (when asked) comes
+   from the last member, NULL when one failed. */
+static gemm_status gemm__cl_verified_members(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                             const gemm__problem *p, const gemm__cl_batch_args *a, int64_t count,
+                                             double alpha, double beta, cl_uint nw, const cl_event *wait,
+                                             cl_event *event)
+{
+    gemm__cl_program *g;
+    gemm__cl_operands o;
+    gemm_status s;
+    char detail[400];
+    int64_t i;
+    int x, from[3];
+    size_t len, off[3];
+    from[0] = p->swapped ? 1 : 0; /* the caller's operand each of a, b, c is */
+    from[1] = p->swapped ? 0 : 1;
+    from[2] = 2;
+    gemm__cl_lock_take(&ctx->lock);
+    s = gemm__cl_select(ctx, prec, &g);
+    for (i = 0; i < count && s == GEMM_OK; i++) {
+        for (x = 0; x < 3; x++) {
+            const int y = from[x];
+            off[x] = a->offs[y] ? a->offs[y][i] : a->off[y] + (size_t)(i * a->stride[y]);
+        }
+        memset(&o, 0, sizeof o);
+        o.a = a->X[from[0]], o.offa = off[0];
+        o.b = a->X[from[1]], o.offb = off[1];
+        o.c = a->X[2], o.offc = off[2];
+        s = gemm__cl_verified(ctx, &ctx->lane[0], g, prec, func, p, &o, alpha, beta, i == 0 ? nw : 0,
+                              i == 0 ? wait : NULL, i == count - 1 ? event : NULL);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    if (s == GEMM_OK || i == 0) return s; /* i == 0: no member ran (no program for the precision) */
+    if (event) *event = NULL;
+    len = strlen(gemm_last_error_detail());
+    if (len >= sizeof detail) len = sizeof detail - 1;
+    memcpy(detail, gemm_last_error_detail(), len); /* gemm__fail writes the detail it reads */
+    detail[len] = '\0';
+    return gemm__fail(s, "%s: member %lld of %lld failed: %s; %s", func, (long long)(i - 1), (long long)count, detail,
+                      s == GEMM_ERR_VERIFY ? "it and the members before it were written, those after it were not"
+                                           : "members before it were written, those after it were not");
+}
+
 /* After the shared checks: the device's, the wait list, every member in
    its buffer; then the launch. */
 static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec, const char *func,
@@ -3666,12 +4018,11 @@ static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec,
     gemm_status s = gemm__cl_device_checks(ctx, prec, func, p->m, p->n, p->k);
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
-    if (options && options->verify)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single OpenCL calls, not for "
-                          "batches (yet): nothing was written", func);
     if (count == 0 || p->work == GEMM__WORK_NONE) count = 0; /* nothing read or written: a marker at most */
     if (count > 0 && (s = gemm__cl_batch_fit(ctx, p, a, count, gemm_precision_size(prec), func, bt)) != GEMM_OK)
         return s;
+    if (count > 0 && options && options->verify)
+        return gemm__cl_verified_members(ctx, prec, func, p, a, count, alpha, beta, nw, wait, event);
     memset(&o, 0, sizeof o);
     memset(&mb, 0, sizeof mb);
     if (count > 0) s = gemm__cl_members_of(ctx, p, a, count, &o, &mb);

@@ -18,7 +18,9 @@
                               batch_count, options)          (see Batches)
        gemm_cpu_cgemm / gemm_cpu_zgemm(<cblas_?gemm's complex arguments>, options)
        gemm_cgemm / gemm_zgemm(<cblas_?gemm's complex arguments>)   (see Complex)
-       gemm_cpu_cgemm_strided_batched / _zgemm_ (strided batches of them)
+       gemm_cpu_cgemm_strided_batched / _zgemm_, gemm_cpu_cgemm_batched / _zgemm_
+                                                             (strided and pointer-array batches of them)
+       gemm_cpu_cgemm3m / gemm_cpu_zgemm3m(<the same>, options)  the 3M method, opt-in (see Complex)
        gemm_cpu_set_threads(n), gemm_cpu_get_threads()       (see Threads)
        gemm_cpu_sbgemm(<cblas_?gemm's arguments>, options)   bf16 A and B (uint16_t),
                                                              fp32 scalars and C (see bf16)
@@ -46,8 +48,10 @@
        column sums e^T C against alpha*(e^T op(A)) op(B) + beta*(e^T C0) and
        the row sums C e against alpha*op(A) (op(B) e) + beta*(C0 e), C0's
        sums taken before the product (only when beta != 0: beta = 0 never
-       reads C0). The sums run in fp64 on the calling thread, O(mk + kn + mn)
-       beside the product's O(mnk). A row or column passes when its residual
+       reads C0). The sums run in fp64 on the call's threads, O(mk + kn + mn)
+       beside the product's O(mnk), each matrix read from memory once (the
+       operands a slice of k at a time, so the second use of a slice of A
+       comes from cache), with O(m + n + k) doubles of their own. A row or column passes when its residual
        is within the rounding an honest product may have:
            2*(u*(k+2) + 2^-53*(m+n+k+4)) * scale + (k+2)*(m+n)*tiny
        with u the unit roundoff (2^-24 fp32, 2^-53 fp64), scale the same sum
@@ -90,6 +94,22 @@
        workspace) before C is touched; a complex beta scales a copy of C,
        which replaces C at the end, so a failed call leaves C as it was.
        The bits depend on the kernel and the shape, never on the threads.
+       The complex batches (strided, pointer-array) take the real batches'
+       shapes with the complex calls' arguments and are checked as the real
+       ones are, every member before any runs; then the members run one
+       after another, each the single complex call on the call's threads,
+       and the first that fails (out of memory) stops the batch: the detail
+       names it, the members before it are written, it and those after it
+       are not.
+       gemm_cpu_cgemm3m / gemm_cpu_zgemm3m are the 3M (Gauss) method, an
+       opt-in as cuBLAS's Cgemm3m and MKL's cgemm3m are: alpha*op(A) and
+       op(B) split into real and imaginary planes, three real products
+       (Ar*Br, Ai*Bi, (Ar+Ai)*(Br+Bi)) instead of four, 6mnk real flops.
+       Its imaginary parts come out of a difference of those products, so
+       their error scales with (|Re A| + |Im A|)(|Re B| + |Im B|) rather
+       than with the terms they sum: larger, much larger where imaginary
+       parts are small beside real ones. 3(mk + kn + mn) reals of
+       workspace, had before C is touched.
 
    alpha = Inf or NaN
        The result is what the reference computes, alpha * (the whole sum)
@@ -236,6 +256,26 @@ GEMM_DEF gemm_status gemm_cpu_zgemm(gemm_layout layout, gemm_transpose transa, g
                                     const void *B, int64_t ldb,
                                     const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
 
+/* The same product by the 3M (Gauss) method, opt-in: three real products
+   (T1 = Ar*Br, T2 = Ai*Bi, T3 = (Ar+Ai)*(Br+Bi); Re = T1 - T2, Im = T3 -
+   T1 - T2) instead of four, 6mnk real flops instead of 8mnk, as cuBLAS's
+   cublasCgemm3m and MKL's cblas_cgemm3m. The error of Im is larger: it
+   scales with (|Re A| + |Im A|)(|Re B| + |Im B|) instead of |Re A||Im B|
+   + |Im A||Re B|, so where imaginary parts are much smaller than real
+   ones it loses digits gemm_cpu_cgemm keeps. Arguments, checks and
+   statuses as gemm_cpu_cgemm / _zgemm; it allocates 3(mk + kn + mn)
+   reals before C is touched. */
+GEMM_DEF gemm_status gemm_cpu_cgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options);
+
 /* Threads a CPU call may use; 0 = automatic. Returns GEMM_ERR_INVALID_ARG
    for a negative count. */
 GEMM_DEF gemm_status gemm_cpu_set_threads(int threads);
@@ -324,7 +364,11 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
    then the members run one after another, each as the single complex
    call on the call's threads: each member's bits are the single call's.
    Running out of memory stops the batch at that member (the detail says
-   which; the members before it are written). */
+   which; the members before it are written). The pointer-array form
+   (member i's are A[i], B[i], C[i]) is checked as the real one is (NULL
+   alpha 7, NULL beta 12, lists 8, 10, 13, batch_count 15; no two members
+   writing one element of C, no member's C over any member's A or B), all
+   before any member runs. */
 GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
@@ -337,6 +381,18 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                                     const void *B, int64_t ldb, int64_t stride_b,
                                                     const void *beta, void *C, int64_t ldc, int64_t stride_c,
                                                     int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
 
 #ifdef __cplusplus
 }
@@ -2591,6 +2647,10 @@ static gemm_status gemm__cpu_gemm(const char *func, const gemm__problem *p, gemm
      op(b)           weighted by s: want_col, scale_col; its row sums v, |v|
      op(a)           weighted by v: want_row, scale_row
      C (after)       row and column sums: got_row, got_col
+   the three over the operands taken a slice of k at a time, so that the
+   second pass over a slice of op(a) reads it from cache: C0, op(a), op(b)
+   and C each come from memory once, which is as few as the math allows
+   (s must be known before op(b) is weighted by it, v before op(a) is).
    O(mk + kn) before the product, O(mn) before (beta != 0) and after. */
 
 #include <math.h>              /* fabs */
@@ -2718,6 +2778,178 @@ static int gemm__verify_avx2(void)
     }
     return have;
 }
+
+/* The same with AVX-512, four columns at a time: eight doubles a step, the
+   four columns' reductions in registers of their own and one load and
+   store of row (rowa) per step for all four, where the one-column loop
+   above loads and stores them for every column. The flags are constants
+   at every call (gemm__verify_pass_avx512), so each use compiles to a loop
+   without the branches: COL column sums, ROW row updates, ABS their
+   absolute sums beside them, WR a weight on the column sums. A pass is
+   then about one instruction an element instead of three; the tail
+   (fewer than 8 rows) is scalar, the last columns (fewer than 4) go one
+   at a time. */
+/* g++ 12 warns "'__Y' may be used uninitialized" inside its own AVX-512
+   intrinsics (GCC bug 105593, fixed in 13): silenced for these loops only,
+   as for the product's kernels (ukernel_x86.c). */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__VERIFY_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#define GEMM__VERIFY_W 4
+/* One column q of the group (0..3, a constant: the registers are
+   variables of their own, not an array the compiler may keep in memory). */
+#define GEMM__VERIFY_LANE(q, LOAD8)                                                                                   \
+    if (q < W) {                                                                                                      \
+        v##q = LOAD8(x##q + r);                                                                                       \
+        y##q = _mm512_castsi512_pd(_mm512_andnot_si512(_mm512_castpd_si512(sign), _mm512_castpd_si512(v##q)));        \
+        if (COL) {                                                                                                    \
+            s##q = WR ? _mm512_fmadd_pd(v##q, u, s##q) : _mm512_add_pd(v##q, s##q);                                   \
+            if (ABS) a##q = WR ? _mm512_fmadd_pd(y##q, ua, a##q) : _mm512_add_pd(y##q, a##q);                         \
+        }                                                                                                             \
+        if (ROW) {                                                                                                    \
+            o = _mm512_fmadd_pd(v##q, w##q, o);                                                                       \
+            if (ABS) oa = _mm512_fmadd_pd(y##q, wa##q, oa);                                                           \
+        }                                                                                                             \
+    }
+#define GEMM__VERIFY_TAIL(q)                                                                                          \
+    if (q < W) {                                                                                                      \
+        double e = (double)x##q[r], f = fabs(e);                                                                      \
+        if (COL) {                                                                                                    \
+            ts[q] += WR ? e * wr[r] : e;                                                                              \
+            if (ABS) ta[q] += WR ? f * wra[r] : f;                                                                    \
+        }                                                                                                             \
+        to += e * sw[q];                                                                                              \
+        toa += f * swa[q];                                                                                            \
+    }
+#define GEMM__VERIFY_OUT(q)                                                                                           \
+    if (q < W && COL) {                                                                                               \
+        double h[8];                                                                                                  \
+        _mm512_storeu_pd(h, s##q);                                                                                    \
+        col[c + q] += ((h[0] + h[1]) + (h[2] + h[3])) + ((h[4] + h[5]) + (h[6] + h[7])) + ts[q];                      \
+        if (ABS) {                                                                                                    \
+            _mm512_storeu_pd(h, a##q);                                                                                \
+            cola[c + q] += ((h[0] + h[1]) + (h[2] + h[3])) + ((h[4] + h[5]) + (h[6] + h[7])) + ta[q];                 \
+        }                                                                                                             \
+    }
+#define GEMM__VERIFY_AVX512(name, T, LOAD8)                                                                           \
+    __attribute__((target("avx512f"), always_inline)) static inline void name##_group(                               \
+        const T *x, int64_t rows, int64_t c, int W, int64_t ld, const double *wr, const double *wra,                  \
+        const double *wc, const double *wca, double *col, double *cola, double *row, double *rowa, int COL, int ROW,  \
+        int ABS, int WR)                                                                                              \
+    {                                                                                                                 \
+        const __m512d sign = _mm512_set1_pd(-0.0), one = _mm512_set1_pd(1.0);                                        \
+        int64_t r, body = rows & ~(int64_t)7;                                                                         \
+        int q;                                                                                                        \
+        const T *x0 = x + c * ld, *x1 = x0 + (W > 1 ? ld : 0), *x2 = x1 + (W > 2 ? ld : 0),                          \
+                *x3 = x2 + (W > 3 ? ld : 0);                                                                          \
+        __m512d s0 = _mm512_setzero_pd(), s1 = s0, s2 = s0, s3 = s0, a0 = s0, a1 = s0, a2 = s0, a3 = s0;              \
+        __m512d v0, v1, v2, v3, y0, y1, y2, y3, w0, w1, w2, w3, wa0, wa1, wa2, wa3;                                   \
+        double ts[GEMM__VERIFY_W] = {0, 0, 0, 0}, ta[GEMM__VERIFY_W] = {0, 0, 0, 0};                                  \
+        double sw[GEMM__VERIFY_W] = {0, 0, 0, 0}, swa[GEMM__VERIFY_W] = {0, 0, 0, 0};                                 \
+        for (q = 0; q < W; q++) {                                                                                     \
+            sw[q] = wc ? wc[c + q] : 1.0;                                                                             \
+            swa[q] = wca ? wca[c + q] : 1.0;                                                                          \
+        }                                                                                                             \
+        w0 = _mm512_set1_pd(sw[0]), w1 = _mm512_set1_pd(sw[1]), w2 = _mm512_set1_pd(sw[2]);                           \
+        w3 = _mm512_set1_pd(sw[3]), wa0 = _mm512_set1_pd(swa[0]), wa1 = _mm512_set1_pd(swa[1]);                       \
+        wa2 = _mm512_set1_pd(swa[2]), wa3 = _mm512_set1_pd(swa[3]);                                                   \
+        for (r = 0; r < body; r += 8) {                                                                               \
+            __m512d u = one, ua = one, o = s0, oa = s0;                                                               \
+            if (COL && WR) {                                                                                          \
+                u = _mm512_loadu_pd(wr + r);                                                                          \
+                if (ABS) ua = _mm512_loadu_pd(wra + r);                                                               \
+            }                                                                                                         \
+            if (ROW) {                                                                                                \
+                o = _mm512_loadu_pd(row + r);                                                                         \
+                if (ABS) oa = _mm512_loadu_pd(rowa + r);                                                              \
+            }                                                                                                         \
+            GEMM__VERIFY_LANE(0, LOAD8) GEMM__VERIFY_LANE(1, LOAD8)                                                   \
+            GEMM__VERIFY_LANE(2, LOAD8) GEMM__VERIFY_LANE(3, LOAD8)                                                   \
+            if (ROW) {                                                                                                \
+                _mm512_storeu_pd(row + r, o);                                                                         \
+                if (ABS) _mm512_storeu_pd(rowa + r, oa);                                                              \
+            }                                                                                                         \
+        }                                                                                                             \
+        for (; r < rows; r++) { /* the last rows */                                                                   \
+            double to = 0, toa = 0;                                                                                   \
+            GEMM__VERIFY_TAIL(0) GEMM__VERIFY_TAIL(1) GEMM__VERIFY_TAIL(2) GEMM__VERIFY_TAIL(3)                       \
+            if (ROW) {                                                                                                \
+                row[r] += to;                                                                                         \
+                if (ABS) rowa[r] += toa;                                                                              \
+            }                                                                                                         \
+        }                                                                                                             \
+        GEMM__VERIFY_OUT(0) GEMM__VERIFY_OUT(1) GEMM__VERIFY_OUT(2) GEMM__VERIFY_OUT(3)                               \
+    }                                                                                                                 \
+    __attribute__((target("avx512f"), always_inline)) static inline void name(                                       \
+        const T *x, int64_t rows, int64_t cols, int64_t ld, const double *wr, const double *wra, const double *wc,    \
+        const double *wca, double *col, double *cola, double *row, double *rowa, int COL, int ROW, int ABS, int WR)    \
+    {                                                                                                                 \
+        int64_t c = 0;                                                                                                \
+        for (; c + GEMM__VERIFY_W <= cols; c += GEMM__VERIFY_W)                                                       \
+            name##_group(x, rows, c, GEMM__VERIFY_W, ld, wr, wra, wc, wca, col, cola, row, rowa, COL, ROW, ABS, WR);  \
+        for (; c < cols; c++)                                                                                         \
+            name##_group(x, rows, c, 1, ld, wr, wra, wc, wca, col, cola, row, rowa, COL, ROW, ABS, WR);               \
+    }
+#define GEMM__VERIFY_LOAD8_F32(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+GEMM__VERIFY_AVX512(gemm__verify_avx512_f32, float, GEMM__VERIFY_LOAD8_F32)
+GEMM__VERIFY_AVX512(gemm__verify_avx512_f64, double, _mm512_loadu_pd)
+#undef GEMM__VERIFY_AVX512
+#undef GEMM__VERIFY_LOAD8_F32
+#undef GEMM__VERIFY_LANE
+#undef GEMM__VERIFY_TAIL
+#undef GEMM__VERIFY_OUT
+
+/* Calls the kernel above with constant flags (16 loops a precision).
+   Returns 0 for a combination of outputs no pass asks for (an absolute
+   sum on one side only), which the AVX2 or plain loops then take. */
+#define GEMM__VERIFY_CASE(f, col_, row_, abs_, wr_)                                                                   \
+    case (col_) | (row_) << 1 | (abs_) << 2 | (wr_) << 3:                                                             \
+        f(x, rows, cols, ld, wr, wra, wc, wca, col, cola, row, rowa, col_, row_, abs_, wr_);                          \
+        return 1;
+#define GEMM__VERIFY_CASES(f)                                                                                         \
+    GEMM__VERIFY_CASE(f, 0, 0, 0, 0) GEMM__VERIFY_CASE(f, 1, 0, 0, 0) GEMM__VERIFY_CASE(f, 0, 1, 0, 0)               \
+    GEMM__VERIFY_CASE(f, 1, 1, 0, 0) GEMM__VERIFY_CASE(f, 0, 0, 1, 0) GEMM__VERIFY_CASE(f, 1, 0, 1, 0)               \
+    GEMM__VERIFY_CASE(f, 0, 1, 1, 0) GEMM__VERIFY_CASE(f, 1, 1, 1, 0) GEMM__VERIFY_CASE(f, 0, 0, 0, 1)               \
+    GEMM__VERIFY_CASE(f, 1, 0, 0, 1) GEMM__VERIFY_CASE(f, 0, 1, 0, 1) GEMM__VERIFY_CASE(f, 1, 1, 0, 1)               \
+    GEMM__VERIFY_CASE(f, 0, 0, 1, 1) GEMM__VERIFY_CASE(f, 1, 0, 1, 1) GEMM__VERIFY_CASE(f, 0, 1, 1, 1)               \
+    GEMM__VERIFY_CASE(f, 1, 1, 1, 1)
+#define GEMM__VERIFY_DISPATCH(name, T, f)                                                                             \
+    __attribute__((target("avx512f"))) static int name(const T *x, int64_t rows, int64_t cols, int64_t ld,            \
+                                                       const double *wr, const double *wra, const double *wc,         \
+                                                       const double *wca, double *col, double *cola, double *row,     \
+                                                       double *rowa)                                                  \
+    {                                                                                                                 \
+        int has_col = col != NULL, has_row = row != NULL, has_abs = cola != NULL || rowa != NULL;                     \
+        if ((cola != NULL) != (has_col && has_abs) || (rowa != NULL) != (has_row && has_abs)) return 0;               \
+        if (has_col && wr && !(wra || !has_abs)) return 0;                                                            \
+        switch (has_col | has_row << 1 | has_abs << 2 | (has_col && wr != NULL) << 3) {                               \
+            GEMM__VERIFY_CASES(f)                                                                                     \
+        }                                                                                                             \
+        return 0;                                                                                                     \
+    }
+GEMM__VERIFY_DISPATCH(gemm__verify_pass_avx512_f32, float, gemm__verify_avx512_f32)
+GEMM__VERIFY_DISPATCH(gemm__verify_pass_avx512_f64, double, gemm__verify_avx512_f64)
+#undef GEMM__VERIFY_DISPATCH
+#undef GEMM__VERIFY_CASES
+#undef GEMM__VERIFY_CASE
+
+#ifdef GEMM__VERIFY_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__VERIFY_GXX12_PUSH
+#endif
+
+static int gemm__verify_avx512(void)
+{
+    static int have = -1; /* a race here writes the same value */
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx512f");
+    }
+    return have;
+}
 #endif
 
 /* The pass over a matrix of rows x cols with element (r, c) at
@@ -2735,6 +2967,11 @@ static void gemm__verify_cols(gemm_precision precision, const void *x, int64_t r
     col = col ? col + c0 : NULL;
     cola = cola ? cola + c0 : NULL;
 #ifdef GEMM__CPU_X86
+    if (gemm__verify_avx512() &&
+        (precision == GEMM_F32
+             ? gemm__verify_pass_avx512_f32((const float *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa)
+             : gemm__verify_pass_avx512_f64((const double *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa)))
+        return;
     if (gemm__verify_avx2()) {
         if (precision == GEMM_F32)
             gemm__verify_pass_avx2_f32((const float *)x, rows, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
@@ -2759,19 +2996,25 @@ static void gemm__verify_cols(gemm_precision precision, const void *x, int64_t r
 #define GEMM__VERIFY_TAKE(x, n) (((x) += (n)) - (n)) /* no threads without GCC-style atomics */
 #endif
 
+/* A thread's partial vectors lie this far apart (the length + 40
+   doubles): two that a loop updates side by side never a multiple of
+   4 KiB apart, whose loads would wait on the other's stores (core/verify.c
+   pads the sums' own vectors the same way). */
+#define GEMM__VERIFY_PART(len) ((size_t)(len) + 40)
+
 typedef struct gemm__verify_job {
     gemm_precision precision;
     const void *x;
     int64_t rows, cols, cs, chunk, next;
     const double *wr, *wra, *wc, *wca;
-    double *col, *cola, *row, *rowa, *part; /* part: 2*rows per thread but the first */
+    double *col, *cola, *row, *rowa, *part; /* part: row and rowa of each thread but the first */
 } gemm__verify_job;
 
 static void gemm__verify_task(void *arg, int tid)
 {
     gemm__verify_job *j = (gemm__verify_job *)arg;
-    double *row = tid ? (j->row ? j->part + (size_t)(tid - 1) * 2 * (size_t)j->rows : NULL) : j->row;
-    double *rowa = tid ? (j->rowa ? j->part + ((size_t)(tid - 1) * 2 + 1) * (size_t)j->rows : NULL) : j->rowa;
+    double *row = tid ? (j->row ? j->part + (size_t)(tid - 1) * 2 * GEMM__VERIFY_PART(j->rows) : NULL) : j->row;
+    double *rowa = tid ? (j->rowa ? j->part + ((size_t)(tid - 1) * 2 + 1) * GEMM__VERIFY_PART(j->rows) : NULL) : j->rowa;
     int64_t c0;
     while ((c0 = GEMM__VERIFY_TAKE(j->next, j->chunk)) < j->cols)
         gemm__verify_cols(j->precision, j->x, j->rows, c0, j->cols - c0 < j->chunk ? j->cols - c0 : j->chunk, j->cs,
@@ -2806,7 +3049,7 @@ GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int6
     j.part = NULL;
     if (threads > 1 && rows * cols >= GEMM__VERIFY_THREADED && cols >= 2 * threads &&
         (threads = gemm__cpu_pool_acquire(threads)) > 1 &&
-        !(j.part = (double *)GEMM_MALLOC(sizeof(double) * 2 * (size_t)rows * (size_t)(threads - 1)))) {
+        !(j.part = (double *)GEMM_MALLOC(sizeof(double) * 2 * GEMM__VERIFY_PART(rows) * (size_t)(threads - 1)))) {
         gemm__cpu_pool_release(); /* no memory for the partials: alone */
         threads = 1;
     }
@@ -2814,7 +3057,7 @@ GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int6
         gemm__verify_cols(precision, x, rows, 0, cols, cs, wr, wra, wc, wca, col, cola, row, rowa);
         return;
     }
-    memset(j.part, 0, sizeof(double) * 2 * (size_t)rows * (size_t)(threads - 1));
+    memset(j.part, 0, sizeof(double) * 2 * GEMM__VERIFY_PART(rows) * (size_t)(threads - 1));
     j.precision = precision;
     j.x = x;
     j.rows = rows;
@@ -2827,7 +3070,7 @@ GEMM_DEF void gemm__verify_pass_mt(gemm_precision precision, const void *x, int6
     gemm__cpu_pool_run(gemm__verify_task, &j);
     gemm__cpu_pool_release();
     for (t = 1; t < threads; t++) {
-        const double *pr = j.part + (size_t)(t - 1) * 2 * (size_t)rows, *pa = pr + rows;
+        const double *pr = j.part + (size_t)(t - 1) * 2 * GEMM__VERIFY_PART(rows), *pa = pr + GEMM__VERIFY_PART(rows);
         int64_t r;
         if (row)
             for (r = 0; r < rows; r++) row[r] += pr[r];
@@ -2843,6 +3086,61 @@ static void gemm__verify_scale(double *x, int64_t count, double by)
     for (i = 0; i < count; i++) x[i] *= by;
 }
 
+/* The operands' sums, a slice of k at a time: for columns [l0, l1) of
+   op(a) its column sums s (times alpha), then rows [l0, l1) of op(b)
+   weighted by them (want_col, scale_col) with their row sums r (times
+   alpha), then the same columns of op(a) again weighted by r (want_row,
+   scale_row). The math needs s before op(b) and r before op(a)'s second
+   use, but only of the slice: a slice of op(a) is sized to stay in the
+   last-level cache (GEMM__VERIFY_SLICE_BYTES, 4 MiB) between its two
+   passes, so op(a) and op(b) each come from memory once: the passes are
+   bound by the memory's bandwidth (about 12 GB/s for one core of the
+   2-core EPYC), and this took an fp32 n = 2048 set from 4.3 to 3.0 ms
+   there. A slice much smaller (the L2's 512 KiB) was slower: op(b)'s
+   slice is then a run of 256 bytes from each column, which the hardware
+   prefetcher follows badly. Threads take slices from a
+   shared counter; s, sa, r, ra are a slice's own, the four want and
+   scale vectors each thread's (partials, summed after: thread 0 writes
+   the caller's). */
+#define GEMM__VERIFY_SLICE_BYTES ((int64_t)4 << 20)
+
+typedef struct gemm__verify_inputs_job {
+    const gemm__problem *p;
+    gemm_precision precision;
+    const void *a, *b;
+    double alpha;
+    double *s, *sa, *r, *ra;
+    double *want_col, *scale_col, *want_row, *scale_row, *part; /* part: the four vectors of each thread but the first */
+    int64_t slice, next;
+} gemm__verify_inputs_job;
+
+static void gemm__verify_inputs_task(void *arg, int tid)
+{
+    gemm__verify_inputs_job *j = (gemm__verify_inputs_job *)arg;
+    const gemm__problem *p = j->p;
+    size_t es = j->precision == GEMM_F32 ? sizeof(float) : sizeof(double);
+    size_t pn = GEMM__VERIFY_PART(p->n), pm = GEMM__VERIFY_PART(p->m);
+    double *part = tid ? j->part + (size_t)(tid - 1) * 2 * (pm + pn) : NULL;
+    double *wc = tid ? part : j->want_col, *sc = tid ? part + pn : j->scale_col;
+    double *wr = tid ? part + 2 * pn : j->want_row, *sr = tid ? part + 2 * pn + pm : j->scale_row;
+    int64_t l0;
+    while ((l0 = GEMM__VERIFY_TAKE(j->next, j->slice)) < p->k) {
+        int64_t kb = p->k - l0 < j->slice ? p->k - l0 : j->slice;
+        const char *as = (const char *)j->a + (size_t)(l0 * p->acs) * es;
+        const char *bs = (const char *)j->b + (size_t)(l0 * p->brs) * es;
+        gemm__verify_pass_mt(j->precision, as, p->m, kb, p->ars, p->acs, NULL, NULL, NULL, NULL, j->s + l0,
+                             j->sa + l0, NULL, NULL, 1);
+        gemm__verify_scale(j->s + l0, kb, j->alpha);
+        gemm__verify_scale(j->sa + l0, kb, fabs(j->alpha));
+        gemm__verify_pass_mt(j->precision, bs, kb, p->n, p->brs, p->bcs, j->s + l0, j->sa + l0, NULL, NULL, wc, sc,
+                             j->r + l0, j->ra + l0, 1);
+        gemm__verify_scale(j->r + l0, kb, j->alpha);
+        gemm__verify_scale(j->ra + l0, kb, fabs(j->alpha));
+        gemm__verify_pass_mt(j->precision, as, p->m, kb, p->ars, p->acs, NULL, NULL, j->r + l0, j->ra + l0, NULL,
+                             NULL, wr, sr, 1);
+    }
+}
+
 /* Before the product: want and scale of every row and column (C0 read
    only when beta != 0, op(a) and op(b) only when the call reads them).
    ws: gemm__verify_doubles(m, n, k) doubles, v pointed into it; large
@@ -2851,10 +3149,11 @@ GEMM_DEF void gemm__verify_host_before(const gemm__problem *p, gemm_precision pr
                                      const void *b, double beta, const void *C, double *ws, gemm__verify_sums *v,
                                      int threads)
 {
-    int64_t m = p->m, n = p->n, k = p->k;
+    int64_t m = p->m, n = p->n, k = p->k, slices;
     double *after = gemm__verify_layout(v, ws, m, n, k);
-    double *s = gemm__verify_scratch(after, k, 0), *sa = gemm__verify_scratch(after, k, 1);
-    double *r = gemm__verify_scratch(after, k, 2), *ra = gemm__verify_scratch(after, k, 3);
+    size_t es = precision == GEMM_F32 ? sizeof(float) : sizeof(double), partials;
+    gemm__verify_inputs_job j;
+    int t;
     memset(ws, 0, gemm__verify_doubles(m, n, k) * sizeof(double));
     if (beta != 0) {
         gemm__verify_pass_mt(precision, C, m, n, 1, p->ldc, NULL, NULL, NULL, NULL, v->want_col, v->scale_col,
@@ -2865,13 +3164,42 @@ GEMM_DEF void gemm__verify_host_before(const gemm__problem *p, gemm_precision pr
         gemm__verify_scale(v->scale_row, m, fabs(beta));
     }
     if (p->work != GEMM__WORK_FULL) return;
-    gemm__verify_pass_mt(precision, a, m, k, p->ars, p->acs, NULL, NULL, NULL, NULL, s, sa, NULL, NULL, threads);
-    gemm__verify_scale(s, k, alpha);
-    gemm__verify_scale(sa, k, fabs(alpha));
-    gemm__verify_pass_mt(precision, b, k, n, p->brs, p->bcs, s, sa, NULL, NULL, v->want_col, v->scale_col, r, ra, threads);
-    gemm__verify_scale(r, k, alpha);
-    gemm__verify_scale(ra, k, fabs(alpha));
-    gemm__verify_pass_mt(precision, a, m, k, p->ars, p->acs, NULL, NULL, r, ra, NULL, NULL, v->want_row, v->scale_row, threads);
+    j.p = p;
+    j.precision = precision;
+    j.a = a, j.b = b;
+    j.alpha = alpha;
+    j.s = gemm__verify_scratch(after, k, 0), j.sa = gemm__verify_scratch(after, k, 1);
+    j.r = gemm__verify_scratch(after, k, 2), j.ra = gemm__verify_scratch(after, k, 3);
+    j.want_col = v->want_col, j.scale_col = v->scale_col, j.want_row = v->want_row, j.scale_row = v->scale_row;
+    j.slice = GEMM__VERIFY_SLICE_BYTES / ((m > 0 ? m : 1) * (int64_t)es);
+    if (threads > 1 && j.slice > (k + 2 * threads - 1) / (2 * threads)) /* two slices a thread at least */
+        j.slice = (k + 2 * threads - 1) / (2 * threads);
+    j.slice = j.slice < 32 ? 32 : (j.slice + 7) & ~(int64_t)7; /* whole vectors where a slice is op(a)'s rows */
+    j.next = 0;
+    j.part = NULL;
+    slices = (k + j.slice - 1) / j.slice;
+    partials = 2 * (GEMM__VERIFY_PART(m) + GEMM__VERIFY_PART(n));
+    if (threads > 1 && (m + n) * k >= GEMM__VERIFY_THREADED && slices >= 2 &&
+        (threads = gemm__cpu_pool_acquire(threads)) > 1 &&
+        !(j.part = (double *)GEMM_MALLOC(sizeof(double) * partials * (size_t)(threads - 1)))) {
+        gemm__cpu_pool_release(); /* no memory for the partials: alone */
+        threads = 1;
+    }
+    if (!j.part) {
+        gemm__verify_inputs_task(&j, 0);
+        return;
+    }
+    memset(j.part, 0, sizeof(double) * partials * (size_t)(threads - 1));
+    gemm__cpu_pool_run(gemm__verify_inputs_task, &j);
+    gemm__cpu_pool_release();
+    for (t = 1; t < threads; t++) {
+        const double *pc = j.part + (size_t)(t - 1) * partials, *pca = pc + GEMM__VERIFY_PART(n);
+        const double *pr = pca + GEMM__VERIFY_PART(n), *pra = pr + GEMM__VERIFY_PART(m);
+        int64_t i;
+        for (i = 0; i < n; i++) v->want_col[i] += pc[i], v->scale_col[i] += pca[i];
+        for (i = 0; i < m; i++) v->want_row[i] += pr[i], v->scale_row[i] += pra[i];
+    }
+    GEMM_FREE(j.part);
 }
 
 /* After the product: the sums of the C computed (v->got_*). */
@@ -3574,14 +3902,17 @@ GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_
 }
 /* <<cpu complex */
 /* >>cpu complex_batch: src/cpu/complex_batch.c */
-/* The complex strided batches: gemm_cpu_cgemm_strided_batched /
-   gemm_cpu_zgemm_strided_batched and the front door's. Every member is
-   checked first, as the real batches check theirs (core/batch.c), then the
-   members run one after another, each as the single complex call (its
-   panels, on the call's threads), so each member's bits are the single
-   call's. */
+/* The complex batches: gemm_cpu_cgemm_strided_batched / _zgemm_ and the
+   pointer-array gemm_cpu_cgemm_batched / _zgemm_, and the front door's.
+   Every member is checked first, as the real batches check theirs
+   (core/batch.c), then the members run one after another, each as the
+   single complex call (its panels, on the call's threads), so each
+   member's bits are the single call's; the first member that fails stops
+   the batch there. */
 
 #include <stdint.h>          /* uintptr_t */
+#include <stdio.h>           /* snprintf */
+#include <string.h>          /* strlen, strncmp */
 
 /* count members `stride` complex elements apart, each `extent` long, stay
    below half the real calls' limit: an element is twice their bytes. */
@@ -3589,6 +3920,56 @@ static int gemm__cpu_complex_strided_fits(int64_t count, int64_t stride, int64_t
 {
     return count <= 1 || extent == 0 || stride == 0 ||
            (extent <= GEMM__MAX_EXTENT / 2 && (count - 1) <= (GEMM__MAX_EXTENT / 2 - extent) / stride);
+}
+
+/* The options both forms refuse after the batch checks (as the single
+   complex call does). */
+static gemm_status gemm__cpu_complex_batch_options(const char *func, const gemm_cpu_options *options)
+{
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    return GEMM_OK;
+}
+
+/* The members of a checked batch (p, bt), one after another: member i's
+   canonical a and b and its C from bt's lists (pointer arrays) or from
+   a0, b0, c0 in steps of bt's strides. The first member that fails stops
+   the batch: those before it are written, it and those after it are not
+   (the single complex call leaves its C as it was when it fails). */
+static gemm_status gemm__cpu_complex_members(const char *func, gemm_precision precision, const gemm__problem *p,
+                                             const gemm__batch *bt, const double az[2], const double bz[2],
+                                             const void *a0, const void *b0, void *c0,
+                                             const gemm_cpu_options *options)
+{
+    int64_t es = 2 * (int64_t)gemm_precision_size(precision), i;
+    gemm_status s = GEMM_OK;
+    for (i = 0; i < bt->count && s == GEMM_OK; i++) {
+        const char *a, *b;
+        char *c;
+        if (bt->c_list) { /* the lists of A and B may be NULL where they are not read */
+            a = bt->a_list ? (const char *)(uintptr_t)bt->addr_ab(bt->a_list, i) : NULL;
+            b = bt->b_list ? (const char *)(uintptr_t)bt->addr_ab(bt->b_list, i) : NULL;
+            c = (char *)(uintptr_t)bt->addr_c(bt->c_list, i);
+        } else {
+            a = a0 ? (const char *)a0 + i * bt->stride_a * es : NULL;
+            b = b0 ? (const char *)b0 + i * bt->stride_b * es : NULL;
+            c = (char *)c0 + i * bt->stride_c * es;
+        }
+        s = gemm__cpu_complex_run(func, precision, p, az, bz, a, b, c, options);
+        if (s != GEMM_OK) {
+            char detail[1024];
+            const char *d = gemm_last_error_detail();
+            size_t skip = strlen(func);
+            if (strncmp(d, func, skip) == 0 && d[skip] == ':') d += skip + 1 + (d[skip + 1] == ' ');
+            snprintf(detail, sizeof detail, "%s", d);
+            s = gemm__fail(s, "%s: member %lld of %lld failed: %s; %s", func, (long long)i, (long long)bt->count, detail,
+                           i == 0 ? "no member was written"
+                                  : "members before it were written, it and those after it were not");
+        }
+    }
+    return s;
 }
 
 static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision precision, gemm_layout layout,
@@ -3602,7 +3983,7 @@ static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision pr
     gemm__batch bt;
     gemm_status s;
     double az[2], bz[2];
-    int64_t es = 2 * (int64_t)gemm_precision_size(precision), i, ea, eb;
+    int64_t es = 2 * (int64_t)gemm_precision_size(precision), ea, eb;
     gemm__clear_error();
     gemm__complex_load(precision, alpha, az);
     gemm__complex_load(precision, beta, bz);
@@ -3621,23 +4002,10 @@ static gemm_status gemm__cpu_complex_strided(const char *func, gemm_precision pr
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld members span more than 2^59 complex elements", func,
                           (long long)batch_count);
     s = gemm__check_batch_overlap(func, &p, &bt, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, (size_t)es);
+    if (s == GEMM_OK) s = gemm__cpu_complex_batch_options(func, options);
     if (s != GEMM_OK) return s;
-    if (options && options->threads < 0)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
-    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
-    for (i = 0; i < batch_count && s == GEMM_OK; i++) {
-        const char *a = (const char *)(p.swapped ? B : A), *b = (const char *)(p.swapped ? A : B);
-        s = gemm__cpu_complex_run(func, precision, &p, az, bz, a ? a + i * bt.stride_a * es : NULL,
-                                  b ? b + i * bt.stride_b * es : NULL, (char *)C + i * stride_c * es, options);
-        if (s != GEMM_OK) {
-            char detail[1024];
-            snprintf(detail, sizeof detail, "%s", gemm_last_error_detail());
-            s = gemm__fail(s, "member %lld (members 0..%lld are written, it and those after it are not): %s",
-                           (long long)i, (long long)i - 1, detail);
-        }
-    }
-    return s;
+    return gemm__cpu_complex_members(func, precision, &p, &bt, az, bz, p.swapped ? B : A, p.swapped ? A : B, C,
+                                     options);
 }
 
 GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -3664,6 +4032,64 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                      options);
 }
 
+/* Member addresses of the pointer-array form, read with the lists' own types. */
+static uint64_t gemm__cpu_addr_cv(const void *list, int64_t i) { return (uintptr_t)((const void *const *)list)[i]; }
+static uint64_t gemm__cpu_addr_v(const void *list, int64_t i) { return (uintptr_t)((void *const *)list)[i]; }
+
+/* The pointer-array form: the single complex call's checks (a NULL alpha
+   is 7, a NULL beta 12, spans within 2^59 complex elements), then the
+   real pointer-array batch's (lists and members present, batch_count 15,
+   no two members writing one element of C, no member's C over any
+   member's A or B), all before any member runs. */
+static gemm_status gemm__cpu_complex_pointers(const char *func, gemm_precision precision, gemm_layout layout,
+                                              gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                              int64_t k, const void *alpha, const void *const A[], int64_t lda,
+                                              const void *const B[], int64_t ldb, const void *beta,
+                                              void *const C[], int64_t ldc, int64_t batch_count,
+                                              const gemm_cpu_options *options)
+{
+    gemm__problem p;
+    gemm__batch bt;
+    gemm_status s;
+    double az[2], bz[2];
+    size_t es = 2 * gemm_precision_size(precision);
+    gemm__clear_error();
+    /* the single call's checks first, with the lists standing for the
+       matrices: they bound the spans before any byte count is formed */
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, 1, lda, 1, ldb, beta, 1, ldc,
+                              &p, az, bz);
+    if (s != GEMM_OK) return s;
+    s = gemm__prepare_batched(func, layout, transa, transb, m, n, k, az[0] == 0 && az[1] == 0, A, lda, B, ldb,
+                              bz[0] == 1 && bz[1] == 0, C, ldc, batch_count, gemm__cpu_addr_cv, gemm__cpu_addr_v, es,
+                              &p, &bt);
+    if (s == GEMM_OK) s = gemm__check_batch_overlap(func, &p, &bt, 0, 0, 0, es);
+    if (s == GEMM_OK) s = gemm__cpu_complex_batch_options(func, options);
+    if (s != GEMM_OK) return s;
+    return gemm__cpu_complex_members(func, precision, &p, &bt, az, bz, NULL, NULL, NULL, options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_pointers("gemm_cpu_cgemm_batched", GEMM_F32, layout, transa, transb, m, n, k, alpha, A,
+                                      lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options)
+{
+    return gemm__cpu_complex_pointers("gemm_cpu_zgemm_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha, A,
+                                      lda, B, ldb, beta, C, ldc, batch_count, options);
+}
+
 /* The front door's, declared in gemm.h: the CPU with default options. */
 GEMM_DEF gemm_status gemm_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                 int64_t m, int64_t n, int64_t k,
@@ -3686,7 +4112,198 @@ GEMM_DEF gemm_status gemm_zgemm_strided_batched(gemm_layout layout, gemm_transpo
     return gemm__cpu_complex_strided("gemm_zgemm_strided_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha,
                                      A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch_count, NULL);
 }
+
+GEMM_DEF gemm_status gemm_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count)
+{
+    return gemm__cpu_complex_pointers("gemm_cgemm_batched", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda,
+                                      B, ldb, beta, C, ldc, batch_count, NULL);
+}
+
+GEMM_DEF gemm_status gemm_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count)
+{
+    return gemm__cpu_complex_pointers("gemm_zgemm_batched", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda,
+                                      B, ldb, beta, C, ldc, batch_count, NULL);
+}
 /* <<cpu complex_batch */
+/* >>cpu complex_3m: src/cpu/complex_3m.c */
+/* The 3M (Gauss) method, opt-in: gemm_cpu_cgemm3m / gemm_cpu_zgemm3m.
+
+   With alpha*op(a) = Ar + i*Ai (alpha and the conjugation folded in) and
+   op(b) = Br + i*Bi split into planes of reals, and the sums As = Ar + Ai,
+   Bs = Br + Bi, three real products
+
+       T1 = Ar * Br,   T2 = Ai * Bi,   T3 = As * Bs
+
+   give Re = T1 - T2 and Im = T3 - T1 - T2: 6mnk real flops, three
+   quarters of the complex calls' 8mnk. The price is Im's error: it comes
+   out of T3 - T1 - T2, each as large as (|Ar| + |Ai|)(|Br| + |Bi|), so
+   its error scales with that rather than with |Ar||Bi| + |Ai||Br|, the
+   size of the terms the complex calls sum. Where the imaginary parts are
+   much smaller than the real ones, Im loses digits the complex calls
+   keep; that is why it is opt-in, as cuBLAS's Cgemm3m and MKL's
+   cgemm3m are. The three products are the real calls (gemm_cpu_sgemm /
+   _dgemm, on the options' threads), so the bits never depend on the
+   thread count. Memory: the six planes (3mk + 3kn reals) and the three
+   products (3mn reals), one allocation had before C is touched; C is
+   written once, at the end. */
+
+#include <stdint.h>           /* uintptr_t */
+#include <stdio.h>            /* snprintf */
+
+/* The planes: Ar, Ai, As (m x k, leading dimension m) from alpha*op(a),
+   Br, Bi, Bs (k x n, leading dimension k) from op(b); and C = beta*C +
+   (T1 - T2) + i(T3 - T1 - T2) from the products (m x n, leading
+   dimension m), beta = 0 reading nothing of C. */
+#define GEMM__CPU_3M(T)                                                                                        \
+    static void gemm__cpu_3m_split_##T(const gemm__problem *p, const T *a, const T *b, const double az[2],     \
+                                       T *ar, T *ai, T *as, T *br, T *bi, T *bs)                              \
+    {                                                                                                          \
+        T sa = p->a_conj ? (T)-1 : (T)1, sb = p->b_conj ? (T)-1 : (T)1, alr = (T)az[0], ali = (T)az[1];        \
+        int64_t i, l, j;                                                                                       \
+        for (l = 0; l < p->k; l++)                                                                             \
+            for (i = 0; i < p->m; i++) {                                                                       \
+                const T *x = a + 2 * (i * p->ars + l * p->acs);                                                \
+                T vr = x[0], vi = sa * x[1], re = alr * vr - ali * vi, im = alr * vi + ali * vr;               \
+                ar[i + l * p->m] = re;                                                                         \
+                ai[i + l * p->m] = im;                                                                         \
+                as[i + l * p->m] = re + im;                                                                    \
+            }                                                                                                  \
+        for (j = 0; j < p->n; j++)                                                                             \
+            for (l = 0; l < p->k; l++) {                                                                       \
+                const T *x = b + 2 * (l * p->brs + j * p->bcs);                                                \
+                T re = x[0], im = sb * x[1];                                                                   \
+                br[l + j * p->k] = re;                                                                         \
+                bi[l + j * p->k] = im;                                                                         \
+                bs[l + j * p->k] = re + im;                                                                    \
+            }                                                                                                  \
+    }                                                                                                          \
+    static void gemm__cpu_3m_join_##T(const gemm__problem *p, const T *t1, const T *t2, const T *t3,          \
+                                      const double bz[2], T *C)                                                \
+    {                                                                                                          \
+        T btr = (T)bz[0], bti = (T)bz[1];                                                                      \
+        int zero = bz[0] == 0 && bz[1] == 0;                                                                   \
+        int64_t i, j;                                                                                          \
+        for (j = 0; j < p->n; j++)                                                                             \
+            for (i = 0; i < p->m; i++) {                                                                       \
+                T *c = C + 2 * (i + j * p->ldc);                                                               \
+                T x1 = t1[i + j * p->m], x2 = t2[i + j * p->m], re = x1 - x2, im = t3[i + j * p->m] - x1 - x2; \
+                T cr = zero ? (T)0 : btr * c[0] - bti * c[1], ci = zero ? (T)0 : btr * c[1] + bti * c[0];      \
+                c[0] = cr + re;                                                                                \
+                c[1] = ci + im;                                                                                \
+            }                                                                                                  \
+    }
+GEMM__CPU_3M(float)
+GEMM__CPU_3M(double)
+
+/* One of the three real products, m x n x k, column-major, into t. */
+static gemm_status gemm__cpu_3m_product(gemm_precision precision, const gemm__problem *p, const void *x,
+                                        const void *y, void *t, const gemm_cpu_options *o)
+{
+    if (precision == GEMM_F32)
+        return gemm_cpu_sgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, p->m, p->n, p->k, 1.0f, (const float *)x,
+                              p->m, (const float *)y, p->k, 0.0f, (float *)t, p->m, o);
+    return gemm_cpu_dgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, p->m, p->n, p->k, 1.0, (const double *)x,
+                          p->m, (const double *)y, p->k, 0.0, (double *)t, p->m, o);
+}
+
+/* The 3M call behind every public name (the CBLAS ones too): bad_arg (may
+   be NULL) receives the position of the argument at fault after a refusal
+   (cblas_cgemm's list), else 0. */
+static gemm_status gemm__cpu_3m_entry(const char *func, gemm_precision precision, gemm_layout layout,
+                                      gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options,
+                                      int *bad_arg)
+{
+    gemm__problem p;
+    gemm_status s;
+    gemm_cpu_options o = {0, 0};
+    double az[2], bz[2];
+    size_t es = gemm_precision_size(precision), mk, kn, mn, total;
+    char *ws, *a3, *b3, *t3;
+    int x;
+    gemm__clear_error();
+    s = gemm__prepare_complex(func, precision, layout, transa, transb, m, n, k, alpha, A != NULL, lda, B != NULL,
+                              ldb, beta, C != NULL, ldc, &p, az, bz);
+    if (s == GEMM_OK) s = gemm__check_overlap(func, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 2 * es);
+    if (bad_arg) *bad_arg = s == GEMM_OK ? 0 : p.bad_arg;
+    if (s != GEMM_OK) return s;
+    if (options && options->threads < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
+    if (options && options->verify) /* the checksums are the real products' (gemm_cpu.h, "Verified products") */
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->verify is not offered for complex products", func);
+    if (p.work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p.work == GEMM__WORK_SCALE) {
+        gemm__cpu_complex_scale(&p, precision, bz, C);
+        return GEMM_OK;
+    }
+    if (options) o.threads = options->threads;
+    /* the planes and products (each under 2^59 reals: gemm__prepare_complex
+       bounds the spans, and so every product of two sizes here) */
+    mk = (size_t)(p.m * p.k);
+    kn = (size_t)(p.k * p.n);
+    mn = (size_t)(p.m * p.n);
+    if ((double)mk + (double)kn + (double)mn > (double)((size_t)-1 / 3 / es))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the 3M planes do not fit in size_t", func);
+    total = (3 * mk + 3 * kn + 3 * mn) * es;
+    if (!(ws = (char *)GEMM_MALLOC(total ? total : 1)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the 3M planes and products, %zu bytes", func,
+                          total);
+    a3 = ws;                 /* Ar, Ai, As */
+    b3 = a3 + 3 * mk * es;   /* Br, Bi, Bs */
+    t3 = b3 + 3 * kn * es;   /* T1, T2, T3 */
+    if (precision == GEMM_F32)
+        gemm__cpu_3m_split_float(&p, (const float *)(p.swapped ? B : A), (const float *)(p.swapped ? A : B), az,
+                                 (float *)a3, (float *)a3 + mk, (float *)a3 + 2 * mk, (float *)b3,
+                                 (float *)b3 + kn, (float *)b3 + 2 * kn);
+    else
+        gemm__cpu_3m_split_double(&p, (const double *)(p.swapped ? B : A), (const double *)(p.swapped ? A : B), az,
+                                  (double *)a3, (double *)a3 + mk, (double *)a3 + 2 * mk, (double *)b3,
+                                  (double *)b3 + kn, (double *)b3 + 2 * kn);
+    for (x = 0; x < 3 && s == GEMM_OK; x++) /* T1 = Ar*Br, T2 = Ai*Bi, T3 = As*Bs */
+        s = gemm__cpu_3m_product(precision, &p, a3 + x * mk * es, b3 + x * kn * es, t3 + x * mn * es, &o);
+    if (s == GEMM_OK) {
+        if (precision == GEMM_F32)
+            gemm__cpu_3m_join_float(&p, (float *)t3, (float *)t3 + mn, (float *)t3 + 2 * mn, bz, (float *)C);
+        else
+            gemm__cpu_3m_join_double(&p, (double *)t3, (double *)t3 + mn, (double *)t3 + 2 * mn, bz, (double *)C);
+    } else { /* a real product's refusal (no memory for its workspace), under this call's name */
+        char detail[1024];
+        snprintf(detail, sizeof detail, "%s", gemm_last_error_detail());
+        s = gemm__fail(s, "%s: a real product failed, C unchanged: %s", func, detail);
+    }
+    GEMM_FREE(ws);
+    return s;
+}
+
+GEMM_DEF gemm_status gemm_cpu_cgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_3m_entry("gemm_cpu_cgemm3m", GEMM_F32, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                              beta, C, ldc, options, NULL);
+}
+
+GEMM_DEF gemm_status gemm_cpu_zgemm3m(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                      int64_t m, int64_t n, int64_t k,
+                                      const void *alpha, const void *A, int64_t lda,
+                                      const void *B, int64_t ldb,
+                                      const void *beta, void *C, int64_t ldc, const gemm_cpu_options *options)
+{
+    return gemm__cpu_3m_entry("gemm_cpu_zgemm3m", GEMM_F64, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                              beta, C, ldc, options, NULL);
+}
+/* <<cpu complex_3m */
 /* >>cpu batch: src/cpu/batch.c */
 /* Batches: one gemm__problem (checked once, gemm__prepare_strided or
    gemm__prepare_batched) for every member, then each member through the

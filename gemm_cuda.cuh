@@ -26,6 +26,9 @@
      gemm_cuda_s8gemm           int8 A and B, int32 C, exact int32 sums
                                 (cublasGemmEx with CUBLAS_COMPUTE_32I)
      ..._strided_batched, ..._batched    batches (declarations below)
+     gemm_cuda_sgemm_grouped_batched, _dgemm_   groups of batches, each
+                                group its own sizes, ops, alpha, beta, ld
+                                (cblas_?gemm_batch's arguments)
      gemm_cuda_release_scratch, gemm_cuda_auto_kernel, gemm_cuda_kernel_name
 
    Options (gemm_cuda_options; NULL or zeros: every default)
@@ -49,17 +52,22 @@
                max_device_bytes (0: most of what is free), timing;
                device_count / devices: several GPUs share the call, each
                taking a piece of C (GEMM_CUDA_ALL_DEVICES: every GPU).
-     verify    single calls: 1 checks the product with Huang-Abraham row
-               and column checksums (gemm_cpu.h, "Verified products": the
+     verify    1 checks the product (every batch member's) with Huang-Abraham
+               row and column checksums (gemm_cpu.h, "Verified products": the
                same bound, with the inputs' unit roundoff in the
                tensor-core modes: 2^-11 for TF32 and FP16, 2^-8 for BF16);
                GEMM_ERR_VERIFY with the worst row and column when they
-               fail, C as computed. Device pointers: fp64 sums by small
-               kernels on the device (a warp per contiguous line, else a
-               thread per line), 3m + 3n doubles read back, and the call
-               synchronizes its stream; host pointers (fp32, fp64): sums on
-               the host around the call. Batches refuse it
-               (GEMM_ERR_INVALID_ARG, nothing written).
+               fail, C as computed. Device pointers: fp64 sums on the
+               device, one pass a matrix for both its row and column sums
+               (C0's and op(B)'s; op(A) twice, for its column sums and
+               then weighted by op(B)'s row sums), all but C's before the
+               product, into a buffer of the device's scratch (below); 3m + 3n
+               doubles read back, and the call synchronizes its stream.
+               Host pointers (fp32, fp64): sums on the host around the
+               call. A batch verifies its members one after the other, each
+               as a verified single call, and stops at the first that
+               fails: its status, a detail that names it ("member 2 of 4
+               failed: ..."), the members after it untouched.
    Emulated fp64 and fp32 (the Ozaki scheme II, on the int8 tensor cores)
      gemm_cuda_dgemm with options.math = GEMM_CUDA_MATH_FP64_EMULATED, and
      gemm_cuda_sgemm with FP32_ACCURATE, device-pointer calls (batches run
@@ -90,8 +98,9 @@
      than 2 bits for K, or without the sm_90a code; gemm_cuda_last_moduli()
      tells which ran. Scratch: N (mK + nK + mn) bytes from the device's
      pool (too little memory: the native kernels).
-   beta = 0 never reads C. A device keeps its operand copies' memory and the
-   host path's chunks and threads; gemm_cuda_release_scratch() frees them.
+   beta = 0 never reads C. A device keeps its operand copies' memory (the
+   verified calls' sums too) and the host path's chunks and threads;
+   gemm_cuda_release_scratch() frees them.
 
    Errors
      Every argument is checked before anything is queued or copied (a host
@@ -189,8 +198,9 @@ typedef struct gemm_cuda_options {
                                 n > 1 = `devices`, or devices options.device .. options.device + n - 1;
                                 GEMM_CUDA_ALL_DEVICES = every device there is) */
     const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
-    int verify;              /* single calls: 1 = check the product with row and column checksums, GEMM_ERR_VERIFY
-                                when it fails them (sums on the device; the call then synchronizes its stream) */
+    int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
+                                GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
+                                its stream) */
     int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 14 moduli, fp32 7, where the
                                 int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
@@ -284,7 +294,9 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    whatever the batch around it. The kernels are the single call's, in
    configurations for the members (options.kernel WGMMA runs strided
    batches only, on Hopper; DMMA's variants 2 and 3 are for single calls);
-   FP32_ACCURATE runs its members one after another. */
+   FP32_ACCURATE runs its members one after another. Tiny members (m and
+   n at most 32, k at most 64, options.kernel AUTO, K whole) run four to a
+   block on the CUDA cores, fp64 too. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -322,6 +334,48 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
                                                    int64_t ldb, float beta, void *const C[], gemm_precision c_type,
                                                    int64_t ldc, int64_t batch_count,
                                                    const gemm_cuda_options *options);
+
+/* Grouped batches: group_count groups of pointer-array batches, group g
+   of group_size[g] members sharing transa_array[g], transb_array[g],
+   m_array[g], n_array[g], k_array[g], alpha_array[g], lda_array[g],
+   ldb_array[g], beta_array[g] and ldc_array[g] (cblas_?gemm_batch's
+   arguments after the stream, as cublasGemmGroupedBatchedEx; the layout is
+   the call's). A_array, B_array and C_array list every member, group
+   after group (group g's start after the members of groups 0..g-1); they
+   may be in host, device or managed memory, as a pointer-array batch's
+   lists (read before the call returns); the other arrays are host arrays
+   of group_count entries. Every group is checked before anything is
+   queued (its arguments: the detail names the group; its members as a
+   pointer-array batch's: C over A or B, two members writing one C, each
+   member's memory, within the group), so a refused call writes nothing;
+   group_count = 0 does nothing, a negative group_count or group_size, or
+   a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run in order on
+   the stream, each as a pointer-array batch of its shape (one launch for
+   its members; its kernel the chooser's, the tiny kernel for tiny
+   members): the same bits as gemm_cuda_?gemm_batched on that group. A
+   group of one member is the single call gemm_cuda_?gemm (K split over
+   the blocks when its tiles are too few for the GPU, as there). fp32
+   (options.math as for gemm_cuda_sgemm_batched) and fp64. */
+GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
+                                                     const gemm_transpose transa_array[],
+                                                     const gemm_transpose transb_array[], const int64_t m_array[],
+                                                     const int64_t n_array[], const int64_t k_array[],
+                                                     const float alpha_array[], const float *const A_array[],
+                                                     const int64_t lda_array[], const float *const B_array[],
+                                                     const int64_t ldb_array[], const float beta_array[],
+                                                     float *const C_array[], const int64_t ldc_array[],
+                                                     int64_t group_count, const int64_t group_size[],
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
+                                                     const gemm_transpose transa_array[],
+                                                     const gemm_transpose transb_array[], const int64_t m_array[],
+                                                     const int64_t n_array[], const int64_t k_array[],
+                                                     const double alpha_array[], const double *const A_array[],
+                                                     const int64_t lda_array[], const double *const B_array[],
+                                                     const int64_t ldb_array[], const double beta_array[],
+                                                     double *const C_array[], const int64_t ldc_array[],
+                                                     int64_t group_count, const int64_t group_size[],
+                                                     const gemm_cuda_options *options);
 
 /* Complex products: C = alpha*op(A)*op(B) + beta*C with op in
    {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}, cblas_cgemm / cblas_zgemm's
@@ -559,15 +613,23 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
     return part;
 }
 
+/* Moves A, B and C to member i (kernels that find their member
+   themselves: several members per block). */
+template <typename T, typename TC>
+__device__ __forceinline__ void gemm__cuda_member_at(const gemm__cuda_batch &bt, int64_t i, const T *&A, const T *&B,
+                                                     TC *&C)
+{
+    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
+    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
+    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
+}
+
 /* The same for a launch whose K is not split (bt.split == 1): blockIdx.z
    is the member, no division. */
 template <typename T, typename TC>
 __device__ __forceinline__ void gemm__cuda_member_whole_k(const gemm__cuda_batch &bt, const T *&A, const T *&B, TC *&C)
 {
-    int64_t i = bt.first + (int64_t)blockIdx.z;
-    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
-    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
-    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
+    gemm__cuda_member_at(bt, bt.first + (int64_t)blockIdx.z, A, B, C);
 }
 
 /* This block's C alone (kernels that only scale C). */
@@ -830,6 +892,104 @@ gemm__cuda_simt_kernel(int M, int N, int K, int kchunk, T alpha, const T *A, int
     }
 }
 /* <<cuda/kernels simt */
+/* >>cuda/kernels tiny: src/cuda/kernels/tiny.cuh */
+/* Tiny batch members (m and n at most 32, the chooser's rule): four
+   members per block of 256 threads, 64 threads (8 x 8) per member, each
+   thread R x R of C (R = TILE / 8). A member's op(A) and op(B) come in K
+   chunks of KC straight from global memory into shared memory (cp.async,
+   one element per copy, so any alignment, ld and layout is read in place;
+   the threads walk each operand along its contiguous side), and C is
+   written once. The large tiles' machinery (a 64 x 64 tile and its
+   pipeline per member) left three quarters of its threads idle on a 32^3
+   member and 15/16 on a 16^3 one; here every thread sums. A member's sums
+   run over k in order in one thread: its bits do not depend on the batch
+   around it. */
+#include <stdint.h>
+
+/* The kernel's shape for element type T and member tile TILE (16 or 32):
+   threads per member, members per block, the K chunk (fp64 32 x 32 takes
+   16 so a block's shared memory stays at 34 KB, as fp32's). */
+template <typename T, int TILE> struct gemm__cuda_tiny_shape {
+    static constexpr int R = TILE / 8, TPM = 64, NT = 256, G = NT / TPM;
+    /* Blocks per SM the registers must allow (left alone, ptxas took 128
+       registers a thread at TILE 32: two blocks per SM): the most that
+       built without spilling for every layout (sm_90a, ptxas 13.0): fp32
+       5 at 16 x 16 (48 registers), 4 at 32 x 32 (64); fp64 4 (64) and 3
+       (80), whose sums take twice the registers. */
+    static constexpr int MINB = sizeof(T) == 4 ? (TILE == 16 ? 5 : 4) : (TILE == 16 ? 4 : 3);
+    static constexpr int KC = TILE == 32 && sizeof(T) == 8 ? 16 : TILE, LD = TILE + 1;
+};
+
+/* Copies one member's ROWS x KC chunk of an operand (op(A) as M x K,
+   op(B) as N x K: row r, k index q) into s[q][r]; KMAJOR: q is the
+   contiguous index in memory (element at X[r * ld + q]), else r
+   (X[r + q * ld]). Elements outside rows x kc become zero. */
+template <typename T, int TILE, int KC, int LD, int TPM, bool KMAJOR>
+__device__ __forceinline__ void gemm__cuda_tiny_chunk(T (*s)[LD], const T *X, int64_t ld, int rows, int kc, int t)
+{
+    static_assert(TILE * KC % TPM == 0, "the chunk does not split evenly over the member's threads");
+#pragma unroll 4 /* fully unrolled, the 16 copies' addresses of a 32 x 32 chunk took registers enough to spill */
+    for (int j = 0; j < TILE * KC / TPM; j++) {
+        int e = t + j * TPM;
+        int r = KMAJOR ? e / KC : e % TILE, q = KMAJOR ? e % KC : e / TILE;
+        T *dst = &s[q][r];
+        if (r < rows && q < kc) gemm__cuda_cp_async<(int)sizeof(T)>(dst, X + (KMAJOR ? r * ld + q : r + q * ld));
+        else *dst = T(0);
+    }
+}
+
+/* C_i = alpha * op(A_i) op(B_i) + beta * C_i for the members of bt from
+   bt.first, G per block along blockIdx.x (beta = 0 never reads C). AK /
+   BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here (the
+   rest is the scale kernel's). */
+template <typename T, int TILE, bool AK, bool BKM>
+__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
+gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                       int64_t ldc, gemm__cuda_batch bt)
+{
+    typedef gemm__cuda_tiny_shape<T, TILE> S;
+    constexpr int R = S::R, KC = S::KC, LD = S::LD;
+    __shared__ T As[S::G][KC][LD], Bs[S::G][KC][LD];
+    int g = (int)threadIdx.x / S::TPM, t = (int)threadIdx.x % S::TPM, tx = t % 8, ty = t / 8;
+    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + g;
+    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
+    if (live) gemm__cuda_member_at(bt, i, A, B, C);
+    T acc[R][R];
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+        for (int c = 0; c < R; c++) acc[r][c] = T(0);
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        int kc = live ? min(KC, K - k0) : 0;
+        gemm__cuda_tiny_chunk<T, TILE, KC, LD, S::TPM, AK>(As[g], A + (AK ? k0 : k0 * lda), lda, M, kc, t);
+        gemm__cuda_tiny_chunk<T, TILE, KC, LD, S::TPM, BKM>(Bs[g], B + (BKM ? k0 : k0 * ldb), ldb, N, kc, t);
+        gemm__cuda_cp_commit();
+        gemm__cuda_cp_wait<0>();
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < KC; q++) {
+            T a[R], b[R];
+#pragma unroll
+            for (int r = 0; r < R; r++) a[r] = As[g][q][tx + 8 * r];
+#pragma unroll
+            for (int c = 0; c < R; c++) b[c] = Bs[g][q][ty + 8 * c];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+#pragma unroll
+                for (int c = 0; c < R; c++) acc[r][c] = fma(a[r], b[c], acc[r][c]);
+        }
+        __syncthreads();
+    }
+    if (!live) return;
+#pragma unroll
+    for (int c = 0; c < R; c++)
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            int m = tx + 8 * r, n = ty + 8 * c; /* a warp stores 8 consecutive rows of 4 columns */
+            if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[r][c], alpha, beta, 0);
+        }
+}
+/* <<cuda/kernels tiny */
 /* >>cuda/kernels simt_warp: src/cuda/kernels/simt_warp.cuh */
 /* SIMT for fp32, warp-tiled (the shape of cuBLAS's SIMT kernels on Ampere
    and Hopper): each warp owns a 64 x 64 tile of C, each of its 32 threads
@@ -3572,7 +3732,8 @@ typedef enum gemm__cuda_cp {
     GEMM__CUDA_CP_SIMT_F64 = 1,   /* fp64 on SIMT, 64 x 64 (GPUs without FP64 tensor cores) */
     GEMM__CUDA_CP_DMMA = 2,       /* DMMA configuration 1: the ring, 128 x 64 */
     GEMM__CUDA_CP_DMMA_SMALL = 3, /* the same, 64 x 64: a batch's members of at most 64 rows */
-    GEMM__CUDA_CP_SIMT_SMALL = 4  /* fp32 64 x 64: a batch's small or unaligned members, or K split */
+    GEMM__CUDA_CP_SIMT_SMALL = 4, /* fp32 64 x 64: a batch's small or unaligned members, or K split */
+    GEMM__CUDA_CP_TINY = 5        /* fp32 or fp64 on the CUDA cores, four members per block (kernels/tiny.cuh) */
 } gemm__cuda_cp;
 
 /* How an operand reaches the kernel: as it is, copied into scratch with its
@@ -3895,6 +4056,46 @@ static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel ker
     });
 }
 
+/* The tiny members' kernel over the members of bt, TILE x TILE tiles,
+   the layout's instance; launches of at most 2^26 blocks (a multiple of
+   the members per block, so no member is computed twice). */
+template <typename T, int TILE, bool AK, bool BKM>
+static gemm_status gemm__cuda_launch_tiny_as(const char *fn, const gemm__problem *p,
+                                             const gemm__cuda_operands<T, T, T> &x, gemm__cuda_batch bt,
+                                             cudaStream_t stream)
+{
+    typedef gemm__cuda_tiny_shape<T, TILE> S;
+    const int64_t per = ((int64_t)1 << 26) * S::G;
+    for (int64_t first = 0; first < bt.count; first += per) {
+        int64_t n = bt.count - first < per ? bt.count - first : per;
+        cudaError_t e;
+        bt.first = first;
+        gemm__cuda_tiny_kernel<T, TILE, AK, BKM><<<(unsigned)((n + S::G - 1) / S::G), S::NT, 0, stream>>>(
+            (int)p->m, (int)p->n, (int)p->k, x.alpha, x.a, p->lda, x.b, p->ldb, x.beta, x.c, p->ldc, bt);
+        if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+    return GEMM_OK;
+}
+
+/* The tiny kernel for the problem's members (m, n <= 32): 16 x 16 tiles
+   when both fit, else 32 x 32; op(A) k-major when read transposed, op(B)
+   when not. */
+template <typename T>
+static gemm_status gemm__cuda_launch_tiny(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                          const gemm__cuda_batch &bt, cudaStream_t stream)
+{
+    bool ak = p->a_trans, bk = !p->b_trans;
+    if (p->m <= 16 && p->n <= 16)
+        return ak ? (bk ? gemm__cuda_launch_tiny_as<T, 16, true, true>(fn, p, x, bt, stream)
+                        : gemm__cuda_launch_tiny_as<T, 16, true, false>(fn, p, x, bt, stream))
+                  : (bk ? gemm__cuda_launch_tiny_as<T, 16, false, true>(fn, p, x, bt, stream)
+                        : gemm__cuda_launch_tiny_as<T, 16, false, false>(fn, p, x, bt, stream));
+    return ak ? (bk ? gemm__cuda_launch_tiny_as<T, 32, true, true>(fn, p, x, bt, stream)
+                    : gemm__cuda_launch_tiny_as<T, 32, true, false>(fn, p, x, bt, stream))
+              : (bk ? gemm__cuda_launch_tiny_as<T, 32, false, true>(fn, p, x, bt, stream)
+                    : gemm__cuda_launch_tiny_as<T, 32, false, false>(fn, p, x, bt, stream));
+}
+
 /* The plan's cp.async configuration over the members of bt. MEMBERS:
    whether the plan may name a batch's small configurations (a single
    call's never does, so its instance leaves them out). */
@@ -3903,6 +4104,8 @@ static gemm_status gemm__cuda_launch_cp(const char *fn, const gemm__cuda_exact_p
                                         const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt, int sms,
                                         cudaStream_t stream)
 {
+    if constexpr (MEMBERS)
+        if (t->cp == GEMM__CUDA_CP_TINY) return gemm__cuda_launch_tiny<T>(fn, p, x, bt, stream);
     if constexpr (sizeof(T) == 8) {
         if (t->cp == GEMM__CUDA_CP_SIMT_F64)
             return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, t->aligned, sms, t->split, stream);
@@ -4146,7 +4349,12 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies. K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).
-     batch   K split only when options.split_k asks. fp64 DMMA: variants
+     batch   K split only when options.split_k asks. Tiny members (AUTO,
+             K whole, sm_80+, m and n at most 32, k at most 64:
+             gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,
+             four members per block on the CUDA cores, in place (the
+             tiles below left 3/4 to 15/16 of their threads idle there:
+             0.52-0.73 of cuBLAS at 16^3 and 32^3). fp64 DMMA: variants
              2 and 3 refused; members of at most 64 rows on 64 x 64
              cp.async tiles; with AUTO's variant, every member aligned,
              the sm_90a code and members a tensor map can hold as its
@@ -4304,6 +4512,17 @@ static bool gemm__cuda_tma_members(const gemm__problem *p, const gemm__cuda_batc
     return (bt.stride_a == 0 || bt.stride_a >= span_a) && (bt.stride_b == 0 || bt.stride_b >= span_b);
 }
 
+/* Whether a batch's members go to the tiny kernel (kernels/tiny.cuh):
+   options.kernel AUTO, K not split, cp.async (sm_80+), m and n at most 32
+   and k at most 64 (deeper members, whose sums outweigh their loads, stay
+   on the tiles below: not measured yet). */
+static bool gemm__cuda_tiny_members(const gemm__problem *p, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                    int split)
+{
+    return opt->kernel == GEMM_CUDA_KERNEL_AUTO && split == 1 && gpu->major >= 8 && p->m <= 32 && p->n <= 32 &&
+           p->k <= 64;
+}
+
 /* The exact plan of a batch once the kernel is SIMT (fp32) or DMMA
    (fp64); t holds the kernel, the K parts and the alignment. */
 template <typename T>
@@ -4366,6 +4585,11 @@ static gemm_status gemm__cuda_choose_exact(const char *fn, const gemm__problem *
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16) return GEMM_OK; /* the ladder */
+    if (batch && gemm__cuda_tiny_members(p, opt, gpu, split)) {
+        t->kernel = GEMM_CUDA_KERNEL_SIMT; /* the CUDA cores, fp64 too */
+        t->cp = GEMM__CUDA_CP_TINY;
+        return GEMM_OK;
+    }
     if (sizeof(T) == 8 && kernel == GEMM_CUDA_KERNEL_SIMT) {
         t->cp = GEMM__CUDA_CP_SIMT_F64;
         return GEMM_OK;
@@ -5665,27 +5889,38 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
     return true;
 }
 
-/* The device's copy of a pointer-array batch's lists (a and b of the
-   canonical problem, then C; each address as a byte offset from a NULL
-   base, batch.cuh) in `scratch`, a buffer of the pool the caller gives
-   back in stream order; bt then reads them. The lists read here are the
+/* The device's copy of the lists of `batches` pointer-array batches (each
+   listed one's a and b of the canonical problem, then C, batch after
+   batch; each address as a byte offset from a NULL base, batch.cuh) in
+   `scratch`, a buffer of the pool the caller gives back in stream order:
+   one copy for a grouped call's groups. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
-static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
-                                           void **scratch, gemm__cuda_batch *bt)
+static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
+                                           cudaStream_t stream, void **scratch)
 {
-    size_t bytes = 3 * (size_t)hb->count * sizeof(int64_t);
-    int64_t *host = (int64_t *)GEMM_MALLOC(bytes), *d;
+    size_t members = 0, bytes, at = 0;
+    int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
     gemm_status s;
-    if (!host) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
-                                 (long long)hb->count);
-    for (int64_t i = 0; i < hb->count; i++) { /* A and B may be NULL lists where they are not read */
-        host[i] = hb->a_list ? (int64_t)hb->addr_ab(hb->a_list, i) : 0;
-        host[hb->count + i] = hb->b_list ? (int64_t)hb->addr_ab(hb->b_list, i) : 0;
-        host[2 * hb->count + i] = (int64_t)hb->addr_c(hb->c_list, i);
+    for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
+    *scratch = NULL;
+    if (members == 0) return GEMM_OK;
+    bytes = 3 * members * sizeof(int64_t);
+    if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
+                          (unsigned long long)members);
+    for (int64_t j = 0; j < batches; j++) {
+        const gemm__batch *b = &hb[j];
+        if (!b->c_list) continue;
+        for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
+            host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
+            host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
+            host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
+        }
+        at += 3 * (size_t)b->count;
     }
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
@@ -5693,12 +5928,16 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     if (s == GEMM_OK && (e = cudaMemcpyAsync(*scratch, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
     GEMM_FREE(host);
-    if (s != GEMM_OK) return s;
-    d = (int64_t *)*scratch;
+    return s;
+}
+
+/* Where bt finds a listed batch's members in a copy gemm__cuda_upload_lists
+   made: its a, b and c lists one after another at d. */
+static void gemm__cuda_listed_at(const int64_t *d, int64_t count, gemm__cuda_batch *bt)
+{
     bt->a = d;
-    bt->b = d + hb->count;
-    bt->c = d + 2 * hb->count;
-    return GEMM_OK;
+    bt->b = d + count;
+    bt->c = d + 2 * count;
 }
 
 /* Exact fp32 and fp64 over the members of bt: the chooser's plan, then
@@ -5816,13 +6055,25 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
     return s;
 }
 
-/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
-   holds the strided bases, or NULLs for lists, and the scalars): the
-   members' memory, then the launches. */
+/* What a checked batch must pass before anything is queued: sizes the
+   kernels index with 32 bits, and every member's memory. */
 template <typename T, typename TC, typename S>
-static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
-                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
-                                        cudaStream_t stream)
+static gemm_status gemm__cuda_batch_memory(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                           const gemm__cuda_operands<T, TC, S> &x)
+{
+    if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC));
+}
+
+/* The launches of a batch whose memory gemm__cuda_batch_memory passed:
+   the device, the pointer lists' upload (`listed`: where a grouped call
+   uploaded this batch's already, NULL: here), the plan and its kernels. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                           const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                           cudaStream_t stream, const int64_t *listed = NULL)
 {
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
@@ -5831,9 +6082,6 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
     bool aligned_a, aligned_b;
     gemm_status s;
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
-    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    if ((s = gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC))) != GEMM_OK) return s;
     if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     bt.count = hb->count;
     bt.stride_a = hb->stride_a;
@@ -5845,7 +6093,11 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
     if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) && std::is_same<T, TC>::value)
         if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC, S>(fn, p, x, hb, opt, &gpu, stream);
-    if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
+    if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
+    else if (hb->c_list) {
+        if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;
+        gemm__cuda_listed_at((const int64_t *)lists, hb->count, &bt);
+    }
     members.bt = &bt;
     members.aligned_a = aligned_a;
     members.aligned_b = aligned_b;
@@ -5864,6 +6116,18 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
     }
     return s;
+}
+
+/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
+   holds the strided bases, or NULLs for lists, and the scalars): the
+   members' memory, then the launches. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                        cudaStream_t stream)
+{
+    gemm_status s = gemm__cuda_batch_memory(fn, p, hb, x);
+    return s == GEMM_OK ? gemm__cuda_batch_launch(fn, p, hb, x, opt, stream) : s;
 }
 /* <<cuda/host batch_run */
 /* >>cuda/host stream_ops: src/cuda/host/stream_ops.cuh */
@@ -7960,16 +8224,22 @@ static gemm_status gemm__cuda_host(const char *fn, const gemm__problem *p, const
 }
 /* <<cuda/host devices */
 /* >>cuda/kernels verify: src/cuda/kernels/verify.cuh */
-/* The verified products' line sums (core/verify.h) on the device, in fp64:
-   for `lines` lines of `len` elements of x (element t of line l at
-   x[l*line_stride + t*elem_stride]), ws[out + l] += f * sum_t x*ws[w + t]
-   and ws[outa + l] += |f| * sum_t |x|*ws[wa + t], a weight of 1 where w
-   (wa) is negative, an output skipped where out (outa) is. Lines whose
-   elements are contiguous take a warp each (the warp reads along the
-   line); lines side by side take a thread each, their elements cut over
-   gridDim.y parts added atomically (the threads of a warp read adjacent
-   lines). The order of the sums differs from launch to launch by rounding
-   only: the bound allows for it. */
+/* The verified products' sums (core/verify.h) on the device, in fp64: one
+   pass over a matrix X of rows x cols whose columns are contiguous
+   (element (r, c) at x[r + c*ld]) gives both its column sums and its row
+   sums, weighted and over absolute values:
+     ws[col + c]  += fcol * sum_r X(r,c) * ws[wr + r]
+     ws[cola + c] += |fcol| * sum_r |X(r,c)| * ws[wra + r]
+     ws[row + r]  += frow * sum_c X(r,c) * ws[wc + c]
+     ws[rowa + r] += |frow| * sum_c |X(r,c)| * ws[wca + c]
+   a weight of 1 where its offset is negative, an output skipped where its
+   offset is. A block takes a tile of 256 rows and walks column strips of
+   32 (gridDim.y of them at a time); each warp reads a column's 256 rows as
+   8 coalesced runs of 32, sums them for the column (a warp shuffle, then
+   one atomic add), and keeps the 8 rows' sums in registers over its
+   columns; the block adds its warps' row sums in shared memory and each
+   row gets one atomic add per block. The order of the sums differs from
+   launch to launch by rounding only: the bound allows for it. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
@@ -7984,63 +8254,94 @@ template <> __device__ __forceinline__ double gemm__cuda_vload<__nv_bfloat16>(co
     return (double)__bfloat162float(*p);
 }
 
-/* One line's partial sums over elements [t0, t1) stepping by `step`. */
-template <typename T>
-__device__ __forceinline__ void gemm__cuda_vsum(const T *xl, int t0, int t1, int step, int64_t elem_stride,
-                                                const double *ws, int64_t w, int64_t wa, double *s, double *sa)
-{
-    for (int t = t0; t < t1; t += step) {
-        double v = gemm__cuda_vload(xl + (int64_t)t * elem_stride);
-        *s += w >= 0 ? v * ws[w + t] : v;
-        *sa += wa >= 0 ? fabs(v) * ws[wa + t] : fabs(v);
-    }
-}
+#define GEMM__CUDA_VERIFY_ROWS 256 /* a block's rows: 8 of 32 for each lane */
+#define GEMM__CUDA_VERIFY_COLS 32  /* a strip's columns: 4 for each of the 8 warps */
 
-/* A warp per line (elem_stride 1); 8 lines per block of 256. */
-template <typename T>
-__global__ void __launch_bounds__(256) gemm__cuda_verify_warp(const T *x, int lines, int len, int64_t line_stride,
-                                                              double *ws, int64_t w, int64_t wa, int64_t out,
-                                                              int64_t outa, double f)
-{
-    int l = (int)blockIdx.x * 8 + (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
-    double s = 0, sa = 0;
-    if (l >= lines) return;
-    gemm__cuda_vsum(x + (int64_t)l * line_stride, lane, len, 32, 1, ws, w, wa, &s, &sa);
-    for (int d = 16; d > 0; d /= 2) {
-        s += __shfl_down_sync(0xffffffffu, s, d);
-        sa += __shfl_down_sync(0xffffffffu, sa, d);
-    }
-    if (lane == 0) {
-        if (out >= 0) ws[out + l] += f * s;
-        if (outa >= 0) ws[outa + l] += fabs(f) * sa;
-    }
-}
+/* The offsets of one pass's weights and outputs in ws (negative: none). */
+struct gemm__cuda_verify_io {
+    int64_t wr, wra, wc, wca, col, cola, row, rowa;
+    double fcol, frow;
+};
 
-/* A thread per line, its elements in gridDim.y parts of `part` each. */
 template <typename T>
-__global__ void __launch_bounds__(256) gemm__cuda_verify_thread(const T *x, int lines, int len, int64_t line_stride,
-                                                                int64_t elem_stride, int part, double *ws, int64_t w,
-                                                                int64_t wa, int64_t out, int64_t outa, double f)
+__global__ void __launch_bounds__(256) gemm__cuda_verify_tile(const T *x, int rows, int cols, int64_t ld, double *ws,
+                                                              gemm__cuda_verify_io io)
 {
-    int l = (int)blockIdx.x * 256 + (int)threadIdx.x, t0 = (int)blockIdx.y * part;
-    int t1 = len - t0 < part ? len : t0 + part;
-    double s = 0, sa = 0;
-    if (l >= lines) return;
-    gemm__cuda_vsum(x + (int64_t)l * line_stride, t0, t1, 1, elem_stride, ws, w, wa, &s, &sa);
-    if (out >= 0) atomicAdd(&ws[out + l], f * s);
-    if (outa >= 0) atomicAdd(&ws[outa + l], fabs(f) * sa);
+    __shared__ double part[2][8][GEMM__CUDA_VERIFY_ROWS];
+    const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    const int r0 = (int)blockIdx.x * GEMM__CUDA_VERIFY_ROWS, strips = (cols + GEMM__CUDA_VERIFY_COLS - 1) / GEMM__CUDA_VERIFY_COLS;
+    const bool cs = io.col >= 0 || io.cola >= 0, rs = io.row >= 0 || io.rowa >= 0;
+    double w[8], wa[8], rsum[8], rsuma[8];
+    for (int i = 0; i < 8; i++) {
+        int r = r0 + lane + 32 * i;
+        bool in = r < rows;
+        w[i] = !in ? 0.0 : io.wr >= 0 ? ws[io.wr + r] : 1.0;
+        wa[i] = !in ? 0.0 : io.wra >= 0 ? ws[io.wra + r] : 1.0;
+        rsum[i] = rsuma[i] = 0.0;
+    }
+    for (int strip = (int)blockIdx.y; strip < strips; strip += (int)gridDim.y) {
+        int c1 = min(cols, (strip + 1) * GEMM__CUDA_VERIFY_COLS);
+        for (int c = strip * GEMM__CUDA_VERIFY_COLS + warp; c < c1; c += 8) {
+            const T *xc = x + (int64_t)c * ld;
+            double s = 0.0, sa = 0.0, wc = io.wc >= 0 ? ws[io.wc + c] : 1.0, wca = io.wca >= 0 ? ws[io.wca + c] : 1.0;
+            double v[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++) { /* the loads first: 8 in flight */
+                int r = r0 + lane + 32 * i;
+                v[i] = r < rows ? gemm__cuda_vload(xc + r) : 0.0;
+            }
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                double a = fabs(v[i]);
+                s += v[i] * w[i];
+                sa += a * wa[i];
+                rsum[i] += v[i] * wc;
+                rsuma[i] += a * wca;
+            }
+            if (cs) {
+                for (int d = 16; d > 0; d /= 2) {
+                    s += __shfl_down_sync(0xffffffffu, s, d);
+                    sa += __shfl_down_sync(0xffffffffu, sa, d);
+                }
+                if (lane == 0) {
+                    if (io.col >= 0) atomicAdd(&ws[io.col + c], io.fcol * s);
+                    if (io.cola >= 0) atomicAdd(&ws[io.cola + c], fabs(io.fcol) * sa);
+                }
+            }
+        }
+    }
+    if (!rs) return;
+    for (int i = 0; i < 8; i++) {
+        part[0][warp][lane + 32 * i] = rsum[i];
+        part[1][warp][lane + 32 * i] = rsuma[i];
+    }
+    __syncthreads();
+    {
+        int t = (int)threadIdx.x, r = r0 + t;
+        double s = 0.0, sa = 0.0;
+        for (int q = 0; q < 8; q++) {
+            s += part[0][q][t];
+            sa += part[1][q][t];
+        }
+        if (r < rows) {
+            if (io.row >= 0) atomicAdd(&ws[io.row + r], io.frow * s);
+            if (io.rowa >= 0) atomicAdd(&ws[io.rowa + r], fabs(io.frow) * sa);
+        }
+    }
 }
 /* <<cuda/kernels verify */
 /* >>cuda/host verify: src/cuda/host/verify.cuh */
 /* Verified products on CUDA (gemm_cuda_options.verify; core/verify.h).
-   Device-pointer calls sum on the device (kernels/verify.cuh): C0's rows
-   and columns (beta != 0), alpha * e^T op(a) and alpha * op(b) e, want and
-   scale weighted by them, the product, then C's sums; 3m + 3n doubles come
-   back for the shared comparison, and the call synchronizes its stream.
-   Host-pointer calls (fp32, fp64) sum on the host around the blocking
-   call (cpu/verify_sums.c). The unit roundoff is C's precision's, or the
-   inputs' where a tensor-core mode rounds them (TF32, FP16: 2^-11; BF16:
-   2^-8). */
+   Device-pointer calls sum on the device (kernels/verify.cuh, one pass a
+   matrix computes both its row and column sums): C0 (beta != 0), op(a)'s
+   column sums, op(b) weighted by them with its row sums, op(a) weighted by
+   those, all before the product; C after it; 3m + 3n doubles come back for
+   the shared comparison, and the call synchronizes its stream. Host-pointer
+   calls (fp32, fp64) sum on the host around the blocking call
+   (cpu/verify_sums.c). Batches verify each member in turn
+   (gemm__cuda_verified_members). The unit roundoff is C's precision's, or
+   the inputs' where a tensor-core mode rounds them (TF32, FP16: 2^-11;
+   BF16: 2^-8). */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <float.h>
@@ -8065,6 +8366,19 @@ static double gemm__cuda_verify_unit(const gemm_cuda_options *opt, double *max)
 /* The tests' faults (gemm__hooks): a product that skips the last
    verify_drop_k of k; one bit of one element of the canonical C flipped
    after it (host: in place; device: read, flipped, written). */
+/* Whether this verified product gets the faults: verify_fault_skip
+   products (batch members) run clean first. */
+static int gemm__cuda_verify_faulty(void)
+{
+    gemm__hooks *h = gemm__test_hooks();
+    if (!h->verify_flip_bit && !h->verify_drop_k) return 0;
+    if (h->verify_fault_skip > 0) {
+        h->verify_fault_skip--;
+        return 0;
+    }
+    return 1;
+}
+
 static void gemm__cuda_verify_drop(gemm__problem *q)
 {
     if (gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
@@ -8089,28 +8403,52 @@ static cudaError_t gemm__cuda_verify_flip(const gemm__problem *p, void *C, size_
 }
 #endif
 
-/* One launch of the line sums (kernels/verify.cuh). */
+/* One pass over a rows x cols matrix with element (r, c) at
+   x[r*rs + c*cs] (rs == 1 or cs == 1): gemm__cuda_verify_tile over it, or
+   over its transpose (rows contiguous) with the roles of rows and columns
+   exchanged. */
 template <typename T>
-static gemm_status gemm__cuda_verify_lines(const char *fn, cudaStream_t st, const T *x, int64_t lines, int64_t len,
-                                           int64_t line_stride, int64_t elem_stride, double *ws, int64_t w, int64_t wa,
-                                           int64_t out, int64_t outa, double f)
+static gemm_status gemm__cuda_verify_pass(const char *fn, cudaStream_t st, const T *x, int64_t rows, int64_t cols,
+                                          int64_t rs, int64_t cs, double *ws, gemm__cuda_verify_io io)
 {
-    if (lines == 0 || len == 0) return GEMM_OK;
-    if (elem_stride == 1) {
-        gemm__cuda_verify_warp<T><<<(unsigned)((lines + 7) / 8), 256, 0, st>>>(x, (int)lines, (int)len, line_stride,
-                                                                                ws, w, wa, out, outa, f);
-    } else {
-        int parts = (int)((len + 255) / 256 < 64 ? (len + 255) / 256 : 64), part = (int)((len + parts - 1) / parts);
-        dim3 grid((unsigned)((lines + 255) / 256), (unsigned)parts);
-        gemm__cuda_verify_thread<T><<<grid, 256, 0, st>>>(x, (int)lines, (int)len, line_stride, elem_stride, part, ws,
-                                                          w, wa, out, outa, f);
+    int64_t tiles, strips;
+    if (rs != 1) { /* rows contiguous */
+        int64_t t = rows;
+        rows = cols, cols = t, cs = rs;
+        t = io.wr, io.wr = io.wc, io.wc = t;
+        t = io.wra, io.wra = io.wca, io.wca = t;
+        t = io.col, io.col = io.row, io.row = t;
+        t = io.cola, io.cola = io.rowa, io.rowa = t;
+        double f = io.fcol;
+        io.fcol = io.frow, io.frow = f;
     }
+    if (rows == 0 || cols == 0) return GEMM_OK;
+    tiles = (rows + GEMM__CUDA_VERIFY_ROWS - 1) / GEMM__CUDA_VERIFY_ROWS;
+    strips = (cols + GEMM__CUDA_VERIFY_COLS - 1) / GEMM__CUDA_VERIFY_COLS;
+    dim3 grid((unsigned)tiles, (unsigned)(strips < 65535 ? strips : 65535));
+    gemm__cuda_verify_tile<T><<<grid, 256, 0, st>>>(x, (int)rows, (int)cols, cs, ws, io);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
 
+/* The weights and outputs of a pass (gemm__cuda_verify_io), -1 for none. */
+static gemm__cuda_verify_io gemm__cuda_verify_io_of(int64_t wr, int64_t wra, int64_t wc, int64_t wca, int64_t col,
+                                                    int64_t cola, double fcol, int64_t row, int64_t rowa, double frow)
+{
+    gemm__cuda_verify_io io = {wr, wra, wc, wca, col, cola, row, rowa, fcol, frow};
+    return io;
+}
+
 /* The sums of the device-pointer call around gemm__cuda_run, then the
-   comparison. A refusal of the operands comes before any sum reads them. */
+   comparison: C0's row and column sums in one pass (beta != 0), op(a)'s
+   column sums s, one pass over op(b) for want_col, scale_col (weighted by
+   s) and its row sums r, one over op(a) for want_row, scale_row (weighted
+   by r), all before the product, on its stream; after it, one pass over
+   C for both its sums, and 3m + 3n doubles back to the host. The sums'
+   buffer comes from the device's scratch pool (scratch.cuh) in stream
+   order and goes back to it: no cudaMalloc, no cudaFree (which waited for
+   the whole device) in a verified call. A refusal of the operands comes
+   before any sum reads them. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                        const gemm_cuda_options *opt, cudaStream_t stream)
@@ -8121,8 +8459,13 @@ static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, c
     double *host, *scratch, *ws = NULL, alpha = (double)x.alpha, beta = (double)x.beta, max, u;
     gemm__verify_sums v;
     gemm__problem q = *p;
+    cudaMemPool_t pool = NULL;
     gemm_status s;
     cudaError_t e;
+    int dev = 0;
+#ifdef GEMM__TEST_HOOKS
+    int faulty;
+#endif
     if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
     if ((s = gemm__cuda_check_pointer(fn, "C", x.c)) != GEMM_OK) return s;
@@ -8139,43 +8482,84 @@ static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, c
     ra = gemm__verify_scratch(scratch, k, 3) - host;
     wc = v.want_col - host, sc = v.scale_col - host, wr = v.want_row - host, sr = v.scale_row - host;
     gc = v.got_col - host, gr = v.got_row - host;
-    e = cudaMalloc((void **)&ws, doubles * sizeof(double));
-    s = e == cudaSuccess ? GEMM_OK : gemm__cuda_fail(fn, "cudaMalloc (the verification's sums)", e);
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) s = gemm__cuda_fail(fn, "cudaGetDevice", e);
+    if (s == GEMM_OK) s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
+    if (s == GEMM_OK && (e = cudaMallocFromPoolAsync((void **)&ws, doubles * sizeof(double), pool, stream)) != cudaSuccess) {
+        ws = NULL;
+        s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the verification's sums)", e);
+    }
     if (s == GEMM_OK && (e = cudaMemsetAsync(ws, 0, doubles * sizeof(double), stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemsetAsync (the verification's sums)", e);
-    if (s == GEMM_OK && beta != 0) { /* beta*C0: its columns, its rows */
-        s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, n, m, ldc, 1, ws, -1, -1, wc, sc, beta);
-        if (s == GEMM_OK) s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, m, n, 1, ldc, ws, -1, -1, wr, sr, beta);
-    }
+    if (s == GEMM_OK && beta != 0) /* beta*C0: its columns and rows in one pass */
+        s = gemm__cuda_verify_pass<TC>(fn, stream, x.c, m, n, 1, ldc, ws,
+                                       gemm__cuda_verify_io_of(-1, -1, -1, -1, wc, sc, beta, wr, sr, beta));
     if (s == GEMM_OK && p->work == GEMM__WORK_FULL) {
-        s = gemm__cuda_verify_lines<T>(fn, stream, x.a, k, m, p->acs, p->ars, ws, -1, -1, s_, sa, alpha);
-        if (s == GEMM_OK) s = gemm__cuda_verify_lines<T>(fn, stream, x.b, k, n, p->brs, p->bcs, ws, -1, -1, r, ra, alpha);
-        if (s == GEMM_OK) s = gemm__cuda_verify_lines<T>(fn, stream, x.b, n, k, p->bcs, p->brs, ws, s_, sa, wc, sc, 1.0);
-        if (s == GEMM_OK) s = gemm__cuda_verify_lines<T>(fn, stream, x.a, m, k, p->ars, p->acs, ws, r, ra, wr, sr, 1.0);
+        s = gemm__cuda_verify_pass<T>(fn, stream, x.a, m, k, p->ars, p->acs, ws,
+                                      gemm__cuda_verify_io_of(-1, -1, -1, -1, s_, sa, alpha, -1, -1, 1.0));
+        if (s == GEMM_OK)
+            s = gemm__cuda_verify_pass<T>(fn, stream, x.b, k, n, p->brs, p->bcs, ws,
+                                          gemm__cuda_verify_io_of(s_, sa, -1, -1, wc, sc, 1.0, r, ra, alpha));
+        if (s == GEMM_OK)
+            s = gemm__cuda_verify_pass<T>(fn, stream, x.a, m, k, p->ars, p->acs, ws,
+                                          gemm__cuda_verify_io_of(-1, -1, r, ra, -1, -1, 1.0, wr, sr, 1.0));
     }
 #ifdef GEMM__TEST_HOOKS
-    gemm__cuda_verify_drop(&q);
+    faulty = gemm__cuda_verify_faulty();
+    if (faulty) gemm__cuda_verify_drop(&q);
 #endif
     if (s == GEMM_OK) s = gemm__cuda_run(fn, &q, x, opt, stream);
 #ifdef GEMM__TEST_HOOKS
-    if (s == GEMM_OK && (e = cudaStreamSynchronize(stream)) == cudaSuccess)
+    if (s == GEMM_OK && faulty && (e = cudaStreamSynchronize(stream)) == cudaSuccess)
         e = gemm__cuda_verify_flip(p, x.c, sizeof(TC), true);
-    if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "the test hook's flip", e);
+    if (s == GEMM_OK && faulty && e != cudaSuccess) s = gemm__cuda_fail(fn, "the test hook's flip", e);
 #endif
-    if (s == GEMM_OK) s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, n, m, ldc, 1, ws, -1, -1, gc, -1, 1.0);
-    if (s == GEMM_OK) s = gemm__cuda_verify_lines<TC>(fn, stream, x.c, m, n, 1, ldc, ws, -1, -1, gr, -1, 1.0);
+    if (s == GEMM_OK)
+        s = gemm__cuda_verify_pass<TC>(fn, stream, x.c, m, n, 1, ldc, ws,
+                                       gemm__cuda_verify_io_of(-1, -1, -1, -1, gc, -1, 1.0, gr, -1, 1.0));
     if (s == GEMM_OK &&
         (e = cudaMemcpyAsync(host, ws, head * sizeof(double), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemcpyAsync (the verification's sums)", e);
+    if (ws) cudaFreeAsync(ws, stream); /* back to the pool once the stream has passed this point */
     if ((e = cudaStreamSynchronize(stream)) != cudaSuccess && s == GEMM_OK)
         s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
     if (s == GEMM_OK) {
         u = gemm__cuda_verify_unit<T, TC>(opt, &max);
         s = gemm__verify_compare(fn, &v, m, n, k, u, max, p->swapped, -1);
     }
-    if (ws) cudaFree(ws);
     GEMM_FREE(host);
     return s;
+}
+
+/* A verified batch (after every check of the batch): its members one
+   after the other, each as a verified single call on the stream (its sums,
+   its product, its comparison; each synchronizes), stopping at the first
+   that fails. The status is that member's, the detail names it as the
+   CPU's batches do ("member i of N failed: ..."); the members after it are
+   untouched. hb: the strides, or the lists (read to the host). */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_verified_members(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                               const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                               cudaStream_t stream)
+{
+    gemm_status s = GEMM_OK;
+    char detail[400];
+    size_t len;
+    int64_t i;
+    for (i = 0; i < hb->count && s == GEMM_OK; i++) {
+        const T *a = hb->a_list ? (const T *)(uintptr_t)hb->addr_ab(hb->a_list, i) : x.a ? x.a + i * hb->stride_a : NULL;
+        const T *b = hb->b_list ? (const T *)(uintptr_t)hb->addr_ab(hb->b_list, i) : x.b ? x.b + i * hb->stride_b : NULL;
+        TC *c = hb->c_list ? (TC *)(uintptr_t)hb->addr_c(hb->c_list, i) : x.c + i * hb->stride_c;
+        gemm__cuda_operands<T, TC, S> xi = {a, b, c, x.alpha, x.beta};
+        s = gemm__cuda_verified(fn, p, xi, opt, stream);
+    }
+    if (s == GEMM_OK) return s;
+    len = strlen(gemm_last_error_detail());
+    if (len >= sizeof detail) len = sizeof detail - 1;
+    memcpy(detail, gemm_last_error_detail(), len); /* gemm__fail writes the detail it reads */
+    detail[len] = '\0';
+    return gemm__fail(s, "%s: member %lld of %lld failed: %s; %s", fn, (long long)(i - 1), (long long)hb->count,
+                      detail, s == GEMM_ERR_VERIFY ? "it and the members before it were written, those after it were not"
+                                                   : "members before it were written, those after it were not");
 }
 
 /* The host-pointer call, verified on the host (fp32 and fp64 operands). */
@@ -8192,12 +8576,13 @@ static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem 
         if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", fn);
         gemm__verify_host_before(p, prec, (double)x.alpha, x.a, x.b, (double)x.beta, x.c, ws, &v, 1);
 #ifdef GEMM__TEST_HOOKS
-        gemm__cuda_verify_drop(&q);
+        int faulty = gemm__cuda_verify_faulty();
+        if (faulty) gemm__cuda_verify_drop(&q);
 #endif
         s = gemm__cuda_host(fn, &q, x, opt);
         if (s == GEMM_OK) {
 #ifdef GEMM__TEST_HOOKS
-            gemm__cuda_verify_flip(p, x.c, sizeof(TC), false);
+            if (faulty) gemm__cuda_verify_flip(p, x.c, sizeof(TC), false);
 #endif
             gemm__verify_host_after(p, prec, x.c, &v, 1);
             u = gemm__cuda_verify_unit<T, TC>(opt, &max);
@@ -8308,10 +8693,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
     if (s == GEMM_OK)
         s = gemm__cuda_check_emulation(fn, opt, std::is_same<T, TC>::value &&
                                                     (std::is_same<T, float>::value || std::is_same<T, double>::value));
-    if (s == GEMM_OK && opt->verify)
-        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
-                       "(yet): nothing was written", fn);
     if (s != GEMM_OK) return s;
+    if (opt->verify && hb->count > 0 && p->work != GEMM__WORK_NONE)
+        return gemm__cuda_verified_members(fn, p, hb, x, opt, stream);
     return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
 }
 
@@ -8623,6 +9007,185 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 
 } /* extern "C" */
 /* <<cuda/host entry */
+/* >>cuda/host grouped: src/cuda/host/grouped.cuh */
+/* Grouped batches (gemm_cuda_?gemm_grouped_batched): groups of
+   pointer-array batches, each group with its own transposes, sizes,
+   alpha, beta and leading dimensions, in cblas_?gemm_batch's argument
+   order (and cublasGemmGroupedBatchedEx's). Every group is checked -- its
+   arguments, then the lists, then its members (overlaps within the group,
+   each member's memory) -- before anything is queued, so a refused call
+   writes nothing; then the groups run in order on the stream, each as one
+   pointer-array batch (the chooser's plan for its shape, one launch for
+   its members; all groups' lists reach the device in one copy), a group
+   of one member as the single call. */
+#include <stdint.h>
+#include <stdio.h> /* snprintf */
+#include <string.h> /* memset */
+
+/* The per-group arrays of one call (T: fp32 or fp64). */
+template <typename T> struct gemm__cuda_groups {
+    gemm_layout layout;
+    const gemm_transpose *ta, *tb;
+    const int64_t *m, *n, *k, *lda, *ldb, *ldc, *size;
+    const T *alpha, *beta;
+    int64_t count;
+};
+
+/* The arguments that need no memory but the caller's arrays: group_count,
+   the arrays' presence, every group_size and each group's single-call
+   checks (p[g]); *total is the members of all groups, *work the most work
+   any group with members does. */
+template <typename T>
+static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_groups<T> &g, gemm__problem *p,
+                                           int64_t *total, gemm__work *work)
+{
+    const void *arrays[] = {g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.lda, g.ldb, g.beta, g.ldc, g.size};
+    static const char *const names[] = {"transa_array", "transb_array", "m_array", "n_array", "k_array",
+                                        "alpha_array", "lda_array", "ldb_array", "beta_array", "ldc_array",
+                                        "group_size"};
+    char name[160];
+    *total = 0;
+    *work = GEMM__WORK_NONE;
+    for (int i = 0; i < (int)(sizeof arrays / sizeof arrays[0]); i++)
+        if (!arrays[i])
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is NULL (it holds one entry per group, %lld groups)", fn,
+                              names[i], (long long)g.count);
+    for (int64_t i = 0; i < g.count; i++) {
+        if (g.size[i] < 0)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: group_size[%lld] = %lld is negative", fn, (long long)i,
+                              (long long)g.size[i]);
+        if (g.size[i] > INT64_MAX / (int64_t)(3 * sizeof(void *)) - *total)
+            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the groups' sizes add up past what one call can list", fn);
+        *total += g.size[i];
+    }
+    for (int64_t i = 0; i < g.count; i++) {
+        gemm_status s;
+        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
+        s = gemm__prepare(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0), 1, g.lda[i], 1,
+                          g.ldb[i], g.beta[i] == T(1), 1, g.ldc[i], &p[i]);
+        if (s != GEMM_OK) return s;
+        if (g.size[i] > 0 && p[i].work > *work) *work = p[i].work;
+    }
+    return GEMM_OK;
+}
+
+template <typename T>
+static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const gemm__cuda_groups<T> &g,
+                                      const T *const *A, const T *const *B, T *const *C, const gemm_cuda_options *opt)
+{
+    static const gemm_cuda_options defaults = {};
+    gemm__problem *p = NULL;
+    gemm__batch *hb = NULL;
+    const void *la = NULL, *lb = NULL, *lc = NULL;
+    void *held = NULL, *lists = NULL;
+    int64_t total = 0, off = 0, at = 0, i;
+    gemm__work work = GEMM__WORK_NONE;
+    char name[160];
+    gemm_status s = GEMM_OK;
+    gemm__clear_error();
+    if (!opt) opt = &defaults;
+    if (g.count < 0)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: group_count = %lld is negative", fn, (long long)g.count);
+    if (g.count == 0) return GEMM_OK;
+    if ((uint64_t)g.count > SIZE_MAX / (sizeof(gemm__problem) + sizeof(gemm__batch)) ||
+        !(p = (gemm__problem *)GEMM_MALLOC((size_t)g.count * sizeof(gemm__problem))) ||
+        !(hb = (gemm__batch *)GEMM_MALLOC((size_t)g.count * sizeof(gemm__batch)))) {
+        if (p) GEMM_FREE(p);
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld groups' checks", fn,
+                          (long long)g.count);
+    }
+    memset(hb, 0, (size_t)g.count * sizeof(gemm__batch));
+    s = gemm__cuda_groups_check<T>(fn, g, p, &total, &work);
+    if (s == GEMM_OK) /* as the pointer-array batches: options.math may put fp32 on the tensor cores */
+        s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK && opt->verify)
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
+                       "(yet): nothing was written", fn);
+    if (s == GEMM_OK && work != GEMM__WORK_NONE)
+        s = gemm__cuda_read_lists(fn, work, A, B, C, total, stream, &held, &la, &lb, &lc);
+    /* each group's members: the pointer-array batch's checks on its part of the lists */
+    for (i = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
+        gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
+        if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
+        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
+        s = gemm__prepare_batched(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0),
+                                  la ? (const void *)((const void *const *)la + off) : NULL, g.lda[i],
+                                  lb ? (const void *)((const void *const *)lb + off) : NULL, g.ldb[i],
+                                  g.beta[i] == T(1), (const void *)((const void *const *)lc + off), g.ldc[i],
+                                  g.size[i], gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(T), &p[i], &hb[i]);
+        if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
+        if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
+    }
+    if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
+        s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
+                             : gemm__cuda_fail(fn, "cudaGetDevice", e);
+    }
+    /* then the launches, group after group; a group of one member is the
+       single call (whose chooser splits K and picks tiles for a lone
+       product: a batch's plan keeps K whole, and a member of 128 rows
+       alone would fill a quarter of the SMs) */
+    for (i = 0, off = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
+        gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
+        const int64_t *listed = (const int64_t *)lists + at;
+        at += hb[i].c_list ? 3 * hb[i].count : 0; /* gemm__cuda_upload_lists' order */
+        if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
+        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
+        if (g.size[i] == 1)
+            s = gemm__cuda_call<T, T, T>(name, stream, false, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i],
+                                         g.alpha[i], la ? (const T *)((const void *const *)la)[off] : NULL, g.lda[i],
+                                         lb ? (const T *)((const void *const *)lb)[off] : NULL, g.ldb[i], g.beta[i],
+                                         (T *)((void *const *)lc)[off], g.ldc[i], opt);
+        else s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream, listed);
+    }
+    if (lists) {
+        cudaError_t e = cudaFreeAsync(lists, stream);
+        if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    if (held) GEMM_FREE(held);
+    GEMM_FREE(p);
+    GEMM_FREE(hb);
+    return s;
+}
+
+extern "C" {
+
+GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
+                                                     const gemm_transpose transa_array[],
+                                                     const gemm_transpose transb_array[], const int64_t m_array[],
+                                                     const int64_t n_array[], const int64_t k_array[],
+                                                     const float alpha_array[], const float *const A_array[],
+                                                     const int64_t lda_array[], const float *const B_array[],
+                                                     const int64_t ldb_array[], const float beta_array[],
+                                                     float *const C_array[], const int64_t ldc_array[],
+                                                     int64_t group_count, const int64_t group_size[],
+                                                     const gemm_cuda_options *options)
+{
+    gemm__cuda_groups<float> g = {layout, transa_array, transb_array, m_array, n_array, k_array, lda_array,
+                                  ldb_array, ldc_array, group_size, alpha_array, beta_array, group_count};
+    return gemm__cuda_grouped<float>("gemm_cuda_sgemm_grouped_batched", stream, g, A_array, B_array, C_array, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_dgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
+                                                     const gemm_transpose transa_array[],
+                                                     const gemm_transpose transb_array[], const int64_t m_array[],
+                                                     const int64_t n_array[], const int64_t k_array[],
+                                                     const double alpha_array[], const double *const A_array[],
+                                                     const int64_t lda_array[], const double *const B_array[],
+                                                     const int64_t ldb_array[], const double beta_array[],
+                                                     double *const C_array[], const int64_t ldc_array[],
+                                                     int64_t group_count, const int64_t group_size[],
+                                                     const gemm_cuda_options *options)
+{
+    gemm__cuda_groups<double> g = {layout, transa_array, transb_array, m_array, n_array, k_array, lda_array,
+                                   ldb_array, ldc_array, group_size, alpha_array, beta_array, group_count};
+    return gemm__cuda_grouped<double>("gemm_cuda_dgemm_grouped_batched", stream, g, A_array, B_array, C_array,
+                                      options);
+}
+
+} /* extern "C" */
+/* <<cuda/host grouped */
 /* >>cuda/host complex: src/cuda/host/complex.cuh */
 /* Complex products (gemm_cuda_cgemm, _zgemm and their batches) on the real
    kernels, device side: the plan of one call (the canonical complex
@@ -9263,8 +9826,9 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {
         s = gemm__cuda_check_members(fn, &pl.p, &hb, NULL, NULL, NULL, 2 * sizeof(T), 2 * sizeof(T));
         if (s == GEMM_OK) s = gemm__cuda_query(fn, &gpu);
-        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, gpu.dev, stream, &lists, &bt);
+        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, 1, gpu.dev, stream, &lists);
         if (s == GEMM_OK) {
+            gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
             s = gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
         }

@@ -4,7 +4,11 @@
    make bench-complex              cgemm and zgemm, 1 and 2 threads,
                                    square n = 256..4096, row-major NN
    build/bench_complex [--threads 1,2] [--sizes 256,512] [--prec c,z]
-                       [--ops NN,CN,NT] [--csv FILE] [--quick]
+                       [--ops NN,CN,NT] [--csv FILE] [--quick] [--3m]
+
+   --3m: the 3M (Gauss) calls on both sides, gemm_cpu_cgemm3m / zgemm3m
+   beside OpenBLAS's cblas_cgemm3m / zgemm3m (GFLOP/s still 8mnk: the
+   complex product's, so the gain over the 4M calls shows).
 
    Protocol as bench/bench_cpu.c's: random inputs in [-0.5, 0.5), a warm-up
    call each, then ours and the peer's calls interleaved (A B A B), the
@@ -29,6 +33,10 @@ void cblas_cgemm(int layout, int ta, int tb, int m, int n, int k, const void *al
                  const void *B, int ldb, const void *beta, void *C, int ldc);
 void cblas_zgemm(int layout, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int lda,
                  const void *B, int ldb, const void *beta, void *C, int ldc);
+void cblas_cgemm3m(int layout, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int lda,
+                   const void *B, int ldb, const void *beta, void *C, int ldc);
+void cblas_zgemm3m(int layout, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int lda,
+                   const void *B, int ldb, const void *beta, void *C, int ldc);
 char *openblas_get_corename(void);
 void openblas_set_num_threads(int n);
 #endif
@@ -47,6 +55,7 @@ typedef struct bench_case {
 } bench_case;
 
 static const double alpha_z[2] = {0.75, -0.25}, beta_z[2] = {0, 0};
+static int use_3m; /* --3m */
 static const float alpha_c[2] = {0.75f, -0.25f}, beta_c[2] = {0, 0};
 
 /* Runs ours (who = 0) or the peer (who = 1) once, row-major, square;
@@ -56,7 +65,11 @@ static double run_once(int who, const bench_case *c, const void *A, const void *
     int64_t n = c->n;
     double t = now();
     if (who == 0) {
-        gemm_status st = c->prec == GEMM_F32
+        gemm_status st = use_3m
+            ? (c->prec == GEMM_F32
+                   ? gemm_cpu_cgemm3m(GEMM_ROW_MAJOR, c->ta, c->tb, n, n, n, alpha_c, A, n, B, n, beta_c, C, n, NULL)
+                   : gemm_cpu_zgemm3m(GEMM_ROW_MAJOR, c->ta, c->tb, n, n, n, alpha_z, A, n, B, n, beta_z, C, n, NULL))
+            : c->prec == GEMM_F32
             ? gemm_cgemm(GEMM_ROW_MAJOR, c->ta, c->tb, n, n, n, alpha_c, A, n, B, n, beta_c, C, n)
             : gemm_zgemm(GEMM_ROW_MAJOR, c->ta, c->tb, n, n, n, alpha_z, A, n, B, n, beta_z, C, n);
         if (st != GEMM_OK) {
@@ -65,6 +78,14 @@ static double run_once(int who, const bench_case *c, const void *A, const void *
         }
     }
 #ifdef BENCH_HAVE_OPENBLAS
+    else if (use_3m)
+        (c->prec == GEMM_F32 ? cblas_cgemm3m : cblas_zgemm3m)(101, (int)c->ta, (int)c->tb, (int)n, (int)n, (int)n,
+                                                              c->prec == GEMM_F32 ? (const void *)alpha_c
+                                                                                  : (const void *)alpha_z,
+                                                              A, (int)n, B, (int)n,
+                                                              c->prec == GEMM_F32 ? (const void *)beta_c
+                                                                                  : (const void *)beta_z,
+                                                              C, (int)n);
     else if (c->prec == GEMM_F32)
         cblas_cgemm(101, (int)c->ta, (int)c->tb, (int)n, (int)n, (int)n, alpha_c, A, (int)n, B, (int)n, beta_c, C,
                     (int)n);
@@ -76,12 +97,13 @@ static double run_once(int who, const bench_case *c, const void *A, const void *
 }
 
 /* 64 sampled elements of C against long double sums: 1 when all are
-   within 8 eps * n * max|a||b| * |alpha| of it. */
+   within 8 eps * n * max|a||b| * |alpha| of it (twice that for the 3M
+   calls, whose imaginary parts come out of a difference of products). */
 static int sampled_ok(const bench_case *c, const battery_buf *A, const battery_buf *B, const battery_buf *C)
 {
     int64_t n = c->n, s;
     uint64_t st = 77;
-    double eps = c->prec == GEMM_F32 ? FLT_EPSILON : DBL_EPSILON, bound = 8 * eps * (double)n * 0.5 * 0.5 * 2;
+    double eps = c->prec == GEMM_F32 ? FLT_EPSILON : DBL_EPSILON, bound = 8 * eps * (double)n * 0.5 * 0.5 * 2 * (use_3m ? 2 : 1);
     for (s = 0; s < 64; s++) {
         int64_t i = battery_below(&st, n), j = battery_below(&st, n), l;
         long double sr = 0, si = 0, rr, ri;
@@ -132,6 +154,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 32);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
         else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--3m")) use_3m = 1;
         else if (!strcmp(argv[i], "--prec") && i + 1 < argc) {
             const char *p = argv[++i];
             nprec = 0;
@@ -147,13 +170,14 @@ int main(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "usage: %s [--threads 1,2] [--sizes n,...] [--prec c,z] [--ops NN,CN] [--csv FILE] "
-                            "[--quick]\n", argv[0]);
+                            "[--quick] [--3m]\n", argv[0]);
             return 2;
         }
     }
     if (csv_path && !(csv = fopen(csv_path, "w"))) { perror(csv_path); return 1; }
     if (csv) fprintf(csv, "backend,precision,threads,op,n,ours_gflops,peer,peer_gflops,ratio\n");
-    printf("gemm complex vs OpenBLAS (core: %s), row-major, GFLOP/s (8mnk) median [min-max]\n", peer);
+    printf("gemm complex%s vs OpenBLAS%s (core: %s), row-major, GFLOP/s (8mnk) median [min-max]\n",
+           use_3m ? " 3M (gemm_cpu_?gemm3m)" : "", use_3m ? " cblas_?gemm3m" : "", peer);
     printf("gemm kernel: %s, %ld CPUs online\n", gemm__cpu_kernel(), sysconf(_SC_NPROCESSORS_ONLN));
     for (ti = 0; ti < nthreads; ti++) {
         int th = (int)threads[ti];
@@ -163,7 +187,8 @@ int main(int argc, char **argv)
 #endif
         for (pi = 0; pi < nprec; pi++)
             for (oi = 0; oi < nops; oi++) {
-                printf("\n%s %s, %d thread%s\n%6s | %-24s | %-24s | %s\n", precs[pi] == GEMM_F32 ? "cgemm" : "zgemm",
+                printf("\n%s%s %s, %d thread%s\n%6s | %-24s | %-24s | %s\n",
+                       precs[pi] == GEMM_F32 ? "cgemm" : "zgemm", use_3m ? "3m" : "",
                        ops[oi], th, th == 1 ? "" : "s", "n", "gemm", "OpenBLAS", "ratio");
                 for (si = 0; si < nsizes; si++) {
                     bench_case c;
@@ -207,7 +232,8 @@ int main(int argc, char **argv)
                     else
                         printf("%-24s | n/a\n", "n/a");
                     if (csv) {
-                        fprintf(csv, "cpu,%s,%d,%s,%lld,%.2f,%s,", c.prec == GEMM_F32 ? "c" : "z", th, ops[oi],
+                        fprintf(csv, "cpu,%s%s,%d,%s,%lld,%.2f,%s,", c.prec == GEMM_F32 ? "c" : "z",
+                                use_3m ? "3m" : "", th, ops[oi],
                                 (long long)c.n, gf[0][0], have_peer ? peer : "n/a");
                         if (have_peer) fprintf(csv, "%.2f,%.3f\n", gf[1][0], gf[0][0] / gf[1][0]);
                         else fprintf(csv, "n/a,n/a\n");

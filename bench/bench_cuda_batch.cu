@@ -11,6 +11,12 @@
                           [--depth K] (every member n x n x K, not n^3)
                           [--variant N] (options.variant for ours)
                           [--kernel simt|dmma|mma|wgmma] (options.kernel for ours)
+   build/bench_cuda_batch --grouped moe,small [--prec f32,f64] [--reps N]
+       grouped batches instead: gemm_cuda_?gemm_grouped_batched (host
+       lists) beside cublasGemmGroupedBatchedEx (device lists, as it takes
+       them) and beside a loop of cublas?gemm calls, one per member, on
+       moe: 64 groups of one member, m from 128 to 4096, n = k = 4096;
+       small: 1000 members in 10 groups of 100, m, n, k from 16 to 64.
    Built with -DGEMM__TEST_HOOKS (research): --epilogue N sets the WGMMA
    epilogue hook (1 staged through shared memory, 2 straight from the
    registers). */
@@ -62,11 +68,163 @@ static double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
+/* ---- grouped batches ---- */
+
+typedef struct group_shape { int m, n, k, size; } group_shape;
+
+/* The sets of --grouped: column-major NN, alpha 1, beta 0. */
+static std::vector<group_shape> grouped_set(const char *name)
+{
+    std::vector<group_shape> g;
+    if (!strcmp(name, "moe")) {
+        for (int i = 0; i < 64; i++) g.push_back({(128 + 3968 * i / 63) / 32 * 32, 4096, 4096, 1});
+    } else if (!strcmp(name, "small")) {
+        static const group_shape t[10] = {{16, 16, 16, 100}, {32, 32, 32, 100}, {64, 64, 64, 100}, {24, 40, 32, 100},
+                                          {48, 16, 64, 100}, {32, 64, 16, 100}, {64, 32, 48, 100}, {20, 20, 20, 100},
+                                          {40, 56, 24, 100}, {56, 48, 40, 100}};
+        g.assign(t, t + 10);
+    }
+    return g;
+}
+
+template <typename T>
+static void run_grouped(cublasHandle_t h, const cudaDeviceProp &prop, const char *set, int reps, FILE *out)
+{
+    std::vector<group_shape> gs = grouped_set(set);
+    if (gs.empty()) { printf("unknown grouped set %s\n", set); return; }
+    const bool f64 = sizeof(T) == 8;
+    const char *prec = f64 ? "f64" : "f32";
+    int groups = (int)gs.size(), total = 0;
+    for (auto &g : gs) total += g.size;
+    std::vector<size_t> oa, ob, oc;
+    size_t na = 0, nb = 0, nc = 0;
+    double flops = 0;
+    for (auto &g : gs)
+        for (int i = 0; i < g.size; i++) { /* each member 256-byte aligned, as cudaMalloc would give it */
+            oa.push_back(na); ob.push_back(nb); oc.push_back(nc);
+            na += ((size_t)g.m * g.k + 63) / 64 * 64; nb += ((size_t)g.k * g.n + 63) / 64 * 64;
+            nc += ((size_t)g.m * g.n + 63) / 64 * 64;
+            flops += 2.0 * g.m * g.n * g.k;
+        }
+    T *A, *B, *C;
+    CHECK(cudaMalloc(&A, na * sizeof(T)));
+    CHECK(cudaMalloc(&B, nb * sizeof(T)));
+    CHECK(cudaMalloc(&C, nc * sizeof(T)));
+    fill_kernel<<<1024, 256>>>((unsigned char *)A, na * sizeof(T), sizeof(T), f64 ? 1 : 0, 1u);
+    fill_kernel<<<1024, 256>>>((unsigned char *)B, nb * sizeof(T), sizeof(T), f64 ? 1 : 0, 2u);
+    std::vector<const T *> la(total), lb(total);
+    std::vector<T *> lc(total);
+    for (int i = 0; i < total; i++) { la[i] = A + oa[i]; lb[i] = B + ob[i]; lc[i] = C + oc[i]; }
+    void **dl;
+    CHECK(cudaMalloc((void **)&dl, 3 * total * sizeof(void *)));
+    CHECK(cudaMemcpy(dl, la.data(), total * sizeof(void *), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dl + total, lb.data(), total * sizeof(void *), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dl + 2 * total, lc.data(), total * sizeof(void *), cudaMemcpyHostToDevice));
+    CHECK(cudaDeviceSynchronize());
+    std::vector<gemm_transpose> ta(groups, GEMM_NO_TRANS);
+    std::vector<int64_t> m(groups), n(groups), k(groups), size(groups);
+    std::vector<T> alpha(groups, T(1)), beta(groups, T(0));
+    std::vector<cublasOperation_t> ops(groups, CUBLAS_OP_N);
+    std::vector<int> mi(groups), ni(groups), ki(groups), si(groups);
+    for (int g = 0; g < groups; g++) {
+        m[g] = mi[g] = gs[g].m; n[g] = ni[g] = gs[g].n; k[g] = ki[g] = gs[g].k; size[g] = si[g] = gs[g].size;
+    }
+    cudaDataType dt = f64 ? CUDA_R_64F : CUDA_R_32F;
+    cublasComputeType_t ct = f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    auto ours = [&]() -> bool {
+        gemm_status s;
+        if constexpr (sizeof(T) == 8)
+            s = gemm_cuda_dgemm_grouped_batched(0, GEMM_COL_MAJOR, ta.data(), ta.data(), m.data(), n.data(), k.data(),
+                                                alpha.data(), la.data(), m.data(), lb.data(), k.data(), beta.data(),
+                                                lc.data(), m.data(), groups, size.data(), NULL);
+        else
+            s = gemm_cuda_sgemm_grouped_batched(0, GEMM_COL_MAJOR, ta.data(), ta.data(), m.data(), n.data(), k.data(),
+                                                alpha.data(), la.data(), m.data(), lb.data(), k.data(), beta.data(),
+                                                lc.data(), m.data(), groups, size.data(), NULL);
+        if (s != GEMM_OK) printf("%s %s: gemm failed: %s\n", prec, set, gemm_last_error_detail());
+        return s == GEMM_OK;
+    };
+    /* cublasGemmGroupedBatchedEx, or where it refuses the type, cublas?gemmGroupedBatched (said once) */
+    bool typed = false;
+    auto grouped = [&]() -> bool {
+        cublasStatus_t cs = CUBLAS_STATUS_NOT_SUPPORTED;
+        if (!typed)
+            cs = cublasGemmGroupedBatchedEx(h, ops.data(), ops.data(), mi.data(), ni.data(), ki.data(), alpha.data(),
+                                            (const void *const *)dl, dt, mi.data(), (const void *const *)(dl + total),
+                                            dt, ki.data(), beta.data(), dl + 2 * total, dt, mi.data(), groups,
+                                            si.data(), ct);
+        if (cs != CUBLAS_STATUS_SUCCESS && !typed) {
+            printf("%s %s: cublasGemmGroupedBatchedEx returned %d; cublas%cgemmGroupedBatched instead\n", prec, set,
+                   (int)cs, f64 ? 'D' : 'S');
+            typed = true;
+        }
+        if (typed) {
+            if constexpr (sizeof(T) == 8)
+                cs = cublasDgemmGroupedBatched(h, ops.data(), ops.data(), mi.data(), ni.data(), ki.data(), alpha.data(),
+                                               (const double *const *)dl, mi.data(), (const double *const *)(dl + total),
+                                               ki.data(), beta.data(), (double *const *)(dl + 2 * total), mi.data(),
+                                               groups, si.data());
+            else
+                cs = cublasSgemmGroupedBatched(h, ops.data(), ops.data(), mi.data(), ni.data(), ki.data(), alpha.data(),
+                                               (const float *const *)dl, mi.data(), (const float *const *)(dl + total),
+                                               ki.data(), beta.data(), (float *const *)(dl + 2 * total), mi.data(),
+                                               groups, si.data());
+        }
+        if (cs != CUBLAS_STATUS_SUCCESS) printf("%s %s: cuBLAS grouped failed: %d\n", prec, set, (int)cs);
+        return cs == CUBLAS_STATUS_SUCCESS;
+    };
+    auto loop = [&]() -> bool {
+        int i = 0;
+        for (int g = 0; g < groups; g++)
+            for (int j = 0; j < si[g]; j++, i++) {
+                cublasStatus_t cs;
+                if constexpr (sizeof(T) == 8)
+                    cs = cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mi[g], ni[g], ki[g], &alpha[g], la[i], mi[g], lb[i],
+                                     ki[g], &beta[g], lc[i], mi[g]);
+                else
+                    cs = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, mi[g], ni[g], ki[g], &alpha[g], la[i], mi[g], lb[i],
+                                     ki[g], &beta[g], lc[i], mi[g]);
+                if (cs != CUBLAS_STATUS_SUCCESS) { printf("%s %s: cublas gemm failed: %d\n", prec, set, (int)cs); return false; }
+            }
+        return true;
+    };
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    std::vector<double> t[3];
+    bool ok = true, works[3] = {true, true, true};
+    for (int r = -2; r < reps && ok; r++) /* two warm-up rounds; the three interleaved */
+        for (int w = 0; w < 3 && ok; w++) {
+            float ms;
+            if (!works[w]) continue;
+            CHECK(cudaEventRecord(e0));
+            works[w] = w == 0 ? ours() : w == 1 ? grouped() : loop();
+            CHECK(cudaEventRecord(e1));
+            CHECK(cudaEventSynchronize(e1));
+            CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r >= 0) t[w].push_back(works[w] ? ms : NAN);
+            ok = works[0];
+        }
+    for (int w = 1; w < 3; w++)
+        if (!works[w]) t[w].assign(1, NAN); /* n/a: a failed peer shows as nan */
+    if (ok) {
+        double mo = median(t[0]), mg = median(t[1]), ml = median(t[2]);
+        printf("%-5s %-6s %3d groups %5d members  ours %9.4f ms (%6.2f TF/s)  cuBLAS grouped %9.4f ms  loop %9.4f ms"
+               "  grouped/ours %6.3f  loop/ours %6.3f\n", prec, set, groups, total, mo, flops / mo / 1e9, mg, ml,
+               mg / mo, ml / mo);
+        if (out)
+            fprintf(out, "%s,%s,grouped-%s,%d,%.5f,%.5f,%.3f,%.3f,%.4f,%.5f,%.4f\n", prop.name, prec, set, total, mo, mg,
+                    flops / mo / 1e9, flops / mg / 1e9, mg / mo, ml, ml / mo);
+    }
+    cudaEventDestroy(e0); cudaEventDestroy(e1);
+    cudaFree(dl); cudaFree(A); cudaFree(B); cudaFree(C);
+}
+
 int main(int argc, char **argv)
 {
     int reps = 15, variant = 0, depth = 0;
     gemm_cuda_kernel kernel = GEMM_CUDA_KERNEL_AUTO;
-    const char *precs = "f32,f64,tf32,f16,bf16", *shapes = "64x10000,256x1000,1024x16", *csv = NULL;
+    const char *precs = "f32,f64,tf32,f16,bf16", *shapes = "64x10000,256x1000,1024x16", *csv = NULL, *groups = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--prec") && i + 1 < argc) precs = argv[++i];
@@ -74,6 +232,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
         else if (!strcmp(argv[i], "--variant") && i + 1 < argc) variant = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--depth") && i + 1 < argc) depth = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--grouped") && i + 1 < argc) groups = argv[++i];
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc && kernel_named(argv[i + 1], &kernel)) i++;
 #ifdef GEMM__TEST_HOOKS
         else if (!strcmp(argv[i], "--epilogue") && i + 1 < argc) gemm__test_hooks()->cuda_wgmma_epilogue = atoi(argv[++i]);
@@ -85,6 +244,23 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "cublasCreate failed\n"); return 2; }
     FILE *out = csv ? fopen(csv, "w") : NULL;
+    if (groups) { /* grouped batches: their own table */
+        char list[128], plist[128];
+        snprintf(plist, sizeof plist, ",%s,", strcmp(precs, "f32,f64,tf32,f16,bf16") ? precs : "f32,f64");
+        if (out) fprintf(out, "device,prec,set,members,gemm_ms,cublas_grouped_ms,gemm_tflops,cublas_tflops,ratio,"
+                              "loop_ms,loop_ratio\n");
+        printf("%s: gemm grouped batches beside cublasGemmGroupedBatchedEx and a loop of cublas?gemm, column-major NN, "
+               "median of %d\n", prop.name, reps);
+        for (int f64 = 0; f64 < 2; f64++) {
+            if (!strstr(plist, f64 ? ",f64," : ",f32,")) continue;
+            snprintf(list, sizeof list, "%s", groups);
+            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+                f64 ? run_grouped<double>(h, prop, tok, reps, out) : run_grouped<float>(h, prop, tok, reps, out);
+        }
+        if (out) fclose(out);
+        cublasDestroy(h);
+        return 0;
+    }
     if (out) fprintf(out, "device,prec,n,count,gemm_ms,cublas_ms,gemm_tflops,cublas_tflops,ratio,gemm_spread,cublas_spread\n");
     printf("%s: gemm strided-batched beside cuBLAS, column-major NN, median of %d\n", prop.name, reps);
     if (depth > 0) printf("every member n x n x %d\n", depth);

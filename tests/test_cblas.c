@@ -15,7 +15,9 @@
    - groups: two groups of different shapes against the reference;
    - the complex names (cblas_cgemm / cblas_zgemm): the complex battery
      (battery_complex.h), netlib's table (c_c3chke.c and c_z3chke.c hold
-     the same), CblasConjTrans and the refused CblasConjNoTrans. */
+     the same), CblasConjTrans and the refused CblasConjNoTrans; the
+     complex battery through cblas_cgemm3m / zgemm3m (MKL's and OpenBLAS's
+     3M names), its invalid arguments by netlib's positions. */
 #define GEMM_CBLAS
 #define GEMM_IMPLEMENTATION
 #include "../gemm.h"
@@ -176,15 +178,39 @@ static gemm_status cb_zgemm(void *ctx, gemm_layout layout, gemm_transpose ta, ge
     return xerbla_status();
 }
 
+static gemm_status cb_cgemm3m(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                              int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
+                              int64_t ldb, const void *beta, void *C, int64_t ldc)
+{
+    (void)ctx;
+    xerbla_clear();
+    cblas_cgemm3m((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n), cb_int(k), alpha, A,
+                  cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
+    return xerbla_status();
+}
+
+static gemm_status cb_zgemm3m(void *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                              int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda, const void *B,
+                              int64_t ldb, const void *beta, void *C, int64_t ldc)
+{
+    (void)ctx;
+    xerbla_clear();
+    cblas_zgemm3m((CBLAS_LAYOUT)layout, cb_trans(ta), cb_trans(tb), cb_int(m), cb_int(n), cb_int(k), alpha, A,
+                  cb_int(lda), B, cb_int(ldb), beta, C, cb_int(ldc));
+    return xerbla_status();
+}
+
 static void run_batteries(int quick)
 {
     cbattery_backend cb = {"cblas", cb_cgemm, cb_zgemm, NULL, 0, 0, 1};
+    cbattery_backend cb3 = {"cblas-3m", cb_cgemm3m, cb_zgemm3m, NULL, 60, 3, 1};
     static battery_backend single = {"gemm", one_sgemm, one_dgemm, NULL, 0, 0, 0, 0};
     battery_backend be = {"cblas", cb_sgemm, cb_dgemm, NULL, 0, 0, 0, 0};
     battery_batch bb;
     if (quick) { be.cases = 10; be.max_dim = 100; cb.cases = 3; cb.max_dim = 60; }
     battery_run(&be);
     cbattery_run(&cb);
+    cbattery_run(&cb3);
     memset(&bb, 0, sizeof bb);
     bb.sstrided = cb_sstrided; bb.dstrided = cb_dstrided; bb.sbatched = cb_sgroup; bb.dbatched = cb_dgroup;
     bb.single = &single;

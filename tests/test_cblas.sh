@@ -43,7 +43,7 @@ build "GEMM_CBLAS_NO_XERBLA, the program's own in the same file" \
     run_suite "GEMM_CBLAS_NO_XERBLA: the program's own cblas_xerbla in the implementation's file" $out/own
 if have nm && gcc -std=c99 $WARN -DGEMM_CBLAS -c tests/tu_impl.c -o $out/impl.o; then
     names=$(nm -g --defined-only $out/impl.o | awk '{print $3}' | grep -v '^gemm_' | sort | tr '\n' ' ')
-    want="cblas_cgemm cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_xerbla cblas_zgemm "
+    want="cblas_cgemm cblas_cgemm3m cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_xerbla cblas_zgemm cblas_zgemm3m "
     check "GEMM_CBLAS exports the cblas_ names and nothing else without gemm_ (${names})" test "$names" = "$want"
     kind=$(nm -g --defined-only $out/impl.o | awk '$3 == "cblas_xerbla" {print $2}')
     check "cblas_xerbla is weak (nm: $kind)" test "$kind" = W

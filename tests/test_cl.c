@@ -22,10 +22,77 @@ typedef struct cl_adapter {
     gemm_cl_context *cl;
     int buffers; /* 1: copy into cl_mem buffers at an offset, call the async API, wait on its event */
     int verify;  /* options.verify */
+    int batch;   /* buffers: 0 a single call; 1 a strided, 2 a listed batch of 4 whose member 2 is the call */
 } cl_adapter;
 
 /* options.verify of the adapters battery_with makes */
 static int test_cl_verify;
+
+/* A batch of 4 in C's buffer, each member a copy of C (at off + x*nc),
+   the same A and B for all: every member is the same product, and the
+   caller's is member 2 (verify_fault_skip = 2 puts the fault there). A
+   GEMM_ERR_VERIFY must name member 2 and leave member 3 as it was. */
+static gemm_status via_batch(cl_adapter *a, gemm_precision prec, gemm_layout layout, gemm_transpose ta,
+                             gemm_transpose tb, int64_t m, int64_t n, int64_t k, double alpha, cl_mem A, size_t off,
+                             int64_t lda, cl_mem B, int64_t ldb, double beta, void *C, size_t nc, int64_t ldc,
+                             gemm_cl_options *opts)
+{
+    size_t elem = prec == GEMM_F64 ? 8 : 4, offs[3][4], x;
+    unsigned char *all = (unsigned char *)malloc(4 * nc * elem + 1), *back = (unsigned char *)malloc(4 * nc * elem + 1);
+    cl_context context = NULL;
+    cl_command_queue q = NULL;
+    cl_mem Cs = NULL;
+    cl_event ev = NULL;
+    cl_int e = CL_SUCCESS;
+    gemm_status s;
+    gemm_cl_handles(a->cl, &context, &q, NULL);
+    for (x = 0; x < 4; x++) {
+        if (C) memcpy(all + x * nc * elem, C, nc * elem);
+        offs[0][x] = offs[1][x] = off;
+        offs[2][x] = off + x * nc;
+    }
+    if (C) Cs = clCreateBuffer(context, CL_MEM_READ_WRITE, (4 * nc + off) * elem, NULL, &e); /* NULL stays NULL */
+    if (C && e == CL_SUCCESS && nc)
+        e = clEnqueueWriteBuffer(q, Cs, CL_TRUE, off * elem, 4 * nc * elem, all, 0, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        s = GEMM_ERR_DEVICE;
+        goto out;
+    }
+    opts->event = &ev;
+    if (a->batch == 1 && prec == GEMM_F64)
+        s = gemm_cl_dgemm_strided_batched(a->cl, layout, ta, tb, m, n, k, alpha, A, off, lda, 0, B, off, ldb, 0, beta,
+                                          Cs, off, ldc, (int64_t)nc, 4, opts);
+    else if (a->batch == 1)
+        s = gemm_cl_sgemm_strided_batched(a->cl, layout, ta, tb, m, n, k, (float)alpha, A, off, lda, 0, B, off, ldb, 0,
+                                          (float)beta, Cs, off, ldc, (int64_t)nc, 4, opts);
+    else if (prec == GEMM_F64)
+        s = gemm_cl_dgemm_batched(a->cl, layout, ta, tb, m, n, k, alpha, A, offs[0], lda, B, offs[1], ldb, beta, Cs,
+                                  offs[2], ldc, 4, opts);
+    else
+        s = gemm_cl_sgemm_batched(a->cl, layout, ta, tb, m, n, k, (float)alpha, A, offs[0], lda, B, offs[1], ldb,
+                                  (float)beta, Cs, offs[2], ldc, 4, opts);
+    if (ev) {
+        battery_check(s == GEMM_OK, "a verified batch hands back an event only when it succeeds (%d)", (int)s);
+        clWaitForEvents(1, &ev);
+        clReleaseEvent(ev);
+    }
+    if (!C || !nc) goto out;
+    if (clEnqueueReadBuffer(q, Cs, CL_TRUE, off * elem, 4 * nc * elem, back, 0, NULL, NULL) != CL_SUCCESS) {
+        s = GEMM_ERR_DEVICE;
+        goto out;
+    }
+    memcpy(C, back + 2 * nc * elem, nc * elem);
+    if (s == GEMM_ERR_VERIFY)
+        battery_check(strstr(gemm_last_error_detail(), "member 2 of 4 failed") != NULL &&
+                          memcmp(back + 3 * nc * elem, all + 3 * nc * elem, nc * elem) == 0,
+                      "a verified OpenCL %s batch names its failing member 2 and leaves member 3 untouched: %s",
+                      a->batch == 1 ? "strided" : "listed", gemm_last_error_detail());
+out:
+    if (Cs) clReleaseMemObject(Cs);
+    free(all);
+    free(back);
+    return s;
+}
 
 static gemm_status via_buffers(cl_adapter *a, gemm_precision prec, gemm_layout layout, gemm_transpose ta,
                                gemm_transpose tb, int64_t m, int64_t n, int64_t k, double alpha, const void *A,
@@ -59,6 +126,10 @@ static gemm_status via_buffers(cl_adapter *a, gemm_precision prec, gemm_layout l
     memset(&opts, 0, sizeof opts);
     opts.event = &ev;
     opts.verify = a->verify;
+    if (a->batch) {
+        s = via_batch(a, prec, layout, ta, tb, m, n, k, alpha, bufs[0], off, lda, bufs[1], ldb, beta, C, nc, ldc, &opts);
+        goto out;
+    }
     if (prec == GEMM_F64)
         s = gemm_cl_dgemm(a->cl, layout, ta, tb, m, n, k, alpha, bufs[0], off, lda, bufs[1], off, ldb, beta, bufs[2], off,
                           ldc, &opts);
@@ -115,6 +186,74 @@ static gemm_status cl_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transp
     return gemm_cl_zgemm_host((gemm_cl_context *)ctx, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, NULL);
 }
 
+/* The complex calls on cl_mem buffers: A, B, C copied into buffers at an
+   offset of 5 complex elements, the call behind a marker's event (its wait
+   list), then waited on through the event it hands back. */
+static gemm_status cl_cbuf(gemm_cl_context *cl, gemm_precision prec, gemm_layout l, gemm_transpose ta,
+                           gemm_transpose tb, int64_t m, int64_t n, int64_t k, const void *al, const void *A,
+                           int64_t lda, const void *B, int64_t ldb, const void *be, void *C, int64_t ldc)
+{
+    size_t elem = prec == GEMM_F64 ? 16 : 8, off = 5;
+    size_t cnt[3];
+    const void *src[3];
+    cl_mem bufs[3] = {NULL, NULL, NULL};
+    cl_context context = NULL;
+    cl_command_queue q = NULL;
+    cl_event before = NULL, ev = NULL;
+    gemm_cl_options opts;
+    gemm_status s;
+    int i;
+    cnt[0] = battery_extent(l, ta == GEMM_NO_TRANS ? m : k, ta == GEMM_NO_TRANS ? k : m, lda);
+    cnt[1] = battery_extent(l, tb == GEMM_NO_TRANS ? k : n, tb == GEMM_NO_TRANS ? n : k, ldb);
+    cnt[2] = battery_extent(l, m, n, ldc);
+    if (m < 0 || n < 0 || k < 0 || lda < 1 || ldb < 1 || ldc < 1) cnt[0] = cnt[1] = cnt[2] = 0;
+    src[0] = A; src[1] = B; src[2] = C;
+    gemm_cl_handles(cl, &context, &q, NULL);
+    for (i = 0; i < 3; i++)
+        if (src[i]) { /* NULL stays NULL: the library must not need it */
+            cl_int e;
+            bufs[i] = clCreateBuffer(context, CL_MEM_READ_WRITE, (cnt[i] + off) * elem, NULL, &e);
+            if (e == CL_SUCCESS && cnt[i])
+                e = clEnqueueWriteBuffer(q, bufs[i], CL_TRUE, off * elem, cnt[i] * elem, src[i], 0, NULL, NULL);
+            if (e != CL_SUCCESS) { s = GEMM_ERR_DEVICE; goto out; }
+        }
+    if (clEnqueueMarkerWithWaitList(q, 0, NULL, &before) != CL_SUCCESS) { s = GEMM_ERR_DEVICE; goto out; }
+    memset(&opts, 0, sizeof opts);
+    opts.num_wait = 1;
+    opts.wait = &before;
+    opts.event = &ev;
+    s = (prec == GEMM_F64 ? gemm_cl_zgemm : gemm_cl_cgemm)(cl, l, ta, tb, m, n, k, al, bufs[0], off, lda, bufs[1],
+                                                         off, ldb, be, bufs[2], off, ldc, &opts);
+    if (s == GEMM_OK && ev) {
+        if (clWaitForEvents(1, &ev) != CL_SUCCESS) s = GEMM_ERR_DEVICE;
+        clReleaseEvent(ev);
+    } else if (s == GEMM_OK) {
+        s = GEMM_ERR_DEVICE; /* a call that succeeds must hand back the event asked for */
+    } else if (ev) {
+        s = GEMM_ERR_DEVICE; /* nor one that fails */
+    }
+    if (s == GEMM_OK && C && cnt[2] &&
+        clEnqueueReadBuffer(q, bufs[2], CL_TRUE, off * elem, cnt[2] * elem, C, 0, NULL, NULL) != CL_SUCCESS)
+        s = GEMM_ERR_DEVICE;
+out:
+    if (before) clReleaseEvent(before);
+    for (i = 0; i < 3; i++)
+        if (bufs[i]) clReleaseMemObject(bufs[i]);
+    return s;
+}
+static gemm_status cl_cb(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                         int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                         const void *be, void *C, int64_t ldc)
+{
+    return cl_cbuf((gemm_cl_context *)ctx, GEMM_F32, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
+static gemm_status cl_zb(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                         int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                         const void *be, void *C, int64_t ldc)
+{
+    return cl_cbuf((gemm_cl_context *)ctx, GEMM_F64, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
+}
+
 static int has_fp64(gemm_cl_context *cl)
 {
     gemm_cl_kernel_info info;
@@ -131,6 +270,7 @@ static void battery_with(gemm_cl_context *cl, const char *name, const char *para
     a.cl = cl;
     a.buffers = buffers;
     a.verify = test_cl_verify;
+    a.batch = 0;
     memset(&be, 0, sizeof be);
     be.name = name;
     be.sgemm = cl_s;
@@ -167,7 +307,7 @@ static void battery_with(gemm_cl_context *cl, const char *name, const char *para
 /* Faults injected after the product (tests/verify_faults.h) through the
    cl_mem calls (sums on the device) and the host calls (sums on the
    host), each caught; the battery with verify on through both, no false
-   alarm; batches refuse the option. */
+   alarm; batches verify every member and name the one that fails. */
 static void test_verify(gemm_cl_context *cl)
 {
     cl_adapter a;
@@ -187,6 +327,7 @@ static void test_verify(gemm_cl_context *cl)
         a.cl = cl;
         a.buffers = way < 2;
         a.verify = 1;
+        a.batch = 0;
         memset(&be, 0, sizeof be);
         be.name = names[way];
         be.sgemm = cl_s;
@@ -202,15 +343,46 @@ static void test_verify(gemm_cl_context *cl)
     battery_with(cl, names[1], NULL, 1, 40, 0);
     battery_with(cl, "cl-host verified (sums on the host)", NULL, 0, 40, 0);
     test_cl_verify = 0;
+    /* batches, each member verified: a fault in member 2 of 4 caught and
+       named, member 3 untouched; the battery through both forms, no false
+       alarm (the device's kernels and the mapped host sums) */
+    for (way = 0; way < 4; way++) {
+        static const char *const bnames[4] = {"cl strided batch verified (kernels)", "cl listed batch verified (kernels)",
+                                              "cl strided batch verified (mapped)", "cl listed batch verified (mapped)"};
+        gemm__test_hooks()->cl_verify_kernels = way < 2;
+        a.cl = cl;
+        a.buffers = 1;
+        a.verify = 1;
+        a.batch = way % 2 + 1;
+        memset(&be, 0, sizeof be);
+        be.name = bnames[way];
+        be.sgemm = cl_s;
+        be.dgemm = has_fp64(cl) ? cl_d : NULL;
+        be.ctx = &a;
+        verify_faults(&be, 21, 17, 19, 2, 0xF);
+        be.cases = 12;
+        be.max_dim = 60;
+        battery_run(&be);
+    }
+    gemm__test_hooks()->cl_verify_kernels = 0;
+    /* a member past its buffer is refused before anything runs, verified or not */
     gemm_cl_handles(cl, &context, &q, NULL);
     buf = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof X, X, &e);
     memset(&o, 0, sizeof o);
     o.verify = 1;
-    s = gemm_cl_sgemm_strided_batched(cl, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1.0f, buf, 0, 1, 1,
-                                      buf, 0, 1, 1, 0.0f, buf, 2, 1, 1, 2, &o);
-    battery_check(e == CL_SUCCESS && s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "verify"),
-                  "an OpenCL batch refuses options.verify (%d: %s)", (int)s, gemm_last_error_detail());
-    if (e == CL_SUCCESS) clReleaseMemObject(buf);
+    s = gemm_cl_sgemm_strided_batched(cl, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1.0f, buf, 0, 1, 0,
+                                      buf, 1, 1, 0, 0.0f, buf, 2, 1, 1, 3, &o);
+    battery_check(e == CL_SUCCESS && s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "member 2") &&
+                      gemm_cl_sgemm_strided_batched(cl, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1.0f,
+                                                    buf, 0, 1, 0, buf, 1, 1, 0, 0.0f, buf, 2, 1, 1, 2, &o) == GEMM_OK,
+                  "a verified OpenCL batch checks its members as any batch does (%d: %s)", (int)s,
+                  gemm_last_error_detail());
+    if (e == CL_SUCCESS) {
+        float Y[4] = {0, 0, 0, 0};
+        clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof Y, Y, 0, NULL, NULL);
+        battery_check(Y[2] == 1 * 2 && Y[3] == 1 * 2, "a verified batch of 2 computes both members: %g %g", Y[2], Y[3]);
+        clReleaseMemObject(buf);
+    }
 }
 
 /* ---- the rest of the contract ---- */
@@ -648,6 +820,14 @@ int main(void)
         double t0 = gemm__cl_now();
         cb.ctx = cl;
         cb.zgemm = has_fp64(cl) ? cl_z : NULL;
+        cbattery_run(&cb);
+        printf("   (%.1f s)\n", gemm__cl_now() - t0);
+    }
+    {   /* the complex calls on cl_mem buffers (offsets, a wait list, events) */
+        cbattery_backend cb = {"cl-complex-buffers", cl_cb, NULL, NULL, 50, 2, 0};
+        double t0 = gemm__cl_now();
+        cb.ctx = cl;
+        cb.zgemm = has_fp64(cl) ? cl_zb : NULL;
         cbattery_run(&cb);
         printf("   (%.1f s)\n", gemm__cl_now() - t0);
     }

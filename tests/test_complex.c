@@ -8,11 +8,15 @@
    reference against C99 complex arithmetic, bitwise identity across
    thread counts, GEMM_CONJ_TRANS as GEMM_TRANS for the real calls, a
    refused negative thread count, and a failed allocation that leaves C
-   unchanged; the strided batches member by member.
+   unchanged; the strided and pointer-array batches member by member; the
+   3M calls (gemm_cpu_cgemm3m / zgemm3m) through the battery, and their
+   larger error where imaginary parts are small (the Gauss formula's,
+   which neither a wrong formula nor the 4M product would give).
    --quick: the battery on the front door and two threads only. */
 #include <stddef.h>
 
 static int test_malloc_fail;
+static long test_malloc_fail_at; /* > 0: that call (counted in test_malloc_calls) and those after it fail */
 static void *test_malloc(size_t size);
 #define GEMM_MALLOC(size) test_malloc(size)
 #define GEMM_FREE(ptr) free(ptr)
@@ -28,7 +32,8 @@ static long test_malloc_calls;
 static void *test_malloc(size_t size)
 {
     test_malloc_calls++;
-    return test_malloc_fail ? NULL : malloc(size);
+    return test_malloc_fail || (test_malloc_fail_at > 0 && test_malloc_calls >= test_malloc_fail_at) ? NULL
+                                                                                                      : malloc(size);
 }
 
 static gemm_status front_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
@@ -56,6 +61,19 @@ static gemm_status opt_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_trans
                          const void *be, void *C, int64_t ldc)
 {
     return gemm_cpu_zgemm(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
+}
+
+static gemm_status m3_c(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                        int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                        const void *be, void *C, int64_t ldc)
+{
+    return gemm_cpu_cgemm3m(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
+}
+static gemm_status m3_z(void *ctx, gemm_layout l, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                        int64_t k, const void *al, const void *A, int64_t lda, const void *B, int64_t ldb,
+                        const void *be, void *C, int64_t ldc)
+{
+    return gemm_cpu_zgemm3m(l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, (const gemm_cpu_options *)ctx);
 }
 
 /* The reference itself against C99's complex arithmetic (double _Complex
@@ -273,6 +291,190 @@ static void test_strided(void)
     battery_check(s == GEMM_OK, "no member, NULL matrices: status %d", (int)s);
 }
 
+/* The pointer-array batches: both precisions, layouts and every op pair,
+   members at scattered addresses (C's list not in address order), each
+   member bitwise the single call and within the battery's bound of the
+   reference; then the refusals (NULL alpha and beta, a NULL member, two
+   members writing one C, a member's C over another's A, a negative
+   count), each writing nothing; a batch that runs out of memory at member
+   2 (members 0 and 1 written, 2 and 3 not); no member with NULL lists. */
+static void test_pointers(void)
+{
+    enum { M = 11, N = 7, K = 9, COUNT = 4, LD = 13, SZ = 2 * LD * LD };
+    /* A's, B's and C's members in three separate regions: their spans are
+       apart, so the overlap checks allocate nothing */
+    static double A[COUNT * SZ], B[COUNT * SZ], C[COUNT * SZ], R[COUNT * SZ], W[COUNT * SZ], before[COUNT * SZ];
+    static const int order[COUNT] = {2, 0, 3, 1}; /* member i's slot */
+    double alpha[2] = {0.75, -0.5}, beta[2] = {-0.25, 1.5};
+    float fa[2] = {0.75f, -0.5f}, fb[2] = {-0.25f, 1.5f};
+    const void *al, *be, *la[COUNT], *lb[COUNT];
+    void *lc[COUNT];
+    uint64_t st = 31;
+    int pi, li, ai, bi, i, j, cases = 0, same = 1, close = 1;
+    double worst = 0;
+    gemm_status s;
+    for (pi = 0; pi < 2; pi++) {
+        gemm_precision prec = pi ? GEMM_F64 : GEMM_F32;
+        size_t es = pi ? sizeof(double) : sizeof(float);
+        double eps = pi ? DBL_EPSILON : FLT_EPSILON;
+        al = pi ? (const void *)alpha : (const void *)fa;
+        be = pi ? (const void *)beta : (const void *)fb;
+        /* each precision's values where its members are: A, B, C in [-1, 1) */
+        for (i = 0; i < COUNT * SZ; i++) {
+            double a = battery_uniform(&st), b = battery_uniform(&st);
+            if (pi) A[i] = a, B[i] = b;
+            else ((float *)A)[i] = (float)a, ((float *)B)[i] = (float)b;
+        }
+        for (i = 0; i < COUNT; i++) {
+            la[i] = (const char *)A + (size_t)order[i] * SZ * es;
+            lb[i] = (const char *)B + (size_t)(COUNT - 1 - i) * SZ * es;
+            lc[i] = (char *)C + (size_t)order[i] * SZ * es;
+        }
+        for (li = 0; li < 2; li++)
+            for (ai = 0; ai < 3; ai++)
+                for (bi = 0; bi < 3; bi++) {
+                    gemm_layout lay = battery_layouts[li];
+                    gemm_transpose ta = cbattery_ops[ai], tb = cbattery_ops[bi];
+                    for (i = 0; i < COUNT * SZ; i++) {
+                        double c = battery_uniform(&st);
+                        if (pi) C[i] = R[i] = W[i] = c;
+                        else ((float *)C)[i] = ((float *)R)[i] = ((float *)W)[i] = (float)c;
+                    }
+                    s = pi ? gemm_zgemm_batched(lay, ta, tb, M, N, K, al, la, LD, lb, LD, be, lc, LD, COUNT)
+                           : gemm_cgemm_batched(lay, ta, tb, M, N, K, al, la, LD, lb, LD, be, lc, LD, COUNT);
+                    same = same && s == GEMM_OK;
+                    for (i = 0; i < COUNT; i++) {
+                        size_t at = (size_t)order[i] * SZ * es;
+                        (pi ? gemm_zgemm : gemm_cgemm)(lay, ta, tb, M, N, K, al, la[i], LD, lb[i], LD, be,
+                                                       (char *)R + at, LD);
+                        (pi ? gemm_ref_zgemm : gemm_ref_cgemm)(lay, ta, tb, M, N, K, al, la[i], LD, lb[i], LD, be,
+                                                               (char *)W + at, LD);
+                    }
+                    same = same && memcmp(C, R, COUNT * SZ * es) == 0;
+                    /* the battery's bound: |A|, |B|, |C| < 1, |alpha| < 1, |beta| < 1.6 */
+                    for (j = 0; j < COUNT * SZ; j++) {
+                        double d = pi ? fabs(C[j] - W[j]) : fabs((double)((float *)C)[j] - ((float *)W)[j]);
+                        if (!(d <= 4 * eps * K * 2 * 1.6)) close = 0;
+                        if (d > worst) worst = d;
+                    }
+                    cases++;
+                    (void)prec;
+                }
+    }
+    battery_check(same, "pointer-array batches: %d cases (c and z, both layouts, every op pair), each member the "
+                  "single call bit for bit", cases);
+    battery_check(close, "pointer-array batches against the complex reference: largest error %.3g", worst);
+
+    /* the refusals, on zgemm with members as above (precision F64) */
+    for (i = 0; i < COUNT * SZ; i++) A[i] = battery_uniform(&st), B[i] = battery_uniform(&st), C[i] = i;
+    for (i = 0; i < COUNT; i++) {
+        la[i] = A + order[i] * SZ;
+        lb[i] = B + i * SZ;
+        lc[i] = C + order[i] * SZ;
+    }
+    memcpy(before, C, sizeof C);
+#define TEST_REFUSED(call, what, want)                                                                           \
+    do {                                                                                                         \
+        s = call;                                                                                                \
+        battery_check(s == GEMM_ERR_INVALID_ARG && memcmp(C, before, sizeof C) == 0 &&                           \
+                          strstr(gemm_last_error_detail(), want) != NULL,                                        \
+                      "pointer-array batch: %s refused, nothing written: \"%s\"", what, gemm_last_error_detail()); \
+    } while (0)
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, NULL, la, LD, lb, LD, beta,
+                                    lc, LD, COUNT), "NULL alpha", "alpha is NULL");
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD, NULL,
+                                    lc, LD, COUNT), "NULL beta", "beta is NULL");
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD, beta,
+                                    lc, LD, -1), "batch_count = -1", "batch_count");
+    TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, NULL, LD,
+                                    beta, lc, LD, COUNT), "a NULL list of B", "B (the list");
+    {
+        void *lc2[COUNT];
+        const void *la2[COUNT];
+        memcpy(lc2, lc, sizeof lc);
+        lc2[2] = NULL;
+        TEST_REFUSED(gemm_zgemm_batched(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD,
+                                        beta, lc2, LD, COUNT), "a NULL C[2]", "C[2] is NULL");
+        memcpy(lc2, lc, sizeof lc);
+        lc2[3] = (char *)lc2[1] + 2 * sizeof(double); /* member 3's C one element into member 1's */
+        TEST_REFUSED(gemm_zgemm_batched(GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la, LD, lb, LD,
+                                        beta, lc2, LD, COUNT), "two members writing one C", "same elements");
+        memcpy(la2, la, sizeof la);
+        la2[3] = lc[0]; /* member 3 reads member 0's C */
+        TEST_REFUSED(gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, M, N, K, alpha, la2, LD, lb,
+                                        LD, beta, lc, LD, COUNT), "a member's C over another member's A", "overlaps");
+    }
+#undef TEST_REFUSED
+    s = gemm_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, alpha, NULL, LD, NULL, LD, beta,
+                           NULL, LD, 0);
+    battery_check(s == GEMM_OK, "no member, NULL lists: status %d", (int)s);
+    {
+        /* one thread: the check of C's list (not in address order) sorts
+           a copy, one allocation, then each member allocates what its
+           single call does (counted here), so the allocation after two
+           members' fails and member 2 stops the batch */
+        gemm_cpu_options one = {1, 0};
+        long per;
+        memcpy(R, C, sizeof C);
+        test_malloc_calls = 0;
+        for (i = 0; i < 2; i++)
+            gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, M, N, K, alpha, la[i], LD, lb[i], LD, beta,
+                           R + order[i] * SZ, LD, &one);
+        per = test_malloc_calls / 2;
+        test_malloc_calls = 0;
+        test_malloc_fail_at = 1 + 2 * per + 1;
+        s = gemm_cpu_zgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, M, N, K, alpha, la, LD, lb, LD,
+                                   beta, lc, LD, COUNT, &one);
+        test_malloc_fail_at = 0;
+        battery_check(s == GEMM_ERR_OUT_OF_MEMORY && memcmp(C, R, sizeof C) == 0 &&
+                          strstr(gemm_last_error_detail(), "member 2 of 4 failed") &&
+                          strstr(gemm_last_error_detail(), "it and those after it were not"),
+                      "out of memory at member 2 (%ld allocation(s) a member): members 0 and 1 written, 2 and 3 "
+                      "not: status %d \"%s\"", per, (int)s, gemm_last_error_detail());
+    }
+}
+
+/* The 3M method's own error. A and B with real parts in [0.5, 1) and
+   imaginary parts a thousand times smaller, cgemm3m and cgemm against the
+   reference: Im by 3M comes out of T3 - T1 - T2, products of size
+   (|Re| + |Im|)^2 k, so its error is bounded by a few eps * k *
+   (max|Re A| + max|Im A|)(max|Re B| + max|Im B|) but is far above the
+   4M product's, whose terms are a thousand times smaller. A wrong formula
+   breaks the bound; the 4M product under the 3M name breaks the second
+   check. Re is as accurate as 4M's (T1 - T2, no cancellation). */
+static void test_3m_error(void)
+{
+    enum { S = 64 };
+    static float A[2 * S * S], B[2 * S * S], C4[2 * S * S], C3[2 * S * S], R[2 * S * S];
+    float alpha[2] = {1, 0}, beta[2] = {0, 0};
+    gemm_cpu_options two = {2, 0};
+    uint64_t st = 41;
+    double e3 = 0, e4 = 0, re3 = 0, bound = 0;
+    gemm_status s3, s4;
+    int i;
+    for (i = 0; i < S * S; i++) {
+        A[2 * i] = (float)(0.75 + 0.25 * battery_uniform(&st));
+        A[2 * i + 1] = (float)(1e-3 * battery_uniform(&st));
+        B[2 * i] = (float)(0.75 + 0.25 * battery_uniform(&st));
+        B[2 * i + 1] = (float)(1e-3 * battery_uniform(&st));
+    }
+    s3 = gemm_cpu_cgemm3m(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, B, S, beta, C3, S, &two);
+    s4 = gemm_cpu_cgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, B, S, beta, C4, S, &two);
+    gemm_ref_cgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, S, S, S, alpha, A, S, B, S, beta, R, S);
+    for (i = 0; i < S * S; i++) {
+        double d3 = fabs((double)C3[2 * i + 1] - R[2 * i + 1]), d4 = fabs((double)C4[2 * i + 1] - R[2 * i + 1]);
+        double r3 = fabs((double)C3[2 * i] - R[2 * i]);
+        if (!(d3 <= e3)) e3 = d3 != d3 ? INFINITY : d3;
+        if (!(d4 <= e4)) e4 = d4 != d4 ? INFINITY : d4;
+        if (!(r3 <= re3)) re3 = r3 != r3 ? INFINITY : r3;
+    }
+    bound = 8 * FLT_EPSILON * S * (1.0 + 1e-3) * (1.0 + 1e-3);
+    battery_check(s3 == GEMM_OK && s4 == GEMM_OK && e3 <= bound && re3 <= bound,
+                  "cgemm3m 64^3, Im A and Im B 1e-3 of Re: its error (Re %.3g, Im %.3g) within 8 eps k "
+                  "(|Re|+|Im|)^2 = %.3g", re3, e3, bound);
+    battery_check(e3 > 10 * e4, "cgemm3m's Im error %.3g is the Gauss formula's, above 10x cgemm's %.3g", e3, e4);
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -322,5 +524,14 @@ int main(int argc, char **argv)
     test_threads_identical();
     test_refusals();
     test_strided();
+    test_pointers();
+    {
+        /* the 3M calls: the battery's bound holds for its uniform values */
+        cbattery_backend m3 = {"cpu/3m/2-threads", m3_c, m3_z, &two, 0, quick ? 4 : 0, 1};
+        cbattery_backend m3n = {"cpu/3m/default-options", m3_c, m3_z, NULL, 90, 4, 1};
+        cbattery_run(&m3);
+        if (!quick) cbattery_run(&m3n);
+    }
+    test_3m_error();
     return battery_summary();
 }

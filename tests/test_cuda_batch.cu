@@ -20,12 +20,15 @@
    a member's C over any member's A or B refused (device pointers, and,
    with --host, host arrays standing in for them).
    GEMM_CUDA_TEST_SMALL=1: fewer cases (compute-sanitizer).
-   build/test_cuda_batch --host: only the checks' host side (no GPU). */
+   build/test_cuda_batch --host: only the checks' host side (no GPU).
+   build/test_cuda_batch --tiny: the host side, tiny members and grouped
+   batches only. */
 #define GEMM__TEST_HOOKS
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cuda.cuh"
 #include "battery_batch.h"
 #include <errno.h>
+#include <vector>
 #include <sys/mman.h> /* mmap: host memory no one may read */
 #include <sys/uio.h>  /* process_vm_readv */
 #include <unistd.h>   /* sysconf */
@@ -445,6 +448,240 @@ static void test_big(void)
     }
 }
 
+/* ---- tiny members (m, n <= 32, k <= 64): four per block, in place ---- */
+
+/* beta = 0 never reads C (C starts as NaN) and writes only the members'
+   m x n (the rows between m and ldc keep their NaN); alpha = 0 with beta = 2
+   doubles C. Small integers: every order of the sums gives the same
+   exact values. */
+template <typename T> static void tiny_scalars(const char *what, int64_t m, int64_t n, int64_t k, int64_t count)
+{
+    int64_t lda = m + 1, ldb = k + 2, ldc = m + 3, sa = lda * k, sb = ldb * n, sc = ldc * n;
+    T *hA = (T *)malloc(sizeof(T) * sa * count), *hB = (T *)malloc(sizeof(T) * sb * count),
+      *hC = (T *)malloc(sizeof(T) * sc * count);
+    for (int64_t i = 0; i < sa * count; i++) hA[i] = (T)((i * 7) % 5) - 2;
+    for (int64_t i = 0; i < sb * count; i++) hB[i] = (T)((i * 3) % 7) - 3;
+    for (int64_t i = 0; i < sc * count; i++) hC[i] = (T)NAN;
+    T *dA = dev_copy(hA, sa * count), *dB = dev_copy(hB, sb * count), *dC = dev_copy(hC, sc * count);
+    gemm_status s = call_strided<T>(NULL, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, (T)1, dA, lda, sa, dB,
+                                    ldb, sb, (T)0, dC, ldc, sc, count);
+    dev_back(hC, dC, sc * count);
+    int64_t bad = -1;
+    for (int64_t i = 0; i < count && bad < 0; i++)
+        for (int64_t c = 0; c < n && bad < 0; c++)
+            for (int64_t r = 0; r < ldc && bad < 0; r++) {
+                T got = hC[i * sc + r + c * ldc], want = 0;
+                for (int64_t p = 0; p < k; p++) want += hA[i * sa + r % m + p * lda] * hB[i * sb + p + c * ldb];
+                if (r < m ? got != want : !isnan((double)got)) bad = i;
+            }
+    battery_check(s == GEMM_OK && bad < 0, "%s: %lldx%lldx%lld x %lld, beta = 0 over a NaN C: the products, the rows "
+                  "past m untouched (first wrong member %lld; %s)", what, (long long)m, (long long)n, (long long)k,
+                  (long long)count, (long long)bad, s == GEMM_OK ? "ok" : gemm_last_error_detail());
+    for (int64_t i = 0; i < sc * count; i++) hC[i] = (T)(i % 9);
+    stop_on(cudaMemcpy(dC, hC, sizeof(T) * sc * count, cudaMemcpyHostToDevice), "to device");
+    s = call_strided<T>(NULL, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, m, n, k, (T)0, dA, lda, sa, dB, ldb, sb,
+                        (T)2, dC, ldc, sc, count);
+    T *out = (T *)malloc(sizeof(T) * sc * count);
+    dev_back(out, dC, sc * count);
+    bad = -1;
+    for (int64_t i = 0; i < sc * count && bad < 0; i++) {
+        int64_t r = i % sc % ldc;
+        if (out[i] != (r < m ? 2 * hC[i] : hC[i])) bad = i / sc;
+    }
+    battery_check(s == GEMM_OK && bad < 0, "%s: alpha = 0, beta = 2: C doubled, the rows past m untouched (first "
+                  "wrong member %lld)", what, (long long)bad);
+    free(hA); free(hB); free(hC); free(out);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+}
+
+static void test_tiny(void)
+{
+    static const big_case tiny[] = {
+        {16, 16, 16, 1000, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 0, 0}, /* 16 x 16 tiles */
+        {32, 32, 32, 999, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 0, 1},     /* 32 x 32, pointers */
+        {13, 7, 45, 101, GEMM_COL_MAJOR, GEMM_TRANS, GEMM_TRANS, 1, 0},         /* edges, unaligned, K chunks */
+        {31, 17, 64, 50, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 3, 1},      /* unaligned pointers */
+        {16, 9, 16, 33, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_TRANS, 1, 1},
+        {1, 32, 5, 9, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 0, 0},
+        {32, 1, 33, 10, GEMM_ROW_MAJOR, GEMM_TRANS, GEMM_NO_TRANS, 0, 0},
+        {20, 30, 17, 77, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 0, 1},
+    };
+    int n = (int)(sizeof tiny / sizeof tiny[0]);
+    for (int i = 0; i < n; i++) {
+        gemm_cuda_options o = {};
+        if (small_run && i != 2 && i != 3) continue; /* under compute-sanitizer: the edges */
+        big_batch<float, float>("f32 tiny", tiny[i], &o, 0, FLT_EPSILON, 1);
+        big_batch<double, double>("f64 tiny", tiny[i], &o, 0, DBL_EPSILON, 1);
+    }
+    tiny_scalars<float>("f32 tiny", 16, 16, 16, small_run ? 9 : 300);
+    tiny_scalars<double>("f64 tiny", 29, 32, 50, small_run ? 9 : 300);
+    tiny_scalars<float>("f32 tiny", 3, 30, 64, 5);
+}
+
+/* ---- grouped batches ---- */
+
+static void refused(const char *what, gemm_status s, gemm_status want, const char *needle, int unchanged);
+
+/* One group of a grouped call. */
+typedef struct group_case {
+    int64_t m, n, k;
+    gemm_transpose ta, tb;
+    double alpha, beta;
+    int64_t size;
+} group_case;
+
+/* Groups of every kind in one call (tiny members, several tiles, edges,
+   alpha = 0, an empty group), lists in host then device memory: each
+   member against the fp64 reference, and each group bitwise what
+   gemm_cuda_?gemm_batched gives it alone; then refusals in a later group
+   write nothing in an earlier one. */
+template <typename T>
+static void grouped_case(const char *what, gemm_layout l, const group_case *gc, int groups,
+                         const gemm_cuda_options *opt = NULL, double in_err = 0)
+{
+    const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON;
+    int64_t total = 0, off = 0;
+    for (int g = 0; g < groups; g++) total += gc[g].size;
+    std::vector<gemm_transpose> ta(groups), tb(groups);
+    std::vector<int64_t> m(groups), n(groups), k(groups), lda(groups), ldb(groups), ldc(groups), size(groups);
+    std::vector<T> alpha(groups), beta(groups);
+    std::vector<size_t> ea(total), eb(total), ec(total), oa(total + 1), ob(total + 1), oc(total + 1);
+    std::vector<int> grp(total);
+    for (int g = 0; g < groups; g++) {
+        size_t e[3];
+        ta[g] = gc[g].ta; tb[g] = gc[g].tb; m[g] = gc[g].m; n[g] = gc[g].n; k[g] = gc[g].k; size[g] = gc[g].size;
+        alpha[g] = (T)gc[g].alpha; beta[g] = (T)gc[g].beta;
+        lda[g] = (l == GEMM_COL_MAJOR) == (ta[g] == GEMM_NO_TRANS) ? m[g] + 1 + g : k[g] + 1 + g;
+        ldb[g] = (l == GEMM_COL_MAJOR) == (tb[g] == GEMM_NO_TRANS) ? k[g] + 2 : n[g] + 2;
+        ldc[g] = (l == GEMM_COL_MAJOR ? m[g] : n[g]) + 3;
+        extents(l, ta[g], tb[g], m[g], n[g], k[g], lda[g], ldb[g], ldc[g], e);
+        for (int64_t i = 0; i < size[g]; i++) {
+            ea[off + i] = e[0] + 1; eb[off + i] = e[1] + 3; ec[off + i] = e[2] + 2; /* odd gaps: some unaligned */
+            grp[off + i] = g;
+        }
+        off += size[g];
+    }
+    oa[0] = ob[0] = oc[0] = 0;
+    for (int64_t i = 0; i < total; i++) { oa[i + 1] = oa[i] + ea[i]; ob[i + 1] = ob[i] + eb[i]; oc[i + 1] = oc[i] + ec[i]; }
+    uint64_t state = 777u + (uint64_t)total;
+    std::vector<T> hA(oa[total]), hB(ob[total]), hC(oc[total]), out(oc[total]), again(oc[total]), want(oc[total]);
+    for (auto &v : hA) v = (T)battery_uniform(&state);
+    for (auto &v : hB) v = (T)battery_uniform(&state);
+    for (auto &v : hC) v = (T)battery_uniform(&state);
+    T *dA = dev_copy(hA.data(), oa[total]), *dB = dev_copy(hB.data(), ob[total]), *dC = dev_copy(hC.data(), oc[total]);
+    std::vector<const T *> la(total), lb(total);
+    std::vector<T *> lc(total);
+    for (int64_t i = 0; i < total; i++) { la[i] = dA + oa[i]; lb[i] = dB + ob[i]; lc[i] = dC + oc[i]; }
+    auto call = [&](const T *const *A, const T *const *B, T *const *C, const int64_t *sizes) {
+        if constexpr (sizeof(T) == 4)
+            return gemm_cuda_sgemm_grouped_batched(0, l, ta.data(), tb.data(), m.data(), n.data(), k.data(),
+                                                   alpha.data(), A, lda.data(), B, ldb.data(), beta.data(), C,
+                                                   ldc.data(), groups, sizes, opt);
+        else
+            return gemm_cuda_dgemm_grouped_batched(0, l, ta.data(), tb.data(), m.data(), n.data(), k.data(),
+                                                   alpha.data(), A, lda.data(), B, ldb.data(), beta.data(), C,
+                                                   ldc.data(), groups, sizes, opt);
+    };
+    gemm_status s = call(la.data(), lb.data(), lc.data(), size.data());
+    dev_back(out.data(), dC, oc[total]);
+    battery_check(s == GEMM_OK, "%s: %d groups, %lld members run (%s)", what, groups, (long long)total,
+                  s == GEMM_OK ? "ok" : gemm_last_error_detail());
+    /* every member against the reference */
+    int64_t worst_member = -1;
+    double worst = 0;
+    for (int64_t i = 0; i < total && s == GEMM_OK; i++) {
+        int g = grp[i];
+        std::vector<double> ref(m[g] * n[g]), mag(m[g] * n[g]);
+        reference<T, T>(l, ta[g], tb[g], m[g], n[g], k[g], (double)alpha[g], hA.data() + oa[i], lda[g],
+                        hB.data() + ob[i], ldb[g], (double)beta[g], hC.data() + oc[i], ldc[g], ref.data(), mag.data());
+        for (int64_t r = 0; r < m[g]; r++)
+            for (int64_t c = 0; c < n[g]; c++) {
+                double err = fabs((double)out[oc[i] + at(l, r, c, ldc[g])] - ref[r * n[g] + c]) /
+                             (mag[r * n[g] + c] + 1e-30) / (in_err + 4 * eps * (double)(k[g] + 2));
+                if (err > worst) { worst = err; worst_member = i; }
+            }
+    }
+    battery_check(s == GEMM_OK && worst <= 1, "%s: every member within in_err + 4 eps (k + 2) of the reference (worst %.3g of "
+                  "that, member %lld)", what, worst, (long long)worst_member);
+    /* each group alone, as a pointer-array batch: the same bits (a group of one member is the single call,
+       whose K may be split with atomics: the reference above checks it) */
+    auto same = [&](const std::vector<T> &x) {
+        for (int64_t i = 0; i < total; i++)
+            if (size[grp[i]] > 1 && memcmp(x.data() + oc[i], out.data() + oc[i], ec[i] * sizeof(T))) return false;
+        return true;
+    };
+    stop_on(cudaMemcpy(dC, hC.data(), oc[total] * sizeof(T), cudaMemcpyHostToDevice), "to device");
+    off = 0;
+    gemm_status s2 = GEMM_OK;
+    for (int g = 0; g < groups && s2 == GEMM_OK; off += size[g], g++)
+        if (size[g] > 1)
+            s2 = call_batched<T>(opt, l, ta[g], tb[g], m[g], n[g], k[g], alpha[g], la.data() + off, lda[g],
+                                 lb.data() + off, ldb[g], beta[g], lc.data() + off, ldc[g], size[g]);
+    dev_back(again.data(), dC, oc[total]);
+    battery_check(s2 == GEMM_OK && same(again), "%s: each group bitwise what gemm_cuda_?gemm_batched gives it (%s)",
+                  what, s2 == GEMM_OK ? "ok" : gemm_last_error_detail());
+    /* the lists in device memory, as cublasGemmGroupedBatchedEx takes them */
+    void **dl = NULL;
+    stop_on(cudaMemcpy(dC, hC.data(), oc[total] * sizeof(T), cudaMemcpyHostToDevice), "to device");
+    stop_on(cudaMalloc((void **)&dl, 3 * total * sizeof(void *)), "cudaMalloc (lists)");
+    stop_on(cudaMemcpy(dl, la.data(), total * sizeof(void *), cudaMemcpyHostToDevice), "lists");
+    stop_on(cudaMemcpy(dl + total, lb.data(), total * sizeof(void *), cudaMemcpyHostToDevice), "lists");
+    stop_on(cudaMemcpy(dl + 2 * total, lc.data(), total * sizeof(void *), cudaMemcpyHostToDevice), "lists");
+    s2 = call((const T *const *)dl, (const T *const *)(dl + total), (T *const *)(dl + 2 * total), size.data());
+    dev_back(again.data(), dC, oc[total]);
+    battery_check(s2 == GEMM_OK && same(again), "%s: lists in device memory give the host lists' bits (%s)", what,
+                  s2 == GEMM_OK ? "ok" : gemm_last_error_detail());
+    cudaFree(dl);
+    /* refusals in the last group with members: nothing written anywhere */
+    int last = groups - 1;
+    while (last > 0 && size[last] == 0) last--;
+    int64_t first_of_last = total - size[last];
+    stop_on(cudaMemcpy(dC, hC.data(), oc[total] * sizeof(T), cudaMemcpyHostToDevice), "to device");
+    T *saved = lc[total - 1];
+    lc[total - 1] = dC + oc[total] - 1; /* its C runs past the allocation */
+    s2 = call(la.data(), lb.data(), lc.data(), size.data());
+    dev_back(again.data(), dC, oc[total]);
+    refused("grouped: the last member's C past its allocation", s2, GEMM_ERR_INVALID_ARG, "past the end",
+            again == hC);
+    if (size[last] > 1) {
+        lc[total - 1] = lc[first_of_last]; /* two members of one group write one C */
+        s2 = call(la.data(), lb.data(), lc.data(), size.data());
+        dev_back(again.data(), dC, oc[total]);
+        refused("grouped: two members of the last group write one C", s2, GEMM_ERR_INVALID_ARG, "group", again == hC);
+    }
+    lc[total - 1] = saved;
+    la[first_of_last] = (const T *)(lc[first_of_last] + 1); /* C over A within the group */
+    if (alpha[last] != T(0) && k[last] > 0) {
+        s2 = call(la.data(), lb.data(), lc.data(), size.data());
+        dev_back(again.data(), dC, oc[total]);
+        refused("grouped: a member's C over its A", s2, GEMM_ERR_INVALID_ARG, "overlaps", again == hC);
+    }
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+}
+
+static void test_grouped(void)
+{
+    static const group_case mixed[] = {
+        {16, 16, 16, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 0, 40},   /* tiny */
+        {70, 33, 100, GEMM_TRANS, GEMM_NO_TRANS, 0.5, -1, 3},   /* edges */
+        {9, 9, 9, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 0},       /* empty */
+        {130, 257, 64, GEMM_NO_TRANS, GEMM_TRANS, -0.75, 0.5, 2},
+        {5, 6, 7, GEMM_TRANS, GEMM_TRANS, 0, 2, 4},             /* alpha = 0: C = 2C */
+        {200, 300, 500, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 0.5, 1}, /* one member: the single call */
+        {31, 20, 45, GEMM_TRANS, GEMM_NO_TRANS, 1.5, 0.25, 25}, /* tiny, K in chunks */
+    };
+    int groups = (int)(sizeof mixed / sizeof mixed[0]);
+    grouped_case<float>("grouped f32 col", GEMM_COL_MAJOR, mixed, groups);
+    grouped_case<double>("grouped f64 row", GEMM_ROW_MAJOR, mixed, groups);
+    if (!small_run) {
+        gemm_cuda_options o = {};
+        grouped_case<float>("grouped f32 row", GEMM_ROW_MAJOR, mixed, groups);
+        grouped_case<double>("grouped f64 col", GEMM_COL_MAJOR, mixed, groups);
+        o.math = GEMM_CUDA_MATH_TF32;
+        grouped_case<float>("grouped tf32 col", GEMM_COL_MAJOR, mixed, groups, &o, 1.0 / 512);
+    }
+}
+
 /* ---- more than one grid's 65535 slices; shared operands; refusals ---- */
 
 static void test_many_and_shared(void)
@@ -606,6 +843,76 @@ static void test_host_overlaps(void)
                   (int)s, gemm_last_error_detail());
 }
 
+
+/* Grouped batches' argument checks: before any CUDA call, so on the CPU
+   too (host arrays stand in for the lists; nothing is read). */
+static void test_host_grouped(void)
+{
+    static float X[64];
+    const float *A[3] = {X, X, X}, *B[3] = {X, X, X};
+    float *C[3] = {X, X, X};
+    gemm_transpose ta[2] = {GEMM_NO_TRANS, GEMM_TRANS}, tb[2] = {GEMM_NO_TRANS, GEMM_NO_TRANS};
+    int64_t m[2] = {2, 3}, n[2] = {2, 3}, k[2] = {2, 3}, lda[2] = {2, 3}, ldb[2] = {2, 3}, ldc[2] = {2, 3},
+            size[2] = {1, 2};
+    float alpha[2] = {1, 1}, beta[2] = {0, 0};
+    gemm_status s;
+#define GROUPED(...) gemm_cuda_sgemm_grouped_batched(0, GEMM_COL_MAJOR, __VA_ARGS__)
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, -1, size, NULL);
+    refused("grouped: group_count = -1", s, GEMM_ERR_INVALID_ARG, "group_count = -1 is negative", 1);
+    s = GROUPED(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL);
+    battery_check(s == GEMM_OK, "grouped: group_count = 0 with NULL arrays: GEMM_OK");
+    s = GROUPED(ta, tb, NULL, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, NULL);
+    refused("grouped: a NULL m_array", s, GEMM_ERR_INVALID_ARG, "m_array is NULL", 1);
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, NULL, NULL);
+    refused("grouped: a NULL group_size", s, GEMM_ERR_INVALID_ARG, "group_size is NULL", 1);
+    size[1] = -2;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, NULL);
+    refused("grouped: group_size[1] = -2", s, GEMM_ERR_INVALID_ARG, "group_size[1] = -2 is negative", 1);
+    size[1] = 2;
+    m[1] = -1;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, NULL);
+    refused("grouped: m = -1 in group 1", s, GEMM_ERR_INVALID_ARG, "group 1", 1);
+    m[1] = 3;
+    lda[1] = 2; /* group 1's op(A) is transposed: lda must hold k = 3 */
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, NULL);
+    refused("grouped: lda below k in group 1 (transposed A)", s, GEMM_ERR_INVALID_ARG, "group 1", 1);
+    lda[1] = 3;
+    ldc[0] = 1;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, NULL);
+    refused("grouped: ldc below m in group 0", s, GEMM_ERR_INVALID_ARG, "group 0", 1);
+    ldc[0] = 2;
+    gemm_cuda_options o = {};
+    o.split_k = -1;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, &o);
+    refused("grouped: options.split_k = -1", s, GEMM_ERR_INVALID_ARG, "split_k", 1);
+    o = gemm_cuda_options{};
+    o.math = GEMM_CUDA_MATH_TF32; /* fp32 on the tensor cores: their kernels' checks */
+    o.kernel = GEMM_CUDA_KERNEL_DMMA;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, &o);
+    refused("grouped: TF32 with the DMMA kernel", s, GEMM_ERR_INVALID_ARG, "not a tensor-core kernel", 1);
+    o.kernel = GEMM_CUDA_KERNEL_AUTO;
+    {
+        double da[2] = {1, 1}, db[2] = {0, 0};
+        const double *dl[3] = {NULL, NULL, NULL};
+        double *dcl[3] = {NULL, NULL, NULL};
+        s = gemm_cuda_dgemm_grouped_batched(0, GEMM_COL_MAJOR, ta, tb, m, n, k, da, dl, lda, dl, ldb, db, dcl, ldc, 2,
+                                            size, &o);
+        refused("grouped: fp64 with TF32", s, GEMM_ERR_INVALID_ARG, "options.math", 1);
+    }
+    o = gemm_cuda_options{};
+    o.verify = 1;
+    s = GROUPED(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, 2, size, &o);
+    refused("grouped: options.verify", s, GEMM_ERR_INVALID_ARG, "not for batches", 1);
+    double dalpha[2] = {0, 0}, dbeta[2] = {1, 1};
+    const double *dA[3] = {NULL, NULL, NULL};
+    double *dC[3] = {NULL, NULL, NULL};
+    n[0] = 0; /* every group without work (no columns; alpha = 0, beta = 1): nothing read, GEMM_OK */
+    s = gemm_cuda_dgemm_grouped_batched(0, GEMM_ROW_MAJOR, ta, tb, m, n, k, dalpha, dA, lda, dA, ldb, dbeta, dC, ldc,
+                                        2, size, NULL);
+    battery_check(s == GEMM_OK, "grouped: every group C = 1*C: GEMM_OK, no list read (%s)", gemm_last_error_detail());
+#undef GROUPED
+}
+
 static void test_host_side(void)
 {
     uint64_t b = 0, e = 0;
@@ -669,6 +976,7 @@ static void test_host_side(void)
     free(src);
     free(dst);
     test_host_overlaps();
+    test_host_grouped();
 }
 
 /* ---- the lists of a pointer-array batch in host, device or managed memory ---- */
@@ -938,6 +1246,11 @@ int main(int argc, char **argv)
         battery_failed++;
         return battery_summary();
     }
+    if (argc > 1 && !strcmp(argv[1], "--tiny")) { /* the tiny members and grouped batches alone (memcheck's run) */
+        test_tiny();
+        test_grouped();
+        return battery_summary();
+    }
     {
         gemm_cuda_options o = {};
         battery_cuda_batch("cuda batch auto", &o, 0, 0);
@@ -945,6 +1258,8 @@ int main(int argc, char **argv)
         battery_cuda_batch("cuda batch tf32", &o, 1, 1.0 / 1024);
     }
     test_big();
+    test_tiny();
+    test_grouped();
     test_many_and_shared();
     test_refusals();
     test_device_lists();

@@ -3,7 +3,9 @@
    mantissa bit above the bound, a dropped K slice; tests/verify_faults.h)
    on device pointers (sums on the device: the exact kernels, split K, TF32)
    and on host pointers (sums on the host), each caught; then the battery
-   with verify on through both: no false alarm; batches refuse the option.
+   with verify on through both: no false alarm; then batches (strided,
+   pointer arrays with host and with device lists): a fault in member 2 of
+   4 caught and named, the battery verified through each.
    Needs a GPU. Last line: N passed, N failed.
 
    GEMM_CUDA_TEST_SMALL=1 runs smaller shapes and batteries (for
@@ -16,7 +18,9 @@
 
 typedef struct cuda_ctx {
     gemm_cuda_options opt;
-    int host; /* 1: the _host API */
+    int host;  /* 1: the _host API */
+    int batch; /* device pointers: 1 a strided batch, 2 a pointer-array batch with host lists, 3 with device lists;
+                  4 members, the call's is member 2 (verify_fault_skip = 2 puts the fault there) */
 } cuda_ctx;
 
 static size_t extent_of(gemm_layout layout, int64_t rows, int64_t cols, int64_t ld)
@@ -36,6 +40,73 @@ static void *to_device(const void *host, size_t bytes)
         exit(2);
     }
     return d;
+}
+
+/* The battery's call as member 2 of a batch of 4 (every member the same
+   product: A and B shared, C copied 4 times). A GEMM_ERR_VERIFY must name
+   member 2 and leave member 3 as it was. Frees dA, dB. */
+template <typename T>
+static gemm_status run_batch(cuda_ctx *ctx, gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t m,
+                             int64_t n, int64_t k, T alpha, T *dA, int64_t lda, T *dB, int64_t ldb, T beta, T *C,
+                             size_t nc, int64_t ldc)
+{
+    size_t ec = nc / sizeof(T);
+    T *all = (T *)malloc(4 * nc + 1), *back = (T *)malloc(4 * nc + 1), *dC;
+    const T *la[4], *lb[4];
+    T *lc[4];
+    void **dl = NULL;
+    gemm_status s;
+    cudaError_t e;
+    for (int x = 0; x < 4; x++) {
+        if (C) memcpy(all + x * ec, C, nc);
+        la[x] = dA;
+        lb[x] = dB;
+    }
+    dC = C ? (T *)to_device(all, 4 * nc) : NULL;
+    for (int x = 0; x < 4; x++) lc[x] = dC ? dC + x * ec : NULL;
+    if (ctx->batch == 3) { /* the lists on the device, as cuBLAS takes them */
+        const void *lists[12];
+        for (int x = 0; x < 4; x++) lists[x] = la[x], lists[4 + x] = lb[x], lists[8 + x] = lc[x];
+        dl = (void **)to_device(lists, sizeof lists);
+    }
+    const T *const *pa = dl ? (const T *const *)dl : la, *const *pb = dl ? (const T *const *)(dl + 4) : lb;
+    T *const *pc = dl ? (T *const *)(dl + 8) : lc;
+    if (ctx->batch == 1)
+        s = sizeof(T) == 4
+            ? gemm_cuda_sgemm_strided_batched(0, layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, 0,
+                                              (const float *)dB, ldb, 0, (float)beta, (float *)dC, ldc, (int64_t)ec, 4,
+                                              &ctx->opt)
+            : gemm_cuda_dgemm_strided_batched(0, layout, ta, tb, m, n, k, (double)alpha, (const double *)dA, lda, 0,
+                                              (const double *)dB, ldb, 0, (double)beta, (double *)dC, ldc, (int64_t)ec,
+                                              4, &ctx->opt);
+    else
+        s = sizeof(T) == 4
+            ? gemm_cuda_sgemm_batched(0, layout, ta, tb, m, n, k, (float)alpha, (const float *const *)pa, lda,
+                                      (const float *const *)pb, ldb, (float)beta, (float *const *)pc, ldc, 4, &ctx->opt)
+            : gemm_cuda_dgemm_batched(0, layout, ta, tb, m, n, k, (double)alpha, (const double *const *)pa, lda,
+                                      (const double *const *)pb, ldb, (double)beta, (double *const *)pc, ldc, 4,
+                                      &ctx->opt);
+    e = cudaDeviceSynchronize();
+    if (e == cudaSuccess && dC && nc) e = cudaMemcpy(back, dC, 4 * nc, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        printf("FAIL CUDA error after the batch: %s\n", cudaGetErrorString(e));
+        battery_failed++;
+        exit(battery_summary());
+    }
+    if (dC && nc) memcpy(C, back + 2 * ec, nc);
+    if (s == GEMM_ERR_VERIFY)
+        battery_check(strstr(gemm_last_error_detail(), "member 2 of 4 failed") != NULL &&
+                          memcmp(back + 3 * ec, all + 3 * ec, nc) == 0,
+                      "a verified CUDA batch (%s) names its failing member 2 and leaves member 3 untouched: %s",
+                      ctx->batch == 1 ? "strided" : ctx->batch == 2 ? "host lists" : "device lists",
+                      gemm_last_error_detail());
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    cudaFree(dl);
+    free(all);
+    free(back);
+    return s;
 }
 
 template <typename T>
@@ -59,6 +130,7 @@ static gemm_status run_cuda(void *vctx, gemm_layout layout, gemm_transpose ta, g
                                    (const double *)B, ldb, (double)beta, (double *)C, ldc, &ctx->opt);
     dA = (T *)to_device(A, na);
     dB = (T *)to_device(B, nb);
+    if (ctx->batch) return run_batch<T>(ctx, layout, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, C, nc, ldc);
     dC = (T *)to_device(C, nc);
     s = sizeof(T) == 4
         ? gemm_cuda_sgemm(0, layout, ta, tb, m, n, k, (float)alpha, (const float *)dA, lda, (const float *)dB, ldb,
@@ -156,16 +228,20 @@ int main(void)
     be.cases = small ? cases : 60;
     be.max_dim = max_dim;
     battery_run(&be);
-    {
-        float *d = NULL;
-        gemm_status s = GEMM_ERR_DEVICE;
-        if (cudaMalloc((void **)&d, 4 * sizeof(float)) == cudaSuccess) {
-            s = gemm_cuda_sgemm_strided_batched(0, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1, 1.0f, d, 1, 1,
-                                                d, 1, 1, 0.0f, d + 2, 1, 1, 2, &dev.opt);
-            cudaFree(d);
-        }
-        battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "verify") != NULL,
-                      "a CUDA batch refuses options.verify (%d: %s)", (int)s, gemm_last_error_detail());
+    /* batches: every member verified, a fault in member 2 of 4 caught and
+       named, member 3 untouched; the battery through each form, no false
+       alarm */
+    for (int form = 1; form <= 3; form++) {
+        static const char *const names[4] = {"", "cuda/verify/strided-batch", "cuda/verify/batch-host-lists",
+                                             "cuda/verify/batch-device-lists"};
+        cuda_ctx bc = dev;
+        bc.batch = form;
+        be = backend(names[form], &bc, 1);
+        verify_faults(&be, 30, 20, 25, 2, 0xF);
+        if (small) continue; /* compute-sanitizer: the faults only (the members run the single call's kernels) */
+        be.cases = 20;
+        be.max_dim = 120;
+        battery_run(&be);
     }
     return battery_summary();
 }

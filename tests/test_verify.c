@@ -2,7 +2,8 @@
    of gemm_cpu_options; core/verify.c, cpu/verify.c). Last line:
    N passed, N failed.
 
-   build/test_verify          faults injected after the product (a flipped
+   build/test_verify          the host sums against long double sums; then
+                              faults injected after the product (a flipped
                               exponent bit, a flipped mantissa bit above the
                               bound, a dropped K slice; tests/verify_faults.h)
                               on every path of a single call (tiny loops,
@@ -145,6 +146,128 @@ static void test_not_finite(void)
                   gemm_last_error_detail());
 }
 
+/* The host sums themselves (cpu/verify_sums.c) against plain long double
+   sums: want, scale and got of every row and column, fp32 and fp64, every
+   storage order of op(a) and op(b), sizes that leave the vector loops'
+   tails (rows not a multiple of 8, columns not of 4), and shapes whose
+   inputs are cut into k slices, on one thread and on two. A sum that is
+   wrong by more than fp64's rounding fails, whatever the bound would
+   have let through. */
+static long double sums_ref(const double *x, int64_t i, int64_t rs, int64_t cs, int64_t len, const long double *w,
+                            int absolute)
+{
+    long double t = 0;
+    int64_t l;
+    for (l = 0; l < len; l++) {
+        long double e = x[i * rs + l * cs];
+        t += (absolute && e < 0 ? -e : e) * (w ? w[l] : 1.0L);
+    }
+    return t;
+}
+
+static int sums_close(const double *got, const long double *want, const long double *scale, int64_t count)
+{
+    int64_t i;
+    for (i = 0; i < count; i++) {
+        long double d = (long double)got[i] - want[i];
+        if ((d < 0 ? -d : d) > 1e-13L * scale[i] + 1e-300L) return 0;
+    }
+    return 1;
+}
+
+static void test_sums_case(gemm_precision prec, int64_t m, int64_t n, int64_t k, int ta, int tb, double beta,
+                           int threads)
+{
+    double alpha = -1.5, *A = (double *)malloc(sizeof(double) * (size_t)(m * k)), *ws;
+    double *B = (double *)malloc(sizeof(double) * (size_t)(k * n)), *C = (double *)malloc(sizeof(double) * (size_t)(m * n));
+    void *a, *b, *c;
+    long double *s = (long double *)calloc((size_t)(2 * k + 2 * m + 2 * n), sizeof(long double)), *sa = s + k;
+    long double *wc = sa + k, *sc = wc + n, *wr = sc + n, *sr = wr + m, *r, *ra;
+    long double *rowsum = (long double *)calloc((size_t)(2 * k + 2 * m + 2 * n), sizeof(long double));
+    long double *colsum = rowsum + m, *one = colsum + n;
+    gemm__problem p;
+    gemm__verify_sums v;
+    int64_t i, x;
+    unsigned long long st = 99;
+    int ok;
+    memset(&p, 0, sizeof p);
+    p.work = GEMM__WORK_FULL;
+    p.m = m, p.n = n, p.k = k, p.ldc = m;
+    p.ars = ta ? k : 1, p.acs = ta ? 1 : m; /* op(a) stored transposed: its rows contiguous */
+    p.brs = tb ? n : 1, p.bcs = tb ? 1 : k;
+    for (x = 0; x < m * k + k * n + m * n; x++) {
+        double e;
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        e = (double)(st >> 11) / 9007199254740992.0 - 0.5;
+        if (prec == GEMM_F32) e = (double)(float)e;
+        if (x < m * k) A[x] = e;
+        else if (x < m * k + k * n) B[x - m * k] = e;
+        else C[x - m * k - k * n] = e;
+    }
+    a = A, b = B, c = C;
+    if (prec == GEMM_F32) { /* the same values in fp32, in place */
+        float *fa = (float *)A, *fb = (float *)B, *fc = (float *)C;
+        for (x = 0; x < m * k; x++) fa[x] = (float)A[x];
+        for (x = 0; x < k * n; x++) fb[x] = (float)B[x];
+        for (x = 0; x < m * n; x++) fc[x] = (float)C[x];
+        A = (double *)malloc(sizeof(double) * (size_t)(m * k + k * n + m * n)); /* and back in fp64 for the reference */
+        for (x = 0; x < m * k; x++) A[x] = fa[x];
+        B = A + m * k;
+        for (x = 0; x < k * n; x++) B[x] = fb[x];
+        C = B + k * n;
+        for (x = 0; x < m * n; x++) C[x] = fc[x];
+    }
+    ws = (double *)malloc(sizeof(double) * gemm__verify_doubles(m, n, k));
+    gemm__verify_host_before(&p, prec, alpha, a, b, beta, c, ws, &v, threads);
+    gemm__verify_host_after(&p, prec, c, &v, threads);
+    /* the reference: s = alpha e^T op(a), r = alpha op(b) e, then the lines */
+    r = (long double *)calloc((size_t)(2 * k), sizeof(long double)), ra = r + k;
+    for (x = 0; x < k; x++) {
+        s[x] = alpha * sums_ref(A, x, p.acs, p.ars, m, NULL, 0);
+        sa[x] = -alpha * sums_ref(A, x, p.acs, p.ars, m, NULL, 1);
+        r[x] = alpha * sums_ref(B, x, p.brs, p.bcs, n, NULL, 0);
+        ra[x] = -alpha * sums_ref(B, x, p.brs, p.bcs, n, NULL, 1);
+    }
+    for (x = 0; x < k + m + n; x++) one[x] = 1;
+    for (i = 0; i < n; i++) {
+        wc[i] = sums_ref(B, i, p.bcs, p.brs, k, s, 0) + beta * sums_ref(C, i, m, 1, m, NULL, 0);
+        sc[i] = sums_ref(B, i, p.bcs, p.brs, k, sa, 1) + (beta < 0 ? -beta : beta) * sums_ref(C, i, m, 1, m, NULL, 1);
+        colsum[i] = sums_ref(C, i, m, 1, m, NULL, 0);
+    }
+    for (i = 0; i < m; i++) {
+        wr[i] = sums_ref(A, i, p.ars, p.acs, k, r, 0) + beta * sums_ref(C, i, 1, m, n, NULL, 0);
+        sr[i] = sums_ref(A, i, p.ars, p.acs, k, ra, 1) + (beta < 0 ? -beta : beta) * sums_ref(C, i, 1, m, n, NULL, 1);
+        rowsum[i] = sums_ref(C, i, 1, m, n, NULL, 0);
+    }
+    ok = sums_close(v.want_col, wc, sc, n) && sums_close(v.scale_col, sc, sc, n) &&
+         sums_close(v.want_row, wr, sr, m) && sums_close(v.scale_row, sr, sr, m) &&
+         sums_close(v.got_col, colsum, sc, n) && sums_close(v.got_row, rowsum, sr, m);
+    battery_check(ok, "the host sums of %s %lldx%lldx%lld (op(a) %s, op(b) %s, beta %g, %d threads) match long double "
+                  "sums", prec == GEMM_F32 ? "fp32" : "fp64", (long long)m, (long long)n, (long long)k,
+                  ta ? "rows contiguous" : "columns contiguous", tb ? "rows contiguous" : "columns contiguous", beta,
+                  threads);
+    if (prec == GEMM_F32) free(a), free(b), free(c);
+    free(A);
+    if (prec != GEMM_F32) free(B), free(C);
+    free(ws), free(s), free(r), free(rowsum);
+}
+
+static void test_sums(int quick)
+{
+    int ta, tb, prec;
+    for (prec = 0; prec < 2; prec++)
+        for (ta = 0; ta < 2; ta++)
+            for (tb = 0; tb < 2; tb++) {
+                gemm_precision p = prec ? GEMM_F64 : GEMM_F32;
+                test_sums_case(p, 1, 1, 1, ta, tb, 0, 1);
+                test_sums_case(p, 13, 7, 29, ta, tb, 0.5, 1);  /* tails of rows and columns */
+                test_sums_case(p, 67, 45, 9, ta, tb, -2, 2);
+                if (quick) continue;
+                test_sums_case(p, 301, 299, 1800, ta, tb, 1, 2); /* k slices over two threads */
+                test_sums_case(p, 4099, 5, 290, ta, tb, 0, 1);   /* op(a)'s slices of 128 (fp64) or 256 of k, alone */
+            }
+}
+
 /* Zeroed options leave verification off: an injected fault goes unseen
    (and the hooks act on verified calls only, so C is right). */
 static void test_default_off(void)
@@ -177,6 +300,7 @@ int main(int argc, char **argv)
     }
     test_default_off();
     test_not_finite();
+    test_sums(quick);
     /* every path of a single call: tiny loops, one tile, direct, packed (threaded) */
     verify_faults(&single, 2, 2, 2, 0, 0xF);
     verify_faults(&single, 5, 4, 9, 0, 0xF);

@@ -46,6 +46,16 @@ GEMM_DEF void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRA
                           const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
                           const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
 
+/* The 3M method (MKL's and OpenBLAS's cblas_?gemm3m): the same arguments
+   and checks, gemm_cpu_cgemm3m / zgemm3m behind them (three real
+   products, a larger error in Im: gemm_cpu.h, "Complex"). */
+GEMM_DEF void cblas_cgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
+GEMM_DEF void cblas_zgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc);
+
 /* MKL's and OpenBLAS's batches. Strided: batch_size products, member i's
    a, b, c starting stridea*i, strideb*i, stridec*i elements after a, b, c. */
 GEMM_DEF void cblas_sgemm_batch_strided(const CBLAS_LAYOUT layout, const CBLAS_TRANSPOSE transa,

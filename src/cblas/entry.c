@@ -8,6 +8,7 @@
 #include "../core/overlap.c"  /* gemm__check_overlap, gemm__check_batch_overlap */
 #include "../cpu/batch.c"     /* gemm__cpu_batch_gemm */
 #include "../cpu/complex.c"   /* gemm__cpu_complex_entry */
+#include "../cpu/complex_3m.c" /* gemm__cpu_3m_entry */
 #include "../cpu/driver.c"    /* gemm__cpu_gemm */
 #include "api.h"
 #include "xerbla.c"           /* gemm__cblas_fail, gemm__cblas_trans */
@@ -53,15 +54,16 @@ static gemm_transpose gemm__cblas_complex_trans(CBLAS_TRANSPOSE t)
     return t == CblasConjTrans ? GEMM_CONJ_TRANS : (gemm_transpose)t;
 }
 
+/* m3: the 3M method (cblas_cgemm3m / zgemm3m, MKL's and OpenBLAS's names). */
 static void gemm__cblas_complex(const char *rout, gemm_precision prec, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE ta,
                                 CBLAS_TRANSPOSE tb, CBLAS_INT m, CBLAS_INT n, CBLAS_INT k, const void *alpha,
                                 const void *A, CBLAS_INT lda, const void *B, CBLAS_INT ldb, const void *beta, void *C,
-                                CBLAS_INT ldc)
+                                CBLAS_INT ldc, int m3)
 {
     int bad = 0;
-    gemm_status s = gemm__cpu_complex_entry(rout, prec, (gemm_layout)layout, gemm__cblas_complex_trans(ta),
-                                            gemm__cblas_complex_trans(tb), m, n, k, alpha, A, lda, B, ldb, beta, C,
-                                            ldc, NULL, &bad);
+    gemm_status s = (m3 ? gemm__cpu_3m_entry : gemm__cpu_complex_entry)(
+        rout, prec, (gemm_layout)layout, gemm__cblas_complex_trans(ta), gemm__cblas_complex_trans(tb), m, n, k, alpha,
+        A, lda, B, ldb, beta, C, ldc, NULL, &bad);
     if (s == GEMM_OK) return;
     gemm__cblas_row_major = layout == CblasRowMajor;
     gemm__cblas_fail(rout, s, gemm__cblas_row_major ? (int)gemm__cblas_netlib_swap(bad) : bad);
@@ -72,14 +74,32 @@ GEMM_DEF void cblas_cgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRA
                           const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
                           const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
 {
-    gemm__cblas_complex("cblas_cgemm", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm__cblas_complex("cblas_cgemm", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                        0);
 }
 
 GEMM_DEF void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
                           const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
                           const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
 {
-    gemm__cblas_complex("cblas_zgemm", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    gemm__cblas_complex("cblas_zgemm", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                        0);
+}
+
+GEMM_DEF void cblas_cgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm__cblas_complex("cblas_cgemm3m", GEMM_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                        ldc, 1);
+}
+
+GEMM_DEF void cblas_zgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const CBLAS_INT M,
+                            const CBLAS_INT N, const CBLAS_INT K, const void *alpha, const void *A, const CBLAS_INT lda,
+                            const void *B, const CBLAS_INT ldb, const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm__cblas_complex("cblas_zgemm3m", GEMM_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                        ldc, 1);
 }
 
 /* Strided: gemm's strided batch, whose argument positions are MKL's

@@ -41,7 +41,8 @@ void cblas_xerbla(CBLAS_INT p, const char *rout, const char *form, ...)
     va_list ap;
     /* the argument's own position, as netlib's cblas_xerbla prints it */
     if (gemm__cblas_row_major && (strcmp(rout, "cblas_sgemm") == 0 || strcmp(rout, "cblas_dgemm") == 0 ||
-                                  strcmp(rout, "cblas_cgemm") == 0 || strcmp(rout, "cblas_zgemm") == 0))
+                                  strcmp(rout, "cblas_cgemm") == 0 || strcmp(rout, "cblas_zgemm") == 0 ||
+                                  strcmp(rout, "cblas_cgemm3m") == 0 || strcmp(rout, "cblas_zgemm3m") == 0))
         p = gemm__cblas_netlib_swap(p);
     if (p) fprintf(stderr, "Parameter %lld to routine %s was incorrect\n", (long long)p, rout);
     va_start(ap, form);

@@ -41,8 +41,8 @@ typedef struct gemm_cl_options {
     const cl_event *wait;
     cl_event *event;             /* buffer calls: receives the last command's event (release it) */
     gemm_timing *timing;         /* host calls: setup_s, to_device_s, compute_s, from_device_s, total_s */
-    int verify;                  /* single calls: 1 = check the product with row and column checksums,
-                                    GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
+    int verify;                  /* 1 = check the product (every batch member's) with row and column
+                                    checksums, GEMM_ERR_VERIFY when it fails them (a buffer call then blocks) */
 } gemm_cl_options;
 
 /* One parameter set of the kernel generator (see the doc block). */
@@ -150,6 +150,29 @@ GEMM_DEF gemm_status gemm_cl_dgemm_host(gemm_cl_context *ctx, gemm_layout layout
                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                         const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                         double *C, int64_t ldc, const gemm_cl_options *options);
+
+/* Complex on buffers: gemm_cl_sgemm's arguments with interleaved complex
+   A, B, C (float or double pairs; offsets and leading dimensions in
+   complex elements), alpha and beta by pointer to one complex value in
+   host memory (read during the call), op() in {GEMM_NO_TRANS, GEMM_TRANS,
+   GEMM_CONJ_TRANS}. Asynchronous on the context's queue (options: wait
+   list, event: the call's last command). op(A) is expanded with alpha on
+   the device into a real matrix twice its size (a transposed B is copied
+   untransposed; with a complex beta, beta*C into a copy the product adds
+   to, which goes back into C last), then one real product of 2m x n x 2k,
+   the complex flop count; those buffers (4mk, 2kn, 2mn reals) are made
+   per call and freed when its commands are done. beta == 0 never reads C.
+   Checks as the real buffer calls'; a NULL alpha or beta is refused. */
+GEMM_DEF gemm_status gemm_cl_cgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   const void *beta, cl_mem C, size_t offc, int64_t ldc,
+                                   const gemm_cl_options *options);
+GEMM_DEF gemm_status gemm_cl_zgemm(gemm_cl_context *ctx, gemm_layout layout, gemm_transpose transa,
+                                   gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                   cl_mem A, size_t offa, int64_t lda, cl_mem B, size_t offb, int64_t ldb,
+                                   const void *beta, cl_mem C, size_t offc, int64_t ldc,
+                                   const gemm_cl_options *options);
 
 /* Complex, host pointers: interleaved complex A, B, C (float or double
    pairs), alpha and beta by pointer, op() in {GEMM_NO_TRANS, GEMM_TRANS,

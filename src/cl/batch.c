@@ -155,6 +155,54 @@ static void gemm__cl_members_free(gemm__cl_members *mb)
         if (mb->list[x]) clReleaseMemObject(mb->list[x]);
 }
 
+/* A verified batch (options.verify, after every check): the members one
+   after the other in order, each as a verified single call
+   (gemm__cl_verified: its sums, its product, its comparison; each
+   blocks), stopping at the first that fails. The status is that member's,
+   the detail names it as the CPU's batches do ("member i of N failed:
+   ..."), the members after it are untouched; *event (when asked) comes
+   from the last member, NULL when one failed. */
+static gemm_status gemm__cl_verified_members(gemm_cl_context *ctx, gemm_precision prec, const char *func,
+                                             const gemm__problem *p, const gemm__cl_batch_args *a, int64_t count,
+                                             double alpha, double beta, cl_uint nw, const cl_event *wait,
+                                             cl_event *event)
+{
+    gemm__cl_program *g;
+    gemm__cl_operands o;
+    gemm_status s;
+    char detail[400];
+    int64_t i;
+    int x, from[3];
+    size_t len, off[3];
+    from[0] = p->swapped ? 1 : 0; /* the caller's operand each of a, b, c is */
+    from[1] = p->swapped ? 0 : 1;
+    from[2] = 2;
+    gemm__cl_lock_take(&ctx->lock);
+    s = gemm__cl_select(ctx, prec, &g);
+    for (i = 0; i < count && s == GEMM_OK; i++) {
+        for (x = 0; x < 3; x++) {
+            const int y = from[x];
+            off[x] = a->offs[y] ? a->offs[y][i] : a->off[y] + (size_t)(i * a->stride[y]);
+        }
+        memset(&o, 0, sizeof o);
+        o.a = a->X[from[0]], o.offa = off[0];
+        o.b = a->X[from[1]], o.offb = off[1];
+        o.c = a->X[2], o.offc = off[2];
+        s = gemm__cl_verified(ctx, &ctx->lane[0], g, prec, func, p, &o, alpha, beta, i == 0 ? nw : 0,
+                              i == 0 ? wait : NULL, i == count - 1 ? event : NULL);
+    }
+    gemm__cl_lock_give(&ctx->lock);
+    if (s == GEMM_OK || i == 0) return s; /* i == 0: no member ran (no program for the precision) */
+    if (event) *event = NULL;
+    len = strlen(gemm_last_error_detail());
+    if (len >= sizeof detail) len = sizeof detail - 1;
+    memcpy(detail, gemm_last_error_detail(), len); /* gemm__fail writes the detail it reads */
+    detail[len] = '\0';
+    return gemm__fail(s, "%s: member %lld of %lld failed: %s; %s", func, (long long)(i - 1), (long long)count, detail,
+                      s == GEMM_ERR_VERIFY ? "it and the members before it were written, those after it were not"
+                                           : "members before it were written, those after it were not");
+}
+
 /* After the shared checks: the device's, the wait list, every member in
    its buffer; then the launch. */
 static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec, const char *func,
@@ -169,12 +217,11 @@ static gemm_status gemm__cl_batch_run(gemm_cl_context *ctx, gemm_precision prec,
     gemm_status s = gemm__cl_device_checks(ctx, prec, func, p->m, p->n, p->k);
     if (s != GEMM_OK) return s;
     if (nw > 0 && !wait) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: num_wait > 0 but wait is NULL", func);
-    if (options && options->verify)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single OpenCL calls, not for "
-                          "batches (yet): nothing was written", func);
     if (count == 0 || p->work == GEMM__WORK_NONE) count = 0; /* nothing read or written: a marker at most */
     if (count > 0 && (s = gemm__cl_batch_fit(ctx, p, a, count, gemm_precision_size(prec), func, bt)) != GEMM_OK)
         return s;
+    if (count > 0 && options && options->verify)
+        return gemm__cl_verified_members(ctx, prec, func, p, a, count, alpha, beta, nw, wait, event);
     memset(&o, 0, sizeof o);
     memset(&mb, 0, sizeof mb);
     if (count > 0) s = gemm__cl_members_of(ctx, p, a, count, &o, &mb);

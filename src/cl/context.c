@@ -18,6 +18,7 @@ typedef struct gemm__cl_program {
     cl_program program;
     cl_kernel pack, pack_rows, direct, tiled;
     cl_kernel small[2]; /* 32 x 32 and 64 x 64 tiles */
+    cl_kernel cx_expand, cx_copy; /* the complex products' operands */
     cl_kernel verify, verify_group; /* the verified products' line sums; NULL on a device without fp64 */
     int checked; /* 0 not yet, 1 passed, -1 failed */
     int small_bad; /* the small kernel failed its self-check: batches keep the packed path */
@@ -70,6 +71,8 @@ static void gemm__cl_program_free(gemm__cl_program *g)
     if (g->tiled) clReleaseKernel(g->tiled);
     if (g->small[0]) clReleaseKernel(g->small[0]);
     if (g->small[1]) clReleaseKernel(g->small[1]);
+    if (g->cx_expand) clReleaseKernel(g->cx_expand);
+    if (g->cx_copy) clReleaseKernel(g->cx_copy);
     if (g->verify) clReleaseKernel(g->verify);
     if (g->verify_group) clReleaseKernel(g->verify_group);
     if (g->program) clReleaseProgram(g->program);

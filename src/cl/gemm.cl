@@ -1,7 +1,8 @@
-/* gemm_cl kernels: pack, direct, small (batches), tiled, and the verified
-   products' sums. The host prepends a parameter set
-   as #defines; each #ifndef below is the value used when one is left out, so
-   this file also compiles on its own (tests/test_cl.sh checks it with clang).
+/* gemm_cl kernels: pack, direct, small (batches), tiled, the complex
+   products' operands, and the verified products' sums. The host prepends
+   a parameter set as #defines; each #ifndef below is the value used when
+   one is left out, so this file also compiles on its own (tests/test_cl.sh
+   checks it with clang).
    Helper functions carry INLINE: they must be inlined before the compiler
    unrolls their loops and keeps the sums in registers (PoCL inlines only
    later, and ran them at half speed). Not C99's `inline`, whose rules for
@@ -595,6 +596,55 @@ void gemm_cl_tiled(const int M, const int N, const int Kp, const int Mp, const i
 #endif
     }
     store_tile(C + member_at(offc, cs, cl, first + z), ldc, M, N, gm * MWG, gn * NWG, tm, tn, alpha, beta, acc);
+}
+
+/* Complex products on buffers (the host's cl/complex.c): interleaved
+   complex matrices are pairs of reals, and one real product of twice the
+   sizes does the complex one. These two kernels prepare its operands.
+
+   X, the real 2R x 2K expansion of alpha*op(a), column-major with leading
+   dimension 2R: op(a)(i, l), the complex at A[2*(offa + i*rs + l*cs)]
+   (conjugated when conj), times alpha is v; then X[2i][2l] = Re v,
+   X[2i+1][2l] = Im v, X[2i][2l+1] = -Im v, X[2i+1][2l+1] = Re v, so column
+   2l of X is v's column as interleaved complex and column 2l+1 is i times
+   it. One work-item per element of op(a). */
+__kernel void gemm_cl_cx_expand(const int R, const int K, const __global real *A, const long offa, const long rs,
+                                const long cs, const int conj, const real ar, const real ai, __global real *X)
+{
+    const int i = (int)get_global_id(0), l = (int)get_global_id(1);
+    if (i >= R || l >= K) return;
+    const __global real *a = A + 2 * (offa + i * rs + l * cs);
+    const real vr = a[0], vi = conj ? -a[1] : a[1];
+    const real re = ar * vr - ai * vi, im = ar * vi + ai * vr;
+    __global real *x = X + (long)(2 * l) * (2 * R) + 2 * i;
+    x[0] = re;
+    x[1] = im;
+    x[2 * R] = -im;
+    x[2 * R + 1] = re;
+}
+
+/* D = s*op(S) for an R x K complex matrix: op(S)(i, j), the complex at
+   S[2*(offs + i*rs + j*cs)] (conjugated when conj), times s, into
+   D[2*(offd + i + j*ldd)]. s = 0 reads nothing (C = 0*C never reads C);
+   a real s only scales (Im s = 0 must not turn an Inf into a NaN). S and
+   D may be the same matrix: each work-item reads its element, then writes
+   it. */
+__kernel void gemm_cl_cx_copy(const int R, const int K, const __global real *S, const long offs, const long rs,
+                              const long cs, const int conj, const real sr, const real si, __global real *D,
+                              const long offd, const long ldd)
+{
+    const int i = (int)get_global_id(0), j = (int)get_global_id(1);
+    if (i >= R || j >= K) return;
+    __global real *d = D + 2 * (offd + i + j * ldd);
+    if (sr == (real)0 && si == (real)0) {
+        d[0] = (real)0;
+        d[1] = (real)0;
+        return;
+    }
+    const __global real *x = S + 2 * (offs + i * rs + j * cs);
+    const real vr = x[0], vi = conj ? -x[1] : x[1];
+    d[0] = si == (real)0 ? sr * vr : sr * vr - si * vi;
+    d[1] = si == (real)0 ? sr * vi : sr * vi + si * vr;
 }
 
 #ifdef cl_khr_fp64

@@ -324,6 +324,8 @@ static gemm_status gemm__cl_program_get(gemm_cl_context *ctx, gemm_precision pre
     if (e == CL_SUCCESS) g->tiled = clCreateKernel(g->program, "gemm_cl_tiled", &e);
     if (e == CL_SUCCESS) g->small[0] = clCreateKernel(g->program, "gemm_cl_small32", &e);
     if (e == CL_SUCCESS) g->small[1] = clCreateKernel(g->program, "gemm_cl_small64", &e);
+    if (e == CL_SUCCESS) g->cx_expand = clCreateKernel(g->program, "gemm_cl_cx_expand", &e);
+    if (e == CL_SUCCESS) g->cx_copy = clCreateKernel(g->program, "gemm_cl_cx_copy", &e);
     if (e != CL_SUCCESS) {
         gemm__cl_program_free(g);
         return gemm__cl_fail(e, "clCreateKernel");

@@ -24,23 +24,36 @@
 /* The tests' faults (gemm__hooks): the product skips the last
    verify_drop_k of k; one bit of one element of the canonical C flipped
    after it (on the host: *host; on the device: read, flipped, written). */
-static void gemm__cl_verify_drop(gemm__problem *q)
+/* Whether this verified product gets the faults: verify_fault_skip
+   products (batch members) run clean first. */
+static int gemm__cl_verify_faulty(void)
 {
-    if (gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
+    gemm__hooks *h = gemm__test_hooks();
+    if (!h->verify_flip_bit && !h->verify_drop_k) return 0;
+    if (h->verify_fault_skip > 0) {
+        h->verify_fault_skip--;
+        return 0;
+    }
+    return 1;
+}
+
+static void gemm__cl_verify_drop(gemm__problem *q, int faulty)
+{
+    if (faulty && gemm__test_hooks()->verify_drop_k > 0 && q->work == GEMM__WORK_FULL) {
         q->k -= gemm__test_hooks()->verify_drop_k < q->k ? gemm__test_hooks()->verify_drop_k : q->k;
         if (q->k == 0) q->work = GEMM__WORK_SCALE;
     }
 }
 
 static cl_int gemm__cl_verify_flip(cl_command_queue queue, const gemm__problem *p, gemm_precision prec, void *host,
-                                   cl_mem C, size_t offc)
+                                   cl_mem C, size_t offc, int faulty)
 {
     const gemm__hooks *h = gemm__test_hooks();
     int64_t i = h->verify_flip_row, j = h->verify_flip_col;
     size_t at = offc + (size_t)(i + j * p->ldc), es = gemm_precision_size(prec);
     unsigned char e[8];
     cl_int err = CL_SUCCESS;
-    if (!h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
+    if (!faulty || !h->verify_flip_bit || i < 0 || i >= p->m || j < 0 || j >= p->n) return CL_SUCCESS;
     if (host) memcpy(e, (char *)host + (at - offc) * es, es);
     else err = clEnqueueReadBuffer(queue, C, CL_TRUE, at * es, es, e, 0, NULL, NULL);
     e[(h->verify_flip_bit - 1) / 8] ^= (unsigned char)(1u << ((h->verify_flip_bit - 1) % 8)); /* little-endian */
@@ -134,6 +147,9 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
     const double zero = 0;
     gemm_status s = GEMM_OK;
     int mapped = (ctx->type & CL_DEVICE_TYPE_CPU) != 0 && !GEMM__HOOK(cl_verify_kernels, 0);
+#ifdef GEMM__TEST_HOOKS
+    int faulty;
+#endif
     if (!g->verify && !mapped)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: options.verify needs a device with fp64 (cl_khr_fp64) for its "
                           "sums", func);
@@ -176,11 +192,12 @@ static gemm_status gemm__cl_verified(gemm_cl_context *ctx, gemm__cl_lane *lane, 
                                       v.scale_row - host, 1.0);
     }
 #ifdef GEMM__TEST_HOOKS
-    gemm__cl_verify_drop(&pq);
+    faulty = gemm__cl_verify_faulty();
+    gemm__cl_verify_drop(&pq, faulty);
 #endif
     if (s == GEMM_OK) s = gemm__cl_enqueue(ctx, lane, g, &pq, o, alpha, beta, GEMM__CL_BY_SIZE, 0, NULL, NULL);
 #ifdef GEMM__TEST_HOOKS
-    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc)) != CL_SUCCESS)
+    if (s == GEMM_OK && (e = gemm__cl_verify_flip(q, p, prec, NULL, o->c, o->offc, faulty)) != CL_SUCCESS)
         s = gemm__cl_fail(e, "the test hook's flip");
 #endif
     if (s == GEMM_OK && mapped) s = gemm__cl_verify_mapped(q, prec, p, o, alpha, beta, host, &v, 1);
@@ -215,13 +232,14 @@ static gemm_status gemm__cl_host_verified(gemm_cl_context *ctx, gemm_precision p
     if (!ws) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", func);
     gemm__verify_host_before(p, prec, alpha, a, b, beta, c, ws, &v, 1);
 #ifdef GEMM__TEST_HOOKS
-    gemm__cl_verify_drop(&pq);
+    int faulty = gemm__cl_verify_faulty();
+    gemm__cl_verify_drop(&pq, faulty);
 #endif
     s = gemm__cl_host(ctx, &ctx->lane[0], prec, NULL, gemm__cl_select, GEMM__CL_BY_SIZE, &pq, alpha, a, b, beta, c,
                       timing);
     if (s == GEMM_OK) {
 #ifdef GEMM__TEST_HOOKS
-        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0);
+        gemm__cl_verify_flip(NULL, p, prec, c, NULL, 0, faulty);
 #endif
         gemm__verify_host_after(p, prec, c, &v, 1);
         s = gemm__verify_compare(func, &v, p->m, p->n, p->k, gemm__verify_unit(prec, 0),

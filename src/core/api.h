@@ -129,7 +129,8 @@ GEMM_DEF gemm_status gemm_zgemm(gemm_layout layout, gemm_transpose transa, gemm_
                                 const void *B, int64_t ldb,
                                 const void *beta, void *C, int64_t ldc);
 
-/* The front door's complex strided batches (gemm_cpu.h: with options). */
+/* The front door's complex batches, strided and pointer-array (gemm_cpu.h:
+   with options). */
 GEMM_DEF gemm_status gemm_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                 int64_t m, int64_t n, int64_t k,
                                                 const void *alpha, const void *A, int64_t lda, int64_t stride_a,
@@ -142,6 +143,16 @@ GEMM_DEF gemm_status gemm_zgemm_strided_batched(gemm_layout layout, gemm_transpo
                                                 const void *B, int64_t ldb, int64_t stride_b,
                                                 const void *beta, void *C, int64_t ldc, int64_t stride_c,
                                                 int64_t batch_count);
+GEMM_DEF gemm_status gemm_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count);
+GEMM_DEF gemm_status gemm_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                        int64_t m, int64_t n, int64_t k,
+                                        const void *alpha, const void *const A[], int64_t lda,
+                                        const void *const B[], int64_t ldb,
+                                        const void *beta, void *const C[], int64_t ldc, int64_t batch_count);
 
 /* The front door's batches, on the CPU backend with default options:
    batch_count products that share every argument but where the matrices

@@ -53,7 +53,11 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
    then the members run one after another, each as the single complex
    call on the call's threads: each member's bits are the single call's.
    Running out of memory stops the batch at that member (the detail says
-   which; the members before it are written). */
+   which; the members before it are written). The pointer-array form
+   (member i's are A[i], B[i], C[i]) is checked as the real one is (NULL
+   alpha 7, NULL beta 12, lists 8, 10, 13, batch_count 15; no two members
+   writing one element of C, no member's C over any member's A or B), all
+   before any member runs. */
 GEMM_DEF gemm_status gemm_cpu_cgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     const void *alpha, const void *A, int64_t lda, int64_t stride_a,
@@ -66,6 +70,18 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                                     const void *B, int64_t ldb, int64_t stride_b,
                                                     const void *beta, void *C, int64_t ldc, int64_t stride_c,
                                                     int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_cgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
+GEMM_DEF gemm_status gemm_cpu_zgemm_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
+                                            int64_t m, int64_t n, int64_t k,
+                                            const void *alpha, const void *const A[], int64_t lda,
+                                            const void *const B[], int64_t ldb,
+                                            const void *beta, void *const C[], int64_t ldc,
+                                            int64_t batch_count, const gemm_cpu_options *options);
 
 #ifdef __cplusplus
 }

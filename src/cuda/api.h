@@ -68,8 +68,9 @@ typedef struct gemm_cuda_options {
                                 n > 1 = `devices`, or devices options.device .. options.device + n - 1;
                                 GEMM_CUDA_ALL_DEVICES = every device there is) */
     const int *devices;      /* _host calls with device_count > 1: their indices (NULL: from options.device on) */
-    int verify;              /* single calls: 1 = check the product with row and column checksums, GEMM_ERR_VERIFY
-                                when it fails them (sums on the device; the call then synchronizes its stream) */
+    int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
+                                GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
+                                its stream) */
     int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 14 moduli, fp32 7, where the
                                 int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
@@ -163,7 +164,9 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_host(gemm_layout layout, gemm_transpo
    whatever the batch around it. The kernels are the single call's, in
    configurations for the members (options.kernel WGMMA runs strided
    batches only, on Hopper; DMMA's variants 2 and 3 are for single calls);
-   FP32_ACCURATE runs its members one after another. */
+   FP32_ACCURATE runs its members one after another. Tiny members (m and
+   n at most 32, k at most 64, options.kernel AUTO, K whole) run four to a
+   block on the CUDA cores, fp64 too. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -201,6 +204,48 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
                                                    int64_t ldb, float beta, void *const C[], gemm_precision c_type,
                                                    int64_t ldc, int64_t batch_count,
                                                    const gemm_cuda_options *options);
+
+/* Grouped batches: group_count groups of pointer-array batches, group g
+   of group_size[g] members sharing transa_array[g], transb_array[g],
+   m_array[g], n_array[g], k_array[g], alpha_array[g], lda_array[g],
+   ldb_array[g], beta_array[g] and ldc_array[g] (cblas_?gemm_batch's
+   arguments after the stream, as cublasGemmGroupedBatchedEx; the layout is
+   the call's). A_array, B_array and C_array list every member, group
+   after group (group g's start after the members of groups 0..g-1); they
+   may be in host, device or managed memory, as a pointer-array batch's
+   lists (read before the call returns); the other arrays are host arrays
+   of group_count entries. Every group is checked before anything is
+   queued (its arguments: the detail names the group; its members as a
+   pointer-array batch's: C over A or B, two members writing one C, each
+   member's memory, within the group), so a refused call writes nothing;
+   group_count = 0 does nothing, a negative group_count or group_size, or
+   a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run in order on
+   the stream, each as a pointer-array batch of its shape (one launch for
+   its members; its kernel the chooser's, the tiny kernel for tiny
+   members): the same bits as gemm_cuda_?gemm_batched on that group. A
+   group of one member is the single call gemm_cuda_?gemm (K split over
+   the blocks when its tiles are too few for the GPU, as there). fp32
+   (options.math as for gemm_cuda_sgemm_batched) and fp64. */
+GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
+                                                     const gemm_transpose transa_array[],
+                                                     const gemm_transpose transb_array[], const int64_t m_array[],
+                                                     const int64_t n_array[], const int64_t k_array[],
+                                                     const float alpha_array[], const float *const A_array[],
+                                                     const int64_t lda_array[], const float *const B_array[],
+                                                     const int64_t ldb_array[], const float beta_array[],
+                                                     float *const C_array[], const int64_t ldc_array[],
+                                                     int64_t group_count, const int64_t group_size[],
+                                                     const gemm_cuda_options *options);
+GEMM_DEF gemm_status gemm_cuda_dgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
+                                                     const gemm_transpose transa_array[],
+                                                     const gemm_transpose transb_array[], const int64_t m_array[],
+                                                     const int64_t n_array[], const int64_t k_array[],
+                                                     const double alpha_array[], const double *const A_array[],
+                                                     const int64_t lda_array[], const double *const B_array[],
+                                                     const int64_t ldb_array[], const double beta_array[],
+                                                     double *const C_array[], const int64_t ldc_array[],
+                                                     int64_t group_count, const int64_t group_size[],
+                                                     const gemm_cuda_options *options);
 
 /* Complex products: C = alpha*op(A)*op(B) + beta*C with op in
    {GEMM_NO_TRANS, GEMM_TRANS, GEMM_CONJ_TRANS}, cblas_cgemm / cblas_zgemm's

@@ -160,7 +160,7 @@ GEMM_DEF gemm_status gemm_mpi_dgemm_dist(MPI_Comm comm, gemm_layout layout, gemm
    copies a transposed B; with a complex beta, C too) and the ranks run
    the real call of 2m x n x 2k (Cannon or Fox, the CPU or the CUDA
    multiply, as options say): the same speed as the real calls at the
-   complex flop count. No plan or distributed form yet. */
+   complex flop count. */
 GEMM_DEF gemm_status gemm_mpi_cgemm(MPI_Comm comm, gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                     int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                                     const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
@@ -169,6 +169,48 @@ GEMM_DEF gemm_status gemm_mpi_zgemm(MPI_Comm comm, gemm_layout layout, gemm_tran
                                     int64_t m, int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                                     const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
                                     const gemm_mpi_options *options);
+
+/* Complex plans: gemm_mpi_plan_create's arguments (precision GEMM_F32 for
+   cgemm, GEMM_F64 for zgemm; op() in {N, T, C}), executed by the calls
+   below, root-held (as gemm_mpi_cgemm) or distributed (each rank's pieces
+   of op(A), op(B) and C as gemm_mpi_blocks_of(P, rank, m, n, k) gives
+   them, in complex elements, stored as the real _dist calls store theirs).
+   alpha and beta may change from execute to execute. A complex plan is a
+   real plan of the real form (2m x n x 2k column-major, m x 2n x 2k
+   row-major) whose blocks keep each element's two reals together; an
+   execute expands alpha*op(A) (row-major: alpha*op(B)) where the data
+   is, into a buffer the plan keeps (a transposed other operand is copied,
+   and with a complex beta C too), then runs the real plan: the real
+   calls' speed at the complex flop count. The real executes refuse a
+   complex plan and these a real one; gemm_mpi_plan_destroy frees both.
+   The distributed form is host memory only (not with the CUDA multiply).
+   options' timing is the real product's. */
+GEMM_DEF gemm_status gemm_mpi_plan_create_complex(MPI_Comm comm, gemm_precision precision, gemm_layout layout,
+                                                  gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                                  int64_t k, const gemm_mpi_options *options, gemm_mpi_plan **plan);
+GEMM_DEF gemm_status gemm_mpi_cgemm_plan(gemm_mpi_plan *plan, const void *alpha, const void *A, int64_t lda,
+                                         const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                         const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_zgemm_plan(gemm_mpi_plan *plan, const void *alpha, const void *A, int64_t lda,
+                                         const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                         const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_cgemm_plan_dist(gemm_mpi_plan *plan, const void *alpha, const void *A, int64_t lda,
+                                              const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                              const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_zgemm_plan_dist(gemm_mpi_plan *plan, const void *alpha, const void *A, int64_t lda,
+                                              const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc,
+                                              const gemm_mpi_options *options);
+
+/* Complex, distributed, one shot: a complex plan made, executed on this
+   rank's pieces and destroyed. */
+GEMM_DEF gemm_status gemm_mpi_cgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                         const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta,
+                                         void *C, int64_t ldc, const gemm_mpi_options *options);
+GEMM_DEF gemm_status gemm_mpi_zgemm_dist(MPI_Comm comm, gemm_layout layout, gemm_transpose transa,
+                                         gemm_transpose transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                                         const void *A, int64_t lda, const void *B, int64_t ldb, const void *beta,
+                                         void *C, int64_t ldc, const gemm_mpi_options *options);
 
 #ifdef GEMM__TEST_HOOKS
 /* For the tests: the status of an MPI return code, with MPI_Error_string's

@@ -23,11 +23,12 @@ static void gemm__mpi_outputs_early(const gemm_mpi_options *o)
     if (o->path_used) *o->path_used = GEMM_MPI_PATH_HOST;
 }
 
-GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precision, gemm_layout layout,
-                                          gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
-                                          int64_t k, const gemm_mpi_options *options, gemm_mpi_plan **plan)
+/* A plan's create; `pairs`: the real form of a complex plan (its sizes
+   already doubled, gemm__mpi_shape). */
+static gemm_status gemm__mpi_plan_make(const char *func, MPI_Comm comm, gemm_precision precision, gemm_layout layout,
+                                       gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n, int64_t k,
+                                       int pairs, const gemm_mpi_options *options, gemm_mpi_plan **plan)
 {
-    static const char *func = "gemm_mpi_plan_create";
     gemm_mpi_plan pl, *made = NULL;
     gemm__mpi_call c;
     gemm__mpi_err e;
@@ -41,6 +42,7 @@ GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precisio
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
     t0 = gemm__mpi_now();
     gemm__mpi_init(&pl, &e, func, precision, layout, transa, transb, m, n, k, options);
+    pl.shape.pairs = pairs;
     gemm__mpi_call_init(&c, -1, options); /* the create's outputs, not the executes' */
     memset(&t, 0, sizeof t);
     s = gemm__mpi_begin(&pl.shape, comm, -1, 1, &pl.team, &e);
@@ -65,12 +67,21 @@ GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precisio
     return GEMM_OK;
 }
 
+GEMM_DEF gemm_status gemm_mpi_plan_create(MPI_Comm comm, gemm_precision precision, gemm_layout layout,
+                                          gemm_transpose transa, gemm_transpose transb, int64_t m, int64_t n,
+                                          int64_t k, const gemm_mpi_options *options, gemm_mpi_plan **plan)
+{
+    return gemm__mpi_plan_make("gemm_mpi_plan_create", comm, precision, layout, transa, transb, m, n, k, 0, options,
+                               plan);
+}
+
 GEMM_DEF gemm_status gemm_mpi_plan_destroy(gemm_mpi_plan **plan)
 {
     gemm_status s;
     gemm__clear_error();
     if (!plan) return gemm__fail(GEMM_ERR_INVALID_ARG, "gemm_mpi_plan_destroy: plan is NULL");
     if (!*plan) return GEMM_OK;
+    GEMM_FREE((*plan)->cx.buf);
     s = gemm__mpi_free_all(*plan, "gemm_mpi_plan_destroy", 1);
     GEMM_FREE(*plan);
     *plan = NULL;
@@ -94,6 +105,9 @@ static gemm_status gemm__mpi_plan_call(gemm_mpi_plan *plan, const char *func, ge
     s = gemm__mpi_running(func);
     if (s == GEMM_OK && plan->broken)
         s = gemm__fail(GEMM_ERR_MPI, "%s: an MPI call failed in an earlier execute of this plan: destroy it", func);
+    if (s == GEMM_OK && plan->cx.on && !plan->cx.inner) /* (the same plan, so the same answer, on every rank) */
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the plan is complex (gemm_mpi_plan_create_complex): execute it "
+                       "with gemm_mpi_%cgemm_plan or _plan_dist", func, sh->precision == GEMM_F32 ? 'c' : 'z');
     if (s != GEMM_OK) { gemm__mpi_outputs_early(options); return s; }
     gemm__mpi_err_init(&e, func);
     gemm__mpi_call_init(&c, form, options);

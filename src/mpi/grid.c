@@ -72,6 +72,37 @@ GEMM_DEF gemm_status gemm_mpi_blocks_of(int nranks, int rank, int64_t m, int64_t
     return GEMM_OK;
 }
 
+/* The blocks of the real form of a complex call (shape.pairs): the
+   complex sizes' blocks (m or n, and k, halved: column-major C is a real
+   2m x n matrix, row-major a real m x 2n one; k is 2k either way) with
+   every size and offset along a doubled dimension doubled, so each rank's
+   real pieces are exactly the reals of its complex pieces. */
+static gemm_status gemm__mpi_blocks_paired(int nranks, int rank, int col_major, int64_t m, int64_t n, int64_t k,
+                                           gemm_mpi_blocks *out)
+{
+    gemm_status s = gemm_mpi_blocks_of(nranks, rank, col_major ? m / 2 : m, col_major ? n : n / 2, k / 2, out);
+    if (s != GEMM_OK) return s;
+    out->kb *= 2;
+    out->a.col0 *= 2;
+    out->a.cols *= 2;
+    out->b.row0 *= 2;
+    out->b.rows *= 2;
+    if (col_major) {
+        out->mb *= 2;
+        out->a.row0 *= 2;
+        out->a.rows *= 2;
+        out->c.row0 *= 2;
+        out->c.rows *= 2;
+    } else {
+        out->nb *= 2;
+        out->b.col0 *= 2;
+        out->b.cols *= 2;
+        out->c.col0 *= 2;
+        out->c.cols *= 2;
+    }
+    return GEMM_OK;
+}
+
 /* The grid as the call works on it: in the column-major view of
    gemm__problem. A row-major call is the transposed problem C^T = op(B)^T
    op(A)^T, so there the caller's process grid is transposed too: the

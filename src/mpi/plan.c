@@ -77,8 +77,10 @@ static gemm_status gemm__mpi_begin(const gemm__mpi_shape *sh, MPI_Comm comm, int
     int64_t v[GEMM__MPI_SHAPE_VALUES];
     gemm_status s = gemm__mpi_open(e->func, comm, tm);
     if (s != GEMM_OK) return s;
-    s = gemm_mpi_blocks_of(tm->P, tm->rank, sh->m < 0 ? 0 : sh->m, sh->n < 0 ? 0 : sh->n, sh->k < 0 ? 0 : sh->k,
-                           &tm->u);
+    s = sh->pairs ? gemm__mpi_blocks_paired(tm->P, tm->rank, sh->layout == GEMM_COL_MAJOR, sh->m, sh->n, sh->k,
+                                            &tm->u)
+                  : gemm_mpi_blocks_of(tm->P, tm->rank, sh->m < 0 ? 0 : sh->m, sh->n < 0 ? 0 : sh->n,
+                                       sh->k < 0 ? 0 : sh->k, &tm->u);
     if (s == GEMM_OK) s = gemm__mpi_check_shape(e->func, sh, form, tm);
     gemm__mpi_keep(e, s);
     if (!vote) return GEMM_OK;

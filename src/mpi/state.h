@@ -66,6 +66,9 @@ typedef struct gemm__mpi_shape {
     gemm_layout layout;
     gemm_transpose transa, transb;
     int64_t m, n, k;
+    int pairs;                   /* the real form of a complex plan: m (column-major) or n (row-major), and k,
+                                    are twice the complex sizes, and the blocks keep each element's two reals
+                                    together (gemm__mpi_blocks_paired) */
     gemm_mpi_options o;          /* timing, timing_max, path_used: NULL */
 } gemm__mpi_shape;
 
@@ -196,6 +199,17 @@ typedef struct gemm__mpi_slab {
     size_t abytes, bbytes;
 } gemm__mpi_slab;
 
+/* A complex plan's own (mpi/complex_plan.c): the complex call it was made
+   for, and the buffer its executes expand into, kept from one to the next. */
+typedef struct gemm__mpi_cplx {
+    int on;                      /* made by gemm_mpi_plan_create_complex */
+    int inner;                   /* 1 while a complex execute runs the real one (which the real calls refuse) */
+    gemm_transpose transa, transb;
+    int64_t m, n, k;
+    void *buf;
+    size_t bytes;
+} gemm__mpi_cplx;
+
 /* Everything one rank's plan holds. A one-shot call is a plan on the
    stack. */
 struct gemm_mpi_plan {
@@ -206,4 +220,5 @@ struct gemm_mpi_plan {
     gemm__mpi_xchg xchg;
     gemm__mpi_stage stage;
     int broken;                  /* an MPI failure left transfers behind: no more executes */
+    gemm__mpi_cplx cx;           /* a complex plan: the complex call (its real form is the rest) */
 };

@@ -24,8 +24,12 @@ static void gemm__mpi_keep(gemm__mpi_err *e, gemm_status s)
 {
     if (s == GEMM_OK || e->st != GEMM_OK) return;
     e->st = s;
-    strncpy(e->detail, gemm_last_error_detail(), sizeof e->detail - 1);
-    e->detail[sizeof e->detail - 1] = '\0';
+    { /* (memcpy of a measured length: GCC warns that strncpy may truncate, which is meant) */
+        const char *d = gemm_last_error_detail();
+        size_t len = strlen(d) < sizeof e->detail - 1 ? strlen(d) : sizeof e->detail - 1;
+        memcpy(e->detail, d, len);
+        e->detail[len] = '\0';
+    }
 }
 
 /* The outcome of a vote that failed: the same on every rank. */

@@ -44,15 +44,23 @@ __device__ __forceinline__ int gemm__cuda_member(const gemm__cuda_batch &bt, con
     return part;
 }
 
+/* Moves A, B and C to member i (kernels that find their member
+   themselves: several members per block). */
+template <typename T, typename TC>
+__device__ __forceinline__ void gemm__cuda_member_at(const gemm__cuda_batch &bt, int64_t i, const T *&A, const T *&B,
+                                                     TC *&C)
+{
+    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
+    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
+    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
+}
+
 /* The same for a launch whose K is not split (bt.split == 1): blockIdx.z
    is the member, no division. */
 template <typename T, typename TC>
 __device__ __forceinline__ void gemm__cuda_member_whole_k(const gemm__cuda_batch &bt, const T *&A, const T *&B, TC *&C)
 {
-    int64_t i = bt.first + (int64_t)blockIdx.z;
-    A = (const T *)((const char *)A + (bt.a ? bt.a[i] : i * bt.stride_a * (int64_t)sizeof(T)));
-    B = (const T *)((const char *)B + (bt.b ? bt.b[i] : i * bt.stride_b * (int64_t)sizeof(T)));
-    C = (TC *)((char *)C + (bt.c ? bt.c[i] : i * bt.stride_c * (int64_t)sizeof(TC)));
+    gemm__cuda_member_at(bt, bt.first + (int64_t)blockIdx.z, A, B, C);
 }
 
 /* This block's C alone (kernels that only scale C). */

@@ -300,27 +300,38 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
     return true;
 }
 
-/* The device's copy of a pointer-array batch's lists (a and b of the
-   canonical problem, then C; each address as a byte offset from a NULL
-   base, batch.cuh) in `scratch`, a buffer of the pool the caller gives
-   back in stream order; bt then reads them. The lists read here are the
+/* The device's copy of the lists of `batches` pointer-array batches (each
+   listed one's a and b of the canonical problem, then C, batch after
+   batch; each address as a byte offset from a NULL base, batch.cuh) in
+   `scratch`, a buffer of the pool the caller gives back in stream order:
+   one copy for a grouped call's groups. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
-static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int dev, cudaStream_t stream,
-                                           void **scratch, gemm__cuda_batch *bt)
+static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
+                                           cudaStream_t stream, void **scratch)
 {
-    size_t bytes = 3 * (size_t)hb->count * sizeof(int64_t);
-    int64_t *host = (int64_t *)GEMM_MALLOC(bytes), *d;
+    size_t members = 0, bytes, at = 0;
+    int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
     gemm_status s;
-    if (!host) return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
-                                 (long long)hb->count);
-    for (int64_t i = 0; i < hb->count; i++) { /* A and B may be NULL lists where they are not read */
-        host[i] = hb->a_list ? (int64_t)hb->addr_ab(hb->a_list, i) : 0;
-        host[hb->count + i] = hb->b_list ? (int64_t)hb->addr_ab(hb->b_list, i) : 0;
-        host[2 * hb->count + i] = (int64_t)hb->addr_c(hb->c_list, i);
+    for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
+    *scratch = NULL;
+    if (members == 0) return GEMM_OK;
+    bytes = 3 * members * sizeof(int64_t);
+    if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
+                          (unsigned long long)members);
+    for (int64_t j = 0; j < batches; j++) {
+        const gemm__batch *b = &hb[j];
+        if (!b->c_list) continue;
+        for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
+            host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
+            host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
+            host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
+        }
+        at += 3 * (size_t)b->count;
     }
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
@@ -328,12 +339,16 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     if (s == GEMM_OK && (e = cudaMemcpyAsync(*scratch, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
     GEMM_FREE(host);
-    if (s != GEMM_OK) return s;
-    d = (int64_t *)*scratch;
+    return s;
+}
+
+/* Where bt finds a listed batch's members in a copy gemm__cuda_upload_lists
+   made: its a, b and c lists one after another at d. */
+static void gemm__cuda_listed_at(const int64_t *d, int64_t count, gemm__cuda_batch *bt)
+{
     bt->a = d;
-    bt->b = d + hb->count;
-    bt->c = d + 2 * hb->count;
-    return GEMM_OK;
+    bt->b = d + count;
+    bt->c = d + 2 * count;
 }
 
 /* Exact fp32 and fp64 over the members of bt: the chooser's plan, then
@@ -451,13 +466,25 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
     return s;
 }
 
-/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
-   holds the strided bases, or NULLs for lists, and the scalars): the
-   members' memory, then the launches. */
+/* What a checked batch must pass before anything is queued: sizes the
+   kernels index with 32 bits, and every member's memory. */
 template <typename T, typename TC, typename S>
-static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
-                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
-                                        cudaStream_t stream)
+static gemm_status gemm__cuda_batch_memory(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                           const gemm__cuda_operands<T, TC, S> &x)
+{
+    if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC));
+}
+
+/* The launches of a batch whose memory gemm__cuda_batch_memory passed:
+   the device, the pointer lists' upload (`listed`: where a grouped call
+   uploaded this batch's already, NULL: here), the plan and its kernels. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                           const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                           cudaStream_t stream, const int64_t *listed = NULL)
 {
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
@@ -466,9 +493,6 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
     bool aligned_a, aligned_b;
     gemm_status s;
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
-    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
-        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    if ((s = gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC))) != GEMM_OK) return s;
     if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     bt.count = hb->count;
     bt.stride_a = hb->stride_a;
@@ -480,7 +504,11 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
     if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) && std::is_same<T, TC>::value)
         if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC, S>(fn, p, x, hb, opt, &gpu, stream);
-    if (hb->c_list && (s = gemm__cuda_upload_lists(fn, hb, gpu.dev, stream, &lists, &bt)) != GEMM_OK) return s;
+    if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
+    else if (hb->c_list) {
+        if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;
+        gemm__cuda_listed_at((const int64_t *)lists, hb->count, &bt);
+    }
     members.bt = &bt;
     members.aligned_a = aligned_a;
     members.aligned_b = aligned_b;
@@ -499,4 +527,16 @@ static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, 
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
     }
     return s;
+}
+
+/* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
+   holds the strided bases, or NULLs for lists, and the scalars): the
+   members' memory, then the launches. */
+template <typename T, typename TC, typename S>
+static gemm_status gemm__cuda_batch_run(const char *fn, const gemm__problem *p, const gemm__batch *hb,
+                                        const gemm__cuda_operands<T, TC, S> &x, const gemm_cuda_options *opt,
+                                        cudaStream_t stream)
+{
+    gemm_status s = gemm__cuda_batch_memory(fn, p, hb, x);
+    return s == GEMM_OK ? gemm__cuda_batch_launch(fn, p, hb, x, opt, stream) : s;
 }

@@ -37,7 +37,12 @@
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies. K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).
-     batch   K split only when options.split_k asks. fp64 DMMA: variants
+     batch   K split only when options.split_k asks. Tiny members (AUTO,
+             K whole, sm_80+, m and n at most 32, k at most 64:
+             gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,
+             four members per block on the CUDA cores, in place (the
+             tiles below left 3/4 to 15/16 of their threads idle there:
+             0.52-0.73 of cuBLAS at 16^3 and 32^3). fp64 DMMA: variants
              2 and 3 refused; members of at most 64 rows on 64 x 64
              cp.async tiles; with AUTO's variant, every member aligned,
              the sm_90a code and members a tensor map can hold as its
@@ -206,6 +211,17 @@ static bool gemm__cuda_tma_members(const gemm__problem *p, const gemm__cuda_batc
     return (bt.stride_a == 0 || bt.stride_a >= span_a) && (bt.stride_b == 0 || bt.stride_b >= span_b);
 }
 
+/* Whether a batch's members go to the tiny kernel (kernels/tiny.cuh):
+   options.kernel AUTO, K not split, cp.async (sm_80+), m and n at most 32
+   and k at most 64 (deeper members, whose sums outweigh their loads, stay
+   on the tiles below: not measured yet). */
+static bool gemm__cuda_tiny_members(const gemm__problem *p, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
+                                    int split)
+{
+    return opt->kernel == GEMM_CUDA_KERNEL_AUTO && split == 1 && gpu->major >= 8 && p->m <= 32 && p->n <= 32 &&
+           p->k <= 64;
+}
+
 /* The exact plan of a batch once the kernel is SIMT (fp32) or DMMA
    (fp64); t holds the kernel, the K parts and the alignment. */
 template <typename T>
@@ -268,6 +284,11 @@ static gemm_status gemm__cuda_choose_exact(const char *fn, const gemm__problem *
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the %s kernel needs compute capability 8.0+, this GPU is %d.%d",
                           fn, gemm_cuda_kernel_name(kernel), gpu->major, gpu->minor);
     if (kernel == GEMM_CUDA_KERNEL_NAIVE || kernel == GEMM_CUDA_KERNEL_TILED16) return GEMM_OK; /* the ladder */
+    if (batch && gemm__cuda_tiny_members(p, opt, gpu, split)) {
+        t->kernel = GEMM_CUDA_KERNEL_SIMT; /* the CUDA cores, fp64 too */
+        t->cp = GEMM__CUDA_CP_TINY;
+        return GEMM_OK;
+    }
     if (sizeof(T) == 8 && kernel == GEMM_CUDA_KERNEL_SIMT) {
         t->cp = GEMM__CUDA_CP_SIMT_F64;
         return GEMM_OK;

@@ -167,8 +167,9 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {
         s = gemm__cuda_check_members(fn, &pl.p, &hb, NULL, NULL, NULL, 2 * sizeof(T), 2 * sizeof(T));
         if (s == GEMM_OK) s = gemm__cuda_query(fn, &gpu);
-        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, gpu.dev, stream, &lists, &bt);
+        if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, 1, gpu.dev, stream, &lists);
         if (s == GEMM_OK) {
+            gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
             s = gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
         }

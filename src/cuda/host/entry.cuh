@@ -106,10 +106,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
     if (s == GEMM_OK)
         s = gemm__cuda_check_emulation(fn, opt, std::is_same<T, TC>::value &&
                                                     (std::is_same<T, float>::value || std::is_same<T, double>::value));
-    if (s == GEMM_OK && opt->verify)
-        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.verify is offered for single CUDA calls, not for batches "
-                       "(yet): nothing was written", fn);
     if (s != GEMM_OK) return s;
+    if (opt->verify && hb->count > 0 && p->work != GEMM__WORK_NONE)
+        return gemm__cuda_verified_members(fn, p, hb, x, opt, stream);
     return gemm__cuda_batch_run(fn, p, hb, x, opt, stream);
 }
 

@@ -10,6 +10,7 @@
 #include "../kernels/dmma.cuh"
 #include "../kernels/ladder.cuh"
 #include "../kernels/simt.cuh"
+#include "../kernels/tiny.cuh"
 #include "call.cuh" /* gemm__cuda_operands */
 #include "exact_plan.cuh" /* gemm__cuda_exact_plan, gemm__cuda_cp */
 #include "launch.cuh" /* gemm__cuda_each_run, gemm__cuda_scale_members */
@@ -168,6 +169,46 @@ static gemm_status gemm__cuda_launch_ladder(const char *fn, gemm_cuda_kernel ker
     });
 }
 
+/* The tiny members' kernel over the members of bt, TILE x TILE tiles,
+   the layout's instance; launches of at most 2^26 blocks (a multiple of
+   the members per block, so no member is computed twice). */
+template <typename T, int TILE, bool AK, bool BKM>
+static gemm_status gemm__cuda_launch_tiny_as(const char *fn, const gemm__problem *p,
+                                             const gemm__cuda_operands<T, T, T> &x, gemm__cuda_batch bt,
+                                             cudaStream_t stream)
+{
+    typedef gemm__cuda_tiny_shape<T, TILE> S;
+    const int64_t per = ((int64_t)1 << 26) * S::G;
+    for (int64_t first = 0; first < bt.count; first += per) {
+        int64_t n = bt.count - first < per ? bt.count - first : per;
+        cudaError_t e;
+        bt.first = first;
+        gemm__cuda_tiny_kernel<T, TILE, AK, BKM><<<(unsigned)((n + S::G - 1) / S::G), S::NT, 0, stream>>>(
+            (int)p->m, (int)p->n, (int)p->k, x.alpha, x.a, p->lda, x.b, p->ldb, x.beta, x.c, p->ldc, bt);
+        if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+    return GEMM_OK;
+}
+
+/* The tiny kernel for the problem's members (m, n <= 32): 16 x 16 tiles
+   when both fit, else 32 x 32; op(A) k-major when read transposed, op(B)
+   when not. */
+template <typename T>
+static gemm_status gemm__cuda_launch_tiny(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                          const gemm__cuda_batch &bt, cudaStream_t stream)
+{
+    bool ak = p->a_trans, bk = !p->b_trans;
+    if (p->m <= 16 && p->n <= 16)
+        return ak ? (bk ? gemm__cuda_launch_tiny_as<T, 16, true, true>(fn, p, x, bt, stream)
+                        : gemm__cuda_launch_tiny_as<T, 16, true, false>(fn, p, x, bt, stream))
+                  : (bk ? gemm__cuda_launch_tiny_as<T, 16, false, true>(fn, p, x, bt, stream)
+                        : gemm__cuda_launch_tiny_as<T, 16, false, false>(fn, p, x, bt, stream));
+    return ak ? (bk ? gemm__cuda_launch_tiny_as<T, 32, true, true>(fn, p, x, bt, stream)
+                    : gemm__cuda_launch_tiny_as<T, 32, true, false>(fn, p, x, bt, stream))
+              : (bk ? gemm__cuda_launch_tiny_as<T, 32, false, true>(fn, p, x, bt, stream)
+                    : gemm__cuda_launch_tiny_as<T, 32, false, false>(fn, p, x, bt, stream));
+}
+
 /* The plan's cp.async configuration over the members of bt. MEMBERS:
    whether the plan may name a batch's small configurations (a single
    call's never does, so its instance leaves them out). */
@@ -176,6 +217,8 @@ static gemm_status gemm__cuda_launch_cp(const char *fn, const gemm__cuda_exact_p
                                         const gemm__cuda_operands<T, T, T> &x, const gemm__cuda_batch &bt, int sms,
                                         cudaStream_t stream)
 {
+    if constexpr (MEMBERS)
+        if (t->cp == GEMM__CUDA_CP_TINY) return gemm__cuda_launch_tiny<T>(fn, p, x, bt, stream);
     if constexpr (sizeof(T) == 8) {
         if (t->cp == GEMM__CUDA_CP_SIMT_F64)
             return gemm__cuda_launch_config<T, gemm__cuda_simt_f64>(fn, p, x, bt, t->aligned, sms, t->split, stream);

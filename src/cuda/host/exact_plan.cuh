@@ -42,7 +42,8 @@ typedef enum gemm__cuda_cp {
     GEMM__CUDA_CP_SIMT_F64 = 1,   /* fp64 on SIMT, 64 x 64 (GPUs without FP64 tensor cores) */
     GEMM__CUDA_CP_DMMA = 2,       /* DMMA configuration 1: the ring, 128 x 64 */
     GEMM__CUDA_CP_DMMA_SMALL = 3, /* the same, 64 x 64: a batch's members of at most 64 rows */
-    GEMM__CUDA_CP_SIMT_SMALL = 4  /* fp32 64 x 64: a batch's small or unaligned members, or K split */
+    GEMM__CUDA_CP_SIMT_SMALL = 4, /* fp32 64 x 64: a batch's small or unaligned members, or K split */
+    GEMM__CUDA_CP_TINY = 5        /* fp32 or fp64 on the CUDA cores, four members per block (kernels/tiny.cuh) */
 } gemm__cuda_cp;
 
 /* How an operand reaches the kernel: as it is, copied into scratch with its
