@@ -80,7 +80,8 @@
      exactly on the int8 tensor cores, and Garner's mixed-radix
      reconstruction brings back the exact integer product, scaled back.
      ba + bb is the largest with K 2^(ba+bb) <= M/4 (M the moduli's
-     product), each at most 53 (14 moduli and K = 8192: 48 + 47 bits).
+     product), each at most 53 (15 moduli and K = 8192: 51 + 51 bits; 9
+     moduli: 28 + 28).
      The bound, for every element (u the unit roundoff of C's type):
        |C_ij - (AB)_ij| <= 2^-ba max|a_i.| sum|b_.j|
                            + 2^-bb sum|a_i.| max|b_.j|
@@ -88,9 +89,10 @@
                            + (N + 2) 2^-53 |C_ij| + u |C_ij|
      so, where each row's and column's entries lie within 2^s of its
      largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise.
-     options.moduli = 0 (the default): 14 moduli for fp64 and 7 for fp32,
-     and only where it pays (m, n >= 4096 and k >= 1024; elsewhere native
-     fp64, or 3xTF32 for FP32_ACCURATE); n = 2..20: always, with n moduli.
+     options.moduli = 0 (the default): 15 moduli for fp64 and 9 for fp32,
+     and only where it paid on an H100 (k >= 4096 and m n k >= 2^41 for
+     fp64, 2^39 for fp32; elsewhere native fp64, or 3xTF32 for
+     FP32_ACCURATE); n = 2..20: always, with n moduli.
      The call reads its scaling pass's findings back (it synchronizes its
      stream once) and runs the native kernels instead when an operand holds
      an Inf or NaN, when a row or column spans more binary orders than its
@@ -201,7 +203,7 @@ typedef struct gemm_cuda_options {
     int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
                                 GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
                                 its stream) */
-    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 14 moduli, fp32 7, where the
+    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 15 moduli, fp32 9, where the
                                 int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
 
@@ -3084,6 +3086,7 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
    descending order: the first N are taken. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h> /* memcpy */
 
 #define GEMM__OZAKI_MAX_MODULI 20
 /* Full unrolling on the device (registers for the digits); the host's
@@ -3100,8 +3103,10 @@ typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
-    float rcp[GEMM__OZAKI_MAX_MODULI];      /* 1 / p_l */
     double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
+    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
+    int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
+    int c18[GEMM__OZAKI_MAX_MODULI], c36[GEMM__OZAKI_MAX_MODULI]; /* 2^18 and 2^36 mod p_l */
     unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
@@ -3115,12 +3120,28 @@ __host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
     return r + (r < 0 ? p : r >= p ? -p : 0);
 }
 
-/* The same for |x| < 2^22, in fp32 (rcp = 1/p): x is exact and the
-   quotient's error below one. */
-__host__ __device__ static inline int gemm__ozaki_mod_small(int x, int p, float rcp)
+/* x mod p for 0 <= x < 2^27 in integer arithmetic: the quotient
+   x * ceil(2^32/p) / 2^32 is exact or one too many (its excess is below
+   x / 2^32 < 2^-5 and p <= 256), so one step corrects it. */
+__host__ __device__ static inline int gemm__ozaki_mod27(unsigned x, int p, unsigned magic)
 {
-    int q = (int)floorf((float)x * rcp), r = x - q * p;
-    return r + (r < 0 ? p : r >= p ? -p : 0);
+#ifdef __CUDA_ARCH__
+    unsigned q = __umulhi(x, magic);
+#else
+    unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
+#endif
+    int r = (int)x - (int)q * p;
+    return r + (r < 0 ? p : 0);
+}
+
+/* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
+__host__ __device__ static inline double gemm__ozaki_ldexp(double x, int e)
+{
+    if (e < -1022 || e > 1023) return ldexp(x, e);
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double pow2;
+    memcpy(&pow2, &bits, sizeof pow2);
+    return x * pow2;
 }
 
 /* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
@@ -3134,8 +3155,11 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     for (int l = 0; l < count; l++) {
         int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
-        m.rcp[l] = 1.0f / (float)all[l];
         m.rcp64[l] = 1.0 / (double)all[l];
+        m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
+        m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
+        m.c18[l] = (int)(((uint64_t)1 << 18) % (uint64_t)all[l]);
+        m.c36[l] = (int)(((uint64_t)1 << 36) % (uint64_t)all[l]);
         m.log2_m += log2((double)all[l]);
         for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
         m.inv[l] = 1;
@@ -3170,47 +3194,56 @@ __host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
     return bits - 1 - e;
 }
 
-/* x * 2^scale rounded to an integer (exact in fp64 when the row's scale
-   keeps it below 2^53). */
-__host__ __device__ static inline double gemm__ozaki_integer(double x, int scale)
+/* x * 2^scale rounded to an integer (exact: the row's scale keeps it
+   within 2^53). */
+__host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
 {
-    return rint(ldexp(x, scale));
+#ifdef __CUDA_ARCH__
+    return __double2ll_rn(gemm__ozaki_ldexp(x, scale));
+#else
+    return llrint(gemm__ozaki_ldexp(x, scale));
+#endif
 }
 
-/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256
-   (rcp = 1/p in fp64): in [-p/2, p/2), which int8 holds. fma makes
-   v - q p exact. */
-__host__ __device__ static inline int gemm__ozaki_residue(double v, int p, double rcp)
+/* The symmetric residue of an integer |v| <= 2^53 modulo moduli l: in
+   [-p/2, p/2), which int8 holds. |v| in three 18-bit limbs, whose
+   weighted sum (below 2^27) has v's residue; integer arithmetic only. */
+__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
 {
-    double q = rint(v * rcp);
-    int r = (int)fma(-q, (double)p, v);
-    r += r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0;
-    return r;
+    uint64_t a = (uint64_t)(v < 0 ? -v : v);
+    unsigned t = (unsigned)(a >> 36) * (unsigned)m.c36[l] + (unsigned)((a >> 18) & 0x3FFFF) * (unsigned)m.c18[l] +
+                 (unsigned)(a & 0x3FFFF);
+    int p = m.p[l], r = gemm__ozaki_mod27(t, p, m.magic[l]);
+    if (v < 0 && r != 0) r = p - r;
+    return r >= (p + 1) / 2 ? r - p : r;
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
-   running remainders r[j] stay below 2^20 unreduced), as fp64. The loops
-   run to the largest count with every index known to the compiler, so
-   that the digits and remainders live in registers. */
+   running remainders r[j] stay below 2^20 in magnitude unreduced, and the
+   bias keeps what is reduced positive), as fp64. CAP >= m.count: the
+   loops run to CAP with every index known to the compiler, so that the
+   digits and remainders live in registers. */
+template <int CAP>
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    constexpr int MAX = GEMM__OZAKI_MAX_MODULI;
-    int r[MAX], v[MAX];
+    int r[CAP], v[CAP];
     double c = 0.0;
-GEMM__OZAKI_UNROLL
-    for (int l = 0; l < MAX; l++) r[l] = v[l] = 0;
-GEMM__OZAKI_UNROLL
-    for (int l = 0; l < MAX; l++) {
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) r[l] = v[l] = 0;
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) {
         if (l < m.count) {
-            int p = m.p[l], d = gemm__ozaki_mod_small(gemm__ozaki_mod_small(u[l] - r[l], p, m.rcp[l]) * m.inv[l], p, m.rcp[l]);
+            int p = m.p[l];
+            int d = gemm__ozaki_mod27((unsigned)gemm__ozaki_mod27((unsigned)(u[l] - r[l] + m.bias[l]), p, m.magic[l]) *
+                                          (unsigned)m.inv[l], p, m.magic[l]);
             d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
             v[l] = d;
-GEMM__OZAKI_UNROLL
-            for (int j = l + 1; j < MAX; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+            GEMM__OZAKI_UNROLL
+            for (int j = l + 1; j < CAP; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
         }
     }
-GEMM__OZAKI_UNROLL
-    for (int l = MAX - 1; l >= 0; l--)
+    GEMM__OZAKI_UNROLL
+    for (int l = CAP - 1; l >= 0; l--)
         if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
     return c;
 }
@@ -3300,31 +3333,34 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
     for (int j = ty; j < 32; j += 8) {
         int64_t r = r0 + j, q = q0 + tx;
         if (r >= R || q >= K) continue;
-        double v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
+        int64_t v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
         int8_t *o = out + r * ldo + q;
 #pragma unroll
         for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
-            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l], m.rcp64[l]);
+            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m, l);
     }
 }
 
 /* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
    C column-major M x N; C' from the residues u (plane l at u + l*plane,
-   column-major, ldu). */
-template <typename TC>
-__global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu, int64_t plane,
-                                               const int *ea, const int *eb, int bits_a, int bits_b,
-                                               const gemm__ozaki_moduli m, TC alpha, TC beta, TC *C, int64_t ldc)
+   column-major, ldu). A thread per element: rows along x, columns along
+   y (a grid-stride loop past 65535 columns). CAP: gemm__ozaki_reconstruct's. */
+template <typename TC, int CAP>
+__global__ void __launch_bounds__(256) gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu,
+                                                                      int64_t plane, const int *ea, const int *eb,
+                                                                      int bits_a, int bits_b, const gemm__ozaki_moduli m,
+                                                                      TC alpha, TC beta, TC *C, int64_t ldc)
 {
-    int64_t total = (int64_t)M * N;
-    for (int64_t z = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; z < total; z += (int64_t)gridDim.x * blockDim.x) {
-        int64_t i = z % M, j = z / M;
-        int res[GEMM__OZAKI_MAX_MODULI];
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= M) return;
+    int scale_a = gemm__ozaki_scale(ea[i], bits_a);
+    for (int j = (int)blockIdx.y; j < N; j += (int)gridDim.y) {
+        int res[CAP];
+        const uint8_t *at = u + i + (int64_t)j * ldu;
 #pragma unroll
-        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) res[l] = l < m.count ? u[l * plane + i + j * ldu] : 0;
-        double c = ldexp(gemm__ozaki_reconstruct(m, res),
-                         -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
-        TC *out = C + i + j * ldc;
+        for (int l = 0; l < CAP; l++) res[l] = l < m.count ? at[l * plane] : 0;
+        double c = gemm__ozaki_ldexp(gemm__ozaki_reconstruct<CAP>(m, res), -(scale_a + gemm__ozaki_scale(eb[j], bits_b)));
+        TC *out = C + i + (int64_t)j * ldc;
         *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
     }
 }
@@ -5414,21 +5450,30 @@ static gemm_status gemm__cuda_s8_run(const char *fn, const gemm__problem *p, con
    call used (0: the native kernels ran). */
 static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
 
-/* The default moduli: fp64's accuracy (the measured error at or below
-   cublasDgemm's on uniform and exponent-spread inputs) and fp32's. */
+/* The default moduli. fp64: 15, whose error was at or below
+   cublasDgemm's on uniform inputs and on entries spread over 2^+-10 on an
+   H100 (14 lost to it on the spread ones). fp32: 9, whose 28 or so bits
+   per row keep uniform fp32 data from rounding entries away (8 left
+   about 24 bits, fewer than such data spans) at errors far below
+   cublasSgemm's. */
 template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 {
-    return std::is_same<T, double>::value ? 14 : 7;
+    return std::is_same<T, double>::value ? 15 : 9;
 }
 
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
-   or large enough that the int8 products dominate. */
+   or large enough that the int8 products outweigh the passes over A, B
+   and C. Measured on an H100 (bench_cuda_ozaki, the default moduli):
+   fp64 against our DMMA 1.21x at 16384^3, 0.93-0.97 at 8192^3 and
+   4096 x 4096 x 16384, 0.67 at 4096^3; fp32 against 3xTF32 ahead from
+   8192^3 and at 4096 x 4096 x 65536, behind at 4096^3 and at K = 1024. */
 template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
 {
     int hook = GEMM__HOOK(cuda_ozaki, 0);
+    double flops = (double)p->m * (double)p->n * (double)p->k;
     if (hook == 1) return false;
     if (opt->moduli > 0 || hook == 2) return true;
-    return p->m >= 4096 && p->n >= 4096 && p->k >= 1024;
+    return p->k >= 4096 && flops >= (std::is_same<T, double>::value ? 0x1p41 : 0x1p39);
 }
 
 /* Whether the moduli carry the inputs as the scaling pass found them: no
@@ -5496,6 +5541,30 @@ static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X
     return GEMM_OK;
 }
 
+/* The reconstruction, its loops sized for the count: 8, 12, 16 or 20. */
+template <typename T>
+static gemm_status gemm__ozaki_reconstruct_launch(const char *fn, int M, int N, const uint8_t *u,
+                                                  const gemm__ozaki_layout &l, const int *ea, const int *eb, int bits_a,
+                                                  int bits_b, const gemm__ozaki_moduli &m,
+                                                  const gemm__cuda_operands<T, T, T> &x, int64_t ldc, cudaStream_t stream)
+{
+    dim3 grid((unsigned)((M + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
+    if (m.count <= 8)
+        gemm__ozaki_reconstruct_kernel<T, 8><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m,
+                                                                      x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 12)
+        gemm__ozaki_reconstruct_kernel<T, 12><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 16)
+        gemm__ozaki_reconstruct_kernel<T, 16><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else
+        gemm__ozaki_reconstruct_kernel<T, 20><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
 /* The emulated product of one call (T double or float, C of type T).
    *declined: the caller runs its native kernels instead (nothing was
    written). */
@@ -5545,12 +5614,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
                 s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
                                                   l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
             }
-        if (s == GEMM_OK) {
-            int64_t blocks = ((int64_t)M * N + 255) / 256;
-            gemm__ozaki_reconstruct_kernel<T><<<(unsigned)(blocks < 8 * 1024 ? blocks : 8 * 1024), 256, 0, stream>>>(
-                M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m, x.alpha, x.beta, x.c, p->ldc);
-            if (cudaGetLastError() != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: the reconstruction did not launch", fn);
-        }
+        if (s == GEMM_OK) s = gemm__ozaki_reconstruct_launch<T>(fn, M, N, u, l, ea, eb, bits_a, bits_b, m, x, p->ldc, stream);
         if (s == GEMM_OK) gemm__cuda_moduli_used = count;
     }
     cudaError_t e = cudaFreeAsync(scratch, stream);

@@ -10,7 +10,7 @@
    [-1, 1) ("uniform") or that times 2^e, e uniform in [-10, 10] or
    [-30, 30] per entry ("span10", "span30"; --dists 0,10,30). emu_auto is
    the library's choice (moduli 0: by size, and native where the spans are
-   too wide); emu_N forces N moduli (--moduli; default fp64 14, fp32 7)
+   too wide); emu_N forces N moduli (--moduli; default fp64 15, fp32 9)
    whatever the spans, its error in err_emu. Each column is timed with
    cudaEvents around the call to its completion; a warm-up, then R rounds (default 9) of all
    columns interleaved; medians. Errors: the largest |C - exact| /
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
                 gemm_cuda_options native = {}, emu = {}, emu_n = {};
                 native.math = prec == 0 ? GEMM_CUDA_MATH_EXACT : GEMM_CUDA_MATH_FP32_ACCURATE; /* fp32: 3xTF32 */
                 emu.math = emu_n.math = prec == 0 ? GEMM_CUDA_MATH_FP64_EMULATED : GEMM_CUDA_MATH_FP32_ACCURATE;
-                emu_n.moduli = forced ? forced : prec == 0 ? 14 : 7;
+                emu_n.moduli = forced ? forced : prec == 0 ? 15 : 9;
                 int used_auto = 0, used_n = 0;
                 double err_cublas = 0, err_emu = 0;
                 auto cublas = [&]() {

@@ -86,17 +86,17 @@ static void model(void)
     }
     check(ok, "model: the moduli are pairwise coprime, Garner's inverses right, for 2..20 moduli");
     ok = true;
+    gemm__ozaki_moduli all = gemm__ozaki_moduli_of(GEMM__OZAKI_MAX_MODULI);
     for (int t = 0; t < 200000; t++) {
         int64_t v = (int64_t)(rnd() >> 11) * ((rnd() & 1) ? 1 : -1); /* |v| < 2^53 */
-        int p = gemm__ozaki_moduli_of(GEMM__OZAKI_MAX_MODULI).p[t % GEMM__OZAKI_MAX_MODULI];
-        int r = gemm__ozaki_residue((double)v, p, 1.0 / p);
+        int l = t % GEMM__OZAKI_MAX_MODULI, p = all.p[l], r = gemm__ozaki_residue(v, all, l);
         ok = ok && (((v - r) % p) == 0) && r >= -(p / 2) && r < (p + 1) / 2 && r >= -128 && r <= 127;
         int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p, 1.0 / p);
         ok = ok && u >= 0 && u < p && ((int64_t)x - u) % p == 0;
-        int y = x % (1 << 22), w = gemm__ozaki_mod_small(y, p, 1.0f / (float)p);
-        ok = ok && w >= 0 && w < p && ((int64_t)y - w) % p == 0;
+        unsigned y = (unsigned)(rnd() % (1u << 27));
+        ok = ok && gemm__ozaki_mod27(y, p, all.magic[l]) == (int)(y % (unsigned)p);
     }
-    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 (and, in fp32, below 2^22) lands in [0, p)");
+    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 in fp64 and of 27-bit integers by a product lands in [0, p)");
     ok = true;
     double worst = 0.0;
     for (int count = 4; count <= GEMM__OZAKI_MAX_MODULI; count += 4) {
@@ -109,12 +109,12 @@ static void model(void)
             if (bits <= 40) lo_part = rint(ldexp(uniform(), bits));
             int u[GEMM__OZAKI_MAX_MODULI];
             for (int l = 0; l < count; l++) {
-                int p = m.p[l], rh = gemm__ozaki_residue(hi_part, p, m.rcp64[l]), rl = gemm__ozaki_residue(lo_part, p, m.rcp64[l]);
+                int p = m.p[l], rh = gemm__ozaki_residue((int64_t)hi_part, m, l), rl = gemm__ozaki_residue((int64_t)lo_part, m, l);
                 int two40 = 1;
                 for (int q = 0; q < 40; q++) two40 = two40 * 2 % p;
                 u[l] = gemm__ozaki_mod(rh * two40 + rl, p, m.rcp64[l]);
             }
-            double want = ldexp(hi_part, 40) + lo_part, got = gemm__ozaki_reconstruct(m, u);
+            double want = ldexp(hi_part, 40) + lo_part, got = gemm__ozaki_reconstruct<GEMM__OZAKI_MAX_MODULI>(m, u);
             double err = fabs(got - want) / fmax(fabs(want), 1.0);
             if (bits <= 52 && hi_part == 0.0) ok = ok && got == want; /* small values are exact */
             worst = fmax(worst, err);
@@ -154,11 +154,11 @@ static void model(void)
                     for (int l = 0; l < count; l++) {
                         int64_t sum = 0;
                         for (int q = 0; q < K; q++)
-                            sum += (int64_t)gemm__ozaki_residue(gemm__ozaki_integer(A[i * K + q], gemm__ozaki_scale(ea[i], bits_a)), m.p[l], m.rcp64[l]) *
-                                   gemm__ozaki_residue(gemm__ozaki_integer(B[q * N + j], gemm__ozaki_scale(eb[j], bits_b)), m.p[l], m.rcp64[l]);
+                            sum += (int64_t)gemm__ozaki_residue(gemm__ozaki_integer(A[i * K + q], gemm__ozaki_scale(ea[i], bits_a)), m, l) *
+                                   gemm__ozaki_residue(gemm__ozaki_integer(B[q * N + j], gemm__ozaki_scale(eb[j], bits_b)), m, l);
                         u[l] = (int)(((sum % m.p[l]) + m.p[l]) % m.p[l]);
                     }
-                    double c = ldexp(gemm__ozaki_reconstruct(m, u),
+                    double c = ldexp(gemm__ozaki_reconstruct<GEMM__OZAKI_MAX_MODULI>(m, u),
                                      -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
                     double hi, lo;
                     exact_dot(K, &A[i * K], 1, &B[j], N, &hi, &lo);

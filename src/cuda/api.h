@@ -71,7 +71,7 @@ typedef struct gemm_cuda_options {
     int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
                                 GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
                                 its stream) */
-    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 14 moduli, fp32 7, where the
+    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 15 moduli, fp32 9, where the
                                 int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
 

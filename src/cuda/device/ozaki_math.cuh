@@ -23,6 +23,7 @@
 #pragma once
 #include <math.h>
 #include <stdint.h>
+#include <string.h> /* memcpy */
 
 #define GEMM__OZAKI_MAX_MODULI 20
 /* Full unrolling on the device (registers for the digits); the host's
@@ -39,8 +40,10 @@ typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
-    float rcp[GEMM__OZAKI_MAX_MODULI];      /* 1 / p_l */
     double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
+    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
+    int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
+    int c18[GEMM__OZAKI_MAX_MODULI], c36[GEMM__OZAKI_MAX_MODULI]; /* 2^18 and 2^36 mod p_l */
     unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
@@ -54,12 +57,28 @@ __host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
     return r + (r < 0 ? p : r >= p ? -p : 0);
 }
 
-/* The same for |x| < 2^22, in fp32 (rcp = 1/p): x is exact and the
-   quotient's error below one. */
-__host__ __device__ static inline int gemm__ozaki_mod_small(int x, int p, float rcp)
+/* x mod p for 0 <= x < 2^27 in integer arithmetic: the quotient
+   x * ceil(2^32/p) / 2^32 is exact or one too many (its excess is below
+   x / 2^32 < 2^-5 and p <= 256), so one step corrects it. */
+__host__ __device__ static inline int gemm__ozaki_mod27(unsigned x, int p, unsigned magic)
 {
-    int q = (int)floorf((float)x * rcp), r = x - q * p;
-    return r + (r < 0 ? p : r >= p ? -p : 0);
+#ifdef __CUDA_ARCH__
+    unsigned q = __umulhi(x, magic);
+#else
+    unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
+#endif
+    int r = (int)x - (int)q * p;
+    return r + (r < 0 ? p : 0);
+}
+
+/* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
+__host__ __device__ static inline double gemm__ozaki_ldexp(double x, int e)
+{
+    if (e < -1022 || e > 1023) return ldexp(x, e);
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double pow2;
+    memcpy(&pow2, &bits, sizeof pow2);
+    return x * pow2;
 }
 
 /* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
@@ -73,8 +92,11 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     for (int l = 0; l < count; l++) {
         int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
-        m.rcp[l] = 1.0f / (float)all[l];
         m.rcp64[l] = 1.0 / (double)all[l];
+        m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
+        m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
+        m.c18[l] = (int)(((uint64_t)1 << 18) % (uint64_t)all[l]);
+        m.c36[l] = (int)(((uint64_t)1 << 36) % (uint64_t)all[l]);
         m.log2_m += log2((double)all[l]);
         for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
         m.inv[l] = 1;
@@ -109,47 +131,56 @@ __host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
     return bits - 1 - e;
 }
 
-/* x * 2^scale rounded to an integer (exact in fp64 when the row's scale
-   keeps it below 2^53). */
-__host__ __device__ static inline double gemm__ozaki_integer(double x, int scale)
+/* x * 2^scale rounded to an integer (exact: the row's scale keeps it
+   within 2^53). */
+__host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
 {
-    return rint(ldexp(x, scale));
+#ifdef __CUDA_ARCH__
+    return __double2ll_rn(gemm__ozaki_ldexp(x, scale));
+#else
+    return llrint(gemm__ozaki_ldexp(x, scale));
+#endif
 }
 
-/* The symmetric residue of an integer-valued |v| <= 2^53 modulo p <= 256
-   (rcp = 1/p in fp64): in [-p/2, p/2), which int8 holds. fma makes
-   v - q p exact. */
-__host__ __device__ static inline int gemm__ozaki_residue(double v, int p, double rcp)
+/* The symmetric residue of an integer |v| <= 2^53 modulo moduli l: in
+   [-p/2, p/2), which int8 holds. |v| in three 18-bit limbs, whose
+   weighted sum (below 2^27) has v's residue; integer arithmetic only. */
+__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
 {
-    double q = rint(v * rcp);
-    int r = (int)fma(-q, (double)p, v);
-    r += r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0;
-    return r;
+    uint64_t a = (uint64_t)(v < 0 ? -v : v);
+    unsigned t = (unsigned)(a >> 36) * (unsigned)m.c36[l] + (unsigned)((a >> 18) & 0x3FFFF) * (unsigned)m.c18[l] +
+                 (unsigned)(a & 0x3FFFF);
+    int p = m.p[l], r = gemm__ozaki_mod27(t, p, m.magic[l]);
+    if (v < 0 && r != 0) r = p - r;
+    return r >= (p + 1) / 2 ? r - p : r;
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
-   running remainders r[j] stay below 2^20 unreduced), as fp64. The loops
-   run to the largest count with every index known to the compiler, so
-   that the digits and remainders live in registers. */
+   running remainders r[j] stay below 2^20 in magnitude unreduced, and the
+   bias keeps what is reduced positive), as fp64. CAP >= m.count: the
+   loops run to CAP with every index known to the compiler, so that the
+   digits and remainders live in registers. */
+template <int CAP>
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    constexpr int MAX = GEMM__OZAKI_MAX_MODULI;
-    int r[MAX], v[MAX];
+    int r[CAP], v[CAP];
     double c = 0.0;
-GEMM__OZAKI_UNROLL
-    for (int l = 0; l < MAX; l++) r[l] = v[l] = 0;
-GEMM__OZAKI_UNROLL
-    for (int l = 0; l < MAX; l++) {
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) r[l] = v[l] = 0;
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) {
         if (l < m.count) {
-            int p = m.p[l], d = gemm__ozaki_mod_small(gemm__ozaki_mod_small(u[l] - r[l], p, m.rcp[l]) * m.inv[l], p, m.rcp[l]);
+            int p = m.p[l];
+            int d = gemm__ozaki_mod27((unsigned)gemm__ozaki_mod27((unsigned)(u[l] - r[l] + m.bias[l]), p, m.magic[l]) *
+                                          (unsigned)m.inv[l], p, m.magic[l]);
             d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
             v[l] = d;
-GEMM__OZAKI_UNROLL
-            for (int j = l + 1; j < MAX; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+            GEMM__OZAKI_UNROLL
+            for (int j = l + 1; j < CAP; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
         }
     }
-GEMM__OZAKI_UNROLL
-    for (int l = MAX - 1; l >= 0; l--)
+    GEMM__OZAKI_UNROLL
+    for (int l = CAP - 1; l >= 0; l--)
         if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
     return c;
 }

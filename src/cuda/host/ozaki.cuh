@@ -32,21 +32,30 @@
    call used (0: the native kernels ran). */
 static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
 
-/* The default moduli: fp64's accuracy (the measured error at or below
-   cublasDgemm's on uniform and exponent-spread inputs) and fp32's. */
+/* The default moduli. fp64: 15, whose error was at or below
+   cublasDgemm's on uniform inputs and on entries spread over 2^+-10 on an
+   H100 (14 lost to it on the spread ones). fp32: 9, whose 28 or so bits
+   per row keep uniform fp32 data from rounding entries away (8 left
+   about 24 bits, fewer than such data spans) at errors far below
+   cublasSgemm's. */
 template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 {
-    return std::is_same<T, double>::value ? 14 : 7;
+    return std::is_same<T, double>::value ? 15 : 9;
 }
 
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
-   or large enough that the int8 products dominate. */
+   or large enough that the int8 products outweigh the passes over A, B
+   and C. Measured on an H100 (bench_cuda_ozaki, the default moduli):
+   fp64 against our DMMA 1.21x at 16384^3, 0.93-0.97 at 8192^3 and
+   4096 x 4096 x 16384, 0.67 at 4096^3; fp32 against 3xTF32 ahead from
+   8192^3 and at 4096 x 4096 x 65536, behind at 4096^3 and at K = 1024. */
 template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
 {
     int hook = GEMM__HOOK(cuda_ozaki, 0);
+    double flops = (double)p->m * (double)p->n * (double)p->k;
     if (hook == 1) return false;
     if (opt->moduli > 0 || hook == 2) return true;
-    return p->m >= 4096 && p->n >= 4096 && p->k >= 1024;
+    return p->k >= 4096 && flops >= (std::is_same<T, double>::value ? 0x1p41 : 0x1p39);
 }
 
 /* Whether the moduli carry the inputs as the scaling pass found them: no
@@ -114,6 +123,30 @@ static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X
     return GEMM_OK;
 }
 
+/* The reconstruction, its loops sized for the count: 8, 12, 16 or 20. */
+template <typename T>
+static gemm_status gemm__ozaki_reconstruct_launch(const char *fn, int M, int N, const uint8_t *u,
+                                                  const gemm__ozaki_layout &l, const int *ea, const int *eb, int bits_a,
+                                                  int bits_b, const gemm__ozaki_moduli &m,
+                                                  const gemm__cuda_operands<T, T, T> &x, int64_t ldc, cudaStream_t stream)
+{
+    dim3 grid((unsigned)((M + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
+    if (m.count <= 8)
+        gemm__ozaki_reconstruct_kernel<T, 8><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m,
+                                                                      x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 12)
+        gemm__ozaki_reconstruct_kernel<T, 12><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 16)
+        gemm__ozaki_reconstruct_kernel<T, 16><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else
+        gemm__ozaki_reconstruct_kernel<T, 20><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
 /* The emulated product of one call (T double or float, C of type T).
    *declined: the caller runs its native kernels instead (nothing was
    written). */
@@ -163,12 +196,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
                 s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
                                                   l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
             }
-        if (s == GEMM_OK) {
-            int64_t blocks = ((int64_t)M * N + 255) / 256;
-            gemm__ozaki_reconstruct_kernel<T><<<(unsigned)(blocks < 8 * 1024 ? blocks : 8 * 1024), 256, 0, stream>>>(
-                M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m, x.alpha, x.beta, x.c, p->ldc);
-            if (cudaGetLastError() != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: the reconstruction did not launch", fn);
-        }
+        if (s == GEMM_OK) s = gemm__ozaki_reconstruct_launch<T>(fn, M, N, u, l, ea, eb, bits_a, bits_b, m, x, p->ldc, stream);
         if (s == GEMM_OK) gemm__cuda_moduli_used = count;
     }
     cudaError_t e = cudaFreeAsync(scratch, stream);

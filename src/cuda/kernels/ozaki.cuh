@@ -84,31 +84,34 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
     for (int j = ty; j < 32; j += 8) {
         int64_t r = r0 + j, q = q0 + tx;
         if (r >= R || q >= K) continue;
-        double v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
+        int64_t v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
         int8_t *o = out + r * ldo + q;
 #pragma unroll
         for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
-            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m.p[l], m.rcp64[l]);
+            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m, l);
     }
 }
 
 /* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
    C column-major M x N; C' from the residues u (plane l at u + l*plane,
-   column-major, ldu). */
-template <typename TC>
-__global__ void gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu, int64_t plane,
-                                               const int *ea, const int *eb, int bits_a, int bits_b,
-                                               const gemm__ozaki_moduli m, TC alpha, TC beta, TC *C, int64_t ldc)
+   column-major, ldu). A thread per element: rows along x, columns along
+   y (a grid-stride loop past 65535 columns). CAP: gemm__ozaki_reconstruct's. */
+template <typename TC, int CAP>
+__global__ void __launch_bounds__(256) gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu,
+                                                                      int64_t plane, const int *ea, const int *eb,
+                                                                      int bits_a, int bits_b, const gemm__ozaki_moduli m,
+                                                                      TC alpha, TC beta, TC *C, int64_t ldc)
 {
-    int64_t total = (int64_t)M * N;
-    for (int64_t z = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; z < total; z += (int64_t)gridDim.x * blockDim.x) {
-        int64_t i = z % M, j = z / M;
-        int res[GEMM__OZAKI_MAX_MODULI];
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= M) return;
+    int scale_a = gemm__ozaki_scale(ea[i], bits_a);
+    for (int j = (int)blockIdx.y; j < N; j += (int)gridDim.y) {
+        int res[CAP];
+        const uint8_t *at = u + i + (int64_t)j * ldu;
 #pragma unroll
-        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) res[l] = l < m.count ? u[l * plane + i + j * ldu] : 0;
-        double c = ldexp(gemm__ozaki_reconstruct(m, res),
-                         -(gemm__ozaki_scale(ea[i], bits_a) + gemm__ozaki_scale(eb[j], bits_b)));
-        TC *out = C + i + j * ldc;
+        for (int l = 0; l < CAP; l++) res[l] = l < m.count ? at[l * plane] : 0;
+        double c = gemm__ozaki_ldexp(gemm__ozaki_reconstruct<CAP>(m, res), -(scale_a + gemm__ozaki_scale(eb[j], bits_b)));
+        TC *out = C + i + (int64_t)j * ldc;
         *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
     }
 }
