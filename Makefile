@@ -257,13 +257,13 @@ NVCC_FLAGS := -std=c++17 -O3 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-w
 CUDA_DEPS  := gemm_cuda.cuh $(HEADERS)
 TEST_SUITES += test-cuda-build
 DEPS_GROUPS += cuda
-.PHONY: test-cuda test-cuda-build gpu-bin-verify bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch bench-cuda-complex gpu-bin-cuda-complex
+.PHONY: test-cuda test-cuda-build gpu-bin-verify bench-cuda-ozaki gpu-bin-ozaki bench-cuda demo-cuda bench-cuda-host bench-cuda-devices gpu-bin-cuda-host bench-cuda-batch gpu-bin-cuda-batch bench-cuda-complex gpu-bin-cuda-complex
 
 test-cuda-build: ## every CUDA program compiles warning-free (nvcc, no GPU needed)
 	NVCC=$(NVCC) sh tests/cuda_build_checks.sh
 
-test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_complex $(B)/test_cuda_verify ## on a GPU: the CUDA batteries, then under compute-sanitizer
-	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_complex $(B)/test_cuda_verify
+test-cuda: $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_complex $(B)/test_cuda_verify $(B)/test_cuda_ozaki ## on a GPU: the CUDA batteries, then under compute-sanitizer
+	sh tests/cuda_run.sh $(B)/test_cuda $(B)/test_cuda_tc $(B)/test_cuda_host $(B)/test_cuda_batch $(B)/test_cuda_complex $(B)/test_cuda_verify $(B)/test_cuda_ozaki
 
 bench-cuda: $(B)/bench_cuda ## on a GPU: gemm beside cuBLAS; writes build/results_cuda.csv (BENCH_UPDATE=1: bench/)
 	./$(B)/bench_cuda --csv $(BENCH_OUT)/results_cuda.csv --prec f32,f64,tf32,f16,bf16,acc $(BENCH_ARGS)
@@ -280,6 +280,20 @@ $(B)/test_cuda_tc: tests/test_cuda_tc.cu tests/battery.h $(CUDA_DEPS) | $(B)
 # Verified products on the GPU (options.verify): injected faults, the
 # battery verified; `make gpu-bin-verify` builds it and bench_cuda_verify
 # for sm_90a into .gpu/verify for bench/gpu/verify.sh.
+# The int8 product and the emulated fp64 / fp32-accurate products
+# (bench/gpu/ozaki.sh runs both binaries on a GPU machine).
+$(B)/test_cuda_ozaki: tests/test_cuda_ozaki.cu tests/battery.h $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@
+
+$(B)/bench_cuda_ozaki: bench/bench_cuda_ozaki.cu $(CUDA_DEPS) | $(B)
+	$(NVCC) $(NVCC_FLAGS) $< -o $@ -lcublas
+
+bench-cuda-ozaki: $(B)/bench_cuda_ozaki ## on a GPU: emulated fp64 / fp32 and int8 beside cublasDgemm, cublasSgemm, cublasGemmEx
+	./$(B)/bench_cuda_ozaki $(BENCH_ARGS)
+
+gpu-bin-ozaki: $(B)/test_cuda_ozaki $(B)/bench_cuda_ozaki ## build bench/gpu/ozaki.sh's binaries into .gpu/ozaki
+	mkdir -p .gpu/ozaki && cp $(B)/test_cuda_ozaki $(B)/bench_cuda_ozaki .gpu/ozaki/
+
 $(B)/test_cuda_verify: tests/test_cuda_verify.cu tests/verify_faults.h tests/battery.h $(CUDA_DEPS) | $(B)
 	$(NVCC) $(NVCC_FLAGS) $< -o $@
 

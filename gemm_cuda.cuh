@@ -23,6 +23,8 @@
                                 beta by pointer as cblas_zgemm; _host forms
                                 and batches too. They run on the real
                                 kernels (one operand expanded in scratch)
+     gemm_cuda_s8gemm           int8 A and B, int32 C, exact int32 sums
+                                (cublasGemmEx with CUBLAS_COMPUTE_32I)
      ..._strided_batched, ..._batched    batches (declarations below)
      gemm_cuda_sgemm_grouped_batched, _dgemm_   groups of batches, each
                                 group its own sizes, ops, alpha, beta, ld
@@ -34,6 +36,8 @@
                near 1e-3); FP32_ACCURATE (fp32's accuracy on the tensor
                cores; an Inf times a value below 2^-136 gives NaN, a product
                within 2^-11 of FLT_MAX may round to Inf).
+               FP64_EMULATED (gemm_cuda_dgemm): fp64 on the int8 tensor
+               cores, below ("Emulated fp64 and fp32").
      kernel    AUTO (by precision, GPU and build; TILED16 below sm_80), or
                NAIVE, TILED16, SIMT, DMMA (fp64), MMA, WGMMA; variant (0:
                automatic) one of a kernel's configurations: SIMT fp32 1-4,
@@ -64,6 +68,38 @@
                as a verified single call, and stops at the first that
                fails: its status, a detail that names it ("member 2 of 4
                failed: ..."), the members after it untouched.
+   Emulated fp64 and fp32 (the Ozaki scheme II, on the int8 tensor cores)
+     gemm_cuda_dgemm with options.math = GEMM_CUDA_MATH_FP64_EMULATED, and
+     gemm_cuda_sgemm with FP32_ACCURATE, device-pointer calls (batches run
+     member by member; _host and complex calls refuse FP64_EMULATED and
+     moduli):
+     each row i of op(A) is scaled by a power of two so that its largest
+     entry lies in [2^(ba-1), 2^ba), each column j of op(B) likewise with
+     bb bits, and rounded to integers; their residues modulo N pairwise
+     coprime moduli (256, 255, 253, 251, 247, 241, ...) are multiplied
+     exactly on the int8 tensor cores, and Garner's mixed-radix
+     reconstruction brings back the exact integer product, scaled back.
+     ba + bb is the largest with K 2^(ba+bb) <= M/4 (M the moduli's
+     product), each at most 53 (15 moduli and K = 8192: 51 + 51 bits; 9
+     moduli: 28 + 28).
+     The bound, for every element (u the unit roundoff of C's type):
+       |C_ij - (AB)_ij| <= 2^-ba max|a_i.| sum|b_.j|
+                           + 2^-bb sum|a_i.| max|b_.j|
+                           + K 2^-(ba+bb) max|a_i.| max|b_.j|
+                           + (N + 2) 2^-53 |C_ij| + u |C_ij|
+     so, where each row's and column's entries lie within 2^s of its
+     largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise.
+     options.moduli = 0 (the default): 15 moduli for fp64 and 9 for fp32,
+     and only where it paid on an H100 (k >= 4096 and m n k >= 2^41 for
+     fp64, 2^39 for fp32; elsewhere native fp64, or 3xTF32 for
+     FP32_ACCURATE); n = 2..20: always, with n moduli.
+     The call reads its scaling pass's findings back (it synchronizes its
+     stream once) and runs the native kernels instead when an operand holds
+     an Inf or NaN, when a row or column spans more binary orders than its
+     bits (its smallest entries would vanish), when the moduli leave fewer
+     than 2 bits for K, or without the sm_90a code; gemm_cuda_last_moduli()
+     tells which ran. Scratch: N (mK + nK + mn) bytes from the device's
+     pool (too little memory: the native kernels).
    beta = 0 never reads C. A device keeps its operand copies' memory (the
    verified calls' sums too) and the host path's chunks and threads;
    gemm_cuda_release_scratch() frees them.
@@ -122,8 +158,12 @@ typedef enum gemm_cuda_kernel {
 typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in */
     GEMM_CUDA_MATH_EXACT = 0,        /* fp32 in fp32 (and fp64 in fp64) */
     GEMM_CUDA_MATH_TF32 = 1,         /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
-    GEMM_CUDA_MATH_FP32_ACCURATE = 2 /* fp32 inputs split into two TF32 parts, three products on the tensor
-                                        cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
+    GEMM_CUDA_MATH_FP32_ACCURATE = 2, /* fp32's accuracy on the tensor cores: three TF32 products (3xTF32) or,
+                                         for large products, int8 products modulo small moduli (as FP64_EMULATED),
+                                         whichever is faster */
+    GEMM_CUDA_MATH_FP64_EMULATED = 3  /* gemm_cuda_dgemm: fp64 from exact int8 tensor-core products modulo
+                                         options.moduli small moduli (the Ozaki scheme II) where that is faster
+                                         and the inputs allow, else the native fp64 kernels */
 } gemm_cuda_math;
 
 typedef enum gemm_cuda_mode { /* how the _host calls move data */
@@ -163,6 +203,8 @@ typedef struct gemm_cuda_options {
     int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
                                 GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
                                 its stream) */
+    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 15 moduli, fp32 9, where the
+                                int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */
@@ -177,6 +219,20 @@ GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, ge
                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                      const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                      double *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* int8 A and B, int32 C = alpha*op(A)*op(B) + beta*C with exact int32
+   sums (wrapping past 2^31 as cublasGemmEx with CUBLAS_COMPUTE_32I does);
+   device pointers, asynchronous; the int8 tensor cores (WGMMA) where the
+   sm_90a code runs, else a plain kernel. */
+GEMM_DEF gemm_status gemm_cuda_s8gemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int32_t alpha,
+                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t beta,
+                                      int32_t *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* How many moduli the calling thread's last gemm_cuda_dgemm with
+   FP64_EMULATED, or gemm_cuda_sgemm with FP32_ACCURATE, used: 0 when the
+   native kernels (or 3xTF32) ran. */
+GEMM_DEF int gemm_cuda_last_moduli(void);
 
 /* Host pointers, synchronous, on options->device. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -1683,6 +1739,13 @@ template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(floa
     for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* The same for int32 accumulators (the int8 kernel). */
+template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(int (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+r"(d[i])::"memory");
+}
+
 /* The accumulator operands of one wgmma: "+f" constraints of d[i..i+7] and
    d[i..i+31], and the operand numbers %0..%63 and %64..%127 in the text. */
 #define GEMM__WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
@@ -1767,6 +1830,37 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128_tf32(float (&d)[64], ui
     (void)d; (void)da; (void)db; (void)accumulate;
 #endif
 }
+/* int8: D(64x256 or 64x128, int32) += A(64x32) * B(32xWN), s8 x s8, both
+   k-major (wgmma has no transpose for 8-bit types); the sums are exact
+   (wrapping only past 2^31, which the callers' K keeps them from). The
+   registers hold D as in the 16-bit forms. */
+#define GEMM__WG_I8(i) "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]), \
+                       "+r"(d[i + 6]), "+r"(d[i + 7])
+#define GEMM__WG_I32(i) GEMM__WG_I8(i), GEMM__WG_I8(i + 8), GEMM__WG_I8(i + 16), GEMM__WG_I8(i + 24)
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n256_s8(int (&d)[128], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" GEMM__WG_R0_63 ", "
+                 GEMM__WG_R64_127 "}, %128, %129, p;\n}\n"
+                 : GEMM__WG_I32(0), GEMM__WG_I32(32), GEMM__WG_I32(64), GEMM__WG_I32(96)
+                 : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n128_s8(int (&d)[64], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" GEMM__WG_R0_63
+                 "}, %64, %65, p;\n}\n"
+                 : GEMM__WG_I32(0), GEMM__WG_I32(32)
+                 : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+#undef GEMM__WG_I8
+#undef GEMM__WG_I32
 #undef GEMM__WG_D8
 #undef GEMM__WG_D32
 #undef GEMM__WG_R0_63
@@ -2113,6 +2207,74 @@ __device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::AC
     }
 }
 
+/* The block's shared memory: the ring of stages (aligned to 1024 bytes,
+   where the 128-byte swizzle repeats), the epilogue buffers, then a full
+   and an empty barrier per stage, which thread 0 initialises. Returns the
+   first stage; every thread has passed the initialisation. */
+template <typename S>
+__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
+{
+    unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
+    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES);
+    empty = full + S::STAGES;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            gemm__cuda_mbar_init(&full[s], 1);
+            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
+        }
+        gemm__cuda_fence_mbar_init();
+        gemm__cuda_fence_proxy_async();
+    }
+    __syncthreads();
+    return smem;
+}
+
+/* The producer's thread: walks the block's units and, for each K slice,
+   waits for the stage to be free, then has the copy engine fill it with
+   the slices of both operands (completing on the stage's full barrier).
+   Shared by the floating-point and the int8 kernels. */
+template <typename S, typename T, bool A_MN, bool B_MN, bool ACCURATE>
+__device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                         const gemm__cuda_wgmma_work &w, unsigned char *smem,
+                                                         uint64_t *full, uint64_t *empty)
+{
+#if GEMM__CUDA_SM90A
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
+    int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+    for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+        int member, bm, bn, part, kt0, nkt;
+        gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+        int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
+        for (int kt = 0; kt < nkt; kt++, it++) {
+            int s = it % S::STAGES, ka, kb;
+            if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
+            unsigned char *stage = smem + s * S::STAGE_BYTES;
+            gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
+            gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+            if constexpr (ACCURATE) {
+                gemm__cuda_tma_load3(stage, map_a, 0, bm * S::BM, ka, &full[s]);
+                gemm__cuda_tma_load3(stage + S::A_BYTES, map_b, 0, bn * S::BN, kb, &full[s]);
+                continue;
+            }
+            if (A_MN)
+                for (int j = 0; j < S::BM / 64; j++)
+                    gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, map_a, bm * S::BM + 64 * j, ka, za,
+                                          &full[s]);
+            else
+                gemm__cuda_tma_load_z(stage, map_a, ka, bm * S::BM, za, &full[s]);
+            if (B_MN)
+                for (int j = 0; j < S::BN / 64; j++)
+                    gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, map_b,
+                                          bn * S::BN + 64 * j, kb, zb, &full[s]);
+            else
+                gemm__cuda_tma_load_z(stage + S::A_BYTES, map_b, kb, bn * S::BN, zb, &full[s]);
+        }
+    }
+#else
+    (void)map_a; (void)map_b; (void)w; (void)smem; (void)full; (void)empty;
+#endif
+}
+
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
    tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). ACCURATE
@@ -2127,60 +2289,18 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
-    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
     static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
-    /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
-    unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
+    uint64_t *full, *empty;
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
     float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
-             *empty = full + S::STAGES;
     int *last = reinterpret_cast<int *>(empty + S::STAGES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S::STAGES; s++) {
-            gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
-        }
-        gemm__cuda_fence_mbar_init();
-        gemm__cuda_fence_proxy_async();
-    }
-    __syncthreads();
 
     if (wg == 2) { /* producer: few registers, one thread */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256) {
-            int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
-            for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-                int member, bm, bn, part, kt0, nkt;
-                gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
-                int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
-                for (int kt = 0; kt < nkt; kt++, it++) {
-                    int s = it % S::STAGES, ka, kb;
-                    if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
-                    unsigned char *stage = smem + s * S::STAGE_BYTES;
-                    gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
-                    gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                    if constexpr (ACCURATE) {
-                        gemm__cuda_tma_load3(stage, &map_a, 0, bm * S::BM, ka, &full[s]);
-                        gemm__cuda_tma_load3(stage + S::A_BYTES, &map_b, 0, bn * S::BN, kb, &full[s]);
-                        continue;
-                    }
-                    if (A_MN)
-                        for (int j = 0; j < S::BM / 64; j++)
-                            gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, za,
-                                                  &full[s]);
-                    else
-                        gemm__cuda_tma_load_z(stage, &map_a, ka, bm * S::BM, za, &full[s]);
-                    if (B_MN)
-                        for (int j = 0; j < S::BN / 64; j++)
-                            gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b,
-                                                  bn * S::BN + 64 * j, kb, zb, &full[s]);
-                    else
-                        gemm__cuda_tma_load_z(stage + S::A_BYTES, &map_b, kb, bn * S::BN, zb, &full[s]);
-                }
-            }
-        }
+        if (threadIdx.x == 256)
+            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, smem, full, empty);
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;
@@ -2941,6 +3061,475 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
     }
 }
 /* <<cuda/kernels complex_expand */
+/* >>cuda/device ozaki_math: src/cuda/device/ozaki_math.cuh */
+/* The arithmetic of the emulated fp64 and fp32 products (the Ozaki scheme
+   II: Ozaki, Uchino and Imamura, 2025), shared by the kernels and the host
+   (where a model of the whole scheme checks it without a GPU):
+
+     1. Scale: row i of op(A) by 2^ea_i and column j of op(B) by 2^eb_j,
+        so that the largest entry of each is below 2^bits_a (2^bits_b),
+        and round to integers A', B' (exact in fp64: bits <= 53).
+     2. Residues: for each modulus p_l (pairwise coprime, at most 256),
+        A' mod p_l and B' mod p_l in the symmetric range, which int8 holds.
+     3. Products: W_l = (A' mod p_l) (B' mod p_l) on the int8 tensor cores,
+        exact in int32 (K is cut into parts of at most 2^16), kept as
+        u_l = W_l mod p_l in [0, p_l).
+     4. Reconstruction: since |A'B'| <= K 2^(bits_a + bits_b) <= M/4 (M the
+        product of the moduli), the integer C' = A'B' is the one value of
+        the symmetric range with C' = u_l mod p_l for every l. Garner's
+        mixed-radix digits (symmetric, so small values stay exact) give
+        C' = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), evaluated in fp64 from the
+        top (one rounding per step once past 2^53; no cancellation, since
+        each step's value dominates its digit), then
+        C = C' 2^-(ea_i + eb_j).
+   The moduli are the largest pairwise coprime numbers up to 256, in
+   descending order: the first N are taken. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h> /* memcpy */
+
+#define GEMM__OZAKI_MAX_MODULI 20
+/* Full unrolling on the device (registers for the digits); the host's
+   compiler does not know the pragma. */
+#ifdef __CUDA_ARCH__
+#define GEMM__OZAKI_UNROLL _Pragma("unroll")
+#else
+#define GEMM__OZAKI_UNROLL
+#endif
+#define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
+
+/* The moduli and Garner's constants for the first `count` of them. */
+typedef struct gemm__ozaki_moduli {
+    int count;
+    int p[GEMM__OZAKI_MAX_MODULI];
+    int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
+    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
+    int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
+    int c18[GEMM__OZAKI_MAX_MODULI], c36[GEMM__OZAKI_MAX_MODULI]; /* 2^18 and 2^36 mod p_l */
+    unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
+    double log2_m;                    /* log2 of their product */
+} gemm__ozaki_moduli;
+
+/* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
+   exactly and the quotient's error is far below one, so one step corrects
+   it). */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
+{
+    int q = (int)floor((double)x * rcp), r = x - q * p;
+    return r + (r < 0 ? p : r >= p ? -p : 0);
+}
+
+/* x mod p for 0 <= x < 2^27 in integer arithmetic: the quotient
+   x * ceil(2^32/p) / 2^32 is exact or one too many (its excess is below
+   x / 2^32 < 2^-5 and p <= 256), so one step corrects it. */
+__host__ __device__ static inline int gemm__ozaki_mod27(unsigned x, int p, unsigned magic)
+{
+#ifdef __CUDA_ARCH__
+    unsigned q = __umulhi(x, magic);
+#else
+    unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
+#endif
+    int r = (int)x - (int)q * p;
+    return r + (r < 0 ? p : 0);
+}
+
+/* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
+__host__ __device__ static inline double gemm__ozaki_ldexp(double x, int e)
+{
+    if (e < -1022 || e > 1023) return ldexp(x, e);
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double pow2;
+    memcpy(&pow2, &bits, sizeof pow2);
+    return x * pow2;
+}
+
+/* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
+static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
+{
+    static const int all[GEMM__OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+                                                    223, 211, 199, 197, 193, 191, 181, 179, 173, 167};
+    gemm__ozaki_moduli m;
+    m.count = count;
+    m.log2_m = 0.0;
+    for (int l = 0; l < count; l++) {
+        int prod = 1; /* p_0 ... p_(l-1) mod p_l */
+        m.p[l] = all[l];
+        m.rcp64[l] = 1.0 / (double)all[l];
+        m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
+        m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
+        m.c18[l] = (int)(((uint64_t)1 << 18) % (uint64_t)all[l]);
+        m.c36[l] = (int)(((uint64_t)1 << 36) % (uint64_t)all[l]);
+        m.log2_m += log2((double)all[l]);
+        for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
+        m.inv[l] = 1;
+        for (int y = 1; y < all[l]; y++)
+            if (prod * y % all[l] == 1) m.inv[l] = y;
+        for (int j = 0; j < GEMM__OZAKI_MAX_MODULI; j++) {
+            int r = 1;
+            if (j < count)
+                for (int i = 0; i < l; i++) r = r * all[i] % all[j];
+            m.pre[l][j] = (unsigned char)(j < count ? r : 0);
+        }
+    }
+    return m;
+}
+
+/* The bits of A's rows and B's columns for K terms: the largest with
+   K 2^(bits_a + bits_b) <= M/4, each at most 53 (fp64's integers), split
+   evenly. Returns false when fewer than 2 bits are left. */
+static inline bool gemm__ozaki_bits(const gemm__ozaki_moduli *m, int64_t K, int *bits_a, int *bits_b)
+{
+    int total = (int)floor(m->log2_m - 2.0 - log2((double)(K > 0 ? K : 1)));
+    if (total < 2) return false;
+    *bits_a = total - total / 2 < 53 ? total - total / 2 : 53;
+    *bits_b = total - *bits_a < 53 ? total - *bits_a : 53;
+    return true;
+}
+
+/* The scale exponent of a row (column) whose largest magnitude has binary
+   exponent e (ilogb; the row all zeros: any e, nothing to scale). */
+__host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
+{
+    return bits - 1 - e;
+}
+
+/* x * 2^scale rounded to an integer (exact: the row's scale keeps it
+   within 2^53). */
+__host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
+{
+#ifdef __CUDA_ARCH__
+    return __double2ll_rn(gemm__ozaki_ldexp(x, scale));
+#else
+    return llrint(gemm__ozaki_ldexp(x, scale));
+#endif
+}
+
+/* The symmetric residue of an integer |v| <= 2^53 modulo moduli l: in
+   [-p/2, p/2), which int8 holds. |v| in three 18-bit limbs, whose
+   weighted sum (below 2^27) has v's residue; integer arithmetic only. */
+__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
+{
+    uint64_t a = (uint64_t)(v < 0 ? -v : v);
+    unsigned t = (unsigned)(a >> 36) * (unsigned)m.c36[l] + (unsigned)((a >> 18) & 0x3FFFF) * (unsigned)m.c18[l] +
+                 (unsigned)(a & 0x3FFFF);
+    int p = m.p[l], r = gemm__ozaki_mod27(t, p, m.magic[l]);
+    if (v < 0 && r != 0) r = p - r;
+    return r >= (p + 1) / 2 ? r - p : r;
+}
+
+/* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
+   running remainders r[j] stay below 2^20 in magnitude unreduced, and the
+   bias keeps what is reduced positive), as fp64. CAP >= m.count: the
+   loops run to CAP with every index known to the compiler, so that the
+   digits and remainders live in registers. */
+template <int CAP>
+__host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
+{
+    int r[CAP], v[CAP];
+    double c = 0.0;
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) r[l] = v[l] = 0;
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) {
+        if (l < m.count) {
+            int p = m.p[l];
+            int d = gemm__ozaki_mod27((unsigned)gemm__ozaki_mod27((unsigned)(u[l] - r[l] + m.bias[l]), p, m.magic[l]) *
+                                          (unsigned)m.inv[l], p, m.magic[l]);
+            d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
+            v[l] = d;
+            GEMM__OZAKI_UNROLL
+            for (int j = l + 1; j < CAP; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+        }
+    }
+    GEMM__OZAKI_UNROLL
+    for (int l = CAP - 1; l >= 0; l--)
+        if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
+    return c;
+}
+/* <<cuda/device ozaki_math */
+/* >>cuda/kernels ozaki: src/cuda/kernels/ozaki.cuh */
+/* The elementwise passes of the emulated fp64 and fp32 products
+   (device/ozaki_math.cuh has the arithmetic; the int8 products are
+   wgmma_s8.cuh's): the scaling pass over the rows of op(A) and of op(B)^T,
+   the residues, and the reconstruction of C. An operand is read as R rows
+   of K: element (r, q) at X[r*rs + q*ks], with rs or ks equal to 1. */
+#include <stdint.h>
+
+/* What the scaling pass finds: any Inf or NaN, and the widest span of
+   binary exponents among a row's nonzero entries, per operand. */
+typedef struct gemm__ozaki_found {
+    int nonfinite, span_a, span_b, pad;
+} gemm__ozaki_found;
+
+/* The scaling pass, first half: each block takes 32 rows and 256 of K,
+   and folds each row's largest binary exponent into emax[r] and its
+   smallest nonzero one into emin[r] (atomics; the caller fills them with
+   very negative and very positive values first); an Inf or NaN sets
+   *nonfinite. Rows along K contiguous (KC): the lanes of a warp read
+   along a row; else along the rows, the 8 warps splitting K. */
+template <typename T, bool KC>
+__global__ void __launch_bounds__(256) gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                               int *emax, int *emin, int *nonfinite)
+{
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 256;
+    int bad = 0;
+    for (int j = 0; j < (KC ? 4 : 1); j++) {
+        int64_t r = r0 + (KC ? ty + 8 * j : tx);
+        double big = 0.0, small = INFINITY;
+        if (r < R)
+            for (int64_t q = q0 + (KC ? tx : ty); q < q0 + 256 && q < K; q += KC ? 32 : 8) {
+                double v = fabs((double)X[r * rs + q * ks]);
+                bad |= !isfinite(v);
+                big = fmax(big, v);
+                if (v > 0.0) small = fmin(small, v);
+            }
+        if (KC)
+#pragma unroll
+            for (int o = 16; o > 0; o /= 2) {
+                big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+                small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+            }
+        if (r < R && (!KC || tx == 0) && big > 0.0 && isfinite(big)) {
+            atomicMax(&emax[r], ilogb(big));
+            atomicMin(&emin[r], ilogb(small));
+        }
+    }
+    if (bad) atomicOr(nonfinite, 1);
+}
+
+/* The scaling pass, second half: the row's exponent for its scale (0 for
+   a row of zeros: nothing to scale) into emax[r], and the widest span of
+   exponents among the rows into *span. */
+__global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *span)
+{
+    int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    int hi = emax[r], lo = emin[r];
+    bool zeros = hi < -100000; /* never raised: no nonzero entry */
+    emax[r] = zeros ? 0 : hi;
+    if (!zeros) atomicMax(span, hi - lo);
+}
+
+/* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
+   each of m's moduli, k-major int8: plane l at out + l*plane, row r at
+   r*ldo. 32 x 32 tiles through shared memory, so that both the reads
+   (along whichever of rows and K is contiguous) and the writes (along K)
+   are coalesced. */
+template <typename T, bool KC>
+__global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                                  const int *e, int bits, const gemm__ozaki_moduli m,
+                                                                  int8_t *out, int64_t ldo, int64_t plane)
+{
+    __shared__ double tile[32][33];
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 32;
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + (KC ? j : tx), q = q0 + (KC ? tx : j);
+        tile[KC ? j : tx][KC ? tx : j] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
+    }
+    __syncthreads();
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + j, q = q0 + tx;
+        if (r >= R || q >= K) continue;
+        int64_t v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
+        int8_t *o = out + r * ldo + q;
+#pragma unroll
+        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
+            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m, l);
+    }
+}
+
+/* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
+   C column-major M x N; C' from the residues u (plane l at u + l*plane,
+   column-major, ldu). A thread per element: rows along x, columns along
+   y (a grid-stride loop past 65535 columns). CAP: gemm__ozaki_reconstruct's. */
+template <typename TC, int CAP>
+__global__ void __launch_bounds__(256) gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu,
+                                                                      int64_t plane, const int *ea, const int *eb,
+                                                                      int bits_a, int bits_b, const gemm__ozaki_moduli m,
+                                                                      TC alpha, TC beta, TC *C, int64_t ldc)
+{
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= M) return;
+    int scale_a = gemm__ozaki_scale(ea[i], bits_a);
+    for (int j = (int)blockIdx.y; j < N; j += (int)gridDim.y) {
+        int res[CAP];
+        const uint8_t *at = u + i + (int64_t)j * ldu;
+#pragma unroll
+        for (int l = 0; l < CAP; l++) res[l] = l < m.count ? at[l * plane] : 0;
+        double c = gemm__ozaki_ldexp(gemm__ozaki_reconstruct<CAP>(m, res), -(scale_a + gemm__ozaki_scale(eb[j], bits_b)));
+        TC *out = C + i + (int64_t)j * ldc;
+        *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
+    }
+}
+/* <<cuda/kernels ozaki */
+/* >>cuda/kernels wgmma_s8: src/cuda/kernels/wgmma_s8.cuh */
+/* The int8 WGMMA kernel: s8 x s8 products with exact int32 sums on
+   Hopper's tensor cores (sm_90a). It shares the floating-point kernel's
+   ring of TMA-filled stages, its producer and its walk over units
+   (wgmma.cuh); its consumers keep int32 accumulators and write one of two
+   things:
+     int32 C = x*sum + y*C (gemm_cuda_s8gemm; y == 0 never reads C), or
+     uint8 C = (sum + (y ? C : 0)) mod x, in [0, x): the residue of the
+       product modulo a small modulus, the emulated fp64 and fp32 modes'
+       int8 products (ozaki.cuh); y adds the residue of an earlier part
+       of K, so that a long K runs in parts whose sums fit int32.
+   wgmma reads 8-bit operands only k-major: op(A) as M x K rows, op(B)^T as
+   N x K rows, each 16-byte aligned (the host copies other layouts first).
+   K is not split over blocks. */
+#include <stdint.h>
+
+/* One element of the int8 kernel's output (above). */
+/* One element of the int8 kernel's output (above); rx = 1/x in fp64. */
+__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, double)
+{
+    *c = y == 0 ? x * sum : x * sum + y * *c;
+}
+__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y, double rx)
+{
+    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, x, rx);
+}
+
+/* Four consecutive rows of one column of C (vec: one aligned 4-element
+   access, when all four rows exist), element by element up to `left`
+   rows otherwise. */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, double rx, bool vec)
+{
+    struct alignas(4 * sizeof(TC)) four { TC e[4]; };
+    const int s[4] = {v.x, v.y, v.z, v.w};
+    if (vec && left >= 4) {
+        four o;
+        if (y != 0) o = *reinterpret_cast<const four *>(c);
+#pragma unroll
+        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, rx);
+        *reinterpret_cast<four *>(c) = o;
+    } else {
+        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, rx);
+    }
+}
+
+/* One consumer warp's sums to C (its 16 columns n0.. x S::BM rows m0..;
+   register i of lane 4g + t holds row m0 + 8*(i/4) + 2t + i%2 of column
+   n0 + g + 8*((i%4)/2), as in wgmma.cuh), staged through the warp's
+   buffer as the floating-point epilogue is: EPI_M rows at a time, so that
+   a quarter-warp writes EPI_M contiguous elements of one column;
+   elements outside M x N left. */
+template <typename S, typename TC>
+__device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC], int *buf, int M, int N, int m0,
+                                                          int n0, int x, int y, TC *C, int64_t ldc)
+{
+    constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
+    int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
+    double rx = 1.0 / (double)x; /* once per tile: the residues' divisions become products */
+#pragma unroll
+    for (int c = 0; c < S::BM / S::EPI_M; c++) {
+#pragma unroll
+        for (int j = 0; j < REGS; j += 2) {
+            int i = c * REGS + j;
+            *reinterpret_cast<int2 *>(&buf[(g + 8 * ((i % 4) / 2)) * S::EPI_LD + 8 * (j / 4) + 2 * t]) =
+                make_int2(d[i], d[i + 1]);
+        }
+        __syncwarp();
+        for (int col = lane / LANES_PER_COL; col < 16; col += COLS_PER_PASS) {
+            int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
+            if (n < N && m < M)
+                gemm__cuda_s8_put4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const int4 *>(&buf[col * S::EPI_LD + ml]),
+                                   M - m, x, y, rx, vec);
+        }
+        __syncwarp();
+    }
+}
+
+/* One stage: D += this stage's 128 bytes of K, four wgmma of K = 32.
+   wgmma's A: this warpgroup's 64 rows of op(B)^T; its B: all BM rows of
+   op(A). */
+template <typename S> __device__ __forceinline__ void gemm__cuda_wgmma_s8_stage(int (&d)[S::ACC], const unsigned char *stage, int wg)
+{
+    uint64_t da = gemm__cuda_wgmma_desc(stage + S::A_BYTES + wg * 64 * S::ROW_BYTES), db = gemm__cuda_wgmma_desc(stage);
+    gemm__cuda_wgmma_arrive();
+#pragma unroll
+    for (int q = 0; q < 4; q++) { /* 32 bytes of K: 2 steps of the descriptors' 16-byte units */
+        if constexpr (S::BM == 256) gemm__cuda_wgmma_m64n256_s8(d, da + (uint64_t)(2 * q), db + (uint64_t)(2 * q));
+        else gemm__cuda_wgmma_m64n128_s8(d, da + (uint64_t)(2 * q), db + (uint64_t)(2 * q));
+    }
+    gemm__cuda_wgmma_commit();
+}
+
+/* map_a: op(A) as a k-major M x K int8 tensor, map_b: op(B)^T as N x K;
+   the blocks walk the units of `w` (K not split); C column-major. */
+template <typename TC, int BM>
+__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
+gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                           const gemm__cuda_wgmma_work w, int M, int N, int x, int y, TC *C, int64_t ldc)
+{
+#if GEMM__CUDA_SM90A
+    typedef gemm__cuda_wgmma_shape<BM> S;
+    extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
+    uint64_t *full, *empty;
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
+    int *epi = reinterpret_cast<int *>(smem + S::STAGES * S::STAGE_BYTES);
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
+    if (wg == 2) { /* producer */
+        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
+        if (threadIdx.x == 256)
+            gemm__cuda_wgmma_produce<S, int8_t, false, false, false>(&map_a, &map_b, w, smem, full, empty);
+        return;
+    }
+    if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
+    int it = 0;
+    for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+        int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
+        gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+        int d[S::ACC];
+#pragma unroll
+        for (int i = 0; i < S::ACC; i++) d[i] = 0;
+        gemm__cuda_wgmma_fence_acc(d);
+        for (int kt = 0; kt < nkt; kt++, it++) {
+            int s = it % S::STAGES;
+            gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
+            gemm__cuda_wgmma_s8_stage<S>(d, smem + s * S::STAGE_BYTES, wg);
+            gemm__cuda_wgmma_wait<1>(); /* the previous stage's group is done */
+            gemm__cuda_wgmma_fence_acc(d);
+            if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
+            pending = s;
+            __syncwarp();
+        }
+        gemm__cuda_wgmma_wait<0>();
+        gemm__cuda_wgmma_fence_acc(d);
+        if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
+        __syncwarp();
+        gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16,
+                                     x, y, C + member * w.stride_c, ldc);
+    }
+#else
+    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
+#endif
+}
+/* <<cuda/kernels wgmma_s8 */
+/* >>cuda/kernels s8_plain: src/cuda/kernels/s8_plain.cuh */
+/* The plain int8 kernel of gemm_cuda_s8gemm, for GPUs (or builds)
+   without the int8 WGMMA kernel and for options.kernel NAIVE. */
+#include <stdint.h>
+
+/* C = alpha*op(A)*op(B) + beta*C, a thread per element (beta == 0: C not
+   read; K == 0: A and B not read), op(A)(r, q) at a[r*ars + q*aks] and
+   op(B)(q, c) at b[q*bks + c*bcs]. */
+__global__ void gemm__cuda_s8_plain_kernel(int M, int N, int K, const int8_t *a, int64_t ars, int64_t aks,
+                                           const int8_t *b, int64_t bks, int64_t bcs, int alpha, int beta, int32_t *C,
+                                           int64_t ldc)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+    if (i >= M) return;
+    int sum = 0;
+    for (int q = 0; q < K; q++) sum += (int)a[i * ars + q * aks] * (int)b[q * bks + j * bcs];
+    int32_t *c = C + i + j * ldc;
+    *c = beta == 0 ? alpha * sum : alpha * sum + beta * *c;
+}
+/* <<cuda/kernels s8_plain */
 
 /* ---- host code: checks, launch and dispatch, the two paths, the API ---- */
 /* >>cuda/host errors: src/cuda/host/errors.cuh */
@@ -3769,8 +4358,8 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
 
    Mode (gemm__cuda_is_tc): fp64 exact; fp32 exact, or on the tensor cores
    with options.math TF32 or FP32_ACCURATE; FP16 and BF16 always on the
-   tensor cores. A batch in the fp32-accurate mode runs its members one
-   after another as single calls (gemm__cuda_members_apart).
+   tensor cores. A batch in the fp32-accurate mode or emulated fp64 runs
+   its members one after another as single calls (gemm__cuda_members_apart).
 
    Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
    TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
@@ -3839,21 +4428,22 @@ template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
     else return true;
 }
 
-/* Whether an fp32 batch runs its members one after another through the
-   single call (the fp32-accurate mode: its split of the operands is not
-   batched). */
+/* Whether a batch runs its members one after another through the single
+   call (the fp32-accurate mode and emulated fp64: their operand splits and
+   residues are not batched). */
 static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_options *opt)
 {
-    return opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL;
+    return (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE || opt->math == GEMM_CUDA_MATH_FP64_EMULATED) &&
+           p->work == GEMM__WORK_FULL;
 }
 
 /* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
    `bits` is 32 or 64. */
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
-    if (o->math != GEMM_CUDA_MATH_EXACT)
+    if (o->math != GEMM_CUDA_MATH_EXACT && !(o->math == GEMM_CUDA_MATH_FP64_EMULATED && bits == 64))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
-                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
+                          "FP32_ACCURATE are for fp32 only, FP64_EMULATED for fp64)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -3883,6 +4473,24 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
                           "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
                           (int)GEMM__CUDA_WG_128);
+    return GEMM_OK;
+}
+
+/* options.moduli, and where the emulated products are offered (`offered`:
+   the device-pointer calls of gemm_cuda_sgemm and _dgemm, single and
+   batched). */
+static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_options *o, bool offered)
+{
+    if (o->moduli < 0 || o->moduli == 1 || o->moduli > GEMM__OZAKI_MAX_MODULI)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d: 0 (by size) or 2..%d", fn, o->moduli,
+                          GEMM__OZAKI_MAX_MODULI);
+    if (o->moduli && o->math != GEMM_CUDA_MATH_FP64_EMULATED && o->math != GEMM_CUDA_MATH_FP32_ACCURATE)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d is for options.math FP64_EMULATED and "
+                          "FP32_ACCURATE", fn, o->moduli);
+    if (!offered && (o->moduli || o->math == GEMM_CUDA_MATH_FP64_EMULATED))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the emulated products (FP64_EMULATED, options.moduli) are offered "
+                          "for the device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm and their batches, "
+                          "not here", fn);
     return GEMM_OK;
 }
 
@@ -4402,6 +5010,7 @@ template <typename T> static CUtensorMapDataType gemm__cuda_tma_type(void)
 {
     return std::is_same<T, __half>::value          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
            : std::is_same<T, __nv_bfloat16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+           : sizeof(T) == 1                        ? CU_TENSOR_MAP_DATA_TYPE_UINT8 /* int8: only the bytes move */
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
@@ -4711,6 +5320,308 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
     return gemm__cuda_tc_run<T, TC>(fn, &t, p, x, gpu, stream);
 }
 /* <<cuda/host tc */
+/* >>cuda/host s8_launch: src/cuda/host/s8_launch.cuh */
+/* The launch of the int8 WGMMA kernel (kernels/wgmma_s8.cuh) on k-major
+   operands: its schedule (the tensor-core modes' tiles and raster, K
+   never split), the tensor maps and the launch. Used by gemm_cuda_s8gemm
+   and by the emulated fp64 and fp32 products. */
+#include <stdint.h>
+#include <string.h>
+
+/* C (column-major M x N, ldc) from op(A) as M x K int8 rows (a, lda) and
+   op(B)^T as N x K rows (b, ldb), both 16-byte aligned: TC int32_t: C =
+   x*sum + y*C; uint8_t: C = (sum + (y ? C : 0)) mod x (wgmma_s8.cuh). */
+template <typename TC>
+static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, const int8_t *a, int64_t lda,
+                                        const int8_t *b, int64_t ldb, int x, int y, TC *C, int64_t ldc, int sms,
+                                        cudaStream_t stream)
+{
+    gemm__cuda_tc_plan t;
+    CUtensorMap map_a, map_b;
+    gemm_status s;
+    memset(&t, 0, sizeof t);
+    t.wg_bm = gemm__cuda_wgmma_bm(M, 0, false);
+    gemm__cuda_wgmma_schedule(&t, M, N, K, 1, sms, 1);
+    gemm__cuda_wgmma_work w = t.work;
+    if ((int64_t)w.tm * w.tn > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
+    void *kern = t.wg_bm == 256 ? (void *)gemm__cuda_wgmma_s8_kernel<TC, 256> : (void *)gemm__cuda_wgmma_s8_kernel<TC, 128>;
+    int smem = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::SMEM : gemm__cuda_wgmma_shape<128>::SMEM,
+        threads = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::THREADS : gemm__cuda_wgmma_shape<128>::THREADS;
+    if ((s = gemm__cuda_tensor_map(fn, &map_a, a, lda, K, M, t.wg_bm)) != GEMM_OK ||
+        (s = gemm__cuda_tensor_map(fn, &map_b, b, ldb, K, N, 128)) != GEMM_OK)
+        return s;
+    void *args[] = {&map_a, &map_b, &w, &M, &N, &x, &y, (void *)&C, &ldc};
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t.grid), dim3((unsigned)threads), args, (size_t)smem, stream));
+    return GEMM_OK;
+}
+/* <<cuda/host s8_launch */
+/* >>cuda/host s8: src/cuda/host/s8.cuh */
+/* gemm_cuda_s8gemm after its checks: int8 A and B, int32 C. Where the
+   sm_90a code runs, the int8 WGMMA kernel on k-major operands (copied
+   into scratch first when they are not k-major and 16-byte aligned);
+   elsewhere, or with options.kernel NAIVE, a plain kernel (a thread per
+   element of C). */
+#include <stdint.h>
+
+static gemm_status gemm__cuda_s8_run(const char *fn, const gemm__problem *p, const int8_t *a, const int8_t *b, int32_t *C,
+                                     int32_t alpha, int32_t beta, const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    gemm__cuda_gpu gpu;
+    gemm_status s;
+    int M = (int)p->m, N = (int)p->n, K = p->work == GEMM__WORK_FULL ? (int)p->k : 0;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
+    if ((s = gemm__cuda_check_pointer(fn, "C", C)) != GEMM_OK) return s;
+    if (K > 0 && ((s = gemm__cuda_check_pointer(fn, "A", p->swapped ? b : a)) != GEMM_OK ||
+                  (s = gemm__cuda_check_pointer(fn, "B", p->swapped ? a : b)) != GEMM_OK))
+        return s;
+    if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
+    int64_t ars = p->a_trans ? p->lda : 1, aks = p->a_trans ? 1 : p->lda;
+    int64_t bks = p->b_trans ? p->ldb : 1, bcs = p->b_trans ? 1 : p->ldb;
+    if (K == 0 || opt->kernel == GEMM_CUDA_KERNEL_NAIVE || !gemm__cuda_sm90a_code(&gpu)) {
+        if (N > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: n = %d is too many columns for the plain kernel", fn, N);
+        gemm__cuda_s8_plain_kernel<<<dim3((unsigned)((M + 255) / 256), (unsigned)N), 256, 0, stream>>>(
+            M, N, K, a, ars, aks, b, bks, bcs, alpha, beta, C, p->ldc);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
+        return GEMM_OK;
+    }
+    /* op(A) as M x K rows and op(B)^T as N x K rows, k-major and aligned, or copied so */
+    bool copy_a = !gemm__cuda_kmajor_ready(a, p->lda, 1, p->a_trans), copy_b = !gemm__cuda_kmajor_ready(b, p->ldb, 1, !p->b_trans);
+    int64_t ldo = ((int64_t)K + 15) / 16 * 16, la = p->lda, lb = p->ldb;
+    size_t bytes = ((copy_a ? (size_t)M * ldo : 0) + 255) / 256 * 256 + (copy_b ? (size_t)N * ldo : 0);
+    int8_t *scratch = NULL;
+    const int8_t *ka = a, *kb = b;
+    if (copy_a || copy_b) {
+        cudaMemPool_t pool;
+        cudaError_t e;
+        if ((s = gemm__cuda_scratch_pool(fn, gpu.dev, true, &pool)) != GEMM_OK) return s;
+        e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream);
+        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (operand copies)", e);
+    }
+    s = GEMM_OK;
+    if (copy_a) {
+        s = gemm__cuda_pack(fn, a, p->lda, p->a_trans, (uintptr_t)a % 16 == 0 && p->lda % 16 == 0, M, K, scratch, ldo,
+                            gemm__cuda_single_copy(), 1, stream);
+        ka = scratch;
+        la = ldo;
+    }
+    if (s == GEMM_OK && copy_b) {
+        int8_t *out = scratch + ((copy_a ? (size_t)M * ldo : 0) + 255) / 256 * 256;
+        s = gemm__cuda_pack(fn, b, p->ldb, !p->b_trans, (uintptr_t)b % 16 == 0 && p->ldb % 16 == 0, N, K, out, ldo,
+                            gemm__cuda_single_copy(), 1, stream);
+        kb = out;
+        lb = ldo;
+    }
+    if (s == GEMM_OK)
+        s = gemm__cuda_launch_s8<int32_t>(fn, M, N, K, ka, la, kb, lb, alpha, beta, C, p->ldc, gpu.sms, stream);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, stream);
+        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    }
+    return s;
+}
+/* <<cuda/host s8 */
+/* >>cuda/host ozaki: src/cuda/host/ozaki.cuh */
+/* The emulated fp64 (options.math = GEMM_CUDA_MATH_FP64_EMULATED) and
+   fp32-accurate products on the int8 tensor cores (the Ozaki scheme II;
+   device/ozaki_math.cuh has the arithmetic and the error bound), for one
+   device-pointer call: the scaling pass, then, unless it found what the
+   moduli cannot carry, the residues, one int8 product per modulus (and
+   per part of K) and the reconstruction, all in one scratch buffer from
+   the device's pool. The call synchronizes its stream once, to read the
+   scaling pass's findings.
+
+   When it runs (gemm__cuda_ozaki_wanted): options.moduli > 0 asks for it
+   with that many moduli; 0 lets the sizes decide (emulation pays only
+   where the int8 products dominate: large m, n and k), with the default
+   count (fp64 14, fp32 7). It declines, and the native kernels run, where
+   the sm_90a code is not loaded, when the moduli leave fewer than 2 bits
+   for K, when an operand holds an Inf or NaN, and when a row of op(A) or
+   a column of op(B) spans more binary orders than its bits carry (its
+   smallest entries would vanish). gemm_cuda_last_moduli() says which ran. */
+#include <stdint.h>
+#include <type_traits>
+
+/* The moduli the calling thread's last fp64-emulated or fp32-accurate
+   call used (0: the native kernels ran). */
+static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
+
+/* The default moduli. fp64: 15, whose error was at or below
+   cublasDgemm's on uniform inputs and on entries spread over 2^+-10 on an
+   H100 (14 lost to it on the spread ones). fp32: 9, whose 28 or so bits
+   per row keep uniform fp32 data from rounding entries away (8 left
+   about 24 bits, fewer than such data spans) at errors far below
+   cublasSgemm's. */
+template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
+{
+    return std::is_same<T, double>::value ? 15 : 9;
+}
+
+/* Whether the sizes alone let the emulation run: asked (options.moduli),
+   or large enough that the int8 products outweigh the passes over A, B
+   and C. Measured on an H100 (bench_cuda_ozaki, the default moduli):
+   fp64 against our DMMA 1.21x at 16384^3, 0.93-0.97 at 8192^3 and
+   4096 x 4096 x 16384, 0.67 at 4096^3; fp32 against 3xTF32 ahead from
+   8192^3 and at 4096 x 4096 x 65536, behind at 4096^3 and at K = 1024. */
+template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
+{
+    int hook = GEMM__HOOK(cuda_ozaki, 0);
+    double flops = (double)p->m * (double)p->n * (double)p->k;
+    if (hook == 1) return false;
+    if (opt->moduli > 0 || hook == 2) return true;
+    return p->k >= 4096 && flops >= (std::is_same<T, double>::value ? 0x1p41 : 0x1p39);
+}
+
+/* Whether the moduli carry the inputs as the scaling pass found them: no
+   Inf or NaN, and no row of op(A) or column of op(B) whose smallest
+   nonzero entries lie 2^bits or more below its largest (they would round
+   to zero). The test hook 2 waives the span (bench sweeps). */
+static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits_b)
+{
+    if (f->nonfinite) return false;
+    return GEMM__HOOK(cuda_ozaki, 0) == 2 || (f->span_a < bits_a && f->span_b < bits_b);
+}
+
+/* Where each part of the scratch is. */
+typedef struct gemm__ozaki_layout {
+    int64_t ldk, ldu, plane_a, plane_b, plane_u;
+    size_t at_ea, at_eb, at_min, at_ra, at_rb, at_u, bytes;
+} gemm__ozaki_layout;
+
+static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
+{
+    gemm__ozaki_layout l;
+    size_t at = 256; /* the findings first */
+    l.ldk = (K + 15) / 16 * 16; /* 16-byte rows for the copy engine */
+    l.ldu = (M + 15) / 16 * 16; /* whole 4-byte runs for the int8 kernel's epilogue */
+    l.plane_a = M * l.ldk;
+    l.plane_b = N * l.ldk;
+    l.plane_u = l.ldu * N;
+    l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
+    l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
+    l.at_min = at; at += ((size_t)(M > N ? M : N) * sizeof(int) + 255) / 256 * 256; /* the scan's minima, A's then B's */
+    l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
+    l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
+    l.at_u = at; at += (size_t)count * l.plane_u;
+    l.bytes = at;
+    return l;
+}
+
+/* The scaling pass and the residues of one operand: R rows of K (element
+   (r, q) at X[r*rs + q*ks]). */
+template <typename T>
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *emin,
+                                    int *span, int *nonfinite, cudaStream_t stream)
+{
+    dim3 grid((unsigned)((K + 255) / 256), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the scaling pass", fn, R);
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(e, 0x80, (size_t)R * sizeof(int), stream)); /* -2139062144 */
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(emin, 0x7f, (size_t)R * sizeof(int), stream));
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    gemm__ozaki_span_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, e, emin, span);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+template <typename T>
+static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, const int *e,
+                                        int bits, const gemm__ozaki_moduli &m, int8_t *out, int64_t ldo, int64_t plane,
+                                        cudaStream_t stream)
+{
+    dim3 grid((unsigned)((K + 31) / 32), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the residues", fn, R);
+    if (ks == 1) gemm__ozaki_residue_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
+    else gemm__ozaki_residue_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The reconstruction, its loops sized for the count: 8, 12, 16 or 20. */
+template <typename T>
+static gemm_status gemm__ozaki_reconstruct_launch(const char *fn, int M, int N, const uint8_t *u,
+                                                  const gemm__ozaki_layout &l, const int *ea, const int *eb, int bits_a,
+                                                  int bits_b, const gemm__ozaki_moduli &m,
+                                                  const gemm__cuda_operands<T, T, T> &x, int64_t ldc, cudaStream_t stream)
+{
+    dim3 grid((unsigned)((M + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
+    if (m.count <= 8)
+        gemm__ozaki_reconstruct_kernel<T, 8><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m,
+                                                                      x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 12)
+        gemm__ozaki_reconstruct_kernel<T, 12><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 16)
+        gemm__ozaki_reconstruct_kernel<T, 16><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else
+        gemm__ozaki_reconstruct_kernel<T, 20><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The emulated product of one call (T double or float, C of type T).
+   *declined: the caller runs its native kernels instead (nothing was
+   written). */
+template <typename T>
+static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                    const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream,
+                                    bool *declined)
+{
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
+    int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
+    gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
+    gemm__ozaki_found found = {0, 0, 0, 0};
+    gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, count);
+    cudaMemPool_t pool;
+    unsigned char *scratch = NULL;
+    gemm_status s;
+    *declined = true;
+    gemm__cuda_moduli_used = 0;
+    if (!gemm__cuda_ozaki_wanted<T>(p, opt) || !gemm__cuda_sm90a_code(gpu) || !gemm__ozaki_bits(&m, K, &bits_a, &bits_b))
+        return GEMM_OK;
+    if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+    if (cudaMallocFromPoolAsync((void **)&scratch, l.bytes, pool, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return GEMM_OK; /* too little memory for the residues: the native kernels need none */
+    }
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb), *emin = (int *)(scratch + l.at_min);
+    gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
+    int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
+    uint8_t *u = scratch + l.at_u;
+    /* op(A) (M x K) and op(B)^T (N x K) of the column-major problem */
+    int64_t ars = p->a_trans ? p->lda : 1, aks = p->a_trans ? 1 : p->lda;
+    int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
+    s = GEMM_OK;
+    if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, emin, &dfound->span_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, emin, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                         cudaStreamSynchronize(stream) != cudaSuccess))
+        s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
+    if (s == GEMM_OK && gemm__ozaki_carried(&found, bits_a, bits_b)) {
+        *declined = false;
+        s = gemm__ozaki_residues<T>(fn, M, K, x.a, ars, aks, ea, bits_a, m, ra, l.ldk, l.plane_a, stream);
+        if (s == GEMM_OK) s = gemm__ozaki_residues<T>(fn, N, K, x.b, brs, bks, eb, bits_b, m, rb, l.ldk, l.plane_b, stream);
+        for (int i = 0; s == GEMM_OK && i < count; i++)
+            for (int k0 = 0; s == GEMM_OK && k0 < K; k0 += GEMM__OZAKI_K_PART) {
+                int kp = K - k0 < GEMM__OZAKI_K_PART ? K - k0 : GEMM__OZAKI_K_PART;
+                s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
+                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
+            }
+        if (s == GEMM_OK) s = gemm__ozaki_reconstruct_launch<T>(fn, M, N, u, l, ea, eb, bits_a, bits_b, m, x, p->ldc, stream);
+        if (s == GEMM_OK) gemm__cuda_moduli_used = count;
+    }
+    cudaError_t e = cudaFreeAsync(scratch, stream);
+    if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    return s;
+}
+/* <<cuda/host ozaki */
 /* >>cuda/host run: src/cuda/host/run.cuh */
 /* The device-pointer path of every call, after the checks: the first steps
    (sizes, pointers, C = beta*C), the device, then the exact or the
@@ -4728,8 +5639,16 @@ static gemm_status gemm__cuda_run(const char *fn, const gemm__problem *p, const 
     if (s != GEMM_OK || finished) return s;
     if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     if constexpr (std::is_same<T, double>::value) {
+        if (opt->math == GEMM_CUDA_MATH_FP64_EMULATED) {
+            bool declined;
+            if ((s = gemm__cuda_ozaki<T>(fn, p, x, opt, &gpu, stream, &declined)) != GEMM_OK || !declined) return s;
+        }
         return gemm__cuda_exact<T>(fn, p, x, opt, &gpu, stream);
     } else if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value) {
+        if (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE) {
+            bool declined;
+            if ((s = gemm__cuda_ozaki<T>(fn, p, x, opt, &gpu, stream, &declined)) != GEMM_OK || !declined) return s;
+        }
         if (gemm__cuda_is_tc<T>(opt)) return gemm__cuda_tc<T, TC>(fn, p, x, opt, &gpu, stream);
         return gemm__cuda_exact<T>(fn, p, x, opt, &gpu, stream);
     } else {
@@ -5168,17 +6087,19 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
     return s;
 }
 
-/* The fp32-accurate mode: member after member through the single call's
-   path (its operand split runs per member). */
-template <typename T, typename TC>
+/* The fp32-accurate mode and emulated fp64: member after member through
+   the single call's path (the operand split, or the emulation's scaling
+   pass and residues, run per member; each member chooses alone). */
+template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__problem *p,
-                                                 const gemm__cuda_operands<T, TC, float> &x, const gemm__batch *hb,
+                                                 const gemm__cuda_operands<T, TC, S> &x, const gemm__batch *hb,
                                                  const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
                                                  cudaStream_t stream)
 {
     gemm_status s = GEMM_OK;
     for (int64_t i = 0; i < hb->count && s == GEMM_OK; i++) {
-        gemm__cuda_operands<T, TC, float> y = x;
+        gemm__cuda_operands<T, TC, S> y = x;
+        bool declined = true;
         if (hb->c_list) {
             y.a = (const T *)(uintptr_t)hb->addr_ab(hb->a_list, i);
             y.b = (const T *)(uintptr_t)hb->addr_ab(hb->b_list, i);
@@ -5188,7 +6109,12 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
             y.b = x.b + i * hb->stride_b;
             y.c = x.c + i * hb->stride_c;
         }
-        s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+        if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value) {
+            if ((s = gemm__cuda_ozaki<T>(fn, p, y, opt, gpu, stream, &declined)) != GEMM_OK) break;
+            if (!declined) continue;
+            if constexpr (std::is_same<T, double>::value) s = gemm__cuda_exact<T>(fn, p, y, opt, gpu, stream);
+            else s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+        }
     }
     return s;
 }
@@ -5229,8 +6155,8 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
                 gemm__cuda_members_aligned(hb, hb->a_list, x.a, p->lda, hb->stride_a, sizeof(T));
     aligned_b = p->work == GEMM__WORK_FULL &&
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
-    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
-        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
+    if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) && std::is_same<T, TC>::value)
+        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC, S>(fn, p, x, hb, opt, &gpu, stream);
     if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
     else if (hb->c_list) {
         if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;
@@ -7740,6 +8666,7 @@ static gemm_status gemm__cuda_host_verified(const char *fn, const gemm__problem 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <stdint.h>
+#include <type_traits>
 
 /* Every call: the argument checks and the canonical problem once
    (gemm__prepare), C against A and B (host pointers, or device pointers in
@@ -7766,6 +8693,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, !host && std::is_same<T, TC>::value &&
+                                                                (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     {
@@ -7825,6 +8754,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK)
+        s = gemm__cuda_check_emulation(fn, opt, std::is_same<T, TC>::value &&
+                                                    (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s != GEMM_OK) return s;
     if (opt->verify && hb->count > 0 && p->work != GEMM__WORK_NONE)
         return gemm__cuda_verified_members(fn, p, hb, x, opt, stream);
@@ -7930,6 +8862,40 @@ GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, ge
 {
     return gemm__cuda_call<double, double, double>("gemm_cuda_dgemm", stream, false, layout, transa, transb, m, n, k,
                                                    alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_s8gemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int32_t alpha,
+                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t beta,
+                                      int32_t *C, int64_t ldc, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_s8gemm";
+    static const gemm_cuda_options defaults = {};
+    const gemm_cuda_options *opt = options ? options : &defaults;
+    gemm__problem p = {};
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
+                      C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 1, 4);
+    if (s == GEMM_OK && ((opt->kernel != GEMM_CUDA_KERNEL_AUTO && opt->kernel != GEMM_CUDA_KERNEL_NAIVE &&
+                          opt->kernel != GEMM_CUDA_KERNEL_WGMMA) ||
+                         opt->math != GEMM_CUDA_MATH_EXACT || opt->variant || opt->split_k > 1 || opt->moduli ||
+                         opt->verify))
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the int8 product takes options.kernel AUTO, WGMMA or NAIVE and no "
+                       "math, variant, split_k, moduli or verify", fn);
+    if (s == GEMM_OK && opt->kernel == GEMM_CUDA_KERNEL_WGMMA) {
+        gemm__cuda_gpu gpu;
+        if ((s = gemm__cuda_query(fn, &gpu)) == GEMM_OK && !gemm__cuda_sm90a_code(&gpu))
+            s = gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the WGMMA kernel needs the sm_90a code on a Hopper GPU", fn);
+    }
+    if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    return gemm__cuda_s8_run(fn, &p, p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta, opt, stream);
+}
+
+GEMM_DEF int gemm_cuda_last_moduli(void)
+{
+    return gemm__cuda_moduli_used;
 }
 
 GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -8814,6 +9780,7 @@ static gemm_status gemm__cuda_cfinish(const char *fn, gemm_status s, bool device
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, false);
     if (s != GEMM_OK || p->work == GEMM__WORK_NONE) return s;
     pl->conj_a = (p->swapped ? tb : ta) == GEMM_CONJ_TRANS;
     pl->conj_b = (p->swapped ? ta : tb) == GEMM_CONJ_TRANS;

@@ -5,6 +5,7 @@
 # (PTX) and sm_90a (machine code, every kernel through ptxas), the host
 # path's plans and pipeline pass on a CPU stand-in (test_cuda_host --plans), the
 # complex calls' plans and operand copies on the CPU (test_cuda_complex --model), the
+# int8 emulation's arithmetic on the CPU (test_cuda_ozaki --model), the
 # batches' host-side checks pass (test_cuda_batch --host), a second
 # translation unit that includes gemm_cuda.cuh without the implementation
 # links, gemm.h pulls the backend in under GEMM_ENABLE_CUDA, and the host
@@ -42,6 +43,7 @@ build() { # build NAME command...
     build bench_cuda_host $NVCC $UNIT_FLAGS bench/bench_cuda_host.cu -o "$out/bench_cuda_host" -lcublas
     build bench_cuda_devices $NVCC $UNIT_FLAGS bench/bench_cuda_devices.cu -o "$out/bench_cuda_devices" -lcublas
     build test_cuda_complex $NVCC $UNIT_FLAGS tests/test_cuda_complex.cu -o "$out/test_cuda_complex"
+    build test_cuda_ozaki $NVCC $UNIT_FLAGS tests/test_cuda_ozaki.cu -o "$out/test_cuda_ozaki"
     build exact_model sh -c "$NVCC -std=c++17 -O1 bench/research/exact/model.cu -o $out/exact_model && ./$out/exact_model | tail -n 3"
 ) &
 (
@@ -51,12 +53,14 @@ build() { # build NAME command...
     build test_cuda_batch $NVCC $UNIT_FLAGS tests/test_cuda_batch.cu -o "$out/test_cuda_batch"
     build bench_cuda_batch $NVCC $UNIT_FLAGS bench/bench_cuda_batch.cu -o "$out/bench_cuda_batch" -lcublas
     build bench_cuda_complex $NVCC $UNIT_FLAGS bench/bench_cuda_complex.cu -o "$out/bench_cuda_complex" -lcublas
+    build bench_cuda_ozaki $NVCC $UNIT_FLAGS bench/bench_cuda_ozaki.cu -o "$out/bench_cuda_ozaki" -lcublas
     build two_units sh -c "printf '#define GEMM_IMPLEMENTATION\n#include \"gemm_cuda.cuh\"\n' >$out/impl.cu &&
 printf '#define GEMM_ENABLE_CUDA\n#include \"gemm.h\"\nint main(void) { return gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0) == GEMM_ERR_INVALID_ARG ? 0 : 1; }\n' >$out/user.cu &&
 $NVCC $UNIT_FLAGS -I. $out/impl.cu $out/user.cu -o $out/two_units && ./$out/two_units"
 ) &
 wait
 for name in test_cuda test_cuda_tc bench_cuda test_cuda_batch bench_cuda_batch test_cuda_complex bench_cuda_complex exact_model test_cuda_host bench_cuda_host bench_cuda_devices \
+    test_cuda_ozaki bench_cuda_ozaki \
     cuda_basic two_units; do
     rc=$(cat "$out/$name.rc")
     # warning-free: -Werror covers the host compiler and nvcc; a remaining "warning" line fails too
@@ -77,6 +81,12 @@ if [ "$(cat "$out/test_cuda_complex.rc")" = 0 ]; then
     check "test_cuda_complex --model: the complex plans and operand copies on the CPU" "$out/test_cuda_complex" --model
 else
     failed=$((failed + 1)); echo "FAIL test_cuda_complex --model: it did not build"
+fi
+# The emulated products' arithmetic, and the whole scheme, on the CPU.
+if [ "$(cat "$out/test_cuda_ozaki.rc")" = 0 ]; then
+    check "test_cuda_ozaki --model: the int8 emulation's moduli, residues, reconstruction and error bound on the CPU" "$out/test_cuda_ozaki" --model
+else
+    failed=$((failed + 1)); echo "FAIL test_cuda_ozaki --model: it did not build"
 fi
 # The batches' checks that need no GPU (C over A or B among them).
 if [ "$(cat "$out/test_cuda_batch.rc")" = 0 ]; then

@@ -26,8 +26,12 @@ typedef enum gemm_cuda_kernel {
 typedef enum gemm_cuda_math { /* what gemm_cuda_sgemm and _sgemm_host compute in */
     GEMM_CUDA_MATH_EXACT = 0,        /* fp32 in fp32 (and fp64 in fp64) */
     GEMM_CUDA_MATH_TF32 = 1,         /* fp32 inputs cut to TF32 (10-bit mantissa) on the tensor cores, fp32 sums */
-    GEMM_CUDA_MATH_FP32_ACCURATE = 2 /* fp32 inputs split into two TF32 parts, three products on the tensor
-                                        cores, fp32 sums: fp32's accuracy at tensor-core speed (3xTF32) */
+    GEMM_CUDA_MATH_FP32_ACCURATE = 2, /* fp32's accuracy on the tensor cores: three TF32 products (3xTF32) or,
+                                         for large products, int8 products modulo small moduli (as FP64_EMULATED),
+                                         whichever is faster */
+    GEMM_CUDA_MATH_FP64_EMULATED = 3  /* gemm_cuda_dgemm: fp64 from exact int8 tensor-core products modulo
+                                         options.moduli small moduli (the Ozaki scheme II) where that is faster
+                                         and the inputs allow, else the native fp64 kernels */
 } gemm_cuda_math;
 
 typedef enum gemm_cuda_mode { /* how the _host calls move data */
@@ -67,6 +71,8 @@ typedef struct gemm_cuda_options {
     int verify;              /* 1 = check the product (every batch member's) with row and column checksums,
                                 GEMM_ERR_VERIFY when it fails them (sums on the device; the call then synchronizes
                                 its stream) */
+    int moduli;              /* FP64_EMULATED and FP32_ACCURATE: 0 = by size (fp64 15 moduli, fp32 9, where the
+                                int8 products pay), n = 2..20: always emulate with n moduli (more: more bits) */
 } gemm_cuda_options;
 
 /* options.device_count: every CUDA device of the process. */
@@ -81,6 +87,20 @@ GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, ge
                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, double alpha,
                                      const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                                      double *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* int8 A and B, int32 C = alpha*op(A)*op(B) + beta*C with exact int32
+   sums (wrapping past 2^31 as cublasGemmEx with CUBLAS_COMPUTE_32I does);
+   device pointers, asynchronous; the int8 tensor cores (WGMMA) where the
+   sm_90a code runs, else a plain kernel. */
+GEMM_DEF gemm_status gemm_cuda_s8gemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int32_t alpha,
+                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t beta,
+                                      int32_t *C, int64_t ldc, const gemm_cuda_options *options);
+
+/* How many moduli the calling thread's last gemm_cuda_dgemm with
+   FP64_EMULATED, or gemm_cuda_sgemm with FP32_ACCURATE, used: 0 when the
+   native kernels (or 3xTF32) ran. */
+GEMM_DEF int gemm_cuda_last_moduli(void);
 
 /* Host pointers, synchronous, on options->device. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,

@@ -126,6 +126,13 @@ template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(floa
     for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* The same for int32 accumulators (the int8 kernel). */
+template <int N> __device__ __forceinline__ void gemm__cuda_wgmma_fence_acc(int (&d)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++) asm volatile("" : "+r"(d[i])::"memory");
+}
+
 /* The accumulator operands of one wgmma: "+f" constraints of d[i..i+7] and
    d[i..i+31], and the operand numbers %0..%63 and %64..%127 in the text. */
 #define GEMM__WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
@@ -210,6 +217,37 @@ __device__ __forceinline__ void gemm__cuda_wgmma_m64n128_tf32(float (&d)[64], ui
     (void)d; (void)da; (void)db; (void)accumulate;
 #endif
 }
+/* int8: D(64x256 or 64x128, int32) += A(64x32) * B(32xWN), s8 x s8, both
+   k-major (wgmma has no transpose for 8-bit types); the sums are exact
+   (wrapping only past 2^31, which the callers' K keeps them from). The
+   registers hold D as in the 16-bit forms. */
+#define GEMM__WG_I8(i) "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]), \
+                       "+r"(d[i + 6]), "+r"(d[i + 7])
+#define GEMM__WG_I32(i) GEMM__WG_I8(i), GEMM__WG_I8(i + 8), GEMM__WG_I8(i + 16), GEMM__WG_I8(i + 24)
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n256_s8(int (&d)[128], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {" GEMM__WG_R0_63 ", "
+                 GEMM__WG_R64_127 "}, %128, %129, p;\n}\n"
+                 : GEMM__WG_I32(0), GEMM__WG_I32(32), GEMM__WG_I32(64), GEMM__WG_I32(96)
+                 : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+__device__ __forceinline__ void gemm__cuda_wgmma_m64n128_s8(int (&d)[64], uint64_t da, uint64_t db)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile(GEMM__WG_PRED "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {" GEMM__WG_R0_63
+                 "}, %64, %65, p;\n}\n"
+                 : GEMM__WG_I32(0), GEMM__WG_I32(32)
+                 : "l"(da), "l"(db));
+#else
+    (void)d; (void)da; (void)db;
+#endif
+}
+#undef GEMM__WG_I8
+#undef GEMM__WG_I32
 #undef GEMM__WG_D8
 #undef GEMM__WG_D32
 #undef GEMM__WG_R0_63

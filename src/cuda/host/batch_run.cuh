@@ -19,6 +19,7 @@
 #include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "choose.cuh" /* gemm__cuda_choose_exact, _tc, gemm__cuda_members */
 #include "exact_run.cuh"
+#include "ozaki.cuh" /* gemm__cuda_ozaki: members of the emulated modes */
 #include "tc.cuh"
 
 /* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
@@ -433,17 +434,19 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
     return s;
 }
 
-/* The fp32-accurate mode: member after member through the single call's
-   path (its operand split runs per member). */
-template <typename T, typename TC>
+/* The fp32-accurate mode and emulated fp64: member after member through
+   the single call's path (the operand split, or the emulation's scaling
+   pass and residues, run per member; each member chooses alone). */
+template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__problem *p,
-                                                 const gemm__cuda_operands<T, TC, float> &x, const gemm__batch *hb,
+                                                 const gemm__cuda_operands<T, TC, S> &x, const gemm__batch *hb,
                                                  const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu,
                                                  cudaStream_t stream)
 {
     gemm_status s = GEMM_OK;
     for (int64_t i = 0; i < hb->count && s == GEMM_OK; i++) {
-        gemm__cuda_operands<T, TC, float> y = x;
+        gemm__cuda_operands<T, TC, S> y = x;
+        bool declined = true;
         if (hb->c_list) {
             y.a = (const T *)(uintptr_t)hb->addr_ab(hb->a_list, i);
             y.b = (const T *)(uintptr_t)hb->addr_ab(hb->b_list, i);
@@ -453,7 +456,12 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
             y.b = x.b + i * hb->stride_b;
             y.c = x.c + i * hb->stride_c;
         }
-        s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+        if constexpr (std::is_same<T, TC>::value && std::is_same<T, S>::value) {
+            if ((s = gemm__cuda_ozaki<T>(fn, p, y, opt, gpu, stream, &declined)) != GEMM_OK) break;
+            if (!declined) continue;
+            if constexpr (std::is_same<T, double>::value) s = gemm__cuda_exact<T>(fn, p, y, opt, gpu, stream);
+            else s = gemm__cuda_tc<T, TC>(fn, p, y, opt, gpu, stream);
+        }
     }
     return s;
 }
@@ -494,8 +502,8 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
                 gemm__cuda_members_aligned(hb, hb->a_list, x.a, p->lda, hb->stride_a, sizeof(T));
     aligned_b = p->work == GEMM__WORK_FULL &&
                 gemm__cuda_members_aligned(hb, hb->b_list, x.b, p->ldb, hb->stride_b, sizeof(T));
-    if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value)
-        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC>(fn, p, x, hb, opt, &gpu, stream);
+    if constexpr ((std::is_same<T, float>::value || std::is_same<T, double>::value) && std::is_same<T, TC>::value)
+        if (gemm__cuda_members_apart(p, opt)) return gemm__cuda_members_one_by_one<T, TC, S>(fn, p, x, hb, opt, &gpu, stream);
     if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
     else if (hb->c_list) {
         if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;

@@ -10,8 +10,8 @@
 
    Mode (gemm__cuda_is_tc): fp64 exact; fp32 exact, or on the tensor cores
    with options.math TF32 or FP32_ACCURATE; FP16 and BF16 always on the
-   tensor cores. A batch in the fp32-accurate mode runs its members one
-   after another as single calls (gemm__cuda_members_apart).
+   tensor cores. A batch in the fp32-accurate mode or emulated fp64 runs
+   its members one after another as single calls (gemm__cuda_members_apart).
 
    Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
    TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
@@ -73,6 +73,7 @@
 #include "../../core/internal.h"   /* gemm__problem, gemm__fail */
 #include "../api.h"                /* gemm_cuda_options, gemm_cuda_kernel_name */
 #include "../device/batch.cuh"     /* gemm__cuda_batch */
+#include "../device/ozaki_math.cuh" /* GEMM__OZAKI_MAX_MODULI */
 #include "../device/wgmma_ptx.cuh" /* gemm__cuda_wgmma_built */
 #include "call.cuh"                /* gemm__cuda_gpu, gemm__cuda_operands */
 #include "errors.cuh"
@@ -90,21 +91,22 @@ template <typename T> static bool gemm__cuda_is_tc(const gemm_cuda_options *o)
     else return true;
 }
 
-/* Whether an fp32 batch runs its members one after another through the
-   single call (the fp32-accurate mode: its split of the operands is not
-   batched). */
+/* Whether a batch runs its members one after another through the single
+   call (the fp32-accurate mode and emulated fp64: their operand splits and
+   residues are not batched). */
 static bool gemm__cuda_members_apart(const gemm__problem *p, const gemm_cuda_options *opt)
 {
-    return opt->math == GEMM_CUDA_MATH_FP32_ACCURATE && p->work == GEMM__WORK_FULL;
+    return (opt->math == GEMM_CUDA_MATH_FP32_ACCURATE || opt->math == GEMM_CUDA_MATH_FP64_EMULATED) &&
+           p->work == GEMM__WORK_FULL;
 }
 
 /* The options of fp32 and fp64 computed exactly (SIMT, DMMA, the ladder);
    `bits` is 32 or 64. */
 static gemm_status gemm__cuda_check_exact(const char *fn, const gemm_cuda_options *o, int bits)
 {
-    if (o->math != GEMM_CUDA_MATH_EXACT)
+    if (o->math != GEMM_CUDA_MATH_EXACT && !(o->math == GEMM_CUDA_MATH_FP64_EMULATED && bits == 64))
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.math = %d is not supported here (TF32 and "
-                          "FP32_ACCURATE are for fp32 only)", fn, (int)o->math);
+                          "FP32_ACCURATE are for fp32 only, FP64_EMULATED for fp64)", fn, (int)o->math);
     if (o->kernel == GEMM_CUDA_KERNEL_MMA || o->kernel == GEMM_CUDA_KERNEL_WGMMA)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the %s kernel is for the tensor-core modes (options.math = "
                           "GEMM_CUDA_MATH_TF32, or gemm_cuda_sgemm_mixed)", fn, gemm_cuda_kernel_name(o->kernel));
@@ -134,6 +136,24 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
                           "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
                           (int)GEMM__CUDA_WG_128);
+    return GEMM_OK;
+}
+
+/* options.moduli, and where the emulated products are offered (`offered`:
+   the device-pointer calls of gemm_cuda_sgemm and _dgemm, single and
+   batched). */
+static gemm_status gemm__cuda_check_emulation(const char *fn, const gemm_cuda_options *o, bool offered)
+{
+    if (o->moduli < 0 || o->moduli == 1 || o->moduli > GEMM__OZAKI_MAX_MODULI)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d: 0 (by size) or 2..%d", fn, o->moduli,
+                          GEMM__OZAKI_MAX_MODULI);
+    if (o->moduli && o->math != GEMM_CUDA_MATH_FP64_EMULATED && o->math != GEMM_CUDA_MATH_FP32_ACCURATE)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.moduli = %d is for options.math FP64_EMULATED and "
+                          "FP32_ACCURATE", fn, o->moduli);
+    if (!offered && (o->moduli || o->math == GEMM_CUDA_MATH_FP64_EMULATED))
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the emulated products (FP64_EMULATED, options.moduli) are offered "
+                          "for the device-pointer calls of gemm_cuda_sgemm and gemm_cuda_dgemm and their batches, "
+                          "not here", fn);
     return GEMM_OK;
 }
 

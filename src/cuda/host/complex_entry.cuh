@@ -57,6 +57,7 @@ static gemm_status gemm__cuda_cfinish(const char *fn, gemm_status s, bool device
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, false);
     if (s != GEMM_OK || p->work == GEMM__WORK_NONE) return s;
     pl->conj_a = (p->swapped ? tb : ta) == GEMM_CONJ_TRANS;
     pl->conj_b = (p->swapped ? ta : tb) == GEMM_CONJ_TRANS;

@@ -3,6 +3,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <stdint.h>
+#include <type_traits>
 #include "../../core/config.h" /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
 #include "../../core/overlap.c" /* gemm__check_overlap_sized, gemm__check_batch_overlap_sized */
@@ -11,6 +12,7 @@
 #include "choose.cuh" /* gemm__cuda_is_tc, the option checks, AUTO's kernels */
 #include "devices.cuh" /* gemm__cuda_host: one device or several */
 #include "run.cuh"
+#include "s8.cuh" /* gemm__cuda_s8_run */
 #include "scratch.cuh"
 #include "staging.cuh" /* gemm__cuda_context_release_idle */
 #include "verify.cuh" /* gemm__cuda_verified, gemm__cuda_host_verified */
@@ -40,6 +42,8 @@ static gemm_status gemm__cuda_call(const char *fn, cudaStream_t stream, bool hos
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt)
                                      : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK) s = gemm__cuda_check_emulation(fn, opt, !host && std::is_same<T, TC>::value &&
+                                                                (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s == GEMM_OK && host) s = gemm__cuda_check_host(fn, opt);
     if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
     {
@@ -99,6 +103,9 @@ static gemm_status gemm__cuda_batch_checked(const char *fn, gemm_status s, const
 {
     if (s == GEMM_OK)
         s = gemm__cuda_is_tc<T>(opt) ? gemm__cuda_check_tc(fn, opt) : gemm__cuda_check_exact(fn, opt, (int)sizeof(T) * 8);
+    if (s == GEMM_OK)
+        s = gemm__cuda_check_emulation(fn, opt, std::is_same<T, TC>::value &&
+                                                    (std::is_same<T, float>::value || std::is_same<T, double>::value));
     if (s != GEMM_OK) return s;
     if (opt->verify && hb->count > 0 && p->work != GEMM__WORK_NONE)
         return gemm__cuda_verified_members(fn, p, hb, x, opt, stream);
@@ -204,6 +211,40 @@ GEMM_DEF gemm_status gemm_cuda_dgemm(cudaStream_t stream, gemm_layout layout, ge
 {
     return gemm__cuda_call<double, double, double>("gemm_cuda_dgemm", stream, false, layout, transa, transb, m, n, k,
                                                    alpha, A, lda, B, ldb, beta, C, ldc, options);
+}
+
+GEMM_DEF gemm_status gemm_cuda_s8gemm(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
+                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k, int32_t alpha,
+                                      const int8_t *A, int64_t lda, const int8_t *B, int64_t ldb, int32_t beta,
+                                      int32_t *C, int64_t ldc, const gemm_cuda_options *options)
+{
+    static const char *fn = "gemm_cuda_s8gemm";
+    static const gemm_cuda_options defaults = {};
+    const gemm_cuda_options *opt = options ? options : &defaults;
+    gemm__problem p = {};
+    gemm_status s;
+    gemm__clear_error();
+    s = gemm__prepare(fn, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
+                      C != NULL, ldc, &p);
+    if (s == GEMM_OK) s = gemm__check_overlap_sized(fn, &p, (uintptr_t)A, (uintptr_t)B, (uintptr_t)C, 1, 4);
+    if (s == GEMM_OK && ((opt->kernel != GEMM_CUDA_KERNEL_AUTO && opt->kernel != GEMM_CUDA_KERNEL_NAIVE &&
+                          opt->kernel != GEMM_CUDA_KERNEL_WGMMA) ||
+                         opt->math != GEMM_CUDA_MATH_EXACT || opt->variant || opt->split_k > 1 || opt->moduli ||
+                         opt->verify))
+        s = gemm__fail(GEMM_ERR_INVALID_ARG, "%s: the int8 product takes options.kernel AUTO, WGMMA or NAIVE and no "
+                       "math, variant, split_k, moduli or verify", fn);
+    if (s == GEMM_OK && opt->kernel == GEMM_CUDA_KERNEL_WGMMA) {
+        gemm__cuda_gpu gpu;
+        if ((s = gemm__cuda_query(fn, &gpu)) == GEMM_OK && !gemm__cuda_sm90a_code(&gpu))
+            s = gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the WGMMA kernel needs the sm_90a code on a Hopper GPU", fn);
+    }
+    if (s != GEMM_OK || p.work == GEMM__WORK_NONE) return s;
+    return gemm__cuda_s8_run(fn, &p, p.swapped ? B : A, p.swapped ? A : B, C, alpha, beta, opt, stream);
+}
+
+GEMM_DEF int gemm_cuda_last_moduli(void)
+{
+    return gemm__cuda_moduli_used;
 }
 
 GEMM_DEF gemm_status gemm_cuda_sgemm_host(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,

@@ -24,6 +24,7 @@ template <typename T> static CUtensorMapDataType gemm__cuda_tma_type(void)
 {
     return std::is_same<T, __half>::value          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
            : std::is_same<T, __nv_bfloat16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+           : sizeof(T) == 1                        ? CU_TENSOR_MAP_DATA_TYPE_UINT8 /* int8: only the bytes move */
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 

@@ -296,6 +296,74 @@ __device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::AC
     }
 }
 
+/* The block's shared memory: the ring of stages (aligned to 1024 bytes,
+   where the 128-byte swizzle repeats), the epilogue buffers, then a full
+   and an empty barrier per stage, which thread 0 initialises. Returns the
+   first stage; every thread has passed the initialisation. */
+template <typename S>
+__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
+{
+    unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
+    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES);
+    empty = full + S::STAGES;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::STAGES; s++) {
+            gemm__cuda_mbar_init(&full[s], 1);
+            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
+        }
+        gemm__cuda_fence_mbar_init();
+        gemm__cuda_fence_proxy_async();
+    }
+    __syncthreads();
+    return smem;
+}
+
+/* The producer's thread: walks the block's units and, for each K slice,
+   waits for the stage to be free, then has the copy engine fill it with
+   the slices of both operands (completing on the stage's full barrier).
+   Shared by the floating-point and the int8 kernels. */
+template <typename S, typename T, bool A_MN, bool B_MN, bool ACCURATE>
+__device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                         const gemm__cuda_wgmma_work &w, unsigned char *smem,
+                                                         uint64_t *full, uint64_t *empty)
+{
+#if GEMM__CUDA_SM90A
+    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
+    int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+    for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
+        int member, bm, bn, part, kt0, nkt;
+        gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
+        int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
+        for (int kt = 0; kt < nkt; kt++, it++) {
+            int s = it % S::STAGES, ka, kb;
+            if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
+            unsigned char *stage = smem + s * S::STAGE_BYTES;
+            gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
+            gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
+            if constexpr (ACCURATE) {
+                gemm__cuda_tma_load3(stage, map_a, 0, bm * S::BM, ka, &full[s]);
+                gemm__cuda_tma_load3(stage + S::A_BYTES, map_b, 0, bn * S::BN, kb, &full[s]);
+                continue;
+            }
+            if (A_MN)
+                for (int j = 0; j < S::BM / 64; j++)
+                    gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, map_a, bm * S::BM + 64 * j, ka, za,
+                                          &full[s]);
+            else
+                gemm__cuda_tma_load_z(stage, map_a, ka, bm * S::BM, za, &full[s]);
+            if (B_MN)
+                for (int j = 0; j < S::BN / 64; j++)
+                    gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, map_b,
+                                          bn * S::BN + 64 * j, kb, zb, &full[s]);
+            else
+                gemm__cuda_tma_load_z(stage + S::A_BYTES, map_b, kb, bn * S::BN, zb, &full[s]);
+        }
+    }
+#else
+    (void)map_a; (void)map_b; (void)w; (void)smem; (void)full; (void)empty;
+#endif
+}
+
 /* map_a: op(A) as a k-major M x K tensor (A_MN: as stored, M-major: a K x M
    tensor read in boxes of 64 rows of M); map_b: op(B)^T as a k-major N x K
    tensor (B_MN, 16-bit only: N-major, wgmma's transposed A). ACCURATE
@@ -310,60 +378,18 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
-    constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
     static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
-    /* the 128-byte swizzle repeats every 1024 bytes: tiles start on such a boundary */
-    unsigned char *smem = gemm__cuda_smem + ((1024 - gemm__cuda_smem_addr(gemm__cuda_smem) % 1024) % 1024);
+    uint64_t *full, *empty;
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
     float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES),
-             *empty = full + S::STAGES;
     int *last = reinterpret_cast<int *>(empty + S::STAGES);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S::STAGES; s++) {
-            gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
-        }
-        gemm__cuda_fence_mbar_init();
-        gemm__cuda_fence_proxy_async();
-    }
-    __syncthreads();
 
     if (wg == 2) { /* producer: few registers, one thread */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256) {
-            int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
-            for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
-                int member, bm, bn, part, kt0, nkt;
-                gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
-                int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
-                for (int kt = 0; kt < nkt; kt++, it++) {
-                    int s = it % S::STAGES, ka, kb;
-                    if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
-                    unsigned char *stage = smem + s * S::STAGE_BYTES;
-                    gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
-                    gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
-                    if constexpr (ACCURATE) {
-                        gemm__cuda_tma_load3(stage, &map_a, 0, bm * S::BM, ka, &full[s]);
-                        gemm__cuda_tma_load3(stage + S::A_BYTES, &map_b, 0, bn * S::BN, kb, &full[s]);
-                        continue;
-                    }
-                    if (A_MN)
-                        for (int j = 0; j < S::BM / 64; j++)
-                            gemm__cuda_tma_load_z(stage + j * S::MN_CHUNK_BYTES, &map_a, bm * S::BM + 64 * j, ka, za,
-                                                  &full[s]);
-                    else
-                        gemm__cuda_tma_load_z(stage, &map_a, ka, bm * S::BM, za, &full[s]);
-                    if (B_MN)
-                        for (int j = 0; j < S::BN / 64; j++)
-                            gemm__cuda_tma_load_z(stage + S::A_BYTES + j * S::MN_CHUNK_BYTES, &map_b,
-                                                  bn * S::BN + 64 * j, kb, zb, &full[s]);
-                    else
-                        gemm__cuda_tma_load_z(stage + S::A_BYTES, &map_b, kb, bn * S::BN, zb, &full[s]);
-                }
-            }
-        }
+        if (threadIdx.x == 256)
+            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, smem, full, empty);
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;

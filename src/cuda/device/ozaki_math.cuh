@@ -1,0 +1,186 @@
+/* The arithmetic of the emulated fp64 and fp32 products (the Ozaki scheme
+   II: Ozaki, Uchino and Imamura, 2025), shared by the kernels and the host
+   (where a model of the whole scheme checks it without a GPU):
+
+     1. Scale: row i of op(A) by 2^ea_i and column j of op(B) by 2^eb_j,
+        so that the largest entry of each is below 2^bits_a (2^bits_b),
+        and round to integers A', B' (exact in fp64: bits <= 53).
+     2. Residues: for each modulus p_l (pairwise coprime, at most 256),
+        A' mod p_l and B' mod p_l in the symmetric range, which int8 holds.
+     3. Products: W_l = (A' mod p_l) (B' mod p_l) on the int8 tensor cores,
+        exact in int32 (K is cut into parts of at most 2^16), kept as
+        u_l = W_l mod p_l in [0, p_l).
+     4. Reconstruction: since |A'B'| <= K 2^(bits_a + bits_b) <= M/4 (M the
+        product of the moduli), the integer C' = A'B' is the one value of
+        the symmetric range with C' = u_l mod p_l for every l. Garner's
+        mixed-radix digits (symmetric, so small values stay exact) give
+        C' = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), evaluated in fp64 from the
+        top (one rounding per step once past 2^53; no cancellation, since
+        each step's value dominates its digit), then
+        C = C' 2^-(ea_i + eb_j).
+   The moduli are the largest pairwise coprime numbers up to 256, in
+   descending order: the first N are taken. */
+#pragma once
+#include <math.h>
+#include <stdint.h>
+#include <string.h> /* memcpy */
+
+#define GEMM__OZAKI_MAX_MODULI 20
+/* Full unrolling on the device (registers for the digits); the host's
+   compiler does not know the pragma. */
+#ifdef __CUDA_ARCH__
+#define GEMM__OZAKI_UNROLL _Pragma("unroll")
+#else
+#define GEMM__OZAKI_UNROLL
+#endif
+#define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
+
+/* The moduli and Garner's constants for the first `count` of them. */
+typedef struct gemm__ozaki_moduli {
+    int count;
+    int p[GEMM__OZAKI_MAX_MODULI];
+    int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
+    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
+    int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
+    int c18[GEMM__OZAKI_MAX_MODULI], c36[GEMM__OZAKI_MAX_MODULI]; /* 2^18 and 2^36 mod p_l */
+    unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
+    double log2_m;                    /* log2 of their product */
+} gemm__ozaki_moduli;
+
+/* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
+   exactly and the quotient's error is far below one, so one step corrects
+   it). */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
+{
+    int q = (int)floor((double)x * rcp), r = x - q * p;
+    return r + (r < 0 ? p : r >= p ? -p : 0);
+}
+
+/* x mod p for 0 <= x < 2^27 in integer arithmetic: the quotient
+   x * ceil(2^32/p) / 2^32 is exact or one too many (its excess is below
+   x / 2^32 < 2^-5 and p <= 256), so one step corrects it. */
+__host__ __device__ static inline int gemm__ozaki_mod27(unsigned x, int p, unsigned magic)
+{
+#ifdef __CUDA_ARCH__
+    unsigned q = __umulhi(x, magic);
+#else
+    unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
+#endif
+    int r = (int)x - (int)q * p;
+    return r + (r < 0 ? p : 0);
+}
+
+/* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
+__host__ __device__ static inline double gemm__ozaki_ldexp(double x, int e)
+{
+    if (e < -1022 || e > 1023) return ldexp(x, e);
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double pow2;
+    memcpy(&pow2, &bits, sizeof pow2);
+    return x * pow2;
+}
+
+/* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
+static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
+{
+    static const int all[GEMM__OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+                                                    223, 211, 199, 197, 193, 191, 181, 179, 173, 167};
+    gemm__ozaki_moduli m;
+    m.count = count;
+    m.log2_m = 0.0;
+    for (int l = 0; l < count; l++) {
+        int prod = 1; /* p_0 ... p_(l-1) mod p_l */
+        m.p[l] = all[l];
+        m.rcp64[l] = 1.0 / (double)all[l];
+        m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
+        m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
+        m.c18[l] = (int)(((uint64_t)1 << 18) % (uint64_t)all[l]);
+        m.c36[l] = (int)(((uint64_t)1 << 36) % (uint64_t)all[l]);
+        m.log2_m += log2((double)all[l]);
+        for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
+        m.inv[l] = 1;
+        for (int y = 1; y < all[l]; y++)
+            if (prod * y % all[l] == 1) m.inv[l] = y;
+        for (int j = 0; j < GEMM__OZAKI_MAX_MODULI; j++) {
+            int r = 1;
+            if (j < count)
+                for (int i = 0; i < l; i++) r = r * all[i] % all[j];
+            m.pre[l][j] = (unsigned char)(j < count ? r : 0);
+        }
+    }
+    return m;
+}
+
+/* The bits of A's rows and B's columns for K terms: the largest with
+   K 2^(bits_a + bits_b) <= M/4, each at most 53 (fp64's integers), split
+   evenly. Returns false when fewer than 2 bits are left. */
+static inline bool gemm__ozaki_bits(const gemm__ozaki_moduli *m, int64_t K, int *bits_a, int *bits_b)
+{
+    int total = (int)floor(m->log2_m - 2.0 - log2((double)(K > 0 ? K : 1)));
+    if (total < 2) return false;
+    *bits_a = total - total / 2 < 53 ? total - total / 2 : 53;
+    *bits_b = total - *bits_a < 53 ? total - *bits_a : 53;
+    return true;
+}
+
+/* The scale exponent of a row (column) whose largest magnitude has binary
+   exponent e (ilogb; the row all zeros: any e, nothing to scale). */
+__host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
+{
+    return bits - 1 - e;
+}
+
+/* x * 2^scale rounded to an integer (exact: the row's scale keeps it
+   within 2^53). */
+__host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
+{
+#ifdef __CUDA_ARCH__
+    return __double2ll_rn(gemm__ozaki_ldexp(x, scale));
+#else
+    return llrint(gemm__ozaki_ldexp(x, scale));
+#endif
+}
+
+/* The symmetric residue of an integer |v| <= 2^53 modulo moduli l: in
+   [-p/2, p/2), which int8 holds. |v| in three 18-bit limbs, whose
+   weighted sum (below 2^27) has v's residue; integer arithmetic only. */
+__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
+{
+    uint64_t a = (uint64_t)(v < 0 ? -v : v);
+    unsigned t = (unsigned)(a >> 36) * (unsigned)m.c36[l] + (unsigned)((a >> 18) & 0x3FFFF) * (unsigned)m.c18[l] +
+                 (unsigned)(a & 0x3FFFF);
+    int p = m.p[l], r = gemm__ozaki_mod27(t, p, m.magic[l]);
+    if (v < 0 && r != 0) r = p - r;
+    return r >= (p + 1) / 2 ? r - p : r;
+}
+
+/* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
+   running remainders r[j] stay below 2^20 in magnitude unreduced, and the
+   bias keeps what is reduced positive), as fp64. CAP >= m.count: the
+   loops run to CAP with every index known to the compiler, so that the
+   digits and remainders live in registers. */
+template <int CAP>
+__host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
+{
+    int r[CAP], v[CAP];
+    double c = 0.0;
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) r[l] = v[l] = 0;
+    GEMM__OZAKI_UNROLL
+    for (int l = 0; l < CAP; l++) {
+        if (l < m.count) {
+            int p = m.p[l];
+            int d = gemm__ozaki_mod27((unsigned)gemm__ozaki_mod27((unsigned)(u[l] - r[l] + m.bias[l]), p, m.magic[l]) *
+                                          (unsigned)m.inv[l], p, m.magic[l]);
+            d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
+            v[l] = d;
+            GEMM__OZAKI_UNROLL
+            for (int j = l + 1; j < CAP; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+        }
+    }
+    GEMM__OZAKI_UNROLL
+    for (int l = CAP - 1; l >= 0; l--)
+        if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
+    return c;
+}

@@ -1,0 +1,205 @@
+/* The emulated fp64 (options.math = GEMM_CUDA_MATH_FP64_EMULATED) and
+   fp32-accurate products on the int8 tensor cores (the Ozaki scheme II;
+   device/ozaki_math.cuh has the arithmetic and the error bound), for one
+   device-pointer call: the scaling pass, then, unless it found what the
+   moduli cannot carry, the residues, one int8 product per modulus (and
+   per part of K) and the reconstruction, all in one scratch buffer from
+   the device's pool. The call synchronizes its stream once, to read the
+   scaling pass's findings.
+
+   When it runs (gemm__cuda_ozaki_wanted): options.moduli > 0 asks for it
+   with that many moduli; 0 lets the sizes decide (emulation pays only
+   where the int8 products dominate: large m, n and k), with the default
+   count (fp64 14, fp32 7). It declines, and the native kernels run, where
+   the sm_90a code is not loaded, when the moduli leave fewer than 2 bits
+   for K, when an operand holds an Inf or NaN, and when a row of op(A) or
+   a column of op(B) spans more binary orders than its bits carry (its
+   smallest entries would vanish). gemm_cuda_last_moduli() says which ran. */
+#pragma once
+#include <stdint.h>
+#include <type_traits>
+#include "../../core/config.h" /* GEMM__THREAD_LOCAL */
+#include "../../core/internal.h"
+#include "../api.h"
+#include "../kernels/ozaki.cuh"
+#include "call.cuh"     /* gemm__cuda_operands, gemm__cuda_gpu */
+#include "choose.cuh"   /* gemm__cuda_sm90a_code */
+#include "errors.cuh"
+#include "s8_launch.cuh"
+#include "scratch.cuh" /* gemm__cuda_scratch_pool */
+
+/* The moduli the calling thread's last fp64-emulated or fp32-accurate
+   call used (0: the native kernels ran). */
+static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
+
+/* The default moduli. fp64: 15, whose error was at or below
+   cublasDgemm's on uniform inputs and on entries spread over 2^+-10 on an
+   H100 (14 lost to it on the spread ones). fp32: 9, whose 28 or so bits
+   per row keep uniform fp32 data from rounding entries away (8 left
+   about 24 bits, fewer than such data spans) at errors far below
+   cublasSgemm's. */
+template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
+{
+    return std::is_same<T, double>::value ? 15 : 9;
+}
+
+/* Whether the sizes alone let the emulation run: asked (options.moduli),
+   or large enough that the int8 products outweigh the passes over A, B
+   and C. Measured on an H100 (bench_cuda_ozaki, the default moduli):
+   fp64 against our DMMA 1.21x at 16384^3, 0.93-0.97 at 8192^3 and
+   4096 x 4096 x 16384, 0.67 at 4096^3; fp32 against 3xTF32 ahead from
+   8192^3 and at 4096 x 4096 x 65536, behind at 4096^3 and at K = 1024. */
+template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
+{
+    int hook = GEMM__HOOK(cuda_ozaki, 0);
+    double flops = (double)p->m * (double)p->n * (double)p->k;
+    if (hook == 1) return false;
+    if (opt->moduli > 0 || hook == 2) return true;
+    return p->k >= 4096 && flops >= (std::is_same<T, double>::value ? 0x1p41 : 0x1p39);
+}
+
+/* Whether the moduli carry the inputs as the scaling pass found them: no
+   Inf or NaN, and no row of op(A) or column of op(B) whose smallest
+   nonzero entries lie 2^bits or more below its largest (they would round
+   to zero). The test hook 2 waives the span (bench sweeps). */
+static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits_b)
+{
+    if (f->nonfinite) return false;
+    return GEMM__HOOK(cuda_ozaki, 0) == 2 || (f->span_a < bits_a && f->span_b < bits_b);
+}
+
+/* Where each part of the scratch is. */
+typedef struct gemm__ozaki_layout {
+    int64_t ldk, ldu, plane_a, plane_b, plane_u;
+    size_t at_ea, at_eb, at_min, at_ra, at_rb, at_u, bytes;
+} gemm__ozaki_layout;
+
+static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
+{
+    gemm__ozaki_layout l;
+    size_t at = 256; /* the findings first */
+    l.ldk = (K + 15) / 16 * 16; /* 16-byte rows for the copy engine */
+    l.ldu = (M + 15) / 16 * 16; /* whole 4-byte runs for the int8 kernel's epilogue */
+    l.plane_a = M * l.ldk;
+    l.plane_b = N * l.ldk;
+    l.plane_u = l.ldu * N;
+    l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
+    l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
+    l.at_min = at; at += ((size_t)(M > N ? M : N) * sizeof(int) + 255) / 256 * 256; /* the scan's minima, A's then B's */
+    l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
+    l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
+    l.at_u = at; at += (size_t)count * l.plane_u;
+    l.bytes = at;
+    return l;
+}
+
+/* The scaling pass and the residues of one operand: R rows of K (element
+   (r, q) at X[r*rs + q*ks]). */
+template <typename T>
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *emin,
+                                    int *span, int *nonfinite, cudaStream_t stream)
+{
+    dim3 grid((unsigned)((K + 255) / 256), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the scaling pass", fn, R);
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(e, 0x80, (size_t)R * sizeof(int), stream)); /* -2139062144 */
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(emin, 0x7f, (size_t)R * sizeof(int), stream));
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    gemm__ozaki_span_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, e, emin, span);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+template <typename T>
+static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, const int *e,
+                                        int bits, const gemm__ozaki_moduli &m, int8_t *out, int64_t ldo, int64_t plane,
+                                        cudaStream_t stream)
+{
+    dim3 grid((unsigned)((K + 31) / 32), (unsigned)((R + 31) / 32));
+    if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the residues", fn, R);
+    if (ks == 1) gemm__ozaki_residue_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
+    else gemm__ozaki_residue_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The reconstruction, its loops sized for the count: 8, 12, 16 or 20. */
+template <typename T>
+static gemm_status gemm__ozaki_reconstruct_launch(const char *fn, int M, int N, const uint8_t *u,
+                                                  const gemm__ozaki_layout &l, const int *ea, const int *eb, int bits_a,
+                                                  int bits_b, const gemm__ozaki_moduli &m,
+                                                  const gemm__cuda_operands<T, T, T> &x, int64_t ldc, cudaStream_t stream)
+{
+    dim3 grid((unsigned)((M + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
+    if (m.count <= 8)
+        gemm__ozaki_reconstruct_kernel<T, 8><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m,
+                                                                      x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 12)
+        gemm__ozaki_reconstruct_kernel<T, 12><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else if (m.count <= 16)
+        gemm__ozaki_reconstruct_kernel<T, 16><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    else
+        gemm__ozaki_reconstruct_kernel<T, 20><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b,
+                                                                       m, x.alpha, x.beta, x.c, ldc);
+    GEMM__CUDA_TRY(fn, cudaGetLastError());
+    return GEMM_OK;
+}
+
+/* The emulated product of one call (T double or float, C of type T).
+   *declined: the caller runs its native kernels instead (nothing was
+   written). */
+template <typename T>
+static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, T, T> &x,
+                                    const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream,
+                                    bool *declined)
+{
+    int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
+    int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
+    gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
+    gemm__ozaki_found found = {0, 0, 0, 0};
+    gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, count);
+    cudaMemPool_t pool;
+    unsigned char *scratch = NULL;
+    gemm_status s;
+    *declined = true;
+    gemm__cuda_moduli_used = 0;
+    if (!gemm__cuda_ozaki_wanted<T>(p, opt) || !gemm__cuda_sm90a_code(gpu) || !gemm__ozaki_bits(&m, K, &bits_a, &bits_b))
+        return GEMM_OK;
+    if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
+    if (cudaMallocFromPoolAsync((void **)&scratch, l.bytes, pool, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return GEMM_OK; /* too little memory for the residues: the native kernels need none */
+    }
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb), *emin = (int *)(scratch + l.at_min);
+    gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
+    int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
+    uint8_t *u = scratch + l.at_u;
+    /* op(A) (M x K) and op(B)^T (N x K) of the column-major problem */
+    int64_t ars = p->a_trans ? p->lda : 1, aks = p->a_trans ? 1 : p->lda;
+    int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
+    s = GEMM_OK;
+    if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, emin, &dfound->span_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, emin, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+                         cudaStreamSynchronize(stream) != cudaSuccess))
+        s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
+    if (s == GEMM_OK && gemm__ozaki_carried(&found, bits_a, bits_b)) {
+        *declined = false;
+        s = gemm__ozaki_residues<T>(fn, M, K, x.a, ars, aks, ea, bits_a, m, ra, l.ldk, l.plane_a, stream);
+        if (s == GEMM_OK) s = gemm__ozaki_residues<T>(fn, N, K, x.b, brs, bks, eb, bits_b, m, rb, l.ldk, l.plane_b, stream);
+        for (int i = 0; s == GEMM_OK && i < count; i++)
+            for (int k0 = 0; s == GEMM_OK && k0 < K; k0 += GEMM__OZAKI_K_PART) {
+                int kp = K - k0 < GEMM__OZAKI_K_PART ? K - k0 : GEMM__OZAKI_K_PART;
+                s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
+                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
+            }
+        if (s == GEMM_OK) s = gemm__ozaki_reconstruct_launch<T>(fn, M, N, u, l, ea, eb, bits_a, bits_b, m, x, p->ldc, stream);
+        if (s == GEMM_OK) gemm__cuda_moduli_used = count;
+    }
+    cudaError_t e = cudaFreeAsync(scratch, stream);
+    if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
+    return s;
+}

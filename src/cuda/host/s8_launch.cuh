@@ -1,0 +1,42 @@
+/* The launch of the int8 WGMMA kernel (kernels/wgmma_s8.cuh) on k-major
+   operands: its schedule (the tensor-core modes' tiles and raster, K
+   never split), the tensor maps and the launch. Used by gemm_cuda_s8gemm
+   and by the emulated fp64 and fp32 products. */
+#pragma once
+#include <stdint.h>
+#include <string.h>
+#include "../kernels/wgmma_s8.cuh"
+#include "errors.cuh"
+#include "tc_launch.cuh" /* gemm__cuda_tensor_map */
+#include "tc_plan.cuh"   /* gemm__cuda_tc_plan, gemm__cuda_wgmma_schedule, gemm__cuda_wgmma_bm */
+
+/* C (column-major M x N, ldc) from op(A) as M x K int8 rows (a, lda) and
+   op(B)^T as N x K rows (b, ldb), both 16-byte aligned: TC int32_t: C =
+   x*sum + y*C; uint8_t: C = (sum + (y ? C : 0)) mod x (wgmma_s8.cuh). */
+template <typename TC>
+static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, const int8_t *a, int64_t lda,
+                                        const int8_t *b, int64_t ldb, int x, int y, TC *C, int64_t ldc, int sms,
+                                        cudaStream_t stream)
+{
+    gemm__cuda_tc_plan t;
+    CUtensorMap map_a, map_b;
+    gemm_status s;
+    memset(&t, 0, sizeof t);
+    t.wg_bm = gemm__cuda_wgmma_bm(M, 0, false);
+    gemm__cuda_wgmma_schedule(&t, M, N, K, 1, sms, 1);
+    gemm__cuda_wgmma_work w = t.work;
+    if ((int64_t)w.tm * w.tn > INT32_MAX)
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
+    void *kern = t.wg_bm == 256 ? (void *)gemm__cuda_wgmma_s8_kernel<TC, 256> : (void *)gemm__cuda_wgmma_s8_kernel<TC, 128>;
+    int smem = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::SMEM : gemm__cuda_wgmma_shape<128>::SMEM,
+        threads = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::THREADS : gemm__cuda_wgmma_shape<128>::THREADS;
+    if ((s = gemm__cuda_tensor_map(fn, &map_a, a, lda, K, M, t.wg_bm)) != GEMM_OK ||
+        (s = gemm__cuda_tensor_map(fn, &map_b, b, ldb, K, N, 128)) != GEMM_OK)
+        return s;
+    void *args[] = {&map_a, &map_b, &w, &M, &N, &x, &y, (void *)&C, &ldc};
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t.grid), dim3((unsigned)threads), args, (size_t)smem, stream));
+    return GEMM_OK;
+}

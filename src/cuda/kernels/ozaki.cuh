@@ -1,0 +1,117 @@
+/* The elementwise passes of the emulated fp64 and fp32 products
+   (device/ozaki_math.cuh has the arithmetic; the int8 products are
+   wgmma_s8.cuh's): the scaling pass over the rows of op(A) and of op(B)^T,
+   the residues, and the reconstruction of C. An operand is read as R rows
+   of K: element (r, q) at X[r*rs + q*ks], with rs or ks equal to 1. */
+#pragma once
+#include <stdint.h>
+#include "../device/ozaki_math.cuh"
+
+/* What the scaling pass finds: any Inf or NaN, and the widest span of
+   binary exponents among a row's nonzero entries, per operand. */
+typedef struct gemm__ozaki_found {
+    int nonfinite, span_a, span_b, pad;
+} gemm__ozaki_found;
+
+/* The scaling pass, first half: each block takes 32 rows and 256 of K,
+   and folds each row's largest binary exponent into emax[r] and its
+   smallest nonzero one into emin[r] (atomics; the caller fills them with
+   very negative and very positive values first); an Inf or NaN sets
+   *nonfinite. Rows along K contiguous (KC): the lanes of a warp read
+   along a row; else along the rows, the 8 warps splitting K. */
+template <typename T, bool KC>
+__global__ void __launch_bounds__(256) gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                               int *emax, int *emin, int *nonfinite)
+{
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 256;
+    int bad = 0;
+    for (int j = 0; j < (KC ? 4 : 1); j++) {
+        int64_t r = r0 + (KC ? ty + 8 * j : tx);
+        double big = 0.0, small = INFINITY;
+        if (r < R)
+            for (int64_t q = q0 + (KC ? tx : ty); q < q0 + 256 && q < K; q += KC ? 32 : 8) {
+                double v = fabs((double)X[r * rs + q * ks]);
+                bad |= !isfinite(v);
+                big = fmax(big, v);
+                if (v > 0.0) small = fmin(small, v);
+            }
+        if (KC)
+#pragma unroll
+            for (int o = 16; o > 0; o /= 2) {
+                big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+                small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+            }
+        if (r < R && (!KC || tx == 0) && big > 0.0 && isfinite(big)) {
+            atomicMax(&emax[r], ilogb(big));
+            atomicMin(&emin[r], ilogb(small));
+        }
+    }
+    if (bad) atomicOr(nonfinite, 1);
+}
+
+/* The scaling pass, second half: the row's exponent for its scale (0 for
+   a row of zeros: nothing to scale) into emax[r], and the widest span of
+   exponents among the rows into *span. */
+__global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *span)
+{
+    int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    int hi = emax[r], lo = emin[r];
+    bool zeros = hi < -100000; /* never raised: no nonzero entry */
+    emax[r] = zeros ? 0 : hi;
+    if (!zeros) atomicMax(span, hi - lo);
+}
+
+/* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
+   each of m's moduli, k-major int8: plane l at out + l*plane, row r at
+   r*ldo. 32 x 32 tiles through shared memory, so that both the reads
+   (along whichever of rows and K is contiguous) and the writes (along K)
+   are coalesced. */
+template <typename T, bool KC>
+__global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
+                                                                  const int *e, int bits, const gemm__ozaki_moduli m,
+                                                                  int8_t *out, int64_t ldo, int64_t plane)
+{
+    __shared__ double tile[32][33];
+    int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 32;
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + (KC ? j : tx), q = q0 + (KC ? tx : j);
+        tile[KC ? j : tx][KC ? tx : j] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
+    }
+    __syncthreads();
+    for (int j = ty; j < 32; j += 8) {
+        int64_t r = r0 + j, q = q0 + tx;
+        if (r >= R || q >= K) continue;
+        int64_t v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
+        int8_t *o = out + r * ldo + q;
+#pragma unroll
+        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
+            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m, l);
+    }
+}
+
+/* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
+   C column-major M x N; C' from the residues u (plane l at u + l*plane,
+   column-major, ldu). A thread per element: rows along x, columns along
+   y (a grid-stride loop past 65535 columns). CAP: gemm__ozaki_reconstruct's. */
+template <typename TC, int CAP>
+__global__ void __launch_bounds__(256) gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu,
+                                                                      int64_t plane, const int *ea, const int *eb,
+                                                                      int bits_a, int bits_b, const gemm__ozaki_moduli m,
+                                                                      TC alpha, TC beta, TC *C, int64_t ldc)
+{
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= M) return;
+    int scale_a = gemm__ozaki_scale(ea[i], bits_a);
+    for (int j = (int)blockIdx.y; j < N; j += (int)gridDim.y) {
+        int res[CAP];
+        const uint8_t *at = u + i + (int64_t)j * ldu;
+#pragma unroll
+        for (int l = 0; l < CAP; l++) res[l] = l < m.count ? at[l * plane] : 0;
+        double c = gemm__ozaki_ldexp(gemm__ozaki_reconstruct<CAP>(m, res), -(scale_a + gemm__ozaki_scale(eb[j], bits_b)));
+        TC *out = C + i + (int64_t)j * ldc;
+        *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
+    }
+}
