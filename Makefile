@@ -69,7 +69,7 @@ test: ## install what the tests need (Debian), then run every suite
 
 test-sanitize: ## the suites again under AddressSanitizer and UBSan
 	@sh tests/deps.sh $(DEPS_GROUPS)
-	@sh tests/run.sh $(SANITIZE_SUITES)
+	@RUN_JOBS=2 sh tests/run.sh $(SANITIZE_SUITES)
 
 test-cpu: $(B)/test_cpu ## the CPU battery for every micro-kernel, threads, memory, options
 	./$(B)/test_cpu
