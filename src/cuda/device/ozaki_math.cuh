@@ -43,7 +43,6 @@ typedef struct gemm__ozaki_moduli {
     double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
     unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
     int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
-    int c18[GEMM__OZAKI_MAX_MODULI], c36[GEMM__OZAKI_MAX_MODULI]; /* 2^18 and 2^36 mod p_l */
     unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
@@ -95,8 +94,6 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
         m.rcp64[l] = 1.0 / (double)all[l];
         m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
         m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
-        m.c18[l] = (int)(((uint64_t)1 << 18) % (uint64_t)all[l]);
-        m.c36[l] = (int)(((uint64_t)1 << 36) % (uint64_t)all[l]);
         m.log2_m += log2((double)all[l]);
         for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
         m.inv[l] = 1;
@@ -142,17 +139,30 @@ __host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scal
 #endif
 }
 
+/* The low 32 bits of x's representation: for x = 1.5 * 2^52 + r with a
+   small integer r, r itself (two's complement). */
+__host__ __device__ static inline int gemm__ozaki_low_word(double x)
+{
+#ifdef __CUDA_ARCH__
+    return __double2loint(x);
+#else
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return (int)(uint32_t)bits;
+#endif
+}
+
 /* The symmetric residue of an integer |v| <= 2^53 modulo moduli l: in
-   [-p/2, p/2), which int8 holds. |v| in three 18-bit limbs, whose
-   weighted sum (below 2^27) has v's residue; integer arithmetic only. */
+   [-p/2, p/2), which int8 holds. In fp64 without conversions: adding
+   1.5 * 2^52 rounds to an integer (the quotient, exact or one off), fma
+   makes v - q p exact, and the same constant turns it into the low word;
+   one step corrects the quotient's error. */
 __host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
 {
-    uint64_t a = (uint64_t)(v < 0 ? -v : v);
-    unsigned t = (unsigned)(a >> 36) * (unsigned)m.c36[l] + (unsigned)((a >> 18) & 0x3FFFF) * (unsigned)m.c18[l] +
-                 (unsigned)(a & 0x3FFFF);
-    int p = m.p[l], r = gemm__ozaki_mod27(t, p, m.magic[l]);
-    if (v < 0 && r != 0) r = p - r;
-    return r >= (p + 1) / 2 ? r - p : r;
+    const double round = 6755399441055744.0; /* 1.5 * 2^52 */
+    double d = (double)v, q = (d * m.rcp64[l] + round) - round;
+    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, (double)p, d) + round);
+    return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
