@@ -10,7 +10,7 @@
    When it runs (gemm__cuda_ozaki_wanted): options.moduli > 0 asks for it
    with that many moduli; 0 lets the sizes decide (emulation pays only
    where the int8 products dominate: large m, n and k), with the default
-   count (fp64 14, fp32 7). It declines, and the native kernels run, where
+   count (fp64 15, fp32 9). It declines, and the native kernels run, where
    the sm_90a code is not loaded, when the moduli leave fewer than 2 bits
    for K, when an operand holds an Inf or NaN, and when a row of op(A) or
    a column of op(B) spans more binary orders than its bits carry (its
