@@ -69,7 +69,7 @@ test: ## install what the tests need (Debian), then run every suite
 
 test-sanitize: ## the suites again under AddressSanitizer and UBSan
 	@sh tests/deps.sh $(DEPS_GROUPS)
-	@RUN_JOBS=2 sh tests/run.sh $(SANITIZE_SUITES)
+	@sh tests/run.sh $(SANITIZE_SUITES)
 
 test-cpu: $(B)/test_cpu ## the CPU battery for every micro-kernel, threads, memory, options
 	./$(B)/test_cpu
@@ -228,10 +228,10 @@ test-cpu-builds: ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, 
 # --no-exit-test: under valgrind, which runs a process's threads one at a time,
 # the exit-while-busy child does not finish exiting within minutes (it exits at
 # once natively, on one core too); make test-cpu runs that test.
-test-cpu-valgrind: $(B)/test_cpu ## the quick battery under valgrind's leak check
+test-cpu-valgrind: $(B)/test_cpu ## the smoke battery (every path, few cases) under valgrind's leak check
 	@if command -v valgrind >/dev/null 2>&1; then \
 	    valgrind -q --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
-	        --error-exitcode=3 ./$(B)/test_cpu --quick --only-best --no-exit-test; \
+	        --error-exitcode=3 ./$(B)/test_cpu --smoke --no-exit-test; \
 	else echo "SKIPPED valgrind is not installed"; echo "0 passed, 0 failed, 1 skipped"; fi
 
 bench-ladder: $(B)/ladder ## the CPU ladder: naive ijk ... gemm

@@ -5,7 +5,8 @@
 # non-zero, counts as one failure. Under CI (CI=true) a skip also fails the
 # run: there everything is installed, so a skip means something broke.
 # Each suite's output goes to build/<target>.log (RUN_LOG_DIR=... elsewhere).
-# RUN_JOBS=2 runs the suites two at a time (make test-sanitize does).
+# RUN_JOBS=2 runs the suites two at a time (for suites that are not
+# already multi-threaded; the sanitizer suites are, and gained nothing).
 cd "$(dirname "$0")/.." || exit 2
 logs=${RUN_LOG_DIR:-build}
 mkdir -p "$logs"
