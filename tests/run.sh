@@ -4,7 +4,8 @@
 # the total as the last line. A suite that prints no such line, or exits
 # non-zero, counts as one failure. Under CI (CI=true) a skip also fails the
 # run: there everything is installed, so a skip means something broke.
-# Each suite's output goes to build/<target>.log (RUN_LOG_DIR=... elsewhere).
+# Each suite's output goes to build/<target>.log (RUN_LOG_DIR=... elsewhere);
+# the summary gives each suite's seconds, since CI has a time budget.
 # RUN_JOBS=2 runs the suites two at a time (for suites that are not
 # already multi-threaded; the sanitizer suites are, and gained nothing).
 cd "$(dirname "$0")/.." || exit 2
@@ -35,12 +36,14 @@ fi
 for target in "$@"; do
     log="$logs/$target.log"
     echo "=== make $target"
+    started=$(date +%s)
     if [ "$jobs" -gt 1 ]; then
         rc=$(cat "$logs/$target.rc" 2>/dev/null || echo 1)
     else
         ${MAKE:-make} --no-print-directory "$target" >"$log" 2>&1
         rc=$?
     fi
+    took=$(($(date +%s) - started))
     grep -v '^ok ' "$log" | tail -n 40
     line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
     if [ -z "$line" ]; then
@@ -54,7 +57,7 @@ for target in "$@"; do
     fi
     P=$((P + p)) F=$((F + f)) S=$((S + ${s:-0}))
     report="$report
-  $target: $line"
+  $target: $line (${took} s)"
 done
 echo "=== summary$report"
 if [ "$CI" = true ] && [ "$S" -gt 0 ]; then
