@@ -351,13 +351,23 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
    pointer-array batch's: C over A or B, two members writing one C, each
    member's memory, within the group), so a refused call writes nothing;
    group_count = 0 does nothing, a negative group_count or group_size, or
-   a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run in order on
-   the stream, each as a pointer-array batch of its shape (one launch for
-   its members; its kernel the chooser's, the tiny kernel for tiny
-   members): the same bits as gemm_cuda_?gemm_batched on that group. A
-   group of one member is the single call gemm_cuda_?gemm (K split over
-   the blocks when its tiles are too few for the GPU, as there). fp32
-   (options.math as for gemm_cuda_sgemm_batched) and fp64. */
+   a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run as if in
+   order on the stream (a group may read what an earlier one wrote):
+   - when every group with work multiplies small members (m, n and k at
+     most 64, alpha != 0; the exact modes, options.kernel AUTO, K whole,
+     sm_80 and later) and no group's C meets another group's operands,
+     all groups run in one launch of the tiny kernel's code, 32 x 32 (or
+     16 x 16) tiles of C: an element's sum is the tiny batch kernel's, so
+     a member within its rule (m, n <= 32, k <= 64) has the bits
+     gemm_cuda_?gemm_batched gives it, and any member the bits it has
+     in a call of its group alone;
+   - else group after group, each as a pointer-array batch of its shape
+     (one launch for its members; its kernel the chooser's, the tiny
+     kernel for tiny members): the same bits as gemm_cuda_?gemm_batched
+     on that group. A group of one member is then the single call
+     gemm_cuda_?gemm (K split over the blocks when its tiles are too few
+     for the GPU, as there).
+   fp32 (options.math as for gemm_cuda_sgemm_batched) and fp64. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
                                                      const gemm_transpose transa_array[],
                                                      const gemm_transpose transb_array[], const int64_t m_array[],
@@ -940,22 +950,23 @@ __device__ __forceinline__ void gemm__cuda_tiny_chunk(T (*s)[LD], const T *X, in
     }
 }
 
-/* C_i = alpha * op(A_i) op(B_i) + beta * C_i for the members of bt from
-   bt.first, G per block along blockIdx.x (beta = 0 never reads C). AK /
-   BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here (the
-   rest is the scale kernel's). */
+/* One member's C = alpha * op(A) op(B) + beta * C by the TPM threads of
+   slot g (beta = 0 never reads C); live: whether the slot has a member
+   (a spare slot loads and stores nothing but keeps the block's barriers).
+   AK / BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here
+   (the rest is the scale kernel's). As and Bs: the block's shared
+   chunks (the kernel's, so that a kernel with several instances of this
+   holds them once). Every launch that runs tiny members goes through
+   here, so a member's bits are the same in each. */
 template <typename T, int TILE, bool AK, bool BKM>
-__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
-gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
-                       int64_t ldc, gemm__cuda_batch bt)
+__device__ __forceinline__ void
+gemm__cuda_tiny_member(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                       int64_t ldc, bool live, T (*As)[gemm__cuda_tiny_shape<T, TILE>::KC][TILE + 1],
+                       T (*Bs)[gemm__cuda_tiny_shape<T, TILE>::KC][TILE + 1])
 {
     typedef gemm__cuda_tiny_shape<T, TILE> S;
     constexpr int R = S::R, KC = S::KC, LD = S::LD;
-    __shared__ T As[S::G][KC][LD], Bs[S::G][KC][LD];
     int g = (int)threadIdx.x / S::TPM, t = (int)threadIdx.x % S::TPM, tx = t % 8, ty = t / 8;
-    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + g;
-    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
-    if (live) gemm__cuda_member_at(bt, i, A, B, C);
     T acc[R][R];
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -990,6 +1001,21 @@ gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, co
             int m = tx + 8 * r, n = ty + 8 * c; /* a warp stores 8 consecutive rows of 4 columns */
             if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[r][c], alpha, beta, 0);
         }
+}
+
+/* The members of bt from bt.first, G per block along blockIdx.x, all of
+   one shape. */
+template <typename T, int TILE, bool AK, bool BKM>
+__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
+gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                       int64_t ldc, gemm__cuda_batch bt)
+{
+    typedef gemm__cuda_tiny_shape<T, TILE> S;
+    __shared__ T As[S::G][S::KC][S::LD], Bs[S::G][S::KC][S::LD];
+    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + (int)threadIdx.x / S::TPM;
+    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
+    if (live) gemm__cuda_member_at(bt, i, A, B, C);
+    gemm__cuda_tiny_member<T, TILE, AK, BKM>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, live, As, Bs);
 }
 /* <<cuda/kernels tiny */
 /* >>cuda/kernels simt_warp: src/cuda/kernels/simt_warp.cuh */
@@ -5733,48 +5759,134 @@ typedef struct gemm__cuda_spans {
     int n, next;
 } gemm__cuda_spans;
 
-/* The device can read `bytes` from p, all in one allocation when the
-   driver knows p's. `what` names the operand ("A[17]", "C's members").
-   Device and managed memory: its allocation's range; host memory mapped
-   for the device (cudaHostAlloc, cudaHostRegister): the range of the
-   allocation its device alias lies in, taken back to host addresses; an
-   address the driver has no range for passes unchecked. */
-static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, const char *what, const void *p,
-                                         uint64_t bytes)
+/* A member's address in a list of device pointers (any element type), as
+   gemm__cuda_read_lists' host copies hold them. */
+static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
 {
-    uint64_t a = (uint64_t)(uintptr_t)p, base, size, end = 0;
+    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
+}
+
+/* What gemm__cuda_check_span checks, named in a refusal only (a batch of
+   10,000 members formats no name on its way through): member >= 0 is
+   "member 17: A[17]", else the strided "A's 10000 members". */
+typedef struct gemm__cuda_span_name {
+    const char *operand;
+    int64_t member, count;
+} gemm__cuda_span_name;
+
+static void gemm__cuda_span_named(char *out, size_t size, gemm__cuda_span_name n)
+{
+    if (n.member >= 0) snprintf(out, size, "member %lld: %s[%lld]", (long long)n.member, n.operand, (long long)n.member);
+    else snprintf(out, size, "%s's %lld members", n.operand, (long long)n.count);
+}
+
+/* Where p lies, for the checks below: GEMM__CUDA_SPAN_FOUND with *end, the
+   end of its allocation (device and managed memory: the allocation's
+   range; host memory mapped for the device (cudaHostAlloc,
+   cudaHostRegister): the range its device alias lies in, taken back to
+   host addresses), remembered in k; _UNRANGED: memory the GPU can read
+   but the driver gives no range for (not checked further); _UNKNOWN: an
+   address the runtime does not know; _HOST: host memory the GPU cannot
+   read; _FAILED: the query failed (*e). */
+enum { GEMM__CUDA_SPAN_FOUND, GEMM__CUDA_SPAN_UNRANGED, GEMM__CUDA_SPAN_UNKNOWN, GEMM__CUDA_SPAN_HOST,
+       GEMM__CUDA_SPAN_FAILED };
+
+static int gemm__cuda_span_find(gemm__cuda_spans *k, const void *p, uint64_t *end, cudaError_t *e)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p, base, size;
+    cudaPointerAttributes at;
     int i;
-    for (i = 0; i < k->n && !end; i++)
-        if (a >= k->base[i] && a < k->end[i]) end = k->end[i];
-    if (!end) {
-        cudaPointerAttributes at;
-        cudaError_t e = cudaPointerGetAttributes(&at, p);
-        if (e == cudaErrorInvalidValue) {
-            (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not memory the GPU can read (the CUDA runtime "
-                              "knows no such address)", fn, what);
+    for (i = 0; i < k->n; i++)
+        if (a >= k->base[i] && a < k->end[i]) {
+            *end = k->end[i];
+            return GEMM__CUDA_SPAN_FOUND;
         }
-        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
-        if (at.type == cudaMemoryTypeUnregistered)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
-                              fn, what);
-        if (at.type == cudaMemoryTypeHost) {
-            if (!at.devicePointer || !gemm__cuda_allocation(at.devicePointer, &base, &size) ||
-                !gemm__cuda_alias_span(a, (uint64_t)(uintptr_t)at.devicePointer, base, size, &base, &end))
-                return GEMM_OK;
-        } else {
-            if (!gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
-            end = base + size;
-        }
-        i = k->n < 8 ? k->n++ : k->next++ % 8;
-        k->base[i] = base;
-        k->end[i] = end;
+    *e = cudaPointerGetAttributes(&at, p);
+    if (*e == cudaErrorInvalidValue) {
+        (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
+        return GEMM__CUDA_SPAN_UNKNOWN;
     }
-    if (bytes > end - a)
+    if (*e != cudaSuccess) return GEMM__CUDA_SPAN_FAILED;
+    if (at.type == cudaMemoryTypeUnregistered) return GEMM__CUDA_SPAN_HOST;
+    if (at.type == cudaMemoryTypeHost) {
+        if (!at.devicePointer || !gemm__cuda_allocation(at.devicePointer, &base, &size) ||
+            !gemm__cuda_alias_span(a, (uint64_t)(uintptr_t)at.devicePointer, base, size, &base, end))
+            return GEMM__CUDA_SPAN_UNRANGED;
+    } else {
+        if (!gemm__cuda_allocation(p, &base, &size)) return GEMM__CUDA_SPAN_UNRANGED;
+        *end = base + size;
+    }
+    i = k->n < 8 ? k->n++ : k->next++ % 8;
+    k->base[i] = base;
+    k->end[i] = *end;
+    return GEMM__CUDA_SPAN_FOUND;
+}
+
+/* The device can read `bytes` from p, all in one allocation when the
+   driver knows p's (gemm__cuda_span_find); `name` names the operand in a
+   refusal. */
+static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, gemm__cuda_span_name name,
+                                         const void *p, uint64_t bytes)
+{
+    uint64_t end = 0, a = (uint64_t)(uintptr_t)p;
+    cudaError_t e = cudaSuccess;
+    char what[64];
+    switch (gemm__cuda_span_find(k, p, &end, &e)) {
+    case GEMM__CUDA_SPAN_FOUND:
+        if (bytes <= end - a) return GEMM_OK;
+        gemm__cuda_span_named(what, sizeof what, name);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s runs past the end of its allocation (%llu bytes from its start "
                           "are read or written, %llu are there)", fn, what, (unsigned long long)bytes,
                           (unsigned long long)(end - a));
-    return GEMM_OK;
+    case GEMM__CUDA_SPAN_UNRANGED: return GEMM_OK;
+    case GEMM__CUDA_SPAN_UNKNOWN:
+        gemm__cuda_span_named(what, sizeof what, name);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not memory the GPU can read (the CUDA runtime "
+                          "knows no such address)", fn, what);
+    case GEMM__CUDA_SPAN_HOST:
+        gemm__cuda_span_named(what, sizeof what, name);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
+                          fn, what);
+    default: return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
+    }
+}
+
+/* The lowest and the highest of `count` members' addresses in a list
+   (UINT64_MAX and 0 for none); a list of pointers read as it is, without
+   a call an element. */
+static void gemm__cuda_addr_range(const void *list, gemm__batch_addr_fn addr, int64_t count, uint64_t *lo,
+                                  uint64_t *hi)
+{
+    uint64_t l = UINT64_MAX, h = 0;
+    if (addr == gemm__cuda_list_addr) {
+        const void *const *p = (const void *const *)list;
+        for (int64_t i = 0; i < count; i++) {
+            uint64_t x = (uint64_t)(uintptr_t)p[i];
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+        }
+    } else
+        for (int64_t i = 0; i < count; i++) {
+            uint64_t x = addr(list, i);
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+        }
+    *lo = l;
+    *hi = h;
+}
+
+/* Whether one allocation holds every listed member's `bytes` from the
+   lowest member address to the highest member's end: then each member
+   is inside it, and the members need no check one by one. */
+static bool gemm__cuda_members_inside(gemm__cuda_spans *k, const gemm__batch *hb, const void *list,
+                                      gemm__batch_addr_fn addr, uint64_t bytes)
+{
+    uint64_t lo, hi, end = 0;
+    cudaError_t e = cudaSuccess;
+    gemm__cuda_addr_range(list, addr, hb->count, &lo, &hi);
+    if (hb->count == 0 || hi > UINT64_MAX - bytes) return false;
+    return gemm__cuda_span_find(k, (const void *)(uintptr_t)lo, &end, &e) == GEMM__CUDA_SPAN_FOUND &&
+           hi + bytes <= end;
 }
 
 /* Copies `bytes` from the host address src to dst and returns true, or
@@ -5913,40 +6025,40 @@ static uint64_t gemm__cuda_strided_bytes(int64_t count, int64_t stride, int64_t 
    each within its allocation. */
 static gemm_status gemm__cuda_check_members(const char *fn, const gemm__problem *p, const gemm__batch *hb,
                                             const void *a, const void *b, const void *c, size_t elem_ab,
-                                            size_t elem_c)
+                                            size_t elem_c, gemm__cuda_spans *met = NULL)
 {
-    gemm__cuda_spans k = {};
+    gemm__cuda_spans own = {}, &k = met ? *met : own;
     bool reads = p->work == GEMM__WORK_FULL;
     const char *na = p->swapped ? "B" : "A", *nb = p->swapped ? "A" : "B";
     uint64_t ba = (uint64_t)p->a_extent * elem_ab, bb = (uint64_t)p->b_extent * elem_ab,
              bc = (uint64_t)p->c_extent * elem_c;
-    char what[64];
     gemm_status s;
     if (!hb->c_list) {
-        snprintf(what, sizeof what, "%s's %lld members", na, (long long)hb->count);
-        if (reads && (s = gemm__cuda_check_span(fn, &k, what, a, gemm__cuda_strided_bytes(hb->count, hb->stride_a,
-                                                                                          p->a_extent, elem_ab))) != GEMM_OK)
+        gemm__cuda_span_name sa = {na, -1, hb->count}, sb = {nb, -1, hb->count}, sc = {"C", -1, hb->count};
+        if (reads && (s = gemm__cuda_check_span(fn, &k, sa, a, gemm__cuda_strided_bytes(hb->count, hb->stride_a,
+                                                                                        p->a_extent, elem_ab))) != GEMM_OK)
             return s;
-        snprintf(what, sizeof what, "%s's %lld members", nb, (long long)hb->count);
-        if (reads && (s = gemm__cuda_check_span(fn, &k, what, b, gemm__cuda_strided_bytes(hb->count, hb->stride_b,
-                                                                                          p->b_extent, elem_ab))) != GEMM_OK)
+        if (reads && (s = gemm__cuda_check_span(fn, &k, sb, b, gemm__cuda_strided_bytes(hb->count, hb->stride_b,
+                                                                                        p->b_extent, elem_ab))) != GEMM_OK)
             return s;
-        snprintf(what, sizeof what, "C's %lld members", (long long)hb->count);
-        return gemm__cuda_check_span(fn, &k, what, c, gemm__cuda_strided_bytes(hb->count, hb->stride_c, p->c_extent,
-                                                                              elem_c));
+        return gemm__cuda_check_span(fn, &k, sc, c, gemm__cuda_strided_bytes(hb->count, hb->stride_c, p->c_extent,
+                                                                            elem_c));
     }
+    /* the usual batch: each operand's members in one allocation, checked at once */
+    if ((!reads || (gemm__cuda_members_inside(&k, hb, hb->a_list, hb->addr_ab, ba) &&
+                    gemm__cuda_members_inside(&k, hb, hb->b_list, hb->addr_ab, bb))) &&
+        gemm__cuda_members_inside(&k, hb, hb->c_list, hb->addr_c, bc))
+        return GEMM_OK;
     for (int64_t i = 0; i < hb->count; i++) {
         const void *mc = (const void *)(uintptr_t)hb->addr_c(hb->c_list, i);
+        gemm__cuda_span_name sa = {na, i, 0}, sb = {nb, i, 0}, sc = {"C", i, 0};
         if (reads) {
             const void *ma = (const void *)(uintptr_t)hb->addr_ab(hb->a_list, i),
                        *mb = (const void *)(uintptr_t)hb->addr_ab(hb->b_list, i);
-            snprintf(what, sizeof what, "member %lld: %s[%lld]", (long long)i, na, (long long)i);
-            if ((s = gemm__cuda_check_span(fn, &k, what, ma, ba)) != GEMM_OK) return s;
-            snprintf(what, sizeof what, "member %lld: %s[%lld]", (long long)i, nb, (long long)i);
-            if ((s = gemm__cuda_check_span(fn, &k, what, mb, bb)) != GEMM_OK) return s;
+            if ((s = gemm__cuda_check_span(fn, &k, sa, ma, ba)) != GEMM_OK) return s;
+            if ((s = gemm__cuda_check_span(fn, &k, sb, mb, bb)) != GEMM_OK) return s;
         }
-        snprintf(what, sizeof what, "member %lld: C[%lld]", (long long)i, (long long)i);
-        if ((s = gemm__cuda_check_span(fn, &k, what, mc, bc)) != GEMM_OK) return s;
+        if ((s = gemm__cuda_check_span(fn, &k, sc, mc, bc)) != GEMM_OK) return s;
     }
     return GEMM_OK;
 }
@@ -5967,14 +6079,16 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
    listed one's a and b of the canonical problem, then C, batch after
    batch; each address as a byte offset from a NULL base, batch.cuh) in
    `scratch`, a buffer of the pool the caller gives back in stream order:
-   one copy for a grouped call's groups. The lists read here are the
+   one copy for a grouped call's groups, with extra_bytes of `extra` (a
+   table of the groups) after the lists. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
-                                           cudaStream_t stream, void **scratch)
+                                           cudaStream_t stream, void **scratch, const void *extra = NULL,
+                                           size_t extra_bytes = 0)
 {
-    size_t members = 0, bytes, at = 0;
+    size_t members = 0, bytes, lists, at = 0;
     int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
@@ -5982,20 +6096,31 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
     *scratch = NULL;
     if (members == 0) return GEMM_OK;
-    bytes = 3 * members * sizeof(int64_t);
+    lists = 3 * members * sizeof(int64_t);
+    if (extra_bytes > SIZE_MAX - lists)
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the members' pointers and their table pass the address space", fn);
+    bytes = lists + extra_bytes;
     if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
                           (unsigned long long)members);
     for (int64_t j = 0; j < batches; j++) {
         const gemm__batch *b = &hb[j];
         if (!b->c_list) continue;
-        for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
-            host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
-            host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
-            host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
-        }
+        if (b->addr_ab == gemm__cuda_list_addr && b->addr_c == gemm__cuda_list_addr && b->a_list && b->b_list) {
+            size_t n = (size_t)b->count * sizeof(int64_t); /* lists of pointers: the addresses as they are */
+            static_assert(sizeof(void *) == sizeof(int64_t), "a member's address is a 64-bit offset");
+            memcpy(host + at, b->a_list, n);
+            memcpy(host + at + b->count, b->b_list, n);
+            memcpy(host + at + 2 * b->count, b->c_list, n);
+        } else
+            for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
+                host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
+                host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
+                host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
+            }
         at += 3 * (size_t)b->count;
     }
+    if (extra_bytes) memcpy((char *)host + lists, extra, extra_bytes);
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
     if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);
@@ -6130,15 +6255,16 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
 }
 
 /* What a checked batch must pass before anything is queued: sizes the
-   kernels index with 32 bits, and every member's memory. */
+   kernels index with 32 bits, and every member's memory (met: the
+   allocations a grouped call's earlier groups met, NULL for none). */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_memory(const char *fn, const gemm__problem *p, const gemm__batch *hb,
-                                           const gemm__cuda_operands<T, TC, S> &x)
+                                           const gemm__cuda_operands<T, TC, S> &x, gemm__cuda_spans *met = NULL)
 {
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
     if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC));
+    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC), met);
 }
 
 /* The launches of a batch whose memory gemm__cuda_batch_memory passed:
@@ -8794,12 +8920,6 @@ static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_
     return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
 }
 
-/* A member's address in a list of device pointers (any element type). */
-static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
-{
-    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
-}
-
 /* The lists may be in host, device or managed memory (cuBLAS takes them
    on the device): the single call's checks first tell which lists the
    call reads, gemm__cuda_read_lists copies those to the host, and the
@@ -9081,6 +9201,85 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
 
 } /* extern "C" */
 /* <<cuda/host entry */
+/* >>cuda/kernels tiny_grouped: src/cuda/kernels/tiny_grouped.cuh */
+/* A grouped call whose members are all small (m, n, k at most 64; the
+   host's rule, host/grouped.cuh): one launch for every group. The host
+   builds a table of the groups (sizes, scalars, leading dimensions,
+   layout, where each group's pointer lists start, its first block) and
+   uploads it with the lists in one copy. The work is TILE x TILE tiles of
+   the members' C (one for a member the tile covers, up to four for a 64 x
+   64 one), G to a block; a block finds its group by a binary search of
+   the first blocks, then runs tiny.cuh's member code on each tile, so an
+   element's sum is the tiny batch kernel's (one thread, k in order) and a
+   tiny member's bits are what gemm_cuda_?gemm_batched gives it. A group's
+   tiles start a block of their own: a block's tiles share K, so its
+   barriers are the same for every thread. */
+#include <stddef.h> /* NULL */
+#include <stdint.h>
+
+/* One group of the table (T: fp32 or fp64). a, b, c: where the lists of
+   the group's members' addresses start in the launch's lists; ak, bk:
+   op(A), op(B) k-major. */
+template <typename T> struct gemm__cuda_tiny_group {
+    int64_t a, b, c;
+    int64_t lda, ldb, ldc;
+    int64_t block0, count; /* the group's first block in the launch, its members */
+    T alpha, beta;
+    int m, n, k, ak, bk;
+    int tiles_m, tiles; /* a member's tiles down its rows, and in all */
+};
+
+/* Blocks per SM for the grouped kernel's registers: the tiny kernel's,
+   two fewer at 16 x 16, where the group lookup and the four layouts'
+   code spilled at the tiny kernel's count and at one fewer (sm_90a,
+   ptxas 13.0: fp32 3 blocks at 80 registers, fp64 2 at 120). */
+template <typename T, int TILE> struct gemm__cuda_tiny_grouped_minb {
+    static constexpr int value = gemm__cuda_tiny_shape<T, TILE>::MINB - (TILE == 16 ? 2 : 0);
+};
+
+/* The groups' tiles, G per block along blockIdx.x (groups: `count`
+   entries in order of block0, the first at block 0; lists: the members'
+   addresses the table's a, b and c index). */
+template <typename T, int TILE>
+__global__ void __launch_bounds__(256, (gemm__cuda_tiny_grouped_minb<T, TILE>::value))
+gemm__cuda_tiny_grouped_kernel(const gemm__cuda_tiny_group<T> *groups, int count, const int64_t *lists)
+{
+    typedef gemm__cuda_tiny_shape<T, TILE> S;
+    __shared__ T As[S::G][S::KC][S::LD], Bs[S::G][S::KC][S::LD];
+    int64_t block = blockIdx.x;
+    int lo = 0, hi = count - 1; /* the last group whose first block is at or before this one */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (groups[mid].block0 <= block) lo = mid;
+        else hi = mid - 1;
+    }
+    const gemm__cuda_tiny_group<T> &gr = groups[lo];
+    int64_t w = (block - gr.block0) * S::G + (int)threadIdx.x / S::TPM, i = w / gr.tiles; /* tile w: member i's */
+    int tile = (int)(w % gr.tiles), r0 = tile % gr.tiles_m * TILE, c0 = tile / gr.tiles_m * TILE;
+    bool live = i < gr.count;
+    int M = min(TILE, gr.m - r0), N = min(TILE, gr.n - c0);
+    const T *A = NULL, *B = NULL;
+    T *C = NULL;
+    if (live) { /* the tile's corner in each operand: op(A) rows r0.., op(B) columns c0.. */
+        A = (const T *)(uintptr_t)lists[gr.a + i] + (gr.ak ? (int64_t)r0 * gr.lda : r0);
+        B = (const T *)(uintptr_t)lists[gr.b + i] + (gr.bk ? (int64_t)c0 * gr.ldb : c0);
+        C = (T *)(uintptr_t)lists[gr.c + i] + r0 + (int64_t)c0 * gr.ldc;
+    }
+    /* the group's layout is the block's: every thread takes one branch */
+    if (gr.ak && gr.bk)
+        gemm__cuda_tiny_member<T, TILE, true, true>(M, N, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C, gr.ldc,
+                                                    live, As, Bs);
+    else if (gr.ak)
+        gemm__cuda_tiny_member<T, TILE, true, false>(M, N, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C, gr.ldc,
+                                                     live, As, Bs);
+    else if (gr.bk)
+        gemm__cuda_tiny_member<T, TILE, false, true>(M, N, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C, gr.ldc,
+                                                     live, As, Bs);
+    else
+        gemm__cuda_tiny_member<T, TILE, false, false>(M, N, gr.k, gr.alpha, A, gr.lda, B, gr.ldb, gr.beta, C, gr.ldc,
+                                                      live, As, Bs);
+}
+/* <<cuda/kernels tiny_grouped */
 /* >>cuda/host grouped: src/cuda/host/grouped.cuh */
 /* Grouped batches (gemm_cuda_?gemm_grouped_batched): groups of
    pointer-array batches, each group with its own transposes, sizes,
@@ -9088,10 +9287,13 @@ GEMM_DEF const char *gemm_cuda_kernel_name(gemm_cuda_kernel kernel)
    order (and cublasGemmGroupedBatchedEx's). Every group is checked -- its
    arguments, then the lists, then its members (overlaps within the group,
    each member's memory) -- before anything is queued, so a refused call
-   writes nothing; then the groups run in order on the stream, each as one
-   pointer-array batch (the chooser's plan for its shape, one launch for
-   its members; all groups' lists reach the device in one copy), a group
-   of one member as the single call. */
+   writes nothing; then, when every member of the call is small and the
+   groups are apart, all groups in one launch of the tiny kernel's code
+   through a table of the groups (kernels/tiny_grouped.cuh); else the
+   groups in order on the stream, each as one pointer-array batch (the
+   chooser's plan for its shape, one launch for its members; all groups'
+   lists reach the device in one copy), a group of one member as the
+   single call. */
 #include <stdint.h>
 #include <stdio.h> /* snprintf */
 #include <string.h> /* memset */
@@ -9143,6 +9345,138 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
     return GEMM_OK;
 }
 
+/* Whether the call runs as one launch of the grouped tiny kernel
+   (kernels/tiny_grouped.cuh): every group with work multiplies (alpha !=
+   0, k > 0) members of m, n and k at most 64 in an exact mode, with the
+   options that keep the tiny kernel (kernel AUTO, K whole) on sm_80+;
+   *tile: 16 when every member fits 16 x 16, else 32 (a member of 64 x 64
+   is four tiles). The groups must also be apart (gemm__cuda_groups_apart):
+   one launch runs them side by side, where the call promises them in
+   order. */
+template <typename T>
+static bool gemm__cuda_grouped_all_tiny(const gemm__cuda_groups<T> &g, const gemm__problem *p,
+                                        const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, int *tile)
+{
+    int64_t listed = 0;
+    *tile = 16;
+    if (gemm__cuda_is_tc<T>(opt) || g.count > INT32_MAX || opt->kernel != GEMM_CUDA_KERNEL_AUTO ||
+        opt->split_k > 1 || gpu->major < 8)
+        return false;
+    for (int64_t i = 0; i < g.count; i++) {
+        if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
+        if (p[i].work != GEMM__WORK_FULL || p[i].m > 64 || p[i].n > 64 || p[i].k > 64) return false;
+        if (p[i].m > 16 || p[i].n > 16) *tile = 32;
+        listed++;
+    }
+    return listed > 0;
+}
+
+/* The span [lo, hi) of the bytes a group's members of one operand cover
+   (list: their addresses, each `bytes` long). */
+static void gemm__cuda_group_span(const gemm__batch *b, const void *list, gemm__batch_addr_fn addr, uint64_t bytes,
+                                  uint64_t *lo, uint64_t *hi)
+{
+    gemm__cuda_addr_range(list, addr, b->count, lo, hi);
+    *hi += bytes;
+}
+
+/* Whether no group's C meets another group's A, B or C: then running the
+   groups side by side gives what running them in order does. Each group's
+   members of an operand are taken as one span (its lowest address to its
+   highest member's end), so groups that interleave in one buffer count as
+   meeting and run in order; at most 64 groups are compared pairwise. */
+template <typename T>
+static bool gemm__cuda_groups_apart(const gemm__cuda_groups<T> &g, const gemm__problem *p, const gemm__batch *hb)
+{
+    uint64_t lo[64][3], hi[64][3];
+    int used = 0;
+    for (int64_t i = 0; i < g.count; i++) {
+        const gemm__batch *b = &hb[i];
+        if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
+        if (used == 64) return false;
+        gemm__cuda_group_span(b, b->a_list, b->addr_ab, (uint64_t)p[i].a_extent * sizeof(T), &lo[used][0], &hi[used][0]);
+        gemm__cuda_group_span(b, b->b_list, b->addr_ab, (uint64_t)p[i].b_extent * sizeof(T), &lo[used][1], &hi[used][1]);
+        gemm__cuda_group_span(b, b->c_list, b->addr_c, (uint64_t)p[i].c_extent * sizeof(T), &lo[used][2], &hi[used][2]);
+        used++;
+    }
+    for (int x = 0; x < used; x++)
+        for (int y = 0; y < used; y++)
+            for (int o = 0; o < 3 && x != y; o++)
+                if (lo[x][2] < hi[y][o] && lo[y][o] < hi[x][2]) return false;
+    return true;
+}
+
+/* Every group's members in one launch of the tiny grouped kernel: the
+   table of the groups with work, uploaded with the lists in one copy
+   (*lists: the buffer, given back by the caller in stream order). */
+template <typename T>
+static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_groups<T> &g, const gemm__problem *p,
+                                           const gemm__batch *hb, int dev, int tile, cudaStream_t stream,
+                                           void **lists)
+{
+    const int G = gemm__cuda_tiny_shape<T, 32>::G; /* tiles a block, at either tile size */
+    static_assert(gemm__cuda_tiny_shape<T, 16>::G == gemm__cuda_tiny_shape<T, 32>::G, "a group's blocks depend on the tile");
+    gemm__cuda_tiny_group<T> *table;
+    int64_t used = 0, at = 0, blocks = 0, members = 0;
+    size_t bytes;
+    gemm_status s;
+    cudaError_t e;
+    for (int64_t i = 0; i < g.count; i++) used += g.size[i] > 0 && p[i].work != GEMM__WORK_NONE;
+    bytes = (size_t)used * sizeof(gemm__cuda_tiny_group<T>);
+    if (!(table = (gemm__cuda_tiny_group<T> *)GEMM_MALLOC(bytes)))
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for the table of %lld groups", fn,
+                          (long long)used);
+    memset(table, 0, bytes);
+    for (int64_t i = 0, j = 0; i < g.count; i++) {
+        gemm__cuda_tiny_group<T> *t = &table[j];
+        int64_t count = hb[i].c_list ? hb[i].count : 0;
+        if (g.size[i] > 0 && p[i].work != GEMM__WORK_NONE) {
+            t->a = at; /* gemm__cuda_upload_lists' order: a, b, then c, group after group */
+            t->b = at + count;
+            t->c = at + 2 * count;
+            t->lda = p[i].lda;
+            t->ldb = p[i].ldb;
+            t->ldc = p[i].ldc;
+            t->block0 = blocks;
+            t->count = count;
+            t->alpha = g.alpha[i];
+            t->beta = g.beta[i];
+            t->m = (int)p[i].m;
+            t->n = (int)p[i].n;
+            t->k = (int)p[i].k;
+            t->ak = p[i].a_trans;
+            t->bk = !p[i].b_trans;
+            t->tiles_m = (t->m + tile - 1) / tile;
+            t->tiles = t->tiles_m * ((t->n + tile - 1) / tile);
+            blocks += (count * t->tiles + G - 1) / G;
+            j++;
+        }
+        at += 3 * count;
+        members += count;
+    }
+    if (blocks > INT32_MAX) {
+        GEMM_FREE(table);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld blocks of tiles are more than one launch takes", fn,
+                          (long long)blocks);
+    }
+    s = gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, lists, table, bytes);
+    GEMM_FREE(table);
+    if (s != GEMM_OK || blocks == 0) return s;
+    {
+        const int64_t *d = (const int64_t *)*lists;
+        const gemm__cuda_tiny_group<T> *dt = (const gemm__cuda_tiny_group<T> *)(d + 3 * members);
+        if (tile == 16)
+            gemm__cuda_tiny_grouped_kernel<T, 16><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
+        else gemm__cuda_tiny_grouped_kernel<T, 32><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
+        if ((e = cudaGetLastError()) != cudaSuccess) return gemm__cuda_fail(fn, "kernel launch", e);
+    }
+#ifdef GEMM__TEST_HOOKS
+    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "tiny grouped %dx%d groups %lld blocks %lld",
+             tile, tile, (long long)used, (long long)blocks);
+#endif
+    return GEMM_OK;
+}
+
 template <typename T>
 static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const gemm__cuda_groups<T> &g,
                                       const T *const *A, const T *const *B, T *const *C, const gemm_cuda_options *opt)
@@ -9154,6 +9488,7 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     void *held = NULL, *lists = NULL;
     int64_t total = 0, off = 0, at = 0, i;
     gemm__work work = GEMM__WORK_NONE;
+    gemm__cuda_spans met = {}; /* the allocations the groups' checks have met: each looked up once */
     char name[160];
     gemm_status s = GEMM_OK;
     gemm__clear_error();
@@ -9188,13 +9523,18 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
                                   g.beta[i] == T(1), (const void *)((const void *const *)lc + off), g.ldc[i],
                                   g.size[i], gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(T), &p[i], &hb[i]);
         if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
-        if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x);
+        if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x, &met);
     }
     if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
-        int dev = 0;
-        cudaError_t e = cudaGetDevice(&dev);
-        s = e == cudaSuccess ? gemm__cuda_upload_lists(fn, hb, g.count, dev, stream, &lists)
-                             : gemm__cuda_fail(fn, "cudaGetDevice", e);
+        gemm__cuda_gpu gpu;
+        int tile = 0;
+        s = gemm__cuda_query(fn, &gpu);
+        if (s == GEMM_OK && gemm__cuda_grouped_all_tiny<T>(g, p, opt, &gpu, &tile) &&
+            gemm__cuda_groups_apart<T>(g, p, hb)) {
+            s = gemm__cuda_grouped_tiny<T>(fn, g, p, hb, gpu.dev, tile, stream, &lists);
+            work = GEMM__WORK_NONE; /* ran: nothing left for the loop below */
+        } else if (s == GEMM_OK)
+            s = gemm__cuda_upload_lists(fn, hb, g.count, gpu.dev, stream, &lists);
     }
     /* then the launches, group after group; a group of one member is the
        single call (whose chooser splits K and picks tiles for a lone

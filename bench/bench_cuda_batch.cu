@@ -11,12 +11,16 @@
                           [--depth K] (every member n x n x K, not n^3)
                           [--variant N] (options.variant for ours)
                           [--kernel simt|dmma|mma|wgmma] (options.kernel for ours)
-   build/bench_cuda_batch --grouped moe,small [--prec f32,f64] [--reps N]
+   build/bench_cuda_batch --grouped moe,small,tiny [--prec f32,f64] [--reps N]
        grouped batches instead: gemm_cuda_?gemm_grouped_batched (host
        lists) beside cublasGemmGroupedBatchedEx (device lists, as it takes
        them) and beside a loop of cublas?gemm calls, one per member, on
        moe: 64 groups of one member, m from 128 to 4096, n = k = 4096;
-       small: 1000 members in 10 groups of 100, m, n, k from 16 to 64.
+       small: 1000 members in 10 groups of 100, m, n, k from 16 to 64;
+       tiny: the same with m, n from 8 to 32 and k from 16 to 64 (every
+       member the tiny kernel's: the whole call one launch).
+       Besides the event times, ours' time in the call on the CPU (its
+       checks, list copies and launches: a CPU timer).
    Built with -DGEMM__TEST_HOOKS (research): --epilogue N sets the WGMMA
    epilogue hook (1 staged through shared memory, 2 straight from the
    registers). */
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <chrono>
 #include <vector>
 #include <algorithm>
 
@@ -82,6 +87,11 @@ static std::vector<group_shape> grouped_set(const char *name)
         static const group_shape t[10] = {{16, 16, 16, 100}, {32, 32, 32, 100}, {64, 64, 64, 100}, {24, 40, 32, 100},
                                           {48, 16, 64, 100}, {32, 64, 16, 100}, {64, 32, 48, 100}, {20, 20, 20, 100},
                                           {40, 56, 24, 100}, {56, 48, 40, 100}};
+        g.assign(t, t + 10);
+    } else if (!strcmp(name, "tiny")) { /* small's shapes within the tiny kernel's 32 x 32 (one launch for the call) */
+        static const group_shape t[10] = {{16, 16, 16, 100}, {32, 32, 32, 100}, {8, 8, 64, 100}, {24, 32, 32, 100},
+                                          {32, 16, 64, 100}, {16, 32, 16, 100}, {12, 28, 48, 100}, {20, 20, 20, 100},
+                                          {30, 26, 24, 100}, {28, 24, 40, 100}};
         g.assign(t, t + 10);
     }
     return g;
@@ -191,15 +201,18 @@ static void run_grouped(cublasHandle_t h, const cudaDeviceProp &prop, const char
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
-    std::vector<double> t[3];
+    std::vector<double> t[3], host; /* host: ours' time in the call itself, a CPU timer */
     bool ok = true, works[3] = {true, true, true};
     for (int r = -2; r < reps && ok; r++) /* two warm-up rounds; the three interleaved */
         for (int w = 0; w < 3 && ok; w++) {
             float ms;
             if (!works[w]) continue;
             CHECK(cudaEventRecord(e0));
+            auto h0 = std::chrono::steady_clock::now();
             works[w] = w == 0 ? ours() : w == 1 ? grouped() : loop();
+            double hms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
             CHECK(cudaEventRecord(e1));
+            if (r >= 0 && w == 0) host.push_back(hms);
             CHECK(cudaEventSynchronize(e1));
             CHECK(cudaEventElapsedTime(&ms, e0, e1));
             if (r >= 0) t[w].push_back(works[w] ? ms : NAN);
@@ -208,13 +221,13 @@ static void run_grouped(cublasHandle_t h, const cudaDeviceProp &prop, const char
     for (int w = 1; w < 3; w++)
         if (!works[w]) t[w].assign(1, NAN); /* n/a: a failed peer shows as nan */
     if (ok) {
-        double mo = median(t[0]), mg = median(t[1]), ml = median(t[2]);
-        printf("%-5s %-6s %3d groups %5d members  ours %9.4f ms (%6.2f TF/s)  cuBLAS grouped %9.4f ms  loop %9.4f ms"
-               "  grouped/ours %6.3f  loop/ours %6.3f\n", prec, set, groups, total, mo, flops / mo / 1e9, mg, ml,
-               mg / mo, ml / mo);
+        double mo = median(t[0]), mg = median(t[1]), ml = median(t[2]), mh = median(host);
+        printf("%-5s %-6s %3d groups %5d members  ours %9.4f ms (%6.2f TF/s, %8.4f ms in the call on the CPU)  "
+               "cuBLAS grouped %9.4f ms  loop %9.4f ms  grouped/ours %6.3f  loop/ours %6.3f\n", prec, set, groups,
+               total, mo, flops / mo / 1e9, mh, mg, ml, mg / mo, ml / mo);
         if (out)
-            fprintf(out, "%s,%s,grouped-%s,%d,%.5f,%.5f,%.3f,%.3f,%.4f,%.5f,%.4f\n", prop.name, prec, set, total, mo, mg,
-                    flops / mo / 1e9, flops / mg / 1e9, mg / mo, ml, ml / mo);
+            fprintf(out, "%s,%s,grouped-%s,%d,%.5f,%.5f,%.3f,%.3f,%.4f,%.5f,%.4f,%.5f\n", prop.name, prec, set, total, mo,
+                    mg, flops / mo / 1e9, flops / mg / 1e9, mg / mo, ml, ml / mo, mh);
     }
     cudaEventDestroy(e0); cudaEventDestroy(e1);
     cudaFree(dl); cudaFree(A); cudaFree(B); cudaFree(C);
@@ -248,7 +261,7 @@ int main(int argc, char **argv)
         char list[128], plist[128];
         snprintf(plist, sizeof plist, ",%s,", strcmp(precs, "f32,f64,tf32,f16,bf16") ? precs : "f32,f64");
         if (out) fprintf(out, "device,prec,set,members,gemm_ms,cublas_grouped_ms,gemm_tflops,cublas_tflops,ratio,"
-                              "loop_ms,loop_ratio\n");
+                              "loop_ms,loop_ratio,gemm_host_ms\n");
         printf("%s: gemm grouped batches beside cublasGemmGroupedBatchedEx and a loop of cublas?gemm, column-major NN, "
                "median of %d\n", prop.name, reps);
         for (int f64 = 0; f64 < 2; f64++) {

@@ -537,7 +537,7 @@ typedef struct group_case {
    write nothing in an earlier one. */
 template <typename T>
 static void grouped_case(const char *what, gemm_layout l, const group_case *gc, int groups,
-                         const gemm_cuda_options *opt = NULL, double in_err = 0)
+                         const gemm_cuda_options *opt = NULL, double in_err = 0, const char *ran = NULL)
 {
     const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON;
     int64_t total = 0, off = 0;
@@ -586,6 +586,9 @@ static void grouped_case(const char *what, gemm_layout l, const group_case *gc, 
     dev_back(out.data(), dC, oc[total]);
     battery_check(s == GEMM_OK, "%s: %d groups, %lld members run (%s)", what, groups, (long long)total,
                   s == GEMM_OK ? "ok" : gemm_last_error_detail());
+    if (ran) /* the path the call took: what it last noted */
+        battery_check(strstr(gemm__cuda_exact_last(), ran) != NULL, "%s: ran \"%s\" (noted: \"%s\")", what, ran,
+                      gemm__cuda_exact_last());
     /* every member against the reference */
     int64_t worst_member = -1;
     double worst = 0;
@@ -605,9 +608,16 @@ static void grouped_case(const char *what, gemm_layout l, const group_case *gc, 
                   "that, member %lld)", what, worst, (long long)worst_member);
     /* each group alone, as a pointer-array batch: the same bits (a group of one member is the single call,
        whose K may be split with atomics: the reference above checks it) */
+    /* in one launch (ran), a member beyond the tiny batch kernel's rule (m or n over 32) is summed as the
+       tiny kernel sums, where gemm_cuda_?gemm_batched runs the 64 x 64 tiles (fp64: DMMA): its bits are
+       checked below against the group alone instead */
+    auto compared = [&](int64_t i) {
+        int g = grp[i];
+        return size[g] > 1 && (!ran || (m[g] <= 32 && n[g] <= 32 && k[g] <= 64));
+    };
     auto same = [&](const std::vector<T> &x) {
         for (int64_t i = 0; i < total; i++)
-            if (size[grp[i]] > 1 && memcmp(x.data() + oc[i], out.data() + oc[i], ec[i] * sizeof(T))) return false;
+            if (compared(i) && memcmp(x.data() + oc[i], out.data() + oc[i], ec[i] * sizeof(T))) return false;
         return true;
     };
     stop_on(cudaMemcpy(dC, hC.data(), oc[total] * sizeof(T), cudaMemcpyHostToDevice), "to device");
@@ -620,6 +630,24 @@ static void grouped_case(const char *what, gemm_layout l, const group_case *gc, 
     dev_back(again.data(), dC, oc[total]);
     battery_check(s2 == GEMM_OK && same(again), "%s: each group bitwise what gemm_cuda_?gemm_batched gives it (%s)",
                   what, s2 == GEMM_OK ? "ok" : gemm_last_error_detail());
+    if (ran) { /* each group alone in a grouped call: the bits it has beside the others */
+        bool alone = true;
+        std::vector<int64_t> one(groups);
+        for (int g = 0; g < groups && alone; g++) {
+            if (size[g] == 0) continue;
+            stop_on(cudaMemcpy(dC, hC.data(), oc[total] * sizeof(T), cudaMemcpyHostToDevice), "to device");
+            int64_t first = 0; /* the group's members' place in the lists */
+            for (int h = 0; h < groups; h++) {
+                one[h] = h == g ? size[h] : 0;
+                first += h < g ? size[h] : 0;
+            }
+            alone = call(la.data() + first, lb.data() + first, lc.data() + first, one.data()) == GEMM_OK;
+            dev_back(again.data(), dC, oc[total]);
+            for (int64_t i = 0; i < total && alone; i++)
+                if (grp[i] == g && memcmp(again.data() + oc[i], out.data() + oc[i], ec[i] * sizeof(T))) alone = false;
+        }
+        battery_check(alone, "%s: each group alone in a grouped call: the bits it had beside the others", what);
+    }
     /* the lists in device memory, as cublasGemmGroupedBatchedEx takes them */
     void **dl = NULL;
     stop_on(cudaMemcpy(dC, hC.data(), oc[total] * sizeof(T), cudaMemcpyHostToDevice), "to device");
@@ -650,13 +678,57 @@ static void grouped_case(const char *what, gemm_layout l, const group_case *gc, 
         refused("grouped: two members of the last group write one C", s2, GEMM_ERR_INVALID_ARG, "group", again == hC);
     }
     lc[total - 1] = saved;
-    la[first_of_last] = (const T *)(lc[first_of_last] + 1); /* C over A within the group */
+    la[first_of_last] = (const T *)lc[first_of_last]; /* C over A within the group (one start: an element shared
+                                                            whatever the shape; one element on, a 16 x 1 C and A
+                                                            of ld 4 would interleave) */
     if (alpha[last] != T(0) && k[last] > 0) {
         s2 = call(la.data(), lb.data(), lc.data(), size.data());
         dev_back(again.data(), dC, oc[total]);
         refused("grouped: a member's C over its A", s2, GEMM_ERR_INVALID_ARG, "overlaps", again == hC);
     }
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
+}
+
+/* Groups run in order: a later group may read what an earlier one wrote.
+   Group 1's A is group 0's C (tiny members both, so one launch would race
+   them): group 1 must see C0 = A0 B0, as two calls in a row would. */
+static void test_grouped_in_order(void)
+{
+    const int64_t n = 16;
+    std::vector<float> h(5 * n * n), out(5 * n * n);
+    uint64_t state = 4242;
+    for (auto &v : h) v = (float)battery_uniform(&state);
+    float *d = dev_copy(h.data(), h.size());
+    float *A0 = d, *B0 = d + n * n, *C0 = d + 2 * n * n, *B1 = d + 3 * n * n, *C1 = d + 4 * n * n;
+    const float *la[2] = {A0, C0}, *lb[2] = {B0, B1};
+    float *lc[2] = {C0, C1};
+    gemm_transpose t[2] = {GEMM_NO_TRANS, GEMM_NO_TRANS};
+    int64_t m[2] = {n, n}, ld[2] = {n, n}, size[2] = {1, 1};
+    float alpha[2] = {1, 1}, beta[2] = {0, 0};
+    gemm_status s = gemm_cuda_sgemm_grouped_batched(0, GEMM_COL_MAJOR, t, t, m, m, m, alpha, la, ld, lb, ld, beta, lc,
+                                                    ld, 2, size, NULL);
+    dev_back(out.data(), d, h.size());
+    std::vector<double> c0(n * n, 0.0);
+    double worst = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t q = 0; q < n; q++) c0[i + j * n] += (double)h[i + q * n] * h[n * n + q + j * n];
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            double c1 = 0, mag = 0;
+            for (int64_t q = 0; q < n; q++) {
+                c1 += c0[i + q * n] * h[3 * n * n + q + j * n];
+                mag += fabs(c0[i + q * n] * h[3 * n * n + q + j * n]);
+            }
+            worst = fmax(worst, fabs(out[4 * n * n + i + j * n] - c1) / (mag + 1e-30));
+        }
+    battery_check(s == GEMM_OK && worst < 64 * FLT_EPSILON * n,
+                  "grouped: group 1 reads group 0's C: it sees C0 = A0 B0 (worst %.3g, noted \"%s\")", worst,
+                  gemm__cuda_exact_last());
+    battery_check(strstr(gemm__cuda_exact_last(), "tiny grouped") == NULL,
+                  "grouped: groups that meet run one after another, not in one launch (noted \"%s\")",
+                  gemm__cuda_exact_last());
+    cudaFree(d);
 }
 
 static void test_grouped(void)
@@ -680,6 +752,46 @@ static void test_grouped(void)
         o.math = GEMM_CUDA_MATH_TF32;
         grouped_case<float>("grouped tf32 col", GEMM_COL_MAJOR, mixed, groups, &o, 1.0 / 512);
     }
+    /* every member tiny: one launch for all groups, each layout, a lone
+       member, an empty group, members of different sizes side by side */
+    static const group_case tiny[] = {
+        {16, 16, 16, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 0, 9},
+        {31, 20, 45, GEMM_TRANS, GEMM_NO_TRANS, 1.5, 0.25, 6},
+        {9, 9, 9, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 0}, /* empty */
+        {32, 32, 64, GEMM_NO_TRANS, GEMM_TRANS, -0.75, 0.5, 5},
+        {1, 17, 3, GEMM_TRANS, GEMM_TRANS, 2, -1, 3},
+        {24, 8, 33, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1}, /* one member */
+        {5, 6, 7, GEMM_TRANS, GEMM_NO_TRANS, 0.5, 0, 2},
+    };
+    static const group_case tiny16[] = {
+        {16, 16, 16, GEMM_TRANS, GEMM_NO_TRANS, 1, 0.5, 7},
+        {3, 16, 40, GEMM_NO_TRANS, GEMM_TRANS, -1, 0, 2},
+        {16, 1, 1, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, 1},
+    };
+    int nt = (int)(sizeof tiny / sizeof tiny[0]), n16 = (int)(sizeof tiny16 / sizeof tiny16[0]);
+    grouped_case<float>("grouped tiny f32 col", GEMM_COL_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
+    grouped_case<double>("grouped tiny f64 row", GEMM_ROW_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
+    grouped_case<float>("grouped tiny16 f32 row", GEMM_ROW_MAJOR, tiny16, n16, NULL, 0, "tiny grouped 16x16 groups 3");
+    grouped_case<double>("grouped tiny16 f64 col", GEMM_COL_MAJOR, tiny16, n16, NULL, 0, "tiny grouped 16x16 groups 3");
+    /* members up to 64 x 64 x 64: up to four 32 x 32 tiles each, still one launch */
+    static const group_case small[] = {
+        {64, 64, 64, GEMM_TRANS, GEMM_TRANS, 1, 0, 3},
+        {48, 16, 64, GEMM_NO_TRANS, GEMM_NO_TRANS, -1, 0.5, 4},
+        {33, 50, 20, GEMM_TRANS, GEMM_NO_TRANS, 0.5, 1, 5},   /* edges in both tile directions */
+        {16, 16, 16, GEMM_NO_TRANS, GEMM_TRANS, 1, 0, 6},
+        {64, 1, 64, GEMM_NO_TRANS, GEMM_NO_TRANS, 2, -1, 1},
+        {5, 64, 3, GEMM_TRANS, GEMM_NO_TRANS, 1, 0.25, 2},
+    };
+    int ns = (int)(sizeof small / sizeof small[0]);
+    grouped_case<float>("grouped small f32 col", GEMM_COL_MAJOR, small, ns, NULL, 0, "tiny grouped 32x32 groups 6");
+    grouped_case<double>("grouped small f64 row", GEMM_ROW_MAJOR, small, ns, NULL, 0, "tiny grouped 32x32 groups 6");
+    if (!small_run) {
+        grouped_case<float>("grouped tiny f32 row", GEMM_ROW_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
+        grouped_case<double>("grouped tiny f64 col", GEMM_COL_MAJOR, tiny, nt, NULL, 0, "tiny grouped 32x32 groups 6");
+        grouped_case<float>("grouped small f32 row", GEMM_ROW_MAJOR, small, ns, NULL, 0, "tiny grouped 32x32 groups 6");
+        grouped_case<double>("grouped small f64 col", GEMM_COL_MAJOR, small, ns, NULL, 0, "tiny grouped 32x32 groups 6");
+    }
+    test_grouped_in_order();
 }
 
 /* ---- more than one grid's 65535 slices; shared operands; refusals ---- */
@@ -844,6 +956,61 @@ static void test_host_overlaps(void)
 }
 
 
+/* When a grouped call runs as one launch of the tiny grouped kernel: every
+   group with work small (m, n, k <= 64), the exact modes, options that
+   keep the tiny kernel; the tile 16 only when every member fits it.
+   The decision alone (gemm__cuda_grouped_all_tiny), on a described GPU. */
+static void test_host_grouped_tiny(void)
+{
+    struct tcase {
+        const char *what;
+        int64_t m[3], n[3], k[3], size[3];
+        float alpha[3];
+        int major, math, kernel, split_k;
+        bool want;
+        int tile;
+    } cs[] = {
+        {"all tiny, up to 32", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 32},
+        {"all within 16", {16, 3, 8}, {16, 16, 1}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 16},
+        {"m = 33 in one group", {16, 33, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 32},
+        {"64 x 64 x 64", {64, 33, 8}, {64, 20, 8}, {64, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 32},
+        {"m = 65 in one group", {16, 65, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
+        {"n = 65 in one group", {16, 32, 8}, {16, 20, 65}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
+        {"k = 65 in one group", {16, 32, 8}, {16, 20, 8}, {16, 65, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
+        {"the big group empty", {16, 300, 8}, {16, 20, 8}, {16, 64, 1}, {5, 0, 9}, {1, 1, 1}, 9, 0, 0, 0, true, 16},
+        {"alpha = 0 in one group (C = beta C)", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 0, 1}, 9, 0, 0, 0,
+         false, 0},
+        {"every group empty", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {0, 0, 0}, {1, 1, 1}, 9, 0, 0, 0, false, 0},
+        {"compute capability 7.0", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 7, 0, 0, 0, false, 0},
+        {"TF32", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 1, 0, 0, false, 0},
+        {"a kernel forced", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 1, 0, false, 0},
+        {"split_k = 2", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 2, false, 0},
+        {"split_k = 1", {16, 32, 8}, {16, 20, 8}, {16, 64, 1}, {5, 1, 9}, {1, 1, 1}, 9, 0, 0, 1, true, 32},
+    };
+    for (const tcase &c : cs) {
+        gemm_transpose ta[3] = {GEMM_NO_TRANS, GEMM_TRANS, GEMM_NO_TRANS}, tb[3] = {GEMM_TRANS, GEMM_NO_TRANS, GEMM_NO_TRANS};
+        int64_t ld[3];
+        float beta[3] = {0, 1.5f, 0};
+        gemm__problem p[3];
+        gemm__cuda_gpu gpu = {0, c.major, 0, 132};
+        gemm_cuda_options o = {};
+        int tile = -1;
+        bool ok = true;
+        for (int i = 0; i < 3; i++) {
+            ld[i] = 400;
+            ok = ok && gemm__prepare("grouped tiny", GEMM_ROW_MAJOR, ta[i], tb[i], c.m[i], c.n[i], c.k[i],
+                                     c.alpha[i] == 0, 1, ld[i], 1, ld[i], beta[i] == 1, 1, ld[i], &p[i]) == GEMM_OK;
+        }
+        if (c.math) o.math = GEMM_CUDA_MATH_TF32;
+        if (c.kernel) o.kernel = GEMM_CUDA_KERNEL_SIMT;
+        o.split_k = c.split_k;
+        gemm__cuda_groups<float> g = {GEMM_ROW_MAJOR, ta, tb, c.m, c.n, c.k, ld, ld, ld, c.size, c.alpha, beta, 3};
+        bool got = ok && gemm__cuda_grouped_all_tiny<float>(g, p, &o, &gpu, &tile);
+        battery_check(ok && got == c.want && (!got || tile == c.tile), "grouped tiny: %s -> %s (want %s), tile %d", c.what,
+                      got ? "one launch" : "group by group", c.want ? "one launch" : "group by group", got ? tile : 0);
+    }
+}
+
 /* Grouped batches' argument checks: before any CUDA call, so on the CPU
    too (host arrays stand in for the lists; nothing is read). */
 static void test_host_grouped(void)
@@ -977,6 +1144,7 @@ static void test_host_side(void)
     free(dst);
     test_host_overlaps();
     test_host_grouped();
+    test_host_grouped_tiny();
 }
 
 /* ---- the lists of a pointer-array batch in host, device or managed memory ---- */

@@ -219,13 +219,23 @@ GEMM_DEF gemm_status gemm_cuda_sgemm_mixed_batched(cudaStream_t stream, gemm_lay
    pointer-array batch's: C over A or B, two members writing one C, each
    member's memory, within the group), so a refused call writes nothing;
    group_count = 0 does nothing, a negative group_count or group_size, or
-   a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run in order on
-   the stream, each as a pointer-array batch of its shape (one launch for
-   its members; its kernel the chooser's, the tiny kernel for tiny
-   members): the same bits as gemm_cuda_?gemm_batched on that group. A
-   group of one member is the single call gemm_cuda_?gemm (K split over
-   the blocks when its tiles are too few for the GPU, as there). fp32
-   (options.math as for gemm_cuda_sgemm_batched) and fp64. */
+   a NULL array, is GEMM_ERR_INVALID_ARG. Then the groups run as if in
+   order on the stream (a group may read what an earlier one wrote):
+   - when every group with work multiplies small members (m, n and k at
+     most 64, alpha != 0; the exact modes, options.kernel AUTO, K whole,
+     sm_80 and later) and no group's C meets another group's operands,
+     all groups run in one launch of the tiny kernel's code, 32 x 32 (or
+     16 x 16) tiles of C: an element's sum is the tiny batch kernel's, so
+     a member within its rule (m, n <= 32, k <= 64) has the bits
+     gemm_cuda_?gemm_batched gives it, and any member the bits it has
+     in a call of its group alone;
+   - else group after group, each as a pointer-array batch of its shape
+     (one launch for its members; its kernel the chooser's, the tiny
+     kernel for tiny members): the same bits as gemm_cuda_?gemm_batched
+     on that group. A group of one member is then the single call
+     gemm_cuda_?gemm (K split over the blocks when its tiles are too few
+     for the GPU, as there).
+   fp32 (options.math as for gemm_cuda_sgemm_batched) and fp64. */
 GEMM_DEF gemm_status gemm_cuda_sgemm_grouped_batched(cudaStream_t stream, gemm_layout layout,
                                                      const gemm_transpose transa_array[],
                                                      const gemm_transpose transb_array[], const int64_t m_array[],

@@ -70,48 +70,134 @@ typedef struct gemm__cuda_spans {
     int n, next;
 } gemm__cuda_spans;
 
-/* The device can read `bytes` from p, all in one allocation when the
-   driver knows p's. `what` names the operand ("A[17]", "C's members").
-   Device and managed memory: its allocation's range; host memory mapped
-   for the device (cudaHostAlloc, cudaHostRegister): the range of the
-   allocation its device alias lies in, taken back to host addresses; an
-   address the driver has no range for passes unchecked. */
-static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, const char *what, const void *p,
-                                         uint64_t bytes)
+/* A member's address in a list of device pointers (any element type), as
+   gemm__cuda_read_lists' host copies hold them. */
+static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
 {
-    uint64_t a = (uint64_t)(uintptr_t)p, base, size, end = 0;
+    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
+}
+
+/* What gemm__cuda_check_span checks, named in a refusal only (a batch of
+   10,000 members formats no name on its way through): member >= 0 is
+   "member 17: A[17]", else the strided "A's 10000 members". */
+typedef struct gemm__cuda_span_name {
+    const char *operand;
+    int64_t member, count;
+} gemm__cuda_span_name;
+
+static void gemm__cuda_span_named(char *out, size_t size, gemm__cuda_span_name n)
+{
+    if (n.member >= 0) snprintf(out, size, "member %lld: %s[%lld]", (long long)n.member, n.operand, (long long)n.member);
+    else snprintf(out, size, "%s's %lld members", n.operand, (long long)n.count);
+}
+
+/* Where p lies, for the checks below: GEMM__CUDA_SPAN_FOUND with *end, the
+   end of its allocation (device and managed memory: the allocation's
+   range; host memory mapped for the device (cudaHostAlloc,
+   cudaHostRegister): the range its device alias lies in, taken back to
+   host addresses), remembered in k; _UNRANGED: memory the GPU can read
+   but the driver gives no range for (not checked further); _UNKNOWN: an
+   address the runtime does not know; _HOST: host memory the GPU cannot
+   read; _FAILED: the query failed (*e). */
+enum { GEMM__CUDA_SPAN_FOUND, GEMM__CUDA_SPAN_UNRANGED, GEMM__CUDA_SPAN_UNKNOWN, GEMM__CUDA_SPAN_HOST,
+       GEMM__CUDA_SPAN_FAILED };
+
+static int gemm__cuda_span_find(gemm__cuda_spans *k, const void *p, uint64_t *end, cudaError_t *e)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p, base, size;
+    cudaPointerAttributes at;
     int i;
-    for (i = 0; i < k->n && !end; i++)
-        if (a >= k->base[i] && a < k->end[i]) end = k->end[i];
-    if (!end) {
-        cudaPointerAttributes at;
-        cudaError_t e = cudaPointerGetAttributes(&at, p);
-        if (e == cudaErrorInvalidValue) {
-            (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not memory the GPU can read (the CUDA runtime "
-                              "knows no such address)", fn, what);
+    for (i = 0; i < k->n; i++)
+        if (a >= k->base[i] && a < k->end[i]) {
+            *end = k->end[i];
+            return GEMM__CUDA_SPAN_FOUND;
         }
-        if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
-        if (at.type == cudaMemoryTypeUnregistered)
-            return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
-                              fn, what);
-        if (at.type == cudaMemoryTypeHost) {
-            if (!at.devicePointer || !gemm__cuda_allocation(at.devicePointer, &base, &size) ||
-                !gemm__cuda_alias_span(a, (uint64_t)(uintptr_t)at.devicePointer, base, size, &base, &end))
-                return GEMM_OK;
-        } else {
-            if (!gemm__cuda_allocation(p, &base, &size)) return GEMM_OK;
-            end = base + size;
-        }
-        i = k->n < 8 ? k->n++ : k->next++ % 8;
-        k->base[i] = base;
-        k->end[i] = end;
+    *e = cudaPointerGetAttributes(&at, p);
+    if (*e == cudaErrorInvalidValue) {
+        (void)cudaGetLastError(); /* not sticky: leave the caller's error state as it was */
+        return GEMM__CUDA_SPAN_UNKNOWN;
     }
-    if (bytes > end - a)
+    if (*e != cudaSuccess) return GEMM__CUDA_SPAN_FAILED;
+    if (at.type == cudaMemoryTypeUnregistered) return GEMM__CUDA_SPAN_HOST;
+    if (at.type == cudaMemoryTypeHost) {
+        if (!at.devicePointer || !gemm__cuda_allocation(at.devicePointer, &base, &size) ||
+            !gemm__cuda_alias_span(a, (uint64_t)(uintptr_t)at.devicePointer, base, size, &base, end))
+            return GEMM__CUDA_SPAN_UNRANGED;
+    } else {
+        if (!gemm__cuda_allocation(p, &base, &size)) return GEMM__CUDA_SPAN_UNRANGED;
+        *end = base + size;
+    }
+    i = k->n < 8 ? k->n++ : k->next++ % 8;
+    k->base[i] = base;
+    k->end[i] = *end;
+    return GEMM__CUDA_SPAN_FOUND;
+}
+
+/* The device can read `bytes` from p, all in one allocation when the
+   driver knows p's (gemm__cuda_span_find); `name` names the operand in a
+   refusal. */
+static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, gemm__cuda_span_name name,
+                                         const void *p, uint64_t bytes)
+{
+    uint64_t end = 0, a = (uint64_t)(uintptr_t)p;
+    cudaError_t e = cudaSuccess;
+    char what[64];
+    switch (gemm__cuda_span_find(k, p, &end, &e)) {
+    case GEMM__CUDA_SPAN_FOUND:
+        if (bytes <= end - a) return GEMM_OK;
+        gemm__cuda_span_named(what, sizeof what, name);
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s runs past the end of its allocation (%llu bytes from its start "
                           "are read or written, %llu are there)", fn, what, (unsigned long long)bytes,
                           (unsigned long long)(end - a));
-    return GEMM_OK;
+    case GEMM__CUDA_SPAN_UNRANGED: return GEMM_OK;
+    case GEMM__CUDA_SPAN_UNKNOWN:
+        gemm__cuda_span_named(what, sizeof what, name);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is not memory the GPU can read (the CUDA runtime "
+                          "knows no such address)", fn, what);
+    case GEMM__CUDA_SPAN_HOST:
+        gemm__cuda_span_named(what, sizeof what, name);
+        return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s is a host pointer the GPU cannot read; pass device memory",
+                          fn, what);
+    default: return gemm__cuda_fail(fn, "cudaPointerGetAttributes", e);
+    }
+}
+
+/* The lowest and the highest of `count` members' addresses in a list
+   (UINT64_MAX and 0 for none); a list of pointers read as it is, without
+   a call an element. */
+static void gemm__cuda_addr_range(const void *list, gemm__batch_addr_fn addr, int64_t count, uint64_t *lo,
+                                  uint64_t *hi)
+{
+    uint64_t l = UINT64_MAX, h = 0;
+    if (addr == gemm__cuda_list_addr) {
+        const void *const *p = (const void *const *)list;
+        for (int64_t i = 0; i < count; i++) {
+            uint64_t x = (uint64_t)(uintptr_t)p[i];
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+        }
+    } else
+        for (int64_t i = 0; i < count; i++) {
+            uint64_t x = addr(list, i);
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+        }
+    *lo = l;
+    *hi = h;
+}
+
+/* Whether one allocation holds every listed member's `bytes` from the
+   lowest member address to the highest member's end: then each member
+   is inside it, and the members need no check one by one. */
+static bool gemm__cuda_members_inside(gemm__cuda_spans *k, const gemm__batch *hb, const void *list,
+                                      gemm__batch_addr_fn addr, uint64_t bytes)
+{
+    uint64_t lo, hi, end = 0;
+    cudaError_t e = cudaSuccess;
+    gemm__cuda_addr_range(list, addr, hb->count, &lo, &hi);
+    if (hb->count == 0 || hi > UINT64_MAX - bytes) return false;
+    return gemm__cuda_span_find(k, (const void *)(uintptr_t)lo, &end, &e) == GEMM__CUDA_SPAN_FOUND &&
+           hi + bytes <= end;
 }
 
 /* Copies `bytes` from the host address src to dst and returns true, or
@@ -250,40 +336,40 @@ static uint64_t gemm__cuda_strided_bytes(int64_t count, int64_t stride, int64_t 
    each within its allocation. */
 static gemm_status gemm__cuda_check_members(const char *fn, const gemm__problem *p, const gemm__batch *hb,
                                             const void *a, const void *b, const void *c, size_t elem_ab,
-                                            size_t elem_c)
+                                            size_t elem_c, gemm__cuda_spans *met = NULL)
 {
-    gemm__cuda_spans k = {};
+    gemm__cuda_spans own = {}, &k = met ? *met : own;
     bool reads = p->work == GEMM__WORK_FULL;
     const char *na = p->swapped ? "B" : "A", *nb = p->swapped ? "A" : "B";
     uint64_t ba = (uint64_t)p->a_extent * elem_ab, bb = (uint64_t)p->b_extent * elem_ab,
              bc = (uint64_t)p->c_extent * elem_c;
-    char what[64];
     gemm_status s;
     if (!hb->c_list) {
-        snprintf(what, sizeof what, "%s's %lld members", na, (long long)hb->count);
-        if (reads && (s = gemm__cuda_check_span(fn, &k, what, a, gemm__cuda_strided_bytes(hb->count, hb->stride_a,
-                                                                                          p->a_extent, elem_ab))) != GEMM_OK)
+        gemm__cuda_span_name sa = {na, -1, hb->count}, sb = {nb, -1, hb->count}, sc = {"C", -1, hb->count};
+        if (reads && (s = gemm__cuda_check_span(fn, &k, sa, a, gemm__cuda_strided_bytes(hb->count, hb->stride_a,
+                                                                                        p->a_extent, elem_ab))) != GEMM_OK)
             return s;
-        snprintf(what, sizeof what, "%s's %lld members", nb, (long long)hb->count);
-        if (reads && (s = gemm__cuda_check_span(fn, &k, what, b, gemm__cuda_strided_bytes(hb->count, hb->stride_b,
-                                                                                          p->b_extent, elem_ab))) != GEMM_OK)
+        if (reads && (s = gemm__cuda_check_span(fn, &k, sb, b, gemm__cuda_strided_bytes(hb->count, hb->stride_b,
+                                                                                        p->b_extent, elem_ab))) != GEMM_OK)
             return s;
-        snprintf(what, sizeof what, "C's %lld members", (long long)hb->count);
-        return gemm__cuda_check_span(fn, &k, what, c, gemm__cuda_strided_bytes(hb->count, hb->stride_c, p->c_extent,
-                                                                              elem_c));
+        return gemm__cuda_check_span(fn, &k, sc, c, gemm__cuda_strided_bytes(hb->count, hb->stride_c, p->c_extent,
+                                                                            elem_c));
     }
+    /* the usual batch: each operand's members in one allocation, checked at once */
+    if ((!reads || (gemm__cuda_members_inside(&k, hb, hb->a_list, hb->addr_ab, ba) &&
+                    gemm__cuda_members_inside(&k, hb, hb->b_list, hb->addr_ab, bb))) &&
+        gemm__cuda_members_inside(&k, hb, hb->c_list, hb->addr_c, bc))
+        return GEMM_OK;
     for (int64_t i = 0; i < hb->count; i++) {
         const void *mc = (const void *)(uintptr_t)hb->addr_c(hb->c_list, i);
+        gemm__cuda_span_name sa = {na, i, 0}, sb = {nb, i, 0}, sc = {"C", i, 0};
         if (reads) {
             const void *ma = (const void *)(uintptr_t)hb->addr_ab(hb->a_list, i),
                        *mb = (const void *)(uintptr_t)hb->addr_ab(hb->b_list, i);
-            snprintf(what, sizeof what, "member %lld: %s[%lld]", (long long)i, na, (long long)i);
-            if ((s = gemm__cuda_check_span(fn, &k, what, ma, ba)) != GEMM_OK) return s;
-            snprintf(what, sizeof what, "member %lld: %s[%lld]", (long long)i, nb, (long long)i);
-            if ((s = gemm__cuda_check_span(fn, &k, what, mb, bb)) != GEMM_OK) return s;
+            if ((s = gemm__cuda_check_span(fn, &k, sa, ma, ba)) != GEMM_OK) return s;
+            if ((s = gemm__cuda_check_span(fn, &k, sb, mb, bb)) != GEMM_OK) return s;
         }
-        snprintf(what, sizeof what, "member %lld: C[%lld]", (long long)i, (long long)i);
-        if ((s = gemm__cuda_check_span(fn, &k, what, mc, bc)) != GEMM_OK) return s;
+        if ((s = gemm__cuda_check_span(fn, &k, sc, mc, bc)) != GEMM_OK) return s;
     }
     return GEMM_OK;
 }
@@ -304,14 +390,16 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
    listed one's a and b of the canonical problem, then C, batch after
    batch; each address as a byte offset from a NULL base, batch.cuh) in
    `scratch`, a buffer of the pool the caller gives back in stream order:
-   one copy for a grouped call's groups. The lists read here are the
+   one copy for a grouped call's groups, with extra_bytes of `extra` (a
+   table of the groups) after the lists. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
-                                           cudaStream_t stream, void **scratch)
+                                           cudaStream_t stream, void **scratch, const void *extra = NULL,
+                                           size_t extra_bytes = 0)
 {
-    size_t members = 0, bytes, at = 0;
+    size_t members = 0, bytes, lists, at = 0;
     int64_t *host;
     cudaMemPool_t pool;
     cudaError_t e;
@@ -319,20 +407,31 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
     *scratch = NULL;
     if (members == 0) return GEMM_OK;
-    bytes = 3 * members * sizeof(int64_t);
+    lists = 3 * members * sizeof(int64_t);
+    if (extra_bytes > SIZE_MAX - lists)
+        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the members' pointers and their table pass the address space", fn);
+    bytes = lists + extra_bytes;
     if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
                           (unsigned long long)members);
     for (int64_t j = 0; j < batches; j++) {
         const gemm__batch *b = &hb[j];
         if (!b->c_list) continue;
-        for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
-            host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
-            host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
-            host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
-        }
+        if (b->addr_ab == gemm__cuda_list_addr && b->addr_c == gemm__cuda_list_addr && b->a_list && b->b_list) {
+            size_t n = (size_t)b->count * sizeof(int64_t); /* lists of pointers: the addresses as they are */
+            static_assert(sizeof(void *) == sizeof(int64_t), "a member's address is a 64-bit offset");
+            memcpy(host + at, b->a_list, n);
+            memcpy(host + at + b->count, b->b_list, n);
+            memcpy(host + at + 2 * b->count, b->c_list, n);
+        } else
+            for (int64_t i = 0; i < b->count; i++) { /* A and B may be NULL lists where they are not read */
+                host[at + i] = b->a_list ? (int64_t)b->addr_ab(b->a_list, i) : 0;
+                host[at + b->count + i] = b->b_list ? (int64_t)b->addr_ab(b->b_list, i) : 0;
+                host[at + 2 * b->count + i] = (int64_t)b->addr_c(b->c_list, i);
+            }
         at += 3 * (size_t)b->count;
     }
+    if (extra_bytes) memcpy((char *)host + lists, extra, extra_bytes);
     s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
     e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
     if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);
@@ -467,15 +566,16 @@ static gemm_status gemm__cuda_members_one_by_one(const char *fn, const gemm__pro
 }
 
 /* What a checked batch must pass before anything is queued: sizes the
-   kernels index with 32 bits, and every member's memory. */
+   kernels index with 32 bits, and every member's memory (met: the
+   allocations a grouped call's earlier groups met, NULL for none). */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_batch_memory(const char *fn, const gemm__problem *p, const gemm__batch *hb,
-                                           const gemm__cuda_operands<T, TC, S> &x)
+                                           const gemm__cuda_operands<T, TC, S> &x, gemm__cuda_spans *met = NULL)
 {
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
     if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: m, n and k must each be below 2^31 here", fn);
-    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC));
+    return gemm__cuda_check_members(fn, p, hb, x.a, x.b, x.c, sizeof(T), sizeof(TC), met);
 }
 
 /* The launches of a batch whose memory gemm__cuda_batch_memory passed:

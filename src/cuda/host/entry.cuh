@@ -133,12 +133,6 @@ static gemm_status gemm__cuda_strided(const char *fn, cudaStream_t stream, gemm_
     return gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
 }
 
-/* A member's address in a list of device pointers (any element type). */
-static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
-{
-    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
-}
-
 /* The lists may be in host, device or managed memory (cuBLAS takes them
    on the device): the single call's checks first tell which lists the
    call reads, gemm__cuda_read_lists copies those to the host, and the

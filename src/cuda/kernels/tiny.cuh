@@ -46,22 +46,23 @@ __device__ __forceinline__ void gemm__cuda_tiny_chunk(T (*s)[LD], const T *X, in
     }
 }
 
-/* C_i = alpha * op(A_i) op(B_i) + beta * C_i for the members of bt from
-   bt.first, G per block along blockIdx.x (beta = 0 never reads C). AK /
-   BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here (the
-   rest is the scale kernel's). */
+/* One member's C = alpha * op(A) op(B) + beta * C by the TPM threads of
+   slot g (beta = 0 never reads C); live: whether the slot has a member
+   (a spare slot loads and stores nothing but keeps the block's barriers).
+   AK / BKM: op(A) / op(B) k-major in memory. alpha != 0 and K > 0 here
+   (the rest is the scale kernel's). As and Bs: the block's shared
+   chunks (the kernel's, so that a kernel with several instances of this
+   holds them once). Every launch that runs tiny members goes through
+   here, so a member's bits are the same in each. */
 template <typename T, int TILE, bool AK, bool BKM>
-__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
-gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
-                       int64_t ldc, gemm__cuda_batch bt)
+__device__ __forceinline__ void
+gemm__cuda_tiny_member(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                       int64_t ldc, bool live, T (*As)[gemm__cuda_tiny_shape<T, TILE>::KC][TILE + 1],
+                       T (*Bs)[gemm__cuda_tiny_shape<T, TILE>::KC][TILE + 1])
 {
     typedef gemm__cuda_tiny_shape<T, TILE> S;
     constexpr int R = S::R, KC = S::KC, LD = S::LD;
-    __shared__ T As[S::G][KC][LD], Bs[S::G][KC][LD];
     int g = (int)threadIdx.x / S::TPM, t = (int)threadIdx.x % S::TPM, tx = t % 8, ty = t / 8;
-    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + g;
-    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
-    if (live) gemm__cuda_member_at(bt, i, A, B, C);
     T acc[R][R];
 #pragma unroll
     for (int r = 0; r < R; r++)
@@ -96,4 +97,19 @@ gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, co
             int m = tx + 8 * r, n = ty + 8 * c; /* a warp stores 8 consecutive rows of 4 columns */
             if (m < M && n < N) gemm__cuda_store(&C[m + (int64_t)n * ldc], acc[r][c], alpha, beta, 0);
         }
+}
+
+/* The members of bt from bt.first, G per block along blockIdx.x, all of
+   one shape. */
+template <typename T, int TILE, bool AK, bool BKM>
+__global__ void __launch_bounds__(256, gemm__cuda_tiny_shape<T, TILE>::MINB)
+gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,
+                       int64_t ldc, gemm__cuda_batch bt)
+{
+    typedef gemm__cuda_tiny_shape<T, TILE> S;
+    __shared__ T As[S::G][S::KC][S::LD], Bs[S::G][S::KC][S::LD];
+    int64_t i = bt.first + (int64_t)blockIdx.x * S::G + (int)threadIdx.x / S::TPM;
+    bool live = i < bt.count; /* the last block's spare members load nothing and store nothing */
+    if (live) gemm__cuda_member_at(bt, i, A, B, C);
+    gemm__cuda_tiny_member<T, TILE, AK, BKM>(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, live, As, Bs);
 }
