@@ -33,7 +33,8 @@ for folder in $folders; do
         wrap=$out/$(echo "$part" | tr '/.' '__').${part##*.}
         case $part in *.cl) wrap=$part ;; *) printf '#include "%s"\n' "$PWD/$part" >"$wrap" ;; esac
         # shellcheck disable=SC2086
-        check "$part compiles alone ($(echo $cmd | cut -d' ' -f1))" $cmd "$wrap"
+        check_bg "$part compiles alone ($(echo $cmd | cut -d' ' -f1))" $cmd "$wrap"
     done
 done
+check_wait
 summary
