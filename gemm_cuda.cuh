@@ -90,9 +90,9 @@
      so, where each row's and column's entries lie within 2^s of its
      largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise.
      options.moduli = 0 (the default): 15 moduli for fp64 and 9 for fp32,
-     and only where it paid on an H100 (k >= 4096 and m n k >= 2^41 for
-     fp64, 2^39 for fp32; elsewhere native fp64, or 3xTF32 for
-     FP32_ACCURATE); n = 2..20: always, with n moduli.
+     and only where it pays (k >= 4096 and m n k >= 2^39, 8192^3;
+     elsewhere native fp64, or 3xTF32 for FP32_ACCURATE); n = 2..20:
+     always, with n moduli.
      The call reads its scaling pass's findings back (it synchronizes its
      stream once) and runs the native kernels instead when an operand holds
      an Inf or NaN, when a row or column spans more binary orders than its
@@ -3129,10 +3129,12 @@ typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    double p64[GEMM__OZAKI_MAX_MODULI];     /* p_l in fp64 (no conversion in the kernels' loops) */
     double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
     unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
     int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
-    unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
+    int pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j (an int:
+                                                                 the multiply reads it as an operand) */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
 
@@ -3180,6 +3182,7 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     for (int l = 0; l < count; l++) {
         int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
+        m.p64[l] = (double)all[l];
         m.rcp64[l] = 1.0 / (double)all[l];
         m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
         m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
@@ -3192,7 +3195,7 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
             int r = 1;
             if (j < count)
                 for (int i = 0; i < l; i++) r = r * all[i] % all[j];
-            m.pre[l][j] = (unsigned char)(j < count ? r : 0);
+            m.pre[l][j] = j < count ? r : 0;
         }
     }
     return m;
@@ -3217,8 +3220,14 @@ __host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
     return bits - 1 - e;
 }
 
-/* x * 2^scale rounded to an integer (exact: the row's scale keeps it
-   within 2^53). */
+/* x * 2^scale rounded to an integer, held in fp64 (exact: the row's scale
+   keeps it within 2^53). */
+__host__ __device__ static inline double gemm__ozaki_integral(double x, int scale)
+{
+    return rint(gemm__ozaki_ldexp(x, scale));
+}
+
+/* The same as an integer. */
 __host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
 {
 #ifdef __CUDA_ARCH__
@@ -3246,12 +3255,18 @@ __host__ __device__ static inline int gemm__ozaki_low_word(double x)
    1.5 * 2^52 rounds to an integer (the quotient, exact or one off), fma
    makes v - q p exact, and the same constant turns it into the low word;
    one step corrects the quotient's error. */
-__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
+__host__ __device__ static inline int gemm__ozaki_residue_of(double d, const gemm__ozaki_moduli &m, int l)
 {
     const double round = 6755399441055744.0; /* 1.5 * 2^52 */
-    double d = (double)v, q = (d * m.rcp64[l] + round) - round;
-    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, (double)p, d) + round);
+    double q = (d * m.rcp64[l] + round) - round;
+    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, m.p64[l], d) + round);
     return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
+}
+
+/* The same for an integer v (|v| <= 2^53: exact in fp64). */
+__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
+{
+    return gemm__ozaki_residue_of((double)v, m, l);
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
@@ -3275,12 +3290,12 @@ __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__oza
             d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
             v[l] = d;
             GEMM__OZAKI_UNROLL
-            for (int j = l + 1; j < CAP; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+            for (int j = l + 1; j < CAP; j++) r[j] += d * m.pre[l][j]; /* pre[l][j] = 0 past the count */
         }
     }
     GEMM__OZAKI_UNROLL
     for (int l = CAP - 1; l >= 0; l--)
-        if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
+        if (l < m.count) c = fma(c, m.p64[l], (double)v[l]); /* c = v_top first: c starts at 0 */
     return c;
 }
 /* <<cuda/device ozaki_math */
@@ -3350,9 +3365,13 @@ __global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *
 
 /* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
    each of m's moduli, k-major int8: plane l at out + l*plane, row r at
-   r*ldo. 32 x 32 tiles through shared memory, so that both the reads
-   (along whichever of rows and K is contiguous) and the writes (along K)
-   are coalesced. */
+   r*ldo (ldo and plane multiples of 4, out 4-byte aligned). 32 x 32 tiles
+   through shared memory, so that the reads (along whichever of rows and
+   K is contiguous) are coalesced; then each thread takes four neighbours
+   along K of one row and writes their four residues of a modulus as one
+   4-byte word: a quarter of the stores and their address arithmetic of a
+   byte a thread, which bound this pass (ncu: issue slots 78% busy, DRAM
+   16%, at 16384^2 on an H200). */
 template <typename T, bool KC>
 __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
                                                                   const int *e, int bits, const gemm__ozaki_moduli m,
@@ -3366,38 +3385,57 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
         tile[KC ? j : tx][KC ? tx : j] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
     }
     __syncthreads();
-    for (int j = ty; j < 32; j += 8) {
-        int64_t r = r0 + j, q = q0 + tx;
-        if (r >= R || q >= K) continue;
-        int64_t v = gemm__ozaki_integer(tile[j][tx], gemm__ozaki_scale(e[r], bits));
-        int8_t *o = out + r * ldo + q;
+    int j = (int)threadIdx.x / 8, c = (int)threadIdx.x % 8 * 4; /* row j of the tile, its columns c..c+3 */
+    int64_t r = r0 + j, q = q0 + c;
+    if (r >= R || q >= K) return;
+    int scale = gemm__ozaki_scale(e[r], bits);
+    double d[4];
 #pragma unroll
-        for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
-            if (l < m.count) o[l * plane] = (int8_t)gemm__ozaki_residue(v, m, l);
-    }
+    for (int x = 0; x < 4; x++) d[x] = gemm__ozaki_integral(tile[j][c + x], scale); /* past K: zeros */
+    uint32_t *o = (uint32_t *)(out + r * ldo + q); /* K's padding to ldo takes the words' zeros past K */
+#pragma unroll
+    for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
+        if (l < m.count) {
+            uint32_t b0 = (uint32_t)gemm__ozaki_residue_of(d[0], m, l), b1 = (uint32_t)gemm__ozaki_residue_of(d[1], m, l),
+                     b2 = (uint32_t)gemm__ozaki_residue_of(d[2], m, l), b3 = (uint32_t)gemm__ozaki_residue_of(d[3], m, l);
+            o[l * (plane / 4)] = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | b3 << 24;
+        }
 }
 
 /* C = alpha*C'*2^-(scale_a + scale_b) + beta*C (beta == 0: C not read),
    C column-major M x N; C' from the residues u (plane l at u + l*plane,
-   column-major, ldu). A thread per element: rows along x, columns along
-   y (a grid-stride loop past 65535 columns). CAP: gemm__ozaki_reconstruct's. */
+   column-major, ldu a multiple of 4, u 4-byte aligned). A thread per four
+   neighbouring rows of a column: one 4-byte load a plane for the four
+   (a quarter of the loads of a byte each), then each row's
+   reconstruction in turn; rows along x, columns along y (a grid-stride
+   loop past 65535 columns). CAP: gemm__ozaki_reconstruct's. */
 template <typename TC, int CAP>
 __global__ void __launch_bounds__(256) gemm__ozaki_reconstruct_kernel(int M, int N, const uint8_t *u, int64_t ldu,
                                                                       int64_t plane, const int *ea, const int *eb,
                                                                       int bits_a, int bits_b, const gemm__ozaki_moduli m,
                                                                       TC alpha, TC beta, TC *C, int64_t ldc)
 {
-    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i >= M) return;
-    int scale_a = gemm__ozaki_scale(ea[i], bits_a);
-    for (int j = (int)blockIdx.y; j < N; j += (int)gridDim.y) {
-        int res[CAP];
-        const uint8_t *at = u + i + (int64_t)j * ldu;
+    int i0 = (int)(blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (i0 >= M) return;
+    int scale_a[4];
 #pragma unroll
-        for (int l = 0; l < CAP; l++) res[l] = l < m.count ? at[l * plane] : 0;
-        double c = gemm__ozaki_ldexp(gemm__ozaki_reconstruct<CAP>(m, res), -(scale_a + gemm__ozaki_scale(eb[j], bits_b)));
-        TC *out = C + i + (int64_t)j * ldc;
-        *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
+    for (int x = 0; x < 4; x++) scale_a[x] = i0 + x < M ? gemm__ozaki_scale(ea[i0 + x], bits_a) : 0;
+    for (int j = (int)blockIdx.y; j < N; j += (int)gridDim.y) {
+        uint32_t w[CAP];
+        const uint32_t *at = (const uint32_t *)(u + i0 + (int64_t)j * ldu);
+#pragma unroll
+        for (int l = 0; l < CAP; l++) w[l] = l < m.count ? at[l * (plane / 4)] : 0u;
+        int scale_b = gemm__ozaki_scale(eb[j], bits_b);
+#pragma unroll
+        for (int x = 0; x < 4; x++) {
+            int res[CAP];
+            if (i0 + x >= M) break;
+#pragma unroll
+            for (int l = 0; l < CAP; l++) res[l] = (int)(w[l] >> (8 * x) & 0xffu);
+            double c = gemm__ozaki_ldexp(gemm__ozaki_reconstruct<CAP>(m, res), -(scale_a[x] + scale_b));
+            TC *out = C + i0 + x + (int64_t)j * ldc;
+            *out = beta == TC(0) ? TC(alpha * c) : TC(alpha * c + beta * *out);
+        }
     }
 }
 /* <<cuda/kernels ozaki */
@@ -5499,17 +5537,19 @@ template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
    or large enough that the int8 products outweigh the passes over A, B
-   and C. Measured on an H100 (bench_cuda_ozaki, the default moduli):
-   fp64 against our DMMA 1.21x at 16384^3, 0.93-0.97 at 8192^3 and
-   4096 x 4096 x 16384, 0.67 at 4096^3; fp32 against 3xTF32 ahead from
-   8192^3 and at 4096 x 4096 x 65536, behind at 4096^3 and at K = 1024. */
+   and C. Measured (bench_cuda_ozaki, the default moduli): fp64 against
+   our DMMA on an H200 1.21x at 8192^3 and 1.42x at 16384^3 since the
+   passes write and read four residues a word (on an H100 before: 0.67 at
+   4096^3, 0.32 at K = 1024); fp32 against 3xTF32 ahead from 8192^3 and
+   at 4096 x 4096 x 65536 (even at 8192^3 on an H200), behind at 4096^3
+   and at K = 1024. */
 template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
 {
     int hook = GEMM__HOOK(cuda_ozaki, 0);
     double flops = (double)p->m * (double)p->n * (double)p->k;
     if (hook == 1) return false;
     if (opt->moduli > 0 || hook == 2) return true;
-    return p->k >= 4096 && flops >= (std::is_same<T, double>::value ? 0x1p41 : 0x1p39);
+    return p->k >= 4096 && flops >= 0x1p39;
 }
 
 /* Whether the moduli carry the inputs as the scaling pass found them: no
@@ -5584,7 +5624,7 @@ static gemm_status gemm__ozaki_reconstruct_launch(const char *fn, int M, int N, 
                                                   int bits_b, const gemm__ozaki_moduli &m,
                                                   const gemm__cuda_operands<T, T, T> &x, int64_t ldc, cudaStream_t stream)
 {
-    dim3 grid((unsigned)((M + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
+    dim3 grid((unsigned)((M + 1023) / 1024), (unsigned)(N < 65535 ? N : 65535)); /* four rows a thread */
     if (m.count <= 8)
         gemm__ozaki_reconstruct_kernel<T, 8><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m,
                                                                       x.alpha, x.beta, x.c, ldc);

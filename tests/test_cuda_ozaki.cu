@@ -7,7 +7,7 @@
    residues against integer arithmetic, random integers reconstructed from
    their residues, and the whole scheme (scaling, residues, integer
    products modulo each modulus, reconstruction) against exact products,
-   within the documented bound.
+   within the documented bound; AUTO's choice by size.
    On a GPU: gemm_cuda_s8gemm against an integer reference (layouts, ops,
    alpha, beta, edges, plain kernel too); the battery through FP64_EMULATED
    (14 moduli) and FP32_ACCURATE (7); the bound against exact products
@@ -494,11 +494,37 @@ static void refusals(void)
     cudaFree(d);
 }
 
+/* AUTO's choice by size alone (options.moduli = 0): the emulation from
+   k >= 4096 and m n k >= 2^39 (8192^3) in both precisions, native below;
+   options.moduli > 0 always emulates. */
+static void auto_sizes(void)
+{
+    static const struct { int64_t m, n, k; bool want; } cs[] = {
+        {8192, 8192, 8192, true},  {16384, 16384, 16384, true}, {4096, 4096, 65536, true},
+        {4096, 4096, 4096, false}, {8192, 8192, 1024, false},   {16384, 16384, 2048, false},
+        {8191, 8192, 8192, false},
+    };
+    gemm_cuda_options auto_opt = {}, forced = {};
+    forced.moduli = 5;
+    for (const auto &c : cs) {
+        gemm__problem p;
+        char what[160];
+        bool ok = gemm__prepare("auto", GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, c.m, c.n, c.k, 0, 1, c.m, 1, c.k, 0, 1,
+                                c.m, &p) == GEMM_OK;
+        ok = ok && gemm__cuda_ozaki_wanted<double>(&p, &auto_opt) == c.want &&
+             gemm__cuda_ozaki_wanted<float>(&p, &auto_opt) == c.want && gemm__cuda_ozaki_wanted<double>(&p, &forced);
+        snprintf(what, sizeof what, "AUTO by size: %lld x %lld x %lld %s; moduli = 5 emulates", (long long)c.m,
+                 (long long)c.n, (long long)c.k, c.want ? "emulates" : "stays native");
+        check(ok, what);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int count = 0;
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         model();
+        auto_sizes();
         printf("%d passed, %d failed\n", passed, failed);
         return failed != 0;
     }
@@ -507,6 +533,7 @@ int main(int argc, char **argv)
         return 0;
     }
     model();
+    auto_sizes();
     refusals();
     for (gemm_layout layout : {GEMM_ROW_MAJOR, GEMM_COL_MAJOR})
         for (gemm_transpose ta : {GEMM_NO_TRANS, GEMM_TRANS})

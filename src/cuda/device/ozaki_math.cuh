@@ -40,10 +40,12 @@ typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
+    double p64[GEMM__OZAKI_MAX_MODULI];     /* p_l in fp64 (no conversion in the kernels' loops) */
     double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
     unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
     int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
-    unsigned char pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j */
+    int pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j (an int:
+                                                                 the multiply reads it as an operand) */
     double log2_m;                    /* log2 of their product */
 } gemm__ozaki_moduli;
 
@@ -91,6 +93,7 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     for (int l = 0; l < count; l++) {
         int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
+        m.p64[l] = (double)all[l];
         m.rcp64[l] = 1.0 / (double)all[l];
         m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
         m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
@@ -103,7 +106,7 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
             int r = 1;
             if (j < count)
                 for (int i = 0; i < l; i++) r = r * all[i] % all[j];
-            m.pre[l][j] = (unsigned char)(j < count ? r : 0);
+            m.pre[l][j] = j < count ? r : 0;
         }
     }
     return m;
@@ -128,8 +131,14 @@ __host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
     return bits - 1 - e;
 }
 
-/* x * 2^scale rounded to an integer (exact: the row's scale keeps it
-   within 2^53). */
+/* x * 2^scale rounded to an integer, held in fp64 (exact: the row's scale
+   keeps it within 2^53). */
+__host__ __device__ static inline double gemm__ozaki_integral(double x, int scale)
+{
+    return rint(gemm__ozaki_ldexp(x, scale));
+}
+
+/* The same as an integer. */
 __host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
 {
 #ifdef __CUDA_ARCH__
@@ -157,12 +166,18 @@ __host__ __device__ static inline int gemm__ozaki_low_word(double x)
    1.5 * 2^52 rounds to an integer (the quotient, exact or one off), fma
    makes v - q p exact, and the same constant turns it into the low word;
    one step corrects the quotient's error. */
-__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
+__host__ __device__ static inline int gemm__ozaki_residue_of(double d, const gemm__ozaki_moduli &m, int l)
 {
     const double round = 6755399441055744.0; /* 1.5 * 2^52 */
-    double d = (double)v, q = (d * m.rcp64[l] + round) - round;
-    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, (double)p, d) + round);
+    double q = (d * m.rcp64[l] + round) - round;
+    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, m.p64[l], d) + round);
     return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
+}
+
+/* The same for an integer v (|v| <= 2^53: exact in fp64). */
+__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
+{
+    return gemm__ozaki_residue_of((double)v, m, l);
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
@@ -186,11 +201,11 @@ __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__oza
             d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
             v[l] = d;
             GEMM__OZAKI_UNROLL
-            for (int j = l + 1; j < CAP; j++) r[j] += d * (int)m.pre[l][j]; /* pre[l][j] = 0 past the count */
+            for (int j = l + 1; j < CAP; j++) r[j] += d * m.pre[l][j]; /* pre[l][j] = 0 past the count */
         }
     }
     GEMM__OZAKI_UNROLL
     for (int l = CAP - 1; l >= 0; l--)
-        if (l < m.count) c = fma(c, (double)m.p[l], (double)v[l]); /* c = v_top first: c starts at 0 */
+        if (l < m.count) c = fma(c, m.p64[l], (double)v[l]); /* c = v_top first: c starts at 0 */
     return c;
 }

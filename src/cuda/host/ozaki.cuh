@@ -45,17 +45,19 @@ template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
    or large enough that the int8 products outweigh the passes over A, B
-   and C. Measured on an H100 (bench_cuda_ozaki, the default moduli):
-   fp64 against our DMMA 1.21x at 16384^3, 0.93-0.97 at 8192^3 and
-   4096 x 4096 x 16384, 0.67 at 4096^3; fp32 against 3xTF32 ahead from
-   8192^3 and at 4096 x 4096 x 65536, behind at 4096^3 and at K = 1024. */
+   and C. Measured (bench_cuda_ozaki, the default moduli): fp64 against
+   our DMMA on an H200 1.21x at 8192^3 and 1.42x at 16384^3 since the
+   passes write and read four residues a word (on an H100 before: 0.67 at
+   4096^3, 0.32 at K = 1024); fp32 against 3xTF32 ahead from 8192^3 and
+   at 4096 x 4096 x 65536 (even at 8192^3 on an H200), behind at 4096^3
+   and at K = 1024. */
 template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
 {
     int hook = GEMM__HOOK(cuda_ozaki, 0);
     double flops = (double)p->m * (double)p->n * (double)p->k;
     if (hook == 1) return false;
     if (opt->moduli > 0 || hook == 2) return true;
-    return p->k >= 4096 && flops >= (std::is_same<T, double>::value ? 0x1p41 : 0x1p39);
+    return p->k >= 4096 && flops >= 0x1p39;
 }
 
 /* Whether the moduli carry the inputs as the scaling pass found them: no
@@ -130,7 +132,7 @@ static gemm_status gemm__ozaki_reconstruct_launch(const char *fn, int M, int N, 
                                                   int bits_b, const gemm__ozaki_moduli &m,
                                                   const gemm__cuda_operands<T, T, T> &x, int64_t ldc, cudaStream_t stream)
 {
-    dim3 grid((unsigned)((M + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
+    dim3 grid((unsigned)((M + 1023) / 1024), (unsigned)(N < 65535 ? N : 65535)); /* four rows a thread */
     if (m.count <= 8)
         gemm__ozaki_reconstruct_kernel<T, 8><<<grid, 256, 0, stream>>>(M, N, u, l.ldu, l.plane_u, ea, eb, bits_a, bits_b, m,
                                                                       x.alpha, x.beta, x.c, ldc);
