@@ -93,10 +93,11 @@ static void model(void)
         ok = ok && (((v - r) % p) == 0) && r >= -(p / 2) && r < (p + 1) / 2 && r >= -128 && r <= 127;
         int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p, 1.0 / p);
         ok = ok && u >= 0 && u < p && ((int64_t)x - u) % p == 0;
-        unsigned y = (unsigned)(rnd() % (1u << 27));
-        ok = ok && gemm__ozaki_mod27(y, p, all.magic[l]) == (int)(y % (unsigned)p);
+        unsigned y = (unsigned)rnd(), y0 = t < 256 ? 0xffffffffu - (unsigned)t : y; /* the top of the range too */
+        ok = ok && gemm__ozaki_mod32(y, p, all.magic[l]) == (int)(y % (unsigned)p) &&
+             gemm__ozaki_mod32(y0, p, all.magic[l]) == (int)(y0 % (unsigned)p);
     }
-    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 in fp64 and of 27-bit integers by a product lands in [0, p)");
+    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 in fp64 and of 32-bit unsigned integers by a product lands in [0, p)");
     ok = true;
     double worst = 0.0;
     for (int count = 4; count <= GEMM__OZAKI_MAX_MODULI; count += 4) {

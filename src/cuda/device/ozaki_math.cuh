@@ -42,7 +42,7 @@ typedef struct gemm__ozaki_moduli {
     int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
     double p64[GEMM__OZAKI_MAX_MODULI];     /* p_l in fp64 (no conversion in the kernels' loops) */
     double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
-    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod27 */
+    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod32 */
     int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
     int pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j (an int:
                                                                  the multiply reads it as an operand) */
@@ -58,17 +58,18 @@ __host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
     return r + (r < 0 ? p : r >= p ? -p : 0);
 }
 
-/* x mod p for 0 <= x < 2^27 in integer arithmetic: the quotient
-   x * ceil(2^32/p) / 2^32 is exact or one too many (its excess is below
-   x / 2^32 < 2^-5 and p <= 256), so one step corrects it. */
-__host__ __device__ static inline int gemm__ozaki_mod27(unsigned x, int p, unsigned magic)
+/* x mod p for any 32-bit unsigned x in integer arithmetic: the quotient
+   x * ceil(2^32/p) / 2^32 overshoots x/p by less than x / 2^32 < 1, so it
+   is exact or one too many, and one step corrects it (the difference
+   taken in unsigned arithmetic, where it wraps to its small value). */
+__host__ __device__ static inline int gemm__ozaki_mod32(unsigned x, int p, unsigned magic)
 {
 #ifdef __CUDA_ARCH__
     unsigned q = __umulhi(x, magic);
 #else
     unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
 #endif
-    int r = (int)x - (int)q * p;
+    int r = (int)(x - q * (unsigned)p); /* in [-p, p) */
     return r + (r < 0 ? p : 0);
 }
 
@@ -196,8 +197,8 @@ __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__oza
     for (int l = 0; l < CAP; l++) {
         if (l < m.count) {
             int p = m.p[l];
-            int d = gemm__ozaki_mod27((unsigned)gemm__ozaki_mod27((unsigned)(u[l] - r[l] + m.bias[l]), p, m.magic[l]) *
-                                          (unsigned)m.inv[l], p, m.magic[l]);
+            /* (u - r + bias) inv < 2^21 2^8: one reduction */
+            int d = gemm__ozaki_mod32((unsigned)(u[l] - r[l] + m.bias[l]) * (unsigned)m.inv[l], p, m.magic[l]);
             d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
             v[l] = d;
             GEMM__OZAKI_UNROLL
