@@ -67,8 +67,14 @@ test: ## install what the tests need (Debian), then run every suite
 	@sh tests/deps.sh $(DEPS_GROUPS)
 	@sh tests/run.sh $(TEST_SUITES)
 
+# The sanitizer builds that are make targets, built two at a time before the
+# suites run one after another (a build takes one core; the suites take both).
+# A build that fails here fails again, reported, in its suite.
+SANITIZE_BINS := $(B)/test_cpu_asan $(B)/test_batch_asan $(B)/test_verify_asan
+
 test-sanitize: ## the suites again under AddressSanitizer and UBSan
 	@sh tests/deps.sh $(DEPS_GROUPS)
+	@mkdir -p $(B) && $(MAKE) --no-print-directory -j2 -k $(SANITIZE_BINS) >$(B)/sanitize_builds.log 2>&1 || true
 	@sh tests/run.sh $(SANITIZE_SUITES)
 
 test-cpu: $(B)/test_cpu ## the CPU battery for every micro-kernel, threads, memory, options
@@ -421,6 +427,7 @@ CL_HEADERS := gemm_cl.h $(HEADERS)
 CL_LIBS    := -lOpenCL $(LDLIBS)
 TEST_SUITES += test-cl
 SANITIZE_SUITES += test-cl-asan
+SANITIZE_BINS += $(B)/test_cl_asan $(B)/test_cl_safety_asan $(B)/test_cl_batch_asan
 DEPS_GROUPS += opencl
 CLBLAST_LIB := $(firstword $(wildcard build/peer/libclblast.so.1 /usr/lib/*/libclblast.so /usr/lib/libclblast.so))
 ifneq ($(CLBLAST_LIB),)
