@@ -270,19 +270,31 @@ static int widest_span(const std::vector<double> &X, int lines, int len, int64_t
    as it should: emulation with `moduli` when the moduli carry the inputs
    (every line's span below its bits), else the native kernels (or
    `want_native` says it must be native). */
+/* A value of random sign with mantissa in [1, 2) and binary exponent in
+   [-span, span]: a line of many spans exactly 2 span orders. */
+static double banded(int span)
+{
+    double v = ldexp(1.0 + fabs(uniform()) * 0.999, (int)(rnd() % (2 * span + 1)) - span);
+    return rnd() & 1 ? v : -v;
+}
+
+/* dist: 0 uniform, > 0 spread(dist), < 0 banded(-dist). automatic: the
+   call asks options.moduli = 0 (AUTO), which must take the fewest moduli
+   from `moduli` (the default) up to its most that carry the spans. */
 template <typename T>
-static double emulated_case(int M, int N, int K, int dist, int moduli, bool want_native, const char *what)
+static double emulated_case(int M, int N, int K, int dist, int moduli, bool want_native, const char *what,
+                            bool automatic = false)
 {
     std::vector<double> A64((size_t)M * K), B64((size_t)K * N);
-    for (auto &v : A64) v = dist == 0 ? uniform() : spread(dist);
-    for (auto &v : B64) v = dist == 0 ? uniform() : spread(dist);
+    for (auto &v : A64) v = dist == 0 ? uniform() : dist > 0 ? spread(dist) : banded(-dist);
+    for (auto &v : B64) v = dist == 0 ? uniform() : dist > 0 ? spread(dist) : banded(-dist);
     std::vector<T> A(A64.begin(), A64.end()), B(B64.begin(), B64.end()), C((size_t)M * N, T(0));
     for (size_t z = 0; z < A.size(); z++) A64[z] = (double)A[z]; /* fp32: the rounded inputs are the problem */
     for (size_t z = 0; z < B.size(); z++) B64[z] = (double)B[z];
     T *dA = dev_copy(A), *dB = dev_copy(B), *dC = dev_copy(C);
     gemm_cuda_options o = {};
     o.math = sizeof(T) == 8 ? GEMM_CUDA_MATH_FP64_EMULATED : GEMM_CUDA_MATH_FP32_ACCURATE;
-    o.moduli = moduli;
+    o.moduli = automatic ? 0 : moduli;
     gemm_status s = sizeof(T) == 8
         ? gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, M, N, K, 1.0, (const double *)dA, K,
                           (const double *)dB, N, 0.0, (double *)dC, N, &o)
@@ -292,12 +304,21 @@ static double emulated_case(int M, int N, int K, int dist, int moduli, bool want
     std::vector<T> got = host_copy(dC, C.size());
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
     double worst = 0.0;
-    gemm__ozaki_moduli mm = gemm__ozaki_moduli_of(moduli);
-    int ba = 0, bb = 0;
+    int ba = 0, bb = 0, want_moduli = 0, span_a = widest_span(A64, M, K, K, 1), span_b = widest_span(B64, N, K, 1, N);
+    gemm__problem sized; /* the column-major problem's sizes: AUTO's most moduli depend on them */
+    gemm__prepare("sized", GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, M, K, 0, 1, N, 1, K, 0, 1, N, &sized);
+    int most = automatic ? gemm__cuda_ozaki_max_moduli<T>(&sized) : moduli;
     /* a row-major call is the column-major problem C^T = B^T A^T: the
        library's op(A) is B^T, whose rows (B's columns) get the first bits */
-    bool fits = gemm__ozaki_bits(&mm, K, &bb, &ba) && widest_span(A64, M, K, K, 1) < ba && widest_span(B64, N, K, 1, N) < bb;
-    int want_moduli = fits && !want_native ? moduli : 0;
+    for (int c = moduli; c <= most && !want_native && !want_moduli; c++) {
+        gemm__ozaki_moduli mc = gemm__ozaki_moduli_of(c);
+        if (gemm__ozaki_bits(&mc, K, &bb, &ba) && span_a < ba && span_b < bb) want_moduli = c;
+    }
+    if (want_moduli) {
+        gemm__ozaki_moduli mc = gemm__ozaki_moduli_of(want_moduli);
+        gemm__ozaki_bits(&mc, K, &bb, &ba);
+        moduli = want_moduli; /* the bound's */
+    }
     if (s != GEMM_OK || used != want_moduli) {
         printf("     status %d, moduli used %d (want %d)\n", (int)s, used, want_moduli);
         return -1.0;
@@ -338,6 +359,27 @@ template <typename T> static void emulated_checks(void)
                          gemm_cuda_last_moduli() ? "emulated" : "native: spans too wide", r);
                 check(r >= 0.0 && r <= 1.0, line);
             }
+    }
+    /* AUTO adds moduli where the spans need more bits than the default's,
+       from m n k >= 2^40: 16384 x 8192 x 8192, lines spanning 2 x 14 binary
+       orders (fp32: 9 moduli leave 28 bits at K = 8192, 10 leave 32) and
+       2 x 26 (fp64: 15 leave 51, 16 leave 53); at 8192^3 (2^39) it does
+       not; lines spanning more than fp64's 53 bits fall back to the native
+       kernels */
+    if (!small) {
+        int band = sizeof(T) == 8 ? 26 : 14, def = gemm__cuda_ozaki_default_moduli<T>();
+        double added = emulated_case<T>(16384, 8192, 8192, -band, def, false, "", true);
+        snprintf(line, sizeof line, "%s 16384 x 8192 x 8192, AUTO, lines spanning 2 x %d orders: %d moduli, one over "
+                 "the default (worst error / bound %.3g)", name, band, gemm_cuda_last_moduli(), added);
+        check(added >= 0.0 && added <= 1.0 && gemm_cuda_last_moduli() == def + 1, line);
+        double kept = emulated_case<T>(8192, 8192, 8192, -band, def, true, "", true);
+        snprintf(line, sizeof line, "%s 8192^3, AUTO, the same spans: no moduli added below 2^40, native kernels "
+                 "(%.3g)", name, kept);
+        check(kept >= 0.0 && kept <= 1.0, line);
+        double wide = emulated_case<T>(16384, 8192, 8192, -30, def, true, "", true);
+        snprintf(line, sizeof line, "%s 16384 x 8192 x 8192, AUTO, lines spanning 2 x 30 orders: native kernels (%.3g)",
+                 name, wide);
+        check(wide >= 0.0 && wide <= 1.0, line);
     }
     /* fallbacks: the native kernels, and they say so */
     double r = emulated_case<T>(200, 150, 300, 30, 14, true, "");

@@ -43,6 +43,19 @@ template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
     return std::is_same<T, double>::value ? 15 : 9;
 }
 
+/* The most moduli AUTO takes when the scaling pass finds spans the
+   default's bits do not carry, from m n k >= 2^40: one more for fp64 (53
+   bits an operand is fp64's limit; 16 cost 1/15 more products), two more
+   for fp32 (11: 22% more products). Measured on an H200 (2026-11-27):
+   fp32 with 10 moduli 2.44x cublasSgemm at 16384^3 and at 4096 x 4096 x
+   65536, where 3xTF32 gives 1.53 and 1.94; at 8192^3 10 moduli gave 2.32
+   against 3xTF32's 2.52, hence not below 2^40. */
+template <typename T> static int gemm__cuda_ozaki_max_moduli(const gemm__problem *p)
+{
+    if ((double)p->m * (double)p->n * (double)p->k < 0x1p40) return gemm__cuda_ozaki_default_moduli<T>();
+    return std::is_same<T, double>::value ? 16 : 11;
+}
+
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
    or large enough that the int8 products outweigh the passes over A, B
    and C. Measured (bench_cuda_ozaki, the default moduli): fp64 against
@@ -159,9 +172,10 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
 {
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
     int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
+    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(p); /* AUTO may add moduli for wide spans */
     gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
     gemm__ozaki_found found = {0, 0, 0, 0};
-    gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, count);
+    gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, most);
     cudaMemPool_t pool;
     unsigned char *scratch = NULL;
     gemm_status s;
@@ -170,7 +184,14 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
     if (!gemm__cuda_ozaki_wanted<T>(p, opt) || !gemm__cuda_sm90a_code(gpu) || !gemm__ozaki_bits(&m, K, &bits_a, &bits_b))
         return GEMM_OK;
     if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
-    if (cudaMallocFromPoolAsync((void **)&scratch, l.bytes, pool, stream) != cudaSuccess) {
+    cudaError_t got = cudaMallocFromPoolAsync((void **)&scratch, l.bytes, pool, stream);
+    if (got != cudaSuccess && most > count) { /* room for the default's residues only: no moduli added */
+        (void)cudaGetLastError();
+        most = count;
+        l = gemm__ozaki_layout_of(M, N, K, most);
+        got = cudaMallocFromPoolAsync((void **)&scratch, l.bytes, pool, stream);
+    }
+    if (got != cudaSuccess) {
         (void)cudaGetLastError();
         return GEMM_OK; /* too little memory for the residues: the native kernels need none */
     }
@@ -188,6 +209,13 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
     if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
                          cudaStreamSynchronize(stream) != cudaSuccess))
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
+    /* AUTO: the fewest moduli from the default up whose bits carry the spans found */
+    while (s == GEMM_OK && !found.nonfinite && count < most && !gemm__ozaki_carried(&found, bits_a, bits_b)) {
+        gemm__ozaki_moduli more = gemm__ozaki_moduli_of(count + 1);
+        if (!gemm__ozaki_bits(&more, K, &bits_a, &bits_b)) break;
+        m = more;
+        count++;
+    }
     if (s == GEMM_OK && gemm__ozaki_carried(&found, bits_a, bits_b)) {
         *declined = false;
         s = gemm__ozaki_residues<T>(fn, M, K, x.a, ars, aks, ea, bits_a, m, ra, l.ldk, l.plane_a, stream);
