@@ -18,9 +18,9 @@
 #include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_batched */
 #include "../../core/overlap.c" /* gemm__check_batch_overlap_sized */
-#include "batch_run.cuh" /* gemm__cuda_read_lists, gemm__cuda_batch_memory, _launch */
+#include "batch_run.cuh" /* gemm__cuda_read_lists, _list_addr, _addr_range, _batch_memory, _launch */
 #include "choose.cuh" /* gemm__cuda_is_tc, gemm__cuda_check_exact, _check_tc */
-#include "entry.cuh" /* gemm__cuda_list_addr, gemm__cuda_call */
+#include "entry.cuh" /* gemm__cuda_call */
 #include "../kernels/tiny_grouped.cuh"
 
 /* The per-group arrays of one call (T: fp32 or fp64). */
