@@ -245,9 +245,6 @@ static void s8_case(gemm_layout layout, gemm_transpose ta, gemm_transpose tb, in
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
 }
 
-/* One emulated product against exact sums at sampled elements; returns
-   the worst error / bound, or -1 when the call failed. `want_moduli`: what
-   gemm_cuda_last_moduli() must say afterwards. */
 /* The widest span of binary exponents among the nonzero entries of a
    line: `lines` lines of `len` entries, entry q of line r at X[r*rs + q*qs]. */
 static int widest_span(const std::vector<double> &X, int lines, int len, int64_t rs, int64_t qs)
@@ -265,11 +262,6 @@ static int widest_span(const std::vector<double> &X, int lines, int len, int64_t
     return widest;
 }
 
-/* One emulated product against exact sums at sampled elements; returns
-   the worst error / bound, or -1 when the call failed or did not choose
-   as it should: emulation with `moduli` when the moduli carry the inputs
-   (every line's span below its bits), else the native kernels (or
-   `want_native` says it must be native). */
 /* A value of random sign with mantissa in [1, 2) and binary exponent in
    [-span, span]: a line of many spans exactly 2 span orders. */
 static double banded(int span)
@@ -278,9 +270,14 @@ static double banded(int span)
     return rnd() & 1 ? v : -v;
 }
 
-/* dist: 0 uniform, > 0 spread(dist), < 0 banded(-dist). automatic: the
-   call asks options.moduli = 0 (AUTO), which must take the fewest moduli
-   from `moduli` (the default) up to its most that carry the spans. */
+/* One emulated product against exact sums at sampled elements; returns
+   the worst error / bound, or -1 when the call failed or did not choose
+   as it should: emulation with `moduli` when the moduli carry the inputs
+   (every line's span below its bits), else the native kernels (or
+   `want_native` says it must be native). dist: 0 uniform, > 0
+   spread(dist), < 0 banded(-dist). automatic: the call asks
+   options.moduli = 0 (AUTO), which must take the fewest moduli from
+   `moduli` (the default) up to its most that carry the spans. */
 template <typename T>
 static double emulated_case(int M, int N, int K, int dist, int moduli, bool want_native, const char *what,
                             bool automatic = false)
