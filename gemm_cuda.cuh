@@ -3230,16 +3230,6 @@ __host__ __device__ static inline double gemm__ozaki_integral(double x, int scal
     return rint(gemm__ozaki_ldexp(x, scale));
 }
 
-/* The same as an integer. */
-__host__ __device__ static inline int64_t gemm__ozaki_integer(double x, int scale)
-{
-#ifdef __CUDA_ARCH__
-    return __double2ll_rn(gemm__ozaki_ldexp(x, scale));
-#else
-    return llrint(gemm__ozaki_ldexp(x, scale));
-#endif
-}
-
 /* The low 32 bits of x's representation: for x = 1.5 * 2^52 + r with a
    small integer r, r itself (two's complement). */
 __host__ __device__ static inline int gemm__ozaki_low_word(double x)
@@ -3253,23 +3243,17 @@ __host__ __device__ static inline int gemm__ozaki_low_word(double x)
 #endif
 }
 
-/* The symmetric residue of an integer |v| <= 2^53 modulo moduli l: in
-   [-p/2, p/2), which int8 holds. In fp64 without conversions: adding
-   1.5 * 2^52 rounds to an integer (the quotient, exact or one off), fma
-   makes v - q p exact, and the same constant turns it into the low word;
+/* The symmetric residue of an integer v, |v| <= 2^53, held in fp64 (as
+   gemm__ozaki_integral gives it), modulo moduli l: in [-p/2, p/2), which
+   int8 holds. In fp64 without conversions: adding 1.5 * 2^52 rounds to an
+   integer (the quotient, exact or one off), fma makes v - q p exact, and the same constant turns it into the low word;
    one step corrects the quotient's error. */
-__host__ __device__ static inline int gemm__ozaki_residue_of(double d, const gemm__ozaki_moduli &m, int l)
+__host__ __device__ static inline int gemm__ozaki_residue(double v, const gemm__ozaki_moduli &m, int l)
 {
     const double round = 6755399441055744.0; /* 1.5 * 2^52 */
-    double q = (d * m.rcp64[l] + round) - round;
-    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, m.p64[l], d) + round);
+    double q = (v * m.rcp64[l] + round) - round;
+    int p = m.p[l], r = gemm__ozaki_low_word(fma(-q, m.p64[l], v) + round);
     return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
-}
-
-/* The same for an integer v (|v| <= 2^53: exact in fp64). */
-__host__ __device__ static inline int gemm__ozaki_residue(int64_t v, const gemm__ozaki_moduli &m, int l)
-{
-    return gemm__ozaki_residue_of((double)v, m, l);
 }
 
 /* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
@@ -3399,8 +3383,8 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
 #pragma unroll
     for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
         if (l < m.count) {
-            uint32_t b0 = (uint32_t)gemm__ozaki_residue_of(d[0], m, l), b1 = (uint32_t)gemm__ozaki_residue_of(d[1], m, l),
-                     b2 = (uint32_t)gemm__ozaki_residue_of(d[2], m, l), b3 = (uint32_t)gemm__ozaki_residue_of(d[3], m, l);
+            uint32_t b0 = (uint32_t)gemm__ozaki_residue(d[0], m, l), b1 = (uint32_t)gemm__ozaki_residue(d[1], m, l),
+                     b2 = (uint32_t)gemm__ozaki_residue(d[2], m, l), b3 = (uint32_t)gemm__ozaki_residue(d[3], m, l);
             o[l * (plane / 4)] = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | b3 << 24;
         }
 }

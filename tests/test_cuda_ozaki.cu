@@ -89,7 +89,7 @@ static void model(void)
     gemm__ozaki_moduli all = gemm__ozaki_moduli_of(GEMM__OZAKI_MAX_MODULI);
     for (int t = 0; t < 200000; t++) {
         int64_t v = (int64_t)(rnd() >> 11) * ((rnd() & 1) ? 1 : -1); /* |v| < 2^53 */
-        int l = t % GEMM__OZAKI_MAX_MODULI, p = all.p[l], r = gemm__ozaki_residue(v, all, l);
+        int l = t % GEMM__OZAKI_MAX_MODULI, p = all.p[l], r = gemm__ozaki_residue((double)v, all, l);
         ok = ok && (((v - r) % p) == 0) && r >= -(p / 2) && r < (p + 1) / 2 && r >= -128 && r <= 127;
         int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p, 1.0 / p);
         ok = ok && u >= 0 && u < p && ((int64_t)x - u) % p == 0;
@@ -110,7 +110,7 @@ static void model(void)
             if (bits <= 40) lo_part = rint(ldexp(uniform(), bits));
             int u[GEMM__OZAKI_MAX_MODULI];
             for (int l = 0; l < count; l++) {
-                int p = m.p[l], rh = gemm__ozaki_residue((int64_t)hi_part, m, l), rl = gemm__ozaki_residue((int64_t)lo_part, m, l);
+                int p = m.p[l], rh = gemm__ozaki_residue(hi_part, m, l), rl = gemm__ozaki_residue(lo_part, m, l);
                 int two40 = 1;
                 for (int q = 0; q < 40; q++) two40 = two40 * 2 % p;
                 u[l] = gemm__ozaki_mod(rh * two40 + rl, p, m.rcp64[l]);
@@ -155,8 +155,8 @@ static void model(void)
                     for (int l = 0; l < count; l++) {
                         int64_t sum = 0;
                         for (int q = 0; q < K; q++)
-                            sum += (int64_t)gemm__ozaki_residue(gemm__ozaki_integer(A[i * K + q], gemm__ozaki_scale(ea[i], bits_a)), m, l) *
-                                   gemm__ozaki_residue(gemm__ozaki_integer(B[q * N + j], gemm__ozaki_scale(eb[j], bits_b)), m, l);
+                            sum += (int64_t)gemm__ozaki_residue(gemm__ozaki_integral(A[i * K + q], gemm__ozaki_scale(ea[i], bits_a)), m, l) *
+                                   gemm__ozaki_residue(gemm__ozaki_integral(B[q * N + j], gemm__ozaki_scale(eb[j], bits_b)), m, l);
                         u[l] = (int)(((sum % m.p[l]) + m.p[l]) % m.p[l]);
                     }
                     double c = ldexp(gemm__ozaki_reconstruct<GEMM__OZAKI_MAX_MODULI>(m, u),

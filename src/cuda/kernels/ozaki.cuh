@@ -96,8 +96,8 @@ __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, 
 #pragma unroll
     for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
         if (l < m.count) {
-            uint32_t b0 = (uint32_t)gemm__ozaki_residue_of(d[0], m, l), b1 = (uint32_t)gemm__ozaki_residue_of(d[1], m, l),
-                     b2 = (uint32_t)gemm__ozaki_residue_of(d[2], m, l), b3 = (uint32_t)gemm__ozaki_residue_of(d[3], m, l);
+            uint32_t b0 = (uint32_t)gemm__ozaki_residue(d[0], m, l), b1 = (uint32_t)gemm__ozaki_residue(d[1], m, l),
+                     b2 = (uint32_t)gemm__ozaki_residue(d[2], m, l), b3 = (uint32_t)gemm__ozaki_residue(d[3], m, l);
             o[l * (plane / 4)] = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | b3 << 24;
         }
 }
