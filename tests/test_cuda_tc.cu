@@ -11,8 +11,9 @@
    lacks is counted as skipped with a SKIPPED line, and WGMMA runs five
    times: K split as it chooses, never (options.split_k = 1), and in 3
    parts, then twice more with each block height forced (options.variant 1:
-   256 rows, 2: 128; automatic picks 128 for K of at most 16 slices of 128
-   bytes, so most random cases run it). Per mode:
+   256 rows, 2: 128; automatic picks 128 where M fits one such tile or
+   256-row units would leave most SMs idle, so most random cases run it).
+   Per mode:
      - random cases, all 8 layout x transA x transB combinations: m, n, k in
        1..300, half of them from 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255,
        256, 257; leading dimensions minimal, padded by 1..17 (often odd) or
@@ -758,7 +759,7 @@ static void tc_invalid(const tc_mode *md)
     v = c; v.layout = (gemm_layout)0; REFUSED("layout 0", &v, 0, 0, GEMM_ERR_INVALID_ARG);
     v = c; v.layout = (gemm_layout)103; REFUSED("layout 103", &v, 0, 0, GEMM_ERR_INVALID_ARG);
     v = c; v.ta = (gemm_transpose)0; REFUSED("transa 0", &v, 0, 0, GEMM_ERR_INVALID_ARG);
-    v = c; v.tb = (gemm_transpose)113; REFUSED("transb 113", &v, 0, 0, GEMM_ERR_INVALID_ARG);
+    v = c; v.tb = (gemm_transpose)114; REFUSED("transb 114", &v, 0, 0, GEMM_ERR_INVALID_ARG); /* 113 is CONJ_TRANS */
     REFUSED("a host pointer for A", &c, 0, NULL_A, GEMM_ERR_INVALID_ARG);
     REFUSED("a host pointer for B", &c, 0, NULL_B, GEMM_ERR_INVALID_ARG);
     REFUSED("a host pointer for C", &c, 0, NULL_C, GEMM_ERR_INVALID_ARG);

@@ -31,7 +31,8 @@ enum { GEMM__CUDA_WG_256 = 1, GEMM__CUDA_WG_128 = 2, GEMM__CUDA_WG_VARIANTS = 2 
    H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
    128-row blocks per SM move a third more bytes from L2 per product). The
    fp32-accurate mode always takes 256 (its promoted sums need the split
-   tile, wgmma.cuh). */
+   tile, wgmma.cuh). A single call whose 256-row units would leave most
+   SMs idle takes 128 instead (gemm__cuda_tc_plan_of). */
 static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
 {
     if (accurate) return 256;
@@ -40,13 +41,19 @@ static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
-   else enough units to give every block slot (SMs x blocks per SM) one
-   when the tiles are fewer than the slots, keeping at least 4 K tiles per
-   part. Returns the parts, none empty. */
-static int gemm__cuda_wgmma_split(int tiles, int ktiles, int slots, int requested)
+   else enough units to give every SM one when the tiles are fewer than
+   the SMs, keeping at least min_kt K tiles per part. Each part's sums
+   pass through scratch and a sum kernel, which on the H200 cost more than
+   they gained below about 1024 elements of K per part: 1024^3 ran at
+   0.59-0.75 of cuBLAS split 4 ways, 0.85-1.04 unsplit on 128-row tiles;
+   4096 x 256 x 4096 gained from 4 parts of 1024. A second block on an SM
+   shares its tensor cores, so the SMs, not the block slots, are what a
+   split fills (16384 x 128 x 16384: 128 tiles of 128 rows, 2 parts ran at
+   0.66-0.75, 1 at 0.72-0.78). Returns the parts, none empty. */
+static int gemm__cuda_wgmma_split(int tiles, int ktiles, int sms, int min_kt, int requested)
 {
-    int split = requested > 0 ? requested : tiles < slots ? slots / tiles : 1;
-    if (requested <= 0 && split > ktiles / 4) split = ktiles / 4;
+    int split = requested > 0 ? requested : tiles < sms ? sms / tiles : 1;
+    if (requested <= 0 && split > ktiles / min_kt) split = ktiles / min_kt;
     if (split > ktiles) split = ktiles;
     if (split > 64) split = 64;
     if (split < 1) return 1;
@@ -92,7 +99,8 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     } else {
         w->kt_total = (int)((K + bk - 1) / bk);
     }
-    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, slots, split_k);
+    /* the fp32-accurate mode keeps 4 slices a part (its K is three segments; not measured otherwise) */
+    t->split = gemm__cuda_wgmma_split(w->tiles, w->kt_total, sms, t->accurate ? 4 : 1024 / bk, split_k);
     w->kt_per = (w->kt_total + t->split - 1) / t->split;
     w->units = w->tiles * t->split;
     w->group = GEMM__HOOK(cuda_wgmma_group, 8);
@@ -129,6 +137,13 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     t.mma_bm = 128;
     t.split = 1;
     if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+    /* automatic height: 256-row units that leave more than half the SMs
+       idle (K too short to split: 1000^3, 1024^3) take 128-row tiles,
+       twice as many (on the H200 0.85-1.04 of cuBLAS against 0.59-0.94) */
+    if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < sms) {
+        t.wg_bm = 128;
+        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+    }
     t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
     t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
     t.packed = ((t.a_elems + t.b_elems) * sizeof(T) + 255) / 256 * 256;
