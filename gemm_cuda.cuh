@@ -77,8 +77,9 @@
      entry lies in [2^(ba-1), 2^ba), each column j of op(B) likewise with
      bb bits, and rounded to integers; their residues modulo N pairwise
      coprime moduli (256, 255, 253, 251, 247, 241, ...) are multiplied
-     exactly on the int8 tensor cores, and Garner's mixed-radix
-     reconstruction brings back the exact integer product, scaled back.
+     exactly on the int8 tensor cores, and the Chinese remainder theorem
+     (summed exactly in 32-bit limbs) brings back the exact integer
+     product, rounded to fp64 and scaled back.
      ba + bb is the largest with K 2^(ba+bb) <= M/4 (M the moduli's
      product), each at most 53 (15 moduli and K = 8192: 51 + 51 bits; 9
      moduli: 28 + 28).
@@ -3104,12 +3105,16 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
         u_l = W_l mod p_l in [0, p_l).
      4. Reconstruction: since |A'B'| <= K 2^(bits_a + bits_b) <= M/4 (M the
         product of the moduli), the integer C' = A'B' is the one value of
-        the symmetric range with C' = u_l mod p_l for every l. Garner's
-        mixed-radix digits (symmetric, so small values stay exact) give
-        C' = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), evaluated in fp64 from the
-        top (one rounding per step once past 2^53; no cancellation, since
-        each step's value dominates its digit), then
-        C = C' 2^-(ea_i + eb_j).
+        the symmetric range with C' = u_l mod p_l for every l. By the
+        Chinese remainder theorem S = sum_l u_l w_l (w_l = (M/p_l) times
+        its inverse mod p_l: 1 mod p_l, 0 mod the others) is C' mod M; it
+        is summed exactly in 32-bit limbs (one 32 x 32 -> 64-bit
+        multiply-add a limb a modulus), S/M is within 1/4 of the integer
+        q = round(S/M) (fp64 finds it), and C' = S - qM exactly; then
+        C' in fp64 (exact below 2^53, else a rounding a limb) and
+        C = C' 2^-(ea_i + eb_j). A modulus costs a few multiply-adds where
+        Garner's mixed radix cost a reduction and one step for each
+        modulus before it.
    The moduli are the largest pairwise coprime numbers up to 256, in
    descending order: the first N are taken. */
 #include <math.h>
@@ -3126,18 +3131,23 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
 #endif
 #define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
 
-/* The moduli and Garner's constants for the first `count` of them. */
+/* Limbs of 32 bits that hold M for CAP moduli (each at most 2^8, so M <
+   2^(8 CAP)), and for the most moduli. */
+#define GEMM__OZAKI_LIMBS(CAP) (((CAP) + 3) / 4)
+#define GEMM__OZAKI_MAX_LIMBS GEMM__OZAKI_LIMBS(GEMM__OZAKI_MAX_MODULI)
+
+/* The moduli and the reconstruction's constants for the first `count` of
+   them; big integers as 32-bit limbs, the least significant first. */
 typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
-    int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
-    double p64[GEMM__OZAKI_MAX_MODULI];     /* p_l in fp64 (no conversion in the kernels' loops) */
-    double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
-    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod32 */
-    int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
-    int pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j (an int:
-                                                                 the multiply reads it as an operand) */
-    double log2_m;                    /* log2 of their product */
+    double p64[GEMM__OZAKI_MAX_MODULI];   /* p_l in fp64 (no conversion in the kernels' loops) */
+    double rcp64[GEMM__OZAKI_MAX_MODULI]; /* 1 / p_l */
+    unsigned w[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_LIMBS]; /* w_l = (M/p_l) ((M/p_l)^-1 mod p_l) < M; zero past
+                                                                   the count */
+    unsigned mod[GEMM__OZAKI_MAX_LIMBS]; /* M */
+    double rcp_m;                        /* 1 / M */
+    double log2_m;                       /* log2 of M */
 } gemm__ozaki_moduli;
 
 /* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
@@ -3147,21 +3157,6 @@ __host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
 {
     int q = (int)floor((double)x * rcp), r = x - q * p;
     return r + (r < 0 ? p : r >= p ? -p : 0);
-}
-
-/* x mod p for any 32-bit unsigned x in integer arithmetic: the quotient
-   x * ceil(2^32/p) / 2^32 overshoots x/p by less than x / 2^32 < 1, so it
-   is exact or one too many, and one step corrects it (the difference
-   taken in unsigned arithmetic, where it wraps to its small value). */
-__host__ __device__ static inline int gemm__ozaki_mod32(unsigned x, int p, unsigned magic)
-{
-#ifdef __CUDA_ARCH__
-    unsigned q = __umulhi(x, magic);
-#else
-    unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
-#endif
-    int r = (int)(x - q * (unsigned)p); /* in [-p, p) */
-    return r + (r < 0 ? p : 0);
 }
 
 /* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
@@ -3174,33 +3169,48 @@ __host__ __device__ static inline double gemm__ozaki_ldexp(double x, int e)
     return x * pow2;
 }
 
+/* x = x * f for a big integer x of n limbs (no carry out of the top). */
+static inline void gemm__ozaki_limbs_times(unsigned *x, int n, unsigned f)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t t = (uint64_t)x[i] * f + carry;
+        x[i] = (unsigned)t;
+        carry = t >> 32;
+    }
+}
+
 /* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
 static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
 {
     static const int all[GEMM__OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
                                                     223, 211, 199, 197, 193, 191, 181, 179, 173, 167};
     gemm__ozaki_moduli m;
+    double md = 0.0;
+    memset(&m, 0, sizeof m);
     m.count = count;
-    m.log2_m = 0.0;
+    m.mod[0] = 1;
     for (int l = 0; l < count; l++) {
-        int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
         m.p64[l] = (double)all[l];
         m.rcp64[l] = 1.0 / (double)all[l];
-        m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
-        m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
         m.log2_m += log2((double)all[l]);
-        for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
-        m.inv[l] = 1;
-        for (int y = 1; y < all[l]; y++)
-            if (prod * y % all[l] == 1) m.inv[l] = y;
-        for (int j = 0; j < GEMM__OZAKI_MAX_MODULI; j++) {
-            int r = 1;
-            if (j < count)
-                for (int i = 0; i < l; i++) r = r * all[i] % all[j];
-            m.pre[l][j] = j < count ? r : 0;
-        }
+        gemm__ozaki_limbs_times(m.mod, GEMM__OZAKI_MAX_LIMBS, (unsigned)all[l]);
     }
+    for (int l = 0; l < count; l++) {
+        int rest = 1, inv = 1; /* M/p_l mod p_l, and its inverse */
+        m.w[l][0] = 1;
+        for (int j = 0; j < count; j++)
+            if (j != l) {
+                gemm__ozaki_limbs_times(m.w[l], GEMM__OZAKI_MAX_LIMBS, (unsigned)all[j]);
+                rest = rest * all[j] % all[l];
+            }
+        for (int y = 1; y < all[l]; y++)
+            if (rest * y % all[l] == 1) inv = y;
+        gemm__ozaki_limbs_times(m.w[l], GEMM__OZAKI_MAX_LIMBS, (unsigned)inv); /* below (M/p_l) p_l = M */
+    }
+    for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) md = md * 4294967296.0 + (double)m.mod[i];
+    m.rcp_m = 1.0 / md;
     return m;
 }
 
@@ -3256,34 +3266,55 @@ __host__ __device__ static inline int gemm__ozaki_residue(double v, const gemm__
     return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
 }
 
-/* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
-   running remainders r[j] stay below 2^20 in magnitude unreduced, and the
-   bias keeps what is reduced positive), as fp64. CAP >= m.count: the
-   loops run to CAP with every index known to the compiler, so that the
-   digits and remainders live in registers. */
+/* C' from its residues u[l] in [0, p_l) (u[l] = 0 past the count), as
+   fp64: S = sum u_l w_l in CAP/4 + 1 limbs (each limb's column sum stays
+   below 20 * 2^8 * 2^32 in 64 bits; S < 2^13 M), q = round(S/M) from S and
+   1/M in fp64 (their roundings move S/M by far less than the 1/4 that
+   separates it from q), C' = S - qM in two's complement (|C'| <= M/4
+   needs only the low limbs and the sign), then its magnitude in fp64 from
+   the top limb down. CAP >= m.count: every index known to the compiler,
+   so that the limbs live in registers. */
 template <int CAP>
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    int r[CAP], v[CAP];
-    double c = 0.0;
+    constexpr int L = GEMM__OZAKI_LIMBS(CAP);
+    uint64_t acc[L], carry = 0;
+    unsigned s[L + 1], x[L];
+    int64_t borrow = 0;
+    double sd = 0.0, c = 0.0;
     GEMM__OZAKI_UNROLL
-    for (int l = 0; l < CAP; l++) r[l] = v[l] = 0;
+    for (int i = 0; i < L; i++) acc[i] = 0;
     GEMM__OZAKI_UNROLL
-    for (int l = 0; l < CAP; l++) {
-        if (l < m.count) {
-            int p = m.p[l];
-            /* (u - r + bias) inv < 2^21 2^8: one reduction */
-            int d = gemm__ozaki_mod32((unsigned)(u[l] - r[l] + m.bias[l]) * (unsigned)m.inv[l], p, m.magic[l]);
-            d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
-            v[l] = d;
-            GEMM__OZAKI_UNROLL
-            for (int j = l + 1; j < CAP; j++) r[j] += d * m.pre[l][j]; /* pre[l][j] = 0 past the count */
-        }
+    for (int l = 0; l < CAP; l++)
+        GEMM__OZAKI_UNROLL
+        for (int i = 0; i < L; i++) acc[i] += (uint64_t)(unsigned)u[l] * m.w[l][i];
+    GEMM__OZAKI_UNROLL
+    for (int i = 0; i < L; i++) {
+        uint64_t t = acc[i] + carry;
+        s[i] = (unsigned)t;
+        carry = t >> 32;
+    }
+    s[L] = (unsigned)carry;
+    GEMM__OZAKI_UNROLL
+    for (int i = L; i >= 0; i--) sd = sd * 4294967296.0 + (double)s[i];
+    unsigned q = (unsigned)rint(sd * m.rcp_m);
+    GEMM__OZAKI_UNROLL
+    for (int i = 0; i < L; i++) { /* x = S - qM, the low L limbs; the sign is the top bit */
+        int64_t t = (int64_t)s[i] - (int64_t)((uint64_t)q * m.mod[i]) + borrow;
+        x[i] = (unsigned)t;
+        borrow = t >> 32; /* floor: -1, 0, or a negative multiple */
+    }
+    bool negative = x[L - 1] >> 31;
+    carry = 1;
+    GEMM__OZAKI_UNROLL
+    for (int i = 0; i < L; i++) { /* |x|: two's complement negated where negative */
+        uint64_t t = (uint64_t)(negative ? ~x[i] : x[i]) + (negative ? carry : 0);
+        x[i] = (unsigned)t;
+        carry = t >> 32;
     }
     GEMM__OZAKI_UNROLL
-    for (int l = CAP - 1; l >= 0; l--)
-        if (l < m.count) c = fma(c, m.p64[l], (double)v[l]); /* c = v_top first: c starts at 0 */
-    return c;
+    for (int i = L - 1; i >= 0; i--) c = c * 4294967296.0 + (double)x[i];
+    return negative ? -c : c;
 }
 /* <<cuda/device ozaki_math */
 /* >>cuda/kernels ozaki: src/cuda/kernels/ozaki.cuh */
@@ -3352,40 +3383,50 @@ __global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *
 
 /* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
    each of m's moduli, k-major int8: plane l at out + l*plane, row r at
-   r*ldo (ldo and plane multiples of 4, out 4-byte aligned). 32 x 32 tiles
-   through shared memory, so that the reads (along whichever of rows and
-   K is contiguous) are coalesced; then each thread takes four neighbours
-   along K of one row and writes their four residues of a modulus as one
-   4-byte word: a quarter of the stores and their address arithmetic of a
-   byte a thread, which bound this pass (ncu: issue slots 78% busy, DRAM
-   16%, at 16384^2 on an H200). */
+   r*ldo (ldo and plane multiples of 8, out 8-byte aligned). Tiles of 32
+   rows x 64 of K through shared memory, so that the reads (along whichever
+   of rows and K is contiguous) are coalesced; then each thread takes eight
+   neighbours along K of one row and writes their eight residues of a
+   modulus as one 8-byte store. The pass is bound by issued instructions
+   (ncu: issue slots 78-85% busy, DRAM 16%, on an H200), and a modulus's
+   constants, its address and its store are paid once for eight residues
+   (for four before: about 1.0 ms an fp64 operand at 8192^2 with 15
+   moduli). */
 template <typename T, bool KC>
 __global__ void __launch_bounds__(256) gemm__ozaki_residue_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
                                                                   const int *e, int bits, const gemm__ozaki_moduli m,
                                                                   int8_t *out, int64_t ldo, int64_t plane)
 {
-    __shared__ double tile[32][33];
+    __shared__ double tile[32][65];
     int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
-    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 32;
-    for (int j = ty; j < 32; j += 8) {
-        int64_t r = r0 + (KC ? j : tx), q = q0 + (KC ? tx : j);
-        tile[KC ? j : tx][KC ? tx : j] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
+    int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 64;
+    for (int i = ty; i < 64; i += 8) { /* 8 loads a thread, lanes along the contiguous dimension */
+        int row = KC ? i % 32 : tx, col = KC ? tx + 32 * (i / 32) : i;
+        int64_t r = r0 + row, q = q0 + col;
+        tile[row][col] = r < R && q < K ? (double)X[r * rs + q * ks] : 0.0;
     }
     __syncthreads();
-    int j = (int)threadIdx.x / 8, c = (int)threadIdx.x % 8 * 4; /* row j of the tile, its columns c..c+3 */
+    int j = (int)threadIdx.x / 8, c = (int)threadIdx.x % 8 * 8; /* row j of the tile, its columns c..c+7 */
     int64_t r = r0 + j, q = q0 + c;
     if (r >= R || q >= K) return;
     int scale = gemm__ozaki_scale(e[r], bits);
-    double d[4];
+    double d[8];
 #pragma unroll
-    for (int x = 0; x < 4; x++) d[x] = gemm__ozaki_integral(tile[j][c + x], scale); /* past K: zeros */
-    uint32_t *o = (uint32_t *)(out + r * ldo + q); /* K's padding to ldo takes the words' zeros past K */
+    for (int x = 0; x < 8; x++) d[x] = gemm__ozaki_integral(tile[j][c + x], scale); /* past K: zeros */
+    uint2 *o = (uint2 *)(out + r * ldo + q); /* K's padding to ldo takes the words' zeros past K */
 #pragma unroll
     for (int l = 0; l < GEMM__OZAKI_MAX_MODULI; l++) /* unrolled: the moduli's constants at fixed places */
         if (l < m.count) {
-            uint32_t b0 = (uint32_t)gemm__ozaki_residue(d[0], m, l), b1 = (uint32_t)gemm__ozaki_residue(d[1], m, l),
-                     b2 = (uint32_t)gemm__ozaki_residue(d[2], m, l), b3 = (uint32_t)gemm__ozaki_residue(d[3], m, l);
-            o[l * (plane / 4)] = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | b3 << 24;
+            uint32_t w[2];
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                uint32_t b0 = (uint32_t)gemm__ozaki_residue(d[4 * h], m, l),
+                         b1 = (uint32_t)gemm__ozaki_residue(d[4 * h + 1], m, l),
+                         b2 = (uint32_t)gemm__ozaki_residue(d[4 * h + 2], m, l),
+                         b3 = (uint32_t)gemm__ozaki_residue(d[4 * h + 3], m, l);
+                w[h] = (b0 & 0xffu) | (b1 & 0xffu) << 8 | (b2 & 0xffu) << 16 | b3 << 24;
+            }
+            o[l * (plane / 8)] = make_uint2(w[0], w[1]);
         }
 }
 
@@ -5624,7 +5665,7 @@ static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X
                                         int bits, const gemm__ozaki_moduli &m, int8_t *out, int64_t ldo, int64_t plane,
                                         cudaStream_t stream)
 {
-    dim3 grid((unsigned)((K + 31) / 32), (unsigned)((R + 31) / 32));
+    dim3 grid((unsigned)((K + 63) / 64), (unsigned)((R + 31) / 32));
     if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the residues", fn, R);
     if (ks == 1) gemm__ozaki_residue_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
     else gemm__ozaki_residue_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);

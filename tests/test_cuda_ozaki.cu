@@ -3,7 +3,7 @@
    and FP32_ACCURATE with options.moduli: the Ozaki scheme II).
 
    --model (no GPU; CI runs it): the arithmetic of device/ozaki_math.cuh on
-   the CPU: the moduli pairwise coprime and Garner's constants right, the
+   the CPU: the moduli pairwise coprime and the CRT weights right, the
    residues against integer arithmetic, random integers reconstructed from
    their residues, and the whole scheme (scaling, residues, integer
    products modulo each modulus, reconstruction) against exact products,
@@ -79,12 +79,22 @@ static void model(void)
     for (int count = 2; count <= GEMM__OZAKI_MAX_MODULI; count++) {
         gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
         for (int l = 0; l < count; l++) {
-            int64_t prod = 1;
-            for (int j = 0; j < l; j++) { ok = ok && gcd(m.p[l], m.p[j]) == 1; prod = prod * m.p[j] % m.p[l]; }
-            ok = ok && prod * m.inv[l] % m.p[l] == 1 % m.p[l];
+            int64_t mod_l = 0; /* M mod p_l, from M's limbs (most significant first) */
+            for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) mod_l = ((mod_l << 32) + m.mod[i]) % m.p[l];
+            ok = ok && mod_l == 0;
+            for (int j = 0; j < count; j++) { /* w_l: 1 mod p_l, 0 mod every other modulus */
+                int64_t r = 0;
+                for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) r = ((r << 32) + m.w[l][i]) % m.p[j];
+                ok = ok && r == (j == l ? 1 : 0);
+                if (j < l) ok = ok && gcd(m.p[l], m.p[j]) == 1;
+            }
+            for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) /* w_l < M */
+                if (m.w[l][i] != m.mod[i]) { ok = ok && m.w[l][i] < m.mod[i]; break; }
         }
+        ok = ok && fabs(log2(1.0 / m.rcp_m) - m.log2_m) < 1e-9;
     }
-    check(ok, "model: the moduli are pairwise coprime, Garner's inverses right, for 2..20 moduli");
+    check(ok, "model: the moduli are pairwise coprime and divide M; each CRT weight is 1 mod its modulus, 0 mod "
+              "the others, below M; 1/M right, for 2..20 moduli");
     ok = true;
     gemm__ozaki_moduli all = gemm__ozaki_moduli_of(GEMM__OZAKI_MAX_MODULI);
     for (int t = 0; t < 200000; t++) {
@@ -93,11 +103,8 @@ static void model(void)
         ok = ok && (((v - r) % p) == 0) && r >= -(p / 2) && r < (p + 1) / 2 && r >= -128 && r <= 127;
         int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p, 1.0 / p);
         ok = ok && u >= 0 && u < p && ((int64_t)x - u) % p == 0;
-        unsigned y = (unsigned)rnd(), y0 = t < 256 ? 0xffffffffu - (unsigned)t : y; /* the top of the range too */
-        ok = ok && gemm__ozaki_mod32(y, p, all.magic[l]) == (int)(y % (unsigned)p) &&
-             gemm__ozaki_mod32(y0, p, all.magic[l]) == (int)(y0 % (unsigned)p);
     }
-    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 in fp64 and of 32-bit unsigned integers by a product lands in [0, p)");
+    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 in fp64 lands in [0, p)");
     ok = true;
     double worst = 0.0;
     for (int count = 4; count <= GEMM__OZAKI_MAX_MODULI; count += 4) {
@@ -108,7 +115,7 @@ static void model(void)
             double lo_part = (double)(int64_t)(rnd() >> 24) * ((rnd() & 1) ? 1 : -1); /* < 2^40 */
             double hi_part = bits > 40 ? rint(ldexp(uniform(), bits - 40)) : 0.0;
             if (bits <= 40) lo_part = rint(ldexp(uniform(), bits));
-            int u[GEMM__OZAKI_MAX_MODULI];
+            int u[GEMM__OZAKI_MAX_MODULI] = {0}; /* zero past the count, as the kernel reads them */
             for (int l = 0; l < count; l++) {
                 int p = m.p[l], rh = gemm__ozaki_residue(hi_part, m, l), rl = gemm__ozaki_residue(lo_part, m, l);
                 int two40 = 1;
@@ -151,7 +158,7 @@ static void model(void)
             double worst_ratio = 0.0;
             for (int i = 0; i < M && within; i++)
                 for (int j = 0; j < N; j++) {
-                    int u[GEMM__OZAKI_MAX_MODULI];
+                    int u[GEMM__OZAKI_MAX_MODULI] = {0}; /* zero past the count, as the kernel reads them */
                     for (int l = 0; l < count; l++) {
                         int64_t sum = 0;
                         for (int q = 0; q < K; q++)

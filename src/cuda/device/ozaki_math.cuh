@@ -12,12 +12,16 @@
         u_l = W_l mod p_l in [0, p_l).
      4. Reconstruction: since |A'B'| <= K 2^(bits_a + bits_b) <= M/4 (M the
         product of the moduli), the integer C' = A'B' is the one value of
-        the symmetric range with C' = u_l mod p_l for every l. Garner's
-        mixed-radix digits (symmetric, so small values stay exact) give
-        C' = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), evaluated in fp64 from the
-        top (one rounding per step once past 2^53; no cancellation, since
-        each step's value dominates its digit), then
-        C = C' 2^-(ea_i + eb_j).
+        the symmetric range with C' = u_l mod p_l for every l. By the
+        Chinese remainder theorem S = sum_l u_l w_l (w_l = (M/p_l) times
+        its inverse mod p_l: 1 mod p_l, 0 mod the others) is C' mod M; it
+        is summed exactly in 32-bit limbs (one 32 x 32 -> 64-bit
+        multiply-add a limb a modulus), S/M is within 1/4 of the integer
+        q = round(S/M) (fp64 finds it), and C' = S - qM exactly; then
+        C' in fp64 (exact below 2^53, else a rounding a limb) and
+        C = C' 2^-(ea_i + eb_j). A modulus costs a few multiply-adds where
+        Garner's mixed radix cost a reduction and one step for each
+        modulus before it.
    The moduli are the largest pairwise coprime numbers up to 256, in
    descending order: the first N are taken. */
 #pragma once
@@ -35,18 +39,23 @@
 #endif
 #define GEMM__OZAKI_K_PART 65536 /* |sum| <= 2^16 * 128 * 128 = 2^30 < 2^31 */
 
-/* The moduli and Garner's constants for the first `count` of them. */
+/* Limbs of 32 bits that hold M for CAP moduli (each at most 2^8, so M <
+   2^(8 CAP)), and for the most moduli. */
+#define GEMM__OZAKI_LIMBS(CAP) (((CAP) + 3) / 4)
+#define GEMM__OZAKI_MAX_LIMBS GEMM__OZAKI_LIMBS(GEMM__OZAKI_MAX_MODULI)
+
+/* The moduli and the reconstruction's constants for the first `count` of
+   them; big integers as 32-bit limbs, the least significant first. */
 typedef struct gemm__ozaki_moduli {
     int count;
     int p[GEMM__OZAKI_MAX_MODULI];
-    int inv[GEMM__OZAKI_MAX_MODULI];  /* (p_0 ... p_(l-1))^-1 mod p_l */
-    double p64[GEMM__OZAKI_MAX_MODULI];     /* p_l in fp64 (no conversion in the kernels' loops) */
-    double rcp64[GEMM__OZAKI_MAX_MODULI];   /* 1 / p_l */
-    unsigned magic[GEMM__OZAKI_MAX_MODULI]; /* ceil(2^32 / p_l): gemm__ozaki_mod32 */
-    int bias[GEMM__OZAKI_MAX_MODULI];       /* a multiple of p_l of at least 2^20 */
-    int pre[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_MODULI]; /* pre[l][j] = (p_0 ... p_(l-1)) mod p_j (an int:
-                                                                 the multiply reads it as an operand) */
-    double log2_m;                    /* log2 of their product */
+    double p64[GEMM__OZAKI_MAX_MODULI];   /* p_l in fp64 (no conversion in the kernels' loops) */
+    double rcp64[GEMM__OZAKI_MAX_MODULI]; /* 1 / p_l */
+    unsigned w[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_LIMBS]; /* w_l = (M/p_l) ((M/p_l)^-1 mod p_l) < M; zero past
+                                                                   the count */
+    unsigned mod[GEMM__OZAKI_MAX_LIMBS]; /* M */
+    double rcp_m;                        /* 1 / M */
+    double log2_m;                       /* log2 of M */
 } gemm__ozaki_moduli;
 
 /* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
@@ -56,21 +65,6 @@ __host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
 {
     int q = (int)floor((double)x * rcp), r = x - q * p;
     return r + (r < 0 ? p : r >= p ? -p : 0);
-}
-
-/* x mod p for any 32-bit unsigned x in integer arithmetic: the quotient
-   x * ceil(2^32/p) / 2^32 overshoots x/p by less than x / 2^32 < 1, so it
-   is exact or one too many, and one step corrects it (the difference
-   taken in unsigned arithmetic, where it wraps to its small value). */
-__host__ __device__ static inline int gemm__ozaki_mod32(unsigned x, int p, unsigned magic)
-{
-#ifdef __CUDA_ARCH__
-    unsigned q = __umulhi(x, magic);
-#else
-    unsigned q = (unsigned)(((uint64_t)x * magic) >> 32);
-#endif
-    int r = (int)(x - q * (unsigned)p); /* in [-p, p) */
-    return r + (r < 0 ? p : 0);
 }
 
 /* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
@@ -83,33 +77,48 @@ __host__ __device__ static inline double gemm__ozaki_ldexp(double x, int e)
     return x * pow2;
 }
 
+/* x = x * f for a big integer x of n limbs (no carry out of the top). */
+static inline void gemm__ozaki_limbs_times(unsigned *x, int n, unsigned f)
+{
+    uint64_t carry = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t t = (uint64_t)x[i] * f + carry;
+        x[i] = (unsigned)t;
+        carry = t >> 32;
+    }
+}
+
 /* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
 static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
 {
     static const int all[GEMM__OZAKI_MAX_MODULI] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
                                                     223, 211, 199, 197, 193, 191, 181, 179, 173, 167};
     gemm__ozaki_moduli m;
+    double md = 0.0;
+    memset(&m, 0, sizeof m);
     m.count = count;
-    m.log2_m = 0.0;
+    m.mod[0] = 1;
     for (int l = 0; l < count; l++) {
-        int prod = 1; /* p_0 ... p_(l-1) mod p_l */
         m.p[l] = all[l];
         m.p64[l] = (double)all[l];
         m.rcp64[l] = 1.0 / (double)all[l];
-        m.magic[l] = (unsigned)((((uint64_t)1 << 32) + (uint64_t)all[l] - 1) / (uint64_t)all[l]);
-        m.bias[l] = ((1 << 20) + all[l] - 1) / all[l] * all[l];
         m.log2_m += log2((double)all[l]);
-        for (int j = 0; j < l; j++) prod = prod * all[j] % all[l];
-        m.inv[l] = 1;
-        for (int y = 1; y < all[l]; y++)
-            if (prod * y % all[l] == 1) m.inv[l] = y;
-        for (int j = 0; j < GEMM__OZAKI_MAX_MODULI; j++) {
-            int r = 1;
-            if (j < count)
-                for (int i = 0; i < l; i++) r = r * all[i] % all[j];
-            m.pre[l][j] = j < count ? r : 0;
-        }
+        gemm__ozaki_limbs_times(m.mod, GEMM__OZAKI_MAX_LIMBS, (unsigned)all[l]);
     }
+    for (int l = 0; l < count; l++) {
+        int rest = 1, inv = 1; /* M/p_l mod p_l, and its inverse */
+        m.w[l][0] = 1;
+        for (int j = 0; j < count; j++)
+            if (j != l) {
+                gemm__ozaki_limbs_times(m.w[l], GEMM__OZAKI_MAX_LIMBS, (unsigned)all[j]);
+                rest = rest * all[j] % all[l];
+            }
+        for (int y = 1; y < all[l]; y++)
+            if (rest * y % all[l] == 1) inv = y;
+        gemm__ozaki_limbs_times(m.w[l], GEMM__OZAKI_MAX_LIMBS, (unsigned)inv); /* below (M/p_l) p_l = M */
+    }
+    for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) md = md * 4294967296.0 + (double)m.mod[i];
+    m.rcp_m = 1.0 / md;
     return m;
 }
 
@@ -165,32 +174,53 @@ __host__ __device__ static inline int gemm__ozaki_residue(double v, const gemm__
     return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
 }
 
-/* C' from its residues u[l] in [0, p_l) (Garner, symmetric digits; the
-   running remainders r[j] stay below 2^20 in magnitude unreduced, and the
-   bias keeps what is reduced positive), as fp64. CAP >= m.count: the
-   loops run to CAP with every index known to the compiler, so that the
-   digits and remainders live in registers. */
+/* C' from its residues u[l] in [0, p_l) (u[l] = 0 past the count), as
+   fp64: S = sum u_l w_l in CAP/4 + 1 limbs (each limb's column sum stays
+   below 20 * 2^8 * 2^32 in 64 bits; S < 2^13 M), q = round(S/M) from S and
+   1/M in fp64 (their roundings move S/M by far less than the 1/4 that
+   separates it from q), C' = S - qM in two's complement (|C'| <= M/4
+   needs only the low limbs and the sign), then its magnitude in fp64 from
+   the top limb down. CAP >= m.count: every index known to the compiler,
+   so that the limbs live in registers. */
 template <int CAP>
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    int r[CAP], v[CAP];
-    double c = 0.0;
+    constexpr int L = GEMM__OZAKI_LIMBS(CAP);
+    uint64_t acc[L], carry = 0;
+    unsigned s[L + 1], x[L];
+    int64_t borrow = 0;
+    double sd = 0.0, c = 0.0;
     GEMM__OZAKI_UNROLL
-    for (int l = 0; l < CAP; l++) r[l] = v[l] = 0;
+    for (int i = 0; i < L; i++) acc[i] = 0;
     GEMM__OZAKI_UNROLL
-    for (int l = 0; l < CAP; l++) {
-        if (l < m.count) {
-            int p = m.p[l];
-            /* (u - r + bias) inv < 2^21 2^8: one reduction */
-            int d = gemm__ozaki_mod32((unsigned)(u[l] - r[l] + m.bias[l]) * (unsigned)m.inv[l], p, m.magic[l]);
-            d -= 2 * d > p ? p : 0; /* symmetric: (-p/2, p/2] */
-            v[l] = d;
-            GEMM__OZAKI_UNROLL
-            for (int j = l + 1; j < CAP; j++) r[j] += d * m.pre[l][j]; /* pre[l][j] = 0 past the count */
-        }
+    for (int l = 0; l < CAP; l++)
+        GEMM__OZAKI_UNROLL
+        for (int i = 0; i < L; i++) acc[i] += (uint64_t)(unsigned)u[l] * m.w[l][i];
+    GEMM__OZAKI_UNROLL
+    for (int i = 0; i < L; i++) {
+        uint64_t t = acc[i] + carry;
+        s[i] = (unsigned)t;
+        carry = t >> 32;
+    }
+    s[L] = (unsigned)carry;
+    GEMM__OZAKI_UNROLL
+    for (int i = L; i >= 0; i--) sd = sd * 4294967296.0 + (double)s[i];
+    unsigned q = (unsigned)rint(sd * m.rcp_m);
+    GEMM__OZAKI_UNROLL
+    for (int i = 0; i < L; i++) { /* x = S - qM, the low L limbs; the sign is the top bit */
+        int64_t t = (int64_t)s[i] - (int64_t)((uint64_t)q * m.mod[i]) + borrow;
+        x[i] = (unsigned)t;
+        borrow = t >> 32; /* floor: -1, 0, or a negative multiple */
+    }
+    bool negative = x[L - 1] >> 31;
+    carry = 1;
+    GEMM__OZAKI_UNROLL
+    for (int i = 0; i < L; i++) { /* |x|: two's complement negated where negative */
+        uint64_t t = (uint64_t)(negative ? ~x[i] : x[i]) + (negative ? carry : 0);
+        x[i] = (unsigned)t;
+        carry = t >> 32;
     }
     GEMM__OZAKI_UNROLL
-    for (int l = CAP - 1; l >= 0; l--)
-        if (l < m.count) c = fma(c, m.p64[l], (double)v[l]); /* c = v_top first: c starts at 0 */
-    return c;
+    for (int i = L - 1; i >= 0; i--) c = c * 4294967296.0 + (double)x[i];
+    return negative ? -c : c;
 }

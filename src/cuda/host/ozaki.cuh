@@ -130,7 +130,7 @@ static gemm_status gemm__ozaki_residues(const char *fn, int R, int K, const T *X
                                         int bits, const gemm__ozaki_moduli &m, int8_t *out, int64_t ldo, int64_t plane,
                                         cudaStream_t stream)
 {
-    dim3 grid((unsigned)((K + 31) / 32), (unsigned)((R + 31) / 32));
+    dim3 grid((unsigned)((K + 63) / 64), (unsigned)((R + 31) / 32));
     if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the residues", fn, R);
     if (ks == 1) gemm__ozaki_residue_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
     else gemm__ozaki_residue_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, bits, m, out, ldo, plane);
