@@ -26,9 +26,9 @@ HEADER = "gpu,precision,m,n,k,trans,ours_tflops,cublas_tflops,ratio,date,commit"
 
 
 def section(text, title):
-    """The text of the ### section called `title`, up to the next heading."""
+    """The text of the ### section called `title`, up to the next heading (#### too)."""
     start = text.index("### " + title)
-    end = re.search(r"^#{2,3} ", text[start + 4:], re.M)
+    end = re.search(r"^#{2,4} ", text[start + 4:], re.M)
     return text[start:start + 4 + end.start()] if end else text[start:]
 
 
