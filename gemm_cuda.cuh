@@ -3150,13 +3150,40 @@ typedef struct gemm__ozaki_moduli {
     double log2_m;                       /* log2 of M */
 } gemm__ozaki_moduli;
 
-/* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
-   exactly and the quotient's error is far below one, so one step corrects
-   it). */
-__host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
+/* Reduction modulo p of what an int8 product's part of K gives (|sum| <=
+   2^16 * 128 * 128 = 2^30) with an earlier part's residue (< 2^8) added,
+   in integer arithmetic (the int8 kernel's epilogue, where conversions to
+   and from fp64 ran at a fraction of the integer rate): x + bias (a
+   multiple of p of at least 2^30 + 2^9) is a 32-bit unsigned u, and the
+   quotient u * ceil(2^32/p) / 2^32 overshoots u/p by less than u / 2^32 <
+   1, so it is exact or one too many, and one step corrects it. */
+#define GEMM__OZAKI_MOD_RANGE ((1 << 30) + (1 << 9)) /* |x| up to this */
+typedef struct gemm__ozaki_divisor {
+    int p;
+    unsigned magic; /* ceil(2^32 / p) */
+    unsigned bias;  /* the least multiple of p >= GEMM__OZAKI_MOD_RANGE */
+} gemm__ozaki_divisor;
+
+__host__ __device__ static inline gemm__ozaki_divisor gemm__ozaki_divisor_of(int p)
 {
-    int q = (int)floor((double)x * rcp), r = x - q * p;
-    return r + (r < 0 ? p : r >= p ? -p : 0);
+    gemm__ozaki_divisor d;
+    d.p = p;
+    d.magic = (unsigned)((((uint64_t)1 << 32) + (uint64_t)p - 1) / (uint64_t)p);
+    d.bias = (unsigned)((GEMM__OZAKI_MOD_RANGE + p - 1) / p * p);
+    return d;
+}
+
+/* x mod p in [0, p) for |x| <= GEMM__OZAKI_MOD_RANGE. */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, const gemm__ozaki_divisor &d)
+{
+    unsigned u = (unsigned)x + d.bias; /* in [0, 2^31 + 2^11): no wrap in the true value */
+#ifdef __CUDA_ARCH__
+    unsigned q = __umulhi(u, d.magic);
+#else
+    unsigned q = (unsigned)(((uint64_t)u * d.magic) >> 32);
+#endif
+    int r = (int)(u - q * (unsigned)d.p); /* in [-p, p) */
+    return r + (r < 0 ? d.p : 0);
 }
 
 /* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */
@@ -3482,23 +3509,25 @@ __global__ void __launch_bounds__(256) gemm__ozaki_reconstruct_kernel(int M, int
    N x K rows, each 16-byte aligned (the host copies other layouts first).
    K is not split over blocks. */
 #include <stdint.h>
+#include <type_traits>
 
-/* One element of the int8 kernel's output (above). */
-/* One element of the int8 kernel's output (above); rx = 1/x in fp64. */
-__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, double)
+/* One element of the int8 kernel's output (above); dx: x as a divisor
+   (the uint8 output's). */
+__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, const gemm__ozaki_divisor &)
 {
     *c = y == 0 ? x * sum : x * sum + y * *c;
 }
-__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y, double rx)
+__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int, int y, const gemm__ozaki_divisor &dx)
 {
-    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, x, rx);
+    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, dx);
 }
 
 /* Four consecutive rows of one column of C (vec: one aligned 4-element
    access, when all four rows exist), element by element up to `left`
    rows otherwise. */
 template <typename TC>
-__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, double rx, bool vec)
+__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, const gemm__ozaki_divisor &dx,
+                                                   bool vec)
 {
     struct alignas(4 * sizeof(TC)) four { TC e[4]; };
     const int s[4] = {v.x, v.y, v.z, v.w};
@@ -3506,10 +3535,10 @@ __device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int 
         four o;
         if (y != 0) o = *reinterpret_cast<const four *>(c);
 #pragma unroll
-        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, rx);
+        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, dx);
         *reinterpret_cast<four *>(c) = o;
     } else {
-        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, rx);
+        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, dx);
     }
 }
 
@@ -3526,7 +3555,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC]
     constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
     int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
-    double rx = 1.0 / (double)x; /* once per tile: the residues' divisions become products */
+    gemm__ozaki_divisor dx = gemm__ozaki_divisor_of(std::is_same<TC, uint8_t>::value ? x : 1); /* once a tile */
 #pragma unroll
     for (int c = 0; c < S::BM / S::EPI_M; c++) {
 #pragma unroll
@@ -3540,7 +3569,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC]
             int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
             if (n < N && m < M)
                 gemm__cuda_s8_put4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const int4 *>(&buf[col * S::EPI_LD + ml]),
-                                   M - m, x, y, rx, vec);
+                                   M - m, x, y, dx, vec);
         }
         __syncwarp();
     }

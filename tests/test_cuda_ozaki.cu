@@ -101,10 +101,14 @@ static void model(void)
         int64_t v = (int64_t)(rnd() >> 11) * ((rnd() & 1) ? 1 : -1); /* |v| < 2^53 */
         int l = t % GEMM__OZAKI_MAX_MODULI, p = all.p[l], r = gemm__ozaki_residue((double)v, all, l);
         ok = ok && (((v - r) % p) == 0) && r >= -(p / 2) && r < (p + 1) / 2 && r >= -128 && r <= 127;
-        int x = (int)(rnd() % 0x7fffffffu) * ((rnd() & 1) ? 1 : -1), u = gemm__ozaki_mod(x, p, 1.0 / p);
+        /* the int8 kernel's reduction, over its whole range and at both ends */
+        int x = t < 512 ? (t % 2 ? 1 : -1) * (GEMM__OZAKI_MOD_RANGE - t / 2)
+                        : (int)(rnd() % (GEMM__OZAKI_MOD_RANGE + 1u)) * ((rnd() & 1) ? 1 : -1),
+            u = gemm__ozaki_mod(x, gemm__ozaki_divisor_of(p));
         ok = ok && u >= 0 && u < p && ((int64_t)x - u) % p == 0;
     }
-    check(ok, "model: symmetric residues of integers below 2^53 fit int8; mod of int32 in fp64 lands in [0, p)");
+    check(ok, "model: symmetric residues of integers below 2^53 fit int8; the products' reduction (|x| <= 2^30 + "
+              "2^9) lands in [0, p)");
     ok = true;
     double worst = 0.0;
     for (int count = 4; count <= GEMM__OZAKI_MAX_MODULI; count += 4) {
@@ -120,7 +124,7 @@ static void model(void)
                 int p = m.p[l], rh = gemm__ozaki_residue(hi_part, m, l), rl = gemm__ozaki_residue(lo_part, m, l);
                 int two40 = 1;
                 for (int q = 0; q < 40; q++) two40 = two40 * 2 % p;
-                u[l] = gemm__ozaki_mod(rh * two40 + rl, p, m.rcp64[l]);
+                u[l] = gemm__ozaki_mod(rh * two40 + rl, gemm__ozaki_divisor_of(p));
             }
             double want = ldexp(hi_part, 40) + lo_part, got = gemm__ozaki_reconstruct<GEMM__OZAKI_MAX_MODULI>(m, u);
             double err = fabs(got - want) / fmax(fabs(want), 1.0);

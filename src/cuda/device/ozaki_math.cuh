@@ -58,13 +58,40 @@ typedef struct gemm__ozaki_moduli {
     double log2_m;                       /* log2 of M */
 } gemm__ozaki_moduli;
 
-/* x mod p in [0, p) for |x| < 2^31, rcp = 1/p in fp64 (fp64 holds x
-   exactly and the quotient's error is far below one, so one step corrects
-   it). */
-__host__ __device__ static inline int gemm__ozaki_mod(int x, int p, double rcp)
+/* Reduction modulo p of what an int8 product's part of K gives (|sum| <=
+   2^16 * 128 * 128 = 2^30) with an earlier part's residue (< 2^8) added,
+   in integer arithmetic (the int8 kernel's epilogue, where conversions to
+   and from fp64 ran at a fraction of the integer rate): x + bias (a
+   multiple of p of at least 2^30 + 2^9) is a 32-bit unsigned u, and the
+   quotient u * ceil(2^32/p) / 2^32 overshoots u/p by less than u / 2^32 <
+   1, so it is exact or one too many, and one step corrects it. */
+#define GEMM__OZAKI_MOD_RANGE ((1 << 30) + (1 << 9)) /* |x| up to this */
+typedef struct gemm__ozaki_divisor {
+    int p;
+    unsigned magic; /* ceil(2^32 / p) */
+    unsigned bias;  /* the least multiple of p >= GEMM__OZAKI_MOD_RANGE */
+} gemm__ozaki_divisor;
+
+__host__ __device__ static inline gemm__ozaki_divisor gemm__ozaki_divisor_of(int p)
 {
-    int q = (int)floor((double)x * rcp), r = x - q * p;
-    return r + (r < 0 ? p : r >= p ? -p : 0);
+    gemm__ozaki_divisor d;
+    d.p = p;
+    d.magic = (unsigned)((((uint64_t)1 << 32) + (uint64_t)p - 1) / (uint64_t)p);
+    d.bias = (unsigned)((GEMM__OZAKI_MOD_RANGE + p - 1) / p * p);
+    return d;
+}
+
+/* x mod p in [0, p) for |x| <= GEMM__OZAKI_MOD_RANGE. */
+__host__ __device__ static inline int gemm__ozaki_mod(int x, const gemm__ozaki_divisor &d)
+{
+    unsigned u = (unsigned)x + d.bias; /* in [0, 2^31 + 2^11): no wrap in the true value */
+#ifdef __CUDA_ARCH__
+    unsigned q = __umulhi(u, d.magic);
+#else
+    unsigned q = (unsigned)(((uint64_t)u * d.magic) >> 32);
+#endif
+    int r = (int)(u - q * (unsigned)d.p); /* in [-p, p) */
+    return r + (r < 0 ? d.p : 0);
 }
 
 /* x * 2^e, as ldexp: one exact product where 2^e is a normal number. */

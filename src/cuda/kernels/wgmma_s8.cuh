@@ -13,26 +13,28 @@
    K is not split over blocks. */
 #pragma once
 #include <stdint.h>
-#include "../device/ozaki_math.cuh" /* gemm__ozaki_mod */
+#include <type_traits>
+#include "../device/ozaki_math.cuh" /* gemm__ozaki_divisor, gemm__ozaki_mod */
 #include "../device/wgmma_ptx.cuh"
 #include "wgmma.cuh" /* gemm__cuda_wgmma_shape, _work, _unit, _ring, _produce */
 
-/* One element of the int8 kernel's output (above). */
-/* One element of the int8 kernel's output (above); rx = 1/x in fp64. */
-__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, double)
+/* One element of the int8 kernel's output (above); dx: x as a divisor
+   (the uint8 output's). */
+__device__ __forceinline__ void gemm__cuda_s8_put(int32_t *c, int sum, int x, int y, const gemm__ozaki_divisor &)
 {
     *c = y == 0 ? x * sum : x * sum + y * *c;
 }
-__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int x, int y, double rx)
+__device__ __forceinline__ void gemm__cuda_s8_put(uint8_t *c, int sum, int, int y, const gemm__ozaki_divisor &dx)
 {
-    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, x, rx);
+    *c = (uint8_t)gemm__ozaki_mod(y ? sum + (int)*c : sum, dx);
 }
 
 /* Four consecutive rows of one column of C (vec: one aligned 4-element
    access, when all four rows exist), element by element up to `left`
    rows otherwise. */
 template <typename TC>
-__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, double rx, bool vec)
+__device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int x, int y, const gemm__ozaki_divisor &dx,
+                                                   bool vec)
 {
     struct alignas(4 * sizeof(TC)) four { TC e[4]; };
     const int s[4] = {v.x, v.y, v.z, v.w};
@@ -40,10 +42,10 @@ __device__ __forceinline__ void gemm__cuda_s8_put4(TC *c, int4 v, int left, int 
         four o;
         if (y != 0) o = *reinterpret_cast<const four *>(c);
 #pragma unroll
-        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, rx);
+        for (int i = 0; i < 4; i++) gemm__cuda_s8_put(&o.e[i], s[i], x, y, dx);
         *reinterpret_cast<four *>(c) = o;
     } else {
-        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, rx);
+        for (int i = 0; i < 4 && i < left; i++) gemm__cuda_s8_put(c + i, s[i], x, y, dx);
     }
 }
 
@@ -60,7 +62,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC]
     constexpr int REGS = S::EPI_M / 2, LANES_PER_COL = S::EPI_M / 4, COLS_PER_PASS = 32 / LANES_PER_COL;
     int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
     bool vec = (uintptr_t)C % (4 * sizeof(TC)) == 0 && ldc % 4 == 0;
-    double rx = 1.0 / (double)x; /* once per tile: the residues' divisions become products */
+    gemm__ozaki_divisor dx = gemm__ozaki_divisor_of(std::is_same<TC, uint8_t>::value ? x : 1); /* once a tile */
 #pragma unroll
     for (int c = 0; c < S::BM / S::EPI_M; c++) {
 #pragma unroll
@@ -74,7 +76,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_s8_store(const int (&d)[S::ACC]
             int ml = lane % LANES_PER_COL * 4, m = m0 + c * S::EPI_M + ml, n = n0 + col;
             if (n < N && m < M)
                 gemm__cuda_s8_put4(&C[m + (int64_t)n * ldc], *reinterpret_cast<const int4 *>(&buf[col * S::EPI_LD + ml]),
-                                   M - m, x, y, rx, vec);
+                                   M - m, x, y, dx, vec);
         }
         __syncwarp();
     }
