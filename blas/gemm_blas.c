@@ -10,7 +10,11 @@
                         TRANSB 2, M 3, N 4, K 5, LDA 8, LDB 10, LDC 13)
      cgemm_, zgemm_     the same for complex matrices (COMPLEX, COMPLEX*16:
                         interleaved pairs; 'C' the conjugate transpose)
+     cgemm3m_, zgemm3m_ the same arguments by the 3M method (OpenBLAS's and
+                        MKL's names: three real products instead of four,
+                        a larger error), XERBLA names CGEMM3M, ZGEMM3M
      cblas_sgemm, cblas_dgemm, cblas_cgemm, cblas_zgemm,
+     cblas_cgemm3m, cblas_zgemm3m,
      cblas_?gemm_batch_strided, cblas_?gemm_batch
                         gemm_cblas.h's functions (its errors go to its own
                         cblas_xerbla, which prints and returns; it is not
@@ -19,7 +23,8 @@
                         (refused ones included), and gemm_blas_calls_of(name)
                         for one name ("dgemm_", "cblas_sgemm", ...): a
                         program or a test can prove that gemm ran them.
-   Every call runs gemm_cpu_?gemm (complex: gemm_cpu_cgemm / zgemm) with default options: the CPU kernel
+   Every call runs gemm_cpu_?gemm (complex: gemm_cpu_cgemm / zgemm, or
+   gemm_cpu_cgemm3m / zgemm3m) with default options: the CPU kernel
    chosen at run time, threads from gemm_cpu_set_threads / GEMM_NUM_THREADS
    / the affinity mask.
 
@@ -42,6 +47,8 @@
 #define cblas_dgemm gemm_blas__cblas_dgemm
 #define cblas_cgemm gemm_blas__cblas_cgemm
 #define cblas_zgemm gemm_blas__cblas_zgemm
+#define cblas_cgemm3m gemm_blas__cblas_cgemm3m
+#define cblas_zgemm3m gemm_blas__cblas_zgemm3m
 #define cblas_sgemm_batch_strided gemm_blas__cblas_sgemm_batch_strided
 #define cblas_dgemm_batch_strided gemm_blas__cblas_dgemm_batch_strided
 #define cblas_sgemm_batch gemm_blas__cblas_sgemm_batch
@@ -51,6 +58,8 @@
 #undef cblas_dgemm
 #undef cblas_cgemm
 #undef cblas_zgemm
+#undef cblas_cgemm3m
+#undef cblas_zgemm3m
 #undef cblas_sgemm_batch_strided
 #undef cblas_dgemm_batch_strided
 #undef cblas_sgemm_batch
@@ -77,7 +86,11 @@ static const char *const gemm_blas__names[] = {"sgemm_",
                                                "cgemm_",
                                                "zgemm_",
                                                "cblas_cgemm",
-                                               "cblas_zgemm"};
+                                               "cblas_zgemm",
+                                               "cgemm3m_",
+                                               "zgemm3m_",
+                                               "cblas_cgemm3m",
+                                               "cblas_zgemm3m"};
 #define GEMM_BLAS__NNAMES ((int)(sizeof gemm_blas__names / sizeof gemm_blas__names[0]))
 static unsigned long long gemm_blas__count[GEMM_BLAS__NNAMES];
 
@@ -105,13 +118,15 @@ GEMM_BLAS_EXPORT unsigned long long gemm_blas_calls_of(const char *name)
 /* The process's XERBLA, when one is loaded with the program. */
 extern void xerbla_(const char *srname, const int *info, size_t srname_len) __attribute__((weak));
 
-static void gemm_blas__xerbla(const char *srname6, int info)
+/* srname: the routine's name as XERBLA takes it ("SGEMM ", six
+   characters; "CGEMM3M", as OpenBLAS passes it). */
+static void gemm_blas__xerbla(const char *srname, int info)
 {
     if (xerbla_) {
-        xerbla_(srname6, &info, 6);
+        xerbla_(srname, &info, strlen(srname));
         return;
     }
-    fprintf(stderr, " ** On entry to %-6s parameter number %2d had an illegal value\n", srname6, info);
+    fprintf(stderr, " ** On entry to %-6s parameter number %2d had an illegal value\n", srname, info);
 }
 
 static int gemm_blas__is(char c, char upper) { return c == upper || c == upper - 'A' + 'a'; }
@@ -135,11 +150,11 @@ static int gemm_blas__check(char ta, char tb, int m, int n, int k, int lda, int 
 /* After the reference's checks gemm refuses only what a Fortran caller
    cannot pass (a NULL matrix it reads: A 7, B 9, C 12) or a matrix too
    large to address; anything else that fails (no memory) is printed. */
-static void gemm_blas__failed(const char *srname6, gemm_status s, int a_null, int b_null, int c_null)
+static void gemm_blas__failed(const char *srname, gemm_status s, int a_null, int b_null, int c_null)
 {
     int info = a_null ? 7 : b_null ? 9 : c_null ? 12 : 0;
-    if (s == GEMM_ERR_INVALID_ARG && info) gemm_blas__xerbla(srname6, info);
-    else fprintf(stderr, "gemm_blas: %s: %s: %s\n", srname6, gemm_strerror(s), gemm_last_error_detail());
+    if (s == GEMM_ERR_INVALID_ARG && info) gemm_blas__xerbla(srname, info);
+    else fprintf(stderr, "gemm_blas: %s: %s: %s\n", srname, gemm_strerror(s), gemm_last_error_detail());
 }
 
 #define GEMM_BLAS__TRANS(c) (gemm_blas__is(c, 'N') ? GEMM_NO_TRANS : GEMM_TRANS)
@@ -180,38 +195,58 @@ GEMM_BLAS_EXPORT void dgemm_(const char *transa, const char *transb, const int *
 #define GEMM_BLAS__CTRANS(c) \
     (gemm_blas__is(c, 'N') ? GEMM_NO_TRANS : gemm_blas__is(c, 'T') ? GEMM_TRANS : GEMM_CONJ_TRANS)
 
-/* COMPLEX / COMPLEX*16 arrays are interleaved pairs; alpha and beta point
-   to one. */
+/* The complex routines (COMPLEX / COMPLEX*16 arrays are interleaved
+   pairs; alpha and beta point to one): reference BLAS's checks, then
+   `run` (gemm_cpu_cgemm, zgemm, or their 3M forms), counted as `which`. */
+typedef gemm_status (*gemm_blas__complex_fn)(gemm_layout, gemm_transpose, gemm_transpose, int64_t, int64_t, int64_t,
+                                             const void *, const void *, int64_t, const void *, int64_t,
+                                             const void *, void *, int64_t, const gemm_cpu_options *);
+
+static void gemm_blas__complex(int which, const char *srname, gemm_blas__complex_fn run, const char *transa,
+                               const char *transb, const int *m, const int *n, const int *k, const void *alpha,
+                               const void *a, const int *lda, const void *b, const int *ldb, const void *beta,
+                               void *c, const int *ldc)
+{
+    gemm_status s;
+    int info = gemm_blas__check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    gemm_blas__counted(which);
+    if (info) {
+        gemm_blas__xerbla(srname, info);
+        return;
+    }
+    s = run(GEMM_COL_MAJOR, GEMM_BLAS__CTRANS(*transa), GEMM_BLAS__CTRANS(*transb), *m, *n, *k, alpha, a, *lda, b,
+            *ldb, beta, c, *ldc, NULL);
+    if (s != GEMM_OK) gemm_blas__failed(srname, s, a == NULL, b == NULL, c == NULL);
+}
+
 GEMM_BLAS_EXPORT void cgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
                              const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
                              const void *beta, void *c, const int *ldc)
 {
-    gemm_status s;
-    int info = gemm_blas__check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-    gemm_blas__counted(8);
-    if (info) {
-        gemm_blas__xerbla("CGEMM ", info);
-        return;
-    }
-    s = gemm_cpu_cgemm(GEMM_COL_MAJOR, GEMM_BLAS__CTRANS(*transa), GEMM_BLAS__CTRANS(*transb), *m, *n, *k, alpha, a,
-                       *lda, b, *ldb, beta, c, *ldc, NULL);
-    if (s != GEMM_OK) gemm_blas__failed("CGEMM ", s, a == NULL, b == NULL, c == NULL);
+    gemm_blas__complex(8, "CGEMM ", gemm_cpu_cgemm, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 GEMM_BLAS_EXPORT void zgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
                              const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
                              const void *beta, void *c, const int *ldc)
 {
-    gemm_status s;
-    int info = gemm_blas__check(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-    gemm_blas__counted(9);
-    if (info) {
-        gemm_blas__xerbla("ZGEMM ", info);
-        return;
-    }
-    s = gemm_cpu_zgemm(GEMM_COL_MAJOR, GEMM_BLAS__CTRANS(*transa), GEMM_BLAS__CTRANS(*transb), *m, *n, *k, alpha, a,
-                       *lda, b, *ldb, beta, c, *ldc, NULL);
-    if (s != GEMM_OK) gemm_blas__failed("ZGEMM ", s, a == NULL, b == NULL, c == NULL);
+    gemm_blas__complex(9, "ZGEMM ", gemm_cpu_zgemm, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+GEMM_BLAS_EXPORT void cgemm3m_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                               const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
+                               const void *beta, void *c, const int *ldc)
+{
+    gemm_blas__complex(12, "CGEMM3M", gemm_cpu_cgemm3m, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                       ldc);
+}
+
+GEMM_BLAS_EXPORT void zgemm3m_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+                               const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,
+                               const void *beta, void *c, const int *ldc)
+{
+    gemm_blas__complex(13, "ZGEMM3M", gemm_cpu_zgemm3m, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                       ldc);
 }
 
 /* ---- the CBLAS names: counted, then gemm_cblas.h's ---- */
@@ -232,6 +267,24 @@ GEMM_BLAS_EXPORT void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, C
 {
     gemm_blas__counted(11);
     gemm_blas__cblas_zgemm(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+GEMM_BLAS_EXPORT void cblas_cgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                                    const CBLAS_INT M, const CBLAS_INT N, const CBLAS_INT K, const void *alpha,
+                                    const void *A, const CBLAS_INT lda, const void *B, const CBLAS_INT ldb,
+                                    const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm_blas__counted(14);
+    gemm_blas__cblas_cgemm3m(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+GEMM_BLAS_EXPORT void cblas_zgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                                    const CBLAS_INT M, const CBLAS_INT N, const CBLAS_INT K, const void *alpha,
+                                    const void *A, const CBLAS_INT lda, const void *B, const CBLAS_INT ldb,
+                                    const void *beta, void *C, const CBLAS_INT ldc)
+{
+    gemm_blas__counted(15);
+    gemm_blas__cblas_zgemm3m(layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 GEMM_BLAS_EXPORT void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,

@@ -19,7 +19,9 @@
      transpose) and some lower-case letters, complex alpha and beta,
      against a complex loop in long double; their bad arguments with
      reference BLAS's numbers (CGEMM, ZGEMM); cblas_zgemm through the
-     library, counted. */
+     library, counted;
+   - the same for cgemm3m_ / zgemm3m_ (the 3M method: a bound four times
+     wider; XERBLA names CGEMM3M, ZGEMM3M), and cblas_zgemm3m, counted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,14 @@ void cgemm_(const char *transa, const char *transb, const int *m, const int *n, 
             const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c, const int *ldc);
 void zgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const void *alpha,
             const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c, const int *ldc);
+void cgemm3m_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const void *alpha,
+              const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c, const int *ldc);
+void zgemm3m_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const void *alpha,
+              const void *a, const int *lda, const void *b, const int *ldb, const void *beta, void *c, const int *ldc);
 void cblas_zgemm(int layout, int transa, int transb, int m, int n, int k, const void *alpha, const void *a, int lda,
                  const void *b, int ldb, const void *beta, void *c, int ldc);
+void cblas_zgemm3m(int layout, int transa, int transb, int m, int n, int k, const void *alpha, const void *a, int lda,
+                   const void *b, int ldb, const void *beta, void *c, int ldc);
 unsigned long long gemm_blas_calls(void);
 unsigned long long gemm_blas_calls_of(const char *name);
 
@@ -178,9 +186,10 @@ static void naive_z(char ta, char tb, int m, int n, int k, const double *al, con
         }
 }
 
-/* One complex case in both precisions (zgemm_, cgemm_); 1 when both agree
-   with the loop and C's padding is untouched. */
-static int one_case_z(char ta, char tb, int m, int n, int k, int pad, const double *al, const double *be,
+/* One complex case in both precisions (zgemm_, cgemm_; m3: zgemm3m_,
+   cgemm3m_); 1 when both agree with the loop and C's padding is
+   untouched. */
+static int one_case_z(int m3, char ta, char tb, int m, int n, int k, int pad, const double *al, const double *be,
                       unsigned seed, char *why, size_t why_len)
 {
     int nta = ta == 'N' || ta == 'n', ntb = tb == 'N' || tb == 'n';
@@ -199,8 +208,8 @@ static int one_case_z(char ta, char tb, int m, int n, int k, int pad, const doub
     for (i = 0; i < nb; i++) Bs[i] = (float)(B[i] = rnd(&seed));
     for (i = 0; i < nc; i++) Cs[i] = (float)(Cd[i] = C0[i] = rnd(&seed)), R[i] = C0[i];
     naive_z(ta, tb, m, n, k, al, A, lda, B, ldb, be, R, ldc);
-    zgemm_(&ta, &tb, &m, &n, &k, al, A, &lda, B, &ldb, be, Cd, &ldc);
-    cgemm_(&ta, &tb, &m, &n, &k, als, As, &lda, Bs, &ldb, bes, Cs, &ldc);
+    (m3 ? zgemm3m_ : zgemm_)(&ta, &tb, &m, &n, &k, al, A, &lda, B, &ldb, be, Cd, &ldc);
+    (m3 ? cgemm3m_ : cgemm_)(&ta, &tb, &m, &n, &k, als, As, &lda, Bs, &ldb, bes, Cs, &ldc);
     for (col = 0; col < n; col++)
         for (row = 0; row < ldc; row++)
             for (c2 = 0; c2 < 2; c2++) {
@@ -212,17 +221,18 @@ static int one_case_z(char ta, char tb, int m, int n, int k, int pad, const doub
                 errd = fmax(errd, fabs((double)(Cd[at] - R[at])));
                 errs = fmax(errs, fabs((double)(Cs[at] - R[at])));
             }
-    scale = 2 * (hypot(al[0], al[1]) * k + hypot(be[0], be[1])) + 1;
+    scale = (m3 ? 4 : 1) * (2 * (hypot(al[0], al[1]) * k + hypot(be[0], be[1])) + 1);
     if (errd > 8 * 1.1e-16 * scale || errs > 8 * 6e-8 * scale) ok = 0;
-    snprintf(why, why_len, "complex %c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=(%g,%g) beta=(%g,%g): err "
-             "fp64 %.2g, fp32 %.2g%s", ta, tb, m, n, k, lda, ldb, ldc, al[0], al[1], be[0], be[1], errd, errs,
-             ok ? "" : " (or padding written)");
+    snprintf(why, why_len, "complex%s %c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d alpha=(%g,%g) beta=(%g,%g): err "
+             "fp64 %.2g, fp32 %.2g%s", m3 ? " 3M" : "", ta, tb, m, n, k, lda, ldb, ldc, al[0], al[1], be[0], be[1],
+             errd, errs, ok ? "" : " (or padding written)");
     free(A), free(B), free(C0), free(Cd), free(As), free(Bs), free(Cs), free(R);
     return ok;
 }
 
-/* A bad complex argument: XERBLA gets its number (ZGEMM, then CGEMM), C stays. */
-static void bad_call_z(int want, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc)
+/* A bad complex argument: XERBLA gets its number (ZGEMM, then CGEMM; m3:
+   ZGEMM3M, then CGEMM3M), C stays. */
+static void bad_call_z(int m3, int want, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc)
 {
     double C[128], A[128], one[2] = {1, 0};
     float Cs[128], As[128], ones[2] = {1, 0};
@@ -233,28 +243,33 @@ static void bad_call_z(int want, char ta, char tb, int m, int n, int k, int lda,
     xerbla_calls = 0;
     xerbla_names[0] = '\0';
 #endif
-    zgemm_(&ta, &tb, &m, &n, &k, one, A, &lda, A, &ldb, one, C, &ldc);
-    cgemm_(&ta, &tb, &m, &n, &k, ones, As, &lda, As, &ldb, ones, Cs, &ldc);
+    (m3 ? zgemm3m_ : zgemm_)(&ta, &tb, &m, &n, &k, one, A, &lda, A, &ldb, one, C, &ldc);
+    (m3 ? cgemm3m_ : cgemm_)(&ta, &tb, &m, &n, &k, ones, As, &lda, As, &ldb, ones, Cs, &ldc);
     for (i = 0; i < 128; i++) same &= C[i] == 7 && Cs[i] == 7;
 #ifdef TEST_OWN_XERBLA
-    snprintf(what, sizeof what, "complex parameter %d (%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): xerbla_ called %d "
-             "times, names '%s', last number %d, C untouched", want, ta, tb, m, n, k, lda, ldb, ldc, xerbla_calls,
-             xerbla_names, xerbla_info);
-    check(xerbla_calls == 2 && xerbla_info == want && strcmp(xerbla_names, "ZGEMM CGEMM ") == 0 && same, what);
+    snprintf(what, sizeof what, "complex%s parameter %d (%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): xerbla_ called "
+             "%d times, names '%s', last number %d, C untouched", m3 ? " 3M" : "", want, ta, tb, m, n, k, lda, ldb, ldc,
+             xerbla_calls, xerbla_names, xerbla_info);
+    check(xerbla_calls == 2 && xerbla_info == want &&
+              strcmp(xerbla_names, m3 ? "ZGEMM3MCGEMM3M" : "ZGEMM CGEMM ") == 0 && same,
+          what);
 #else
-    snprintf(what, sizeof what, "complex parameter %d (%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): returns, C "
-             "untouched", want, ta, tb, m, n, k, lda, ldb, ldc);
+    snprintf(what, sizeof what, "complex%s parameter %d (%c%c m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): returns, C "
+             "untouched", m3 ? " 3M" : "", want, ta, tb, m, n, k, lda, ldb, ldc);
     check(same, what);
 #endif
 }
 
-static void test_complex(void)
+/* m3: the 3M names (cgemm3m_, zgemm3m_, cblas_zgemm3m). */
+static void test_complex(int m3)
 {
     static const char trans[] = "NTCc";
     static const int sizes[][3] = {{0, 5, 3}, {4, 5, 0}, {1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {129, 67, 131}};
     static const double ab[][4] = {{1, 0, 0, 0}, {0.5, -1.5, 0.25, 1}, {-1, 0, 1, 0}, {0, 0, 0, 2}};
-    unsigned long long z0 = gemm_blas_calls_of("zgemm_"), c0 = gemm_blas_calls_of("cgemm_");
-    unsigned long long cz0 = gemm_blas_calls_of("cblas_zgemm"), calls = 0;
+    const char *zname = m3 ? "zgemm3m_" : "zgemm_", *cname = m3 ? "cgemm3m_" : "cgemm_",
+               *cblas = m3 ? "cblas_zgemm3m" : "cblas_zgemm";
+    unsigned long long z0 = gemm_blas_calls_of(zname), c0 = gemm_blas_calls_of(cname);
+    unsigned long long cz0 = gemm_blas_calls_of(cblas), calls = 0;
     int a, b, z, v, cases = 0, bad = 0;
     char why[300], first[300] = "";
     for (a = 0; a < 4; a++)
@@ -263,32 +278,34 @@ static void test_complex(void)
                 for (v = 0; v < 4; v++) {
                     if ((a == 3 || b == 3) && (z != 3 || v > 1)) continue;
                     cases++, calls++;
-                    if (!one_case_z(trans[a], trans[b], sizes[z][0], sizes[z][1], sizes[z][2], (z + v) % 3 + 1,
+                    if (!one_case_z(m3, trans[a], trans[b], sizes[z][0], sizes[z][1], sizes[z][2], (z + v) % 3 + 1,
                                     ab[v], ab[v] + 2, 7000u + 1000u * a + 100u * b + 10u * z + v, why, sizeof why)) {
                         if (!bad++) strcpy(first, why);
                         printf("FAIL %s\n", why);
                     }
                 }
-    snprintf(why, sizeof why, "%d cases of cgemm_ and zgemm_ (TRANSA x TRANSB in NTCc, complex alpha/beta) match "
-             "the loop%s%s", cases, bad ? "; first failure: " : "", first);
+    snprintf(why, sizeof why, "%d cases of %s and %s (TRANSA x TRANSB in NTCc, complex alpha/beta) match the "
+             "loop%s%s", cases, cname, zname, bad ? "; first failure: " : "", first);
     check(bad == 0, why);
-    bad_call_z(1, 'X', 'N', 2, 2, 2, 2, 2, 2);
-    bad_call_z(2, 'C', 'Y', 2, 2, 2, 2, 2, 2);
-    bad_call_z(3, 'N', 'N', -1, 2, 2, 2, 2, 2);
-    bad_call_z(8, 'C', 'N', 2, 2, 4, 3, 4, 2);
-    bad_call_z(10, 'N', 'C', 2, 4, 2, 2, 3, 2);
-    bad_call_z(13, 'N', 'N', 4, 2, 2, 4, 2, 3);
+    bad_call_z(m3, 1, 'X', 'N', 2, 2, 2, 2, 2, 2);
+    bad_call_z(m3, 2, 'C', 'Y', 2, 2, 2, 2, 2, 2);
+    bad_call_z(m3, 3, 'N', 'N', -1, 2, 2, 2, 2, 2);
+    bad_call_z(m3, 8, 'C', 'N', 2, 2, 4, 3, 4, 2);
+    bad_call_z(m3, 10, 'N', 'C', 2, 4, 2, 2, 3, 2);
+    bad_call_z(m3, 13, 'N', 'N', 4, 2, 2, 4, 2, 3);
     calls += 6;
     {
         double A[8] = {1, 2, 3, 4, 5, 6, 7, 8}, C[8], al[2] = {1, 0}, be[2] = {0, 0};
-        cblas_zgemm(102, 113, 111, 2, 2, 2, al, A, 2, A, 2, be, C, 2); /* C = A^H A: Hermitian, real diagonal */
+        /* C = A^H A: Hermitian, real diagonal */
+        (m3 ? cblas_zgemm3m : cblas_zgemm)(102, 113, 111, 2, 2, 2, al, A, 2, A, 2, be, C, 2);
+        snprintf(why, sizeof why, "%s through the library: A^H A is Hermitian with a real diagonal, counted", cblas);
         check(C[1] == 0 && C[7] == 0 && C[0] == 1 + 4 + 9 + 16 && C[4] == C[2] && C[5] == -C[3] && C[3] != 0 &&
-                  gemm_blas_calls_of("cblas_zgemm") - cz0 == 1,
-              "cblas_zgemm through the library: A^H A is Hermitian with a real diagonal, counted");
+                  gemm_blas_calls_of(cblas) - cz0 == 1, /* small integers: exact by either method */
+              why);
     }
-    snprintf(why, sizeof why, "gemm_blas_calls_of counted the complex calls: cgemm_ %llu, zgemm_ %llu of %llu",
-             gemm_blas_calls_of("cgemm_") - c0, gemm_blas_calls_of("zgemm_") - z0, calls);
-    check(gemm_blas_calls_of("cgemm_") - c0 == calls && gemm_blas_calls_of("zgemm_") - z0 == calls, why);
+    snprintf(why, sizeof why, "gemm_blas_calls_of counted the complex calls: %s %llu, %s %llu of %llu", cname,
+             gemm_blas_calls_of(cname) - c0, zname, gemm_blas_calls_of(zname) - z0, calls);
+    check(gemm_blas_calls_of(cname) - c0 == calls && gemm_blas_calls_of(zname) - z0 == calls, why);
 }
 
 int main(void)
@@ -338,7 +355,8 @@ int main(void)
               gemm_blas_calls() == 2 * calls && gemm_blas_calls_of("cblas_sgemm") == 0 &&
               gemm_blas_calls_of("no_such_routine") == 0,
           why);
-    test_complex();
+    test_complex(0);
+    test_complex(1);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

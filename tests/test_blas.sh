@@ -3,7 +3,8 @@
 # the three ways README's "A drop-in BLAS" gives:
 #   - its dynamic symbols are exactly the BLAS/CBLAS names and the counters;
 #   - linked directly (-lgemm_blas): tests/test_blas.c, sgemm_/dgemm_ (and
-#     cgemm_/zgemm_, cblas_cgemm/zgemm) against a loop (every transpose
+#     cgemm_/zgemm_, cgemm3m_/zgemm3m_, cblas_zgemm and cblas_zgemm3m)
+#     against a loop (every transpose
 #     letter, odd leading dimensions), reference
 #     BLAS's parameter numbers through the program's own xerbla_, and without
 #     one the line reference BLAS's XERBLA prints (C untouched, no crash);
@@ -27,7 +28,7 @@ check "make blas builds $LIB" ${MAKE:-make} --no-print-directory blas
 
 if have nm; then
     names=$(nm -D --defined-only "$LIB" | awk '{print $3}' | sort | tr '\n' ' ')
-    want="cblas_cgemm cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_zgemm cgemm_ dgemm_ gemm_blas_calls gemm_blas_calls_of sgemm_ zgemm_ "
+    want="cblas_cgemm cblas_cgemm3m cblas_dgemm cblas_dgemm_batch cblas_dgemm_batch_strided cblas_sgemm cblas_sgemm_batch cblas_sgemm_batch_strided cblas_zgemm cblas_zgemm3m cgemm3m_ cgemm_ dgemm_ gemm_blas_calls gemm_blas_calls_of sgemm_ zgemm3m_ zgemm_ "
     check "the library exports the BLAS names and the counters, nothing else (${names})" test "$names" = "$want"
 else skip "nm not installed"; fi
 
