@@ -434,7 +434,7 @@ ifneq ($(CLBLAST_LIB),)
 BENCH_CL_PEER := -DBENCH_HAVE_CLBLAST $(CLBLAST_LIB) -Wl,-rpath,$(abspath $(dir $(CLBLAST_LIB)))
 endif
 
-.PHONY: test-cl test-cl-asan bench-cl bench-cl-batch tune-cl example-cl example-cl-batch gpu-bin-cl gpu-bin-cl-batch
+.PHONY: test-cl test-cl-asan bench-cl bench-cl-complex bench-cl-batch tune-cl example-cl example-cl-batch gpu-bin-cl gpu-bin-cl-batch
 
 test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 	sh tests/test_cl.sh
@@ -466,6 +466,14 @@ bench-cl: ## gemm_cl beside CLBlast; writes build/results_cl.csv (BENCH_UPDATE=1
 	./$(B)/bench_cl --csv $(BENCH_OUT)/results_cl.csv $(BENCH_ARGS)
 
 $(B)/bench_cl: bench/bench_cl.c tests/battery.h $(CL_HEADERS) | $(B)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
+
+bench-cl-complex: ## gemm_cl_cgemm / zgemm beside CLBlast's Cgemm / Zgemm (BENCH_ARGS: --sizes, --ops, --reps)
+	@sh tests/deps.sh opencl
+	@$(MAKE) --no-print-directory -B $(B)/bench_cl_complex
+	./$(B)/bench_cl_complex $(BENCH_ARGS)
+
+$(B)/bench_cl_complex: bench/bench_cl_complex.c tests/battery.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(BENCH_CL_PEER) $(CL_LIBS)
 
 bench-cl-batch: ## gemm_cl's strided batches beside CLBlast's GemmStridedBatched; writes build/results_cl_batch.csv (BENCH_UPDATE=1: bench/)

@@ -48,6 +48,7 @@ for group in "$@"; do
         need libxsmm-dev file /usr/lib/libxsmm.a
         need gnuplot-nox cmd gnuplot
         need libxsmm-dev file /usr/include/libxsmm.h
+        need libclblast-dev file "/usr/lib/$multiarch/libclblast.so" # the OpenCL benchmarks' peer
         ;;
     plot) # make plot, make test-plot
         need gnuplot-nox cmd gnuplot
