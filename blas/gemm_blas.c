@@ -118,8 +118,8 @@ GEMM_BLAS_EXPORT unsigned long long gemm_blas_calls_of(const char *name)
 /* The process's XERBLA, when one is loaded with the program. */
 extern void xerbla_(const char *srname, const int *info, size_t srname_len) __attribute__((weak));
 
-/* srname: the routine's name as XERBLA takes it ("SGEMM ", six
-   characters; "CGEMM3M", as OpenBLAS passes it). */
+/* srname: the routine's name as XERBLA takes it, its length passed
+   along ("SGEMM ": reference BLAS's six characters; "CGEMM3M"). */
 static void gemm_blas__xerbla(const char *srname, int info)
 {
     if (xerbla_) {
