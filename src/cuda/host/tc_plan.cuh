@@ -44,9 +44,9 @@ static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
    else enough units to give every SM one when the tiles are fewer than
    the SMs, keeping at least min_kt K tiles per part. Each part's sums
    pass through scratch and a sum kernel, which on the H200 cost more than
-   they gained below about 1024 elements of K per part: 1024^3 ran at
-   0.59-0.75 of cuBLAS split 4 ways, 0.85-1.04 unsplit on 128-row tiles;
-   4096 x 256 x 4096 gained from 4 parts of 1024. A second block on an SM
+   they gained below about 1024 elements of K per part: 1000^3 and
+   1024^3 ran at 0.59-0.94 of cuBLAS split, 0.84-1.04 unsplit on 128-row
+   tiles; 4096 x 256 x 4096 gained from 4 parts of 1024. A second block on an SM
    shares its tensor cores, so the SMs, not the block slots, are what a
    split fills (16384 x 128 x 16384: 128 tiles of 128 rows, 2 parts ran at
    0.66-0.75, 1 at 0.72-0.78). Returns the parts, none empty. */
@@ -139,7 +139,7 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
     /* automatic height: 256-row units that leave more than half the SMs
        idle (K too short to split: 1000^3, 1024^3) take 128-row tiles,
-       twice as many (on the H200 0.85-1.04 of cuBLAS against 0.59-0.94) */
+       twice as many (on the H200 0.84-1.04 of cuBLAS against 0.59-0.94) */
     if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < sms) {
         t.wg_bm = 128;
         gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
