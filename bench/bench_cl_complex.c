@@ -14,8 +14,8 @@
    interleaved (ours, CLBlast, ours, ...), each timed from enqueue to
    clFinish; the median of R (default 5) with min and max. GFLOP/s count
    the complex product's 8 n^3 flops. Each contender's result is checked
-   once against fp64 sums on 32 sampled elements (tolerance 8 n eps of the
-   precision, the elements' magnitude below 0.5 n). */
+   once on 64 sampled elements against long double sums
+   (battery_complex_sampled_ok; tolerance 8 n^2 eps of the precision). */
 #define GEMM_IMPLEMENTATION
 #include "../gemm_cl.h"
 #include "../tests/battery.h"
@@ -44,7 +44,7 @@ typedef struct problem {
     int f64;                 /* zgemm, else cgemm */
     gemm_transpose ta, tb;
     int64_t n;
-    double *hA, *hB;         /* interleaved pairs, as uploaded */
+    battery_buf hA, hB;      /* interleaved pairs, as uploaded */
     cl_mem A, B, C;
 } problem;
 
@@ -93,84 +93,45 @@ static double run_once(int who, problem *p)
     return gemm__cl_now() - t;
 }
 
-/* op(X)(r, c) of a column-major interleaved n x n X: (re, im). */
-static void op_at(const double *X, int64_t n, gemm_transpose t, int64_t r, int64_t c, double *re, double *im)
+/* battery_read_fn for the result in the problem's cl_mem C. */
+static double read_device(void *ctx, size_t index)
 {
-    int64_t at = t == GEMM_NO_TRANS ? r + c * n : c + r * n;
-    *re = X[2 * at];
-    *im = t == GEMM_CONJ_TRANS ? -X[2 * at + 1] : X[2 * at + 1];
+    const problem *p = (const problem *)ctx;
+    double d;
+    float f;
+    if (clEnqueueReadBuffer(queue, p->C, CL_TRUE, index * (p->f64 ? sizeof d : sizeof f), p->f64 ? sizeof d : sizeof f,
+                            p->f64 ? (void *)&d : (void *)&f, 0, NULL, NULL) != CL_SUCCESS)
+        return NAN;
+    return p->f64 ? d : f;
 }
 
-/* The result in C against fp64 sums on 32 sampled elements. */
-static int check(const problem *p)
+/* The result in C on 64 sampled elements. */
+static int check(problem *p)
 {
-    int64_t n = p->n, q;
-    uint64_t st = 1234;
     double eps = p->f64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-    int s, ok = 1;
-    for (s = 0; s < 32 && ok; s++) {
-        int64_t r = (int64_t)(battery_next(&st) % (uint64_t)n), c = (int64_t)(battery_next(&st) % (uint64_t)n);
-        double sr = 0, si = 0, wr, wi, got[2];
-        float gf[2];
-        size_t at = (size_t)(r + c * n);
-        for (q = 0; q < n; q++) {
-            double ar, ai, br, bi;
-            op_at(p->hA, n, p->ta, r, q, &ar, &ai);
-            op_at(p->hB, n, p->tb, q, c, &br, &bi);
-            sr += ar * br - ai * bi;
-            si += ar * bi + ai * br;
-        }
-        wr = alpha_d[0] * sr - alpha_d[1] * si;
-        wi = alpha_d[0] * si + alpha_d[1] * sr;
-        if (p->f64) {
-            if (clEnqueueReadBuffer(queue, p->C, CL_TRUE, at * 2 * sizeof(double), sizeof got, got, 0, NULL, NULL))
-                return 0;
-        } else {
-            if (clEnqueueReadBuffer(queue, p->C, CL_TRUE, at * 2 * sizeof(float), sizeof gf, gf, 0, NULL, NULL))
-                return 0;
-            got[0] = gf[0], got[1] = gf[1];
-        }
-        ok = fabs(got[0] - wr) <= 8.0 * (double)n * eps * (double)n && fabs(got[1] - wi) <= 8.0 * (double)n * eps * (double)n;
-    }
-    return ok;
+    return battery_complex_sampled_ok(GEMM_COL_MAJOR, p->ta, p->tb, p->n, alpha_d, &p->hA, &p->hB, read_device, p,
+                                      8.0 * (double)p->n * (double)p->n * eps);
 }
 
-static cl_mem upload(const double *h, int64_t n, int f64)
+static cl_mem upload(const battery_buf *b)
 {
-    size_t count = (size_t)(2 * n * n), i;
     cl_int e;
-    cl_mem m;
-    if (f64) {
-        m = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, count * sizeof(double), (void *)h, &e);
-    } else {
-        float *f = (float *)malloc(count * sizeof *f);
-        if (!f) { fprintf(stderr, "bench_cl_complex: out of memory\n"); exit(1); }
-        for (i = 0; i < count; i++) f[i] = (float)h[i];
-        m = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, count * sizeof(float), f, &e);
-        free(f);
-    }
+    cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, battery_buf_bytes(b), b->data, &e);
     if (e != CL_SUCCESS) { fprintf(stderr, "bench_cl_complex: clCreateBuffer failed (%d)\n", (int)e); exit(1); }
     return m;
 }
 
-/* fp32 problems hold the values their floats round to, so the check sums
-   what the device got. */
 static void problem_make(problem *p, int f64, gemm_transpose ta, gemm_transpose tb, int64_t n)
 {
-    size_t count = (size_t)(2 * n * n), i;
     uint64_t st = 42;
     p->f64 = f64, p->ta = ta, p->tb = tb, p->n = n;
-    p->hA = (double *)malloc(count * sizeof(double));
-    p->hB = (double *)malloc(count * sizeof(double));
-    if (!p->hA || !p->hB) { fprintf(stderr, "bench_cl_complex: out of memory\n"); exit(1); }
-    for (i = 0; i < count; i++) {
-        p->hA[i] = battery_uniform(&st) * 0.5;
-        p->hB[i] = battery_uniform(&st) * 0.5;
-        if (!f64) p->hA[i] = (float)p->hA[i], p->hB[i] = (float)p->hB[i];
-    }
-    p->A = upload(p->hA, n, f64);
-    p->B = upload(p->hB, n, f64);
-    p->C = upload(p->hA, n, f64);
+    p->hA = battery_buf_new(f64 ? GEMM_F64 : GEMM_F32, (size_t)(2 * n * n));
+    p->hB = battery_buf_new(f64 ? GEMM_F64 : GEMM_F32, (size_t)(2 * n * n));
+    battery_fill(&p->hA, &st);
+    battery_fill(&p->hB, &st);
+    p->A = upload(&p->hA);
+    p->B = upload(&p->hB);
+    p->C = upload(&p->hA);
 }
 
 static void problem_free(problem *p)
@@ -178,8 +139,8 @@ static void problem_free(problem *p)
     clReleaseMemObject(p->A);
     clReleaseMemObject(p->B);
     clReleaseMemObject(p->C);
-    free(p->hA);
-    free(p->hB);
+    battery_buf_free(&p->hA);
+    battery_buf_free(&p->hB);
 }
 
 static int cmp(const void *a, const void *b)

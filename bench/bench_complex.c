@@ -96,32 +96,15 @@ static double run_once(int who, const bench_case *c, const void *A, const void *
     return now() - t;
 }
 
-/* 64 sampled elements of C against long double sums: 1 when all are
-   within 8 eps * n * max|a||b| * |alpha| of it (twice that for the 3M
-   calls, whose imaginary parts come out of a difference of products). */
+/* 64 sampled elements of C against long double sums
+   (battery_complex_sampled_ok): 1 when all are within 8 eps * n *
+   max|a||b| * |alpha| of them (twice that for the 3M calls, whose
+   imaginary parts come out of a difference of products). */
 static int sampled_ok(const bench_case *c, const battery_buf *A, const battery_buf *B, const battery_buf *C)
 {
-    int64_t n = c->n, s;
-    uint64_t st = 77;
-    double eps = c->prec == GEMM_F32 ? FLT_EPSILON : DBL_EPSILON, bound = 8 * eps * (double)n * 0.5 * 0.5 * 2 * (use_3m ? 2 : 1);
-    for (s = 0; s < 64; s++) {
-        int64_t i = battery_below(&st, n), j = battery_below(&st, n), l;
-        long double sr = 0, si = 0, rr, ri;
-        for (l = 0; l < n; l++) {
-            int64_t ia = c->ta == GEMM_NO_TRANS ? i * n + l : l * n + i, ib = c->tb == GEMM_NO_TRANS ? l * n + j : j * n + l;
-            long double ar = battery_get(A, 2 * ia), ai = battery_get(A, 2 * ia + 1);
-            long double br = battery_get(B, 2 * ib), bi = battery_get(B, 2 * ib + 1);
-            if (c->ta == GEMM_CONJ_TRANS) ai = -ai;
-            if (c->tb == GEMM_CONJ_TRANS) bi = -bi;
-            sr += ar * br - ai * bi;
-            si += ar * bi + ai * br;
-        }
-        rr = alpha_z[0] * sr - alpha_z[1] * si;
-        ri = alpha_z[0] * si + alpha_z[1] * sr;
-        if (fabsl(rr - battery_get(C, 2 * (i * n + j))) > bound || fabsl(ri - battery_get(C, 2 * (i * n + j) + 1)) > bound)
-            return 0;
-    }
-    return 1;
+    double eps = c->prec == GEMM_F32 ? FLT_EPSILON : DBL_EPSILON, bound = 8 * eps * (double)c->n * 0.5 * 0.5 * 2 * (use_3m ? 2 : 1);
+    return battery_complex_sampled_ok(GEMM_ROW_MAJOR, c->ta, c->tb, c->n, alpha_z, A, B, battery_read_host, (void *)C,
+                                      bound);
 }
 
 static gemm_transpose op_of(char ch)

@@ -696,6 +696,38 @@ BATTERY_STATIC int battery_sampled_ok(gemm_precision prec, gemm_transpose ta, ge
     return 1;
 }
 
+/* The same for a square complex product C = alpha op(A) op(B) (n x n,
+   interleaved pairs, stored by `layout`; op() in N, T, C): 64 sampled
+   elements of C against long double sums, each part within `bound`. */
+BATTERY_STATIC int battery_complex_sampled_ok(gemm_layout layout, gemm_transpose ta, gemm_transpose tb, int64_t n,
+                                              const double alpha[2], const battery_buf *A, const battery_buf *B,
+                                              battery_read_fn read_c, void *ctx, double bound)
+{
+    uint64_t state = 77;
+    int t;
+#define BATTERY_AT(r, c) (size_t)(layout == GEMM_ROW_MAJOR ? (r) * n + (c) : (r) + (c) * n)
+    for (t = 0; t < 64; t++) {
+        int64_t i = battery_below(&state, n), j = battery_below(&state, n), l;
+        long double sr = 0, si = 0, rr, ri;
+        size_t ic = BATTERY_AT(i, j);
+        for (l = 0; l < n; l++) {
+            size_t ia = ta == GEMM_NO_TRANS ? BATTERY_AT(i, l) : BATTERY_AT(l, i);
+            size_t ib = tb == GEMM_NO_TRANS ? BATTERY_AT(l, j) : BATTERY_AT(j, l);
+            long double ar = battery_get(A, 2 * ia), ai = battery_get(A, 2 * ia + 1);
+            long double br = battery_get(B, 2 * ib), bi = battery_get(B, 2 * ib + 1);
+            if (ta == GEMM_CONJ_TRANS) ai = -ai;
+            if (tb == GEMM_CONJ_TRANS) bi = -bi;
+            sr += ar * br - ai * bi;
+            si += ar * bi + ai * br;
+        }
+        rr = alpha[0] * sr - alpha[1] * si;
+        ri = alpha[0] * si + alpha[1] * sr;
+        if (!(fabsl(rr - read_c(ctx, 2 * ic)) <= bound) || !(fabsl(ri - read_c(ctx, 2 * ic + 1)) <= bound)) return 0;
+    }
+#undef BATTERY_AT
+    return 1;
+}
+
 /* battery_read_fn for a result in host memory: ctx is the battery_buf. */
 BATTERY_STATIC double battery_read_host(void *ctx, size_t index) { return battery_get((const battery_buf *)ctx, index); }
 
