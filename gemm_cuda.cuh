@@ -91,8 +91,8 @@
      so, where each row's and column's entries lie within 2^s of its
      largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise.
      options.moduli = 0 (the default): 15 moduli for fp64 and 9 for fp32,
-     from m n k >= 2^40 up to 16 and 11 where the scaling pass finds rows
-     or columns whose spans need more bits, and only where it pays (k >= 4096 and
+     up to 16 and 11 where the scaling pass finds rows or columns whose
+     spans need more bits, and only where it pays (k >= 4096 and
      m n k >= 2^39, 8192^3; elsewhere native fp64, or 3xTF32 for
      FP32_ACCURATE); n = 2..20: always, with n moduli.
      The call reads its scaling pass's findings back (it synchronizes its
@@ -5608,15 +5608,14 @@ template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 }
 
 /* The most moduli AUTO takes when the scaling pass finds spans the
-   default's bits do not carry, from m n k >= 2^40: one more for fp64 (53
-   bits an operand is fp64's limit; 16 cost 1/15 more products), two more
-   for fp32 (11: 22% more products). Measured on an H200 (2026-11-27):
-   fp32 with 10 moduli 2.44x cublasSgemm at 16384^3 and at 4096 x 4096 x
-   65536, where 3xTF32 gives 1.53 and 1.94; at 8192^3 10 moduli gave 2.32
-   against 3xTF32's 2.52, hence not below 2^40. */
-template <typename T> static int gemm__cuda_ozaki_max_moduli(const gemm__problem *p)
+   default's bits do not carry, wherever it emulates: one more for fp64
+   (53 bits an operand is fp64's limit; 16 cost 1/15 more products), two
+   more for fp32 (11: 22% more products). fp32's alternative, 3xTF32, is
+   slower at every size AUTO emulates: at 8192^3 on an H100 (uniform
+   inputs, whose spans take 10 moduli there) 10 moduli ran at 2.46-2.48x
+   cublasSgemm and 3xTF32 at 1.76-1.82 (bench_cuda_ozaki, 2026-11-28). */
+template <typename T> static int gemm__cuda_ozaki_max_moduli(void)
 {
-    if ((double)p->m * (double)p->n * (double)p->k < 0x1p40) return gemm__cuda_ozaki_default_moduli<T>();
     return std::is_same<T, double>::value ? 16 : 11;
 }
 
@@ -5736,7 +5735,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
 {
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
     int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
-    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(p); /* AUTO may add moduli for wide spans */
+    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(); /* AUTO may add moduli for wide spans */
     gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
     gemm__ozaki_found found = {0, 0, 0, 0};
     gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, most);

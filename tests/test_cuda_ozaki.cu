@@ -313,20 +313,15 @@ static double emulated_case(int M, int N, int K, int dist, int moduli, bool want
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
     double worst = 0.0;
     int ba = 0, bb = 0, want_moduli = 0, span_a = widest_span(A64, M, K, K, 1), span_b = widest_span(B64, N, K, 1, N);
-    gemm__problem sized; /* the column-major problem's sizes: AUTO's most moduli depend on them */
-    gemm__prepare("sized", GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, N, M, K, 0, 1, N, 1, K, 0, 1, N, &sized);
-    int most = automatic ? gemm__cuda_ozaki_max_moduli<T>(&sized) : moduli;
+    int most = automatic ? gemm__cuda_ozaki_max_moduli<T>() : moduli;
     /* a row-major call is the column-major problem C^T = B^T A^T: the
-       library's op(A) is B^T, whose rows (B's columns) get the first bits */
+       library's op(A) is B^T, whose rows (B's columns) get the first bits;
+       the loop stops with ba and bb the bits of the count it found */
     for (int c = moduli; c <= most && !want_native && !want_moduli; c++) {
         gemm__ozaki_moduli mc = gemm__ozaki_moduli_of(c);
         if (gemm__ozaki_bits(&mc, K, &bb, &ba) && span_a < ba && span_b < bb) want_moduli = c;
     }
-    if (want_moduli) {
-        gemm__ozaki_moduli mc = gemm__ozaki_moduli_of(want_moduli);
-        gemm__ozaki_bits(&mc, K, &bb, &ba);
-        moduli = want_moduli; /* the bound's */
-    }
+    if (want_moduli) moduli = want_moduli; /* the bound's */
     if (s != GEMM_OK || used != want_moduli) {
         printf("     status %d, moduli used %d (want %d)\n", (int)s, used, want_moduli);
         return -1.0;
@@ -368,22 +363,22 @@ template <typename T> static void emulated_checks(void)
                 check(r >= 0.0 && r <= 1.0, line);
             }
     }
-    /* AUTO adds moduli where the spans need more bits than the default's,
-       from m n k >= 2^40: 16384 x 8192 x 8192, lines spanning 2 x 14 binary
-       orders (fp32: 9 moduli leave 28 bits at K = 8192, 10 leave 32) and
-       2 x 26 (fp64: 15 leave 51, 16 leave 53); at 8192^3 (2^39) it does
-       not; lines spanning more than fp64's 53 bits fall back to the native
-       kernels */
+    /* AUTO adds moduli where the spans need more bits than the default's:
+       lines spanning 2 x 14 binary orders (fp32: 9 moduli leave 28 bits at
+       K = 8192, 10 leave 32) and 2 x 26 (fp64: 15 leave 51, 16 leave 53),
+       at 16384 x 8192 x 8192 and at 8192^3, the smallest size AUTO
+       emulates; lines spanning more than fp64's 53 bits fall back to the
+       native kernels */
     if (!small) {
         int band = sizeof(T) == 8 ? 26 : 14, def = gemm__cuda_ozaki_default_moduli<T>();
-        double added = emulated_case<T>(16384, 8192, 8192, -band, def, false, "", true);
-        snprintf(line, sizeof line, "%s 16384 x 8192 x 8192, AUTO, lines spanning 2 x %d orders: %d moduli, one over "
-                 "the default (worst error / bound %.3g)", name, band, gemm_cuda_last_moduli(), added);
-        check(added >= 0.0 && added <= 1.0 && gemm_cuda_last_moduli() == def + 1, line);
-        double kept = emulated_case<T>(8192, 8192, 8192, -band, def, true, "", true);
-        snprintf(line, sizeof line, "%s 8192^3, AUTO, the same spans: no moduli added below 2^40, native kernels "
-                 "(%.3g)", name, kept);
-        check(kept >= 0.0 && kept <= 1.0, line);
+        int sizes_auto[][3] = {{16384, 8192, 8192}, {8192, 8192, 8192}};
+        for (auto &sz : sizes_auto) {
+            double added = emulated_case<T>(sz[0], sz[1], sz[2], -band, def, false, "", true);
+            snprintf(line, sizeof line, "%s %d x %d x %d, AUTO, lines spanning 2 x %d orders: %d moduli, one over "
+                     "the default (worst error / bound %.3g)", name, sz[0], sz[1], sz[2], band, gemm_cuda_last_moduli(),
+                     added);
+            check(added >= 0.0 && added <= 1.0 && gemm_cuda_last_moduli() == def + 1, line);
+        }
         double wide = emulated_case<T>(16384, 8192, 8192, -30, def, true, "", true);
         snprintf(line, sizeof line, "%s 16384 x 8192 x 8192, AUTO, lines spanning 2 x 30 orders: native kernels (%.3g)",
                  name, wide);
