@@ -89,17 +89,28 @@
                            + K 2^-(ba+bb) max|a_i.| max|b_.j|
                            + (N + 2) 2^-53 |C_ij| + u |C_ij|
      so, where each row's and column's entries lie within 2^s of its
-     largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise.
-     options.moduli = 0 (the default): 15 moduli for fp64 and 9 for fp32,
-     up to 16 and 11 where the scaling pass finds rows or columns whose
-     spans need more bits, and only where it pays (k >= 4096 and
-     m n k >= 2^39, 8192^3; elsewhere native fp64, or 3xTF32 for
-     FP32_ACCURATE); n = 2..20: always, with n moduli.
+     largest, within (2^(s-ba) + 2^(s-bb) + ...) (|A||B|)_ij componentwise
+     (a bound on every element; AUTO's rule below is about the typical).
+     options.moduli = n = 2..20: always, with n moduli, whatever the data.
+     options.moduli = 0 (the default, AUTO): only where it pays (k >= 4096
+     and m n k >= 2^39, 8192^3; elsewhere native fp64, or 3xTF32 for
+     FP32_ACCURATE), with 15 moduli for fp64 and 9 for fp32, more (up to
+     16 and 11) where a line needs them: a row of op(A) with nnz nonzero
+     entries, largest magnitude max and magnitude sum S needs
+       ba >= log2(max sqrt(nnz) / S) + t,   t = 52 (fp64), 23 (fp32),
+     (columns of op(B) likewise with bb): its entries' rounding errors,
+     each up to 2^-ba max and adding up like a random walk, at most
+     2^-t (twice the unit roundoff) of S. Uniform data need about
+     t + 1 - log2(K)/2 bits, data spread over 2^+-30 about
+     t + 6 - log2(K)/2, a line dominated by one entry up to t + log2(K)/2.
+     A rule for the typical case, not a bound: errors that do not cancel
+     (small entries that all round the same way) can add up to sqrt(nnz)
+     times more; the bound above holds whatever the rule chose. AUTO runs
+     the native kernels where a line needs more than 16 (11) moduli give.
      The call reads its scaling pass's findings back (it synchronizes its
      stream once) and runs the native kernels instead when an operand holds
-     an Inf or NaN, when a row or column spans more binary orders than its
-     bits (its smallest entries would vanish; AUTO adds moduli first, up to
-     its most), when the moduli leave fewer
+     an Inf or NaN, under AUTO when a line needs more bits than the most
+     moduli give, when the moduli leave fewer
      than 2 bits for K, or without the sm_90a code; gemm_cuda_last_moduli()
      tells which ran. Scratch: N (mK + nK + mn) bytes from the device's
      pool (too little memory: the native kernels).
@@ -3117,6 +3128,7 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
         modulus before it.
    The moduli are the largest pairwise coprime numbers up to 256, in
    descending order: the first N are taken. */
+#include <float.h> /* DBL_MAX */
 #include <math.h>
 #include <stdint.h>
 #include <string.h> /* memcpy */
@@ -3253,6 +3265,24 @@ static inline bool gemm__ozaki_bits(const gemm__ozaki_moduli *m, int64_t K, int 
     return true;
 }
 
+/* The bits a line (a row of op(A), a column of op(B)) needs for AUTO's
+   accuracy, in 1/256 of a bit (GEMM__OZAKI_NEED_UNIT): each of its nnz
+   nonzero entries rounds to the line's fixed point with an error of up
+   to 2^-bits of its largest magnitude `max`; such errors add up like a
+   random walk (sqrt(nnz) of them) against the line's magnitude sum `sum`
+   (= sum |x|), and AUTO wants that ratio at most 2^-target:
+       bits >= log2(max sqrt(nnz) / sum) + target.
+   A sum that overflowed counts as max (max <= sum: the most it can need).
+   Not a bound: the bound, which holds whatever the bits, is in
+   gemm_cuda.cuh's doc block; this is the rule AUTO picks moduli by. */
+#define GEMM__OZAKI_NEED_UNIT 256
+__host__ __device__ static inline int gemm__ozaki_need(double max, double sum, int nnz, int target)
+{
+    if (nnz <= 0 || !(max > 0.0)) return 0;
+    double ratio = sum <= DBL_MAX ? max / sum : 1.0;
+    return (int)ceil((log2(ratio) + 0.5 * log2((double)nnz) + target) * GEMM__OZAKI_NEED_UNIT);
+}
+
 /* The scale exponent of a row (column) whose largest magnitude has binary
    exponent e (ilogb; the row all zeros: any e, nothing to scale). */
 __host__ __device__ static inline int gemm__ozaki_scale(int e, int bits)
@@ -3352,60 +3382,73 @@ __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__oza
    of K: element (r, q) at X[r*rs + q*ks], with rs or ks equal to 1. */
 #include <stdint.h>
 
-/* What the scaling pass finds: any Inf or NaN, and the widest span of
-   binary exponents among a row's nonzero entries, per operand. */
+/* What the scaling pass finds: any Inf or NaN, and per operand the most
+   bits a line needs for AUTO's accuracy (gemm__ozaki_need, in
+   1/GEMM__OZAKI_NEED_UNIT of a bit). */
 typedef struct gemm__ozaki_found {
-    int nonfinite, span_a, span_b, pad;
+    int nonfinite, need_a, need_b, pad;
 } gemm__ozaki_found;
 
-/* The scaling pass, first half: each block takes 32 rows and 256 of K,
-   and folds each row's largest binary exponent into emax[r] and its
-   smallest nonzero one into emin[r] (atomics; the caller fills them with
-   very negative and very positive values first); an Inf or NaN sets
-   *nonfinite. Rows along K contiguous (KC): the lanes of a warp read
-   along a row; else along the rows, the 8 warps splitting K. */
+/* A line's statistics, struct of arrays over the R lines: its largest
+   magnitude (an fp64 >= 0, whose bit pattern orders as its value, so a
+   64-bit atomicMax folds it), the sum of its magnitudes and the count of
+   its nonzero entries. The caller zeroes them before the scan. */
+typedef struct gemm__ozaki_lines {
+    unsigned long long *max;
+    double *sum;
+    int *nnz;
+} gemm__ozaki_lines;
+
+/* The scaling pass, first half: each block takes 32 rows and 256 of K
+   and folds each row's part into the row's statistics (atomics); an Inf
+   or NaN sets *nonfinite. Rows along K contiguous (KC): the lanes of a
+   warp read along a row; else along the rows, the 8 warps splitting K. */
 template <typename T, bool KC>
 __global__ void __launch_bounds__(256) gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
-                                                               int *emax, int *emin, int *nonfinite)
+                                                               gemm__ozaki_lines lines, int *nonfinite)
 {
     int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
     int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 256;
     int bad = 0;
     for (int j = 0; j < (KC ? 4 : 1); j++) {
         int64_t r = r0 + (KC ? ty + 8 * j : tx);
-        double big = 0.0, small = INFINITY;
+        double big = 0.0, sum = 0.0;
+        int nnz = 0;
         if (r < R)
             for (int64_t q = q0 + (KC ? tx : ty); q < q0 + 256 && q < K; q += KC ? 32 : 8) {
                 double v = fabs((double)X[r * rs + q * ks]);
                 bad |= !isfinite(v);
                 big = fmax(big, v);
-                if (v > 0.0) small = fmin(small, v);
+                sum += v;
+                nnz += v > 0.0;
             }
         if (KC)
 #pragma unroll
             for (int o = 16; o > 0; o /= 2) {
                 big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
-                small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+                sum += __shfl_xor_sync(0xffffffffu, sum, o);
+                nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
             }
         if (r < R && (!KC || tx == 0) && big > 0.0 && isfinite(big)) {
-            atomicMax(&emax[r], ilogb(big));
-            atomicMin(&emin[r], ilogb(small));
+            atomicMax(&lines.max[r], (unsigned long long)__double_as_longlong(big));
+            atomicAdd(&lines.sum[r], sum);
+            atomicAdd(&lines.nnz[r], nnz);
         }
     }
     if (bad) atomicOr(nonfinite, 1);
 }
 
-/* The scaling pass, second half: the row's exponent for its scale (0 for
-   a row of zeros: nothing to scale) into emax[r], and the widest span of
-   exponents among the rows into *span. */
-__global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *span)
+/* The scaling pass, second half: each row's exponent for its scale into
+   e[r] (0 for a row of zeros: nothing to scale), and the most bits a row
+   needs (gemm__ozaki_need with `target`) into *need. */
+__global__ void gemm__ozaki_need_kernel(int R, gemm__ozaki_lines lines, int target, int *e, int *need)
 {
     int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= R) return;
-    int hi = emax[r], lo = emin[r];
-    bool zeros = hi < -100000; /* never raised: no nonzero entry */
-    emax[r] = zeros ? 0 : hi;
-    if (!zeros) atomicMax(span, hi - lo);
+    double max = __longlong_as_double((long long)lines.max[r]);
+    int nnz = lines.nnz[r];
+    e[r] = nnz > 0 ? ilogb(max) : 0;
+    if (nnz > 0) atomicMax(need, gemm__ozaki_need(max, lines.sum[r], nnz, target));
 }
 
 /* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
@@ -5584,11 +5627,13 @@ static gemm_status gemm__cuda_s8_run(const char *fn, const gemm__problem *p, con
    When it runs (gemm__cuda_ozaki_wanted): options.moduli > 0 asks for it
    with that many moduli; 0 lets the sizes decide (emulation pays only
    where the int8 products dominate: large m, n and k), with the default
-   count (fp64 15, fp32 9). It declines, and the native kernels run, where
-   the sm_90a code is not loaded, when the moduli leave fewer than 2 bits
-   for K, when an operand holds an Inf or NaN, and when a row of op(A) or
-   a column of op(B) spans more binary orders than its bits carry (its
-   smallest entries would vanish). gemm_cuda_last_moduli() says which ran. */
+   count (fp64 15, fp32 9), adding moduli where a line needs them. It
+   declines, and the native kernels run, where the sm_90a code is not
+   loaded, when the moduli leave fewer than 2 bits for K, when an operand
+   holds an Inf or NaN, and, under AUTO, when a row of op(A) or a column
+   of op(B) needs more bits than the most moduli give (gemm__ozaki_need:
+   its largest entry too far above its typical one).
+   gemm_cuda_last_moduli() says which ran. */
 #include <stdint.h>
 #include <type_traits>
 
@@ -5599,24 +5644,34 @@ static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
 /* The default moduli. fp64: 15, whose error was at or below
    cublasDgemm's on uniform inputs and on entries spread over 2^+-10 on an
    H100 (14 lost to it on the spread ones). fp32: 9, whose 28 or so bits
-   per row keep uniform fp32 data from rounding entries away (8 left
-   about 24 bits, fewer than such data spans) at errors far below
-   cublasSgemm's. */
+   per row are 4 more than fp32's own, at errors far below cublasSgemm's. */
 template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 {
     return std::is_same<T, double>::value ? 15 : 9;
 }
 
-/* The most moduli AUTO takes when the scaling pass finds spans the
-   default's bits do not carry, wherever it emulates: one more for fp64
-   (53 bits an operand is fp64's limit; 16 cost 1/15 more products), two
-   more for fp32 (11: 22% more products). fp32's alternative, 3xTF32, is
-   slower at every size AUTO emulates: at 8192^3 on an H100 (uniform
-   inputs, whose spans take 10 moduli there) 10 moduli ran at 2.46-2.48x
-   cublasSgemm and 3xTF32 at 1.76-1.82 (bench_cuda_ozaki, 2026-11-28). */
+/* The most moduli AUTO takes when the scaling pass finds lines that need
+   more bits than the default's: one more for fp64 (53 bits an operand is
+   fp64's limit; 16 cost 1/15 more products), two more for fp32 (11: 22%
+   more products), whose alternative, 3xTF32, is slower at every size AUTO
+   emulates (8192^3 on an H100: 10 moduli 2.46-2.48x cublasSgemm, 3xTF32
+   1.76-1.82; bench_cuda_ozaki, 2026-11-28). */
 template <typename T> static int gemm__cuda_ozaki_max_moduli(void)
 {
     return std::is_same<T, double>::value ? 16 : 11;
+}
+
+/* AUTO's accuracy target (gemm__ozaki_need): a line's rounding to its
+   bits at most 2^-target of its magnitude sum, twice the unit roundoff of
+   the product's precision (fp64 2^-52, fp32 2^-23). Measured on an H100
+   (bench_cuda_ozaki, 16384^3, errors against exact sums relative to
+   |A||B|): fp64 with entries spread over 2^+-10 needs 49.4 bits by this
+   rule and its 15 moduli give 50, at 0.25 of cublasDgemm's error; spread
+   over 2^+-30 it needs 50.9, and 15 moduli gave 1.18 of cublasDgemm's
+   error, so AUTO takes 16 there. */
+template <typename T> static int gemm__cuda_ozaki_target(void)
+{
+    return std::is_same<T, double>::value ? 52 : 23;
 }
 
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
@@ -5629,27 +5684,25 @@ template <typename T> static int gemm__cuda_ozaki_max_moduli(void)
    and at K = 1024. */
 template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
 {
-    int hook = GEMM__HOOK(cuda_ozaki, 0);
     double flops = (double)p->m * (double)p->n * (double)p->k;
-    if (hook == 1) return false;
-    if (opt->moduli > 0 || hook == 2) return true;
+    if (GEMM__HOOK(cuda_ozaki, 0) == 1) return false;
+    if (opt->moduli > 0) return true;
     return p->k >= 4096 && flops >= 0x1p39;
 }
 
 /* Whether the moduli carry the inputs as the scaling pass found them: no
-   Inf or NaN, and no row of op(A) or column of op(B) whose smallest
-   nonzero entries lie 2^bits or more below its largest (they would round
-   to zero). The test hook 2 waives the span (bench sweeps). */
-static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits_b)
+   Inf or NaN, and under AUTO (not forced) no line of either operand that
+   needs more bits than it gets. */
+static bool gemm__ozaki_carried(const gemm__ozaki_found *f, bool forced, int bits_a, int bits_b)
 {
     if (f->nonfinite) return false;
-    return GEMM__HOOK(cuda_ozaki, 0) == 2 || (f->span_a < bits_a && f->span_b < bits_b);
+    return forced || (f->need_a <= bits_a * GEMM__OZAKI_NEED_UNIT && f->need_b <= bits_b * GEMM__OZAKI_NEED_UNIT);
 }
 
 /* Where each part of the scratch is. */
 typedef struct gemm__ozaki_layout {
     int64_t ldk, ldu, plane_a, plane_b, plane_u;
-    size_t at_ea, at_eb, at_min, at_ra, at_rb, at_u, bytes;
+    size_t at_ea, at_eb, at_lines, at_ra, at_rb, at_u, bytes;
 } gemm__ozaki_layout;
 
 static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
@@ -5663,7 +5716,8 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
     l.plane_u = l.ldu * N;
     l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
     l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
-    l.at_min = at; at += ((size_t)(M > N ? M : N) * sizeof(int) + 255) / 256 * 256; /* the scan's minima, A's then B's */
+    l.at_lines = at; /* the scan's line statistics (gemm__ozaki_lines), A's then B's */
+    at += ((size_t)(M > N ? M : N) * (2 * sizeof(double) + sizeof(int)) + 255) / 256 * 256;
     l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
     l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
     l.at_u = at; at += (size_t)count * l.plane_u;
@@ -5671,20 +5725,22 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
     return l;
 }
 
-/* The scaling pass and the residues of one operand: R rows of K (element
-   (r, q) at X[r*rs + q*ks]). */
+/* The scaling pass of one operand: R rows of K (element (r, q) at
+   X[r*rs + q*ks]); each row's scale exponent into e, and the most bits a
+   row needs into *need. `stats` has room for R rows' statistics. */
 template <typename T>
-static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *emin,
-                                    int *span, int *nonfinite, cudaStream_t stream)
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e,
+                                    unsigned char *stats, int *need, int *nonfinite, cudaStream_t stream)
 {
     dim3 grid((unsigned)((K + 255) / 256), (unsigned)((R + 31) / 32));
+    gemm__ozaki_lines lines = {(unsigned long long *)stats, (double *)stats + R, (int *)((double *)stats + 2 * (int64_t)R)};
     if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the scaling pass", fn, R);
-    GEMM__CUDA_TRY(fn, cudaMemsetAsync(e, 0x80, (size_t)R * sizeof(int), stream)); /* -2139062144 */
-    GEMM__CUDA_TRY(fn, cudaMemsetAsync(emin, 0x7f, (size_t)R * sizeof(int), stream));
-    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
-    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(stats, 0, (size_t)R * (2 * sizeof(double) + sizeof(int)), stream));
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, lines, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, lines, nonfinite);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
-    gemm__ozaki_span_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, e, emin, span);
+    gemm__ozaki_need_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, lines, gemm__cuda_ozaki_target<T>(), e,
+                                                                              need);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
@@ -5735,7 +5791,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
 {
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
     int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
-    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(); /* AUTO may add moduli for wide spans */
+    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(); /* AUTO may add moduli for lines that need them */
     gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
     gemm__ozaki_found found = {0, 0, 0, 0};
     gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, most);
@@ -5758,7 +5814,8 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
         (void)cudaGetLastError();
         return GEMM_OK; /* too little memory for the residues: the native kernels need none */
     }
-    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb), *emin = (int *)(scratch + l.at_min);
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb);
+    unsigned char *stats = scratch + l.at_lines;
     gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
     int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
     uint8_t *u = scratch + l.at_u;
@@ -5767,19 +5824,20 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
     int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
     s = GEMM_OK;
     if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, emin, &dfound->span_a, &dfound->nonfinite, stream);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, emin, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, stats, &dfound->need_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, stats, &dfound->need_b, &dfound->nonfinite, stream);
     if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
                          cudaStreamSynchronize(stream) != cudaSuccess))
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
-    /* AUTO: the fewest moduli from the default up whose bits carry the spans found */
-    while (s == GEMM_OK && !found.nonfinite && count < most && !gemm__ozaki_carried(&found, bits_a, bits_b)) {
+    /* AUTO: the fewest moduli from the default up whose bits the lines need */
+    bool forced = opt->moduli > 0;
+    while (s == GEMM_OK && !found.nonfinite && count < most && !gemm__ozaki_carried(&found, forced, bits_a, bits_b)) {
         gemm__ozaki_moduli more = gemm__ozaki_moduli_of(count + 1);
         if (!gemm__ozaki_bits(&more, K, &bits_a, &bits_b)) break;
         m = more;
         count++;
     }
-    if (s == GEMM_OK && gemm__ozaki_carried(&found, bits_a, bits_b)) {
+    if (s == GEMM_OK && gemm__ozaki_carried(&found, forced, bits_a, bits_b)) {
         *declined = false;
         s = gemm__ozaki_residues<T>(fn, M, K, x.a, ars, aks, ea, bits_a, m, ra, l.ldk, l.plane_a, stream);
         if (s == GEMM_OK) s = gemm__ozaki_residues<T>(fn, N, K, x.b, brs, bks, eb, bits_b, m, rb, l.ldk, l.plane_b, stream);

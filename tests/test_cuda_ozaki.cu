@@ -7,15 +7,18 @@
    residues against integer arithmetic, random integers reconstructed from
    their residues, and the whole scheme (scaling, residues, integer
    products modulo each modulus, reconstruction) against exact products,
-   within the documented bound; AUTO's choice by size.
+   within the documented bound; AUTO's choice by size and its rule for a
+   line's bits.
    On a GPU: gemm_cuda_s8gemm against an integer reference (layouts, ops,
    alpha, beta, edges, plain kernel too); the battery through FP64_EMULATED
    (14 moduli) and FP32_ACCURATE (7); the bound against exact products
-   (double-double on the CPU, sampled) on uniform inputs and rows spanning
-   2^+-10, at several moduli; the fallbacks (an Inf or NaN, rows spanning
-   2^+-30, too few moduli for K) run the native kernels, say so through
-   gemm_cuda_last_moduli() and give their results; a strided batch member
-   by member; the refusals.
+   (double-double on the CPU, sampled) on uniform inputs and entries
+   spread over 2^+-10 and 2^+-30, at several forced moduli; AUTO's moduli
+   by its rule (gemm__ozaki_need) on uniform lines and lines dominated by
+   one entry; the fallbacks (an Inf or NaN, too few moduli for K, fp64
+   lines that need more than 16 moduli) run the native kernels, say so
+   through gemm_cuda_last_moduli() and give their results; a strided batch
+   member by member; the refusals.
    GEMM_CUDA_TEST_SMALL=1 runs smaller shapes and batteries (for
    compute-sanitizer, tests/cuda_run.sh). Last line: N passed, N failed. */
 #define GEMM_IMPLEMENTATION
@@ -256,46 +259,66 @@ static void s8_case(gemm_layout layout, gemm_transpose ta, gemm_transpose tb, in
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
 }
 
-/* The widest span of binary exponents among the nonzero entries of a
-   line: `lines` lines of `len` entries, entry q of line r at X[r*rs + q*qs]. */
-static int widest_span(const std::vector<double> &X, int lines, int len, int64_t rs, int64_t qs)
+/* The most bits a line needs by AUTO's rule (gemm__ozaki_need, in
+   1/GEMM__OZAKI_NEED_UNIT of a bit): `lines` lines of `len` entries,
+   entry q of line r at X[r*rs + q*qs]. */
+static int most_need(const std::vector<double> &X, int lines, int len, int64_t rs, int64_t qs, int target)
 {
-    int widest = 0;
+    int most = 0;
     for (int r = 0; r < lines; r++) {
-        double big = 0.0, small = INFINITY;
+        double big = 0.0, sum = 0.0;
+        int nnz = 0;
         for (int q = 0; q < len; q++) {
             double v = fabs(X[r * rs + q * qs]);
             big = fmax(big, v);
-            if (v > 0.0) small = fmin(small, v);
+            sum += v;
+            nnz += v > 0.0;
         }
-        if (big > 0.0) widest = std::max(widest, ilogb(big) - ilogb(small));
+        most = std::max(most, gemm__ozaki_need(big, sum, nnz, target));
     }
-    return widest;
+    return most;
 }
 
-/* A value of random sign with mantissa in [1, 2) and binary exponent in
-   [-span, span]: a line of many spans exactly 2 span orders. */
-static double banded(int span)
+/* Lines dominated by one entry: each line of `lines` lines of `len`
+   (entry q of line r at X[r*rs + q*qs]) gets +-1 at a random place and
+   the rest of random sign and magnitude uniform in [0, rest). Its need
+   (gemm__ozaki_need) is log2(sqrt(len) / (1 + (len - 1) rest / 2)) + t. */
+static void skewed(std::vector<double> &X, int lines, int len, int64_t rs, int64_t qs, double rest)
 {
-    double v = ldexp(1.0 + fabs(uniform()) * 0.999, (int)(rnd() % (2 * span + 1)) - span);
-    return rnd() & 1 ? v : -v;
+    for (int r = 0; r < lines; r++) {
+        int big = (int)(rnd() % (uint64_t)len);
+        for (int q = 0; q < len; q++) X[r * rs + q * qs] = q == big ? 1.0 : uniform() * rest;
+        if (rnd() & 1) X[r * rs + big * qs] = -1.0;
+    }
 }
+
+/* The inputs of emulated_case: dist 0 uniform in [-1, 1), > 0
+   spread(dist), or lines dominated by one entry (skewed) with the rest
+   below SKEW_SMALL_REST (DIST_SKEW_SMALL: at K = 8192 a line needs
+   log2(90.5 / 1.41) + t = t + 6.0 bits, fp32's 9 moduli give 28 and 10
+   give 32, fp64's 16 give 53) or SKEW_WIDE_REST (DIST_SKEW_WIDE: t - 0.01
+   bits, fp64's 15 moduli give 51 and 16 give 53). */
+enum { DIST_SKEW_SMALL = -1, DIST_SKEW_WIDE = -2 };
+#define SKEW_SMALL_REST 1e-4
+#define SKEW_WIDE_REST 0.022
 
 /* One emulated product against exact sums at sampled elements; returns
    the worst error / bound, or -1 when the call failed or did not choose
-   as it should: emulation with `moduli` when the moduli carry the inputs
-   (every line's span below its bits), else the native kernels (or
-   `want_native` says it must be native). dist: 0 uniform, > 0
-   spread(dist), < 0 banded(-dist). automatic: the call asks
-   options.moduli = 0 (AUTO), which must take the fewest moduli from
-   `moduli` (the default) up to its most that carry the spans. */
+   as it should: forced (automatic false) `moduli` always, unless
+   `want_native`; AUTO (automatic: options.moduli = 0) the fewest moduli
+   from `moduli` (the default) up to its most whose bits every line needs
+   (most_need), else the native kernels. */
 template <typename T>
-static double emulated_case(int M, int N, int K, int dist, int moduli, bool want_native, const char *what,
-                            bool automatic = false)
+static double emulated_case(int M, int N, int K, int dist, int moduli, bool want_native, bool automatic = false)
 {
     std::vector<double> A64((size_t)M * K), B64((size_t)K * N);
-    for (auto &v : A64) v = dist == 0 ? uniform() : dist > 0 ? spread(dist) : banded(-dist);
-    for (auto &v : B64) v = dist == 0 ? uniform() : dist > 0 ? spread(dist) : banded(-dist);
+    if (dist < 0) { /* A's rows and B's columns are the lines */
+        skewed(A64, M, K, K, 1, dist == DIST_SKEW_SMALL ? SKEW_SMALL_REST : SKEW_WIDE_REST);
+        skewed(B64, N, K, 1, N, dist == DIST_SKEW_SMALL ? SKEW_SMALL_REST : SKEW_WIDE_REST);
+    } else {
+        for (auto &v : A64) v = dist == 0 ? uniform() : spread(dist);
+        for (auto &v : B64) v = dist == 0 ? uniform() : spread(dist);
+    }
     std::vector<T> A(A64.begin(), A64.end()), B(B64.begin(), B64.end()), C((size_t)M * N, T(0));
     for (size_t z = 0; z < A.size(); z++) A64[z] = (double)A[z]; /* fp32: the rounded inputs are the problem */
     for (size_t z = 0; z < B.size(); z++) B64[z] = (double)B[z];
@@ -312,14 +335,17 @@ static double emulated_case(int M, int N, int K, int dist, int moduli, bool want
     std::vector<T> got = host_copy(dC, C.size());
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
     double worst = 0.0;
-    int ba = 0, bb = 0, want_moduli = 0, span_a = widest_span(A64, M, K, K, 1), span_b = widest_span(B64, N, K, 1, N);
+    int target = gemm__cuda_ozaki_target<T>();
+    int ba = 0, bb = 0, want_moduli = 0, need_a = most_need(A64, M, K, K, 1, target), need_b = most_need(B64, N, K, 1, N, target);
     int most = automatic ? gemm__cuda_ozaki_max_moduli<T>() : moduli;
     /* a row-major call is the column-major problem C^T = B^T A^T: the
        library's op(A) is B^T, whose rows (B's columns) get the first bits;
        the loop stops with ba and bb the bits of the count it found */
     for (int c = moduli; c <= most && !want_native && !want_moduli; c++) {
         gemm__ozaki_moduli mc = gemm__ozaki_moduli_of(c);
-        if (gemm__ozaki_bits(&mc, K, &bb, &ba) && span_a < ba && span_b < bb) want_moduli = c;
+        if (gemm__ozaki_bits(&mc, K, &bb, &ba) &&
+            (!automatic || (need_a <= ba * GEMM__OZAKI_NEED_UNIT && need_b <= bb * GEMM__OZAKI_NEED_UNIT)))
+            want_moduli = c;
     }
     if (want_moduli) moduli = want_moduli; /* the bound's */
     if (s != GEMM_OK || used != want_moduli) {
@@ -342,7 +368,6 @@ static double emulated_case(int M, int N, int K, int dist, int moduli, bool want
         if (!(err <= bound)) worst = fmax(worst, err / bound + (err != err ? 1e9 : 0.0));
         else worst = fmax(worst, err / bound);
     }
-    (void)what;
     return worst;
 }
 
@@ -354,41 +379,45 @@ template <typename T> static void emulated_checks(void)
     bool small = getenv("GEMM_CUDA_TEST_SMALL") != NULL; /* compute-sanitizer: the first shape */
     for (auto &sz : sizes) {
         if (small && sz[0] != 257) continue;
-        for (int dist : {0, 10})
+        for (int dist : {0, 10, 30})
             for (int moduli : sizeof(T) == 8 ? std::vector<int>{10, 14, 18} : std::vector<int>{5, 7, 9}) {
-                double r = emulated_case<T>(sz[0], sz[1], sz[2], dist, moduli, false, "");
-                snprintf(line, sizeof line, "%s %dx%dx%d, %s, %d moduli (%s): within the bound (worst error / bound %.3g)",
-                         name, sz[0], sz[1], sz[2], dist ? "rows spanning 2^+-10" : "uniform", moduli,
-                         gemm_cuda_last_moduli() ? "emulated" : "native: spans too wide", r);
-                check(r >= 0.0 && r <= 1.0, line);
+                double r = emulated_case<T>(sz[0], sz[1], sz[2], dist, moduli, false);
+                snprintf(line, sizeof line, "%s %dx%dx%d, %s, %d moduli forced: emulated, within the bound (worst "
+                         "error / bound %.3g)", name, sz[0], sz[1], sz[2],
+                         dist == 30 ? "entries spread over 2^+-30" : dist ? "entries spread over 2^+-10" : "uniform",
+                         moduli, r);
+                check(r >= 0.0 && r <= 1.0 && gemm_cuda_last_moduli() == moduli, line);
             }
     }
-    /* AUTO adds moduli where the spans need more bits than the default's:
-       lines spanning 2 x 14 binary orders (fp32: 9 moduli leave 28 bits at
-       K = 8192, 10 leave 32) and 2 x 26 (fp64: 15 leave 51, 16 leave 53),
-       at 16384 x 8192 x 8192 and at 8192^3, the smallest size AUTO
-       emulates; lines spanning more than fp64's 53 bits fall back to the
-       native kernels */
+    /* AUTO at 16384 x 8192 x 8192 and at 8192^3, the smallest size it
+       emulates: uniform inputs keep the default moduli; lines dominated by
+       one entry (rest below SKEW_SMALL_REST) take one more fp32 modulus and
+       are beyond fp64's 16; with the rest below SKEW_WIDE_REST fp64 takes
+       one more */
     if (!small) {
-        int band = sizeof(T) == 8 ? 26 : 14, def = gemm__cuda_ozaki_default_moduli<T>();
+        int def = gemm__cuda_ozaki_default_moduli<T>();
         int sizes_auto[][3] = {{16384, 8192, 8192}, {8192, 8192, 8192}};
+        bool fp64 = sizeof(T) == 8;
         for (auto &sz : sizes_auto) {
-            double added = emulated_case<T>(sz[0], sz[1], sz[2], -band, def, false, "", true);
-            snprintf(line, sizeof line, "%s %d x %d x %d, AUTO, lines spanning 2 x %d orders: %d moduli, one over "
-                     "the default (worst error / bound %.3g)", name, sz[0], sz[1], sz[2], band, gemm_cuda_last_moduli(),
-                     added);
+            double kept = emulated_case<T>(sz[0], sz[1], sz[2], 0, def, false, true);
+            snprintf(line, sizeof line, "%s %d x %d x %d, AUTO, uniform: the default %d moduli (%d; worst error / "
+                     "bound %.3g)", name, sz[0], sz[1], sz[2], def, gemm_cuda_last_moduli(), kept);
+            check(kept >= 0.0 && kept <= 1.0 && gemm_cuda_last_moduli() == def, line);
+            double added = emulated_case<T>(sz[0], sz[1], sz[2], fp64 ? DIST_SKEW_WIDE : DIST_SKEW_SMALL, def, false, true);
+            snprintf(line, sizeof line, "%s %d x %d x %d, AUTO, lines dominated by one entry (the rest below %g): %d "
+                     "moduli, one over the default (worst error / bound %.3g)", name, sz[0], sz[1], sz[2],
+                     fp64 ? SKEW_WIDE_REST : SKEW_SMALL_REST, gemm_cuda_last_moduli(), added);
             check(added >= 0.0 && added <= 1.0 && gemm_cuda_last_moduli() == def + 1, line);
         }
-        double wide = emulated_case<T>(16384, 8192, 8192, -30, def, true, "", true);
-        snprintf(line, sizeof line, "%s 16384 x 8192 x 8192, AUTO, lines spanning 2 x 30 orders: native kernels (%.3g)",
-                 name, wide);
-        check(wide >= 0.0 && wide <= 1.0, line);
+        if (fp64) {
+            double beyond = emulated_case<T>(16384, 8192, 8192, DIST_SKEW_SMALL, def, true, true);
+            snprintf(line, sizeof line, "%s 16384 x 8192 x 8192, AUTO, lines dominated by one entry (the rest below "
+                     "%g): beyond 16 moduli, native kernels (%.3g)", name, SKEW_SMALL_REST, beyond);
+            check(beyond >= 0.0 && beyond <= 1.0 && gemm_cuda_last_moduli() == 0, line);
+        }
     }
     /* fallbacks: the native kernels, and they say so */
-    double r = emulated_case<T>(200, 150, 300, 30, 14, true, "");
-    snprintf(line, sizeof line, "%s: rows spanning 2^+-30 fall back to the native kernels (error / their bound %.3g)", name, r);
-    check(r >= 0.0 && r <= 1.0, line);
-    r = emulated_case<T>(100, 100, 4096, 0, 2, true, "");
+    double r = emulated_case<T>(100, 100, 4096, 0, 2, true);
     snprintf(line, sizeof line, "%s: 2 moduli leave no bits for K = 4096: native kernels (%.3g)", name, r);
     check(r >= 0.0 && r <= 1.0, line);
     {
@@ -540,6 +569,22 @@ static void refusals(void)
     cudaFree(d);
 }
 
+/* AUTO's rule for a line's bits (gemm__ozaki_need), on lines whose need
+   is known: one entry (t bits), a uniform-like line of 8192 entries of
+   mean 1/2 (t + 1 - 6.5), a sum that overflowed (counted as max: t +
+   log2(nnz)/2), no nonzero entry (0). */
+static void need_rule(void)
+{
+    const int u = GEMM__OZAKI_NEED_UNIT;
+    check(gemm__ozaki_need(1.0, 1.0, 1, 23) == 23 * u, "AUTO's rule: a line of one entry needs t bits");
+    check(gemm__ozaki_need(1.0, 4096.0, 8192, 52) == (52 - 6) * u + u / 2, "AUTO's rule: 8192 entries of mean 1/2 need "
+                                                                          "t - 5.5 bits");
+    check(gemm__ozaki_need(0x1p1000, INFINITY, 16, 52) == 54 * u, "AUTO's rule: an overflowed sum counts as max");
+    check(gemm__ozaki_need(0.0, 0.0, 0, 52) == 0, "AUTO's rule: a line of zeros needs nothing");
+    check(gemm__ozaki_need(1.0, 91.0, 8192, 52) > 51 * u && gemm__ozaki_need(1.0, 91.0, 8192, 52) <= 52 * u,
+          "AUTO's rule: one entry of 1 and a rest summing to 90 over 8192 entries needs t - 0.01 bits");
+}
+
 /* AUTO's choice by size alone (options.moduli = 0): the emulation from
    k >= 4096 and m n k >= 2^39 (8192^3) in both precisions, native below;
    options.moduli > 0 always emulates. */
@@ -571,6 +616,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--model") == 0) {
         model();
         auto_sizes();
+        need_rule();
         printf("%d passed, %d failed\n", passed, failed);
         return failed != 0;
     }
@@ -580,6 +626,7 @@ int main(int argc, char **argv)
     }
     model();
     auto_sizes();
+    need_rule();
     refusals();
     for (gemm_layout layout : {GEMM_ROW_MAJOR, GEMM_COL_MAJOR})
         for (gemm_transpose ta : {GEMM_NO_TRANS, GEMM_TRANS})

@@ -234,7 +234,7 @@ typedef struct gemm__hooks {
     int64_t verify_drop_k;    /* verified calls: the product skips the last this many of k (a lost split-K slice) */
     int verify_fault_skip;    /* verified calls: these many products (batch members) run clean first */
     int cl_verify_kernels;    /* OpenCL verified calls: 1 = the sums' kernels even on a CPU device (else mapped, summed on the host) */
-    int cuda_ozaki;           /* CUDA emulated products: 1 = never (native, 3xTF32), 2 = whatever the sizes and spans; bench */
+    int cuda_ozaki;           /* CUDA emulated products: 1 = never (native, 3xTF32); bench */
     int mpi_corrupt_shift;    /* MPI: the Nth block a blocking shift receives from now arrives with a bit flipped (1 = the next) */
 } gemm__hooks;
 GEMM_DEF gemm__hooks *gemm__test_hooks(void);

@@ -25,6 +25,7 @@
    The moduli are the largest pairwise coprime numbers up to 256, in
    descending order: the first N are taken. */
 #pragma once
+#include <float.h> /* DBL_MAX */
 #include <math.h>
 #include <stdint.h>
 #include <string.h> /* memcpy */
@@ -159,6 +160,24 @@ static inline bool gemm__ozaki_bits(const gemm__ozaki_moduli *m, int64_t K, int 
     *bits_a = total - total / 2 < 53 ? total - total / 2 : 53;
     *bits_b = total - *bits_a < 53 ? total - *bits_a : 53;
     return true;
+}
+
+/* The bits a line (a row of op(A), a column of op(B)) needs for AUTO's
+   accuracy, in 1/256 of a bit (GEMM__OZAKI_NEED_UNIT): each of its nnz
+   nonzero entries rounds to the line's fixed point with an error of up
+   to 2^-bits of its largest magnitude `max`; such errors add up like a
+   random walk (sqrt(nnz) of them) against the line's magnitude sum `sum`
+   (= sum |x|), and AUTO wants that ratio at most 2^-target:
+       bits >= log2(max sqrt(nnz) / sum) + target.
+   A sum that overflowed counts as max (max <= sum: the most it can need).
+   Not a bound: the bound, which holds whatever the bits, is in
+   gemm_cuda.cuh's doc block; this is the rule AUTO picks moduli by. */
+#define GEMM__OZAKI_NEED_UNIT 256
+__host__ __device__ static inline int gemm__ozaki_need(double max, double sum, int nnz, int target)
+{
+    if (nnz <= 0 || !(max > 0.0)) return 0;
+    double ratio = sum <= DBL_MAX ? max / sum : 1.0;
+    return (int)ceil((log2(ratio) + 0.5 * log2((double)nnz) + target) * GEMM__OZAKI_NEED_UNIT);
 }
 
 /* The scale exponent of a row (column) whose largest magnitude has binary

@@ -10,11 +10,13 @@
    When it runs (gemm__cuda_ozaki_wanted): options.moduli > 0 asks for it
    with that many moduli; 0 lets the sizes decide (emulation pays only
    where the int8 products dominate: large m, n and k), with the default
-   count (fp64 15, fp32 9). It declines, and the native kernels run, where
-   the sm_90a code is not loaded, when the moduli leave fewer than 2 bits
-   for K, when an operand holds an Inf or NaN, and when a row of op(A) or
-   a column of op(B) spans more binary orders than its bits carry (its
-   smallest entries would vanish). gemm_cuda_last_moduli() says which ran. */
+   count (fp64 15, fp32 9), adding moduli where a line needs them. It
+   declines, and the native kernels run, where the sm_90a code is not
+   loaded, when the moduli leave fewer than 2 bits for K, when an operand
+   holds an Inf or NaN, and, under AUTO, when a row of op(A) or a column
+   of op(B) needs more bits than the most moduli give (gemm__ozaki_need:
+   its largest entry too far above its typical one).
+   gemm_cuda_last_moduli() says which ran. */
 #pragma once
 #include <stdint.h>
 #include <type_traits>
@@ -35,24 +37,34 @@ static GEMM__THREAD_LOCAL int gemm__cuda_moduli_used = 0;
 /* The default moduli. fp64: 15, whose error was at or below
    cublasDgemm's on uniform inputs and on entries spread over 2^+-10 on an
    H100 (14 lost to it on the spread ones). fp32: 9, whose 28 or so bits
-   per row keep uniform fp32 data from rounding entries away (8 left
-   about 24 bits, fewer than such data spans) at errors far below
-   cublasSgemm's. */
+   per row are 4 more than fp32's own, at errors far below cublasSgemm's. */
 template <typename T> static int gemm__cuda_ozaki_default_moduli(void)
 {
     return std::is_same<T, double>::value ? 15 : 9;
 }
 
-/* The most moduli AUTO takes when the scaling pass finds spans the
-   default's bits do not carry, wherever it emulates: one more for fp64
-   (53 bits an operand is fp64's limit; 16 cost 1/15 more products), two
-   more for fp32 (11: 22% more products). fp32's alternative, 3xTF32, is
-   slower at every size AUTO emulates: at 8192^3 on an H100 (uniform
-   inputs, whose spans take 10 moduli there) 10 moduli ran at 2.46-2.48x
-   cublasSgemm and 3xTF32 at 1.76-1.82 (bench_cuda_ozaki, 2026-11-28). */
+/* The most moduli AUTO takes when the scaling pass finds lines that need
+   more bits than the default's: one more for fp64 (53 bits an operand is
+   fp64's limit; 16 cost 1/15 more products), two more for fp32 (11: 22%
+   more products), whose alternative, 3xTF32, is slower at every size AUTO
+   emulates (8192^3 on an H100: 10 moduli 2.46-2.48x cublasSgemm, 3xTF32
+   1.76-1.82; bench_cuda_ozaki, 2026-11-28). */
 template <typename T> static int gemm__cuda_ozaki_max_moduli(void)
 {
     return std::is_same<T, double>::value ? 16 : 11;
+}
+
+/* AUTO's accuracy target (gemm__ozaki_need): a line's rounding to its
+   bits at most 2^-target of its magnitude sum, twice the unit roundoff of
+   the product's precision (fp64 2^-52, fp32 2^-23). Measured on an H100
+   (bench_cuda_ozaki, 16384^3, errors against exact sums relative to
+   |A||B|): fp64 with entries spread over 2^+-10 needs 49.4 bits by this
+   rule and its 15 moduli give 50, at 0.25 of cublasDgemm's error; spread
+   over 2^+-30 it needs 50.9, and 15 moduli gave 1.18 of cublasDgemm's
+   error, so AUTO takes 16 there. */
+template <typename T> static int gemm__cuda_ozaki_target(void)
+{
+    return std::is_same<T, double>::value ? 52 : 23;
 }
 
 /* Whether the sizes alone let the emulation run: asked (options.moduli),
@@ -65,27 +77,25 @@ template <typename T> static int gemm__cuda_ozaki_max_moduli(void)
    and at K = 1024. */
 template <typename T> static bool gemm__cuda_ozaki_wanted(const gemm__problem *p, const gemm_cuda_options *opt)
 {
-    int hook = GEMM__HOOK(cuda_ozaki, 0);
     double flops = (double)p->m * (double)p->n * (double)p->k;
-    if (hook == 1) return false;
-    if (opt->moduli > 0 || hook == 2) return true;
+    if (GEMM__HOOK(cuda_ozaki, 0) == 1) return false;
+    if (opt->moduli > 0) return true;
     return p->k >= 4096 && flops >= 0x1p39;
 }
 
 /* Whether the moduli carry the inputs as the scaling pass found them: no
-   Inf or NaN, and no row of op(A) or column of op(B) whose smallest
-   nonzero entries lie 2^bits or more below its largest (they would round
-   to zero). The test hook 2 waives the span (bench sweeps). */
-static bool gemm__ozaki_carried(const gemm__ozaki_found *f, int bits_a, int bits_b)
+   Inf or NaN, and under AUTO (not forced) no line of either operand that
+   needs more bits than it gets. */
+static bool gemm__ozaki_carried(const gemm__ozaki_found *f, bool forced, int bits_a, int bits_b)
 {
     if (f->nonfinite) return false;
-    return GEMM__HOOK(cuda_ozaki, 0) == 2 || (f->span_a < bits_a && f->span_b < bits_b);
+    return forced || (f->need_a <= bits_a * GEMM__OZAKI_NEED_UNIT && f->need_b <= bits_b * GEMM__OZAKI_NEED_UNIT);
 }
 
 /* Where each part of the scratch is. */
 typedef struct gemm__ozaki_layout {
     int64_t ldk, ldu, plane_a, plane_b, plane_u;
-    size_t at_ea, at_eb, at_min, at_ra, at_rb, at_u, bytes;
+    size_t at_ea, at_eb, at_lines, at_ra, at_rb, at_u, bytes;
 } gemm__ozaki_layout;
 
 static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K, int count)
@@ -99,7 +109,8 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
     l.plane_u = l.ldu * N;
     l.at_ea = at; at += ((size_t)M * sizeof(int) + 255) / 256 * 256;
     l.at_eb = at; at += ((size_t)N * sizeof(int) + 255) / 256 * 256;
-    l.at_min = at; at += ((size_t)(M > N ? M : N) * sizeof(int) + 255) / 256 * 256; /* the scan's minima, A's then B's */
+    l.at_lines = at; /* the scan's line statistics (gemm__ozaki_lines), A's then B's */
+    at += ((size_t)(M > N ? M : N) * (2 * sizeof(double) + sizeof(int)) + 255) / 256 * 256;
     l.at_ra = at; at += ((size_t)count * l.plane_a + 255) / 256 * 256;
     l.at_rb = at; at += ((size_t)count * l.plane_b + 255) / 256 * 256;
     l.at_u = at; at += (size_t)count * l.plane_u;
@@ -107,20 +118,22 @@ static gemm__ozaki_layout gemm__ozaki_layout_of(int64_t M, int64_t N, int64_t K,
     return l;
 }
 
-/* The scaling pass and the residues of one operand: R rows of K (element
-   (r, q) at X[r*rs + q*ks]). */
+/* The scaling pass of one operand: R rows of K (element (r, q) at
+   X[r*rs + q*ks]); each row's scale exponent into e, and the most bits a
+   row needs into *need. `stats` has room for R rows' statistics. */
 template <typename T>
-static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e, int *emin,
-                                    int *span, int *nonfinite, cudaStream_t stream)
+static gemm_status gemm__ozaki_scan(const char *fn, int R, int K, const T *X, int64_t rs, int64_t ks, int *e,
+                                    unsigned char *stats, int *need, int *nonfinite, cudaStream_t stream)
 {
     dim3 grid((unsigned)((K + 255) / 256), (unsigned)((R + 31) / 32));
+    gemm__ozaki_lines lines = {(unsigned long long *)stats, (double *)stats + R, (int *)((double *)stats + 2 * (int64_t)R)};
     if (grid.y > 65535) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d rows are too many for the scaling pass", fn, R);
-    GEMM__CUDA_TRY(fn, cudaMemsetAsync(e, 0x80, (size_t)R * sizeof(int), stream)); /* -2139062144 */
-    GEMM__CUDA_TRY(fn, cudaMemsetAsync(emin, 0x7f, (size_t)R * sizeof(int), stream));
-    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
-    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, e, emin, nonfinite);
+    GEMM__CUDA_TRY(fn, cudaMemsetAsync(stats, 0, (size_t)R * (2 * sizeof(double) + sizeof(int)), stream));
+    if (ks == 1) gemm__ozaki_scan_kernel<T, true><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, lines, nonfinite);
+    else gemm__ozaki_scan_kernel<T, false><<<grid, 256, 0, stream>>>(R, K, X, rs, ks, lines, nonfinite);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
-    gemm__ozaki_span_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, e, emin, span);
+    gemm__ozaki_need_kernel<<<(unsigned)((R + 255) / 256), 256, 0, stream>>>(R, lines, gemm__cuda_ozaki_target<T>(), e,
+                                                                              need);
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
@@ -171,7 +184,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
 {
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, bits_a, bits_b;
     int count = opt->moduli > 0 ? opt->moduli : gemm__cuda_ozaki_default_moduli<T>();
-    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(); /* AUTO may add moduli for wide spans */
+    int most = opt->moduli > 0 ? count : gemm__cuda_ozaki_max_moduli<T>(); /* AUTO may add moduli for lines that need them */
     gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
     gemm__ozaki_found found = {0, 0, 0, 0};
     gemm__ozaki_layout l = gemm__ozaki_layout_of(M, N, K, most);
@@ -194,7 +207,8 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
         (void)cudaGetLastError();
         return GEMM_OK; /* too little memory for the residues: the native kernels need none */
     }
-    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb), *emin = (int *)(scratch + l.at_min);
+    int *ea = (int *)(scratch + l.at_ea), *eb = (int *)(scratch + l.at_eb);
+    unsigned char *stats = scratch + l.at_lines;
     gemm__ozaki_found *dfound = (gemm__ozaki_found *)scratch;
     int8_t *ra = (int8_t *)(scratch + l.at_ra), *rb = (int8_t *)(scratch + l.at_rb);
     uint8_t *u = scratch + l.at_u;
@@ -203,19 +217,20 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
     int64_t brs = p->b_trans ? 1 : p->ldb, bks = p->b_trans ? p->ldb : 1;
     s = GEMM_OK;
     if (cudaMemsetAsync(dfound, 0, sizeof found, stream) != cudaSuccess) s = gemm__fail(GEMM_ERR_DEVICE, "%s: cudaMemsetAsync failed", fn);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, emin, &dfound->span_a, &dfound->nonfinite, stream);
-    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, emin, &dfound->span_b, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, M, K, x.a, ars, aks, ea, stats, &dfound->need_a, &dfound->nonfinite, stream);
+    if (s == GEMM_OK) s = gemm__ozaki_scan<T>(fn, N, K, x.b, brs, bks, eb, stats, &dfound->need_b, &dfound->nonfinite, stream);
     if (s == GEMM_OK && (cudaMemcpyAsync(&found, dfound, sizeof found, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
                          cudaStreamSynchronize(stream) != cudaSuccess))
         s = gemm__fail(GEMM_ERR_DEVICE, "%s: reading the scaling pass back failed", fn);
-    /* AUTO: the fewest moduli from the default up whose bits carry the spans found */
-    while (s == GEMM_OK && !found.nonfinite && count < most && !gemm__ozaki_carried(&found, bits_a, bits_b)) {
+    /* AUTO: the fewest moduli from the default up whose bits the lines need */
+    bool forced = opt->moduli > 0;
+    while (s == GEMM_OK && !found.nonfinite && count < most && !gemm__ozaki_carried(&found, forced, bits_a, bits_b)) {
         gemm__ozaki_moduli more = gemm__ozaki_moduli_of(count + 1);
         if (!gemm__ozaki_bits(&more, K, &bits_a, &bits_b)) break;
         m = more;
         count++;
     }
-    if (s == GEMM_OK && gemm__ozaki_carried(&found, bits_a, bits_b)) {
+    if (s == GEMM_OK && gemm__ozaki_carried(&found, forced, bits_a, bits_b)) {
         *declined = false;
         s = gemm__ozaki_residues<T>(fn, M, K, x.a, ars, aks, ea, bits_a, m, ra, l.ldk, l.plane_a, stream);
         if (s == GEMM_OK) s = gemm__ozaki_residues<T>(fn, N, K, x.b, brs, bks, eb, bits_b, m, rb, l.ldk, l.plane_b, stream);

@@ -7,60 +7,73 @@
 #include <stdint.h>
 #include "../device/ozaki_math.cuh"
 
-/* What the scaling pass finds: any Inf or NaN, and the widest span of
-   binary exponents among a row's nonzero entries, per operand. */
+/* What the scaling pass finds: any Inf or NaN, and per operand the most
+   bits a line needs for AUTO's accuracy (gemm__ozaki_need, in
+   1/GEMM__OZAKI_NEED_UNIT of a bit). */
 typedef struct gemm__ozaki_found {
-    int nonfinite, span_a, span_b, pad;
+    int nonfinite, need_a, need_b, pad;
 } gemm__ozaki_found;
 
-/* The scaling pass, first half: each block takes 32 rows and 256 of K,
-   and folds each row's largest binary exponent into emax[r] and its
-   smallest nonzero one into emin[r] (atomics; the caller fills them with
-   very negative and very positive values first); an Inf or NaN sets
-   *nonfinite. Rows along K contiguous (KC): the lanes of a warp read
-   along a row; else along the rows, the 8 warps splitting K. */
+/* A line's statistics, struct of arrays over the R lines: its largest
+   magnitude (an fp64 >= 0, whose bit pattern orders as its value, so a
+   64-bit atomicMax folds it), the sum of its magnitudes and the count of
+   its nonzero entries. The caller zeroes them before the scan. */
+typedef struct gemm__ozaki_lines {
+    unsigned long long *max;
+    double *sum;
+    int *nnz;
+} gemm__ozaki_lines;
+
+/* The scaling pass, first half: each block takes 32 rows and 256 of K
+   and folds each row's part into the row's statistics (atomics); an Inf
+   or NaN sets *nonfinite. Rows along K contiguous (KC): the lanes of a
+   warp read along a row; else along the rows, the 8 warps splitting K. */
 template <typename T, bool KC>
 __global__ void __launch_bounds__(256) gemm__ozaki_scan_kernel(int R, int K, const T *X, int64_t rs, int64_t ks,
-                                                               int *emax, int *emin, int *nonfinite)
+                                                               gemm__ozaki_lines lines, int *nonfinite)
 {
     int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;
     int64_t r0 = (int64_t)blockIdx.y * 32, q0 = (int64_t)blockIdx.x * 256;
     int bad = 0;
     for (int j = 0; j < (KC ? 4 : 1); j++) {
         int64_t r = r0 + (KC ? ty + 8 * j : tx);
-        double big = 0.0, small = INFINITY;
+        double big = 0.0, sum = 0.0;
+        int nnz = 0;
         if (r < R)
             for (int64_t q = q0 + (KC ? tx : ty); q < q0 + 256 && q < K; q += KC ? 32 : 8) {
                 double v = fabs((double)X[r * rs + q * ks]);
                 bad |= !isfinite(v);
                 big = fmax(big, v);
-                if (v > 0.0) small = fmin(small, v);
+                sum += v;
+                nnz += v > 0.0;
             }
         if (KC)
 #pragma unroll
             for (int o = 16; o > 0; o /= 2) {
                 big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
-                small = fmin(small, __shfl_xor_sync(0xffffffffu, small, o));
+                sum += __shfl_xor_sync(0xffffffffu, sum, o);
+                nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
             }
         if (r < R && (!KC || tx == 0) && big > 0.0 && isfinite(big)) {
-            atomicMax(&emax[r], ilogb(big));
-            atomicMin(&emin[r], ilogb(small));
+            atomicMax(&lines.max[r], (unsigned long long)__double_as_longlong(big));
+            atomicAdd(&lines.sum[r], sum);
+            atomicAdd(&lines.nnz[r], nnz);
         }
     }
     if (bad) atomicOr(nonfinite, 1);
 }
 
-/* The scaling pass, second half: the row's exponent for its scale (0 for
-   a row of zeros: nothing to scale) into emax[r], and the widest span of
-   exponents among the rows into *span. */
-__global__ void gemm__ozaki_span_kernel(int R, int *emax, const int *emin, int *span)
+/* The scaling pass, second half: each row's exponent for its scale into
+   e[r] (0 for a row of zeros: nothing to scale), and the most bits a row
+   needs (gemm__ozaki_need with `target`) into *need. */
+__global__ void gemm__ozaki_need_kernel(int R, gemm__ozaki_lines lines, int target, int *e, int *need)
 {
     int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= R) return;
-    int hi = emax[r], lo = emin[r];
-    bool zeros = hi < -100000; /* never raised: no nonzero entry */
-    emax[r] = zeros ? 0 : hi;
-    if (!zeros) atomicMax(span, hi - lo);
+    double max = __longlong_as_double((long long)lines.max[r]);
+    int nnz = lines.nnz[r];
+    e[r] = nnz > 0 ? ilogb(max) : 0;
+    if (nnz > 0) atomicMax(need, gemm__ozaki_need(max, lines.sum[r], nnz, target));
 }
 
 /* The residues of row r's integers (scaled by 2^(bits - 1 - e[r])) modulo
