@@ -106,7 +106,17 @@ static gemm_status gemm__cuda_verify_pass(const char *fn, cudaStream_t st, const
     tiles = (rows + GEMM__CUDA_VERIFY_ROWS - 1) / GEMM__CUDA_VERIFY_ROWS;
     strips = (cols + GEMM__CUDA_VERIFY_COLS - 1) / GEMM__CUDA_VERIFY_COLS;
     dim3 grid((unsigned)tiles, (unsigned)(strips < 65535 ? strips : 65535));
-    gemm__cuda_verify_tile<T><<<grid, 256, 0, st>>>(x, (int)rows, (int)cols, cs, ws, io);
+    bool sum_cols = io.col >= 0 || io.cola >= 0, sum_rows = io.row >= 0 || io.rowa >= 0;
+    bool abs_sums = io.cola >= 0 || io.rowa >= 0, row_weights = sum_cols && (io.wr >= 0 || io.wra >= 0);
+    /* the shapes the verified call's passes take, either way round */
+#define GEMM__CUDA_VERIFY_LAUNCH(C, R, A, W) gemm__cuda_verify_tile<T, C, R, A, W><<<grid, 256, 0, st>>>(x, (int)rows, (int)cols, cs, ws, io)
+    if (sum_cols && sum_rows && row_weights) GEMM__CUDA_VERIFY_LAUNCH(true, true, true, true);
+    else if (sum_cols && sum_rows && abs_sums) GEMM__CUDA_VERIFY_LAUNCH(true, true, true, false);
+    else if (sum_cols && sum_rows) GEMM__CUDA_VERIFY_LAUNCH(true, true, false, false); /* C's pass */
+    else if (sum_cols && row_weights) GEMM__CUDA_VERIFY_LAUNCH(true, false, true, true);
+    else if (sum_cols) GEMM__CUDA_VERIFY_LAUNCH(true, false, true, false); /* abs sums too: harmless if unasked */
+    else GEMM__CUDA_VERIFY_LAUNCH(false, true, true, false);
+#undef GEMM__CUDA_VERIFY_LAUNCH
     GEMM__CUDA_TRY(fn, cudaGetLastError());
     return GEMM_OK;
 }
