@@ -5268,6 +5268,16 @@ GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose trans
 #include <stdint.h>         /* uint16_t, uint32_t */
 #include <string.h>         /* memcpy */
 
+#if defined(GEMM__CPU_X86)
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts (GCC bug 105593, fixed in 13), as in ukernel_x86.c. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_BF16_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* The pair (x, q) of an operand whose element (x, kk) is s[x*xs + kk*ps]:
    kk = 2q low, kk = 2q+1 high (zero when 2q+1 = k). */
 static uint32_t gemm__cpu_bf16_pair(const uint16_t *s, int64_t xs, int64_t ps, int64_t x, int64_t q, int64_t k)
@@ -5292,7 +5302,6 @@ static void gemm__cpu_bf16_pack_scalar(uint32_t *d, const uint16_t *s, int64_t x
     }
 }
 
-#if defined(GEMM__CPU_X86)
 /* The bf16 kernel's ISA: vdpbf16ps (AVX512-BF16) and the masked 16-bit
    moves of AVX512-BW/VL, which every CPU with AVX512-BF16 has. */
 #define GEMM__CPU_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
@@ -5402,6 +5411,10 @@ static void gemm__cpu_bf16_pack_b(const gemm__cpu_job *jb, char *d, int64_t x0, 
     gemm__cpu_bf16_pack(d, (const uint16_t *)(const void *)jb->b + x0 * p->bcs, p->bcs, p->brs, nx, p0, kc,
                         jb->k_elems, w);
 }
+#ifdef GEMM__CPU_BF16_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_BF16_GXX12_PUSH
+#endif
 #endif
 /* <<cpu packing_bf16 */
 /* >>cpu ukernel_bf16: src/cpu/ukernel_bf16.c */
@@ -5429,6 +5442,15 @@ static void gemm__cpu_bf16_pack_b(const gemm__cpu_job *jb, char *d, int64_t x0, 
 #include <stdint.h>           /* uint32_t */
 
 #if defined(GEMM__CPU_X86)
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts (GCC bug 105593, fixed in 13), as in ukernel_x86.c. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_BF16_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* Whether the CPU and OS run the kernel (asked once: cpuid traps to the
    hypervisor in a VM, microseconds a call). */
 static int gemm__cpu_bf16_known = -1;
@@ -5487,6 +5509,10 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
                                                            NULL, NULL, NULL, NULL};
+#ifdef GEMM__CPU_BF16_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_BF16_GXX12_PUSH
+#endif
 #else
 static int gemm__cpu_has_avx512bf16(void) { return 0; }
 #endif

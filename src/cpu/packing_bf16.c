@@ -26,6 +26,16 @@
 #include "job.h"            /* gemm__cpu_job */
 #include "platform.h"       /* GEMM__CPU_X86, <immintrin.h> */
 
+#if defined(GEMM__CPU_X86)
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts (GCC bug 105593, fixed in 13), as in ukernel_x86.c. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_BF16_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* The pair (x, q) of an operand whose element (x, kk) is s[x*xs + kk*ps]:
    kk = 2q low, kk = 2q+1 high (zero when 2q+1 = k). */
 static uint32_t gemm__cpu_bf16_pair(const uint16_t *s, int64_t xs, int64_t ps, int64_t x, int64_t q, int64_t k)
@@ -50,7 +60,6 @@ static void gemm__cpu_bf16_pack_scalar(uint32_t *d, const uint16_t *s, int64_t x
     }
 }
 
-#if defined(GEMM__CPU_X86)
 /* The bf16 kernel's ISA: vdpbf16ps (AVX512-BF16) and the masked 16-bit
    moves of AVX512-BW/VL, which every CPU with AVX512-BF16 has. */
 #define GEMM__CPU_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
@@ -160,4 +169,8 @@ static void gemm__cpu_bf16_pack_b(const gemm__cpu_job *jb, char *d, int64_t x0, 
     gemm__cpu_bf16_pack(d, (const uint16_t *)(const void *)jb->b + x0 * p->bcs, p->bcs, p->brs, nx, p0, kc,
                         jb->k_elems, w);
 }
+#ifdef GEMM__CPU_BF16_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_BF16_GXX12_PUSH
+#endif
 #endif

@@ -27,6 +27,15 @@
 #include "ukernel_x86.c"      /* GEMM__CPU_Z_S: the fp32 AVX-512 vector operations */
 
 #if defined(GEMM__CPU_X86)
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts (GCC bug 105593, fixed in 13), as in ukernel_x86.c. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_BF16_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /* Whether the CPU and OS run the kernel (asked once: cpuid traps to the
    hypervisor in a VM, microseconds a call). */
 static int gemm__cpu_bf16_known = -1;
@@ -85,6 +94,10 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
                                                            NULL, NULL, NULL, NULL};
+#ifdef GEMM__CPU_BF16_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_BF16_GXX12_PUSH
+#endif
 #else
 static int gemm__cpu_has_avx512bf16(void) { return 0; }
 #endif
