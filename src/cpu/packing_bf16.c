@@ -93,26 +93,47 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_interleave(uint32_t *d, con
     }
 }
 
-/* Eight 32-bit rows r0..r7 (8 lanes each) transposed: lane i of row j
-   becomes lane j of row i, stored at d, d + w, ..., d + 7w. */
-static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_transpose8(uint32_t *d, int64_t w, const __m256i *r)
+/* Eight rows of 8 pairs (32-bit units), row j at s + j*xs, transposed:
+   lane i of row j becomes lane j of row i, stored at d, d + w, ...,
+   d + 7w. Named variables throughout, so nothing goes through memory. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_transpose8(uint32_t *d, int64_t w, const uint16_t *s, int64_t xs)
 {
-    __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-    __m256i t4 = _mm256_unpacklo_epi32(r[4], r[5]), t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-    __m256i t6 = _mm256_unpacklo_epi32(r[6], r[7]), t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+    __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 0 * xs));
+    __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 1 * xs));
+    __m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 2 * xs));
+    __m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 3 * xs));
+    __m256i r4 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 4 * xs));
+    __m256i r5 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 5 * xs));
+    __m256i r6 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 6 * xs));
+    __m256i r7 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 7 * xs));
+    __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
+    __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
+    __m256i t4 = _mm256_unpacklo_epi32(r4, r5), t5 = _mm256_unpackhi_epi32(r4, r5);
+    __m256i t6 = _mm256_unpacklo_epi32(r6, r7), t7 = _mm256_unpackhi_epi32(r6, r7);
     __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
     __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
     __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
     __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
-    _mm256_storeu_si256((__m256i *)(d + 0 * w), _mm256_permute2x128_si256(u0, u4, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 1 * w), _mm256_permute2x128_si256(u1, u5, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 2 * w), _mm256_permute2x128_si256(u2, u6, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 3 * w), _mm256_permute2x128_si256(u3, u7, 0x20));
-    _mm256_storeu_si256((__m256i *)(d + 4 * w), _mm256_permute2x128_si256(u0, u4, 0x31));
-    _mm256_storeu_si256((__m256i *)(d + 5 * w), _mm256_permute2x128_si256(u1, u5, 0x31));
-    _mm256_storeu_si256((__m256i *)(d + 6 * w), _mm256_permute2x128_si256(u2, u6, 0x31));
-    _mm256_storeu_si256((__m256i *)(d + 7 * w), _mm256_permute2x128_si256(u3, u7, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 0 * w), _mm256_permute2x128_si256(u0, u4, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 1 * w), _mm256_permute2x128_si256(u1, u5, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 2 * w), _mm256_permute2x128_si256(u2, u6, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 3 * w), _mm256_permute2x128_si256(u3, u7, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 4 * w), _mm256_permute2x128_si256(u0, u4, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 5 * w), _mm256_permute2x128_si256(u1, u5, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 6 * w), _mm256_permute2x128_si256(u2, u6, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 7 * w), _mm256_permute2x128_si256(u3, u7, 0x31));
+}
+
+/* Pairs (x, q) for x0 <= x < x1, q0 <= q < q1 (relative to p0), element
+   by element; rows from x1 to w are the padding's zeros. */
+static void gemm__cpu_bf16_pairs_scalar(uint32_t *dp, const uint16_t *s, int64_t xs, int64_t x, int64_t x1,
+                                        int64_t q0, int64_t q1, int64_t p0, int64_t k, int w, int64_t first)
+{
+    int64_t q, i;
+    for (q = q0; q < q1; q++) {
+        for (i = x; i < x1; i++) dp[q * w + i] = gemm__cpu_bf16_pair(s, xs, 1, first + i, p0 + q, k);
+        for (; i < w; i++) dp[q * w + i] = 0;
+    }
 }
 
 /* k contiguous (ps == 1): each pair is a 32-bit unit of its row. Blocks
@@ -123,22 +144,14 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_pairs(uint32_t *d, const ui
                                                            int64_t p0, int64_t kc, int64_t k, int w)
 {
     int64_t x0, x, q, whole = gemm__cpu_max(0, gemm__cpu_min(kc, k / 2 - p0)) / 8 * 8; /* pairs in 8-blocks */
-    __m256i r[8];
     for (x0 = 0; x0 < nx; x0 += w) {
         int64_t xw = gemm__cpu_min(w, nx - x0), full = xw / 8 * 8;
         uint32_t *dp = d + x0 * kc;
         for (x = 0; x < full; x += 8)
-            for (q = 0; q < whole; q += 8) {
-                int j;
-                for (j = 0; j < 8; j++)
-                    r[j] = _mm256_loadu_si256((const __m256i *)(const void *)(s + (x0 + x + j) * xs + 2 * (p0 + q)));
-                gemm__cpu_bf16_transpose8(dp + q * w + x, w, r);
-            }
-        for (q = 0; q < kc; q++) {
-            for (x = q < whole ? full : 0; x < xw; x++)
-                dp[q * w + x] = gemm__cpu_bf16_pair(s, xs, 1, x0 + x, p0 + q, k);
-            for (; x < w; x++) dp[q * w + x] = 0;
-        }
+            for (q = 0; q < whole; q += 8)
+                gemm__cpu_bf16_transpose8(dp + q * w + x, w, s + (x0 + x) * xs + 2 * (p0 + q), xs);
+        if (full < w) gemm__cpu_bf16_pairs_scalar(dp, s, xs, full, xw, 0, whole, p0, k, w, x0); /* rows past them */
+        gemm__cpu_bf16_pairs_scalar(dp, s, xs, 0, xw, whole, kc, p0, k, w, x0); /* pairs past the blocks */
     }
 }
 
