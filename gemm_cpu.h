@@ -5306,20 +5306,37 @@ static void gemm__cpu_bf16_pack_scalar(uint32_t *d, const uint16_t *s, int64_t x
    moves of AVX512-BW/VL, which every CPU with AVX512-BF16 has. */
 #define GEMM__CPU_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 
+/* d[0..31] = pairs (lo[i], hi[i]) for i < 32: the 16-bit interleave
+   works within 128-bit lanes (lane L gives rows 8L..8L+3 in its low
+   unpack, 8L+4..8L+7 in its high one), and one cross-lane permute per
+   16 rows puts the lanes back in order. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_interleave32(uint32_t *d, const uint16_t *lo, const uint16_t *hi)
+{
+    __m512i l = _mm512_loadu_si512((const void *)lo), h = _mm512_loadu_si512((const void *)hi);
+    __m512i a = _mm512_unpacklo_epi16(l, h), b = _mm512_unpackhi_epi16(l, h);
+    _mm512_storeu_si512((void *)d, _mm512_permutex2var_epi64(a, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), b));
+    _mm512_storeu_si512((void *)(d + 16), _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), b));
+}
+
 /* x contiguous (xs == 1): for each q, 16 lanes at a time, the k = 2q run
    and the k = 2q+1 run (none past k) widened to 32 bits, the second
-   shifted into the high halves. Masked loads read nothing past row nx and
+   shifted into the high halves (whole 32-row panels with both runs:
+   gemm__cpu_bf16_interleave32). Masked loads read nothing past row nx and
    give the padding's zeros; w is 8 or a multiple of 16. */
 static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_interleave(uint32_t *d, const uint16_t *s, int64_t ps,
                                                                 int64_t nx, int64_t p0, int64_t kc, int64_t k, int w)
 {
     int64_t x0, q, v, chunk = w < 16 ? w : 16;
-    for (x0 = 0; x0 < nx; x0 += w) {
-        int64_t xw = gemm__cpu_min(w, nx - x0);
-        uint32_t *dp = d + x0 * kc;
-        for (q = 0; q < kc; q++) {
-            int64_t kk = 2 * (p0 + q);
-            int has_hi = kk + 1 < k;
+    for (q = 0; q < kc; q++) { /* pair by pair, along the two runs: long runs for the prefetcher */
+        int64_t kk = 2 * (p0 + q);
+        int has_hi = kk + 1 < k;
+        for (x0 = 0; x0 < nx; x0 += w) {
+            int64_t xw = gemm__cpu_min(w, nx - x0);
+            uint32_t *dq = d + x0 * kc + q * w;
+            if (w == 32 && xw == 32 && has_hi) { /* a whole A panel's pair: two runs of 32, interleaved */
+                gemm__cpu_bf16_interleave32(dq, s + x0 + kk * ps, s + x0 + (kk + 1) * ps);
+                continue;
+            }
             for (v = 0; v < w; v += chunk) {
                 int64_t n = gemm__cpu_min(chunk, xw - v);
                 __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
@@ -5328,7 +5345,7 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_interleave(uint32_t *d, con
                     lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, s + (x0 + v) + kk * ps));
                     if (has_hi) hi = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, s + (x0 + v) + (kk + 1) * ps));
                 }
-                _mm512_mask_storeu_epi32(dp + q * w + v, (__mmask16)((1u << (unsigned)chunk) - 1u),
+                _mm512_mask_storeu_epi32(dq + v, (__mmask16)((1u << (unsigned)chunk) - 1u),
                                          _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
             }
         }
