@@ -906,7 +906,8 @@ static gemm__cpu_caches gemm__cpu_cache_sizes(void)
 
    The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
    sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
-   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
+   fills half of L1d; MC: the packed A block (MC x KC) half of L2 (the bf16
+   kernel takes a third and a quarter, ukernel_bf16.c); NC: the
    packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
    Only KC changes the arithmetic (the k order of a sum), and it depends on
    the CPU alone. */
@@ -919,12 +920,14 @@ static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
-   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
-   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
-   rounded up to whole micro-panels). kc alone changes the arithmetic (the
-   k order of each sum); it depends on the CPU and precision, never on the
-   problem or the thread count. */
-static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
+   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known):
+   a B micro-panel (kc x nr) in 1/l1_parts of L1d, a packed A block
+   (mc x kc) in 1/l2_parts of L2; a test may force them (gemm__hooks.cpu_mc,
+   cpu_kc, cpu_nc; mc and nc rounded up to whole micro-panels). kc alone
+   changes the arithmetic (the k order of each sum); it depends on the CPU
+   and the kernel, never on the problem or the thread count. */
+static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int l2_parts, int64_t *mc, int64_t *kc,
+                                     int64_t *nc)
 {
     gemm__cpu_caches c = gemm__cpu_cache_sizes();
     long l1 = c.l1d, l2 = c.l2, panel;
@@ -932,11 +935,11 @@ static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *k
     if (l1 < 16384 || l1 > 1048576) l1 = 32768;
     if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
     /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
-       in half of L1, next to the A and C streams. */
-    *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
+       in its share of L1, next to the A and C streams. */
+    *kc = (int64_t)(l1 / l1_parts) / (nr * size) / 8 * 8;
     *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
-    /* packed A block (mc x kc) in half of L2. */
-    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
+    /* packed A block (mc x kc) in its share of L2. */
+    *mc = gemm__cpu_max(mr, (int64_t)(l2 / l2_parts) / (*kc * size) / mr * mr);
     /* packed B panel (kc x nc), read by every row block of a step, in a
        quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
     panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
@@ -945,6 +948,13 @@ static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *k
     if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
     if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
     if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
+}
+
+/* The fp32 and fp64 kernels' blocks: a B micro-panel in half of L1d, an A
+   block in half of L2. */
+static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
+{
+    gemm__cpu_blocking_parts(mr, nr, size, 2, 2, mc, kc, nc);
 }
 /* <<cpu cache_blocking */
 /* >>cpu packing: src/cpu/packing.c */
@@ -1946,6 +1956,7 @@ struct gemm__cpu_job {
        operands' elements along k (bf16: p->k pairs of k_elems) */
     gemm__cpu_pack_block_fn pack_a_block, pack_b_block;
     int64_t k_elems;
+    int l1_parts, l2_parts;          /* the caches' shares of its blocks (cache_blocking.c; 0: 2, half) */
 };
 
 /* One item of one step, as the inner loops see it. */
@@ -2809,7 +2820,8 @@ static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char *
 static gemm_status gemm__cpu_packed_blocks(const char *func, gemm__cpu_job *jb)
 {
     const gemm__problem *p = jb->p;
-    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    gemm__cpu_blocking_parts(jb->uk->mr, jb->uk->nr, (int)jb->es, jb->l1_parts ? jb->l1_parts : 2,
+                             jb->l2_parts ? jb->l2_parts : 2, &jb->mc, &jb->kc, &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
                           (long long)p->k);
@@ -5535,6 +5547,14 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 #undef GEMM__CPU_BF16_DECL
 #undef GEMM__CPU_BF16_STEP
 
+/* Its blocks: a B micro-panel (kc pairs x 8) in a third of L1d and the
+   packed A block in a quarter of L2, where the fp32 kernels take half of
+   each: on the 2-core EPYC (48 KiB L1d, 1 MiB L2) kc = 512 pairs and
+   mc = 128 against 768 and 160, measured 2-6% faster at n = 2048 and 4096
+   on 1 and 2 threads (bench/RESULTS.md). */
+#define GEMM__CPU_BF16_L1_PARTS 3
+#define GEMM__CPU_BF16_L2_PARTS 4
+
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
@@ -5623,6 +5643,8 @@ static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem 
     jb.k_elems = p->k;
     jb.pack_a_block = gemm__cpu_bf16_pack_a;
     jb.pack_b_block = gemm__cpu_bf16_pack_b;
+    jb.l1_parts = GEMM__CPU_BF16_L1_PARTS;
+    jb.l2_parts = GEMM__CPU_BF16_L2_PARTS;
     return gemm__cpu_run_packed(func, &jb, options);
 #else
     (void)p; (void)alpha; (void)a; (void)b; (void)beta; (void)C; (void)options;

@@ -90,6 +90,14 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 #undef GEMM__CPU_BF16_DECL
 #undef GEMM__CPU_BF16_STEP
 
+/* Its blocks: a B micro-panel (kc pairs x 8) in a third of L1d and the
+   packed A block in a quarter of L2, where the fp32 kernels take half of
+   each: on the 2-core EPYC (48 KiB L1d, 1 MiB L2) kc = 512 pairs and
+   mc = 128 against 768 and 160, measured 2-6% faster at n = 2048 and 4096
+   on 1 and 2 threads (bench/RESULTS.md). */
+#define GEMM__CPU_BF16_L1_PARTS 3
+#define GEMM__CPU_BF16_L2_PARTS 4
+
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
