@@ -907,7 +907,7 @@ static gemm__cpu_caches gemm__cpu_cache_sizes(void)
    The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
    sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
    fills half of L1d; MC: the packed A block (MC x KC) half of L2 (the bf16
-   kernel takes a third and a quarter, ukernel_bf16.c); NC: the
+   kernel takes less of each cache, ukernel_bf16.c); NC: the
    packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
    Only KC changes the arithmetic (the k order of a sum), and it depends on
    the CPU alone. */
@@ -922,12 +922,13 @@ static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
    caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known):
    a B micro-panel (kc x nr) in 1/l1_parts of L1d, a packed A block
-   (mc x kc) in 1/l2_parts of L2; a test may force them (gemm__hooks.cpu_mc,
+   (mc x kc) in 1/l2_parts of L2, the packed B panel (kc x nc) in
+   1/l3_parts of L3 (2 to 8 MiB; 4 MiB when L3 is unknown); a test may force them (gemm__hooks.cpu_mc,
    cpu_kc, cpu_nc; mc and nc rounded up to whole micro-panels). kc alone
    changes the arithmetic (the k order of each sum); it depends on the CPU
    and the kernel, never on the problem or the thread count. */
-static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int l2_parts, int64_t *mc, int64_t *kc,
-                                     int64_t *nc)
+static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int l2_parts, int l3_parts, int64_t *mc,
+                                     int64_t *kc, int64_t *nc)
 {
     gemm__cpu_caches c = gemm__cpu_cache_sizes();
     long l1 = c.l1d, l2 = c.l2, panel;
@@ -941,8 +942,8 @@ static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int
     /* packed A block (mc x kc) in its share of L2. */
     *mc = gemm__cpu_max(mr, (int64_t)(l2 / l2_parts) / (*kc * size) / mr * mr);
     /* packed B panel (kc x nc), read by every row block of a step, in a
-       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
-    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+       share of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / l3_parts : 4194304;
     panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
     *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
     if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
@@ -951,10 +952,10 @@ static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int
 }
 
 /* The fp32 and fp64 kernels' blocks: a B micro-panel in half of L1d, an A
-   block in half of L2. */
+   block in half of L2, a B panel in a quarter of L3. */
 static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
 {
-    gemm__cpu_blocking_parts(mr, nr, size, 2, 2, mc, kc, nc);
+    gemm__cpu_blocking_parts(mr, nr, size, 2, 2, 4, mc, kc, nc);
 }
 /* <<cpu cache_blocking */
 /* >>cpu packing: src/cpu/packing.c */
@@ -1956,7 +1957,7 @@ struct gemm__cpu_job {
        operands' elements along k (bf16: p->k pairs of k_elems) */
     gemm__cpu_pack_block_fn pack_a_block, pack_b_block;
     int64_t k_elems;
-    int l1_parts, l2_parts;          /* the caches' shares of its blocks (cache_blocking.c; 0: 2, half) */
+    int l1_parts, l2_parts, l3_parts; /* the caches' shares of its blocks (cache_blocking.c; 0: the fp32 ones) */
 };
 
 /* One item of one step, as the inner loops see it. */
@@ -2821,7 +2822,8 @@ static gemm_status gemm__cpu_packed_blocks(const char *func, gemm__cpu_job *jb)
 {
     const gemm__problem *p = jb->p;
     gemm__cpu_blocking_parts(jb->uk->mr, jb->uk->nr, (int)jb->es, jb->l1_parts ? jb->l1_parts : 2,
-                             jb->l2_parts ? jb->l2_parts : 2, &jb->mc, &jb->kc, &jb->nc);
+                             jb->l2_parts ? jb->l2_parts : 2, jb->l3_parts ? jb->l3_parts : 4, &jb->mc, &jb->kc,
+                             &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
                           (long long)p->k);
@@ -5547,13 +5549,18 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 #undef GEMM__CPU_BF16_DECL
 #undef GEMM__CPU_BF16_STEP
 
-/* Its blocks: a B micro-panel (kc pairs x 8) in a third of L1d and the
-   packed A block in a quarter of L2, where the fp32 kernels take half of
-   each: on the 2-core EPYC (48 KiB L1d, 1 MiB L2) kc = 512 pairs and
-   mc = 128 against 768 and 160, measured 2-6% faster at n = 2048 and 4096
-   on 1 and 2 threads (bench/RESULTS.md). */
+/* Its blocks: a B micro-panel (kc pairs x 8) in a third of L1d, the
+   packed A block in a quarter of L2 and the packed B panel in a sixteenth
+   of L3 (at least 2 MiB), where the fp32 kernels take a half, a half and
+   a quarter. On the 2-core EPYC (48 KiB L1d, 1 MiB L2, 32 MiB L3 shared
+   with other machines' cores) that is kc = 512 pairs, mc = 128, nc = 1024
+   against 768, 160 and 2728: kc and mc measured 2-6% faster at n = 2048
+   and 4096 on 1 and 2 threads, and the 8 MiB panel of the fp32 shares ran
+   4096^3 on 1 thread at 418 GFLOP/s where 2 MiB ran at 485 (interleaved
+   A/B while the machine's L3 was busy; bench/RESULTS.md). */
 #define GEMM__CPU_BF16_L1_PARTS 3
 #define GEMM__CPU_BF16_L2_PARTS 4
+#define GEMM__CPU_BF16_L3_PARTS 16
 
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
@@ -5645,6 +5652,7 @@ static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem 
     jb.pack_b_block = gemm__cpu_bf16_pack_b;
     jb.l1_parts = GEMM__CPU_BF16_L1_PARTS;
     jb.l2_parts = GEMM__CPU_BF16_L2_PARTS;
+    jb.l3_parts = GEMM__CPU_BF16_L3_PARTS;
     return gemm__cpu_run_packed(func, &jb, options);
 #else
     (void)p; (void)alpha; (void)a; (void)b; (void)beta; (void)C; (void)options;

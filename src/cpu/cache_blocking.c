@@ -3,7 +3,7 @@
    The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
    sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
    fills half of L1d; MC: the packed A block (MC x KC) half of L2 (the bf16
-   kernel takes a third and a quarter, ukernel_bf16.c); NC: the
+   kernel takes less of each cache, ukernel_bf16.c); NC: the
    packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
    Only KC changes the arithmetic (the k order of a sum), and it depends on
    the CPU alone. */
@@ -21,12 +21,13 @@ static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
 /* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
    caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known):
    a B micro-panel (kc x nr) in 1/l1_parts of L1d, a packed A block
-   (mc x kc) in 1/l2_parts of L2; a test may force them (gemm__hooks.cpu_mc,
+   (mc x kc) in 1/l2_parts of L2, the packed B panel (kc x nc) in
+   1/l3_parts of L3 (2 to 8 MiB; 4 MiB when L3 is unknown); a test may force them (gemm__hooks.cpu_mc,
    cpu_kc, cpu_nc; mc and nc rounded up to whole micro-panels). kc alone
    changes the arithmetic (the k order of each sum); it depends on the CPU
    and the kernel, never on the problem or the thread count. */
-static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int l2_parts, int64_t *mc, int64_t *kc,
-                                     int64_t *nc)
+static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int l2_parts, int l3_parts, int64_t *mc,
+                                     int64_t *kc, int64_t *nc)
 {
     gemm__cpu_caches c = gemm__cpu_cache_sizes();
     long l1 = c.l1d, l2 = c.l2, panel;
@@ -40,8 +41,8 @@ static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int
     /* packed A block (mc x kc) in its share of L2. */
     *mc = gemm__cpu_max(mr, (int64_t)(l2 / l2_parts) / (*kc * size) / mr * mr);
     /* packed B panel (kc x nc), read by every row block of a step, in a
-       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
-    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+       share of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / l3_parts : 4194304;
     panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
     *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
     if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
@@ -50,8 +51,8 @@ static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int
 }
 
 /* The fp32 and fp64 kernels' blocks: a B micro-panel in half of L1d, an A
-   block in half of L2. */
+   block in half of L2, a B panel in a quarter of L3. */
 static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
 {
-    gemm__cpu_blocking_parts(mr, nr, size, 2, 2, mc, kc, nc);
+    gemm__cpu_blocking_parts(mr, nr, size, 2, 2, 4, mc, kc, nc);
 }

@@ -198,7 +198,8 @@ static gemm_status gemm__cpu_packed_blocks(const char *func, gemm__cpu_job *jb)
 {
     const gemm__problem *p = jb->p;
     gemm__cpu_blocking_parts(jb->uk->mr, jb->uk->nr, (int)jb->es, jb->l1_parts ? jb->l1_parts : 2,
-                             jb->l2_parts ? jb->l2_parts : 2, &jb->mc, &jb->kc, &jb->nc);
+                             jb->l2_parts ? jb->l2_parts : 2, jb->l3_parts ? jb->l3_parts : 4, &jb->mc, &jb->kc,
+                             &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
                           (long long)p->k);

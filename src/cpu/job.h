@@ -78,7 +78,7 @@ struct gemm__cpu_job {
        operands' elements along k (bf16: p->k pairs of k_elems) */
     gemm__cpu_pack_block_fn pack_a_block, pack_b_block;
     int64_t k_elems;
-    int l1_parts, l2_parts;          /* the caches' shares of its blocks (cache_blocking.c; 0: 2, half) */
+    int l1_parts, l2_parts, l3_parts; /* the caches' shares of its blocks (cache_blocking.c; 0: the fp32 ones) */
 };
 
 /* One item of one step, as the inner loops see it. */

@@ -84,6 +84,7 @@ static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem 
     jb.pack_b_block = gemm__cpu_bf16_pack_b;
     jb.l1_parts = GEMM__CPU_BF16_L1_PARTS;
     jb.l2_parts = GEMM__CPU_BF16_L2_PARTS;
+    jb.l3_parts = GEMM__CPU_BF16_L3_PARTS;
     return gemm__cpu_run_packed(func, &jb, options);
 #else
     (void)p; (void)alpha; (void)a; (void)b; (void)beta; (void)C; (void)options;
