@@ -17,7 +17,8 @@
 
    Row-major NN, alpha 1, beta 0, random bf16 inputs; calls interleaved
    (ours, the peer's, the widened sgemm, ours, ...), the median of at least
-   5 (or as many as fit in about a second), wall time. Each of our results
+   7 (or as many as fit in about a second), wall time. The machine's load
+   average is printed before and after (the 2-core CI machine is shared). Each of our results
    is checked against the peer's and the sgemm one within the fp32 sum
    bound, 2 * k * 2^-24 * sum |a||b| per element (both compute fp32 sums of
    the same exact products, in different orders). */
@@ -97,6 +98,18 @@ static double worst_ratio(const float *c, const float *r, const float *fa, const
     return worst;
 }
 
+/* Linux's 1-minute load average, or -1. */
+static double load_average(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static void fill(uint16_t *a, float *fa, int64_t cnt, uint64_t *state)
 {
     int64_t j;
@@ -127,6 +140,7 @@ int main(int argc, char **argv)
     }
     peer_open(&pr, path);
     printf("gemm_cpu_sbgemm beside OpenBLAS cblas_sbgemm and gemm_cpu_sgemm on the widened matrices\n%s\n", pr.what);
+    printf("load average (1 min) at the start: %.2f\n", load_average());
     printf("row-major NN, alpha 1, beta 0; GFLOP/s median [min-max]; ratio = peer time / ours (> 1: ours faster);\n"
            "check: worst |ours - theirs| / (2 k 2^-24 sum|a||b|), peer and sgemm\n");
     printf("%5s %3s | %-23s | %-23s | %-23s | %6s %6s | %s\n", "n", "thr", "gemm sbgemm", "OpenBLAS sbgemm",
@@ -157,7 +171,7 @@ int main(int argc, char **argv)
             ws = worst_ratio(c[0], c[2], fa, fb, n);
             ok = (!have || wp <= 1) && ws <= 1;
             reps = (int64_t)(1.0 / (3 * one + 1e-9));
-            if (reps < 5) reps = 5;
+            if (reps < 7) reps = 7;
             if (reps > 64) reps = 64;
             for (j = 0; j < reps; j++) {
                 t0 = now();
@@ -191,5 +205,6 @@ int main(int argc, char **argv)
             free(a); free(b); free(fa); free(fb);
             for (r = 0; r < 3; r++) free(c[r]);
         }
+    printf("load average (1 min) at the end: %.2f\n", load_average());
     return failed != 0;
 }
