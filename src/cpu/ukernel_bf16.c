@@ -91,17 +91,18 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 #undef GEMM__CPU_BF16_STEP
 
 /* Its blocks: a B micro-panel (kc pairs x 8) in a third of L1d, the
-   packed A block in a quarter of L2 and the packed B panel in a sixteenth
+   packed A block in a quarter of L2 and the packed B panel in an eighth
    of L3 (at least 2 MiB), where the fp32 kernels take a half, a half and
    a quarter. On the 2-core EPYC (48 KiB L1d, 1 MiB L2, 32 MiB L3 shared
-   with other machines' cores) that is kc = 512 pairs, mc = 128, nc = 1024
-   against 768, 160 and 2728: kc and mc measured 2-6% faster at n = 2048
-   and 4096 on 1 and 2 threads, and the 8 MiB panel of the fp32 shares ran
-   4096^3 on 1 thread at 418 GFLOP/s where 2 MiB ran at 485 (interleaved
-   A/B while the machine's L3 was busy; bench/RESULTS.md). */
+   with other machines' cores) that is kc = 512 pairs, mc = 128, nc = 2048
+   against 768, 160 and 2728. Measured there, interleaved A/B: kc and mc
+   2-6% faster at n = 2048 and 4096 on 1 and 2 threads; the 8 MiB panel of
+   the fp32 shares ran 4096^3 on 1 thread at 418 GFLOP/s where 2 MiB ran
+   at 485 while other work filled the L3, and 4 MiB ran 1-3% ahead of 2 MiB
+   when the machine was quiet (1 and 2 threads). */
 #define GEMM__CPU_BF16_L1_PARTS 3
 #define GEMM__CPU_BF16_L2_PARTS 4
-#define GEMM__CPU_BF16_L3_PARTS 16
+#define GEMM__CPU_BF16_L3_PARTS 8
 
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
