@@ -5555,7 +5555,8 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
    a quarter. On the 2-core EPYC (48 KiB L1d, 1 MiB L2, 32 MiB L3 shared
    with other machines' cores) that is kc = 512 pairs, mc = 128, nc = 2048
    against 768, 160 and 2728. Measured there, interleaved A/B: kc and mc
-   2-6% faster at n = 2048 and 4096 on 1 and 2 threads; the 8 MiB panel of
+   as fast or up to 7% faster at n = 2048 and 4096 on 1 and 2 threads
+   (within 1% at 1024); the 8 MiB panel of
    the fp32 shares ran 4096^3 on 1 thread at 418 GFLOP/s where 2 MiB ran
    at 485 while other work filled the L3, and 4 MiB ran 1-3% ahead of 2 MiB
    when the machine was quiet (1 and 2 threads). */
