@@ -168,8 +168,8 @@
        and flushes denormal fp32 sums to zero (as OpenBLAS's Cooperlake
        and Sapphire Rapids sbgemm does). The result is then within the
        fp32 bound of the exact product (about k * 2^-24 * |A||B|, as
-       gemm_cpu_sgemm's), not bitwise gemm_cpu_sgemm's. On other CPUs A
-       and B are widened to fp32 copies (m*k + k*n floats, allocated per
+       gemm_cpu_sgemm's), not bitwise gemm_cpu_sgemm's. On other CPUs (and
+       for an alpha of Inf or NaN) A and B are widened to fp32 copies (m*k + k*n floats, allocated per
        call, before C is touched) and the fp32 kernels run on them: the
        result is bitwise gemm_cpu_sgemm's on the widened matrices.
        Its checks and statuses are gemm_cpu_sgemm's, under its own name;
@@ -423,9 +423,9 @@ extern "C" {
    order, reads bf16 denormals in A and B as zero and flushes denormal fp32
    results to zero (whatever MXCSR says; OpenBLAS's sbgemm on such CPUs
    does the same), so the result is within the fp32 bound of the exact
-   product, not bitwise gemm_cpu_sgemm's. Elsewhere the result is bitwise
-   gemm_cpu_sgemm's on A and B widened to fp32 (which is how it runs
-   there). Checks and statuses are gemm_cpu_sgemm's; C's bytes must also
+   product, not bitwise gemm_cpu_sgemm's. Elsewhere, and for an alpha of
+   Inf or NaN, the result is bitwise gemm_cpu_sgemm's on A and B widened to
+   fp32 (which is how it runs there). Checks and statuses are gemm_cpu_sgemm's; C's bytes must also
    be apart from those A and B span (the element types differ, so sharing
    bytes is sharing elements). */
 GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
@@ -5595,6 +5595,9 @@ static int gemm__cpu_has_avx512bf16(void) { return 0; }
    depend on the shape and alpha alone). The copies, m*k + k*n floats, are
    had before C is touched.
 
+   A call whose alpha is Inf or NaN widens too, so that each element sums
+   all of k before alpha multiplies it, as gemm_cpu_sgemm does.
+
    A test forces either through gemm__hooks.cpu_kernel: "avx512bf16" the
    native path (GEMM_ERR_UNAVAILABLE where the CPU lacks it), an fp32
    kernel's name the widening on that kernel. */
@@ -5700,7 +5703,9 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
     if (native < 0)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"avx512bf16\", which this build "
                           "or CPU cannot run", func);
-    if (native) return gemm__cpu_sbgemm_pairs(func, &p, alpha, a, b, beta, C, options);
+    /* alpha Inf or NaN: the fp32 path sums all of k before alpha multiplies
+       (direct.c), where the packed k blocks would give Inf - Inf = NaN */
+    if (native && gemm__cpu_finite(alpha)) return gemm__cpu_sbgemm_pairs(func, &p, alpha, a, b, beta, C, options);
     /* the canonical a and b as stored (op(a) = a^T: a is k x m), widened */
     ar = p.a_trans ? p.k : p.m;
     ac = p.a_trans ? p.m : p.k;

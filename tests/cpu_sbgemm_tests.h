@@ -229,6 +229,31 @@ static void sb_denormals(void)
                   "widening (%g = 2^-140)", (double)c, (double)w);
 }
 
+/* alpha = Inf where k spans several k blocks whose partial sums differ in
+   sign (+1024, -1024, +52): the call widens, so the sum is taken whole
+   before alpha multiplies it, +Inf and gemm_cpu_sgemm's bits (the packed
+   k blocks would give Inf - Inf = NaN). */
+static void sb_alpha_inf(void)
+{
+    enum { K = 2100 };
+    static uint16_t a[K], b[K];
+    static float fa[K], fb[K];
+    float c = 5, w = 5;
+    gemm_status s1, s2;
+    int q;
+    for (q = 0; q < K; q++) {
+        a[q] = 0x3f80; /* 1 */
+        b[q] = q < 1024 || q >= 2048 ? 0x3f80 : 0xbf80;
+        fa[q] = sb_widen(a[q]);
+        fb[q] = sb_widen(b[q]);
+    }
+    s1 = gemm_cpu_sbgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, K, INFINITY, a, K, b, 1, 0.0f, &c, 1, NULL);
+    s2 = gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 1, 1, K, INFINITY, fa, K, fb, 1, 0.0f, &w, 1, NULL);
+    battery_check(s1 == GEMM_OK && s2 == GEMM_OK && c == INFINITY && memcmp(&c, &w, sizeof c) == 0,
+                  "sbgemm: alpha = Inf over k = %d with partial sums of both signs gives +Inf as sgemm does (%g, %g)",
+                  K, (double)c, (double)w);
+}
+
 /* Which path runs, as the hook forces it: "avx512bf16" the native one
    (refused with GEMM_ERR_UNAVAILABLE, C untouched, where the CPU lacks
    it), an fp32 kernel's name the widening on that kernel. */
@@ -327,6 +352,7 @@ static void test_sbgemm(int nkernels, const char **kernels, int cases, int max_d
         set_blocking(0, 0, 0);
         use_kernel(NULL);
         sb_denormals();
+        sb_alpha_inf();
     } else {
         printf("(no AVX512-BF16 here: the native kernel's tests are skipped)\n");
     }

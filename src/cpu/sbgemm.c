@@ -16,6 +16,9 @@
    depend on the shape and alpha alone). The copies, m*k + k*n floats, are
    had before C is touched.
 
+   A call whose alpha is Inf or NaN widens too, so that each element sums
+   all of k before alpha multiplies it, as gemm_cpu_sgemm does.
+
    A test forces either through gemm__hooks.cpu_kernel: "avx512bf16" the
    native path (GEMM_ERR_UNAVAILABLE where the CPU lacks it), an fp32
    kernel's name the widening on that kernel. */
@@ -27,6 +30,7 @@
 #include "../core/internal.h" /* gemm__problem, gemm__fail, gemm__clear_error */
 #include "../core/overlap.c"  /* gemm__spans_apart */
 #include "../core/problem.c"  /* gemm__prepare */
+#include "direct.c"           /* gemm__cpu_finite */
 #include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_job_init, gemm__cpu_run_packed */
 #include "packing_bf16.c"     /* gemm__cpu_bf16_pack_a, gemm__cpu_bf16_pack_b */
 #include "sbgemm_api.h"
@@ -130,7 +134,9 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
     if (native < 0)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"avx512bf16\", which this build "
                           "or CPU cannot run", func);
-    if (native) return gemm__cpu_sbgemm_pairs(func, &p, alpha, a, b, beta, C, options);
+    /* alpha Inf or NaN: the fp32 path sums all of k before alpha multiplies
+       (direct.c), where the packed k blocks would give Inf - Inf = NaN */
+    if (native && gemm__cpu_finite(alpha)) return gemm__cpu_sbgemm_pairs(func, &p, alpha, a, b, beta, C, options);
     /* the canonical a and b as stored (op(a) = a^T: a is k x m), widened */
     ar = p.a_trans ? p.k : p.m;
     ac = p.a_trans ? p.m : p.k;

@@ -17,9 +17,9 @@ extern "C" {
    order, reads bf16 denormals in A and B as zero and flushes denormal fp32
    results to zero (whatever MXCSR says; OpenBLAS's sbgemm on such CPUs
    does the same), so the result is within the fp32 bound of the exact
-   product, not bitwise gemm_cpu_sgemm's. Elsewhere the result is bitwise
-   gemm_cpu_sgemm's on A and B widened to fp32 (which is how it runs
-   there). Checks and statuses are gemm_cpu_sgemm's; C's bytes must also
+   product, not bitwise gemm_cpu_sgemm's. Elsewhere, and for an alpha of
+   Inf or NaN, the result is bitwise gemm_cpu_sgemm's on A and B widened to
+   fp32 (which is how it runs there). Checks and statuses are gemm_cpu_sgemm's; C's bytes must also
    be apart from those A and B span (the element types differ, so sharing
    bytes is sharing elements). */
 GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
