@@ -5576,12 +5576,70 @@ static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx5
 static int gemm__cpu_has_avx512bf16(void) { return 0; }
 #endif
 /* <<cpu ukernel_bf16 */
+/* >>cpu sbgemm_small: src/cpu/sbgemm_small.c */
+/* Small bf16 products on the native kernel, past the packed driver.
+
+   Up to 64 x 64 x 64 the packed driver's fixed costs (block sizes, the
+   workspace and its counters, the schedule) were most of a call: about
+   170 ns at 2^3 against 60 ns for OpenBLAS's small kernels, on the 2-core
+   EPYC. Here A and B are packed whole, in k pairs (packing_bf16.c), into
+   panels on the stack, and the kernel runs tile by tile on one thread;
+   a tile at the edge of C goes through a local full tile, as loops.c
+   does. k <= 64 is 32 pairs, never more than one k block of the packed
+   path (kc >= 64 pairs, cache_blocking.c), so each tile is the same
+   kernel call on the same panels there and here: the same bits on either
+   path, for any thread count. */
+
+#include <stdint.h>           /* uint16_t, uint32_t */
+#include <string.h>           /* memcpy */
+
+#if defined(GEMM__CPU_X86)
+#define GEMM__CPU_BF16_SMALL_MN 64 /* m and n at most this */
+#define GEMM__CPU_BF16_SMALL_K 64  /* k at most this: 32 pairs */
+
+/* Whether a product takes the small path: from its shape alone (tests
+   force the packed path with gemm__hooks.cpu_path = 1). */
+static int gemm__cpu_bf16_small_fits(const gemm__problem *p)
+{
+    return p->m <= GEMM__CPU_BF16_SMALL_MN && p->n <= GEMM__CPU_BF16_SMALL_MN && p->k <= GEMM__CPU_BF16_SMALL_K &&
+           GEMM__HOOK(cpu_path, 0) != 1;
+}
+
+/* C = alpha*op(a)*op(b) + beta*C for a product that fits (p: the
+   canonical problem, its k in elements; a, b its operands). The panels,
+   2 x 8 KiB, live in this function's frame, not in its caller's. */
+static GEMM__CPU_NOINLINE void gemm__cpu_bf16_small(const gemm__problem *p, float alpha, const uint16_t *a,
+                                                    const uint16_t *b, float beta, float *C)
+{
+    uint32_t pa[GEMM__CPU_BF16_SMALL_MN * GEMM__CPU_BF16_SMALL_K / 2];
+    uint32_t pb[GEMM__CPU_BF16_SMALL_MN * GEMM__CPU_BF16_SMALL_K / 2];
+    float tile[32 * 8] = {0}; /* its rows and columns past C's edge are read, never stored */
+    int64_t kp = (p->k + 1) / 2, i, j, x;
+    gemm__cpu_bf16_pack((char *)pa, a, p->ars, p->acs, p->m, 0, kp, p->k, 32);
+    gemm__cpu_bf16_pack((char *)pb, b, p->bcs, p->brs, p->n, 0, kp, p->k, 8);
+    for (j = 0; j < p->n; j += 8)
+        for (i = 0; i < p->m; i += 32) {
+            int64_t mw = gemm__cpu_min(32, p->m - i), nw = gemm__cpu_min(8, p->n - j);
+            float *c = C + i + j * p->ldc;
+            if (mw == 32 && nw == 8) {
+                gemm__cpu_avx512bf16_s(kp, pa + i * kp, 32, pb + j * kp, 8, 1, alpha, beta, c, p->ldc);
+                continue;
+            }
+            if (beta != 0)
+                for (x = 0; x < nw; x++) memcpy(tile + x * 32, c + x * p->ldc, sizeof(float) * (size_t)mw);
+            gemm__cpu_avx512bf16_s(kp, pa + i * kp, 32, pb + j * kp, 8, 1, alpha, beta, tile, 32);
+            for (x = 0; x < nw; x++) memcpy(c + x * p->ldc, tile + x * 32, sizeof(float) * (size_t)mw);
+        }
+}
+#endif
+/* <<cpu sbgemm_small */
 /* >>cpu sbgemm: src/cpu/sbgemm.c */
 /* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C, on one of two paths.
 
    Native (the CPU has AVX512-BF16, ukernel_bf16.c): the packed driver
-   with the bf16 kernel and its packing in k pairs (packing_bf16.c), every
-   size; the threads, blocks and schedule are the fp32 path's. Each
+   with the bf16 kernel and its packing in k pairs (packing_bf16.c); the
+   threads, blocks and schedule are the fp32 path's. Products up to
+   64 x 64 x 64 skip the driver (sbgemm_small.c), with the same bits. Each
    product of two bf16 values is exact in fp32; vdpbf16ps adds them in its
    own order and flushes bf16 denormal inputs and denormal fp32 results to
    zero, so the result is an fp32 sum of the exact products, within
@@ -5650,6 +5708,11 @@ static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem 
 #if defined(GEMM__CPU_X86)
     gemm__problem pairs = *p;
     gemm__cpu_job jb;
+    if (gemm__cpu_bf16_small_fits(p)) {
+        gemm__cpu_bf16_small(p, alpha, a, b, beta, C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
     pairs.k = (p->k + 1) / 2;
     gemm__cpu_job_init(&jb, &pairs, &gemm__cpu_avx512bf16, (int64_t)sizeof(float), alpha, a, b, beta, C);
     jb.k_elems = p->k;

@@ -4,7 +4,8 @@
    the native kernel against a long double reference within the fp32 sum
    bound (every layout and transpose, odd k, edge tiles, padded leading
    dimensions, alpha and beta, NaN in C with beta = 0, tiny blocks, 1 and 2
-   threads, bitwise the same on both), and its denormal behaviour; the bits
+   threads, bitwise the same on both), the small path bitwise the packed
+   one, alpha = Inf over several k blocks, and its denormal behaviour; the bits
    of gemm_cpu_sgemm on the widened matrices on the widening path, forced
    for every fp32 kernel; and its own refusals (C's bytes over A's,
    negative threads, no memory). */
@@ -229,6 +230,51 @@ static void sb_denormals(void)
                   "widening (%g = 2^-140)", (double)c, (double)w);
 }
 
+/* The small path (up to 64 x 64 x 64, sbgemm_small.c) against the packed
+   path forced on the same products (gemm__hooks.cpu_path = 1): the same
+   bits, every layout and op pair, edge tiles, odd k, padded leading
+   dimensions, alpha and beta (beta = 0 over NaN). */
+static void sb_small_bits(void)
+{
+    static const int64_t shapes[][3] = {{1, 1, 1}, {2, 3, 1}, {5, 7, 3}, {31, 9, 64}, {33, 8, 63},
+                                        {64, 64, 64}, {17, 50, 33}, {32, 8, 2}};
+    size_t si;
+    int li, ai, bi, bad = 0, cases = 0;
+    uint64_t state = 31337;
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (li = 0; li < 2; li++)
+            for (ai = 0; ai < 2; ai++)
+                for (bi = 0; bi < 2; bi++) {
+                    gemm_layout lay = li ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR;
+                    gemm_transpose ta = ai ? GEMM_TRANS : GEMM_NO_TRANS, tb = bi ? GEMM_TRANS : GEMM_NO_TRANS;
+                    int64_t m = shapes[si][0], n = shapes[si][1], k = shapes[si][2], pad = (int64_t)(si % 3);
+                    int64_t ar = ta == GEMM_NO_TRANS ? m : k, ac = ta == GEMM_NO_TRANS ? k : m;
+                    int64_t br = tb == GEMM_NO_TRANS ? k : n, bc = tb == GEMM_NO_TRANS ? n : k;
+                    int64_t lda = (lay == GEMM_ROW_MAJOR ? ac : ar) + pad, ldb = (lay == GEMM_ROW_MAJOR ? bc : br) + pad;
+                    int64_t ldc = (lay == GEMM_ROW_MAJOR ? n : m) + pad;
+                    size_t na = battery_extent(lay, ar, ac, lda), nb = battery_extent(lay, br, bc, ldb);
+                    size_t nc = battery_extent(lay, m, n, ldc), x;
+                    uint16_t *a = (uint16_t *)malloc(na * 2), *b = (uint16_t *)malloc(nb * 2);
+                    float *c1 = (float *)malloc(nc * 4), *c2 = (float *)malloc(nc * 4);
+                    float alpha = cases % 3 == 0 ? 1.0f : -0.75f, beta = cases % 4 == 0 ? 0.0f : 0.5f;
+                    gemm_status s1, s2;
+                    for (x = 0; x < na; x++) a[x] = sb_round((float)(2 * battery_uniform(&state)));
+                    for (x = 0; x < nb; x++) b[x] = sb_round((float)(2 * battery_uniform(&state)));
+                    for (x = 0; x < nc; x++) c1[x] = c2[x] = beta == 0 ? NAN : (float)battery_uniform(&state);
+                    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc, NULL);
+                    gemm__test_hooks()->cpu_path = 1;
+                    s2 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c2, ldc, NULL);
+                    gemm__test_hooks()->cpu_path = 0;
+                    cases++;
+                    if ((s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, nc * 4) != 0) && bad++ < 3)
+                        printf("FAIL sbgemm/avx512bf16 small %lldx%lldx%lld %c%c%c: status %d %d, not the packed "
+                               "path's bits\n", (long long)m, (long long)n, (long long)k, li ? 'c' : 'r',
+                               ai ? 'T' : 'N', bi ? 'T' : 'N', (int)s1, (int)s2);
+                    free(a); free(b); free(c1); free(c2);
+                }
+    battery_check(bad == 0, "sbgemm/avx512bf16: %d small products bitwise the packed path's (%d differ)", cases, bad);
+}
+
 /* alpha = Inf where k spans several k blocks whose partial sums differ in
    sign (+1024, -1024, +52): the call widens, so the sum is taken whole
    before alpha multiplies it, +Inf and gemm_cpu_sgemm's bits (the packed
@@ -287,7 +333,8 @@ static int sb_paths(int nkernels, const char **kernels)
 }
 
 /* Its own refusals: C's bytes over A's, threads < 0, no memory for the
-   widened copies; each leaves C as it was. */
+   widened copies or for the native path's workspace; each leaves C as it
+   was. */
 static void sb_refusals(void)
 {
     uint16_t ab[64];
@@ -307,13 +354,29 @@ static void sb_refusals(void)
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "options->threads = -1") != NULL &&
                       memcmp(c, keep, sizeof c) == 0,
                   "sbgemm: options->threads = -1 is refused, C unchanged (%d: %s)", (int)s, gemm_last_error_detail());
+    use_kernel(NULL);
+    gemm__test_hooks()->cpu_kernel = gemm__cpu_kernel(); /* the best fp32 kernel: the widening */
     test_malloc_fail = 1;
     s = gemm_cpu_sbgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.0f, ab, 4, ab + 16, 4, 0.0f, c, 4,
                         NULL);
     test_malloc_fail = 0;
+    use_kernel(NULL);
     battery_check(s == GEMM_ERR_OUT_OF_MEMORY && memcmp(c, keep, sizeof c) == 0,
                   "sbgemm: no memory for the widened copies: GEMM_ERR_OUT_OF_MEMORY, C unchanged (%d: %s)", (int)s,
                   gemm_last_error_detail());
+    { /* past the small path, the native path's workspace (or, elsewhere, the widened copies) */
+        uint16_t *big = (uint16_t *)calloc(2 * 65 * 65, sizeof(uint16_t));
+        float *cb = (float *)malloc(sizeof(float) * 65 * 65), *kb = (float *)malloc(sizeof(float) * 65 * 65);
+        for (i = 0; i < 65 * 65; i++) cb[i] = kb[i] = (float)i;
+        test_malloc_fail = 1;
+        s = gemm_cpu_sbgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 65, 65, 65, 1.0f, big, 65, big + 65 * 65, 65,
+                            0.0f, cb, 65, NULL);
+        test_malloc_fail = 0;
+        battery_check(s == GEMM_ERR_OUT_OF_MEMORY && memcmp(cb, kb, sizeof(float) * 65 * 65) == 0,
+                      "sbgemm: 65^3 with no memory (%s): GEMM_ERR_OUT_OF_MEMORY, C unchanged (%d: %s)",
+                      gemm__cpu_sbgemm_kernel(), (int)s, gemm_last_error_detail());
+        free(big); free(cb); free(kb);
+    }
     s = gemm_cpu_sbgemm(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, 4, 4, 4, 1.0f, ab, 3, ab + 16, 4, 0.0f, c, 4,
                         NULL);
     battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), "gemm_cpu_sbgemm: lda = 3") != NULL,
@@ -353,6 +416,9 @@ static void test_sbgemm(int nkernels, const char **kernels, int cases, int max_d
         use_kernel(NULL);
         sb_denormals();
         sb_alpha_inf();
+        use_kernel("avx512bf16");
+        sb_small_bits();
+        use_kernel(NULL);
     } else {
         printf("(no AVX512-BF16 here: the native kernel's tests are skipped)\n");
     }

@@ -1,8 +1,9 @@
 /* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C, on one of two paths.
 
    Native (the CPU has AVX512-BF16, ukernel_bf16.c): the packed driver
-   with the bf16 kernel and its packing in k pairs (packing_bf16.c), every
-   size; the threads, blocks and schedule are the fp32 path's. Each
+   with the bf16 kernel and its packing in k pairs (packing_bf16.c); the
+   threads, blocks and schedule are the fp32 path's. Products up to
+   64 x 64 x 64 skip the driver (sbgemm_small.c), with the same bits. Each
    product of two bf16 values is exact in fp32; vdpbf16ps adds them in its
    own order and flushes bf16 denormal inputs and denormal fp32 results to
    zero, so the result is an fp32 sum of the exact products, within
@@ -34,6 +35,7 @@
 #include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_job_init, gemm__cpu_run_packed */
 #include "packing_bf16.c"     /* gemm__cpu_bf16_pack_a, gemm__cpu_bf16_pack_b */
 #include "sbgemm_api.h"
+#include "sbgemm_small.c"     /* gemm__cpu_bf16_small_fits, gemm__cpu_bf16_small */
 #include "ukernel_bf16.c"     /* gemm__cpu_avx512bf16, gemm__cpu_has_avx512bf16 */
 
 /* The fp32 value of a bf16 one: its 16 bits above 16 zero bits. */
@@ -81,6 +83,11 @@ static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem 
 #if defined(GEMM__CPU_X86)
     gemm__problem pairs = *p;
     gemm__cpu_job jb;
+    if (gemm__cpu_bf16_small_fits(p)) {
+        gemm__cpu_bf16_small(p, alpha, a, b, beta, C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
     pairs.k = (p->k + 1) / 2;
     gemm__cpu_job_init(&jb, &pairs, &gemm__cpu_avx512bf16, (int64_t)sizeof(float), alpha, a, b, beta, C);
     jb.k_elems = p->k;
