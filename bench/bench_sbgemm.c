@@ -2,8 +2,9 @@
    OpenBLAS's cblas_sbgemm and beside gemm_cpu_sgemm on the same matrices
    widened to fp32, in one process.
 
-   make bench-sbgemm BENCH_ARGS="--peer .peers/openblas-bf16/lib/libopenblas.so"
+   make bench-sbgemm               n = 256..4096, 1 and 2 threads, the peer from .peers/
    build/bench_sbgemm [--sizes 256,1024] [--threads 1,2] [--peer PATH]
+   build/bench_sbgemm --sizes 2,4,8,16,32,64,128 --threads 1   small calls
 
    The peer is OpenBLAS's cblas_sbgemm from the library named by --peer (or
    GEMM_BENCH_SBGEMM_PEER), else libopenblas.so.0 when it exports one.
@@ -17,7 +18,8 @@
 
    Row-major NN, alpha 1, beta 0, random bf16 inputs; calls interleaved
    (ours, the peer's, the widened sgemm, ours, ...), the median of at least
-   7 (or as many as fit in about a second), wall time. The machine's load
+   7 (or as many as fit in about a second), wall time; below n = 256 each
+   sample times about 2 ms of calls in a row and divides. The machine's load
    average is printed before and after (the 2-core CI machine is shared). Each of our results
    is checked against the peer's and the sgemm one within the fp32 sum
    bound, 2 * k * 2^-24 * sum |a||b| per element (both compute fp32 sums of
@@ -147,7 +149,7 @@ int main(int argc, char **argv)
            "gemm sgemm (widened)", "/peer", "/sgemm", "check");
     for (ti = 0; ti < nthreads; ti++)
         for (si = 0; si < nsizes; si++) {
-            int64_t n = sizes[si], cnt = n * n, j, reps, r;
+            int64_t n = sizes[si], cnt = n * n, j, reps, r, inner, x;
             uint16_t *a = (uint16_t *)malloc(sizeof *a * (size_t)cnt), *b = (uint16_t *)malloc(sizeof *b * (size_t)cnt);
             float *fa = (float *)malloc(sizeof *fa * (size_t)cnt), *fb = (float *)malloc(sizeof *fb * (size_t)cnt);
             float *c[3];
@@ -173,16 +175,22 @@ int main(int argc, char **argv)
             reps = (int64_t)(1.0 / (3 * one + 1e-9));
             if (reps < 7) reps = 7;
             if (reps > 64) reps = 64;
+            /* a sample times `inner` calls in a row, about 2 ms of them at small n
+               (a call of a microsecond is below the clock's resolution) */
+            inner = n >= 256 ? 1 : (int64_t)(2e-3 / (one + 1e-9)) + 1;
             for (j = 0; j < reps; j++) {
                 t0 = now();
-                gemm_cpu_sbgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, a, n, b, n, 0, c[0], n, &o);
-                t[0][j] = now() - t0;
+                for (x = 0; x < inner; x++)
+                    gemm_cpu_sbgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, a, n, b, n, 0, c[0], n, &o);
+                t[0][j] = (now() - t0) / (double)inner;
                 t0 = now();
-                if (have) pr.sbgemm(101, 111, 111, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c[1], (int)n);
-                t[1][j] = now() - t0;
+                for (x = 0; x < inner && have; x++)
+                    pr.sbgemm(101, 111, 111, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c[1], (int)n);
+                t[1][j] = (now() - t0) / (double)inner;
                 t0 = now();
-                gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, fa, n, fb, n, 0, c[2], n, &o);
-                t[2][j] = now() - t0;
+                for (x = 0; x < inner; x++)
+                    gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, fa, n, fb, n, 0, c[2], n, &o);
+                t[2][j] = (now() - t0) / (double)inner;
             }
             for (r = 0; r < 3; r++) {
                 battery_sort(t[r], (int)reps);
