@@ -5335,12 +5335,27 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_interleave32(uint32_t *d, const 
 /* x contiguous (xs == 1): for each q, 16 lanes at a time, the k = 2q run
    and the k = 2q+1 run (none past k) widened to 32 bits, the second
    shifted into the high halves (whole 32-row panels with both runs:
-   gemm__cpu_bf16_interleave32). Masked loads read nothing past row nx and
+   gemm__cpu_bf16_interleave32; a whole 8-column B micro-panel: one 16-bit
+   unpack per pair, in a loop of its own). Masked loads read nothing past row nx and
    give the padding's zeros; w is 8 or a multiple of 16. */
 static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_interleave(uint32_t *d, const uint16_t *s, int64_t ps,
                                                                 int64_t nx, int64_t p0, int64_t kc, int64_t k, int w)
 {
     int64_t x0, q, v, chunk = w < 16 ? w : 16;
+    if (w == 8 && nx == 8) { /* a whole B micro-panel: two runs of 8 per pair, one 16-bit unpack */
+        int64_t whole = gemm__cpu_max(0, gemm__cpu_min(kc, k / 2 - p0)); /* pairs with both halves */
+        for (q = 0; q < whole; q++) {
+            const uint16_t *r = s + 2 * (p0 + q) * ps; /* from the index: no pointer past the last row */
+            __m128i lo8 = _mm_loadu_si128((const __m128i *)(const void *)r);
+            __m128i hi8 = _mm_loadu_si128((const __m128i *)(const void *)(r + ps));
+            _mm_storeu_si128((__m128i *)(void *)(d + q * 8), _mm_unpacklo_epi16(lo8, hi8));
+            _mm_storeu_si128((__m128i *)(void *)(d + q * 8 + 4), _mm_unpackhi_epi16(lo8, hi8));
+        }
+        if (whole == kc) return;
+        p0 += whole; /* the odd k's last pair, below */
+        d += whole * 8;
+        kc -= whole;
+    }
     for (q = 0; q < kc; q++) { /* pair by pair, along the two runs: long runs for the prefetcher */
         int64_t kk = 2 * (p0 + q);
         int has_hi = kk + 1 < k;

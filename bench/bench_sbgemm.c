@@ -5,6 +5,7 @@
    make bench-sbgemm               n = 256..4096, 1 and 2 threads, the peer from .peers/
    build/bench_sbgemm [--sizes 256,1024] [--threads 1,2] [--peer PATH]
    build/bench_sbgemm --sizes 2,4,8,16,32,64,128 --threads 1   small calls
+   build/bench_sbgemm --op TN ...  op(A), op(B) transposed as named (default NN)
 
    The peer is OpenBLAS's cblas_sbgemm from the library named by --peer (or
    GEMM_BENCH_SBGEMM_PEER), else libopenblas.so.0 when it exports one.
@@ -16,7 +17,7 @@
    before it loads, so that its idle threads sleep between calls. Without a peer the sbgemm and sgemm columns
    are still timed.
 
-   Row-major NN, alpha 1, beta 0, random bf16 inputs; calls interleaved
+   Row-major, NN unless --op says, alpha 1, beta 0, random bf16 inputs; calls interleaved
    (ours, the peer's, the widened sgemm, ours, ...), the median of at least
    7 (or as many as fit in about a second), wall time; below n = 256 each
    sample times about 2 ms of calls in a row and divides. The machine's load
@@ -76,8 +77,8 @@ static void peer_open(peer *pr, const char *path)
 }
 
 /* The largest |c - r| / bound over the elements, bound = 2 k 2^-24 sum|a||b|
-   (a and b the widened operands, row-major n x n). */
-static double worst_ratio(const float *c, const float *r, const float *fa, const float *fb, int64_t n)
+   (a and b the widened operands, row-major n x n, transposed when ta, tb). */
+static double worst_ratio(const float *c, const float *r, const float *fa, const float *fb, int64_t n, int ta, int tb)
 {
     double *rowsum = (double *)malloc(sizeof(double) * (size_t)n), *colsum = (double *)calloc((size_t)n, sizeof(double));
     double worst = 0, u = ldexp(1.0, -24);
@@ -85,10 +86,10 @@ static double worst_ratio(const float *c, const float *r, const float *fa, const
     /* sum_p |a_ip||b_pj| <= max_p|a_ip| * sum_p |b_pj|: a bound cheap at n = 4096 */
     for (i = 0; i < n; i++) {
         rowsum[i] = 0;
-        for (p = 0; p < n; p++) rowsum[i] = fmax(rowsum[i], fabs((double)fa[i * n + p]));
+        for (p = 0; p < n; p++) rowsum[i] = fmax(rowsum[i], fabs((double)fa[ta ? p * n + i : i * n + p]));
     }
     for (p = 0; p < n; p++)
-        for (j = 0; j < n; j++) colsum[j] += fabs((double)fb[p * n + j]);
+        for (j = 0; j < n; j++) colsum[j] += fabs((double)fb[tb ? j * n + p : p * n + j]);
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
             double d = fabs((double)c[i * n + j] - (double)r[i * n + j]), bound = 2.0 * (double)n * u * rowsum[i] * colsum[j];
@@ -128,23 +129,28 @@ static void fill(uint16_t *a, float *fa, int64_t cnt, uint64_t *state)
 int main(int argc, char **argv)
 {
     int64_t sizes[16] = {256, 512, 1024, 2048, 4096}, threads[8] = {1, 2};
-    int nsizes = 5, nthreads = 2, i, si, ti, failed = 0;
+    int nsizes = 5, nthreads = 2, i, si, ti, failed = 0, ta = 0, tb = 0;
+    const gemm_transpose ops[2] = {GEMM_NO_TRANS, GEMM_TRANS};
     const char *path = getenv("GEMM_BENCH_SBGEMM_PEER");
     peer pr;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = battery_parse_list(argv[++i], sizes, 16);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = battery_parse_list(argv[++i], threads, 8);
         else if (!strcmp(argv[i], "--peer") && i + 1 < argc) path = argv[++i];
+        else if (!strcmp(argv[i], "--op") && i + 1 < argc && strlen(argv[i + 1]) == 2) {
+            ta = argv[++i][0] == 'T';
+            tb = argv[i][1] == 'T';
+        }
         else {
-            fprintf(stderr, "usage: %s [--sizes 256,1024] [--threads 1,2] [--peer libopenblas.so]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--sizes 256,1024] [--threads 1,2] [--peer libopenblas.so] [--op NN|NT|TN|TT]\n", argv[0]);
             return 2;
         }
     }
     peer_open(&pr, path);
     printf("gemm_cpu_sbgemm beside OpenBLAS cblas_sbgemm and gemm_cpu_sgemm on the widened matrices\n%s\n", pr.what);
     printf("load average (1 min) at the start: %.2f\n", load_average());
-    printf("row-major NN, alpha 1, beta 0; GFLOP/s median [min-max]; ratio = peer time / ours (> 1: ours faster);\n"
-           "check: worst |ours - theirs| / (2 k 2^-24 sum|a||b|), peer and sgemm\n");
+    printf("row-major %c%c, alpha 1, beta 0; GFLOP/s median [min-max]; ratio = peer time / ours (> 1: ours faster);\n"
+           "check: worst |ours - theirs| / (2 k 2^-24 sum|a||b|), peer and sgemm\n", ta ? 'T' : 'N', tb ? 'T' : 'N');
     printf("%5s %3s | %-23s | %-23s | %-23s | %6s %6s | %s\n", "n", "thr", "gemm sbgemm", "OpenBLAS sbgemm",
            "gemm sgemm (widened)", "/peer", "/sgemm", "check");
     for (ti = 0; ti < nthreads; ti++)
@@ -165,12 +171,12 @@ int main(int argc, char **argv)
             if (have && pr.set_threads) pr.set_threads((int)threads[ti]);
             /* one of each first (pages, the pool, the peer's threads), timing ours */
             t0 = now();
-            gemm_cpu_sbgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, a, n, b, n, 0, c[0], n, &o);
+            gemm_cpu_sbgemm(GEMM_ROW_MAJOR, ops[ta], ops[tb], n, n, n, 1, a, n, b, n, 0, c[0], n, &o);
             one = now() - t0;
-            if (have) pr.sbgemm(101, 111, 111, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c[1], (int)n);
-            gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, fa, n, fb, n, 0, c[2], n, &o);
-            if (have) wp = worst_ratio(c[0], c[1], fa, fb, n);
-            ws = worst_ratio(c[0], c[2], fa, fb, n);
+            if (have) pr.sbgemm(101, 111 + ta, 111 + tb, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c[1], (int)n);
+            gemm_cpu_sgemm(GEMM_ROW_MAJOR, ops[ta], ops[tb], n, n, n, 1, fa, n, fb, n, 0, c[2], n, &o);
+            if (have) wp = worst_ratio(c[0], c[1], fa, fb, n, ta, tb);
+            ws = worst_ratio(c[0], c[2], fa, fb, n, ta, tb);
             ok = (!have || wp <= 1) && ws <= 1;
             reps = (int64_t)(1.0 / (3 * one + 1e-9));
             if (reps < 7) reps = 7;
@@ -181,15 +187,15 @@ int main(int argc, char **argv)
             for (j = 0; j < reps; j++) {
                 t0 = now();
                 for (x = 0; x < inner; x++)
-                    gemm_cpu_sbgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, a, n, b, n, 0, c[0], n, &o);
+                    gemm_cpu_sbgemm(GEMM_ROW_MAJOR, ops[ta], ops[tb], n, n, n, 1, a, n, b, n, 0, c[0], n, &o);
                 t[0][j] = (now() - t0) / (double)inner;
                 t0 = now();
                 for (x = 0; x < inner && have; x++)
-                    pr.sbgemm(101, 111, 111, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c[1], (int)n);
+                    pr.sbgemm(101, 111 + ta, 111 + tb, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c[1], (int)n);
                 t[1][j] = (now() - t0) / (double)inner;
                 t0 = now();
                 for (x = 0; x < inner; x++)
-                    gemm_cpu_sgemm(GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1, fa, n, fb, n, 0, c[2], n, &o);
+                    gemm_cpu_sgemm(GEMM_ROW_MAJOR, ops[ta], ops[tb], n, n, n, 1, fa, n, fb, n, 0, c[2], n, &o);
                 t[2][j] = (now() - t0) / (double)inner;
             }
             for (r = 0; r < 3; r++) {
