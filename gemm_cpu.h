@@ -5510,8 +5510,8 @@ static void gemm__cpu_bf16_pack_b(const gemm__cpu_job *jb, char *d, int64_t x0, 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-/* Whether the CPU and OS run the kernel (asked once: cpuid traps to the
-   hypervisor in a VM, microseconds a call). */
+/* Whether the CPU and OS run the kernel (asked once: cpuid serialises the
+   core, and in a VM it traps to the hypervisor). */
 static int gemm__cpu_bf16_known = -1;
 static int gemm__cpu_has_avx512bf16(void)
 {
