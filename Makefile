@@ -179,9 +179,12 @@ bench-tiny: ## per-call time of tiny products beside a plain loop, OpenBLAS and 
 $(B)/bench_tiny: bench/bench_tiny.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(BENCH_TINY_PEER) $(BENCH_CPU_PEER) $(LDLIBS)
 
-bench-sbgemm: ## gemm_cpu_sbgemm (bf16) beside gemm_cpu_sgemm on the widened data (OpenBLAS 0.3.21 has no sbgemm)
+# The peer: OpenBLAS built with BUILD_BFLOAT16=1 (Debian's 0.3.21 has no
+# cblas_sbgemm), e.g. into .peers/openblas-bf16 as bench/RESULTS.md says.
+SBGEMM_PEER ?= $(wildcard .peers/openblas-bf16/lib/libopenblas.so)
+bench-sbgemm: ## gemm_cpu_sbgemm (bf16) beside OpenBLAS cblas_sbgemm (SBGEMM_PEER=path) and the widened sgemm
 	@$(MAKE) --no-print-directory -B $(B)/bench_sbgemm
-	./$(B)/bench_sbgemm $(BENCH_ARGS)
+	./$(B)/bench_sbgemm $(if $(SBGEMM_PEER),--peer $(SBGEMM_PEER)) $(BENCH_ARGS)
 
 $(B)/bench_sbgemm: bench/bench_sbgemm.c tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ -ldl $(LDLIBS)

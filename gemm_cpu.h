@@ -160,13 +160,20 @@
        gemm_cpu_sbgemm takes A and B in bfloat16, each element the top 16
        bits of an fp32 (uint16_t), and alpha, beta and C in fp32, in
        OpenBLAS's cblas_sbgemm order. A product of two bf16 values is exact
-       in fp32 and the sums are fp32 sums: the result is bitwise
-       gemm_cpu_sgemm's on A and B widened to fp32, which is how it is
-       computed (the widened copies, m*k + k*n floats, are allocated per
-       call, before C is touched). Its checks and statuses are
-       gemm_cpu_sgemm's, under its own name; C's bytes must be apart from
-       those A and B span. It runs at the fp32 kernels' speed: no bf16
-       dot-product instructions (AVX512-BF16, AMX) yet.
+       in fp32, and the sums are fp32 sums. On a CPU with AVX512-BF16
+       (Cooper Lake, Sapphire Rapids and later Xeons, AMD Zen 4 and later)
+       it runs a vdpbf16ps kernel on A and B packed in k pairs: the
+       instruction adds each pair of products to the sum in its own order,
+       and, whatever MXCSR says, reads bf16 denormals in A and B as zero
+       and flushes denormal fp32 sums to zero (as OpenBLAS's Cooperlake
+       and Sapphire Rapids sbgemm does). The result is then within the
+       fp32 bound of the exact product (about k * 2^-24 * |A||B|, as
+       gemm_cpu_sgemm's), not bitwise gemm_cpu_sgemm's. On other CPUs (and
+       for an alpha of Inf or NaN) A and B are widened to fp32 copies (m*k + k*n floats, allocated per
+       call, before C is touched) and the fp32 kernels run on them: the
+       result is bitwise gemm_cpu_sgemm's on the widened matrices.
+       Its checks and statuses are gemm_cpu_sgemm's, under its own name;
+       C's bytes must be apart from those A and B span.
 
    Memory
        Products on the direct path allocate nothing (but for alpha = Inf or
@@ -411,15 +418,28 @@ extern "C" {
    the top 16 bits of an IEEE fp32, as uint16_t), alpha, beta and C in
    fp32: cblas_?gemm's arguments in OpenBLAS's cblas_sbgemm order, then the
    options (may be NULL). Each product of two bf16 values is exact in fp32
-   and the sums are fp32 sums: the result is bitwise gemm_cpu_sgemm's on A
-   and B widened to fp32. Checks and statuses are gemm_cpu_sgemm's; C's
-   bytes must also be apart from those A and B span (the element types
-   differ, so sharing bytes is sharing elements). */
+   and the sums are fp32 sums. Where the CPU has AVX512-BF16, vdpbf16ps
+   computes them: it adds the products of k and k+1 to the sum in its own
+   order, reads bf16 denormals in A and B as zero and flushes denormal fp32
+   results to zero (whatever MXCSR says; OpenBLAS's sbgemm on such CPUs
+   does the same), so the result is within the fp32 bound of the exact
+   product, not bitwise gemm_cpu_sgemm's. Elsewhere, and for an alpha of
+   Inf or NaN, the result is bitwise gemm_cpu_sgemm's on A and B widened to
+   fp32 (which is how it runs there). Checks and statuses are gemm_cpu_sgemm's; C's bytes must also
+   be apart from those A and B span (the element types differ, so sharing
+   bytes is sharing elements). */
 GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                      int64_t m, int64_t n, int64_t k,
                                      float alpha, const uint16_t *A, int64_t lda,
                                      const uint16_t *B, int64_t ldb,
                                      float beta, float *C, int64_t ldc, const gemm_cpu_options *options);
+
+#ifdef GEMM__TEST_HOOKS
+/* For the tests only: the kernel gemm_cpu_sbgemm runs now, "avx512bf16"
+   (native) or the fp32 kernel it widens A and B for; NULL when
+   gemm__hooks.cpu_kernel forces one this CPU cannot run. */
+GEMM_DEF const char *gemm__cpu_sbgemm_kernel(void);
+#endif
 
 #ifdef __cplusplus
 }
@@ -886,7 +906,8 @@ static gemm__cpu_caches gemm__cpu_cache_sizes(void)
 
    The caches are read once (cache_info.c: cpuid, else Linux's sysfs, else
    sysconf, else 32 KiB L1d and 1 MiB L2). KC: a B micro-panel (KC x NR)
-   fills half of L1d; MC: the packed A block (MC x KC) half of L2; NC: the
+   fills half of L1d; MC: the packed A block (MC x KC) half of L2 (the bf16
+   kernel takes less of each cache, ukernel_bf16.c); NC: the
    packed B panel a quarter of L3, 2 to 8 MiB (4 MiB when L3 is unknown).
    Only KC changes the arithmetic (the k order of a sum), and it depends on
    the CPU alone. */
@@ -899,12 +920,15 @@ static int64_t gemm__cpu_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t gemm__cpu_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Block sizes for a kernel of mr x nr elements of `size` bytes, from the
-   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known);
-   a test may force them (gemm__hooks.cpu_mc, cpu_kc, cpu_nc; mc and nc
-   rounded up to whole micro-panels). kc alone changes the arithmetic (the
-   k order of each sum); it depends on the CPU and precision, never on the
-   problem or the thread count. */
-static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
+   caches the CPU reports (defaults 32 KiB L1d, 1 MiB L2, no L3 known):
+   a B micro-panel (kc x nr) in 1/l1_parts of L1d, a packed A block
+   (mc x kc) in 1/l2_parts of L2, the packed B panel (kc x nc) in
+   1/l3_parts of L3 (2 to 8 MiB; 4 MiB when L3 is unknown); a test may force them (gemm__hooks.cpu_mc,
+   cpu_kc, cpu_nc; mc and nc rounded up to whole micro-panels). kc alone
+   changes the arithmetic (the k order of each sum); it depends on the CPU
+   and the kernel, never on the problem or the thread count. */
+static void gemm__cpu_blocking_parts(int mr, int nr, int size, int l1_parts, int l2_parts, int l3_parts, int64_t *mc,
+                                     int64_t *kc, int64_t *nc)
 {
     gemm__cpu_caches c = gemm__cpu_cache_sizes();
     long l1 = c.l1d, l2 = c.l2, panel;
@@ -912,19 +936,26 @@ static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *k
     if (l1 < 16384 || l1 > 1048576) l1 = 32768;
     if (l2 < 131072 || l2 > 67108864) l2 = 1048576;
     /* B micro-panel (kc x nr), reused by every A micro-panel of a block,
-       in half of L1, next to the A and C streams. */
-    *kc = (int64_t)(l1 / 2) / (nr * size) / 8 * 8;
+       in its share of L1, next to the A and C streams. */
+    *kc = (int64_t)(l1 / l1_parts) / (nr * size) / 8 * 8;
     *kc = gemm__cpu_max(64, gemm__cpu_min(*kc, 1024));
-    /* packed A block (mc x kc) in half of L2. */
-    *mc = gemm__cpu_max(mr, (int64_t)(l2 / 2) / (*kc * size) / mr * mr);
+    /* packed A block (mc x kc) in its share of L2. */
+    *mc = gemm__cpu_max(mr, (int64_t)(l2 / l2_parts) / (*kc * size) / mr * mr);
     /* packed B panel (kc x nc), read by every row block of a step, in a
-       quarter of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
-    panel = c.l3 >= 4194304 ? c.l3 / 4 : 4194304;
+       share of L3 (2 to 8 MiB), or 4 MiB when L3 is unknown. */
+    panel = c.l3 >= 4194304 ? c.l3 / l3_parts : 4194304;
     panel = panel < 2097152 ? 2097152 : panel > 8388608 ? 8388608 : panel;
     *nc = gemm__cpu_max(nr, (int64_t)panel / (*kc * size) / nr * nr);
     if ((o = GEMM__HOOK(cpu_mc, 0)) > 0) *mc = gemm__cpu_round_up(o, mr);
     if ((o = GEMM__HOOK(cpu_kc, 0)) > 0) *kc = o;
     if ((o = GEMM__HOOK(cpu_nc, 0)) > 0) *nc = gemm__cpu_round_up(o, nr);
+}
+
+/* The fp32 and fp64 kernels' blocks: a B micro-panel in half of L1d, an A
+   block in half of L2, a B panel in a quarter of L3. */
+static void gemm__cpu_blocking(int mr, int nr, int size, int64_t *mc, int64_t *kc, int64_t *nc)
+{
+    gemm__cpu_blocking_parts(mr, nr, size, 2, 2, 4, mc, kc, nc);
 }
 /* <<cpu cache_blocking */
 /* >>cpu packing: src/cpu/packing.c */
@@ -1886,11 +1917,21 @@ typedef struct gemm__cpu_group {
    (direct.c; a batch's next member), NULL for a single call. */
 typedef struct gemm__cpu_ahead gemm__cpu_ahead;
 
+typedef struct gemm__cpu_job gemm__cpu_job;
+
+/* Packs nx rows of op(a) from row x0 (or nx columns of op(b) from column
+   x0), k units p0..p0+kc of the kernel's k, into the w-wide panels the
+   kernel reads (w = MR for A, NR for B; the last panel zero-padded), at d:
+   a kernel whose operands are not its packed elements brings its own (the
+   bf16 kernel packs k in pairs, packing_bf16.c). */
+typedef void (*gemm__cpu_pack_block_fn)(const gemm__cpu_job *jb, char *d, int64_t x0, int64_t p0, int64_t nx,
+                                        int64_t kc, int w);
+
 /* One call's work, shared by its threads: the canonical problem, the
    operands as bytes, the precision's kernels, the block sizes, and how the
    work is cut over the threads. Read-only while the threads run, except
    the counters. */
-typedef struct gemm__cpu_job {
+struct gemm__cpu_job {
     const gemm__problem *p;          /* m, n, k, strides, ldc (column-major view) */
     const char *a, *b;               /* op(a), op(b): the caller's A and B, swapped when row-major */
     char *c;
@@ -1911,7 +1952,13 @@ typedef struct gemm__cpu_job {
     int groups;
     int64_t items;                   /* row blocks of mc rows */
     gemm__cpu_group *group;          /* [groups] */
-} gemm__cpu_job;
+    /* the kernel's own packing (NULL: gemm__cpu_pack of es-byte elements,
+       packing.c); p->k then counts the kernel's k units, k_elems the
+       operands' elements along k (bf16: p->k pairs of k_elems) */
+    gemm__cpu_pack_block_fn pack_a_block, pack_b_block;
+    int64_t k_elems;
+    int l1_parts, l2_parts, l3_parts; /* the caches' shares of its blocks (cache_blocking.c; 0: the fp32 ones) */
+};
 
 /* One item of one step, as the inner loops see it. */
 typedef struct gemm__cpu_block {
@@ -2218,8 +2265,11 @@ static void gemm__cpu_pack_b_unit(const gemm__cpu_job *jb, const gemm__cpu_group
     const gemm__problem *p = jb->p;
     int64_t jc, nc, pc, kc, es = jb->es, nr = jb->uk->nr, x0 = u * nr;
     gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
-    gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs, p->brs,
-                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, NULL, es);
+    if (jb->pack_b_block)
+        jb->pack_b_block(jb, g->pb[s & 1] + x0 * kc * es, jc + x0, pc, gemm__cpu_min(nr, nc - x0), kc, (int)nr);
+    else
+        gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs,
+                       p->brs, gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, NULL, es);
 }
 
 /* Item i of step s of group g: packs rows i*MC.. of op(a)'s k block into
@@ -2238,8 +2288,11 @@ static void gemm__cpu_item(const gemm__cpu_job *jb, const gemm__cpu_group *g, in
     bl.c = jb->c + (ic + jc * p->ldc) * es;
     bl.tile = (char *)tile;
     bl.tile_clean = 0;
-    gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
-                   p->ars == 1 ? jb->uk->pack_a : NULL, jb->uk->copy_rows, es);
+    if (jb->pack_a_block)
+        jb->pack_a_block(jb, pa, ic, pc, bl.mc, bl.kc, jb->uk->mr);
+    else
+        gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
+                       p->ars == 1 ? jb->uk->pack_a : NULL, jb->uk->copy_rows, es);
     gemm__cpu_loop_jr(jb, &bl);
 }
 /* <<cpu loops */
@@ -2768,7 +2821,9 @@ static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char *
 static gemm_status gemm__cpu_packed_blocks(const char *func, gemm__cpu_job *jb)
 {
     const gemm__problem *p = jb->p;
-    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    gemm__cpu_blocking_parts(jb->uk->mr, jb->uk->nr, (int)jb->es, jb->l1_parts ? jb->l1_parts : 2,
+                             jb->l2_parts ? jb->l2_parts : 2, jb->l3_parts ? jb->l3_parts : 4, &jb->mc, &jb->kc,
+                             &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
                           (long long)p->k);
@@ -2787,7 +2842,7 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     gemm_status s = gemm__cpu_packed_blocks(func, jb);
     if (s != GEMM_OK) return s;
     jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
-    jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
+    jb->b_xmajor = !jb->pack_b_block && p->bcs != 1; /* B's columns are contiguous: copy them whole */
     gemm__cpu_plan_groups(jb);
     if (!gemm__cpu_packed_workspace(jb, &bytes, &raw)) return gemm__cpu_no_memory(func, jb, bytes);
     gemm__cpu_run(gemm__cpu_packed_task, jb);
@@ -2929,6 +2984,25 @@ static gemm_status gemm__cpu_alone_bytes(const char *func, const gemm__problem *
     return GEMM_OK;
 }
 
+/* A job for one call alone (no workspace yet, none lent, fp32/fp64
+   packing): the problem, its kernels and element size, operands and
+   scalars. */
+static void gemm__cpu_job_init(gemm__cpu_job *jb, const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es,
+                               double alpha, const void *a, const void *b, double beta, void *C)
+{
+    memset(jb, 0, sizeof *jb);
+    jb->p = p;
+    jb->uk = uk;
+    jb->es = es;
+    jb->a = (const char *)a;
+    jb->b = (const char *)b;
+    jb->c = (char *)C;
+    jb->alpha = alpha;
+    jb->beta = beta;
+    jb->threads = 1;
+    jb->k_elems = p->k;
+}
+
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
    and b its operands (the caller's A and B, swapped when row-major), alpha
    and beta the caller's scalars (exact in double), func the public name
@@ -2968,18 +3042,7 @@ static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p,
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }
-    jb.p = p;
-    jb.a = (const char *)a;
-    jb.b = (const char *)b;
-    jb.c = (char *)C;
-    jb.alpha = alpha;
-    jb.beta = beta;
-    jb.uk = uk;
-    jb.threads = 1;
-    jb.ws = NULL;
-    jb.ws_a = 0;
-    jb.next = 0;
-    jb.ahead = NULL;
+    gemm__cpu_job_init(&jb, p, uk, jb.es, alpha, a, b, beta, C);
     jb.lent = lent;
     jb.lent_bytes = lent_bytes;
     if (path == GEMM__CPU_PATH_DIRECT) return gemm__cpu_run_direct(func, &jb, options);
@@ -5194,18 +5257,426 @@ GEMM_DEF gemm_status gemm_dgemm_batched(gemm_layout layout, gemm_transpose trans
                                   NULL);
 }
 /* <<cpu batch */
+/* >>cpu packing_bf16: src/cpu/packing_bf16.c */
+/* Packing for the bf16 kernel (ukernel_bf16.c): blocks of op(A) and op(B)
+   in bfloat16 into panels of k *pairs*, the unit vdpbf16ps reads.
+
+   vdpbf16ps multiplies 32-bit lanes that each hold two bf16 values, k
+   and k+1 of one row of A (or one column of B), and adds both products to
+   an fp32 lane. So a packed panel is the fp32 kernel's panel with one
+   32-bit "element" per pair: element (x, q) holds k = 2q in its low half
+   and k = 2q+1 in its high half, w of them per q (MR rows of A, NR
+   columns of B). An odd k's last pair has zero in its high half, read from
+   nowhere (0 * anything finite adds nothing; the missing element is never
+   loaded, so nothing past the matrix is read). Rows or columns past the
+   matrix's edge are zero, as packing.c pads.
+
+   Two source shapes are moved with vector code, the rest element by
+   element:
+     x contiguous (A's columns, or op(B)'s rows): two k neighbours are two
+       separate runs; they are widened to 32 bits and interleaved;
+     k contiguous (A's rows, op(B)'s columns): each pair is already a
+       32-bit unit; 8 x 8 blocks of them are transposed in registers.
+   Only bits move: the packed panels hold the caller's exact values. */
+
+#include <stdint.h>         /* uint16_t, uint32_t */
+#include <string.h>         /* memcpy */
+
+#if defined(GEMM__CPU_X86)
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts (GCC bug 105593, fixed in 13), as in ukernel_x86.c. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_BF16_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* The pair (x, q) of an operand whose element (x, kk) is s[x*xs + kk*ps]:
+   kk = 2q low, kk = 2q+1 high (zero when 2q+1 = k). */
+static uint32_t gemm__cpu_bf16_pair(const uint16_t *s, int64_t xs, int64_t ps, int64_t x, int64_t q, int64_t k)
+{
+    uint32_t lo = s[x * xs + 2 * q * ps], hi = 2 * q + 1 < k ? s[x * xs + (2 * q + 1) * ps] : 0u;
+    return lo | hi << 16;
+}
+
+/* d[(x/w)*kc*w + (q-p0)*w + x%w] = pair (x, q) for x < nx, p0 <= q <
+   p0+kc, zero for the rows that pad the last panel: any strides. */
+static void gemm__cpu_bf16_pack_scalar(uint32_t *d, const uint16_t *s, int64_t xs, int64_t ps, int64_t nx,
+                                       int64_t p0, int64_t kc, int64_t k, int w)
+{
+    int64_t x0, x, q;
+    for (x0 = 0; x0 < nx; x0 += w) {
+        int64_t xw = gemm__cpu_min(w, nx - x0);
+        uint32_t *dp = d + x0 * kc;
+        for (q = 0; q < kc; q++) {
+            for (x = 0; x < xw; x++) dp[q * w + x] = gemm__cpu_bf16_pair(s, xs, ps, x0 + x, p0 + q, k);
+            for (; x < w; x++) dp[q * w + x] = 0;
+        }
+    }
+}
+
+/* The bf16 kernel's ISA: vdpbf16ps (AVX512-BF16) and the masked 16-bit
+   moves of AVX512-BW/VL, which every CPU with AVX512-BF16 has. */
+#define GEMM__CPU_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+
+/* d[0..31] = pairs (lo[i], hi[i]) for i < 32: the 16-bit interleave
+   works within 128-bit lanes (lane L gives rows 8L..8L+3 in its low
+   unpack, 8L+4..8L+7 in its high one), and one cross-lane permute per
+   16 rows puts the lanes back in order. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_interleave32(uint32_t *d, const uint16_t *lo, const uint16_t *hi)
+{
+    __m512i l = _mm512_loadu_si512((const void *)lo), h = _mm512_loadu_si512((const void *)hi);
+    __m512i a = _mm512_unpacklo_epi16(l, h), b = _mm512_unpackhi_epi16(l, h);
+    _mm512_storeu_si512((void *)d, _mm512_permutex2var_epi64(a, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), b));
+    _mm512_storeu_si512((void *)(d + 16), _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), b));
+}
+
+/* x contiguous (xs == 1): for each q, 16 lanes at a time, the k = 2q run
+   and the k = 2q+1 run (none past k) widened to 32 bits, the second
+   shifted into the high halves (whole 32-row panels with both runs:
+   gemm__cpu_bf16_interleave32; a whole 8-column B micro-panel: one 16-bit
+   unpack per pair, in a loop of its own). Masked loads read nothing past row nx and
+   give the padding's zeros; w is 8 or a multiple of 16. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_interleave(uint32_t *d, const uint16_t *s, int64_t ps,
+                                                                int64_t nx, int64_t p0, int64_t kc, int64_t k, int w)
+{
+    int64_t x0, q, v, chunk = w < 16 ? w : 16;
+    if (w == 8 && nx == 8) { /* a whole B micro-panel: two runs of 8 per pair, one 16-bit unpack */
+        int64_t whole = gemm__cpu_max(0, gemm__cpu_min(kc, k / 2 - p0)); /* pairs with both halves */
+        for (q = 0; q < whole; q++) {
+            const uint16_t *r = s + 2 * (p0 + q) * ps; /* from the index: no pointer past the last row */
+            __m128i lo8 = _mm_loadu_si128((const __m128i *)(const void *)r);
+            __m128i hi8 = _mm_loadu_si128((const __m128i *)(const void *)(r + ps));
+            _mm_storeu_si128((__m128i *)(void *)(d + q * 8), _mm_unpacklo_epi16(lo8, hi8));
+            _mm_storeu_si128((__m128i *)(void *)(d + q * 8 + 4), _mm_unpackhi_epi16(lo8, hi8));
+        }
+        if (whole == kc) return;
+        p0 += whole; /* the odd k's last pair, below */
+        d += whole * 8;
+        kc -= whole;
+    }
+    for (q = 0; q < kc; q++) { /* pair by pair, along the two runs: long runs for the prefetcher */
+        int64_t kk = 2 * (p0 + q);
+        int has_hi = kk + 1 < k;
+        for (x0 = 0; x0 < nx; x0 += w) {
+            int64_t xw = gemm__cpu_min(w, nx - x0);
+            uint32_t *dq = d + x0 * kc + q * w;
+            if (w == 32 && xw == 32 && has_hi) { /* a whole A panel's pair: two runs of 32, interleaved */
+                gemm__cpu_bf16_interleave32(dq, s + x0 + kk * ps, s + x0 + (kk + 1) * ps);
+                continue;
+            }
+            for (v = 0; v < w; v += chunk) {
+                int64_t n = gemm__cpu_min(chunk, xw - v);
+                __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+                if (n > 0) {
+                    __mmask16 m = (__mmask16)((1u << (unsigned)n) - 1u);
+                    lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, s + (x0 + v) + kk * ps));
+                    if (has_hi) hi = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, s + (x0 + v) + (kk + 1) * ps));
+                }
+                _mm512_mask_storeu_epi32(dq + v, (__mmask16)((1u << (unsigned)chunk) - 1u),
+                                         _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+            }
+        }
+    }
+}
+
+/* Eight rows of 8 pairs (32-bit units), row j at s + j*xs, transposed:
+   lane i of row j becomes lane j of row i, stored at d, d + w, ...,
+   d + 7w. Named variables throughout, so nothing goes through memory. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_transpose8(uint32_t *d, int64_t w, const uint16_t *s, int64_t xs)
+{
+    __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 0 * xs));
+    __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 1 * xs));
+    __m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 2 * xs));
+    __m256i r3 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 3 * xs));
+    __m256i r4 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 4 * xs));
+    __m256i r5 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 5 * xs));
+    __m256i r6 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 6 * xs));
+    __m256i r7 = _mm256_loadu_si256((const __m256i *)(const void *)(s + 7 * xs));
+    __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
+    __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
+    __m256i t4 = _mm256_unpacklo_epi32(r4, r5), t5 = _mm256_unpackhi_epi32(r4, r5);
+    __m256i t6 = _mm256_unpacklo_epi32(r6, r7), t7 = _mm256_unpackhi_epi32(r6, r7);
+    __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+    __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+    __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+    __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+    _mm256_storeu_si256((__m256i *)(void *)(d + 0 * w), _mm256_permute2x128_si256(u0, u4, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 1 * w), _mm256_permute2x128_si256(u1, u5, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 2 * w), _mm256_permute2x128_si256(u2, u6, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 3 * w), _mm256_permute2x128_si256(u3, u7, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 4 * w), _mm256_permute2x128_si256(u0, u4, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 5 * w), _mm256_permute2x128_si256(u1, u5, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 6 * w), _mm256_permute2x128_si256(u2, u6, 0x31));
+    _mm256_storeu_si256((__m256i *)(void *)(d + 7 * w), _mm256_permute2x128_si256(u3, u7, 0x31));
+}
+
+/* Pairs (x, q) for x0 <= x < x1, q0 <= q < q1 (relative to p0), element
+   by element; rows from x1 to w are the padding's zeros. */
+static void gemm__cpu_bf16_pairs_scalar(uint32_t *dp, const uint16_t *s, int64_t xs, int64_t x, int64_t x1,
+                                        int64_t q0, int64_t q1, int64_t p0, int64_t k, int w, int64_t first)
+{
+    int64_t q, i;
+    for (q = q0; q < q1; q++) {
+        for (i = x; i < x1; i++) dp[q * w + i] = gemm__cpu_bf16_pair(s, xs, 1, first + i, p0 + q, k);
+        for (; i < w; i++) dp[q * w + i] = 0;
+    }
+}
+
+/* k contiguous (ps == 1): each pair is a 32-bit unit of its row. Blocks
+   of 8 rows x 8 whole pairs (their last element inside k) are loaded row
+   by row and transposed in registers; the rest (an odd k's last pair, the
+   rows of a short panel) go element by element. w is a multiple of 8. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack_pairs(uint32_t *d, const uint16_t *s, int64_t xs, int64_t nx,
+                                                           int64_t p0, int64_t kc, int64_t k, int w)
+{
+    int64_t x0, x, q, whole = gemm__cpu_max(0, gemm__cpu_min(kc, k / 2 - p0)) / 8 * 8; /* pairs in 8-blocks */
+    for (x0 = 0; x0 < nx; x0 += w) {
+        int64_t xw = gemm__cpu_min(w, nx - x0), full = xw / 8 * 8;
+        uint32_t *dp = d + x0 * kc;
+        for (x = 0; x < full; x += 8)
+            for (q = 0; q < whole; q += 8)
+                gemm__cpu_bf16_transpose8(dp + q * w + x, w, s + (x0 + x) * xs + 2 * (p0 + q), xs);
+        if (full < w) gemm__cpu_bf16_pairs_scalar(dp, s, xs, full, xw, 0, whole, p0, k, w, x0); /* rows past them */
+        gemm__cpu_bf16_pairs_scalar(dp, s, xs, 0, xw, whole, kc, p0, k, w, x0); /* pairs past the blocks */
+    }
+}
+
+/* nx rows of an operand (element (x, kk) at s[x*xs + kk*ps]), pairs p0..
+   p0+kc, into w-wide panels at d, by the source's shape. */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_bf16_pack(char *d, const uint16_t *s, int64_t xs, int64_t ps, int64_t nx,
+                                                     int64_t p0, int64_t kc, int64_t k, int w)
+{
+    if (xs == 1) gemm__cpu_bf16_pack_interleave((uint32_t *)(void *)d, s, ps, nx, p0, kc, k, w);
+    else if (ps == 1) gemm__cpu_bf16_pack_pairs((uint32_t *)(void *)d, s, xs, nx, p0, kc, k, w);
+    else gemm__cpu_bf16_pack_scalar((uint32_t *)(void *)d, s, xs, ps, nx, p0, kc, k, w);
+}
+
+/* The job's packers (gemm__cpu_pack_block_fn): rows x0.. of op(a), whose
+   element (i, kk) is a[i*ars + kk*acs]; columns x0.. of op(b), element
+   (kk, j) at b[kk*brs + j*bcs]. p->k counts pairs, jb->k_elems elements. */
+static void gemm__cpu_bf16_pack_a(const gemm__cpu_job *jb, char *d, int64_t x0, int64_t p0, int64_t nx, int64_t kc,
+                                  int w)
+{
+    const gemm__problem *p = jb->p;
+    gemm__cpu_bf16_pack(d, (const uint16_t *)(const void *)jb->a + x0 * p->ars, p->ars, p->acs, nx, p0, kc,
+                        jb->k_elems, w);
+}
+static void gemm__cpu_bf16_pack_b(const gemm__cpu_job *jb, char *d, int64_t x0, int64_t p0, int64_t nx, int64_t kc,
+                                  int w)
+{
+    const gemm__problem *p = jb->p;
+    gemm__cpu_bf16_pack(d, (const uint16_t *)(const void *)jb->b + x0 * p->bcs, p->bcs, p->brs, nx, p0, kc,
+                        jb->k_elems, w);
+}
+#ifdef GEMM__CPU_BF16_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_BF16_GXX12_PUSH
+#endif
+#endif
+/* <<cpu packing_bf16 */
+/* >>cpu ukernel_bf16: src/cpu/ukernel_bf16.c */
+/* The bf16 micro-kernel (gemm_cpu_sbgemm on AVX512-BF16): fp32 C tiles
+   from bf16 panels packed in k pairs (packing_bf16.c), with vdpbf16ps.
+
+   Its tile is the fp32 AVX-512 kernel's, 32 x 8 (two zmm of C rows, eight
+   broadcasts of B, 16 accumulators, enough to hide the instruction's
+   latency), and it keeps that kernel's signature and edge handling, so the
+   packed driver runs it unchanged: its k counts pairs, the packed element
+   is a 32-bit pair, and C, alpha and beta are fp32. Each step multiplies
+   two k at once: lane i of an accumulator gets a[i][2q]*b[2q][j] +
+   a[i][2q+1]*b[2q+1][j]. Each product of two bf16 values is exact, but
+   the instruction adds them in its own order and, whatever MXCSR says,
+   reads bf16 denormals as zero and flushes denormal fp32 results to zero
+   (rounding to nearest even): OpenBLAS's Cooperlake and Sapphire Rapids
+   sbgemm kernels compute the same. alpha and beta are applied as the fp32
+   kernel applies them (beta == 0: C is not read).
+
+   The CPU has it when cpuid says AVX512-BF16 (leaf 7, sub-leaf 1, EAX bit
+   5) and the OS saves the AVX-512 registers (__builtin_cpu_supports, as
+   kernel_select.c asks for avx512f; valgrind's CPU has no AVX-512, so
+   under valgrind this kernel is never chosen). */
+
+#include <stdint.h>           /* uint32_t */
+
+#if defined(GEMM__CPU_X86)
+/* g++ 12 warns "'__Y' is used uninitialized" inside its own AVX-512
+   casts (GCC bug 105593, fixed in 13), as in ukernel_x86.c. */
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GEMM__CPU_BF16_GXX12_PUSH 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* Whether the CPU and OS run the kernel (asked once: cpuid serialises the
+   core, and in a VM it traps to the hypervisor). */
+static int gemm__cpu_bf16_known = -1;
+static int gemm__cpu_has_avx512bf16(void)
+{
+    int known = GEMM__CPU_LOAD(gemm__cpu_bf16_known);
+    if (known < 0) {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl") && __get_cpuid_max(0, NULL) >= 7 &&
+                __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax >> 5 & 1u);
+        GEMM__CPU_STORE(gemm__cpu_bf16_known, known);
+    }
+    return known;
+}
+
+#define GEMM__CPU_BF16_DECL(j, P) __m512 c0_##j = _mm512_setzero_ps(), c1_##j = _mm512_setzero_ps();
+#define GEMM__CPU_BF16_STEP(j, P)                                                                  \
+    {                                                                                              \
+        __m512bh bv = (__m512bh)_mm512_set1_epi32((int)b[q * 8 + (j)]);                            \
+        c0_##j = _mm512_dpbf16_ps(c0_##j, a0, bv);                                                 \
+        c1_##j = _mm512_dpbf16_ps(c1_##j, a1, bv);                                                 \
+    }
+
+/* C[0:32, 0:8] = alpha * A * B + beta * C (gemm__cpu_ukernel_fn): A a
+   packed panel of k pairs (32 per pair, as = 32), B one of 8 per pair (bp
+   and bj ignored: the bf16 panels are always packed pair by pair). */
+static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a_in, int64_t as, const void *b_in,
+                                                        int64_t bp, int64_t bj, double alpha_in, double beta_in,
+                                                        void *c_in, int64_t ldc)
+{
+    const uint32_t *GEMM__RESTRICT a = (const uint32_t *)a_in;
+    const uint32_t *GEMM__RESTRICT b = (const uint32_t *)b_in;
+    float *GEMM__RESTRICT c = (float *)c_in;
+    const float alpha = (float)alpha_in, beta = (float)beta_in;
+    int64_t q;
+    GEMM__CPU_REP8(GEMM__CPU_BF16_DECL, GEMM__CPU_Z_S)
+    (void)bp;
+    (void)bj;
+    for (q = 0; q < k; q++) {
+        __m512bh a0 = (__m512bh)_mm512_loadu_si512((const void *)(a + q * as));
+        __m512bh a1 = (__m512bh)_mm512_loadu_si512((const void *)(a + q * as + 16));
+        GEMM__CPU_REP8(GEMM__CPU_BF16_STEP, GEMM__CPU_Z_S)
+    }
+    {
+        __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+        if (beta == 0) { GEMM__CPU_REP8(GEMM__CPU_UK_PUT0, GEMM__CPU_Z_S) }
+        else { GEMM__CPU_REP8(GEMM__CPU_UK_PUTB, GEMM__CPU_Z_S) }
+    }
+}
+#undef GEMM__CPU_BF16_DECL
+#undef GEMM__CPU_BF16_STEP
+
+/* Its blocks: a B micro-panel (kc pairs x 8) in a third of L1d, the
+   packed A block in a quarter of L2 and the packed B panel in an eighth
+   of L3 (at least 2 MiB), where the fp32 kernels take a half, a half and
+   a quarter. On the 2-core EPYC (48 KiB L1d, 1 MiB L2, 32 MiB L3 shared
+   with other machines' cores) that is kc = 512 pairs, mc = 128, nc = 2048
+   against 768, 160 and 2728. Measured there, interleaved A/B: kc and mc
+   as fast or up to 7% faster at n = 2048 and 4096 on 1 and 2 threads
+   (within 1% at 1024); the 8 MiB panel of
+   the fp32 shares ran 4096^3 on 1 thread at 418 GFLOP/s where 2 MiB ran
+   at 485 while other work filled the L3, and 4 MiB ran 1-3% ahead of 2 MiB
+   when the machine was quiet (1 and 2 threads). */
+#define GEMM__CPU_BF16_L1_PARTS 3
+#define GEMM__CPU_BF16_L2_PARTS 4
+#define GEMM__CPU_BF16_L3_PARTS 8
+
+/* The driver's view of it: packed path only (no direct or small kernel:
+   the operands must be repacked in pairs whatever the size). */
+static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
+                                                           NULL, NULL, NULL, NULL};
+#ifdef GEMM__CPU_BF16_GXX12_PUSH
+#pragma GCC diagnostic pop
+#undef GEMM__CPU_BF16_GXX12_PUSH
+#endif
+#else
+static int gemm__cpu_has_avx512bf16(void) { return 0; }
+#endif
+/* <<cpu ukernel_bf16 */
+/* >>cpu sbgemm_small: src/cpu/sbgemm_small.c */
+/* Small bf16 products on the native kernel, past the packed driver.
+
+   Up to 64 x 64 x 64 the packed driver's fixed costs (block sizes, the
+   workspace and its counters, the schedule) were most of a call: about
+   170 ns at 2^3 against 60 ns for OpenBLAS's small kernels, on the 2-core
+   EPYC. Here A and B are packed whole, in k pairs (packing_bf16.c), into
+   panels on the stack, and the kernel runs tile by tile on one thread;
+   a tile at the edge of C goes through a local full tile, as loops.c
+   does. k <= 64 is 32 pairs, never more than one k block of the packed
+   path (kc >= 64 pairs, cache_blocking.c), so each tile is the same
+   kernel call on the same panels there and here: the same bits on either
+   path, for any thread count. */
+
+#include <stdint.h>           /* uint16_t, uint32_t */
+#include <string.h>           /* memcpy */
+
+#if defined(GEMM__CPU_X86)
+#define GEMM__CPU_BF16_SMALL_MN 64 /* m and n at most this */
+#define GEMM__CPU_BF16_SMALL_K 64  /* k at most this: 32 pairs */
+
+/* Whether a product takes the small path: from its shape alone (tests
+   force the packed path with gemm__hooks.cpu_path = 1). */
+static int gemm__cpu_bf16_small_fits(const gemm__problem *p)
+{
+    return p->m <= GEMM__CPU_BF16_SMALL_MN && p->n <= GEMM__CPU_BF16_SMALL_MN && p->k <= GEMM__CPU_BF16_SMALL_K &&
+           GEMM__HOOK(cpu_path, 0) != 1;
+}
+
+/* C = alpha*op(a)*op(b) + beta*C for a product that fits (p: the
+   canonical problem, its k in elements; a, b its operands). The panels,
+   2 x 8 KiB, live in this function's frame, not in its caller's. */
+static GEMM__CPU_NOINLINE void gemm__cpu_bf16_small(const gemm__problem *p, float alpha, const uint16_t *a,
+                                                    const uint16_t *b, float beta, float *C)
+{
+    uint32_t pa[GEMM__CPU_BF16_SMALL_MN * GEMM__CPU_BF16_SMALL_K / 2];
+    uint32_t pb[GEMM__CPU_BF16_SMALL_MN * GEMM__CPU_BF16_SMALL_K / 2];
+    float tile[32 * 8] = {0}; /* its rows and columns past C's edge are read, never stored */
+    int64_t kp = (p->k + 1) / 2, i, j, x;
+    gemm__cpu_bf16_pack((char *)pa, a, p->ars, p->acs, p->m, 0, kp, p->k, 32);
+    gemm__cpu_bf16_pack((char *)pb, b, p->bcs, p->brs, p->n, 0, kp, p->k, 8);
+    for (j = 0; j < p->n; j += 8)
+        for (i = 0; i < p->m; i += 32) {
+            int64_t mw = gemm__cpu_min(32, p->m - i), nw = gemm__cpu_min(8, p->n - j);
+            float *c = C + i + j * p->ldc;
+            if (mw == 32 && nw == 8) {
+                gemm__cpu_avx512bf16_s(kp, pa + i * kp, 32, pb + j * kp, 8, 1, alpha, beta, c, p->ldc);
+                continue;
+            }
+            if (beta != 0)
+                for (x = 0; x < nw; x++) memcpy(tile + x * 32, c + x * p->ldc, sizeof(float) * (size_t)mw);
+            gemm__cpu_avx512bf16_s(kp, pa + i * kp, 32, pb + j * kp, 8, 1, alpha, beta, tile, 32);
+            for (x = 0; x < nw; x++) memcpy(c + x * p->ldc, tile + x * 32, sizeof(float) * (size_t)mw);
+        }
+}
+#endif
+/* <<cpu sbgemm_small */
 /* >>cpu sbgemm: src/cpu/sbgemm.c */
-/* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C. A bf16 value is the
-   top half of an fp32 one, so widening is a shift and exact, and a product
-   of two (8 significant bits each) is exact in fp32: A and B are widened
-   once into compact fp32 copies (no padding, whatever the leading
-   dimensions), and the fp32 driver computes the product on them. The
-   result is gemm_cpu_sgemm's on the widened matrices, bit for bit (the
-   same path, kernel and order: they depend on the shape and alpha alone).
-   The copies, m*k + k*n floats, are had before C is touched. */
+/* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C, on one of two paths.
+
+   Native (the CPU has AVX512-BF16, ukernel_bf16.c): the packed driver
+   with the bf16 kernel and its packing in k pairs (packing_bf16.c); the
+   threads, blocks and schedule are the fp32 path's. Products up to
+   64 x 64 x 64 skip the driver (sbgemm_small.c), with the same bits. Each
+   product of two bf16 values is exact in fp32; vdpbf16ps adds them in its
+   own order and flushes bf16 denormal inputs and denormal fp32 results to
+   zero, so the result is an fp32 sum of the exact products, within
+   gemm_cpu_sgemm's bound, but not its bits.
+
+   Widening (any other CPU): a bf16 value is the top half of an fp32 one,
+   so widening is a shift and exact. A and B are widened once into compact
+   fp32 copies (no padding, whatever the leading dimensions) and the fp32
+   driver computes the product on them: the result is gemm_cpu_sgemm's on
+   the widened matrices, bit for bit (the same path, kernel and order: they
+   depend on the shape and alpha alone). The copies, m*k + k*n floats, are
+   had before C is touched.
+
+   A call whose alpha is Inf or NaN widens too, so that each element sums
+   all of k before alpha multiplies it, as gemm_cpu_sgemm does.
+
+   A test forces either through gemm__hooks.cpu_kernel: "avx512bf16" the
+   native path (GEMM_ERR_UNAVAILABLE where the CPU lacks it), an fp32
+   kernel's name the widening on that kernel. */
 
 #include <stdint.h>           /* uint16_t, uint32_t, uintptr_t */
-#include <string.h>           /* memcpy */
+#include <string.h>           /* memcpy, strcmp */
 
 /* The fp32 value of a bf16 one: its 16 bits above 16 zero bits. */
 static float gemm__cpu_bf16_to_f32(uint16_t h)
@@ -5225,6 +5696,53 @@ static void gemm__cpu_widen_bf16(float *d, const uint16_t *s, int64_t rows, int6
         for (i = 0; i < rows; i++) d[i + j * rows] = gemm__cpu_bf16_to_f32(s[i + j * ld]);
 }
 
+/* Whether this call takes the native path: the CPU has it and no test
+   forces another kernel; -1 when a test forces it where it cannot run. */
+static int gemm__cpu_sbgemm_native(void)
+{
+    const char *forced = GEMM__HOOK(cpu_kernel, (const char *)NULL);
+    if (!forced) return gemm__cpu_has_avx512bf16();
+    if (strcmp(forced, "avx512bf16") != 0) return 0;
+    return gemm__cpu_has_avx512bf16() ? 1 : -1;
+}
+
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF const char *gemm__cpu_sbgemm_kernel(void)
+{
+    int native = gemm__cpu_sbgemm_native();
+    return native > 0 ? "avx512bf16" : native < 0 ? NULL : gemm__cpu_kernel();
+}
+#endif
+
+/* The native path: the packed driver on the bf16 kernel, whose k counts
+   pairs of the operands' elements (p->k of them, the last one padded when
+   odd). */
+static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem *p, float alpha, const uint16_t *a,
+                                          const uint16_t *b, float beta, float *C, const gemm_cpu_options *options)
+{
+#if defined(GEMM__CPU_X86)
+    gemm__problem pairs = *p;
+    gemm__cpu_job jb;
+    if (gemm__cpu_bf16_small_fits(p)) {
+        gemm__cpu_bf16_small(p, alpha, a, b, beta, C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    pairs.k = (p->k + 1) / 2;
+    gemm__cpu_job_init(&jb, &pairs, &gemm__cpu_avx512bf16, (int64_t)sizeof(float), alpha, a, b, beta, C);
+    jb.k_elems = p->k;
+    jb.pack_a_block = gemm__cpu_bf16_pack_a;
+    jb.pack_b_block = gemm__cpu_bf16_pack_b;
+    jb.l1_parts = GEMM__CPU_BF16_L1_PARTS;
+    jb.l2_parts = GEMM__CPU_BF16_L2_PARTS;
+    jb.l3_parts = GEMM__CPU_BF16_L3_PARTS;
+    return gemm__cpu_run_packed(func, &jb, options);
+#else
+    (void)p; (void)alpha; (void)a; (void)b; (void)beta; (void)C; (void)options;
+    return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: this build has no bf16 kernel", func);
+#endif
+}
+
 GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                      int64_t m, int64_t n, int64_t k,
                                      float alpha, const uint16_t *A, int64_t lda,
@@ -5237,6 +5755,7 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
     int64_t ar, ac, br, bc;
     float *wa, *wb;
     gemm_status s;
+    int native;
     gemm__clear_error();
     s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
                       C != NULL, ldc, &p);
@@ -5258,6 +5777,13 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p.work != GEMM__WORK_FULL) /* C = beta*C or nothing: A and B are not read */
         return gemm__cpu_gemm(func, &p, GEMM_F32, alpha, NULL, NULL, beta, C, options);
+    native = gemm__cpu_sbgemm_native();
+    if (native < 0)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"avx512bf16\", which this build "
+                          "or CPU cannot run", func);
+    /* alpha Inf or NaN: the fp32 path sums all of k before alpha multiplies
+       (direct.c), where the packed k blocks would give Inf - Inf = NaN */
+    if (native && gemm__cpu_finite(alpha)) return gemm__cpu_sbgemm_pairs(func, &p, alpha, a, b, beta, C, options);
     /* the canonical a and b as stored (op(a) = a^T: a is k x m), widened */
     ar = p.a_trans ? p.k : p.m;
     ac = p.a_trans ? p.m : p.k;

@@ -677,6 +677,6 @@ int main(int argc, char **argv)
         if (only_best) break;
     }
     use_kernel(NULL);
-    test_sbgemm(only_best ? 1 : nkernels, kernels, cpu->cases, cpu->max_dim > 0 ? cpu->max_dim : 300);
+    test_sbgemm(only_best ? 1 : nkernels, kernels, cpu->cases, cpu->max_dim > 0 ? cpu->max_dim : 300, quick);
     return battery_summary();
 }

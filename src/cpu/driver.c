@@ -197,7 +197,9 @@ static char *gemm__cpu_packed_workspace(gemm__cpu_job *jb, size_t *bytes, char *
 static gemm_status gemm__cpu_packed_blocks(const char *func, gemm__cpu_job *jb)
 {
     const gemm__problem *p = jb->p;
-    gemm__cpu_blocking(jb->uk->mr, jb->uk->nr, (int)jb->es, &jb->mc, &jb->kc, &jb->nc);
+    gemm__cpu_blocking_parts(jb->uk->mr, jb->uk->nr, (int)jb->es, jb->l1_parts ? jb->l1_parts : 2,
+                             jb->l2_parts ? jb->l2_parts : 2, jb->l3_parts ? jb->l3_parts : 4, &jb->mc, &jb->kc,
+                             &jb->nc);
     if ((p->n + jb->nc - 1) / jb->nc * ((p->k + jb->kc - 1) / jb->kc) >= 0x40000000)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: k = %lld needs more k blocks than the counters hold", func,
                           (long long)p->k);
@@ -216,7 +218,7 @@ static gemm_status gemm__cpu_run_packed(const char *func, gemm__cpu_job *jb, con
     gemm_status s = gemm__cpu_packed_blocks(func, jb);
     if (s != GEMM_OK) return s;
     jb->threads = want > 1 ? gemm__cpu_pool_acquire(want) : 1;
-    jb->b_xmajor = p->bcs != 1; /* B's columns are contiguous: copy them whole */
+    jb->b_xmajor = !jb->pack_b_block && p->bcs != 1; /* B's columns are contiguous: copy them whole */
     gemm__cpu_plan_groups(jb);
     if (!gemm__cpu_packed_workspace(jb, &bytes, &raw)) return gemm__cpu_no_memory(func, jb, bytes);
     gemm__cpu_run(gemm__cpu_packed_task, jb);
@@ -358,6 +360,25 @@ static gemm_status gemm__cpu_alone_bytes(const char *func, const gemm__problem *
     return GEMM_OK;
 }
 
+/* A job for one call alone (no workspace yet, none lent, fp32/fp64
+   packing): the problem, its kernels and element size, operands and
+   scalars. */
+static void gemm__cpu_job_init(gemm__cpu_job *jb, const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es,
+                               double alpha, const void *a, const void *b, double beta, void *C)
+{
+    memset(jb, 0, sizeof *jb);
+    jb->p = p;
+    jb->uk = uk;
+    jb->es = es;
+    jb->a = (const char *)a;
+    jb->b = (const char *)b;
+    jb->c = (char *)C;
+    jb->alpha = alpha;
+    jb->beta = beta;
+    jb->threads = 1;
+    jb->k_elems = p->k;
+}
+
 /* The one driver behind both precisions: p is gemm__prepare's problem, a
    and b its operands (the caller's A and B, swapped when row-major), alpha
    and beta the caller's scalars (exact in double), func the public name
@@ -397,18 +418,7 @@ static gemm_status gemm__cpu_gemm_lent(const char *func, const gemm__problem *p,
         GEMM__CPU_RECORD_THREADS(1);
         return GEMM_OK;
     }
-    jb.p = p;
-    jb.a = (const char *)a;
-    jb.b = (const char *)b;
-    jb.c = (char *)C;
-    jb.alpha = alpha;
-    jb.beta = beta;
-    jb.uk = uk;
-    jb.threads = 1;
-    jb.ws = NULL;
-    jb.ws_a = 0;
-    jb.next = 0;
-    jb.ahead = NULL;
+    gemm__cpu_job_init(&jb, p, uk, jb.es, alpha, a, b, beta, C);
     jb.lent = lent;
     jb.lent_bytes = lent_bytes;
     if (path == GEMM__CPU_PATH_DIRECT) return gemm__cpu_run_direct(func, &jb, options);

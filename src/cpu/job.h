@@ -38,11 +38,21 @@ typedef struct gemm__cpu_group {
    (direct.c; a batch's next member), NULL for a single call. */
 typedef struct gemm__cpu_ahead gemm__cpu_ahead;
 
+typedef struct gemm__cpu_job gemm__cpu_job;
+
+/* Packs nx rows of op(a) from row x0 (or nx columns of op(b) from column
+   x0), k units p0..p0+kc of the kernel's k, into the w-wide panels the
+   kernel reads (w = MR for A, NR for B; the last panel zero-padded), at d:
+   a kernel whose operands are not its packed elements brings its own (the
+   bf16 kernel packs k in pairs, packing_bf16.c). */
+typedef void (*gemm__cpu_pack_block_fn)(const gemm__cpu_job *jb, char *d, int64_t x0, int64_t p0, int64_t nx,
+                                        int64_t kc, int w);
+
 /* One call's work, shared by its threads: the canonical problem, the
    operands as bytes, the precision's kernels, the block sizes, and how the
    work is cut over the threads. Read-only while the threads run, except
    the counters. */
-typedef struct gemm__cpu_job {
+struct gemm__cpu_job {
     const gemm__problem *p;          /* m, n, k, strides, ldc (column-major view) */
     const char *a, *b;               /* op(a), op(b): the caller's A and B, swapped when row-major */
     char *c;
@@ -63,7 +73,13 @@ typedef struct gemm__cpu_job {
     int groups;
     int64_t items;                   /* row blocks of mc rows */
     gemm__cpu_group *group;          /* [groups] */
-} gemm__cpu_job;
+    /* the kernel's own packing (NULL: gemm__cpu_pack of es-byte elements,
+       packing.c); p->k then counts the kernel's k units, k_elems the
+       operands' elements along k (bf16: p->k pairs of k_elems) */
+    gemm__cpu_pack_block_fn pack_a_block, pack_b_block;
+    int64_t k_elems;
+    int l1_parts, l2_parts, l3_parts; /* the caches' shares of its blocks (cache_blocking.c; 0: the fp32 ones) */
+};
 
 /* One item of one step, as the inner loops see it. */
 typedef struct gemm__cpu_block {

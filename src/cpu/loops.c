@@ -79,8 +79,11 @@ static void gemm__cpu_pack_b_unit(const gemm__cpu_job *jb, const gemm__cpu_group
     const gemm__problem *p = jb->p;
     int64_t jc, nc, pc, kc, es = jb->es, nr = jb->uk->nr, x0 = u * nr;
     gemm__cpu_step_extent(jb, g, s, &jc, &nc, &pc, &kc);
-    gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs, p->brs,
-                   gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, NULL, es);
+    if (jb->pack_b_block)
+        jb->pack_b_block(jb, g->pb[s & 1] + x0 * kc * es, jc + x0, pc, gemm__cpu_min(nr, nc - x0), kc, (int)nr);
+    else
+        gemm__cpu_pack(g->pb[s & 1] + x0 * kc * es, jb->b + (pc * p->brs + (jc + x0) * p->bcs) * es, p->bcs,
+                       p->brs, gemm__cpu_min(nr, nc - x0), kc, (int)nr, jb->b_xmajor, NULL, NULL, es);
 }
 
 /* Item i of step s of group g: packs rows i*MC.. of op(a)'s k block into
@@ -99,7 +102,10 @@ static void gemm__cpu_item(const gemm__cpu_job *jb, const gemm__cpu_group *g, in
     bl.c = jb->c + (ic + jc * p->ldc) * es;
     bl.tile = (char *)tile;
     bl.tile_clean = 0;
-    gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
-                   p->ars == 1 ? jb->uk->pack_a : NULL, jb->uk->copy_rows, es);
+    if (jb->pack_a_block)
+        jb->pack_a_block(jb, pa, ic, pc, bl.mc, bl.kc, jb->uk->mr);
+    else
+        gemm__cpu_pack(pa, jb->a + (ic * p->ars + pc * p->acs) * es, p->ars, p->acs, bl.mc, bl.kc, jb->uk->mr, 0,
+                       p->ars == 1 ? jb->uk->pack_a : NULL, jb->uk->copy_rows, es);
     gemm__cpu_loop_jr(jb, &bl);
 }

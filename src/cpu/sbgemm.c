@@ -1,21 +1,42 @@
-/* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C. A bf16 value is the
-   top half of an fp32 one, so widening is a shift and exact, and a product
-   of two (8 significant bits each) is exact in fp32: A and B are widened
-   once into compact fp32 copies (no padding, whatever the leading
-   dimensions), and the fp32 driver computes the product on them. The
-   result is gemm_cpu_sgemm's on the widened matrices, bit for bit (the
-   same path, kernel and order: they depend on the shape and alpha alone).
-   The copies, m*k + k*n floats, are had before C is touched. */
+/* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C, on one of two paths.
+
+   Native (the CPU has AVX512-BF16, ukernel_bf16.c): the packed driver
+   with the bf16 kernel and its packing in k pairs (packing_bf16.c); the
+   threads, blocks and schedule are the fp32 path's. Products up to
+   64 x 64 x 64 skip the driver (sbgemm_small.c), with the same bits. Each
+   product of two bf16 values is exact in fp32; vdpbf16ps adds them in its
+   own order and flushes bf16 denormal inputs and denormal fp32 results to
+   zero, so the result is an fp32 sum of the exact products, within
+   gemm_cpu_sgemm's bound, but not its bits.
+
+   Widening (any other CPU): a bf16 value is the top half of an fp32 one,
+   so widening is a shift and exact. A and B are widened once into compact
+   fp32 copies (no padding, whatever the leading dimensions) and the fp32
+   driver computes the product on them: the result is gemm_cpu_sgemm's on
+   the widened matrices, bit for bit (the same path, kernel and order: they
+   depend on the shape and alpha alone). The copies, m*k + k*n floats, are
+   had before C is touched.
+
+   A call whose alpha is Inf or NaN widens too, so that each element sums
+   all of k before alpha multiplies it, as gemm_cpu_sgemm does.
+
+   A test forces either through gemm__hooks.cpu_kernel: "avx512bf16" the
+   native path (GEMM_ERR_UNAVAILABLE where the CPU lacks it), an fp32
+   kernel's name the widening on that kernel. */
 #pragma once
 
 #include <stdint.h>           /* uint16_t, uint32_t, uintptr_t */
-#include <string.h>           /* memcpy */
+#include <string.h>           /* memcpy, strcmp */
 #include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
 #include "../core/internal.h" /* gemm__problem, gemm__fail, gemm__clear_error */
 #include "../core/overlap.c"  /* gemm__spans_apart */
 #include "../core/problem.c"  /* gemm__prepare */
-#include "driver.c"           /* gemm__cpu_gemm */
+#include "direct.c"           /* gemm__cpu_finite */
+#include "driver.c"           /* gemm__cpu_gemm, gemm__cpu_job_init, gemm__cpu_run_packed */
+#include "packing_bf16.c"     /* gemm__cpu_bf16_pack_a, gemm__cpu_bf16_pack_b */
 #include "sbgemm_api.h"
+#include "sbgemm_small.c"     /* gemm__cpu_bf16_small_fits, gemm__cpu_bf16_small */
+#include "ukernel_bf16.c"     /* gemm__cpu_avx512bf16, gemm__cpu_has_avx512bf16 */
 
 /* The fp32 value of a bf16 one: its 16 bits above 16 zero bits. */
 static float gemm__cpu_bf16_to_f32(uint16_t h)
@@ -35,6 +56,53 @@ static void gemm__cpu_widen_bf16(float *d, const uint16_t *s, int64_t rows, int6
         for (i = 0; i < rows; i++) d[i + j * rows] = gemm__cpu_bf16_to_f32(s[i + j * ld]);
 }
 
+/* Whether this call takes the native path: the CPU has it and no test
+   forces another kernel; -1 when a test forces it where it cannot run. */
+static int gemm__cpu_sbgemm_native(void)
+{
+    const char *forced = GEMM__HOOK(cpu_kernel, (const char *)NULL);
+    if (!forced) return gemm__cpu_has_avx512bf16();
+    if (strcmp(forced, "avx512bf16") != 0) return 0;
+    return gemm__cpu_has_avx512bf16() ? 1 : -1;
+}
+
+#ifdef GEMM__TEST_HOOKS
+GEMM_DEF const char *gemm__cpu_sbgemm_kernel(void)
+{
+    int native = gemm__cpu_sbgemm_native();
+    return native > 0 ? "avx512bf16" : native < 0 ? NULL : gemm__cpu_kernel();
+}
+#endif
+
+/* The native path: the packed driver on the bf16 kernel, whose k counts
+   pairs of the operands' elements (p->k of them, the last one padded when
+   odd). */
+static gemm_status gemm__cpu_sbgemm_pairs(const char *func, const gemm__problem *p, float alpha, const uint16_t *a,
+                                          const uint16_t *b, float beta, float *C, const gemm_cpu_options *options)
+{
+#if defined(GEMM__CPU_X86)
+    gemm__problem pairs = *p;
+    gemm__cpu_job jb;
+    if (gemm__cpu_bf16_small_fits(p)) {
+        gemm__cpu_bf16_small(p, alpha, a, b, beta, C);
+        GEMM__CPU_RECORD_THREADS(1);
+        return GEMM_OK;
+    }
+    pairs.k = (p->k + 1) / 2;
+    gemm__cpu_job_init(&jb, &pairs, &gemm__cpu_avx512bf16, (int64_t)sizeof(float), alpha, a, b, beta, C);
+    jb.k_elems = p->k;
+    jb.pack_a_block = gemm__cpu_bf16_pack_a;
+    jb.pack_b_block = gemm__cpu_bf16_pack_b;
+    jb.l1_parts = GEMM__CPU_BF16_L1_PARTS;
+    jb.l2_parts = GEMM__CPU_BF16_L2_PARTS;
+    jb.l3_parts = GEMM__CPU_BF16_L3_PARTS;
+    return gemm__cpu_run_packed(func, &jb, options);
+#else
+    (void)p; (void)alpha; (void)a; (void)b; (void)beta; (void)C; (void)options;
+    return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: this build has no bf16 kernel", func);
+#endif
+}
+
 GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                      int64_t m, int64_t n, int64_t k,
                                      float alpha, const uint16_t *A, int64_t lda,
@@ -47,6 +115,7 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
     int64_t ar, ac, br, bc;
     float *wa, *wb;
     gemm_status s;
+    int native;
     gemm__clear_error();
     s = gemm__prepare(func, layout, transa, transb, m, n, k, alpha == 0, A != NULL, lda, B != NULL, ldb, beta == 1,
                       C != NULL, ldc, &p);
@@ -68,6 +137,13 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options->threads = %d is negative", func, options->threads);
     if (p.work != GEMM__WORK_FULL) /* C = beta*C or nothing: A and B are not read */
         return gemm__cpu_gemm(func, &p, GEMM_F32, alpha, NULL, NULL, beta, C, options);
+    native = gemm__cpu_sbgemm_native();
+    if (native < 0)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: the test hook forces kernel \"avx512bf16\", which this build "
+                          "or CPU cannot run", func);
+    /* alpha Inf or NaN: the fp32 path sums all of k before alpha multiplies
+       (direct.c), where the packed k blocks would give Inf - Inf = NaN */
+    if (native && gemm__cpu_finite(alpha)) return gemm__cpu_sbgemm_pairs(func, &p, alpha, a, b, beta, C, options);
     /* the canonical a and b as stored (op(a) = a^T: a is k x m), widened */
     ar = p.a_trans ? p.k : p.m;
     ac = p.a_trans ? p.m : p.k;
