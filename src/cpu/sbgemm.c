@@ -1,6 +1,8 @@
 /* gemm_cpu_sbgemm: bf16 A and B, fp32 scalars and C, on one of two paths.
 
-   Native (the CPU has AVX512-BF16, ukernel_bf16.c): the packed driver
+   Native (the CPU has AVX512-BF16 and is not Intel's, where it measured
+   slower than the widening: gemm__cpu_bf16_native_pays; ukernel_bf16.c):
+   the packed driver
    with the bf16 kernel and its packing in k pairs (packing_bf16.c); the
    threads, blocks and schedule are the fp32 path's. Products up to
    64 x 64 x 64 skip the driver (sbgemm_small.c), with the same bits. Each
@@ -9,7 +11,7 @@
    zero, so the result is an fp32 sum of the exact products, within
    gemm_cpu_sgemm's bound, but not its bits.
 
-   Widening (any other CPU): a bf16 value is the top half of an fp32 one,
+   Widening (any other CPU, Intel's included): a bf16 value is the top half of an fp32 one,
    so widening is a shift and exact. A and B are widened once into compact
    fp32 copies (no padding, whatever the leading dimensions) and the fp32
    driver computes the product on them: the result is gemm_cpu_sgemm's on
@@ -36,6 +38,8 @@
 #include "packing_bf16.c"     /* gemm__cpu_bf16_pack_a, gemm__cpu_bf16_pack_b */
 #include "sbgemm_api.h"
 #include "sbgemm_small.c"     /* gemm__cpu_bf16_small_fits, gemm__cpu_bf16_small */
+#include "thread_pool.c"      /* gemm__cpu_pool_acquire, gemm__cpu_pool_run, gemm__cpu_pool_release */
+#include "threads.c"          /* gemm__cpu_threads_for_call */
 #include "ukernel_bf16.c"     /* gemm__cpu_avx512bf16, gemm__cpu_has_avx512bf16 */
 
 /* The fp32 value of a bf16 one: its 16 bits above 16 zero bits. */
@@ -48,20 +52,81 @@ static float gemm__cpu_bf16_to_f32(uint16_t h)
 }
 
 /* d = the rows x cols bf16 matrix at s (column-major, leading dimension
-   ld) widened to fp32, compact (leading dimension rows). */
-static void gemm__cpu_widen_bf16(float *d, const uint16_t *s, int64_t rows, int64_t cols, int64_t ld)
+   ld) widened to fp32, compact (leading dimension rows): columns c0..c1-1. */
+static void gemm__cpu_widen_bf16(float *d, const uint16_t *s, int64_t rows, int64_t c0, int64_t c1, int64_t ld)
 {
     int64_t i, j;
-    for (j = 0; j < cols; j++)
+    for (j = c0; j < c1; j++)
         for (i = 0; i < rows; i++) d[i + j * rows] = gemm__cpu_bf16_to_f32(s[i + j * ld]);
 }
 
-/* Whether this call takes the native path: the CPU has it and no test
-   forces another kernel; -1 when a test forces it where it cannot run. */
+/* Both operands' widening as one run of columns (a's, then b's), taken in
+   chunks from a shared counter by the pool's threads: on 16 threads of a
+   Xeon one thread's widening took about a third of a 4096^3 call. The
+   copies' bits do not depend on who writes them. */
+typedef struct gemm__cpu_widen_job {
+    float *wa, *wb;
+    const uint16_t *a, *b;
+    int64_t ar, ac, lda, br, bc, ldb, chunk, next;
+} gemm__cpu_widen_job;
+
+static void gemm__cpu_widen_task(void *arg, int tid)
+{
+    gemm__cpu_widen_job *j = (gemm__cpu_widen_job *)arg;
+    int64_t c0, c1, total = j->ac + j->bc;
+    (void)tid;
+    while ((c0 = __atomic_fetch_add(&j->next, j->chunk, __ATOMIC_RELAXED)) < total) {
+        c1 = c0 + j->chunk < total ? c0 + j->chunk : total;
+        if (c0 < j->ac) gemm__cpu_widen_bf16(j->wa, j->a, j->ar, c0, c1 < j->ac ? c1 : j->ac, j->lda);
+        if (c1 > j->ac) gemm__cpu_widen_bf16(j->wb, j->b, j->br, (c0 > j->ac ? c0 : j->ac) - j->ac, c1 - j->ac, j->ldb);
+    }
+}
+
+/* Widenings of at least this many elements take the pool's threads (2^20:
+   a few hundred microseconds alone). */
+#define GEMM__CPU_WIDEN_THREADED ((int64_t)1 << 20)
+
+static void gemm__cpu_widen_both(gemm__cpu_widen_job *j, const gemm_cpu_options *options)
+{
+    int threads = gemm__cpu_threads_for_call(options);
+    int64_t total = j->ac + j->bc;
+    j->next = 0;
+    j->chunk = total;
+    if (threads > 1 && j->ar * j->ac + j->br * j->bc >= GEMM__CPU_WIDEN_THREADED && total >= 4 * (int64_t)threads &&
+        (threads = gemm__cpu_pool_acquire(threads)) > 1) {
+        j->chunk = (total + 4 * (int64_t)threads - 1) / (4 * (int64_t)threads);
+        gemm__cpu_pool_run(gemm__cpu_widen_task, j);
+        gemm__cpu_pool_release();
+        return;
+    }
+    gemm__cpu_widen_task(j, 0);
+}
+
+/* Whether the native path is the default where the CPU has it. On AMD's
+   cores (the 2-core EPYC, family 26) it ran at about twice the widening's
+   speed; on an Intel Xeon with AVX512-BF16 and AMX (the GPU machines'
+   16-core host, 2026-11-28, bench_sbgemm) at 0.68-0.81 of it, 1 and 16
+   threads, n = 256..4096 (one core: 59-74 against 74-105 GFLOP/s), so
+   Intel's cores widen unless a test forces the kernel. Decided by the
+   vendor, fixed for a machine: the two paths' bits differ, and a call's
+   bits must not depend on a timing. */
+static int gemm__cpu_bf16_native_pays(void)
+{
+#if defined(GEMM__CPU_X86)
+    __builtin_cpu_init();
+    return !__builtin_cpu_is("intel");
+#else
+    return 0;
+#endif
+}
+
+/* Whether this call takes the native path: the CPU has it, it pays there
+   and no test forces another kernel; -1 when a test forces it where it
+   cannot run. */
 static int gemm__cpu_sbgemm_native(void)
 {
     const char *forced = GEMM__HOOK(cpu_kernel, (const char *)NULL);
-    if (!forced) return gemm__cpu_has_avx512bf16();
+    if (!forced) return gemm__cpu_has_avx512bf16() && gemm__cpu_bf16_native_pays();
     if (strcmp(forced, "avx512bf16") != 0) return 0;
     return gemm__cpu_has_avx512bf16() ? 1 : -1;
 }
@@ -114,6 +179,7 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
     gemm__problem p, w; /* the caller's problem; the same on the compact fp32 copies */
     int64_t ar, ac, br, bc;
     float *wa, *wb;
+    gemm__cpu_widen_job wj;
     gemm_status s;
     int native;
     gemm__clear_error();
@@ -154,8 +220,9 @@ GEMM_DEF gemm_status gemm_cpu_sbgemm(gemm_layout layout, gemm_transpose transa, 
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for A and B widened to fp32, %llu bytes", func,
                           (unsigned long long)(sizeof(float) * (size_t)(ar * ac + br * bc)));
     wb = wa + ar * ac;
-    gemm__cpu_widen_bf16(wa, a, ar, ac, p.lda);
-    gemm__cpu_widen_bf16(wb, b, br, bc, p.ldb);
+    wj.wa = wa, wj.wb = wb, wj.a = a, wj.b = b;
+    wj.ar = ar, wj.ac = ac, wj.lda = p.lda, wj.br = br, wj.bc = bc, wj.ldb = p.ldb;
+    gemm__cpu_widen_both(&wj, options);
     w = p;
     w.lda = ar;
     w.ldb = br;

@@ -12,7 +12,8 @@ extern "C" {
    the top 16 bits of an IEEE fp32, as uint16_t), alpha, beta and C in
    fp32: cblas_?gemm's arguments in OpenBLAS's cblas_sbgemm order, then the
    options (may be NULL). Each product of two bf16 values is exact in fp32
-   and the sums are fp32 sums. Where the CPU has AVX512-BF16, vdpbf16ps
+   and the sums are fp32 sums. Where the CPU has AVX512-BF16 and is AMD's
+   (on Intel's Xeons it ran slower than the widening below), vdpbf16ps
    computes them: it adds the products of k and k+1 to the sum in its own
    order, reads bf16 denormals in A and B as zero and flushes denormal fp32
    results to zero (whatever MXCSR says; OpenBLAS's sbgemm on such CPUs
