@@ -168,8 +168,8 @@
        and Sapphire Rapids sbgemm does). The result is then within the
        fp32 bound of the exact product (about k * 2^-24 * |A||B|, as
        gemm_cpu_sgemm's), not bitwise gemm_cpu_sgemm's. On other CPUs
-       (Intel's too: on a Sapphire Rapids-class Xeon that kernel ran at
-       0.68-0.81 of the widening below) (and
+       (Intel's too: on a Xeon with AMX that kernel ran at 0.58-0.81 of
+       the fp32 kernels on the widened data, 1 and 16 threads) (and
        for an alpha of Inf or NaN) A and B are widened to fp32 copies (m*k + k*n floats, allocated per
        call, before C is touched) and the fp32 kernels run on them: the
        result is bitwise gemm_cpu_sgemm's on the widened matrices.
@@ -5745,8 +5745,9 @@ static void gemm__cpu_widen_both(gemm__cpu_widen_job *j, const gemm_cpu_options 
 /* Whether the native path is the default where the CPU has it. On AMD's
    cores (the 2-core EPYC, family 26) it ran at about twice the widening's
    speed; on an Intel Xeon with AVX512-BF16 and AMX (the GPU machines'
-   16-core host, 2026-11-28, bench_sbgemm) at 0.68-0.81 of it, 1 and 16
-   threads, n = 256..4096 (one core: 59-74 against 74-105 GFLOP/s), so
+   16-core host, 2026-11-28, bench_sbgemm) at 0.71-0.81 of our fp32 path
+   on pre-widened data on 1 thread and 0.58-0.70 on 16, n = 1024..4096
+   (one core: 59-74 against 74-105 GFLOP/s), so
    Intel's cores widen unless a test forces the kernel. Decided by the
    vendor, fixed for a machine: the two paths' bits differ, and a call's
    bits must not depend on a timing. */

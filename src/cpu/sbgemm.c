@@ -105,8 +105,9 @@ static void gemm__cpu_widen_both(gemm__cpu_widen_job *j, const gemm_cpu_options 
 /* Whether the native path is the default where the CPU has it. On AMD's
    cores (the 2-core EPYC, family 26) it ran at about twice the widening's
    speed; on an Intel Xeon with AVX512-BF16 and AMX (the GPU machines'
-   16-core host, 2026-11-28, bench_sbgemm) at 0.68-0.81 of it, 1 and 16
-   threads, n = 256..4096 (one core: 59-74 against 74-105 GFLOP/s), so
+   16-core host, 2026-11-28, bench_sbgemm) at 0.71-0.81 of our fp32 path
+   on pre-widened data on 1 thread and 0.58-0.70 on 16, n = 1024..4096
+   (one core: 59-74 against 74-105 GFLOP/s), so
    Intel's cores widen unless a test forces the kernel. Decided by the
    vendor, fixed for a machine: the two paths' bits differ, and a call's
    bits must not depend on a timing. */
