@@ -448,7 +448,8 @@ static void test_sbgemm(int nkernels, const char **kernels, int cases, int max_d
         sb_small_bits();
         use_kernel(NULL);
     } else {
-        printf("(no AVX512-BF16 here: the native kernel's tests are skipped)\n");
+        printf("(no AVX512-BF16 on this CPU: forcing the native kernel is refused, checked above; the widening "
+               "path's checks below are the ones that apply)\n");
     }
     for (i = 0; i < nkernels; i++) {
         use_kernel(kernels[i]);
