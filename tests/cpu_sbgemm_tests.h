@@ -60,6 +60,27 @@ static gemm_status sb_adapter(void *ctx, gemm_layout layout, gemm_transpose ta, 
     return s;
 }
 
+/* Where one case's matrices lie: op(A) m x k, op(B) k x n and C m x n
+   stored in layout lay (A as ar x ac, B as br x bc), each leading
+   dimension padded by pad, and their extents in elements. */
+typedef struct sb_geometry {
+    int64_t ar, ac, br, bc, lda, ldb, ldc;
+    size_t na, nb, nc;
+} sb_geometry;
+
+static sb_geometry sb_geometry_of(gemm_layout lay, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n,
+                                  int64_t k, int64_t pad)
+{
+    sb_geometry g;
+    g.ar = ta == GEMM_NO_TRANS ? m : k, g.ac = ta == GEMM_NO_TRANS ? k : m;
+    g.br = tb == GEMM_NO_TRANS ? k : n, g.bc = tb == GEMM_NO_TRANS ? n : k;
+    g.lda = (lay == GEMM_ROW_MAJOR ? g.ac : g.ar) + pad, g.ldb = (lay == GEMM_ROW_MAJOR ? g.bc : g.br) + pad;
+    g.ldc = (lay == GEMM_ROW_MAJOR ? n : m) + pad;
+    g.na = battery_extent(lay, g.ar, g.ac, g.lda), g.nb = battery_extent(lay, g.br, g.bc, g.ldb);
+    g.nc = battery_extent(lay, m, n, g.ldc);
+    return g;
+}
+
 /* The widening path (forced on `kernel`, an fp32 kernel) is bitwise
    gemm_cpu_sgemm on the widened matrices: inputs exact in bf16,
    every layout, shapes on each path (tiny, one tile, direct, packed), padded
@@ -78,24 +99,20 @@ static void sb_bits(const char *kernel)
                     gemm_layout lay = li ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR;
                     gemm_transpose ta = ai ? GEMM_TRANS : GEMM_NO_TRANS, tb = bi ? GEMM_TRANS : GEMM_NO_TRANS;
                     int64_t m = shapes[si][0], n = shapes[si][1], k = shapes[si][2], pad = (si + li) % 3;
-                    int64_t ar = ta == GEMM_NO_TRANS ? m : k, ac = ta == GEMM_NO_TRANS ? k : m;
-                    int64_t br = tb == GEMM_NO_TRANS ? k : n, bc = tb == GEMM_NO_TRANS ? n : k;
-                    int64_t lda = (lay == GEMM_ROW_MAJOR ? ac : ar) + pad, ldb = (lay == GEMM_ROW_MAJOR ? bc : br) + pad;
-                    int64_t ldc = (lay == GEMM_ROW_MAJOR ? n : m) + pad;
-                    size_t na = battery_extent(lay, ar, ac, lda), nb = battery_extent(lay, br, bc, ldb);
-                    size_t nc = battery_extent(lay, m, n, ldc), i;
-                    uint16_t *a = (uint16_t *)malloc(na * 2), *b = (uint16_t *)malloc(nb * 2);
-                    float *fa = (float *)malloc(na * 4), *fb = (float *)malloc(nb * 4);
-                    float *c1 = (float *)malloc(nc * 4), *c2 = (float *)malloc(nc * 4);
+                    sb_geometry g = sb_geometry_of(lay, ta, tb, m, n, k, pad);
+                    size_t i;
+                    uint16_t *a = (uint16_t *)malloc(g.na * 2), *b = (uint16_t *)malloc(g.nb * 2);
+                    float *fa = (float *)malloc(g.na * 4), *fb = (float *)malloc(g.nb * 4);
+                    float *c1 = (float *)malloc(g.nc * 4), *c2 = (float *)malloc(g.nc * 4);
                     float alpha = cases % 3 == 0 ? 1.0f : -0.75f, beta = cases % 4 == 0 ? 0.0f : 0.5f;
                     gemm_status s1, s2;
-                    for (i = 0; i < na; i++) fa[i] = sb_widen(a[i] = sb_round((float)battery_uniform(&state)));
-                    for (i = 0; i < nb; i++) fb[i] = sb_widen(b[i] = sb_round((float)battery_uniform(&state)));
-                    for (i = 0; i < nc; i++) c1[i] = c2[i] = (float)battery_uniform(&state);
-                    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc, NULL);
-                    s2 = gemm_cpu_sgemm(lay, ta, tb, m, n, k, alpha, fa, lda, fb, ldb, beta, c2, ldc, NULL);
+                    for (i = 0; i < g.na; i++) fa[i] = sb_widen(a[i] = sb_round((float)battery_uniform(&state)));
+                    for (i = 0; i < g.nb; i++) fb[i] = sb_widen(b[i] = sb_round((float)battery_uniform(&state)));
+                    for (i = 0; i < g.nc; i++) c1[i] = c2[i] = (float)battery_uniform(&state);
+                    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, g.lda, b, g.ldb, beta, c1, g.ldc, NULL);
+                    s2 = gemm_cpu_sgemm(lay, ta, tb, m, n, k, alpha, fa, g.lda, fb, g.ldb, beta, c2, g.ldc, NULL);
                     cases++;
-                    if (s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, nc * 4) != 0) {
+                    if (s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, g.nc * 4) != 0) {
                         if (bad++ < 3)
                             printf("FAIL sbgemm/%s %lldx%lldx%lld %c%c%c: status %d, not sgemm's bits\n", kernel,
                                    (long long)m, (long long)n, (long long)k, li ? 'c' : 'r', ai ? 'T' : 'N',
@@ -142,23 +159,20 @@ static void sb_bits_threaded(const char *kernel)
 static int sb_native_case(gemm_layout lay, gemm_transpose ta, gemm_transpose tb, int64_t m, int64_t n, int64_t k,
                           int64_t pad, float alpha, float beta, uint64_t *state, double *worst)
 {
-    int64_t ar = ta == GEMM_NO_TRANS ? m : k, ac = ta == GEMM_NO_TRANS ? k : m;
-    int64_t br = tb == GEMM_NO_TRANS ? k : n, bc = tb == GEMM_NO_TRANS ? n : k;
-    int64_t lda = (lay == GEMM_ROW_MAJOR ? ac : ar) + pad, ldb = (lay == GEMM_ROW_MAJOR ? bc : br) + pad;
-    int64_t ldc = (lay == GEMM_ROW_MAJOR ? n : m) + pad, i, j, q;
-    size_t na = battery_extent(lay, ar, ac, lda), nb = battery_extent(lay, br, bc, ldb);
-    size_t nc = battery_extent(lay, m, n, ldc), x;
-    uint16_t *a = (uint16_t *)malloc(na * 2 + 2), *b = (uint16_t *)malloc(nb * 2 + 2);
-    float *c0 = (float *)malloc(nc * 4 + 4), *c1 = (float *)malloc(nc * 4 + 4), *c2 = (float *)malloc(nc * 4 + 4);
+    sb_geometry g = sb_geometry_of(lay, ta, tb, m, n, k, pad);
+    int64_t i, j, q;
+    size_t x;
+    uint16_t *a = (uint16_t *)malloc(g.na * 2 + 2), *b = (uint16_t *)malloc(g.nb * 2 + 2);
+    float *c0 = (float *)malloc(g.nc * 4 + 4), *c1 = (float *)malloc(g.nc * 4 + 4), *c2 = (float *)malloc(g.nc * 4 + 4);
     gemm_cpu_options one = {1, 0}, two = {2, 0};
     gemm_status s1, s2;
     int ok = 1;
-    for (x = 0; x < na; x++) a[x] = sb_round((float)(2 * battery_uniform(state)));
-    for (x = 0; x < nb; x++) b[x] = sb_round((float)(2 * battery_uniform(state)));
-    for (x = 0; x < nc; x++) c0[x] = c1[x] = c2[x] = beta == 0 ? NAN : (float)battery_uniform(state);
-    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc, &one);
-    s2 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c2, ldc, &two);
-    if (s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, nc * 4) != 0) ok = 0;
+    for (x = 0; x < g.na; x++) a[x] = sb_round((float)(2 * battery_uniform(state)));
+    for (x = 0; x < g.nb; x++) b[x] = sb_round((float)(2 * battery_uniform(state)));
+    for (x = 0; x < g.nc; x++) c0[x] = c1[x] = c2[x] = beta == 0 ? NAN : (float)battery_uniform(state);
+    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, g.lda, b, g.ldb, beta, c1, g.ldc, &one);
+    s2 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, g.lda, b, g.ldb, beta, c2, g.ldc, &two);
+    if (s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, g.nc * 4) != 0) ok = 0;
     for (i = 0; i < m && ok; i++)
         for (j = 0; j < n && ok; j++) {
             long double sum = 0, mag = 0, ref, cij;
@@ -166,12 +180,12 @@ static int sb_native_case(gemm_layout lay, gemm_transpose ta, gemm_transpose tb,
             for (q = 0; q < k; q++) {
                 int64_t ai = ta == GEMM_NO_TRANS ? i : q, aj = ta == GEMM_NO_TRANS ? q : i;
                 int64_t bi = tb == GEMM_NO_TRANS ? q : j, bj = tb == GEMM_NO_TRANS ? j : q;
-                long double pa = sb_widen(a[lay == GEMM_ROW_MAJOR ? ai * lda + aj : ai + aj * lda]);
-                long double pb = sb_widen(b[lay == GEMM_ROW_MAJOR ? bi * ldb + bj : bi + bj * ldb]);
+                long double pa = sb_widen(a[lay == GEMM_ROW_MAJOR ? ai * g.lda + aj : ai + aj * g.lda]);
+                long double pb = sb_widen(b[lay == GEMM_ROW_MAJOR ? bi * g.ldb + bj : bi + bj * g.ldb]);
                 sum += pa * pb;
                 mag += fabsl(pa * pb);
             }
-            x = (size_t)(lay == GEMM_ROW_MAJOR ? i * ldc + j : i + j * ldc);
+            x = (size_t)(lay == GEMM_ROW_MAJOR ? i * g.ldc + j : i + j * g.ldc);
             cij = beta == 0 ? 0 : c0[x];
             ref = (long double)alpha * sum + (long double)beta * cij;
             mag = fabsl((long double)alpha) * mag + fabsl((long double)beta * cij);
@@ -180,8 +194,8 @@ static int sb_native_case(gemm_layout lay, gemm_transpose ta, gemm_transpose tb,
                 *worst = (double)(fabsl((long double)c1[x] - ref) / mag);
         }
     /* padding between columns (rows) of C is never written */
-    for (x = 0; x < nc && ok; x++) {
-        int64_t r = (int64_t)x / ldc, col = (int64_t)x % ldc;
+    for (x = 0; x < g.nc && ok; x++) {
+        int64_t r = (int64_t)x / g.ldc, col = (int64_t)x % g.ldc;
         if (col >= (lay == GEMM_ROW_MAJOR ? n : m) && !(isnan(c0[x]) ? isnan(c1[x]) : c1[x] == c0[x])) ok = 0;
         (void)r;
     }
@@ -274,25 +288,21 @@ static void sb_small_bits(void)
                     gemm_layout lay = li ? GEMM_COL_MAJOR : GEMM_ROW_MAJOR;
                     gemm_transpose ta = ai ? GEMM_TRANS : GEMM_NO_TRANS, tb = bi ? GEMM_TRANS : GEMM_NO_TRANS;
                     int64_t m = shapes[si][0], n = shapes[si][1], k = shapes[si][2], pad = (int64_t)(si % 3);
-                    int64_t ar = ta == GEMM_NO_TRANS ? m : k, ac = ta == GEMM_NO_TRANS ? k : m;
-                    int64_t br = tb == GEMM_NO_TRANS ? k : n, bc = tb == GEMM_NO_TRANS ? n : k;
-                    int64_t lda = (lay == GEMM_ROW_MAJOR ? ac : ar) + pad, ldb = (lay == GEMM_ROW_MAJOR ? bc : br) + pad;
-                    int64_t ldc = (lay == GEMM_ROW_MAJOR ? n : m) + pad;
-                    size_t na = battery_extent(lay, ar, ac, lda), nb = battery_extent(lay, br, bc, ldb);
-                    size_t nc = battery_extent(lay, m, n, ldc), x;
-                    uint16_t *a = (uint16_t *)malloc(na * 2), *b = (uint16_t *)malloc(nb * 2);
-                    float *c1 = (float *)malloc(nc * 4), *c2 = (float *)malloc(nc * 4);
+                    sb_geometry g = sb_geometry_of(lay, ta, tb, m, n, k, pad);
+                    size_t x;
+                    uint16_t *a = (uint16_t *)malloc(g.na * 2), *b = (uint16_t *)malloc(g.nb * 2);
+                    float *c1 = (float *)malloc(g.nc * 4), *c2 = (float *)malloc(g.nc * 4);
                     float alpha = cases % 3 == 0 ? 1.0f : -0.75f, beta = cases % 4 == 0 ? 0.0f : 0.5f;
                     gemm_status s1, s2;
-                    for (x = 0; x < na; x++) a[x] = sb_round((float)(2 * battery_uniform(&state)));
-                    for (x = 0; x < nb; x++) b[x] = sb_round((float)(2 * battery_uniform(&state)));
-                    for (x = 0; x < nc; x++) c1[x] = c2[x] = beta == 0 ? NAN : (float)battery_uniform(&state);
-                    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc, NULL);
+                    for (x = 0; x < g.na; x++) a[x] = sb_round((float)(2 * battery_uniform(&state)));
+                    for (x = 0; x < g.nb; x++) b[x] = sb_round((float)(2 * battery_uniform(&state)));
+                    for (x = 0; x < g.nc; x++) c1[x] = c2[x] = beta == 0 ? NAN : (float)battery_uniform(&state);
+                    s1 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, g.lda, b, g.ldb, beta, c1, g.ldc, NULL);
                     gemm__test_hooks()->cpu_path = 1;
-                    s2 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c2, ldc, NULL);
+                    s2 = gemm_cpu_sbgemm(lay, ta, tb, m, n, k, alpha, a, g.lda, b, g.ldb, beta, c2, g.ldc, NULL);
                     gemm__test_hooks()->cpu_path = 0;
                     cases++;
-                    if ((s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, nc * 4) != 0) && bad++ < 3)
+                    if ((s1 != GEMM_OK || s2 != GEMM_OK || memcmp(c1, c2, g.nc * 4) != 0) && bad++ < 3)
                         printf("FAIL sbgemm/avx512bf16 small %lldx%lldx%lld %c%c%c: status %d %d, not the packed "
                                "path's bits\n", (long long)m, (long long)n, (long long)k, li ? 'c' : 'r',
                                ai ? 'T' : 'N', bi ? 'T' : 'N', (int)s1, (int)s2);
