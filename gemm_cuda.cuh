@@ -10298,12 +10298,320 @@ static gemm_status gemm__cuda_chost(const char *fn, const gemm__cuda_cplan<T> *p
     return s;
 }
 /* <<cuda/host complex_host */
+/* >>cuda/kernels complex_simt: src/cuda/kernels/complex_simt.cuh */
+/* The complex product on the CUDA cores, read in place (the native path
+   of host/complex_native.cuh): C = alpha*op(a)*op(b) + beta*C for complex a, b, C in the
+   canonical column-major problem, op() in {N, T, C}, without the
+   expansion the real kernels need (kernels/complex_expand.cuh). Each
+   operand is read once from the caller's memory, so a member moves a, b
+   and C and nothing else: what a memory-bound small member costs. A
+   complex multiply-add is four real ones on the two scalars a complex
+   load brings, twice a real kernel's sums per loaded scalar, so the tiles
+   ask half the shared-memory traffic per flop that a real tile of the
+   same registers does.
+
+   Shape: a block of (BM/TM) x (BN/TN) threads owns a BM x BN tile of C,
+   TM x TN complex sums a thread (rows tx + TX*r, columns ty + TY*c: a
+   warp's loads from shared memory run along contiguous rows, and its
+   stores down a column of C are contiguous). op(a) and op(b) come through shared memory in
+   k-slices of BK, double-buffered: the next slice is loaded into
+   registers while the current one is summed, then stored into the other
+   buffer, one barrier a slice. An element is loaded as an aligned pair
+   where the matrix allows (gemm__cuda_cload), conjugated on its way into
+   shared memory. A thread sums its products over k in order: a member's
+   bits depend on the configuration alone, never on the grid or on the
+   members around it.
+
+   Every block serves a batch: blockIdx.z is the member (first + z), found
+   through a gemm__cuda_cside; blockIdx.x strides over the tiles of C. */
+#include <stdint.h>
+
+/* The tile of configuration (BM, BN, TM, TN) for scalar type T: threads
+   along m and n, the k-slice (4 where 8 would take more than 48 KB of
+   shared memory), the padding that keeps a shared row's stores free of
+   bank conflicts (a row is 16 bytes longer than a multiple of 128, so the
+   threads that store one k-run of a k-major operand hit distinct banks),
+   and the elements each thread loads per slice. */
+template <typename T, int BM, int BN, int TM, int TN> struct gemm__cuda_csimt_shape {
+    typedef typename gemm__cuda_pair<T>::type P;
+    static constexpr int TX = BM / TM, TY = BN / TN, NT = TX * TY;
+    static constexpr int PAD = 16 / (int)sizeof(P);
+    static constexpr int BK = 2 * 8 * (BM + BN + 2 * PAD) * (int)sizeof(P) <= 48 * 1024 ? 8 : 4;
+    static constexpr int A_LOADS = BM * BK / NT, B_LOADS = BN * BK / NT;
+    static_assert(BM * BK % NT == 0 && BN * BK % NT == 0, "a slice does not split evenly over the threads");
+};
+
+/* The run-time part of a launch: sizes, the canonical operands (their
+   transposes are the kernel's template), conjugations, scalars, and the
+   members' sides. */
+template <typename T> struct gemm__cuda_csimt_args {
+    int m, n, k;
+    const T *a, *b;
+    T *c;
+    int64_t lda, ldb, ldc;
+    int conj_a, conj_b;
+    T alpha_re, alpha_im, beta_re, beta_im;
+    gemm__cuda_cside sa, sb, sc;
+    int64_t first; /* the member of blockIdx.z == 0 */
+};
+
+/* Element e (of a slice's BM x BK or BN x BK) of an operand: its row r
+   (along m or n) and k index q. KMAJOR: the operand's contiguous index
+   is k, so consecutive threads walk q. */
+template <int ROWS, int BK, bool KMAJOR> __device__ __forceinline__ void gemm__cuda_csimt_at(int e, int &r, int &q)
+{
+    r = KMAJOR ? e / BK : e % ROWS;
+    q = KMAJOR ? e % BK : e / ROWS;
+}
+
+/* Loads this thread's LOADS elements of the slice at k0 of an operand
+   (ROWS rows of which `rows` exist from row0, the element at row r and k
+   index q at x[r + q*ld], or x[q + r*ld] when KMAJOR) into registers;
+   outside the matrix, zeros. Nothing here uses what it loads: the loads
+   stay in flight while the slice before is summed. */
+template <typename T, int ROWS, int BK, int NT, int LOADS, bool KMAJOR>
+__device__ __forceinline__ void gemm__cuda_csimt_fetch(T (&v)[LOADS][2], const T *x, int64_t ld, bool paired, int row0,
+                                                      int rows, int k0, int k)
+{
+#pragma unroll
+    for (int j = 0; j < LOADS; j++) {
+        int r, q;
+        gemm__cuda_csimt_at<ROWS, BK, KMAJOR>((int)threadIdx.x + j * NT, r, q);
+        int gr = row0 + r, gq = k0 + q;
+        v[j][0] = v[j][1] = T(0);
+        if (gr < rows && gq < k) {
+            gemm__cuda_cload(x + 2 * (KMAJOR ? gq + (int64_t)gr * ld : gr + (int64_t)gq * ld), paired, v[j][0], v[j][1]);
+        }
+    }
+}
+
+/* Stores the fetched elements into the slice buffer s[q][r], conjugated
+   when sign is -1. */
+template <typename T, int ROWS, int BK, int NT, int LD, int LOADS, bool KMAJOR>
+__device__ __forceinline__ void gemm__cuda_csimt_stash(typename gemm__cuda_pair<T>::type (*s)[LD],
+                                                      const T (&v)[LOADS][2], T sign)
+{
+#pragma unroll
+    for (int j = 0; j < LOADS; j++) {
+        int r, q;
+        typename gemm__cuda_pair<T>::type e;
+        gemm__cuda_csimt_at<ROWS, BK, KMAJOR>((int)threadIdx.x + j * NT, r, q);
+        e.x = v[j][0];
+        e.y = v[j][1] * sign;
+        s[q][r] = e;
+    }
+}
+
+/* One complex element of C from its sum: alpha*sum + beta*C (beta = 0
+   never reads C; a real beta scales C's two scalars, as the real kernels
+   do, so a C of infinities is not multiplied by beta's zero imaginary part). */
+template <typename T>
+__device__ __forceinline__ void gemm__cuda_csimt_put(T *c, bool paired, T x, T y, const gemm__cuda_csimt_args<T> &g)
+{
+    typedef typename gemm__cuda_pair<T>::type P;
+    T ox = g.alpha_re * x - g.alpha_im * y, oy = g.alpha_re * y + g.alpha_im * x;
+    if (g.beta_re != T(0) || g.beta_im != T(0)) {
+        T cx, cy;
+        gemm__cuda_cload(c, paired, cx, cy);
+        if (g.beta_im == T(0)) {
+            ox += g.beta_re * cx;
+            oy += g.beta_re * cy;
+        } else {
+            ox += g.beta_re * cx - g.beta_im * cy;
+            oy += g.beta_re * cy + g.beta_im * cx;
+        }
+    }
+    if (paired) {
+        P v;
+        v.x = ox;
+        v.y = oy;
+        *reinterpret_cast<P *>(c) = v;
+    } else {
+        c[0] = ox;
+        c[1] = oy;
+    }
+}
+
+/* A_TRANS: op(a)(i, l) = a[l + i*lda] (else a[i + l*lda]); B_TRANS:
+   op(b)(l, j) = b[j + l*ldb] (else b[l + j*ldb]); the conjugations are
+   the arguments'. alpha != 0 and k > 0 here (the rest is the scale
+   kernel's). */
+template <typename T, int BM, int BN, int TM, int TN, bool A_TRANS, bool B_TRANS, int MINB>
+__global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_kernel(gemm__cuda_csimt_args<T> g)
+{
+    typedef gemm__cuda_csimt_shape<T, BM, BN, TM, TN> S;
+    typedef typename S::P P;
+    constexpr int BK = S::BK, TX = S::TX, TY = S::TY;
+    __shared__ P As[2][BK][BM + S::PAD], Bs[2][BK][BN + S::PAD];
+    int64_t member = g.first + (int64_t)blockIdx.z;
+    const T *a = gemm__cuda_cside_at(g.sa, g.a, member), *b = gemm__cuda_cside_at(g.sb, g.b, member);
+    T *c = gemm__cuda_cside_at(g.sc, g.c, member);
+    bool pa = ((uintptr_t)a & (2 * sizeof(T) - 1)) == 0, pb = ((uintptr_t)b & (2 * sizeof(T) - 1)) == 0,
+         pc = ((uintptr_t)c & (2 * sizeof(T) - 1)) == 0;
+    T sign_a = g.conj_a ? T(-1) : T(1), sign_b = g.conj_b ? T(-1) : T(1);
+    int tx = (int)threadIdx.x % TX, ty = (int)threadIdx.x / TX;
+    int tiles_m = (g.m + BM - 1) / BM;
+    int64_t tiles = (int64_t)tiles_m * ((g.n + BN - 1) / BN);
+    for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int i0 = (int)(t % tiles_m) * BM, j0 = (int)(t / tiles_m) * BN;
+        T re[TM][TN], im[TM][TN], va[S::A_LOADS][2], vb[S::B_LOADS][2];
+#pragma unroll
+        for (int r = 0; r < TM; r++)
+#pragma unroll
+            for (int q = 0; q < TN; q++) re[r][q] = im[r][q] = T(0);
+        gemm__cuda_csimt_fetch<T, BM, BK, S::NT, S::A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, 0, g.k);
+        gemm__cuda_csimt_fetch<T, BN, BK, S::NT, S::B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, 0, g.k);
+        gemm__cuda_csimt_stash<T, BM, BK, S::NT, BM + S::PAD, S::A_LOADS, A_TRANS>(As[0], va, sign_a);
+        gemm__cuda_csimt_stash<T, BN, BK, S::NT, BN + S::PAD, S::B_LOADS, !B_TRANS>(Bs[0], vb, sign_b);
+        __syncthreads();
+        int buf = 0;
+        for (int k0 = 0; k0 < g.k; k0 += BK) {
+            bool more = k0 + BK < g.k;
+            if (more) { /* the next slice in flight while this one is summed */
+                gemm__cuda_csimt_fetch<T, BM, BK, S::NT, S::A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, k0 + BK, g.k);
+                gemm__cuda_csimt_fetch<T, BN, BK, S::NT, S::B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, k0 + BK, g.k);
+            }
+#pragma unroll
+            for (int q = 0; q < BK; q++) {
+                P x[TM], y[TN];
+#pragma unroll
+                for (int r = 0; r < TM; r++) x[r] = As[buf][q][tx + TX * r];
+#pragma unroll
+                for (int s = 0; s < TN; s++) y[s] = Bs[buf][q][ty + TY * s];
+#pragma unroll
+                for (int r = 0; r < TM; r++)
+#pragma unroll
+                    for (int s = 0; s < TN; s++) {
+                        re[r][s] = fma(x[r].x, y[s].x, re[r][s]);
+                        re[r][s] = fma(-x[r].y, y[s].y, re[r][s]);
+                        im[r][s] = fma(x[r].x, y[s].y, im[r][s]);
+                        im[r][s] = fma(x[r].y, y[s].x, im[r][s]);
+                    }
+            }
+            if (more) { /* the other buffer: every thread finished reading it before the last barrier */
+                gemm__cuda_csimt_stash<T, BM, BK, S::NT, BM + S::PAD, S::A_LOADS, A_TRANS>(As[buf ^ 1], va, sign_a);
+                gemm__cuda_csimt_stash<T, BN, BK, S::NT, BN + S::PAD, S::B_LOADS, !B_TRANS>(Bs[buf ^ 1], vb, sign_b);
+            }
+            __syncthreads();
+            buf ^= 1;
+        }
+#pragma unroll
+        for (int s = 0; s < TN; s++)
+#pragma unroll
+            for (int r = 0; r < TM; r++) {
+                int i = i0 + tx + TX * r, j = j0 + ty + TY * s;
+                if (i < g.m && j < g.n) gemm__cuda_csimt_put(c + 2 * (i + (int64_t)j * g.ldc), pc, re[r][s], im[r][s], g);
+            }
+    }
+}
+/* <<cuda/kernels complex_simt */
+/* >>cuda/host complex_native: src/cuda/host/complex_native.cuh */
+/* The complex calls' native path (kernels/complex_simt.cuh): which
+   configuration a device call (single or batch) runs, and its launch.
+   The choice lies here alone: the native kernel where it pays, else 0,
+   and complex.cuh runs the real product on the expansion (the 1m method:
+   the fp32 SIMT, DMMA and tensor-core kernels, the options that force a
+   kernel, the verified product).
+
+   Configurations (also the test hook cuda_complex's values, 1 = the real
+   product): 2 = 32 x 32 tiles, 128 threads of 2 x 4 sums; 3 = 64 x 64,
+   128 threads of 4 x 8; 4 = 128 x 128, 256 threads of 8 x 8 (fp32; fp64
+   runs 3). */
+#include <stdint.h>
+
+/* The configuration for a checked device call with work to do: 0 where
+   the real product runs. Native only for the default exact product
+   (kernel AUTO, no split or variant forced, not verified), and only where
+   its tiles alone give every SM one (the real product splits K where they
+   are fewer). Measured on an H200 (bench_cuda_complex --path, strided
+   batches, 2026-11-28; ratios to cuBLAS's strided batch, real product ->
+   native): members up to 32 x 32 on the 32 x 32 tiles (cgemm 32^3 0.28-0.33
+   -> 0.94-0.97, zgemm 0.30-0.39 -> 0.85-0.87), up to 64 x 64 on 64 x 64
+   (cgemm 64^3 0.43-0.51 -> 0.80-0.83, zgemm 0.39-0.48 -> 0.63-0.69), and
+   fp32 up to 256 x 256 on 128 x 128 (cgemm 128^3 0.56-0.63 -> 0.74, 256^3
+   0.66-0.70 -> 0.75-0.76); larger members, and zgemm from 128 x 128, run
+   faster as the real product (fp32 1024^3 0.80 against 0.76-0.78 native;
+   zgemm 128^3 on DMMA 0.56-0.72 against 0.42-0.51 native). */
+template <typename T>
+static int gemm__cuda_cnative_config(const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                     const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu)
+{
+    const gemm__problem *p = &pl->p;
+    int64_t side = p->m > p->n ? p->m : p->n, tiles = 1;
+    int cfg, forced = GEMM__HOOK(cuda_complex, 0);
+    if (forced) return forced == 1 ? 0 : (sizeof(T) == 8 && forced == 4 ? 3 : forced);
+    if (opt->kernel != GEMM_CUDA_KERNEL_AUTO || opt->split_k || opt->variant || opt->verify ||
+        opt->math != GEMM_CUDA_MATH_EXACT)
+        return 0;
+    if (side <= 32) cfg = 2;
+    else if (side <= 64) cfg = 3;
+    else if (sizeof(T) == 4 && side <= 256) cfg = 4, tiles = ((p->m + 127) / 128) * ((p->n + 127) / 128);
+    else return 0;
+    return mb.count * tiles >= gpu->sms ? cfg : 0;
+}
+
+template <typename T, int BM, int BN, int TM, int TN, int MINB>
+static gemm_status gemm__cuda_cnative_launch(const char *fn, const gemm__cuda_cplan<T> *pl,
+                                             const gemm__cuda_cmembers<T> &mb, cudaStream_t stream)
+{
+    const gemm__problem *p = &pl->p;
+    gemm__cuda_csimt_args<T> g = {(int)p->m, (int)p->n, (int)p->k, mb.a, mb.b, mb.c, p->lda, p->ldb, p->ldc,
+                                  pl->conj_a, pl->conj_b, pl->alpha.re, pl->alpha.im, pl->beta.re, pl->beta.im,
+                                  mb.sa, mb.sb, mb.sc, 0};
+    int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN);
+    constexpr int NT = gemm__cuda_csimt_shape<T, BM, BN, TM, TN>::NT;
+    unsigned x = (unsigned)(tiles < INT32_MAX ? tiles : INT32_MAX);
+    return gemm__cuda_cchunks(fn, 0, mb.count, [&](int64_t first, unsigned z) {
+        dim3 grid(x, 1, z);
+        g.first = first;
+        if (p->a_trans && p->b_trans)
+            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, true, true, MINB><<<grid, NT, 0, stream>>>(g);
+        else if (p->a_trans)
+            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, true, false, MINB><<<grid, NT, 0, stream>>>(g);
+        else if (p->b_trans)
+            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, false, true, MINB><<<grid, NT, 0, stream>>>(g);
+        else
+            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, false, false, MINB><<<grid, NT, 0, stream>>>(g);
+    });
+}
+
+/* Runs configuration cfg (2..4) of the native kernel over every member.
+   MINB: the blocks per SM the registers must allow, the most each
+   configuration built for without spilling (sm_90a, ptxas 13.0; fp64's
+   64 x 64 spills 8 bytes at 2, which ran faster than 1). */
+template <typename T>
+static gemm_status gemm__cuda_cnative(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                      int cfg, cudaStream_t stream)
+{
+    if (cfg == 2) return gemm__cuda_cnative_launch<T, 32, 32, 2, 4, sizeof(T) == 4 ? 6 : 4>(fn, pl, mb, stream);
+    if constexpr (sizeof(T) == 4)
+        if (cfg == 4) return gemm__cuda_cnative_launch<T, 128, 128, 8, 8, 1>(fn, pl, mb, stream);
+    return gemm__cuda_cnative_launch<T, 64, 64, 4, 8, sizeof(T) == 4 ? 3 : 2>(fn, pl, mb, stream);
+}
+
+/* A checked device call (single or batch): the native kernel where
+   gemm__cuda_cnative_config picks it, else complex.cuh's real product. */
+template <typename T>
+static gemm_status gemm__cuda_crun(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
+                                   const gemm_cuda_options *opt, cudaStream_t stream)
+{
+    if (pl->p.work == GEMM__WORK_FULL) {
+        gemm__cuda_gpu gpu;
+        int cfg;
+        gemm_status s = gemm__cuda_query(fn, &gpu);
+        if (s != GEMM_OK) return s;
+        if ((cfg = gemm__cuda_cnative_config(pl, mb, opt, &gpu)) != 0) return gemm__cuda_cnative(fn, pl, mb, cfg, stream);
+    }
+    return gemm__cuda_cdevice(fn, pl, mb, opt, stream);
+}
+/* <<cuda/host complex_native */
 /* >>cuda/host complex_entry: src/cuda/host/complex_entry.cuh */
 /* The complex public functions (gemm_cuda_cgemm, _zgemm, their _host forms
    and batches): the complex calls' own checks (GEMM_CONJ_TRANS, the
    scalars by pointer), the shared checks on the complex problem with a
    conjugate transpose seen as a transpose, the options, every pointer and
-   member, all before anything is queued; then complex.cuh's device run or
+   member, all before anything is queued; then complex_native.cuh's device
+   run (the native kernel, or complex.cuh's real product) or
    complex_host.cuh's host run. T is the real scalar type (float for
    cgemm, double for zgemm); matrices are interleaved (re, im) pairs. */
 #include <stdint.h>
@@ -10389,7 +10697,7 @@ static gemm_status gemm__cuda_ccall(const char *fn, cudaStream_t stream, bool ho
         if (pl.p.work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
                                              (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
             return s;
-        return gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+        return gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
     }
 }
 
@@ -10421,7 +10729,7 @@ static gemm_status gemm__cuda_cstrided(const char *fn, cudaStream_t stream, gemm
         gemm__cuda_cmembers<T> mb = {count, a, b, (T *)C, {NULL, 2 * hb.stride_a}, {NULL, 2 * hb.stride_b},
                                      {NULL, 2 * hb.stride_c}, &hb};
         if ((s = gemm__cuda_check_members(fn, &pl.p, &hb, a, b, C, 2 * sizeof(T), 2 * sizeof(T))) != GEMM_OK) return s;
-        return gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+        return gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
     }
 }
 
@@ -10462,7 +10770,7 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
         if (s == GEMM_OK) {
             gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
-            s = gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+            s = gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
         }
         if (lists) {
             cudaError_t e = cudaFreeAsync(lists, stream);

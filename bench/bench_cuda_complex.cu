@@ -14,8 +14,11 @@
    build/bench_cuda_complex [--reps N] [--prec c,z] [--sizes 2048,4096,8192]
                             [--ops NN,NT,...] (default: all nine)
                             [--batches 64x10000,256x1000,1024x16] [--batch-ops NN,CN,NT]
-                            [--beta-complex] [--csv FILE] */
+                            [--beta-complex] [--csv FILE]
+                            [--path P] (P = 1: the real product on the expansion; 2..4: the
+                                        native kernel's configurations; default: the automatic choice) */
 #define GEMM_IMPLEMENTATION
+#define GEMM__TEST_HOOKS /* --path */
 #include "../gemm_cuda.cuh"
 #include <cublas_v2.h>
 #include <cuComplex.h>
@@ -234,10 +237,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--batches") && i + 1 < argc) batches_s = argv[++i];
         else if (!strcmp(argv[i], "--batch-ops") && i + 1 < argc) batch_ops_s = argv[++i];
         else if (!strcmp(argv[i], "--beta-complex")) cfg.beta_complex = true;
+        else if (!strcmp(argv[i], "--path") && i + 1 < argc) gemm__test_hooks()->cuda_complex = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc) cfg.csv = fopen(argv[++i], "w");
         else {
             fprintf(stderr, "usage: %s [--reps N] [--prec c,z] [--sizes 2048,4096,8192] [--ops NN,...] "
-                            "[--batches 64x10000,...] [--batch-ops NN,...] [--beta-complex] [--csv FILE]\n", argv[0]);
+                            "[--batches 64x10000,...] [--batch-ops NN,...] [--beta-complex] [--csv FILE] [--path P]\n", argv[0]);
             return 2;
         }
     }

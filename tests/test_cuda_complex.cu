@@ -19,6 +19,7 @@
    layout, op pair and scalar kind, and the refusals made before any CUDA
    call (test-cuda-build runs it). */
 #define GEMM_IMPLEMENTATION
+#define GEMM__TEST_HOOKS /* test_paths forces each way a call can run */
 #include "../gemm_cuda.cuh"
 #include <float.h>
 #include <math.h>
@@ -118,12 +119,16 @@ static gemm_status call(form f, const gemm_cuda_options *o, gemm_layout l, gemm_
 }
 
 /* One case: sizes, op pair, scalars, padding of the leading dimensions,
-   members (count) with strides (shared A or B: stride 0). */
+   members (count) with strides (shared A or B: stride 0); shift: the
+   device matrices start one scalar into their allocation, so a complex
+   element is only as aligned as its scalars (a float _Complex array in a
+   packed structure). */
 struct ccase {
     gemm_layout l;
     gemm_transpose ta, tb;
     int64_t m, n, k, pad, count;
     bool share_a, share_b;
+    int shift;
 };
 
 /* Checks member `mi` of C (complex elements from c0) against the reference
@@ -201,9 +206,13 @@ static void run_case(form f, const ccase &c, cx<T> alpha, cx<T> beta, const gemm
     } else {
         std::vector<const void *> la(count), lb(count);
         std::vector<void *> lc(count);
-        stop_on(cudaMalloc((void **)&dA, hA.size() * sizeof(T)), "cudaMalloc");
-        stop_on(cudaMalloc((void **)&dB, hB.size() * sizeof(T)), "cudaMalloc");
-        stop_on(cudaMalloc((void **)&dC, hC.size() * sizeof(T)), "cudaMalloc");
+        T *mA, *mB, *mC; /* the allocations; dA, dB, dC: the matrices, c.shift scalars in */
+        stop_on(cudaMalloc((void **)&mA, (hA.size() + 1) * sizeof(T)), "cudaMalloc");
+        stop_on(cudaMalloc((void **)&mB, (hB.size() + 1) * sizeof(T)), "cudaMalloc");
+        stop_on(cudaMalloc((void **)&mC, (hC.size() + 1) * sizeof(T)), "cudaMalloc");
+        dA = mA + c.shift;
+        dB = mB + c.shift;
+        dC = mC + c.shift;
         stop_on(cudaMemcpy(dA, hA.data(), hA.size() * sizeof(T), cudaMemcpyHostToDevice), "to device");
         stop_on(cudaMemcpy(dB, hB.data(), hB.size() * sizeof(T), cudaMemcpyHostToDevice), "to device");
         stop_on(cudaMemcpy(dC, hC.data(), hC.size() * sizeof(T), cudaMemcpyHostToDevice), "to device");
@@ -216,9 +225,9 @@ static void run_case(form f, const ccase &c, cx<T> alpha, cx<T> beta, const gemm
                     la.data(), lb.data(), lc.data(), count);
         stop_on(cudaDeviceSynchronize(), "after the call");
         stop_on(cudaMemcpy(out.data(), dC, out.size() * sizeof(T), cudaMemcpyDeviceToHost), "to host");
-        cudaFree(dA);
-        cudaFree(dB);
-        cudaFree(dC);
+        cudaFree(mA);
+        cudaFree(mB);
+        cudaFree(mC);
     }
     if (s != GEMM_OK) {
         result(false, "%s %s %s %s%s m=%lld n=%lld k=%lld: status %d (%s)", sizeof(T) == 8 ? "zgemm" : "cgemm",
@@ -239,11 +248,11 @@ static void run_case(form f, const ccase &c, cx<T> alpha, cx<T> beta, const gemm
         for (size_t e = 0; e < nc_; e++)
             if (!inside[e] && memcmp(&hC[2 * e], &out[2 * e], 2 * sizeof(T)) != 0) changed++;
         result(worst <= 1 && changed == 0,
-               "%s %s %s %s %s%s m=%lld n=%lld k=%lld pad=%lld x%lld alpha=(%g,%g) beta=(%g,%g): error %.3g of the "
+               "%s %s %s %s %s%s m=%lld n=%lld k=%lld pad=%lld%s x%lld alpha=(%g,%g) beta=(%g,%g): error %.3g of the "
                "bound, %lld elements outside changed",
                sizeof(T) == 8 ? "zgemm" : "cgemm", form_name[f], tag, c.l == GEMM_ROW_MAJOR ? "row" : "col",
                op_name(c.ta), op_name(c.tb), (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.pad,
-               (long long)count, (double)alpha.re, (double)alpha.im, (double)beta.re, (double)beta.im, worst,
+               c.shift ? " shifted" : "", (long long)count, (double)alpha.re, (double)alpha.im, (double)beta.re, (double)beta.im, worst,
                (long long)changed);
     }
 }
@@ -266,7 +275,7 @@ template <typename T> static void test_ops(double eps)
                     for (int f = DEVICE; f <= LISTS; f++) {
                         if (f != DEVICE && sh != 2) continue;
                         ccase c = {l, ta, tb, shapes[sh][0], shapes[sh][1], shapes[sh][2], (int64_t)(turn % 3), 3,
-                                   false, false};
+                                   false, false, 0};
                         cx<T> alpha = {(T)al[turn % 4][0], (T)al[turn % 4][1]};
                         cx<T> beta = {(T)be[(turn / 4) % 4][0], (T)be[(turn / 4) % 4][1]};
                         turn++;
@@ -284,7 +293,7 @@ template <typename T> static void test_edges(double eps)
             for (int b = 0; b < 3; b++)
                 for (int a0 = 0; a0 < 2; a0++) {
                     ccase c = {sh % 2 ? GEMM_ROW_MAJOR : GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS,
-                               shapes[sh][0], shapes[sh][1], shapes[sh][2], 2, 2, false, false};
+                               shapes[sh][0], shapes[sh][1], shapes[sh][2], 2, 2, false, false, 0};
                     cx<T> alpha = {a0 ? (T)0 : (T)1.5, a0 ? (T)0 : (T)-0.5};
                     cx<T> beta = {(T)be[b][0], (T)be[b][1]};
                     run_case<T>((form)f, c, alpha, beta, NULL, eps, "edge");
@@ -300,11 +309,11 @@ template <typename T> static void test_kernels(double eps)
     for (gemm_layout l : layouts)
         for (gemm_transpose ta : ops)
             for (gemm_transpose tb : ops) {
-                ccase c = {l, ta, tb, m, n, k, (int64_t)(turn++ % 2), 2, false, false};
+                ccase c = {l, ta, tb, m, n, k, (int64_t)(turn++ % 2), 2, false, false, 0};
                 run_case<T>(DEVICE, c, alpha, turn % 3 ? beta : cbeta, NULL, eps, "auto");
             }
     {
-        ccase c = {GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, m, n, k, 1, 3, false, false};
+        ccase c = {GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, m, n, k, 1, 3, false, false, 0};
         gemm_cuda_options o = {};
         if (sizeof(T) == 8) {
             for (int v = 1; v <= 3; v++) {
@@ -336,12 +345,47 @@ template <typename T> static void test_kernels(double eps)
     }
 }
 
+/* Each way a device call can run (the test hook cuda_complex: 1 = the
+   real product on the expansion, 2-4 = the native kernel's
+   configurations, host/complex_native.cuh) on every layout and op pair,
+   sizes that cut its tiles and k-slices at their edges, single calls and
+   batches, complex and real beta, and matrices one scalar off their
+   pairs' alignment. */
+template <typename T> static void test_paths(double eps)
+{
+    static const char *name[5] = {"", "path 1m", "native 32x32", "native 64x64", "native 128x128"};
+    cx<T> alpha = {(T)-0.5, (T)1.25}, beta = {(T)0.75, (T)0}, cbeta = {(T)0.5, (T)-0.25}, zero = {(T)0, (T)0};
+    int64_t big = small_run ? 70 : 150;
+    for (int path = 1; path <= (sizeof(T) == 8 ? 3 : 4); path++) {
+        int turn = 0;
+        gemm__test_hooks()->cuda_complex = path;
+        for (gemm_layout l : layouts)
+            for (gemm_transpose ta : ops)
+                for (gemm_transpose tb : ops) {
+                    ccase c = {l, ta, tb, big, big - 7, 2 * big + 3, (int64_t)(turn % 2), 1, false, false, turn % 5 == 4};
+                    run_case<T>(DEVICE, c, alpha, turn % 3 == 0 ? cbeta : turn % 3 == 1 ? beta : zero, NULL, eps,
+                                name[path]);
+                    turn++;
+                }
+        {
+            ccase c = {GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, 37, 66, 9, 1, 5, false, true, 1};
+            run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, name[path]);
+            run_case<T>(LISTS, c, alpha, zero, NULL, eps, name[path]);
+            c.shift = 0;
+            c.share_b = false;
+            c.share_a = true;
+            run_case<T>(STRIDED, c, alpha, beta, NULL, eps, name[path]);
+        }
+    }
+    gemm__test_hooks()->cuda_complex = 0;
+}
+
 /* Batches: shared operands (stride 0), more members than a grid's 65535. */
 template <typename T> static void test_batches(double eps)
 {
     cx<T> alpha = {(T)1, (T)0.5}, beta = {(T)0, (T)0}, cbeta = {(T)-0.5, (T)1};
     for (gemm_layout l : layouts) {
-        ccase c = {l, GEMM_TRANS, GEMM_CONJ_TRANS, 19, 23, 29, 1, 4, true, false};
+        ccase c = {l, GEMM_TRANS, GEMM_CONJ_TRANS, 19, 23, 29, 1, 4, true, false, 0};
         run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "shared A");
         c.share_a = false;
         c.share_b = true;
@@ -351,18 +395,22 @@ template <typename T> static void test_batches(double eps)
     }
     {   /* large enough to run in runs whose operands are prepared on a second
            stream while the run before multiplies (host/complex.cuh,
-           gemm__cuda_cruns: one run a 2^28 real flops): 2 and 4 runs */
-        ccase c = {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 64, 64, 64, 0, 260, false, false};
+           gemm__cuda_cruns: one run a 2^28 real flops): 2 and 4 runs, on the
+           real product (these members would run on the native kernel) */
+        gemm__test_hooks()->cuda_complex = 1;
+        ccase c = {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 64, 64, 64, 0, 260, false, false, 0};
         run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "2 runs");
         if (!small_run) {
             c.share_a = true;
             run_case<T>(STRIDED, c, alpha, beta, NULL, eps, "2 runs, shared A");
-            ccase d = {GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, 48, 80, 64, 1, 600, true, false};
+            ccase d = {GEMM_ROW_MAJOR, GEMM_CONJ_TRANS, GEMM_NO_TRANS, 48, 80, 64, 1, 600, true, false, 0};
             run_case<T>(STRIDED, d, alpha, cbeta, NULL, eps, "4 runs, shared A");
         }
+        gemm__test_hooks()->cuda_complex = 0;
+        run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "64^3 x 260, native");
     }
     if (!small_run) {
-        ccase c = {GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, 2, 3, 2, 0, 70000, false, false};
+        ccase c = {GEMM_COL_MAJOR, GEMM_CONJ_TRANS, GEMM_TRANS, 2, 3, 2, 0, 70000, false, false, 0};
         run_case<T>(STRIDED, c, alpha, cbeta, NULL, eps, "70000 members");
         run_case<T>(LISTS, c, alpha, beta, NULL, eps, "70000 members");
     }
@@ -399,7 +447,7 @@ template <typename T> static void test_device_lists(double eps)
                             dl + 2 * count, count);
     stop_on(cudaDeviceSynchronize(), "after the call");
     cudaMemcpy(out.data(), dC, out.size() * sizeof(T), cudaMemcpyDeviceToHost);
-    ccase c = {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, m, n, k, 0, count, false, false};
+    ccase c = {GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_CONJ_TRANS, m, n, k, 0, count, false, false, 0};
     for (int64_t i = 0; i < count && s == GEMM_OK; i++) {
         double w = check_member<T>(c, alpha, beta, hA.data() + 2 * ea * i, m, hB.data() + 2 * eb * i, n,
                                    hC.data() + 2 * ec * i, out.data() + 2 * ec * i, m, (2.0 * k + 8) * eps);
@@ -614,7 +662,7 @@ template <typename T> static void model(double eps)
                     for (int a = 0; a < 3; a++)
                         for (int b = 0; b < 4; b++) {
                             ccase c = {l, ta, tb, shapes[sh][0], shapes[sh][1], shapes[sh][2], (int64_t)(turn++ % 3),
-                                       1, false, false};
+                                       1, false, false, 0};
                             model_case<T>(c, cx<T>{(T)al[a][0], (T)al[a][1]}, cx<T>{(T)be[b][0], (T)be[b][1]}, eps);
                         }
     model_refusals<T>();
@@ -640,6 +688,8 @@ int main(int argc, char **argv)
     test_edges<double>(DBL_EPSILON);
     test_kernels<float>(FLT_EPSILON);
     test_kernels<double>(DBL_EPSILON);
+    test_paths<float>(FLT_EPSILON);
+    test_paths<double>(DBL_EPSILON);
     test_batches<float>(FLT_EPSILON);
     test_batches<double>(DBL_EPSILON);
     test_device_lists<float>(FLT_EPSILON);

@@ -2,7 +2,8 @@
    and batches): the complex calls' own checks (GEMM_CONJ_TRANS, the
    scalars by pointer), the shared checks on the complex problem with a
    conjugate transpose seen as a transpose, the options, every pointer and
-   member, all before anything is queued; then complex.cuh's device run or
+   member, all before anything is queued; then complex_native.cuh's device
+   run (the native kernel, or complex.cuh's real product) or
    complex_host.cuh's host run. T is the real scalar type (float for
    cgemm, double for zgemm); matrices are interleaved (re, im) pairs. */
 #pragma once
@@ -17,6 +18,7 @@
 #include "choose.cuh"            /* gemm__cuda_is_tc, the option checks */
 #include "complex.cuh"
 #include "complex_host.cuh"
+#include "complex_native.cuh" /* gemm__cuda_crun */
 
 /* The layout, the transposes and the scalars; *rta, *rtb: the transposes
    as the shared checks take them (GEMM_CONJ_TRANS as GEMM_TRANS). */
@@ -98,7 +100,7 @@ static gemm_status gemm__cuda_ccall(const char *fn, cudaStream_t stream, bool ho
         if (pl.p.work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
                                              (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
             return s;
-        return gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+        return gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
     }
 }
 
@@ -130,7 +132,7 @@ static gemm_status gemm__cuda_cstrided(const char *fn, cudaStream_t stream, gemm
         gemm__cuda_cmembers<T> mb = {count, a, b, (T *)C, {NULL, 2 * hb.stride_a}, {NULL, 2 * hb.stride_b},
                                      {NULL, 2 * hb.stride_c}, &hb};
         if ((s = gemm__cuda_check_members(fn, &pl.p, &hb, a, b, C, 2 * sizeof(T), 2 * sizeof(T))) != GEMM_OK) return s;
-        return gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+        return gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
     }
 }
 
@@ -171,7 +173,7 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
         if (s == GEMM_OK) {
             gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
-            s = gemm__cuda_cdevice<T>(fn, &pl, mb, opt, stream);
+            s = gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
         }
         if (lists) {
             cudaError_t e = cudaFreeAsync(lists, stream);
