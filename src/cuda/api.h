@@ -300,7 +300,11 @@ GEMM_DEF gemm_status gemm_cuda_zgemm_host(gemm_layout layout, gemm_transpose tra
 /* Complex batches, as the real batches above (the same checks, members
    and lists; strides in complex elements): every member's expanded
    operand in scratch (one for all when its stride is 0), then one real
-   batch. */
+   batch; except that, with the default options (exact math, kernel AUTO,
+   nothing forced, not verified), members of at most 64 x 64 (cgemm: 256 x
+   256) whose tiles give every SM one run on a complex kernel of their own
+   that reads A, B and C in place, without scratch (32 x 32, 64 x 64 or
+   128 x 128 tiles by the members' size). */
 GEMM_DEF gemm_status gemm_cuda_cgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      const void *alpha, const void *A, int64_t lda, int64_t stride_a,
