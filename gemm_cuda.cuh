@@ -449,10 +449,11 @@ GEMM_DEF gemm_status gemm_cuda_zgemm_host(gemm_layout layout, gemm_transpose tra
    and lists; strides in complex elements): every member's expanded
    operand in scratch (one for all when its stride is 0), then one real
    batch; except that, with the default options (exact math, kernel AUTO,
-   nothing forced, not verified), members of at most 64 x 64 (cgemm: 256 x
-   256) whose tiles give every SM one run on a complex kernel of their own
-   that reads A, B and C in place, without scratch (32 x 32, 64 x 64 or
-   128 x 128 tiles by the members' size). */
+   nothing forced, not verified), small members whose tiles give every SM
+   one run on complex kernels of their own that read A, B and C in place,
+   without scratch: cgemm's up to 256 x 256 on the CUDA cores, zgemm's up
+   to 32 x 32 there and up to 128 x 128 (256 x 256 with op(B) transposed)
+   on the fp64 tensor cores. */
 GEMM_DEF gemm_status gemm_cuda_cgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      const void *alpha, const void *A, int64_t lda, int64_t stride_a,
@@ -3314,6 +3315,128 @@ __global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_ke
     }
 }
 /* <<cuda/kernels complex_simt */
+/* >>cuda/kernels complex_dmma: src/cuda/kernels/complex_dmma.cuh */
+/* zgemm's small batch members on the fp64 tensor cores, read in place
+   (the native path of host/complex_native.cuh, beside complex_simt.cuh):
+   each complex product of a 16 x 8 x 4 block is four real ones,
+       Re C += Re a Re b - Im a Im b,   Im C += Re a Im b + Im a Re b,
+   each an mma.m16n8k4.f64 (kernels/dmma.cuh's gemm__cuda_dmma_m16n8k4),
+   on the real and imaginary planes a slice of op(a) and op(b) is split
+   into on its way to shared memory (conjugated there; -Im a is the
+   negated fragment). The CUDA cores' fp64 peak is half the tensor
+   cores', and cuBLAS's strided zgemm runs its 64^3 to 256^3 members above
+   it; the real product on the expansion (the 1m method) moves 2-3x a
+   small member's bytes. This kernel does neither.
+
+   Shape: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N)
+   tile of C in 16 x 8 fragments; k-slices of BK = 8 double-buffered
+   through registers as in complex_simt.cuh (whose loads it shares), one
+   barrier a slice. A thread's sums run over k in order; blockIdx.z is the
+   member, blockIdx.x strides over the tiles of C. */
+#include <stdint.h>
+
+/* Stores the fetched elements into the planes re[q][r], im[q][r] (im
+   times sign: -1 conjugates). */
+template <int ROWS, int BK, int NT, int LD, int LOADS, bool KMAJOR>
+__device__ __forceinline__ void gemm__cuda_cdmma_stash(double (*re)[LD], double (*im)[LD], const double (&v)[LOADS][2],
+                                                      double sign)
+{
+#pragma unroll
+    for (int j = 0; j < LOADS; j++) {
+        int r, q;
+        gemm__cuda_csimt_at<ROWS, BK, KMAJOR>((int)threadIdx.x + j * NT, r, q);
+        re[q][r] = v[j][0];
+        im[q][r] = v[j][1] * sign;
+    }
+}
+
+/* A_TRANS, B_TRANS and the arguments as gemm__cuda_csimt_kernel's. PAD = 4
+   doubles: the fragment loads (lane 4g + t reads row g of k index t) of a
+   half-warp then hit 16 distinct banks pairs. */
+template <int BM, int BN, int WARPS_M, int WARPS_N, bool A_TRANS, bool B_TRANS, int MINB>
+__global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma_kernel(gemm__cuda_csimt_args<double> g)
+{
+    constexpr int NT = 32 * WARPS_M * WARPS_N, BK = 8, LDA = BM + 4, LDB = BN + 4;
+    constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16, NTL = WN / 8;
+    constexpr int A_LOADS = BM * BK / NT, B_LOADS = BN * BK / NT;
+    static_assert(WM % 16 == 0 && WN % 8 == 0 && BM * BK % NT == 0 && BN * BK % NT == 0, "bad tile");
+    __shared__ double Ar[2][BK][LDA], Ai[2][BK][LDA], Br[2][BK][LDB], Bi[2][BK][LDB];
+    int64_t member = g.first + (int64_t)blockIdx.z;
+    const double *a = gemm__cuda_cside_at(g.sa, g.a, member), *b = gemm__cuda_cside_at(g.sb, g.b, member);
+    double *c = gemm__cuda_cside_at(g.sc, g.c, member);
+    bool pa = ((uintptr_t)a & 15) == 0, pb = ((uintptr_t)b & 15) == 0, pc = ((uintptr_t)c & 15) == 0;
+    double sign_a = g.conj_a ? -1.0 : 1.0, sign_b = g.conj_b ? -1.0 : 1.0;
+    int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, fg = lane / 4, ft = lane % 4;
+    int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN;
+    int tiles_m = (g.m + BM - 1) / BM;
+    int64_t tiles = (int64_t)tiles_m * ((g.n + BN - 1) / BN);
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int i0 = (int)(tile % tiles_m) * BM, j0 = (int)(tile / tiles_m) * BN;
+        double re[MT][NTL][4], im[MT][NTL][4], va[A_LOADS][2], vb[B_LOADS][2];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NTL; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) re[i][j][r] = im[i][j][r] = 0.0;
+        gemm__cuda_csimt_fetch<double, BM, BK, NT, A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, 0, g.k);
+        gemm__cuda_csimt_fetch<double, BN, BK, NT, B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, 0, g.k);
+        gemm__cuda_cdmma_stash<BM, BK, NT, LDA, A_LOADS, A_TRANS>(Ar[0], Ai[0], va, sign_a);
+        gemm__cuda_cdmma_stash<BN, BK, NT, LDB, B_LOADS, !B_TRANS>(Br[0], Bi[0], vb, sign_b);
+        __syncthreads();
+        int buf = 0;
+        for (int k0 = 0; k0 < g.k; k0 += BK) {
+            bool more = k0 + BK < g.k;
+            if (more) { /* the next slice in flight while this one is summed */
+                gemm__cuda_csimt_fetch<double, BM, BK, NT, A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, k0 + BK, g.k);
+                gemm__cuda_csimt_fetch<double, BN, BK, NT, B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, k0 + BK, g.k);
+            }
+#pragma unroll
+            for (int ks = 0; ks < BK; ks += 4) {
+                double br[NTL][1], bi[NTL][1];
+#pragma unroll
+                for (int j = 0; j < NTL; j++) {
+                    br[j][0] = Br[buf][ks + ft][wn + j * 8 + fg];
+                    bi[j][0] = Bi[buf][ks + ft][wn + j * 8 + fg];
+                }
+#pragma unroll
+                for (int i = 0; i < MT; i++) {
+                    double ar[2], ai[2], an[2];
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        ar[h] = Ar[buf][ks + ft][wm + i * 16 + fg + 8 * h];
+                        ai[h] = Ai[buf][ks + ft][wm + i * 16 + fg + 8 * h];
+                        an[h] = -ai[h];
+                    }
+#pragma unroll
+                    for (int j = 0; j < NTL; j++) {
+                        gemm__cuda_dmma_m16n8k4(re[i][j], ar, br[j]);
+                        gemm__cuda_dmma_m16n8k4(re[i][j], an, bi[j]);
+                        gemm__cuda_dmma_m16n8k4(im[i][j], ar, bi[j]);
+                        gemm__cuda_dmma_m16n8k4(im[i][j], ai, br[j]);
+                    }
+                }
+            }
+            if (more) { /* the other buffers: every thread finished reading them before the last barrier */
+                gemm__cuda_cdmma_stash<BM, BK, NT, LDA, A_LOADS, A_TRANS>(Ar[buf ^ 1], Ai[buf ^ 1], va, sign_a);
+                gemm__cuda_cdmma_stash<BN, BK, NT, LDB, B_LOADS, !B_TRANS>(Br[buf ^ 1], Bi[buf ^ 1], vb, sign_b);
+            }
+            __syncthreads();
+            buf ^= 1;
+        }
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NTL; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) {
+                    int row = i0 + wm + i * 16 + fg + 8 * (r / 2), col = j0 + wn + j * 8 + 2 * ft + r % 2;
+                    if (row < g.m && col < g.n)
+                        gemm__cuda_csimt_put(c + 2 * (row + (int64_t)col * g.ldc), pc, re[i][j][r], im[i][j][r], g);
+                }
+    }
+}
+/* <<cuda/kernels complex_dmma */
 /* >>cuda/device ozaki_math: src/cuda/device/ozaki_math.cuh */
 /* The arithmetic of the emulated fp64 and fp32 products (the Ozaki scheme
    II: Ozaki, Uchino and Imamura, 2025), shared by the kernels and the host
@@ -10520,24 +10643,33 @@ static gemm_status gemm__cuda_chost(const char *fn, const gemm__cuda_cplan<T> *p
    kernel, the verified product).
 
    Configurations (also the test hook cuda_complex's values, 1 = the real
-   product): 2 = 32 x 32 tiles, 128 threads of 2 x 4 sums; 3 = 64 x 64,
-   128 threads of 4 x 8; 4 = 128 x 128, 256 threads of 8 x 8 (fp32; fp64
-   runs 3). */
+   product): on the CUDA cores (kernels/complex_simt.cuh) 2 = 32 x 32
+   tiles, 128 threads of 2 x 4 sums; 3 = 64 x 64, 128 threads of 4 x 8;
+   4 = 128 x 128, 256 threads of 8 x 8 (fp32; fp64 runs 3); zgemm on the
+   fp64 tensor cores (kernels/complex_dmma.cuh, sm_80 and later; cgemm
+   runs 3 and 2) 5 = 64 x 64 tiles of 8 warps; 6 = 32 x 32 of 4. */
 #include <stdint.h>
+#include <type_traits>
 
 /* The configuration for a checked device call with work to do: 0 where
    the real product runs. Native only for the default exact product
    (kernel AUTO, no split or variant forced, not verified), and only where
    its tiles alone give every SM one (the real product splits K where they
    are fewer). Measured on an H200 (bench_cuda_complex --path, strided
-   batches, 2026-11-28; ratios to cuBLAS's strided batch, real product ->
-   native): members up to 32 x 32 on the 32 x 32 tiles (cgemm 32^3 0.28-0.33
-   -> 0.94-0.97, zgemm 0.30-0.39 -> 0.85-0.87), up to 64 x 64 on 64 x 64
-   (cgemm 64^3 0.43-0.51 -> 0.80-0.83, zgemm 0.39-0.48 -> 0.63-0.69), and
-   fp32 up to 256 x 256 on 128 x 128 (cgemm 128^3 0.56-0.63 -> 0.74, 256^3
-   0.66-0.70 -> 0.75-0.76); larger members, and zgemm from 128 x 128, run
-   faster as the real product (fp32 1024^3 0.80 against 0.76-0.78 native;
-   zgemm 128^3 on DMMA 0.56-0.72 against 0.42-0.51 native). */
+   batches of op pairs NN, CN, NT, 2026-11-28; ratios to cuBLAS's strided
+   batch, real product -> native):
+   - members up to 32 x 32 on the 32 x 32 SIMT tiles (cgemm 32^3
+     0.28-0.33 -> 0.94-0.97, zgemm 0.30-0.39 -> 0.83-0.90; zgemm's 32 x 32
+     DMMA tiles ran 0.57-0.97, the NN pair slowest);
+   - cgemm up to 64 x 64 on the 64 x 64 SIMT tiles (0.43-0.51 -> 0.80-0.83),
+     up to 256 x 256 on 128 x 128 (128^3 0.56-0.63 -> 0.74, 256^3
+     0.66-0.70 -> 0.75-0.76), larger members on the real product (1024^3
+     0.80, native 0.76-0.78);
+   - zgemm up to 128 x 128 on the 64 x 64 DMMA tiles (64^3 0.40-0.49 ->
+     1.01-1.05, 128^3 0.56-0.70 -> 0.83-0.88), and up to 256 x 256 where
+     op(b) is transposed, which the real product copies first (NT 256^3
+     0.70 -> 0.78; NN and CN 0.80-0.82 there against 0.73-0.77 native);
+     larger on the real product (1024^3 0.91-0.96, native 0.65-0.71). */
 template <typename T>
 static int gemm__cuda_cnative_config(const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
                                      const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu)
@@ -10545,54 +10677,84 @@ static int gemm__cuda_cnative_config(const gemm__cuda_cplan<T> *pl, const gemm__
     const gemm__problem *p = &pl->p;
     int64_t side = p->m > p->n ? p->m : p->n, tiles = 1;
     int cfg, forced = GEMM__HOOK(cuda_complex, 0);
-    if (forced) return forced == 1 ? 0 : (sizeof(T) == 8 && forced == 4 ? 3 : forced);
+    bool dmma = sizeof(T) == 8 && gpu->major >= 8;
+    if (forced) { /* a configuration the type or the GPU lacks runs its nearest */
+        if (sizeof(T) == 8 && forced == 4) return 3;
+        if (forced >= 5 && !dmma) return forced == 5 ? 3 : 2;
+        return forced == 1 ? 0 : forced;
+    }
     if (opt->kernel != GEMM_CUDA_KERNEL_AUTO || opt->split_k || opt->variant || opt->verify ||
         opt->math != GEMM_CUDA_MATH_EXACT)
         return 0;
     if (side <= 32) cfg = 2;
+    else if (dmma && (side <= 128 || (side <= 256 && p->b_trans)))
+        cfg = 5, tiles = ((p->m + 63) / 64) * ((p->n + 63) / 64);
     else if (side <= 64) cfg = 3;
     else if (sizeof(T) == 4 && side <= 256) cfg = 4, tiles = ((p->m + 127) / 128) * ((p->n + 127) / 128);
     else return 0;
     return mb.count * tiles >= gpu->sms ? cfg : 0;
 }
 
-template <typename T, int BM, int BN, int TM, int TN, int MINB>
-static gemm_status gemm__cuda_cnative_launch(const char *fn, const gemm__cuda_cplan<T> *pl,
-                                             const gemm__cuda_cmembers<T> &mb, cudaStream_t stream)
+template <typename T, int BM, int BN, typename L>
+static gemm_status gemm__cuda_cnative_grid(const char *fn, const gemm__cuda_cplan<T> *pl,
+                                           const gemm__cuda_cmembers<T> &mb, L launch)
 {
     const gemm__problem *p = &pl->p;
     gemm__cuda_csimt_args<T> g = {(int)p->m, (int)p->n, (int)p->k, mb.a, mb.b, mb.c, p->lda, p->ldb, p->ldc,
                                   pl->conj_a, pl->conj_b, pl->alpha.re, pl->alpha.im, pl->beta.re, pl->beta.im,
                                   mb.sa, mb.sb, mb.sc, 0};
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN);
-    constexpr int NT = gemm__cuda_csimt_shape<T, BM, BN, TM, TN>::NT;
     unsigned x = (unsigned)(tiles < INT32_MAX ? tiles : INT32_MAX);
     return gemm__cuda_cchunks(fn, 0, mb.count, [&](int64_t first, unsigned z) {
         dim3 grid(x, 1, z);
         g.first = first;
-        if (p->a_trans && p->b_trans)
-            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, true, true, MINB><<<grid, NT, 0, stream>>>(g);
-        else if (p->a_trans)
-            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, true, false, MINB><<<grid, NT, 0, stream>>>(g);
-        else if (p->b_trans)
-            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, false, true, MINB><<<grid, NT, 0, stream>>>(g);
-        else
-            gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, false, false, MINB><<<grid, NT, 0, stream>>>(g);
+        if (p->a_trans && p->b_trans) launch(grid, g, std::true_type(), std::true_type());
+        else if (p->a_trans) launch(grid, g, std::true_type(), std::false_type());
+        else if (p->b_trans) launch(grid, g, std::false_type(), std::true_type());
+        else launch(grid, g, std::false_type(), std::false_type());
     });
 }
 
-/* Runs configuration cfg (2..4) of the native kernel over every member.
+template <typename T, int BM, int BN, int TM, int TN, int MINB>
+static gemm_status gemm__cuda_cnative_simt(const char *fn, const gemm__cuda_cplan<T> *pl,
+                                           const gemm__cuda_cmembers<T> &mb, cudaStream_t stream)
+{
+    constexpr int NT = gemm__cuda_csimt_shape<T, BM, BN, TM, TN>::NT;
+    return gemm__cuda_cnative_grid<T, BM, BN>(fn, pl, mb, [&](dim3 grid, const gemm__cuda_csimt_args<T> &g, auto at,
+                                                              auto bt) {
+        gemm__cuda_csimt_kernel<T, BM, BN, TM, TN, decltype(at)::value, decltype(bt)::value, MINB>
+            <<<grid, NT, 0, stream>>>(g);
+    });
+}
+
+template <int BM, int BN, int WARPS_M, int WARPS_N, int MINB>
+static gemm_status gemm__cuda_cnative_dmma(const char *fn, const gemm__cuda_cplan<double> *pl,
+                                           const gemm__cuda_cmembers<double> &mb, cudaStream_t stream)
+{
+    return gemm__cuda_cnative_grid<double, BM, BN>(fn, pl, mb, [&](dim3 grid, const gemm__cuda_csimt_args<double> &g,
+                                                                   auto at, auto bt) {
+        gemm__cuda_cdmma_kernel<BM, BN, WARPS_M, WARPS_N, decltype(at)::value, decltype(bt)::value, MINB>
+            <<<grid, 32 * WARPS_M * WARPS_N, 0, stream>>>(g);
+    });
+}
+
+/* Runs configuration cfg (2..6) of the native kernels over every member.
    MINB: the blocks per SM the registers must allow, the most each
-   configuration built for without spilling (sm_90a, ptxas 13.0; fp64's
-   64 x 64 spills 8 bytes at 2, which ran faster than 1). */
+   configuration built for without spilling (sm_90a, ptxas 13.0), or with
+   a few bytes (fp64's SIMT 64 x 64 8 bytes at 2, the DMMA tiles 4 and 8),
+   where that ran faster than one block fewer. */
 template <typename T>
 static gemm_status gemm__cuda_cnative(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
                                       int cfg, cudaStream_t stream)
 {
-    if (cfg == 2) return gemm__cuda_cnative_launch<T, 32, 32, 2, 4, sizeof(T) == 4 ? 6 : 4>(fn, pl, mb, stream);
-    if constexpr (sizeof(T) == 4)
-        if (cfg == 4) return gemm__cuda_cnative_launch<T, 128, 128, 8, 8, 1>(fn, pl, mb, stream);
-    return gemm__cuda_cnative_launch<T, 64, 64, 4, 8, sizeof(T) == 4 ? 3 : 2>(fn, pl, mb, stream);
+    if constexpr (sizeof(T) == 8) {
+        if (cfg == 5) return gemm__cuda_cnative_dmma<64, 64, 2, 4, 2>(fn, pl, mb, stream);
+        if (cfg == 6) return gemm__cuda_cnative_dmma<32, 32, 2, 2, 4>(fn, pl, mb, stream);
+    } else {
+        if (cfg == 4) return gemm__cuda_cnative_simt<T, 128, 128, 8, 8, 1>(fn, pl, mb, stream);
+    }
+    if (cfg == 2) return gemm__cuda_cnative_simt<T, 32, 32, 2, 4, sizeof(T) == 4 ? 6 : 4>(fn, pl, mb, stream);
+    return gemm__cuda_cnative_simt<T, 64, 64, 4, 8, sizeof(T) == 4 ? 3 : 2>(fn, pl, mb, stream);
 }
 
 /* A checked device call (single or batch): the native kernel where

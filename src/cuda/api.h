@@ -301,10 +301,11 @@ GEMM_DEF gemm_status gemm_cuda_zgemm_host(gemm_layout layout, gemm_transpose tra
    and lists; strides in complex elements): every member's expanded
    operand in scratch (one for all when its stride is 0), then one real
    batch; except that, with the default options (exact math, kernel AUTO,
-   nothing forced, not verified), members of at most 64 x 64 (cgemm: 256 x
-   256) whose tiles give every SM one run on a complex kernel of their own
-   that reads A, B and C in place, without scratch (32 x 32, 64 x 64 or
-   128 x 128 tiles by the members' size). */
+   nothing forced, not verified), small members whose tiles give every SM
+   one run on complex kernels of their own that read A, B and C in place,
+   without scratch: cgemm's up to 256 x 256 on the CUDA cores, zgemm's up
+   to 32 x 32 there and up to 128 x 128 (256 x 256 with op(B) transposed)
+   on the fp64 tensor cores. */
 GEMM_DEF gemm_status gemm_cuda_cgemm_strided_batched(cudaStream_t stream, gemm_layout layout, gemm_transpose transa,
                                                      gemm_transpose transb, int64_t m, int64_t n, int64_t k,
                                                      const void *alpha, const void *A, int64_t lda, int64_t stride_a,
