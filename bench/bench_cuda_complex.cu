@@ -15,7 +15,7 @@
                             [--ops NN,NT,...] (default: all nine)
                             [--batches 64x10000,256x1000,1024x16] [--batch-ops NN,CN,NT]
                             [--beta-complex] [--csv FILE]
-                            [--path P] (P = 1: the real product on the expansion; 2..6: the
+                            [--path P] (P = 1: the real product on the expansion; 2..5: the
                                         native kernels' configurations; default: the automatic choice) */
 #define GEMM_IMPLEMENTATION
 #define GEMM__TEST_HOOKS /* --path */

@@ -10,7 +10,7 @@
    tiles, 128 threads of 2 x 4 sums; 3 = 64 x 64, 128 threads of 4 x 8;
    4 = 128 x 128, 256 threads of 8 x 8 (fp32; fp64 runs 3); zgemm on the
    fp64 tensor cores (kernels/complex_dmma.cuh, sm_80 and later; cgemm
-   runs 3 and 2) 5 = 64 x 64 tiles of 8 warps; 6 = 32 x 32 of 4. */
+   runs 3) 5 = 64 x 64 tiles of 8 warps. */
 #pragma once
 #include <stdint.h>
 #include "../../core/internal.h" /* gemm__problem, GEMM__HOOK */
@@ -29,8 +29,8 @@
    batches of op pairs NN, CN, NT, 2026-11-28; ratios to cuBLAS's strided
    batch, real product -> native):
    - members up to 32 x 32 on the 32 x 32 SIMT tiles (cgemm 32^3
-     0.28-0.33 -> 0.94-0.97, zgemm 0.30-0.39 -> 0.83-0.90; zgemm's 32 x 32
-     DMMA tiles ran 0.57-0.97, the NN pair slowest);
+     0.28-0.33 -> 0.94-0.97, zgemm 0.30-0.39 -> 0.83-0.90; 32 x 32 DMMA
+     tiles ran zgemm no faster);
    - cgemm up to 64 x 64 on the 64 x 64 SIMT tiles (0.43-0.51 -> 0.80-0.83),
      up to 256 x 256 on 128 x 128 (128^3 0.56-0.63 -> 0.74, 256^3
      0.66-0.70 -> 0.75-0.76), larger members on the real product (1024^3
@@ -50,7 +50,7 @@ static int gemm__cuda_cnative_config(const gemm__cuda_cplan<T> *pl, const gemm__
     bool dmma = sizeof(T) == 8 && gpu->major >= 8;
     if (forced) { /* a configuration the type or the GPU lacks runs its nearest */
         if (sizeof(T) == 8 && forced == 4) return 3;
-        if (forced >= 5 && !dmma) return forced == 5 ? 3 : 2;
+        if (forced == 5 && !dmma) return 3;
         return forced == 1 ? 0 : forced;
     }
     if (opt->kernel != GEMM_CUDA_KERNEL_AUTO || opt->split_k || opt->variant || opt->verify ||
@@ -108,10 +108,10 @@ static gemm_status gemm__cuda_cnative_dmma(const char *fn, const gemm__cuda_cpla
     });
 }
 
-/* Runs configuration cfg (2..6) of the native kernels over every member.
+/* Runs configuration cfg (2..5) of the native kernels over every member.
    MINB: the blocks per SM the registers must allow, the most each
    configuration built for without spilling (sm_90a, ptxas 13.0), or with
-   a few bytes (fp64's SIMT 64 x 64 8 bytes at 2, the DMMA tiles 4 and 8),
+   a few bytes (fp64's SIMT 64 x 64 8 bytes at 2, the DMMA tiles 8 to 16),
    where that ran faster than one block fewer. */
 template <typename T>
 static gemm_status gemm__cuda_cnative(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
@@ -119,7 +119,6 @@ static gemm_status gemm__cuda_cnative(const char *fn, const gemm__cuda_cplan<T> 
 {
     if constexpr (sizeof(T) == 8) {
         if (cfg == 5) return gemm__cuda_cnative_dmma<64, 64, 2, 4, 2>(fn, pl, mb, stream);
-        if (cfg == 6) return gemm__cuda_cnative_dmma<32, 32, 2, 2, 4>(fn, pl, mb, stream);
     } else {
         if (cfg == 4) return gemm__cuda_cnative_simt<T, 128, 128, 8, 8, 1>(fn, pl, mb, stream);
     }
