@@ -3326,7 +3326,8 @@ __global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_ke
    negated fragment). The CUDA cores' fp64 peak is half the tensor
    cores', and cuBLAS's strided zgemm runs its 64^3 to 256^3 members above
    it; the real product on the expansion (the 1m method) moves 2-3x a
-   small member's bytes. This kernel does neither.
+   small member's bytes. This kernel sums on the tensor cores and moves
+   a, b and C alone.
 
    Shape: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N)
    tile of C in 16 x 8 fragments; k-slices of BK = 8 double-buffered
@@ -3352,7 +3353,7 @@ __device__ __forceinline__ void gemm__cuda_cdmma_stash(double (*re)[LD], double 
 
 /* A_TRANS, B_TRANS and the arguments as gemm__cuda_csimt_kernel's. PAD = 4
    doubles: the fragment loads (lane 4g + t reads row g of k index t) of a
-   half-warp then hit 16 distinct banks pairs. */
+   half-warp then hit 16 distinct pairs of banks. */
 template <int BM, int BN, int WARPS_M, int WARPS_N, bool A_TRANS, bool B_TRANS, int MINB>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma_kernel(gemm__cuda_csimt_args<double> g)
 {
@@ -10635,12 +10636,12 @@ static gemm_status gemm__cuda_chost(const char *fn, const gemm__cuda_cplan<T> *p
 }
 /* <<cuda/host complex_host */
 /* >>cuda/host complex_native: src/cuda/host/complex_native.cuh */
-/* The complex calls' native path (kernels/complex_simt.cuh): which
-   configuration a device call (single or batch) runs, and its launch.
-   The choice lies here alone: the native kernel where it pays, else 0,
-   and complex.cuh runs the real product on the expansion (the 1m method:
-   the fp32 SIMT, DMMA and tensor-core kernels, the options that force a
-   kernel, the verified product).
+/* The complex calls' native path (kernels/complex_simt.cuh and
+   complex_dmma.cuh): which configuration a device call (single or batch)
+   runs, and its launch. The choice lies here alone: a native kernel where
+   it pays, else 0, and complex.cuh runs the real product on the expansion
+   (the 1m method: the fp32 SIMT, DMMA and tensor-core kernels, the options
+   that force a kernel, the verified product).
 
    Configurations (also the test hook cuda_complex's values, 1 = the real
    product): on the CUDA cores (kernels/complex_simt.cuh) 2 = 32 x 32
@@ -10695,6 +10696,10 @@ static int gemm__cuda_cnative_config(const gemm__cuda_cplan<T> *pl, const gemm__
     return mb.count * tiles >= gpu->sms ? cfg : 0;
 }
 
+/* Launches every member over the BM x BN tiles of C: launch(grid, args,
+   a_trans, b_trans) for each run of at most 65535 members, the transposes
+   as std::true_type or std::false_type, so that a kernel's template takes
+   them. */
 template <typename T, int BM, int BN, typename L>
 static gemm_status gemm__cuda_cnative_grid(const char *fn, const gemm__cuda_cplan<T> *pl,
                                            const gemm__cuda_cmembers<T> &mb, L launch)

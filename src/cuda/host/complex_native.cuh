@@ -1,9 +1,9 @@
-/* The complex calls' native path (kernels/complex_simt.cuh): which
-   configuration a device call (single or batch) runs, and its launch.
-   The choice lies here alone: the native kernel where it pays, else 0,
-   and complex.cuh runs the real product on the expansion (the 1m method:
-   the fp32 SIMT, DMMA and tensor-core kernels, the options that force a
-   kernel, the verified product).
+/* The complex calls' native path (kernels/complex_simt.cuh and
+   complex_dmma.cuh): which configuration a device call (single or batch)
+   runs, and its launch. The choice lies here alone: a native kernel where
+   it pays, else 0, and complex.cuh runs the real product on the expansion
+   (the 1m method: the fp32 SIMT, DMMA and tensor-core kernels, the options
+   that force a kernel, the verified product).
 
    Configurations (also the test hook cuda_complex's values, 1 = the real
    product): on the CUDA cores (kernels/complex_simt.cuh) 2 = 32 x 32
@@ -13,9 +13,9 @@
    runs 3) 5 = 64 x 64 tiles of 8 warps. */
 #pragma once
 #include <stdint.h>
+#include <type_traits>
 #include "../../core/internal.h" /* gemm__problem, GEMM__HOOK */
 #include "../api.h"
-#include <type_traits>
 #include "../kernels/complex_dmma.cuh"
 #include "../kernels/complex_simt.cuh"
 #include "call.cuh"    /* gemm__cuda_gpu, gemm__cuda_query */
@@ -65,6 +65,10 @@ static int gemm__cuda_cnative_config(const gemm__cuda_cplan<T> *pl, const gemm__
     return mb.count * tiles >= gpu->sms ? cfg : 0;
 }
 
+/* Launches every member over the BM x BN tiles of C: launch(grid, args,
+   a_trans, b_trans) for each run of at most 65535 members, the transposes
+   as std::true_type or std::false_type, so that a kernel's template takes
+   them. */
 template <typename T, int BM, int BN, typename L>
 static gemm_status gemm__cuda_cnative_grid(const char *fn, const gemm__cuda_cplan<T> *pl,
                                            const gemm__cuda_cmembers<T> &mb, L launch)

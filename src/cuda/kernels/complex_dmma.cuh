@@ -8,7 +8,8 @@
    negated fragment). The CUDA cores' fp64 peak is half the tensor
    cores', and cuBLAS's strided zgemm runs its 64^3 to 256^3 members above
    it; the real product on the expansion (the 1m method) moves 2-3x a
-   small member's bytes. This kernel does neither.
+   small member's bytes. This kernel sums on the tensor cores and moves
+   a, b and C alone.
 
    Shape: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N)
    tile of C in 16 x 8 fragments; k-slices of BK = 8 double-buffered
@@ -37,7 +38,7 @@ __device__ __forceinline__ void gemm__cuda_cdmma_stash(double (*re)[LD], double 
 
 /* A_TRANS, B_TRANS and the arguments as gemm__cuda_csimt_kernel's. PAD = 4
    doubles: the fragment loads (lane 4g + t reads row g of k index t) of a
-   half-warp then hit 16 distinct banks pairs. */
+   half-warp then hit 16 distinct pairs of banks. */
 template <int BM, int BN, int WARPS_M, int WARPS_N, bool A_TRANS, bool B_TRANS, int MINB>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma_kernel(gemm__cuda_csimt_args<double> g)
 {
