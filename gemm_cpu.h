@@ -4016,55 +4016,101 @@ static void gemm__cpu_complex_scale(const gemm__problem *p, gemm_precision preci
    multiplies and an add, the scalar loop's arithmetic bit for bit
    (re = ar*vr - ai*vi, im = ar*vi + ai*vr, no fused multiply-add); a
    column's tail through masks. The scalar expansion took as long as a
-   tenth of a 256^3 product. The column goes out in runs of w reals, run r
-   at x0 + r*ps and x1 + r*ps: the panels of the packed path (w = MR, a
-   multiple of the vector), or one run (w = n2) for a column of X. ahead:
-   a column to bring into cache meanwhile, a line per vector (src itself
-   for none): the packed path's next one, since a block's columns are
-   runs of a few lines, lda apart, that the hardware prefetcher does not
-   follow (cgemm 1024..4096, 1 thread: 1.5-3% faster with it). (The masked
-   permutes with every lane set are the plain ones: g++ 12 warns that the
-   plain ones' undefined source may be used uninitialised.) */
+   tenth of a 256^3 product. One vector's step is shared by the column of
+   X and the packed path's panels below. (The masked permutes with every
+   lane set are the plain ones: g++ 12 warns that the plain ones' undefined
+   source may be used uninitialised.) */
 #if defined(GEMM__CPU_X86)
-__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar,
-                                                                          float ai, float s, float *x0, float *x1,
-                                                                          int64_t w, int64_t ps, const float *ahead)
+#define GEMM__CPU_EXPAND_AVX512 __attribute__((target("avx512f")))
+#define GEMM__CPU_EXPAND_STEP __attribute__((target("avx512f"), always_inline)) static inline
+
+GEMM__CPU_EXPAND_STEP void gemm__cpu_expand_vec_float(const float *src, __mmask16 m, __m512 sg, __m512 ra, __m512 aa,
+                                                      float *x0, float *x1)
 {
-    const __m512 sg = _mm512_set_ps(s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1);
-    const __m512 aa = _mm512_set_ps(ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai);
-    const __m512 ng = _mm512_set_ps(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_ps(ar);
-    int64_t r, i;
-    for (r = 0; r < n2; r += w, src += w, ahead += w, x0 += ps, x1 += ps)
-        for (i = 0; i < w && r + i < n2; i += 16) {
-            __mmask16 m = n2 - r - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (unsigned)(n2 - r - i)) - 1u);
-            __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src + i), sg);
-            _mm_prefetch((const char *)(ahead + i), _MM_HINT_T0);
-            __m512 t = _mm512_add_ps(_mm512_mul_ps(ra, v),
-                                     _mm512_mul_ps(aa, _mm512_mask_permute_ps(v, 0xFFFF, v, 0xB1)));
-            _mm512_mask_storeu_ps(x0 + i, m, t);
-            _mm512_mask_storeu_ps(x1 + i, m, _mm512_mul_ps(_mm512_mask_permute_ps(t, 0xFFFF, t, 0xB1), ng));
-        }
+    const __m512 ng = _mm512_set_ps(1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1);
+    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, src), sg);
+    __m512 t = _mm512_add_ps(_mm512_mul_ps(ra, v), _mm512_mul_ps(aa, _mm512_mask_permute_ps(v, 0xFFFF, v, 0xB1)));
+    _mm512_mask_storeu_ps(x0, m, t);
+    _mm512_mask_storeu_ps(x1, m, _mm512_mul_ps(_mm512_mask_permute_ps(t, 0xFFFF, t, 0xB1), ng));
+}
+GEMM__CPU_EXPAND_STEP void gemm__cpu_expand_vec_double(const double *src, __mmask8 m, __m512d sg, __m512d ra,
+                                                       __m512d aa, double *x0, double *x1)
+{
+    const __m512d ng = _mm512_set_pd(1, -1, 1, -1, 1, -1, 1, -1);
+    __m512d v = _mm512_mul_pd(_mm512_maskz_loadu_pd(m, src), sg);
+    __m512d t = _mm512_add_pd(_mm512_mul_pd(ra, v), _mm512_mul_pd(aa, _mm512_mask_permute_pd(v, 0xFF, v, 0x55)));
+    _mm512_mask_storeu_pd(x0, m, t);
+    _mm512_mask_storeu_pd(x1, m, _mm512_mul_pd(_mm512_mask_permute_pd(t, 0xFF, t, 0x55), ng));
 }
 
-__attribute__((target("avx512f"))) static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar,
-                                                                           double ai, double s, double *x0,
-                                                                           double *x1, int64_t w, int64_t ps,
-                                                                           const double *ahead)
+/* The step's constants: the conjugation's signs, alpha and its
+   imaginary part's signs, for float (F) and double (D). */
+#define GEMM__CPU_EXPAND_CONSTS_F                                                                              \
+    const __m512 sg = _mm512_set_ps(s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1, s, 1), ra = _mm512_set1_ps(ar);  \
+    const __m512 aa = _mm512_set_ps(ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+#define GEMM__CPU_EXPAND_CONSTS_D                                                                              \
+    const __m512d sg = _mm512_set_pd(s, 1, s, 1, s, 1, s, 1), ra = _mm512_set1_pd(ar);                        \
+    const __m512d aa = _mm512_set_pd(ai, -ai, ai, -ai, ai, -ai, ai, -ai);
+
+GEMM__CPU_EXPAND_AVX512 static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar, float ai,
+                                                               float s, float *x0, float *x1)
 {
-    const __m512d sg = _mm512_set_pd(s, 1, s, 1, s, 1, s, 1), aa = _mm512_set_pd(ai, -ai, ai, -ai, ai, -ai, ai, -ai);
-    const __m512d ng = _mm512_set_pd(1, -1, 1, -1, 1, -1, 1, -1), ra = _mm512_set1_pd(ar);
-    int64_t r, i;
-    for (r = 0; r < n2; r += w, src += w, ahead += w, x0 += ps, x1 += ps)
-        for (i = 0; i < w && r + i < n2; i += 8) {
-            __mmask8 m = n2 - r - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (unsigned)(n2 - r - i)) - 1u);
-            __m512d v = _mm512_mul_pd(_mm512_maskz_loadu_pd(m, src + i), sg);
+    GEMM__CPU_EXPAND_CONSTS_F
+    int64_t i;
+    for (i = 0; i < n2; i += 16)
+        gemm__cpu_expand_vec_float(src + i, n2 - i >= 16 ? (__mmask16)0xFFFF
+                                                          : (__mmask16)((1u << (unsigned)(n2 - i)) - 1u),
+                                   sg, ra, aa, x0 + i, x1 + i);
+}
+GEMM__CPU_EXPAND_AVX512 static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar, double ai,
+                                                                double s, double *x0, double *x1)
+{
+    GEMM__CPU_EXPAND_CONSTS_D
+    int64_t i;
+    for (i = 0; i < n2; i += 8)
+        gemm__cpu_expand_vec_double(src + i, n2 - i >= 8 ? (__mmask8)0xFF
+                                                          : (__mmask8)((1u << (unsigned)(n2 - i)) - 1u),
+                                    sg, ra, aa, x0 + i, x1 + i);
+}
+
+/* The same column (nx reals) into the packed path's panels of w rows (a
+   multiple of the vector), ps apart: its part in panel r at x0 + r*ps and
+   x1 + r*ps. ahead, a column to bring into cache meanwhile, a line per
+   vector: the next one, since a block's columns are runs of a few lines,
+   lda apart, that the hardware prefetcher does not follow (cgemm
+   1024..4096, 1 thread: 1.5-3% faster with it). */
+GEMM__CPU_EXPAND_AVX512 static void gemm__cpu_expand_panels_float(const float *src, int64_t nx, float ar, float ai,
+                                                                  float s, float *x0, float *x1, int64_t w,
+                                                                  int64_t ps, const float *ahead)
+{
+    GEMM__CPU_EXPAND_CONSTS_F
+    int64_t r, i, len;
+    for (r = 0; r < nx; r += w, src += w, ahead += w, x0 += ps, x1 += ps)
+        for (i = 0, len = gemm__cpu_min(w, nx - r); i < len; i += 16) {
             _mm_prefetch((const char *)(ahead + i), _MM_HINT_T0);
-            __m512d t = _mm512_add_pd(_mm512_mul_pd(ra, v),
-                                      _mm512_mul_pd(aa, _mm512_mask_permute_pd(v, 0xFF, v, 0x55)));
-            _mm512_mask_storeu_pd(x0 + i, m, t);
-            _mm512_mask_storeu_pd(x1 + i, m, _mm512_mul_pd(_mm512_mask_permute_pd(t, 0xFF, t, 0x55), ng));
+            gemm__cpu_expand_vec_float(src + i, len - i >= 16 ? (__mmask16)0xFFFF
+                                                               : (__mmask16)((1u << (unsigned)(len - i)) - 1u),
+                                       sg, ra, aa, x0 + i, x1 + i);
         }
 }
+GEMM__CPU_EXPAND_AVX512 static void gemm__cpu_expand_panels_double(const double *src, int64_t nx, double ar,
+                                                                   double ai, double s, double *x0, double *x1,
+                                                                   int64_t w, int64_t ps, const double *ahead)
+{
+    GEMM__CPU_EXPAND_CONSTS_D
+    int64_t r, i, len;
+    for (r = 0; r < nx; r += w, src += w, ahead += w, x0 += ps, x1 += ps)
+        for (i = 0, len = gemm__cpu_min(w, nx - r); i < len; i += 8) {
+            _mm_prefetch((const char *)(ahead + i), _MM_HINT_T0);
+            gemm__cpu_expand_vec_double(src + i, len - i >= 8 ? (__mmask8)0xFF
+                                                               : (__mmask8)((1u << (unsigned)(len - i)) - 1u),
+                                        sg, ra, aa, x0 + i, x1 + i);
+        }
+}
+#undef GEMM__CPU_EXPAND_AVX512
+#undef GEMM__CPU_EXPAND_STEP
+#undef GEMM__CPU_EXPAND_CONSTS_F
+#undef GEMM__CPU_EXPAND_CONSTS_D
 
 /* Whether the expansion may use the AVX-512 columns: when the real
    product runs the AVX-512 kernels (so a test that forces another kernel
@@ -4076,14 +4122,24 @@ static int gemm__cpu_complex_vec(void)
 }
 #else
 static void gemm__cpu_expand_col_float(const float *src, int64_t n2, float ar, float ai, float s, float *x0,
-                                       float *x1, int64_t w, int64_t ps, const float *ahead)
+                                       float *x1)
 {
-    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1; (void)w; (void)ps; (void)ahead;
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
 }
 static void gemm__cpu_expand_col_double(const double *src, int64_t n2, double ar, double ai, double s, double *x0,
-                                        double *x1, int64_t w, int64_t ps, const double *ahead)
+                                        double *x1)
 {
-    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1; (void)w; (void)ps; (void)ahead;
+    (void)src; (void)n2; (void)ar; (void)ai; (void)s; (void)x0; (void)x1;
+}
+static void gemm__cpu_expand_panels_float(const float *src, int64_t nx, float ar, float ai, float s, float *x0,
+                                          float *x1, int64_t w, int64_t ps, const float *ahead)
+{
+    (void)src; (void)nx; (void)ar; (void)ai; (void)s; (void)x0; (void)x1; (void)w; (void)ps; (void)ahead;
+}
+static void gemm__cpu_expand_panels_double(const double *src, int64_t nx, double ar, double ai, double s,
+                                           double *x0, double *x1, int64_t w, int64_t ps, const double *ahead)
+{
+    (void)src; (void)nx; (void)ar; (void)ai; (void)s; (void)x0; (void)x1; (void)w; (void)ps; (void)ahead;
 }
 static int gemm__cpu_complex_vec(void) { return 0; }
 #endif
@@ -4103,7 +4159,7 @@ static int gemm__cpu_complex_vec(void) { return 0; }
             T *x0 = x + 2 * l * ld, *x1 = x0 + ld;                                                             \
             int64_t step = 2 * p->ars;                                                                         \
             if (step == 2 && vec) {                                                                            \
-                gemm__cpu_expand_col_##T(src, 2 * mb, ar, ai, s, x0, x1, 2 * mb, 0, src);                      \
+                gemm__cpu_expand_col_##T(src, 2 * mb, ar, ai, s, x0, x1);                                      \
                 continue;                                                                                      \
             }                                                                                                  \
             if (step == 2) {                                                                                   \
@@ -4189,7 +4245,7 @@ typedef struct gemm__cpu_complex_pack {
             int whole = q >= 0 && q + 1 < kc;                                                                  \
             if (whole && runs) {                                                                               \
                 const T *src = a + 2 * (x0 / 2 + l * p->acs);                                                  \
-                gemm__cpu_expand_col_##T(src, nx, ar, ai, s, d + q * w, d + (q + 1) * w, w, w * kc,            \
+                gemm__cpu_expand_panels_##T(src, nx, ar, ai, s, d + q * w, d + (q + 1) * w, w, w * kc,         \
                                          l + 1 < p->k ? src + 2 * p->acs : src);                               \
                 continue;                                                                                      \
             }                                                                                                  \
@@ -4370,8 +4426,10 @@ static gemm_status gemm__cpu_complex_run(const char *func, gemm_precision precis
     cbytes = bz[1] != 0 ? gemm__cpu_round_up(2 * p->m * p->n * es, 64) : 0;
     /* the workspace the (first) real product takes when it runs alone,
        lent to each, so no product after the first can fail for want of
-       memory (a threaded one keeps the pool's from the first) */
-    if (!fused) gemm__cpu_complex_panel(p, mb, kb, copy_b ? 2 * kb : 2 * p->ldb, &r);
+       memory (a threaded one keeps the pool's from the first); r is the
+       first panel's problem already where one panel holds the product
+       (small calls, where each set-up shows: 16^3 took 3-5% longer) */
+    if (!fused && (mb < p->m || kb < p->k)) gemm__cpu_complex_panel(p, mb, kb, copy_b ? 2 * kb : 2 * p->ldb, &r);
     if (cbytes) {
         r.ldc = 2 * p->m;
         r.c_extent = (r.n - 1) * r.ldc + r.m;
