@@ -508,6 +508,11 @@ int main(int argc, char **argv)
             gemm__test_hooks()->cpu_kc = 12;
             gemm__test_hooks()->cpu_nc = 16;
             cbattery_run(&tb);
+            /* an odd KC: k blocks that cut a complex column of op(a) in two
+               (the packer's scratch pair, its first and second halves) */
+            tb.name = "cpu/packed/odd-k-blocks";
+            gemm__test_hooks()->cpu_kc = 7;
+            cbattery_run(&tb);
             gemm__test_hooks()->cpu_path = 0;
             gemm__test_hooks()->cpu_mc = gemm__test_hooks()->cpu_kc = gemm__test_hooks()->cpu_nc = 0;
         }

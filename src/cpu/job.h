@@ -75,9 +75,12 @@ struct gemm__cpu_job {
     gemm__cpu_group *group;          /* [groups] */
     /* the kernel's own packing (NULL: gemm__cpu_pack of es-byte elements,
        packing.c); p->k then counts the kernel's k units, k_elems the
-       operands' elements along k (bf16: p->k pairs of k_elems) */
+       operands' elements along k (bf16: p->k pairs of k_elems); pack_ctx,
+       what a packer reads besides the job (complex.c: the complex problem
+       whose real expansion it packs) */
     gemm__cpu_pack_block_fn pack_a_block, pack_b_block;
     int64_t k_elems;
+    const void *pack_ctx;
     int l1_parts, l2_parts, l3_parts; /* the caches' shares of its blocks (cache_blocking.c; 0: the fp32 ones) */
 };
 
