@@ -3110,11 +3110,11 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
 /* <<cuda/kernels complex_expand */
 /* >>cuda/kernels complex_simt: src/cuda/kernels/complex_simt.cuh */
 /* The complex product on the CUDA cores, read in place (the native path
-   of host/complex_native.cuh): C = alpha*op(a)*op(b) + beta*C for complex a, b, C in the
-   canonical column-major problem, op() in {N, T, C}, without the
-   expansion the real kernels need (kernels/complex_expand.cuh). Each
-   operand is read once from the caller's memory, so a member moves a, b
-   and C and nothing else: what a memory-bound small member costs. A
+   of host/complex_native.cuh): C = alpha*op(a)*op(b) + beta*C for complex
+   a, b, C in the canonical column-major problem, op() in {N, T, C},
+   without the expansion the real kernels need (kernels/complex_expand.cuh).
+   Each operand is read once from the caller's memory, so a member moves
+   a, b and C and nothing else: what a memory-bound small member costs. A
    complex multiply-add is four real ones on the two scalars a complex
    load brings, twice a real kernel's sums per loaded scalar, so the tiles
    ask half the shared-memory traffic per flop that a real tile of the
@@ -3123,33 +3123,30 @@ __global__ void __launch_bounds__(256) gemm__cuda_cscale_kernel(int m, int n, T 
    Shape: a block of (BM/TM) x (BN/TN) threads owns a BM x BN tile of C,
    TM x TN complex sums a thread (rows tx + TX*r, columns ty + TY*c: a
    warp's loads from shared memory run along contiguous rows, and its
-   stores down a column of C are contiguous). op(a) and op(b) come through shared memory in
-   k-slices of BK, double-buffered: the next slice is loaded into
-   registers while the current one is summed, then stored into the other
-   buffer, one barrier a slice. An element is loaded as an aligned pair
-   where the matrix allows (gemm__cuda_cload), conjugated on its way into
-   shared memory. A thread sums its products over k in order: a member's
-   bits depend on the configuration alone, never on the grid or on the
-   members around it.
+   stores down a column of C are contiguous). op(a) and op(b) come through
+   shared memory in k-slices, double-buffered through registers
+   (gemm__cuda_ctiles, which complex_dmma.cuh's kernel walks too). An
+   element is loaded as an aligned pair where the matrix allows
+   (gemm__cuda_cload), conjugated on its way into shared memory. A thread
+   sums its products over k in order: a member's bits depend on the
+   configuration alone, never on the grid or on the members around it.
 
    Every block serves a batch: blockIdx.z is the member (first + z), found
    through a gemm__cuda_cside; blockIdx.x strides over the tiles of C. */
 #include <stdint.h>
 
 /* The tile of configuration (BM, BN, TM, TN) for scalar type T: threads
-   along m and n, the k-slice (4 where 8 would take more than 48 KB of
-   shared memory), the padding that keeps a shared row's stores free of
+   along m and n, and the padding that keeps a shared row's stores free of
    bank conflicts (a row is 16 bytes longer than a multiple of 128, so the
-   threads that store one k-run of a k-major operand hit distinct banks),
-   and the elements each thread loads per slice. */
+   threads that store one k-run of a k-major operand hit distinct banks). */
 template <typename T, int BM, int BN, int TM, int TN> struct gemm__cuda_csimt_shape {
     typedef typename gemm__cuda_pair<T>::type P;
     static constexpr int TX = BM / TM, TY = BN / TN, NT = TX * TY;
     static constexpr int PAD = 16 / (int)sizeof(P);
-    static constexpr int BK = 2 * 8 * (BM + BN + 2 * PAD) * (int)sizeof(P) <= 48 * 1024 ? 8 : 4;
-    static constexpr int A_LOADS = BM * BK / NT, B_LOADS = BN * BK / NT;
-    static_assert(BM * BK % NT == 0 && BN * BK % NT == 0, "a slice does not split evenly over the threads");
 };
+
+/* The k-slice of both native kernels. */
+#define GEMM__CUDA_CSLICE 8
 
 /* The run-time part of a launch: sizes, the canonical operands (their
    transposes are the kernel's template), conjugations, scalars, and the
@@ -3179,7 +3176,7 @@ template <int ROWS, int BK, bool KMAJOR> __device__ __forceinline__ void gemm__c
    index q at x[r + q*ld], or x[q + r*ld] when KMAJOR) into registers;
    outside the matrix, zeros. Nothing here uses what it loads: the loads
    stay in flight while the slice before is summed. */
-template <typename T, int ROWS, int BK, int NT, int LOADS, bool KMAJOR>
+template <typename T, int ROWS, int BK, int NT, bool KMAJOR, int LOADS>
 __device__ __forceinline__ void gemm__cuda_csimt_fetch(T (&v)[LOADS][2], const T *x, int64_t ld, bool paired, int row0,
                                                       int rows, int k0, int k)
 {
@@ -3197,7 +3194,7 @@ __device__ __forceinline__ void gemm__cuda_csimt_fetch(T (&v)[LOADS][2], const T
 
 /* Stores the fetched elements into the slice buffer s[q][r], conjugated
    when sign is -1. */
-template <typename T, int ROWS, int BK, int NT, int LD, int LOADS, bool KMAJOR>
+template <typename T, int ROWS, int BK, int NT, int LD, bool KMAJOR, int LOADS>
 __device__ __forceinline__ void gemm__cuda_csimt_stash(typename gemm__cuda_pair<T>::type (*s)[LD],
                                                       const T (&v)[LOADS][2], T sign)
 {
@@ -3242,45 +3239,80 @@ __device__ __forceinline__ void gemm__cuda_csimt_put(T *c, bool paired, T x, T y
     }
 }
 
-/* A_TRANS: op(a)(i, l) = a[l + i*lda] (else a[i + l*lda]); B_TRANS:
-   op(b)(l, j) = b[j + l*ldb] (else b[l + j*ldb]); the conjugations are
-   the arguments'. alpha != 0 and k > 0 here (the rest is the scale
-   kernel's). */
-template <typename T, int BM, int BN, int TM, int TN, bool A_TRANS, bool B_TRANS, int MINB>
-__global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_kernel(gemm__cuda_csimt_args<T> g)
+/* One member's product as both native kernels run it (this one and
+   complex_dmma.cuh's): the member's matrices and their alignment, its
+   tiles of C from blockIdx.x, and each tile's k-slices of BK,
+   double-buffered: the next slice is loaded into registers while the
+   current one is summed, then stashed into the other buffer, one barrier
+   a slice. The kernel brings its buffers and sums: zero() clears a tile's
+   sums, stash(buf, va, vb, sign_a, sign_b) stores a fetched slice of
+   op(a) and op(b) into buffer buf (conjugating by the signs), sum(buf)
+   sums the slice there, put(i0, j0, c, paired) writes the tile at (i0,
+   j0) of C. A_TRANS: op(a)(i, l) = a[l + i*lda] (else a[i + l*lda]);
+   B_TRANS: op(b)(l, j) = b[j + l*ldb] (else b[l + j*ldb]). */
+template <typename T, int BM, int BN, int BK, int NT, bool A_TRANS, bool B_TRANS, typename Zero, typename Stash,
+          typename Sum, typename Put>
+__device__ __forceinline__ void gemm__cuda_ctiles(const gemm__cuda_csimt_args<T> &g, Zero zero, Stash stash, Sum sum,
+                                                  Put put)
 {
-    typedef gemm__cuda_csimt_shape<T, BM, BN, TM, TN> S;
-    typedef typename S::P P;
-    constexpr int BK = S::BK, TX = S::TX, TY = S::TY;
-    __shared__ P As[2][BK][BM + S::PAD], Bs[2][BK][BN + S::PAD];
+    static_assert(BM * BK % NT == 0 && BN * BK % NT == 0, "a slice does not split evenly over the threads");
     int64_t member = g.first + (int64_t)blockIdx.z;
     const T *a = gemm__cuda_cside_at(g.sa, g.a, member), *b = gemm__cuda_cside_at(g.sb, g.b, member);
     T *c = gemm__cuda_cside_at(g.sc, g.c, member);
     bool pa = ((uintptr_t)a & (2 * sizeof(T) - 1)) == 0, pb = ((uintptr_t)b & (2 * sizeof(T) - 1)) == 0,
          pc = ((uintptr_t)c & (2 * sizeof(T) - 1)) == 0;
     T sign_a = g.conj_a ? T(-1) : T(1), sign_b = g.conj_b ? T(-1) : T(1);
-    int tx = (int)threadIdx.x % TX, ty = (int)threadIdx.x / TX;
     int tiles_m = (g.m + BM - 1) / BM;
     int64_t tiles = (int64_t)tiles_m * ((g.n + BN - 1) / BN);
     for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        int i0 = (int)(t % tiles_m) * BM, j0 = (int)(t / tiles_m) * BN;
-        T re[TM][TN], im[TM][TN], va[S::A_LOADS][2], vb[S::B_LOADS][2];
-#pragma unroll
-        for (int r = 0; r < TM; r++)
-#pragma unroll
-            for (int q = 0; q < TN; q++) re[r][q] = im[r][q] = T(0);
-        gemm__cuda_csimt_fetch<T, BM, BK, S::NT, S::A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, 0, g.k);
-        gemm__cuda_csimt_fetch<T, BN, BK, S::NT, S::B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, 0, g.k);
-        gemm__cuda_csimt_stash<T, BM, BK, S::NT, BM + S::PAD, S::A_LOADS, A_TRANS>(As[0], va, sign_a);
-        gemm__cuda_csimt_stash<T, BN, BK, S::NT, BN + S::PAD, S::B_LOADS, !B_TRANS>(Bs[0], vb, sign_b);
+        int i0 = (int)(t % tiles_m) * BM, j0 = (int)(t / tiles_m) * BN, buf = 0;
+        T va[BM * BK / NT][2], vb[BN * BK / NT][2];
+        zero();
+        gemm__cuda_csimt_fetch<T, BM, BK, NT, A_TRANS>(va, a, g.lda, pa, i0, g.m, 0, g.k);
+        gemm__cuda_csimt_fetch<T, BN, BK, NT, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, 0, g.k);
+        stash(0, va, vb, sign_a, sign_b);
         __syncthreads();
-        int buf = 0;
         for (int k0 = 0; k0 < g.k; k0 += BK) {
             bool more = k0 + BK < g.k;
             if (more) { /* the next slice in flight while this one is summed */
-                gemm__cuda_csimt_fetch<T, BM, BK, S::NT, S::A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, k0 + BK, g.k);
-                gemm__cuda_csimt_fetch<T, BN, BK, S::NT, S::B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, k0 + BK, g.k);
+                gemm__cuda_csimt_fetch<T, BM, BK, NT, A_TRANS>(va, a, g.lda, pa, i0, g.m, k0 + BK, g.k);
+                gemm__cuda_csimt_fetch<T, BN, BK, NT, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, k0 + BK, g.k);
             }
+            sum(buf);
+            /* the other buffer: every thread finished reading it before the last barrier */
+            if (more) stash(buf ^ 1, va, vb, sign_a, sign_b);
+            __syncthreads();
+            buf ^= 1;
+        }
+        put(i0, j0, c, pc);
+    }
+}
+
+/* The conjugations and transposes as gemm__cuda_ctiles takes them. alpha
+   != 0 and k > 0 here (the rest is the scale kernel's). */
+template <typename T, int BM, int BN, int TM, int TN, bool A_TRANS, bool B_TRANS, int MINB>
+__global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_kernel(gemm__cuda_csimt_args<T> g)
+{
+    typedef gemm__cuda_csimt_shape<T, BM, BN, TM, TN> S;
+    typedef typename S::P P;
+    constexpr int BK = GEMM__CUDA_CSLICE, TX = S::TX, TY = S::TY, NT = S::NT;
+    static_assert(sizeof(P) * 2 * BK * (BM + BN + 2 * S::PAD) <= 48 * 1024, "more than 48 KB of shared memory");
+    __shared__ P As[2][BK][BM + S::PAD], Bs[2][BK][BN + S::PAD];
+    int tx = (int)threadIdx.x % TX, ty = (int)threadIdx.x / TX;
+    T re[TM][TN], im[TM][TN];
+    gemm__cuda_ctiles<T, BM, BN, BK, NT, A_TRANS, B_TRANS>(
+        g,
+        [&] {
+#pragma unroll
+            for (int r = 0; r < TM; r++)
+#pragma unroll
+                for (int q = 0; q < TN; q++) re[r][q] = im[r][q] = T(0);
+        },
+        [&](int buf, const auto &va, const auto &vb, T sign_a, T sign_b) {
+            gemm__cuda_csimt_stash<T, BM, BK, NT, BM + S::PAD, A_TRANS>(As[buf], va, sign_a);
+            gemm__cuda_csimt_stash<T, BN, BK, NT, BN + S::PAD, !B_TRANS>(Bs[buf], vb, sign_b);
+        },
+        [&](int buf) {
 #pragma unroll
             for (int q = 0; q < BK; q++) {
                 P x[TM], y[TN];
@@ -3298,21 +3330,17 @@ __global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_ke
                         im[r][s] = fma(x[r].y, y[s].x, im[r][s]);
                     }
             }
-            if (more) { /* the other buffer: every thread finished reading it before the last barrier */
-                gemm__cuda_csimt_stash<T, BM, BK, S::NT, BM + S::PAD, S::A_LOADS, A_TRANS>(As[buf ^ 1], va, sign_a);
-                gemm__cuda_csimt_stash<T, BN, BK, S::NT, BN + S::PAD, S::B_LOADS, !B_TRANS>(Bs[buf ^ 1], vb, sign_b);
-            }
-            __syncthreads();
-            buf ^= 1;
-        }
+        },
+        [&](int i0, int j0, T *c, bool pc) {
 #pragma unroll
-        for (int s = 0; s < TN; s++)
+            for (int s = 0; s < TN; s++)
 #pragma unroll
-            for (int r = 0; r < TM; r++) {
-                int i = i0 + tx + TX * r, j = j0 + ty + TY * s;
-                if (i < g.m && j < g.n) gemm__cuda_csimt_put(c + 2 * (i + (int64_t)j * g.ldc), pc, re[r][s], im[r][s], g);
-            }
-    }
+                for (int r = 0; r < TM; r++) {
+                    int i = i0 + tx + TX * r, j = j0 + ty + TY * s;
+                    if (i < g.m && j < g.n)
+                        gemm__cuda_csimt_put(c + 2 * (i + (int64_t)j * g.ldc), pc, re[r][s], im[r][s], g);
+                }
+        });
 }
 /* <<cuda/kernels complex_simt */
 /* >>cuda/kernels complex_dmma: src/cuda/kernels/complex_dmma.cuh */
@@ -3330,15 +3358,14 @@ __global__ void __launch_bounds__(BM / TM * (BN / TN), MINB) gemm__cuda_csimt_ke
    a, b and C alone.
 
    Shape: WARPS_M x WARPS_N warps, each a (BM/WARPS_M) x (BN/WARPS_N)
-   tile of C in 16 x 8 fragments; k-slices of BK = 8 double-buffered
-   through registers as in complex_simt.cuh (whose loads it shares), one
-   barrier a slice. A thread's sums run over k in order; blockIdx.z is the
-   member, blockIdx.x strides over the tiles of C. */
+   tile of C in 16 x 8 fragments; the members, tiles and double-buffered
+   k-slices are complex_simt.cuh's (gemm__cuda_ctiles). A thread's sums
+   run over k in order. */
 #include <stdint.h>
 
 /* Stores the fetched elements into the planes re[q][r], im[q][r] (im
    times sign: -1 conjugates). */
-template <int ROWS, int BK, int NT, int LD, int LOADS, bool KMAJOR>
+template <int ROWS, int BK, int NT, int LD, bool KMAJOR, int LOADS>
 __device__ __forceinline__ void gemm__cuda_cdmma_stash(double (*re)[LD], double (*im)[LD], const double (&v)[LOADS][2],
                                                       double sign)
 {
@@ -3351,47 +3378,34 @@ __device__ __forceinline__ void gemm__cuda_cdmma_stash(double (*re)[LD], double 
     }
 }
 
-/* A_TRANS, B_TRANS and the arguments as gemm__cuda_csimt_kernel's. PAD = 4
-   doubles: the fragment loads (lane 4g + t reads row g of k index t) of a
-   half-warp then hit 16 distinct pairs of banks. */
+/* The conjugations and transposes as gemm__cuda_ctiles takes them. PAD
+   = 4 doubles: the fragment loads (lane 4g + t reads row g of k index t)
+   of a half-warp then hit 16 distinct pairs of banks. */
 template <int BM, int BN, int WARPS_M, int WARPS_N, bool A_TRANS, bool B_TRANS, int MINB>
 __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma_kernel(gemm__cuda_csimt_args<double> g)
 {
-    constexpr int NT = 32 * WARPS_M * WARPS_N, BK = 8, LDA = BM + 4, LDB = BN + 4;
+    constexpr int NT = 32 * WARPS_M * WARPS_N, BK = GEMM__CUDA_CSLICE, LDA = BM + 4, LDB = BN + 4;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N, MT = WM / 16, NTL = WN / 8;
-    constexpr int A_LOADS = BM * BK / NT, B_LOADS = BN * BK / NT;
-    static_assert(WM % 16 == 0 && WN % 8 == 0 && BM * BK % NT == 0 && BN * BK % NT == 0, "bad tile");
+    static_assert(WM % 16 == 0 && WN % 8 == 0, "bad tile");
     __shared__ double Ar[2][BK][LDA], Ai[2][BK][LDA], Br[2][BK][LDB], Bi[2][BK][LDB];
-    int64_t member = g.first + (int64_t)blockIdx.z;
-    const double *a = gemm__cuda_cside_at(g.sa, g.a, member), *b = gemm__cuda_cside_at(g.sb, g.b, member);
-    double *c = gemm__cuda_cside_at(g.sc, g.c, member);
-    bool pa = ((uintptr_t)a & 15) == 0, pb = ((uintptr_t)b & 15) == 0, pc = ((uintptr_t)c & 15) == 0;
-    double sign_a = g.conj_a ? -1.0 : 1.0, sign_b = g.conj_b ? -1.0 : 1.0;
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32, fg = lane / 4, ft = lane % 4;
     int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN;
-    int tiles_m = (g.m + BM - 1) / BM;
-    int64_t tiles = (int64_t)tiles_m * ((g.n + BN - 1) / BN);
-    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        int i0 = (int)(tile % tiles_m) * BM, j0 = (int)(tile / tiles_m) * BN;
-        double re[MT][NTL][4], im[MT][NTL][4], va[A_LOADS][2], vb[B_LOADS][2];
+    double re[MT][NTL][4], im[MT][NTL][4];
+    gemm__cuda_ctiles<double, BM, BN, BK, NT, A_TRANS, B_TRANS>(
+        g,
+        [&] {
 #pragma unroll
-        for (int i = 0; i < MT; i++)
+            for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NTL; j++)
+                for (int j = 0; j < NTL; j++)
 #pragma unroll
-                for (int r = 0; r < 4; r++) re[i][j][r] = im[i][j][r] = 0.0;
-        gemm__cuda_csimt_fetch<double, BM, BK, NT, A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, 0, g.k);
-        gemm__cuda_csimt_fetch<double, BN, BK, NT, B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, 0, g.k);
-        gemm__cuda_cdmma_stash<BM, BK, NT, LDA, A_LOADS, A_TRANS>(Ar[0], Ai[0], va, sign_a);
-        gemm__cuda_cdmma_stash<BN, BK, NT, LDB, B_LOADS, !B_TRANS>(Br[0], Bi[0], vb, sign_b);
-        __syncthreads();
-        int buf = 0;
-        for (int k0 = 0; k0 < g.k; k0 += BK) {
-            bool more = k0 + BK < g.k;
-            if (more) { /* the next slice in flight while this one is summed */
-                gemm__cuda_csimt_fetch<double, BM, BK, NT, A_LOADS, A_TRANS>(va, a, g.lda, pa, i0, g.m, k0 + BK, g.k);
-                gemm__cuda_csimt_fetch<double, BN, BK, NT, B_LOADS, !B_TRANS>(vb, b, g.ldb, pb, j0, g.n, k0 + BK, g.k);
-            }
+                    for (int r = 0; r < 4; r++) re[i][j][r] = im[i][j][r] = 0.0;
+        },
+        [&](int buf, const auto &va, const auto &vb, double sign_a, double sign_b) {
+            gemm__cuda_cdmma_stash<BM, BK, NT, LDA, A_TRANS>(Ar[buf], Ai[buf], va, sign_a);
+            gemm__cuda_cdmma_stash<BN, BK, NT, LDB, !B_TRANS>(Br[buf], Bi[buf], vb, sign_b);
+        },
+        [&](int buf) {
 #pragma unroll
             for (int ks = 0; ks < BK; ks += 4) {
                 double br[NTL][1], bi[NTL][1];
@@ -3418,24 +3432,20 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma
                     }
                 }
             }
-            if (more) { /* the other buffers: every thread finished reading them before the last barrier */
-                gemm__cuda_cdmma_stash<BM, BK, NT, LDA, A_LOADS, A_TRANS>(Ar[buf ^ 1], Ai[buf ^ 1], va, sign_a);
-                gemm__cuda_cdmma_stash<BN, BK, NT, LDB, B_LOADS, !B_TRANS>(Br[buf ^ 1], Bi[buf ^ 1], vb, sign_b);
-            }
-            __syncthreads();
-            buf ^= 1;
-        }
+        },
+        [&](int i0, int j0, double *c, bool pc) {
 #pragma unroll
-        for (int i = 0; i < MT; i++)
+            for (int i = 0; i < MT; i++)
 #pragma unroll
-            for (int j = 0; j < NTL; j++)
+                for (int j = 0; j < NTL; j++)
 #pragma unroll
-                for (int r = 0; r < 4; r++) {
-                    int row = i0 + wm + i * 16 + fg + 8 * (r / 2), col = j0 + wn + j * 8 + 2 * ft + r % 2;
-                    if (row < g.m && col < g.n)
-                        gemm__cuda_csimt_put(c + 2 * (row + (int64_t)col * g.ldc), pc, re[i][j][r], im[i][j][r], g);
-                }
-    }
+                    for (int r = 0; r < 4; r++) {
+                        int row = i0 + wm + i * 16 + fg + 8 * (r / 2), col = j0 + wn + j * 8 + 2 * ft + r % 2;
+                        if (row < g.m && col < g.n)
+                            gemm__cuda_csimt_put(c + 2 * (row + (int64_t)col * g.ldc), pc, re[i][j][r], im[i][j][r],
+                                                 g);
+                    }
+        });
 }
 /* <<cuda/kernels complex_dmma */
 /* >>cuda/device ozaki_math: src/cuda/device/ozaki_math.cuh */
@@ -10428,27 +10438,26 @@ static bool gemm__cuda_cpipeline(const char *fn, const gemm__cuda_cplan<T> *pl, 
    from the device's pool in stream order, the operand preparation, the
    real product (in runs, gemm__cuda_cpipeline, for a large strided
    batch), C's copy back when beta is complex, the scratch given back.
-   Only C = beta*C (alpha = 0 or k = 0) needs no scratch. */
+   Only C = beta*C (alpha = 0 or k = 0) needs no scratch. gpu: the
+   current device, queried by the caller. */
 template <typename T>
 static gemm_status gemm__cuda_cdevice(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
-                                      const gemm_cuda_options *opt, cudaStream_t stream)
+                                      const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     const gemm__problem *p = &pl->p;
     bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
     int64_t ya = a_shared ? 1 : mb.count, yb = b_shared ? 1 : mb.count, runs;
     size_t sz = sizeof(T), y_bytes, bt_bytes, bytes;
-    gemm__cuda_gpu gpu;
     cudaMemPool_t pool;
     cudaError_t e;
     T *scratch = NULL, *Bt = NULL, *Cs = NULL;
     gemm_status s;
-    if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     if (p->work == GEMM__WORK_SCALE)
         return gemm__cuda_cscale(fn, p, 0, mb.count, pl->beta, mb.c, p->ldc, mb.sc, mb.c, p->ldc, mb.sc, stream);
     y_bytes = ((size_t)pl->y_elems * ya * sz + 255) / 256 * 256;
     bt_bytes = ((size_t)pl->bt_elems * yb * sz + 255) / 256 * 256;
     bytes = y_bytes + bt_bytes + (size_t)pl->cs_elems * mb.count * sz;
-    if ((s = gemm__cuda_scratch_pool(fn, gpu.dev, true, &pool)) != GEMM_OK) return s;
+    if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
     if ((e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream)) != cudaSuccess)
         return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the complex operands' expansion)", e);
     if (pl->bt_elems) Bt = (T *)((char *)scratch + y_bytes);
@@ -10767,14 +10776,13 @@ template <typename T>
 static gemm_status gemm__cuda_crun(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
                                    const gemm_cuda_options *opt, cudaStream_t stream)
 {
-    if (pl->p.work == GEMM__WORK_FULL) {
-        gemm__cuda_gpu gpu;
-        int cfg;
-        gemm_status s = gemm__cuda_query(fn, &gpu);
-        if (s != GEMM_OK) return s;
-        if ((cfg = gemm__cuda_cnative_config(pl, mb, opt, &gpu)) != 0) return gemm__cuda_cnative(fn, pl, mb, cfg, stream);
-    }
-    return gemm__cuda_cdevice(fn, pl, mb, opt, stream);
+    gemm__cuda_gpu gpu;
+    int cfg;
+    gemm_status s = gemm__cuda_query(fn, &gpu);
+    if (s != GEMM_OK) return s;
+    if (pl->p.work == GEMM__WORK_FULL && (cfg = gemm__cuda_cnative_config(pl, mb, opt, &gpu)) != 0)
+        return gemm__cuda_cnative(fn, pl, mb, cfg, stream);
+    return gemm__cuda_cdevice(fn, pl, mb, opt, &gpu, stream);
 }
 /* <<cuda/host complex_native */
 /* >>cuda/host complex_entry: src/cuda/host/complex_entry.cuh */

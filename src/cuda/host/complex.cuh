@@ -19,7 +19,7 @@
 #include "../api.h"
 #include "../kernels/complex_expand.cuh"
 #include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_upload_lists */
-#include "call.cuh"      /* gemm__cuda_operands, gemm__cuda_query */
+#include "call.cuh"      /* gemm__cuda_operands, gemm__cuda_gpu */
 #include "errors.cuh"
 #include "run.cuh"       /* gemm__cuda_run */
 #include "scratch.cuh"
@@ -280,27 +280,26 @@ static bool gemm__cuda_cpipeline(const char *fn, const gemm__cuda_cplan<T> *pl, 
    from the device's pool in stream order, the operand preparation, the
    real product (in runs, gemm__cuda_cpipeline, for a large strided
    batch), C's copy back when beta is complex, the scratch given back.
-   Only C = beta*C (alpha = 0 or k = 0) needs no scratch. */
+   Only C = beta*C (alpha = 0 or k = 0) needs no scratch. gpu: the
+   current device, queried by the caller. */
 template <typename T>
 static gemm_status gemm__cuda_cdevice(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
-                                      const gemm_cuda_options *opt, cudaStream_t stream)
+                                      const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     const gemm__problem *p = &pl->p;
     bool a_shared = !mb.sa.list && mb.sa.stride == 0, b_shared = !mb.sb.list && mb.sb.stride == 0;
     int64_t ya = a_shared ? 1 : mb.count, yb = b_shared ? 1 : mb.count, runs;
     size_t sz = sizeof(T), y_bytes, bt_bytes, bytes;
-    gemm__cuda_gpu gpu;
     cudaMemPool_t pool;
     cudaError_t e;
     T *scratch = NULL, *Bt = NULL, *Cs = NULL;
     gemm_status s;
-    if ((s = gemm__cuda_query(fn, &gpu)) != GEMM_OK) return s;
     if (p->work == GEMM__WORK_SCALE)
         return gemm__cuda_cscale(fn, p, 0, mb.count, pl->beta, mb.c, p->ldc, mb.sc, mb.c, p->ldc, mb.sc, stream);
     y_bytes = ((size_t)pl->y_elems * ya * sz + 255) / 256 * 256;
     bt_bytes = ((size_t)pl->bt_elems * yb * sz + 255) / 256 * 256;
     bytes = y_bytes + bt_bytes + (size_t)pl->cs_elems * mb.count * sz;
-    if ((s = gemm__cuda_scratch_pool(fn, gpu.dev, true, &pool)) != GEMM_OK) return s;
+    if ((s = gemm__cuda_scratch_pool(fn, gpu->dev, true, &pool)) != GEMM_OK) return s;
     if ((e = cudaMallocFromPoolAsync((void **)&scratch, bytes, pool, stream)) != cudaSuccess)
         return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the complex operands' expansion)", e);
     if (pl->bt_elems) Bt = (T *)((char *)scratch + y_bytes);

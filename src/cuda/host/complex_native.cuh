@@ -136,12 +136,11 @@ template <typename T>
 static gemm_status gemm__cuda_crun(const char *fn, const gemm__cuda_cplan<T> *pl, const gemm__cuda_cmembers<T> &mb,
                                    const gemm_cuda_options *opt, cudaStream_t stream)
 {
-    if (pl->p.work == GEMM__WORK_FULL) {
-        gemm__cuda_gpu gpu;
-        int cfg;
-        gemm_status s = gemm__cuda_query(fn, &gpu);
-        if (s != GEMM_OK) return s;
-        if ((cfg = gemm__cuda_cnative_config(pl, mb, opt, &gpu)) != 0) return gemm__cuda_cnative(fn, pl, mb, cfg, stream);
-    }
-    return gemm__cuda_cdevice(fn, pl, mb, opt, stream);
+    gemm__cuda_gpu gpu;
+    int cfg;
+    gemm_status s = gemm__cuda_query(fn, &gpu);
+    if (s != GEMM_OK) return s;
+    if (pl->p.work == GEMM__WORK_FULL && (cfg = gemm__cuda_cnative_config(pl, mb, opt, &gpu)) != 0)
+        return gemm__cuda_cnative(fn, pl, mb, cfg, stream);
+    return gemm__cuda_cdevice(fn, pl, mb, opt, &gpu, stream);
 }
