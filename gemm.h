@@ -1122,6 +1122,99 @@ GEMM_DEF int gemm__batch_reads_overlap(gemm__batch_rect *r, int64_t count, size_
     return 0;
 }
 /* <<core rects */
+/* >>core lists: src/core/lists.c */
+/* Member lists: how a pointer-array batch's checks read its members'
+   addresses. A backend reads a list through a gemm__batch_addr_fn; a list
+   of plain pointers (host or device addresses, any element type: what
+   every backend passes but OpenCL, whose lists hold buffer offsets) reads
+   through gemm__pointer_list_addr, which the scans below recognise and
+   read as the array it is, with no call a member. A call through a
+   function pointer costs about as much as the comparison it feeds, and a
+   batch's checks read each list three to five times: on a grouped call of
+   1,000 small members the calls were 10-30 microseconds, more than the
+   GPU's work. */
+
+#include <stdint.h>
+
+/* The address of member i of a list of pointers (0 for NULL). */
+static uint64_t gemm__pointer_list_addr(const void *list, int64_t i)
+{
+    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
+}
+
+/* The lowest and the highest of `count` members' addresses (UINT64_MAX
+   and 0 for none). */
+static void gemm__list_range(const void *list, gemm__batch_addr_fn addr, int64_t count, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t l = UINT64_MAX, h = 0;
+    int64_t i;
+    if (addr == gemm__pointer_list_addr) { /* two running pairs: half the chain of compares */
+        const void *const *p = (const void *const *)list;
+        uint64_t l1 = UINT64_MAX, h1 = 0;
+        for (i = 0; i + 2 <= count; i += 2) {
+            uint64_t x = (uint64_t)(uintptr_t)p[i], y = (uint64_t)(uintptr_t)p[i + 1];
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+            l1 = y < l1 ? y : l1;
+            h1 = y > h1 ? y : h1;
+        }
+        if (i < count) {
+            uint64_t x = (uint64_t)(uintptr_t)p[i];
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+        }
+        l = l1 < l ? l1 : l;
+        h = h1 > h ? h1 : h;
+    } else
+        for (i = 0; i < count; i++) {
+            uint64_t x = addr(list, i);
+            l = x < l ? x : l;
+            h = x > h ? x : h;
+        }
+    *lo = l;
+    *hi = h;
+}
+
+/* The first of `count` members whose address is 0 (NULL), or count when
+   none is. */
+static int64_t gemm__list_first_null(const void *list, gemm__batch_addr_fn addr, int64_t count)
+{
+    int64_t i;
+    if (addr == gemm__pointer_list_addr) {
+        const void *const *p = (const void *const *)list;
+        for (i = 0; i + 4 <= count; i += 4) /* four a test (a tenth faster), then one by one */
+            if (!p[i] || !p[i + 1] || !p[i + 2] || !p[i + 3]) break;
+        for (; i < count; i++)
+            if (!p[i]) return i;
+    } else
+        for (i = 0; i < count; i++)
+            if (!addr(list, i)) return i;
+    return count;
+}
+
+/* Whether the members' addresses step all up or all down, each at least
+   `bytes` from the one before: members that far apart never share a
+   byte of their first `bytes`, seen in one pass. */
+static int gemm__list_spaced(const void *list, gemm__batch_addr_fn addr, int64_t count, uint64_t bytes)
+{
+    int up = 1, down = 1;
+    int64_t i;
+    if (addr == gemm__pointer_list_addr) {
+        const void *const *p = (const void *const *)list;
+        for (i = 1; i < count; i++) { /* no early exit: the loop vectorises */
+            uint64_t x = (uint64_t)(uintptr_t)p[i - 1], y = (uint64_t)(uintptr_t)p[i];
+            up &= y >= x && y - x >= bytes;
+            down &= x >= y && x - y >= bytes;
+        }
+    } else
+        for (i = 1; i < count && (up || down); i++) {
+            uint64_t x = addr(list, i - 1), y = addr(list, i);
+            up = up && y >= x && y - x >= bytes;
+            down = down && x >= y && x - y >= bytes;
+        }
+    return up || down;
+}
+/* <<core lists */
 /* >>core batch: src/core/batch.c */
 /* Batches: the single call's checks once, then what only a batch can get
    wrong (a stride or a member pointer, two members writing one element of
@@ -1227,17 +1320,18 @@ static int gemm__members_present(const char *func, const gemm__problem *p, const
                                  const void *C, int64_t count, gemm__batch *bt)
 {
     int reads = p->work == GEMM__WORK_FULL, writes = p->work != GEMM__WORK_NONE;
-    int64_t i;
     if (count == 0) return 0;
     if (reads && !A) GEMM__BAD_ARG(8, "%s: A (the list of member pointers) is NULL", func);
     if (reads && !B) GEMM__BAD_ARG(10, "%s: B (the list of member pointers) is NULL", func);
     if (writes && !C) GEMM__BAD_ARG(13, "%s: C (the list of member pointers) is NULL", func);
-    for (i = 0; i < count && (reads || writes); i++) {
-        int bad = reads && !bt->addr_ab(A, i)   ? 8
-                  : reads && !bt->addr_ab(B, i) ? 10
-                  : writes && !bt->addr_c(C, i) ? 13
-                                                : 0;
-        if (bad) {
+    if (reads || writes) { /* the first member with a NULL, and its first NULL operand */
+        int64_t na = reads ? gemm__list_first_null(A, bt->addr_ab, count) : count,
+                nb = reads ? gemm__list_first_null(B, bt->addr_ab, count) : count,
+                nc = writes ? gemm__list_first_null(C, bt->addr_c, count) : count,
+                i = na < nb ? na : nb;
+        i = i < nc ? i : nc;
+        if (i < count) {
+            int bad = na == i ? 8 : nb == i ? 10 : 13;
             bt->bad_member = i;
             GEMM__BAD_ARG(bad, "%s: member %lld: %s[%lld] is NULL", func, (long long)i,
                           bad == 8 ? "A" : bad == 10 ? "B" : "C", (long long)i);
@@ -1252,17 +1346,11 @@ static int gemm__members_present(const char *func, const gemm__problem *p, const
 static gemm_status gemm__members_disjoint(const char *func, const gemm__problem *p, const void *C, int64_t count,
                                           size_t es, gemm__batch *bt)
 {
-    uint64_t bytes = (uint64_t)p->c_extent * es;
-    int up = 1, down = 1, met;
+    int met;
     int64_t i, first = 0, second = 0;
     gemm__batch_rect *r;
     if (p->work == GEMM__WORK_NONE || count < 2) return GEMM_OK;
-    for (i = 1; i < count && (up || down); i++) {
-        uint64_t x = bt->addr_c(C, i - 1), y = bt->addr_c(C, i);
-        up = up && y >= x && y - x >= bytes;
-        down = down && x >= y && x - y >= bytes;
-    }
-    if (up || down) return GEMM_OK;
+    if (gemm__list_spaced(C, bt->addr_c, count, (uint64_t)p->c_extent * es)) return GEMM_OK;
     r = (gemm__batch_rect *)GEMM_MALLOC(sizeof *r * (size_t)count);
     if (!r)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory to check %lld members' C for overlaps", func,
@@ -1421,18 +1509,12 @@ GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uin
 static void gemm__members_span(const gemm__batch *bt, const void *list, gemm__batch_addr_fn addr, uint64_t base,
                                int64_t stride, uint64_t bytes, size_t es, uint64_t *lo, uint64_t *hi)
 {
-    int64_t i;
     if (!list) { /* strides are >= 0 and the span fits (gemm__prepare_strided) */
         *lo = base;
         *hi = base + (uint64_t)(bt->count - 1) * (uint64_t)stride * es + bytes;
         return;
     }
-    *lo = *hi = addr(list, 0);
-    for (i = 1; i < bt->count; i++) {
-        uint64_t x = addr(list, i);
-        if (x < *lo) *lo = x;
-        if (x > *hi) *hi = x;
-    }
+    gemm__list_range(list, addr, bt->count, lo, hi);
     *hi += bytes;
 }
 

@@ -495,8 +495,8 @@ static gemm_status gemm__cblas_group_prepare(const char *fn, const gemm__cblas_g
         fn, (gemm_layout)g->layout, gemm__cblas_trans(g->ta[i]), gemm__cblas_trans(g->tb[i]), g->m[i], g->n[i],
         g->k[i], gemm__cblas_scalar(g, g->alpha, i) == 0, gemm__cblas_sublist(g, g->a, first), g->lda[i],
         gemm__cblas_sublist(g, g->b, first), g->ldb[i], gemm__cblas_scalar(g, g->beta, i) == 1,
-        gemm__cblas_sublist(g, g->c, first), g->ldc[i], g->size[i], f32 ? gemm__cpu_addr_cs : gemm__cpu_addr_cd,
-        f32 ? gemm__cpu_addr_s : gemm__cpu_addr_d, es, p, bt);
+        gemm__cblas_sublist(g, g->c, first), g->ldc[i], g->size[i], gemm__pointer_list_addr,
+        gemm__pointer_list_addr, es, p, bt);
     return s == GEMM_OK ? gemm__check_batch_overlap(fn, p, bt, 0, 0, 0, es) : s; /* within the group */
 }
 

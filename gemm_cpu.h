@@ -4689,10 +4689,6 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                      options);
 }
 
-/* Member addresses of the pointer-array form, read with the lists' own types. */
-static uint64_t gemm__cpu_addr_cv(const void *list, int64_t i) { return (uintptr_t)((const void *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_v(const void *list, int64_t i) { return (uintptr_t)((void *const *)list)[i]; }
-
 /* The pointer-array form: the single complex call's checks (a NULL alpha
    is 7, a NULL beta 12, spans within 2^59 complex elements), then the
    real pointer-array batch's (lists and members present, batch_count 15,
@@ -4717,7 +4713,7 @@ static gemm_status gemm__cpu_complex_pointers(const char *func, gemm_precision p
                               &p, az, bz);
     if (s != GEMM_OK) return s;
     s = gemm__prepare_batched(func, layout, transa, transb, m, n, k, az[0] == 0 && az[1] == 0, A, lda, B, ldb,
-                              bz[0] == 1 && bz[1] == 0, C, ldc, batch_count, gemm__cpu_addr_cv, gemm__cpu_addr_v, es,
+                              bz[0] == 1 && bz[1] == 0, C, ldc, batch_count, gemm__pointer_list_addr, gemm__pointer_list_addr, es,
                               &p, &bt);
     if (s == GEMM_OK) s = gemm__check_batch_overlap(func, &p, &bt, 0, 0, 0, es);
     if (s == GEMM_OK) s = gemm__cpu_complex_batch_options(func, options);
@@ -5363,12 +5359,6 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     return gemm__cpu_batch_status(&cb);
 }
 
-/* Member addresses of the pointer-array form, read with the lists' own types. */
-static uint64_t gemm__cpu_addr_cs(const void *list, int64_t i) { return (uintptr_t)((const float *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_s(const void *list, int64_t i) { return (uintptr_t)((float *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_cd(const void *list, int64_t i) { return (uintptr_t)((const double *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_d(const void *list, int64_t i) { return (uintptr_t)((double *const *)list)[i]; }
-
 GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -5420,7 +5410,7 @@ GEMM_DEF gemm_status gemm_cpu_sgemm_batched(gemm_layout layout, gemm_transpose t
     gemm_status s;
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
-                              batch_count, gemm__cpu_addr_cs, gemm__cpu_addr_s, sizeof(float), &p, &bt);
+                              batch_count, gemm__pointer_list_addr, gemm__pointer_list_addr, sizeof(float), &p, &bt);
     if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(float));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F32, alpha, NULL, NULL, beta, NULL, options);
@@ -5439,7 +5429,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
     gemm_status s;
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
-                              batch_count, gemm__cpu_addr_cd, gemm__cpu_addr_d, sizeof(double), &p, &bt);
+                              batch_count, gemm__pointer_list_addr, gemm__pointer_list_addr, sizeof(double), &p, &bt);
     if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(double));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F64, alpha, NULL, NULL, beta, NULL, options);

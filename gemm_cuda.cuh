@@ -6303,13 +6303,6 @@ typedef struct gemm__cuda_spans {
     int n, next;
 } gemm__cuda_spans;
 
-/* A member's address in a list of device pointers (any element type), as
-   gemm__cuda_read_lists' host copies hold them. */
-static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
-{
-    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
-}
-
 /* What gemm__cuda_check_span checks, named in a refusal only (a batch of
    10,000 members formats no name on its way through): member >= 0 is
    "member 17: A[17]", else the strided "A's 10000 members". */
@@ -6395,30 +6388,6 @@ static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, ge
     }
 }
 
-/* The lowest and the highest of `count` members' addresses in a list
-   (UINT64_MAX and 0 for none); a list of pointers read as it is, without
-   a call an element. */
-static void gemm__cuda_addr_range(const void *list, gemm__batch_addr_fn addr, int64_t count, uint64_t *lo,
-                                  uint64_t *hi)
-{
-    uint64_t l = UINT64_MAX, h = 0;
-    if (addr == gemm__cuda_list_addr) {
-        const void *const *p = (const void *const *)list;
-        for (int64_t i = 0; i < count; i++) {
-            uint64_t x = (uint64_t)(uintptr_t)p[i];
-            l = x < l ? x : l;
-            h = x > h ? x : h;
-        }
-    } else
-        for (int64_t i = 0; i < count; i++) {
-            uint64_t x = addr(list, i);
-            l = x < l ? x : l;
-            h = x > h ? x : h;
-        }
-    *lo = l;
-    *hi = h;
-}
-
 /* Whether one allocation holds every listed member's `bytes` from the
    lowest member address to the highest member's end: then each member
    is inside it, and the members need no check one by one. */
@@ -6427,7 +6396,7 @@ static bool gemm__cuda_members_inside(gemm__cuda_spans *k, const gemm__batch *hb
 {
     uint64_t lo, hi, end = 0;
     cudaError_t e = cudaSuccess;
-    gemm__cuda_addr_range(list, addr, hb->count, &lo, &hi);
+    gemm__list_range(list, addr, hb->count, &lo, &hi);
     if (hb->count == 0 || hi > UINT64_MAX - bytes) return false;
     return gemm__cuda_span_find(k, (const void *)(uintptr_t)lo, &end, &e) == GEMM__CUDA_SPAN_FOUND &&
            hi + bytes <= end;
@@ -6527,6 +6496,37 @@ static gemm_status gemm__cuda_read_list(const char *fn, const char *what, const 
     return GEMM_OK;
 }
 
+/* The common case of gemm__cuda_read_lists: every list given is in host
+   memory the host can read, all copied into buf (list i at i * count) by
+   one process_vm_readv (each call is a system call of a microsecond or
+   two). False, with nothing promised of buf, for anything else. */
+static bool gemm__cuda_read_host_lists(const void *const in[3], int64_t count, void **buf)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    struct iovec to[3], from[3];
+    size_t bytes = (size_t)count * sizeof(void *), total = 0;
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        cudaPointerAttributes at;
+        if (!in[i]) continue;
+        if (cudaPointerGetAttributes(&at, in[i]) != cudaSuccess) {
+            (void)cudaGetLastError(); /* the one-by-one path asks again, and says why */
+            return false;
+        }
+        if (at.type != cudaMemoryTypeUnregistered && (at.type != cudaMemoryTypeHost || !at.hostPointer)) return false;
+        to[n].iov_base = buf + i * count;
+        from[n].iov_base = (void *)(uintptr_t)(at.type == cudaMemoryTypeHost ? at.hostPointer : in[i]);
+        to[n].iov_len = from[n].iov_len = bytes;
+        total += bytes;
+        n++;
+    }
+    return n > 0 && process_vm_readv(getpid(), to, (unsigned long)n, from, (unsigned long)n, 0) == (ssize_t)total;
+#else
+    (void)in, (void)count, (void)buf;
+    return false;
+#endif
+}
+
 /* The lists a pointer-array batch reads (A and B when it multiplies, C
    when it writes, as `work` says), copied into one host buffer (*held,
    which the caller frees with GEMM_FREE) wherever they live: *la, *lb, *lc
@@ -6550,7 +6550,11 @@ static gemm_status gemm__cuda_read_lists(const char *fn, gemm__work work, const 
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
                           (long long)count);
     *held = buf;
-    for (int i = 0; i < 3; i++) {
+    if (gemm__cuda_read_host_lists(in, count, buf)) {
+        for (int i = 0; i < 3; i++) *out[i] = in[i] ? buf + i * count : NULL;
+        return GEMM_OK;
+    }
+    for (int i = 0; i < 3; i++) { /* one by one: a device list, or a refusal to explain */
         if (!in[i]) continue;
         if ((s = gemm__cuda_read_list(fn, names[i], in[i], count, stream, buf + i * count)) != GEMM_OK) return s;
         *out[i] = buf + i * count;
@@ -6650,7 +6654,7 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     for (int64_t j = 0; j < batches; j++) {
         const gemm__batch *b = &hb[j];
         if (!b->c_list) continue;
-        if (b->addr_ab == gemm__cuda_list_addr && b->addr_c == gemm__cuda_list_addr && b->a_list && b->b_list) {
+        if (b->addr_ab == gemm__pointer_list_addr && b->addr_c == gemm__pointer_list_addr && b->a_list && b->b_list) {
             size_t n = (size_t)b->count * sizeof(int64_t); /* lists of pointers: the addresses as they are */
             static_assert(sizeof(void *) == sizeof(int64_t), "a member's address is a 64-bit offset");
             memcpy(host + at, b->a_list, n);
@@ -9508,7 +9512,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
-                                  count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+                                  count, gemm__pointer_list_addr, gemm__pointer_list_addr, sizeof(TC), &p, &hb);
     if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &p, &hb, 0, 0, 0, sizeof(T), sizeof(TC)); /* the lists' */
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
     s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);
@@ -9872,6 +9876,20 @@ template <typename T> struct gemm__cuda_groups {
     int64_t count;
 };
 
+/* A check of group i, run as check(fn); on a refusal, run again as
+   check("fn, group i") so that the message names the group. The name is
+   formatted only for a refusal: a call of many groups formats none. The
+   checks read what the caller passed and nothing they change, so the
+   second run refuses as the first did. */
+template <typename F> static gemm_status gemm__cuda_group_checked(const char *fn, int64_t i, F check)
+{
+    char name[160];
+    gemm_status s = check(fn);
+    if (s == GEMM_OK) return s;
+    snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
+    return check(name);
+}
+
 /* The arguments that need no memory but the caller's arrays: group_count,
    the arrays' presence, every group_size and each group's single-call
    checks (p[g]); *total is the members of all groups, *work the most work
@@ -9884,7 +9902,6 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
     static const char *const names[] = {"transa_array", "transb_array", "m_array", "n_array", "k_array",
                                         "alpha_array", "lda_array", "ldb_array", "beta_array", "ldc_array",
                                         "group_size"};
-    char name[160];
     *total = 0;
     *work = GEMM__WORK_NONE;
     for (int i = 0; i < (int)(sizeof arrays / sizeof arrays[0]); i++)
@@ -9900,10 +9917,10 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
         *total += g.size[i];
     }
     for (int64_t i = 0; i < g.count; i++) {
-        gemm_status s;
-        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
-        s = gemm__prepare(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0), 1, g.lda[i], 1,
-                          g.ldb[i], g.beta[i] == T(1), 1, g.ldc[i], &p[i]);
+        gemm_status s = gemm__cuda_group_checked(fn, i, [&](const char *name) {
+            return gemm__prepare(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0), 1,
+                                 g.lda[i], 1, g.ldb[i], g.beta[i] == T(1), 1, g.ldc[i], &p[i]);
+        });
         if (s != GEMM_OK) return s;
         if (g.size[i] > 0 && p[i].work > *work) *work = p[i].work;
     }
@@ -9941,7 +9958,7 @@ static bool gemm__cuda_grouped_all_tiny(const gemm__cuda_groups<T> &g, const gem
 static void gemm__cuda_group_span(const gemm__batch *b, const void *list, gemm__batch_addr_fn addr, uint64_t bytes,
                                   uint64_t *lo, uint64_t *hi)
 {
-    gemm__cuda_addr_range(list, addr, b->count, lo, hi);
+    gemm__list_range(list, addr, b->count, lo, hi);
     *hi += bytes;
 }
 
@@ -10081,14 +10098,16 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     for (i = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
         if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
-        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
-        s = gemm__prepare_batched(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0),
-                                  la ? (const void *)((const void *const *)la + off) : NULL, g.lda[i],
-                                  lb ? (const void *)((const void *const *)lb + off) : NULL, g.ldb[i],
-                                  g.beta[i] == T(1), (const void *)((const void *const *)lc + off), g.ldc[i],
-                                  g.size[i], gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(T), &p[i], &hb[i]);
-        if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
-        if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x, &met);
+        s = gemm__cuda_group_checked(fn, i, [&](const char *name) {
+            gemm_status r = gemm__prepare_batched(
+                name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0),
+                la ? (const void *)((const void *const *)la + off) : NULL, g.lda[i],
+                lb ? (const void *)((const void *const *)lb + off) : NULL, g.ldb[i], g.beta[i] == T(1),
+                (const void *)((const void *const *)lc + off), g.ldc[i], g.size[i], gemm__pointer_list_addr,
+                gemm__pointer_list_addr, sizeof(T), &p[i], &hb[i]);
+            if (r == GEMM_OK) r = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
+            return r == GEMM_OK ? gemm__cuda_batch_memory(name, &p[i], &hb[i], x, &met) : r;
+        });
     }
     if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
         gemm__cuda_gpu gpu;
@@ -10309,11 +10328,6 @@ template <typename T> static void **gemm__cuda_cstrided_list(const T *base, int6
     return l;
 }
 
-static uint64_t gemm__cuda_clist_addr(const void *list, int64_t i)
-{
-    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
-}
-
 /* The real product over the prepared operands of members lo to hi - 1:
    gemm__cuda_run for a single call, gemm__cuda_batch_run for a batch
    (strided, any members; or, all of them, with host lists of every
@@ -10350,7 +10364,7 @@ static gemm_status gemm__cuda_creal(const char *fn, const gemm__cuda_cplan<T> *p
         hr.a_list = lists[0];
         hr.b_list = Bt ? (const void *)lists[1] : mb.hb->b_list;
         hr.c_list = Cs ? (const void *)lists[2] : mb.hb->c_list;
-        hr.addr_ab = hr.addr_c = gemm__cuda_clist_addr;
+        hr.addr_ab = hr.addr_c = gemm__pointer_list_addr;
         x.a = x.b = NULL;
         x.c = NULL;
     }
@@ -10939,8 +10953,8 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, pl.p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), la, lda, lb, ldb,
-                                  gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__cuda_clist_addr,
-                                  gemm__cuda_clist_addr, 2 * sizeof(T), &pl.p, &hb);
+                                  gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__pointer_list_addr,
+                                  gemm__pointer_list_addr, 2 * sizeof(T), &pl.p, &hb);
     if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, 0, 0, 0, 2 * sizeof(T), 2 * sizeof(T));
     s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {

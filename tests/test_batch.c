@@ -269,7 +269,7 @@ static void test_pointer_refusals(void)
     for (i = 0; i < S * S; i++) A[i] = (float)i, B[i] = (float)(S * S - i);
     for (i = 0; i < S * S * MEMBERS + 64; i++) Cbuf[i] = (float)(i % 11);
     memcpy(before, Cbuf, sizeof Cbuf);
-    for (cs = 0; cs < 8; cs++) {
+    for (cs = 0; cs < 11; cs++) {
         const char *what = "", *detail = "";
         gemm_status s;
         const float *const *la = a, *const *lb = b;
@@ -285,6 +285,10 @@ static void test_pointer_refusals(void)
         case 5: what = "a NULL list of Cs"; detail = "C (the list"; lc = NULL; break;
         case 6: what = "a NULL list of As"; detail = "A (the list"; la = NULL; break;
         case 7: what = "batch_count < 0"; detail = "batch_count"; count = -2; lb = NULL; break;
+        /* several NULLs: the first member with one, and its first operand (A, B, C) */
+        case 8: what = "NULL A[4], B[1], C[2]"; detail = "member 1: B[1] is NULL"; a[4] = b[1] = c[2] = NULL; break;
+        case 9: what = "NULL C[2] and A[2]"; detail = "member 2: A[2] is NULL"; c[2] = NULL, a[2] = NULL; break;
+        case 10: what = "NULL B[5] and C[4]"; detail = "member 4: C[4] is NULL"; b[5] = NULL, c[4] = NULL; break;
         }
         s = gemm_sgemm_batched(GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, S, S, S, 1.0f, la, S, lb, S, 2.0f, lc, S, count);
         battery_check(s == GEMM_ERR_INVALID_ARG && strstr(gemm_last_error_detail(), detail) &&

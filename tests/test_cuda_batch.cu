@@ -686,6 +686,14 @@ static void grouped_case(const char *what, gemm_layout l, const group_case *gc, 
         dev_back(again.data(), dC, oc[total]);
         refused("grouped: a member's C over its A", s2, GEMM_ERR_INVALID_ARG, "overlaps", again == hC);
     }
+    la[first_of_last] = NULL; /* a NULL member: the refusal names the group and the member */
+    if (alpha[last] != T(0) && k[last] > 0) {
+        char want[64];
+        snprintf(want, sizeof want, "group %d: member 0: A[0] is NULL", last);
+        s2 = call(la.data(), lb.data(), lc.data(), size.data());
+        dev_back(again.data(), dC, oc[total]);
+        refused("grouped: a NULL A in the last group", s2, GEMM_ERR_INVALID_ARG, want, again == hC);
+    }
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
 }
 

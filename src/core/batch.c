@@ -6,6 +6,7 @@
 
 #include <string.h>  /* memset */
 #include "config.h"  /* GEMM_MALLOC, GEMM_FREE */
+#include "lists.c"   /* gemm__list_first_null, gemm__list_spaced */
 #include "problem.c" /* gemm__prepare, GEMM__MAX_EXTENT */
 #include "rects.c"   /* gemm__rects_meet, gemm__batch_overlap */
 
@@ -106,17 +107,18 @@ static int gemm__members_present(const char *func, const gemm__problem *p, const
                                  const void *C, int64_t count, gemm__batch *bt)
 {
     int reads = p->work == GEMM__WORK_FULL, writes = p->work != GEMM__WORK_NONE;
-    int64_t i;
     if (count == 0) return 0;
     if (reads && !A) GEMM__BAD_ARG(8, "%s: A (the list of member pointers) is NULL", func);
     if (reads && !B) GEMM__BAD_ARG(10, "%s: B (the list of member pointers) is NULL", func);
     if (writes && !C) GEMM__BAD_ARG(13, "%s: C (the list of member pointers) is NULL", func);
-    for (i = 0; i < count && (reads || writes); i++) {
-        int bad = reads && !bt->addr_ab(A, i)   ? 8
-                  : reads && !bt->addr_ab(B, i) ? 10
-                  : writes && !bt->addr_c(C, i) ? 13
-                                                : 0;
-        if (bad) {
+    if (reads || writes) { /* the first member with a NULL, and its first NULL operand */
+        int64_t na = reads ? gemm__list_first_null(A, bt->addr_ab, count) : count,
+                nb = reads ? gemm__list_first_null(B, bt->addr_ab, count) : count,
+                nc = writes ? gemm__list_first_null(C, bt->addr_c, count) : count,
+                i = na < nb ? na : nb;
+        i = i < nc ? i : nc;
+        if (i < count) {
+            int bad = na == i ? 8 : nb == i ? 10 : 13;
             bt->bad_member = i;
             GEMM__BAD_ARG(bad, "%s: member %lld: %s[%lld] is NULL", func, (long long)i,
                           bad == 8 ? "A" : bad == 10 ? "B" : "C", (long long)i);
@@ -131,17 +133,11 @@ static int gemm__members_present(const char *func, const gemm__problem *p, const
 static gemm_status gemm__members_disjoint(const char *func, const gemm__problem *p, const void *C, int64_t count,
                                           size_t es, gemm__batch *bt)
 {
-    uint64_t bytes = (uint64_t)p->c_extent * es;
-    int up = 1, down = 1, met;
+    int met;
     int64_t i, first = 0, second = 0;
     gemm__batch_rect *r;
     if (p->work == GEMM__WORK_NONE || count < 2) return GEMM_OK;
-    for (i = 1; i < count && (up || down); i++) {
-        uint64_t x = bt->addr_c(C, i - 1), y = bt->addr_c(C, i);
-        up = up && y >= x && y - x >= bytes;
-        down = down && x >= y && x - y >= bytes;
-    }
-    if (up || down) return GEMM_OK;
+    if (gemm__list_spaced(C, bt->addr_c, count, (uint64_t)p->c_extent * es)) return GEMM_OK;
     r = (gemm__batch_rect *)GEMM_MALLOC(sizeof *r * (size_t)count);
     if (!r)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory to check %lld members' C for overlaps", func,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "config.h"   /* GEMM_MALLOC, GEMM_FREE */
 #include "internal.h" /* gemm__problem, gemm__batch, gemm__fail */
+#include "lists.c"    /* gemm__list_range */
 #include "problem.c"  /* GEMM__INLINE */
 #include "rects.c"    /* gemm__rects_share, gemm__batch_reads_overlap */
 
@@ -111,18 +112,12 @@ GEMM_DEF gemm_status gemm__check_overlap(const char *func, gemm__problem *p, uin
 static void gemm__members_span(const gemm__batch *bt, const void *list, gemm__batch_addr_fn addr, uint64_t base,
                                int64_t stride, uint64_t bytes, size_t es, uint64_t *lo, uint64_t *hi)
 {
-    int64_t i;
     if (!list) { /* strides are >= 0 and the span fits (gemm__prepare_strided) */
         *lo = base;
         *hi = base + (uint64_t)(bt->count - 1) * (uint64_t)stride * es + bytes;
         return;
     }
-    *lo = *hi = addr(list, 0);
-    for (i = 1; i < bt->count; i++) {
-        uint64_t x = addr(list, i);
-        if (x < *lo) *lo = x;
-        if (x > *hi) *hi = x;
-    }
+    gemm__list_range(list, addr, bt->count, lo, hi);
     *hi += bytes;
 }
 

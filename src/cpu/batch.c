@@ -27,6 +27,7 @@
 #include <string.h>           /* memset, memcpy, strlen, strncmp */
 #include "../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
 #include "../core/internal.h" /* gemm__batch, gemm__prepare_strided, gemm__prepare_batched */
+#include "../core/lists.c"    /* gemm__pointer_list_addr */
 #include "../core/overlap.c"  /* gemm__check_batch_overlap */
 #include "batch_api.h"
 #include "cache_blocking.c"   /* gemm__cpu_round_up, gemm__cpu_min */
@@ -411,12 +412,6 @@ static gemm_status gemm__cpu_batch_gemm(const char *func, const gemm__problem *p
     return gemm__cpu_batch_status(&cb);
 }
 
-/* Member addresses of the pointer-array form, read with the lists' own types. */
-static uint64_t gemm__cpu_addr_cs(const void *list, int64_t i) { return (uintptr_t)((const float *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_s(const void *list, int64_t i) { return (uintptr_t)((float *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_cd(const void *list, int64_t i) { return (uintptr_t)((const double *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_d(const void *list, int64_t i) { return (uintptr_t)((double *const *)list)[i]; }
-
 GEMM_DEF gemm_status gemm_cpu_sgemm_strided_batched(gemm_layout layout, gemm_transpose transa, gemm_transpose transb,
                                                     int64_t m, int64_t n, int64_t k,
                                                     float alpha, const float *A, int64_t lda, int64_t stride_a,
@@ -468,7 +463,7 @@ GEMM_DEF gemm_status gemm_cpu_sgemm_batched(gemm_layout layout, gemm_transpose t
     gemm_status s;
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
-                              batch_count, gemm__cpu_addr_cs, gemm__cpu_addr_s, sizeof(float), &p, &bt);
+                              batch_count, gemm__pointer_list_addr, gemm__pointer_list_addr, sizeof(float), &p, &bt);
     if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(float));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F32, alpha, NULL, NULL, beta, NULL, options);
@@ -487,7 +482,7 @@ GEMM_DEF gemm_status gemm_cpu_dgemm_batched(gemm_layout layout, gemm_transpose t
     gemm_status s;
     gemm__clear_error();
     s = gemm__prepare_batched(fn, layout, transa, transb, m, n, k, alpha == 0, A, lda, B, ldb, beta == 1, C, ldc,
-                              batch_count, gemm__cpu_addr_cd, gemm__cpu_addr_d, sizeof(double), &p, &bt);
+                              batch_count, gemm__pointer_list_addr, gemm__pointer_list_addr, sizeof(double), &p, &bt);
     if (s == GEMM_OK) s = gemm__check_batch_overlap(fn, &p, &bt, 0, 0, 0, sizeof(double));
     if (s != GEMM_OK) return s;
     return gemm__cpu_batch_gemm(fn, &p, &bt, GEMM_F64, alpha, NULL, NULL, beta, NULL, options);

@@ -12,6 +12,7 @@
 #include <string.h>          /* strlen, strncmp */
 #include "../core/batch.c"   /* gemm__prepare_strided */
 #include "../core/complex.c" /* gemm__complex_load */
+#include "../core/lists.c"   /* gemm__pointer_list_addr */
 #include "../core/overlap.c" /* gemm__check_batch_overlap */
 #include "batch_api.h"
 #include "complex.c"         /* gemm__cpu_complex_run */
@@ -134,10 +135,6 @@ GEMM_DEF gemm_status gemm_cpu_zgemm_strided_batched(gemm_layout layout, gemm_tra
                                      options);
 }
 
-/* Member addresses of the pointer-array form, read with the lists' own types. */
-static uint64_t gemm__cpu_addr_cv(const void *list, int64_t i) { return (uintptr_t)((const void *const *)list)[i]; }
-static uint64_t gemm__cpu_addr_v(const void *list, int64_t i) { return (uintptr_t)((void *const *)list)[i]; }
-
 /* The pointer-array form: the single complex call's checks (a NULL alpha
    is 7, a NULL beta 12, spans within 2^59 complex elements), then the
    real pointer-array batch's (lists and members present, batch_count 15,
@@ -162,7 +159,7 @@ static gemm_status gemm__cpu_complex_pointers(const char *func, gemm_precision p
                               &p, az, bz);
     if (s != GEMM_OK) return s;
     s = gemm__prepare_batched(func, layout, transa, transb, m, n, k, az[0] == 0 && az[1] == 0, A, lda, B, ldb,
-                              bz[0] == 1 && bz[1] == 0, C, ldc, batch_count, gemm__cpu_addr_cv, gemm__cpu_addr_v, es,
+                              bz[0] == 1 && bz[1] == 0, C, ldc, batch_count, gemm__pointer_list_addr, gemm__pointer_list_addr, es,
                               &p, &bt);
     if (s == GEMM_OK) s = gemm__check_batch_overlap(func, &p, &bt, 0, 0, 0, es);
     if (s == GEMM_OK) s = gemm__cpu_complex_batch_options(func, options);

@@ -17,6 +17,7 @@
 #include <unistd.h>  /* getpid */
 #endif
 #include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
+#include "../../core/lists.c" /* gemm__pointer_list_addr, gemm__list_range */
 #include "choose.cuh" /* gemm__cuda_choose_exact, _tc, gemm__cuda_members */
 #include "exact_run.cuh"
 #include "ozaki.cuh" /* gemm__cuda_ozaki: members of the emulated modes */
@@ -69,13 +70,6 @@ typedef struct gemm__cuda_spans {
     uint64_t base[8], end[8];
     int n, next;
 } gemm__cuda_spans;
-
-/* A member's address in a list of device pointers (any element type), as
-   gemm__cuda_read_lists' host copies hold them. */
-static uint64_t gemm__cuda_list_addr(const void *list, int64_t i)
-{
-    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
-}
 
 /* What gemm__cuda_check_span checks, named in a refusal only (a batch of
    10,000 members formats no name on its way through): member >= 0 is
@@ -162,30 +156,6 @@ static gemm_status gemm__cuda_check_span(const char *fn, gemm__cuda_spans *k, ge
     }
 }
 
-/* The lowest and the highest of `count` members' addresses in a list
-   (UINT64_MAX and 0 for none); a list of pointers read as it is, without
-   a call an element. */
-static void gemm__cuda_addr_range(const void *list, gemm__batch_addr_fn addr, int64_t count, uint64_t *lo,
-                                  uint64_t *hi)
-{
-    uint64_t l = UINT64_MAX, h = 0;
-    if (addr == gemm__cuda_list_addr) {
-        const void *const *p = (const void *const *)list;
-        for (int64_t i = 0; i < count; i++) {
-            uint64_t x = (uint64_t)(uintptr_t)p[i];
-            l = x < l ? x : l;
-            h = x > h ? x : h;
-        }
-    } else
-        for (int64_t i = 0; i < count; i++) {
-            uint64_t x = addr(list, i);
-            l = x < l ? x : l;
-            h = x > h ? x : h;
-        }
-    *lo = l;
-    *hi = h;
-}
-
 /* Whether one allocation holds every listed member's `bytes` from the
    lowest member address to the highest member's end: then each member
    is inside it, and the members need no check one by one. */
@@ -194,7 +164,7 @@ static bool gemm__cuda_members_inside(gemm__cuda_spans *k, const gemm__batch *hb
 {
     uint64_t lo, hi, end = 0;
     cudaError_t e = cudaSuccess;
-    gemm__cuda_addr_range(list, addr, hb->count, &lo, &hi);
+    gemm__list_range(list, addr, hb->count, &lo, &hi);
     if (hb->count == 0 || hi > UINT64_MAX - bytes) return false;
     return gemm__cuda_span_find(k, (const void *)(uintptr_t)lo, &end, &e) == GEMM__CUDA_SPAN_FOUND &&
            hi + bytes <= end;
@@ -294,6 +264,37 @@ static gemm_status gemm__cuda_read_list(const char *fn, const char *what, const 
     return GEMM_OK;
 }
 
+/* The common case of gemm__cuda_read_lists: every list given is in host
+   memory the host can read, all copied into buf (list i at i * count) by
+   one process_vm_readv (each call is a system call of a microsecond or
+   two). False, with nothing promised of buf, for anything else. */
+static bool gemm__cuda_read_host_lists(const void *const in[3], int64_t count, void **buf)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    struct iovec to[3], from[3];
+    size_t bytes = (size_t)count * sizeof(void *), total = 0;
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        cudaPointerAttributes at;
+        if (!in[i]) continue;
+        if (cudaPointerGetAttributes(&at, in[i]) != cudaSuccess) {
+            (void)cudaGetLastError(); /* the one-by-one path asks again, and says why */
+            return false;
+        }
+        if (at.type != cudaMemoryTypeUnregistered && (at.type != cudaMemoryTypeHost || !at.hostPointer)) return false;
+        to[n].iov_base = buf + i * count;
+        from[n].iov_base = (void *)(uintptr_t)(at.type == cudaMemoryTypeHost ? at.hostPointer : in[i]);
+        to[n].iov_len = from[n].iov_len = bytes;
+        total += bytes;
+        n++;
+    }
+    return n > 0 && process_vm_readv(getpid(), to, (unsigned long)n, from, (unsigned long)n, 0) == (ssize_t)total;
+#else
+    (void)in, (void)count, (void)buf;
+    return false;
+#endif
+}
+
 /* The lists a pointer-array batch reads (A and B when it multiplies, C
    when it writes, as `work` says), copied into one host buffer (*held,
    which the caller frees with GEMM_FREE) wherever they live: *la, *lb, *lc
@@ -317,7 +318,11 @@ static gemm_status gemm__cuda_read_lists(const char *fn, gemm__work work, const 
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
                           (long long)count);
     *held = buf;
-    for (int i = 0; i < 3; i++) {
+    if (gemm__cuda_read_host_lists(in, count, buf)) {
+        for (int i = 0; i < 3; i++) *out[i] = in[i] ? buf + i * count : NULL;
+        return GEMM_OK;
+    }
+    for (int i = 0; i < 3; i++) { /* one by one: a device list, or a refusal to explain */
         if (!in[i]) continue;
         if ((s = gemm__cuda_read_list(fn, names[i], in[i], count, stream, buf + i * count)) != GEMM_OK) return s;
         *out[i] = buf + i * count;
@@ -417,7 +422,7 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
     for (int64_t j = 0; j < batches; j++) {
         const gemm__batch *b = &hb[j];
         if (!b->c_list) continue;
-        if (b->addr_ab == gemm__cuda_list_addr && b->addr_c == gemm__cuda_list_addr && b->a_list && b->b_list) {
+        if (b->addr_ab == gemm__pointer_list_addr && b->addr_c == gemm__pointer_list_addr && b->a_list && b->b_list) {
             size_t n = (size_t)b->count * sizeof(int64_t); /* lists of pointers: the addresses as they are */
             static_assert(sizeof(void *) == sizeof(int64_t), "a member's address is a 64-bit offset");
             memcpy(host + at, b->a_list, n);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "../../core/config.h"   /* GEMM_MALLOC, GEMM_FREE */
 #include "../../core/internal.h" /* gemm__problem, gemm__batch, gemm__prepare */
+#include "../../core/lists.c"   /* gemm__pointer_list_addr */
 #include "../api.h"
 #include "../kernels/complex_expand.cuh"
 #include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_upload_lists */
@@ -151,11 +152,6 @@ template <typename T> static void **gemm__cuda_cstrided_list(const T *base, int6
     return l;
 }
 
-static uint64_t gemm__cuda_clist_addr(const void *list, int64_t i)
-{
-    return (uint64_t)(uintptr_t)((const void *const *)list)[i];
-}
-
 /* The real product over the prepared operands of members lo to hi - 1:
    gemm__cuda_run for a single call, gemm__cuda_batch_run for a batch
    (strided, any members; or, all of them, with host lists of every
@@ -192,7 +188,7 @@ static gemm_status gemm__cuda_creal(const char *fn, const gemm__cuda_cplan<T> *p
         hr.a_list = lists[0];
         hr.b_list = Bt ? (const void *)lists[1] : mb.hb->b_list;
         hr.c_list = Cs ? (const void *)lists[2] : mb.hb->c_list;
-        hr.addr_ab = hr.addr_c = gemm__cuda_clist_addr;
+        hr.addr_ab = hr.addr_c = gemm__pointer_list_addr;
         x.a = x.b = NULL;
         x.c = NULL;
     }

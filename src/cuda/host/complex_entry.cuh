@@ -11,6 +11,7 @@
 #include <string.h>
 #include "../../core/config.h"   /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, _strided, _batched */
+#include "../../core/lists.c" /* gemm__pointer_list_addr */
 #include "../../core/overlap.c"  /* gemm__check_overlap_sized, gemm__check_batch_overlap_sized */
 #include "../api.h"
 #include "batch_run.cuh"         /* gemm__cuda_read_lists, _check_members, _upload_lists */
@@ -162,8 +163,8 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, pl.p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, rta, rtb, m, n, k, gemm__cuda_czero(pl.alpha), la, lda, lb, ldb,
-                                  gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__cuda_clist_addr,
-                                  gemm__cuda_clist_addr, 2 * sizeof(T), &pl.p, &hb);
+                                  gemm__cuda_cone(pl.beta), lc, ldc, count, gemm__pointer_list_addr,
+                                  gemm__pointer_list_addr, 2 * sizeof(T), &pl.p, &hb);
     if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &pl.p, &hb, 0, 0, 0, 2 * sizeof(T), 2 * sizeof(T));
     s = gemm__cuda_cfinish<T>(fn, s, true, ta, tb, opt, &pl);
     if (s == GEMM_OK && pl.p.work != GEMM__WORK_NONE && count > 0) {

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include "../../core/config.h" /* GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_strided, _batched */
+#include "../../core/lists.c" /* gemm__pointer_list_addr */
 #include "../../core/overlap.c" /* gemm__check_overlap_sized, gemm__check_batch_overlap_sized */
 #include "../api.h"
 #include "batch_run.cuh" /* gemm__cuda_batch_run, gemm__cuda_read_lists */
@@ -156,7 +157,7 @@ static gemm_status gemm__cuda_batched(const char *fn, cudaStream_t stream, gemm_
     if (s == GEMM_OK) s = gemm__cuda_read_lists(fn, p.work, A, B, C, count, stream, &held, &la, &lb, &lc);
     if (s == GEMM_OK)
         s = gemm__prepare_batched(fn, layout, ta, tb, m, n, k, alpha == S(0), la, lda, lb, ldb, beta == S(1), lc, ldc,
-                                  count, gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(TC), &p, &hb);
+                                  count, gemm__pointer_list_addr, gemm__pointer_list_addr, sizeof(TC), &p, &hb);
     if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(fn, &p, &hb, 0, 0, 0, sizeof(T), sizeof(TC)); /* the lists' */
     gemm__cuda_operands<T, TC, S> x = {NULL, NULL, NULL, alpha, beta};
     s = gemm__cuda_batch_checked(fn, s, &p, &hb, x, opt, stream);

@@ -17,8 +17,9 @@
 #include <string.h> /* memset */
 #include "../../core/config.h" /* GEMM_MALLOC, GEMM_FREE */
 #include "../../core/internal.h" /* gemm__prepare, gemm__prepare_batched */
+#include "../../core/lists.c" /* gemm__pointer_list_addr, gemm__list_range */
 #include "../../core/overlap.c" /* gemm__check_batch_overlap_sized */
-#include "batch_run.cuh" /* gemm__cuda_read_lists, _list_addr, _addr_range, _batch_memory, _launch */
+#include "batch_run.cuh" /* gemm__cuda_read_lists, _batch_memory, _launch */
 #include "choose.cuh" /* gemm__cuda_is_tc, gemm__cuda_check_exact, _check_tc */
 #include "entry.cuh" /* gemm__cuda_call */
 #include "../kernels/tiny_grouped.cuh"
@@ -32,6 +33,20 @@ template <typename T> struct gemm__cuda_groups {
     int64_t count;
 };
 
+/* A check of group i, run as check(fn); on a refusal, run again as
+   check("fn, group i") so that the message names the group. The name is
+   formatted only for a refusal: a call of many groups formats none. The
+   checks read what the caller passed and nothing they change, so the
+   second run refuses as the first did. */
+template <typename F> static gemm_status gemm__cuda_group_checked(const char *fn, int64_t i, F check)
+{
+    char name[160];
+    gemm_status s = check(fn);
+    if (s == GEMM_OK) return s;
+    snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
+    return check(name);
+}
+
 /* The arguments that need no memory but the caller's arrays: group_count,
    the arrays' presence, every group_size and each group's single-call
    checks (p[g]); *total is the members of all groups, *work the most work
@@ -44,7 +59,6 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
     static const char *const names[] = {"transa_array", "transb_array", "m_array", "n_array", "k_array",
                                         "alpha_array", "lda_array", "ldb_array", "beta_array", "ldc_array",
                                         "group_size"};
-    char name[160];
     *total = 0;
     *work = GEMM__WORK_NONE;
     for (int i = 0; i < (int)(sizeof arrays / sizeof arrays[0]); i++)
@@ -60,10 +74,10 @@ static gemm_status gemm__cuda_groups_check(const char *fn, const gemm__cuda_grou
         *total += g.size[i];
     }
     for (int64_t i = 0; i < g.count; i++) {
-        gemm_status s;
-        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
-        s = gemm__prepare(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0), 1, g.lda[i], 1,
-                          g.ldb[i], g.beta[i] == T(1), 1, g.ldc[i], &p[i]);
+        gemm_status s = gemm__cuda_group_checked(fn, i, [&](const char *name) {
+            return gemm__prepare(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0), 1,
+                                 g.lda[i], 1, g.ldb[i], g.beta[i] == T(1), 1, g.ldc[i], &p[i]);
+        });
         if (s != GEMM_OK) return s;
         if (g.size[i] > 0 && p[i].work > *work) *work = p[i].work;
     }
@@ -101,7 +115,7 @@ static bool gemm__cuda_grouped_all_tiny(const gemm__cuda_groups<T> &g, const gem
 static void gemm__cuda_group_span(const gemm__batch *b, const void *list, gemm__batch_addr_fn addr, uint64_t bytes,
                                   uint64_t *lo, uint64_t *hi)
 {
-    gemm__cuda_addr_range(list, addr, b->count, lo, hi);
+    gemm__list_range(list, addr, b->count, lo, hi);
     *hi += bytes;
 }
 
@@ -241,14 +255,16 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     for (i = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
         if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
-        snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
-        s = gemm__prepare_batched(name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0),
-                                  la ? (const void *)((const void *const *)la + off) : NULL, g.lda[i],
-                                  lb ? (const void *)((const void *const *)lb + off) : NULL, g.ldb[i],
-                                  g.beta[i] == T(1), (const void *)((const void *const *)lc + off), g.ldc[i],
-                                  g.size[i], gemm__cuda_list_addr, gemm__cuda_list_addr, sizeof(T), &p[i], &hb[i]);
-        if (s == GEMM_OK) s = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
-        if (s == GEMM_OK) s = gemm__cuda_batch_memory(name, &p[i], &hb[i], x, &met);
+        s = gemm__cuda_group_checked(fn, i, [&](const char *name) {
+            gemm_status r = gemm__prepare_batched(
+                name, g.layout, g.ta[i], g.tb[i], g.m[i], g.n[i], g.k[i], g.alpha[i] == T(0),
+                la ? (const void *)((const void *const *)la + off) : NULL, g.lda[i],
+                lb ? (const void *)((const void *const *)lb + off) : NULL, g.ldb[i], g.beta[i] == T(1),
+                (const void *)((const void *const *)lc + off), g.ldc[i], g.size[i], gemm__pointer_list_addr,
+                gemm__pointer_list_addr, sizeof(T), &p[i], &hb[i]);
+            if (r == GEMM_OK) r = gemm__check_batch_overlap_sized(name, &p[i], &hb[i], 0, 0, 0, sizeof(T), sizeof(T));
+            return r == GEMM_OK ? gemm__cuda_batch_memory(name, &p[i], &hb[i], x, &met) : r;
+        });
     }
     if (s == GEMM_OK && work != GEMM__WORK_NONE) { /* every group's lists in one copy */
         gemm__cuda_gpu gpu;
