@@ -4248,6 +4248,231 @@ static gemm_status gemm__cuda_scratch_pool(const char *fn, int dev, bool create,
     return GEMM_OK;
 }
 /* <<cuda/host scratch */
+/* >>cuda/host uploads: src/cuda/host/uploads.cuh */
+/* Small uploads: bytes the host prepares for a launch (a batch's member
+   lists, a grouped call's table of groups), copied to the device in the
+   stream's order and kept there until the launches that read them are
+   done.
+
+   Through the scratch pool an upload is an allocation, a copy from
+   pageable memory (which the driver stages through a buffer of its own
+   before it returns) and a free in stream order: about 10 us of the
+   host's time on the GPU machines' Xeon hosts, a third of a grouped call
+   of 1,000 small members. So each device keeps a few slots, each a
+   page-locked host buffer, a device buffer of GEMM__CUDA_SLOT_BYTES and an
+   event: a call takes a free slot, fills its host buffer, queues the copy
+   to its device buffer (a DMA, no staging), and after its launches
+   records the slot's event, which frees the slot once the copy and every
+   kernel reading the bytes are done. An upload too large for a slot, one
+   made while the stream is capturing a graph (the graph would read the
+   slot at every replay, long after the call gave it back), and one that
+   finds every slot in use go through the pool as before.
+
+   A device's slots belong to its context: cudaDeviceReset frees them, so
+   the slots remember the context they were made in (cuCtxGetId) and are
+   made again in a new one. */
+#include <atomic>
+#include <cuda.h> /* CUcontext, CUresult */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of one slot: the lists of 2,600 members with their table. */
+#define GEMM__CUDA_SLOT_BYTES ((size_t)64 << 10)
+#define GEMM__CUDA_SLOTS 4
+
+typedef struct gemm__cuda_upload_slot {
+    char *host;
+    void *device;
+    cudaEvent_t done; /* recorded after the launches that read the slot */
+    std::atomic<int> taken;
+} gemm__cuda_upload_slot;
+
+/* A device's slots. state: 0 none yet, 1 being made, 2 ready, 3 none to
+   be had (an allocation failed); context: the id of the context they
+   were made in. */
+typedef struct gemm__cuda_upload_slots {
+    std::atomic<int> state;
+    std::atomic<unsigned long long> context;
+    gemm__cuda_upload_slot slot[GEMM__CUDA_SLOTS];
+} gemm__cuda_upload_slots;
+
+/* One upload: where the launches read it (device), and the slot it went
+   through (-1: a buffer of the pool, freed in stream order). */
+typedef struct gemm__cuda_upload {
+    void *device;
+    int dev, slot;
+} gemm__cuda_upload;
+
+#ifdef GEMM__TEST_HOOKS
+static int gemm__cuda_upload_last_slot = -2; /* the last upload's slot (-1: through the pool); for the tests */
+#endif
+
+static gemm__cuda_upload_slots *gemm__cuda_device_slots(int dev)
+{
+    static gemm__cuda_upload_slots table[64];
+    return dev >= 0 && dev < 64 ? &table[dev] : NULL;
+}
+
+/* The id of the current context, 0 where the driver does not say. */
+static unsigned long long gemm__cuda_context_id(void)
+{
+    typedef CUresult (*current_fn)(CUcontext *);
+    typedef CUresult (*id_fn)(CUcontext, unsigned long long *);
+    static std::atomic<current_fn> current{NULL};
+    static std::atomic<id_fn> id{NULL};
+    CUcontext c = NULL;
+    unsigned long long n = 0;
+    if (!current.load() || !id.load()) {
+        void *f = NULL, *g = NULL;
+        cudaDriverEntryPointQueryResult q, r;
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess || !f ||
+            cudaGetDriverEntryPointByVersion("cuCtxGetId", &g, 12000, cudaEnableDefault, &r) != cudaSuccess ||
+            r != cudaDriverEntryPointSuccess || !g)
+            return 0;
+        current.store((current_fn)f);
+        id.store((id_fn)g);
+    }
+    if (current.load()(&c) != CUDA_SUCCESS || !c || id.load()(c, &n) != CUDA_SUCCESS) return 0;
+    return n;
+}
+
+/* Makes dev's slots (dev current, its context `context`); on a failure
+   (no memory, or another thread capturing a graph in the global mode,
+   which forbids cudaMalloc) the device gets none in this process (state
+   3: the pool serves it), and what was made is freed. */
+static void gemm__cuda_slots_make(gemm__cuda_upload_slots *t, unsigned long long context)
+{
+    char *host = NULL;
+    void *device = NULL;
+    int made = 0;
+    bool ok = cudaHostAlloc((void **)&host, GEMM__CUDA_SLOTS * GEMM__CUDA_SLOT_BYTES, cudaHostAllocDefault) ==
+                  cudaSuccess &&
+              cudaMalloc(&device, GEMM__CUDA_SLOTS * GEMM__CUDA_SLOT_BYTES) == cudaSuccess;
+    while (ok && made < GEMM__CUDA_SLOTS)
+        if ((ok = cudaEventCreateWithFlags(&t->slot[made].done, cudaEventDisableTiming) == cudaSuccess)) made++;
+    if (!ok) {
+        while (made-- > 0) cudaEventDestroy(t->slot[made].done);
+        if (device) cudaFree(device);
+        if (host) cudaFreeHost(host);
+        (void)cudaGetLastError(); /* the pool path serves this device; not the caller's error */
+        t->state.store(3);
+        return;
+    }
+    for (int i = 0; i < GEMM__CUDA_SLOTS; i++) {
+        t->slot[i].host = host + i * GEMM__CUDA_SLOT_BYTES;
+        t->slot[i].device = (char *)device + i * GEMM__CUDA_SLOT_BYTES;
+        t->slot[i].taken.store(0);
+    }
+    t->context.store(context);
+    t->state.store(2);
+}
+
+/* A free slot of dev for `bytes` queued on `stream`, taken (its previous
+   copy and launches are done), or -1 where the upload goes through the
+   pool. */
+static int gemm__cuda_slot_take(int dev, size_t bytes, cudaStream_t stream)
+{
+    gemm__cuda_upload_slots *t = gemm__cuda_device_slots(dev);
+    cudaStreamCaptureStatus capture;
+    unsigned long long context;
+    int state;
+    if (!t || bytes > GEMM__CUDA_SLOT_BYTES) return -1;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+        (void)cudaGetLastError(); /* the pool path's calls say what is wrong */
+        return -1;
+    }
+    if (capture != cudaStreamCaptureStatusNone || (context = gemm__cuda_context_id()) == 0) return -1;
+    state = t->state.load();
+    if (state == 2 && t->context.load() != context) { /* made in a context since reset: make them again */
+        int ready = 2;
+        if (t->state.compare_exchange_strong(ready, 0)) state = 0;
+        else return -1;
+    }
+    if (state == 0) {
+        int none = 0;
+        if (!t->state.compare_exchange_strong(none, 1)) return -1; /* another thread makes them */
+        gemm__cuda_slots_make(t, context);
+        state = t->state.load();
+    }
+    if (state != 2) return -1;
+    for (int i = 0; i < GEMM__CUDA_SLOTS; i++) {
+        gemm__cuda_upload_slot *s = &t->slot[i];
+        int free_ = 0;
+        cudaError_t e;
+        if (!s->taken.compare_exchange_strong(free_, 1)) continue;
+        if ((e = cudaEventQuery(s->done)) == cudaSuccess) return i; /* never recorded counts as done */
+        if (e != cudaErrorNotReady) (void)cudaGetLastError();
+        s->taken.store(0);
+    }
+    return -1;
+}
+
+/* The host buffer a slot's or the pool's upload of `bytes` is written
+   into before gemm__cuda_upload_send; NULL (up->slot -1) where host
+   memory ran out. */
+static void *gemm__cuda_upload_begin(int dev, size_t bytes, cudaStream_t stream, gemm__cuda_upload *up)
+{
+    up->device = NULL;
+    up->dev = dev;
+    up->slot = gemm__cuda_slot_take(dev, bytes, stream);
+#ifdef GEMM__TEST_HOOKS
+    gemm__cuda_upload_last_slot = up->slot;
+#endif
+    if (up->slot >= 0) return gemm__cuda_device_slots(dev)->slot[up->slot].host;
+    return GEMM_MALLOC(bytes);
+}
+
+/* Queues the copy of `bytes` of host (gemm__cuda_upload_begin's buffer) to
+   the device: up->device holds them in stream order from here on. */
+static gemm_status gemm__cuda_upload_send(const char *fn, gemm__cuda_upload *up, void *host, size_t bytes,
+                                          cudaStream_t stream)
+{
+    cudaMemPool_t pool;
+    cudaError_t e;
+    gemm_status s;
+    if (up->slot >= 0) {
+        gemm__cuda_upload_slot *slot = &gemm__cuda_device_slots(up->dev)->slot[up->slot];
+        if ((e = cudaMemcpyAsync(slot->device, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess) {
+            slot->taken.store(0); /* nothing was queued */
+            up->slot = -1;
+            return gemm__cuda_fail(fn, "cudaMemcpyAsync (an upload)", e);
+        }
+        up->device = slot->device;
+        return GEMM_OK;
+    }
+    s = gemm__cuda_scratch_pool(fn, up->dev, true, &pool);
+    e = s == GEMM_OK ? cudaMallocFromPoolAsync(&up->device, bytes, pool, stream) : cudaSuccess;
+    if (s == GEMM_OK && e != cudaSuccess) {
+        up->device = NULL;
+        s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (an upload)", e);
+    }
+    if (s == GEMM_OK && (e = cudaMemcpyAsync(up->device, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
+        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (an upload)", e);
+    GEMM_FREE(host);
+    return s;
+}
+
+/* After the launches that read an upload (queued or not): the slot is
+   free once they are done; a pool buffer is freed in stream order. s is
+   the call's status so far, returned unless this fails first. */
+static gemm_status gemm__cuda_upload_done(const char *fn, gemm__cuda_upload *up, cudaStream_t stream, gemm_status s)
+{
+    cudaError_t e = cudaSuccess;
+    if (up->slot >= 0) {
+        gemm__cuda_upload_slot *slot = &gemm__cuda_device_slots(up->dev)->slot[up->slot];
+        /* a slot whose event could not be recorded stays taken: nothing
+           says when its copy is done */
+        if ((e = cudaEventRecord(slot->done, stream)) == cudaSuccess) slot->taken.store(0);
+    } else if (up->device)
+        e = cudaFreeAsync(up->device, stream);
+    up->device = NULL;
+    up->slot = -1;
+    if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "releasing an upload", e);
+    return s;
+}
+/* <<cuda/host uploads */
 /* >>cuda/host exact_plan: src/cuda/host/exact_plan.cuh */
 /* The exact path's plan (fp32 in fp32, fp64 in fp64): which configuration
    of the kernel runs, in which layout it reads the operands, and which
@@ -6626,29 +6851,28 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
 /* The device's copy of the lists of `batches` pointer-array batches (each
    listed one's a and b of the canonical problem, then C, batch after
    batch; each address as a byte offset from a NULL base, batch.cuh) in
-   `scratch`, a buffer of the pool the caller gives back in stream order:
-   one copy for a grouped call's groups, with extra_bytes of `extra` (a
-   table of the groups) after the lists. The lists read here are the
+   up->device (uploads.cuh), which the caller gives back with
+   gemm__cuda_upload_done after its launches: one copy for a grouped
+   call's groups, with extra_bytes of `extra` (a table of the groups)
+   after the lists. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
-                                           cudaStream_t stream, void **scratch, const void *extra = NULL,
+                                           cudaStream_t stream, gemm__cuda_upload *up, const void *extra = NULL,
                                            size_t extra_bytes = 0)
 {
     size_t members = 0, bytes, lists, at = 0;
     int64_t *host;
-    cudaMemPool_t pool;
-    cudaError_t e;
-    gemm_status s;
     for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
-    *scratch = NULL;
+    up->device = NULL;
+    up->slot = -1;
     if (members == 0) return GEMM_OK;
     lists = 3 * members * sizeof(int64_t);
     if (extra_bytes > SIZE_MAX - lists)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the members' pointers and their table pass the address space", fn);
     bytes = lists + extra_bytes;
-    if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
+    if (!(host = (int64_t *)gemm__cuda_upload_begin(dev, bytes, stream, up)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
                           (unsigned long long)members);
     for (int64_t j = 0; j < batches; j++) {
@@ -6669,13 +6893,7 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
         at += 3 * (size_t)b->count;
     }
     if (extra_bytes) memcpy((char *)host + lists, extra, extra_bytes);
-    s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
-    e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
-    if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);
-    if (s == GEMM_OK && (e = cudaMemcpyAsync(*scratch, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
-        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
-    GEMM_FREE(host);
-    return s;
+    return gemm__cuda_upload_send(fn, up, host, bytes, stream);
 }
 
 /* Where bt finds a listed batch's members in a copy gemm__cuda_upload_lists
@@ -6826,7 +7044,7 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
     gemm__cuda_members members;
-    void *lists = NULL;
+    gemm__cuda_upload lists = {NULL, -1, -1};
     bool aligned_a, aligned_b;
     gemm_status s;
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
@@ -6844,7 +7062,7 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
     if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
     else if (hb->c_list) {
         if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;
-        gemm__cuda_listed_at((const int64_t *)lists, hb->count, &bt);
+        gemm__cuda_listed_at((const int64_t *)lists.device, hb->count, &bt);
     }
     members.bt = &bt;
     members.aligned_a = aligned_a;
@@ -6859,11 +7077,7 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
     } else {
         s = gemm__cuda_tc_members<T, TC>(fn, p, x, &members, opt, &gpu, stream);
     }
-    if (lists) {
-        cudaError_t e = cudaFreeAsync(lists, stream);
-        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
-    }
-    return s;
+    return gemm__cuda_upload_done(fn, &lists, stream, s);
 }
 
 /* A checked batch (gemm__prepare_strided or _batched filled p and hb; x
@@ -9990,11 +10204,11 @@ static bool gemm__cuda_groups_apart(const gemm__cuda_groups<T> &g, const gemm__p
 
 /* Every group's members in one launch of the tiny grouped kernel: the
    table of the groups with work, uploaded with the lists in one copy
-   (*lists: the buffer, given back by the caller in stream order). */
+   (*lists, which the caller gives back after the launch). */
 template <typename T>
 static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_groups<T> &g, const gemm__problem *p,
                                            const gemm__batch *hb, int dev, int tile, cudaStream_t stream,
-                                           void **lists)
+                                           gemm__cuda_upload *lists)
 {
     const int G = gemm__cuda_tiny_shape<T, 32>::G; /* tiles a block, at either tile size */
     static_assert(gemm__cuda_tiny_shape<T, 16>::G == gemm__cuda_tiny_shape<T, 32>::G, "a group's blocks depend on the tile");
@@ -10045,7 +10259,7 @@ static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_grou
     GEMM_FREE(table);
     if (s != GEMM_OK || blocks == 0) return s;
     {
-        const int64_t *d = (const int64_t *)*lists;
+        const int64_t *d = (const int64_t *)lists->device;
         const gemm__cuda_tiny_group<T> *dt = (const gemm__cuda_tiny_group<T> *)(d + 3 * members);
         if (tile == 16)
             gemm__cuda_tiny_grouped_kernel<T, 16><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
@@ -10067,7 +10281,8 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     gemm__problem *p = NULL;
     gemm__batch *hb = NULL;
     const void *la = NULL, *lb = NULL, *lc = NULL;
-    void *held = NULL, *lists = NULL;
+    void *held = NULL;
+    gemm__cuda_upload lists = {NULL, -1, -1};
     int64_t total = 0, off = 0, at = 0, i;
     gemm__work work = GEMM__WORK_NONE;
     gemm__cuda_spans met = {}; /* the allocations the groups' checks have met: each looked up once */
@@ -10126,7 +10341,7 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
        alone would fill a quarter of the SMs) */
     for (i = 0, off = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
-        const int64_t *listed = (const int64_t *)lists + at;
+        const int64_t *listed = (const int64_t *)lists.device + at;
         at += hb[i].c_list ? 3 * hb[i].count : 0; /* gemm__cuda_upload_lists' order */
         if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
         snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
@@ -10137,10 +10352,7 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
                                          (T *)((void *const *)lc)[off], g.ldc[i], opt);
         else s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream, listed);
     }
-    if (lists) {
-        cudaError_t e = cudaFreeAsync(lists, stream);
-        if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
-    }
+    s = gemm__cuda_upload_done(fn, &lists, stream, s);
     if (held) GEMM_FREE(held);
     GEMM_FREE(p);
     GEMM_FREE(hb);
@@ -10941,7 +11153,8 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     gemm__cuda_gpu gpu;
     gemm_transpose rta = GEMM_NO_TRANS, rtb = GEMM_NO_TRANS;
     const void *la = NULL, *lb = NULL, *lc = NULL;
-    void *held = NULL, *lists = NULL;
+    void *held = NULL;
+    gemm__cuda_upload lists = {NULL, -1, -1};
     gemm_status s;
     gemm__clear_error();
     if (!opt) opt = &defaults;
@@ -10962,14 +11175,11 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
         if (s == GEMM_OK) s = gemm__cuda_query(fn, &gpu);
         if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, 1, gpu.dev, stream, &lists);
         if (s == GEMM_OK) {
-            gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
+            gemm__cuda_listed_at((const int64_t *)lists.device, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
             s = gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
         }
-        if (lists) {
-            cudaError_t e = cudaFreeAsync(lists, stream);
-            if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
-        }
+        s = gemm__cuda_upload_done(fn, &lists, stream, s);
     }
     if (held) GEMM_FREE(held);
     return s;

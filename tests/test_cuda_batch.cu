@@ -1331,6 +1331,66 @@ static void device_list_refusals(void)
     cudaFree(dA); cudaFree(dC);
 }
 
+/* Uploads through the slots (host/uploads.cuh): calls queued behind a
+   long kernel take the free slots, then, finding each slot's copy still
+   queued, go through the pool; every call's C is the bits the same call
+   gives on an idle stream, so no call's lists were overwritten by a
+   later call's before the stream copied them. After the stream is done,
+   a call takes a slot again. */
+static void test_upload_slots(void)
+{
+    enum { CALLS = 10, COUNT = 7, ST = 64 };
+    float hA[COUNT * ST], hC[CALLS * COUNT * ST];
+    for (int i = 0; i < COUNT * ST; i++) hA[i] = (float)((i * 7) % 13) - 6.0f;
+    for (int i = 0; i < CALLS * COUNT * ST; i++) hC[i] = (float)(i % 5);
+    float *dA = dev_copy(hA, COUNT * ST), *dC = dev_copy(hC, CALLS * COUNT * ST);
+    std::vector<float> want(CALLS * COUNT * ST), got(CALLS * COUNT * ST);
+    const float *la[CALLS][COUNT];
+    float *lc[CALLS][COUNT];
+    int route[CALLS];
+    cudaStream_t stream;
+    stop_on(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    auto call = [&](cudaStream_t st, int c) { /* call c: member i reads A's member (i + c) % COUNT */
+        for (int i = 0; i < COUNT; i++) {
+            la[c][i] = dA + (i + c) % COUNT * ST;
+            lc[c][i] = dC + (c * COUNT + i) * ST;
+        }
+        return gemm_cuda_sgemm_batched(st, GEMM_COL_MAJOR, GEMM_NO_TRANS, GEMM_TRANS, 8, 8, 8, 1.0f + c, la[c], 8,
+                                       la[c], 8, 0.5f, lc[c], 8, COUNT, NULL);
+    };
+    bool ok = true;
+    for (int c = 0; c < CALLS; c++) ok = ok && call(0, c) == GEMM_OK; /* on an idle stream, one after another */
+    stop_on(cudaDeviceSynchronize(), "sync");
+    dev_back(want.data(), dC, want.size());
+    battery_check(ok, "upload slots: %d calls on an idle stream run (%s)", CALLS, gemm_last_error_detail());
+    stop_on(cudaMemcpy(dC, hC, sizeof hC, cudaMemcpyHostToDevice), "to device");
+    spin_kernel<<<1, 1, 0, stream>>>(20 * 1000 * 1000);
+    for (int c = 0; c < CALLS; c++) {
+        ok = ok && call(stream, c) == GEMM_OK;
+        route[c] = gemm__cuda_upload_last_slot;
+        memset(la[c], 0, sizeof la[c]); /* the caller's lists may change once the call returns */
+        memset(lc[c], 0, sizeof lc[c]);
+    }
+    int slots = 0, pooled = 0;
+    for (int c = 0; c < CALLS; c++) {
+        slots += route[c] >= 0;
+        pooled += route[c] == -1 && c >= GEMM__CUDA_SLOTS;
+    }
+    stop_on(cudaStreamSynchronize(stream), "sync");
+    dev_back(got.data(), dC, got.size());
+    battery_check(ok && got == want, "upload slots: %d calls behind a 10 ms kernel give the idle stream's bits (%s)",
+                  CALLS, ok ? "ok" : gemm_last_error_detail());
+    battery_check(slots == GEMM__CUDA_SLOTS && pooled == CALLS - GEMM__CUDA_SLOTS,
+                  "upload slots: behind the kernel, the first %d calls take the %d slots and the other %d the pool "
+                  "(slots %d, pool %d)", GEMM__CUDA_SLOTS, GEMM__CUDA_SLOTS, CALLS - GEMM__CUDA_SLOTS, slots, pooled);
+    ok = call(stream, 0) == GEMM_OK;
+    battery_check(ok && gemm__cuda_upload_last_slot >= 0, "upload slots: on the idle stream again, a call takes a "
+                  "slot (slot %d)", gemm__cuda_upload_last_slot);
+    stop_on(cudaStreamSynchronize(stream), "sync");
+    cudaStreamDestroy(stream);
+    cudaFree(dA); cudaFree(dC);
+}
+
 static void test_device_lists(void)
 {
     device_lists<float, float>("sgemm_batched");
@@ -1338,6 +1398,7 @@ static void test_device_lists(void)
     device_lists<__half, float>("sgemm_mixed_batched f16 -> f32");
     device_lists<__nv_bfloat16, __nv_bfloat16>("sgemm_mixed_batched bf16 -> bf16");
     device_list_refusals();
+    test_upload_slots();
 }
 
 /* ---- host memory mapped for the device: C's extent checked as on the device ---- */

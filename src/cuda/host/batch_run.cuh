@@ -22,6 +22,7 @@
 #include "exact_run.cuh"
 #include "ozaki.cuh" /* gemm__cuda_ozaki: members of the emulated modes */
 #include "tc.cuh"
+#include "uploads.cuh" /* gemm__cuda_upload_begin, _send, _done */
 
 /* cuMemGetAddressRange from the driver, through the runtime (no -lcuda). */
 typedef CUresult (*gemm__cuda_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
@@ -394,29 +395,28 @@ static bool gemm__cuda_members_aligned(const gemm__batch *hb, const void *list, 
 /* The device's copy of the lists of `batches` pointer-array batches (each
    listed one's a and b of the canonical problem, then C, batch after
    batch; each address as a byte offset from a NULL base, batch.cuh) in
-   `scratch`, a buffer of the pool the caller gives back in stream order:
-   one copy for a grouped call's groups, with extra_bytes of `extra` (a
-   table of the groups) after the lists. The lists read here are the
+   up->device (uploads.cuh), which the caller gives back with
+   gemm__cuda_upload_done after its launches: one copy for a grouped
+   call's groups, with extra_bytes of `extra` (a table of the groups)
+   after the lists. The lists read here are the
    host copies gemm__cuda_read_lists made, and the copy for the device is
    consumed before this returns, so the caller's lists may change after
    the call. */
 static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb, int64_t batches, int dev,
-                                           cudaStream_t stream, void **scratch, const void *extra = NULL,
+                                           cudaStream_t stream, gemm__cuda_upload *up, const void *extra = NULL,
                                            size_t extra_bytes = 0)
 {
     size_t members = 0, bytes, lists, at = 0;
     int64_t *host;
-    cudaMemPool_t pool;
-    cudaError_t e;
-    gemm_status s;
     for (int64_t j = 0; j < batches; j++) members += hb[j].c_list ? (size_t)hb[j].count : 0;
-    *scratch = NULL;
+    up->device = NULL;
+    up->slot = -1;
     if (members == 0) return GEMM_OK;
     lists = 3 * members * sizeof(int64_t);
     if (extra_bytes > SIZE_MAX - lists)
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: the members' pointers and their table pass the address space", fn);
     bytes = lists + extra_bytes;
-    if (!(host = (int64_t *)GEMM_MALLOC(bytes)))
+    if (!(host = (int64_t *)gemm__cuda_upload_begin(dev, bytes, stream, up)))
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %llu members' pointers", fn,
                           (unsigned long long)members);
     for (int64_t j = 0; j < batches; j++) {
@@ -437,13 +437,7 @@ static gemm_status gemm__cuda_upload_lists(const char *fn, const gemm__batch *hb
         at += 3 * (size_t)b->count;
     }
     if (extra_bytes) memcpy((char *)host + lists, extra, extra_bytes);
-    s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
-    e = s == GEMM_OK ? cudaMallocFromPoolAsync(scratch, bytes, pool, stream) : cudaSuccess;
-    if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (member pointers)", e);
-    if (s == GEMM_OK && (e = cudaMemcpyAsync(*scratch, host, bytes, cudaMemcpyHostToDevice, stream)) != cudaSuccess)
-        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (member pointers)", e);
-    GEMM_FREE(host);
-    return s;
+    return gemm__cuda_upload_send(fn, up, host, bytes, stream);
 }
 
 /* Where bt finds a listed batch's members in a copy gemm__cuda_upload_lists
@@ -594,7 +588,7 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
     gemm__cuda_gpu gpu;
     gemm__cuda_batch bt = gemm__cuda_single(1);
     gemm__cuda_members members;
-    void *lists = NULL;
+    gemm__cuda_upload lists = {NULL, -1, -1};
     bool aligned_a, aligned_b;
     gemm_status s;
     if (hb->count == 0 || p->work == GEMM__WORK_NONE) return GEMM_OK;
@@ -612,7 +606,7 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
     if (hb->c_list && listed) gemm__cuda_listed_at(listed, hb->count, &bt);
     else if (hb->c_list) {
         if ((s = gemm__cuda_upload_lists(fn, hb, 1, gpu.dev, stream, &lists)) != GEMM_OK) return s;
-        gemm__cuda_listed_at((const int64_t *)lists, hb->count, &bt);
+        gemm__cuda_listed_at((const int64_t *)lists.device, hb->count, &bt);
     }
     members.bt = &bt;
     members.aligned_a = aligned_a;
@@ -627,11 +621,7 @@ static gemm_status gemm__cuda_batch_launch(const char *fn, const gemm__problem *
     } else {
         s = gemm__cuda_tc_members<T, TC>(fn, p, x, &members, opt, &gpu, stream);
     }
-    if (lists) {
-        cudaError_t e = cudaFreeAsync(lists, stream);
-        if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
-    }
-    return s;
+    return gemm__cuda_upload_done(fn, &lists, stream, s);
 }
 
 /* A checked batch (gemm__prepare_strided or _batched filled p and hb; x

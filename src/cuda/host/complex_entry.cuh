@@ -151,7 +151,8 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
     gemm__cuda_gpu gpu;
     gemm_transpose rta = GEMM_NO_TRANS, rtb = GEMM_NO_TRANS;
     const void *la = NULL, *lb = NULL, *lc = NULL;
-    void *held = NULL, *lists = NULL;
+    void *held = NULL;
+    gemm__cuda_upload lists = {NULL, -1, -1};
     gemm_status s;
     gemm__clear_error();
     if (!opt) opt = &defaults;
@@ -172,14 +173,11 @@ static gemm_status gemm__cuda_cbatched(const char *fn, cudaStream_t stream, gemm
         if (s == GEMM_OK) s = gemm__cuda_query(fn, &gpu);
         if (s == GEMM_OK) s = gemm__cuda_upload_lists(fn, &hb, 1, gpu.dev, stream, &lists);
         if (s == GEMM_OK) {
-            gemm__cuda_listed_at((const int64_t *)lists, hb.count, &bt);
+            gemm__cuda_listed_at((const int64_t *)lists.device, hb.count, &bt);
             gemm__cuda_cmembers<T> mb = {count, NULL, NULL, NULL, {bt.a, 0}, {bt.b, 0}, {bt.c, 0}, &hb};
             s = gemm__cuda_crun<T>(fn, &pl, mb, opt, stream);
         }
-        if (lists) {
-            cudaError_t e = cudaFreeAsync(lists, stream);
-            if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
-        }
+        s = gemm__cuda_upload_done(fn, &lists, stream, s);
     }
     if (held) GEMM_FREE(held);
     return s;

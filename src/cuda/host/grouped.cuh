@@ -147,11 +147,11 @@ static bool gemm__cuda_groups_apart(const gemm__cuda_groups<T> &g, const gemm__p
 
 /* Every group's members in one launch of the tiny grouped kernel: the
    table of the groups with work, uploaded with the lists in one copy
-   (*lists: the buffer, given back by the caller in stream order). */
+   (*lists, which the caller gives back after the launch). */
 template <typename T>
 static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_groups<T> &g, const gemm__problem *p,
                                            const gemm__batch *hb, int dev, int tile, cudaStream_t stream,
-                                           void **lists)
+                                           gemm__cuda_upload *lists)
 {
     const int G = gemm__cuda_tiny_shape<T, 32>::G; /* tiles a block, at either tile size */
     static_assert(gemm__cuda_tiny_shape<T, 16>::G == gemm__cuda_tiny_shape<T, 32>::G, "a group's blocks depend on the tile");
@@ -202,7 +202,7 @@ static gemm_status gemm__cuda_grouped_tiny(const char *fn, const gemm__cuda_grou
     GEMM_FREE(table);
     if (s != GEMM_OK || blocks == 0) return s;
     {
-        const int64_t *d = (const int64_t *)*lists;
+        const int64_t *d = (const int64_t *)lists->device;
         const gemm__cuda_tiny_group<T> *dt = (const gemm__cuda_tiny_group<T> *)(d + 3 * members);
         if (tile == 16)
             gemm__cuda_tiny_grouped_kernel<T, 16><<<(unsigned)blocks, 256, 0, stream>>>(dt, (int)used, d);
@@ -224,7 +224,8 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
     gemm__problem *p = NULL;
     gemm__batch *hb = NULL;
     const void *la = NULL, *lb = NULL, *lc = NULL;
-    void *held = NULL, *lists = NULL;
+    void *held = NULL;
+    gemm__cuda_upload lists = {NULL, -1, -1};
     int64_t total = 0, off = 0, at = 0, i;
     gemm__work work = GEMM__WORK_NONE;
     gemm__cuda_spans met = {}; /* the allocations the groups' checks have met: each looked up once */
@@ -283,7 +284,7 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
        alone would fill a quarter of the SMs) */
     for (i = 0, off = 0; i < g.count && s == GEMM_OK && work != GEMM__WORK_NONE; off += g.size[i], i++) {
         gemm__cuda_operands<T, T, T> x = {NULL, NULL, NULL, g.alpha[i], g.beta[i]};
-        const int64_t *listed = (const int64_t *)lists + at;
+        const int64_t *listed = (const int64_t *)lists.device + at;
         at += hb[i].c_list ? 3 * hb[i].count : 0; /* gemm__cuda_upload_lists' order */
         if (g.size[i] == 0 || p[i].work == GEMM__WORK_NONE) continue;
         snprintf(name, sizeof name, "%s, group %lld", fn, (long long)i);
@@ -294,10 +295,7 @@ static gemm_status gemm__cuda_grouped(const char *fn, cudaStream_t stream, const
                                          (T *)((void *const *)lc)[off], g.ldc[i], opt);
         else s = gemm__cuda_batch_launch(name, &p[i], &hb[i], x, opt, stream, listed);
     }
-    if (lists) {
-        cudaError_t e = cudaFreeAsync(lists, stream);
-        if (s == GEMM_OK && e != cudaSuccess) s = gemm__cuda_fail(fn, "cudaFreeAsync", e);
-    }
+    s = gemm__cuda_upload_done(fn, &lists, stream, s);
     if (held) GEMM_FREE(held);
     GEMM_FREE(p);
     GEMM_FREE(hb);
