@@ -479,8 +479,10 @@ GEMM_DEF gemm_status gemm_cuda_zgemm_batched(cudaStream_t stream, gemm_layout la
 
 /* Hands back what the current device keeps between calls: the memory the
    tensor-core modes keep for their operand copies and the host path's
-   device buffers (to the driver), and the host path's idle staging chunks,
-   copy threads and streams; waits for the device first. */
+   device buffers (to the driver), the host path's idle staging chunks,
+   copy threads and streams, and the page-locked slots the batches upload
+   their member lists through (made again at the next batch); waits for
+   the device first. */
 GEMM_DEF gemm_status gemm_cuda_release_scratch(void);
 
 /* The kernel AUTO would run for this problem on the current device:
@@ -4367,6 +4369,36 @@ static void gemm__cuda_slots_make(gemm__cuda_upload_slots *t, unsigned long long
     }
     t->context.store(context);
     t->state.store(2);
+}
+
+/* Gives dev's slots back (gemm_cuda_release_scratch): each one's last
+   copy and launches waited for, then its buffers and events freed; the
+   next upload makes them again. Where another thread holds a slot now,
+   they all stay. */
+static void gemm__cuda_upload_slots_release(int dev)
+{
+    gemm__cuda_upload_slots *t = gemm__cuda_device_slots(dev);
+    int ready = 2, held = 0;
+    if (!t || !t->state.compare_exchange_strong(ready, 1)) return; /* none, or being made or given back */
+    for (; held < GEMM__CUDA_SLOTS; held++) {
+        int free_ = 0;
+        if (!t->slot[held].taken.compare_exchange_strong(free_, 1)) break;
+    }
+    if (held < GEMM__CUDA_SLOTS) { /* in use: keep them */
+        while (held-- > 0) t->slot[held].taken.store(0);
+        t->state.store(2);
+        return;
+    }
+    if (t->context.load() == gemm__cuda_context_id()) { /* else a reset freed them already */
+        for (int i = 0; i < GEMM__CUDA_SLOTS; i++) {
+            cudaEventSynchronize(t->slot[i].done);
+            cudaEventDestroy(t->slot[i].done);
+        }
+        cudaFree(t->slot[0].device);
+        cudaFreeHost(t->slot[0].host);
+        (void)cudaGetLastError(); /* nothing the caller can act on */
+    }
+    t->state.store(0);
 }
 
 /* A free slot of dev for `bytes` queued on `stream`, taken (its previous
@@ -9947,6 +9979,7 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
     gemm__clear_error();
     GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
     if (dev >= 0 && dev < 64) gemm__cuda_context_release_idle(dev); /* the host path's staging, threads, streams */
+    gemm__cuda_upload_slots_release(dev); /* the batches' page-locked upload slots */
     if ((s = gemm__cuda_scratch_pool(fn, dev, false, &pool)) != GEMM_OK || !pool) return s;
     GEMM__CUDA_TRY(fn, cudaDeviceSynchronize());
     GEMM__CUDA_TRY(fn, cudaMemPoolTrimTo(pool, 0));

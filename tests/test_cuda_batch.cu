@@ -28,6 +28,7 @@
 #include "../gemm_cuda.cuh"
 #include "battery_batch.h"
 #include <errno.h>
+#include <algorithm>
 #include <vector>
 #include <sys/mman.h> /* mmap: host memory no one may read */
 #include <sys/uio.h>  /* process_vm_readv */
@@ -1386,6 +1387,18 @@ static void test_upload_slots(void)
     ok = call(stream, 0) == GEMM_OK;
     battery_check(ok && gemm__cuda_upload_last_slot >= 0, "upload slots: on the idle stream again, a call takes a "
                   "slot (slot %d)", gemm__cuda_upload_last_slot);
+    /* gemm_cuda_release_scratch gives the slots back (after the call above is done); the next call makes them again */
+    battery_check(gemm_cuda_release_scratch() == GEMM_OK && gemm__cuda_device_slots(0)->state.load() == 0,
+                  "upload slots: gemm_cuda_release_scratch frees them (state %d)",
+                  gemm__cuda_device_slots(0)->state.load());
+    stop_on(cudaMemcpy(dC, hC, sizeof hC, cudaMemcpyHostToDevice), "to device");
+    ok = call(stream, 3) == GEMM_OK;
+    int remade = gemm__cuda_upload_last_slot;
+    stop_on(cudaStreamSynchronize(stream), "sync");
+    dev_back(got.data(), dC, got.size());
+    battery_check(ok && remade >= 0 && std::equal(got.begin() + 3 * COUNT * ST, got.begin() + 4 * COUNT * ST,
+                                                  want.begin() + 3 * COUNT * ST),
+                  "upload slots: after the release, a call makes them again (slot %d) and gives its bits", remade);
     stop_on(cudaStreamSynchronize(stream), "sync");
     cudaStreamDestroy(stream);
     cudaFree(dA); cudaFree(dC);

@@ -331,8 +331,10 @@ GEMM_DEF gemm_status gemm_cuda_zgemm_batched(cudaStream_t stream, gemm_layout la
 
 /* Hands back what the current device keeps between calls: the memory the
    tensor-core modes keep for their operand copies and the host path's
-   device buffers (to the driver), and the host path's idle staging chunks,
-   copy threads and streams; waits for the device first. */
+   device buffers (to the driver), the host path's idle staging chunks,
+   copy threads and streams, and the page-locked slots the batches upload
+   their member lists through (made again at the next batch); waits for
+   the device first. */
 GEMM_DEF gemm_status gemm_cuda_release_scratch(void);
 
 /* The kernel AUTO would run for this problem on the current device:

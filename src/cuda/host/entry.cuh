@@ -16,6 +16,7 @@
 #include "s8.cuh" /* gemm__cuda_s8_run */
 #include "scratch.cuh"
 #include "staging.cuh" /* gemm__cuda_context_release_idle */
+#include "uploads.cuh" /* gemm__cuda_upload_slots_release */
 #include "verify.cuh" /* gemm__cuda_verified, gemm__cuda_host_verified */
 
 /* Every call: the argument checks and the canonical problem once
@@ -378,6 +379,7 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
     gemm__clear_error();
     GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
     if (dev >= 0 && dev < 64) gemm__cuda_context_release_idle(dev); /* the host path's staging, threads, streams */
+    gemm__cuda_upload_slots_release(dev); /* the batches' page-locked upload slots */
     if ((s = gemm__cuda_scratch_pool(fn, dev, false, &pool)) != GEMM_OK || !pool) return s;
     GEMM__CUDA_TRY(fn, cudaDeviceSynchronize());
     GEMM__CUDA_TRY(fn, cudaMemPoolTrimTo(pool, 0));

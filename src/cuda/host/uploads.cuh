@@ -122,6 +122,36 @@ static void gemm__cuda_slots_make(gemm__cuda_upload_slots *t, unsigned long long
     t->state.store(2);
 }
 
+/* Gives dev's slots back (gemm_cuda_release_scratch): each one's last
+   copy and launches waited for, then its buffers and events freed; the
+   next upload makes them again. Where another thread holds a slot now,
+   they all stay. */
+static void gemm__cuda_upload_slots_release(int dev)
+{
+    gemm__cuda_upload_slots *t = gemm__cuda_device_slots(dev);
+    int ready = 2, held = 0;
+    if (!t || !t->state.compare_exchange_strong(ready, 1)) return; /* none, or being made or given back */
+    for (; held < GEMM__CUDA_SLOTS; held++) {
+        int free_ = 0;
+        if (!t->slot[held].taken.compare_exchange_strong(free_, 1)) break;
+    }
+    if (held < GEMM__CUDA_SLOTS) { /* in use: keep them */
+        while (held-- > 0) t->slot[held].taken.store(0);
+        t->state.store(2);
+        return;
+    }
+    if (t->context.load() == gemm__cuda_context_id()) { /* else a reset freed them already */
+        for (int i = 0; i < GEMM__CUDA_SLOTS; i++) {
+            cudaEventSynchronize(t->slot[i].done);
+            cudaEventDestroy(t->slot[i].done);
+        }
+        cudaFree(t->slot[0].device);
+        cudaFreeHost(t->slot[0].host);
+        (void)cudaGetLastError(); /* nothing the caller can act on */
+    }
+    t->state.store(0);
+}
+
 /* A free slot of dev for `bytes` queued on `stream`, taken (its previous
    copy and launches are done), or -1 where the upload goes through the
    pool. */
