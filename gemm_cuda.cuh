@@ -4290,9 +4290,9 @@ typedef struct gemm__cuda_upload_slot {
     std::atomic<int> taken;
 } gemm__cuda_upload_slot;
 
-/* A device's slots. state: 0 none yet, 1 being made, 2 ready, 3 none to
-   be had (an allocation failed); context: the id of the context they
-   were made in. */
+/* A device's slots. state: 0 none (yet), 1 being made or given back,
+   2 ready, 3 none to be had (an allocation failed); context: the id of
+   the context they were made in. */
 typedef struct gemm__cuda_upload_slots {
     std::atomic<int> state;
     std::atomic<unsigned long long> context;
