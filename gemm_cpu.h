@@ -552,6 +552,14 @@ extern "C" {
    at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
    so a tile has the same bits whichever path computes it with the same k.
 
+   void direct_t(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the
+   direct kernel's sums of the tile T = A * B (mw x nw, as above), stored
+   transposed: C[j + i*ldc] = alpha * T[i, j] + beta * C[j + i*ldc] for
+   i < mw, j < nw. A product whose operands are both transposed computes
+   C^T = op(b)^T op(a)^T with it, reading both where they lie (direct.c).
+   Each element's terms are the direct kernel's (the FMAs' multiplicands
+   swap places, which changes no bit), so its bits are the same.
+
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
@@ -595,8 +603,10 @@ typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count)
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
    partial tiles of unpacked operands, its A packer, its copy of a
-   transposed op(a) into a panel, and its kernel for whole small products
-   (NULL: this ISA has none; they take the direct path). */
+   transposed op(a) into a panel, its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path), and its direct
+   kernel that stores the tile transposed (NULL: none; a transposed op(a)
+   is copied instead). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
@@ -604,6 +614,7 @@ typedef struct gemm__cpu_microkernel {
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
     gemm__cpu_small_fn small;
+    gemm__cpu_direct_fn direct_t;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -695,7 +706,9 @@ typedef struct gemm__cpu_microkernel {
         }                                                                                          \
     }
 
-#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+/* A direct kernel: the sums of an mw x nw tile in the accumulators, then
+   PUT(P, REP) stores them (reading c, ldc, mw, nw, m0, m1, alpha, beta). */
+#define GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, PUT)                                             \
     static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
                           int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
                           int64_t mw, int64_t nw)                                                  \
@@ -721,11 +734,15 @@ typedef struct gemm__cpu_microkernel {
                 REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         }                                                                                          \
-        {                                                                                          \
-            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
-            REP(GEMM__CPU_DK_PUT, P)                                                               \
-        }                                                                                          \
+        PUT(P, REP)                                                                                \
     }
+/* The direct kernel: the sums of a tile of C, stored column by column. */
+#define GEMM__CPU_DK_PUTS(P, REP)                                                                  \
+    {                                                                                              \
+        P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                           \
+        REP(GEMM__CPU_DK_PUT, P)                                                                   \
+    }
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP) GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, GEMM__CPU_DK_PUTS)
 
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
    through strides), its direct kernel NAME_direct and its A packer NAME_pack. */
@@ -1287,27 +1304,29 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_block_s(float *d, int64_t w, const floa
     _mm512_storeu_ps(d + 14 * w, r14);
     _mm512_storeu_ps(d + 15 * w, r15);
 }
+/* Transposes the 8 x 8 doubles in r0..r7 in place (rj's lane i becomes
+   ri's lane j): unpacks, then 128-bit lane shuffles twice. */
+#define GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)                                                  \
+    {                                                                                                    \
+        __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1);                         \
+        __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);                         \
+        __m512d t4 = _mm512_unpacklo_pd(r4, r5), t5 = _mm512_unpackhi_pd(r4, r5);                         \
+        __m512d t6 = _mm512_unpacklo_pd(r6, r7), t7 = _mm512_unpackhi_pd(r6, r7);                         \
+        __m512d u0, u1, u2, u3, u4, u5, u6, u7;                                                          \
+        GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)                                                                \
+        GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)                                                                \
+        GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)                                                                \
+        GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)                                                                \
+        GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)                                                                \
+        GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)                                                                \
+        GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)                                                                \
+        GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)                                                                \
+    }
 static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const double *s, int64_t rs)
 {
     __m512d r0 = _mm512_loadu_pd(s + 0 * rs), r1 = _mm512_loadu_pd(s + 1 * rs), r2 = _mm512_loadu_pd(s + 2 * rs), r3 = _mm512_loadu_pd(s + 3 * rs);
     __m512d r4 = _mm512_loadu_pd(s + 4 * rs), r5 = _mm512_loadu_pd(s + 5 * rs), r6 = _mm512_loadu_pd(s + 6 * rs), r7 = _mm512_loadu_pd(s + 7 * rs);
-    __m512d t0, t1, t2, t3, t4, t5, t6, t7, u0, u1, u2, u3, u4, u5, u6, u7;
-    t0 = _mm512_unpacklo_pd(r0, r1);
-    t1 = _mm512_unpackhi_pd(r0, r1);
-    t2 = _mm512_unpacklo_pd(r2, r3);
-    t3 = _mm512_unpackhi_pd(r2, r3);
-    t4 = _mm512_unpacklo_pd(r4, r5);
-    t5 = _mm512_unpackhi_pd(r4, r5);
-    t6 = _mm512_unpacklo_pd(r6, r7);
-    t7 = _mm512_unpackhi_pd(r6, r7);
-    GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)
-    GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)
-    GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)
-    GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)
-    GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)
-    GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)
-    GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)
-    GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)
+    GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
     _mm512_storeu_pd(d + 0 * w, r0);
     _mm512_storeu_pd(d + 1 * w, r1);
     _mm512_storeu_pd(d + 2 * w, r2);
@@ -1329,6 +1348,106 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const dou
     }
 GEMM__CPU_Z_ROWS(gemm__cpu_avx512_s_rows, float, 16, gemm__cpu_z_block_s)
 GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
+
+/* The direct kernel that stores its tile transposed (direct_t,
+   ukernel_template.h): a product with both operands transposed reads them
+   in place as C^T = op(b)^T op(a)^T, where copying op(a) into a panel
+   first took about as long as the product at 8^3 and 16^3. The tile's
+   sums sit one vector per column j of the tile (lanes i); transposed in
+   registers, each vector holds one row i of the tile, which is column i of
+   C (lanes j), stored as the direct kernel stores a column: alpha times
+   the sum, plus beta * C by one FMA (an add for beta == 1), C not read for
+   beta == 0. A column holds nw <= 8 elements: a plain move when there are
+   8, else through the mask mk (an edge tile). All inlined into the
+   kernel: as calls, the sums went through the stack, and the store cost
+   more than the product at 32^3. */
+#define GEMM__CPU_Z_INLINE GEMM__CPU_AVX512 __inline__ __attribute__((always_inline))
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_d(double *c, __m512d r, __m512d va, __m512d vb, double beta,
+                                                 __mmask8 mk)
+{
+    r = _mm512_mul_pd(r, va);
+    if (beta != 0) {
+        __m512d old = mk == 0xff ? _mm512_loadu_pd(c) : _mm512_maskz_loadu_pd(mk, c);
+        r = beta == 1 ? _mm512_add_pd(old, r) : _mm512_fmadd_pd(vb, old, r);
+    }
+    if (mk == 0xff) _mm512_storeu_pd(c, r);
+    else _mm512_mask_storeu_pd(c, mk, r);
+}
+/* fp32: a column in r's low 8 lanes; the others are not stored. */
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_s(float *c, __m512 r, __m512 va, __m512 vb, float beta, __mmask16 mk)
+{
+    r = _mm512_mul_ps(r, va);
+    if (beta != 0) {
+        __m512 old = mk == 0xff ? _mm512_zextps256_ps512(_mm256_loadu_ps(c)) : _mm512_maskz_loadu_ps(mk, c);
+        r = beta == 1 ? _mm512_add_ps(old, r) : _mm512_fmadd_ps(vb, old, r);
+    }
+    if (mk == 0xff) _mm256_storeu_ps(c, _mm512_castps512_ps256(r));
+    else _mm512_mask_storeu_ps(c, mk, r);
+}
+/* fp64: columns i < rows (<= 8) of C from the 8 x 8 block r0..r7. */
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_d(double *c, int64_t ldc, int64_t rows, int64_t nw, double alpha,
+                                                double beta, __m512d r0, __m512d r1, __m512d r2, __m512d r3,
+                                                __m512d r4, __m512d r5, __m512d r6, __m512d r7)
+{
+    __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    __mmask8 mk = (__mmask8)((1u << (unsigned)nw) - 1u);
+    GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
+    gemm__cpu_z_col_d(c, r0, va, vb, beta, mk);
+    if (rows > 1) gemm__cpu_z_col_d(c + ldc, r1, va, vb, beta, mk);
+    if (rows > 2) gemm__cpu_z_col_d(c + 2 * ldc, r2, va, vb, beta, mk);
+    if (rows > 3) gemm__cpu_z_col_d(c + 3 * ldc, r3, va, vb, beta, mk);
+    if (rows > 4) gemm__cpu_z_col_d(c + 4 * ldc, r4, va, vb, beta, mk);
+    if (rows > 5) gemm__cpu_z_col_d(c + 5 * ldc, r5, va, vb, beta, mk);
+    if (rows > 6) gemm__cpu_z_col_d(c + 6 * ldc, r6, va, vb, beta, mk);
+    if (rows > 7) gemm__cpu_z_col_d(c + 7 * ldc, r7, va, vb, beta, mk);
+}
+/* fp32: columns i and i + 4 of C (those below rows) from the two halves of x. */
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_pair_s(float *c, int64_t ldc, int64_t i, int64_t rows, __mmask16 mk,
+                                                  __m512 x, __m512 va, __m512 vb, float beta)
+{
+    if (i < rows) gemm__cpu_z_col_s(c + i * ldc, x, va, vb, beta, mk);
+    if (i + 4 < rows) gemm__cpu_z_col_s(c + (i + 4) * ldc, _mm512_shuffle_f32x4(x, x, 0xee), va, vb, beta, mk);
+}
+/* fp32: columns i < rows (<= 16) of C from the 16 x 8 block r0..r7 (8
+   rows of 8 floats per 128-bit lane pair): unpacks and in-lane shuffles
+   leave, for r < 4, 4 rows of column 4L + r in lane L of u_r (rows 0-3)
+   and u_{r+4} (rows 4-7); one two-source permute joins them into columns
+   r and r + 4 (lanes 0, 1), or r + 8 and r + 12 (lanes 2, 3). */
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t rows, int64_t nw, float alpha,
+                                                float beta, __m512 r0, __m512 r1, __m512 r2, __m512 r3, __m512 r4,
+                                                __m512 r5, __m512 r6, __m512 r7)
+{
+    const __m512i lo = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
+    const __m512i hi = _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    __mmask16 mk = (__mmask16)((1u << (unsigned)nw) - 1u);
+    __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+    __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+    __m512 t4 = _mm512_unpacklo_ps(r4, r5), t5 = _mm512_unpackhi_ps(r4, r5);
+    __m512 t6 = _mm512_unpacklo_ps(r6, r7), t7 = _mm512_unpackhi_ps(r6, r7);
+    __m512 u0 = _mm512_shuffle_ps(t0, t2, 0x44), u1 = _mm512_shuffle_ps(t0, t2, 0xee);
+    __m512 u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xee);
+    __m512 u4 = _mm512_shuffle_ps(t4, t6, 0x44), u5 = _mm512_shuffle_ps(t4, t6, 0xee);
+    __m512 u6 = _mm512_shuffle_ps(t5, t7, 0x44), u7 = _mm512_shuffle_ps(t5, t7, 0xee);
+    gemm__cpu_z_pair_s(c, ldc, 0, rows, mk, _mm512_permutex2var_ps(u0, lo, u4), va, vb, beta);
+    gemm__cpu_z_pair_s(c, ldc, 1, rows, mk, _mm512_permutex2var_ps(u1, lo, u5), va, vb, beta);
+    gemm__cpu_z_pair_s(c, ldc, 2, rows, mk, _mm512_permutex2var_ps(u2, lo, u6), va, vb, beta);
+    gemm__cpu_z_pair_s(c, ldc, 3, rows, mk, _mm512_permutex2var_ps(u3, lo, u7), va, vb, beta);
+    if (rows <= 8) return;
+    gemm__cpu_z_pair_s(c, ldc, 8, rows, mk, _mm512_permutex2var_ps(u0, hi, u4), va, vb, beta);
+    gemm__cpu_z_pair_s(c, ldc, 9, rows, mk, _mm512_permutex2var_ps(u1, hi, u5), va, vb, beta);
+    gemm__cpu_z_pair_s(c, ldc, 10, rows, mk, _mm512_permutex2var_ps(u2, hi, u6), va, vb, beta);
+    gemm__cpu_z_pair_s(c, ldc, 11, rows, mk, _mm512_permutex2var_ps(u3, hi, u7), va, vb, beta);
+}
+/* The direct kernel's PUT for direct_t: each vector block of the tile's
+   rows (VL of them, 8 columns) through the transposes above. */
+#define GEMM__CPU_Z_PUTT(VL, PUTT)                                                                           \
+    PUTT(c, ldc, m0, nw, alpha, beta, c0_0, c0_1, c0_2, c0_3, c0_4, c0_5, c0_6, c0_7);                       \
+    if (m1 > 0) PUTT(c + VL * ldc, ldc, m1, nw, alpha, beta, c1_0, c1_1, c1_2, c1_3, c1_4, c1_5, c1_6, c1_7);
+#define GEMM__CPU_Z_S_PUTT(P, REP) GEMM__CPU_Z_PUTT(16, gemm__cpu_z_putt_s)
+#define GEMM__CPU_Z_D_PUTT(P, REP) GEMM__CPU_Z_PUTT(8, gemm__cpu_z_putt_d)
+GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_s_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, GEMM__CPU_Z_S_PUTT)
+GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_d_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, GEMM__CPU_Z_D_PUTT)
 
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
@@ -1678,9 +1797,11 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small},            \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small,             \
+      gemm__cpu_##NAME##_s_direct_t},                                                               \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small,             \
+      gemm__cpu_##NAME##_d_direct_t}}
 
 /* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
    (ukernel_x86.c); the others copy element by element, four rows at once. */
@@ -1699,6 +1820,16 @@ typedef struct gemm__cpu_isa {
 #define gemm__cpu_neon_d_small NULL
 #define gemm__cpu_scalar_s_small NULL
 #define gemm__cpu_scalar_d_small NULL
+
+/* The direct kernel that stores its tile transposed (both operands read
+   in place when both are transposed, direct.c): AVX-512 has it; the
+   others copy the transposed op(a) into a panel. */
+#define gemm__cpu_avx2_s_direct_t NULL
+#define gemm__cpu_avx2_d_direct_t NULL
+#define gemm__cpu_neon_s_direct_t NULL
+#define gemm__cpu_neon_d_direct_t NULL
+#define gemm__cpu_scalar_s_direct_t NULL
+#define gemm__cpu_scalar_d_direct_t NULL
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -2170,12 +2301,45 @@ static int gemm__cpu_direct_copies_strips(void)
     return GEMM__CPU_LOAD(intel);
 }
 
+/* Whether a product reads both operands in place as C^T = op(b)^T op(a)^T
+   (gemm__cpu_direct_rect_t): op(a) transposed (its rows contiguous, which
+   the kernel would otherwise copy) and op(b) transposed too (its rows
+   contiguous: op(b)^T's columns, what the kernel reads in place), on a
+   kernel that stores its tile transposed. Not where MR rows of op(b)^T
+   would be copied to keep them from aliasing in L1 (gemm__cpu_direct_aliases). */
+static int gemm__cpu_direct_swaps(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es)
+{
+    return uk->direct_t && p->ars != 1 && p->bcs == 1 &&
+           !(gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->brs, es, p->k, uk->mr * es));
+}
+
+/* C[m0:m1, n0:n1] of the job as C^T's tiles: MR columns of C (rows of
+   op(b)^T, read in place) by NR rows (columns of op(a)^T, rows of op(a)
+   read in place), each tile stored transposed. The same tiles' terms as
+   gemm__cpu_direct_rect's, in the same order, so the same bits. */
+static void gemm__cpu_direct_rect_t(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    const gemm__problem *p = jb->p;
+    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    for (j0 = n0; j0 < n1; j0 += mr)
+        for (i0 = m0; i0 < m1; i0 += nr) {
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
+            jb->uk->direct_t(p->k, jb->b + j0 * es, p->brs, jb->a + i0 * p->ars * es, p->acs, p->ars, jb->alpha,
+                             jb->beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc, gemm__cpu_min(mr, n1 - j0),
+                             gemm__cpu_min(nr, m1 - i0));
+        }
+}
+
 /* C[m0:m1, n0:n1] of the job, tile by tile; panel holds MR x k elements. */
 static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
                                   char *panel)
 {
     const gemm__problem *p = jb->p;
     int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    if (gemm__cpu_direct_swaps(p, jb->uk, es)) {
+        gemm__cpu_direct_rect_t(jb, m0, m1, n0, n1);
+        return;
+    }
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
                       gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
     for (i0 = m0; i0 < m1; i0 += mr) {
@@ -5813,7 +5977,7 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
-                                                           NULL, NULL, NULL, NULL};
+                                                           NULL, NULL, NULL, NULL, NULL};
 #ifdef GEMM__CPU_BF16_GXX12_PUSH
 #pragma GCC diagnostic pop
 #undef GEMM__CPU_BF16_GXX12_PUSH

@@ -19,6 +19,14 @@
    at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
    so a tile has the same bits whichever path computes it with the same k.
 
+   void direct_t(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the
+   direct kernel's sums of the tile T = A * B (mw x nw, as above), stored
+   transposed: C[j + i*ldc] = alpha * T[i, j] + beta * C[j + i*ldc] for
+   i < mw, j < nw. A product whose operands are both transposed computes
+   C^T = op(b)^T op(a)^T with it, reading both where they lie (direct.c).
+   Each element's terms are the direct kernel's (the FMAs' multiplicands
+   swap places, which changes no bit), so its bits are the same.
+
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
@@ -64,8 +72,10 @@ typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count)
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
    partial tiles of unpacked operands, its A packer, its copy of a
-   transposed op(a) into a panel, and its kernel for whole small products
-   (NULL: this ISA has none; they take the direct path). */
+   transposed op(a) into a panel, its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path), and its direct
+   kernel that stores the tile transposed (NULL: none; a transposed op(a)
+   is copied instead). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
@@ -73,6 +83,7 @@ typedef struct gemm__cpu_microkernel {
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
     gemm__cpu_small_fn small;
+    gemm__cpu_direct_fn direct_t;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -164,7 +175,9 @@ typedef struct gemm__cpu_microkernel {
         }                                                                                          \
     }
 
-#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+/* A direct kernel: the sums of an mw x nw tile in the accumulators, then
+   PUT(P, REP) stores them (reading c, ldc, mw, nw, m0, m1, alpha, beta). */
+#define GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, PUT)                                             \
     static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
                           int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
                           int64_t mw, int64_t nw)                                                  \
@@ -190,11 +203,15 @@ typedef struct gemm__cpu_microkernel {
                 REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         }                                                                                          \
-        {                                                                                          \
-            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
-            REP(GEMM__CPU_DK_PUT, P)                                                               \
-        }                                                                                          \
+        PUT(P, REP)                                                                                \
     }
+/* The direct kernel: the sums of a tile of C, stored column by column. */
+#define GEMM__CPU_DK_PUTS(P, REP)                                                                  \
+    {                                                                                              \
+        P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                           \
+        REP(GEMM__CPU_DK_PUT, P)                                                                   \
+    }
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP) GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, GEMM__CPU_DK_PUTS)
 
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
    through strides), its direct kernel NAME_direct and its A packer NAME_pack. */
