@@ -236,6 +236,7 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
     }
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
                       gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
+    int64_t nw;
     for (i0 = m0; i0 < m1; i0 += mr) {
         int64_t mw = gemm__cpu_min(mr, m1 - i0), as = mr;
         const char *ap = panel;
@@ -247,10 +248,14 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
             jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
-        for (j0 = n0; j0 < n1; j0 += nr) {
+        for (j0 = n0; j0 < n1; j0 += nw) {
+            /* a row block of one whole vector: tiles twice as wide (direct_wide says why) */
+            int whole = jb->uk->direct_wide && mw == mr / 2 && n1 - j0 >= 2 * nr;
+            nw = whole ? 2 * nr : gemm__cpu_min(nr, n1 - j0);
             if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
-            jb->uk->direct(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs, jb->alpha, jb->beta,
-                           jb->c + (i0 + j0 * p->ldc) * es, p->ldc, mw, gemm__cpu_min(nr, n1 - j0));
+            (whole ? jb->uk->direct_wide : jb->uk->direct)(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs,
+                                                           jb->alpha, jb->beta, jb->c + (i0 + j0 * p->ldc) * es,
+                                                           p->ldc, mw, nw);
         }
     }
 }

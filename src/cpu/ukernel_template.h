@@ -27,6 +27,9 @@
    Each element's terms are the direct kernel's (the FMAs' multiplicands
    swap places, which changes no bit), so its bits are the same.
 
+   void direct_wide(...): the direct kernel for mw == VL (one whole vector
+   of rows, VL = MR / 2) and nw == 2 * NR columns, with its arithmetic.
+
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
@@ -83,7 +86,7 @@ typedef struct gemm__cpu_microkernel {
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
     gemm__cpu_small_fn small;
-    gemm__cpu_direct_fn direct_t;
+    gemm__cpu_direct_fn direct_t, direct_wide;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -212,6 +215,54 @@ typedef struct gemm__cpu_microkernel {
         REP(GEMM__CPU_DK_PUT, P)                                                                   \
     }
 #define GEMM__CPU_DIRECT(NAME, ATTR, P, REP) GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, GEMM__CPU_DK_PUTS)
+
+/* The direct kernel for a whole vector of rows (mw == VL) and 2 * NR
+   whole columns (nw == 2 * NR): a tile of one vector has NR sums, each a
+   chain of k dependent FMAs, and NR = 8 chains just cover the FMA's
+   latency (4 cycles at 2 a cycle) with nothing to spare: the scheduler
+   filled with one tile's waiting FMAs before the next tile's could start
+   (fp32 16^3 ran its loop at 6 cycles a k-step, not 4). Twice the chains,
+   the same terms in the same order: the direct kernel's bits (beta == 1
+   by the FMA too: 1*c + x rounds once, as c + x does). Column j + NR is
+   read through column j's pointer and one more offset (no column is
+   repeated), so that the pointers fit the registers; whole vectors and
+   columns only, so that the stores are plain moves and the code small. */
+#define GEMM__CPU_DW_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
+#define GEMM__CPU_DW_STEP(j, P)                                                                    \
+    c0_##j = P##_FMA(a0, P##_SET1(b##j[q]), c0_##j);                                               \
+    c1_##j = P##_FMA(a0, P##_SET1(b##j[q + half]), c1_##j);
+#define GEMM__CPU_DW_PUT(j, P)                                                                     \
+    if (beta != 0) {                                                                               \
+        P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));       \
+        P##_STORE(c + ((j) + nr) * ldc, P##_FMA(vb, P##_LOAD(c + ((j) + nr) * ldc), P##_MUL(c1_##j, va))); \
+    } else {                                                                                       \
+        P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                             \
+        P##_STORE(c + ((j) + nr) * ldc, P##_MUL(c1_##j, va));                                      \
+    }
+#define GEMM__CPU_DIRECT_WIDE(NAME, ATTR, P, REP, NR)                                              \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)                                                  \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        const int64_t nr = NR, half = NR * bj; /* column j + NR from column j's pointer */          \
+        int64_t p, q;                                                                              \
+        const P##_T *bcol = b;                                                                     \
+        REP(GEMM__CPU_DW_DECL, P)                                                                  \
+        REP(GEMM__CPU_DK_COL, P) /* nw > NR: no column repeated */                                \
+        (void)mw; /* always VL */                                                                  \
+        for (p = 0, q = 0; p < k; p++, q += bp) {                                                  \
+            P##_V a0 = P##_LOAD(a + p * as);                                                       \
+            REP(GEMM__CPU_DW_STEP, P)                                                              \
+        }                                                                                          \
+        {                                                                                          \
+            P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
+            REP(GEMM__CPU_DW_PUT, P)                                                               \
+        }                                                                                          \
+    }
 
 /* Both variants of one kernel (NAME reads packed B, NAME_strided reads B
    through strides), its direct kernel NAME_direct and its A packer NAME_pack. */

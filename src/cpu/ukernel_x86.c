@@ -267,72 +267,102 @@ GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
    first took about as long as the product at 8^3 and 16^3. The tile's
    sums sit one vector per column j of the tile (lanes i); transposed in
    registers, each vector holds one row i of the tile, which is column i of
-   C (lanes j), stored as the direct kernel stores a column: alpha times
-   the sum, plus beta * C by one FMA (an add for beta == 1), C not read for
-   beta == 0. A column holds nw <= 8 elements: a plain move when there are
-   8, else through the mask mk (an edge tile). All inlined into the
-   kernel: as calls, the sums went through the stack, and the store cost
-   more than the product at 32^3. */
+   C (lanes j, 8 of them), stored as the direct kernel stores a column:
+   alpha times the sum, plus beta * C by one FMA, C not read for beta == 0
+   (beta == 1 by the FMA too, where the direct kernel adds: 1*c + x rounds
+   once, as c + x does). A whole block (all its columns, 8 rows each) runs
+   straight-line code, inlined into the kernel, with plain moves and beta
+   tested once: as calls, the sums went through the stack, and with tests
+   per column the store cost a quarter of a 32^3 product. An edge block
+   goes through an array and a loop, masked to its rows. */
 #define GEMM__CPU_Z_INLINE GEMM__CPU_AVX512 __inline__ __attribute__((always_inline))
-static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_d(double *c, __m512d r, __m512d va, __m512d vb, double beta,
-                                                 __mmask8 mk)
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_d(double *c, __m512d r, __m512d va, __m512d vb, int reads)
 {
     r = _mm512_mul_pd(r, va);
-    if (beta != 0) {
-        __m512d old = mk == 0xff ? _mm512_loadu_pd(c) : _mm512_maskz_loadu_pd(mk, c);
-        r = beta == 1 ? _mm512_add_pd(old, r) : _mm512_fmadd_pd(vb, old, r);
-    }
-    if (mk == 0xff) _mm512_storeu_pd(c, r);
-    else _mm512_mask_storeu_pd(c, mk, r);
+    if (reads) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(c), r);
+    _mm512_storeu_pd(c, r);
 }
 /* fp32: a column in r's low 8 lanes; the others are not stored. */
-static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_s(float *c, __m512 r, __m512 va, __m512 vb, float beta, __mmask16 mk)
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_s(float *c, __m512 r, __m512 va, __m512 vb, int reads)
 {
     r = _mm512_mul_ps(r, va);
-    if (beta != 0) {
-        __m512 old = mk == 0xff ? _mm512_zextps256_ps512(_mm256_loadu_ps(c)) : _mm512_maskz_loadu_ps(mk, c);
-        r = beta == 1 ? _mm512_add_ps(old, r) : _mm512_fmadd_ps(vb, old, r);
-    }
-    if (mk == 0xff) _mm256_storeu_ps(c, _mm512_castps512_ps256(r));
-    else _mm512_mask_storeu_ps(c, mk, r);
+    if (reads) r = _mm512_fmadd_ps(vb, _mm512_zextps256_ps512(_mm256_loadu_ps(c)), r);
+    _mm256_storeu_ps(c, _mm512_castps512_ps256(r));
 }
-/* fp64: columns i < rows (<= 8) of C from the 8 x 8 block r0..r7. */
-static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_d(double *c, int64_t ldc, int64_t rows, int64_t nw, double alpha,
-                                                double beta, __m512d r0, __m512d r1, __m512d r2, __m512d r3,
-                                                __m512d r4, __m512d r5, __m512d r6, __m512d r7)
+/* An edge block: columns v[0..cols) of C, nw rows each (a mask when < 8). */
+static GEMM__CPU_AVX512 void gemm__cpu_z_edge_d(double *c, int64_t ldc, const __m512d *v, int64_t cols, int64_t nw,
+                                               __m512d va, __m512d vb, double beta)
+{
+    __mmask8 mk = (__mmask8)((1u << (unsigned)nw) - 1u);
+    int64_t i;
+    for (i = 0; i < cols; i++) {
+        __m512d r = _mm512_mul_pd(v[i], va);
+        if (beta != 0) r = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(mk, c + i * ldc), r);
+        _mm512_mask_storeu_pd(c + i * ldc, mk, r);
+    }
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_edge_s(float *c, int64_t ldc, const __m512 *v, int64_t cols, int64_t nw,
+                                               __m512 va, __m512 vb, float beta)
+{
+    __mmask16 mk = (__mmask16)((1u << (unsigned)nw) - 1u);
+    int64_t i;
+    for (i = 0; i < cols; i++) {
+        __m512 r = _mm512_mul_ps(v[i], va);
+        if (beta != 0) r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mk, c + i * ldc), r);
+        _mm512_mask_storeu_ps(c + i * ldc, mk, r);
+    }
+}
+/* fp64: columns i < cols (<= 8) of C from the 8 x 8 block r0..r7. */
+#define GEMM__CPU_Z_COLS_D(R)                                                                                  \
+    {                                                                                                          \
+        gemm__cpu_z_col_d(c, r0, va, vb, R);                                                                   \
+        gemm__cpu_z_col_d(c + ldc, r1, va, vb, R);                                                             \
+        gemm__cpu_z_col_d(c + 2 * ldc, r2, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 3 * ldc, r3, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 4 * ldc, r4, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 5 * ldc, r5, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 6 * ldc, r6, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 7 * ldc, r7, va, vb, R);                                                         \
+    }
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_d(double *c, int64_t ldc, int64_t cols, int64_t nw, double alpha,
+                                                  double beta, __m512d r0, __m512d r1, __m512d r2, __m512d r3,
+                                                  __m512d r4, __m512d r5, __m512d r6, __m512d r7)
 {
     __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
-    __mmask8 mk = (__mmask8)((1u << (unsigned)nw) - 1u);
     GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
-    gemm__cpu_z_col_d(c, r0, va, vb, beta, mk);
-    if (rows > 1) gemm__cpu_z_col_d(c + ldc, r1, va, vb, beta, mk);
-    if (rows > 2) gemm__cpu_z_col_d(c + 2 * ldc, r2, va, vb, beta, mk);
-    if (rows > 3) gemm__cpu_z_col_d(c + 3 * ldc, r3, va, vb, beta, mk);
-    if (rows > 4) gemm__cpu_z_col_d(c + 4 * ldc, r4, va, vb, beta, mk);
-    if (rows > 5) gemm__cpu_z_col_d(c + 5 * ldc, r5, va, vb, beta, mk);
-    if (rows > 6) gemm__cpu_z_col_d(c + 6 * ldc, r6, va, vb, beta, mk);
-    if (rows > 7) gemm__cpu_z_col_d(c + 7 * ldc, r7, va, vb, beta, mk);
+    if (cols == 8 && nw == 8) {
+        if (beta == 0) GEMM__CPU_Z_COLS_D(0)
+        else GEMM__CPU_Z_COLS_D(1)
+    } else {
+        __m512d v[8];
+        v[0] = r0, v[1] = r1, v[2] = r2, v[3] = r3, v[4] = r4, v[5] = r5, v[6] = r6, v[7] = r7;
+        gemm__cpu_z_edge_d(c, ldc, v, cols, nw, va, vb, beta);
+    }
 }
-/* fp32: columns i and i + 4 of C (those below rows) from the two halves of x. */
-static GEMM__CPU_Z_INLINE void gemm__cpu_z_pair_s(float *c, int64_t ldc, int64_t i, int64_t rows, __mmask16 mk,
-                                                  __m512 x, __m512 va, __m512 vb, float beta)
-{
-    if (i < rows) gemm__cpu_z_col_s(c + i * ldc, x, va, vb, beta, mk);
-    if (i + 4 < rows) gemm__cpu_z_col_s(c + (i + 4) * ldc, _mm512_shuffle_f32x4(x, x, 0xee), va, vb, beta, mk);
-}
-/* fp32: columns i < rows (<= 16) of C from the 16 x 8 block r0..r7 (8
-   rows of 8 floats per 128-bit lane pair): unpacks and in-lane shuffles
-   leave, for r < 4, 4 rows of column 4L + r in lane L of u_r (rows 0-3)
-   and u_{r+4} (rows 4-7); one two-source permute joins them into columns
-   r and r + 4 (lanes 0, 1), or r + 8 and r + 12 (lanes 2, 3). */
-static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t rows, int64_t nw, float alpha,
-                                                float beta, __m512 r0, __m512 r1, __m512 r2, __m512 r3, __m512 r4,
-                                                __m512 r5, __m512 r6, __m512 r7)
+/* fp32: the 16 x 8 block r0..r7 (8 rows of 8 floats per 128-bit lane
+   pair) transposed: unpacks and in-lane shuffles leave, for r < 4, 4 rows
+   of column 4L + r in lane L of u_r (rows 0-3) and u_{r+4} (rows 4-7);
+   one two-source permute joins them into columns r and r + 4 (x_r's low
+   and high halves), or r + 8 and r + 12 (y_r's). */
+#define GEMM__CPU_Z_HI(x) _mm512_shuffle_f32x4(x, x, 0xee)
+#define GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, i, R)                                                              \
+    {                                                                                                          \
+        gemm__cpu_z_col_s(c + (i) * ldc, x0, va, vb, R);                                                       \
+        gemm__cpu_z_col_s(c + ((i) + 1) * ldc, x1, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 2) * ldc, x2, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 3) * ldc, x3, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 4) * ldc, GEMM__CPU_Z_HI(x0), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 5) * ldc, GEMM__CPU_Z_HI(x1), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 6) * ldc, GEMM__CPU_Z_HI(x2), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 7) * ldc, GEMM__CPU_Z_HI(x3), va, vb, R);                                 \
+    }
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t cols, int64_t nw, float alpha,
+                                                  float beta, __m512 r0, __m512 r1, __m512 r2, __m512 r3, __m512 r4,
+                                                  __m512 r5, __m512 r6, __m512 r7)
 {
     const __m512i lo = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
     const __m512i hi = _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    __mmask16 mk = (__mmask16)((1u << (unsigned)nw) - 1u);
     __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
     __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
     __m512 t4 = _mm512_unpacklo_ps(r4, r5), t5 = _mm512_unpackhi_ps(r4, r5);
@@ -341,15 +371,24 @@ static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t
     __m512 u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xee);
     __m512 u4 = _mm512_shuffle_ps(t4, t6, 0x44), u5 = _mm512_shuffle_ps(t4, t6, 0xee);
     __m512 u6 = _mm512_shuffle_ps(t5, t7, 0x44), u7 = _mm512_shuffle_ps(t5, t7, 0xee);
-    gemm__cpu_z_pair_s(c, ldc, 0, rows, mk, _mm512_permutex2var_ps(u0, lo, u4), va, vb, beta);
-    gemm__cpu_z_pair_s(c, ldc, 1, rows, mk, _mm512_permutex2var_ps(u1, lo, u5), va, vb, beta);
-    gemm__cpu_z_pair_s(c, ldc, 2, rows, mk, _mm512_permutex2var_ps(u2, lo, u6), va, vb, beta);
-    gemm__cpu_z_pair_s(c, ldc, 3, rows, mk, _mm512_permutex2var_ps(u3, lo, u7), va, vb, beta);
-    if (rows <= 8) return;
-    gemm__cpu_z_pair_s(c, ldc, 8, rows, mk, _mm512_permutex2var_ps(u0, hi, u4), va, vb, beta);
-    gemm__cpu_z_pair_s(c, ldc, 9, rows, mk, _mm512_permutex2var_ps(u1, hi, u5), va, vb, beta);
-    gemm__cpu_z_pair_s(c, ldc, 10, rows, mk, _mm512_permutex2var_ps(u2, hi, u6), va, vb, beta);
-    gemm__cpu_z_pair_s(c, ldc, 11, rows, mk, _mm512_permutex2var_ps(u3, hi, u7), va, vb, beta);
+    __m512 x0 = _mm512_permutex2var_ps(u0, lo, u4), x1 = _mm512_permutex2var_ps(u1, lo, u5);
+    __m512 x2 = _mm512_permutex2var_ps(u2, lo, u6), x3 = _mm512_permutex2var_ps(u3, lo, u7);
+    __m512 y0 = _mm512_permutex2var_ps(u0, hi, u4), y1 = _mm512_permutex2var_ps(u1, hi, u5);
+    __m512 y2 = _mm512_permutex2var_ps(u2, hi, u6), y3 = _mm512_permutex2var_ps(u3, hi, u7);
+    if ((cols == 8 || cols == 16) && nw == 8) {
+        if (beta == 0) GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, 0, 0)
+        else GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, 0, 1)
+        if (cols == 8) return;
+        if (beta == 0) GEMM__CPU_Z_COLS_S(y0, y1, y2, y3, 8, 0)
+        else GEMM__CPU_Z_COLS_S(y0, y1, y2, y3, 8, 1)
+    } else {
+        __m512 v[16];
+        v[0] = x0, v[1] = x1, v[2] = x2, v[3] = x3;
+        v[4] = GEMM__CPU_Z_HI(x0), v[5] = GEMM__CPU_Z_HI(x1), v[6] = GEMM__CPU_Z_HI(x2), v[7] = GEMM__CPU_Z_HI(x3);
+        v[8] = y0, v[9] = y1, v[10] = y2, v[11] = y3;
+        v[12] = GEMM__CPU_Z_HI(y0), v[13] = GEMM__CPU_Z_HI(y1), v[14] = GEMM__CPU_Z_HI(y2), v[15] = GEMM__CPU_Z_HI(y3);
+        gemm__cpu_z_edge_s(c, ldc, v, cols, nw, va, vb, beta);
+    }
 }
 /* The direct kernel's PUT for direct_t: each vector block of the tile's
    rows (VL of them, 8 columns) through the transposes above. */
@@ -360,6 +399,8 @@ static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t
 #define GEMM__CPU_Z_D_PUTT(P, REP) GEMM__CPU_Z_PUTT(8, gemm__cpu_z_putt_d)
 GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_s_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, GEMM__CPU_Z_S_PUTT)
 GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_d_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, GEMM__CPU_Z_D_PUTT)
+GEMM__CPU_DIRECT_WIDE(gemm__cpu_avx512_s_direct_wide, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
+GEMM__CPU_DIRECT_WIDE(gemm__cpu_avx512_d_direct_wide, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
