@@ -195,7 +195,12 @@ typedef struct gemm__cpu_microkernel {
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         REP(GEMM__CPU_DK_COL, P)                                                                   \
         (void)m0; /* unused where a "vector" is one element */                                    \
-        if (m1 > 0) {                                                                              \
+        if (m1 == P##_VL) { /* whole: plain loads (a mask ran out of registers, reloaded each k) */ \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOAD(a + p * as + P##_VL);               \
+                REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else if (m1 > 0) {                                                                       \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
                 P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
                 REP(GEMM__CPU_DK_STEP2, P)                                                         \
