@@ -745,10 +745,25 @@ typedef struct gemm__cpu_microkernel {
         PUT(P, REP)                                                                                \
     }
 /* The direct kernel: the sums of a tile of C, stored column by column. */
+/* A whole tile (both vectors or the first one whole, all NR columns)
+   takes straight-line plain moves with beta tested once (as the packed
+   kernel's, whose beta == 1 by the FMA has the add's bits); tested per
+   column, the branches cost as much as the k loop of an 8^3 fp64 tile. */
+#define GEMM__CPU_ONE(j, P) +1
+#define GEMM__CPU_DK_PUT1_0(j, P) P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));
+#define GEMM__CPU_DK_PUT1_B(j, P) P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));
 #define GEMM__CPU_DK_PUTS(P, REP)                                                                  \
     {                                                                                              \
         P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                           \
-        REP(GEMM__CPU_DK_PUT, P)                                                                   \
+        if (nw == (0 REP(GEMM__CPU_ONE, P)) && mw == 2 * P##_VL) {                                 \
+            if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                           \
+            else { REP(GEMM__CPU_UK_PUTB, P) }                                                     \
+        } else if (nw == (0 REP(GEMM__CPU_ONE, P)) && mw == P##_VL) {                              \
+            if (beta == 0) { REP(GEMM__CPU_DK_PUT1_0, P) }                                         \
+            else { REP(GEMM__CPU_DK_PUT1_B, P) }                                                   \
+        } else {                                                                                   \
+            REP(GEMM__CPU_DK_PUT, P)                                                               \
+        }                                                                                          \
     }
 #define GEMM__CPU_DIRECT(NAME, ATTR, P, REP) GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, GEMM__CPU_DK_PUTS)
 
