@@ -1433,7 +1433,7 @@ GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
    straight-line code, inlined into the kernel, with plain moves and beta
    tested once: as calls, the sums went through the stack, and with tests
    per column the store cost a quarter of a 32^3 product. An edge block
-   goes through an array and a loop, masked to its rows. */
+   goes through an array and a loop. */
 #define GEMM__CPU_Z_INLINE GEMM__CPU_AVX512 __inline__ __attribute__((always_inline))
 static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_d(double *c, __m512d r, __m512d va, __m512d vb, int reads)
 {
@@ -1448,27 +1448,26 @@ static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_s(float *c, __m512 r, __m512 va, 
     if (reads) r = _mm512_fmadd_ps(vb, _mm512_zextps256_ps512(_mm256_loadu_ps(c)), r);
     _mm256_storeu_ps(c, _mm512_castps512_ps256(r));
 }
-/* An edge block: columns v[0..cols) of C, nw rows each (a mask when < 8). */
+/* An edge block: columns v[0..cols) of C, nw rows each, through the
+   direct kernel's partial moves (plain ones for 8, 4, 2 and 1 rows). */
 static GEMM__CPU_AVX512 void gemm__cpu_z_edge_d(double *c, int64_t ldc, const __m512d *v, int64_t cols, int64_t nw,
                                                __m512d va, __m512d vb, double beta)
 {
-    __mmask8 mk = (__mmask8)((1u << (unsigned)nw) - 1u);
     int64_t i;
     for (i = 0; i < cols; i++) {
         __m512d r = _mm512_mul_pd(v[i], va);
-        if (beta != 0) r = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(mk, c + i * ldc), r);
-        _mm512_mask_storeu_pd(c + i * ldc, mk, r);
+        if (beta != 0) r = _mm512_fmadd_pd(vb, gemm__cpu_z_loadn_d(c + i * ldc, nw), r);
+        gemm__cpu_z_storen_d(c + i * ldc, r, nw);
     }
 }
 static GEMM__CPU_AVX512 void gemm__cpu_z_edge_s(float *c, int64_t ldc, const __m512 *v, int64_t cols, int64_t nw,
                                                __m512 va, __m512 vb, float beta)
 {
-    __mmask16 mk = (__mmask16)((1u << (unsigned)nw) - 1u);
     int64_t i;
     for (i = 0; i < cols; i++) {
         __m512 r = _mm512_mul_ps(v[i], va);
-        if (beta != 0) r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mk, c + i * ldc), r);
-        _mm512_mask_storeu_ps(c + i * ldc, mk, r);
+        if (beta != 0) r = _mm512_fmadd_ps(vb, gemm__cpu_z_loadn_s(c + i * ldc, nw), r);
+        gemm__cpu_z_storen_s(c + i * ldc, r, nw);
     }
 }
 /* fp64: columns i < cols (<= 8) of C from the 8 x 8 block r0..r7. */
@@ -4107,6 +4106,10 @@ static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, ge
     if (path == GEMM__CPU_PATH_TILE) {
         gemm__clear_error();
         uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
+    } else if (path == GEMM__CPU_PATH_DIRECT && p.n <= uk->mr && p.m <= uk->nr && gemm__cpu_direct_swaps(&p, uk, es)) {
+        /* both transposed, one tile of C^T: gemm__cpu_direct_rect_t's one call, without its layers */
+        gemm__clear_error();
+        uk->direct_t(p.k, p.swapped ? A : B, p.brs, p.swapped ? B : A, p.acs, p.ars, alpha, beta, C, p.ldc, p.n, p.m);
     } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         gemm__clear_error();
