@@ -2237,9 +2237,11 @@ typedef struct gemm__cpu_block {
    alpha = Inf gives +-Inf where the sum is non-zero, not Inf - Inf = NaN
    from k blocks of opposite signs. The kernel reads op(a) by columns of
    contiguous rows; a transposed op(a) is first copied, MR rows at a time,
-   into a panel (on the stack, or from the workspace for a very deep k).
-   An op(a) read in place is copied too when its leading dimension would
-   make its MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
+   into a panel (on the stack, or from the workspace for a very deep k),
+   unless op(b) is transposed too: then C^T = op(b)^T op(a)^T reads both in
+   place, each tile stored transposed (gemm__cpu_direct_rect_t). An op(a)
+   read in place is copied too when its leading dimension would make its
+   MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
 
 #include <stdint.h>           /* uintptr_t */
 
