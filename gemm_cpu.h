@@ -2439,10 +2439,15 @@ static int gemm__cpu_direct_swaps(const gemm__problem *p, const gemm__cpu_microk
 static void gemm__cpu_direct_rect_t(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
 {
     const gemm__problem *p = jb->p;
-    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, lines = 0;
+    if (jb->ahead) { /* a batch's per_tile is per MR x NR tile of C; these are NR x MR: as many lines in all */
+        int64_t tiles = ((m1 - m0 + mr - 1) / mr) * ((n1 - n0 + nr - 1) / nr);
+        int64_t these = ((n1 - n0 + mr - 1) / mr) * ((m1 - m0 + nr - 1) / nr);
+        lines = (jb->ahead->per_tile * tiles + these - 1) / these;
+    }
     for (j0 = n0; j0 < n1; j0 += mr)
         for (i0 = m0; i0 < m1; i0 += nr) {
-            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, lines);
             jb->uk->direct_t(p->k, jb->b + j0 * es, p->brs, jb->a + i0 * p->ars * es, p->acs, p->ars, jb->alpha,
                              jb->beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc, gemm__cpu_min(mr, n1 - j0),
                              gemm__cpu_min(nr, m1 - i0));
@@ -2477,7 +2482,7 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
             /* a row block of one whole vector: tiles twice as wide (direct_wide says why) */
             int whole = jb->uk->direct_wide && mw == mr / 2 && n1 - j0 >= 2 * nr;
             nw = whole ? 2 * nr : gemm__cpu_min(nr, n1 - j0);
-            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, whole ? 2 * jb->ahead->per_tile : jb->ahead->per_tile);
             (whole ? jb->uk->direct_wide : jb->uk->direct)(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs,
                                                            jb->alpha, jb->beta, jb->c + (i0 + j0 * p->ldc) * es,
                                                            p->ldc, mw, nw);
