@@ -736,6 +736,11 @@ typedef struct gemm__cpu_microkernel {
                 P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
                 REP(GEMM__CPU_DK_STEP2, P)                                                         \
             }                                                                                      \
+        } else if (m0 == P##_VL) { /* one whole vector: plain loads too */                        \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as);                                                   \
+                REP(GEMM__CPU_DK_STEP1, P)                                                         \
+            }                                                                                      \
         } else {                                                                                   \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
                 P##_V a0 = P##_LOADM(a + p * as, m0);                                              \
