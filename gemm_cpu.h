@@ -552,6 +552,17 @@ extern "C" {
    at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
    so a tile has the same bits whichever path computes it with the same k.
 
+   void direct_t(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the
+   direct kernel's sums of the tile T = A * B (mw x nw, as above), stored
+   transposed: C[j + i*ldc] = alpha * T[i, j] + beta * C[j + i*ldc] for
+   i < mw, j < nw. A product whose operands are both transposed computes
+   C^T = op(b)^T op(a)^T with it, reading both where they lie (direct.c).
+   Each element's terms are the direct kernel's (the FMAs' multiplicands
+   swap places, which changes no bit), so its bits are the same.
+
+   void direct_wide(...): the direct kernel for mw == VL (one whole vector
+   of rows, VL = MR / 2) and nw == 2 * NR columns, with its arithmetic.
+
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
@@ -595,8 +606,10 @@ typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count)
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
    partial tiles of unpacked operands, its A packer, its copy of a
-   transposed op(a) into a panel, and its kernel for whole small products
-   (NULL: this ISA has none; they take the direct path). */
+   transposed op(a) into a panel, its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path), and its direct
+   kernel that stores the tile transposed (NULL: none; a transposed op(a)
+   is copied instead). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
@@ -604,6 +617,7 @@ typedef struct gemm__cpu_microkernel {
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
     gemm__cpu_small_fn small;
+    gemm__cpu_direct_fn direct_t, direct_wide;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -695,7 +709,9 @@ typedef struct gemm__cpu_microkernel {
         }                                                                                          \
     }
 
-#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+/* A direct kernel: the sums of an mw x nw tile in the accumulators, then
+   PUT(P, REP) stores them (reading c, ldc, mw, nw, m0, m1, alpha, beta). */
+#define GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, PUT)                                             \
     static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
                           int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
                           int64_t mw, int64_t nw)                                                  \
@@ -710,10 +726,20 @@ typedef struct gemm__cpu_microkernel {
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         REP(GEMM__CPU_DK_COL, P)                                                                   \
         (void)m0; /* unused where a "vector" is one element */                                    \
-        if (m1 > 0) {                                                                              \
+        if (m1 == P##_VL) { /* whole: plain loads (a mask ran out of registers, reloaded each k) */ \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOAD(a + p * as + P##_VL);               \
+                REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else if (m1 > 0) {                                                                       \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
                 P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
                 REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else if (m0 == P##_VL) { /* one whole vector: plain loads too */                        \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as);                                                   \
+                REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         } else {                                                                                   \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
@@ -721,9 +747,76 @@ typedef struct gemm__cpu_microkernel {
                 REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         }                                                                                          \
+        PUT(P, REP)                                                                                \
+    }
+/* The direct kernel: the sums of a tile of C, stored column by column. */
+/* A whole tile (both vectors or the first one whole, all NR columns)
+   takes straight-line plain moves with beta tested once (as the packed
+   kernel's, whose beta == 1 by the FMA has the add's bits); tested per
+   column, the branches cost as much as the k loop of an 8^3 fp64 tile. */
+#define GEMM__CPU_ONE(j, P) +1
+#define GEMM__CPU_DK_PUT1_0(j, P) P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));
+#define GEMM__CPU_DK_PUT1_B(j, P) P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));
+#define GEMM__CPU_DK_PUTS(P, REP)                                                                  \
+    {                                                                                              \
+        P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                           \
+        if (nw == (0 REP(GEMM__CPU_ONE, P)) && mw == 2 * P##_VL) {                                 \
+            if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                           \
+            else { REP(GEMM__CPU_UK_PUTB, P) }                                                     \
+        } else if (nw == (0 REP(GEMM__CPU_ONE, P)) && mw == P##_VL) {                              \
+            if (beta == 0) { REP(GEMM__CPU_DK_PUT1_0, P) }                                         \
+            else { REP(GEMM__CPU_DK_PUT1_B, P) }                                                   \
+        } else {                                                                                   \
+            REP(GEMM__CPU_DK_PUT, P)                                                               \
+        }                                                                                          \
+    }
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP) GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, GEMM__CPU_DK_PUTS)
+
+/* The direct kernel for a whole vector of rows (mw == VL) and 2 * NR
+   whole columns (nw == 2 * NR): a tile of one vector has NR sums, each a
+   chain of k dependent FMAs, and NR = 8 chains just cover the FMA's
+   latency (4 cycles at 2 a cycle) with nothing to spare: the scheduler
+   filled with one tile's waiting FMAs before the next tile's could start
+   (fp32 16^3 ran its loop at 6 cycles a k-step, not 4). Twice the chains,
+   the same terms in the same order: the direct kernel's bits (beta == 1
+   by the FMA too: 1*c + x rounds once, as c + x does). Column j + NR is
+   read through column j's pointer and one more offset (no column is
+   repeated), so that the pointers fit the registers; whole vectors and
+   columns only, so that the stores are plain moves and the code small. */
+#define GEMM__CPU_DW_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
+#define GEMM__CPU_DW_STEP(j, P)                                                                    \
+    c0_##j = P##_FMA(a0, P##_SET1(b##j[q]), c0_##j);                                               \
+    c1_##j = P##_FMA(a0, P##_SET1(b##j[q + half]), c1_##j);
+#define GEMM__CPU_DW_PUT(j, P)                                                                     \
+    if (beta != 0) {                                                                               \
+        P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));       \
+        P##_STORE(c + ((j) + nr) * ldc, P##_FMA(vb, P##_LOAD(c + ((j) + nr) * ldc), P##_MUL(c1_##j, va))); \
+    } else {                                                                                       \
+        P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                             \
+        P##_STORE(c + ((j) + nr) * ldc, P##_MUL(c1_##j, va));                                      \
+    }
+#define GEMM__CPU_DIRECT_WIDE(NAME, ATTR, P, REP, NR)                                              \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)                                                  \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        const int64_t nr = NR, half = NR * bj; /* column j + NR from column j's pointer */          \
+        int64_t p, q;                                                                              \
+        const P##_T *bcol = b;                                                                     \
+        REP(GEMM__CPU_DW_DECL, P)                                                                  \
+        REP(GEMM__CPU_DK_COL, P) /* nw > NR: no column repeated */                                \
+        (void)mw; /* always VL */                                                                  \
+        for (p = 0, q = 0; p < k; p++, q += bp) {                                                  \
+            P##_V a0 = P##_LOAD(a + p * as);                                                       \
+            REP(GEMM__CPU_DW_STEP, P)                                                              \
+        }                                                                                          \
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
-            REP(GEMM__CPU_DK_PUT, P)                                                               \
+            REP(GEMM__CPU_DW_PUT, P)                                                               \
         }                                                                                          \
     }
 
@@ -1287,27 +1380,29 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_block_s(float *d, int64_t w, const floa
     _mm512_storeu_ps(d + 14 * w, r14);
     _mm512_storeu_ps(d + 15 * w, r15);
 }
+/* Transposes the 8 x 8 doubles in r0..r7 in place (rj's lane i becomes
+   ri's lane j): unpacks, then 128-bit lane shuffles twice. */
+#define GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)                                                  \
+    {                                                                                                    \
+        __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1);                         \
+        __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);                         \
+        __m512d t4 = _mm512_unpacklo_pd(r4, r5), t5 = _mm512_unpackhi_pd(r4, r5);                         \
+        __m512d t6 = _mm512_unpacklo_pd(r6, r7), t7 = _mm512_unpackhi_pd(r6, r7);                         \
+        __m512d u0, u1, u2, u3, u4, u5, u6, u7;                                                          \
+        GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)                                                                \
+        GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)                                                                \
+        GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)                                                                \
+        GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)                                                                \
+        GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)                                                                \
+        GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)                                                                \
+        GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)                                                                \
+        GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)                                                                \
+    }
 static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const double *s, int64_t rs)
 {
     __m512d r0 = _mm512_loadu_pd(s + 0 * rs), r1 = _mm512_loadu_pd(s + 1 * rs), r2 = _mm512_loadu_pd(s + 2 * rs), r3 = _mm512_loadu_pd(s + 3 * rs);
     __m512d r4 = _mm512_loadu_pd(s + 4 * rs), r5 = _mm512_loadu_pd(s + 5 * rs), r6 = _mm512_loadu_pd(s + 6 * rs), r7 = _mm512_loadu_pd(s + 7 * rs);
-    __m512d t0, t1, t2, t3, t4, t5, t6, t7, u0, u1, u2, u3, u4, u5, u6, u7;
-    t0 = _mm512_unpacklo_pd(r0, r1);
-    t1 = _mm512_unpackhi_pd(r0, r1);
-    t2 = _mm512_unpacklo_pd(r2, r3);
-    t3 = _mm512_unpackhi_pd(r2, r3);
-    t4 = _mm512_unpacklo_pd(r4, r5);
-    t5 = _mm512_unpackhi_pd(r4, r5);
-    t6 = _mm512_unpacklo_pd(r6, r7);
-    t7 = _mm512_unpackhi_pd(r6, r7);
-    GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)
-    GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)
-    GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)
-    GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)
-    GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)
-    GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)
-    GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)
-    GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)
+    GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
     _mm512_storeu_pd(d + 0 * w, r0);
     _mm512_storeu_pd(d + 1 * w, r1);
     _mm512_storeu_pd(d + 2 * w, r2);
@@ -1329,6 +1424,146 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const dou
     }
 GEMM__CPU_Z_ROWS(gemm__cpu_avx512_s_rows, float, 16, gemm__cpu_z_block_s)
 GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
+
+/* The direct kernel that stores its tile transposed (direct_t,
+   ukernel_template.h): a product with both operands transposed reads them
+   in place as C^T = op(b)^T op(a)^T, where copying op(a) into a panel
+   first took about as long as the product at 8^3 and 16^3. The tile's
+   sums sit one vector per column j of the tile (lanes i); transposed in
+   registers, each vector holds one row i of the tile, which is column i of
+   C (lanes j, 8 of them), stored as the direct kernel stores a column:
+   alpha times the sum, plus beta * C by one FMA, C not read for beta == 0
+   (beta == 1 by the FMA too, where the direct kernel adds: 1*c + x rounds
+   once, as c + x does). A whole block (all its columns, 8 rows each) runs
+   straight-line code, inlined into the kernel, with plain moves and beta
+   tested once: as calls, the sums went through the stack, and with tests
+   per column the store cost a quarter of a 32^3 product. An edge block
+   goes through an array and a loop. */
+#define GEMM__CPU_Z_INLINE GEMM__CPU_AVX512 __inline__ __attribute__((always_inline))
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_d(double *c, __m512d r, __m512d va, __m512d vb, int reads)
+{
+    r = _mm512_mul_pd(r, va);
+    if (reads) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(c), r);
+    _mm512_storeu_pd(c, r);
+}
+/* fp32: a column in r's low 8 lanes; the others are not stored. */
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_s(float *c, __m512 r, __m512 va, __m512 vb, int reads)
+{
+    r = _mm512_mul_ps(r, va);
+    if (reads) r = _mm512_fmadd_ps(vb, _mm512_zextps256_ps512(_mm256_loadu_ps(c)), r);
+    _mm256_storeu_ps(c, _mm512_castps512_ps256(r));
+}
+/* An edge block: columns v[0..cols) of C, nw rows each, through the
+   direct kernel's partial moves (plain ones for 8, 4, 2 and 1 rows). */
+static GEMM__CPU_AVX512 void gemm__cpu_z_edge_d(double *c, int64_t ldc, const __m512d *v, int64_t cols, int64_t nw,
+                                               __m512d va, __m512d vb, double beta)
+{
+    int64_t i;
+    for (i = 0; i < cols; i++) {
+        __m512d r = _mm512_mul_pd(v[i], va);
+        if (beta != 0) r = _mm512_fmadd_pd(vb, gemm__cpu_z_loadn_d(c + i * ldc, nw), r);
+        gemm__cpu_z_storen_d(c + i * ldc, r, nw);
+    }
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_edge_s(float *c, int64_t ldc, const __m512 *v, int64_t cols, int64_t nw,
+                                               __m512 va, __m512 vb, float beta)
+{
+    int64_t i;
+    for (i = 0; i < cols; i++) {
+        __m512 r = _mm512_mul_ps(v[i], va);
+        if (beta != 0) r = _mm512_fmadd_ps(vb, gemm__cpu_z_loadn_s(c + i * ldc, nw), r);
+        gemm__cpu_z_storen_s(c + i * ldc, r, nw);
+    }
+}
+/* fp64: columns i < cols (<= 8) of C from the 8 x 8 block r0..r7. */
+#define GEMM__CPU_Z_COLS_D(R)                                                                                  \
+    {                                                                                                          \
+        gemm__cpu_z_col_d(c, r0, va, vb, R);                                                                   \
+        gemm__cpu_z_col_d(c + ldc, r1, va, vb, R);                                                             \
+        gemm__cpu_z_col_d(c + 2 * ldc, r2, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 3 * ldc, r3, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 4 * ldc, r4, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 5 * ldc, r5, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 6 * ldc, r6, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 7 * ldc, r7, va, vb, R);                                                         \
+    }
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_d(double *c, int64_t ldc, int64_t cols, int64_t nw, double alpha,
+                                                  double beta, __m512d r0, __m512d r1, __m512d r2, __m512d r3,
+                                                  __m512d r4, __m512d r5, __m512d r6, __m512d r7)
+{
+    __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
+    if (cols == 8 && nw == 8) {
+        if (beta == 0) GEMM__CPU_Z_COLS_D(0)
+        else GEMM__CPU_Z_COLS_D(1)
+    } else {
+        __m512d v[8];
+        v[0] = r0, v[1] = r1, v[2] = r2, v[3] = r3, v[4] = r4, v[5] = r5, v[6] = r6, v[7] = r7;
+        gemm__cpu_z_edge_d(c, ldc, v, cols, nw, va, vb, beta);
+    }
+}
+/* fp32: the 16 x 8 block r0..r7 (8 rows of 8 floats per 128-bit lane
+   pair) transposed: unpacks and in-lane shuffles leave, for r < 4, 4 rows
+   of column 4L + r in lane L of u_r (rows 0-3) and u_{r+4} (rows 4-7);
+   one two-source permute joins them into columns r and r + 4 (x_r's low
+   and high halves), or r + 8 and r + 12 (y_r's). */
+#define GEMM__CPU_Z_HI(x) _mm512_shuffle_f32x4(x, x, 0xee)
+#define GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, i, R)                                                              \
+    {                                                                                                          \
+        gemm__cpu_z_col_s(c + (i) * ldc, x0, va, vb, R);                                                       \
+        gemm__cpu_z_col_s(c + ((i) + 1) * ldc, x1, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 2) * ldc, x2, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 3) * ldc, x3, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 4) * ldc, GEMM__CPU_Z_HI(x0), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 5) * ldc, GEMM__CPU_Z_HI(x1), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 6) * ldc, GEMM__CPU_Z_HI(x2), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 7) * ldc, GEMM__CPU_Z_HI(x3), va, vb, R);                                 \
+    }
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t cols, int64_t nw, float alpha,
+                                                  float beta, __m512 r0, __m512 r1, __m512 r2, __m512 r3, __m512 r4,
+                                                  __m512 r5, __m512 r6, __m512 r7)
+{
+    const __m512i lo = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
+    const __m512i hi = _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+    __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+    __m512 t4 = _mm512_unpacklo_ps(r4, r5), t5 = _mm512_unpackhi_ps(r4, r5);
+    __m512 t6 = _mm512_unpacklo_ps(r6, r7), t7 = _mm512_unpackhi_ps(r6, r7);
+    __m512 u0 = _mm512_shuffle_ps(t0, t2, 0x44), u1 = _mm512_shuffle_ps(t0, t2, 0xee);
+    __m512 u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xee);
+    __m512 u4 = _mm512_shuffle_ps(t4, t6, 0x44), u5 = _mm512_shuffle_ps(t4, t6, 0xee);
+    __m512 u6 = _mm512_shuffle_ps(t5, t7, 0x44), u7 = _mm512_shuffle_ps(t5, t7, 0xee);
+    __m512 x0 = _mm512_permutex2var_ps(u0, lo, u4), x1 = _mm512_permutex2var_ps(u1, lo, u5);
+    __m512 x2 = _mm512_permutex2var_ps(u2, lo, u6), x3 = _mm512_permutex2var_ps(u3, lo, u7);
+    __m512 y0 = _mm512_permutex2var_ps(u0, hi, u4), y1 = _mm512_permutex2var_ps(u1, hi, u5);
+    __m512 y2 = _mm512_permutex2var_ps(u2, hi, u6), y3 = _mm512_permutex2var_ps(u3, hi, u7);
+    if ((cols == 8 || cols == 16) && nw == 8) {
+        if (beta == 0) GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, 0, 0)
+        else GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, 0, 1)
+        if (cols == 8) return;
+        if (beta == 0) GEMM__CPU_Z_COLS_S(y0, y1, y2, y3, 8, 0)
+        else GEMM__CPU_Z_COLS_S(y0, y1, y2, y3, 8, 1)
+    } else {
+        __m512 v[16];
+        v[0] = x0, v[1] = x1, v[2] = x2, v[3] = x3;
+        v[4] = GEMM__CPU_Z_HI(x0), v[5] = GEMM__CPU_Z_HI(x1), v[6] = GEMM__CPU_Z_HI(x2), v[7] = GEMM__CPU_Z_HI(x3);
+        v[8] = y0, v[9] = y1, v[10] = y2, v[11] = y3;
+        v[12] = GEMM__CPU_Z_HI(y0), v[13] = GEMM__CPU_Z_HI(y1), v[14] = GEMM__CPU_Z_HI(y2), v[15] = GEMM__CPU_Z_HI(y3);
+        gemm__cpu_z_edge_s(c, ldc, v, cols, nw, va, vb, beta);
+    }
+}
+/* The direct kernel's PUT for direct_t: each vector block of the tile's
+   rows (VL of them, 8 columns) through the transposes above. */
+#define GEMM__CPU_Z_PUTT(VL, PUTT)                                                                           \
+    PUTT(c, ldc, m0, nw, alpha, beta, c0_0, c0_1, c0_2, c0_3, c0_4, c0_5, c0_6, c0_7);                       \
+    if (m1 > 0) PUTT(c + VL * ldc, ldc, m1, nw, alpha, beta, c1_0, c1_1, c1_2, c1_3, c1_4, c1_5, c1_6, c1_7);
+#define GEMM__CPU_Z_S_PUTT(P, REP) GEMM__CPU_Z_PUTT(16, gemm__cpu_z_putt_s)
+#define GEMM__CPU_Z_D_PUTT(P, REP) GEMM__CPU_Z_PUTT(8, gemm__cpu_z_putt_d)
+GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_s_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, GEMM__CPU_Z_S_PUTT)
+GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_d_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, GEMM__CPU_Z_D_PUTT)
+GEMM__CPU_DIRECT_WIDE(gemm__cpu_avx512_s_direct_wide, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
+GEMM__CPU_DIRECT_WIDE(gemm__cpu_avx512_d_direct_wide, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
@@ -1678,9 +1913,11 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small},            \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small,             \
+      gemm__cpu_##NAME##_s_direct_t, gemm__cpu_##NAME##_s_direct_wide},                                                               \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small,             \
+      gemm__cpu_##NAME##_d_direct_t, gemm__cpu_##NAME##_d_direct_wide}}
 
 /* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
    (ukernel_x86.c); the others copy element by element, four rows at once. */
@@ -1699,6 +1936,22 @@ typedef struct gemm__cpu_isa {
 #define gemm__cpu_neon_d_small NULL
 #define gemm__cpu_scalar_s_small NULL
 #define gemm__cpu_scalar_d_small NULL
+
+/* The direct kernel that stores its tile transposed (both operands read
+   in place when both are transposed, direct.c): AVX-512 has it; the
+   others copy the transposed op(a) into a panel. */
+#define gemm__cpu_avx2_s_direct_t NULL
+#define gemm__cpu_avx2_d_direct_t NULL
+#define gemm__cpu_neon_s_direct_t NULL
+#define gemm__cpu_neon_d_direct_t NULL
+#define gemm__cpu_scalar_s_direct_t NULL
+#define gemm__cpu_scalar_d_direct_t NULL
+#define gemm__cpu_avx2_s_direct_wide NULL
+#define gemm__cpu_avx2_d_direct_wide NULL
+#define gemm__cpu_neon_s_direct_wide NULL
+#define gemm__cpu_neon_d_direct_wide NULL
+#define gemm__cpu_scalar_s_direct_wide NULL
+#define gemm__cpu_scalar_d_direct_wide NULL
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {
@@ -1989,9 +2242,11 @@ typedef struct gemm__cpu_block {
    alpha = Inf gives +-Inf where the sum is non-zero, not Inf - Inf = NaN
    from k blocks of opposite signs. The kernel reads op(a) by columns of
    contiguous rows; a transposed op(a) is first copied, MR rows at a time,
-   into a panel (on the stack, or from the workspace for a very deep k).
-   An op(a) read in place is copied too when its leading dimension would
-   make its MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
+   into a panel (on the stack, or from the workspace for a very deep k),
+   unless op(b) is transposed too: then C^T = op(b)^T op(a)^T reads both in
+   place, each tile stored transposed (gemm__cpu_direct_rect_t). An op(a)
+   read in place is copied too when its leading dimension would make its
+   MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
 
 #include <stdint.h>           /* uintptr_t */
 
@@ -2170,14 +2425,53 @@ static int gemm__cpu_direct_copies_strips(void)
     return GEMM__CPU_LOAD(intel);
 }
 
+/* Whether a product reads both operands in place as C^T = op(b)^T op(a)^T
+   (gemm__cpu_direct_rect_t): op(a) transposed (its rows contiguous, which
+   the kernel would otherwise copy) and op(b) transposed too (its rows
+   contiguous: op(b)^T's columns, what the kernel reads in place), on a
+   kernel that stores its tile transposed. Not where MR rows of op(b)^T
+   would be copied to keep them from aliasing in L1 (gemm__cpu_direct_aliases). */
+static int gemm__cpu_direct_swaps(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es)
+{
+    return uk->direct_t && p->ars != 1 && p->bcs == 1 &&
+           !(gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->brs, es, p->k, uk->mr * es));
+}
+
+/* C[m0:m1, n0:n1] of the job as C^T's tiles: MR columns of C (rows of
+   op(b)^T, read in place) by NR rows (columns of op(a)^T, rows of op(a)
+   read in place), each tile stored transposed. The same tiles' terms as
+   gemm__cpu_direct_rect's, in the same order, so the same bits. */
+static void gemm__cpu_direct_rect_t(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    const gemm__problem *p = jb->p;
+    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, lines = 0;
+    if (jb->ahead) { /* a batch's per_tile is per MR x NR tile of C; these are NR x MR: as many lines in all */
+        int64_t tiles = ((m1 - m0 + mr - 1) / mr) * ((n1 - n0 + nr - 1) / nr);
+        int64_t these = ((n1 - n0 + mr - 1) / mr) * ((m1 - m0 + nr - 1) / nr);
+        lines = (jb->ahead->per_tile * tiles + these - 1) / these;
+    }
+    for (j0 = n0; j0 < n1; j0 += mr)
+        for (i0 = m0; i0 < m1; i0 += nr) {
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, lines);
+            jb->uk->direct_t(p->k, jb->b + j0 * es, p->brs, jb->a + i0 * p->ars * es, p->acs, p->ars, jb->alpha,
+                             jb->beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc, gemm__cpu_min(mr, n1 - j0),
+                             gemm__cpu_min(nr, m1 - i0));
+        }
+}
+
 /* C[m0:m1, n0:n1] of the job, tile by tile; panel holds MR x k elements. */
 static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
                                   char *panel)
 {
     const gemm__problem *p = jb->p;
     int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    if (gemm__cpu_direct_swaps(p, jb->uk, es)) {
+        gemm__cpu_direct_rect_t(jb, m0, m1, n0, n1);
+        return;
+    }
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
                       gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
+    int64_t nw;
     for (i0 = m0; i0 < m1; i0 += mr) {
         int64_t mw = gemm__cpu_min(mr, m1 - i0), as = mr;
         const char *ap = panel;
@@ -2189,10 +2483,14 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
             jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
-        for (j0 = n0; j0 < n1; j0 += nr) {
-            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
-            jb->uk->direct(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs, jb->alpha, jb->beta,
-                           jb->c + (i0 + j0 * p->ldc) * es, p->ldc, mw, gemm__cpu_min(nr, n1 - j0));
+        for (j0 = n0; j0 < n1; j0 += nw) {
+            /* a row block of one whole vector: tiles twice as wide (direct_wide says why) */
+            int whole = jb->uk->direct_wide && mw == mr / 2 && n1 - j0 >= 2 * nr;
+            nw = whole ? 2 * nr : gemm__cpu_min(nr, n1 - j0);
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, whole ? 2 * jb->ahead->per_tile : jb->ahead->per_tile);
+            (whole ? jb->uk->direct_wide : jb->uk->direct)(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs,
+                                                           jb->alpha, jb->beta, jb->c + (i0 + j0 * p->ldc) * es,
+                                                           p->ldc, mw, nw);
         }
     }
 }
@@ -3820,6 +4118,10 @@ static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, ge
     if (path == GEMM__CPU_PATH_TILE) {
         gemm__clear_error();
         uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
+    } else if (path == GEMM__CPU_PATH_DIRECT && p.n <= uk->mr && p.m <= uk->nr && gemm__cpu_direct_swaps(&p, uk, es)) {
+        /* both transposed, one tile of C^T: gemm__cpu_direct_rect_t's one call, without its layers */
+        gemm__clear_error();
+        uk->direct_t(p.k, p.swapped ? A : B, p.brs, p.swapped ? B : A, p.acs, p.ars, alpha, beta, C, p.ldc, p.n, p.m);
     } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         gemm__clear_error();
@@ -5803,7 +6105,7 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
-                                                           NULL, NULL, NULL, NULL};
+                                                           NULL, NULL, NULL, NULL, NULL, NULL};
 #ifdef GEMM__CPU_BF16_GXX12_PUSH
 #pragma GCC diagnostic pop
 #undef GEMM__CPU_BF16_GXX12_PUSH

@@ -11,7 +11,12 @@
        alpha = 1 and 2; C's padding (ldc 3 past each line, a vector's
        length past the last) never written
      - random data: the same bits as the single call (the direct path, or
-       the plain loops of a tiny product), which a batch member promises */
+       the plain loops of a tiny product), which a batch member promises
+
+   The same cases as single calls (test_single_small): with both operands
+   transposed they read both in place as C^T = op(b)^T op(a)^T, the tile
+   transposed in registers on its way to C (direct.c), which the batch
+   member does not (it copies op(a)); alpha = 0 too. */
 
 /* Ours: a strided batch of one member, which takes the small path (a
    single call takes the direct one). */
@@ -35,8 +40,9 @@ static void small_fill(battery_buf *b, uint64_t *state, int nan)
 }
 
 /* One case: 1 when ours equals the reference on small integers, leaves
-   C's padding alone, and has the single call's bits on random data. */
-static int small_case(gemm_precision prec, battery_call *c, uint64_t seed)
+   C's padding alone, and has the single call's bits on random data (single:
+   ours is the single call, and the batch member's bits are the other's). */
+static int small_case(gemm_precision prec, battery_call *c, uint64_t seed, int single)
 {
     uint64_t state = seed;
     int row = c->layout == GEMM_ROW_MAJOR, ok = 1;
@@ -57,7 +63,8 @@ static int small_case(gemm_precision prec, battery_call *c, uint64_t seed)
     R = battery_buf_copy(&C0);
     C = battery_buf_copy(&C0);
     ok = battery_invoke(NULL, prec, c, A.data, B.data, R.data) == GEMM_OK &&
-         small_ours(prec, c, A.data, B.data, C.data) == GEMM_OK;
+         (single ? battery_invoke(&cpu_backend, prec, c, A.data, B.data, C.data)
+                 : small_ours(prec, c, A.data, B.data, C.data)) == GEMM_OK;
     for (i = 0; ok && i < C.count; i++)
         ok = (int64_t)(i % (size_t)c->ldc) < clen && i < (size_t)(crows * c->ldc)
                  ? battery_get(&C, i) == battery_get(&R, i)
@@ -71,6 +78,7 @@ static int small_case(gemm_precision prec, battery_call *c, uint64_t seed)
     D = battery_buf_copy(&C0);
     ok = ok && small_ours(prec, c, A.data, B.data, C.data) == GEMM_OK;
     ok = ok && battery_invoke(&cpu_backend, prec, c, A.data, B.data, D.data) == GEMM_OK; /* the single call */
+    (void)single; /* the same comparison either way */
     ok = ok && memcmp(C.data, D.data, battery_buf_bytes(&C)) == 0;
     battery_buf_free(&A);
     battery_buf_free(&B);
@@ -81,7 +89,9 @@ static int small_case(gemm_precision prec, battery_call *c, uint64_t seed)
     return ok;
 }
 
-static void test_small_path(void)
+/* single: the calls are single calls (test_single_small), else strided
+   batches of one member (test_small_path); alpha 1, 2 (and 0 for single). */
+static void small_sizes(int single)
 {
     static const int64_t edges[] = {1, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 49, 63, 64, 65};
     static const double betas[] = {0.0, 1.0, -1.5};
@@ -107,21 +117,33 @@ static void test_small_path(void)
                             c.m = dim == 0 ? s : e1;
                             c.n = dim == 1 ? s : dim == 0 ? e1 : e2;
                             c.k = dim == 2 ? s : e2;
-                            c.alpha = r % 2 ? 2.0 : 1.0;
+                            c.alpha = single && r % 5 == 2 ? 0.0 : r % 2 ? 2.0 : 1.0;
                             c.beta = betas[r % 3];
                             battery_min_lds(&c);
                             if (r % 4 == 1) { /* leading dimensions past the minimum */
                                 c.lda += 1 + r % 5;
                                 c.ldb += 2;
                             }
-                            if (!small_case(prec, &c, 4242u + (uint64_t)r * 31u + (uint64_t)s) && !bad++)
+                            if (!small_case(prec, &c, 4242u + (uint64_t)r * 31u + (uint64_t)s, single) && !bad++)
                                 battery_call_str(&c, first_bad, sizeof first_bad);
                         }
-                    battery_check(bad == 0, "small path (%s kernels%s) %s %s %c%c: m, n, k each 1..70 against the "
-                                  "edges, beta 0 (C of NaN) / 1 / -1.5: exact, padding kept, the single call's "
-                                  "bits (%d bad%s%s)", isa->name, (p ? isa->f64.small : isa->f32.small) ? "" : ", none here",
-                                  p ? "f64" : "f32", li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', bad,
-                                  bad ? "; first: " : "", first_bad);
+                    if (single)
+                        battery_check(bad == 0, "single small call (%s kernels%s) %s %s %c%c: m, n, k each 1..70 "
+                                      "against the edges, alpha 0 / 1 / 2, beta 0 (C of NaN) / 1 / -1.5: exact, "
+                                      "padding kept, a batch member's bits (%d bad%s%s)", isa->name,
+                                      (p ? isa->f64.direct_t : isa->f32.direct_t) ? ", TT in place" : "",
+                                      p ? "f64" : "f32", li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', bad,
+                                      bad ? "; first: " : "", first_bad);
+                    else
+                        battery_check(bad == 0, "small path (%s kernels%s) %s %s %c%c: m, n, k each 1..70 against "
+                                      "the edges, beta 0 (C of NaN) / 1 / -1.5: exact, padding kept, the single "
+                                      "call's bits (%d bad%s%s)", isa->name,
+                                      (p ? isa->f64.small : isa->f32.small) ? "" : ", none here", p ? "f64" : "f32",
+                                      li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', bad, bad ? "; first: " : "",
+                                      first_bad);
                 }
     }
 }
+
+static void test_small_path(void) { small_sizes(0); }
+static void test_single_small(void) { small_sizes(1); }

@@ -13,7 +13,8 @@
                              Inf, INT64_MAX leading dimensions, exit() while
                              a threaded call runs); the small path's kernels
                              at every size 1..70 against their size classes'
-                             edges (cpu_small_tests.h); gemm_cpu_sbgemm
+                             edges, and single calls on the same cases
+                             (cpu_small_tests.h); gemm_cpu_sbgemm
                              (cpu_sbgemm_tests.h)
    build/test_cpu --quick    a smaller battery, for slow runs (valgrind, qemu)
    build/test_cpu --quick --only-best
@@ -632,6 +633,7 @@ int main(int argc, char **argv)
     test_alpha_not_finite(quick);
     test_direct_strip_copy();
     test_small_path();
+    test_single_small();
 #if defined(TEST_HAVE_PTHREADS) && defined(__linux__)
     test_affinity();
 #endif

@@ -7,9 +7,11 @@
    alpha = Inf gives +-Inf where the sum is non-zero, not Inf - Inf = NaN
    from k blocks of opposite signs. The kernel reads op(a) by columns of
    contiguous rows; a transposed op(a) is first copied, MR rows at a time,
-   into a panel (on the stack, or from the workspace for a very deep k).
-   An op(a) read in place is copied too when its leading dimension would
-   make its MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
+   into a panel (on the stack, or from the workspace for a very deep k),
+   unless op(b) is transposed too: then C^T = op(b)^T op(a)^T reads both in
+   place, each tile stored transposed (gemm__cpu_direct_rect_t). An op(a)
+   read in place is copied too when its leading dimension would make its
+   MR rows evict themselves from L1 (gemm__cpu_direct_aliases). */
 #pragma once
 
 #include <stdint.h>           /* uintptr_t */
@@ -195,14 +197,53 @@ static int gemm__cpu_direct_copies_strips(void)
     return GEMM__CPU_LOAD(intel);
 }
 
+/* Whether a product reads both operands in place as C^T = op(b)^T op(a)^T
+   (gemm__cpu_direct_rect_t): op(a) transposed (its rows contiguous, which
+   the kernel would otherwise copy) and op(b) transposed too (its rows
+   contiguous: op(b)^T's columns, what the kernel reads in place), on a
+   kernel that stores its tile transposed. Not where MR rows of op(b)^T
+   would be copied to keep them from aliasing in L1 (gemm__cpu_direct_aliases). */
+static int gemm__cpu_direct_swaps(const gemm__problem *p, const gemm__cpu_microkernel *uk, int64_t es)
+{
+    return uk->direct_t && p->ars != 1 && p->bcs == 1 &&
+           !(gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->brs, es, p->k, uk->mr * es));
+}
+
+/* C[m0:m1, n0:n1] of the job as C^T's tiles: MR columns of C (rows of
+   op(b)^T, read in place) by NR rows (columns of op(a)^T, rows of op(a)
+   read in place), each tile stored transposed. The same tiles' terms as
+   gemm__cpu_direct_rect's, in the same order, so the same bits. */
+static void gemm__cpu_direct_rect_t(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    const gemm__problem *p = jb->p;
+    int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es, lines = 0;
+    if (jb->ahead) { /* a batch's per_tile is per MR x NR tile of C; these are NR x MR: as many lines in all */
+        int64_t tiles = ((m1 - m0 + mr - 1) / mr) * ((n1 - n0 + nr - 1) / nr);
+        int64_t these = ((n1 - n0 + mr - 1) / mr) * ((m1 - m0 + nr - 1) / nr);
+        lines = (jb->ahead->per_tile * tiles + these - 1) / these;
+    }
+    for (j0 = n0; j0 < n1; j0 += mr)
+        for (i0 = m0; i0 < m1; i0 += nr) {
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, lines);
+            jb->uk->direct_t(p->k, jb->b + j0 * es, p->brs, jb->a + i0 * p->ars * es, p->acs, p->ars, jb->alpha,
+                             jb->beta, jb->c + (i0 + j0 * p->ldc) * es, p->ldc, gemm__cpu_min(mr, n1 - j0),
+                             gemm__cpu_min(nr, m1 - i0));
+        }
+}
+
 /* C[m0:m1, n0:n1] of the job, tile by tile; panel holds MR x k elements. */
 static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
                                   char *panel)
 {
     const gemm__problem *p = jb->p;
     int64_t i0, j0, mr = jb->uk->mr, nr = jb->uk->nr, es = jb->es;
+    if (gemm__cpu_direct_swaps(p, jb->uk, es)) {
+        gemm__cpu_direct_rect_t(jb, m0, m1, n0, n1);
+        return;
+    }
     int copy_strips = p->ars == 1 && n1 - n0 > nr && mr * p->k * es <= GEMM__CPU_PANEL_BYTES &&
                       gemm__cpu_direct_copies_strips() && gemm__cpu_direct_aliases(p->acs, es, p->k, mr * es);
+    int64_t nw;
     for (i0 = m0; i0 < m1; i0 += mr) {
         int64_t mw = gemm__cpu_min(mr, m1 - i0), as = mr;
         const char *ap = panel;
@@ -214,10 +255,14 @@ static void gemm__cpu_direct_rect(const gemm__cpu_job *jb, int64_t m0, int64_t m
         } else { /* rows of op(a) are contiguous (acs == 1): panel[q*mr + i] = op(a)[i0 + i, q] */
             jb->uk->copy_rows(panel, mr, jb->a + i0 * p->ars * es, p->ars, mw, p->k, es);
         }
-        for (j0 = n0; j0 < n1; j0 += nr) {
-            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, jb->ahead->per_tile);
-            jb->uk->direct(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs, jb->alpha, jb->beta,
-                           jb->c + (i0 + j0 * p->ldc) * es, p->ldc, mw, gemm__cpu_min(nr, n1 - j0));
+        for (j0 = n0; j0 < n1; j0 += nw) {
+            /* a row block of one whole vector: tiles twice as wide (direct_wide says why) */
+            int whole = jb->uk->direct_wide && mw == mr / 2 && n1 - j0 >= 2 * nr;
+            nw = whole ? 2 * nr : gemm__cpu_min(nr, n1 - j0);
+            if (jb->ahead) gemm__cpu_prefetch_ahead(jb->ahead, whole ? 2 * jb->ahead->per_tile : jb->ahead->per_tile);
+            (whole ? jb->uk->direct_wide : jb->uk->direct)(p->k, ap, as, jb->b + j0 * p->bcs * es, p->brs, p->bcs,
+                                                           jb->alpha, jb->beta, jb->c + (i0 + j0 * p->ldc) * es,
+                                                           p->ldc, mw, nw);
         }
     }
 }

@@ -37,9 +37,11 @@ typedef struct gemm__cpu_isa {
 #define GEMM__CPU_ISA(NAME, SMR, SNR, DMR, DNR)                                                     \
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
-      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small},            \
+      gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small,             \
+      gemm__cpu_##NAME##_s_direct_t, gemm__cpu_##NAME##_s_direct_wide},                                                               \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
-      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small}}
+      gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small,             \
+      gemm__cpu_##NAME##_d_direct_t, gemm__cpu_##NAME##_d_direct_wide}}
 
 /* A transposed op(a)'s copy into a panel: AVX-512 transposes in registers
    (ukernel_x86.c); the others copy element by element, four rows at once. */
@@ -58,6 +60,22 @@ typedef struct gemm__cpu_isa {
 #define gemm__cpu_neon_d_small NULL
 #define gemm__cpu_scalar_s_small NULL
 #define gemm__cpu_scalar_d_small NULL
+
+/* The direct kernel that stores its tile transposed (both operands read
+   in place when both are transposed, direct.c): AVX-512 has it; the
+   others copy the transposed op(a) into a panel. */
+#define gemm__cpu_avx2_s_direct_t NULL
+#define gemm__cpu_avx2_d_direct_t NULL
+#define gemm__cpu_neon_s_direct_t NULL
+#define gemm__cpu_neon_d_direct_t NULL
+#define gemm__cpu_scalar_s_direct_t NULL
+#define gemm__cpu_scalar_d_direct_t NULL
+#define gemm__cpu_avx2_s_direct_wide NULL
+#define gemm__cpu_avx2_d_direct_wide NULL
+#define gemm__cpu_neon_s_direct_wide NULL
+#define gemm__cpu_neon_d_direct_wide NULL
+#define gemm__cpu_scalar_s_direct_wide NULL
+#define gemm__cpu_scalar_d_direct_wide NULL
 
 /* Best first; the first available one is the default. */
 static const gemm__cpu_isa gemm__cpu_isas[] = {

@@ -18,7 +18,7 @@
 #include "../core/overlap.c"  /* gemm__overlap_apart */
 #include "../core/problem.c"  /* gemm__prepare_plain, GEMM__INLINE */
 #include "api.h"              /* gemm_cpu_options */
-#include "direct.c"           /* GEMM__CPU_TINY, gemm__cpu_tiny_f32, gemm__cpu_tiny_f64, gemm__cpu_direct_rect */
+#include "direct.c"           /* GEMM__CPU_TINY, gemm__cpu_tiny_f32, gemm__cpu_tiny_f64, gemm__cpu_direct_rect, gemm__cpu_direct_swaps */
 #include "driver.c"           /* GEMM__CPU_RECORD_THREADS, gemm__cpu_path */
 #include "job.h"              /* gemm__cpu_job */
 #include "kernel_select.c"    /* gemm__cpu_isa_for_call */
@@ -95,6 +95,10 @@ static int gemm__cpu_small_call(gemm_precision precision, gemm_layout layout, ge
     if (path == GEMM__CPU_PATH_TILE) {
         gemm__clear_error();
         uk->direct(p.k, p.swapped ? B : A, p.acs, p.swapped ? A : B, p.brs, p.bcs, alpha, beta, C, p.ldc, p.m, p.n);
+    } else if (path == GEMM__CPU_PATH_DIRECT && p.n <= uk->mr && p.m <= uk->nr && gemm__cpu_direct_swaps(&p, uk, es)) {
+        /* both transposed, one tile of C^T: gemm__cpu_direct_rect_t's one call, without its layers */
+        gemm__clear_error();
+        uk->direct_t(p.k, p.swapped ? A : B, p.brs, p.swapped ? B : A, p.acs, p.ars, alpha, beta, C, p.ldc, p.n, p.m);
     } else if (path == GEMM__CPU_PATH_DIRECT && !gemm__cpu_direct_panel_bytes(&p, uk, es)) {
         double stack_panel[GEMM__CPU_PANEL_BYTES / sizeof(double)];
         gemm__clear_error();

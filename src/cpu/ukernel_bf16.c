@@ -108,7 +108,7 @@ static GEMM__CPU_AVX512BF16 void gemm__cpu_avx512bf16_s(int64_t k, const void *a
 /* The driver's view of it: packed path only (no direct or small kernel:
    the operands must be repacked in pairs whatever the size). */
 static const gemm__cpu_microkernel gemm__cpu_avx512bf16 = {32, 8, gemm__cpu_avx512bf16_s, gemm__cpu_avx512bf16_s,
-                                                           NULL, NULL, NULL, NULL};
+                                                           NULL, NULL, NULL, NULL, NULL, NULL};
 #ifdef GEMM__CPU_BF16_GXX12_PUSH
 #pragma GCC diagnostic pop
 #undef GEMM__CPU_BF16_GXX12_PUSH

@@ -19,6 +19,17 @@
    at a[i + p*as]). Its arithmetic is the packed kernel's, term for term,
    so a tile has the same bits whichever path computes it with the same k.
 
+   void direct_t(k, a, as, b, bp, bj, alpha, beta, c, ldc, mw, nw): the
+   direct kernel's sums of the tile T = A * B (mw x nw, as above), stored
+   transposed: C[j + i*ldc] = alpha * T[i, j] + beta * C[j + i*ldc] for
+   i < mw, j < nw. A product whose operands are both transposed computes
+   C^T = op(b)^T op(a)^T with it, reading both where they lie (direct.c).
+   Each element's terms are the direct kernel's (the FMAs' multiplicands
+   swap places, which changes no bit), so its bits are the same.
+
+   void direct_wide(...): the direct kernel for mw == VL (one whole vector
+   of rows, VL = MR / 2) and nw == 2 * NR columns, with its arithmetic.
+
    void pack_a(kc, s, ps, nx, d): packs the nx rows (a multiple of MR) of a
    block of A whose columns are contiguous (column p at s + p*ps) into
    MR x kc panels with vector moves, walking each source column once (long
@@ -64,8 +75,10 @@ typedef void (*gemm__cpu_small_fn)(const gemm__cpu_small_args *s, int64_t count)
 /* One precision's micro-kernel: its tile (mr x nr), the variant that reads
    packed B, the one that reads B through strides, the direct kernel for
    partial tiles of unpacked operands, its A packer, its copy of a
-   transposed op(a) into a panel, and its kernel for whole small products
-   (NULL: this ISA has none; they take the direct path). */
+   transposed op(a) into a panel, its kernel for whole small products
+   (NULL: this ISA has none; they take the direct path), and its direct
+   kernel that stores the tile transposed (NULL: none; a transposed op(a)
+   is copied instead). */
 typedef struct gemm__cpu_microkernel {
     int mr, nr;
     gemm__cpu_ukernel_fn packed_b, strided_b;
@@ -73,6 +86,7 @@ typedef struct gemm__cpu_microkernel {
     gemm__cpu_pack_a_fn pack_a;
     gemm__cpu_copy_rows_fn copy_rows;
     gemm__cpu_small_fn small;
+    gemm__cpu_direct_fn direct_t, direct_wide;
 } gemm__cpu_microkernel;
 
 /* One template, instantiated per ISA and precision from a table P of
@@ -164,7 +178,9 @@ typedef struct gemm__cpu_microkernel {
         }                                                                                          \
     }
 
-#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP)                                                       \
+/* A direct kernel: the sums of an mw x nw tile in the accumulators, then
+   PUT(P, REP) stores them (reading c, ldc, mw, nw, m0, m1, alpha, beta). */
+#define GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, PUT)                                             \
     static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
                           int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
                           int64_t mw, int64_t nw)                                                  \
@@ -179,10 +195,20 @@ typedef struct gemm__cpu_microkernel {
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
         REP(GEMM__CPU_DK_COL, P)                                                                   \
         (void)m0; /* unused where a "vector" is one element */                                    \
-        if (m1 > 0) {                                                                              \
+        if (m1 == P##_VL) { /* whole: plain loads (a mask ran out of registers, reloaded each k) */ \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOAD(a + p * as + P##_VL);               \
+                REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else if (m1 > 0) {                                                                       \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
                 P##_V a0 = P##_LOAD(a + p * as), a1 = P##_LOADM(a + p * as + P##_VL, m1);          \
                 REP(GEMM__CPU_DK_STEP2, P)                                                         \
+            }                                                                                      \
+        } else if (m0 == P##_VL) { /* one whole vector: plain loads too */                        \
+            for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
+                P##_V a0 = P##_LOAD(a + p * as);                                                   \
+                REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         } else {                                                                                   \
             for (p = 0, q = 0; p < k; p++, q += bp) {                                              \
@@ -190,9 +216,76 @@ typedef struct gemm__cpu_microkernel {
                 REP(GEMM__CPU_DK_STEP1, P)                                                         \
             }                                                                                      \
         }                                                                                          \
+        PUT(P, REP)                                                                                \
+    }
+/* The direct kernel: the sums of a tile of C, stored column by column. */
+/* A whole tile (both vectors or the first one whole, all NR columns)
+   takes straight-line plain moves with beta tested once (as the packed
+   kernel's, whose beta == 1 by the FMA has the add's bits); tested per
+   column, the branches cost as much as the k loop of an 8^3 fp64 tile. */
+#define GEMM__CPU_ONE(j, P) +1
+#define GEMM__CPU_DK_PUT1_0(j, P) P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));
+#define GEMM__CPU_DK_PUT1_B(j, P) P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));
+#define GEMM__CPU_DK_PUTS(P, REP)                                                                  \
+    {                                                                                              \
+        P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                           \
+        if (nw == (0 REP(GEMM__CPU_ONE, P)) && mw == 2 * P##_VL) {                                 \
+            if (beta == 0) { REP(GEMM__CPU_UK_PUT0, P) }                                           \
+            else { REP(GEMM__CPU_UK_PUTB, P) }                                                     \
+        } else if (nw == (0 REP(GEMM__CPU_ONE, P)) && mw == P##_VL) {                              \
+            if (beta == 0) { REP(GEMM__CPU_DK_PUT1_0, P) }                                         \
+            else { REP(GEMM__CPU_DK_PUT1_B, P) }                                                   \
+        } else {                                                                                   \
+            REP(GEMM__CPU_DK_PUT, P)                                                               \
+        }                                                                                          \
+    }
+#define GEMM__CPU_DIRECT(NAME, ATTR, P, REP) GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, GEMM__CPU_DK_PUTS)
+
+/* The direct kernel for a whole vector of rows (mw == VL) and 2 * NR
+   whole columns (nw == 2 * NR): a tile of one vector has NR sums, each a
+   chain of k dependent FMAs, and NR = 8 chains just cover the FMA's
+   latency (4 cycles at 2 a cycle) with nothing to spare: the scheduler
+   filled with one tile's waiting FMAs before the next tile's could start
+   (fp32 16^3 ran its loop at 6 cycles a k-step, not 4). Twice the chains,
+   the same terms in the same order: the direct kernel's bits (beta == 1
+   by the FMA too: 1*c + x rounds once, as c + x does). Column j + NR is
+   read through column j's pointer and one more offset (no column is
+   repeated), so that the pointers fit the registers; whole vectors and
+   columns only, so that the stores are plain moves and the code small. */
+#define GEMM__CPU_DW_DECL(j, P) P##_V c0_##j = P##_ZERO(), c1_##j = P##_ZERO();
+#define GEMM__CPU_DW_STEP(j, P)                                                                    \
+    c0_##j = P##_FMA(a0, P##_SET1(b##j[q]), c0_##j);                                               \
+    c1_##j = P##_FMA(a0, P##_SET1(b##j[q + half]), c1_##j);
+#define GEMM__CPU_DW_PUT(j, P)                                                                     \
+    if (beta != 0) {                                                                               \
+        P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));       \
+        P##_STORE(c + ((j) + nr) * ldc, P##_FMA(vb, P##_LOAD(c + ((j) + nr) * ldc), P##_MUL(c1_##j, va))); \
+    } else {                                                                                       \
+        P##_STORE(c + (j) * ldc, P##_MUL(c0_##j, va));                                             \
+        P##_STORE(c + ((j) + nr) * ldc, P##_MUL(c1_##j, va));                                      \
+    }
+#define GEMM__CPU_DIRECT_WIDE(NAME, ATTR, P, REP, NR)                                              \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)                                                  \
+    {                                                                                              \
+        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
+        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
+        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
+        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        const int64_t nr = NR, half = NR * bj; /* column j + NR from column j's pointer */          \
+        int64_t p, q;                                                                              \
+        const P##_T *bcol = b;                                                                     \
+        REP(GEMM__CPU_DW_DECL, P)                                                                  \
+        REP(GEMM__CPU_DK_COL, P) /* nw > NR: no column repeated */                                \
+        (void)mw; /* always VL */                                                                  \
+        for (p = 0, q = 0; p < k; p++, q += bp) {                                                  \
+            P##_V a0 = P##_LOAD(a + p * as);                                                       \
+            REP(GEMM__CPU_DW_STEP, P)                                                              \
+        }                                                                                          \
         {                                                                                          \
             P##_V va = P##_SET1(alpha), vb = P##_SET1(beta);                                       \
-            REP(GEMM__CPU_DK_PUT, P)                                                               \
+            REP(GEMM__CPU_DW_PUT, P)                                                               \
         }                                                                                          \
     }
 

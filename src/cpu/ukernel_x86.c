@@ -216,27 +216,29 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_block_s(float *d, int64_t w, const floa
     _mm512_storeu_ps(d + 14 * w, r14);
     _mm512_storeu_ps(d + 15 * w, r15);
 }
+/* Transposes the 8 x 8 doubles in r0..r7 in place (rj's lane i becomes
+   ri's lane j): unpacks, then 128-bit lane shuffles twice. */
+#define GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)                                                  \
+    {                                                                                                    \
+        __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1);                         \
+        __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);                         \
+        __m512d t4 = _mm512_unpacklo_pd(r4, r5), t5 = _mm512_unpackhi_pd(r4, r5);                         \
+        __m512d t6 = _mm512_unpacklo_pd(r6, r7), t7 = _mm512_unpackhi_pd(r6, r7);                         \
+        __m512d u0, u1, u2, u3, u4, u5, u6, u7;                                                          \
+        GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)                                                                \
+        GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)                                                                \
+        GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)                                                                \
+        GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)                                                                \
+        GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)                                                                \
+        GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)                                                                \
+        GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)                                                                \
+        GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)                                                                \
+    }
 static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const double *s, int64_t rs)
 {
     __m512d r0 = _mm512_loadu_pd(s + 0 * rs), r1 = _mm512_loadu_pd(s + 1 * rs), r2 = _mm512_loadu_pd(s + 2 * rs), r3 = _mm512_loadu_pd(s + 3 * rs);
     __m512d r4 = _mm512_loadu_pd(s + 4 * rs), r5 = _mm512_loadu_pd(s + 5 * rs), r6 = _mm512_loadu_pd(s + 6 * rs), r7 = _mm512_loadu_pd(s + 7 * rs);
-    __m512d t0, t1, t2, t3, t4, t5, t6, t7, u0, u1, u2, u3, u4, u5, u6, u7;
-    t0 = _mm512_unpacklo_pd(r0, r1);
-    t1 = _mm512_unpackhi_pd(r0, r1);
-    t2 = _mm512_unpacklo_pd(r2, r3);
-    t3 = _mm512_unpackhi_pd(r2, r3);
-    t4 = _mm512_unpacklo_pd(r4, r5);
-    t5 = _mm512_unpackhi_pd(r4, r5);
-    t6 = _mm512_unpacklo_pd(r6, r7);
-    t7 = _mm512_unpackhi_pd(r6, r7);
-    GEMM__CPU_Z_SHUFD(t0, t2, u0, u2)
-    GEMM__CPU_Z_SHUFD(t1, t3, u1, u3)
-    GEMM__CPU_Z_SHUFD(t4, t6, u4, u6)
-    GEMM__CPU_Z_SHUFD(t5, t7, u5, u7)
-    GEMM__CPU_Z_SHUFD(u0, u4, r0, r4)
-    GEMM__CPU_Z_SHUFD(u1, u5, r1, r5)
-    GEMM__CPU_Z_SHUFD(u2, u6, r2, r6)
-    GEMM__CPU_Z_SHUFD(u3, u7, r3, r7)
+    GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
     _mm512_storeu_pd(d + 0 * w, r0);
     _mm512_storeu_pd(d + 1 * w, r1);
     _mm512_storeu_pd(d + 2 * w, r2);
@@ -258,6 +260,146 @@ static GEMM__CPU_AVX512 void gemm__cpu_z_block_d(double *d, int64_t w, const dou
     }
 GEMM__CPU_Z_ROWS(gemm__cpu_avx512_s_rows, float, 16, gemm__cpu_z_block_s)
 GEMM__CPU_Z_ROWS(gemm__cpu_avx512_d_rows, double, 8, gemm__cpu_z_block_d)
+
+/* The direct kernel that stores its tile transposed (direct_t,
+   ukernel_template.h): a product with both operands transposed reads them
+   in place as C^T = op(b)^T op(a)^T, where copying op(a) into a panel
+   first took about as long as the product at 8^3 and 16^3. The tile's
+   sums sit one vector per column j of the tile (lanes i); transposed in
+   registers, each vector holds one row i of the tile, which is column i of
+   C (lanes j, 8 of them), stored as the direct kernel stores a column:
+   alpha times the sum, plus beta * C by one FMA, C not read for beta == 0
+   (beta == 1 by the FMA too, where the direct kernel adds: 1*c + x rounds
+   once, as c + x does). A whole block (all its columns, 8 rows each) runs
+   straight-line code, inlined into the kernel, with plain moves and beta
+   tested once: as calls, the sums went through the stack, and with tests
+   per column the store cost a quarter of a 32^3 product. An edge block
+   goes through an array and a loop. */
+#define GEMM__CPU_Z_INLINE GEMM__CPU_AVX512 __inline__ __attribute__((always_inline))
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_d(double *c, __m512d r, __m512d va, __m512d vb, int reads)
+{
+    r = _mm512_mul_pd(r, va);
+    if (reads) r = _mm512_fmadd_pd(vb, _mm512_loadu_pd(c), r);
+    _mm512_storeu_pd(c, r);
+}
+/* fp32: a column in r's low 8 lanes; the others are not stored. */
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_col_s(float *c, __m512 r, __m512 va, __m512 vb, int reads)
+{
+    r = _mm512_mul_ps(r, va);
+    if (reads) r = _mm512_fmadd_ps(vb, _mm512_zextps256_ps512(_mm256_loadu_ps(c)), r);
+    _mm256_storeu_ps(c, _mm512_castps512_ps256(r));
+}
+/* An edge block: columns v[0..cols) of C, nw rows each, through the
+   direct kernel's partial moves (plain ones for 8, 4, 2 and 1 rows). */
+static GEMM__CPU_AVX512 void gemm__cpu_z_edge_d(double *c, int64_t ldc, const __m512d *v, int64_t cols, int64_t nw,
+                                               __m512d va, __m512d vb, double beta)
+{
+    int64_t i;
+    for (i = 0; i < cols; i++) {
+        __m512d r = _mm512_mul_pd(v[i], va);
+        if (beta != 0) r = _mm512_fmadd_pd(vb, gemm__cpu_z_loadn_d(c + i * ldc, nw), r);
+        gemm__cpu_z_storen_d(c + i * ldc, r, nw);
+    }
+}
+static GEMM__CPU_AVX512 void gemm__cpu_z_edge_s(float *c, int64_t ldc, const __m512 *v, int64_t cols, int64_t nw,
+                                               __m512 va, __m512 vb, float beta)
+{
+    int64_t i;
+    for (i = 0; i < cols; i++) {
+        __m512 r = _mm512_mul_ps(v[i], va);
+        if (beta != 0) r = _mm512_fmadd_ps(vb, gemm__cpu_z_loadn_s(c + i * ldc, nw), r);
+        gemm__cpu_z_storen_s(c + i * ldc, r, nw);
+    }
+}
+/* fp64: columns i < cols (<= 8) of C from the 8 x 8 block r0..r7. */
+#define GEMM__CPU_Z_COLS_D(R)                                                                                  \
+    {                                                                                                          \
+        gemm__cpu_z_col_d(c, r0, va, vb, R);                                                                   \
+        gemm__cpu_z_col_d(c + ldc, r1, va, vb, R);                                                             \
+        gemm__cpu_z_col_d(c + 2 * ldc, r2, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 3 * ldc, r3, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 4 * ldc, r4, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 5 * ldc, r5, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 6 * ldc, r6, va, vb, R);                                                         \
+        gemm__cpu_z_col_d(c + 7 * ldc, r7, va, vb, R);                                                         \
+    }
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_d(double *c, int64_t ldc, int64_t cols, int64_t nw, double alpha,
+                                                  double beta, __m512d r0, __m512d r1, __m512d r2, __m512d r3,
+                                                  __m512d r4, __m512d r5, __m512d r6, __m512d r7)
+{
+    __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    GEMM__CPU_Z_T8D(r0, r1, r2, r3, r4, r5, r6, r7)
+    if (cols == 8 && nw == 8) {
+        if (beta == 0) GEMM__CPU_Z_COLS_D(0)
+        else GEMM__CPU_Z_COLS_D(1)
+    } else {
+        __m512d v[8];
+        v[0] = r0, v[1] = r1, v[2] = r2, v[3] = r3, v[4] = r4, v[5] = r5, v[6] = r6, v[7] = r7;
+        gemm__cpu_z_edge_d(c, ldc, v, cols, nw, va, vb, beta);
+    }
+}
+/* fp32: the 16 x 8 block r0..r7 (8 rows of 8 floats per 128-bit lane
+   pair) transposed: unpacks and in-lane shuffles leave, for r < 4, 4 rows
+   of column 4L + r in lane L of u_r (rows 0-3) and u_{r+4} (rows 4-7);
+   one two-source permute joins them into columns r and r + 4 (x_r's low
+   and high halves), or r + 8 and r + 12 (y_r's). */
+#define GEMM__CPU_Z_HI(x) _mm512_shuffle_f32x4(x, x, 0xee)
+#define GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, i, R)                                                              \
+    {                                                                                                          \
+        gemm__cpu_z_col_s(c + (i) * ldc, x0, va, vb, R);                                                       \
+        gemm__cpu_z_col_s(c + ((i) + 1) * ldc, x1, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 2) * ldc, x2, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 3) * ldc, x3, va, vb, R);                                                 \
+        gemm__cpu_z_col_s(c + ((i) + 4) * ldc, GEMM__CPU_Z_HI(x0), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 5) * ldc, GEMM__CPU_Z_HI(x1), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 6) * ldc, GEMM__CPU_Z_HI(x2), va, vb, R);                                 \
+        gemm__cpu_z_col_s(c + ((i) + 7) * ldc, GEMM__CPU_Z_HI(x3), va, vb, R);                                 \
+    }
+static GEMM__CPU_Z_INLINE void gemm__cpu_z_putt_s(float *c, int64_t ldc, int64_t cols, int64_t nw, float alpha,
+                                                  float beta, __m512 r0, __m512 r1, __m512 r2, __m512 r3, __m512 r4,
+                                                  __m512 r5, __m512 r6, __m512 r7)
+{
+    const __m512i lo = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
+    const __m512i hi = _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+    __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+    __m512 t4 = _mm512_unpacklo_ps(r4, r5), t5 = _mm512_unpackhi_ps(r4, r5);
+    __m512 t6 = _mm512_unpacklo_ps(r6, r7), t7 = _mm512_unpackhi_ps(r6, r7);
+    __m512 u0 = _mm512_shuffle_ps(t0, t2, 0x44), u1 = _mm512_shuffle_ps(t0, t2, 0xee);
+    __m512 u2 = _mm512_shuffle_ps(t1, t3, 0x44), u3 = _mm512_shuffle_ps(t1, t3, 0xee);
+    __m512 u4 = _mm512_shuffle_ps(t4, t6, 0x44), u5 = _mm512_shuffle_ps(t4, t6, 0xee);
+    __m512 u6 = _mm512_shuffle_ps(t5, t7, 0x44), u7 = _mm512_shuffle_ps(t5, t7, 0xee);
+    __m512 x0 = _mm512_permutex2var_ps(u0, lo, u4), x1 = _mm512_permutex2var_ps(u1, lo, u5);
+    __m512 x2 = _mm512_permutex2var_ps(u2, lo, u6), x3 = _mm512_permutex2var_ps(u3, lo, u7);
+    __m512 y0 = _mm512_permutex2var_ps(u0, hi, u4), y1 = _mm512_permutex2var_ps(u1, hi, u5);
+    __m512 y2 = _mm512_permutex2var_ps(u2, hi, u6), y3 = _mm512_permutex2var_ps(u3, hi, u7);
+    if ((cols == 8 || cols == 16) && nw == 8) {
+        if (beta == 0) GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, 0, 0)
+        else GEMM__CPU_Z_COLS_S(x0, x1, x2, x3, 0, 1)
+        if (cols == 8) return;
+        if (beta == 0) GEMM__CPU_Z_COLS_S(y0, y1, y2, y3, 8, 0)
+        else GEMM__CPU_Z_COLS_S(y0, y1, y2, y3, 8, 1)
+    } else {
+        __m512 v[16];
+        v[0] = x0, v[1] = x1, v[2] = x2, v[3] = x3;
+        v[4] = GEMM__CPU_Z_HI(x0), v[5] = GEMM__CPU_Z_HI(x1), v[6] = GEMM__CPU_Z_HI(x2), v[7] = GEMM__CPU_Z_HI(x3);
+        v[8] = y0, v[9] = y1, v[10] = y2, v[11] = y3;
+        v[12] = GEMM__CPU_Z_HI(y0), v[13] = GEMM__CPU_Z_HI(y1), v[14] = GEMM__CPU_Z_HI(y2), v[15] = GEMM__CPU_Z_HI(y3);
+        gemm__cpu_z_edge_s(c, ldc, v, cols, nw, va, vb, beta);
+    }
+}
+/* The direct kernel's PUT for direct_t: each vector block of the tile's
+   rows (VL of them, 8 columns) through the transposes above. */
+#define GEMM__CPU_Z_PUTT(VL, PUTT)                                                                           \
+    PUTT(c, ldc, m0, nw, alpha, beta, c0_0, c0_1, c0_2, c0_3, c0_4, c0_5, c0_6, c0_7);                       \
+    if (m1 > 0) PUTT(c + VL * ldc, ldc, m1, nw, alpha, beta, c1_0, c1_1, c1_2, c1_3, c1_4, c1_5, c1_6, c1_7);
+#define GEMM__CPU_Z_S_PUTT(P, REP) GEMM__CPU_Z_PUTT(16, gemm__cpu_z_putt_s)
+#define GEMM__CPU_Z_D_PUTT(P, REP) GEMM__CPU_Z_PUTT(8, gemm__cpu_z_putt_d)
+GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_s_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, GEMM__CPU_Z_S_PUTT)
+GEMM__CPU_DIRECT_SUMS(gemm__cpu_avx512_d_direct_t, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, GEMM__CPU_Z_D_PUTT)
+GEMM__CPU_DIRECT_WIDE(gemm__cpu_avx512_s_direct_wide, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
+GEMM__CPU_DIRECT_WIDE(gemm__cpu_avx512_d_direct_wide, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
 
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_s, GEMM__CPU_AVX512, GEMM__CPU_Z_S, GEMM__CPU_REP8, 8)
 GEMM__CPU_UKERNELS(gemm__cpu_avx512_d, GEMM__CPU_AVX512, GEMM__CPU_Z_D, GEMM__CPU_REP8, 8)
