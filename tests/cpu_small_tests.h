@@ -90,15 +90,17 @@ static int small_case(gemm_precision prec, battery_call *c, uint64_t seed, int s
 }
 
 /* single: the calls are single calls (test_single_small), else strided
-   batches of one member (test_small_path); alpha 1, 2 (and 0 for single). */
-static void small_sizes(int single)
+   batches of one member (test_small_path); alpha 1, 2 (and 0 for single).
+   smoke (test_cpu --smoke, which valgrind runs): the size that varies takes
+   the edges' values only, not 1..70 (every path, a fifth of the cases). */
+static void small_sizes(int single, int smoke)
 {
     static const int64_t edges[] = {1, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 49, 63, 64, 65};
     static const double betas[] = {0.0, 1.0, -1.5};
     const int ne = (int)(sizeof edges / sizeof edges[0]);
     const gemm__cpu_isa *isa = gemm__cpu_isa_for_call();
     int p, li, ai, bi, dim, bad;
-    int64_t s;
+    int64_t s, si;
     for (p = 0; p < 2; p++) {
         gemm_precision prec = p ? GEMM_F64 : GEMM_F32;
         for (li = 0; li < 2; li++)
@@ -106,10 +108,12 @@ static void small_sizes(int single)
                 for (bi = 0; bi < 2; bi++) {
                     char first_bad[160] = "";
                     bad = 0;
-                    for (s = 1; s <= 70; s++)
+                    for (si = 1; si <= (smoke ? ne : 70); si++)
                         for (dim = 0; dim < 3; dim++) {
                             battery_call c;
-                            int r = (int)s * 3 + dim + li * 5 + ai * 3 + bi;
+                            int r;
+                            s = smoke ? edges[si - 1] : si;
+                            r = (int)s * 3 + dim + li * 5 + ai * 3 + bi;
                             int64_t e1 = edges[r % ne], e2 = edges[(r * 7 + 3) % ne];
                             c.layout = battery_layouts[li];
                             c.ta = battery_transposes[ai];
@@ -128,22 +132,22 @@ static void small_sizes(int single)
                                 battery_call_str(&c, first_bad, sizeof first_bad);
                         }
                     if (single)
-                        battery_check(bad == 0, "single small call (%s kernels%s) %s %s %c%c: m, n, k each 1..70 "
+                        battery_check(bad == 0, "single small call (%s kernels%s) %s %s %c%c: m, n, k each %s "
                                       "against the edges, alpha 0 / 1 / 2, beta 0 (C of NaN) / 1 / -1.5: exact, "
                                       "padding kept, a batch member's bits (%d bad%s%s)", isa->name,
                                       (p ? isa->f64.direct_t : isa->f32.direct_t) ? ", TT in place" : "",
-                                      p ? "f64" : "f32", li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', bad,
-                                      bad ? "; first: " : "", first_bad);
+                                      p ? "f64" : "f32", li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N',
+                                      smoke ? "an edge" : "1..70", bad, bad ? "; first: " : "", first_bad);
                     else
-                        battery_check(bad == 0, "small path (%s kernels%s) %s %s %c%c: m, n, k each 1..70 against "
+                        battery_check(bad == 0, "small path (%s kernels%s) %s %s %c%c: m, n, k each %s against "
                                       "the edges, beta 0 (C of NaN) / 1 / -1.5: exact, padding kept, the single "
                                       "call's bits (%d bad%s%s)", isa->name,
                                       (p ? isa->f64.small : isa->f32.small) ? "" : ", none here", p ? "f64" : "f32",
-                                      li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', bad, bad ? "; first: " : "",
-                                      first_bad);
+                                      li ? "col" : "row", ai ? 'T' : 'N', bi ? 'T' : 'N', smoke ? "an edge" : "1..70",
+                                      bad, bad ? "; first: " : "", first_bad);
                 }
     }
 }
 
-static void test_small_path(void) { small_sizes(0); }
-static void test_single_small(void) { small_sizes(1); }
+static void test_small_path(int smoke) { small_sizes(0, smoke); }
+static void test_single_small(int smoke) { small_sizes(1, smoke); }

@@ -632,8 +632,8 @@ int main(int argc, char **argv)
     if (!smoke) test_huge_leading_dims();
     test_alpha_not_finite(quick);
     test_direct_strip_copy();
-    test_small_path();
-    test_single_small();
+    test_small_path(smoke);
+    test_single_small(smoke);
 #if defined(TEST_HAVE_PTHREADS) && defined(__linux__)
     test_affinity();
 #endif
