@@ -652,16 +652,27 @@ typedef struct gemm__cpu_microkernel {
     P##_STORE(c + (j) * ldc, P##_FMA(vb, P##_LOAD(c + (j) * ldc), P##_MUL(c0_##j, va)));           \
     P##_STORE(c + (j) * ldc + P##_VL, P##_FMA(vb, P##_LOAD(c + (j) * ldc + P##_VL), P##_MUL(c1_##j, va)));
 
+/* Every kernel's typed views of its arguments: a, b, c, alpha and beta. */
+#define GEMM__CPU_UK_ARGS(P)                                                                       \
+    const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                           \
+    const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                           \
+    P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                       \
+    const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;
+
+/* A direct kernel's signature (gemm__cpu_direct_fn's): the micro-kernel's
+   arguments and the tile's rows and columns. */
+#define GEMM__CPU_DIRECT_SIGNATURE(NAME, ATTR)                                                     \
+    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
+                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
+                          int64_t mw, int64_t nw)
+
 /* BP, BJ: the B strides the body uses; constants (NR, 1) for the packed
    variant, the arguments bp, bj for the strided one. */
 #define GEMM__CPU_UKERNEL(NAME, ATTR, P, REP, BP, BJ)                                              \
     static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
                           int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc)     \
     {                                                                                              \
-        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
-        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
-        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
-        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        GEMM__CPU_UK_ARGS(P)                                                                       \
         int64_t p, q;                                                                              \
         const int64_t bjs = BJ; /* read by GEMM__CPU_UK_STEP */                                    \
         REP(GEMM__CPU_UK_DECL, P)                                                                  \
@@ -712,14 +723,9 @@ typedef struct gemm__cpu_microkernel {
 /* A direct kernel: the sums of an mw x nw tile in the accumulators, then
    PUT(P, REP) stores them (reading c, ldc, mw, nw, m0, m1, alpha, beta). */
 #define GEMM__CPU_DIRECT_SUMS(NAME, ATTR, P, REP, PUT)                                             \
-    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
-                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
-                          int64_t mw, int64_t nw)                                                  \
+    GEMM__CPU_DIRECT_SIGNATURE(NAME, ATTR)                                                         \
     {                                                                                              \
-        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
-        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
-        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
-        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        GEMM__CPU_UK_ARGS(P)                                                                       \
         const int64_t m1 = mw - P##_VL, m0 = mw < P##_VL ? mw : P##_VL;                            \
         int64_t p, q;                                                                              \
         const P##_T *bcol = b; /* the columns' pointers: adds, no multiplies */                   \
@@ -796,14 +802,9 @@ typedef struct gemm__cpu_microkernel {
         P##_STORE(c + ((j) + nr) * ldc, P##_MUL(c1_##j, va));                                      \
     }
 #define GEMM__CPU_DIRECT_WIDE(NAME, ATTR, P, REP, NR)                                              \
-    static ATTR void NAME(int64_t k, const void *a_in, int64_t as, const void *b_in, int64_t bp,    \
-                          int64_t bj, double alpha_in, double beta_in, void *c_in, int64_t ldc,     \
-                          int64_t mw, int64_t nw)                                                  \
+    GEMM__CPU_DIRECT_SIGNATURE(NAME, ATTR)                                                         \
     {                                                                                              \
-        const P##_T *GEMM__RESTRICT a = (const P##_T *)a_in;                                       \
-        const P##_T *GEMM__RESTRICT b = (const P##_T *)b_in;                                       \
-        P##_T *GEMM__RESTRICT c = (P##_T *)c_in;                                                   \
-        const P##_T alpha = (P##_T)alpha_in, beta = (P##_T)beta_in;                                \
+        GEMM__CPU_UK_ARGS(P)                                                                       \
         const int64_t nr = NR, half = NR * bj; /* column j + NR from column j's pointer */          \
         int64_t p, q;                                                                              \
         const P##_T *bcol = b;                                                                     \
