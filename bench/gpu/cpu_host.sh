@@ -64,7 +64,8 @@ fi
 # ---- 0. the machine, its caches, the tests ----
 {
     date -u
-    git log -1 --format='commit %H' 2>/dev/null || echo "commit: $(cat "$BIN/commit.txt" 2>/dev/null)"
+    # the binaries' commit (make cpu-host wrote it); the copy's own git may be older than what was built
+    if [ -s "$BIN/commit.txt" ]; then echo "binaries of commit $(cat "$BIN/commit.txt")"; else git log -1 --format='commit %H' 2>/dev/null; fi
     lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Core|Socket|L1d|L2|L3|NUMA|Flags' | cut -c1-300
     nproc
     timeout 10 "$BIN/cpu_tune" caches
