@@ -38,7 +38,7 @@ typedef struct gemm__cpu_isa {
     {#NAME, gemm__cpu_has_##NAME,                                                                   \
      {SMR, SNR, gemm__cpu_##NAME##_s, gemm__cpu_##NAME##_s_strided, gemm__cpu_##NAME##_s_direct,   \
       gemm__cpu_##NAME##_s_pack, gemm__cpu_##NAME##_s_rows, gemm__cpu_##NAME##_s_small,             \
-      gemm__cpu_##NAME##_s_direct_t, gemm__cpu_##NAME##_s_direct_wide},                                                               \
+      gemm__cpu_##NAME##_s_direct_t, gemm__cpu_##NAME##_s_direct_wide},                              \
      {DMR, DNR, gemm__cpu_##NAME##_d, gemm__cpu_##NAME##_d_strided, gemm__cpu_##NAME##_d_direct,   \
       gemm__cpu_##NAME##_d_pack, gemm__cpu_##NAME##_d_rows, gemm__cpu_##NAME##_d_small,             \
       gemm__cpu_##NAME##_d_direct_t, gemm__cpu_##NAME##_d_direct_wide}}
