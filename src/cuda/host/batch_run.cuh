@@ -216,26 +216,30 @@ static int gemm__cuda_list_home(cudaError_t e, const cudaPointerAttributes *at)
     }
 }
 
-/* `count` pointers of the list `list` (named `what`: "A") copied into
-   out. A list on the device must lie inside an allocation the driver
+/* Where the host reads a list that gemm__cuda_list_home puts on the HOST:
+   page-locked memory through the host address the runtime gives for it. */
+static const void *gemm__cuda_list_on_host(const void *list, const cudaPointerAttributes *at)
+{
+    return at->type == cudaMemoryTypeHost && at->hostPointer ? at->hostPointer : list;
+}
+
+/* `count` pointers of the list `list` (named `what`: "A"; e and *at: what
+   cudaPointerGetAttributes said of it) copied into out. A list on the device must lie inside an allocation the driver
    knows (one it has no range for, freed memory for one, is refused, not
    read); it is copied in `stream`'s order, so after the work queued there
    before the call (which may have written it), and the host waits for
    that copy: the checks need the addresses now. `stream` must not be
    capturing a graph then (the copy would only be recorded). */
-static gemm_status gemm__cuda_read_list(const char *fn, const char *what, const void *list, int64_t count,
-                                        cudaStream_t stream, void **out)
+static gemm_status gemm__cuda_read_list(const char *fn, const char *what, const void *list, cudaError_t e,
+                                        const cudaPointerAttributes *at, int64_t count, cudaStream_t stream, void **out)
 {
     size_t bytes = (size_t)count * sizeof(void *);
     uint64_t a = (uint64_t)(uintptr_t)list, base, size;
-    cudaPointerAttributes at;
-    cudaError_t e = cudaPointerGetAttributes(&at, list);
     cudaStreamCaptureStatus capture;
-    switch (gemm__cuda_list_home(e, &at)) {
+    switch (gemm__cuda_list_home(e, at)) {
     case GEMM__CUDA_LIST_FAILED: return gemm__cuda_fail(fn, "cudaPointerGetAttributes (a list of member pointers)", e);
     case GEMM__CUDA_LIST_HOST:
-        if (gemm__cuda_read_host(out, at.type == cudaMemoryTypeHost && at.hostPointer ? at.hostPointer : list, bytes))
-            return GEMM_OK;
+        if (gemm__cuda_read_host(out, gemm__cuda_list_on_host(list, at), bytes)) return GEMM_OK;
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %s (the list of member pointers, at %p) is not memory the host "
                           "can read (freed, or not a list?); the list may be in host, device or managed memory", fn,
                           what, list);
@@ -265,42 +269,14 @@ static gemm_status gemm__cuda_read_list(const char *fn, const char *what, const 
     return GEMM_OK;
 }
 
-/* The common case of gemm__cuda_read_lists: every list given is in host
-   memory the host can read, all copied into buf (list i at i * count) by
-   one process_vm_readv (each call is a system call of a microsecond or
-   two). False, with nothing promised of buf, for anything else. */
-static bool gemm__cuda_read_host_lists(const void *const in[3], int64_t count, void **buf)
-{
-#if defined(__linux__) && defined(_GNU_SOURCE)
-    struct iovec to[3], from[3];
-    size_t bytes = (size_t)count * sizeof(void *), total = 0;
-    int n = 0;
-    for (int i = 0; i < 3; i++) {
-        cudaPointerAttributes at;
-        if (!in[i]) continue;
-        if (cudaPointerGetAttributes(&at, in[i]) != cudaSuccess) {
-            (void)cudaGetLastError(); /* the one-by-one path asks again, and says why */
-            return false;
-        }
-        if (at.type != cudaMemoryTypeUnregistered && (at.type != cudaMemoryTypeHost || !at.hostPointer)) return false;
-        to[n].iov_base = buf + i * count;
-        from[n].iov_base = (void *)(uintptr_t)(at.type == cudaMemoryTypeHost ? at.hostPointer : in[i]);
-        to[n].iov_len = from[n].iov_len = bytes;
-        total += bytes;
-        n++;
-    }
-    return n > 0 && process_vm_readv(getpid(), to, (unsigned long)n, from, (unsigned long)n, 0) == (ssize_t)total;
-#else
-    (void)in, (void)count, (void)buf;
-    return false;
-#endif
-}
-
 /* The lists a pointer-array batch reads (A and B when it multiplies, C
    when it writes, as `work` says), copied into one host buffer (*held,
    which the caller frees with GEMM_FREE) wherever they live: *la, *lb, *lc
    point into it, NULL for a list not read or passed as NULL (the batch's
-   checks refuse what they must). */
+   checks refuse what they must). Each list's home is asked once; where
+   every list is on the host, one process_vm_readv reads them all (each
+   system call costs a microsecond or two); else, or where that read
+   falls short, they are read one by one, which says what is wrong. */
 static gemm_status gemm__cuda_read_lists(const char *fn, gemm__work work, const void *A, const void *B, const void *C,
                                          int64_t count, cudaStream_t stream, void **held, const void **la,
                                          const void **lb, const void **lc)
@@ -309,6 +285,9 @@ static gemm_status gemm__cuda_read_lists(const char *fn, gemm__work work, const 
                          work != GEMM__WORK_NONE ? C : NULL};
     const void **out[3] = {la, lb, lc};
     static const char *const names[3] = {"A", "B", "C"};
+    cudaPointerAttributes at[3];
+    cudaError_t e[3] = {cudaSuccess, cudaSuccess, cudaSuccess};
+    bool on_host = true;
     void **buf;
     gemm_status s;
     *held = NULL;
@@ -319,13 +298,33 @@ static gemm_status gemm__cuda_read_lists(const char *fn, gemm__work work, const 
         return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no host memory for %lld members' pointers", fn,
                           (long long)count);
     *held = buf;
-    if (gemm__cuda_read_host_lists(in, count, buf)) {
-        for (int i = 0; i < 3; i++) *out[i] = in[i] ? buf + i * count : NULL;
-        return GEMM_OK;
+    for (int i = 0; i < 3; i++)
+        if (in[i]) {
+            e[i] = cudaPointerGetAttributes(&at[i], in[i]);
+            on_host = on_host && gemm__cuda_list_home(e[i], &at[i]) == GEMM__CUDA_LIST_HOST;
+        }
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    if (on_host) {
+        struct iovec to[3], from[3];
+        size_t bytes = (size_t)count * sizeof(void *);
+        unsigned long n = 0;
+        for (int i = 0; i < 3; i++)
+            if (in[i]) {
+                to[n].iov_base = buf + i * count;
+                from[n].iov_base = (void *)(uintptr_t)gemm__cuda_list_on_host(in[i], &at[i]);
+                to[n].iov_len = from[n].iov_len = bytes;
+                n++;
+            }
+        if (process_vm_readv(getpid(), to, n, from, n, 0) == (ssize_t)(n * bytes)) {
+            for (int i = 0; i < 3; i++) *out[i] = in[i] ? buf + i * count : NULL;
+            return GEMM_OK;
+        }
     }
+#endif
     for (int i = 0; i < 3; i++) { /* one by one: a device list, or a refusal to explain */
         if (!in[i]) continue;
-        if ((s = gemm__cuda_read_list(fn, names[i], in[i], count, stream, buf + i * count)) != GEMM_OK) return s;
+        if ((s = gemm__cuda_read_list(fn, names[i], in[i], e[i], &at[i], count, stream, buf + i * count)) != GEMM_OK)
+            return s;
         *out[i] = buf + i * count;
     }
     return GEMM_OK;
