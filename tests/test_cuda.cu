@@ -268,7 +268,7 @@ static int hopper(void)
 static void test_configurations_refused(void)
 {
     static const struct { gemm_cuda_kernel kernel; int variant, bits; } bad[] = {
-        {GEMM_CUDA_KERNEL_SIMT, 5, 32}, {GEMM_CUDA_KERNEL_SIMT, -1, 32}, {GEMM_CUDA_KERNEL_SIMT, 1, 64},
+        {GEMM_CUDA_KERNEL_SIMT, 7, 32}, {GEMM_CUDA_KERNEL_SIMT, -1, 32}, {GEMM_CUDA_KERNEL_SIMT, 1, 64},
         {GEMM_CUDA_KERNEL_DMMA, 4, 64}, {GEMM_CUDA_KERNEL_AUTO, 1, 32}, {GEMM_CUDA_KERNEL_AUTO, 2, 64},
         {GEMM_CUDA_KERNEL_TILED16, 1, 32}};
     double *d = NULL;
@@ -346,13 +346,22 @@ static void test_paths(void)
     const gemm_transpose N = GEMM_NO_TRANS, T = GEMM_TRANS;
     int h = hopper();
 #define WANT(...) (const char *const[]){__VA_ARGS__, NULL}
-    /* fp32, row-major: canonical M = n, N = m, op(A) = B (k-major when B is transposed), op(B) = A */
-    path_case("f32 NN, 256x128", GEMM_F32, R, N, N, 300, 600, 64, 0, 0, 0, 0, WANT("simt 256x128 mk", "a:- b:-"));
-    path_case("f32 NN, M <= 128", GEMM_F32, R, N, N, 2100, 72, 40, 0, 0, 0, 0, WANT("simt 128x128 mk"));
-    path_case("f32 TT, 128x256", GEMM_F32, R, T, T, 600, 300, 64, 0, 0, 0, 0, WANT("simt 128x256 kn"));
+    /* fp32, row-major: canonical M = n, N = m, op(A) = B (k-major when B is transposed), op(B) = A;
+       the 128 x 128-class tiles where they are at least as many as the SMs (132 on an H100 or H200) */
+    path_case("f32 NN, 256x128", GEMM_F32, R, N, N, 1100, 2100, 64, 0, 0, 0, 0, WANT("simt 256x128 mk", "a:- b:-"));
+    path_case("f32 NN, M <= 128", GEMM_F32, R, N, N, 20000, 72, 40, 0, 0, 0, 0, WANT("simt 128x128 mk"));
+    path_case("f32 TT, 128x256", GEMM_F32, R, T, T, 1100, 2100, 64, 0, 0, 0, 0, WANT("simt 128x256 kn"));
     path_case("f32 TN, 16x8 threads", GEMM_F32, R, T, N, 2100, 2100, 16, 0, 0, 0, 0, WANT("simt 128x128/16x8 mn"));
-    path_case("f32 TN, K split", GEMM_F32, R, T, N, 300, 300, 300, 0, 0, 0, 0, WANT("simt 128x128 mn"));
-    path_case("f32 NT in place", GEMM_F32, R, N, T, 300, 300, 40, 0, 0, 0, 0, WANT("simt 128x256 kk", "a:- b:-"));
+    /* 128 x 128 tiles fewer than the SMs, K <= 2048: 128 x 64 or 64 x 128 with K whole */
+    path_case("f32 TN, one partial wave: 128x64", GEMM_F32, R, T, N, 1000, 1000, 300, 0, 0, 0, 0, WANT("simt 128x64 mn", "split 1"));
+    path_case("f32 NN, one partial wave: 64x128", GEMM_F32, R, N, N, 1000, 1000, 1000, 0, 0, 0, 0, WANT("simt 64x128 mk", "split 1"));
+    path_case("f32 TT, one partial wave: 128x64", GEMM_F32, R, T, T, 1000, 1000, 520, 0, 0, 0, 0, WANT("simt 128x64 kn", "split 1"));
+    path_case("f32 NN, M <= 64: 64x128, K split to fill", GEMM_F32, Cm, N, N, 40, 300, 2000, 0, 0, 0, 0, WANT("simt 64x128 mk"));
+    path_case("f32 TN, 128x64, K split to fill", GEMM_F32, R, T, N, 300, 300, 2000, 0, 0, 0, 0, WANT("simt 128x64 mn", "split 8"));
+    path_case("f32 NN, one partial wave, K > 2048: 256x128", GEMM_F32, R, N, N, 128, 1100, 2100, 0, 0, 0, 0, WANT("simt 256x128 mk"));
+    path_case("f32 forced 128x64, split 3", GEMM_F32, Cm, N, T, 200, 150, 300, 0, 0, 5, 3, WANT("simt 128x64 mn", "split 3"));
+    path_case("f32 forced 64x128 NT", GEMM_F32, R, N, T, 150, 200, 100, 1, 0, 6, 0, WANT("simt 64x128 kk"));
+    path_case("f32 NT in place", GEMM_F32, R, N, T, 1600, 1600, 40, 0, 0, 0, 0, WANT("simt 128x256 kk", "a:- b:-"));
     path_case("f32 NT, op(A) transposed", GEMM_F32, R, N, T, 2100, 72, 40, 0, 0, 0, 0, WANT("mk", "a:t b:-"));
     path_case("f32 NT, op(B) transposed", GEMM_F32, R, N, T, 72, 2100, 40, 0, 0, 0, 0, WANT("kn", "a:- b:t"));
     path_case("f32 col TN, op(B) transposed", GEMM_F32, Cm, T, N, 2100, 72, 40, 0, 0, 0, 0, WANT("kn", "a:- b:t"));
@@ -456,6 +465,9 @@ int main(void)
     battery_cuda("cuda simt 128x128", GEMM_CUDA_KERNEL_SIMT, 1, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
     battery_cuda("cuda simt 128x128/16x8", GEMM_CUDA_KERNEL_SIMT, 2, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
     battery_cuda("cuda simt 256x128", GEMM_CUDA_KERNEL_SIMT, 3, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
+    battery_cuda("cuda simt 128x64", GEMM_CUDA_KERNEL_SIMT, 5, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
+    battery_cuda("cuda simt 64x128 split_k=2", GEMM_CUDA_KERNEL_SIMT, 6, GEMM_CUDA_PAGEABLE, 0, 2, F32_ONLY, cases,
+                 max_dim);
     battery_cuda("cuda simt 128x256 split_k=3", GEMM_CUDA_KERNEL_SIMT, 4, GEMM_CUDA_PAGEABLE, 0, 3, F32_ONLY, cases,
                  max_dim);
     battery_cuda("cuda dmma", GEMM_CUDA_KERNEL_DMMA, 0, GEMM_CUDA_PAGEABLE, 0, 0, F64_ONLY, cases, max_dim);

@@ -56,7 +56,7 @@ typedef struct gemm_cuda_options {
     int split_k;             /* 0 = automatic, 1 = never split K, s = split K in s parts */
     int variant;             /* 0 = automatic, else a configuration of options.kernel:
                                 SIMT (fp32) 1 = 128x128 blocks, 8x16 per thread; 2 = the same, 16x8;
-                                  3 = 256x128; 4 = 128x256
+                                  3 = 256x128; 4 = 128x256; 5 = 128x64 and 6 = 64x128, 8x8 per thread
                                 DMMA 1 = 128x64 on cp.async (sm_80+); 2 = 128x128 through TMA, persistent;
                                   3 = 128x64 through TMA, two blocks per SM (2 and 3: Hopper, sm_90a build)
                                 WGMMA (tensor-core modes) 1 = tiles of 256 rows, 2 = of 128 */

@@ -202,6 +202,8 @@ static std::vector<Entry> entries(int bits)
         v.push_back({"base.v2", 32, "shipped SIMT variant 2: 128x128, threads 16x8, 2 blocks/SM", NULL, 2});
         v.push_back({"base.v3", 32, "shipped SIMT variant 3: 256x128, 1 block/SM", NULL, 3});
         v.push_back({"base.v4", 32, "shipped SIMT variant 4: 128x256, 1 block/SM", NULL, 4});
+        v.push_back({"base.v5", 32, "shipped SIMT variant 5: 128x64, warps of 64x32, threads 8x8, 2 blocks/SM", NULL, 5});
+        v.push_back({"base.v6", 32, "shipped SIMT variant 6: 64x128, warps of 64x32, threads 8x8, 2 blocks/SM", NULL, 6});
     } else {
         v.push_back({"base", 64, "shipped gemm_cuda_dgemm, AUTO (the shipped choice)", NULL, 0});
         v.push_back({"base.v1", 64, "shipped DMMA variant 1: cp.async ring 128x64 m16n8k4, 2 blocks/SM", NULL, 1});

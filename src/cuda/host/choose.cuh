@@ -33,7 +33,9 @@
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
              not fit); options.variant, else
-             gemm__cuda_sw_choose (by layout, size, shared memory).
+             gemm__cuda_sw_choose (by layout, size, shared memory: the
+             128 x 64 or 64 x 128 blocks, K whole, where 128 x 128 tiles
+             are fewer than the SMs and K <= 2048).
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies. K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).
@@ -254,7 +256,7 @@ static gemm_status gemm__cuda_choose_exact_members(const char *fn, const gemm__p
     dev.sms = gpu->sms;
     dev.tma = false;
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-    t->variant = opt->variant ? opt->variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, &dev);
+    t->variant = opt->variant ? opt->variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, p->k, batch->bt->count, &dev);
     if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)dev.smem_block)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
                           "block for this layout, this GPU gives %d", fn, t->variant,

@@ -10,6 +10,8 @@
        2  128 x 128, threads of 16 x 8, two blocks per SM
        3  256 x 128, one block per SM
        4  128 x 256, one block per SM
+       5  128 x 64, warps of 64 x 32 (threads of 8 x 8), two blocks per SM
+       6  64 x 128, the same warps
      DMMA fp64
        1  cp.async ring, 128 x 64, m16n8k4, two blocks per SM (sm_80+)
        2  TMA and warp-specialised, persistent, 128 x 128, m16n8k16 (sm_90a)
@@ -27,7 +29,9 @@ enum {
     GEMM__CUDA_SW_128_16X8 = 2, /* 128x128, 16x8 threads */
     GEMM__CUDA_SW_256X128 = 3,
     GEMM__CUDA_SW_128X256 = 4,
-    GEMM__CUDA_SW_VARIANTS = 4,
+    GEMM__CUDA_SW_128X64 = 5,   /* warps of 64x32 */
+    GEMM__CUDA_SW_64X128 = 6,   /* warps of 64x32 */
+    GEMM__CUDA_SW_VARIANTS = 6,
     GEMM__CUDA_DMMA_RING = 1,
     GEMM__CUDA_DMMA_TMA = 2,    /* 128x128 */
     GEMM__CUDA_DMMA_TMA_64 = 3, /* 128x64, two per SM */
@@ -73,32 +77,50 @@ typedef struct gemm__cuda_exact_plan {
     size_t a_elems, b_elems; /* their sizes in elements (0: no copy) */
 } gemm__cuda_exact_plan;
 
+/* Shared memory of a warp-tiled shape S for the layout. */
+template <typename S> static size_t gemm__cuda_sw_smem_of(bool ak, bool bk)
+{
+    return ak ? (bk ? S::template smem<true, true>() : S::template smem<true, false>())
+              : (bk ? S::template smem<false, true>() : S::template smem<false, false>());
+}
+
 /* Shared memory of fp32 configuration `variant` for the layout. */
 static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
 {
-    typedef gemm__cuda_sw_shape<128, 128, 8> S1;
-    typedef gemm__cuda_sw_shape<256, 128, 8> S3;
-    typedef gemm__cuda_sw_shape<128, 256, 8> S4;
-    if (variant == GEMM__CUDA_SW_256X128)
-        return ak ? (bk ? S3::smem<true, true>() : S3::smem<true, false>()) : (bk ? S3::smem<false, true>() : S3::smem<false, false>());
-    if (variant == GEMM__CUDA_SW_128X256)
-        return ak ? (bk ? S4::smem<true, true>() : S4::smem<true, false>()) : (bk ? S4::smem<false, true>() : S4::smem<false, false>());
-    return ak ? (bk ? S1::smem<true, true>() : S1::smem<true, false>()) : (bk ? S1::smem<false, true>() : S1::smem<false, false>());
+    switch (variant) {
+    case GEMM__CUDA_SW_256X128: return gemm__cuda_sw_smem_of<gemm__cuda_sw_shape<256, 128, 8>>(ak, bk);
+    case GEMM__CUDA_SW_128X256: return gemm__cuda_sw_smem_of<gemm__cuda_sw_shape<128, 256, 8>>(ak, bk);
+    case GEMM__CUDA_SW_128X64: return gemm__cuda_sw_smem_of<gemm__cuda_sw_shape<128, 64, 8, 32>>(ak, bk);
+    case GEMM__CUDA_SW_64X128: return gemm__cuda_sw_smem_of<gemm__cuda_sw_shape<64, 128, 8, 32>>(ak, bk);
+    default: return gemm__cuda_sw_smem_of<gemm__cuda_sw_shape<128, 128, 8>>(ak, bk); /* 1 and 2 alike */
+    }
 }
 
-/* AUTO's fp32 configuration for the layout the kernel reads. Each layout's
-   best on both Hopper GPUs (bench/research/exact): the side of a k-major
+/* AUTO's fp32 configuration for the layout the kernel reads. Where the
+   128 x 128 tiles are fewer than the SMs (one partial wave) and K is at
+   most 2048, the 128 x 64 or 64 x 128 blocks, K whole: twice the tiles and
+   no K split, so no C = beta*C pass and no atomics (cuBLAS runs such a
+   128 x 64 tile of 64 x 32 warps at 1024^3; on the H200 they took 1024^3
+   from 0.78-0.86 of cuBLAS to 0.84-0.92). Longer K keeps the large tiles
+   split, which amortises the split's passes: 256 x 4096 x 4096 and 16384 x
+   128 x 16384 ran at 0.70-0.74 unsplit on 64 x 128, 0.83-0.87 split on
+   256 x 128. Otherwise each layout's best on both Hopper GPUs
+   (bench/research/exact): the side of a k-major
    operand, which the block transposes in shared memory, is the 128 one
    (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
    when neither is. A 256 side is not used where it would stay half empty
    (M or N at most 128); 16x8 threads only with the whole K loop in one
    block (at most one 128x128 tile per SM splits K, and its short loops
    ran slower); a configuration must fit the block's shared memory
-   (128x128 always does, 94 KB at most). */
-static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, const gemm__cuda_exact_dev *d)
+   (128x128 always does, 94 KB at most). `members`: a batch's count (its
+   tiles side by side fill the GPU sooner), 1 for a single call. */
+static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t K, int64_t members,
+                                const gemm__cuda_exact_dev *d)
 {
     int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
     int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    if (tiles * members < (int64_t)d->sms && K <= 2048) /* the k-major side the 128 one, as below; a side <= 64 the 64 one */
+        return M <= 64 || (N > 64 && !ak && bk) ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
     if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
     else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
     else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
@@ -190,7 +212,7 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
                 t->ak = false;
             }
         }
-        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, d);
+        t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, p->k, 1, d);
         if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
                               "block for this layout, this GPU gives %d", fn, t->variant,

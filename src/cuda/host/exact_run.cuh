@@ -61,27 +61,29 @@ static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem
 }
 
 /* The warp-tiled kernel's instance for a batch or a single call. */
-template <int BM, int BN, int LM, int MINB, bool AK, bool BKM> static void *gemm__cuda_sw_instance(bool batch)
+template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static void *gemm__cuda_sw_instance(bool batch)
 {
-    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, AK, BKM, true>
-                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, MINB, AK, BKM, false>;
+    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, true>
+                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false>;
 }
 
-/* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, LM lanes
-   along M, MINB blocks per SM, for the plan's layout, over the members of
-   bt (its tiles side by side in blockIdx.x, the members and K parts in
-   blockIdx.z). */
-template <int BM, int BN, int LM, int MINB>
+/* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, warps of
+   64 x WN, LM lanes along M, MINB blocks per SM, for the plan's layout,
+   over the members of bt (its tiles side by side in blockIdx.x, the
+   members and K parts in blockIdx.z). K is split to fill the block slots;
+   the 64 x 32-warp blocks, chosen where they fill the SMs once, split it
+   only to give every SM a block (cuBLAS runs them so at n near 1000). */
+template <int BM, int BN, int LM, int WN, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
                                         gemm__cuda_batch bt, int sms, int split_req, cudaStream_t stream)
 {
-    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    typedef gemm__cuda_sw_shape<BM, BN, LM, WN> S;
     bool batch = bt.count > 1 || bt.a || bt.b || bt.c;
-    void *kernel = t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, MINB, true, true>(batch)
-                                  : gemm__cuda_sw_instance<BM, BN, LM, MINB, true, false>(batch))
-                         : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, MINB, false, true>(batch)
-                                  : gemm__cuda_sw_instance<BM, BN, LM, MINB, false, false>(batch));
+    void *kernel = t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, true>(batch)
+                                  : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, false>(batch))
+                         : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, true>(batch)
+                                  : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, false>(batch));
     int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k;
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
@@ -92,8 +94,8 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, sms * (per_sm > 0 ? per_sm : 1), split_req, &split,
-                                   &kchunk)) != GEMM_OK)
+    if (WN == 32 || per_sm < 1) per_sm = 1;
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, sms * per_sm, split_req, &split, &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
@@ -180,7 +182,11 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, slots, split_req, &split, &kchunk)) != GEMM_OK)
+    /* K is split to give every SM a unit, not every slot: at 1024^3 the 128
+       tiles of 128 x 64 ran whole at 0.93-1.00 of cuBLAS on the H200, split
+       in 2 (256 units for 264 slots) at 0.89-0.91 with the C = beta*C pass
+       and the atomics (cuBLAS runs that tile unsplit there) */
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, split_req, &split, &kchunk)) != GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)
@@ -232,10 +238,12 @@ static gemm_status gemm__cuda_exact_launch(const char *fn, const gemm__problem *
         return gemm__cuda_launch_dt<2>(fn, p, t, a, b, x, bt, sms, split, stream);
     } else {
         switch (t->variant) {
-        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
-        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
-        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
-        default: return gemm__cuda_launch_sw<128, 128, 8, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_128_16X8: return gemm__cuda_launch_sw<128, 128, 4, 64, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_256X128: return gemm__cuda_launch_sw<256, 128, 8, 64, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_128X256: return gemm__cuda_launch_sw<128, 256, 8, 64, 1>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_128X64: return gemm__cuda_launch_sw<128, 64, 8, 32, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
+        case GEMM__CUDA_SW_64X128: return gemm__cuda_launch_sw<64, 128, 8, 32, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
+        default: return gemm__cuda_launch_sw<128, 128, 8, 64, 2>(fn, p, t, a, b, x, bt, sms, split, stream);
         }
     }
 }

@@ -1,16 +1,17 @@
 /* SIMT for fp32, warp-tiled (the shape of cuBLAS's SIMT kernels on Ampere
-   and Hopper): each warp owns a 64 x 64 tile of C, each of its 32 threads
-   an 8 x 16 (LM = 8) or 16 x 8 (LM = 4) tile made of 4 x 4 sub-tiles LM*4
-   rows and LN*4 columns apart (LN = 32/LM), so every shared-memory read is
-   a 16-byte load touching LM (LN) distinct 16-byte words: one wavefront,
-   128 FFMA per 6 loads per k. Both operands are multiplied from [k][side]
-   tiles: an M-(N-)major operand is copied there by cp.async (a ring of 3
-   K tiles of 16), a k-major one into a [side][16 + 4] staging ring and
-   transposed, one K tile ahead, by the block itself into one of two
-   [k][side] buffers (about 1% of the instructions). One barrier per K
-   tile. No 128-register cap: 128-thread blocks run two per SM, 256-thread
-   ones one. Operands must be 16-byte aligned (base and leading dimension);
-   the host copies any other first. */
+   and Hopper): each warp owns a 64 x WN tile of C (WN 64, or 32 for the
+   128 x 64 and 64 x 128 blocks that fill the GPU at n near 1000), each of
+   its 32 threads an 8 x WN/4 (LM = 8) or 16 x WN/8 (LM = 4) tile made of
+   4 x 4 sub-tiles LM*4 rows and LN*4 columns apart (LN = 32/LM), so every
+   shared-memory read is a 16-byte load touching LM (LN) distinct 16-byte
+   words: one wavefront, 128 (64) FFMA per 6 (4) loads per k. Both operands
+   are multiplied from [k][side] tiles: an M-(N-)major operand is copied
+   there by cp.async (a ring of 3 or 4 K tiles of 16), a k-major one into a
+   [side][16 + 4] staging ring and transposed, one K tile ahead, by the
+   block itself into one of two [k][side] buffers (about 1% of the
+   instructions). One barrier per K tile. No 128-register cap: 128-thread
+   blocks run two per SM, 256-thread ones one. Operands must be 16-byte
+   aligned (base and leading dimension); the host copies any other first. */
 #pragma once
 #include <stdint.h>
 #include "../device/batch.cuh"
@@ -85,9 +86,11 @@ __device__ __forceinline__ void gemm__cuda_sw_store4(float *c, const float (&x)[
     }
 }
 
-/* A BM x BN block of 64 x 64 warps; LM lanes along M. BK 16, 3 stages. */
-template <int BM, int BN, int LM> struct gemm__cuda_sw_shape {
-    static constexpr int BK = 16, STAGES = 3, WM = 64, WN = 64, WARPS_M = BM / WM, NT = 32 * (BM / WM) * (BN / WN),
+/* A BM x BN block of 64 x WN_ warps; LM lanes along M. BK 16, 3 stages, 4
+   for the 64 x 32 warps (their blocks run one to an SM, four warps: on the
+   H200 at 1024^3 4 stages gave 0.86-0.96 of cuBLAS, 3 gave 0.84-0.92). */
+template <int BM, int BN, int LM, int WN_ = 64> struct gemm__cuda_sw_shape {
+    static constexpr int BK = 16, STAGES = WN_ == 32 ? 4 : 3, WM = 64, WN = WN_, WARPS_M = BM / WM, NT = 32 * (BM / WM) * (BN / WN),
                          LN = 32 / LM, TMV = WM / LM, TNV = WN / LN, TMS = TMV / 4, TNS = TNV / 4;
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % (4 * LM) == 0 && WN % (4 * LN) == 0, "bad warp tile");
     /* floats of one operand of side SIDE: its ring, and for a k-major one its two transposed buffers */
@@ -116,12 +119,12 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
    single call runs the instance without, whose registers the batch's
    pointer arithmetic would otherwise reshuffle (it ran 5% slower in the
    256x128 configuration with it, at the same register count). */
-template <int BM, int BN, int LM, int MINB, bool AK, bool BKM, bool BATCH>
-__global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM>::NT, MINB)
+template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM, bool BATCH>
+__global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM, WN>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
                             int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
 {
-    typedef gemm__cuda_sw_shape<BM, BN, LM> S;
+    typedef gemm__cuda_sw_shape<BM, BN, LM, WN> S;
     constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
     constexpr bool TR = AK || BKM; /* some operand is transposed one K tile ahead */
     constexpr int RA = AK ? BM * (BK + 4) : BK * BM, RB = BKM ? BN * (BK + 4) : BK * BN; /* ring stage sizes */
