@@ -33,8 +33,14 @@ def section(text, title):
 
 
 def table(sec):
-    """The first markdown table of a section: header cells, then rows of cells."""
-    rows = [l for l in sec.splitlines() if l.startswith("|")]
+    """The first markdown table of a section (its contiguous "|" lines): header cells, then rows of cells."""
+    lines = sec.splitlines()
+    first = next(i for i, l in enumerate(lines) if l.startswith("|"))
+    rows = []
+    for l in lines[first:]:
+        if not l.startswith("|"):
+            break
+        rows.append(l)
     cells = [[c.strip().replace("**", "") for c in r.strip("|").split("|")] for r in rows]
     return cells[0], [c for c in cells[2:]]
 
@@ -51,9 +57,12 @@ def shape(text):
 
 
 def meta(sec, gpu):
-    date = re.search(r"\*\*Date\*\*: (\d{4}-\d\d-\d\d)", sec).group(1)
+    """The GPU's date ("**Date**: H100 2026-11-24 ..., H200 ...", else the one date) and commit."""
+    line = re.search(r"\*\*Date\*\*: (.*?)\. \*\*", sec, re.S).group(1)
+    own = re.search(gpu + r" (\d{4}-\d\d-\d\d)", line)
+    date = own.group(1) if own else re.search(r"\d{4}-\d\d-\d\d", line).group(0)
     commits = re.search(r"\*\*Commits?\*\*: (.*?)\.", sec, re.S).group(1)
-    m = re.search(r"(\w{7,}) \(" + gpu, commits)
+    m = re.search(r"(\w{7,})\s+\(" + gpu, commits)
     return date, (m.group(1) if m else re.match(r"\w{7,}", commits).group(0))
 
 
