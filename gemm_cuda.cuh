@@ -4603,31 +4603,50 @@ static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
     }
 }
 
-/* AUTO's fp32 configuration for the layout the kernel reads. Where the
-   128 x 128 tiles are fewer than the SMs (one partial wave) and K is at
-   most 2048, the 128 x 64 or 64 x 128 blocks, K whole: twice the tiles and
-   no K split, so no C = beta*C pass and no atomics (cuBLAS runs such a
-   128 x 64 tile of 64 x 32 warps at 1024^3; on the H200 they took 1024^3
-   from 0.78-0.86 of cuBLAS to 0.84-0.92). Longer K keeps the large tiles
-   split, which amortises the split's passes: 256 x 4096 x 4096 and 16384 x
-   128 x 16384 ran at 0.70-0.74 unsplit on 64 x 128, 0.83-0.87 split on
-   256 x 128. Otherwise each layout's best on both Hopper GPUs
-   (bench/research/exact): the side of a k-major
-   operand, which the block transposes in shared memory, is the 128 one
-   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
-   when neither is. A 256 side is not used where it would stay half empty
-   (M or N at most 128); 16x8 threads only with the whole K loop in one
-   block (at most one 128x128 tile per SM splits K, and its short loops
-   ran slower); a configuration must fit the block's shared memory
-   (128x128 always does, 94 KB at most). `members`: a batch's count (its
-   tiles side by side fill the GPU sooner), 1 for a single call. */
+/* The tiles of C a configuration cuts an M x N product into. */
+static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
+{
+    int bm = variant == GEMM__CUDA_SW_256X128 ? 256 : variant == GEMM__CUDA_SW_64X128 ? 64 : 128;
+    int bn = variant == GEMM__CUDA_SW_128X256 ? 256 : variant == GEMM__CUDA_SW_128X64 ? 64 : 128;
+    return ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
+}
+
+/* AUTO's fp32 configuration for the layout the kernel reads.
+
+   The large tiles: each layout's best on both Hopper GPUs
+   (bench/research/exact): the side of a k-major operand, which the block
+   transposes in shared memory, is the 128 one (256x128 when op(B) is
+   k-major, 128x256 when op(A) is); 16x8 threads when neither is. A 256
+   side is not used where it would stay half empty (M or N at most 128);
+   16x8 threads only with the whole K loop in one block (at most one
+   128x128 tile per SM splits K, and its short loops ran slower); a
+   configuration must fit the block's shared memory (128x128 always does,
+   94 KB at most).
+
+   The 128 x 64 blocks (64 x 128 when M is at most 64), K whole, instead:
+   - where the 128 x 128 tiles are fewer than the SMs and K is at most
+     2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
+     on the H200 they took 1024^3 from 0.78-0.86 of cuBLAS to 0.86-0.95);
+     longer K keeps the large tiles split, which amortises the split's
+     passes (256 x 4096 x 4096 and 16384 x 128 x 16384: 0.70-0.77 unsplit
+     on the small blocks, 0.83-0.88 split on the large);
+   - where the large tiles run K whole and leave more of the SMs idle in
+     their last round than the small ones' lower rate costs: the time of
+     each is taken as the tiles an SM gets (the most, ceil(tiles / SMs))
+     times a tile's area, the 128 x 64 blocks at 0.936 of the large
+     tiles' rate (2048^3, where both fill their rounds: 0.86 and 0.92 of
+     cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.71 to
+     0.92, 1792^3 0.85 to 1.08, 2560^3 0.80 to 0.86, 3072^3 0.79 to
+     1.00, and kept the large tiles at 2048^3 and 4096^3.
+   `members`: a batch's count (its tiles side by side fill the GPU sooner),
+   1 for a single call. */
 static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t K, int64_t members,
                                 const gemm__cuda_exact_dev *d)
 {
-    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
-    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
-    if (tiles * members < (int64_t)d->sms && K <= 2048) /* the k-major side the 128 one, as below; a side <= 64 the 64 one */
-        return M <= 64 || (N > 64 && !ak && bk) ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, large = GEMM__CUDA_SW_128, i;
+    int small = M <= 64 && N > 64 ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
+    int64_t sms = d->sms, tiles = gemm__cuda_sw_tiles(GEMM__CUDA_SW_128, M, N), tl, ts;
+    if (tiles * members < sms && K <= 2048) return small;
     if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
     else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
     else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
@@ -4636,21 +4655,35 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
         int v = prefs[i];
         if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
         if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
-        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
-        return v;
+        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= sms) continue; /* K would be split */
+        large = v;
+        break;
     }
-    return GEMM__CUDA_SW_128;
+    tl = gemm__cuda_sw_tiles(large, M, N) * members;
+    ts = gemm__cuda_sw_tiles(small, M, N) * members;
+    /* K whole on the large tiles: the launch splits it below half their slots (one a SM for 256 sides, two else) */
+    if (2 * tl > sms * (large == GEMM__CUDA_SW_256X128 || large == GEMM__CUDA_SW_128X256 ? 1 : 2) &&
+        (double)((ts + sms - 1) / sms) * 8192 < 0.936 * (double)((tl + sms - 1) / sms) *
+                                                    (large == GEMM__CUDA_SW_128 || large == GEMM__CUDA_SW_128_16X8 ? 16384 : 32768))
+        return small;
+    return large;
 }
 
 /* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
    tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
    every SM one and K is short (the fixed costs of a tile weigh more there,
-   and two blocks per SM hide each other's), or when N is at most 64. */
+   and two blocks per SM hide each other's), when N is at most 64, or when
+   the 128x128 tiles' last round would leave more than 40% of the SMs'
+   rounds idle (1536^3 on the H200: 144 tiles for 132 SMs, 0.69 of cuBLAS
+   on 128x128, 0.86 on 128x64). Below that the measurements disagree:
+   2560^3 (24% idle) ran 0.93 on 128x64 against 0.87, 1792^3 (26%) 0.77
+   against 0.82, 3072^3 (13%) 0.85 against 0.93; they keep 128x128. */
 static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
 {
-    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    int64_t sms = d->sms, tiles = ((M + 127) / 128) * ((N + 127) / 128), rounds = (tiles + sms - 1) / sms;
     if (!d->tma) return GEMM__CUDA_DMMA_RING;
-    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+    if (N <= 64 || (tiles < sms && K <= 2048)) return GEMM__CUDA_DMMA_TMA_64;
+    return rounds >= 2 && 10 * (rounds * sms - tiles) > 4 * rounds * sms ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
 }
 
 /* Whether X (base and leading dimension) is 16-byte aligned. */
@@ -5191,17 +5224,19 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              NAIVE, TILED16: the ladder; fp64 SIMT: its 64 x 64 cp.async
              configuration; both read the operands in place.
      single  DMMA: options.variant, else, where the sm_90a code runs, the
-     call    TMA kernel with 128 x 64 tiles when N <= 64 or when the
-             128 x 128 tiles are fewer than the SMs and K <= 2048, else
-             128 x 128; without that code the ring (cp.async, 128 x 64,
-             in place), and the TMA variants are refused.
+     call    TMA kernel with 128 x 64 tiles when N <= 64, when the
+             128 x 128 tiles are fewer than the SMs and K <= 2048, or when
+             their last round leaves over 40% of the SMs' rounds idle,
+             else 128 x 128; without that code the ring (cp.async,
+             128 x 64, in place), and the TMA variants are refused.
              fp32 SIMT: both operands k-major (row-major NT) with m or
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
-             not fit); options.variant, else
-             gemm__cuda_sw_choose (by layout, size, shared memory: the
-             128 x 64 or 64 x 128 blocks, K whole, where 128 x 128 tiles
-             are fewer than the SMs and K <= 2048).
+             not fit); options.variant, else gemm__cuda_sw_choose (by
+             layout, size, shared memory; the 128 x 64 blocks, K whole,
+             where 128 x 128 tiles are fewer than the SMs and K <= 2048,
+             or where the large tiles' last round idles more SMs than the
+             small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies. K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).
@@ -5549,17 +5584,44 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
 #endif
 }
 
+/* The K parts that fill the SMs when the tiles are fewer than the SMs
+   (more tiles run K whole). Counting s up from 1, s parts are taken when
+   the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
+   least 15% less than the parts taken so far (each part more adds atomics
+   into C, and C = beta*C first); at most two units an SM, at least 64 of
+   K a part. On the
+   H200: 128 tiles (1024^3 on 128 x 64) run unsplit (the slots' rule had
+   split them in 2 for 264 slots: 0.82-0.89 of cuBLAS in fp64 NN against
+   0.87-0.92), 72 tiles (768^3) in 3 parts (unsplit: 0.79-0.80 against
+   0.95-0.99), 32 tiles (512^3) in 4 (in 8: 0.69-0.72 against 0.76-0.81). */
+static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
+{
+    int most = (K + 63) / 64, best = 1, s;
+    double cost = (double)((tiles + sms - 1) / sms);
+    if (requested > 0) return requested > 64 ? 64 : requested;
+    for (s = 2; tiles < sms && tiles * s <= 2 * (int64_t)sms && s <= most && s <= 64; s++) {
+        double c = (double)((tiles * s + sms - 1) / sms) / s;
+        if (c < 0.85 * cost) {
+            best = s;
+            cost = c;
+        }
+    }
+    return best;
+}
+
 /* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
-   resident at once; *kchunk a multiple of 16. Fails past one launch's
-   reach (2^31 - 1 blocks or work units). */
+   resident at once, or (by_rounds) the SMs whose rounds the split fills
+   (gemm__cuda_split_rounds); *kchunk a multiple of 16. Fails past one
+   launch's reach (2^31 - 1 blocks or work units). */
 static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
-                                         int split_req, int *split, int *kchunk)
+                                         bool by_rounds, int split_req, int *split, int *kchunk)
 {
     int K = (int)p->k;
     if (tiles > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
                           (long long)tiles);
-    *split = gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
+    *split = by_rounds ? gemm__cuda_split_rounds(tiles, K, slots, split_req)
+                       : gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
     *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
     *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
     if (tiles * *split > INT32_MAX)
@@ -5588,8 +5650,8 @@ template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static vo
    64 x WN, LM lanes along M, MINB blocks per SM, for the plan's layout,
    over the members of bt (its tiles side by side in blockIdx.x, the
    members and K parts in blockIdx.z). K is split to fill the block slots;
-   the 64 x 32-warp blocks, chosen where they fill the SMs once, split it
-   only to give every SM a block (cuBLAS runs them so at n near 1000). */
+   for the 64 x 32-warp blocks, to fill the SMs' rounds
+   (gemm__cuda_split_rounds: 1024^3 unsplit, as cuBLAS runs them). */
 template <int BM, int BN, int LM, int WN, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
@@ -5611,8 +5673,9 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
-    if (WN == 32 || per_sm < 1) per_sm = 1;
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, sms * per_sm, split_req, &split, &kchunk)) != GEMM_OK)
+    if (per_sm < 1) per_sm = 1;
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, split_req, &split,
+                                   &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
@@ -5699,11 +5762,8 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    /* K is split to give every SM a unit, not every slot: at 1024^3 the 128
-       tiles of 128 x 64 ran whole at 0.93-1.00 of cuBLAS on the H200, split
-       in 2 (256 units for 264 slots) at 0.89-0.91 with the C = beta*C pass
-       and the atomics (cuBLAS runs that tile unsplit there) */
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, split_req, &split, &kchunk)) != GEMM_OK)
+    /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds) */
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, split_req, &split, &kchunk)) != GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)

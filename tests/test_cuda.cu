@@ -347,21 +347,24 @@ static void test_paths(void)
     int h = hopper();
 #define WANT(...) (const char *const[]){__VA_ARGS__, NULL}
     /* fp32, row-major: canonical M = n, N = m, op(A) = B (k-major when B is transposed), op(B) = A;
-       the 128 x 128-class tiles where they are at least as many as the SMs (132 on an H100 or H200) */
-    path_case("f32 NN, 256x128", GEMM_F32, R, N, N, 1100, 2100, 64, 0, 0, 0, 0, WANT("simt 256x128 mk", "a:- b:-"));
-    path_case("f32 NN, M <= 128", GEMM_F32, R, N, N, 20000, 72, 40, 0, 0, 0, 0, WANT("simt 128x128 mk"));
-    path_case("f32 TT, 128x256", GEMM_F32, R, T, T, 1100, 2100, 64, 0, 0, 0, 0, WANT("simt 128x256 kn"));
-    path_case("f32 TN, 16x8 threads", GEMM_F32, R, T, N, 2100, 2100, 16, 0, 0, 0, 0, WANT("simt 128x128/16x8 mn"));
+       the large tiles where they fill their rounds of the SMs (132 on an H100 or H200) better than
+       128 x 64 would (2048^3-like shapes) */
+    path_case("f32 NN, 256x128", GEMM_F32, R, N, N, 2048, 2048, 64, 0, 0, 0, 0, WANT("simt 256x128 mk", "a:- b:-"));
+    path_case("f32 NN, M <= 128", GEMM_F32, R, N, N, 33792, 72, 40, 0, 0, 0, 0, WANT("simt 128x128 mk"));
+    path_case("f32 TT, 128x256", GEMM_F32, R, T, T, 2048, 2048, 64, 0, 0, 0, 0, WANT("simt 128x256 kn"));
+    path_case("f32 TN, 16x8 threads", GEMM_F32, R, T, N, 2048, 2048, 16, 0, 0, 0, 0, WANT("simt 128x128/16x8 mn"));
     /* 128 x 128 tiles fewer than the SMs, K <= 2048: 128 x 64 or 64 x 128 with K whole */
     path_case("f32 TN, one partial wave: 128x64", GEMM_F32, R, T, N, 1000, 1000, 300, 0, 0, 0, 0, WANT("simt 128x64 mn", "split 1"));
-    path_case("f32 NN, one partial wave: 64x128", GEMM_F32, R, N, N, 1000, 1000, 1000, 0, 0, 0, 0, WANT("simt 64x128 mk", "split 1"));
+    path_case("f32 NN, one partial wave: 128x64", GEMM_F32, R, N, N, 1000, 1000, 1000, 0, 0, 0, 0, WANT("simt 128x64 mk", "split 1"));
+    /* the large tiles' last round idle (256 x 128: 72 tiles for 132 SMs): 128 x 64, 288 tiles */
+    path_case("f32 NN, 1536^3-like rounds: 128x64", GEMM_F32, R, N, N, 1536, 1536, 64, 0, 0, 0, 0, WANT("simt 128x64 mk", "split 1"));
     path_case("f32 TT, one partial wave: 128x64", GEMM_F32, R, T, T, 1000, 1000, 520, 0, 0, 0, 0, WANT("simt 128x64 kn", "split 1"));
     path_case("f32 NN, M <= 64: 64x128, K split to fill", GEMM_F32, Cm, N, N, 40, 300, 2000, 0, 0, 0, 0, WANT("simt 64x128 mk"));
     path_case("f32 TN, 128x64, K split to fill", GEMM_F32, R, T, N, 300, 300, 2000, 0, 0, 0, 0, WANT("simt 128x64 mn", "split 8"));
     path_case("f32 NN, one partial wave, K > 2048: 256x128", GEMM_F32, R, N, N, 128, 1100, 2100, 0, 0, 0, 0, WANT("simt 256x128 mk"));
     path_case("f32 forced 128x64, split 3", GEMM_F32, Cm, N, T, 200, 150, 300, 0, 0, 5, 3, WANT("simt 128x64 mn", "split 3"));
     path_case("f32 forced 64x128 NT", GEMM_F32, R, N, T, 150, 200, 100, 1, 0, 6, 0, WANT("simt 64x128 kk"));
-    path_case("f32 NT in place", GEMM_F32, R, N, T, 1600, 1600, 40, 0, 0, 0, 0, WANT("simt 128x256 kk", "a:- b:-"));
+    path_case("f32 NT in place", GEMM_F32, R, N, T, 2040, 2040, 40, 0, 0, 0, 0, WANT("simt 128x256 kk", "a:- b:-"));
     path_case("f32 NT, op(A) transposed", GEMM_F32, R, N, T, 2100, 72, 40, 0, 0, 0, 0, WANT("mk", "a:t b:-"));
     path_case("f32 NT, op(B) transposed", GEMM_F32, R, N, T, 72, 2100, 40, 0, 0, 0, 0, WANT("kn", "a:- b:t"));
     path_case("f32 col TN, op(B) transposed", GEMM_F32, Cm, T, N, 2100, 72, 40, 0, 0, 0, 0, WANT("kn", "a:- b:t"));
@@ -374,6 +377,9 @@ static void test_paths(void)
     if (h) {
         path_case("f64 short, 128x64", GEMM_F64, R, N, N, 300, 300, 300, 0, 0, 0, 0, WANT("dmma tma 128x64 mk"));
         path_case("f64 long K, 128x128", GEMM_F64, R, N, N, 200, 300, 2100, 0, 0, 0, 0, WANT("dmma tma 128x128 mk"));
+        path_case("f64 2048^2, 128x128", GEMM_F64, R, T, N, 2048, 2048, 40, 0, 0, 0, 0, WANT("dmma tma 128x128 mn"));
+        path_case("f64 1536^2, last round idle: 128x64", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 0,
+                  WANT("dmma tma 128x64 mk"));
         path_case("f64 NT, k-major X", GEMM_F64, R, N, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kk", "a:- b:-"));
         path_case("f64 TT", GEMM_F64, R, T, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kn"));
         path_case("f64 TN", GEMM_F64, R, T, N, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "mn"));

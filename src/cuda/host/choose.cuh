@@ -25,17 +25,19 @@
              NAIVE, TILED16: the ladder; fp64 SIMT: its 64 x 64 cp.async
              configuration; both read the operands in place.
      single  DMMA: options.variant, else, where the sm_90a code runs, the
-     call    TMA kernel with 128 x 64 tiles when N <= 64 or when the
-             128 x 128 tiles are fewer than the SMs and K <= 2048, else
-             128 x 128; without that code the ring (cp.async, 128 x 64,
-             in place), and the TMA variants are refused.
+     call    TMA kernel with 128 x 64 tiles when N <= 64, when the
+             128 x 128 tiles are fewer than the SMs and K <= 2048, or when
+             their last round leaves over 40% of the SMs' rounds idle,
+             else 128 x 128; without that code the ring (cp.async,
+             128 x 64, in place), and the TMA variants are refused.
              fp32 SIMT: both operands k-major (row-major NT) with m or
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
-             not fit); options.variant, else
-             gemm__cuda_sw_choose (by layout, size, shared memory: the
-             128 x 64 or 64 x 128 blocks, K whole, where 128 x 128 tiles
-             are fewer than the SMs and K <= 2048).
+             not fit); options.variant, else gemm__cuda_sw_choose (by
+             layout, size, shared memory; the 128 x 64 blocks, K whole,
+             where 128 x 128 tiles are fewer than the SMs and K <= 2048,
+             or where the large tiles' last round idles more SMs than the
+             small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies. K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).

@@ -96,31 +96,50 @@ static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
     }
 }
 
-/* AUTO's fp32 configuration for the layout the kernel reads. Where the
-   128 x 128 tiles are fewer than the SMs (one partial wave) and K is at
-   most 2048, the 128 x 64 or 64 x 128 blocks, K whole: twice the tiles and
-   no K split, so no C = beta*C pass and no atomics (cuBLAS runs such a
-   128 x 64 tile of 64 x 32 warps at 1024^3; on the H200 they took 1024^3
-   from 0.78-0.86 of cuBLAS to 0.84-0.92). Longer K keeps the large tiles
-   split, which amortises the split's passes: 256 x 4096 x 4096 and 16384 x
-   128 x 16384 ran at 0.70-0.74 unsplit on 64 x 128, 0.83-0.87 split on
-   256 x 128. Otherwise each layout's best on both Hopper GPUs
-   (bench/research/exact): the side of a k-major
-   operand, which the block transposes in shared memory, is the 128 one
-   (256x128 when op(B) is k-major, 128x256 when op(A) is); 16x8 threads
-   when neither is. A 256 side is not used where it would stay half empty
-   (M or N at most 128); 16x8 threads only with the whole K loop in one
-   block (at most one 128x128 tile per SM splits K, and its short loops
-   ran slower); a configuration must fit the block's shared memory
-   (128x128 always does, 94 KB at most). `members`: a batch's count (its
-   tiles side by side fill the GPU sooner), 1 for a single call. */
+/* The tiles of C a configuration cuts an M x N product into. */
+static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
+{
+    int bm = variant == GEMM__CUDA_SW_256X128 ? 256 : variant == GEMM__CUDA_SW_64X128 ? 64 : 128;
+    int bn = variant == GEMM__CUDA_SW_128X256 ? 256 : variant == GEMM__CUDA_SW_128X64 ? 64 : 128;
+    return ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
+}
+
+/* AUTO's fp32 configuration for the layout the kernel reads.
+
+   The large tiles: each layout's best on both Hopper GPUs
+   (bench/research/exact): the side of a k-major operand, which the block
+   transposes in shared memory, is the 128 one (256x128 when op(B) is
+   k-major, 128x256 when op(A) is); 16x8 threads when neither is. A 256
+   side is not used where it would stay half empty (M or N at most 128);
+   16x8 threads only with the whole K loop in one block (at most one
+   128x128 tile per SM splits K, and its short loops ran slower); a
+   configuration must fit the block's shared memory (128x128 always does,
+   94 KB at most).
+
+   The 128 x 64 blocks (64 x 128 when M is at most 64), K whole, instead:
+   - where the 128 x 128 tiles are fewer than the SMs and K is at most
+     2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
+     on the H200 they took 1024^3 from 0.78-0.86 of cuBLAS to 0.86-0.95);
+     longer K keeps the large tiles split, which amortises the split's
+     passes (256 x 4096 x 4096 and 16384 x 128 x 16384: 0.70-0.77 unsplit
+     on the small blocks, 0.83-0.88 split on the large);
+   - where the large tiles run K whole and leave more of the SMs idle in
+     their last round than the small ones' lower rate costs: the time of
+     each is taken as the tiles an SM gets (the most, ceil(tiles / SMs))
+     times a tile's area, the 128 x 64 blocks at 0.936 of the large
+     tiles' rate (2048^3, where both fill their rounds: 0.86 and 0.92 of
+     cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.71 to
+     0.92, 1792^3 0.85 to 1.08, 2560^3 0.80 to 0.86, 3072^3 0.79 to
+     1.00, and kept the large tiles at 2048^3 and 4096^3.
+   `members`: a batch's count (its tiles side by side fill the GPU sooner),
+   1 for a single call. */
 static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t K, int64_t members,
                                 const gemm__cuda_exact_dev *d)
 {
-    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, i;
-    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
-    if (tiles * members < (int64_t)d->sms && K <= 2048) /* the k-major side the 128 one, as below; a side <= 64 the 64 one */
-        return M <= 64 || (N > 64 && !ak && bk) ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, large = GEMM__CUDA_SW_128, i;
+    int small = M <= 64 && N > 64 ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
+    int64_t sms = d->sms, tiles = gemm__cuda_sw_tiles(GEMM__CUDA_SW_128, M, N), tl, ts;
+    if (tiles * members < sms && K <= 2048) return small;
     if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
     else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
     else if (!ak && !bk) { prefs[0] = GEMM__CUDA_SW_128_16X8; prefs[1] = GEMM__CUDA_SW_128; }
@@ -129,21 +148,35 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
         int v = prefs[i];
         if (gemm__cuda_sw_smem(v, ak, bk) > (size_t)d->smem_block) continue;
         if ((v == GEMM__CUDA_SW_256X128 && M <= 128) || (v == GEMM__CUDA_SW_128X256 && N <= 128)) continue;
-        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= (int64_t)d->sms) continue; /* K would be split */
-        return v;
+        if (v == GEMM__CUDA_SW_128_16X8 && tiles <= sms) continue; /* K would be split */
+        large = v;
+        break;
     }
-    return GEMM__CUDA_SW_128;
+    tl = gemm__cuda_sw_tiles(large, M, N) * members;
+    ts = gemm__cuda_sw_tiles(small, M, N) * members;
+    /* K whole on the large tiles: the launch splits it below half their slots (one a SM for 256 sides, two else) */
+    if (2 * tl > sms * (large == GEMM__CUDA_SW_256X128 || large == GEMM__CUDA_SW_128X256 ? 1 : 2) &&
+        (double)((ts + sms - 1) / sms) * 8192 < 0.936 * (double)((tl + sms - 1) / sms) *
+                                                    (large == GEMM__CUDA_SW_128 || large == GEMM__CUDA_SW_128_16X8 ? 16384 : 32768))
+        return small;
+    return large;
 }
 
 /* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
    tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
    every SM one and K is short (the fixed costs of a tile weigh more there,
-   and two blocks per SM hide each other's), or when N is at most 64. */
+   and two blocks per SM hide each other's), when N is at most 64, or when
+   the 128x128 tiles' last round would leave more than 40% of the SMs'
+   rounds idle (1536^3 on the H200: 144 tiles for 132 SMs, 0.69 of cuBLAS
+   on 128x128, 0.86 on 128x64). Below that the measurements disagree:
+   2560^3 (24% idle) ran 0.93 on 128x64 against 0.87, 1792^3 (26%) 0.77
+   against 0.82, 3072^3 (13%) 0.85 against 0.93; they keep 128x128. */
 static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
 {
-    int64_t tiles = ((M + 127) / 128) * ((N + 127) / 128);
+    int64_t sms = d->sms, tiles = ((M + 127) / 128) * ((N + 127) / 128), rounds = (tiles + sms - 1) / sms;
     if (!d->tma) return GEMM__CUDA_DMMA_RING;
-    return N <= 64 || (tiles < d->sms && K <= 2048) ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
+    if (N <= 64 || (tiles < sms && K <= 2048)) return GEMM__CUDA_DMMA_TMA_64;
+    return rounds >= 2 && 10 * (rounds * sms - tiles) > 4 * rounds * sms ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
 }
 
 /* Whether X (base and leading dimension) is 16-byte aligned. */

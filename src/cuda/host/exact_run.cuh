@@ -32,17 +32,44 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
 #endif
 }
 
+/* The K parts that fill the SMs when the tiles are fewer than the SMs
+   (more tiles run K whole). Counting s up from 1, s parts are taken when
+   the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
+   least 15% less than the parts taken so far (each part more adds atomics
+   into C, and C = beta*C first); at most two units an SM, at least 64 of
+   K a part. On the
+   H200: 128 tiles (1024^3 on 128 x 64) run unsplit (the slots' rule had
+   split them in 2 for 264 slots: 0.82-0.89 of cuBLAS in fp64 NN against
+   0.87-0.92), 72 tiles (768^3) in 3 parts (unsplit: 0.79-0.80 against
+   0.95-0.99), 32 tiles (512^3) in 4 (in 8: 0.69-0.72 against 0.76-0.81). */
+static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
+{
+    int most = (K + 63) / 64, best = 1, s;
+    double cost = (double)((tiles + sms - 1) / sms);
+    if (requested > 0) return requested > 64 ? 64 : requested;
+    for (s = 2; tiles < sms && tiles * s <= 2 * (int64_t)sms && s <= most && s <= 64; s++) {
+        double c = (double)((tiles * s + sms - 1) / sms) / s;
+        if (c < 0.85 * cost) {
+            best = s;
+            cost = c;
+        }
+    }
+    return best;
+}
+
 /* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
-   resident at once; *kchunk a multiple of 16. Fails past one launch's
-   reach (2^31 - 1 blocks or work units). */
+   resident at once, or (by_rounds) the SMs whose rounds the split fills
+   (gemm__cuda_split_rounds); *kchunk a multiple of 16. Fails past one
+   launch's reach (2^31 - 1 blocks or work units). */
 static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
-                                         int split_req, int *split, int *kchunk)
+                                         bool by_rounds, int split_req, int *split, int *kchunk)
 {
     int K = (int)p->k;
     if (tiles > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
                           (long long)tiles);
-    *split = gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
+    *split = by_rounds ? gemm__cuda_split_rounds(tiles, K, slots, split_req)
+                       : gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
     *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
     *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
     if (tiles * *split > INT32_MAX)
@@ -71,8 +98,8 @@ template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static vo
    64 x WN, LM lanes along M, MINB blocks per SM, for the plan's layout,
    over the members of bt (its tiles side by side in blockIdx.x, the
    members and K parts in blockIdx.z). K is split to fill the block slots;
-   the 64 x 32-warp blocks, chosen where they fill the SMs once, split it
-   only to give every SM a block (cuBLAS runs them so at n near 1000). */
+   for the 64 x 32-warp blocks, to fill the SMs' rounds
+   (gemm__cuda_split_rounds: 1024^3 unsplit, as cuBLAS runs them). */
 template <int BM, int BN, int LM, int WN, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
@@ -94,8 +121,9 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
-    if (WN == 32 || per_sm < 1) per_sm = 1;
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, sms * per_sm, split_req, &split, &kchunk)) != GEMM_OK)
+    if (per_sm < 1) per_sm = 1;
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, split_req, &split,
+                                   &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
@@ -182,11 +210,8 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    /* K is split to give every SM a unit, not every slot: at 1024^3 the 128
-       tiles of 128 x 64 ran whole at 0.93-1.00 of cuBLAS on the H200, split
-       in 2 (256 units for 264 slots) at 0.89-0.91 with the C = beta*C pass
-       and the atomics (cuBLAS runs that tile unsplit there) */
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, split_req, &split, &kchunk)) != GEMM_OK)
+    /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds) */
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, split_req, &split, &kchunk)) != GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)
