@@ -1060,9 +1060,20 @@ gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, co
 
 /* Copies a [ROWS][COLS] tile whose COLS are contiguous in global memory (row
    stride ld) into shared memory (row stride SLD) in 16-byte chunks; rows <
-   rows_left and cols < cols_left are read, the rest becomes zeros. A
-   thread's chunks are NT / (COLS/4) rows apart. */
-template <int ROWS, int COLS, int SLD, int NT>
+   rows_left and cols < cols_left are read. ROWS_K: the rows run along K
+   (an M- or N-major operand), else the columns do (a k-major one). Past
+   the edge of K the tile holds zeros (they must not add to the sums); past
+   the edge of M or N (the tile's side) it holds zeros, or with CLAMP
+   anything, for those rows or columns of C are never stored: a whole
+   chunk there is copied from the last whole chunk inside, so the blocks
+   on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
+   blocks', which run in one round of the SMs where the slowest block sets
+   the time: on the H200 it took 1000^3 from 0.72-0.74 of cuBLAS to
+   0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90 and 1500^3
+   from 0.78-0.82 to 0.84-0.85; the large tiles ran 4000^3 at 0.88 with it
+   against 0.91-0.92 without, and keep the zeros. A thread's chunks are
+   NT / (COLS/4) rows apart. */
+template <int ROWS, int COLS, int SLD, int NT, bool ROWS_K, bool CLAMP>
 __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int64_t ld, int rows_left, int cols_left)
 {
     constexpr int CPR = COLS / 4, RSTEP = NT / CPR, ITER = ROWS / RSTEP;
@@ -1079,15 +1090,25 @@ __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int
            reports a cp.async of 16 bytes with a smaller source size as a
            16-byte read past the matrix (and the host path's buffers end
            exactly where the matrix does) */
-        int cv = min(4, max(0, cols_left - c));
+        int cv = min(4, max(0, cols_left - c)), sc = c;
+        if (CLAMP && ROWS_K && cv == 0 && cols_left >= 4 && cols_left % 4 == 0) { /* past the side: its last chunk */
+            sc = cols_left - 4;
+            cv = 4;
+        }
 #pragma unroll
-        for (int i = 0; i < ITER; i++, gp += step) {
-            int valid = r + i * RSTEP < rows_left ? cv : 0;
+        for (int i = 0; i < ITER; i++) {
+            int row = r + i * RSTEP, sr = row;
+            int valid = cv;
+            if (row >= rows_left) {
+                if (ROWS_K || !CLAMP) valid = 0; /* past K (or the side, without CLAMP): zeros */
+                else sr = rows_left - 1;           /* past the side: its last row */
+            }
+            const float *src = X + (int64_t)sr * ld + sc;
             float *di = d + i * RSTEP * SLD;
-            if (valid == 4) gemm__cuda_cp_async<16>(di, gp);
+            if (valid == 4) gemm__cuda_cp_async<16>(di, src);
             else
 #pragma unroll
-                for (int e = 0; e < 4; e++) di[e] = e < valid ? gp[e] : 0.0f;
+                for (int e = 0; e < 4; e++) di[e] = e < valid ? src[e] : 0.0f;
         }
     }
 }
@@ -1188,10 +1209,10 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
     auto load = [&](int st, int kt) {
         int kleft = kend - kbeg - kt * BK;
-        if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
-        else gemm__cuda_sw_copy<BK, BM, BM, NT>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
-        if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
-        else gemm__cuda_sw_copy<BK, BN, BN, NT>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
+        if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT, false, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
+        else gemm__cuda_sw_copy<BK, BM, BM, NT, true, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
+        if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT, false, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
+        else gemm__cuda_sw_copy<BK, BN, BN, NT, true, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
     };
     auto transpose = [&](int st, int buf) {
         if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
@@ -4626,7 +4647,7 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
    The 128 x 64 blocks (64 x 128 when M is at most 64), K whole, instead:
    - where the 128 x 128 tiles are fewer than the SMs and K is at most
      2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
-     on the H200 they took 1024^3 from 0.78-0.86 of cuBLAS to 0.86-0.95);
+     on the H200 they took 1024^3 from 0.77-0.89 of cuBLAS to 0.86-0.98);
      longer K keeps the large tiles split, which amortises the split's
      passes (256 x 4096 x 4096 and 16384 x 128 x 16384: 0.70-0.77 unsplit
      on the small blocks, 0.83-0.88 split on the large);
@@ -4635,9 +4656,10 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
      each is taken as the tiles an SM gets (the most, ceil(tiles / SMs))
      times a tile's area, the 128 x 64 blocks at 0.936 of the large
      tiles' rate (2048^3, where both fill their rounds: 0.86 and 0.92 of
-     cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.71 to
-     0.92, 1792^3 0.85 to 1.08, 2560^3 0.80 to 0.86, 3072^3 0.79 to
-     1.00, and kept the large tiles at 2048^3 and 4096^3.
+     cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.70-0.72
+     to 0.90-0.92, 1792^3 0.85-0.88 to 1.08-1.10, 2560^3 0.80-0.81 to
+     0.88, 3072^3 0.79-0.80 to 1.00-1.01, and kept the large tiles at
+     2048^3 and 4096^3.
    `members`: a batch's count (its tiles side by side fill the GPU sooner),
    1 for a single call. */
 static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t K, int64_t members,

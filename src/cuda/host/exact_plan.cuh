@@ -119,7 +119,7 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
    The 128 x 64 blocks (64 x 128 when M is at most 64), K whole, instead:
    - where the 128 x 128 tiles are fewer than the SMs and K is at most
      2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
-     on the H200 they took 1024^3 from 0.78-0.86 of cuBLAS to 0.86-0.95);
+     on the H200 they took 1024^3 from 0.77-0.89 of cuBLAS to 0.86-0.98);
      longer K keeps the large tiles split, which amortises the split's
      passes (256 x 4096 x 4096 and 16384 x 128 x 16384: 0.70-0.77 unsplit
      on the small blocks, 0.83-0.88 split on the large);
@@ -128,9 +128,10 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
      each is taken as the tiles an SM gets (the most, ceil(tiles / SMs))
      times a tile's area, the 128 x 64 blocks at 0.936 of the large
      tiles' rate (2048^3, where both fill their rounds: 0.86 and 0.92 of
-     cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.71 to
-     0.92, 1792^3 0.85 to 1.08, 2560^3 0.80 to 0.86, 3072^3 0.79 to
-     1.00, and kept the large tiles at 2048^3 and 4096^3.
+     cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.70-0.72
+     to 0.90-0.92, 1792^3 0.85-0.88 to 1.08-1.10, 2560^3 0.80-0.81 to
+     0.88, 3072^3 0.79-0.80 to 1.00-1.01, and kept the large tiles at
+     2048^3 and 4096^3.
    `members`: a batch's count (its tiles side by side fill the GPU sooner),
    1 for a single call. */
 static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t K, int64_t members,
