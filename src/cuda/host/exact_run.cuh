@@ -37,11 +37,11 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
    the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
    least 15% less than the parts taken so far (each part more adds atomics
    into C, and C = beta*C first); at most two units an SM, at least 64 of
-   K a part. On the
-   H200: 128 tiles (1024^3 on 128 x 64) run unsplit (the slots' rule had
-   split them in 2 for 264 slots: 0.82-0.89 of cuBLAS in fp64 NN against
-   0.87-0.92), 72 tiles (768^3) in 3 parts (unsplit: 0.79-0.80 against
-   0.95-0.99), 32 tiles (512^3) in 4 (in 8: 0.69-0.72 against 0.76-0.81). */
+   K a part. On the H200 (fp64): 128 tiles (1024^3 on 128 x 64) run
+   unsplit (the slots' rule had split them in 2 for 264 slots: 0.82-0.89
+   of cuBLAS in NN against 0.87-0.92), 72 tiles (768^3) in 3 parts
+   (unsplit: 0.79-0.80 against 0.95-0.99), 32 tiles (512^3) in 4 (in 8:
+   0.64-0.72 against 0.75-0.81). */
 static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
 {
     int most = (K + 63) / 64, best = 1, s;
