@@ -4624,11 +4624,18 @@ static size_t gemm__cuda_sw_smem(int variant, bool ak, bool bk)
     }
 }
 
+/* A configuration's block tile of C, bm x bn. */
+static void gemm__cuda_sw_block(int variant, int *bm, int *bn)
+{
+    *bm = variant == GEMM__CUDA_SW_256X128 ? 256 : variant == GEMM__CUDA_SW_64X128 ? 64 : 128;
+    *bn = variant == GEMM__CUDA_SW_128X256 ? 256 : variant == GEMM__CUDA_SW_128X64 ? 64 : 128;
+}
+
 /* The tiles of C a configuration cuts an M x N product into. */
 static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
 {
-    int bm = variant == GEMM__CUDA_SW_256X128 ? 256 : variant == GEMM__CUDA_SW_64X128 ? 64 : 128;
-    int bn = variant == GEMM__CUDA_SW_128X256 ? 256 : variant == GEMM__CUDA_SW_128X64 ? 64 : 128;
+    int bm, bn;
+    gemm__cuda_sw_block(variant, &bm, &bn);
     return ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
 }
 
@@ -4665,7 +4672,7 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
 static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t K, int64_t members,
                                 const gemm__cuda_exact_dev *d)
 {
-    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, large = GEMM__CUDA_SW_128, i;
+    int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, large = GEMM__CUDA_SW_128, i, bm, bn;
     int small = M <= 64 && N > 64 ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
     int64_t sms = d->sms, tiles = gemm__cuda_sw_tiles(GEMM__CUDA_SW_128, M, N), tl, ts;
     if (tiles * members < sms && K <= 2048) return small;
@@ -4683,10 +4690,10 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
     }
     tl = gemm__cuda_sw_tiles(large, M, N) * members;
     ts = gemm__cuda_sw_tiles(small, M, N) * members;
+    gemm__cuda_sw_block(large, &bm, &bn);
     /* K whole on the large tiles: the launch splits it below half their slots (one a SM for 256 sides, two else) */
-    if (2 * tl > sms * (large == GEMM__CUDA_SW_256X128 || large == GEMM__CUDA_SW_128X256 ? 1 : 2) &&
-        (double)((ts + sms - 1) / sms) * 8192 < 0.936 * (double)((tl + sms - 1) / sms) *
-                                                    (large == GEMM__CUDA_SW_128 || large == GEMM__CUDA_SW_128_16X8 ? 16384 : 32768))
+    if (2 * tl > sms * (bm * bn > 16384 ? 1 : 2) &&
+        (double)((ts + sms - 1) / sms) * (128 * 64) < 0.936 * (double)((tl + sms - 1) / sms) * (bm * bn))
         return small;
     return large;
 }
