@@ -1063,10 +1063,10 @@ gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, co
    rows_left and cols < cols_left are read. ROWS_K: the rows run along K
    (an M- or N-major operand), else the columns do (a k-major one). Past
    the edge of K the tile holds zeros (they must not add to the sums); past
-   the edge of M or N (the tile's side) it holds zeros, or with CLAMP
-   anything, for those rows or columns of C are never stored: a whole
-   chunk there is copied from the last whole chunk inside, so the blocks
-   on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
+   the edge of M or N (the tile's side) it holds zeros, the padding of a
+   chunk that edge cuts, or with CLAMP anything, for those rows or columns
+   of C are never stored: a chunk there is copied from the last chunk
+   inside, so the blocks on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
    blocks', which run in one round of the SMs where the slowest block sets
    the time: on the H200 it took 1000^3 from 0.72-0.74 of cuBLAS to
    0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90 and 1500^3
@@ -1091,9 +1091,9 @@ __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int
            16-byte read past the matrix (and the host path's buffers end
            exactly where the matrix does) */
         int cv = min(4, max(0, cols_left - c)), sc = c;
-        if (CLAMP && ROWS_K && cv == 0 && cols_left >= 4 && cols_left % 4 == 0) { /* past the side: its last chunk */
-            sc = cols_left - 4;
-            cv = 4;
+        if (CLAMP && ROWS_K && cv == 0 && cols_left > 0) { /* past the side: the last chunk inside */
+            sc = (cols_left - 1) / 4 * 4;
+            cv = cols_left - sc;
         }
 #pragma unroll
         for (int i = 0; i < ITER; i++) {
@@ -1105,7 +1105,15 @@ __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int
             }
             const float *src = X + (int64_t)sr * ld + sc;
             float *di = d + i * RSTEP * SLD;
-            if (valid == 4) gemm__cuda_cp_async<16>(di, src);
+            /* A chunk the side's edge cuts (ROWS_K) is read whole but in K's
+               last row: ld is a whole number of chunks, so the rest of the
+               chunk is the row's padding, inside the matrix's memory, and
+               lands in columns of C that are never stored. By hand, its
+               loads wait in line on every K step of the blocks on C's edge,
+               and in one round of tiles the slowest block sets the time
+               (H200, fp32 1001 x 999 x 1000: 0.47-0.51 of cuBLAS where
+               1000^3 ran 0.76-0.85). */
+            if (valid == 4 || (ROWS_K && valid > 0 && row < rows_left - 1)) gemm__cuda_cp_async<16>(di, src);
             else
 #pragma unroll
                 for (int e = 0; e < 4; e++) di[e] = e < valid ? src[e] : 0.0f;
@@ -2648,6 +2656,28 @@ __global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int
 #pragma unroll
         for (int j = 0; j < V; j++) v.x[j] = tile[q + j][r];
         *reinterpret_cast<vec *>(out + (int64_t)(r0 + r) * ldo + q0 + q) = v;
+    }
+}
+
+/* out[r*ldo + i] = X[r*ld + i] for r < outer, i < inner: an operand whose
+   rows are not 16-byte aligned copied into rows that are (ldo a whole
+   number of vectors), for the kernels that read only aligned rows. A warp
+   a row, its lanes along the row: both sides coalesced whatever ld is.
+   cudaMemcpy2DAsync did this job at a fraction of the memory's speed when
+   the source pitch was not a multiple of 16 bytes (fp32 1001 x 999 x 1000:
+   0.48-0.51 of cuBLAS, the two copies about as long as the product). */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_realign_kernel(int64_t outer, int64_t inner,
+                                                                 const T *__restrict__ X, int64_t ld,
+                                                                 T *__restrict__ out, int64_t ldo)
+{
+    int64_t warps = (int64_t)gridDim.x * 8;
+    int lane = (int)threadIdx.x % 32;
+    for (int64_t r = (int64_t)blockIdx.x * 8 + (int64_t)threadIdx.x / 32; r < outer; r += warps) {
+        const T *src = X + r * ld;
+        T *dst = out + r * ldo;
+#pragma unroll 4
+        for (int64_t i = lane; i < inner; i += 32) dst[i] = src[i];
     }
 }
 /* <<cuda/kernels copy */
@@ -4745,7 +4775,33 @@ static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gem
 {
     if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
     if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
-    return (p->m >= p->n ? p->m : p->n) >= 2048;
+    return (p->m >= p->n ? p->m : p->n) >= GEMM__HOOK(cuda_nt_copy_min, 2048);
+}
+
+/* The same for the fp64 TMA kernel, whose both-k-major form (row-major
+   NT) reads its fragments k-major on both sides: 0.93-0.96 of cuBLAS at
+   2048^3 and 4096^3 on the H200 where the other layouts run 1.00-1.08.
+   AUTO copies the smaller operand transposed (op(A) when M <= N, which
+   makes the layout NN's; else op(B), TT's) when the larger side is at
+   least GEMM__CUDA_DMMA_NT_COPY_MIN. */
+#define GEMM__CUDA_DMMA_NT_COPY_MIN 1024
+static bool gemm__cuda_dmma_nt_copy(const gemm__problem *p, int variant, int chosen)
+{
+    if (!p->a_trans || p->b_trans || p->k > (1 << 21) || variant || chosen == GEMM__CUDA_DMMA_RING) return false;
+    return (p->m >= p->n ? p->m : p->n) >= GEMM__HOOK(cuda_nt_copy_min, GEMM__CUDA_DMMA_NT_COPY_MIN);
+}
+
+/* The copy that a both-k-major call takes (above): op(A) transposed when
+   M <= N, else op(B). */
+static void gemm__cuda_plan_nt_copy(const gemm__problem *p, size_t elem, gemm__cuda_exact_plan *t, bool copy_a)
+{
+    if (copy_a) {
+        gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+        t->ak = false;
+    } else {
+        gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+        t->bk = false;
+    }
 }
 
 /* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
@@ -4770,17 +4826,10 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
         if (tma && !d->tma)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
                               "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
+        if (gemm__cuda_dmma_nt_copy(p, variant, t->variant)) gemm__cuda_plan_nt_copy(p, elem, t, p->m <= p->n);
     } else {
         tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
-        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
-            if (p->m >= p->n) {
-                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
-                t->bk = false;
-            } else {
-                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
-                t->ak = false;
-            }
-        }
+        if (gemm__cuda_sw_nt_copy(p, variant, d)) gemm__cuda_plan_nt_copy(p, elem, t, p->m < p->n);
         t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, p->k, 1, d);
         if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "
@@ -5258,6 +5307,9 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              their last round leaves over 40% of the SMs' rounds idle,
              else 128 x 128; without that code the ring (cp.async,
              128 x 64, in place), and the TMA variants are refused.
+             With AUTO's variant, both operands k-major (row-major NT)
+             and m or n >= GEMM__CUDA_DMMA_NT_COPY_MIN: the smaller
+             operand copied transposed first (gemm__cuda_dmma_nt_copy).
              fp32 SIMT: both operands k-major (row-major NT) with m or
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
@@ -5267,7 +5319,7 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              or where the large tiles' last round idles more SMs than the
              small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
-             16-byte aligned from realigned copies. K is split over the
+             16-byte aligned from realigned copies (a copy kernel). K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
@@ -5807,15 +5859,16 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
 }
 
 /* One operand's copy into `out` (the plan's layout, rows of ldo): realigned
-   by the copy engine, or transposed (k-major to M-major) by a kernel. */
+   or transposed (k-major to M-major), each by a kernel. */
 template <typename T>
 static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, const T *X, int64_t ld, bool kmajor,
                                          int64_t rows, int64_t K, T *out, int64_t ldo, cudaStream_t stream)
 {
     if (how == GEMM__CUDA_REALIGN) {
-        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K;
-        GEMM__CUDA_TRY(fn, cudaMemcpy2DAsync(out, (size_t)ldo * sizeof(T), X, (size_t)ld * sizeof(T),
-                                             (size_t)inner * sizeof(T), (size_t)outer, cudaMemcpyDeviceToDevice, stream));
+        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K, blocks = (outer + 7) / 8;
+        gemm__cuda_realign_kernel<T><<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, stream>>>(outer, inner, X, ld,
+                                                                                                    out, ldo);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
         return GEMM_OK;
     }
     /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */

@@ -4,7 +4,7 @@
    build/bench_cuda [--sizes 1024,2048] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16,acc]
                     [--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host 64,256,...]
                     [--csv FILE] [--quick] [--variants 1,2,...] [--configs v:g:G:s[:e:r],...]
-                    [--trans NN,TN,NT,TT] [--acc-sizes 2048,4096,...]
+                    [--trans NN,TN,NT,TT] [--acc-sizes 2048,4096,...] [--nt-copy-min n]
 
    --prec: f32 and f64 unless named (make bench-cuda names them all). The
    tensor-core modes, each beside cublasGemmEx with the same types, math and
@@ -33,6 +33,11 @@
    ours ran (configuration, layouts read, K parts, operand copies); each
    result compared with cuBLAS's on 256 elements (over 8 eps k: WRONG); a
    summary per precision (geomean, min, cells below the issue's bar).
+
+   --nt-copy-min: fp32 and fp64 calls with both operands k-major (row-major
+   NT) copy one of them transposed from this larger side on (the plan's
+   GEMM__CUDA_DMMA_NT_COPY_MIN and fp32's 2048 by default; a side above
+   every shape's: never), so that one binary measures both forms.
 
    --variants: each listed gemm_cuda_options.variant (0 = automatic; the
    tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
@@ -773,6 +778,8 @@ int main(int argc, char **argv)
             configs_given = 1;
         } else if (!strcmp(argv[i], "--trans") && i + 1 < argc && (trans_bits = parse_trans(argv[i + 1])) != 0)
             i++;
+        else if (!strcmp(argv[i], "--nt-copy-min") && i + 1 < argc) /* both-k-major calls: copy one operand from this side */
+            gemm__test_hooks()->cuda_nt_copy_min = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--acc-sizes") && i + 1 < argc) nacc = battery_parse_list(argv[++i], acc_sizes, 16);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
             const char *k = argv[++i];
@@ -788,7 +795,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16,acc] "
                             "[--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host n,...] [--csv FILE] [--quick] "
-                            "[--variants v,...] [--configs v:g:G:s[:e:r],...] [--trans NN,TN,NT,TT] [--acc-sizes n,...]\n",
+                            "[--variants v,...] [--configs v:g:G:s[:e:r],...] [--trans NN,TN,NT,TT] [--acc-sizes n,...] "
+                            "[--nt-copy-min n]\n",
                     argv[0]);
             return 2;
         }

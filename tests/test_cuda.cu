@@ -381,6 +381,11 @@ static void test_paths(void)
         path_case("f64 1536^2, last round idle: 128x64", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 0,
                   WANT("dmma tma 128x64 mk"));
         path_case("f64 NT, k-major X", GEMM_F64, R, N, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kk", "a:- b:-"));
+        /* both k-major with a side of 1024 or more: the smaller operand transposed first */
+        path_case("f64 NT, op(A) transposed", GEMM_F64, R, N, T, 1100, 72, 70, 0, 0, 0, 0, WANT("tma", "mk", "a:t b:-"));
+        path_case("f64 NT, op(B) transposed", GEMM_F64, R, N, T, 72, 1100, 70, 0, 0, 0, 0, WANT("tma", "kn", "a:- b:t"));
+        path_case("f64 NT misaligned, transposed", GEMM_F64, R, N, T, 1100, 72, 70, 1, 0, 0, 0, WANT("tma", "a:t b:r"));
+        path_case("f64 forced 128x128 NT in place", GEMM_F64, R, N, T, 1100, 72, 70, 0, 0, 2, 0, WANT("tma", "kk", "a:- b:-"));
         path_case("f64 TT", GEMM_F64, R, T, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kn"));
         path_case("f64 TN", GEMM_F64, R, T, N, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "mn"));
         path_case("f64 misaligned ld", GEMM_F64, Cm, N, T, 150, 130, 70, 1, 0, 0, 0, WANT("tma", "a:r b:r"));
@@ -446,6 +451,61 @@ template <typename T> static void test_split_off(int small)
     battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&R);
 }
 
+/* The warp-tiled fp32 blocks read a chunk that the edge of M or N cuts
+   whole (but in K's last row): the rest of it is the row's padding and
+   must reach no element of C that is stored. Every configuration, both
+   M-major and N-major operands, sides not a multiple of 4 with leading
+   dimensions that are, the padding NaN, C checked against the reference
+   (no NaN may survive). */
+static void test_edge_padding(void)
+{
+    const int64_t m = 203, n = 141, k = 37; /* row-major: canonical M = n, N = m */
+    int t;
+    for (t = 0; t < 2; t++) {
+        /* NN: op(A) = B is M-major (n cut); TN: op(B) = A^T, A stored k x m, is N-major (m cut) */
+        gemm_transpose ta = t ? GEMM_TRANS : GEMM_NO_TRANS;
+        int64_t arows = t ? k : m, acols = t ? m : k, lda = (acols + 3) / 4 * 4 + 4, ldb = (n + 3) / 4 * 4;
+        battery_buf A = battery_buf_new(GEMM_F32, (size_t)(arows * lda)), B = battery_buf_new(GEMM_F32, (size_t)(k * ldb));
+        battery_buf C = battery_buf_new(GEMM_F32, (size_t)(m * n)), R = battery_buf_new(GEMM_F32, (size_t)(m * n));
+        battery_call c = {GEMM_ROW_MAJOR, ta, GEMM_NO_TRANS, m, n, k, lda, ldb, n, 1.0, 0.0};
+        battery_backend be;
+        float *dA, *dB, *dC;
+        uint64_t st = 29;
+        int64_t i, j;
+        int v;
+        memset(&be, 0, sizeof be);
+        battery_fill(&A, &st);
+        battery_fill(&B, &st);
+        for (i = 0; i < arows; i++) /* the rows' padding */
+            for (j = acols; j < lda; j++) battery_set(&A, (size_t)(i * lda + j), NAN);
+        for (i = 0; i < k; i++)
+            for (j = n; j < ldb; j++) battery_set(&B, (size_t)(i * ldb + j), NAN);
+        battery_invoke(NULL, GEMM_F32, &c, A.data, B.data, R.data);
+        cudaMalloc((void **)&dA, sizeof(float) * arows * lda);
+        cudaMalloc((void **)&dB, sizeof(float) * k * ldb);
+        cudaMalloc((void **)&dC, sizeof(float) * m * n);
+        cudaMemcpy(dA, A.data, sizeof(float) * arows * lda, cudaMemcpyHostToDevice);
+        cudaMemcpy(dB, B.data, sizeof(float) * k * ldb, cudaMemcpyHostToDevice);
+        for (v = 1; v <= GEMM__CUDA_SW_VARIANTS; v++) {
+            gemm_cuda_options o;
+            gemm_status s;
+            double err;
+            memset(&o, 0, sizeof o);
+            o.kernel = GEMM_CUDA_KERNEL_SIMT;
+            o.variant = v;
+            cudaMemset(dC, 0, sizeof(float) * m * n);
+            s = gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, ta, GEMM_NO_TRANS, m, n, k, 1.0f, dA, lda, dB, ldb, 0.0f, dC, n, &o);
+            cudaMemcpy(C.data, dC, sizeof(float) * m * n, cudaMemcpyDeviceToHost);
+            err = battery_compare(&c, &C, &R);
+            battery_check(s == GEMM_OK && err <= battery_bound(&be, GEMM_F32, &c, 1.0, 1.0, 0),
+                          "cuda fp32 %s variant %d, NaN in the rows' padding: error %.3g (\"%s\")", t ? "TN" : "NN", v,
+                          err, gemm__cuda_exact_last());
+        }
+        cudaFree(dA); cudaFree(dB); cudaFree(dC);
+        battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&C); battery_buf_free(&R);
+    }
+}
+
 int main(void)
 {
     int count = 0, small = getenv("GEMM_CUDA_TEST_SMALL") != NULL;
@@ -463,6 +523,7 @@ int main(void)
     test_cuda_specific();
     test_configurations_refused();
     test_paths();
+    test_edge_padding();
     test_split_off<float>(small);
     test_split_off<double>(small);
     battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? cases : 200, max_dim);

@@ -30,6 +30,9 @@
              their last round leaves over 40% of the SMs' rounds idle,
              else 128 x 128; without that code the ring (cp.async,
              128 x 64, in place), and the TMA variants are refused.
+             With AUTO's variant, both operands k-major (row-major NT)
+             and m or n >= GEMM__CUDA_DMMA_NT_COPY_MIN: the smaller
+             operand copied transposed first (gemm__cuda_dmma_nt_copy).
              fp32 SIMT: both operands k-major (row-major NT) with m or
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
@@ -39,7 +42,7 @@
              or where the large tiles' last round idles more SMs than the
              small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
-             16-byte aligned from realigned copies. K is split over the
+             16-byte aligned from realigned copies (a copy kernel). K is split over the
              blocks when the tiles do not fill the GPU (options.split_k).
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:

@@ -217,7 +217,33 @@ static bool gemm__cuda_sw_nt_copy(const gemm__problem *p, int variant, const gem
 {
     if (!p->a_trans || p->b_trans || p->k > (1 << 21)) return false; /* the copy kernels' grid: K / 32 <= 65535 */
     if (variant) return gemm__cuda_sw_smem(variant, true, true) > (size_t)d->smem_block;
-    return (p->m >= p->n ? p->m : p->n) >= 2048;
+    return (p->m >= p->n ? p->m : p->n) >= GEMM__HOOK(cuda_nt_copy_min, 2048);
+}
+
+/* The same for the fp64 TMA kernel, whose both-k-major form (row-major
+   NT) reads its fragments k-major on both sides: 0.93-0.96 of cuBLAS at
+   2048^3 and 4096^3 on the H200 where the other layouts run 1.00-1.08.
+   AUTO copies the smaller operand transposed (op(A) when M <= N, which
+   makes the layout NN's; else op(B), TT's) when the larger side is at
+   least GEMM__CUDA_DMMA_NT_COPY_MIN. */
+#define GEMM__CUDA_DMMA_NT_COPY_MIN 1024
+static bool gemm__cuda_dmma_nt_copy(const gemm__problem *p, int variant, int chosen)
+{
+    if (!p->a_trans || p->b_trans || p->k > (1 << 21) || variant || chosen == GEMM__CUDA_DMMA_RING) return false;
+    return (p->m >= p->n ? p->m : p->n) >= GEMM__HOOK(cuda_nt_copy_min, GEMM__CUDA_DMMA_NT_COPY_MIN);
+}
+
+/* The copy that a both-k-major call takes (above): op(A) transposed when
+   M <= N, else op(B). */
+static void gemm__cuda_plan_nt_copy(const gemm__problem *p, size_t elem, gemm__cuda_exact_plan *t, bool copy_a)
+{
+    if (copy_a) {
+        gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
+        t->ak = false;
+    } else {
+        gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
+        t->bk = false;
+    }
 }
 
 /* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
@@ -242,17 +268,10 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
         if (tma && !d->tma)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
                               "9.0) and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, t->variant);
+        if (gemm__cuda_dmma_nt_copy(p, variant, t->variant)) gemm__cuda_plan_nt_copy(p, elem, t, p->m <= p->n);
     } else {
         tma = true; /* the warp-tiled kernel also reads only 16-byte aligned operands */
-        if (gemm__cuda_sw_nt_copy(p, variant, d)) {
-            if (p->m >= p->n) {
-                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->n, p->k, elem, &t->copy_b, &t->ldb, &t->b_elems);
-                t->bk = false;
-            } else {
-                gemm__cuda_plan_copy(GEMM__CUDA_TRANSPOSE, true, p->m, p->k, elem, &t->copy_a, &t->lda, &t->a_elems);
-                t->ak = false;
-            }
-        }
+        if (gemm__cuda_sw_nt_copy(p, variant, d)) gemm__cuda_plan_nt_copy(p, elem, t, p->m < p->n);
         t->variant = variant ? variant : gemm__cuda_sw_choose(t->ak, t->bk, p->m, p->n, p->k, 1, d);
         if (gemm__cuda_sw_smem(t->variant, t->ak, t->bk) > (size_t)d->smem_block)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: SIMT configuration %d needs %zu bytes of shared memory per "

@@ -226,15 +226,16 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
 }
 
 /* One operand's copy into `out` (the plan's layout, rows of ldo): realigned
-   by the copy engine, or transposed (k-major to M-major) by a kernel. */
+   or transposed (k-major to M-major), each by a kernel. */
 template <typename T>
 static gemm_status gemm__cuda_exact_copy(const char *fn, gemm__cuda_copy how, const T *X, int64_t ld, bool kmajor,
                                          int64_t rows, int64_t K, T *out, int64_t ldo, cudaStream_t stream)
 {
     if (how == GEMM__CUDA_REALIGN) {
-        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K;
-        GEMM__CUDA_TRY(fn, cudaMemcpy2DAsync(out, (size_t)ldo * sizeof(T), X, (size_t)ld * sizeof(T),
-                                             (size_t)inner * sizeof(T), (size_t)outer, cudaMemcpyDeviceToDevice, stream));
+        int64_t inner = kmajor ? K : rows, outer = kmajor ? rows : K, blocks = (outer + 7) / 8;
+        gemm__cuda_realign_kernel<T><<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, stream>>>(outer, inner, X, ld,
+                                                                                                    out, ldo);
+        GEMM__CUDA_TRY(fn, cudaGetLastError());
         return GEMM_OK;
     }
     /* X(r, q) at X[r*ld + q] -> out[q*ldo + r]: the copy kernels' "rows" are K here */

@@ -66,3 +66,25 @@ __global__ void __launch_bounds__(256) gemm__cuda_transpose_kernel(int rows, int
         *reinterpret_cast<vec *>(out + (int64_t)(r0 + r) * ldo + q0 + q) = v;
     }
 }
+
+/* out[r*ldo + i] = X[r*ld + i] for r < outer, i < inner: an operand whose
+   rows are not 16-byte aligned copied into rows that are (ldo a whole
+   number of vectors), for the kernels that read only aligned rows. A warp
+   a row, its lanes along the row: both sides coalesced whatever ld is.
+   cudaMemcpy2DAsync did this job at a fraction of the memory's speed when
+   the source pitch was not a multiple of 16 bytes (fp32 1001 x 999 x 1000:
+   0.48-0.51 of cuBLAS, the two copies about as long as the product). */
+template <typename T>
+__global__ void __launch_bounds__(256) gemm__cuda_realign_kernel(int64_t outer, int64_t inner,
+                                                                 const T *__restrict__ X, int64_t ld,
+                                                                 T *__restrict__ out, int64_t ldo)
+{
+    int64_t warps = (int64_t)gridDim.x * 8;
+    int lane = (int)threadIdx.x % 32;
+    for (int64_t r = (int64_t)blockIdx.x * 8 + (int64_t)threadIdx.x / 32; r < outer; r += warps) {
+        const T *src = X + r * ld;
+        T *dst = out + r * ldo;
+#pragma unroll 4
+        for (int64_t i = lane; i < inner; i += 32) dst[i] = src[i];
+    }
+}

@@ -22,10 +22,10 @@
    rows_left and cols < cols_left are read. ROWS_K: the rows run along K
    (an M- or N-major operand), else the columns do (a k-major one). Past
    the edge of K the tile holds zeros (they must not add to the sums); past
-   the edge of M or N (the tile's side) it holds zeros, or with CLAMP
-   anything, for those rows or columns of C are never stored: a whole
-   chunk there is copied from the last whole chunk inside, so the blocks
-   on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
+   the edge of M or N (the tile's side) it holds zeros, the padding of a
+   chunk that edge cuts, or with CLAMP anything, for those rows or columns
+   of C are never stored: a chunk there is copied from the last chunk
+   inside, so the blocks on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
    blocks', which run in one round of the SMs where the slowest block sets
    the time: on the H200 it took 1000^3 from 0.72-0.74 of cuBLAS to
    0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90 and 1500^3
@@ -50,9 +50,9 @@ __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int
            16-byte read past the matrix (and the host path's buffers end
            exactly where the matrix does) */
         int cv = min(4, max(0, cols_left - c)), sc = c;
-        if (CLAMP && ROWS_K && cv == 0 && cols_left >= 4 && cols_left % 4 == 0) { /* past the side: its last chunk */
-            sc = cols_left - 4;
-            cv = 4;
+        if (CLAMP && ROWS_K && cv == 0 && cols_left > 0) { /* past the side: the last chunk inside */
+            sc = (cols_left - 1) / 4 * 4;
+            cv = cols_left - sc;
         }
 #pragma unroll
         for (int i = 0; i < ITER; i++) {
@@ -64,7 +64,15 @@ __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int
             }
             const float *src = X + (int64_t)sr * ld + sc;
             float *di = d + i * RSTEP * SLD;
-            if (valid == 4) gemm__cuda_cp_async<16>(di, src);
+            /* A chunk the side's edge cuts (ROWS_K) is read whole but in K's
+               last row: ld is a whole number of chunks, so the rest of the
+               chunk is the row's padding, inside the matrix's memory, and
+               lands in columns of C that are never stored. By hand, its
+               loads wait in line on every K step of the blocks on C's edge,
+               and in one round of tiles the slowest block sets the time
+               (H200, fp32 1001 x 999 x 1000: 0.47-0.51 of cuBLAS where
+               1000^3 ran 0.76-0.85). */
+            if (valid == 4 || (ROWS_K && valid > 0 && row < rows_left - 1)) gemm__cuda_cp_async<16>(di, src);
             else
 #pragma unroll
                 for (int e = 0; e < 4; e++) di[e] = e < valid ? src[e] : 0.0f;
