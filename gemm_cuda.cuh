@@ -63,8 +63,9 @@
                device, one pass a matrix for both its row and column sums
                (C0's and op(B)'s; op(A) twice, for its column sums and
                then weighted by op(B)'s row sums), all but C's before the
-               product, into a buffer of the device's scratch (below); 3m + 3n
-               doubles read back, and the call synchronizes its stream.
+               product, into a buffer of the device's scratch (below); the
+               comparison on the device, its worst row and column read
+               back, and the call synchronizes its stream.
                Host pointers (fp32, fp64): sums on the host around the
                call. A batch verifies its members one after the other, each
                as a verified single call, and stops at the first that
@@ -9510,14 +9511,99 @@ __global__ void __launch_bounds__(256) gemm__cuda_verify_tile(const T *x, int ro
         }
     }
 }
+
+/* The lines of one kind for the comparison below: offsets in ws of their
+   sums got, want and scale, and how many. */
+struct gemm__cuda_verify_lines {
+    int64_t got, want, scale, count;
+};
+
+/* Whether a is a worse line than b: a larger ratio, or the same ratio at a
+   smaller index (core/verify.c keeps the first of equals). */
+__device__ __forceinline__ bool gemm__cuda_verify_worse(const gemm__verify_worst &a, const gemm__verify_worst &b)
+{
+    return a.at >= 0 && (b.at < 0 || a.ratio > b.ratio || (a.ratio == b.ratio && a.at < b.at));
+}
+
+__device__ __forceinline__ gemm__verify_worst gemm__cuda_verify_shfl(const gemm__verify_worst &w, int d)
+{
+    gemm__verify_worst o;
+    o.at = __shfl_down_sync(0xffffffffu, w.at, d);
+    o.failed = __shfl_down_sync(0xffffffffu, w.failed, d);
+    o.residual = __shfl_down_sync(0xffffffffu, w.residual, d);
+    o.bound = __shfl_down_sync(0xffffffffu, w.bound, d);
+    o.ratio = __shfl_down_sync(0xffffffffu, w.ratio, d);
+    return o;
+}
+
+/* The block's worst line of one kind into *out (thread 0), from each
+   thread's. */
+__device__ void gemm__cuda_verify_reduce(gemm__verify_worst w, gemm__verify_worst *part, gemm__verify_worst *out)
+{
+    const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+    for (int d = 16; d > 0; d /= 2) {
+        gemm__verify_worst o = gemm__cuda_verify_shfl(w, d);
+        long long failed = w.failed + o.failed;
+        if (gemm__cuda_verify_worse(o, w)) w = o;
+        w.failed = failed;
+    }
+    if (lane == 0) part[warp] = w;
+    __syncthreads();
+    if (warp == 0) {
+        w = lane < (int)(blockDim.x / 32) ? part[lane] : gemm__verify_worst{-1, 0, 0.0, 0.0, 0.0};
+        for (int d = 16; d > 0; d /= 2) {
+            gemm__verify_worst o = gemm__cuda_verify_shfl(w, d);
+            long long failed = w.failed + o.failed;
+            if (gemm__cuda_verify_worse(o, w)) w = o;
+            w.failed = failed;
+        }
+        if (lane == 0) *out = w;
+    }
+    __syncthreads();
+}
+
+/* core/verify.c's comparison on the device, one block: the rows' and the
+   columns' worst lines and failures into out[0] and out[1], so that these
+   two come back to the host instead of the 3m + 3n sums (and the host no
+   longer walks them). Each line's bound factor * scale + floor and residual
+   |got - want| are rounded as the host rounds them, with no contraction
+   into an FMA. */
+__global__ void __launch_bounds__(1024) gemm__cuda_verify_compare_kernel(const double *ws, gemm__cuda_verify_lines rows,
+                                                                         gemm__cuda_verify_lines cols, double factor,
+                                                                         double floor_, double max,
+                                                                         gemm__verify_worst *out)
+{
+    __shared__ gemm__verify_worst part[32];
+    const double grow = __dadd_rn(1.0, factor);
+    for (int x = 0; x < 2; x++) {
+        const gemm__cuda_verify_lines l = x == 0 ? rows : cols;
+        gemm__verify_worst w = {-1, 0, 0.0, 0.0, 0.0};
+        for (int64_t i = threadIdx.x; i < l.count; i += blockDim.x) {
+            double sc = ws[l.scale + i], bound = __dadd_rn(__dmul_rn(factor, sc), floor_);
+            double r = fabs(__dsub_rn(ws[l.got + i], ws[l.want + i])), ratio;
+            if (!(__dmul_rn(sc, grow) < max)) continue; /* an Inf or NaN in the inputs, or an honest overflow */
+            if (r <= bound) continue;
+            ratio = r != r ? HUGE_VAL : bound > 0 ? __ddiv_rn(r, bound) : HUGE_VAL;
+            w.failed++;
+            if (w.at < 0 || ratio > w.ratio) { /* the thread's lines come in order: the first of equals */
+                w.at = i;
+                w.residual = r;
+                w.bound = bound;
+                w.ratio = ratio;
+            }
+        }
+        gemm__cuda_verify_reduce(w, part, out + x);
+    }
+}
 /* <<cuda/kernels verify */
 /* >>cuda/host verify: src/cuda/host/verify.cuh */
 /* Verified products on CUDA (gemm_cuda_options.verify; core/verify.h).
    Device-pointer calls sum on the device (kernels/verify.cuh, one pass a
    matrix computes both its row and column sums): C0 (beta != 0), op(a)'s
    column sums, op(b) weighted by them with its row sums, op(a) weighted by
-   those, all before the product; C after it; 3m + 3n doubles come back for
-   the shared comparison, and the call synchronizes its stream. Host-pointer
+   those, all before the product; C after it; the comparison on the device
+   and its worst row and column back, and the call synchronizes its
+   stream. Host-pointer
    calls (fp32, fp64) sum on the host around the blocking call
    (cpu/verify_sums.c). Batches verify each member in turn
    (gemm__cuda_verified_members). The unit roundoff is C's precision's, or
@@ -9635,20 +9721,26 @@ static gemm__cuda_verify_io gemm__cuda_verify_io_of(int64_t wr, int64_t wra, int
    column sums s, one pass over op(b) for want_col, scale_col (weighted by
    s) and its row sums r, one over op(a) for want_row, scale_row (weighted
    by r), all before the product, on its stream; after it, one pass over
-   C for both its sums, and 3m + 3n doubles back to the host. The sums'
-   buffer comes from the device's scratch pool (scratch.cuh) in stream
-   order and goes back to it: no cudaMalloc, no cudaFree (which waited for
-   the whole device) in a verified call. A refusal of the operands comes
-   before any sum reads them. */
+   C for both its sums, the comparison on the device
+   (gemm__cuda_verify_compare_kernel), and the worst row and column back
+   to the host: where the 3m + 3n sums came back (pageable memory: up to
+   0.4 MB at n = 8192) and the host compared them. The sums' buffer comes
+   from the device's scratch pool (scratch.cuh) in stream order and goes
+   back to it: no cudaMalloc, no cudaFree (which waited for the whole
+   device) in a verified call. A refusal of the operands comes before any
+   sum reads them. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                        const gemm_cuda_options *opt, cudaStream_t stream)
 {
     const void *A = p->swapped ? x.b : x.a, *B = p->swapped ? x.a : x.b;
     int64_t m = p->m, n = p->n, k = p->k, ldc = p->ldc, s_, sa, r, ra, wc, sc, wr, sr, gc, gr;
-    size_t doubles = gemm__verify_doubles(m, n, k), head;
-    double *host, *scratch, *ws = NULL, alpha = (double)x.alpha, beta = (double)x.beta, max, u;
+    /* the sums, then the two worst lines (whole doubles, 8-byte aligned) */
+    size_t doubles = gemm__verify_doubles(m, n, k), tail = (2 * sizeof(gemm__verify_worst) + 7) / 8;
+    double *scratch, *ws = NULL, alpha = (double)x.alpha, beta = (double)x.beta, max, u, factor, floor_;
     gemm__verify_sums v;
+    gemm__verify_worst worst[2];
+    gemm__cuda_verify_lines rows, cols;
     gemm__problem q = *p;
     cudaMemPool_t pool = NULL;
     gemm_status s;
@@ -9663,23 +9755,22 @@ static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, c
     if (p->work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
                                        (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
         return s;
-    if (!(host = (double *)GEMM_MALLOC(doubles * sizeof(double))))
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", fn);
-    scratch = gemm__verify_layout(&v, host, m, n, k);
-    head = (size_t)(scratch - host);
-    s_ = scratch - host;
-    sa = gemm__verify_scratch(scratch, k, 1) - host;
-    r = gemm__verify_scratch(scratch, k, 2) - host;
-    ra = gemm__verify_scratch(scratch, k, 3) - host;
-    wc = v.want_col - host, sc = v.scale_col - host, wr = v.want_row - host, sr = v.scale_row - host;
-    gc = v.got_col - host, gr = v.got_row - host;
     if ((e = cudaGetDevice(&dev)) != cudaSuccess) s = gemm__cuda_fail(fn, "cudaGetDevice", e);
     if (s == GEMM_OK) s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
-    if (s == GEMM_OK && (e = cudaMallocFromPoolAsync((void **)&ws, doubles * sizeof(double), pool, stream)) != cudaSuccess) {
+    if (s == GEMM_OK &&
+        (e = cudaMallocFromPoolAsync((void **)&ws, (doubles + tail) * sizeof(double), pool, stream)) != cudaSuccess) {
         ws = NULL;
         s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the verification's sums)", e);
     }
-    if (s == GEMM_OK && (e = cudaMemsetAsync(ws, 0, doubles * sizeof(double), stream)) != cudaSuccess)
+    if (s != GEMM_OK) return s;
+    scratch = gemm__verify_layout(&v, ws, m, n, k); /* device addresses: only their offsets are used here */
+    s_ = scratch - ws;
+    sa = gemm__verify_scratch(scratch, k, 1) - ws;
+    r = gemm__verify_scratch(scratch, k, 2) - ws;
+    ra = gemm__verify_scratch(scratch, k, 3) - ws;
+    wc = v.want_col - ws, sc = v.scale_col - ws, wr = v.want_row - ws, sr = v.scale_row - ws;
+    gc = v.got_col - ws, gr = v.got_row - ws;
+    if ((e = cudaMemsetAsync(ws, 0, doubles * sizeof(double), stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemsetAsync (the verification's sums)", e);
     if (s == GEMM_OK && beta != 0) /* beta*C0: its columns and rows in one pass */
         s = gemm__cuda_verify_pass<TC>(fn, stream, x.c, m, n, 1, ldc, ws,
@@ -9707,17 +9798,22 @@ static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, c
     if (s == GEMM_OK)
         s = gemm__cuda_verify_pass<TC>(fn, stream, x.c, m, n, 1, ldc, ws,
                                        gemm__cuda_verify_io_of(-1, -1, -1, -1, gc, -1, 1.0, gr, -1, 1.0));
-    if (s == GEMM_OK &&
-        (e = cudaMemcpyAsync(host, ws, head * sizeof(double), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
-        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (the verification's sums)", e);
-    if (ws) cudaFreeAsync(ws, stream); /* back to the pool once the stream has passed this point */
-    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess && s == GEMM_OK)
-        s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
     if (s == GEMM_OK) {
         u = gemm__cuda_verify_unit<T, TC>(opt, &max);
-        s = gemm__verify_compare(fn, &v, m, n, k, u, max, p->swapped, -1);
+        gemm__verify_limits(m, n, k, u, max, &factor, &floor_);
+        rows = gemm__cuda_verify_lines{gr, wr, sr, m};
+        cols = gemm__cuda_verify_lines{gc, wc, sc, n};
+        gemm__cuda_verify_compare_kernel<<<1, 1024, 0, stream>>>(ws, rows, cols, factor, floor_, max,
+                                                                 (gemm__verify_worst *)(ws + doubles));
+        if ((e = cudaGetLastError()) != cudaSuccess) s = gemm__cuda_fail(fn, "the verification's comparison", e);
     }
-    GEMM_FREE(host);
+    if (s == GEMM_OK && (e = cudaMemcpyAsync(worst, ws + doubles, sizeof worst, cudaMemcpyDeviceToHost, stream)) !=
+                            cudaSuccess)
+        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (the verification's result)", e);
+    cudaFreeAsync(ws, stream); /* back to the pool once the stream has passed this point */
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess && s == GEMM_OK)
+        s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
+    if (s == GEMM_OK) s = gemm__verify_report(fn, &worst[0], &worst[1], m, n, p->swapped, -1);
     return s;
 }
 

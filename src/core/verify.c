@@ -53,13 +53,9 @@ GEMM_DEF double gemm__verify_unit(gemm_precision compute, int input_bits)
     return ui > u ? ui : u;
 }
 
-/* The worst line of one kind (rows or columns): its index, residual and
-   bound (-1: none failed), and how many failed. */
-typedef struct gemm__verify_worst {
-    int64_t at, failed;
-    double residual, bound, ratio;
-} gemm__verify_worst;
-
+/* The worst of count lines (gemm__verify_worst) against factor * scale +
+   floor; kernels/verify.cuh's compare kernel takes the same steps on a
+   GPU. */
 static void gemm__verify_lines(const double *got, const double *want, const double *scale, int64_t count,
                                double factor, double floor_, double max, gemm__verify_worst *w)
 {
@@ -82,23 +78,26 @@ static void gemm__verify_lines(const double *got, const double *want, const doub
     }
 }
 
-GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_sums *v, int64_t m, int64_t n,
-                                          int64_t k, double u, double max, int swapped, int64_t member)
+GEMM_DEF void gemm__verify_limits(int64_t m, int64_t n, int64_t k, double u, double max, double *factor,
+                                  double *floor_)
 {
     const double ud = ldexp(1.0, -53);
     double tiny = max == FLT_MAX ? ldexp(1.0, -149) : max == DBL_MAX ? ldexp(1.0, -1074)
                 : max == 65504.0  ? ldexp(1.0, -24) /* F16 */ : ldexp(1.0, -133) /* BF16 */;
-    double factor = 2.0 * (u * ((double)k + 2.0) + ud * ((double)m + (double)n + (double)k + 4.0));
-    double floor_ = ((double)k + 2.0) * ((double)m + (double)n) * tiny;
-    gemm__verify_worst rows, cols;
+    *factor = 2.0 * (u * ((double)k + 2.0) + ud * ((double)m + (double)n + (double)k + 4.0));
+    *floor_ = ((double)k + 2.0) * ((double)m + (double)n) * tiny;
+}
+
+GEMM_DEF gemm_status gemm__verify_report(const char *func, const gemm__verify_worst *rows,
+                                         const gemm__verify_worst *cols, int64_t m, int64_t n, int swapped,
+                                         int64_t member)
+{
     char who[48] = "", line[2][160];
     int x;
-    gemm__verify_lines(v->got_row, v->want_row, v->scale_row, m, factor, floor_, max, &rows);
-    gemm__verify_lines(v->got_col, v->want_col, v->scale_col, n, factor, floor_, max, &cols);
-    if (!rows.failed && !cols.failed) return GEMM_OK;
+    if (!rows->failed && !cols->failed) return GEMM_OK;
     if (member >= 0) snprintf(who, sizeof who, "member %lld: ", (long long)member);
     for (x = 0; x < 2; x++) {
-        const gemm__verify_worst *w = x == 0 ? &rows : &cols;
+        const gemm__verify_worst *w = x == 0 ? rows : cols;
         /* a row-major call's canonical rows are its columns */
         const char *name = (x == 0) != (swapped != 0) ? "row" : "column";
         if (w->failed)
@@ -110,4 +109,15 @@ GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_s
     }
     return gemm__fail(GEMM_ERR_VERIFY, "%s: %sthe product failed its checksum verification: %s; %s", func, who,
                       line[swapped ? 1 : 0], line[swapped ? 0 : 1]);
+}
+
+GEMM_DEF gemm_status gemm__verify_compare(const char *func, const gemm__verify_sums *v, int64_t m, int64_t n,
+                                          int64_t k, double u, double max, int swapped, int64_t member)
+{
+    double factor, floor_;
+    gemm__verify_worst rows, cols;
+    gemm__verify_limits(m, n, k, u, max, &factor, &floor_);
+    gemm__verify_lines(v->got_row, v->want_row, v->scale_row, m, factor, floor_, max, &rows);
+    gemm__verify_lines(v->got_col, v->want_col, v->scale_col, n, factor, floor_, max, &cols);
+    return gemm__verify_report(func, &rows, &cols, m, n, swapped, member);
 }

@@ -40,6 +40,27 @@ GEMM_DEF double *gemm__verify_scratch(double *after, int64_t k, int x);
    the larger of the two. */
 GEMM_DEF double gemm__verify_unit(gemm_precision compute, int input_bits);
 
+/* The bound of a line is factor * scale + floor (core/verify.c): these two
+   for an m x n product with inner dimension k, unit roundoff u and
+   largest finite value max (gemm__verify_compare's). */
+GEMM_DEF void gemm__verify_limits(int64_t m, int64_t n, int64_t k, double u, double max, double *factor,
+                                  double *floor_);
+
+/* The worst line of one kind (rows or columns) that fails its bound: its
+   index (-1: none failed), residual, bound and their ratio, and how many
+   failed. A device may fill these (the CUDA backend compares on the GPU,
+   so that two of them come back rather than the sums). */
+typedef struct gemm__verify_worst {
+    int64_t at, failed;
+    double residual, bound, ratio;
+} gemm__verify_worst;
+
+/* The status of a comparison whose worst rows and columns are known:
+   GEMM_OK, or GEMM_ERR_VERIFY with the detail gemm__verify_compare gives. */
+GEMM_DEF gemm_status gemm__verify_report(const char *func, const gemm__verify_worst *rows,
+                                         const gemm__verify_worst *cols, int64_t m, int64_t n, int swapped,
+                                         int64_t member);
+
 /* Compares the sums of an m x n product with inner dimension k, computed
    with unit roundoff u (gemm__verify_unit) and elements whose largest
    finite value is `max` (FLT_MAX, DBL_MAX): a line whose residual

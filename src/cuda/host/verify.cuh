@@ -2,8 +2,9 @@
    Device-pointer calls sum on the device (kernels/verify.cuh, one pass a
    matrix computes both its row and column sums): C0 (beta != 0), op(a)'s
    column sums, op(b) weighted by them with its row sums, op(a) weighted by
-   those, all before the product; C after it; 3m + 3n doubles come back for
-   the shared comparison, and the call synchronizes its stream. Host-pointer
+   those, all before the product; C after it; the comparison on the device
+   and its worst row and column back, and the call synchronizes its
+   stream. Host-pointer
    calls (fp32, fp64) sum on the host around the blocking call
    (cpu/verify_sums.c). Batches verify each member in turn
    (gemm__cuda_verified_members). The unit roundoff is C's precision's, or
@@ -134,20 +135,26 @@ static gemm__cuda_verify_io gemm__cuda_verify_io_of(int64_t wr, int64_t wra, int
    column sums s, one pass over op(b) for want_col, scale_col (weighted by
    s) and its row sums r, one over op(a) for want_row, scale_row (weighted
    by r), all before the product, on its stream; after it, one pass over
-   C for both its sums, and 3m + 3n doubles back to the host. The sums'
-   buffer comes from the device's scratch pool (scratch.cuh) in stream
-   order and goes back to it: no cudaMalloc, no cudaFree (which waited for
-   the whole device) in a verified call. A refusal of the operands comes
-   before any sum reads them. */
+   C for both its sums, the comparison on the device
+   (gemm__cuda_verify_compare_kernel), and the worst row and column back
+   to the host: where the 3m + 3n sums came back (pageable memory: up to
+   0.4 MB at n = 8192) and the host compared them. The sums' buffer comes
+   from the device's scratch pool (scratch.cuh) in stream order and goes
+   back to it: no cudaMalloc, no cudaFree (which waited for the whole
+   device) in a verified call. A refusal of the operands comes before any
+   sum reads them. */
 template <typename T, typename TC, typename S>
 static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, const gemm__cuda_operands<T, TC, S> &x,
                                        const gemm_cuda_options *opt, cudaStream_t stream)
 {
     const void *A = p->swapped ? x.b : x.a, *B = p->swapped ? x.a : x.b;
     int64_t m = p->m, n = p->n, k = p->k, ldc = p->ldc, s_, sa, r, ra, wc, sc, wr, sr, gc, gr;
-    size_t doubles = gemm__verify_doubles(m, n, k), head;
-    double *host, *scratch, *ws = NULL, alpha = (double)x.alpha, beta = (double)x.beta, max, u;
+    /* the sums, then the two worst lines (whole doubles, 8-byte aligned) */
+    size_t doubles = gemm__verify_doubles(m, n, k), tail = (2 * sizeof(gemm__verify_worst) + 7) / 8;
+    double *scratch, *ws = NULL, alpha = (double)x.alpha, beta = (double)x.beta, max, u, factor, floor_;
     gemm__verify_sums v;
+    gemm__verify_worst worst[2];
+    gemm__cuda_verify_lines rows, cols;
     gemm__problem q = *p;
     cudaMemPool_t pool = NULL;
     gemm_status s;
@@ -162,23 +169,22 @@ static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, c
     if (p->work == GEMM__WORK_FULL && ((s = gemm__cuda_check_pointer(fn, "A", A)) != GEMM_OK ||
                                        (s = gemm__cuda_check_pointer(fn, "B", B)) != GEMM_OK))
         return s;
-    if (!(host = (double *)GEMM_MALLOC(doubles * sizeof(double))))
-        return gemm__fail(GEMM_ERR_OUT_OF_MEMORY, "%s: no memory for the verification's sums", fn);
-    scratch = gemm__verify_layout(&v, host, m, n, k);
-    head = (size_t)(scratch - host);
-    s_ = scratch - host;
-    sa = gemm__verify_scratch(scratch, k, 1) - host;
-    r = gemm__verify_scratch(scratch, k, 2) - host;
-    ra = gemm__verify_scratch(scratch, k, 3) - host;
-    wc = v.want_col - host, sc = v.scale_col - host, wr = v.want_row - host, sr = v.scale_row - host;
-    gc = v.got_col - host, gr = v.got_row - host;
     if ((e = cudaGetDevice(&dev)) != cudaSuccess) s = gemm__cuda_fail(fn, "cudaGetDevice", e);
     if (s == GEMM_OK) s = gemm__cuda_scratch_pool(fn, dev, true, &pool);
-    if (s == GEMM_OK && (e = cudaMallocFromPoolAsync((void **)&ws, doubles * sizeof(double), pool, stream)) != cudaSuccess) {
+    if (s == GEMM_OK &&
+        (e = cudaMallocFromPoolAsync((void **)&ws, (doubles + tail) * sizeof(double), pool, stream)) != cudaSuccess) {
         ws = NULL;
         s = gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (the verification's sums)", e);
     }
-    if (s == GEMM_OK && (e = cudaMemsetAsync(ws, 0, doubles * sizeof(double), stream)) != cudaSuccess)
+    if (s != GEMM_OK) return s;
+    scratch = gemm__verify_layout(&v, ws, m, n, k); /* device addresses: only their offsets are used here */
+    s_ = scratch - ws;
+    sa = gemm__verify_scratch(scratch, k, 1) - ws;
+    r = gemm__verify_scratch(scratch, k, 2) - ws;
+    ra = gemm__verify_scratch(scratch, k, 3) - ws;
+    wc = v.want_col - ws, sc = v.scale_col - ws, wr = v.want_row - ws, sr = v.scale_row - ws;
+    gc = v.got_col - ws, gr = v.got_row - ws;
+    if ((e = cudaMemsetAsync(ws, 0, doubles * sizeof(double), stream)) != cudaSuccess)
         s = gemm__cuda_fail(fn, "cudaMemsetAsync (the verification's sums)", e);
     if (s == GEMM_OK && beta != 0) /* beta*C0: its columns and rows in one pass */
         s = gemm__cuda_verify_pass<TC>(fn, stream, x.c, m, n, 1, ldc, ws,
@@ -206,17 +212,22 @@ static gemm_status gemm__cuda_verified(const char *fn, const gemm__problem *p, c
     if (s == GEMM_OK)
         s = gemm__cuda_verify_pass<TC>(fn, stream, x.c, m, n, 1, ldc, ws,
                                        gemm__cuda_verify_io_of(-1, -1, -1, -1, gc, -1, 1.0, gr, -1, 1.0));
-    if (s == GEMM_OK &&
-        (e = cudaMemcpyAsync(host, ws, head * sizeof(double), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
-        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (the verification's sums)", e);
-    if (ws) cudaFreeAsync(ws, stream); /* back to the pool once the stream has passed this point */
-    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess && s == GEMM_OK)
-        s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
     if (s == GEMM_OK) {
         u = gemm__cuda_verify_unit<T, TC>(opt, &max);
-        s = gemm__verify_compare(fn, &v, m, n, k, u, max, p->swapped, -1);
+        gemm__verify_limits(m, n, k, u, max, &factor, &floor_);
+        rows = gemm__cuda_verify_lines{gr, wr, sr, m};
+        cols = gemm__cuda_verify_lines{gc, wc, sc, n};
+        gemm__cuda_verify_compare_kernel<<<1, 1024, 0, stream>>>(ws, rows, cols, factor, floor_, max,
+                                                                 (gemm__verify_worst *)(ws + doubles));
+        if ((e = cudaGetLastError()) != cudaSuccess) s = gemm__cuda_fail(fn, "the verification's comparison", e);
     }
-    GEMM_FREE(host);
+    if (s == GEMM_OK && (e = cudaMemcpyAsync(worst, ws + doubles, sizeof worst, cudaMemcpyDeviceToHost, stream)) !=
+                            cudaSuccess)
+        s = gemm__cuda_fail(fn, "cudaMemcpyAsync (the verification's result)", e);
+    cudaFreeAsync(ws, stream); /* back to the pool once the stream has passed this point */
+    if ((e = cudaStreamSynchronize(stream)) != cudaSuccess && s == GEMM_OK)
+        s = gemm__cuda_fail(fn, "cudaStreamSynchronize", e);
+    if (s == GEMM_OK) s = gemm__verify_report(fn, &worst[0], &worst[1], m, n, p->swapped, -1);
     return s;
 }
 

@@ -18,6 +18,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include "../../core/verify.h" /* gemm__verify_worst */
 
 template <typename T> __device__ __forceinline__ double gemm__cuda_vload(const T *p) { return (double)*p; }
 template <> __device__ __forceinline__ double gemm__cuda_vload<__half>(const __half *p)
@@ -113,5 +114,89 @@ __global__ void __launch_bounds__(256) gemm__cuda_verify_tile(const T *x, int ro
                 if (ABS && io.rowa >= 0) atomicAdd(&ws[io.rowa + r], fabs(io.frow) * sa);
             }
         }
+    }
+}
+
+/* The lines of one kind for the comparison below: offsets in ws of their
+   sums got, want and scale, and how many. */
+struct gemm__cuda_verify_lines {
+    int64_t got, want, scale, count;
+};
+
+/* Whether a is a worse line than b: a larger ratio, or the same ratio at a
+   smaller index (core/verify.c keeps the first of equals). */
+__device__ __forceinline__ bool gemm__cuda_verify_worse(const gemm__verify_worst &a, const gemm__verify_worst &b)
+{
+    return a.at >= 0 && (b.at < 0 || a.ratio > b.ratio || (a.ratio == b.ratio && a.at < b.at));
+}
+
+__device__ __forceinline__ gemm__verify_worst gemm__cuda_verify_shfl(const gemm__verify_worst &w, int d)
+{
+    gemm__verify_worst o;
+    o.at = __shfl_down_sync(0xffffffffu, w.at, d);
+    o.failed = __shfl_down_sync(0xffffffffu, w.failed, d);
+    o.residual = __shfl_down_sync(0xffffffffu, w.residual, d);
+    o.bound = __shfl_down_sync(0xffffffffu, w.bound, d);
+    o.ratio = __shfl_down_sync(0xffffffffu, w.ratio, d);
+    return o;
+}
+
+/* The block's worst line of one kind into *out (thread 0), from each
+   thread's. */
+__device__ void gemm__cuda_verify_reduce(gemm__verify_worst w, gemm__verify_worst *part, gemm__verify_worst *out)
+{
+    const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+    for (int d = 16; d > 0; d /= 2) {
+        gemm__verify_worst o = gemm__cuda_verify_shfl(w, d);
+        long long failed = w.failed + o.failed;
+        if (gemm__cuda_verify_worse(o, w)) w = o;
+        w.failed = failed;
+    }
+    if (lane == 0) part[warp] = w;
+    __syncthreads();
+    if (warp == 0) {
+        w = lane < (int)(blockDim.x / 32) ? part[lane] : gemm__verify_worst{-1, 0, 0.0, 0.0, 0.0};
+        for (int d = 16; d > 0; d /= 2) {
+            gemm__verify_worst o = gemm__cuda_verify_shfl(w, d);
+            long long failed = w.failed + o.failed;
+            if (gemm__cuda_verify_worse(o, w)) w = o;
+            w.failed = failed;
+        }
+        if (lane == 0) *out = w;
+    }
+    __syncthreads();
+}
+
+/* core/verify.c's comparison on the device, one block: the rows' and the
+   columns' worst lines and failures into out[0] and out[1], so that these
+   two come back to the host instead of the 3m + 3n sums (and the host no
+   longer walks them). Each line's bound factor * scale + floor and residual
+   |got - want| are rounded as the host rounds them, with no contraction
+   into an FMA. */
+__global__ void __launch_bounds__(1024) gemm__cuda_verify_compare_kernel(const double *ws, gemm__cuda_verify_lines rows,
+                                                                         gemm__cuda_verify_lines cols, double factor,
+                                                                         double floor_, double max,
+                                                                         gemm__verify_worst *out)
+{
+    __shared__ gemm__verify_worst part[32];
+    const double grow = __dadd_rn(1.0, factor);
+    for (int x = 0; x < 2; x++) {
+        const gemm__cuda_verify_lines l = x == 0 ? rows : cols;
+        gemm__verify_worst w = {-1, 0, 0.0, 0.0, 0.0};
+        for (int64_t i = threadIdx.x; i < l.count; i += blockDim.x) {
+            double sc = ws[l.scale + i], bound = __dadd_rn(__dmul_rn(factor, sc), floor_);
+            double r = fabs(__dsub_rn(ws[l.got + i], ws[l.want + i])), ratio;
+            if (!(__dmul_rn(sc, grow) < max)) continue; /* an Inf or NaN in the inputs, or an honest overflow */
+            if (r <= bound) continue;
+            ratio = r != r ? HUGE_VAL : bound > 0 ? __ddiv_rn(r, bound) : HUGE_VAL;
+            w.failed++;
+            if (w.at < 0 || ratio > w.ratio) { /* the thread's lines come in order: the first of equals */
+                w.at = i;
+                w.residual = r;
+                w.bound = bound;
+                w.ratio = ratio;
+            }
+        }
+        gemm__cuda_verify_reduce(w, part, out + x);
     }
 }
