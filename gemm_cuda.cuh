@@ -1212,6 +1212,16 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     else (void)bt;
     gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
     int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
+    const int m_from = m0, n_from = n0; /* the rows and columns of C this block stores start here */
+    if constexpr (WN == 32) {
+        /* A tile that C's edge cuts moves back inside C, over rows (columns) its neighbour stores: its loads
+           are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
+           4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
+           too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
+           the time (H200, 1000^3: 0.79-0.80 of cuBLAS, against 0.96-1.03 at 1024^3 on the same 128 tiles). */
+        if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
+        if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
+    }
     int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
     const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
     const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
@@ -1285,11 +1295,11 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
 #pragma unroll
     for (int j = 0; j < TNV; j++) {
         int n = n0 + wn + S::n_of(j);
-        if (n >= N) continue;
+        if (n >= N || (WN == 32 && n < n_from)) continue; /* (the other blocks' code as it was) */
 #pragma unroll
         for (int i = 0; i < S::TMS; i++) {
             int m = m0 + wm + S::m_of(4 * i);
-            if (m < M) {
+            if (m < M && (WN != 32 || m >= m_from)) { /* m_from - m0: a whole number of these groups of 4 rows */
                 const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
                 gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
             }
@@ -4682,7 +4692,9 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
    configuration must fit the block's shared memory (128x128 always does,
    94 KB at most).
 
-   The 128 x 64 blocks (64 x 128 when M is at most 64), K whole, instead:
+   The 128 x 64 blocks (64 x 128 when M is at most 64) instead, their K
+   split by the launch (gemm__cuda_split_rounds: to fill the SMs where
+   their tiles are fewer, in 2 where they are at most twice as many):
    - where the 128 x 128 tiles are fewer than the SMs and K is at most
      2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
      on the H200 they took 1024^3 from 0.77-0.89 of cuBLAS to 0.86-0.98);
@@ -5315,13 +5327,15 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
              not fit); options.variant, else gemm__cuda_sw_choose (by
-             layout, size, shared memory; the 128 x 64 blocks, K whole,
-             where 128 x 128 tiles are fewer than the SMs and K <= 2048,
-             or where the large tiles' last round idles more SMs than the
+             layout, size, shared memory; the 128 x 64 blocks where
+             128 x 128 tiles are fewer than the SMs and K <= 2048, or
+             where the large tiles' last round idles more SMs than the
              small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
-             16-byte aligned from realigned copies (a copy kernel). K is split over the
-             blocks when the tiles do not fill the GPU (options.split_k).
+             16-byte aligned from realigned copies (a copy kernel). K is
+             split over the blocks when the tiles do not fill the GPU,
+             and the 128 x 64 blocks' in 2 when their tiles are more than
+             the SMs but at most twice as many (options.split_k).
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
              gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,
@@ -5666,8 +5680,11 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
 #endif
 }
 
-/* The K parts that fill the SMs when the tiles are fewer than the SMs
-   (more tiles run K whole). Counting s up from 1, s parts are taken when
+/* The K parts that fill the SMs when the tiles are fewer than the SMs;
+   past_one_round parts (1: none) when they are more but at most twice
+   as many and the parts' rounds cost 15% less (up to 1.5 times as many
+   tiles as SMs for 2 parts: three rounds of half tiles against two of
+   whole ones); more tiles run K whole. Counting s up from 1, s parts are taken when
    the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
    least 15% less than the parts taken so far (each part more adds atomics
    into C, and C = beta*C first); at most two units an SM, at least 64 of
@@ -5676,11 +5693,16 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
    of cuBLAS in NN against 0.87-0.92), 72 tiles (768^3) in 3 parts
    (unsplit: 0.79-0.80 against 0.95-0.99), 32 tiles (512^3) in 4 (in 8:
    0.64-0.72 against 0.75-0.81). */
-static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
+static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested, int past_one_round)
 {
     int most = (K + 63) / 64, best = 1, s;
     double cost = (double)((tiles + sms - 1) / sms);
     if (requested > 0) return requested > 64 ? 64 : requested;
+    if (tiles > sms && tiles <= 2 * (int64_t)sms) /* past one round: the parts where their rounds cost 15% less */
+        return past_one_round > 1 && past_one_round <= most &&
+                       (double)((tiles * past_one_round + sms - 1) / sms) < 0.85 * past_one_round * cost
+                   ? past_one_round
+                   : 1;
     for (s = 2; tiles < sms && tiles * s <= 2 * (int64_t)sms && s <= most && s <= 64; s++) {
         double c = (double)((tiles * s + sms - 1) / sms) / s;
         if (c < 0.85 * cost) {
@@ -5693,16 +5715,16 @@ static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
 
 /* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
    resident at once, or (by_rounds) the SMs whose rounds the split fills
-   (gemm__cuda_split_rounds); *kchunk a multiple of 16. Fails past one
+   (gemm__cuda_split_rounds, with past_one_round); *kchunk a multiple of 16. Fails past one
    launch's reach (2^31 - 1 blocks or work units). */
 static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
-                                         bool by_rounds, int split_req, int *split, int *kchunk)
+                                         bool by_rounds, int past_one_round, int split_req, int *split, int *kchunk)
 {
     int K = (int)p->k;
     if (tiles > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
                           (long long)tiles);
-    *split = by_rounds ? gemm__cuda_split_rounds(tiles, K, slots, split_req)
+    *split = by_rounds ? gemm__cuda_split_rounds(tiles, K, slots, split_req, past_one_round)
                        : gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
     *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
     *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
@@ -5756,8 +5778,12 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
     if (per_sm < 1) per_sm = 1;
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, split_req, &split,
-                                   &kchunk)) != GEMM_OK)
+    /* the 64 x 32-warp blocks: K in 2 parts past one round where that takes fewer rounds (H200, forced splits
+       of 128 x 64, ours / cuBLAS: 1100 x 900 x 1000, 144 tiles, 0.60 -> 0.69; 1152^3, 162, 0.71 -> 0.92;
+       1200^3, 190, 0.76 -> 0.93; 1100 x 1100 x 2000 0.73 -> 0.97; 3 to 6 parts no better; but 1280^3, 200
+       tiles, four rounds of halves against two of wholes, 0.92 -> 0.75) */
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, 2, split_req,
+                                   &split, &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
@@ -5845,7 +5871,8 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
     /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds) */
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, split_req, &split, &kchunk)) != GEMM_OK)
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, 1, split_req, &split, &kchunk)) !=
+        GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)

@@ -359,6 +359,10 @@ static void test_paths(void)
     /* the large tiles' last round idle (256 x 128: 72 tiles for 132 SMs): 128 x 64, 288 tiles */
     path_case("f32 NN, 1536^3-like rounds: 128x64", GEMM_F32, R, N, N, 1536, 1536, 64, 0, 0, 0, 0, WANT("simt 128x64 mk", "split 1"));
     path_case("f32 TT, one partial wave: 128x64", GEMM_F32, R, T, T, 1000, 1000, 520, 0, 0, 0, 0, WANT("simt 128x64 kn", "split 1"));
+    path_case("f32 NN, 128x64 past one round: K in 2", GEMM_F32, R, N, N, 1100, 900, 1000, 0, 0, 0, 0,
+              WANT("simt 128x64 mk", "split 2"));
+    path_case("f32 NN, 128x64 at 200 tiles: K whole (4 rounds of halves)", GEMM_F32, R, N, N, 1280, 1280, 200, 0, 0, 0, 0,
+              WANT("simt 128x64 mk", "split 1"));
     path_case("f32 NN, M <= 64: 64x128, K split to fill", GEMM_F32, Cm, N, N, 40, 300, 2000, 0, 0, 0, 0, WANT("simt 64x128 mk"));
     path_case("f32 TN, 128x64, K split to fill", GEMM_F32, R, T, N, 300, 300, 2000, 0, 0, 0, 0, WANT("simt 128x64 mn", "split 8"));
     path_case("f32 NN, one partial wave, K > 2048: 256x128", GEMM_F32, R, N, N, 128, 1100, 2100, 0, 0, 0, 0, WANT("simt 256x128 mk"));

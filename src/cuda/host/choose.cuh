@@ -37,13 +37,15 @@
              n >= 2048 and K <= 2^21 copies one operand transposed first
              (with a forced variant: only when its both-k-major form does
              not fit); options.variant, else gemm__cuda_sw_choose (by
-             layout, size, shared memory; the 128 x 64 blocks, K whole,
-             where 128 x 128 tiles are fewer than the SMs and K <= 2048,
-             or where the large tiles' last round idles more SMs than the
+             layout, size, shared memory; the 128 x 64 blocks where
+             128 x 128 tiles are fewer than the SMs and K <= 2048, or
+             where the large tiles' last round idles more SMs than the
              small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
-             16-byte aligned from realigned copies (a copy kernel). K is split over the
-             blocks when the tiles do not fill the GPU (options.split_k).
+             16-byte aligned from realigned copies (a copy kernel). K is
+             split over the blocks when the tiles do not fill the GPU,
+             and the 128 x 64 blocks' in 2 when their tiles are more than
+             the SMs but at most twice as many (options.split_k).
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
              gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,

@@ -32,8 +32,11 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
 #endif
 }
 
-/* The K parts that fill the SMs when the tiles are fewer than the SMs
-   (more tiles run K whole). Counting s up from 1, s parts are taken when
+/* The K parts that fill the SMs when the tiles are fewer than the SMs;
+   past_one_round parts (1: none) when they are more but at most twice
+   as many and the parts' rounds cost 15% less (up to 1.5 times as many
+   tiles as SMs for 2 parts: three rounds of half tiles against two of
+   whole ones); more tiles run K whole. Counting s up from 1, s parts are taken when
    the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
    least 15% less than the parts taken so far (each part more adds atomics
    into C, and C = beta*C first); at most two units an SM, at least 64 of
@@ -42,11 +45,16 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
    of cuBLAS in NN against 0.87-0.92), 72 tiles (768^3) in 3 parts
    (unsplit: 0.79-0.80 against 0.95-0.99), 32 tiles (512^3) in 4 (in 8:
    0.64-0.72 against 0.75-0.81). */
-static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
+static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested, int past_one_round)
 {
     int most = (K + 63) / 64, best = 1, s;
     double cost = (double)((tiles + sms - 1) / sms);
     if (requested > 0) return requested > 64 ? 64 : requested;
+    if (tiles > sms && tiles <= 2 * (int64_t)sms) /* past one round: the parts where their rounds cost 15% less */
+        return past_one_round > 1 && past_one_round <= most &&
+                       (double)((tiles * past_one_round + sms - 1) / sms) < 0.85 * past_one_round * cost
+                   ? past_one_round
+                   : 1;
     for (s = 2; tiles < sms && tiles * s <= 2 * (int64_t)sms && s <= most && s <= 64; s++) {
         double c = (double)((tiles * s + sms - 1) / sms) / s;
         if (c < 0.85 * cost) {
@@ -59,16 +67,16 @@ static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested)
 
 /* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
    resident at once, or (by_rounds) the SMs whose rounds the split fills
-   (gemm__cuda_split_rounds); *kchunk a multiple of 16. Fails past one
+   (gemm__cuda_split_rounds, with past_one_round); *kchunk a multiple of 16. Fails past one
    launch's reach (2^31 - 1 blocks or work units). */
 static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
-                                         bool by_rounds, int split_req, int *split, int *kchunk)
+                                         bool by_rounds, int past_one_round, int split_req, int *split, int *kchunk)
 {
     int K = (int)p->k;
     if (tiles > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %lld tiles of C are more than one launch can run", fn,
                           (long long)tiles);
-    *split = by_rounds ? gemm__cuda_split_rounds(tiles, K, slots, split_req)
+    *split = by_rounds ? gemm__cuda_split_rounds(tiles, K, slots, split_req, past_one_round)
                        : gemm__cuda_split(tiles > slots ? slots : (int)tiles, K, 16, slots, split_req);
     *kchunk = ((K + *split - 1) / *split + 15) / 16 * 16;
     *split = (K + *kchunk - 1) / *kchunk; /* no empty parts */
@@ -122,8 +130,12 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
     if (per_sm < 1) per_sm = 1;
-    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, split_req, &split,
-                                   &kchunk)) != GEMM_OK)
+    /* the 64 x 32-warp blocks: K in 2 parts past one round where that takes fewer rounds (H200, forced splits
+       of 128 x 64, ours / cuBLAS: 1100 x 900 x 1000, 144 tiles, 0.60 -> 0.69; 1152^3, 162, 0.71 -> 0.92;
+       1200^3, 190, 0.76 -> 0.93; 1100 x 1100 x 2000 0.73 -> 0.97; 3 to 6 parts no better; but 1280^3, 200
+       tiles, four rounds of halves against two of wholes, 0.92 -> 0.75) */
+    if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, 2, split_req,
+                                   &split, &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
@@ -211,7 +223,8 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
     /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds) */
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, split_req, &split, &kchunk)) != GEMM_OK)
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, 1, split_req, &split, &kchunk)) !=
+        GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)
