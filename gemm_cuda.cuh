@@ -1067,13 +1067,13 @@ gemm__cuda_tiny_kernel(int M, int N, int K, T alpha, const T *A, int64_t lda, co
    the edge of M or N (the tile's side) it holds zeros, the padding of a
    chunk that edge cuts, or with CLAMP anything, for those rows or columns
    of C are never stored: a chunk there is copied from the last chunk
-   inside, so the blocks on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
-   blocks', which run in one round of the SMs where the slowest block sets
-   the time: on the H200 it took 1000^3 from 0.72-0.74 of cuBLAS to
-   0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90 and 1500^3
-   from 0.78-0.82 to 0.84-0.85; the large tiles ran 4000^3 at 0.88 with it
-   against 0.91-0.92 without, and keep the zeros. A thread's chunks are
-   NT / (COLS/4) rows apart. */
+   inside, so the blocks on C's edges keep the 16-byte copies. CLAMP is
+   the 64 x 32-warp blocks', which run in one round of the SMs where the
+   slowest block sets the time: on the H200 it took 1000^3 from 0.72-0.74
+   of cuBLAS to 0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90
+   and 1500^3 from 0.78-0.82 to 0.84-0.85; the large tiles ran 4000^3 at
+   0.88 with it against 0.91-0.92 without, and keep the zeros. A thread's
+   chunks are NT / (COLS/4) rows apart. */
 template <int ROWS, int COLS, int SLD, int NT, bool ROWS_K, bool CLAMP>
 __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int64_t ld, int rows_left, int cols_left)
 {
@@ -1218,7 +1218,8 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
            are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
            4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
            too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
-           the time (H200, 1000^3: 0.79-0.80 of cuBLAS, against 0.96-1.03 at 1024^3 on the same 128 tiles). */
+           the time (H200, 1000^3: 0.79-0.82 of cuBLAS before, 0.86-0.90 after; 1024^3, the same 128 tiles
+           whole, 0.93-1.03). */
         if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
         if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
     }
@@ -4694,7 +4695,7 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
 
    The 128 x 64 blocks (64 x 128 when M is at most 64) instead, their K
    split by the launch (gemm__cuda_split_rounds: to fill the SMs where
-   their tiles are fewer, in 2 where they are at most twice as many):
+   their tiles are fewer, in 2 where they are at most 1.5 times as many):
    - where the 128 x 128 tiles are fewer than the SMs and K is at most
      2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
      on the H200 they took 1024^3 from 0.77-0.89 of cuBLAS to 0.86-0.98);
@@ -5335,7 +5336,7 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              16-byte aligned from realigned copies (a copy kernel). K is
              split over the blocks when the tiles do not fill the GPU,
              and the 128 x 64 blocks' in 2 when their tiles are more than
-             the SMs but at most twice as many (options.split_k).
+             the SMs but at most 1.5 times as many (options.split_k).
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
              gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,
@@ -5684,9 +5685,9 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
    past_one_round parts (1: none) when they are more but at most twice
    as many and the parts' rounds cost 15% less (up to 1.5 times as many
    tiles as SMs for 2 parts: three rounds of half tiles against two of
-   whole ones); more tiles run K whole. Counting s up from 1, s parts are taken when
-   the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
-   least 15% less than the parts taken so far (each part more adds atomics
+   whole ones); more tiles run K whole. Counting s up from 1, s parts are
+   taken when the most an SM gets, ceil(tiles * s / sms) units of K/s
+   each, costs at least 15% less than the parts taken so far (each part more adds atomics
    into C, and C = beta*C first); at most two units an SM, at least 64 of
    K a part. On the H200 (fp64): 128 tiles (1024^3 on 128 x 64) run
    unsplit (the slots' rule had split them in 2 for 264 slots: 0.82-0.89
@@ -5715,8 +5716,8 @@ static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested,
 
 /* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
    resident at once, or (by_rounds) the SMs whose rounds the split fills
-   (gemm__cuda_split_rounds, with past_one_round); *kchunk a multiple of 16. Fails past one
-   launch's reach (2^31 - 1 blocks or work units). */
+   (gemm__cuda_split_rounds, with past_one_round); *kchunk a multiple of
+   16. Fails past one launch's reach (2^31 - 1 blocks or work units). */
 static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
                                          bool by_rounds, int past_one_round, int split_req, int *split, int *kchunk)
 {

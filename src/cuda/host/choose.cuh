@@ -45,7 +45,7 @@
              16-byte aligned from realigned copies (a copy kernel). K is
              split over the blocks when the tiles do not fill the GPU,
              and the 128 x 64 blocks' in 2 when their tiles are more than
-             the SMs but at most twice as many (options.split_k).
+             the SMs but at most 1.5 times as many (options.split_k).
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
              gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,

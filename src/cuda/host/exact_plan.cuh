@@ -125,7 +125,7 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
 
    The 128 x 64 blocks (64 x 128 when M is at most 64) instead, their K
    split by the launch (gemm__cuda_split_rounds: to fill the SMs where
-   their tiles are fewer, in 2 where they are at most twice as many):
+   their tiles are fewer, in 2 where they are at most 1.5 times as many):
    - where the 128 x 128 tiles are fewer than the SMs and K is at most
      2048 (cuBLAS runs such a 128 x 64 tile of 64 x 32 warps at 1024^3;
      on the H200 they took 1024^3 from 0.77-0.89 of cuBLAS to 0.86-0.98);

@@ -36,9 +36,9 @@ static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *co
    past_one_round parts (1: none) when they are more but at most twice
    as many and the parts' rounds cost 15% less (up to 1.5 times as many
    tiles as SMs for 2 parts: three rounds of half tiles against two of
-   whole ones); more tiles run K whole. Counting s up from 1, s parts are taken when
-   the most an SM gets, ceil(tiles * s / sms) units of K/s each, costs at
-   least 15% less than the parts taken so far (each part more adds atomics
+   whole ones); more tiles run K whole. Counting s up from 1, s parts are
+   taken when the most an SM gets, ceil(tiles * s / sms) units of K/s
+   each, costs at least 15% less than the parts taken so far (each part more adds atomics
    into C, and C = beta*C first); at most two units an SM, at least 64 of
    K a part. On the H200 (fp64): 128 tiles (1024^3 on 128 x 64) run
    unsplit (the slots' rule had split them in 2 for 264 slots: 0.82-0.89
@@ -67,8 +67,8 @@ static int gemm__cuda_split_rounds(int64_t tiles, int K, int sms, int requested,
 
 /* The K split and grid of a launch: `tiles` tiles of C, `slots` blocks
    resident at once, or (by_rounds) the SMs whose rounds the split fills
-   (gemm__cuda_split_rounds, with past_one_round); *kchunk a multiple of 16. Fails past one
-   launch's reach (2^31 - 1 blocks or work units). */
+   (gemm__cuda_split_rounds, with past_one_round); *kchunk a multiple of
+   16. Fails past one launch's reach (2^31 - 1 blocks or work units). */
 static gemm_status gemm__cuda_exact_grid(const char *fn, const gemm__problem *p, int64_t tiles, int slots,
                                          bool by_rounds, int past_one_round, int split_req, int *split, int *kchunk)
 {

@@ -25,13 +25,13 @@
    the edge of M or N (the tile's side) it holds zeros, the padding of a
    chunk that edge cuts, or with CLAMP anything, for those rows or columns
    of C are never stored: a chunk there is copied from the last chunk
-   inside, so the blocks on C's edges keep the 16-byte copies. CLAMP is the 64 x 32-warp
-   blocks', which run in one round of the SMs where the slowest block sets
-   the time: on the H200 it took 1000^3 from 0.72-0.74 of cuBLAS to
-   0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90 and 1500^3
-   from 0.78-0.82 to 0.84-0.85; the large tiles ran 4000^3 at 0.88 with it
-   against 0.91-0.92 without, and keep the zeros. A thread's chunks are
-   NT / (COLS/4) rows apart. */
+   inside, so the blocks on C's edges keep the 16-byte copies. CLAMP is
+   the 64 x 32-warp blocks', which run in one round of the SMs where the
+   slowest block sets the time: on the H200 it took 1000^3 from 0.72-0.74
+   of cuBLAS to 0.77-0.78, 1000 x 1000 x 1024 from 0.78-0.79 to 0.86-0.90
+   and 1500^3 from 0.78-0.82 to 0.84-0.85; the large tiles ran 4000^3 at
+   0.88 with it against 0.91-0.92 without, and keep the zeros. A thread's
+   chunks are NT / (COLS/4) rows apart. */
 template <int ROWS, int COLS, int SLD, int NT, bool ROWS_K, bool CLAMP>
 __device__ __forceinline__ void gemm__cuda_sw_copy(float *s, const float *X, int64_t ld, int rows_left, int cols_left)
 {
@@ -176,7 +176,8 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
            are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
            4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
            too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
-           the time (H200, 1000^3: 0.79-0.80 of cuBLAS, against 0.96-1.03 at 1024^3 on the same 128 tiles). */
+           the time (H200, 1000^3: 0.79-0.82 of cuBLAS before, 0.86-0.90 after; 1024^3, the same 128 tiles
+           whole, 0.93-1.03). */
         if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
         if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
     }
