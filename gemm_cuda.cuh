@@ -9553,38 +9553,34 @@ __device__ __forceinline__ bool gemm__cuda_verify_worse(const gemm__verify_worst
     return a.at >= 0 && (b.at < 0 || a.ratio > b.ratio || (a.ratio == b.ratio && a.at < b.at));
 }
 
-__device__ __forceinline__ gemm__verify_worst gemm__cuda_verify_shfl(const gemm__verify_worst &w, int d)
+/* The worst line of a warp's (lane 0 holds it), its failures summed. */
+__device__ __forceinline__ gemm__verify_worst gemm__cuda_verify_warp_worst(gemm__verify_worst w)
 {
-    gemm__verify_worst o;
-    o.at = __shfl_down_sync(0xffffffffu, w.at, d);
-    o.failed = __shfl_down_sync(0xffffffffu, w.failed, d);
-    o.residual = __shfl_down_sync(0xffffffffu, w.residual, d);
-    o.bound = __shfl_down_sync(0xffffffffu, w.bound, d);
-    o.ratio = __shfl_down_sync(0xffffffffu, w.ratio, d);
-    return o;
-}
-
-/* The block's worst line of one kind into *out (thread 0), from each
-   thread's. */
-__device__ void gemm__cuda_verify_reduce(gemm__verify_worst w, gemm__verify_worst *part, gemm__verify_worst *out)
-{
-    const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
     for (int d = 16; d > 0; d /= 2) {
-        gemm__verify_worst o = gemm__cuda_verify_shfl(w, d);
+        gemm__verify_worst o;
+        o.at = __shfl_down_sync(0xffffffffu, w.at, d);
+        o.failed = __shfl_down_sync(0xffffffffu, w.failed, d);
+        o.residual = __shfl_down_sync(0xffffffffu, w.residual, d);
+        o.bound = __shfl_down_sync(0xffffffffu, w.bound, d);
+        o.ratio = __shfl_down_sync(0xffffffffu, w.ratio, d);
         long long failed = w.failed + o.failed;
         if (gemm__cuda_verify_worse(o, w)) w = o;
         w.failed = failed;
     }
+    return w;
+}
+
+/* The block's worst line of one kind into *out (thread 0), from each
+   thread's: each warp's, then the warps'. */
+__device__ void gemm__cuda_verify_reduce(gemm__verify_worst w, gemm__verify_worst *part, gemm__verify_worst *out)
+{
+    const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+    w = gemm__cuda_verify_warp_worst(w);
     if (lane == 0) part[warp] = w;
     __syncthreads();
     if (warp == 0) {
-        w = lane < (int)(blockDim.x / 32) ? part[lane] : gemm__verify_worst{-1, 0, 0.0, 0.0, 0.0};
-        for (int d = 16; d > 0; d /= 2) {
-            gemm__verify_worst o = gemm__cuda_verify_shfl(w, d);
-            long long failed = w.failed + o.failed;
-            if (gemm__cuda_verify_worse(o, w)) w = o;
-            w.failed = failed;
-        }
+        w = gemm__cuda_verify_warp_worst(lane < (int)(blockDim.x / 32) ? part[lane]
+                                                                        : gemm__verify_worst{-1, 0, 0.0, 0.0, 0.0});
         if (lane == 0) *out = w;
     }
     __syncthreads();
