@@ -2724,7 +2724,10 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
    in groups of 8 tile-rows (blocks running together share panels of A and
    B in L2), and the producer fills the next unit's stages while the
    consumers write C. A strided batch adds its members to the units (the
-   member outermost) and reads them through 3-D tensor maps. The copy
+   member outermost) and reads them through 3-D tensor maps. Where the
+   tiles' last round would leave SMs idle, a single call runs stream-K:
+   the last tiles' K steps are dealt out evenly, one run a block, and a
+   tile that two blocks share is summed in a fixed order (below). The copy
    engine zero-fills past every edge, so the consumers never test bounds
    until the epilogue. Two shapes (exact_plan.cuh's variants): 128 x 128
    tiles, two consumer warpgroups, 5 stages, one block per SM; 128 x 64,
@@ -2884,20 +2887,67 @@ __device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K,
     ktiles = kend > kbeg ? (kend - kbeg + 15) / 16 : 0;
 }
 
+/* Stream-K (a single call, K whole): the units before `first` run whole,
+   round robin; the K steps (16 of K each) of the tiles from `first` on,
+   tile after tile, are dealt out in equal runs, one a block. The host
+   leaves at least as many such tiles as blocks, so each run covers a whole
+   tile's worth of steps or more: a block begins with the end of a tile
+   that the block before it began (a TAIL: its sums go to partial[block],
+   then flags[block] = 1), may run whole tiles, and ends with the beginning
+   of a tile (a HEAD: it waits for flags[block + 1] and adds that block's
+   partial to its own sums before it writes C). The wait is a block's last
+   piece and the TAIL the first piece of the run, so no block waits on one
+   that waits: every order of the blocks on the SMs finishes. The sums of
+   a shared tile go in one order (the HEAD's K steps, then the TAIL's),
+   the same bits on every run on the same GPU. first = the units: none. */
+struct gemm__cuda_dt_stream_k {
+    int first;
+    double *partial; /* a BM x BN tile's sums per block, in the consumers' register order */
+    unsigned *flags; /* per block, zero before the launch */
+};
+enum { GEMM__CUDA_DT_WHOLE, GEMM__CUDA_DT_HEAD, GEMM__CUDA_DT_TAIL };
+
+/* The block's pieces of work in order: f(member, m0, n0, kbeg, ktiles,
+   role). Without SK (the kernel's instance without stream-K: its code as
+   before stream-K, which the SK instance's cost 2-4% at 4096^3) every
+   unit runs whole. */
+template <int BM, int BN, bool SK, typename F>
+__device__ __forceinline__ void gemm__cuda_dt_walk(int tm, int tn, int total, int per_member, int K, int kchunk,
+                                                   const gemm__cuda_dt_stream_k &sk, F &&f)
+{
+    int m0, n0, kbeg, ktiles, dp_end = SK ? min(total, sk.first) : total;
+    for (int u = (int)blockIdx.x; u < dp_end; u += (int)gridDim.x) {
+        int member = u / per_member;
+        gemm__cuda_dt_unit<BM, BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        f(member, m0, n0, kbeg, ktiles, (int)GEMM__CUDA_DT_WHOLE);
+    }
+    if (!SK || dp_end >= total) return;
+    int steps = (K + 15) / 16;
+    int64_t all = (int64_t)(total - dp_end) * steps, pos = all * blockIdx.x / gridDim.x,
+            end = all * (blockIdx.x + 1) / gridDim.x;
+    while (pos < end) {
+        int u = dp_end + (int)(pos / steps), s0 = (int)(pos % steps);
+        int s1 = end - pos < (int64_t)(steps - s0) ? s0 + (int)(end - pos) : steps;
+        gemm__cuda_dt_unit<BM, BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+        f(0, m0, n0, 16 * s0, s1 - s0,
+          (int)(s0 > 0 ? GEMM__CUDA_DT_TAIL : s1 < steps ? GEMM__CUDA_DT_HEAD : GEMM__CUDA_DT_WHOLE));
+        pos += s1 - s0;
+    }
+}
+
 /* The producer's thread: every K tile of every unit of this block into the
    ring, waiting for a stage to be empty before refilling it. An M-major
    tile arrives as BM/16 (BN/16) boxes of 16 x 16, a k-major one as one box. */
-template <int NCWG, bool AK, bool BKM>
+template <int NCWG, bool AK, bool BKM, bool SK>
 __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
                                                       unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
                                                       int tn, int total, int per_member, int K, int kchunk,
-                                                      const gemm__cuda_dt_batch &bt)
+                                                      const gemm__cuda_dt_batch &bt, const gemm__cuda_dt_stream_k &sk)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     unsigned it = 0;
-    for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
-        int m0, n0, kbeg, ktiles, member = u / per_member;
-        gemm__cuda_dt_unit<S::BM, S::BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+    gemm__cuda_dt_walk<S::BM, S::BN, SK>(tm, tn, total, per_member, K, kchunk, sk, [&](int member, int m0, int n0,
+                                                                                     int kbeg, int ktiles, int) {
         int za = bt.a3 ? member : -1, zb = bt.b3 ? member : -1;
         for (int kt = 0; kt < ktiles; kt++, it++) {
             unsigned s = it % S::STAGES;
@@ -2918,26 +2968,66 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
                 for (int j = 0; j < S::BN / 16; j++) gemm__cuda_tma_load_z(bs + 256 * j, map_b, n0 + 16 * j, k0, zb, &full[s]);
             }
         }
-    }
+    });
+}
+
+/* Stream-K's TAIL: the block's sums of the tile, each consumer thread's
+   registers CONSUMERS apart (every store a coalesced row), then its flag,
+   once every consumer thread's stores are out. */
+template <int CONSUMERS, int MT, int NTL>
+__device__ __forceinline__ void gemm__cuda_dt_put_partial(const double (&acc)[MT][NTL][4],
+                                                          const gemm__cuda_dt_stream_k &sk)
+{
+    double *mine = sk.partial + (int64_t)blockIdx.x * (MT * NTL * 4 * CONSUMERS) + threadIdx.x;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NTL; nt++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) __stcg(mine + ((mt * NTL + nt) * 4 + q) * CONSUMERS, acc[mt][nt][q]);
+    __threadfence(); /* the sums are visible to the other blocks before the flag */
+    gemm__cuda_bar_sync<CONSUMERS>(1);
+    if (threadIdx.x == 0) atomicExch(&sk.flags[blockIdx.x], 1u);
+}
+
+/* Stream-K's HEAD: one thread waits for the next block's flag, then every
+   consumer thread adds that block's sums (its TAIL of this tile) to its
+   own, in the same register order. */
+template <int CONSUMERS, int MT, int NTL>
+__device__ __forceinline__ void gemm__cuda_dt_add_partial(double (&acc)[MT][NTL][4], const gemm__cuda_dt_stream_k &sk)
+{
+    if (threadIdx.x == 0)
+        while (atomicAdd(&sk.flags[blockIdx.x + 1], 0u) == 0) __nanosleep(64);
+    gemm__cuda_bar_sync<CONSUMERS>(1);
+    __threadfence(); /* the next block's sums are read after its flag */
+    const double *next = sk.partial + (int64_t)(blockIdx.x + 1) * (MT * NTL * 4 * CONSUMERS) + threadIdx.x;
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NTL; nt++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) acc[mt][nt][q] += __ldcg(next + ((mt * NTL + nt) * 4 + q) * CONSUMERS);
 }
 
 /* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
    {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
    16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
    C (already scaled by beta). bt: the members of a strided batch (one
-   for a single call). In any build without sm_90a the body is empty and
-   the host never launches it. */
-template <int NCWG, bool AK, bool BKM>
+   for a single call); sk: stream-K's schedule (read by the SK instances
+   only). In any build without sm_90a the body is empty and the host never
+   launches it. */
+template <int NCWG, bool AK, bool BKM, bool SK>
 __global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
 gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
-                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt)
+                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt, gemm__cuda_dt_stream_k sk)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_dt_shape<NCWG> S;
     typedef gemm__cuda_dt_roles<AK, BKM> R;
     typedef gemm__cuda_dt_warps<S::BM, S::BN, AK, BKM> W;
     static_assert(W::WARPS * 32 == S::CONSUMERS, "consumer warps");
+    static_assert(W::MT * W::NTL * 4 * S::CONSUMERS == S::BM * S::BN, "a stream-K partial is one tile");
     constexpr int KI = NCWG == 2 && !R::XK ? 16 : 8; /* 16 would spill in the others */
     extern __shared__ __align__(1024) unsigned char gemm__cuda_dt_smem[];
     /* the 128-byte swizzle repeats every 1024 bytes: the ring starts on such a boundary */
@@ -2957,8 +3047,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     if ((int)threadIdx.x >= S::CONSUMERS) {
         gemm__cuda_setmaxnreg_dec<S::REG_PRODUCER>();
         if ((int)threadIdx.x == S::CONSUMERS)
-            gemm__cuda_dt_produce<NCWG, AK, BKM>(&map_a, &map_b, ring, full, empty, tm, tn, total, per_member, K,
-                                                 kchunk, bt);
+            gemm__cuda_dt_produce<NCWG, AK, BKM, SK>(&map_a, &map_b, ring, full, empty, tm, tn, total, per_member, K,
+                                                 kchunk, bt, sk);
         return;
     }
     gemm__cuda_setmaxnreg_inc<S::REG_CONSUMER>();
@@ -2968,9 +3058,8 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     const gemm__cuda_dt_yfrag<R::YK> fy(wy, g, t);
     const bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 1) == 0 && (bt.stride_c & 1) == 0;
     unsigned it = 0;
-    for (int u = (int)blockIdx.x; u < total; u += (int)gridDim.x) {
-        int m0, n0, kbeg, ktiles, member = u / per_member;
-        gemm__cuda_dt_unit<S::BM, S::BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
+    gemm__cuda_dt_walk<S::BM, S::BN, SK>(tm, tn, total, per_member, K, kchunk, sk, [&](int member, int m0, int n0,
+                                                                                     int, int ktiles, int role) {
         double acc[W::MT][W::NTL][4];
 #pragma unroll
         for (int i = 0; i < W::MT; i++)
@@ -2985,14 +3074,21 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
             gemm__cuda_dt_warp_tile<R::XK, R::YK, W::MT, W::NTL, KI>(R::SWAP ? bs : as, R::SWAP ? as : bs, fx, fy, acc);
             gemm__cuda_mbar_arrive(&empty[s]);
         }
+        if constexpr (SK) {
+            if (role == GEMM__CUDA_DT_TAIL) {
+                gemm__cuda_dt_put_partial<S::CONSUMERS>(acc, sk);
+                return;
+            }
+            if (role == GEMM__CUDA_DT_HEAD) gemm__cuda_dt_add_partial<S::CONSUMERS>(acc, sk);
+        }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
                                                                        beta, C + member * bt.stride_c, ldc, atomic,
                                                                        vec);
-    }
+    });
 #else
     (void)map_a; (void)map_b; (void)tm; (void)tn; (void)split; (void)M; (void)N; (void)K; (void)kchunk; (void)alpha;
-    (void)beta; (void)C; (void)ldc; (void)atomic; (void)bt;
+    (void)beta; (void)C; (void)ldc; (void)atomic; (void)bt; (void)sk;
 #endif
 }
 /* <<cuda/kernels dmma_tma */
@@ -5668,16 +5764,19 @@ static thread_local char gemm__cuda_exact_last_text[160];
 GEMM_DEF const char *gemm__cuda_exact_last(void) { return gemm__cuda_exact_last_text; }
 #endif
 
-/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t" and the like. */
-static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid)
+/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t b:-" and
+   the like; " stream-k" at the end when the TMA DMMA kernel deals out K. */
+static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid,
+                                  bool stream_k)
 {
 #ifdef GEMM__TEST_HOOKS
     static const char *copy_names[3] = {"-", "r", "t"};
-    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "%s %s %c%c split %d grid %lld copies a:%s b:%s",
-             gemm_cuda_kernel_name(t->kernel), config, t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid,
-             copy_names[t->copy_a], copy_names[t->copy_b]);
+    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text,
+             "%s %s %c%c split %d grid %lld copies a:%s b:%s%s", gemm_cuda_kernel_name(t->kernel), config,
+             t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid, copy_names[t->copy_a],
+             copy_names[t->copy_b], stream_k ? " stream-k" : "");
 #else
-    (void)t; (void)config; (void)split; (void)grid;
+    (void)t; (void)config; (void)split; (void)grid; (void)stream_k;
 #endif
 }
 
@@ -5790,7 +5889,7 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
     snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
-    gemm__cuda_exact_note(t, config, split, tiles * bt.count);
+    gemm__cuda_exact_note(t, config, split, tiles * bt.count, false);
     return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
         void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
                         &atomic, &run};
@@ -5837,9 +5936,37 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
     return GEMM_OK;
 }
 
+/* Stream-K on the TMA DMMA kernel (dmma_tma.cuh): a single call whose K
+   runs whole and whose tiles are more than the grid's blocks but leave
+   the last round at most 90% full. Returns the units run whole (the rounds
+   before the last two) or -1 for none. Rounds of whole tiles cost
+   ceil(tiles / grid) tiles a block; stream-K about tiles / grid, plus a
+   partial tile written and read by the blocks that share one. The tests
+   force it on a small grid (gemm__hooks' cuda_stream_k; -1: never). */
+static int64_t gemm__cuda_dt_stream_k_first(int64_t tiles, int64_t K, int64_t *grid, int split, int64_t members,
+                                            int split_req)
+{
+    int forced = GEMM__HOOK(cuda_stream_k, 0);
+    if (forced < 0 || K < 1 || split > 1 || members > 1 || split_req > 0) return -1;
+    int64_t g = forced > 0 ? forced : *grid, rounds = (tiles + g - 1) / g;
+    if (tiles <= g || tiles % g == 0 || (!forced && (double)tiles / (double)g > 0.9 * (double)rounds)) return -1;
+    *grid = g;
+    return (tiles / g - 1) * g;
+}
+
+/* The TMA DMMA kernel's instance for the plan's layout, with or without stream-K. */
+template <int NCWG, bool SK> static void *gemm__cuda_dt_instance(const gemm__cuda_exact_plan *t)
+{
+    return t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true, SK>
+                          : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false, SK>)
+                 : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true, SK>
+                          : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false, SK>);
+}
+
 /* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
    at most one block per SM slot, each walking its work units; over the
-   members of bt (strided only: its maps are 3-D). */
+   members of bt (strided only: its maps are 3-D); stream-K where it pays
+   (above), its partial tiles and flags in scratch from the device's pool. */
 template <int NCWG>
 static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const double *A, const double *B,
@@ -5847,20 +5974,18 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                         const gemm__cuda_batch &bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
-    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
-                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false>)
-                         : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true>
-                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false>);
+    void *kernel = gemm__cuda_dt_instance<NCWG, false>(t), *sk_kernel = gemm__cuda_dt_instance<NCWG, true>(t);
     CUtensorMap map_a, map_b;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
     int per_sm = 1, slots, split, kchunk, atomic;
-    int64_t units, grid, ldc = p->ldc;
+    int64_t units, grid, ldc = p->ldc, first;
     double alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
     gemm__cuda_dt_batch members = {(int)bt.count, bt.count > 1 && bt.stride_a != 0, bt.count > 1 && bt.stride_b != 0,
                                    bt.stride_c};
+    gemm__cuda_dt_stream_k sk = {INT32_MAX, NULL, NULL};
     void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic,
-                    &members};
+                    &members, &sk};
     if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM, members.a3 ? bt.count : 1,
                                bt.stride_a)) != GEMM_OK ||
         (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN, members.b3 ? bt.count : 1,
@@ -5871,9 +5996,10 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds) */
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, 1, split_req, &split, &kchunk)) !=
-        GEMM_OK)
+    /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds); whole under a forced stream-K */
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, 1,
+                                   split_req == 0 && GEMM__HOOK(cuda_stream_k, 0) > 0 ? 1 : split_req, &split,
+                                   &kchunk)) != GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)
@@ -5882,8 +6008,30 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     grid = units < slots ? units : slots;
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
-    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+    first = gemm__cuda_dt_stream_k_first(units, p->k, &grid, split, bt.count, split_req);
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid, first >= 0);
+    if (first < 0) {
+        GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+        return GEMM_OK;
+    }
+    int dev;
+    cudaMemPool_t pool;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    size_t partial_bytes = (size_t)grid * S::BM * S::BN * sizeof(double);
+    cudaError_t e;
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
+    e = cudaMallocFromPoolAsync((void **)&sk.partial, partial_bytes + (size_t)grid * sizeof(unsigned), pool, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (stream-K's partial tiles)", e);
+    sk.first = (int)first;
+    sk.flags = (unsigned *)((char *)sk.partial + partial_bytes);
+    e = cudaMemsetAsync(sk.flags, 0, (size_t)grid * sizeof(unsigned), stream);
+    if (e == cudaSuccess) e = cudaLaunchKernel(sk_kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream);
+    cudaError_t freed = cudaFreeAsync(sk.partial, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaLaunchKernel (stream-K)", e);
+    if (freed != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync (stream-K's partial tiles)", freed);
     return GEMM_OK;
 }
 
@@ -5984,7 +6132,7 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
         return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
     if constexpr (sizeof(T) == 8) /* fp32's single calls have no cp.async configuration */
         if (t.cp != GEMM__CUDA_CP_NONE) {
-            if (t.cp == GEMM__CUDA_CP_DMMA) gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
+            if (t.cp == GEMM__CUDA_CP_DMMA) gemm__cuda_exact_note(&t, "ring 128x64", 0, 0, false);
             return gemm__cuda_launch_cp<T, false>(fn, &t, p, x, gemm__cuda_single(1), gpu->sms, stream);
         }
     return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, t.split, stream);

@@ -5,6 +5,7 @@
                     [--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host 64,256,...]
                     [--csv FILE] [--quick] [--variants 1,2,...] [--configs v:g:G:s[:e:r],...]
                     [--trans NN,TN,NT,TT] [--acc-sizes 2048,4096,...] [--nt-copy-min n]
+                    [--stream-k n]
 
    --prec: f32 and f64 unless named (make bench-cuda names them all). The
    tensor-core modes, each beside cublasGemmEx with the same types, math and
@@ -38,6 +39,10 @@
    NT) copy one of them transposed from this larger side on (the plan's
    GEMM__CUDA_DMMA_NT_COPY_MIN and fp32's 2048 by default; a side above
    every shape's: never), so that one binary measures both forms.
+
+   --stream-k: the fp64 TMA kernel's stream-K (exact_run.cuh): -1 never,
+   n > 0 on a grid of n blocks wherever the tiles are more; the automatic
+   rule otherwise.
 
    --variants: each listed gemm_cuda_options.variant (0 = automatic; the
    tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
@@ -780,6 +785,8 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--nt-copy-min") && i + 1 < argc) /* both-k-major calls: copy one operand from this side */
             gemm__test_hooks()->cuda_nt_copy_min = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--stream-k") && i + 1 < argc) /* fp64 TMA kernel: -1 never, n > 0 forced on n blocks */
+            gemm__test_hooks()->cuda_stream_k = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--acc-sizes") && i + 1 < argc) nacc = battery_parse_list(argv[++i], acc_sizes, 16);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
             const char *k = argv[++i];
@@ -796,7 +803,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s [--sizes n,...] [--shapes m:n:k,...] [--prec f32,f64,tf32,f16,bf16,acc] "
                             "[--kernel auto|simt|dmma|mma|wgmma|tiled16|naive] [--host n,...] [--csv FILE] [--quick] "
                             "[--variants v,...] [--configs v:g:G:s[:e:r],...] [--trans NN,TN,NT,TT] [--acc-sizes n,...] "
-                            "[--nt-copy-min n]\n",
+                            "[--nt-copy-min n] [--stream-k n]\n",
                     argv[0]);
             return 2;
         }

@@ -5,7 +5,7 @@
    (host pointers refused, bad options and configurations, the timing
    breakdown, the paths the automatic choice takes, seen through
    gemm__cuda_exact_last(): operand copies, K splits, tile shapes; split-K
-   off is bit-reproducible; larger shapes with and without split-K,
+   off is bit-reproducible; stream-K forced on small grids; larger shapes with and without split-K,
    misaligned operands). Needs a GPU. Last line: N passed, N failed.
 
    GEMM_CUDA_TEST_SMALL=1 runs a small battery (for compute-sanitizer). */
@@ -384,6 +384,9 @@ static void test_paths(void)
         path_case("f64 2048^2, 128x128", GEMM_F64, R, T, N, 2048, 2048, 40, 0, 0, 0, 0, WANT("dmma tma 128x128 mn"));
         path_case("f64 1536^2, last round idle: 128x64", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 0,
                   WANT("dmma tma 128x64 mk"));
+        /* the last round 48% full (196 tiles on 132 SMs): stream-K; 8 full rounds of 132 and 128 tiles: none */
+        path_case("f64 1792^2, stream-K", GEMM_F64, Cm, N, N, 1792, 1792, 40, 0, 0, 0, 0,
+                  WANT("dmma tma 128x128 mk", "split 1 ", "stream-k"));
         path_case("f64 NT, k-major X", GEMM_F64, R, N, T, 150, 130, 70, 0, 0, 0, 0, WANT("tma", "kk", "a:- b:-"));
         /* both k-major with a side of 1024 or more: the smaller operand transposed first */
         path_case("f64 NT, op(A) transposed", GEMM_F64, R, N, T, 1100, 72, 70, 0, 0, 0, 0, WANT("tma", "mk", "a:t b:-"));
@@ -453,6 +456,79 @@ template <typename T> static void test_split_off(int small)
     cudaFree(dA); cudaFree(dB); cudaFree(dC);
     for (run = 0; run < 3; run++) battery_buf_free(&C[run]);
     battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&R);
+}
+
+/* Stream-K on the TMA DMMA kernel (exact_run.cuh), forced on small grids
+   so that blocks share tiles: each shape's tiles are more than the blocks,
+   every role runs (whole tiles before the last two rounds, a block's TAIL
+   of one tile and HEAD of the next, whole tiles between), both shapes and
+   layouts, alpha and beta; each result against the reference, run twice
+   for the same bits, and the note says stream-K ran. Then the same shapes
+   with the hook at -1: never. */
+static void test_stream_k(void)
+{
+    static const struct { int64_t m, n, k; int variant, grid; gemm_transpose ta, tb; } shapes[] = {
+        {300, 200, 333, 2, 4, GEMM_NO_TRANS, GEMM_NO_TRANS}, /* 6 tiles on 4 blocks: all dealt out */
+        {300, 300, 100, 2, 4, GEMM_TRANS, GEMM_NO_TRANS},    /* 9 on 4: 4 whole, 5 dealt out */
+        {260, 400, 57, 3, 5, GEMM_NO_TRANS, GEMM_TRANS},     /* 128 x 64: 21 on 5, K of 4 steps */
+        {131, 67, 1000, 3, 3, GEMM_TRANS, GEMM_TRANS},        /* 4 on 3, a long K */
+        {129, 129, 16, 2, 3, GEMM_NO_TRANS, GEMM_NO_TRANS},  /* 4 on 3, one step a tile: none shared */
+    };
+    battery_backend be;
+    memset(&be, 0, sizeof be);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t m = shapes[i].m, n = shapes[i].n, k = shapes[i].k;
+        battery_call c = {GEMM_COL_MAJOR, shapes[i].ta, shapes[i].tb, m, n, k, 0, 0, m, -1.25, 0.5};
+        c.lda = shapes[i].ta == GEMM_NO_TRANS ? m : k;
+        c.ldb = shapes[i].tb == GEMM_NO_TRANS ? k : n;
+        battery_buf A = battery_buf_new(GEMM_F64, (size_t)(m * k)), B = battery_buf_new(GEMM_F64, (size_t)(k * n));
+        battery_buf C0 = battery_buf_new(GEMM_F64, (size_t)(m * n)), R = battery_buf_new(GEMM_F64, (size_t)(m * n));
+        battery_buf C[3];
+        double *dA, *dB, *dC, err;
+        char ran[3][160];
+        int ok = 1;
+        uint64_t st = 77 + i;
+        battery_fill(&A, &st);
+        battery_fill(&B, &st);
+        battery_fill(&C0, &st);
+        memcpy(R.data, C0.data, sizeof(double) * m * n);
+        cudaMalloc((void **)&dA, sizeof(double) * m * k);
+        cudaMalloc((void **)&dB, sizeof(double) * k * n);
+        cudaMalloc((void **)&dC, sizeof(double) * m * n);
+        cudaMemcpy(dA, A.data, sizeof(double) * m * k, cudaMemcpyHostToDevice);
+        cudaMemcpy(dB, B.data, sizeof(double) * k * n, cudaMemcpyHostToDevice);
+        for (int run = 0; run < 3; run++) {
+            gemm_cuda_options o;
+            memset(&o, 0, sizeof o);
+            o.kernel = GEMM_CUDA_KERNEL_DMMA;
+            o.variant = shapes[i].variant;
+            gemm__test_hooks()->cuda_stream_k = run < 2 ? shapes[i].grid : -1;
+            C[run] = battery_buf_new(GEMM_F64, (size_t)(m * n));
+            ok &= cudaMemcpy(dC, C0.data, sizeof(double) * m * n, cudaMemcpyHostToDevice) == cudaSuccess;
+            ok &= gemm_cuda_dgemm(0, GEMM_COL_MAJOR, c.ta, c.tb, m, n, k, c.alpha, dA, c.lda, dB, c.ldb, c.beta, dC,
+                                  m, &o) == GEMM_OK;
+            ok &= cudaDeviceSynchronize() == cudaSuccess;
+            ok &= cudaMemcpy(C[run].data, dC, sizeof(double) * m * n, cudaMemcpyDeviceToHost) == cudaSuccess;
+            snprintf(ran[run], sizeof ran[run], "%s", gemm__cuda_exact_last());
+        }
+        gemm__test_hooks()->cuda_stream_k = 0;
+        battery_invoke(NULL, GEMM_F64, &c, A.data, B.data, R.data);
+        err = battery_compare(&c, &C[0], &R);
+        double bound = battery_bound(&be, GEMM_F64, &c, battery_max_abs(&A), battery_max_abs(&B), battery_max_abs(&C0));
+        battery_check(ok && err <= bound && strstr(ran[0], "stream-k") && strstr(ran[1], "stream-k"),
+                      "cuda stream-K %lld x %lld x %lld on %d blocks: error %.3g (bound %.3g), ran \"%s\"",
+                      (long long)m, (long long)n, (long long)k, shapes[i].grid, err, bound, ran[0]);
+        battery_check(memcmp(C[0].data, C[1].data, sizeof(double) * m * n) == 0,
+                      "cuda stream-K %lld x %lld x %lld: two runs give the same bits", (long long)m, (long long)n,
+                      (long long)k);
+        err = battery_compare(&c, &C[2], &R);
+        battery_check(err <= bound && !strstr(ran[2], "stream-k"),
+                      "cuda stream-K off (hook -1) %lld x %lld x %lld: error %.3g, ran \"%s\"", (long long)m,
+                      (long long)n, (long long)k, err, ran[2]);
+        cudaFree(dA); cudaFree(dB); cudaFree(dC);
+        for (int run = 0; run < 3; run++) battery_buf_free(&C[run]);
+        battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&C0); battery_buf_free(&R);
+    }
 }
 
 /* The warp-tiled fp32 blocks read a chunk that the edge of M or N cuts
@@ -530,6 +606,7 @@ int main(void)
     test_edge_padding();
     test_split_off<float>(small);
     test_split_off<double>(small);
+    if (hopper()) test_stream_k();
     battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? cases : 200, max_dim);
     battery_cuda("cuda simt", GEMM_CUDA_KERNEL_SIMT, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, cases, max_dim);
     battery_cuda("cuda simt split_k=1", GEMM_CUDA_KERNEL_SIMT, 0, GEMM_CUDA_PAGEABLE, 0, 1, BOTH, cases, max_dim);
@@ -549,6 +626,14 @@ int main(void)
                      max_dim);
         battery_cuda("cuda dmma tma 128x64 split_k=3", GEMM_CUDA_KERNEL_DMMA, 3, GEMM_CUDA_PAGEABLE, 0, 3, F64_ONLY,
                      cases, max_dim);
+        /* stream-K forced on few blocks: every shape with more tiles shares some (test_stream_k) */
+        gemm__test_hooks()->cuda_stream_k = 3;
+        battery_cuda("cuda dmma tma 128x128 stream-k on 3 blocks", GEMM_CUDA_KERNEL_DMMA, 2, GEMM_CUDA_PAGEABLE, 0, 0,
+                     F64_ONLY, cases, max_dim);
+        gemm__test_hooks()->cuda_stream_k = 2;
+        battery_cuda("cuda dmma tma 128x64 stream-k on 2 blocks", GEMM_CUDA_KERNEL_DMMA, 3, GEMM_CUDA_PAGEABLE, 0, 0,
+                     F64_ONLY, cases, max_dim);
+        gemm__test_hooks()->cuda_stream_k = 0;
     }
     battery_cuda("cuda naive", GEMM_CUDA_KERNEL_NAIVE, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? 1 : 20, max_dim);
     battery_cuda("cuda tiled16", GEMM_CUDA_KERNEL_TILED16, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? 1 : 20, max_dim);

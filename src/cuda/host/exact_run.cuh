@@ -19,16 +19,19 @@ static thread_local char gemm__cuda_exact_last_text[160];
 GEMM_DEF const char *gemm__cuda_exact_last(void) { return gemm__cuda_exact_last_text; }
 #endif
 
-/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t" and the like. */
-static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid)
+/* Records what runs: "simt 256x128 nn split 1 grid 512 copies a:t b:-" and
+   the like; " stream-k" at the end when the TMA DMMA kernel deals out K. */
+static void gemm__cuda_exact_note(const gemm__cuda_exact_plan *t, const char *config, int split, int64_t grid,
+                                  bool stream_k)
 {
 #ifdef GEMM__TEST_HOOKS
     static const char *copy_names[3] = {"-", "r", "t"};
-    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text, "%s %s %c%c split %d grid %lld copies a:%s b:%s",
-             gemm_cuda_kernel_name(t->kernel), config, t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid,
-             copy_names[t->copy_a], copy_names[t->copy_b]);
+    snprintf(gemm__cuda_exact_last_text, sizeof gemm__cuda_exact_last_text,
+             "%s %s %c%c split %d grid %lld copies a:%s b:%s%s", gemm_cuda_kernel_name(t->kernel), config,
+             t->ak ? 'k' : 'm', t->bk ? 'k' : 'n', split, (long long)grid, copy_names[t->copy_a],
+             copy_names[t->copy_b], stream_k ? " stream-k" : "");
 #else
-    (void)t; (void)config; (void)split; (void)grid;
+    (void)t; (void)config; (void)split; (void)grid; (void)stream_k;
 #endif
 }
 
@@ -141,7 +144,7 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
     snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
-    gemm__cuda_exact_note(t, config, split, tiles * bt.count);
+    gemm__cuda_exact_note(t, config, split, tiles * bt.count, false);
     return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
         void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
                         &atomic, &run};
@@ -188,9 +191,37 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
     return GEMM_OK;
 }
 
+/* Stream-K on the TMA DMMA kernel (dmma_tma.cuh): a single call whose K
+   runs whole and whose tiles are more than the grid's blocks but leave
+   the last round at most 90% full. Returns the units run whole (the rounds
+   before the last two) or -1 for none. Rounds of whole tiles cost
+   ceil(tiles / grid) tiles a block; stream-K about tiles / grid, plus a
+   partial tile written and read by the blocks that share one. The tests
+   force it on a small grid (gemm__hooks' cuda_stream_k; -1: never). */
+static int64_t gemm__cuda_dt_stream_k_first(int64_t tiles, int64_t K, int64_t *grid, int split, int64_t members,
+                                            int split_req)
+{
+    int forced = GEMM__HOOK(cuda_stream_k, 0);
+    if (forced < 0 || K < 1 || split > 1 || members > 1 || split_req > 0) return -1;
+    int64_t g = forced > 0 ? forced : *grid, rounds = (tiles + g - 1) / g;
+    if (tiles <= g || tiles % g == 0 || (!forced && (double)tiles / (double)g > 0.9 * (double)rounds)) return -1;
+    *grid = g;
+    return (tiles / g - 1) * g;
+}
+
+/* The TMA DMMA kernel's instance for the plan's layout, with or without stream-K. */
+template <int NCWG, bool SK> static void *gemm__cuda_dt_instance(const gemm__cuda_exact_plan *t)
+{
+    return t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true, SK>
+                          : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false, SK>)
+                 : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true, SK>
+                          : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false, SK>);
+}
+
 /* The TMA DMMA kernel (fp64) with NCWG consumer warpgroups, persistent:
    at most one block per SM slot, each walking its work units; over the
-   members of bt (strided only: its maps are 3-D). */
+   members of bt (strided only: its maps are 3-D); stream-K where it pays
+   (above), its partial tiles and flags in scratch from the device's pool. */
 template <int NCWG>
 static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const double *A, const double *B,
@@ -198,20 +229,18 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                         const gemm__cuda_batch &bt, int sms, int split_req, cudaStream_t stream)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
-    void *kernel = t->ak ? (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, true>
-                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, true, false>)
-                         : (t->bk ? (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, true>
-                                  : (void *)gemm__cuda_dmma_tma_kernel<NCWG, false, false>);
+    void *kernel = gemm__cuda_dt_instance<NCWG, false>(t), *sk_kernel = gemm__cuda_dt_instance<NCWG, true>(t);
     CUtensorMap map_a, map_b;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
     int per_sm = 1, slots, split, kchunk, atomic;
-    int64_t units, grid, ldc = p->ldc;
+    int64_t units, grid, ldc = p->ldc, first;
     double alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
     gemm__cuda_dt_batch members = {(int)bt.count, bt.count > 1 && bt.stride_a != 0, bt.count > 1 && bt.stride_b != 0,
                                    bt.stride_c};
+    gemm__cuda_dt_stream_k sk = {INT32_MAX, NULL, NULL};
     void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic,
-                    &members};
+                    &members, &sk};
     if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM, members.a3 ? bt.count : 1,
                                bt.stride_a)) != GEMM_OK ||
         (s = gemm__cuda_dt_map(fn, &map_b, B, t->ldb, t->bk, p->n, p->k, S::BN, members.b3 ? bt.count : 1,
@@ -222,9 +251,10 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::THREADS, S::SMEM));
     slots = sms * (per_sm > 0 ? per_sm : 1);
-    /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds) */
-    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, 1, split_req, &split, &kchunk)) !=
-        GEMM_OK)
+    /* K split to fill the SMs' rounds, not the slots (gemm__cuda_split_rounds); whole under a forced stream-K */
+    if ((s = gemm__cuda_exact_grid(fn, p, (int64_t)tm * tn * bt.count, sms, true, 1,
+                                   split_req == 0 && GEMM__HOOK(cuda_stream_k, 0) > 0 ? 1 : split_req, &split,
+                                   &kchunk)) != GEMM_OK)
         return s;
     units = (int64_t)tm * tn * split * bt.count;
     if (units > INT32_MAX)
@@ -233,8 +263,30 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     grid = units < slots ? units : slots;
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
-    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid);
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+    first = gemm__cuda_dt_stream_k_first(units, p->k, &grid, split, bt.count, split_req);
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid, first >= 0);
+    if (first < 0) {
+        GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
+        return GEMM_OK;
+    }
+    int dev;
+    cudaMemPool_t pool;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    size_t partial_bytes = (size_t)grid * S::BM * S::BN * sizeof(double);
+    cudaError_t e;
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
+    e = cudaMallocFromPoolAsync((void **)&sk.partial, partial_bytes + (size_t)grid * sizeof(unsigned), pool, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (stream-K's partial tiles)", e);
+    sk.first = (int)first;
+    sk.flags = (unsigned *)((char *)sk.partial + partial_bytes);
+    e = cudaMemsetAsync(sk.flags, 0, (size_t)grid * sizeof(unsigned), stream);
+    if (e == cudaSuccess) e = cudaLaunchKernel(sk_kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream);
+    cudaError_t freed = cudaFreeAsync(sk.partial, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaLaunchKernel (stream-K)", e);
+    if (freed != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync (stream-K's partial tiles)", freed);
     return GEMM_OK;
 }
 
@@ -335,7 +387,7 @@ static gemm_status gemm__cuda_exact(const char *fn, const gemm__problem *p, cons
         return gemm__cuda_launch_ladder(fn, t.kernel, p, x, gemm__cuda_single(1), stream);
     if constexpr (sizeof(T) == 8) /* fp32's single calls have no cp.async configuration */
         if (t.cp != GEMM__CUDA_CP_NONE) {
-            if (t.cp == GEMM__CUDA_CP_DMMA) gemm__cuda_exact_note(&t, "ring 128x64", 0, 0);
+            if (t.cp == GEMM__CUDA_CP_DMMA) gemm__cuda_exact_note(&t, "ring 128x64", 0, 0, false);
             return gemm__cuda_launch_cp<T, false>(fn, &t, p, x, gemm__cuda_single(1), gpu->sms, stream);
         }
     return gemm__cuda_exact_run<T>(fn, &t, p, x, gpu, t.split, stream);
