@@ -47,7 +47,10 @@
      split_k   0: K is split over blocks when the tiles are too few for the
                GPU (exact kernels add into C with atomics: the last bits may
                vary from run to run; WGMMA sums in a fixed order); 1: never;
-               s: s parts. Batches split K only when asked.
+               s: s parts. Batches split K only when asked. A single fp64
+               call whose last round of tiles would leave SMs idle runs
+               stream-K (two blocks share a tile, summed in a fixed order:
+               the same bits on every run); split_k = 1 turns it off too.
      _host calls: device, mode (PAGEABLE: staged through page-locked chunks
                by host_threads copy threads; PINNED: the caller's memory is
                page-locked; MAPPED: tiny problems read over the bus),
@@ -4839,19 +4842,23 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
 }
 
 /* AUTO's fp64 configuration: the TMA kernel where it can run, 128x128
-   tiles, or 128x64 at two blocks per SM when the 128x128 tiles do not give
-   every SM one and K is short (the fixed costs of a tile weigh more there,
-   and two blocks per SM hide each other's), when N is at most 64, or when
+   tiles, or 128x64 at two blocks per SM when the 128x128 tiles give fewer
+   than 60% of the SMs one and K is short (the fixed costs of a tile weigh
+   more there, and two blocks per SM hide each other's: 1024^3, 64 tiles;
+   from 60% the 128x128 tiles won on the H200 at 81, 100 and 121 tiles:
+   1100 x 1100 x 2000 0.72 -> 0.92 of cuBLAS, 1200^3 0.79 -> 0.84, 1300^3
+   0.99 -> 1.07), when N is at most 64, or when
    the 128x128 tiles' last round would leave more than 40% of the SMs'
    rounds idle (1536^3 on the H200: 144 tiles for 132 SMs, 0.69 of cuBLAS
    on 128x128, 0.86 on 128x64). Below that the measurements disagree:
    2560^3 (24% idle) ran 0.93 on 128x64 against 0.87, 1792^3 (26%) 0.77
-   against 0.82, 3072^3 (13%) 0.85 against 0.93; they keep 128x128. */
+   against 0.82, 3072^3 (13%) 0.85 against 0.93; they keep 128x128. A
+   single call's last round is evened out by stream-K (exact_run.cuh). */
 static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
 {
     int64_t sms = d->sms, tiles = ((M + 127) / 128) * ((N + 127) / 128), rounds = (tiles + sms - 1) / sms;
     if (!d->tma) return GEMM__CUDA_DMMA_RING;
-    if (N <= 64 || (tiles < sms && K <= 2048)) return GEMM__CUDA_DMMA_TMA_64;
+    if (N <= 64 || (10 * tiles < 6 * sms && K <= 2048)) return GEMM__CUDA_DMMA_TMA_64;
     return rounds >= 2 && 10 * (rounds * sms - tiles) > 4 * rounds * sms ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
 }
 

@@ -381,6 +381,8 @@ static void test_paths(void)
     if (h) {
         path_case("f64 short, 128x64", GEMM_F64, R, N, N, 300, 300, 300, 0, 0, 0, 0, WANT("dmma tma 128x64 mk"));
         path_case("f64 long K, 128x128", GEMM_F64, R, N, N, 200, 300, 2100, 0, 0, 0, 0, WANT("dmma tma 128x128 mk"));
+        /* 128 x 128 tiles for 60% of the SMs or more (100 of 132), K short: 128 x 128 all the same */
+        path_case("f64 1200^2, 128x128", GEMM_F64, R, N, N, 1200, 1200, 40, 0, 0, 0, 0, WANT("dmma tma 128x128 mk"));
         path_case("f64 2048^2, 128x128", GEMM_F64, R, T, N, 2048, 2048, 40, 0, 0, 0, 0, WANT("dmma tma 128x128 mn"));
         path_case("f64 1536^2, last round idle: 128x64", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 0,
                   WANT("dmma tma 128x64 mk"));
