@@ -197,9 +197,9 @@ struct gemm__cuda_dt_stream_k {
 enum { GEMM__CUDA_DT_WHOLE, GEMM__CUDA_DT_HEAD, GEMM__CUDA_DT_TAIL };
 
 /* The block's pieces of work in order: f(member, m0, n0, kbeg, ktiles,
-   role). Without SK (the kernel's instance without stream-K: its code as
-   before stream-K, which the SK instance's cost 2-4% at 4096^3) every
-   unit runs whole. */
+   role). Without SK (the instance every other call runs) every unit runs
+   whole, in the code of before stream-K: one kernel for both had cost the
+   other calls 2-4% at 4096^3. */
 template <int BM, int BN, bool SK, typename F>
 __device__ __forceinline__ void gemm__cuda_dt_walk(int tm, int tn, int total, int per_member, int K, int kchunk,
                                                    const gemm__cuda_dt_stream_k &sk, F &&f)
