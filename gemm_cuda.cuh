@@ -47,10 +47,11 @@
      split_k   0: K is split over blocks when the tiles are too few for the
                GPU (exact kernels add into C with atomics: the last bits may
                vary from run to run; WGMMA sums in a fixed order); 1: never;
-               s: s parts. Batches split K only when asked. A single fp64
-               call whose last round of tiles would leave SMs idle runs
-               stream-K (two blocks share a tile, summed in a fixed order:
-               the same bits on every run); split_k = 1 turns it off too.
+               s: s parts. Batches split K only when asked. A single fp32
+               or fp64 call whose last round of tiles would leave SMs idle
+               runs stream-K (two blocks share a tile, summed in a fixed
+               order: the same bits on every run); split_k = 1 turns it
+               off too.
      _host calls: device, mode (PAGEABLE: staged through page-locked chunks
                by host_threads copy threads; PINNED: the caller's memory is
                page-locked; MAPPED: tiny problems read over the bus),
@@ -700,6 +701,87 @@ __device__ __forceinline__ const T *gemm__cuda_copy_member(const gemm__cuda_batc
     return (const T *)((const char *)X + (bc.list ? bc.list[i] : i * bc.stride * (int64_t)sizeof(T)));
 }
 /* <<cuda/device batch */
+/* >>cuda/device stream_k: src/cuda/device/stream_k.cuh */
+/* Stream-K (arXiv 2301.03598), as the persistent kernels run it: a single
+   call, K whole, whose tiles leave the grid's last round partly idle. The
+   units (tiles of C) before `first` run whole, round robin; the K steps of
+   the tiles from `first` on, tile after tile, are dealt out in equal runs,
+   one a block. The host leaves at least as many such tiles as blocks, so
+   each run covers a whole tile's worth of steps or more: a block begins
+   with the end of a tile that the block before it began (a TAIL: its sums
+   go to partial[block], then flags[block] = 1), may run whole tiles, and
+   ends with the beginning of a tile (a HEAD: it waits for flags[block + 1]
+   and adds that block's partial to its own sums before it writes C). The
+   wait is a block's last piece and the TAIL the first piece of the run, so
+   no block waits on one that waits: every order of the blocks on the SMs
+   finishes. The sums of a shared tile go in one order (the HEAD's K steps,
+   then the TAIL's), the same bits on every run on the same GPU. Used by the
+   TMA DMMA kernel (fp64, dmma_tma.cuh) and the warp-tiled SIMT kernel
+   (fp32, simt_warp.cuh); the host side is exact_run.cuh's. */
+#include <stdint.h>
+
+/* The schedule a stream-K launch reads. first = the units: none dealt out. */
+template <typename T> struct gemm__cuda_stream_k {
+    int first;
+    T *partial;      /* a tile's sums per block, in the threads' register order */
+    unsigned *flags; /* per block, zero before the launch */
+};
+enum { GEMM__CUDA_SK_WHOLE, GEMM__CUDA_SK_HEAD, GEMM__CUDA_SK_TAIL };
+
+/* The dealt-out part of this block's walk: units first..total-1 of `steps`
+   K steps each; f(unit, first step, end step, role) for each piece, in
+   order. */
+template <typename F> __device__ __forceinline__ void gemm__cuda_sk_deal(int first, int total, int steps, F &&f)
+{
+    int64_t all = (int64_t)(total - first) * steps, pos = all * blockIdx.x / gridDim.x,
+            end = all * (blockIdx.x + 1) / gridDim.x;
+    while (pos < end) {
+        int u = first + (int)(pos / steps), s0 = (int)(pos % steps);
+        int s1 = end - pos < (int64_t)(steps - s0) ? s0 + (int)(end - pos) : steps;
+        f(u, s0, s1, (int)(s0 > 0 ? GEMM__CUDA_SK_TAIL : s1 < steps ? GEMM__CUDA_SK_HEAD : GEMM__CUDA_SK_WHOLE));
+        pos += s1 - s0;
+    }
+}
+
+/* A TAIL: the N sums of each of the THREADS threads that hold the tile
+   (threadIdx.x < THREADS), THREADS apart (every store a coalesced row),
+   then the block's flag once every thread's stores are out; `sync` is a
+   barrier of those threads. The flag's thread fences after the barrier
+   too (a release of every thread's stores, which the barrier ordered
+   before it), and the waiting thread before it (an acquire for the
+   block), the pattern of PTX's memory model. */
+template <int THREADS, int N, typename T, typename Sync>
+__device__ __forceinline__ void gemm__cuda_sk_put(const T (&sums)[N], const gemm__cuda_stream_k<T> &sk, Sync &&sync)
+{
+    T *mine = sk.partial + (int64_t)blockIdx.x * (N * THREADS) + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < N; i++) __stcg(mine + i * THREADS, sums[i]);
+    __threadfence();
+    sync();
+    if (threadIdx.x == 0) { /* a release by the flag's thread, after the barrier: every thread's sums before the flag */
+        __threadfence();
+        atomicExch(&sk.flags[blockIdx.x], 1u);
+    }
+}
+
+/* A HEAD: one thread waits for the next block's flag, then each thread
+   adds that block's sums of the tile (its TAIL) to its own, in the same
+   order. */
+template <int THREADS, int N, typename T, typename Sync>
+__device__ __forceinline__ void gemm__cuda_sk_add(T (&sums)[N], const gemm__cuda_stream_k<T> &sk, Sync &&sync)
+{
+    if (threadIdx.x == 0) { /* an acquire by the flag's thread, before the barrier */
+        while (atomicAdd(&sk.flags[blockIdx.x + 1], 0u) == 0) __nanosleep(64);
+        __threadfence();
+    }
+    __syncwarp(); /* warp 0 whole again: bar.sync (barrier.sync.aligned) wants converged warps */
+    sync();
+    __threadfence();
+    const T *next = sk.partial + (int64_t)(blockIdx.x + 1) * (N * THREADS) + threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < N; i++) sums[i] += __ldcg(next + i * THREADS);
+}
+/* <<cuda/device stream_k */
 /* >>cuda/kernels ladder: src/cuda/kernels/ladder.cuh */
 /* Every kernel solves the canonical problem of gemm.h (gemm__problem): C is
    column-major, M x N (element (i, j) at C[i + j*ldc]); op(A) is M x K and
@@ -1178,12 +1260,12 @@ template <int BM, int BN, int LM, int WN_ = 64> struct gemm__cuda_sw_shape {
     static __device__ __forceinline__ int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
 };
 
-/* The block's tile of C from blockIdx.x (blockIdx.z the member and K part): groups
-   of 8 tile-rows, N tiles fastest inside a group, so blocks resident
-   together share panels of A and B in L2. */
-__device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, int &bn)
+/* Tile `pid` of C (blockIdx.x, or stream-K's unit): groups of 8
+   tile-rows, N tiles fastest inside a group, so blocks resident together
+   share panels of A and B in L2. */
+__device__ __forceinline__ void gemm__cuda_sw_raster(int pid, int tm, int tn, int &bm, int &bn)
 {
-    int pid = (int)blockIdx.x, per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8),
+    int per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8),
         r = pid % per_group;
     bm = first + r % size;
     bn = r / size;
@@ -1192,11 +1274,15 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
 /* BATCH: the launch is a batch (its members from bt, K not split); a
    single call runs the instance without, whose registers the batch's
    pointer arithmetic would otherwise reshuffle (it ran 5% slower in the
-   256x128 configuration with it, at the same register count). */
-template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM, bool BATCH>
+   256x128 configuration with it, at the same register count). SK: a
+   single call's stream-K (device/stream_k.cuh; the host launches it on
+   the 64 x 32-warp blocks, MINB a SM): each block walks its tiles
+   and pieces of tiles, and the instance without keeps one tile a block. */
+template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM, bool BATCH, bool SK>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM, WN>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
-                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
+                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt,
+                            gemm__cuda_stream_k<float> sk)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM, WN> S;
     constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
@@ -1207,107 +1293,130 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
-    int bm, bn, part = (int)blockIdx.z;
+    int part = (int)blockIdx.z;
     if constexpr (BATCH) {
         gemm__cuda_member_whole_k(bt, A, B, C);
         part = 0;
     }
     else (void)bt;
-    gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
-    int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
-    const int m_from = m0, n_from = n0; /* the rows and columns of C this block stores start here */
-    if constexpr (WN == 32) {
-        /* A tile that C's edge cuts moves back inside C, over rows (columns) its neighbour stores: its loads
-           are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
-           4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
-           too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
-           the time (H200, 1000^3: 0.79-0.82 of cuBLAS before, 0.86-0.90 after; 1024^3, the same 128 tiles
-           whole, 0.93-1.03). */
-        if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
-        if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
-    }
-    int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
-    const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
-    const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
-    int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
-    auto load = [&](int st, int kt) {
-        int kleft = kend - kbeg - kt * BK;
-        if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT, false, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
-        else gemm__cuda_sw_copy<BK, BM, BM, NT, true, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
-        if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT, false, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
-        else gemm__cuda_sw_copy<BK, BN, BN, NT, true, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
-    };
-    auto transpose = [&](int st, int buf) {
-        if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
-        if (BKM) gemm__cuda_sw_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN);
-    };
-    float acc[TMV][TNV];
+    const int tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+    /* Tile pid of C over K from kbeg to kend: whole, or a stream-K piece of `role`. */
+    auto tile = [&](int pid, int kbeg, int kend, int role) {
+        if constexpr (SK) __syncthreads(); /* every thread is done with the piece before's shared memory */
+        else (void)role;
+        int bm, bn;
+        gemm__cuda_sw_raster(pid, tm, tn, bm, bn);
+        int m0 = bm * BM, n0 = bn * BN;
+        const int m_from = m0, n_from = n0; /* the rows and columns of C this block stores start here */
+        if constexpr (WN == 32) {
+            /* A tile that C's edge cuts moves back inside C, over rows (columns) its neighbour stores: its loads
+               are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
+               4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
+               too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
+               the time (H200, 1000^3: 0.79-0.82 of cuBLAS before, 0.86-0.90 after; 1024^3, the same 128 tiles
+               whole, 0.93-1.03). */
+            if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
+            if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
+        }
+        int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+        const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
+        const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
+        int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
+        auto load = [&](int st, int kt) {
+            int kleft = kend - kbeg - kt * BK;
+            if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT, false, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
+            else gemm__cuda_sw_copy<BK, BM, BM, NT, true, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
+            if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT, false, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
+            else gemm__cuda_sw_copy<BK, BN, BN, NT, true, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
+        };
+        auto transpose = [&](int st, int buf) {
+            if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
+            if (BKM) gemm__cuda_sw_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN);
+        };
+        float acc[TMV][TNV];
 #pragma unroll
-    for (int i = 0; i < TMV; i++)
+        for (int i = 0; i < TMV; i++)
 #pragma unroll
-        for (int j = 0; j < TNV; j++) acc[i][j] = 0.0f;
+            for (int j = 0; j < TNV; j++) acc[i][j] = 0.0f;
 
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load(s, s);
-        gemm__cuda_cp_commit();
-    }
-    if constexpr (TR) {
-        gemm__cuda_cp_wait<STAGES - 2>();
-        __syncthreads();
-        if (ktiles > 0) transpose(0, 0);
-    }
-    int cs = 0, ls = STAGES - 1; /* the stage computed and the stage loaded next */
-    for (int kt = 0; kt < ktiles; kt++) {
-        if constexpr (TR) gemm__cuda_cp_wait<STAGES - 3>(); /* tile kt + 1 is in (tile kt is transposed) */
-        else gemm__cuda_cp_wait<STAGES - 2>();              /* tile kt is in */
-        __syncthreads(); /* ... and every thread is done with the stage and buffer refilled below */
-        if (kt + STAGES - 1 < ktiles) load(ls, kt + STAGES - 1);
-        gemm__cuda_cp_commit();
-        if constexpr (TR)
-            if (kt + 1 < ktiles) transpose(cs + 1 == STAGES ? 0 : cs + 1, (kt + 1) & 1);
-        const float *as = AK ? TA + (kt & 1) * BK * BM : ringA + cs * RA;
-        const float *bs = BKM ? TB + (kt & 1) * BK * BN : ringB + cs * RB;
-        float a[2][TMV], b[2][TNV];
-        auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < ktiles) load(s, s);
+            gemm__cuda_cp_commit();
+        }
+        if constexpr (TR) {
+            gemm__cuda_cp_wait<STAGES - 2>();
+            __syncthreads();
+            if (ktiles > 0) transpose(0, 0);
+        }
+        int cs = 0, ls = STAGES - 1; /* the stage computed and the stage loaded next */
+        for (int kt = 0; kt < ktiles; kt++) {
+            if constexpr (TR) gemm__cuda_cp_wait<STAGES - 3>(); /* tile kt + 1 is in (tile kt is transposed) */
+            else gemm__cuda_cp_wait<STAGES - 2>();              /* tile kt is in */
+            __syncthreads(); /* ... and every thread is done with the stage and buffer refilled below */
+            if (kt + STAGES - 1 < ktiles) load(ls, kt + STAGES - 1);
+            gemm__cuda_cp_commit();
+            if constexpr (TR)
+                if (kt + 1 < ktiles) transpose(cs + 1 == STAGES ? 0 : cs + 1, (kt + 1) & 1);
+            const float *as = AK ? TA + (kt & 1) * BK * BM : ringA + cs * RA;
+            const float *bs = BKM ? TB + (kt & 1) * BK * BN : ringB + cs * RB;
+            float a[2][TMV], b[2][TNV];
+            auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
+#pragma unroll
+                for (int i = 0; i < S::TMS; i++) {
+                    float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
+                    fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
+                }
+#pragma unroll
+                for (int j = 0; j < S::TNS; j++) {
+                    float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
+                    fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
+                }
+            };
+            frag(0, a[0], b[0]);
+#pragma unroll
+            for (int k = 0; k < BK; k++) { /* the fragments of k + 1 load while k multiplies */
+                if (k + 1 < BK) frag(k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+                for (int i = 0; i < TMV; i++)
+#pragma unroll
+                    for (int j = 0; j < TNV; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+            cs = cs + 1 == STAGES ? 0 : cs + 1;
+            ls = ls + 1 == STAGES ? 0 : ls + 1;
+        }
+        gemm__cuda_cp_wait<0>();
+        if constexpr (SK) { /* a thread's sums in register order, i * TNV + j */
+            auto &sums = reinterpret_cast<float(&)[TMV * TNV]>(acc);
+            auto block = [] { __syncthreads(); };
+            if (role == GEMM__CUDA_SK_TAIL) {
+                gemm__cuda_sk_put<NT>(sums, sk, block);
+                return;
+            }
+            if (role == GEMM__CUDA_SK_HEAD) gemm__cuda_sk_add<NT>(sums, sk, block);
+        }
+
+        bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
+#pragma unroll
+        for (int j = 0; j < TNV; j++) {
+            int n = n0 + wn + S::n_of(j);
+            if (n >= N || (WN == 32 && n < n_from)) continue; /* (the other blocks' code as it was) */
 #pragma unroll
             for (int i = 0; i < S::TMS; i++) {
-                float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
-                fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
-            }
-#pragma unroll
-            for (int j = 0; j < S::TNS; j++) {
-                float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
-                fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
-            }
-        };
-        frag(0, a[0], b[0]);
-#pragma unroll
-        for (int k = 0; k < BK; k++) { /* the fragments of k + 1 load while k multiplies */
-            if (k + 1 < BK) frag(k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
-#pragma unroll
-            for (int i = 0; i < TMV; i++)
-#pragma unroll
-                for (int j = 0; j < TNV; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
-        }
-        cs = cs + 1 == STAGES ? 0 : cs + 1;
-        ls = ls + 1 == STAGES ? 0 : ls + 1;
-    }
-    gemm__cuda_cp_wait<0>();
-
-    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
-#pragma unroll
-    for (int j = 0; j < TNV; j++) {
-        int n = n0 + wn + S::n_of(j);
-        if (n >= N || (WN == 32 && n < n_from)) continue; /* (the other blocks' code as it was) */
-#pragma unroll
-        for (int i = 0; i < S::TMS; i++) {
-            int m = m0 + wm + S::m_of(4 * i);
-            if (m < M && (WN != 32 || m >= m_from)) { /* m_from - m0: a whole number of these groups of 4 rows */
-                const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
-                gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
+                int m = m0 + wm + S::m_of(4 * i);
+                if (m < M && (WN != 32 || m >= m_from)) { /* m_from - m0: a whole number of these groups of 4 rows */
+                    const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
+                    gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
+                }
             }
         }
+    };
+    if constexpr (!SK) {
+        tile((int)blockIdx.x, part * kchunk, min(K, part * kchunk + kchunk), GEMM__CUDA_SK_WHOLE);
+    } else {
+        for (int u = (int)blockIdx.x; u < sk.first; u += (int)gridDim.x) tile(u, 0, K, GEMM__CUDA_SK_WHOLE);
+        gemm__cuda_sk_deal(sk.first, tm * tn, (K + BK - 1) / BK,
+                           [&](int u, int s0, int s1, int role) { tile(u, BK * s0, min(K, BK * s1), role); });
     }
 }
 /* <<cuda/kernels simt_warp */
@@ -2728,16 +2837,17 @@ __global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const floa
    B in L2), and the producer fills the next unit's stages while the
    consumers write C. A strided batch adds its members to the units (the
    member outermost) and reads them through 3-D tensor maps. Where the
-   tiles' last round would leave SMs idle, a single call runs stream-K:
-   the last tiles' K steps are dealt out evenly, one run a block, and a
-   tile that two blocks share is summed in a fixed order (below). The copy
-   engine zero-fills past every edge, so the consumers never test bounds
-   until the epilogue. Two shapes (exact_plan.cuh's variants): 128 x 128
-   tiles, two consumer warpgroups, 5 stages, one block per SM; 128 x 64,
-   one consumer warpgroup, 4 stages, two blocks per SM. Every layout is
-   read in place (k-major or M-/N-major tiles, dmma_frag.cuh); operands
-   whose base or leading dimension is not 16-byte aligned are realigned
-   into scratch first (exact_run.cuh). */
+   tiles' last round would leave SMs idle, a single call runs stream-K
+   on one block a SM: the last tiles' K steps are dealt out evenly, one
+   run a block, and a tile that two blocks share is summed in a fixed
+   order (device/stream_k.cuh). The copy engine zero-fills past every
+   edge, so the consumers never test bounds until the epilogue. Two shapes
+   (exact_plan.cuh's variants): 128 x 128 tiles, two consumer warpgroups,
+   5 stages, one block per SM; 128 x 64, one consumer warpgroup, 4
+   stages, two blocks per SM. Every layout is read in place (k-major or
+   M-/N-major tiles, dmma_frag.cuh); operands whose base or leading
+   dimension is not 16-byte aligned are realigned into scratch first
+   (exact_run.cuh). */
 #include <cuda.h> /* CUtensorMap */
 #include <stdint.h>
 
@@ -2890,52 +3000,26 @@ __device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K,
     ktiles = kend > kbeg ? (kend - kbeg + 15) / 16 : 0;
 }
 
-/* Stream-K (a single call, K whole): the units before `first` run whole,
-   round robin; the K steps (16 of K each) of the tiles from `first` on,
-   tile after tile, are dealt out in equal runs, one a block. The host
-   leaves at least as many such tiles as blocks, so each run covers a whole
-   tile's worth of steps or more: a block begins with the end of a tile
-   that the block before it began (a TAIL: its sums go to partial[block],
-   then flags[block] = 1), may run whole tiles, and ends with the beginning
-   of a tile (a HEAD: it waits for flags[block + 1] and adds that block's
-   partial to its own sums before it writes C). The wait is a block's last
-   piece and the TAIL the first piece of the run, so no block waits on one
-   that waits: every order of the blocks on the SMs finishes. The sums of
-   a shared tile go in one order (the HEAD's K steps, then the TAIL's),
-   the same bits on every run on the same GPU. first = the units: none. */
-struct gemm__cuda_dt_stream_k {
-    int first;
-    double *partial; /* a BM x BN tile's sums per block, in the consumers' register order */
-    unsigned *flags; /* per block, zero before the launch */
-};
-enum { GEMM__CUDA_DT_WHOLE, GEMM__CUDA_DT_HEAD, GEMM__CUDA_DT_TAIL };
-
 /* The block's pieces of work in order: f(member, m0, n0, kbeg, ktiles,
-   role). Without SK (the instance every other call runs) every unit runs
-   whole, in the code of before stream-K: one kernel for both had cost the
-   other calls 2-4% at 4096^3. */
+   role), the units before sk.first whole, then stream-K's pieces
+   (device/stream_k.cuh). Without SK (the instance every other call runs)
+   every unit runs whole, in the code of before stream-K: one kernel for
+   both had cost the other calls 2-4% at 4096^3. */
 template <int BM, int BN, bool SK, typename F>
 __device__ __forceinline__ void gemm__cuda_dt_walk(int tm, int tn, int total, int per_member, int K, int kchunk,
-                                                   const gemm__cuda_dt_stream_k &sk, F &&f)
+                                                   const gemm__cuda_stream_k<double> &sk, F &&f)
 {
     int m0, n0, kbeg, ktiles, dp_end = SK ? min(total, sk.first) : total;
     for (int u = (int)blockIdx.x; u < dp_end; u += (int)gridDim.x) {
         int member = u / per_member;
         gemm__cuda_dt_unit<BM, BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
-        f(member, m0, n0, kbeg, ktiles, (int)GEMM__CUDA_DT_WHOLE);
+        f(member, m0, n0, kbeg, ktiles, (int)GEMM__CUDA_SK_WHOLE);
     }
     if (!SK || dp_end >= total) return;
-    int steps = (K + 15) / 16;
-    int64_t all = (int64_t)(total - dp_end) * steps, pos = all * blockIdx.x / gridDim.x,
-            end = all * (blockIdx.x + 1) / gridDim.x;
-    while (pos < end) {
-        int u = dp_end + (int)(pos / steps), s0 = (int)(pos % steps);
-        int s1 = end - pos < (int64_t)(steps - s0) ? s0 + (int)(end - pos) : steps;
+    gemm__cuda_sk_deal(dp_end, total, (K + 15) / 16, [&](int u, int s0, int s1, int role) {
         gemm__cuda_dt_unit<BM, BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
-        f(0, m0, n0, 16 * s0, s1 - s0,
-          (int)(s0 > 0 ? GEMM__CUDA_DT_TAIL : s1 < steps ? GEMM__CUDA_DT_HEAD : GEMM__CUDA_DT_WHOLE));
-        pos += s1 - s0;
-    }
+        f(0, m0, n0, 16 * s0, s1 - s0, role);
+    });
 }
 
 /* The producer's thread: every K tile of every unit of this block into the
@@ -2945,7 +3029,7 @@ template <int NCWG, bool AK, bool BKM, bool SK>
 __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
                                                       unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
                                                       int tn, int total, int per_member, int K, int kchunk,
-                                                      const gemm__cuda_dt_batch &bt, const gemm__cuda_dt_stream_k &sk)
+                                                      const gemm__cuda_dt_batch &bt, const gemm__cuda_stream_k<double> &sk)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     unsigned it = 0;
@@ -2974,44 +3058,6 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
     });
 }
 
-/* Stream-K's TAIL: the block's sums of the tile, each consumer thread's
-   registers CONSUMERS apart (every store a coalesced row), then its flag,
-   once every consumer thread's stores are out. */
-template <int CONSUMERS, int MT, int NTL>
-__device__ __forceinline__ void gemm__cuda_dt_put_partial(const double (&acc)[MT][NTL][4],
-                                                          const gemm__cuda_dt_stream_k &sk)
-{
-    double *mine = sk.partial + (int64_t)blockIdx.x * (MT * NTL * 4 * CONSUMERS) + threadIdx.x;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < NTL; nt++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) __stcg(mine + ((mt * NTL + nt) * 4 + q) * CONSUMERS, acc[mt][nt][q]);
-    __threadfence(); /* the sums are visible to the other blocks before the flag */
-    gemm__cuda_bar_sync<CONSUMERS>(1);
-    if (threadIdx.x == 0) atomicExch(&sk.flags[blockIdx.x], 1u);
-}
-
-/* Stream-K's HEAD: one thread waits for the next block's flag, then every
-   consumer thread adds that block's sums (its TAIL of this tile) to its
-   own, in the same register order. */
-template <int CONSUMERS, int MT, int NTL>
-__device__ __forceinline__ void gemm__cuda_dt_add_partial(double (&acc)[MT][NTL][4], const gemm__cuda_dt_stream_k &sk)
-{
-    if (threadIdx.x == 0)
-        while (atomicAdd(&sk.flags[blockIdx.x + 1], 0u) == 0) __nanosleep(64);
-    gemm__cuda_bar_sync<CONSUMERS>(1);
-    __threadfence(); /* the next block's sums are read after its flag */
-    const double *next = sk.partial + (int64_t)(blockIdx.x + 1) * (MT * NTL * 4 * CONSUMERS) + threadIdx.x;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < NTL; nt++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) acc[mt][nt][q] += __ldcg(next + ((mt * NTL + nt) * 4 + q) * CONSUMERS);
-}
-
 /* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
    {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
    16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
@@ -3023,7 +3069,7 @@ template <int NCWG, bool AK, bool BKM, bool SK>
 __global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
 gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
-                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt, gemm__cuda_dt_stream_k sk)
+                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt, gemm__cuda_stream_k<double> sk)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_dt_shape<NCWG> S;
@@ -3077,12 +3123,14 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
             gemm__cuda_dt_warp_tile<R::XK, R::YK, W::MT, W::NTL, KI>(R::SWAP ? bs : as, R::SWAP ? as : bs, fx, fy, acc);
             gemm__cuda_mbar_arrive(&empty[s]);
         }
-        if constexpr (SK) {
-            if (role == GEMM__CUDA_DT_TAIL) {
-                gemm__cuda_dt_put_partial<S::CONSUMERS>(acc, sk);
+        if constexpr (SK) { /* the consumers' registers in order, (mt * NTL + nt) * 4 + q */
+            auto &sums = reinterpret_cast<double(&)[W::MT * W::NTL * 4]>(acc);
+            auto consumers = [] { gemm__cuda_bar_sync<S::CONSUMERS>(1); };
+            if (role == GEMM__CUDA_SK_TAIL) {
+                gemm__cuda_sk_put<S::CONSUMERS>(sums, sk, consumers);
                 return;
             }
-            if (role == GEMM__CUDA_DT_HEAD) gemm__cuda_dt_add_partial<S::CONSUMERS>(acc, sk);
+            if (role == GEMM__CUDA_SK_HEAD) gemm__cuda_sk_add<S::CONSUMERS>(sums, sk, consumers);
         }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,
@@ -4780,6 +4828,30 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
     return ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
 }
 
+/* Whether stream-K (device/stream_k.cuh) evens out a single call's last
+   round of `tiles` on `grid` blocks: more tiles than blocks, not a whole
+   number of rounds, and the last round at most 90% full. */
+static bool gemm__cuda_stream_k_pays(int64_t tiles, int64_t grid)
+{
+    int64_t rounds = (tiles + grid - 1) / grid;
+    return tiles > grid && tiles % grid != 0 && (double)tiles / (double)grid <= 0.9 * (double)rounds;
+}
+
+/* The same for the fp32 128 x 64 and 64 x 128 blocks, `per_sm` of them
+   on an SM (the grid: per_sm blocks a SM): also only where the last round
+   leaves at least half the SMs idle, since a block alone on an SM runs
+   faster than two sharing one, which the rounds' count does not see. On
+   the H200 (forced stream-K on 264 blocks against whole tiles, ours /
+   cuBLAS): 1500^3, 288 tiles, 24 in the last round, 0.85-0.89 -> 0.96;
+   2560^3, 800 and 8, 0.85-0.87 -> 0.88; but 1792^3, 392 and 128, 1.06 ->
+   0.93, and 3072^3, 1152 and 96, 0.99 -> 0.91. One block a SM lost
+   everywhere (1500^3 0.86, 2560^3 0.78). */
+static bool gemm__cuda_sw_stream_k_pays(int64_t tiles, int64_t sms, int per_sm)
+{
+    int64_t grid = sms * per_sm;
+    return gemm__cuda_stream_k_pays(tiles, grid) && 2 * (tiles % grid) <= sms;
+}
+
 /* AUTO's fp32 configuration for the layout the kernel reads.
 
    The large tiles: each layout's best on both Hopper GPUs
@@ -4803,8 +4875,9 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
      on the small blocks, 0.83-0.88 split on the large);
    - where the large tiles run K whole and leave more of the SMs idle in
      their last round than the small ones' lower rate costs: the time of
-     each is taken as the tiles an SM gets (the most, ceil(tiles / SMs))
-     times a tile's area, the 128 x 64 blocks at 0.936 of the large
+     each is taken as the tiles an SM gets (the most, ceil(tiles / SMs);
+     tiles / SMs for the small blocks of a single call that stream-K
+     evens out) times a tile's area, the 128 x 64 blocks at 0.936 of the large
      tiles' rate (2048^3, where both fill their rounds: 0.86 and 0.92 of
      cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.70-0.72
      to 0.90-0.92, 1792^3 0.85-0.88 to 1.08-1.10, 2560^3 0.80-0.81 to
@@ -4818,6 +4891,7 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
     int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, large = GEMM__CUDA_SW_128, i, bm, bn;
     int small = M <= 64 && N > 64 ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
     int64_t sms = d->sms, tiles = gemm__cuda_sw_tiles(GEMM__CUDA_SW_128, M, N), tl, ts;
+    double small_rounds;
     if (tiles * members < sms && K <= 2048) return small;
     if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
     else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
@@ -4835,8 +4909,11 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
     ts = gemm__cuda_sw_tiles(small, M, N) * members;
     gemm__cuda_sw_block(large, &bm, &bn);
     /* K whole on the large tiles: the launch splits it below half their slots (one a SM for 256 sides, two else) */
+    /* the rounds the small blocks take: tiles / SMs where a single call's stream-K evens out the last */
+    small_rounds = members == 1 && gemm__cuda_sw_stream_k_pays(ts, sms, 2) ? (double)ts / (double)sms
+                                                                             : (double)((ts + sms - 1) / sms);
     if (2 * tl > sms * (bm * bn > 16384 ? 1 : 2) &&
-        (double)((ts + sms - 1) / sms) * (128 * 64) < 0.936 * (double)((tl + sms - 1) / sms) * (bm * bn))
+        small_rounds * (128 * 64) < 0.936 * (double)((tl + sms - 1) / sms) * (bm * bn))
         return small;
     return large;
 }
@@ -4853,12 +4930,16 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
    on 128x128, 0.86 on 128x64). Below that the measurements disagree:
    2560^3 (24% idle) ran 0.93 on 128x64 against 0.87, 1792^3 (26%) 0.77
    against 0.82, 3072^3 (13%) 0.85 against 0.93; they keep 128x128. A
-   single call's last round is evened out by stream-K (exact_run.cuh). */
-static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+   single call's last round is evened out by stream-K (exact_run.cuh),
+   which runs one block a SM on either shape: where it pays and may run
+   (`stream_k`: options.split_k = 0), the 128 x 128 tiles (1536^3: 144
+   tiles; the 40% rule is for the calls without it). */
+static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d, bool stream_k)
 {
     int64_t sms = d->sms, tiles = ((M + 127) / 128) * ((N + 127) / 128), rounds = (tiles + sms - 1) / sms;
     if (!d->tma) return GEMM__CUDA_DMMA_RING;
     if (N <= 64 || (10 * tiles < 6 * sms && K <= 2048)) return GEMM__CUDA_DMMA_TMA_64;
+    if (stream_k && gemm__cuda_stream_k_pays(tiles, sms)) return GEMM__CUDA_DMMA_TMA; /* it evens out the last round */
     return rounds >= 2 && 10 * (rounds * sms - tiles) > 4 * rounds * sms ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
 }
 
@@ -4922,12 +5003,13 @@ static void gemm__cuda_plan_nt_copy(const gemm__problem *p, size_t elem, gemm__c
 }
 
 /* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
-   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
-   run on this device. */
+   (0: choose); split_k: options.split_k (0 allows stream-K).
+   GEMM_ERR_UNAVAILABLE when a forced configuration cannot run on this
+   device. */
 template <typename T>
 static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
-                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
-                                            gemm__cuda_exact_plan *t)
+                                            const T *a, const T *b, int variant, int split_k,
+                                            const gemm__cuda_exact_dev *d, gemm__cuda_exact_plan *t)
 {
     size_t elem = sizeof(T);
     bool tma;
@@ -4938,7 +5020,9 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
     t->lda = p->lda;
     t->ldb = p->ldb;
     if (kernel == GEMM_CUDA_KERNEL_DMMA) {
-        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
+        t->variant = variant ? variant
+                             : gemm__cuda_dmma_choose(p->m, p->n, p->k, d,
+                                                      split_k == 0 && GEMM__HOOK(cuda_stream_k, 0) >= 0);
         tma = t->variant != GEMM__CUDA_DMMA_RING;
         if (tma && !d->tma)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "
@@ -5437,9 +5521,13 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
              small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies (a copy kernel). K is
-             split over the blocks when the tiles do not fill the GPU,
-             and the 128 x 64 blocks' in 2 when their tiles are more than
-             the SMs but at most 1.5 times as many (options.split_k).
+             split over the blocks when the tiles do not fill the GPU
+             (options.split_k). Stream-K (the last tiles' K steps dealt
+             out evenly over the grid) where the tiles are more than the
+             blocks and leave the last round at most 90% full: fp64's TMA
+             kernel and fp32's 128 x 64 and 64 x 128 blocks (these also
+             only where the last round leaves half the SMs idle), single
+             calls, options.split_k = 0.
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
              gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,
@@ -5689,7 +5777,7 @@ static gemm_status gemm__cuda_choose_exact(const char *fn, const gemm__problem *
     dev.sms = gpu->sms;
     dev.tma = gemm__cuda_sm90a_code(gpu);
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, t)) != GEMM_OK) return s;
+    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, opt->split_k, &dev, t)) != GEMM_OK) return s;
     t->split = split; /* the plan starts from zeros */
     t->aligned = aligned;
     if (sizeof(T) == 8 && t->variant == GEMM__CUDA_DMMA_RING) t->cp = GEMM__CUDA_CP_DMMA;
@@ -5850,11 +5938,64 @@ static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem
     return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, beta, C, p->ldc, bt, stream);
 }
 
-/* The warp-tiled kernel's instance for a batch or a single call. */
-template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static void *gemm__cuda_sw_instance(bool batch)
+/* Stream-K (device/stream_k.cuh) on the persistent kernels: a single
+   call whose K runs whole, on *grid blocks where it `pays` (the kernel's
+   rule: gemm__cuda_stream_k_pays, _sw_stream_k_pays). Returns the units
+   run whole (the rounds before the last two) or -1 for none. Rounds of
+   whole tiles cost ceil(tiles / grid) tiles a block; stream-K about
+   tiles / grid, plus a partial tile written and read by the blocks that
+   share one. The tests force it on a small grid (gemm__hooks'
+   cuda_stream_k; -1: never). */
+static int64_t gemm__cuda_stream_k_first(int64_t tiles, int64_t K, int64_t *grid, int split, int64_t members,
+                                         int split_req, bool pays)
 {
-    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, true>
-                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false>;
+    int forced = GEMM__HOOK(cuda_stream_k, 0);
+    if (forced < 0 || K < 1 || split > 1 || members > 1 || split_req > 0) return -1;
+    int64_t g = forced > 0 ? forced : *grid;
+    if (tiles <= g || tiles % g == 0 || (!forced && !pays)) return -1;
+    *grid = g;
+    return (tiles / g - 1) * g;
+}
+
+/* Launches a stream-K instance on `grid` blocks: sk's partial tiles
+   (`tile_bytes` a block) and flags come from the device's scratch pool
+   in stream order; args holds &sk. */
+template <typename T>
+static gemm_status gemm__cuda_launch_stream_k(const char *fn, void *kernel, int64_t grid, int threads, size_t smem,
+                                              void **args, gemm__cuda_stream_k<T> *sk, int64_t first,
+                                              size_t tile_bytes, cudaStream_t stream)
+{
+    int dev;
+    cudaMemPool_t pool;
+    size_t partial_bytes = (size_t)grid * tile_bytes;
+    cudaError_t e;
+    gemm_status s;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
+    e = cudaMallocFromPoolAsync((void **)&sk->partial, partial_bytes + (size_t)grid * sizeof(unsigned), pool, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (stream-K's partial tiles)", e);
+    sk->first = (int)first;
+    sk->flags = (unsigned *)((char *)sk->partial + partial_bytes);
+    e = cudaMemsetAsync(sk->flags, 0, (size_t)grid * sizeof(unsigned), stream);
+    if (e == cudaSuccess) e = cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(threads), args, smem, stream);
+    cudaError_t freed = cudaFreeAsync(sk->partial, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaLaunchKernel (stream-K)", e);
+    if (freed != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync (stream-K's partial tiles)", freed);
+    return GEMM_OK;
+}
+
+/* The warp-tiled kernel's instance for a batch, a single call, or a
+   single call's stream-K (the 64 x 32-warp blocks only). */
+template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM>
+static void *gemm__cuda_sw_instance(bool batch, bool stream_k)
+{
+    if constexpr (WN == 32)
+        if (stream_k) return (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false, true>;
+    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, true, false>
+                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false, false>;
 }
 
 /* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, warps of
@@ -5862,7 +6003,9 @@ template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static vo
    over the members of bt (its tiles side by side in blockIdx.x, the
    members and K parts in blockIdx.z). K is split to fill the block slots;
    for the 64 x 32-warp blocks, to fill the SMs' rounds
-   (gemm__cuda_split_rounds: 1024^3 unsplit, as cuBLAS runs them). */
+   (gemm__cuda_split_rounds: 1024^3 unsplit, as cuBLAS runs them), and a
+   single call of theirs past one round of MINB blocks a SM runs stream-K
+   where it pays (its own instance: the others keep their code). */
 template <int BM, int BN, int LM, int WN, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
@@ -5870,36 +6013,54 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM, WN> S;
     bool batch = bt.count > 1 || bt.a || bt.b || bt.c;
-    void *kernel = t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, true>(batch)
-                                  : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, false>(batch))
-                         : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, true>(batch)
-                                  : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, false>(batch));
+    auto instance = [&](bool stream_k) {
+        return t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, true>(batch, stream_k)
+                              : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, false>(batch, stream_k))
+                     : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, true>(batch, stream_k)
+                              : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, false>(batch, stream_k));
+    };
+    void *kernel = instance(false);
     int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k;
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
     float alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
     char config[16];
+    gemm__cuda_stream_k<float> sk = {INT32_MAX, NULL, NULL};
+    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
     if (per_sm < 1) per_sm = 1;
-    /* the 64 x 32-warp blocks: K in 2 parts past one round where that takes fewer rounds (H200, forced splits
-       of 128 x 64, ours / cuBLAS: 1100 x 900 x 1000, 144 tiles, 0.60 -> 0.69; 1152^3, 162, 0.71 -> 0.92;
-       1200^3, 190, 0.76 -> 0.93; 1100 x 1100 x 2000 0.73 -> 0.97; 3 to 6 parts no better; but 1280^3, 200
-       tiles, four rounds of halves against two of wholes, 0.92 -> 0.75) */
+    if constexpr (WN == 32) { /* a single call past one round of MINB blocks a SM: stream-K where it pays */
+        int64_t grid = (int64_t)sms * MINB, /* MINB, not the occupancy's 3: 2560^3 ran 0.68 of cuBLAS on 3 a SM */
+                first = batch ? -1
+                              : gemm__cuda_stream_k_first(tiles, K, &grid, 1, 1, split_req,
+                                                          gemm__cuda_sw_stream_k_pays(tiles, sms, MINB));
+        if (first >= 0) {
+            void *args[] = {&M, &N, &K, &K, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
+                            &atomic, &bt, &sk};
+            atomic = 0;
+            gemm__cuda_exact_note(t, config, 1, grid, true);
+            return gemm__cuda_launch_stream_k<float>(fn, instance(true), grid, S::NT, (size_t)smem, args, &sk, first,
+                                                     (size_t)BM * BN * sizeof(float), stream);
+        }
+    }
+    /* the 64 x 32-warp blocks without stream-K: K in 2 parts past one round where that takes fewer rounds
+       (H200, forced splits of 128 x 64, ours / cuBLAS: 1100 x 900 x 1000, 144 tiles, 0.60 -> 0.69; 1152^3,
+       162, 0.71 -> 0.92; 1200^3, 190, 0.76 -> 0.93; 1100 x 1100 x 2000 0.73 -> 0.97; 3 to 6 parts no better;
+       but 1280^3, 200 tiles, four rounds of halves against two of wholes, 0.92 -> 0.75) */
     if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, 2, split_req,
                                    &split, &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
-    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
     gemm__cuda_exact_note(t, config, split, tiles * bt.count, false);
     return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
         void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
-                        &atomic, &run};
+                        &atomic, &run, &sk};
         return cudaLaunchKernel(kernel, dim3((unsigned)tiles, 1, z), dim3(S::NT), args, (size_t)smem, stream);
     });
 }
@@ -5943,24 +6104,6 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
     return GEMM_OK;
 }
 
-/* Stream-K on the TMA DMMA kernel (dmma_tma.cuh): a single call whose K
-   runs whole and whose tiles are more than the grid's blocks but leave
-   the last round at most 90% full. Returns the units run whole (the rounds
-   before the last two) or -1 for none. Rounds of whole tiles cost
-   ceil(tiles / grid) tiles a block; stream-K about tiles / grid, plus a
-   partial tile written and read by the blocks that share one. The tests
-   force it on a small grid (gemm__hooks' cuda_stream_k; -1: never). */
-static int64_t gemm__cuda_dt_stream_k_first(int64_t tiles, int64_t K, int64_t *grid, int split, int64_t members,
-                                            int split_req)
-{
-    int forced = GEMM__HOOK(cuda_stream_k, 0);
-    if (forced < 0 || K < 1 || split > 1 || members > 1 || split_req > 0) return -1;
-    int64_t g = forced > 0 ? forced : *grid, rounds = (tiles + g - 1) / g;
-    if (tiles <= g || tiles % g == 0 || (!forced && (double)tiles / (double)g > 0.9 * (double)rounds)) return -1;
-    *grid = g;
-    return (tiles / g - 1) * g;
-}
-
 /* The TMA DMMA kernel's instance for the plan's layout, with or without stream-K. */
 template <int NCWG, bool SK> static void *gemm__cuda_dt_instance(const gemm__cuda_exact_plan *t)
 {
@@ -5985,12 +6128,12 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     CUtensorMap map_a, map_b;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
     int per_sm = 1, slots, split, kchunk, atomic;
-    int64_t units, grid, ldc = p->ldc, first;
+    int64_t units, grid, sk_grid, ldc = p->ldc, first;
     double alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
     gemm__cuda_dt_batch members = {(int)bt.count, bt.count > 1 && bt.stride_a != 0, bt.count > 1 && bt.stride_b != 0,
                                    bt.stride_c};
-    gemm__cuda_dt_stream_k sk = {INT32_MAX, NULL, NULL};
+    gemm__cuda_stream_k<double> sk = {INT32_MAX, NULL, NULL};
     void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic,
                     &members, &sk};
     if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM, members.a3 ? bt.count : 1,
@@ -6015,31 +6158,21 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     grid = units < slots ? units : slots;
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
-    first = gemm__cuda_dt_stream_k_first(units, p->k, &grid, split, bt.count, split_req);
-    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid, first >= 0);
+    /* Stream-K on one block a SM at most: at two (the 128 x 64 tiles' slots) the H200 gave other bits on
+       every run and sums off by up to 6 in C (1536^3, 24 runs, a grid of 200 or 264; the flag's fences on
+       both sides of the barrier changed nothing; the cause is not found), at one none in 24 runs of
+       either tile shape. */
+    sk_grid = grid < sms ? grid : sms;
+    first = gemm__cuda_stream_k_first(units, p->k, &sk_grid, split, bt.count, split_req,
+                                      gemm__cuda_stream_k_pays(units, sk_grid));
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, first >= 0 ? sk_grid : grid,
+                          first >= 0);
     if (first < 0) {
         GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
         return GEMM_OK;
     }
-    int dev;
-    cudaMemPool_t pool;
-    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
-    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                            cudaSharedmemCarveoutMaxShared));
-    size_t partial_bytes = (size_t)grid * S::BM * S::BN * sizeof(double);
-    cudaError_t e;
-    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
-    if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
-    e = cudaMallocFromPoolAsync((void **)&sk.partial, partial_bytes + (size_t)grid * sizeof(unsigned), pool, stream);
-    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (stream-K's partial tiles)", e);
-    sk.first = (int)first;
-    sk.flags = (unsigned *)((char *)sk.partial + partial_bytes);
-    e = cudaMemsetAsync(sk.flags, 0, (size_t)grid * sizeof(unsigned), stream);
-    if (e == cudaSuccess) e = cudaLaunchKernel(sk_kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream);
-    cudaError_t freed = cudaFreeAsync(sk.partial, stream);
-    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaLaunchKernel (stream-K)", e);
-    if (freed != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync (stream-K's partial tiles)", freed);
-    return GEMM_OK;
+    return gemm__cuda_launch_stream_k<double>(fn, sk_kernel, sk_grid, S::THREADS, S::SMEM, args, &sk, first,
+                                              (size_t)S::BM * S::BN * sizeof(double), stream);
 }
 
 /* One operand's copy into `out` (the plan's layout, rows of ldo): realigned

@@ -40,9 +40,9 @@
    GEMM__CUDA_DMMA_NT_COPY_MIN and fp32's 2048 by default; a side above
    every shape's: never), so that one binary measures both forms.
 
-   --stream-k: the fp64 TMA kernel's stream-K (exact_run.cuh): -1 never,
-   n > 0 on a grid of n blocks wherever the tiles are more; the automatic
-   rule otherwise.
+   --stream-k: stream-K on the fp64 TMA kernel and the fp32 128 x 64 and
+   64 x 128 blocks (exact_run.cuh): -1 never, n > 0 on a grid of n blocks
+   wherever the tiles are more; the automatic rule otherwise.
 
    --variants: each listed gemm_cuda_options.variant (0 = automatic; the
    tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
@@ -785,7 +785,7 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--nt-copy-min") && i + 1 < argc) /* both-k-major calls: copy one operand from this side */
             gemm__test_hooks()->cuda_nt_copy_min = strtoll(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--stream-k") && i + 1 < argc) /* fp64 TMA kernel: -1 never, n > 0 forced on n blocks */
+        else if (!strcmp(argv[i], "--stream-k") && i + 1 < argc) /* -1 never, n > 0 forced on n blocks */
             gemm__test_hooks()->cuda_stream_k = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--acc-sizes") && i + 1 < argc) nacc = battery_parse_list(argv[++i], acc_sizes, 16);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {

@@ -357,7 +357,14 @@ static void test_paths(void)
     path_case("f32 TN, one partial wave: 128x64", GEMM_F32, R, T, N, 1000, 1000, 300, 0, 0, 0, 0, WANT("simt 128x64 mn", "split 1"));
     path_case("f32 NN, one partial wave: 128x64", GEMM_F32, R, N, N, 1000, 1000, 1000, 0, 0, 0, 0, WANT("simt 128x64 mk", "split 1"));
     /* the large tiles' last round idle (256 x 128: 72 tiles for 132 SMs): 128 x 64, 288 tiles */
-    path_case("f32 NN, 1536^3-like rounds: 128x64", GEMM_F32, R, N, N, 1536, 1536, 64, 0, 0, 0, 0, WANT("simt 128x64 mk", "split 1"));
+    /* ... whose last round of the slots (264) leaves half the SMs idle or more: stream-K (24 of 288), else not
+       (128 of 392) */
+    path_case("f32 NN, 1536^3-like rounds: 128x64, stream-K", GEMM_F32, R, N, N, 1536, 1536, 64, 0, 0, 0, 0,
+              WANT("simt 128x64 mk", "split 1 ", "stream-k"));
+    path_case("f32 NN, 1792^3-like rounds: 128x64, whole tiles", GEMM_F32, R, N, N, 1792, 1792, 64, 0, 0, 0, 0,
+              WANT("simt 128x64 mk", "split 1 grid 392 "));
+    path_case("f32 NN, 1536^3-like rounds, split_k = 1: whole tiles", GEMM_F32, R, N, N, 1536, 1536, 64, 0, 0, 0, 1,
+              WANT("simt 128x64 mk", "split 1 grid 288 "));
     path_case("f32 TT, one partial wave: 128x64", GEMM_F32, R, T, T, 1000, 1000, 520, 0, 0, 0, 0, WANT("simt 128x64 kn", "split 1"));
     path_case("f32 NN, 128x64 past one round: K in 2", GEMM_F32, R, N, N, 1100, 900, 1000, 0, 0, 0, 0,
               WANT("simt 128x64 mk", "split 2"));
@@ -384,7 +391,11 @@ static void test_paths(void)
         /* 128 x 128 tiles for 60% of the SMs or more (100 of 132), K short: 128 x 128 all the same */
         path_case("f64 1200^2, 128x128", GEMM_F64, R, N, N, 1200, 1200, 40, 0, 0, 0, 0, WANT("dmma tma 128x128 mk"));
         path_case("f64 2048^2, 128x128", GEMM_F64, R, T, N, 2048, 2048, 40, 0, 0, 0, 0, WANT("dmma tma 128x128 mn"));
-        path_case("f64 1536^2, last round idle: 128x64", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 0,
+        /* 144 tiles of 128 x 128 on 132 SMs: stream-K evens out the last round; without it (split_k = 1)
+           128 x 64, where 128 x 128 would idle over 40% of the SMs' rounds */
+        path_case("f64 1536^2, stream-K: 128x128", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 0,
+                  WANT("dmma tma 128x128 mk", "split 1 grid 132 ", "stream-k"));
+        path_case("f64 1536^2, split_k = 1: 128x64", GEMM_F64, R, N, N, 1536, 1536, 40, 0, 0, 0, 1,
                   WANT("dmma tma 128x64 mk"));
         /* the last round 48% full (196 tiles on 132 SMs): stream-K; 8 full rounds of 132 and 128 tiles: none */
         path_case("f64 1792^2, stream-K", GEMM_F64, Cm, N, N, 1792, 1792, 40, 0, 0, 0, 0,
@@ -460,76 +471,168 @@ template <typename T> static void test_split_off(int small)
     battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&R);
 }
 
-/* Stream-K on the TMA DMMA kernel (exact_run.cuh), forced on small grids
-   so that blocks share tiles: each shape's tiles are more than the blocks,
-   every role runs (whole tiles before the last two rounds, a block's TAIL
-   of one tile and HEAD of the next, whole tiles between), both shapes and
-   layouts, alpha and beta; each result against the reference, run twice
-   for the same bits, and the note says stream-K ran. Then the same shapes
-   with the hook at -1: never. */
-static void test_stream_k(void)
+/* Stream-K (device/stream_k.cuh), forced on small grids so that blocks
+   share tiles: on the TMA DMMA kernel (fp64, Hopper) and the warp-tiled
+   SIMT kernel's 128 x 64 and 64 x 128 blocks (fp32). Each shape's tiles
+   are more than the blocks, every role runs (whole tiles before the last
+   two rounds, a block's TAIL of one tile and HEAD of the next, whole
+   tiles between), every layout, alpha and beta, tiles cut by C's edges;
+   each result against the reference, run twice for the same bits, and
+   the note says stream-K ran. Then the same shapes with the hook at -1:
+   never. */
+struct stream_k_shape {
+    int64_t m, n, k;
+    int variant, grid;
+    gemm_transpose ta, tb;
+};
+
+template <typename T>
+static void test_stream_k(gemm_precision prec, gemm_cuda_kernel kernel, const stream_k_shape *shapes, size_t count)
 {
-    static const struct { int64_t m, n, k; int variant, grid; gemm_transpose ta, tb; } shapes[] = {
-        {300, 200, 333, 2, 4, GEMM_NO_TRANS, GEMM_NO_TRANS}, /* 6 tiles on 4 blocks: all dealt out */
-        {300, 300, 100, 2, 4, GEMM_TRANS, GEMM_NO_TRANS},    /* 9 on 4: 4 whole, 5 dealt out */
-        {260, 400, 57, 3, 5, GEMM_NO_TRANS, GEMM_TRANS},     /* 128 x 64: 21 on 5, K of 4 steps */
-        {131, 67, 1000, 3, 3, GEMM_TRANS, GEMM_TRANS},        /* 4 on 3, a long K */
-        {129, 129, 16, 2, 3, GEMM_NO_TRANS, GEMM_NO_TRANS},  /* 4 on 3, one step a tile: none shared */
-    };
     battery_backend be;
     memset(&be, 0, sizeof be);
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    for (size_t i = 0; i < count; i++) {
         const int64_t m = shapes[i].m, n = shapes[i].n, k = shapes[i].k;
         battery_call c = {GEMM_COL_MAJOR, shapes[i].ta, shapes[i].tb, m, n, k, 0, 0, m, -1.25, 0.5};
         c.lda = shapes[i].ta == GEMM_NO_TRANS ? m : k;
         c.ldb = shapes[i].tb == GEMM_NO_TRANS ? k : n;
-        battery_buf A = battery_buf_new(GEMM_F64, (size_t)(m * k)), B = battery_buf_new(GEMM_F64, (size_t)(k * n));
-        battery_buf C0 = battery_buf_new(GEMM_F64, (size_t)(m * n)), R = battery_buf_new(GEMM_F64, (size_t)(m * n));
+        battery_buf A = battery_buf_new(prec, (size_t)(m * k)), B = battery_buf_new(prec, (size_t)(k * n));
+        battery_buf C0 = battery_buf_new(prec, (size_t)(m * n)), R = battery_buf_new(prec, (size_t)(m * n));
         battery_buf C[3];
-        double *dA, *dB, *dC, err;
+        T *dA, *dB, *dC;
+        double err;
         char ran[3][160];
         int ok = 1;
         uint64_t st = 77 + i;
         battery_fill(&A, &st);
         battery_fill(&B, &st);
         battery_fill(&C0, &st);
-        memcpy(R.data, C0.data, sizeof(double) * m * n);
-        cudaMalloc((void **)&dA, sizeof(double) * m * k);
-        cudaMalloc((void **)&dB, sizeof(double) * k * n);
-        cudaMalloc((void **)&dC, sizeof(double) * m * n);
-        cudaMemcpy(dA, A.data, sizeof(double) * m * k, cudaMemcpyHostToDevice);
-        cudaMemcpy(dB, B.data, sizeof(double) * k * n, cudaMemcpyHostToDevice);
+        memcpy(R.data, C0.data, sizeof(T) * m * n);
+        cudaMalloc((void **)&dA, sizeof(T) * m * k);
+        cudaMalloc((void **)&dB, sizeof(T) * k * n);
+        cudaMalloc((void **)&dC, sizeof(T) * m * n);
+        cudaMemcpy(dA, A.data, sizeof(T) * m * k, cudaMemcpyHostToDevice);
+        cudaMemcpy(dB, B.data, sizeof(T) * k * n, cudaMemcpyHostToDevice);
         for (int run = 0; run < 3; run++) {
             gemm_cuda_options o;
             memset(&o, 0, sizeof o);
-            o.kernel = GEMM_CUDA_KERNEL_DMMA;
+            o.kernel = kernel;
             o.variant = shapes[i].variant;
             gemm__test_hooks()->cuda_stream_k = run < 2 ? shapes[i].grid : -1;
-            C[run] = battery_buf_new(GEMM_F64, (size_t)(m * n));
-            ok &= cudaMemcpy(dC, C0.data, sizeof(double) * m * n, cudaMemcpyHostToDevice) == cudaSuccess;
-            ok &= gemm_cuda_dgemm(0, GEMM_COL_MAJOR, c.ta, c.tb, m, n, k, c.alpha, dA, c.lda, dB, c.ldb, c.beta, dC,
-                                  m, &o) == GEMM_OK;
+            C[run] = battery_buf_new(prec, (size_t)(m * n));
+            ok &= cudaMemcpy(dC, C0.data, sizeof(T) * m * n, cudaMemcpyHostToDevice) == cudaSuccess;
+            if constexpr (sizeof(T) == 8)
+                ok &= gemm_cuda_dgemm(0, GEMM_COL_MAJOR, c.ta, c.tb, m, n, k, c.alpha, dA, c.lda, dB, c.ldb, c.beta,
+                                      dC, m, &o) == GEMM_OK;
+            else
+                ok &= gemm_cuda_sgemm(0, GEMM_COL_MAJOR, c.ta, c.tb, m, n, k, (float)c.alpha, dA, c.lda, dB, c.ldb,
+                                      (float)c.beta, dC, m, &o) == GEMM_OK;
             ok &= cudaDeviceSynchronize() == cudaSuccess;
-            ok &= cudaMemcpy(C[run].data, dC, sizeof(double) * m * n, cudaMemcpyDeviceToHost) == cudaSuccess;
+            ok &= cudaMemcpy(C[run].data, dC, sizeof(T) * m * n, cudaMemcpyDeviceToHost) == cudaSuccess;
             snprintf(ran[run], sizeof ran[run], "%s", gemm__cuda_exact_last());
         }
         gemm__test_hooks()->cuda_stream_k = 0;
-        battery_invoke(NULL, GEMM_F64, &c, A.data, B.data, R.data);
+        battery_invoke(NULL, prec, &c, A.data, B.data, R.data);
         err = battery_compare(&c, &C[0], &R);
-        double bound = battery_bound(&be, GEMM_F64, &c, battery_max_abs(&A), battery_max_abs(&B), battery_max_abs(&C0));
+        double bound = battery_bound(&be, prec, &c, battery_max_abs(&A), battery_max_abs(&B), battery_max_abs(&C0));
         battery_check(ok && err <= bound && strstr(ran[0], "stream-k") && strstr(ran[1], "stream-k"),
-                      "cuda stream-K %lld x %lld x %lld on %d blocks: error %.3g (bound %.3g), ran \"%s\"",
-                      (long long)m, (long long)n, (long long)k, shapes[i].grid, err, bound, ran[0]);
-        battery_check(memcmp(C[0].data, C[1].data, sizeof(double) * m * n) == 0,
-                      "cuda stream-K %lld x %lld x %lld: two runs give the same bits", (long long)m, (long long)n,
-                      (long long)k);
+                      "cuda %s stream-K %lld x %lld x %lld on %d blocks: error %.3g (bound %.3g), ran \"%s\"",
+                      sizeof(T) == 8 ? "f64" : "f32", (long long)m, (long long)n, (long long)k, shapes[i].grid, err,
+                      bound, ran[0]);
+        battery_check(memcmp(C[0].data, C[1].data, sizeof(T) * m * n) == 0,
+                      "cuda %s stream-K %lld x %lld x %lld: two runs give the same bits", sizeof(T) == 8 ? "f64" : "f32",
+                      (long long)m, (long long)n, (long long)k);
         err = battery_compare(&c, &C[2], &R);
         battery_check(err <= bound && !strstr(ran[2], "stream-k"),
-                      "cuda stream-K off (hook -1) %lld x %lld x %lld: error %.3g, ran \"%s\"", (long long)m,
-                      (long long)n, (long long)k, err, ran[2]);
+                      "cuda %s stream-K off (hook -1) %lld x %lld x %lld: error %.3g, ran \"%s\"",
+                      sizeof(T) == 8 ? "f64" : "f32", (long long)m, (long long)n, (long long)k, err, ran[2]);
         cudaFree(dA); cudaFree(dB); cudaFree(dC);
         for (int run = 0; run < 3; run++) battery_buf_free(&C[run]);
         battery_buf_free(&A); battery_buf_free(&B); battery_buf_free(&C0); battery_buf_free(&R);
+    }
+}
+
+/* Stream-K on the whole grid, every block sharing tiles with its
+   neighbours: 1536^3 (fp32 AUTO: 288 tiles of 128 x 64 on 264 blocks;
+   fp64 AUTO: 144 of 128 x 128 on 132; fp64 `variant` 3: 288 of 128 x 64
+   on 132), run `repeats` times, every run the same bits as the first and
+   within the error bound of the run without stream-K (hook -1) at every
+   element: a race between the blocks that share a tile shows as runs that
+   differ (on the H200 the fp64 128 x 64 tiles on 264 blocks differed in
+   every run). */
+template <typename T> static void test_stream_k_full(gemm_precision prec, int variant, int repeats)
+{
+    const int64_t n = 1536;
+    const size_t count = (size_t)(n * n);
+    battery_buf A = battery_buf_new(prec, count), B = battery_buf_new(prec, count);
+    T *dA, *dB, *dC, *first = (T *)malloc(sizeof(T) * count), *now = (T *)malloc(sizeof(T) * count);
+    double eps = sizeof(T) == 8 ? DBL_EPSILON : FLT_EPSILON, worst = 0;
+    int ok = first && now, same = 1, ran_sk = 1;
+    uint64_t st = 1536;
+    battery_fill(&A, &st);
+    battery_fill(&B, &st);
+    cudaMalloc((void **)&dA, sizeof(T) * count);
+    cudaMalloc((void **)&dB, sizeof(T) * count);
+    cudaMalloc((void **)&dC, sizeof(T) * count);
+    cudaMemcpy(dA, A.data, sizeof(T) * count, cudaMemcpyHostToDevice);
+    cudaMemcpy(dB, B.data, sizeof(T) * count, cudaMemcpyHostToDevice);
+    for (int run = 0; ok && run <= repeats; run++) { /* the last run without stream-K */
+        gemm_cuda_options o;
+        memset(&o, 0, sizeof o);
+        if (variant) {
+            o.kernel = sizeof(T) == 8 ? GEMM_CUDA_KERNEL_DMMA : GEMM_CUDA_KERNEL_SIMT;
+            o.variant = variant;
+        }
+        gemm__test_hooks()->cuda_stream_k = run < repeats ? 0 : -1;
+        ok &= cudaMemset(dC, 0xff, sizeof(T) * count) == cudaSuccess; /* NaN: every element must be written */
+        if constexpr (sizeof(T) == 8)
+            ok &= gemm_cuda_dgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0, dA, n, dB, n, 0.0, dC,
+                                  n, &o) == GEMM_OK;
+        else
+            ok &= gemm_cuda_sgemm(0, GEMM_ROW_MAJOR, GEMM_NO_TRANS, GEMM_NO_TRANS, n, n, n, 1.0f, dA, n, dB, n, 0.0f,
+                                  dC, n, &o) == GEMM_OK;
+        ok &= cudaMemcpy(run ? now : first, dC, sizeof(T) * count, cudaMemcpyDeviceToHost) == cudaSuccess;
+        if (run < repeats) ran_sk &= strstr(gemm__cuda_exact_last(), "stream-k") != NULL;
+        if (run > 0 && run < repeats) same &= memcmp(first, now, sizeof(T) * count) == 0;
+        if (run == repeats)
+            for (size_t i = 0; i < count; i++) {
+                double d = fabs((double)first[i] - (double)now[i]);
+                if (!(d <= worst)) worst = d; /* NaN included */
+            }
+    }
+    gemm__test_hooks()->cuda_stream_k = 0;
+    battery_check(ok && ran_sk && same && worst <= 2 * eps * (double)n,
+                  "cuda %s variant %d stream-K 1536^3 on the whole grid, %d runs: %s, the same bits %s, largest "
+                  "difference from whole tiles %.3g (bound %.3g)", sizeof(T) == 8 ? "f64" : "f32", variant, repeats,
+                  ran_sk ? "stream-k ran" : "stream-k did NOT run", same ? "every run" : "NOT every run", worst,
+                  2 * eps * (double)n);
+    cudaFree(dA); cudaFree(dB); cudaFree(dC);
+    free(first); free(now);
+    battery_buf_free(&A); battery_buf_free(&B);
+}
+
+static void test_stream_k_both(int small)
+{
+    static const stream_k_shape f32[] = {
+        {300, 200, 333, 5, 5, GEMM_NO_TRANS, GEMM_NO_TRANS}, /* 128 x 64: 12 tiles on 5 blocks, 5 whole */
+        {260, 400, 57, 5, 5, GEMM_NO_TRANS, GEMM_TRANS},     /* 21 on 5, K of 4 steps */
+        {131, 67, 1000, 6, 2, GEMM_TRANS, GEMM_TRANS},       /* 64 x 128: 3 on 2, a long K */
+        {129, 129, 16, 5, 4, GEMM_NO_TRANS, GEMM_NO_TRANS},  /* 6 on 4, one step a tile: none shared */
+        {100, 300, 200, 6, 4, GEMM_TRANS, GEMM_NO_TRANS},    /* 64 x 128: 6 on 4 */
+    };
+    static const stream_k_shape f64[] = {
+        {300, 200, 333, 2, 4, GEMM_NO_TRANS, GEMM_NO_TRANS}, /* 6 tiles on 4 blocks: all dealt out */
+        {300, 300, 100, 2, 4, GEMM_TRANS, GEMM_NO_TRANS},    /* 9 on 4: 4 whole, 5 dealt out */
+        {260, 400, 57, 3, 5, GEMM_NO_TRANS, GEMM_TRANS},     /* 128 x 64: 21 on 5, K of 4 steps */
+        {131, 67, 1000, 3, 3, GEMM_TRANS, GEMM_TRANS},        /* 4 on 3, a long K */
+        {129, 129, 16, 2, 3, GEMM_NO_TRANS, GEMM_NO_TRANS},  /* 4 on 3, one step a tile: none shared */
+    };
+    test_stream_k<float>(GEMM_F32, GEMM_CUDA_KERNEL_SIMT, f32, sizeof f32 / sizeof f32[0]);
+    if (hopper()) test_stream_k<double>(GEMM_F64, GEMM_CUDA_KERNEL_DMMA, f64, sizeof f64 / sizeof f64[0]);
+    if (!small && hopper()) { /* the grids of 132 SMs */
+        test_stream_k_full<float>(GEMM_F32, 0, 20);
+        test_stream_k_full<double>(GEMM_F64, 0, 20);
+        test_stream_k_full<double>(GEMM_F64, 3, 20);
     }
 }
 
@@ -608,7 +711,7 @@ int main(void)
     test_edge_padding();
     test_split_off<float>(small);
     test_split_off<double>(small);
-    if (hopper()) test_stream_k();
+    test_stream_k_both(small);
     battery_cuda("cuda auto", GEMM_CUDA_KERNEL_AUTO, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, small ? cases : 200, max_dim);
     battery_cuda("cuda simt", GEMM_CUDA_KERNEL_SIMT, 0, GEMM_CUDA_PAGEABLE, 0, 0, BOTH, cases, max_dim);
     battery_cuda("cuda simt split_k=1", GEMM_CUDA_KERNEL_SIMT, 0, GEMM_CUDA_PAGEABLE, 0, 1, BOTH, cases, max_dim);
@@ -618,6 +721,14 @@ int main(void)
     battery_cuda("cuda simt 128x64", GEMM_CUDA_KERNEL_SIMT, 5, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY, cases, max_dim);
     battery_cuda("cuda simt 64x128 split_k=2", GEMM_CUDA_KERNEL_SIMT, 6, GEMM_CUDA_PAGEABLE, 0, 2, F32_ONLY, cases,
                  max_dim);
+    /* stream-K forced on few blocks: every shape with more tiles shares some (test_stream_k) */
+    gemm__test_hooks()->cuda_stream_k = 3;
+    battery_cuda("cuda simt 128x64 stream-k on 3 blocks", GEMM_CUDA_KERNEL_SIMT, 5, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY,
+                 cases, max_dim);
+    gemm__test_hooks()->cuda_stream_k = 2;
+    battery_cuda("cuda simt 64x128 stream-k on 2 blocks", GEMM_CUDA_KERNEL_SIMT, 6, GEMM_CUDA_PAGEABLE, 0, 0, F32_ONLY,
+                 cases, max_dim);
+    gemm__test_hooks()->cuda_stream_k = 0;
     battery_cuda("cuda simt 128x256 split_k=3", GEMM_CUDA_KERNEL_SIMT, 4, GEMM_CUDA_PAGEABLE, 0, 3, F32_ONLY, cases,
                  max_dim);
     battery_cuda("cuda dmma", GEMM_CUDA_KERNEL_DMMA, 0, GEMM_CUDA_PAGEABLE, 0, 0, F64_ONLY, cases, max_dim);

@@ -43,9 +43,13 @@
              small blocks' lower rate costs).
              The TMA and warp-tiled kernels read operands that are not
              16-byte aligned from realigned copies (a copy kernel). K is
-             split over the blocks when the tiles do not fill the GPU,
-             and the 128 x 64 blocks' in 2 when their tiles are more than
-             the SMs but at most 1.5 times as many (options.split_k).
+             split over the blocks when the tiles do not fill the GPU
+             (options.split_k). Stream-K (the last tiles' K steps dealt
+             out evenly over the grid) where the tiles are more than the
+             blocks and leave the last round at most 90% full: fp64's TMA
+             kernel and fp32's 128 x 64 and 64 x 128 blocks (these also
+             only where the last round leaves half the SMs idle), single
+             calls, options.split_k = 0.
      batch   K split only when options.split_k asks. Tiny members (AUTO,
              K whole, sm_80+, m and n at most 32, k at most 64:
              gemm__cuda_tiny_members), fp32 and fp64: the tiny kernel,
@@ -306,7 +310,7 @@ static gemm_status gemm__cuda_choose_exact(const char *fn, const gemm__problem *
     dev.sms = gpu->sms;
     dev.tma = gemm__cuda_sm90a_code(gpu);
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&dev.smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
-    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, &dev, t)) != GEMM_OK) return s;
+    if ((s = gemm__cuda_exact_plan_of<T>(fn, kernel, p, x.a, x.b, opt->variant, opt->split_k, &dev, t)) != GEMM_OK) return s;
     t->split = split; /* the plan starts from zeros */
     t->aligned = aligned;
     if (sizeof(T) == 8 && t->variant == GEMM__CUDA_DMMA_RING) t->cp = GEMM__CUDA_CP_DMMA;

@@ -111,6 +111,30 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
     return ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
 }
 
+/* Whether stream-K (device/stream_k.cuh) evens out a single call's last
+   round of `tiles` on `grid` blocks: more tiles than blocks, not a whole
+   number of rounds, and the last round at most 90% full. */
+static bool gemm__cuda_stream_k_pays(int64_t tiles, int64_t grid)
+{
+    int64_t rounds = (tiles + grid - 1) / grid;
+    return tiles > grid && tiles % grid != 0 && (double)tiles / (double)grid <= 0.9 * (double)rounds;
+}
+
+/* The same for the fp32 128 x 64 and 64 x 128 blocks, `per_sm` of them
+   on an SM (the grid: per_sm blocks a SM): also only where the last round
+   leaves at least half the SMs idle, since a block alone on an SM runs
+   faster than two sharing one, which the rounds' count does not see. On
+   the H200 (forced stream-K on 264 blocks against whole tiles, ours /
+   cuBLAS): 1500^3, 288 tiles, 24 in the last round, 0.85-0.89 -> 0.96;
+   2560^3, 800 and 8, 0.85-0.87 -> 0.88; but 1792^3, 392 and 128, 1.06 ->
+   0.93, and 3072^3, 1152 and 96, 0.99 -> 0.91. One block a SM lost
+   everywhere (1500^3 0.86, 2560^3 0.78). */
+static bool gemm__cuda_sw_stream_k_pays(int64_t tiles, int64_t sms, int per_sm)
+{
+    int64_t grid = sms * per_sm;
+    return gemm__cuda_stream_k_pays(tiles, grid) && 2 * (tiles % grid) <= sms;
+}
+
 /* AUTO's fp32 configuration for the layout the kernel reads.
 
    The large tiles: each layout's best on both Hopper GPUs
@@ -134,8 +158,9 @@ static int64_t gemm__cuda_sw_tiles(int variant, int64_t M, int64_t N)
      on the small blocks, 0.83-0.88 split on the large);
    - where the large tiles run K whole and leave more of the SMs idle in
      their last round than the small ones' lower rate costs: the time of
-     each is taken as the tiles an SM gets (the most, ceil(tiles / SMs))
-     times a tile's area, the 128 x 64 blocks at 0.936 of the large
+     each is taken as the tiles an SM gets (the most, ceil(tiles / SMs);
+     tiles / SMs for the small blocks of a single call that stream-K
+     evens out) times a tile's area, the 128 x 64 blocks at 0.936 of the large
      tiles' rate (2048^3, where both fill their rounds: 0.86 and 0.92 of
      cuBLAS). On the H200 (row-major NN) this took 1536^3 from 0.70-0.72
      to 0.90-0.92, 1792^3 0.85-0.88 to 1.08-1.10, 2560^3 0.80-0.81 to
@@ -149,6 +174,7 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
     int prefs[3] = {GEMM__CUDA_SW_128, 0, 0}, large = GEMM__CUDA_SW_128, i, bm, bn;
     int small = M <= 64 && N > 64 ? GEMM__CUDA_SW_64X128 : GEMM__CUDA_SW_128X64;
     int64_t sms = d->sms, tiles = gemm__cuda_sw_tiles(GEMM__CUDA_SW_128, M, N), tl, ts;
+    double small_rounds;
     if (tiles * members < sms && K <= 2048) return small;
     if (!ak && bk) { prefs[0] = GEMM__CUDA_SW_256X128; prefs[1] = GEMM__CUDA_SW_128; }
     else if (ak && !bk) { prefs[0] = GEMM__CUDA_SW_128X256; prefs[1] = GEMM__CUDA_SW_128; }
@@ -166,8 +192,11 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
     ts = gemm__cuda_sw_tiles(small, M, N) * members;
     gemm__cuda_sw_block(large, &bm, &bn);
     /* K whole on the large tiles: the launch splits it below half their slots (one a SM for 256 sides, two else) */
+    /* the rounds the small blocks take: tiles / SMs where a single call's stream-K evens out the last */
+    small_rounds = members == 1 && gemm__cuda_sw_stream_k_pays(ts, sms, 2) ? (double)ts / (double)sms
+                                                                             : (double)((ts + sms - 1) / sms);
     if (2 * tl > sms * (bm * bn > 16384 ? 1 : 2) &&
-        (double)((ts + sms - 1) / sms) * (128 * 64) < 0.936 * (double)((tl + sms - 1) / sms) * (bm * bn))
+        small_rounds * (128 * 64) < 0.936 * (double)((tl + sms - 1) / sms) * (bm * bn))
         return small;
     return large;
 }
@@ -184,12 +213,16 @@ static int gemm__cuda_sw_choose(bool ak, bool bk, int64_t M, int64_t N, int64_t 
    on 128x128, 0.86 on 128x64). Below that the measurements disagree:
    2560^3 (24% idle) ran 0.93 on 128x64 against 0.87, 1792^3 (26%) 0.77
    against 0.82, 3072^3 (13%) 0.85 against 0.93; they keep 128x128. A
-   single call's last round is evened out by stream-K (exact_run.cuh). */
-static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d)
+   single call's last round is evened out by stream-K (exact_run.cuh),
+   which runs one block a SM on either shape: where it pays and may run
+   (`stream_k`: options.split_k = 0), the 128 x 128 tiles (1536^3: 144
+   tiles; the 40% rule is for the calls without it). */
+static int gemm__cuda_dmma_choose(int64_t M, int64_t N, int64_t K, const gemm__cuda_exact_dev *d, bool stream_k)
 {
     int64_t sms = d->sms, tiles = ((M + 127) / 128) * ((N + 127) / 128), rounds = (tiles + sms - 1) / sms;
     if (!d->tma) return GEMM__CUDA_DMMA_RING;
     if (N <= 64 || (10 * tiles < 6 * sms && K <= 2048)) return GEMM__CUDA_DMMA_TMA_64;
+    if (stream_k && gemm__cuda_stream_k_pays(tiles, sms)) return GEMM__CUDA_DMMA_TMA; /* it evens out the last round */
     return rounds >= 2 && 10 * (rounds * sms - tiles) > 4 * rounds * sms ? GEMM__CUDA_DMMA_TMA_64 : GEMM__CUDA_DMMA_TMA;
 }
 
@@ -253,12 +286,13 @@ static void gemm__cuda_plan_nt_copy(const gemm__problem *p, size_t elem, gemm__c
 }
 
 /* The plan of an fp32 SIMT or fp64 DMMA call. `variant`: options.variant
-   (0: choose). GEMM_ERR_UNAVAILABLE when a forced configuration cannot
-   run on this device. */
+   (0: choose); split_k: options.split_k (0 allows stream-K).
+   GEMM_ERR_UNAVAILABLE when a forced configuration cannot run on this
+   device. */
 template <typename T>
 static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel kernel, const gemm__problem *p,
-                                            const T *a, const T *b, int variant, const gemm__cuda_exact_dev *d,
-                                            gemm__cuda_exact_plan *t)
+                                            const T *a, const T *b, int variant, int split_k,
+                                            const gemm__cuda_exact_dev *d, gemm__cuda_exact_plan *t)
 {
     size_t elem = sizeof(T);
     bool tma;
@@ -269,7 +303,9 @@ static gemm_status gemm__cuda_exact_plan_of(const char *fn, gemm_cuda_kernel ker
     t->lda = p->lda;
     t->ldb = p->ldb;
     if (kernel == GEMM_CUDA_KERNEL_DMMA) {
-        t->variant = variant ? variant : gemm__cuda_dmma_choose(p->m, p->n, p->k, d);
+        t->variant = variant ? variant
+                             : gemm__cuda_dmma_choose(p->m, p->n, p->k, d,
+                                                      split_k == 0 && GEMM__HOOK(cuda_stream_k, 0) >= 0);
         tma = t->variant != GEMM__CUDA_DMMA_RING;
         if (tma && !d->tma)
             return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: DMMA configuration %d needs a Hopper GPU (compute capability "

@@ -98,11 +98,64 @@ static gemm_status gemm__cuda_exact_prescale(const char *fn, const gemm__problem
     return gemm__cuda_scale_members(fn, (int)p->m, (int)p->n, beta, C, p->ldc, bt, stream);
 }
 
-/* The warp-tiled kernel's instance for a batch or a single call. */
-template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static void *gemm__cuda_sw_instance(bool batch)
+/* Stream-K (device/stream_k.cuh) on the persistent kernels: a single
+   call whose K runs whole, on *grid blocks where it `pays` (the kernel's
+   rule: gemm__cuda_stream_k_pays, _sw_stream_k_pays). Returns the units
+   run whole (the rounds before the last two) or -1 for none. Rounds of
+   whole tiles cost ceil(tiles / grid) tiles a block; stream-K about
+   tiles / grid, plus a partial tile written and read by the blocks that
+   share one. The tests force it on a small grid (gemm__hooks'
+   cuda_stream_k; -1: never). */
+static int64_t gemm__cuda_stream_k_first(int64_t tiles, int64_t K, int64_t *grid, int split, int64_t members,
+                                         int split_req, bool pays)
 {
-    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, true>
-                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false>;
+    int forced = GEMM__HOOK(cuda_stream_k, 0);
+    if (forced < 0 || K < 1 || split > 1 || members > 1 || split_req > 0) return -1;
+    int64_t g = forced > 0 ? forced : *grid;
+    if (tiles <= g || tiles % g == 0 || (!forced && !pays)) return -1;
+    *grid = g;
+    return (tiles / g - 1) * g;
+}
+
+/* Launches a stream-K instance on `grid` blocks: sk's partial tiles
+   (`tile_bytes` a block) and flags come from the device's scratch pool
+   in stream order; args holds &sk. */
+template <typename T>
+static gemm_status gemm__cuda_launch_stream_k(const char *fn, void *kernel, int64_t grid, int threads, size_t smem,
+                                              void **args, gemm__cuda_stream_k<T> *sk, int64_t first,
+                                              size_t tile_bytes, cudaStream_t stream)
+{
+    int dev;
+    cudaMemPool_t pool;
+    size_t partial_bytes = (size_t)grid * tile_bytes;
+    cudaError_t e;
+    gemm_status s;
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
+    if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
+    e = cudaMallocFromPoolAsync((void **)&sk->partial, partial_bytes + (size_t)grid * sizeof(unsigned), pool, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (stream-K's partial tiles)", e);
+    sk->first = (int)first;
+    sk->flags = (unsigned *)((char *)sk->partial + partial_bytes);
+    e = cudaMemsetAsync(sk->flags, 0, (size_t)grid * sizeof(unsigned), stream);
+    if (e == cudaSuccess) e = cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(threads), args, smem, stream);
+    cudaError_t freed = cudaFreeAsync(sk->partial, stream);
+    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaLaunchKernel (stream-K)", e);
+    if (freed != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync (stream-K's partial tiles)", freed);
+    return GEMM_OK;
+}
+
+/* The warp-tiled kernel's instance for a batch, a single call, or a
+   single call's stream-K (the 64 x 32-warp blocks only). */
+template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM>
+static void *gemm__cuda_sw_instance(bool batch, bool stream_k)
+{
+    if constexpr (WN == 32)
+        if (stream_k) return (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false, true>;
+    return batch ? (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, true, false>
+                 : (void *)gemm__cuda_simt_warp_kernel<BM, BN, LM, WN, MINB, AK, BKM, false, false>;
 }
 
 /* The warp-tiled SIMT kernel (fp32) in configuration BM x BN, warps of
@@ -110,7 +163,9 @@ template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM> static vo
    over the members of bt (its tiles side by side in blockIdx.x, the
    members and K parts in blockIdx.z). K is split to fill the block slots;
    for the 64 x 32-warp blocks, to fill the SMs' rounds
-   (gemm__cuda_split_rounds: 1024^3 unsplit, as cuBLAS runs them). */
+   (gemm__cuda_split_rounds: 1024^3 unsplit, as cuBLAS runs them), and a
+   single call of theirs past one round of MINB blocks a SM runs stream-K
+   where it pays (its own instance: the others keep their code). */
 template <int BM, int BN, int LM, int WN, int MINB>
 static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, const gemm__cuda_exact_plan *t,
                                         const float *A, const float *B, const gemm__cuda_operands<float, float, float> &x,
@@ -118,36 +173,54 @@ static gemm_status gemm__cuda_launch_sw(const char *fn, const gemm__problem *p, 
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM, WN> S;
     bool batch = bt.count > 1 || bt.a || bt.b || bt.c;
-    void *kernel = t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, true>(batch)
-                                  : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, false>(batch))
-                         : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, true>(batch)
-                                  : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, false>(batch));
+    auto instance = [&](bool stream_k) {
+        return t->ak ? (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, true>(batch, stream_k)
+                              : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, true, false>(batch, stream_k))
+                     : (t->bk ? gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, true>(batch, stream_k)
+                              : gemm__cuda_sw_instance<BM, BN, LM, WN, MINB, false, false>(batch, stream_k));
+    };
+    void *kernel = instance(false);
     int smem = (int)gemm__cuda_sw_smem(t->variant, t->ak, t->bk), per_sm = 1, split, kchunk, atomic;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k;
     int64_t tiles = ((p->m + BM - 1) / BM) * ((p->n + BN - 1) / BN), lda = t->lda, ldb = t->ldb, ldc = p->ldc;
     float alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
     char config[16];
+    gemm__cuda_stream_k<float> sk = {INT32_MAX, NULL, NULL};
+    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::NT, (size_t)smem));
     if (per_sm < 1) per_sm = 1;
-    /* the 64 x 32-warp blocks: K in 2 parts past one round where that takes fewer rounds (H200, forced splits
-       of 128 x 64, ours / cuBLAS: 1100 x 900 x 1000, 144 tiles, 0.60 -> 0.69; 1152^3, 162, 0.71 -> 0.92;
-       1200^3, 190, 0.76 -> 0.93; 1100 x 1100 x 2000 0.73 -> 0.97; 3 to 6 parts no better; but 1280^3, 200
-       tiles, four rounds of halves against two of wholes, 0.92 -> 0.75) */
+    if constexpr (WN == 32) { /* a single call past one round of MINB blocks a SM: stream-K where it pays */
+        int64_t grid = (int64_t)sms * MINB, /* MINB, not the occupancy's 3: 2560^3 ran 0.68 of cuBLAS on 3 a SM */
+                first = batch ? -1
+                              : gemm__cuda_stream_k_first(tiles, K, &grid, 1, 1, split_req,
+                                                          gemm__cuda_sw_stream_k_pays(tiles, sms, MINB));
+        if (first >= 0) {
+            void *args[] = {&M, &N, &K, &K, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
+                            &atomic, &bt, &sk};
+            atomic = 0;
+            gemm__cuda_exact_note(t, config, 1, grid, true);
+            return gemm__cuda_launch_stream_k<float>(fn, instance(true), grid, S::NT, (size_t)smem, args, &sk, first,
+                                                     (size_t)BM * BN * sizeof(float), stream);
+        }
+    }
+    /* the 64 x 32-warp blocks without stream-K: K in 2 parts past one round where that takes fewer rounds
+       (H200, forced splits of 128 x 64, ours / cuBLAS: 1100 x 900 x 1000, 144 tiles, 0.60 -> 0.69; 1152^3,
+       162, 0.71 -> 0.92; 1200^3, 190, 0.76 -> 0.93; 1100 x 1100 x 2000 0.73 -> 0.97; 3 to 6 parts no better;
+       but 1280^3, 200 tiles, four rounds of halves against two of wholes, 0.92 -> 0.75) */
     if ((s = gemm__cuda_exact_grid(fn, p, tiles * bt.count, WN == 32 ? sms : sms * per_sm, WN == 32, 2, split_req,
                                    &split, &kchunk)) != GEMM_OK)
         return s;
     bt.split = split;
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<float>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
-    snprintf(config, sizeof config, "%dx%d%s", BM, BN, LM == 4 ? "/16x8" : "");
     gemm__cuda_exact_note(t, config, split, tiles * bt.count, false);
     return gemm__cuda_each_run(fn, bt, [&](gemm__cuda_batch run, unsigned z) {
         void *args[] = {&M, &N, &K, &kchunk, &alpha, (void *)&A, &lda, (void *)&B, &ldb, &beta, (void *)&C, &ldc,
-                        &atomic, &run};
+                        &atomic, &run, &sk};
         return cudaLaunchKernel(kernel, dim3((unsigned)tiles, 1, z), dim3(S::NT), args, (size_t)smem, stream);
     });
 }
@@ -191,24 +264,6 @@ static gemm_status gemm__cuda_dt_map(const char *fn, CUtensorMap *map, const dou
     return GEMM_OK;
 }
 
-/* Stream-K on the TMA DMMA kernel (dmma_tma.cuh): a single call whose K
-   runs whole and whose tiles are more than the grid's blocks but leave
-   the last round at most 90% full. Returns the units run whole (the rounds
-   before the last two) or -1 for none. Rounds of whole tiles cost
-   ceil(tiles / grid) tiles a block; stream-K about tiles / grid, plus a
-   partial tile written and read by the blocks that share one. The tests
-   force it on a small grid (gemm__hooks' cuda_stream_k; -1: never). */
-static int64_t gemm__cuda_dt_stream_k_first(int64_t tiles, int64_t K, int64_t *grid, int split, int64_t members,
-                                            int split_req)
-{
-    int forced = GEMM__HOOK(cuda_stream_k, 0);
-    if (forced < 0 || K < 1 || split > 1 || members > 1 || split_req > 0) return -1;
-    int64_t g = forced > 0 ? forced : *grid, rounds = (tiles + g - 1) / g;
-    if (tiles <= g || tiles % g == 0 || (!forced && (double)tiles / (double)g > 0.9 * (double)rounds)) return -1;
-    *grid = g;
-    return (tiles / g - 1) * g;
-}
-
 /* The TMA DMMA kernel's instance for the plan's layout, with or without stream-K. */
 template <int NCWG, bool SK> static void *gemm__cuda_dt_instance(const gemm__cuda_exact_plan *t)
 {
@@ -233,12 +288,12 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     CUtensorMap map_a, map_b;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, tm = (M + S::BM - 1) / S::BM, tn = (N + S::BN - 1) / S::BN;
     int per_sm = 1, slots, split, kchunk, atomic;
-    int64_t units, grid, ldc = p->ldc, first;
+    int64_t units, grid, sk_grid, ldc = p->ldc, first;
     double alpha = x.alpha, beta = x.beta, *C = x.c;
     gemm_status s;
     gemm__cuda_dt_batch members = {(int)bt.count, bt.count > 1 && bt.stride_a != 0, bt.count > 1 && bt.stride_b != 0,
                                    bt.stride_c};
-    gemm__cuda_dt_stream_k sk = {INT32_MAX, NULL, NULL};
+    gemm__cuda_stream_k<double> sk = {INT32_MAX, NULL, NULL};
     void *args[] = {&map_a, &map_b, &tm, &tn, &split, &M, &N, &K, &kchunk, &alpha, &beta, (void *)&C, &ldc, &atomic,
                     &members, &sk};
     if ((s = gemm__cuda_dt_map(fn, &map_a, A, t->lda, t->ak, p->m, p->k, S::BM, members.a3 ? bt.count : 1,
@@ -263,31 +318,21 @@ static gemm_status gemm__cuda_launch_dt(const char *fn, const gemm__problem *p, 
     grid = units < slots ? units : slots;
     atomic = split > 1;
     if (atomic && (s = gemm__cuda_exact_prescale<double>(fn, p, beta, C, bt, stream)) != GEMM_OK) return s;
-    first = gemm__cuda_dt_stream_k_first(units, p->k, &grid, split, bt.count, split_req);
-    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, grid, first >= 0);
+    /* Stream-K on one block a SM at most: at two (the 128 x 64 tiles' slots) the H200 gave other bits on
+       every run and sums off by up to 6 in C (1536^3, 24 runs, a grid of 200 or 264; the flag's fences on
+       both sides of the barrier changed nothing; the cause is not found), at one none in 24 runs of
+       either tile shape. */
+    sk_grid = grid < sms ? grid : sms;
+    first = gemm__cuda_stream_k_first(units, p->k, &sk_grid, split, bt.count, split_req,
+                                      gemm__cuda_stream_k_pays(units, sk_grid));
+    gemm__cuda_exact_note(t, NCWG == 2 ? "tma 128x128" : "tma 128x64", split, first >= 0 ? sk_grid : grid,
+                          first >= 0);
     if (first < 0) {
         GEMM__CUDA_TRY(fn, cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream));
         return GEMM_OK;
     }
-    int dev;
-    cudaMemPool_t pool;
-    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
-    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(sk_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                            cudaSharedmemCarveoutMaxShared));
-    size_t partial_bytes = (size_t)grid * S::BM * S::BN * sizeof(double);
-    cudaError_t e;
-    GEMM__CUDA_TRY(fn, cudaGetDevice(&dev));
-    if ((s = gemm__cuda_scratch_pool(fn, dev, true, &pool)) != GEMM_OK) return s;
-    e = cudaMallocFromPoolAsync((void **)&sk.partial, partial_bytes + (size_t)grid * sizeof(unsigned), pool, stream);
-    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaMallocFromPoolAsync (stream-K's partial tiles)", e);
-    sk.first = (int)first;
-    sk.flags = (unsigned *)((char *)sk.partial + partial_bytes);
-    e = cudaMemsetAsync(sk.flags, 0, (size_t)grid * sizeof(unsigned), stream);
-    if (e == cudaSuccess) e = cudaLaunchKernel(sk_kernel, dim3((unsigned)grid), dim3(S::THREADS), args, S::SMEM, stream);
-    cudaError_t freed = cudaFreeAsync(sk.partial, stream);
-    if (e != cudaSuccess) return gemm__cuda_fail(fn, "cudaLaunchKernel (stream-K)", e);
-    if (freed != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync (stream-K's partial tiles)", freed);
-    return GEMM_OK;
+    return gemm__cuda_launch_stream_k<double>(fn, sk_kernel, sk_grid, S::THREADS, S::SMEM, args, &sk, first,
+                                              (size_t)S::BM * S::BN * sizeof(double), stream);
 }
 
 /* One operand's copy into `out` (the plan's layout, rows of ldo): realigned

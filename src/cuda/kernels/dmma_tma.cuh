@@ -10,21 +10,23 @@
    B in L2), and the producer fills the next unit's stages while the
    consumers write C. A strided batch adds its members to the units (the
    member outermost) and reads them through 3-D tensor maps. Where the
-   tiles' last round would leave SMs idle, a single call runs stream-K:
-   the last tiles' K steps are dealt out evenly, one run a block, and a
-   tile that two blocks share is summed in a fixed order (below). The copy
-   engine zero-fills past every edge, so the consumers never test bounds
-   until the epilogue. Two shapes (exact_plan.cuh's variants): 128 x 128
-   tiles, two consumer warpgroups, 5 stages, one block per SM; 128 x 64,
-   one consumer warpgroup, 4 stages, two blocks per SM. Every layout is
-   read in place (k-major or M-/N-major tiles, dmma_frag.cuh); operands
-   whose base or leading dimension is not 16-byte aligned are realigned
-   into scratch first (exact_run.cuh). */
+   tiles' last round would leave SMs idle, a single call runs stream-K
+   on one block a SM: the last tiles' K steps are dealt out evenly, one
+   run a block, and a tile that two blocks share is summed in a fixed
+   order (device/stream_k.cuh). The copy engine zero-fills past every
+   edge, so the consumers never test bounds until the epilogue. Two shapes
+   (exact_plan.cuh's variants): 128 x 128 tiles, two consumer warpgroups,
+   5 stages, one block per SM; 128 x 64, one consumer warpgroup, 4
+   stages, two blocks per SM. Every layout is read in place (k-major or
+   M-/N-major tiles, dmma_frag.cuh); operands whose base or leading
+   dimension is not 16-byte aligned are realigned into scratch first
+   (exact_run.cuh). */
 #pragma once
 #include <cuda.h> /* CUtensorMap */
 #include <stdint.h>
 #include "../device/common.cuh" /* gemm__cuda_store */
 #include "../device/dmma_frag.cuh" /* tiles and fragments */
+#include "../device/stream_k.cuh"
 #include "../device/wgmma_ptx.cuh" /* mbarriers, TMA, setmaxnreg */
 
 /* D += A * B for a 16x8 tile and K = 16 (two steps of 8 in one instruction). */
@@ -176,52 +178,26 @@ __device__ __forceinline__ void gemm__cuda_dt_unit(int u, int tm, int tn, int K,
     ktiles = kend > kbeg ? (kend - kbeg + 15) / 16 : 0;
 }
 
-/* Stream-K (a single call, K whole): the units before `first` run whole,
-   round robin; the K steps (16 of K each) of the tiles from `first` on,
-   tile after tile, are dealt out in equal runs, one a block. The host
-   leaves at least as many such tiles as blocks, so each run covers a whole
-   tile's worth of steps or more: a block begins with the end of a tile
-   that the block before it began (a TAIL: its sums go to partial[block],
-   then flags[block] = 1), may run whole tiles, and ends with the beginning
-   of a tile (a HEAD: it waits for flags[block + 1] and adds that block's
-   partial to its own sums before it writes C). The wait is a block's last
-   piece and the TAIL the first piece of the run, so no block waits on one
-   that waits: every order of the blocks on the SMs finishes. The sums of
-   a shared tile go in one order (the HEAD's K steps, then the TAIL's),
-   the same bits on every run on the same GPU. first = the units: none. */
-struct gemm__cuda_dt_stream_k {
-    int first;
-    double *partial; /* a BM x BN tile's sums per block, in the consumers' register order */
-    unsigned *flags; /* per block, zero before the launch */
-};
-enum { GEMM__CUDA_DT_WHOLE, GEMM__CUDA_DT_HEAD, GEMM__CUDA_DT_TAIL };
-
 /* The block's pieces of work in order: f(member, m0, n0, kbeg, ktiles,
-   role). Without SK (the instance every other call runs) every unit runs
-   whole, in the code of before stream-K: one kernel for both had cost the
-   other calls 2-4% at 4096^3. */
+   role), the units before sk.first whole, then stream-K's pieces
+   (device/stream_k.cuh). Without SK (the instance every other call runs)
+   every unit runs whole, in the code of before stream-K: one kernel for
+   both had cost the other calls 2-4% at 4096^3. */
 template <int BM, int BN, bool SK, typename F>
 __device__ __forceinline__ void gemm__cuda_dt_walk(int tm, int tn, int total, int per_member, int K, int kchunk,
-                                                   const gemm__cuda_dt_stream_k &sk, F &&f)
+                                                   const gemm__cuda_stream_k<double> &sk, F &&f)
 {
     int m0, n0, kbeg, ktiles, dp_end = SK ? min(total, sk.first) : total;
     for (int u = (int)blockIdx.x; u < dp_end; u += (int)gridDim.x) {
         int member = u / per_member;
         gemm__cuda_dt_unit<BM, BN>(u - member * per_member, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
-        f(member, m0, n0, kbeg, ktiles, (int)GEMM__CUDA_DT_WHOLE);
+        f(member, m0, n0, kbeg, ktiles, (int)GEMM__CUDA_SK_WHOLE);
     }
     if (!SK || dp_end >= total) return;
-    int steps = (K + 15) / 16;
-    int64_t all = (int64_t)(total - dp_end) * steps, pos = all * blockIdx.x / gridDim.x,
-            end = all * (blockIdx.x + 1) / gridDim.x;
-    while (pos < end) {
-        int u = dp_end + (int)(pos / steps), s0 = (int)(pos % steps);
-        int s1 = end - pos < (int64_t)(steps - s0) ? s0 + (int)(end - pos) : steps;
+    gemm__cuda_sk_deal(dp_end, total, (K + 15) / 16, [&](int u, int s0, int s1, int role) {
         gemm__cuda_dt_unit<BM, BN>(u, tm, tn, K, kchunk, m0, n0, kbeg, ktiles);
-        f(0, m0, n0, 16 * s0, s1 - s0,
-          (int)(s0 > 0 ? GEMM__CUDA_DT_TAIL : s1 < steps ? GEMM__CUDA_DT_HEAD : GEMM__CUDA_DT_WHOLE));
-        pos += s1 - s0;
-    }
+        f(0, m0, n0, 16 * s0, s1 - s0, role);
+    });
 }
 
 /* The producer's thread: every K tile of every unit of this block into the
@@ -231,7 +207,7 @@ template <int NCWG, bool AK, bool BKM, bool SK>
 __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
                                                       unsigned char *ring, uint64_t *full, uint64_t *empty, int tm,
                                                       int tn, int total, int per_member, int K, int kchunk,
-                                                      const gemm__cuda_dt_batch &bt, const gemm__cuda_dt_stream_k &sk)
+                                                      const gemm__cuda_dt_batch &bt, const gemm__cuda_stream_k<double> &sk)
 {
     typedef gemm__cuda_dt_shape<NCWG> S;
     unsigned it = 0;
@@ -260,44 +236,6 @@ __device__ __forceinline__ void gemm__cuda_dt_produce(const CUtensorMap *map_a, 
     });
 }
 
-/* Stream-K's TAIL: the block's sums of the tile, each consumer thread's
-   registers CONSUMERS apart (every store a coalesced row), then its flag,
-   once every consumer thread's stores are out. */
-template <int CONSUMERS, int MT, int NTL>
-__device__ __forceinline__ void gemm__cuda_dt_put_partial(const double (&acc)[MT][NTL][4],
-                                                          const gemm__cuda_dt_stream_k &sk)
-{
-    double *mine = sk.partial + (int64_t)blockIdx.x * (MT * NTL * 4 * CONSUMERS) + threadIdx.x;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < NTL; nt++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) __stcg(mine + ((mt * NTL + nt) * 4 + q) * CONSUMERS, acc[mt][nt][q]);
-    __threadfence(); /* the sums are visible to the other blocks before the flag */
-    gemm__cuda_bar_sync<CONSUMERS>(1);
-    if (threadIdx.x == 0) atomicExch(&sk.flags[blockIdx.x], 1u);
-}
-
-/* Stream-K's HEAD: one thread waits for the next block's flag, then every
-   consumer thread adds that block's sums (its TAIL of this tile) to its
-   own, in the same register order. */
-template <int CONSUMERS, int MT, int NTL>
-__device__ __forceinline__ void gemm__cuda_dt_add_partial(double (&acc)[MT][NTL][4], const gemm__cuda_dt_stream_k &sk)
-{
-    if (threadIdx.x == 0)
-        while (atomicAdd(&sk.flags[blockIdx.x + 1], 0u) == 0) __nanosleep(64);
-    gemm__cuda_bar_sync<CONSUMERS>(1);
-    __threadfence(); /* the next block's sums are read after its flag */
-    const double *next = sk.partial + (int64_t)(blockIdx.x + 1) * (MT * NTL * 4 * CONSUMERS) + threadIdx.x;
-#pragma unroll
-    for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < NTL; nt++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) acc[mt][nt][q] += __ldcg(next + ((mt * NTL + nt) * 4 + q) * CONSUMERS);
-}
-
 /* map_a / map_b: op(A) and op(B) as the copy engine reads them (k-major:
    {K, rows}, boxes of 16 k x the block's side; else {rows, K}, boxes of
    16 x 16). C column-major; with `atomic` each K part adds alpha*sum into
@@ -309,7 +247,7 @@ template <int NCWG, bool AK, bool BKM, bool SK>
 __global__ void __launch_bounds__(gemm__cuda_dt_shape<NCWG>::THREADS, gemm__cuda_dt_shape<NCWG>::MINB)
 gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                            int tm, int tn, int split, int M, int N, int K, int kchunk, double alpha, double beta,
-                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt, gemm__cuda_dt_stream_k sk)
+                           double *C, int64_t ldc, int atomic, gemm__cuda_dt_batch bt, gemm__cuda_stream_k<double> sk)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_dt_shape<NCWG> S;
@@ -363,12 +301,14 @@ gemm__cuda_dmma_tma_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
             gemm__cuda_dt_warp_tile<R::XK, R::YK, W::MT, W::NTL, KI>(R::SWAP ? bs : as, R::SWAP ? as : bs, fx, fy, acc);
             gemm__cuda_mbar_arrive(&empty[s]);
         }
-        if constexpr (SK) {
-            if (role == GEMM__CUDA_DT_TAIL) {
-                gemm__cuda_dt_put_partial<S::CONSUMERS>(acc, sk);
+        if constexpr (SK) { /* the consumers' registers in order, (mt * NTL + nt) * 4 + q */
+            auto &sums = reinterpret_cast<double(&)[W::MT * W::NTL * 4]>(acc);
+            auto consumers = [] { gemm__cuda_bar_sync<S::CONSUMERS>(1); };
+            if (role == GEMM__CUDA_SK_TAIL) {
+                gemm__cuda_sk_put<S::CONSUMERS>(sums, sk, consumers);
                 return;
             }
-            if (role == GEMM__CUDA_DT_HEAD) gemm__cuda_dt_add_partial<S::CONSUMERS>(acc, sk);
+            if (role == GEMM__CUDA_SK_HEAD) gemm__cuda_sk_add<S::CONSUMERS>(sums, sk, consumers);
         }
         gemm__cuda_dt_warp_store<R::SWAP, R::XK, R::YK, W::MT, W::NTL>(acc, (R::SWAP ? n0 : m0) + wx,
                                                                        (R::SWAP ? m0 : n0) + wy, g, t, M, N, alpha,

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include "../device/batch.cuh"
 #include "../device/common.cuh" /* cp.async, gemm__cuda_store */
+#include "../device/stream_k.cuh"
 
 /* Copies a [ROWS][COLS] tile whose COLS are contiguous in global memory (row
    stride ld) into shared memory (row stride SLD) in 16-byte chunks; rows <
@@ -133,12 +134,12 @@ template <int BM, int BN, int LM, int WN_ = 64> struct gemm__cuda_sw_shape {
     static __device__ __forceinline__ int n_of(int j) { return (j / 4) * LN * 4 + j % 4; }
 };
 
-/* The block's tile of C from blockIdx.x (blockIdx.z the member and K part): groups
-   of 8 tile-rows, N tiles fastest inside a group, so blocks resident
-   together share panels of A and B in L2. */
-__device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, int &bn)
+/* Tile `pid` of C (blockIdx.x, or stream-K's unit): groups of 8
+   tile-rows, N tiles fastest inside a group, so blocks resident together
+   share panels of A and B in L2. */
+__device__ __forceinline__ void gemm__cuda_sw_raster(int pid, int tm, int tn, int &bm, int &bn)
 {
-    int pid = (int)blockIdx.x, per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8),
+    int per_group = 8 * tn, first = (pid / per_group) * 8, size = min(tm - first, 8),
         r = pid % per_group;
     bm = first + r % size;
     bn = r / size;
@@ -147,11 +148,15 @@ __device__ __forceinline__ void gemm__cuda_sw_raster(int tm, int tn, int &bm, in
 /* BATCH: the launch is a batch (its members from bt, K not split); a
    single call runs the instance without, whose registers the batch's
    pointer arithmetic would otherwise reshuffle (it ran 5% slower in the
-   256x128 configuration with it, at the same register count). */
-template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM, bool BATCH>
+   256x128 configuration with it, at the same register count). SK: a
+   single call's stream-K (device/stream_k.cuh; the host launches it on
+   the 64 x 32-warp blocks, MINB a SM): each block walks its tiles
+   and pieces of tiles, and the instance without keeps one tile a block. */
+template <int BM, int BN, int LM, int WN, int MINB, bool AK, bool BKM, bool BATCH, bool SK>
 __global__ void __launch_bounds__(gemm__cuda_sw_shape<BM, BN, LM, WN>::NT, MINB)
 gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const float *A, int64_t lda, const float *B,
-                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt)
+                            int64_t ldb, float beta, float *C, int64_t ldc, int atomic, gemm__cuda_batch bt,
+                            gemm__cuda_stream_k<float> sk)
 {
     typedef gemm__cuda_sw_shape<BM, BN, LM, WN> S;
     constexpr int NT = S::NT, BK = S::BK, STAGES = S::STAGES, TMV = S::TMV, TNV = S::TNV;
@@ -162,106 +167,129 @@ gemm__cuda_simt_warp_kernel(int M, int N, int K, int kchunk, float alpha, const 
     float *TA = ringB + STAGES * RB, *TB = TA + (AK ? 2 * BK * BM : 0); /* transposed buffers [2][BK][side] */
     int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
     int wm = (warp % S::WARPS_M) * S::WM + (lane % LM) * 4, wn = (warp / S::WARPS_M) * S::WN + (lane / LM) * 4;
-    int bm, bn, part = (int)blockIdx.z;
+    int part = (int)blockIdx.z;
     if constexpr (BATCH) {
         gemm__cuda_member_whole_k(bt, A, B, C);
         part = 0;
     }
     else (void)bt;
-    gemm__cuda_sw_raster((M + BM - 1) / BM, (N + BN - 1) / BN, bm, bn);
-    int m0 = bm * BM, n0 = bn * BN, kbeg = part * kchunk, kend = min(K, kbeg + kchunk);
-    const int m_from = m0, n_from = n0; /* the rows and columns of C this block stores start here */
-    if constexpr (WN == 32) {
-        /* A tile that C's edge cuts moves back inside C, over rows (columns) its neighbour stores: its loads
-           are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
-           4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
-           too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
-           the time (H200, 1000^3: 0.79-0.82 of cuBLAS before, 0.86-0.90 after; 1024^3, the same 128 tiles
-           whole, 0.93-1.03). */
-        if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
-        if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
-    }
-    int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
-    const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
-    const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
-    int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
-    auto load = [&](int st, int kt) {
-        int kleft = kend - kbeg - kt * BK;
-        if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT, false, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
-        else gemm__cuda_sw_copy<BK, BM, BM, NT, true, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
-        if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT, false, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
-        else gemm__cuda_sw_copy<BK, BN, BN, NT, true, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
-    };
-    auto transpose = [&](int st, int buf) {
-        if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
-        if (BKM) gemm__cuda_sw_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN);
-    };
-    float acc[TMV][TNV];
+    const int tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+    /* Tile pid of C over K from kbeg to kend: whole, or a stream-K piece of `role`. */
+    auto tile = [&](int pid, int kbeg, int kend, int role) {
+        if constexpr (SK) __syncthreads(); /* every thread is done with the piece before's shared memory */
+        else (void)role;
+        int bm, bn;
+        gemm__cuda_sw_raster(pid, tm, tn, bm, bn);
+        int m0 = bm * BM, n0 = bn * BN;
+        const int m_from = m0, n_from = n0; /* the rows and columns of C this block stores start here */
+        if constexpr (WN == 32) {
+            /* A tile that C's edge cuts moves back inside C, over rows (columns) its neighbour stores: its loads
+               are then those of a whole tile, and it stores only from m_from (n_from). Rows move by a multiple of
+               4, which keeps an M-major operand's 16-byte alignment and the stores' groups of 4 rows; columns
+               too where op(B) is N-major. These blocks run in one round of the SMs, where the slowest one sets
+               the time (H200, 1000^3: 0.79-0.82 of cuBLAS before, 0.86-0.90 after; 1024^3, the same 128 tiles
+               whole, 0.93-1.03). */
+            if (m0 + BM > M && M >= BM && (M - BM) % 4 == 0) m0 = M - BM;
+            if (n0 + BN > N && N >= BN && (BKM || (N - BN) % 4 == 0)) n0 = N - BN;
+        }
+        int ktiles = kend > kbeg ? (kend - kbeg + BK - 1) / BK : 0;
+        const float *Ap = AK ? A + (int64_t)m0 * lda + kbeg : A + m0 + (int64_t)kbeg * lda;
+        const float *Bp = BKM ? B + (int64_t)n0 * ldb + kbeg : B + n0 + (int64_t)kbeg * ldb;
+        int64_t astep = AK ? BK : (int64_t)BK * lda, bstep = BKM ? BK : (int64_t)BK * ldb;
+        auto load = [&](int st, int kt) {
+            int kleft = kend - kbeg - kt * BK;
+            if (AK) gemm__cuda_sw_copy<BM, BK, BK + 4, NT, false, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, M - m0, kleft);
+            else gemm__cuda_sw_copy<BK, BM, BM, NT, true, WN == 32>(ringA + st * RA, Ap + kt * astep, lda, kleft, M - m0);
+            if (BKM) gemm__cuda_sw_copy<BN, BK, BK + 4, NT, false, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, N - n0, kleft);
+            else gemm__cuda_sw_copy<BK, BN, BN, NT, true, WN == 32>(ringB + st * RB, Bp + kt * bstep, ldb, kleft, N - n0);
+        };
+        auto transpose = [&](int st, int buf) {
+            if (AK) gemm__cuda_sw_transpose<BM, BK, NT>(ringA + st * RA, TA + buf * BK * BM);
+            if (BKM) gemm__cuda_sw_transpose<BN, BK, NT>(ringB + st * RB, TB + buf * BK * BN);
+        };
+        float acc[TMV][TNV];
 #pragma unroll
-    for (int i = 0; i < TMV; i++)
+        for (int i = 0; i < TMV; i++)
 #pragma unroll
-        for (int j = 0; j < TNV; j++) acc[i][j] = 0.0f;
+            for (int j = 0; j < TNV; j++) acc[i][j] = 0.0f;
 
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load(s, s);
-        gemm__cuda_cp_commit();
-    }
-    if constexpr (TR) {
-        gemm__cuda_cp_wait<STAGES - 2>();
-        __syncthreads();
-        if (ktiles > 0) transpose(0, 0);
-    }
-    int cs = 0, ls = STAGES - 1; /* the stage computed and the stage loaded next */
-    for (int kt = 0; kt < ktiles; kt++) {
-        if constexpr (TR) gemm__cuda_cp_wait<STAGES - 3>(); /* tile kt + 1 is in (tile kt is transposed) */
-        else gemm__cuda_cp_wait<STAGES - 2>();              /* tile kt is in */
-        __syncthreads(); /* ... and every thread is done with the stage and buffer refilled below */
-        if (kt + STAGES - 1 < ktiles) load(ls, kt + STAGES - 1);
-        gemm__cuda_cp_commit();
-        if constexpr (TR)
-            if (kt + 1 < ktiles) transpose(cs + 1 == STAGES ? 0 : cs + 1, (kt + 1) & 1);
-        const float *as = AK ? TA + (kt & 1) * BK * BM : ringA + cs * RA;
-        const float *bs = BKM ? TB + (kt & 1) * BK * BN : ringB + cs * RB;
-        float a[2][TMV], b[2][TNV];
-        auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < ktiles) load(s, s);
+            gemm__cuda_cp_commit();
+        }
+        if constexpr (TR) {
+            gemm__cuda_cp_wait<STAGES - 2>();
+            __syncthreads();
+            if (ktiles > 0) transpose(0, 0);
+        }
+        int cs = 0, ls = STAGES - 1; /* the stage computed and the stage loaded next */
+        for (int kt = 0; kt < ktiles; kt++) {
+            if constexpr (TR) gemm__cuda_cp_wait<STAGES - 3>(); /* tile kt + 1 is in (tile kt is transposed) */
+            else gemm__cuda_cp_wait<STAGES - 2>();              /* tile kt is in */
+            __syncthreads(); /* ... and every thread is done with the stage and buffer refilled below */
+            if (kt + STAGES - 1 < ktiles) load(ls, kt + STAGES - 1);
+            gemm__cuda_cp_commit();
+            if constexpr (TR)
+                if (kt + 1 < ktiles) transpose(cs + 1 == STAGES ? 0 : cs + 1, (kt + 1) & 1);
+            const float *as = AK ? TA + (kt & 1) * BK * BM : ringA + cs * RA;
+            const float *bs = BKM ? TB + (kt & 1) * BK * BN : ringB + cs * RB;
+            float a[2][TMV], b[2][TNV];
+            auto frag = [&](int k, float(&fa)[TMV], float(&fb)[TNV]) {
+#pragma unroll
+                for (int i = 0; i < S::TMS; i++) {
+                    float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
+                    fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
+                }
+#pragma unroll
+                for (int j = 0; j < S::TNS; j++) {
+                    float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
+                    fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
+                }
+            };
+            frag(0, a[0], b[0]);
+#pragma unroll
+            for (int k = 0; k < BK; k++) { /* the fragments of k + 1 load while k multiplies */
+                if (k + 1 < BK) frag(k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+#pragma unroll
+                for (int i = 0; i < TMV; i++)
+#pragma unroll
+                    for (int j = 0; j < TNV; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+            cs = cs + 1 == STAGES ? 0 : cs + 1;
+            ls = ls + 1 == STAGES ? 0 : ls + 1;
+        }
+        gemm__cuda_cp_wait<0>();
+        if constexpr (SK) { /* a thread's sums in register order, i * TNV + j */
+            auto &sums = reinterpret_cast<float(&)[TMV * TNV]>(acc);
+            auto block = [] { __syncthreads(); };
+            if (role == GEMM__CUDA_SK_TAIL) {
+                gemm__cuda_sk_put<NT>(sums, sk, block);
+                return;
+            }
+            if (role == GEMM__CUDA_SK_HEAD) gemm__cuda_sk_add<NT>(sums, sk, block);
+        }
+
+        bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
+#pragma unroll
+        for (int j = 0; j < TNV; j++) {
+            int n = n0 + wn + S::n_of(j);
+            if (n >= N || (WN == 32 && n < n_from)) continue; /* (the other blocks' code as it was) */
 #pragma unroll
             for (int i = 0; i < S::TMS; i++) {
-                float4 v = *reinterpret_cast<const float4 *>(as + k * BM + wm + S::m_of(4 * i));
-                fa[4 * i] = v.x; fa[4 * i + 1] = v.y; fa[4 * i + 2] = v.z; fa[4 * i + 3] = v.w;
-            }
-#pragma unroll
-            for (int j = 0; j < S::TNS; j++) {
-                float4 v = *reinterpret_cast<const float4 *>(bs + k * BN + wn + S::n_of(4 * j));
-                fb[4 * j] = v.x; fb[4 * j + 1] = v.y; fb[4 * j + 2] = v.z; fb[4 * j + 3] = v.w;
-            }
-        };
-        frag(0, a[0], b[0]);
-#pragma unroll
-        for (int k = 0; k < BK; k++) { /* the fragments of k + 1 load while k multiplies */
-            if (k + 1 < BK) frag(k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
-#pragma unroll
-            for (int i = 0; i < TMV; i++)
-#pragma unroll
-                for (int j = 0; j < TNV; j++) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
-        }
-        cs = cs + 1 == STAGES ? 0 : cs + 1;
-        ls = ls + 1 == STAGES ? 0 : ls + 1;
-    }
-    gemm__cuda_cp_wait<0>();
-
-    bool vec = ((uintptr_t)C & 15) == 0 && (ldc & 3) == 0;
-#pragma unroll
-    for (int j = 0; j < TNV; j++) {
-        int n = n0 + wn + S::n_of(j);
-        if (n >= N || (WN == 32 && n < n_from)) continue; /* (the other blocks' code as it was) */
-#pragma unroll
-        for (int i = 0; i < S::TMS; i++) {
-            int m = m0 + wm + S::m_of(4 * i);
-            if (m < M && (WN != 32 || m >= m_from)) { /* m_from - m0: a whole number of these groups of 4 rows */
-                const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
-                gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
+                int m = m0 + wm + S::m_of(4 * i);
+                if (m < M && (WN != 32 || m >= m_from)) { /* m_from - m0: a whole number of these groups of 4 rows */
+                    const float x[4] = {acc[4 * i][j], acc[4 * i + 1][j], acc[4 * i + 2][j], acc[4 * i + 3][j]};
+                    gemm__cuda_sw_store4(&C[m + (int64_t)n * ldc], x, M - m, alpha, beta, atomic, vec);
+                }
             }
         }
+    };
+    if constexpr (!SK) {
+        tile((int)blockIdx.x, part * kchunk, min(K, part * kchunk + kchunk), GEMM__CUDA_SK_WHOLE);
+    } else {
+        for (int u = (int)blockIdx.x; u < sk.first; u += (int)gridDim.x) tile(u, 0, K, GEMM__CUDA_SK_WHOLE);
+        gemm__cuda_sk_deal(sk.first, tm * tn, (K + BK - 1) / BK,
+                           [&](int u, int s0, int s1, int role) { tile(u, BK * s0, min(K, BK * s1), role); });
     }
 }
