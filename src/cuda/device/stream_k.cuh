@@ -12,8 +12,10 @@
    no block waits on one that waits: every order of the blocks on the SMs
    finishes. The sums of a shared tile go in one order (the HEAD's K steps,
    then the TAIL's), the same bits on every run on the same GPU. Used by the
-   TMA DMMA kernel (fp64, dmma_tma.cuh) and the warp-tiled SIMT kernel
-   (fp32, simt_warp.cuh); the host side is exact_run.cuh's. */
+   TMA DMMA kernel (fp64, dmma_tma.cuh; on one block a SM at most: at two
+   the H200 gave other sums on every run, a cause not found) and the
+   warp-tiled SIMT kernel (fp32, simt_warp.cuh); the host side is
+   exact_run.cuh's. */
 #pragma once
 #include <stdint.h>
 
