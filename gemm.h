@@ -621,6 +621,7 @@ typedef struct gemm__hooks {
     int cuda_ozaki;           /* CUDA emulated products: 1 = never (native, 3xTF32); bench */
     int64_t cuda_nt_copy_min; /* CUDA fp32 / fp64 both-k-major calls: the larger side from which one operand is copied transposed; bench sweeps */
     int cuda_stream_k;        /* CUDA fp64 TMA kernel, fp32 128x64 / 64x128 blocks: -1 = never stream-K, n > 0 = stream-K on a grid of n blocks wherever the tiles are more */
+    int cuda_s8_bm;           /* CUDA int8 WGMMA kernel: rows of C a block (128 or 256; 0 = the plan's); bench sweeps */
     int cuda_complex;         /* CUDA complex device calls: 1 = the real product on the expansion, 2-4 = the native kernel's configuration (host/complex_native.cuh) */
     int mpi_corrupt_shift;    /* MPI: the Nth block a blocking shift receives from now arrives with a bit flipped (1 = the next) */
 } gemm__hooks;

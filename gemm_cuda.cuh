@@ -6629,7 +6629,8 @@ static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, con
     CUtensorMap map_a, map_b;
     gemm_status s;
     memset(&t, 0, sizeof t);
-    t.wg_bm = gemm__cuda_wgmma_bm(M, 0, false);
+    int forced = GEMM__HOOK(cuda_s8_bm, 0); /* bench sweeps: 128 or 256 rows */
+    t.wg_bm = forced == 128 || forced == 256 ? forced : gemm__cuda_wgmma_bm(M, 0, false);
     gemm__cuda_wgmma_schedule(&t, M, N, K, 1, sms, 1);
     gemm__cuda_wgmma_work w = t.work;
     if ((int64_t)w.tm * w.tn > INT32_MAX)

@@ -93,6 +93,7 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--rounds") && a + 1 < argc) rounds = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--moduli") && a + 1 < argc) forced = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--s8-bm") && a + 1 < argc) gemm__test_hooks()->cuda_s8_bm = atoi(argv[++a]); /* 128 or 256 */
         else if (!strcmp(argv[a], "--dists") && a + 1 < argc) {
             dists.clear();
             for (char *s = strtok(argv[++a], ","); s; s = strtok(NULL, ",")) dists.push_back(atoi(s));
