@@ -85,7 +85,7 @@
      bb bits, and rounded to integers; their residues modulo N pairwise
      coprime moduli (256, 255, 253, 251, 247, 241, ...) are multiplied
      exactly on the int8 tensor cores, and the Chinese remainder theorem
-     (summed exactly in 32-bit limbs) brings back the exact integer
+     (summed exactly in fp64 parts of 38 bits) brings back the exact integer
      product, rounded to fp64 and scaled back.
      ba + bb is the largest with K 2^(ba+bb) <= M/4 (M the moduli's
      product), each at most 53 (15 moduli and K = 8192: 51 + 51 bits; 9
@@ -3683,13 +3683,17 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma
         the symmetric range with C' = u_l mod p_l for every l. By the
         Chinese remainder theorem S = sum_l u_l w_l (w_l = (M/p_l) times
         its inverse mod p_l: 1 mod p_l, 0 mod the others) is C' mod M; it
-        is summed exactly in 32-bit limbs (one 32 x 32 -> 64-bit
-        multiply-add a limb a modulus), S/M is within 1/4 of the integer
-        q = round(S/M) (fp64 finds it), and C' = S - qM exactly; then
-        C' in fp64 (exact below 2^53, else a rounding a limb) and
-        C = C' 2^-(ea_i + eb_j). A modulus costs a few multiply-adds where
-        Garner's mixed radix cost a reduction and one step for each
-        modulus before it.
+        is summed exactly in fp64, in parts of 38 bits (w_l's parts times
+        u_l < 2^8, twenty of them, stay below 2^51: one fma a part a
+        modulus, no carries), S/M is within 1/4 of the integer q =
+        round(S/M) (fp64 finds it from the parts), and C' = S - qM part
+        by part, exactly; then the parts' carries, and C' in fp64 from the
+        top part down (exact below 2^53, else a rounding a part) and C =
+        C' 2^-(ea_i + eb_j). A modulus costs a few fma where Garner's
+        mixed radix cost a reduction and one step for each modulus before
+        it, and the fp64 parts where 32-bit limbs cost 64-bit integer
+        products and carries (on an H200 at 8192^2 with 15 moduli: 0.85
+        ms against 0.95).
    The moduli are the largest pairwise coprime numbers up to 256, in
    descending order: the first N are taken. */
 #include <float.h> /* DBL_MAX */
@@ -3711,6 +3715,10 @@ __global__ void __launch_bounds__(32 * WARPS_M * WARPS_N, MINB) gemm__cuda_cdmma
    2^(8 CAP)), and for the most moduli. */
 #define GEMM__OZAKI_LIMBS(CAP) (((CAP) + 3) / 4)
 #define GEMM__OZAKI_MAX_LIMBS GEMM__OZAKI_LIMBS(GEMM__OZAKI_MAX_MODULI)
+/* The reconstruction's fp64 parts of 38 bits that hold M for CAP moduli. */
+#define GEMM__OZAKI_PART_BITS 38
+#define GEMM__OZAKI_PARTS(CAP) ((8 * (CAP) + GEMM__OZAKI_PART_BITS - 1) / GEMM__OZAKI_PART_BITS)
+#define GEMM__OZAKI_MAX_PARTS GEMM__OZAKI_PARTS(GEMM__OZAKI_MAX_MODULI)
 
 /* The moduli and the reconstruction's constants for the first `count` of
    them; big integers as 32-bit limbs, the least significant first. */
@@ -3724,6 +3732,10 @@ typedef struct gemm__ozaki_moduli {
     unsigned mod[GEMM__OZAKI_MAX_LIMBS]; /* M */
     double rcp_m;                        /* 1 / M */
     double log2_m;                       /* log2 of M */
+    /* the same in fp64 parts of 38 bits (part j: bits 38j..38j+37), and 2^(38j) / M */
+    double w_part[GEMM__OZAKI_MAX_MODULI][GEMM__OZAKI_MAX_PARTS];
+    double mod_part[GEMM__OZAKI_MAX_PARTS];
+    double rcp_part[GEMM__OZAKI_MAX_PARTS];
 } gemm__ozaki_moduli;
 
 /* Reduction modulo p of what an int8 product's part of K gives (|sum| <=
@@ -3783,6 +3795,17 @@ static inline void gemm__ozaki_limbs_times(unsigned *x, int n, unsigned f)
     }
 }
 
+/* Bits from..from+37 of a big integer of 32-bit limbs, as an fp64 (exact). */
+static inline double gemm__ozaki_limbs_part(const unsigned *x, int n, int from)
+{
+    uint64_t v = 0;
+    for (int b = GEMM__OZAKI_PART_BITS - 1; b >= 0; b--) {
+        int bit = from + b;
+        v = v << 1 | (bit / 32 < n ? (uint64_t)(x[bit / 32] >> (bit % 32) & 1u) : 0u);
+    }
+    return (double)v;
+}
+
 /* The moduli table. count must be 2..GEMM__OZAKI_MAX_MODULI. */
 static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
 {
@@ -3814,6 +3837,12 @@ static inline gemm__ozaki_moduli gemm__ozaki_moduli_of(int count)
     }
     for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) md = md * 4294967296.0 + (double)m.mod[i];
     m.rcp_m = 1.0 / md;
+    for (int j = 0; j < GEMM__OZAKI_MAX_PARTS; j++) {
+        for (int l = 0; l < count; l++)
+            m.w_part[l][j] = gemm__ozaki_limbs_part(m.w[l], GEMM__OZAKI_MAX_LIMBS, GEMM__OZAKI_PART_BITS * j);
+        m.mod_part[j] = gemm__ozaki_limbs_part(m.mod, GEMM__OZAKI_MAX_LIMBS, GEMM__OZAKI_PART_BITS * j);
+        m.rcp_part[j] = ldexp(m.rcp_m, GEMM__OZAKI_PART_BITS * j);
+    }
     return m;
 }
 
@@ -3887,55 +3916,58 @@ __host__ __device__ static inline int gemm__ozaki_residue(double v, const gemm__
     return r + (r >= (p + 1) / 2 ? -p : r < -(p / 2) ? p : 0);
 }
 
+/* A small nonnegative int (below 2^31) as an fp64, on the device without
+   a conversion instruction (those issue at a fraction of the fp64 rate):
+   2^52 + u has u in its low word. */
+__host__ __device__ static inline double gemm__ozaki_small_double(int u)
+{
+#ifdef __CUDA_ARCH__
+    return __hiloint2double(0x43300000, u) - 4503599627370496.0;
+#else
+    return (double)u;
+#endif
+}
+
 /* C' from its residues u[l] in [0, p_l) (u[l] = 0 past the count), as
-   fp64: S = sum u_l w_l in CAP/4 + 1 limbs (each limb's column sum stays
-   below 20 * 2^8 * 2^32 in 64 bits; S < 2^13 M), q = round(S/M) from S and
-   1/M in fp64 (their roundings move S/M by far less than the 1/4 that
-   separates it from q), C' = S - qM in two's complement (|C'| <= M/4
-   needs only the low limbs and the sign), then its magnitude in fp64 from
-   the top limb down. CAP >= m.count: every index known to the compiler,
-   so that the limbs live in registers. */
+   fp64, in parts of 38 bits (the doc block's step 4): S_j = sum u_l
+   w_l,j, each exact (below 20 * 2^8 * 2^38 < 2^51); q = round(S/M) =
+   round(sum S_j 2^(38j)/M) (their roundings move S/M < 2^13 by far less
+   than the 1/4 that separates it from q); T_j = S_j - q M_j, exact by fma
+   (|q M_j| < 2^13 2^38); the carries make T_j, j below the top, lie in
+   [0, 2^38) (each floor and fma exact, the top part signed); then C' =
+   sum T_j 2^(38j) from the top part down, one fma a part (exact while
+   the partial value is below 2^53, as all of it is when |C'| is).
+   CAP >= m.count: every index known to the compiler, so that the parts
+   live in registers. */
 template <int CAP>
 __host__ __device__ static inline double gemm__ozaki_reconstruct(const gemm__ozaki_moduli &m, const int *u)
 {
-    constexpr int L = GEMM__OZAKI_LIMBS(CAP);
-    uint64_t acc[L], carry = 0;
-    unsigned s[L + 1], x[L];
-    int64_t borrow = 0;
-    double sd = 0.0, c = 0.0;
+    constexpr int J = GEMM__OZAKI_PARTS(CAP);
+    const double part = 274877906944.0, inv_part = 1.0 / 274877906944.0; /* 2^38, 2^-38 */
+    double t[J], ud[CAP], qd = 0.0, c;
     GEMM__OZAKI_UNROLL
-    for (int i = 0; i < L; i++) acc[i] = 0;
+    for (int l = 0; l < CAP; l++) ud[l] = gemm__ozaki_small_double(u[l]);
     GEMM__OZAKI_UNROLL
-    for (int l = 0; l < CAP; l++)
+    for (int j = 0; j < J; j++) {
+        double sj = 0.0;
         GEMM__OZAKI_UNROLL
-        for (int i = 0; i < L; i++) acc[i] += (uint64_t)(unsigned)u[l] * m.w[l][i];
-    GEMM__OZAKI_UNROLL
-    for (int i = 0; i < L; i++) {
-        uint64_t t = acc[i] + carry;
-        s[i] = (unsigned)t;
-        carry = t >> 32;
+        for (int l = 0; l < CAP; l++) sj = fma(ud[l], m.w_part[l][j], sj);
+        t[j] = sj;
+        qd = fma(sj, m.rcp_part[j], qd);
     }
-    s[L] = (unsigned)carry;
+    double q = rint(qd);
     GEMM__OZAKI_UNROLL
-    for (int i = L; i >= 0; i--) sd = sd * 4294967296.0 + (double)s[i];
-    unsigned q = (unsigned)rint(sd * m.rcp_m);
+    for (int j = 0; j < J; j++) t[j] = fma(-q, m.mod_part[j], t[j]);
     GEMM__OZAKI_UNROLL
-    for (int i = 0; i < L; i++) { /* x = S - qM, the low L limbs; the sign is the top bit */
-        int64_t t = (int64_t)s[i] - (int64_t)((uint64_t)q * m.mod[i]) + borrow;
-        x[i] = (unsigned)t;
-        borrow = t >> 32; /* floor: -1, 0, or a negative multiple */
+    for (int j = 0; j + 1 < J; j++) {
+        double carry = floor(t[j] * inv_part);
+        t[j] = fma(-carry, part, t[j]);
+        t[j + 1] += carry;
     }
-    bool negative = x[L - 1] >> 31;
-    carry = 1;
+    c = t[J - 1];
     GEMM__OZAKI_UNROLL
-    for (int i = 0; i < L; i++) { /* |x|: two's complement negated where negative */
-        uint64_t t = (uint64_t)(negative ? ~x[i] : x[i]) + (negative ? carry : 0);
-        x[i] = (unsigned)t;
-        carry = t >> 32;
-    }
-    GEMM__OZAKI_UNROLL
-    for (int i = L - 1; i >= 0; i--) c = c * 4294967296.0 + (double)x[i];
-    return negative ? -c : c;
+    for (int j = J - 2; j >= 0; j--) c = fma(c, part, t[j]);
+    return c;
 }
 /* <<cuda/device ozaki_math */
 /* >>cuda/kernels ozaki: src/cuda/kernels/ozaki.cuh */

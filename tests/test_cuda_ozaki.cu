@@ -140,6 +140,32 @@ static void model(void)
     snprintf(line, sizeof line, "model: integers up to min(M/8, 2^92) from their residues (exact below 2^53; worst relative "
              "error %.2g)", worst);
     check(ok, line);
+    /* the whole range |C'| <= M/4 in 128-bit integers (up to 16 moduli: M < 2^127), every part's carry and sign */
+    ok = true;
+    worst = 0.0;
+    for (int count = 2; count <= 16; count++) {
+        gemm__ozaki_moduli m = gemm__ozaki_moduli_of(count);
+        unsigned __int128 big = 0;
+        for (int i = GEMM__OZAKI_MAX_LIMBS - 1; i >= 0; i--) big = big << 32 | m.mod[i];
+        __int128 quarter = (__int128)(big / 4);
+        for (int t = 0; t < 4000; t++) {
+            unsigned __int128 r = (unsigned __int128)rnd() << 64 | rnd();
+            int shift = (int)(rnd() % 128); /* every size, down to single digits */
+            __int128 v = (__int128)((r >> shift) % (unsigned __int128)(quarter + 1));
+            if (t < 8) v = t < 4 ? quarter - t : t - 4; /* both ends */
+            if (rnd() & 1) v = -v;
+            int u[GEMM__OZAKI_MAX_MODULI] = {0};
+            for (int l = 0; l < count; l++) u[l] = (int)(((v % m.p[l]) + m.p[l]) % m.p[l]);
+            double want = (double)v, got = gemm__ozaki_reconstruct<16>(m, u),
+                   got20 = gemm__ozaki_reconstruct<GEMM__OZAKI_MAX_MODULI>(m, u);
+            if (v > -((__int128)1 << 53) && v < ((__int128)1 << 53)) ok = ok && got == want && got20 == want;
+            worst = fmax(worst, fmax(fabs(got - want), fabs(got20 - want)) / fmax(fabs(want), 1.0));
+        }
+    }
+    ok = ok && worst <= 4 * 0x1.0p-53;
+    snprintf(line, sizeof line, "model: every integer size up to M/4 from its residues, 2..16 moduli, both signs (exact "
+             "below 2^53; worst relative error %.2g)", worst);
+    check(ok, line);
 
     /* the whole scheme on the CPU */
     const int M = 23, N = 19, K = 301;
