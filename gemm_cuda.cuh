@@ -1918,6 +1918,48 @@ __device__ __forceinline__ void gemm__cuda_tma_load_z(void *dst, const CUtensorM
     else gemm__cuda_tma_load3(dst, map, x, y, z, bar);
 }
 
+/* The copy engine the other way: one box of shared memory into a 2-D map
+   (z < 0; x: the row of C, y: its column) or plane z of a 3-D one, as
+   part of this thread's current bulk group. Past the tensor's edges
+   nothing is written, but along its innermost dimension only in whole
+   16-byte units (an H200 wrote the rest of the unit that holds the last
+   element: callers end their maps at a whole unit). The writers of the
+   box make their stores visible to the copy engine first
+   (gemm__cuda_fence_proxy_async). */
+__device__ __forceinline__ void gemm__cuda_tma_store_z(const CUtensorMap *map, const void *src, int x, int y, int z)
+{
+#if GEMM__CUDA_SM90A
+    if (z < 0)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                     ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(gemm__cuda_smem_addr(src))
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+                     ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(gemm__cuda_smem_addr(src))
+                     : "memory");
+#else
+    (void)map; (void)src; (void)x; (void)y; (void)z;
+#endif
+}
+
+/* Closes this thread's bulk group of stores. */
+__device__ __forceinline__ void gemm__cuda_bulk_commit(void)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* Waits until at most N of this thread's bulk groups still read their
+   shared memory (READ), or are still running at all (their writes done). */
+template <int N, bool READ> __device__ __forceinline__ void gemm__cuda_bulk_wait(void)
+{
+#if GEMM__CUDA_SM90A
+    if constexpr (READ) asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+    else asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 /* The shared-memory matrix descriptor of a k-major tile written by the copy
    engine with the 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
    bytes apart (stride byte offset 1024 >> 4), swizzle mode 1 (bits 62-63).
@@ -2118,6 +2160,67 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(THREADS) : "memory");
 }
 /* <<cuda/device wgmma_ptx */
+/* >>cuda/kernels splitk: src/cuda/kernels/splitk.cuh */
+/* Split-K's deterministic reduction (the WGMMA kernel's): each K part
+   wrote its raw fp32 sums into partial[z] (M x N, column-major); one pass
+   adds them in a fixed order, so every run gives the same bits. (The exact
+   kernels split K with atomics into C instead, after C = beta*C.) */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+/* One element of C from the parts' sum: alpha*sum, or alpha*sum + beta*C
+   as one fma (written out, so that the sum kernel and the WGMMA kernel's
+   last part, which both call this, round alike whatever the compiler
+   would contract). */
+template <typename TC>
+__device__ __forceinline__ void gemm__cuda_splitk_put(TC *c, float sum, float alpha, float beta)
+{
+    *c = TC(beta == 0.0f ? alpha * sum : fmaf(alpha, sum, beta * float(*c)));
+}
+
+/* C = alpha * (the sum of the split parts, in order) + beta*C. Each
+   thread takes four neighbouring rows of a column (one 16-byte load a
+   part where M is a multiple of 4, so that the parts' columns are
+   aligned); a block 64 x 4 threads, 256 rows of 4 columns, so that short
+   columns (M = 256) keep every thread busy; rows along x, columns along
+   y (grid-stride in both): no 64-bit division an element, as an index
+   over all M x N would take. */
+template <typename TC>
+__global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const float *partial, float alpha, float beta,
+                                             TC *C, int64_t ldc)
+{
+    int64_t total = (int64_t)M * N;
+    for (int col = (int)(blockIdx.y * blockDim.y + threadIdx.y); col < N; col += (int)(gridDim.y * blockDim.y))
+        for (int r = (int)(blockIdx.x * blockDim.x + threadIdx.x) * 4; r < M; r += (int)(gridDim.x * blockDim.x) * 4) {
+            const float *p = partial + (int64_t)col * M + r;
+            float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            int left = M - r < 4 ? M - r : 4;
+            if (M % 4 == 0) {
+                for (int z = 0; z < split; z++) {
+                    float4 v = __ldcs(reinterpret_cast<const float4 *>(p + z * total));
+                    s[0] += v.x; s[1] += v.y; s[2] += v.z; s[3] += v.w;
+                }
+            } else {
+                for (int z = 0; z < split; z++)
+                    for (int e = 0; e < left; e++) s[e] += p[z * total + e];
+            }
+            for (int e = 0; e < left; e++) gemm__cuda_splitk_put(&C[r + e + (int64_t)col * ldc], s[e], alpha, beta);
+        }
+}
+
+/* The launch of the sum on `stream`: about 8192 blocks of 64 x 4
+   threads at most. */
+template <typename TC>
+static void gemm__cuda_splitk_sum(int M, int N, int split, const float *partial, float alpha, float beta, TC *C,
+                                  int64_t ldc, cudaStream_t stream)
+{
+    int bx = (M + 255) / 256, by = (N + 3) / 4;
+    if (by > 65535) by = 65535;
+    if ((int64_t)bx * by > 8192) by = 8192 / bx > 1 ? 8192 / bx : 1;
+    gemm__cuda_splitk_sum_kernel<TC><<<dim3((unsigned)bx, (unsigned)by), dim3(64, 4), 0, stream>>>(
+        M, N, split, partial, alpha, beta, C, ldc);
+}
+/* <<cuda/kernels splitk */
 /* >>cuda/kernels wgmma: src/cuda/kernels/wgmma.cuh */
 /* WGMMA: TF32, FP16 and BF16 on Hopper's tensor cores (sm_90a), fp32 sums,
    and the fp32-accurate mode's three TF32 products. A persistent kernel:
@@ -2152,7 +2255,13 @@ template <int THREADS> __device__ __forceinline__ void gemm__cuda_bar_sync(int i
    for its short sums). BM = 128 (M of at most 128): 3 stages and two
    blocks per SM; the producer one warp (64 accumulators fit without
    setmaxnreg).
-   The epilogue (the default) passes each consumer warp's sums through a
+   Three epilogues. The copy engine's (BM = 256 with beta == 0 and C's
+   columns 16-byte aligned, or a split K's parts summed by the sum kernel
+   with M a multiple of 4: the host's map of C or of the parts' sums) has
+   each warp write its sums into shared memory, 2 KB at a time, and the
+   copy engine store them while the warp goes on to its next tile, so that
+   C's writes overlap the next K loop instead of idling the tensor cores. The
+   staged one (elsewhere) passes each consumer warp's sums through a
    buffer per warp, EPI_M rows
    of its 16 columns at a time (EPI_LD floats per column: the float2 writes
    of a half-warp and the float4 reads of a quarter-warp land on 32
@@ -2171,7 +2280,10 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
                          EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
-                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
+                         /* the copy-engine epilogue (BM = 256): two boxes of 2 KB a consumer warp */
+                         TMA_BOX_BYTES = 2048, TMA_EPI_BYTES = BM == 256 ? 8 * 2 * TMA_BOX_BYTES : 0,
+                         EPI_REGION = EPI_BYTES > TMA_EPI_BYTES ? EPI_BYTES : TMA_EPI_BYTES,
+                         SMEM = STAGES * STAGE_BYTES + EPI_REGION + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
                                 1024 /* alignment */,
                          MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
     static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
@@ -2199,13 +2311,14 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
    or NaN). When K is split, each part writes its raw sums into a region
    of `partial`; with `counters` (one per tile, zero at launch) the part
    that finishes last adds them up in part order and writes C, else
-   gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 1: the
-   staged epilogue (above), else the direct one. */
+   gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 3: the
+   copy engine's (above; the launch sets it only where it applies), 1: the
+   staged one, 2: the direct one. */
 typedef struct gemm__cuda_wgmma_work {
     int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts x members */
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
     int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
-    int epilogue;                    /* 1: staged through shared memory; else straight from the registers */
+    int epilogue;                    /* 3: the copy engine's; 1: staged through shared memory; 2: from the registers */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
     int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
     int members, a3, b3;             /* a strided batch (1 member for a single call; K is not split then); a3 / b3:
@@ -2334,6 +2447,69 @@ __device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::AC
     }
 }
 
+/* The copy engine's epilogue of one consumer warp: its 16 columns of C
+   (n0 ..) x S::BM rows (m0 ..) in boxes of 128 bytes of rows (64 rows of
+   a 16-bit C, 32 of a 4-byte one, 128 of a byte) x 16 columns. Each box
+   is written as value(d[i]) (the element of C the sum d[i] gives) into
+   one of the warp's two buffers `bufs` (2 KB each, 1024-byte aligned) in
+   the map's 128-byte swizzle (16-byte unit u of column n at unit u ^ n %
+   8: a warp's writes of a pair of rows land on distinct banks), then lane
+   0 has the copy engine store it (plane z of a 3-D map; z < 0: a 2-D
+   map) and goes on. A buffer is written again two boxes later, once lane
+   0 has seen its store read it (wait_group.read 1). Before the kernel
+   ends lane 0 waits for its stores (gemm__cuda_wgmma_epilogue_tma_done).
+   The copy engine clips a box at C's last column, but at its last row
+   only in whole 16-byte units (measured on an H200: the rows up to the
+   next 16 bytes were written), so the map ends at the last whole unit,
+   M16 = M rounded down to 16 bytes of rows, and the warp writes the rows
+   M16 .. M-1 itself; C is Cm, ldc apart. Shared by the int8 kernel. */
+template <typename S, typename TC, typename V, typename F>
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue_tma(const V (&d)[S::ACC], unsigned char *bufs,
+                                                              const CUtensorMap *map_c, int M, int N, int m0, int n0,
+                                                              int z, TC *Cm, int64_t ldc, F value)
+{
+    if constexpr (S::TMA_EPI_BYTES > 0) { /* 256-row tiles only (the buffers' shared memory); else never called */
+        constexpr int E = (int)sizeof(TC), CH = 128 / E, BOXES = S::BM / CH, REGS = S::ACC / BOXES;
+        static_assert(BOXES % 2 == 0 && CH * 16 * E == S::TMA_BOX_BYTES, "two buffers a warp, used in turn");
+        struct alignas(2 * E) two { TC x[2]; };
+        int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+        for (int c = 0; c < BOXES; c++) {
+            unsigned char *buf = bufs + (c % 2) * S::TMA_BOX_BYTES;
+            if (lane == 0) gemm__cuda_bulk_wait<1, true>(); /* the store of two boxes back has read this buffer */
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < REGS; j += 2) {
+                int i = c * REGS + j;
+                int m = 8 * (i / 4) + 2 * t - c * CH, n = g + 8 * ((i % 4) / 2); /* within the box; m even */
+                two o;
+                o.x[0] = value(d[i]);
+                o.x[1] = value(d[i + 1]);
+                *reinterpret_cast<two *>(buf + n * 128 + (((m * E / 16) ^ (n % 8)) * 16) + m * E % 16) = o;
+            }
+            gemm__cuda_fence_proxy_async(); /* the writes, seen by the copy engine */
+            __syncwarp();
+            if (lane == 0) {
+                gemm__cuda_tma_store_z(map_c, buf, m0 + c * CH, n0, z);
+                gemm__cuda_bulk_commit();
+            }
+        }
+        int m16 = M / (16 / E) * (16 / E);
+        if (m16 < M && m0 + S::BM > m16 && m0 < M) /* the rows past the map's last whole unit */
+#pragma unroll
+            for (int i = 0; i < S::ACC; i++) {
+                int m = m0 + 8 * (i / 4) + 2 * t + i % 2, n = n0 + g + 8 * ((i % 4) / 2);
+                if (m >= m16 && m < M && n < N) Cm[m + (int64_t)n * ldc] = value(d[i]);
+            }
+    }
+}
+
+/* Lane 0 of each consumer warp, before the block ends: its stores done. */
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue_tma_done(void)
+{
+    if (threadIdx.x % 32 == 0) gemm__cuda_bulk_wait<0, false>();
+}
+
 /* One unit of a split K, in the kernel: the warp writes its raw sums into
    partial[part] (M x N, column-major); once all 256 consumer threads have,
    one of them counts the part done for the tile, and the consumers of the
@@ -2363,7 +2539,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC],
             const float *p = partial + m + (int64_t)(n0 + col) * M;
             float sum = 0.0f;
             for (int z = 0; z < split; z++) sum += __ldcg(p + z * MN);
-            gemm__cuda_store(C + m + (int64_t)(n0 + col) * ldc, sum, alpha, beta, 0);
+            gemm__cuda_splitk_put(C + m + (int64_t)(n0 + col) * ldc, sum, alpha, beta);
         }
 }
 
@@ -2422,7 +2598,7 @@ template <typename S>
 __device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
 {
     unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
-    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES);
+    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_REGION);
     empty = full + S::STAGES;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -2491,7 +2667,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
 template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
 __global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
+                        const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
                         float *partial)
 {
 #if GEMM__CUDA_SM90A
@@ -2511,6 +2687,7 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;
+        unsigned char *tma_bufs = reinterpret_cast<unsigned char *>(epi) + warp * 2 * S::TMA_BOX_BYTES;
         int it = 0;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
             int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
@@ -2554,15 +2731,22 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                                           partial);
             } else if (w.units != w.tiles * w.members) { /* K split: raw sums for the sum kernel */
                 float *sums = partial + (int64_t)part * M * N;
-                if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
+                if (S::TMA_EPI_BYTES > 0 && w.epilogue == 3) /* map_c: the parts' sums, part z at plane z */
+                    gemm__cuda_wgmma_epilogue_tma<S>(d, tma_bufs, &map_c, M, N, m0, n0, part, sums, (int64_t)M,
+                                                     [](float v) { return v; });
+                else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
                     gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M);
+            } else if (S::TMA_EPI_BYTES > 0 && w.epilogue == 3) {
+                gemm__cuda_wgmma_epilogue_tma<S>(d, tma_bufs, &map_c, M, N, m0, n0, w.members > 1 ? member : -1, Cm,
+                                                 ldc, [alpha](float v) { return TC(alpha * v); });
             } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, Cm, ldc)) {
                 gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, Cm, ldc);
             }
         }
+        if (w.epilogue == 3) gemm__cuda_wgmma_epilogue_tma_done();
     }
 #else
-    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
+    (void)map_a; (void)map_b; (void)map_c; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
 #endif
 }
 /* <<cuda/kernels wgmma */
@@ -2807,25 +2991,6 @@ __global__ void __launch_bounds__(256) gemm__cuda_realign_kernel(int64_t outer, 
     }
 }
 /* <<cuda/kernels copy */
-/* >>cuda/kernels splitk: src/cuda/kernels/splitk.cuh */
-/* Split-K's deterministic reduction (the WGMMA kernel's): each K part
-   wrote its raw fp32 sums into partial[z] (M x N, column-major); one pass
-   adds them in a fixed order, so every run gives the same bits. (The exact
-   kernels split K with atomics into C instead, after C = beta*C.) */
-
-/* C = alpha * (the sum of the split parts, in order) + beta*C. */
-template <typename TC>
-__global__ void gemm__cuda_splitk_sum_kernel(int M, int N, int split, const float *partial, float alpha, float beta,
-                                             TC *C, int64_t ldc)
-{
-    int64_t total = (int64_t)M * N;
-    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total; e += (int64_t)gridDim.x * blockDim.x) {
-        float sum = 0.0f;
-        for (int z = 0; z < split; z++) sum += partial[z * total + e];
-        gemm__cuda_store(&C[e % M + (e / M) * ldc], sum, alpha, beta, 0);
-    }
-}
-/* <<cuda/kernels splitk */
 /* >>cuda/kernels dmma_tma: src/cuda/kernels/dmma_tma.cuh */
 /* DMMA on Hopper (sm_90a): fp64 on the FP64 tensor cores, warp-specialised
    and persistent. The last warpgroup produces: one thread has the copy
@@ -4230,11 +4395,15 @@ template <typename S> __device__ __forceinline__ void gemm__cuda_wgmma_s8_stage(
 }
 
 /* map_a: op(A) as a k-major M x K int8 tensor, map_b: op(B)^T as N x K;
-   the blocks walk the units of `w` (K not split); C column-major. */
+   the blocks walk the units of `w` (K not split); C column-major. With
+   w.epilogue == 3 (y == 0, 256-row tiles, the host's map_c of C) the copy
+   engine writes C (wgmma.cuh's gemm__cuda_wgmma_epilogue_tma), else the
+   staged epilogue above. */
 template <typename TC, int BM>
 __global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                           const gemm__cuda_wgmma_work w, int M, int N, int x, int y, TC *C, int64_t ldc)
+                           const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N,
+                           int x, int y, TC *C, int64_t ldc)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
@@ -4272,11 +4441,23 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         gemm__cuda_wgmma_fence_acc(d);
         if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
         __syncwarp();
-        gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16,
-                                     x, y, C + member * w.stride_c, ldc);
+        int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
+        if (w.epilogue == 3) {
+            gemm__ozaki_divisor dx = gemm__ozaki_divisor_of(std::is_same<TC, uint8_t>::value ? x : 1);
+            gemm__cuda_wgmma_epilogue_tma<S>(d, reinterpret_cast<unsigned char *>(epi) + warp * 2 * S::TMA_BOX_BYTES,
+                                             &map_c, M, N, m0, n0, -1, C, ldc, [x, dx](int v) {
+                                                 TC o;
+                                                 gemm__cuda_s8_put(&o, v, x, 0, dx);
+                                                 return o;
+                                             });
+        } else {
+            gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, m0, n0, x, y, C + member * w.stride_c,
+                                         ldc);
+        }
     }
+    if (w.epilogue == 3) gemm__cuda_wgmma_epilogue_tma_done();
 #else
-    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
+    (void)map_a; (void)map_b; (void)map_c; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
 #endif
 }
 /* <<cuda/kernels wgmma_s8 */
@@ -5407,11 +5588,14 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     w->kt_per = (w->kt_total + t->split - 1) / t->split;
     w->units = w->tiles * t->split;
     w->group = GEMM__HOOK(cuda_wgmma_group, 8);
-    /* the staged epilogue and a separate sum kernel: on an H100 the
+    /* the copy engine's epilogue where the launch finds that it applies
+       (else the staged one: on an H200 FP16 and BF16 8192 x 8192 x 1024
+       ran at 0.87-0.88 of cuBLAS staged, 0.98-1.00 so), and a separate
+       sum kernel: on an H100 the
        last part's in-kernel sum ran split shapes (1024^3, thin ones) at
        0.4-0.5 of the sum kernel's speed, the direct epilogue large ones at
        0.85-0.9 of the staged one's */
-    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 1);
+    w->epilogue = GEMM__HOOK(cuda_wgmma_epilogue, 3);
     t->fixup = t->split > 1 && GEMM__HOOK(cuda_wgmma_reduce, 1) == 2;
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
@@ -6332,6 +6516,7 @@ template <typename T> static CUtensorMapDataType gemm__cuda_tma_type(void)
     return std::is_same<T, __half>::value          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
            : std::is_same<T, __nv_bfloat16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
            : sizeof(T) == 1                        ? CU_TENSOR_MAP_DATA_TYPE_UINT8 /* int8: only the bytes move */
+           : std::is_same<T, int32_t>::value       ? CU_TENSOR_MAP_DATA_TYPE_INT32 /* the int8 product's C */
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
@@ -6380,6 +6565,37 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const
                strides[2] = {(cuuint64_t)ld * sizeof(T), (cuuint64_t)stride * sizeof(T)};
     cuuint32_t box[3] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer, 1};
     return gemm__cuda_encode(fn, map, X, members > 1 ? 3 : 2, dims, strides, box);
+}
+
+/* Whether the copy engine can write C (the WGMMA kernel's epilogue 3):
+   256-row tiles (the shared memory of its buffers), K whole, beta == 0
+   (it writes C, never reads it), at least 16 bytes of rows, and C's base,
+   columns and members 16-byte aligned (the tensor map's rule). With K
+   split (and summed by the sum kernel) it writes the parts' sums instead,
+   M x N floats a part, so M must be a multiple of 4. */
+template <typename TC>
+static bool gemm__cuda_tma_c_fits(int bm, int split, bool fixup, float beta, int M, const TC *C, int64_t ldc,
+                                  int members, int64_t stride_c)
+{
+    if (bm != 256) return false;
+    if (split > 1) return !fixup && M % 4 == 0;
+    return beta == 0.0f && M * (int64_t)sizeof(TC) >= 16 && (uintptr_t)C % 16 == 0 &&
+           ldc * (int64_t)sizeof(TC) % 16 == 0 && (members <= 1 || stride_c * (int64_t)sizeof(TC) % 16 == 0);
+}
+
+/* The map the copy engine writes C by: M16 x N column-major, M16 = M
+   rounded down to 16 bytes of rows (the kernel writes the rest: the copy
+   engine clips rows only in 16-byte units); planes > 1: a third dimension,
+   stride_c elements apart (a strided batch's members, or a split K's
+   parts); boxes of 128 bytes of rows x 16 columns (a consumer warp's). */
+template <typename TC>
+static gemm_status gemm__cuda_tensor_map_c(const char *fn, CUtensorMap *map, TC *C, int64_t ldc, int M, int N,
+                                           int64_t planes, int64_t stride_c)
+{
+    cuuint64_t dims[3] = {(cuuint64_t)(M / (16 / sizeof(TC)) * (16 / sizeof(TC))), (cuuint64_t)N, (cuuint64_t)planes},
+               strides[2] = {(cuuint64_t)ldc * sizeof(TC), (cuuint64_t)stride_c * sizeof(TC)};
+    cuuint32_t box[3] = {(cuuint32_t)(128 / sizeof(TC)), 16, 1};
+    return gemm__cuda_encode(fn, map, (const TC *)C, planes > 1 ? 3 : 2, dims, strides, box);
 }
 
 /* The fp32-accurate split of `rows` rows (split.cuh's sliced regions):
@@ -6442,7 +6658,7 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
                                            const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
-    CUtensorMap map_a, map_b;
+    CUtensorMap map_a, map_b, map_c;
     gemm_status s;
     gemm__cuda_wgmma_work w = t->work;
     void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM>(t);
@@ -6450,7 +6666,7 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+    void *args[] = {&map_a, &map_b, &map_c, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
     w.nonfinite = nonfinite;
     w.counters = t->fixup ? counters : NULL;
     if (t->split <= 1) partial = NULL;
@@ -6469,15 +6685,20 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
                             : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN, mb, sb)) != GEMM_OK) {
         return s;
     }
+    memset(&map_c, 0, sizeof map_c);
+    if (w.epilogue == 3 && !gemm__cuda_tma_c_fits(BM, t->split, t->fixup, beta, M, C, ldc, w.members, w.stride_c))
+        w.epilogue = 1;
+    if (w.epilogue == 3 &&
+        (s = partial ? gemm__cuda_tensor_map_c(fn, &map_c, partial, (int64_t)M, M, N, t->split, (int64_t)M * N)
+                     : gemm__cuda_tensor_map_c(fn, &map_c, C, ldc, M, N, w.members, w.stride_c)) != GEMM_OK)
+        return s;
     if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
     if (partial && !w.counters) {
-        int64_t blocks = ((int64_t)M * N + 255) / 256;
-        gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            M, N, t->split, partial, alpha, beta, C, ldc);
+        gemm__cuda_splitk_sum(M, N, t->split, partial, alpha, beta, C, ldc, stream);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
@@ -6658,9 +6879,10 @@ static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, con
                                         cudaStream_t stream)
 {
     gemm__cuda_tc_plan t;
-    CUtensorMap map_a, map_b;
+    CUtensorMap map_a, map_b, map_c;
     gemm_status s;
     memset(&t, 0, sizeof t);
+    memset(&map_c, 0, sizeof map_c);
     int forced = GEMM__HOOK(cuda_s8_bm, 0); /* bench sweeps: 128 or 256 rows */
     t.wg_bm = forced == 128 || forced == 256 ? forced : gemm__cuda_wgmma_bm(M, 0, false);
     gemm__cuda_wgmma_schedule(&t, M, N, K, 1, sms, 1);
@@ -6673,7 +6895,11 @@ static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, con
     if ((s = gemm__cuda_tensor_map(fn, &map_a, a, lda, K, M, t.wg_bm)) != GEMM_OK ||
         (s = gemm__cuda_tensor_map(fn, &map_b, b, ldb, K, N, 128)) != GEMM_OK)
         return s;
-    void *args[] = {&map_a, &map_b, &w, &M, &N, &x, &y, (void *)&C, &ldc};
+    /* the copy engine writes C where nothing of C is read (y == 0) */
+    if (w.epilogue == 3 && !gemm__cuda_tma_c_fits(t.wg_bm, 1, false, y == 0 ? 0.0f : 1.0f, M, C, ldc, 1, 0))
+        w.epilogue = 1;
+    if (w.epilogue == 3 && (s = gemm__cuda_tensor_map_c(fn, &map_c, C, ldc, M, N, 1, 0)) != GEMM_OK) return s;
+    void *args[] = {&map_a, &map_b, &map_c, &w, &M, &N, &x, &y, (void *)&C, &ldc};
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));

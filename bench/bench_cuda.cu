@@ -50,9 +50,9 @@
    the sweep goes on. --configs does the same for WGMMA schedules, each
    v:g:G:s[:e:r] = options.variant, the raster group (test hook; < 0 along
    N, 0 the default), the grid (test hook; -1 a block per unit, 0
-   persistent), options.split_k, and two more test hooks: the epilogue (1
-   staged through shared memory, 2 straight from the registers, 0 the
-   default) and how a split K is summed (1 a separate kernel, 2 by the part
+   persistent), options.split_k, and two more test hooks: the epilogue (3
+   the copy engine's where it applies, 1 staged through shared memory, 2
+   straight from the registers, 0 the default: 3) and how a split K is summed (1 a separate kernel, 2 by the part
    that finishes last, 0 the default); with --kernel simt or dmma, the
    exact kernels' configurations (gemm_cuda.cuh's doc block). (The research
    kernels: bench/research/exact/.)

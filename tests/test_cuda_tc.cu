@@ -89,7 +89,7 @@ static const tc_mode tc_modes[] = {
    never split and split in 3), or the host-pointer call, its
    copy mode cycling over the cases. */
 enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WGMMA_256, WAY_WGMMA_128,
-       WAY_WGMMA_GRID3, WAY_WGMMA_UNITS, WAY_NAIVE, WAY_HOST, WAYS };
+       WAY_WGMMA_STAGED, WAY_WGMMA_GRID3, WAY_WGMMA_UNITS, WAY_NAIVE, WAY_HOST, WAYS };
 static const struct {
     const char *name;
     gemm_cuda_kernel kernel;
@@ -102,6 +102,7 @@ static const struct {
                    {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0, 0, 0, 0, 0},
                    {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1, 0, 0, 0, 0},
                    {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2, 0, 0, 0, 0},
+                   {"wgmma 256-row tiles, K whole, staged epilogue", GEMM_CUDA_KERNEL_WGMMA, 1, 1, 0, 0, 1, 0},
                    {"wgmma 3 blocks, split_k=2, N-raster 2, direct epilogue, last part sums", GEMM_CUDA_KERNEL_WGMMA,
                     2, 0, -2, 3, 2, 2},
                    {"wgmma a block per unit, M-raster 3, variant=2, split_k=5", GEMM_CUDA_KERNEL_WGMMA, 5, 2, 3, -1, 0,
@@ -113,7 +114,7 @@ static int way_runs[WAYS], way_failures[WAYS]; /* of the current mode */
 #define ALL_WAYS ((1 << WAYS) - 1)
 #define TC_WAYS                                                                                                \
     ((1 << WAY_MMA) | (1 << WAY_WGMMA) | (1 << WAY_WGMMA_NOSPLIT) | (1 << WAY_WGMMA_SPLIT3) | (1 << WAY_WGMMA_256) | \
-     (1 << WAY_WGMMA_128) | (1 << WAY_WGMMA_GRID3) | (1 << WAY_WGMMA_UNITS))
+     (1 << WAY_WGMMA_128) | (1 << WAY_WGMMA_STAGED) | (1 << WAY_WGMMA_GRID3) | (1 << WAY_WGMMA_UNITS))
 
 static cudaStream_t stream; /* the device calls run on a stream of their own */
 
@@ -629,7 +630,7 @@ static void tc_larger(const tc_mode *md)
 
 /* A K split in 3 on WGMMA, summed by the part that finishes last, gives
    the bytes of the separate sum kernel (both add the parts in part order),
-   with either epilogue, with and without beta, both block heights. */
+   with every epilogue, with and without beta, both block heights. */
 static void tc_reductions(const tc_mode *md)
 {
     int before = battery_failed, runs = 0;
@@ -657,7 +658,9 @@ static void tc_reductions(const tc_mode *md)
             got[r] = (unsigned char *)malloc(bytes ? bytes : 1);
             if (!got[r]) { fprintf(stderr, "test_cuda_tc: out of memory\n"); exit(2); }
             gemm__test_hooks()->cuda_wgmma_reduce = r == 0 ? 1 : 2;
-            gemm__test_hooks()->cuda_wgmma_epilogue = v == 1 ? 1 : 2; /* both epilogues */
+            /* the sum kernel's parts written by the copy engine (where M allows) or staged; the last part's
+               sum after the direct or the staged epilogue */
+            gemm__test_hooks()->cuda_wgmma_epilogue = v == 1 ? 1 : r == 0 ? 3 : 2;
             st[r] = case_call(md, &opt, 0, &t, got[r]);
         }
         gemm__test_hooks()->cuda_wgmma_reduce = gemm__test_hooks()->cuda_wgmma_epilogue = 0;
@@ -666,12 +669,66 @@ static void tc_reductions(const tc_mode *md)
                       "tc %s wgmma split_k=3: the last part's sum is right (%s) and gives the sum kernel's bytes "
                       "(%lldx%lldx%lld, beta %g, variant %d, epilogue %s; status %d %d)", md->name, why,
                       (long long)c.m, (long long)c.n, (long long)c.k, c.beta, opt.variant,
-                      v == 1 ? "staged" : "direct", (int)st[0], (int)st[1]);
+                      v == 1 ? "staged" : "copy engine / direct", (int)st[0], (int)st[1]);
         runs++;
         free(got[0]); free(got[1]);
         case_free(&t);
     }
     printf("== tc %s wgmma split-K sums (%d cases): %s\n", md->name, runs,
+           battery_failed == before ? "the same bytes both ways" : "FAILURES above");
+}
+
+/* The copy engine's epilogue (the default where beta == 0 on 256-row
+   tiles with K whole and C's columns 16-byte aligned) gives the staged
+   epilogue's bytes: tiles cut at C's edges in both directions, C's columns
+   padded, both layouts; rows that end inside a 16-byte unit (131, 261:
+   the copy engine writes up to the last whole one, the kernel the rest;
+   nothing past C's window is written). */
+static void tc_epilogues(const tc_mode *md)
+{
+    static const int64_t shapes[][4] = {{264, 136, 200, 0}, {520, 260, 1111, 8}, {64, 16, 24, 0},
+                                        {776, 40, 72, 24},  {261, 131, 72, 5},   {261, 131, 300, 11}};
+    int before = battery_failed, runs = 0;
+    if (way_missing[WAY_WGMMA]) return; /* counted as skipped with the mode's WGMMA ways */
+    for (int v = 0; v < 12; v++) {
+        battery_call c;
+        tc_case t;
+        unsigned char *got[2];
+        gemm_status st[2];
+        gemm_cuda_options opt;
+        size_t bytes;
+        char why[256] = "not compared";
+        set_combo(&c, v % 2 ? 5 : 0);
+        c.m = shapes[v / 2][0]; c.n = shapes[v / 2][1]; c.k = shapes[v / 2][2];
+        c.alpha = 0.75; c.beta = 0.0;
+        battery_min_lds(&c);
+        if (c.layout == GEMM_COL_MAJOR) c.ldc = c.m + shapes[v / 2][3];
+        else c.ldc = c.n + shapes[v / 2][3];
+        case_new(&t, md, &c, mode_seed(md) + 310000u + (uint64_t)v, 0, 0, 0, 0);
+        bytes = t.C.total * type_size(md->out);
+        memset(&opt, 0, sizeof opt);
+        opt.kernel = GEMM_CUDA_KERNEL_WGMMA;
+        opt.math = md->math;
+        opt.split_k = 1;
+        opt.variant = 1;
+        for (int r = 0; r < 2; r++) {
+            got[r] = (unsigned char *)malloc(bytes ? bytes : 1);
+            if (!got[r]) { fprintf(stderr, "test_cuda_tc: out of memory\n"); exit(2); }
+            gemm__test_hooks()->cuda_wgmma_epilogue = r == 0 ? 1 : 3;
+            st[r] = case_call(md, &opt, 0, &t, got[r]);
+        }
+        gemm__test_hooks()->cuda_wgmma_epilogue = 0;
+        battery_check(st[0] == GEMM_OK && st[1] == GEMM_OK && case_compare(md, &t, got[1], why, sizeof why) &&
+                          memcmp(got[0], got[1], bytes) == 0,
+                      "tc %s wgmma: the copy engine's epilogue is right (%s) and gives the staged one's bytes "
+                      "(%lldx%lldx%lld, ldc %lld, %s; status %d %d)", md->name, why, (long long)c.m, (long long)c.n,
+                      (long long)c.k, (long long)c.ldc, c.layout == GEMM_COL_MAJOR ? "column-major" : "row-major",
+                      (int)st[0], (int)st[1]);
+        runs++;
+        free(got[0]); free(got[1]);
+        case_free(&t);
+    }
+    printf("== tc %s wgmma epilogues (%d cases): %s\n", md->name, runs,
            battery_failed == before ? "the same bytes both ways" : "FAILURES above");
 }
 
@@ -1018,6 +1075,7 @@ static void tc_mode_run(const tc_mode *md)
     tc_edges(md);
     tc_larger(md);
     tc_reductions(md);
+    tc_epilogues(md);
     if (!md->tf32_inputs) tc_invalid(md); /* tf32-exact: the same calls as tf32 */
     battery_check(gemm_cuda_release_scratch() == GEMM_OK, "tc %s: gemm_cuda_release_scratch() after the mode: %s",
                   md->name, gemm_last_error_detail());
@@ -1050,7 +1108,8 @@ int main(void)
     if (prop.major < 8) way_missing[WAY_MMA] = "mma needs compute capability 8.0+";
     if (auto_kernel != GEMM_CUDA_KERNEL_WGMMA)
         way_missing[WAY_WGMMA] = way_missing[WAY_WGMMA_NOSPLIT] = way_missing[WAY_WGMMA_SPLIT3] =
-            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] = way_missing[WAY_WGMMA_GRID3] =
+            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] = way_missing[WAY_WGMMA_STAGED] =
+            way_missing[WAY_WGMMA_GRID3] =
             way_missing[WAY_WGMMA_UNITS] =
             "AUTO does not pick wgmma here (it needs compute capability 9.0 and an sm_90a build)";
     fflush(stdout);

@@ -226,7 +226,7 @@ typedef struct gemm__hooks {
     int cuda_device_refuse;   /* CUDA host path: device (index + 1) whose plan fails, as if out of memory */
     int cuda_wgmma_group;     /* CUDA WGMMA: raster group of tile-rows (< 0: along N); bench sweeps */
     int cuda_wgmma_grid;      /* CUDA WGMMA: blocks (-1: one per work unit, not persistent); bench sweeps */
-    int cuda_wgmma_epilogue;  /* CUDA WGMMA: 1 staged through shared memory (default), 2 from the registers; bench sweeps */
+    int cuda_wgmma_epilogue;  /* CUDA WGMMA: 3 the copy engine's where it applies (default), 1 staged through shared memory, 2 from the registers; bench sweeps */
     int cuda_wgmma_reduce;    /* CUDA WGMMA split K: 1 a separate sum kernel (default), 2 the last part sums; bench sweeps */
     int mpi_poll_cols;        /* MPI: columns per panel of a CPU product polled between */
     int verify_flip_bit;      /* verified calls: after the product, flip bit (this - 1) of one element of C, */

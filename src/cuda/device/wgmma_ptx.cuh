@@ -98,6 +98,48 @@ __device__ __forceinline__ void gemm__cuda_tma_load_z(void *dst, const CUtensorM
     else gemm__cuda_tma_load3(dst, map, x, y, z, bar);
 }
 
+/* The copy engine the other way: one box of shared memory into a 2-D map
+   (z < 0; x: the row of C, y: its column) or plane z of a 3-D one, as
+   part of this thread's current bulk group. Past the tensor's edges
+   nothing is written, but along its innermost dimension only in whole
+   16-byte units (an H200 wrote the rest of the unit that holds the last
+   element: callers end their maps at a whole unit). The writers of the
+   box make their stores visible to the copy engine first
+   (gemm__cuda_fence_proxy_async). */
+__device__ __forceinline__ void gemm__cuda_tma_store_z(const CUtensorMap *map, const void *src, int x, int y, int z)
+{
+#if GEMM__CUDA_SM90A
+    if (z < 0)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                     ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(gemm__cuda_smem_addr(src))
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+                     ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(gemm__cuda_smem_addr(src))
+                     : "memory");
+#else
+    (void)map; (void)src; (void)x; (void)y; (void)z;
+#endif
+}
+
+/* Closes this thread's bulk group of stores. */
+__device__ __forceinline__ void gemm__cuda_bulk_commit(void)
+{
+#if GEMM__CUDA_SM90A
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* Waits until at most N of this thread's bulk groups still read their
+   shared memory (READ), or are still running at all (their writes done). */
+template <int N, bool READ> __device__ __forceinline__ void gemm__cuda_bulk_wait(void)
+{
+#if GEMM__CUDA_SM90A
+    if constexpr (READ) asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+    else asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 /* The shared-memory matrix descriptor of a k-major tile written by the copy
    engine with the 128-byte swizzle: rows of 128 bytes, 8-row groups 1024
    bytes apart (stride byte offset 1024 >> 4), swizzle mode 1 (bits 62-63).

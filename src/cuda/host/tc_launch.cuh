@@ -25,6 +25,7 @@ template <typename T> static CUtensorMapDataType gemm__cuda_tma_type(void)
     return std::is_same<T, __half>::value          ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
            : std::is_same<T, __nv_bfloat16>::value ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
            : sizeof(T) == 1                        ? CU_TENSOR_MAP_DATA_TYPE_UINT8 /* int8: only the bytes move */
+           : std::is_same<T, int32_t>::value       ? CU_TENSOR_MAP_DATA_TYPE_INT32 /* the int8 product's C */
                                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
@@ -73,6 +74,37 @@ static gemm_status gemm__cuda_tensor_map(const char *fn, CUtensorMap *map, const
                strides[2] = {(cuuint64_t)ld * sizeof(T), (cuuint64_t)stride * sizeof(T)};
     cuuint32_t box[3] = {(cuuint32_t)(gemm__cuda_wgmma_shape<256>::ROW_BYTES / sizeof(T)), (cuuint32_t)box_outer, 1};
     return gemm__cuda_encode(fn, map, X, members > 1 ? 3 : 2, dims, strides, box);
+}
+
+/* Whether the copy engine can write C (the WGMMA kernel's epilogue 3):
+   256-row tiles (the shared memory of its buffers), K whole, beta == 0
+   (it writes C, never reads it), at least 16 bytes of rows, and C's base,
+   columns and members 16-byte aligned (the tensor map's rule). With K
+   split (and summed by the sum kernel) it writes the parts' sums instead,
+   M x N floats a part, so M must be a multiple of 4. */
+template <typename TC>
+static bool gemm__cuda_tma_c_fits(int bm, int split, bool fixup, float beta, int M, const TC *C, int64_t ldc,
+                                  int members, int64_t stride_c)
+{
+    if (bm != 256) return false;
+    if (split > 1) return !fixup && M % 4 == 0;
+    return beta == 0.0f && M * (int64_t)sizeof(TC) >= 16 && (uintptr_t)C % 16 == 0 &&
+           ldc * (int64_t)sizeof(TC) % 16 == 0 && (members <= 1 || stride_c * (int64_t)sizeof(TC) % 16 == 0);
+}
+
+/* The map the copy engine writes C by: M16 x N column-major, M16 = M
+   rounded down to 16 bytes of rows (the kernel writes the rest: the copy
+   engine clips rows only in 16-byte units); planes > 1: a third dimension,
+   stride_c elements apart (a strided batch's members, or a split K's
+   parts); boxes of 128 bytes of rows x 16 columns (a consumer warp's). */
+template <typename TC>
+static gemm_status gemm__cuda_tensor_map_c(const char *fn, CUtensorMap *map, TC *C, int64_t ldc, int M, int N,
+                                           int64_t planes, int64_t stride_c)
+{
+    cuuint64_t dims[3] = {(cuuint64_t)(M / (16 / sizeof(TC)) * (16 / sizeof(TC))), (cuuint64_t)N, (cuuint64_t)planes},
+               strides[2] = {(cuuint64_t)ldc * sizeof(TC), (cuuint64_t)stride_c * sizeof(TC)};
+    cuuint32_t box[3] = {(cuuint32_t)(128 / sizeof(TC)), 16, 1};
+    return gemm__cuda_encode(fn, map, (const TC *)C, planes > 1 ? 3 : 2, dims, strides, box);
 }
 
 /* The fp32-accurate split of `rows` rows (split.cuh's sliced regions):
@@ -135,7 +167,7 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
                                            const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
 {
     typedef gemm__cuda_wgmma_shape<BM> S;
-    CUtensorMap map_a, map_b;
+    CUtensorMap map_a, map_b, map_c;
     gemm_status s;
     gemm__cuda_wgmma_work w = t->work;
     void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM>(t);
@@ -143,7 +175,7 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
     int64_t ldc = p->ldc;
-    void *args[] = {&map_a, &map_b, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
+    void *args[] = {&map_a, &map_b, &map_c, &w, &M, &N, &alpha, &beta, (void *)&C, &ldc, (void *)&partial};
     w.nonfinite = nonfinite;
     w.counters = t->fixup ? counters : NULL;
     if (t->split <= 1) partial = NULL;
@@ -162,15 +194,20 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
                             : gemm__cuda_tensor_map(fn, &map_b, b.X, b.ld, K, N, S::BN, mb, sb)) != GEMM_OK) {
         return s;
     }
+    memset(&map_c, 0, sizeof map_c);
+    if (w.epilogue == 3 && !gemm__cuda_tma_c_fits(BM, t->split, t->fixup, beta, M, C, ldc, w.members, w.stride_c))
+        w.epilogue = 1;
+    if (w.epilogue == 3 &&
+        (s = partial ? gemm__cuda_tensor_map_c(fn, &map_c, partial, (int64_t)M, M, N, t->split, (int64_t)M * N)
+                     : gemm__cuda_tensor_map_c(fn, &map_c, C, ldc, M, N, w.members, w.stride_c)) != GEMM_OK)
+        return s;
     if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
     GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
     if (partial && !w.counters) {
-        int64_t blocks = ((int64_t)M * N + 255) / 256;
-        gemm__cuda_splitk_sum_kernel<TC><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            M, N, t->split, partial, alpha, beta, C, ldc);
+        gemm__cuda_splitk_sum(M, N, t->split, partial, alpha, beta, C, ldc, stream);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;

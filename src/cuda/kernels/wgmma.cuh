@@ -21,6 +21,7 @@
 #include <type_traits>
 #include "../device/common.cuh" /* gemm__cuda_store */
 #include "../device/wgmma_ptx.cuh"
+#include "splitk.cuh" /* gemm__cuda_splitk_put */
 
 /* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
    0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
@@ -34,7 +35,13 @@
    for its short sums). BM = 128 (M of at most 128): 3 stages and two
    blocks per SM; the producer one warp (64 accumulators fit without
    setmaxnreg).
-   The epilogue (the default) passes each consumer warp's sums through a
+   Three epilogues. The copy engine's (BM = 256 with beta == 0 and C's
+   columns 16-byte aligned, or a split K's parts summed by the sum kernel
+   with M a multiple of 4: the host's map of C or of the parts' sums) has
+   each warp write its sums into shared memory, 2 KB at a time, and the
+   copy engine store them while the warp goes on to its next tile, so that
+   C's writes overlap the next K loop instead of idling the tensor cores. The
+   staged one (elsewhere) passes each consumer warp's sums through a
    buffer per warp, EPI_M rows
    of its 16 columns at a time (EPI_LD floats per column: the float2 writes
    of a half-warp and the float4 reads of a quarter-warp land on 32
@@ -53,7 +60,10 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
                          EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
-                         SMEM = STAGES * STAGE_BYTES + EPI_BYTES + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
+                         /* the copy-engine epilogue (BM = 256): two boxes of 2 KB a consumer warp */
+                         TMA_BOX_BYTES = 2048, TMA_EPI_BYTES = BM == 256 ? 8 * 2 * TMA_BOX_BYTES : 0,
+                         EPI_REGION = EPI_BYTES > TMA_EPI_BYTES ? EPI_BYTES : TMA_EPI_BYTES,
+                         SMEM = STAGES * STAGE_BYTES + EPI_REGION + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
                                 1024 /* alignment */,
                          MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
     static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
@@ -81,13 +91,14 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
    or NaN). When K is split, each part writes its raw sums into a region
    of `partial`; with `counters` (one per tile, zero at launch) the part
    that finishes last adds them up in part order and writes C, else
-   gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 1: the
-   staged epilogue (above), else the direct one. */
+   gemm__cuda_splitk_sum_kernel does after the kernel. `epilogue` 3: the
+   copy engine's (above; the launch sets it only where it applies), 1: the
+   staged one, 2: the direct one. */
 typedef struct gemm__cuda_wgmma_work {
     int units, tiles, tm, tn, group; /* tm x tn tiles, `units` = tiles x K parts x members */
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
     int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
-    int epilogue;                    /* 1: staged through shared memory; else straight from the registers */
+    int epilogue;                    /* 3: the copy engine's; 1: staged through shared memory; 2: from the registers */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
     int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
     int members, a3, b3;             /* a strided batch (1 member for a single call; K is not split then); a3 / b3:
@@ -216,6 +227,69 @@ __device__ __forceinline__ void gemm__cuda_wgmma_epilogue(const float (&d)[S::AC
     }
 }
 
+/* The copy engine's epilogue of one consumer warp: its 16 columns of C
+   (n0 ..) x S::BM rows (m0 ..) in boxes of 128 bytes of rows (64 rows of
+   a 16-bit C, 32 of a 4-byte one, 128 of a byte) x 16 columns. Each box
+   is written as value(d[i]) (the element of C the sum d[i] gives) into
+   one of the warp's two buffers `bufs` (2 KB each, 1024-byte aligned) in
+   the map's 128-byte swizzle (16-byte unit u of column n at unit u ^ n %
+   8: a warp's writes of a pair of rows land on distinct banks), then lane
+   0 has the copy engine store it (plane z of a 3-D map; z < 0: a 2-D
+   map) and goes on. A buffer is written again two boxes later, once lane
+   0 has seen its store read it (wait_group.read 1). Before the kernel
+   ends lane 0 waits for its stores (gemm__cuda_wgmma_epilogue_tma_done).
+   The copy engine clips a box at C's last column, but at its last row
+   only in whole 16-byte units (measured on an H200: the rows up to the
+   next 16 bytes were written), so the map ends at the last whole unit,
+   M16 = M rounded down to 16 bytes of rows, and the warp writes the rows
+   M16 .. M-1 itself; C is Cm, ldc apart. Shared by the int8 kernel. */
+template <typename S, typename TC, typename V, typename F>
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue_tma(const V (&d)[S::ACC], unsigned char *bufs,
+                                                              const CUtensorMap *map_c, int M, int N, int m0, int n0,
+                                                              int z, TC *Cm, int64_t ldc, F value)
+{
+    if constexpr (S::TMA_EPI_BYTES > 0) { /* 256-row tiles only (the buffers' shared memory); else never called */
+        constexpr int E = (int)sizeof(TC), CH = 128 / E, BOXES = S::BM / CH, REGS = S::ACC / BOXES;
+        static_assert(BOXES % 2 == 0 && CH * 16 * E == S::TMA_BOX_BYTES, "two buffers a warp, used in turn");
+        struct alignas(2 * E) two { TC x[2]; };
+        int lane = (int)threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+        for (int c = 0; c < BOXES; c++) {
+            unsigned char *buf = bufs + (c % 2) * S::TMA_BOX_BYTES;
+            if (lane == 0) gemm__cuda_bulk_wait<1, true>(); /* the store of two boxes back has read this buffer */
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < REGS; j += 2) {
+                int i = c * REGS + j;
+                int m = 8 * (i / 4) + 2 * t - c * CH, n = g + 8 * ((i % 4) / 2); /* within the box; m even */
+                two o;
+                o.x[0] = value(d[i]);
+                o.x[1] = value(d[i + 1]);
+                *reinterpret_cast<two *>(buf + n * 128 + (((m * E / 16) ^ (n % 8)) * 16) + m * E % 16) = o;
+            }
+            gemm__cuda_fence_proxy_async(); /* the writes, seen by the copy engine */
+            __syncwarp();
+            if (lane == 0) {
+                gemm__cuda_tma_store_z(map_c, buf, m0 + c * CH, n0, z);
+                gemm__cuda_bulk_commit();
+            }
+        }
+        int m16 = M / (16 / E) * (16 / E);
+        if (m16 < M && m0 + S::BM > m16 && m0 < M) /* the rows past the map's last whole unit */
+#pragma unroll
+            for (int i = 0; i < S::ACC; i++) {
+                int m = m0 + 8 * (i / 4) + 2 * t + i % 2, n = n0 + g + 8 * ((i % 4) / 2);
+                if (m >= m16 && m < M && n < N) Cm[m + (int64_t)n * ldc] = value(d[i]);
+            }
+    }
+}
+
+/* Lane 0 of each consumer warp, before the block ends: its stores done. */
+__device__ __forceinline__ void gemm__cuda_wgmma_epilogue_tma_done(void)
+{
+    if (threadIdx.x % 32 == 0) gemm__cuda_bulk_wait<0, false>();
+}
+
 /* One unit of a split K, in the kernel: the warp writes its raw sums into
    partial[part] (M x N, column-major); once all 256 consumer threads have,
    one of them counts the part done for the tile, and the consumers of the
@@ -245,7 +319,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC],
             const float *p = partial + m + (int64_t)(n0 + col) * M;
             float sum = 0.0f;
             for (int z = 0; z < split; z++) sum += __ldcg(p + z * MN);
-            gemm__cuda_store(C + m + (int64_t)(n0 + col) * ldc, sum, alpha, beta, 0);
+            gemm__cuda_splitk_put(C + m + (int64_t)(n0 + col) * ldc, sum, alpha, beta);
         }
 }
 
@@ -304,7 +378,7 @@ template <typename S>
 __device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
 {
     unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
-    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_BYTES);
+    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_REGION);
     empty = full + S::STAGES;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::STAGES; s++) {
@@ -373,7 +447,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
 template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
 __global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
+                        const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
                         float *partial)
 {
 #if GEMM__CUDA_SM90A
@@ -393,6 +467,7 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
     } else { /* consumers */
         if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;
+        unsigned char *tma_bufs = reinterpret_cast<unsigned char *>(epi) + warp * 2 * S::TMA_BOX_BYTES;
         int it = 0;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
             int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
@@ -436,14 +511,21 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
                                           partial);
             } else if (w.units != w.tiles * w.members) { /* K split: raw sums for the sum kernel */
                 float *sums = partial + (int64_t)part * M * N;
-                if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
+                if (S::TMA_EPI_BYTES > 0 && w.epilogue == 3) /* map_c: the parts' sums, part z at plane z */
+                    gemm__cuda_wgmma_epilogue_tma<S>(d, tma_bufs, &map_c, M, N, m0, n0, part, sums, (int64_t)M,
+                                                     [](float v) { return v; });
+                else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M))
                     gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, sums, (int64_t)M);
+            } else if (S::TMA_EPI_BYTES > 0 && w.epilogue == 3) {
+                gemm__cuda_wgmma_epilogue_tma<S>(d, tma_bufs, &map_c, M, N, m0, n0, w.members > 1 ? member : -1, Cm,
+                                                 ldc, [alpha](float v) { return TC(alpha * v); });
             } else if (w.epilogue == 1 || !gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, alpha, beta, Cm, ldc)) {
                 gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, alpha, beta, Cm, ldc);
             }
         }
+        if (w.epilogue == 3) gemm__cuda_wgmma_epilogue_tma_done();
     }
 #else
-    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
+    (void)map_a; (void)map_b; (void)map_c; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
 #endif
 }

@@ -98,11 +98,15 @@ template <typename S> __device__ __forceinline__ void gemm__cuda_wgmma_s8_stage(
 }
 
 /* map_a: op(A) as a k-major M x K int8 tensor, map_b: op(B)^T as N x K;
-   the blocks walk the units of `w` (K not split); C column-major. */
+   the blocks walk the units of `w` (K not split); C column-major. With
+   w.epilogue == 3 (y == 0, 256-row tiles, the host's map_c of C) the copy
+   engine writes C (wgmma.cuh's gemm__cuda_wgmma_epilogue_tma), else the
+   staged epilogue above. */
 template <typename TC, int BM>
 __global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                           const gemm__cuda_wgmma_work w, int M, int N, int x, int y, TC *C, int64_t ldc)
+                           const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N,
+                           int x, int y, TC *C, int64_t ldc)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
@@ -140,10 +144,22 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
         gemm__cuda_wgmma_fence_acc(d);
         if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
         __syncwarp();
-        gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, bm * S::BM, bn * S::BN + wg * 64 + (warp % 4) * 16,
-                                     x, y, C + member * w.stride_c, ldc);
+        int m0 = bm * S::BM, n0 = bn * S::BN + wg * 64 + (warp % 4) * 16;
+        if (w.epilogue == 3) {
+            gemm__ozaki_divisor dx = gemm__ozaki_divisor_of(std::is_same<TC, uint8_t>::value ? x : 1);
+            gemm__cuda_wgmma_epilogue_tma<S>(d, reinterpret_cast<unsigned char *>(epi) + warp * 2 * S::TMA_BOX_BYTES,
+                                             &map_c, M, N, m0, n0, -1, C, ldc, [x, dx](int v) {
+                                                 TC o;
+                                                 gemm__cuda_s8_put(&o, v, x, 0, dx);
+                                                 return o;
+                                             });
+        } else {
+            gemm__cuda_wgmma_s8_store<S>(d, epi + warp * 16 * S::EPI_LD, M, N, m0, n0, x, y, C + member * w.stride_c,
+                                         ldc);
+        }
     }
+    if (w.epilogue == 3) gemm__cuda_wgmma_epilogue_tma_done();
 #else
-    (void)map_a; (void)map_b; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
+    (void)map_a; (void)map_b; (void)map_c; (void)w; (void)M; (void)N; (void)x; (void)y; (void)C; (void)ldc;
 #endif
 }
