@@ -40,13 +40,13 @@
    with M a multiple of 4: the host's map of C or of the parts' sums) has
    each warp write its sums into shared memory, 2 KB at a time, and the
    copy engine store them while the warp goes on to its next tile, so that
-   C's writes overlap the next K loop instead of idling the tensor cores. The
-   staged one (elsewhere) passes each consumer warp's sums through a
-   buffer per warp, EPI_M rows
-   of its 16 columns at a time (EPI_LD floats per column: the float2 writes
-   of a half-warp and the float4 reads of a quarter-warp land on 32
-   distinct banks for EPI_M = 32; 2-way conflicts for 16), so that a
-   quarter-warp writes EPI_M contiguous elements of one column. The direct
+   C's writes overlap the next K loop instead of idling the tensor cores.
+   The staged one (elsewhere) passes each consumer warp's sums through a
+   buffer per warp, EPI_M rows of its 16 columns at a time (EPI_LD floats
+   per column: the float2 writes of a half-warp and the float4 reads of a
+   quarter-warp land on 32 distinct banks for EPI_M = 32; 2-way conflicts
+   for 16), so that a quarter-warp writes EPI_M contiguous elements of one
+   column. The direct
    epilogue, kept for comparison (test hook), writes each thread's pairs of
    neighbouring rows straight from the registers (a warp's store covers 8
    columns x 2*sizeof(C)*4 bytes); measured on an H100 it was slower (up
@@ -447,8 +447,8 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
 template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
 __global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                        const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N, float alpha, float beta, TC *C, int64_t ldc,
-                        float *partial)
+                        const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N,
+                        float alpha, float beta, TC *C, int64_t ldc, float *partial)
 {
 #if GEMM__CUDA_SM90A
     typedef gemm__cuda_wgmma_shape<BM> S;
@@ -526,6 +526,7 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
         if (w.epilogue == 3) gemm__cuda_wgmma_epilogue_tma_done();
     }
 #else
-    (void)map_a; (void)map_b; (void)map_c; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc; (void)partial;
+    (void)map_a; (void)map_b; (void)map_c; (void)w; (void)M; (void)N; (void)alpha; (void)beta; (void)C; (void)ldc;
+    (void)partial;
 #endif
 }
