@@ -43,7 +43,7 @@
      kernel    AUTO (by precision, GPU and build; TILED16 below sm_80), or
                NAIVE, TILED16, SIMT, DMMA (fp64), MMA, WGMMA; variant (0:
                automatic) one of a kernel's configurations: SIMT fp32 1-6,
-               DMMA 1-3, WGMMA 1-2 (listed at gemm_cuda_options).
+               DMMA 1-3, WGMMA 1-3 (listed at gemm_cuda_options).
      split_k   0: K is split over blocks when the tiles are too few for the
                GPU (exact kernels add into C with atomics: the last bits may
                vary from run to run; WGMMA sums in a fixed order); 1: never;
@@ -212,7 +212,7 @@ typedef struct gemm_cuda_options {
                                   3 = 256x128; 4 = 128x256; 5 = 128x64 and 6 = 64x128, 8x8 per thread
                                 DMMA 1 = 128x64 on cp.async (sm_80+); 2 = 128x128 through TMA, persistent;
                                   3 = 128x64 through TMA, two blocks per SM (2 and 3: Hopper, sm_90a build)
-                                WGMMA (tensor-core modes) 1 = tiles of 256 rows, 2 = of 128 */
+                                WGMMA (tensor-core modes) 1 = tiles of 256 x 128, 2 = 128 x 128, 3 = 128 x 64 */
     gemm_timing *timing;     /* _host calls: filled in seconds when not NULL: setup_s, to_device_s (the time
                                 the multiplies waited for copies), compute_s (the multiplies, both streams),
                                 from_device_s (after the last multiply), total_s (wall clock: the four
@@ -2243,18 +2243,26 @@ static void gemm__cuda_splitk_sum(int M, int N, int split, const float *partial,
 #include <stdint.h>
 #include <type_traits>
 
-/* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
-   0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
-   M is our N (64 columns of C each), its N our M, so a thread's
-   neighbouring accumulators are neighbouring rows of column-major C. From
-   thread 256 on the producer: one thread issues the copies of a
-   128-byte-wide K slice of both operands per stage.
-   BM = 256 (large problems): 4 stages, one block per SM, the producer a
-   whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each, and in the fp32-accurate mode 64 more
-   for its short sums). BM = 128 (M of at most 128): 3 stages and two
-   blocks per SM; the producer one warp (64 accumulators fit without
-   setmaxnreg).
+/* The WGMMA kernel's shape: a block computes BM (M) x BN (N) of C. Its
+   consumer warpgroups (threads 0 .. 128*CONSUMERS-1) each hold one m64nBM
+   accumulator: wgmma's M is our N (64 columns of C each), its N our M, so
+   a thread's neighbouring accumulators are neighbouring rows of
+   column-major C. After them the producer: one thread issues the copies
+   of a 128-byte-wide K slice of both operands per stage. Three shapes:
+   256 x 128 (large problems): one block per SM, the producer a whole
+   warpgroup so that setmaxnreg can move its registers to the consumers
+   (128 accumulators each, and in the fp32-accurate mode 64 more for its
+   short sums). 128 x 128 (M of at most 128, and problems whose 256-row
+   tiles would leave most SMs idle) and 128 x 64 (one consumer warpgroup:
+   twice the tiles again, for thin and short products whose larger tiles
+   are fewer than the SMs): the producer one warp, registers for two
+   blocks per SM (64 accumulators fit without setmaxnreg).
+   The ring's depth is the launch's (work.stages): as many stages as the
+   shared memory of the blocks an SM runs holds (gemm__cuda_wgmma_depth):
+   4 for 256 x 128; for the 128-row shapes 3 or 4 with two blocks on an
+   SM, 6 or 8 when a launch has no more blocks than SMs (thin products:
+   one block an SM has the whole of its shared memory to keep copies in
+   flight).
    Three epilogues. The copy engine's (BM = 256 with beta == 0 and C's
    columns 16-byte aligned, or a split K's parts summed by the sum kernel
    with M a multiple of 4: the host's map of C or of the parts' sums) has
@@ -2271,22 +2279,28 @@ static void gemm__cuda_splitk_sum(int M, int N, int split, const float *partial,
    neighbouring rows straight from the registers (a warp's store covers 8
    columns x 2*sizeof(C)*4 bytes); measured on an H100 it was slower (up
    to 0.83 of the staged one) or no faster on every shape swept. */
-template <int BM_> struct gemm__cuda_wgmma_shape {
-    static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
-                         THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
+template <int BM_, int BN_ = 128> struct gemm__cuda_wgmma_shape {
+    static constexpr int BM = BM_, BN = BN_, CONSUMERS = BN / 64, ROW_BYTES = 128,
+                         THREADS = 128 * CONSUMERS + (BM == 256 ? 128 : 32), BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
                          /* registers per thread at launch: BLOCKS_PER_SM blocks fill the 64K (rounded down to 8) */
                          MAX_REGS = 65536 / (BLOCKS_PER_SM * THREADS) / 8 * 8,
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
-                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
+                         MAX_STAGES = 8, /* the barriers' room */
+                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 4 * CONSUMERS * 16 * EPI_LD * 4,
                          /* the copy-engine epilogue (BM = 256): two boxes of 2 KB a consumer warp */
-                         TMA_BOX_BYTES = 2048, TMA_EPI_BYTES = BM == 256 ? 8 * 2 * TMA_BOX_BYTES : 0,
+                         TMA_BOX_BYTES = 2048, TMA_EPI_BYTES = BM == 256 ? 4 * CONSUMERS * 2 * TMA_BOX_BYTES : 0,
                          EPI_REGION = EPI_BYTES > TMA_EPI_BYTES ? EPI_BYTES : TMA_EPI_BYTES,
-                         SMEM = STAGES * STAGE_BYTES + EPI_REGION + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
-                                1024 /* alignment */,
+                         /* all but the ring: the epilogue's buffers, a full and an empty barrier per stage, the
+                            split-K flag, the ring's alignment */
+                         OTHER_BYTES = EPI_REGION + 2 * MAX_STAGES * 8 + 16 + 1024,
                          MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
-    static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
+    /* a block's shared memory with a ring of `stages` */
+    static constexpr int smem(int stages) { return stages * STAGE_BYTES + OTHER_BYTES; }
+    static_assert(BN == 64 || BN == 128, "one or two consumer warpgroups");
+    static_assert(BM == 128 || BN == 128, "256-row tiles have two consumer warpgroups");
+    static_assert(EPI_REGION % 1024 == 0, "the ring after the epilogue's buffers stays 1024-byte aligned");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
 
@@ -2294,9 +2308,9 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
    older ones derive a limit from the blocks per SM, for 128-row tiles a
    lower one, which spills. */
 #if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
-#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS) __maxnreg__(S::MAX_REGS)
+#define GEMM__CUDA_WGMMA_BOUNDS(...) __launch_bounds__((__VA_ARGS__::THREADS)) __maxnreg__((__VA_ARGS__::MAX_REGS))
 #else
-#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
+#define GEMM__CUDA_WGMMA_BOUNDS(...) __launch_bounds__((__VA_ARGS__::THREADS), (__VA_ARGS__::BLOCKS_PER_SM))
 #endif
 
 /* Which units a launch has and where each one's K slices are. Unit u is K
@@ -2319,6 +2333,7 @@ typedef struct gemm__cuda_wgmma_work {
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
     int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
     int epilogue;                    /* 3: the copy engine's; 1: staged through shared memory; 2: from the registers */
+    int stages;                      /* the ring's depth (at most the shape's MAX_STAGES) */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
     int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
     int members, a3, b3;             /* a strided batch (1 member for a single call; K is not split then); a3 / b3:
@@ -2511,7 +2526,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_epilogue_tma_done(void)
 }
 
 /* One unit of a split K, in the kernel: the warp writes its raw sums into
-   partial[part] (M x N, column-major); once all 256 consumer threads have,
+   partial[part] (M x N, column-major); once all the consumer threads have,
    one of them counts the part done for the tile, and the consumers of the
    part that finished last add every part's sums in part order and write
    C, each lane a row of the warp's 16 columns at a time. Every run gives
@@ -2529,9 +2544,9 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC],
     if (!gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M))
         gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M);
     __threadfence(); /* the sums are visible to the other blocks before the count */
-    gemm__cuda_bar_sync<256>(1);
+    gemm__cuda_bar_sync<128 * S::CONSUMERS>(1);
     if (threadIdx.x == 0) *last = atomicAdd(&w.counters[tile], 1) == split - 1;
-    gemm__cuda_bar_sync<256>(1);
+    gemm__cuda_bar_sync<128 * S::CONSUMERS>(1);
     if (!*last) return;
     __threadfence(); /* the other parts' sums are seen after their counts */
     for (int col = 0; col < 16 && n0 + col < N; col++)
@@ -2590,20 +2605,32 @@ __device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::AC
     }
 }
 
-/* The block's shared memory: the ring of stages (aligned to 1024 bytes,
-   where the 128-byte swizzle repeats), the epilogue buffers, then a full
-   and an empty barrier per stage, which thread 0 initialises. Returns the
-   first stage; every thread has passed the initialisation. */
+/* A place in the ring of `stages` stages: the stage, and how many times
+   the ring has come round to it (its lap: the barriers' phase). */
+struct gemm__cuda_ring_pos {
+    int stage = 0, lap = 0;
+    __device__ __forceinline__ void next(int stages)
+    {
+        if (++stage == stages) stage = 0, lap++;
+    }
+};
+
+/* The block's shared memory: the epilogue buffers (from a 1024-byte
+   boundary, where the 128-byte swizzle repeats), the ring of `stages`
+   stages after them, then a full and an empty barrier per stage, which
+   thread 0 initialises. Returns the start (the buffers); every thread
+   has passed the initialisation. */
 template <typename S>
-__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
+__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, int stages, uint64_t *&full,
+                                                                uint64_t *&empty)
 {
     unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
-    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_REGION);
-    empty = full + S::STAGES;
+    full = reinterpret_cast<uint64_t *>(smem + S::EPI_REGION + stages * S::STAGE_BYTES);
+    empty = full + S::MAX_STAGES;
     if (threadIdx.x == 0) {
-        for (int s = 0; s < S::STAGES; s++) {
+        for (int s = 0; s < stages; s++) {
             gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
+            gemm__cuda_mbar_init(&empty[s], 4 * S::CONSUMERS); /* one arrival per consumer warp */
         }
         gemm__cuda_fence_mbar_init();
         gemm__cuda_fence_proxy_async();
@@ -2618,20 +2645,21 @@ __device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *r
    Shared by the floating-point and the int8 kernels. */
 template <typename S, typename T, bool A_MN, bool B_MN, bool ACCURATE>
 __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
-                                                         const gemm__cuda_wgmma_work &w, unsigned char *smem,
+                                                         const gemm__cuda_wgmma_work &w, unsigned char *ring,
                                                          uint64_t *full, uint64_t *empty)
 {
 #if GEMM__CUDA_SM90A
     constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
-    int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+    int nonfinite = w.nonfinite ? *w.nonfinite : 0;
+    gemm__cuda_ring_pos r;
     for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
         int member, bm, bn, part, kt0, nkt;
         gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
         int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
-        for (int kt = 0; kt < nkt; kt++, it++) {
-            int s = it % S::STAGES, ka, kb;
-            if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
-            unsigned char *stage = smem + s * S::STAGE_BYTES;
+        for (int kt = 0; kt < nkt; kt++, r.next(w.stages)) {
+            int s = r.stage, ka, kb;
+            if (r.lap > 0) gemm__cuda_mbar_wait(&empty[s], (unsigned)(r.lap - 1) & 1);
+            unsigned char *stage = ring + s * S::STAGE_BYTES;
             gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
             gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
             if constexpr (ACCURATE) {
@@ -2654,7 +2682,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
         }
     }
 #else
-    (void)map_a; (void)map_b; (void)w; (void)smem; (void)full; (void)empty;
+    (void)map_a; (void)map_b; (void)w; (void)ring; (void)full; (void)empty;
 #endif
 }
 
@@ -2664,31 +2692,32 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
    (fp32, BM = 256): both are 3-D maps of the split's slice planes, and the
    hi*hi segment's stages are summed in short runs (above). The blocks walk
    the units of `w`; a unit of a split K goes through `partial` (above). */
-template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
-__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM, int BN, bool ACCURATE>
+__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM, BN>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N,
                         float alpha, float beta, TC *C, int64_t ldc, float *partial)
 {
 #if GEMM__CUDA_SM90A
-    typedef gemm__cuda_wgmma_shape<BM> S;
+    typedef gemm__cuda_wgmma_shape<BM, BN> S;
     static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     uint64_t *full, *empty;
-    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
-    float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
-    int *last = reinterpret_cast<int *>(empty + S::STAGES);
-    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, w.stages, full, empty),
+                  *ring = smem + S::EPI_REGION;
+    float *epi = reinterpret_cast<float *>(smem);
+    int *last = reinterpret_cast<int *>(empty + S::MAX_STAGES);
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg < CONSUMERS: consumers */
 
-    if (wg == 2) { /* producer: few registers, one thread */
-        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256)
-            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, smem, full, empty);
+    if (wg == S::CONSUMERS) { /* producer: few registers, one thread */
+        if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
+        if (threadIdx.x == 128 * S::CONSUMERS)
+            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, ring, full, empty);
     } else { /* consumers */
-        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
+        if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;
-        unsigned char *tma_bufs = reinterpret_cast<unsigned char *>(epi) + warp * 2 * S::TMA_BOX_BYTES;
-        int it = 0;
+        unsigned char *tma_bufs = smem + warp * 2 * S::TMA_BOX_BYTES;
+        gemm__cuda_ring_pos r;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
             int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
             gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
@@ -2698,10 +2727,10 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             gemm__cuda_wgmma_fence_acc(d);
             /* the accurate mode's hi*hi stages (from k tile `promoted` of the unit on) come last */
             int promoted = ACCURATE ? min(nkt, max(0, 2 * w.kt_seg - kt0)) : nkt, kt = 0;
-            for (; kt < promoted; kt++, it++) {
-                int s = it % S::STAGES;
-                gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-                gemm__cuda_wgmma_stage<S, T, A_MN, B_MN>(d, smem + s * S::STAGE_BYTES, wg);
+            for (; kt < promoted; kt++, r.next(w.stages)) {
+                int s = r.stage;
+                gemm__cuda_mbar_wait(&full[s], (unsigned)r.lap & 1);
+                gemm__cuda_wgmma_stage<S, T, A_MN, B_MN>(d, ring + s * S::STAGE_BYTES, wg);
                 /* the previous stage's group is done once at most this one is pending */
                 gemm__cuda_wgmma_wait<1>();
                 gemm__cuda_wgmma_fence_acc(d);
@@ -2714,11 +2743,11 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
             __syncwarp();
             if constexpr (ACCURATE) {
-                for (; kt < nkt; kt++, it++) { /* hi*hi: short sums, each stage done before the next */
-                    int s = it % S::STAGES;
+                for (; kt < nkt; kt++, r.next(w.stages)) { /* hi*hi: short sums, each stage done before the next */
+                    int s = r.stage;
                     float sums[64];
-                    gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-                    gemm__cuda_wgmma_stage_promoted<S>(d, sums, smem + s * S::STAGE_BYTES, wg);
+                    gemm__cuda_mbar_wait(&full[s], (unsigned)r.lap & 1);
+                    gemm__cuda_wgmma_stage_promoted<S>(d, sums, ring + s * S::STAGE_BYTES, wg);
                     if (lane == 0) gemm__cuda_mbar_arrive(&empty[s]);
                     __syncwarp();
                 }
@@ -4410,17 +4439,18 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     typedef gemm__cuda_wgmma_shape<BM> S;
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     uint64_t *full, *empty;
-    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
-    int *epi = reinterpret_cast<int *>(smem + S::STAGES * S::STAGE_BYTES);
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, w.stages, full, empty),
+                  *ring = smem + S::EPI_REGION;
+    int *epi = reinterpret_cast<int *>(smem);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (wg == 2) { /* producer */
-        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
+        if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
         if (threadIdx.x == 256)
-            gemm__cuda_wgmma_produce<S, int8_t, false, false, false>(&map_a, &map_b, w, smem, full, empty);
+            gemm__cuda_wgmma_produce<S, int8_t, false, false, false>(&map_a, &map_b, w, ring, full, empty);
         return;
     }
-    if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
-    int it = 0;
+    if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
+    gemm__cuda_ring_pos r;
     for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
         int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
         gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
@@ -4428,10 +4458,10 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
 #pragma unroll
         for (int i = 0; i < S::ACC; i++) d[i] = 0;
         gemm__cuda_wgmma_fence_acc(d);
-        for (int kt = 0; kt < nkt; kt++, it++) {
-            int s = it % S::STAGES;
-            gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-            gemm__cuda_wgmma_s8_stage<S>(d, smem + s * S::STAGE_BYTES, wg);
+        for (int kt = 0; kt < nkt; kt++, r.next(w.stages)) {
+            int s = r.stage;
+            gemm__cuda_mbar_wait(&full[s], (unsigned)r.lap & 1);
+            gemm__cuda_wgmma_s8_stage<S>(d, ring + s * S::STAGE_BYTES, wg);
             gemm__cuda_wgmma_wait<1>(); /* the previous stage's group is done */
             gemm__cuda_wgmma_fence_acc(d);
             if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
@@ -4573,9 +4603,11 @@ template <typename T, typename TC, typename S> struct gemm__cuda_operands {
     S alpha, beta;
 };
 
-/* The device a call runs on: its index, compute capability and SM count. */
+/* The device a call runs on: its index, compute capability, SM count and
+   shared memory (bytes: an SM's, the most one block may opt in to, and
+   what the driver reserves of an SM's for each block). */
 typedef struct gemm__cuda_gpu {
-    int dev, major, minor, sms;
+    int dev, major, minor, sms, smem_sm, smem_block, smem_reserved;
 } gemm__cuda_gpu;
 
 static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
@@ -4584,6 +4616,9 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->major, cudaDevAttrComputeCapabilityMajor, gpu->dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->minor, cudaDevAttrComputeCapabilityMinor, gpu->dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->sms, cudaDevAttrMultiProcessorCount, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, gpu->dev));
     return GEMM_OK;
 }
 
@@ -5505,24 +5540,51 @@ static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool
     return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
 }
 
-/* options.variant of the tensor-core modes: WGMMA's block height (0:
+/* options.variant of the tensor-core modes: WGMMA's block tile (0:
    automatic). */
-enum { GEMM__CUDA_WG_256 = 1, GEMM__CUDA_WG_128 = 2, GEMM__CUDA_WG_VARIANTS = 2 };
+enum { GEMM__CUDA_WG_256 = 1, GEMM__CUDA_WG_128 = 2, GEMM__CUDA_WG_128x64 = 3, GEMM__CUDA_WG_VARIANTS = 3 };
 
-/* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
-   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
-   reuse of each copied slice wins at every K measured on the H100 and the
-   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
-   128-row blocks per SM move a third more bytes from L2 per product). The
-   fp32-accurate mode always takes 256 (its promoted sums need the split
-   tile, wgmma.cuh). A single call whose 256-row units would leave most
-   SMs idle takes 128 instead (gemm__cuda_tc_plan_of). */
-static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
+/* The WGMMA block tile, BM rows x *bn columns of C: options.variant 1 =
+   256 x 128, 2 = 128 x 128, 3 = 128 x 64; automatic (0): 128 x 128 when M
+   fits one such tile (a 256-row tile would be half empty: thin problems
+   such as 16384 x 128 x 16384 row-major), else 256 x 128, whose reuse of
+   each copied slice wins at every K measured on the H100 and the H200,
+   short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two 128-row
+   blocks per SM move a third more bytes from L2 per product). The
+   fp32-accurate mode always takes 256 x 128 (its promoted sums need the
+   split tile, wgmma.cuh). A single call whose tiles would be fewer than
+   the SMs takes smaller ones instead (gemm__cuda_tc_plan_of). */
+static int gemm__cuda_wgmma_tile(int M, int variant, bool accurate, int *bn)
 {
+    *bn = variant == GEMM__CUDA_WG_128x64 && !accurate ? 64 : 128;
     if (accurate) return 256;
-    if (variant == GEMM__CUDA_WG_256 || variant == GEMM__CUDA_WG_128) return variant == GEMM__CUDA_WG_256 ? 256 : 128;
+    if (variant == GEMM__CUDA_WG_256) return 256;
+    if (variant == GEMM__CUDA_WG_128 || variant == GEMM__CUDA_WG_128x64) return 128;
     return M <= 128 ? 128 : 256;
+}
+
+/* How deep WGMMA's ring is for a tile of bm x bn when `blocks` blocks
+   share an SM: the stages that fit in a block's share of the SM's shared
+   memory (less the driver's reservation per block, at most what a block
+   may opt in to) beside the rest of the block's (the shape's
+   OTHER_BYTES), at most the barriers' room. On Hopper (228 KB an SM): 4
+   for 256 x 128; 3 (two blocks) or 6 (one) for 128 x 128; 4 or 8 for 128
+   x 64. 0 when fewer than 2 fit. */
+template <int BM, int BN> static int gemm__cuda_wgmma_depth_of(int blocks, const gemm__cuda_gpu *gpu)
+{
+    typedef gemm__cuda_wgmma_shape<BM, BN> S;
+    int room = gpu->smem_sm / blocks - gpu->smem_reserved, stages;
+    if (room > gpu->smem_block) room = gpu->smem_block;
+    stages = (room - S::OTHER_BYTES) / S::STAGE_BYTES;
+    if (stages > S::MAX_STAGES) stages = S::MAX_STAGES;
+    return stages < 2 ? 0 : stages;
+}
+
+static int gemm__cuda_wgmma_depth(int bm, int bn, int blocks, const gemm__cuda_gpu *gpu)
+{
+    return bm == 256 ? gemm__cuda_wgmma_depth_of<256, 128>(blocks, gpu)
+           : bn == 128 ? gemm__cuda_wgmma_depth_of<128, 128>(blocks, gpu)
+                       : gemm__cuda_wgmma_depth_of<128, 64>(blocks, gpu);
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
@@ -5551,32 +5613,35 @@ static int gemm__cuda_wgmma_split(int tiles, int ktiles, int sms, int min_kt, in
    MMA's block tile (mma_bm: 128, or 64 for a batch's small members);
    which operands are first copied into k-major rows of ldo elements, or,
    in the fp32-accurate mode (`accurate`), split into `regions` regions of
-   ldo elements each (split.cuh); the WGMMA tile height, K split, raster
-   group and grid, and whether the last part of a split tile sums the
+   ldo elements each (split.cuh); the WGMMA block tile (wg_bm x wg_bn), K
+   split, raster group and grid (the ring's depth: work.stages), and whether the last part of a split tile sums the
    parts (`fixup`); and the scratch bytes of the copies (a's elements
    first), of split-K's sums, its counters (at `counters_at`) and the
    accurate mode's Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
     bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
-    int wg_bm, mma_bm, split, group, grid, regions;
+    int wg_bm, wg_bn, mma_bm, split, group, grid, regions;
     int64_t ldo;
     gemm__cuda_wgmma_work work;
     size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
 
-/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
-   block per unit up to the block slots of the device (persistent blocks
-   walk the rest). Test hooks may force the raster group, the grid, the
+/* The WGMMA schedule of a plan's tile: tiles, K split, units, and the
+   grid: one block per unit up to the block slots of the device
+   (persistent blocks walk the rest), and the ring as deep as the blocks
+   an SM then runs leave room for (a grid of at most one block an SM: the
+   whole SM's). Test hooks may force the raster group, the grid, the
    epilogue or the way a split K is summed. */
-static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
+static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem,
+                                      const gemm__cuda_gpu *gpu, int split_k)
 {
     gemm__cuda_wgmma_work *w = &t->work;
-    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
+    int bk = 128 / elem, sms = gpu->sms, per_sm = t->wg_bm == 256 ? 1 : 2, slots = sms * per_sm, grid;
     memset(w, 0, sizeof *w);
     w->members = 1;
     w->tm = (M + t->wg_bm - 1) / t->wg_bm;
-    w->tn = (N + 127) / 128;
+    w->tn = (N + t->wg_bn - 1) / t->wg_bn;
     w->tiles = w->tm * w->tn;
     if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
         w->kt_seg = (int)(t->ldo / bk);
@@ -5601,12 +5666,13 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
     t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
+    w->stages = gemm__cuda_wgmma_depth(t->wg_bm, t->wg_bn, t->grid > sms ? per_sm : 1, gpu);
 }
 
 /* The plan of a single call on `kernel` (WGMMA or MMA). */
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
-                                                const T *b, const gemm_cuda_options *opt, int sms)
+                                                const T *b, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu)
 {
     gemm__cuda_tc_plan t;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
@@ -5621,16 +5687,25 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
     t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
     t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
-    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
+    t.wg_bm = gemm__cuda_wgmma_tile(M, opt->variant, t.accurate, &t.wg_bn);
     t.mma_bm = 128;
     t.split = 1;
-    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
-    /* automatic height: 256-row units that leave more than half the SMs
-       idle (K too short to split: 1000^3, 1024^3) take 128-row tiles,
-       twice as many (on the H200 0.84-1.04 of cuBLAS against 0.59-0.94) */
-    if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < sms) {
+    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
+    /* automatic tile: 256-row units that leave more than half the SMs idle
+       (K too short to split: 1000^3, 1024^3) take 128-row tiles, twice as
+       many (on the H200 0.84-1.04 of cuBLAS against 0.59-0.94); and where
+       the tiles are still fewer than the SMs (the units then split K, or
+       leave SMs idle: 1024^3's 64 tiles, the 32 of 256 x 4096 x 4096), 128
+       x 64 tiles, twice as many again, with the deep ring of one block an
+       SM and K split less or not at all */
+    if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < gpu->sms) {
         t.wg_bm = 128;
-        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
+    }
+    if (wgmma && opt->variant == 0 && !t.accurate && 5 * t.work.tiles < 4 * gpu->sms) {
+        t.wg_bm = 128;
+        t.wg_bn = 64;
+        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
     }
     t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
     t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
@@ -5647,10 +5722,11 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
    place when aligned, every other operand not k-major and aligned copied. */
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, const gemm__cuda_batch &bt,
-                                                        bool aligned_a, bool aligned_b, int variant, int sms)
+                                                        bool aligned_a, bool aligned_b, int variant,
+                                                        const gemm__cuda_gpu *gpu)
 {
     gemm__cuda_tc_plan t;
-    int elem = (int)sizeof(T), slots;
+    int elem = (int)sizeof(T), sms = gpu->sms, per_sm;
     memset(&t, 0, sizeof t);
     t.kernel = GEMM_CUDA_KERNEL_WGMMA;
     t.ldo = (p->k + 7) / 8 * 8;
@@ -5659,14 +5735,15 @@ static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, 
     t.b_mn = elem == 2 && p->b_trans && aligned_b;
     t.copy_a = !t.a_mn && !(p->a_trans && aligned_a);
     t.copy_b = !t.b_mn && !(!p->b_trans && aligned_b);
-    t.wg_bm = gemm__cuda_wgmma_bm((int)p->m, variant, false);
+    t.wg_bm = gemm__cuda_wgmma_tile((int)p->m, variant, false, &t.wg_bn);
     t.mma_bm = 128;
-    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, sms, 1);
+    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, gpu, 1);
     t.work.units *= (int)bt.count;
     t.work.members = (int)bt.count;
     t.work.stride_c = bt.stride_c;
-    slots = sms * (t.wg_bm == 256 ? 1 : 2);
-    t.grid = slots < t.work.units ? slots : t.work.units;
+    per_sm = t.wg_bm == 256 ? 1 : 2;
+    t.grid = sms * per_sm < t.work.units ? sms * per_sm : t.work.units;
+    t.work.stages = gemm__cuda_wgmma_depth(t.wg_bm, t.wg_bn, t.grid > sms ? per_sm : 1, gpu);
     t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
     t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
     return t;
@@ -5713,7 +5790,7 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
    Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
    TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
    DMMA, named with their kernel; tensor-core kernels AUTO, NAIVE, MMA,
-   WGMMA, variants 1-2 (WGMMA's 256- or 128-row tiles).
+   WGMMA, variants 1-3 (WGMMA's tiles of 256 x 128, 128 x 128, 128 x 64).
 
    fp32 / fp64 exact (gemm__cuda_choose_exact)
      kernel  options.kernel, else TILED16 below sm_80 (no cp.async), DMMA
@@ -5767,7 +5844,7 @@ static gemm__cuda_tc_plan gemm__cuda_mma_members_plan(const gemm__problem *p, bo
      call    from sm_80, NAIVE below (the ladder); MMA below sm_80 and
              WGMMA without the sm_90a code refused. Plan:
              gemm__cuda_tc_plan_of (operand copies or the fp32-accurate
-             split, WGMMA's tile height and K split).
+             split, WGMMA's tile, K split and ring depth).
      batch   NAIVE when asked. Members of at most 64 x 64 (unless WGMMA
              is asked) on MMA's 64 x 64 tiles; TF32 with AUTO, every
              op(A) aligned and M-major, and at most 256 columns on MMA;
@@ -5833,8 +5910,8 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
     if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
     if (o->variant < 0 || o->variant > GEMM__CUDA_WG_VARIANTS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
-                          "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
-                          (int)GEMM__CUDA_WG_128);
+                          "%d (WGMMA blocks of 256 x 128), %d (128 x 128) or %d (128 x 64)", fn, o->variant,
+                          (int)GEMM__CUDA_WG_256, (int)GEMM__CUDA_WG_128, (int)GEMM__CUDA_WG_128x64);
     return GEMM_OK;
 }
 
@@ -6035,7 +6112,7 @@ static gemm_status gemm__cuda_choose_tc_members(const char *fn, const gemm__prob
     if (gpu->major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches on the tensor cores need compute capability 8.0+; this "
                           "GPU is %d.%d", fn, gpu->major, gpu->minor);
-    *t = wgmma ? gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms)
+    *t = wgmma ? gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu)
                : gemm__cuda_mma_members_plan<T>(p, aligned_a, aligned_b, small);
     return GEMM_OK;
 }
@@ -6060,7 +6137,7 @@ static gemm_status gemm__cuda_choose_tc(const char *fn, const gemm__problem *p, 
                           "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, gpu->major, gpu->minor);
     t->kernel = kernel;
     if (kernel == GEMM_CUDA_KERNEL_NAIVE) return GEMM_OK; /* the ladder */
-    *t = gemm__cuda_tc_plan_of<T>(kernel, p, a, b, opt, gpu->sms);
+    *t = gemm__cuda_tc_plan_of<T>(kernel, p, a, b, opt, gpu);
     return GEMM_OK;
 }
 /* <<cuda/host choose */
@@ -6632,19 +6709,19 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 }
 
 /* The WGMMA kernel for a plan's operand layouts. */
-template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_of(const gemm__cuda_tc_plan *t)
+template <typename T, typename TC, int BM, int BN> static void *gemm__cuda_wgmma_kernel_of(const gemm__cuda_tc_plan *t)
 {
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value && BM == 256)
-        if (t->accurate) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, true>;
+        if (t->accurate) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, BN, true>;
     if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
-        if (t->a_mn && t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM, false>;
-        if (t->a_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM, false>;
-        if (t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM, false>;
+        if (t->a_mn && t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM, BN, false>;
+        if (t->a_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM, BN, false>;
+        if (t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM, BN, false>;
     }
-    return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, false>;
+    return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, BN, false>;
 }
 
-/* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
+/* WGMMA with BM x BN block tiles. a and b: the operands as the kernel reads
    them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
    only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
    op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
@@ -6652,17 +6729,17 @@ template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_
    tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag.
    A strided batch (plan's work.members > 1, K not split): a and b are
    its members' bases, sa and sb their strides (0: shared). */
-template <typename T, typename TC, int BM>
+template <typename T, typename TC, int BM, int BN>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
                                            const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
 {
-    typedef gemm__cuda_wgmma_shape<BM> S;
+    typedef gemm__cuda_wgmma_shape<BM, BN> S;
     CUtensorMap map_a, map_b, map_c;
     gemm_status s;
     gemm__cuda_wgmma_work w = t->work;
-    void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM>(t);
+    void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM, BN>(t);
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, bk = S::ROW_BYTES / (int)sizeof(T);
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
@@ -6674,6 +6751,9 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     int64_t ma = w.a3 ? w.members : 1, mb = w.b3 ? w.members : 1;
     if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split * w.members > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
+    if (w.stages < 2)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: this GPU's shared memory holds no two stages of WGMMA's %d x %d "
+                          "tiles", fn, BM, BN);
     if (t->accurate) {
         int planes = 3 * (int)(t->ldo / 32);
         if constexpr (std::is_same<T, float>::value)
@@ -6694,10 +6774,11 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
                      : gemm__cuda_tensor_map_c(fn, &map_c, C, ldc, M, N, w.members, w.stride_c)) != GEMM_OK)
         return s;
     if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
-    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::smem(w.stages)));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args,
+                                        (size_t)S::smem(w.stages), stream));
     if (partial && !w.counters) {
         gemm__cuda_splitk_sum(M, N, t->split, partial, alpha, beta, C, ldc, stream);
         GEMM__CUDA_TRY(fn, cudaGetLastError());
@@ -6837,8 +6918,12 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream)
-                            : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream);
+        s = t->wg_bm == 256  ? gemm__cuda_launch_wgmma<T, TC, 256, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
+                                                                          stream)
+            : t->wg_bn == 128 ? gemm__cuda_launch_wgmma<T, TC, 128, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
+                                                                          stream)
+                              : gemm__cuda_launch_wgmma<T, TC, 128, 64>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
+                                                                         stream);
     else if (s == GEMM_OK)
         s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, gemm__cuda_single(1), stream);
     if (scratch) {
@@ -6876,8 +6961,8 @@ static gemm_status gemm__cuda_tc(const char *fn, const gemm__problem *p, const g
    x*sum + y*C; uint8_t: C = (sum + (y ? C : 0)) mod x (wgmma_s8.cuh). */
 template <typename TC>
 static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, const int8_t *a, int64_t lda,
-                                        const int8_t *b, int64_t ldb, int x, int y, TC *C, int64_t ldc, int sms,
-                                        cudaStream_t stream)
+                                        const int8_t *b, int64_t ldb, int x, int y, TC *C, int64_t ldc,
+                                        const gemm__cuda_gpu *gpu, cudaStream_t stream)
 {
     gemm__cuda_tc_plan t;
     CUtensorMap map_a, map_b, map_c;
@@ -6885,13 +6970,17 @@ static gemm_status gemm__cuda_launch_s8(const char *fn, int M, int N, int K, con
     memset(&t, 0, sizeof t);
     memset(&map_c, 0, sizeof map_c);
     int forced = GEMM__HOOK(cuda_s8_bm, 0); /* bench sweeps: 128 or 256 rows */
-    t.wg_bm = forced == 128 || forced == 256 ? forced : gemm__cuda_wgmma_bm(M, 0, false);
-    gemm__cuda_wgmma_schedule(&t, M, N, K, 1, sms, 1);
+    t.wg_bm = forced == 128 || forced == 256 ? forced : gemm__cuda_wgmma_tile(M, 0, false, &t.wg_bn);
+    t.wg_bn = 128;
+    gemm__cuda_wgmma_schedule(&t, M, N, K, 1, gpu, 1);
     gemm__cuda_wgmma_work w = t.work;
     if ((int64_t)w.tm * w.tn > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
+    if (w.stages < 2)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: this GPU's shared memory holds no two stages of the int8 WGMMA "
+                          "tiles", fn);
     void *kern = t.wg_bm == 256 ? (void *)gemm__cuda_wgmma_s8_kernel<TC, 256> : (void *)gemm__cuda_wgmma_s8_kernel<TC, 128>;
-    int smem = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::SMEM : gemm__cuda_wgmma_shape<128>::SMEM,
+    int smem = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::smem(w.stages) : gemm__cuda_wgmma_shape<128>::smem(w.stages),
         threads = t.wg_bm == 256 ? gemm__cuda_wgmma_shape<256>::THREADS : gemm__cuda_wgmma_shape<128>::THREADS;
     if ((s = gemm__cuda_tensor_map(fn, &map_a, a, lda, K, M, t.wg_bm)) != GEMM_OK ||
         (s = gemm__cuda_tensor_map(fn, &map_b, b, ldb, K, N, 128)) != GEMM_OK)
@@ -6966,7 +7055,7 @@ static gemm_status gemm__cuda_s8_run(const char *fn, const gemm__problem *p, con
         lb = ldo;
     }
     if (s == GEMM_OK)
-        s = gemm__cuda_launch_s8<int32_t>(fn, M, N, K, ka, la, kb, lb, alpha, beta, C, p->ldc, gpu.sms, stream);
+        s = gemm__cuda_launch_s8<int32_t>(fn, M, N, K, ka, la, kb, lb, alpha, beta, C, p->ldc, &gpu, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);
@@ -7205,7 +7294,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
             for (int k0 = 0; s == GEMM_OK && k0 < K; k0 += GEMM__OZAKI_K_PART) {
                 int kp = K - k0 < GEMM__OZAKI_K_PART ? K - k0 : GEMM__OZAKI_K_PART;
                 s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
-                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
+                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu, stream);
             }
         if (s == GEMM_OK) s = gemm__ozaki_reconstruct_launch<T>(fn, M, N, u, l, ea, eb, bits_a, bits_b, m, x, p->ldc, stream);
         if (s == GEMM_OK) gemm__cuda_moduli_used = count;
@@ -7757,10 +7846,12 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
     if (s == GEMM_OK && t.kernel == GEMM_CUDA_KERNEL_WGMMA) {
         t.work.a3 = bt.stride_a != 0 && bt.count > 1;
         t.work.b3 = bt.stride_b != 0 && bt.count > 1;
-        s = t.wg_bm == 128 ? gemm__cuda_launch_wgmma<T, TC, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                 bt.stride_b, stream)
-                           : gemm__cuda_launch_wgmma<T, TC, 256>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                 bt.stride_b, stream);
+        s = t.wg_bm == 256  ? gemm__cuda_launch_wgmma<T, TC, 256, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
+                                                                          bt.stride_b, stream)
+            : t.wg_bn == 128 ? gemm__cuda_launch_wgmma<T, TC, 128, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
+                                                                         bt.stride_b, stream)
+                             : gemm__cuda_launch_wgmma<T, TC, 128, 64>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
+                                                                        bt.stride_b, stream);
     } else if (s == GEMM_OK && t.mma_bm == 64) {
         s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
                    : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);
@@ -10835,7 +10926,7 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
 GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_cuda_math math, int64_t m, int64_t n,
                                                 int64_t k)
 {
-    gemm__cuda_gpu gpu = {0, 0, 0, 0};
+    gemm__cuda_gpu gpu = {0, 0, 0, 0, 0, 0, 0};
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
     bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
               (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));

@@ -45,7 +45,7 @@
    wherever the tiles are more; the automatic rule otherwise.
 
    --variants: each listed gemm_cuda_options.variant (0 = automatic; the
-   tensor-core modes' WGMMA tile height: 1 = 256 rows, 2 = 128) on each
+   tensor-core modes' WGMMA tile: 1 = 256 x 128, 2 = 128 x 128, 3 = 128 x 64) on each
    shape, each beside its own cuBLAS runs; a wrong result is reported and
    the sweep goes on. --configs does the same for WGMMA schedules, each
    v:g:G:s[:e:r] = options.variant, the raster group (test hook; < 0 along

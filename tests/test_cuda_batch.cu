@@ -1001,7 +1001,7 @@ static void test_host_grouped_tiny(void)
         int64_t ld[3];
         float beta[3] = {0, 1.5f, 0};
         gemm__problem p[3];
-        gemm__cuda_gpu gpu = {0, c.major, 0, 132};
+        gemm__cuda_gpu gpu = {0, c.major, 0, 132, 233472, 232448, 1024}; /* an H100's SMs and shared memory */
         gemm_cuda_options o = {};
         int tile = -1;
         bool ok = true;

@@ -8,11 +8,13 @@
    tight tolerance of the exact-input modes (TF32's own, 0.13*|alpha| at
    k = 300, can miss a small lost product). Each mode runs on every kernel
    that can run it (auto, mma, wgmma, naive); a kernel this device or build
-   lacks is counted as skipped with a SKIPPED line, and WGMMA runs five
-   times: K split as it chooses, never (options.split_k = 1), and in 3
-   parts, then twice more with each block height forced (options.variant 1:
-   256 rows, 2: 128; automatic picks 128 where M fits one such tile or
-   256-row units would leave most SMs idle, so most random cases run it).
+   lacks is counted as skipped with a SKIPPED line, and WGMMA runs
+   several ways (tc_ways): K split as it chooses, never (options.split_k =
+   1), and in 3 parts; with the test hooks' epilogues, grids and sums; and
+   with each block tile forced (options.variant 1:
+   256 x 128, 2: 128 x 128, 3: 128 x 64; automatic picks the smaller ones
+   where M fits one tile or larger tiles would leave most SMs idle, so
+   most random cases run 128 x 64, with the ring of one block an SM).
    Per mode:
      - random cases, all 8 layout x transA x transB combinations: m, n, k in
        1..300, half of them from 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255,
@@ -89,7 +91,7 @@ static const tc_mode tc_modes[] = {
    never split and split in 3), or the host-pointer call, its
    copy mode cycling over the cases. */
 enum { WAY_AUTO, WAY_MMA, WAY_WGMMA, WAY_WGMMA_NOSPLIT, WAY_WGMMA_SPLIT3, WAY_WGMMA_256, WAY_WGMMA_128,
-       WAY_WGMMA_STAGED, WAY_WGMMA_GRID3, WAY_WGMMA_UNITS, WAY_NAIVE, WAY_HOST, WAYS };
+       WAY_WGMMA_128x64, WAY_WGMMA_STAGED, WAY_WGMMA_GRID3, WAY_WGMMA_UNITS, WAY_NAIVE, WAY_HOST, WAYS };
 static const struct {
     const char *name;
     gemm_cuda_kernel kernel;
@@ -102,6 +104,7 @@ static const struct {
                    {"wgmma split_k=3", GEMM_CUDA_KERNEL_WGMMA, 3, 0, 0, 0, 0, 0},
                    {"wgmma variant=1 (256-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 1, 0, 0, 0, 0},
                    {"wgmma variant=2 (128-row tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 2, 0, 0, 0, 0},
+                   {"wgmma variant=3 (128x64 tiles)", GEMM_CUDA_KERNEL_WGMMA, 0, 3, 0, 0, 0, 0},
                    {"wgmma 256-row tiles, K whole, staged epilogue", GEMM_CUDA_KERNEL_WGMMA, 1, 1, 0, 0, 1, 0},
                    {"wgmma 3 blocks, split_k=2, N-raster 2, direct epilogue, last part sums", GEMM_CUDA_KERNEL_WGMMA,
                     2, 0, -2, 3, 2, 2},
@@ -114,7 +117,7 @@ static int way_runs[WAYS], way_failures[WAYS]; /* of the current mode */
 #define ALL_WAYS ((1 << WAYS) - 1)
 #define TC_WAYS                                                                                                \
     ((1 << WAY_MMA) | (1 << WAY_WGMMA) | (1 << WAY_WGMMA_NOSPLIT) | (1 << WAY_WGMMA_SPLIT3) | (1 << WAY_WGMMA_256) | \
-     (1 << WAY_WGMMA_128) | (1 << WAY_WGMMA_STAGED) | (1 << WAY_WGMMA_GRID3) | (1 << WAY_WGMMA_UNITS))
+     (1 << WAY_WGMMA_128) | (1 << WAY_WGMMA_128x64) | (1 << WAY_WGMMA_STAGED) | (1 << WAY_WGMMA_GRID3) | (1 << WAY_WGMMA_UNITS))
 
 static cudaStream_t stream; /* the device calls run on a stream of their own */
 
@@ -820,7 +823,7 @@ static void tc_invalid(const tc_mode *md)
     REFUSED("a host pointer for A", &c, 0, NULL_A, GEMM_ERR_INVALID_ARG);
     REFUSED("a host pointer for B", &c, 0, NULL_B, GEMM_ERR_INVALID_ARG);
     REFUSED("a host pointer for C", &c, 0, NULL_C, GEMM_ERR_INVALID_ARG);
-    opt.variant = 3; REFUSED("options.variant = 3", &c, 0, 0, GEMM_ERR_INVALID_ARG);
+    opt.variant = 4; REFUSED("options.variant = 4", &c, 0, 0, GEMM_ERR_INVALID_ARG);
     opt.variant = 0;
     for (i = 0; i < 4; i++) {
         char what[64];
@@ -1108,7 +1111,8 @@ int main(void)
     if (prop.major < 8) way_missing[WAY_MMA] = "mma needs compute capability 8.0+";
     if (auto_kernel != GEMM_CUDA_KERNEL_WGMMA)
         way_missing[WAY_WGMMA] = way_missing[WAY_WGMMA_NOSPLIT] = way_missing[WAY_WGMMA_SPLIT3] =
-            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] = way_missing[WAY_WGMMA_STAGED] =
+            way_missing[WAY_WGMMA_256] = way_missing[WAY_WGMMA_128] = way_missing[WAY_WGMMA_128x64] =
+            way_missing[WAY_WGMMA_STAGED] =
             way_missing[WAY_WGMMA_GRID3] =
             way_missing[WAY_WGMMA_UNITS] =
             "AUTO does not pick wgmma here (it needs compute capability 9.0 and an sm_90a build)";

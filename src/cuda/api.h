@@ -59,7 +59,7 @@ typedef struct gemm_cuda_options {
                                   3 = 256x128; 4 = 128x256; 5 = 128x64 and 6 = 64x128, 8x8 per thread
                                 DMMA 1 = 128x64 on cp.async (sm_80+); 2 = 128x128 through TMA, persistent;
                                   3 = 128x64 through TMA, two blocks per SM (2 and 3: Hopper, sm_90a build)
-                                WGMMA (tensor-core modes) 1 = tiles of 256 rows, 2 = of 128 */
+                                WGMMA (tensor-core modes) 1 = tiles of 256 x 128, 2 = 128 x 128, 3 = 128 x 64 */
     gemm_timing *timing;     /* _host calls: filled in seconds when not NULL: setup_s, to_device_s (the time
                                 the multiplies waited for copies), compute_s (the multiplies, both streams),
                                 from_device_s (after the last multiply), total_s (wall clock: the four

@@ -21,9 +21,11 @@ template <typename T, typename TC, typename S> struct gemm__cuda_operands {
     S alpha, beta;
 };
 
-/* The device a call runs on: its index, compute capability and SM count. */
+/* The device a call runs on: its index, compute capability, SM count and
+   shared memory (bytes: an SM's, the most one block may opt in to, and
+   what the driver reserves of an SM's for each block). */
 typedef struct gemm__cuda_gpu {
-    int dev, major, minor, sms;
+    int dev, major, minor, sms, smem_sm, smem_block, smem_reserved;
 } gemm__cuda_gpu;
 
 static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
@@ -32,6 +34,9 @@ static gemm_status gemm__cuda_query(const char *fn, gemm__cuda_gpu *gpu)
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->major, cudaDevAttrComputeCapabilityMajor, gpu->dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->minor, cudaDevAttrComputeCapabilityMinor, gpu->dev));
     GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->sms, cudaDevAttrMultiProcessorCount, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, gpu->dev));
+    GEMM__CUDA_TRY(fn, cudaDeviceGetAttribute(&gpu->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, gpu->dev));
     return GEMM_OK;
 }
 

@@ -16,7 +16,7 @@
    Options (gemm__cuda_check_exact, _check_tc): exact kernels AUTO, NAIVE,
    TILED16, SIMT, DMMA (fp64 only), variants 1-4 of fp32 SIMT and 1-3 of
    DMMA, named with their kernel; tensor-core kernels AUTO, NAIVE, MMA,
-   WGMMA, variants 1-2 (WGMMA's 256- or 128-row tiles).
+   WGMMA, variants 1-3 (WGMMA's tiles of 256 x 128, 128 x 128, 128 x 64).
 
    fp32 / fp64 exact (gemm__cuda_choose_exact)
      kernel  options.kernel, else TILED16 below sm_80 (no cp.async), DMMA
@@ -70,7 +70,7 @@
      call    from sm_80, NAIVE below (the ladder); MMA below sm_80 and
              WGMMA without the sm_90a code refused. Plan:
              gemm__cuda_tc_plan_of (operand copies or the fp32-accurate
-             split, WGMMA's tile height and K split).
+             split, WGMMA's tile, K split and ring depth).
      batch   NAIVE when asked. Members of at most 64 x 64 (unless WGMMA
              is asked) on MMA's 64 x 64 tiles; TF32 with AUTO, every
              op(A) aligned and M-major, and at most 256 columns on MMA;
@@ -147,8 +147,8 @@ static gemm_status gemm__cuda_check_tc(const char *fn, const gemm_cuda_options *
     if (o->split_k < 0) return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.split_k = %d is negative", fn, o->split_k);
     if (o->variant < 0 || o->variant > GEMM__CUDA_WG_VARIANTS)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: options.variant = %d: the tensor-core kernels take 0 (automatic), "
-                          "%d (WGMMA blocks of 256 rows) or %d (128 rows)", fn, o->variant, (int)GEMM__CUDA_WG_256,
-                          (int)GEMM__CUDA_WG_128);
+                          "%d (WGMMA blocks of 256 x 128), %d (128 x 128) or %d (128 x 64)", fn, o->variant,
+                          (int)GEMM__CUDA_WG_256, (int)GEMM__CUDA_WG_128, (int)GEMM__CUDA_WG_128x64);
     return GEMM_OK;
 }
 
@@ -349,7 +349,7 @@ static gemm_status gemm__cuda_choose_tc_members(const char *fn, const gemm__prob
     if (gpu->major < 8)
         return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: batches on the tensor cores need compute capability 8.0+; this "
                           "GPU is %d.%d", fn, gpu->major, gpu->minor);
-    *t = wgmma ? gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu->sms)
+    *t = wgmma ? gemm__cuda_wgmma_members_plan<T>(p, bt, aligned_a, aligned_b, opt->variant, gpu)
                : gemm__cuda_mma_members_plan<T>(p, aligned_a, aligned_b, small);
     return GEMM_OK;
 }
@@ -374,6 +374,6 @@ static gemm_status gemm__cuda_choose_tc(const char *fn, const gemm__problem *p, 
                           "and a build for sm_90a (-gencode arch=compute_90a,code=sm_90a)", fn, gpu->major, gpu->minor);
     t->kernel = kernel;
     if (kernel == GEMM_CUDA_KERNEL_NAIVE) return GEMM_OK; /* the ladder */
-    *t = gemm__cuda_tc_plan_of<T>(kernel, p, a, b, opt, gpu->sms);
+    *t = gemm__cuda_tc_plan_of<T>(kernel, p, a, b, opt, gpu);
     return GEMM_OK;
 }

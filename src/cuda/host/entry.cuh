@@ -389,7 +389,7 @@ GEMM_DEF gemm_status gemm_cuda_release_scratch(void)
 GEMM_DEF gemm_cuda_kernel gemm_cuda_auto_kernel(gemm_precision precision, gemm_cuda_math math, int64_t m, int64_t n,
                                                 int64_t k)
 {
-    gemm__cuda_gpu gpu = {0, 0, 0, 0};
+    gemm__cuda_gpu gpu = {0, 0, 0, 0, 0, 0, 0};
     bool exact = math == GEMM_CUDA_MATH_EXACT && (precision == GEMM_F32 || precision == GEMM_F64);
     bool tc = precision == GEMM_F16 || precision == GEMM_BF16 ||
               (precision == GEMM_F32 && (math == GEMM_CUDA_MATH_TF32 || math == GEMM_CUDA_MATH_FP32_ACCURATE));

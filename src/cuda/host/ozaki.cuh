@@ -238,7 +238,7 @@ static gemm_status gemm__cuda_ozaki(const char *fn, const gemm__problem *p, cons
             for (int k0 = 0; s == GEMM_OK && k0 < K; k0 += GEMM__OZAKI_K_PART) {
                 int kp = K - k0 < GEMM__OZAKI_K_PART ? K - k0 : GEMM__OZAKI_K_PART;
                 s = gemm__cuda_launch_s8<uint8_t>(fn, M, N, kp, ra + i * l.plane_a + k0, l.ldk, rb + i * l.plane_b + k0,
-                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu->sms, stream);
+                                                  l.ldk, m.p[i], k0 > 0, u + i * l.plane_u, l.ldu, gpu, stream);
             }
         if (s == GEMM_OK) s = gemm__ozaki_reconstruct_launch<T>(fn, M, N, u, l, ea, eb, bits_a, bits_b, m, x, p->ldc, stream);
         if (s == GEMM_OK) gemm__cuda_moduli_used = count;

@@ -66,7 +66,7 @@ static gemm_status gemm__cuda_s8_run(const char *fn, const gemm__problem *p, con
         lb = ldo;
     }
     if (s == GEMM_OK)
-        s = gemm__cuda_launch_s8<int32_t>(fn, M, N, K, ka, la, kb, lb, alpha, beta, C, p->ldc, gpu.sms, stream);
+        s = gemm__cuda_launch_s8<int32_t>(fn, M, N, K, ka, la, kb, lb, alpha, beta, C, p->ldc, &gpu, stream);
     if (scratch) {
         cudaError_t e = cudaFreeAsync(scratch, stream);
         if (s == GEMM_OK && e != cudaSuccess) return gemm__cuda_fail(fn, "cudaFreeAsync", e);

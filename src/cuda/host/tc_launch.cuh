@@ -140,19 +140,19 @@ static gemm_status gemm__cuda_pack(const char *fn, const T *X, int64_t ld, bool 
 }
 
 /* The WGMMA kernel for a plan's operand layouts. */
-template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_of(const gemm__cuda_tc_plan *t)
+template <typename T, typename TC, int BM, int BN> static void *gemm__cuda_wgmma_kernel_of(const gemm__cuda_tc_plan *t)
 {
     if constexpr (std::is_same<T, float>::value && std::is_same<TC, float>::value && BM == 256)
-        if (t->accurate) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, true>;
+        if (t->accurate) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, BN, true>;
     if constexpr (sizeof(T) == 2) { /* TF32 reads both operands k-major */
-        if (t->a_mn && t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM, false>;
-        if (t->a_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM, false>;
-        if (t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM, false>;
+        if (t->a_mn && t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, true, BM, BN, false>;
+        if (t->a_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, true, false, BM, BN, false>;
+        if (t->b_mn) return (void *)gemm__cuda_wgmma_kernel<T, TC, false, true, BM, BN, false>;
     }
-    return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, false>;
+    return (void *)gemm__cuda_wgmma_kernel<T, TC, false, false, BM, BN, false>;
 }
 
-/* WGMMA with BM-row block tiles. a and b: the operands as the kernel reads
+/* WGMMA with BM x BN block tiles. a and b: the operands as the kernel reads
    them (x's own, or their k-major copies or splits); a_mn / b_mn (16-bit
    only): a is op(A) as stored, M-major (a.X(r, q) at a.X[q*a.ld + r]), b
    op(B)^T as stored, N-major. With K split, `partial` holds split x M x N
@@ -160,17 +160,17 @@ template <typename T, typename TC, int BM> static void *gemm__cuda_wgmma_kernel_
    tile; in the accurate mode `nonfinite` is the split's Inf/NaN flag.
    A strided batch (plan's work.members > 1, K not split): a and b are
    its members' bases, sa and sb their strides (0: shared). */
-template <typename T, typename TC, int BM>
+template <typename T, typename TC, int BM, int BN>
 static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
                                            const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
 {
-    typedef gemm__cuda_wgmma_shape<BM> S;
+    typedef gemm__cuda_wgmma_shape<BM, BN> S;
     CUtensorMap map_a, map_b, map_c;
     gemm_status s;
     gemm__cuda_wgmma_work w = t->work;
-    void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM>(t);
+    void *kern = gemm__cuda_wgmma_kernel_of<T, TC, BM, BN>(t);
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, bk = S::ROW_BYTES / (int)sizeof(T);
     float alpha = x.alpha, beta = x.beta;
     TC *C = x.c;
@@ -182,6 +182,9 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
     int64_t ma = w.a3 ? w.members : 1, mb = w.b3 ? w.members : 1;
     if ((int64_t)((M + S::BM - 1) / S::BM) * ((N + S::BN - 1) / S::BN) * t->split * w.members > INT32_MAX)
         return gemm__fail(GEMM_ERR_INVALID_ARG, "%s: %d x %d is too many tiles for one launch", fn, M, N);
+    if (w.stages < 2)
+        return gemm__fail(GEMM_ERR_UNAVAILABLE, "%s: this GPU's shared memory holds no two stages of WGMMA's %d x %d "
+                          "tiles", fn, BM, BN);
     if (t->accurate) {
         int planes = 3 * (int)(t->ldo / 32);
         if constexpr (std::is_same<T, float>::value)
@@ -202,10 +205,11 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
                      : gemm__cuda_tensor_map_c(fn, &map_c, C, ldc, M, N, w.members, w.stride_c)) != GEMM_OK)
         return s;
     if (w.counters) GEMM__CUDA_TRY(fn, cudaMemsetAsync(w.counters, 0, (size_t)w.tiles * sizeof(int), stream));
-    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::SMEM));
+    GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, S::smem(w.stages)));
     GEMM__CUDA_TRY(fn, cudaFuncSetAttribute(kern, cudaFuncAttributePreferredSharedMemoryCarveout,
                                             cudaSharedmemCarveoutMaxShared));
-    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args, S::SMEM, stream));
+    GEMM__CUDA_TRY(fn, cudaLaunchKernel(kern, dim3((unsigned)t->grid), dim3(S::THREADS), args,
+                                        (size_t)S::smem(w.stages), stream));
     if (partial && !w.counters) {
         gemm__cuda_splitk_sum(M, N, t->split, partial, alpha, beta, C, ldc, stream);
         GEMM__CUDA_TRY(fn, cudaGetLastError());

@@ -11,7 +11,8 @@
 #include "../../core/internal.h" /* gemm__problem, GEMM__HOOK */
 #include "../api.h"              /* gemm_cuda_kernel, gemm_cuda_options */
 #include "../device/batch.cuh"   /* gemm__cuda_batch */
-#include "../kernels/wgmma.cuh"  /* gemm__cuda_wgmma_work */
+#include "../kernels/wgmma.cuh"  /* gemm__cuda_wgmma_work, gemm__cuda_wgmma_shape */
+#include "call.cuh"              /* gemm__cuda_gpu */
 
 /* A k-major operand the tensor-core kernels can read in place: 16-byte
    aligned base and rows. */
@@ -20,24 +21,51 @@ static bool gemm__cuda_kmajor_ready(const void *X, int64_t ld, size_t elem, bool
     return kmajor && (uintptr_t)X % 16 == 0 && (ld * (int64_t)elem) % 16 == 0;
 }
 
-/* options.variant of the tensor-core modes: WGMMA's block height (0:
+/* options.variant of the tensor-core modes: WGMMA's block tile (0:
    automatic). */
-enum { GEMM__CUDA_WG_256 = 1, GEMM__CUDA_WG_128 = 2, GEMM__CUDA_WG_VARIANTS = 2 };
+enum { GEMM__CUDA_WG_256 = 1, GEMM__CUDA_WG_128 = 2, GEMM__CUDA_WG_128x64 = 3, GEMM__CUDA_WG_VARIANTS = 3 };
 
-/* The WGMMA block height: options.variant 1 = 256, 2 = 128; automatic
-   (0): 128 when M fits one such tile (a 256-row tile would be half empty:
-   thin problems such as 16384 x 128 x 16384 row-major), else 256, whose
-   reuse of each copied slice wins at every K measured on the H100 and the
-   H200, short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two
-   128-row blocks per SM move a third more bytes from L2 per product). The
-   fp32-accurate mode always takes 256 (its promoted sums need the split
-   tile, wgmma.cuh). A single call whose 256-row units would leave most
-   SMs idle takes 128 instead (gemm__cuda_tc_plan_of). */
-static int gemm__cuda_wgmma_bm(int M, int variant, bool accurate)
+/* The WGMMA block tile, BM rows x *bn columns of C: options.variant 1 =
+   256 x 128, 2 = 128 x 128, 3 = 128 x 64; automatic (0): 128 x 128 when M
+   fits one such tile (a 256-row tile would be half empty: thin problems
+   such as 16384 x 128 x 16384 row-major), else 256 x 128, whose reuse of
+   each copied slice wins at every K measured on the H100 and the H200,
+   short K included (4096 x 4096 x 256, 8192 x 8192 x 1024: two 128-row
+   blocks per SM move a third more bytes from L2 per product). The
+   fp32-accurate mode always takes 256 x 128 (its promoted sums need the
+   split tile, wgmma.cuh). A single call whose tiles would be fewer than
+   the SMs takes smaller ones instead (gemm__cuda_tc_plan_of). */
+static int gemm__cuda_wgmma_tile(int M, int variant, bool accurate, int *bn)
 {
+    *bn = variant == GEMM__CUDA_WG_128x64 && !accurate ? 64 : 128;
     if (accurate) return 256;
-    if (variant == GEMM__CUDA_WG_256 || variant == GEMM__CUDA_WG_128) return variant == GEMM__CUDA_WG_256 ? 256 : 128;
+    if (variant == GEMM__CUDA_WG_256) return 256;
+    if (variant == GEMM__CUDA_WG_128 || variant == GEMM__CUDA_WG_128x64) return 128;
     return M <= 128 ? 128 : 256;
+}
+
+/* How deep WGMMA's ring is for a tile of bm x bn when `blocks` blocks
+   share an SM: the stages that fit in a block's share of the SM's shared
+   memory (less the driver's reservation per block, at most what a block
+   may opt in to) beside the rest of the block's (the shape's
+   OTHER_BYTES), at most the barriers' room. On Hopper (228 KB an SM): 4
+   for 256 x 128; 3 (two blocks) or 6 (one) for 128 x 128; 4 or 8 for 128
+   x 64. 0 when fewer than 2 fit. */
+template <int BM, int BN> static int gemm__cuda_wgmma_depth_of(int blocks, const gemm__cuda_gpu *gpu)
+{
+    typedef gemm__cuda_wgmma_shape<BM, BN> S;
+    int room = gpu->smem_sm / blocks - gpu->smem_reserved, stages;
+    if (room > gpu->smem_block) room = gpu->smem_block;
+    stages = (room - S::OTHER_BYTES) / S::STAGE_BYTES;
+    if (stages > S::MAX_STAGES) stages = S::MAX_STAGES;
+    return stages < 2 ? 0 : stages;
+}
+
+static int gemm__cuda_wgmma_depth(int bm, int bn, int blocks, const gemm__cuda_gpu *gpu)
+{
+    return bm == 256 ? gemm__cuda_wgmma_depth_of<256, 128>(blocks, gpu)
+           : bn == 128 ? gemm__cuda_wgmma_depth_of<128, 128>(blocks, gpu)
+                       : gemm__cuda_wgmma_depth_of<128, 64>(blocks, gpu);
 }
 
 /* How many parts the WGMMA kernel splits K into: options.split_k when set,
@@ -66,32 +94,35 @@ static int gemm__cuda_wgmma_split(int tiles, int ktiles, int sms, int min_kt, in
    MMA's block tile (mma_bm: 128, or 64 for a batch's small members);
    which operands are first copied into k-major rows of ldo elements, or,
    in the fp32-accurate mode (`accurate`), split into `regions` regions of
-   ldo elements each (split.cuh); the WGMMA tile height, K split, raster
-   group and grid, and whether the last part of a split tile sums the
+   ldo elements each (split.cuh); the WGMMA block tile (wg_bm x wg_bn), K
+   split, raster group and grid (the ring's depth: work.stages), and whether the last part of a split tile sums the
    parts (`fixup`); and the scratch bytes of the copies (a's elements
    first), of split-K's sums, its counters (at `counters_at`) and the
    accurate mode's Inf/NaN flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
     bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
-    int wg_bm, mma_bm, split, group, grid, regions;
+    int wg_bm, wg_bn, mma_bm, split, group, grid, regions;
     int64_t ldo;
     gemm__cuda_wgmma_work work;
     size_t a_elems, b_elems, packed, partial_bytes, counters_at, flag_at, scratch_bytes;
 } gemm__cuda_tc_plan;
 
-/* The WGMMA schedule of a plan: tiles, K split, units, and the grid: one
-   block per unit up to the block slots of the device (persistent blocks
-   walk the rest). Test hooks may force the raster group, the grid, the
+/* The WGMMA schedule of a plan's tile: tiles, K split, units, and the
+   grid: one block per unit up to the block slots of the device
+   (persistent blocks walk the rest), and the ring as deep as the blocks
+   an SM then runs leave room for (a grid of at most one block an SM: the
+   whole SM's). Test hooks may force the raster group, the grid, the
    epilogue or the way a split K is summed. */
-static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem, int sms, int split_k)
+static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64_t K, int elem,
+                                      const gemm__cuda_gpu *gpu, int split_k)
 {
     gemm__cuda_wgmma_work *w = &t->work;
-    int bk = 128 / elem, slots = sms * (t->wg_bm == 256 ? 1 : 2), grid;
+    int bk = 128 / elem, sms = gpu->sms, per_sm = t->wg_bm == 256 ? 1 : 2, slots = sms * per_sm, grid;
     memset(w, 0, sizeof *w);
     w->members = 1;
     w->tm = (M + t->wg_bm - 1) / t->wg_bm;
-    w->tn = (N + 127) / 128;
+    w->tn = (N + t->wg_bn - 1) / t->wg_bn;
     w->tiles = w->tm * w->tn;
     if (t->accurate) { /* three segments of K, each padded to whole slices (ldo) */
         w->kt_seg = (int)(t->ldo / bk);
@@ -116,12 +147,13 @@ static void gemm__cuda_wgmma_schedule(gemm__cuda_tc_plan *t, int M, int N, int64
     grid = GEMM__HOOK(cuda_wgmma_grid, 0);
     t->group = w->group;
     t->grid = grid < 0 ? w->units : grid > 0 ? (grid < w->units ? grid : w->units) : (slots < w->units ? slots : w->units);
+    w->stages = gemm__cuda_wgmma_depth(t->wg_bm, t->wg_bn, t->grid > sms ? per_sm : 1, gpu);
 }
 
 /* The plan of a single call on `kernel` (WGMMA or MMA). */
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const gemm__problem *p, const T *a,
-                                                const T *b, const gemm_cuda_options *opt, int sms)
+                                                const T *b, const gemm_cuda_options *opt, const gemm__cuda_gpu *gpu)
 {
     gemm__cuda_tc_plan t;
     int M = (int)p->m, N = (int)p->n, K = (int)p->k, elem = (int)sizeof(T);
@@ -136,16 +168,25 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     t.b_mn = wgmma && elem == 2 && !bk && gemm__cuda_kmajor_ready(b, p->ldb, elem, true);
     t.copy_a = t.accurate || (!t.a_mn && !gemm__cuda_kmajor_ready(a, p->lda, elem, ak));
     t.copy_b = t.accurate || (!t.b_mn && !gemm__cuda_kmajor_ready(b, p->ldb, elem, bk));
-    t.wg_bm = gemm__cuda_wgmma_bm(M, opt->variant, t.accurate);
+    t.wg_bm = gemm__cuda_wgmma_tile(M, opt->variant, t.accurate, &t.wg_bn);
     t.mma_bm = 128;
     t.split = 1;
-    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
-    /* automatic height: 256-row units that leave more than half the SMs
-       idle (K too short to split: 1000^3, 1024^3) take 128-row tiles,
-       twice as many (on the H200 0.84-1.04 of cuBLAS against 0.59-0.94) */
-    if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < sms) {
+    if (wgmma) gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
+    /* automatic tile: 256-row units that leave more than half the SMs idle
+       (K too short to split: 1000^3, 1024^3) take 128-row tiles, twice as
+       many (on the H200 0.84-1.04 of cuBLAS against 0.59-0.94); and where
+       the tiles are still fewer than the SMs (the units then split K, or
+       leave SMs idle: 1024^3's 64 tiles, the 32 of 256 x 4096 x 4096), 128
+       x 64 tiles, twice as many again, with the deep ring of one block an
+       SM and K split less or not at all */
+    if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < gpu->sms) {
         t.wg_bm = 128;
-        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, sms, opt->split_k);
+        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
+    }
+    if (wgmma && opt->variant == 0 && !t.accurate && 5 * t.work.tiles < 4 * gpu->sms) {
+        t.wg_bm = 128;
+        t.wg_bn = 64;
+        gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
     }
     t.a_elems = t.copy_a ? (size_t)M * t.regions * t.ldo : 0;
     t.b_elems = t.copy_b ? (size_t)N * t.regions * t.ldo : 0;
@@ -162,10 +203,11 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
    place when aligned, every other operand not k-major and aligned copied. */
 template <typename T>
 static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, const gemm__cuda_batch &bt,
-                                                        bool aligned_a, bool aligned_b, int variant, int sms)
+                                                        bool aligned_a, bool aligned_b, int variant,
+                                                        const gemm__cuda_gpu *gpu)
 {
     gemm__cuda_tc_plan t;
-    int elem = (int)sizeof(T), slots;
+    int elem = (int)sizeof(T), sms = gpu->sms, per_sm;
     memset(&t, 0, sizeof t);
     t.kernel = GEMM_CUDA_KERNEL_WGMMA;
     t.ldo = (p->k + 7) / 8 * 8;
@@ -174,14 +216,15 @@ static gemm__cuda_tc_plan gemm__cuda_wgmma_members_plan(const gemm__problem *p, 
     t.b_mn = elem == 2 && p->b_trans && aligned_b;
     t.copy_a = !t.a_mn && !(p->a_trans && aligned_a);
     t.copy_b = !t.b_mn && !(!p->b_trans && aligned_b);
-    t.wg_bm = gemm__cuda_wgmma_bm((int)p->m, variant, false);
+    t.wg_bm = gemm__cuda_wgmma_tile((int)p->m, variant, false, &t.wg_bn);
     t.mma_bm = 128;
-    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, sms, 1);
+    gemm__cuda_wgmma_schedule(&t, (int)p->m, (int)p->n, p->k, elem, gpu, 1);
     t.work.units *= (int)bt.count;
     t.work.members = (int)bt.count;
     t.work.stride_c = bt.stride_c;
-    slots = sms * (t.wg_bm == 256 ? 1 : 2);
-    t.grid = slots < t.work.units ? slots : t.work.units;
+    per_sm = t.wg_bm == 256 ? 1 : 2;
+    t.grid = sms * per_sm < t.work.units ? sms * per_sm : t.work.units;
+    t.work.stages = gemm__cuda_wgmma_depth(t.wg_bm, t.wg_bn, t.grid > sms ? per_sm : 1, gpu);
     t.a_elems = t.copy_a ? (size_t)(p->m * t.ldo) : 0;
     t.b_elems = t.copy_b ? (size_t)(p->n * t.ldo) : 0;
     return t;

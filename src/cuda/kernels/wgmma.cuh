@@ -23,18 +23,26 @@
 #include "../device/wgmma_ptx.cuh"
 #include "splitk.cuh" /* gemm__cuda_splitk_put */
 
-/* The WGMMA kernel's shape: a block computes BM (M) x 128 (N) of C. Threads
-   0-255 are two consumer warpgroups, each one m64nBM accumulator: wgmma's
-   M is our N (64 columns of C each), its N our M, so a thread's
-   neighbouring accumulators are neighbouring rows of column-major C. From
-   thread 256 on the producer: one thread issues the copies of a
-   128-byte-wide K slice of both operands per stage.
-   BM = 256 (large problems): 4 stages, one block per SM, the producer a
-   whole warpgroup so that setmaxnreg can move its registers to the
-   consumers (128 accumulators each, and in the fp32-accurate mode 64 more
-   for its short sums). BM = 128 (M of at most 128): 3 stages and two
-   blocks per SM; the producer one warp (64 accumulators fit without
-   setmaxnreg).
+/* The WGMMA kernel's shape: a block computes BM (M) x BN (N) of C. Its
+   consumer warpgroups (threads 0 .. 128*CONSUMERS-1) each hold one m64nBM
+   accumulator: wgmma's M is our N (64 columns of C each), its N our M, so
+   a thread's neighbouring accumulators are neighbouring rows of
+   column-major C. After them the producer: one thread issues the copies
+   of a 128-byte-wide K slice of both operands per stage. Three shapes:
+   256 x 128 (large problems): one block per SM, the producer a whole
+   warpgroup so that setmaxnreg can move its registers to the consumers
+   (128 accumulators each, and in the fp32-accurate mode 64 more for its
+   short sums). 128 x 128 (M of at most 128, and problems whose 256-row
+   tiles would leave most SMs idle) and 128 x 64 (one consumer warpgroup:
+   twice the tiles again, for thin and short products whose larger tiles
+   are fewer than the SMs): the producer one warp, registers for two
+   blocks per SM (64 accumulators fit without setmaxnreg).
+   The ring's depth is the launch's (work.stages): as many stages as the
+   shared memory of the blocks an SM runs holds (gemm__cuda_wgmma_depth):
+   4 for 256 x 128; for the 128-row shapes 3 or 4 with two blocks on an
+   SM, 6 or 8 when a launch has no more blocks than SMs (thin products:
+   one block an SM has the whole of its shared memory to keep copies in
+   flight).
    Three epilogues. The copy engine's (BM = 256 with beta == 0 and C's
    columns 16-byte aligned, or a split K's parts summed by the sum kernel
    with M a multiple of 4: the host's map of C or of the parts' sums) has
@@ -51,22 +59,28 @@
    neighbouring rows straight from the registers (a warp's store covers 8
    columns x 2*sizeof(C)*4 bytes); measured on an H100 it was slower (up
    to 0.83 of the staged one) or no faster on every shape swept. */
-template <int BM_> struct gemm__cuda_wgmma_shape {
-    static constexpr int BM = BM_, BN = 128, ROW_BYTES = 128, STAGES = BM == 256 ? 4 : 3,
-                         THREADS = BM == 256 ? 384 : 288, BLOCKS_PER_SM = BM == 256 ? 1 : 2,
+template <int BM_, int BN_ = 128> struct gemm__cuda_wgmma_shape {
+    static constexpr int BM = BM_, BN = BN_, CONSUMERS = BN / 64, ROW_BYTES = 128,
+                         THREADS = 128 * CONSUMERS + (BM == 256 ? 128 : 32), BLOCKS_PER_SM = BM == 256 ? 1 : 2,
                          REGS_PRODUCER = 40, REGS_CONSUMER = 232, /* setmaxnreg, BM = 256 only */
                          /* registers per thread at launch: BLOCKS_PER_SM blocks fill the 64K (rounded down to 8) */
                          MAX_REGS = 65536 / (BLOCKS_PER_SM * THREADS) / 8 * 8,
                          ACC = BM / 2, /* accumulators per consumer thread */
                          A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES, STAGE_BYTES = A_BYTES + B_BYTES,
-                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 8 * 16 * EPI_LD * 4,
+                         MAX_STAGES = 8, /* the barriers' room */
+                         EPI_M = BM == 256 ? 32 : 16, EPI_LD = EPI_M + 8, EPI_BYTES = 4 * CONSUMERS * 16 * EPI_LD * 4,
                          /* the copy-engine epilogue (BM = 256): two boxes of 2 KB a consumer warp */
-                         TMA_BOX_BYTES = 2048, TMA_EPI_BYTES = BM == 256 ? 8 * 2 * TMA_BOX_BYTES : 0,
+                         TMA_BOX_BYTES = 2048, TMA_EPI_BYTES = BM == 256 ? 4 * CONSUMERS * 2 * TMA_BOX_BYTES : 0,
                          EPI_REGION = EPI_BYTES > TMA_EPI_BYTES ? EPI_BYTES : TMA_EPI_BYTES,
-                         SMEM = STAGES * STAGE_BYTES + EPI_REGION + 2 * STAGES * 8 /* barriers */ + 16 /* split-K flag */ +
-                                1024 /* alignment */,
+                         /* all but the ring: the epilogue's buffers, a full and an empty barrier per stage, the
+                            split-K flag, the ring's alignment */
+                         OTHER_BYTES = EPI_REGION + 2 * MAX_STAGES * 8 + 16 + 1024,
                          MN_CHUNK_BYTES = 64 * 128; /* an MN-major 16-bit tile: 64 k rows of 64 elements */
-    static_assert(BLOCKS_PER_SM * (SMEM + 1024) <= 228 * 1024, "shared memory per SM");
+    /* a block's shared memory with a ring of `stages` */
+    static constexpr int smem(int stages) { return stages * STAGE_BYTES + OTHER_BYTES; }
+    static_assert(BN == 64 || BN == 128, "one or two consumer warpgroups");
+    static_assert(BM == 128 || BN == 128, "256-row tiles have two consumer warpgroups");
+    static_assert(EPI_REGION % 1024 == 0, "the ring after the epilogue's buffers stays 1024-byte aligned");
     static_assert(2 * 128 * REGS_CONSUMER + 128 * REGS_PRODUCER <= 65536, "registers");
 };
 
@@ -74,9 +88,9 @@ template <int BM_> struct gemm__cuda_wgmma_shape {
    older ones derive a limit from the blocks per SM, for 128-row tiles a
    lower one, which spills. */
 #if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
-#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS) __maxnreg__(S::MAX_REGS)
+#define GEMM__CUDA_WGMMA_BOUNDS(...) __launch_bounds__((__VA_ARGS__::THREADS)) __maxnreg__((__VA_ARGS__::MAX_REGS))
 #else
-#define GEMM__CUDA_WGMMA_BOUNDS(S) __launch_bounds__(S::THREADS, S::BLOCKS_PER_SM)
+#define GEMM__CUDA_WGMMA_BOUNDS(...) __launch_bounds__((__VA_ARGS__::THREADS), (__VA_ARGS__::BLOCKS_PER_SM))
 #endif
 
 /* Which units a launch has and where each one's K slices are. Unit u is K
@@ -99,6 +113,7 @@ typedef struct gemm__cuda_wgmma_work {
     int kt_total, kt_per;            /* k tiles in all, per part (the last part may have fewer) */
     int kt_seg;                      /* fp32-accurate: slices per segment; 0: not that mode */
     int epilogue;                    /* 3: the copy engine's; 1: staged through shared memory; 2: from the registers */
+    int stages;                      /* the ring's depth (at most the shape's MAX_STAGES) */
     const int *nonfinite;            /* fp32-accurate: the split saw an Inf or NaN (then the cross products read hc) */
     int *counters;                   /* split K: finished parts per tile (NULL: the separate sum kernel) */
     int members, a3, b3;             /* a strided batch (1 member for a single call; K is not split then); a3 / b3:
@@ -291,7 +306,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_epilogue_tma_done(void)
 }
 
 /* One unit of a split K, in the kernel: the warp writes its raw sums into
-   partial[part] (M x N, column-major); once all 256 consumer threads have,
+   partial[part] (M x N, column-major); once all the consumer threads have,
    one of them counts the part done for the tile, and the consumers of the
    part that finished last add every part's sums in part order and write
    C, each lane a row of the warp's 16 columns at a time. Every run gives
@@ -309,9 +324,9 @@ __device__ __forceinline__ void gemm__cuda_wgmma_fixup(const float (&d)[S::ACC],
     if (!gemm__cuda_wgmma_store<S>(d, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M))
         gemm__cuda_wgmma_epilogue<S>(d, buf, M, N, m0, n0, 1.0f, 0.0f, mine, (int64_t)M);
     __threadfence(); /* the sums are visible to the other blocks before the count */
-    gemm__cuda_bar_sync<256>(1);
+    gemm__cuda_bar_sync<128 * S::CONSUMERS>(1);
     if (threadIdx.x == 0) *last = atomicAdd(&w.counters[tile], 1) == split - 1;
-    gemm__cuda_bar_sync<256>(1);
+    gemm__cuda_bar_sync<128 * S::CONSUMERS>(1);
     if (!*last) return;
     __threadfence(); /* the other parts' sums are seen after their counts */
     for (int col = 0; col < 16 && n0 + col < N; col++)
@@ -370,20 +385,32 @@ __device__ __forceinline__ void gemm__cuda_wgmma_stage_promoted(float (&d)[S::AC
     }
 }
 
-/* The block's shared memory: the ring of stages (aligned to 1024 bytes,
-   where the 128-byte swizzle repeats), the epilogue buffers, then a full
-   and an empty barrier per stage, which thread 0 initialises. Returns the
-   first stage; every thread has passed the initialisation. */
+/* A place in the ring of `stages` stages: the stage, and how many times
+   the ring has come round to it (its lap: the barriers' phase). */
+struct gemm__cuda_ring_pos {
+    int stage = 0, lap = 0;
+    __device__ __forceinline__ void next(int stages)
+    {
+        if (++stage == stages) stage = 0, lap++;
+    }
+};
+
+/* The block's shared memory: the epilogue buffers (from a 1024-byte
+   boundary, where the 128-byte swizzle repeats), the ring of `stages`
+   stages after them, then a full and an empty barrier per stage, which
+   thread 0 initialises. Returns the start (the buffers); every thread
+   has passed the initialisation. */
 template <typename S>
-__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, uint64_t *&full, uint64_t *&empty)
+__device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *raw, int stages, uint64_t *&full,
+                                                                uint64_t *&empty)
 {
     unsigned char *smem = raw + ((1024 - gemm__cuda_smem_addr(raw) % 1024) % 1024);
-    full = reinterpret_cast<uint64_t *>(smem + S::STAGES * S::STAGE_BYTES + S::EPI_REGION);
-    empty = full + S::STAGES;
+    full = reinterpret_cast<uint64_t *>(smem + S::EPI_REGION + stages * S::STAGE_BYTES);
+    empty = full + S::MAX_STAGES;
     if (threadIdx.x == 0) {
-        for (int s = 0; s < S::STAGES; s++) {
+        for (int s = 0; s < stages; s++) {
             gemm__cuda_mbar_init(&full[s], 1);
-            gemm__cuda_mbar_init(&empty[s], 8); /* one arrival per consumer warp */
+            gemm__cuda_mbar_init(&empty[s], 4 * S::CONSUMERS); /* one arrival per consumer warp */
         }
         gemm__cuda_fence_mbar_init();
         gemm__cuda_fence_proxy_async();
@@ -398,20 +425,21 @@ __device__ __forceinline__ unsigned char *gemm__cuda_wgmma_ring(unsigned char *r
    Shared by the floating-point and the int8 kernels. */
 template <typename S, typename T, bool A_MN, bool B_MN, bool ACCURATE>
 __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_a, const CUtensorMap *map_b,
-                                                         const gemm__cuda_wgmma_work &w, unsigned char *smem,
+                                                         const gemm__cuda_wgmma_work &w, unsigned char *ring,
                                                          uint64_t *full, uint64_t *empty)
 {
 #if GEMM__CUDA_SM90A
     constexpr int BK = S::ROW_BYTES / (int)sizeof(T);
-    int nonfinite = w.nonfinite ? *w.nonfinite : 0, it = 0;
+    int nonfinite = w.nonfinite ? *w.nonfinite : 0;
+    gemm__cuda_ring_pos r;
     for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
         int member, bm, bn, part, kt0, nkt;
         gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
         int za = w.a3 ? member : -1, zb = w.b3 ? member : -1;
-        for (int kt = 0; kt < nkt; kt++, it++) {
-            int s = it % S::STAGES, ka, kb;
-            if (it >= S::STAGES) gemm__cuda_mbar_wait(&empty[s], (unsigned)(it / S::STAGES - 1) & 1);
-            unsigned char *stage = smem + s * S::STAGE_BYTES;
+        for (int kt = 0; kt < nkt; kt++, r.next(w.stages)) {
+            int s = r.stage, ka, kb;
+            if (r.lap > 0) gemm__cuda_mbar_wait(&empty[s], (unsigned)(r.lap - 1) & 1);
+            unsigned char *stage = ring + s * S::STAGE_BYTES;
             gemm__cuda_wgmma_k(w, kt0 + kt, BK, nonfinite, ka, kb);
             gemm__cuda_mbar_expect(&full[s], S::STAGE_BYTES);
             if constexpr (ACCURATE) {
@@ -434,7 +462,7 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
         }
     }
 #else
-    (void)map_a; (void)map_b; (void)w; (void)smem; (void)full; (void)empty;
+    (void)map_a; (void)map_b; (void)w; (void)ring; (void)full; (void)empty;
 #endif
 }
 
@@ -444,31 +472,32 @@ __device__ __forceinline__ void gemm__cuda_wgmma_produce(const CUtensorMap *map_
    (fp32, BM = 256): both are 3-D maps of the split's slice planes, and the
    hi*hi segment's stages are summed in short runs (above). The blocks walk
    the units of `w`; a unit of a split K goes through `partial` (above). */
-template <typename T, typename TC, bool A_MN, bool B_MN, int BM, bool ACCURATE>
-__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM>)
+template <typename T, typename TC, bool A_MN, bool B_MN, int BM, int BN, bool ACCURATE>
+__global__ void GEMM__CUDA_WGMMA_BOUNDS(gemm__cuda_wgmma_shape<BM, BN>)
 gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                         const __grid_constant__ CUtensorMap map_c, const gemm__cuda_wgmma_work w, int M, int N,
                         float alpha, float beta, TC *C, int64_t ldc, float *partial)
 {
 #if GEMM__CUDA_SM90A
-    typedef gemm__cuda_wgmma_shape<BM> S;
+    typedef gemm__cuda_wgmma_shape<BM, BN> S;
     static_assert(!ACCURATE || (BM == 256 && std::is_same<T, float>::value && !A_MN && !B_MN), "fp32-accurate");
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     uint64_t *full, *empty;
-    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
-    float *epi = reinterpret_cast<float *>(smem + S::STAGES * S::STAGE_BYTES);
-    int *last = reinterpret_cast<int *>(empty + S::STAGES);
-    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, w.stages, full, empty),
+                  *ring = smem + S::EPI_REGION;
+    float *epi = reinterpret_cast<float *>(smem);
+    int *last = reinterpret_cast<int *>(empty + S::MAX_STAGES);
+    int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg < CONSUMERS: consumers */
 
-    if (wg == 2) { /* producer: few registers, one thread */
-        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
-        if (threadIdx.x == 256)
-            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, smem, full, empty);
+    if (wg == S::CONSUMERS) { /* producer: few registers, one thread */
+        if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
+        if (threadIdx.x == 128 * S::CONSUMERS)
+            gemm__cuda_wgmma_produce<S, T, A_MN, B_MN, ACCURATE>(&map_a, &map_b, w, ring, full, empty);
     } else { /* consumers */
-        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
+        if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
         float *buf = epi + warp * 16 * S::EPI_LD;
-        unsigned char *tma_bufs = reinterpret_cast<unsigned char *>(epi) + warp * 2 * S::TMA_BOX_BYTES;
-        int it = 0;
+        unsigned char *tma_bufs = smem + warp * 2 * S::TMA_BOX_BYTES;
+        gemm__cuda_ring_pos r;
         for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
             int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
             gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
@@ -478,10 +507,10 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             gemm__cuda_wgmma_fence_acc(d);
             /* the accurate mode's hi*hi stages (from k tile `promoted` of the unit on) come last */
             int promoted = ACCURATE ? min(nkt, max(0, 2 * w.kt_seg - kt0)) : nkt, kt = 0;
-            for (; kt < promoted; kt++, it++) {
-                int s = it % S::STAGES;
-                gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-                gemm__cuda_wgmma_stage<S, T, A_MN, B_MN>(d, smem + s * S::STAGE_BYTES, wg);
+            for (; kt < promoted; kt++, r.next(w.stages)) {
+                int s = r.stage;
+                gemm__cuda_mbar_wait(&full[s], (unsigned)r.lap & 1);
+                gemm__cuda_wgmma_stage<S, T, A_MN, B_MN>(d, ring + s * S::STAGE_BYTES, wg);
                 /* the previous stage's group is done once at most this one is pending */
                 gemm__cuda_wgmma_wait<1>();
                 gemm__cuda_wgmma_fence_acc(d);
@@ -494,11 +523,11 @@ gemm__cuda_wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_
             if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
             __syncwarp();
             if constexpr (ACCURATE) {
-                for (; kt < nkt; kt++, it++) { /* hi*hi: short sums, each stage done before the next */
-                    int s = it % S::STAGES;
+                for (; kt < nkt; kt++, r.next(w.stages)) { /* hi*hi: short sums, each stage done before the next */
+                    int s = r.stage;
                     float sums[64];
-                    gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-                    gemm__cuda_wgmma_stage_promoted<S>(d, sums, smem + s * S::STAGE_BYTES, wg);
+                    gemm__cuda_mbar_wait(&full[s], (unsigned)r.lap & 1);
+                    gemm__cuda_wgmma_stage_promoted<S>(d, sums, ring + s * S::STAGE_BYTES, wg);
                     if (lane == 0) gemm__cuda_mbar_arrive(&empty[s]);
                     __syncwarp();
                 }

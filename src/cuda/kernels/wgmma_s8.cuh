@@ -112,17 +112,18 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
     typedef gemm__cuda_wgmma_shape<BM> S;
     extern __shared__ __align__(16) unsigned char gemm__cuda_smem[];
     uint64_t *full, *empty;
-    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, full, empty);
-    int *epi = reinterpret_cast<int *>(smem + S::STAGES * S::STAGE_BYTES);
+    unsigned char *smem = gemm__cuda_wgmma_ring<S>(gemm__cuda_smem, w.stages, full, empty),
+                  *ring = smem + S::EPI_REGION;
+    int *epi = reinterpret_cast<int *>(smem);
     int wg = (int)threadIdx.x / 128, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32; /* wg 0, 1: consumers */
     if (wg == 2) { /* producer */
-        if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
+        if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_dec<S::REGS_PRODUCER>();
         if (threadIdx.x == 256)
-            gemm__cuda_wgmma_produce<S, int8_t, false, false, false>(&map_a, &map_b, w, smem, full, empty);
+            gemm__cuda_wgmma_produce<S, int8_t, false, false, false>(&map_a, &map_b, w, ring, full, empty);
         return;
     }
-    if constexpr (S::THREADS == 384) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
-    int it = 0;
+    if constexpr (S::BM == 256) gemm__cuda_setmaxnreg_inc<S::REGS_CONSUMER>();
+    gemm__cuda_ring_pos r;
     for (int u = (int)blockIdx.x; u < w.units; u += (int)gridDim.x) {
         int member, bm, bn, part, kt0, nkt, pending = -1; /* the stage whose wgmma may still run, not yet given back */
         gemm__cuda_wgmma_unit(w, u, member, bm, bn, part, kt0, nkt);
@@ -130,10 +131,10 @@ gemm__cuda_wgmma_s8_kernel(const __grid_constant__ CUtensorMap map_a, const __gr
 #pragma unroll
         for (int i = 0; i < S::ACC; i++) d[i] = 0;
         gemm__cuda_wgmma_fence_acc(d);
-        for (int kt = 0; kt < nkt; kt++, it++) {
-            int s = it % S::STAGES;
-            gemm__cuda_mbar_wait(&full[s], (unsigned)(it / S::STAGES) & 1);
-            gemm__cuda_wgmma_s8_stage<S>(d, smem + s * S::STAGE_BYTES, wg);
+        for (int kt = 0; kt < nkt; kt++, r.next(w.stages)) {
+            int s = r.stage;
+            gemm__cuda_mbar_wait(&full[s], (unsigned)r.lap & 1);
+            gemm__cuda_wgmma_s8_stage<S>(d, ring + s * S::STAGE_BYTES, wg);
             gemm__cuda_wgmma_wait<1>(); /* the previous stage's group is done */
             gemm__cuda_wgmma_fence_acc(d);
             if (pending >= 0 && lane == 0) gemm__cuda_mbar_arrive(&empty[pending]);
