@@ -27,11 +27,11 @@ if have gnuplot; then
     check "the CPU figure names its machine, date and commit ($meta)" test -n "$meta" -a -n "$(grep -F "$meta" $out/cpu.svg)"
     for text in "NVIDIA H100 80GB HBM3 and H200" \
         "H100: fp32/fp64 2026-11-24 commit 4f49a07, TF32/FP16/BF16 2026-11-24 commit 497c9f5" \
-        "H200: fp32/fp64 2026-11-28 commit 5eba43c, TF32/FP16/BF16 2026-11-29 commit e335f64"; do
+        "H200: fp32/fp64 2026-11-28 commit 5eba43c, TF32/FP16/BF16 2026-11-29 commit 389ef38"; do
         check "the GPU figure says \"$text\"" grep -qF "$text" $out/cuda.svg
     done
     check "... and RESULTS.md states those commits and the date" sh -c \
-        "grep -q '4f49a07 (H100) and 5eba43c' bench/RESULTS.md && grep -q 'Commits\*\*: 497c9f5 (H100), e335f64 (H200' bench/RESULTS.md &&
+        "grep -q '4f49a07 (H100) and 5eba43c' bench/RESULTS.md && grep -q 'Commits\*\*: 497c9f5 (H100), 389ef38 (H200' bench/RESULTS.md &&
          grep -q 'Date\*\*: H100 2026-11-24 05:19 UTC, H200 2026-11-29' bench/RESULTS.md && grep -q 'Date\*\*: H100 2026-11-24 04:25 UTC, H200 2026-11-28' bench/RESULTS.md"
     meta=$(sed -n 's/^# *//p' bench/results_gpu_scaling.csv | head -n 1)
     check "the scaling figure names its machine, date and commit ($meta)" test -n "$meta" -a -n "$(grep -F "$meta" $out/gpus.svg)"
