@@ -5614,10 +5614,11 @@ static int gemm__cuda_wgmma_split(int tiles, int ktiles, int sms, int min_kt, in
    which operands are first copied into k-major rows of ldo elements, or,
    in the fp32-accurate mode (`accurate`), split into `regions` regions of
    ldo elements each (split.cuh); the WGMMA block tile (wg_bm x wg_bn), K
-   split, raster group and grid (the ring's depth: work.stages), and whether the last part of a split tile sums the
-   parts (`fixup`); and the scratch bytes of the copies (a's elements
-   first), of split-K's sums, its counters (at `counters_at`) and the
-   accurate mode's Inf/NaN flag (at `flag_at`). */
+   split, raster group and grid (the ring's depth: work.stages), and
+   whether the last part of a split tile sums the parts (`fixup`); and
+   the scratch bytes of the copies (a's elements first), of split-K's
+   sums, its counters (at `counters_at`) and the accurate mode's Inf/NaN
+   flag (at `flag_at`). */
 typedef struct gemm__cuda_tc_plan {
     gemm_cuda_kernel kernel;
     bool a_mn, b_mn, copy_a, copy_b, accurate, fixup;
