@@ -5695,15 +5695,18 @@ static gemm__cuda_tc_plan gemm__cuda_tc_plan_of(gemm_cuda_kernel kernel, const g
     /* automatic tile: 256-row units that leave more than half the SMs idle
        (K too short to split: 1000^3, 1024^3) take 128-row tiles, twice as
        many (on the H200 0.84-1.04 of cuBLAS against 0.59-0.94); and where
-       the tiles are still fewer than the SMs (the units then split K, or
-       leave SMs idle: 1024^3's 64 tiles, the 32 of 256 x 4096 x 4096), 128
-       x 64 tiles, twice as many again, with the deep ring of one block an
-       SM and K split less or not at all */
+       those tiles, or 256-row tiles whose K is split, are fewer than 0.8 of
+       the SMs (1024^3's 64 tiles, the 32 of 256 x 4096 x 4096), 128 x 64
+       tiles, twice as many again, with the deep ring of one block an SM
+       and K split less or not at all. 256-row tiles with K whole stay
+       (1536^3's 72: 0.80-0.82 of cuBLAS in FP16 and BF16, 0.72-0.74 on
+       128 x 64 tiles) */
     if (wgmma && opt->variant == 0 && !t.accurate && t.wg_bm == 256 && 2 * t.work.units < gpu->sms) {
         t.wg_bm = 128;
         gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
     }
-    if (wgmma && opt->variant == 0 && !t.accurate && 5 * t.work.tiles < 4 * gpu->sms) {
+    if (wgmma && opt->variant == 0 && !t.accurate && (t.wg_bm == 128 || t.split > 1) &&
+        5 * t.work.tiles < 4 * gpu->sms) {
         t.wg_bm = 128;
         t.wg_bn = 64;
         gemm__cuda_wgmma_schedule(&t, M, N, K, elem, gpu, opt->split_k);
