@@ -231,7 +231,7 @@ TEST_SUITES += test-cpu-config
 test-cpu-config: ## gemm_config(): version, backends, kernel and why, threads and their source, blocks
 	sh tests/test_config.sh
 
-test-cpu-builds: ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
+test-cpu-builds: $(B)/test_cpu ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
 	sh tests/cpu_builds.sh
 
 # --no-exit-test: under valgrind, which runs a process's threads one at a time,
