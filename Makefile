@@ -15,7 +15,7 @@ TEST_SUITES     := test-headers test-parts test-reinclude test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean install headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
+.PHONY: all demo test test-sanitize ci bench plot clean install headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
 
 all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
@@ -63,19 +63,33 @@ test-reinclude: $(GENERATED) ## the stb habit (include, then GEMM_IMPLEMENTATION
 	sh tests/reinclude_checks.sh
 
 # ---- tests ----------------------------------------------------------------
+# tests/run.sh runs the suites RUN_JOBS (2) at a time, each lane taking the
+# next suite when it is free, the longest ones (RUN_FIRST, by their time on
+# CI's 2 cores) first; most suites compile one unit at a time, on one core.
+# Binaries that several suites use (SHARED_BINS) are built before, so that
+# no two suites build one at once. A build that fails there fails again,
+# reported, in its suite.
+RUN_JOBS    ?= 2
+RUN_FIRST   := test-cuda-build test-parts test-cl test-docs test-mpi-asan test-cpu-asan test-cblas-asan \
+               test-cpu-builds test-cl-asan test-aarch64 test-cpu-valgrind test-mpi test-cpu-clang-san
+SHARED_BINS := $(B)/test_cpu
+RUN_SUITES   = @mkdir -p $(B) && $(MAKE) --no-print-directory -j$(RUN_JOBS) -k $(SHARED_BINS) >$(B)/shared_builds.log 2>&1 || true; \
+               RUN_JOBS=$(RUN_JOBS) RUN_FIRST="$(RUN_FIRST)" sh tests/run.sh
+
 test: ## install what the tests need (Debian), then run every suite
 	@sh tests/deps.sh $(DEPS_GROUPS)
-	@sh tests/run.sh $(TEST_SUITES)
-
-# The sanitizer builds that are make targets, built two at a time before the
-# suites run one after another (a build takes one core; the suites take both).
-# A build that fails here fails again, reported, in its suite.
-SANITIZE_BINS := $(B)/test_cpu_asan $(B)/test_batch_asan $(B)/test_verify_asan
+	$(RUN_SUITES) $(TEST_SUITES)
 
 test-sanitize: ## the suites again under AddressSanitizer and UBSan
 	@sh tests/deps.sh $(DEPS_GROUPS)
-	@mkdir -p $(B) && $(MAKE) --no-print-directory -j2 -k $(SANITIZE_BINS) >$(B)/sanitize_builds.log 2>&1 || true
-	@sh tests/run.sh $(SANITIZE_SUITES)
+	$(RUN_SUITES) $(SANITIZE_SUITES)
+
+# What .ci/run runs after make demo: make test's and make test-sanitize's
+# suites in one run (their lanes shared: neither waits for the other's
+# last suite), one summary and total.
+ci: ## make test and make test-sanitize in one run (what .ci/run runs): every suite, one total
+	@sh tests/deps.sh $(DEPS_GROUPS)
+	$(RUN_SUITES) $(TEST_SUITES) $(SANITIZE_SUITES)
 
 test-cpu: $(B)/test_cpu ## the CPU battery for every micro-kernel, threads, memory, options
 	./$(B)/test_cpu
@@ -430,7 +444,6 @@ CL_HEADERS := gemm_cl.h $(HEADERS)
 CL_LIBS    := -lOpenCL $(LDLIBS)
 TEST_SUITES += test-cl
 SANITIZE_SUITES += test-cl-asan
-SANITIZE_BINS += $(B)/test_cl_asan $(B)/test_cl_safety_asan $(B)/test_cl_batch_asan
 DEPS_GROUPS += opencl
 CLBLAST_LIB := $(firstword $(wildcard build/peer/libclblast.so.1 /usr/lib/*/libclblast.so /usr/lib/libclblast.so))
 ifneq ($(CLBLAST_LIB),)
