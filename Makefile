@@ -15,7 +15,7 @@ TEST_SUITES     := test-headers test-parts test-reinclude test-cpu test-build
 SANITIZE_SUITES := test-cpu-asan test-cpu-clang-san
 DEPS_GROUPS     := test
 
-.PHONY: all demo test test-sanitize bench plot clean install headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
+.PHONY: all demo test test-sanitize ci bench plot clean install headers test-headers test-parts test-reinclude test-cpu test-build test-cpu-asan help
 
 all: $(B)/cpu_basic $(B)/test_cpu ## build the CPU example and the CPU tests
 
@@ -63,19 +63,33 @@ test-reinclude: $(GENERATED) ## the stb habit (include, then GEMM_IMPLEMENTATION
 	sh tests/reinclude_checks.sh
 
 # ---- tests ----------------------------------------------------------------
+# tests/run.sh runs the suites RUN_JOBS (2) at a time, each lane taking the
+# next suite when it is free, the longest ones (RUN_FIRST, by their time on
+# CI's 2 cores) first; most suites compile one unit at a time, on one core.
+# Binaries that several suites use (SHARED_BINS) are built before, so that
+# no two suites build one at once. A build that fails there fails again,
+# reported, in its suite.
+RUN_JOBS    ?= 2
+RUN_FIRST   := test-cuda-build test-parts test-cl test-docs test-mpi-asan test-cpu-asan test-cblas-asan \
+               test-cpu-builds test-cl-asan test-aarch64 test-cpu-valgrind test-mpi test-cpu-clang-san
+SHARED_BINS := $(B)/test_cpu
+RUN_SUITES   = @mkdir -p $(B) && $(MAKE) --no-print-directory -j$(RUN_JOBS) -k $(SHARED_BINS) >$(B)/shared_builds.log 2>&1 || true; \
+               RUN_JOBS=$(RUN_JOBS) RUN_FIRST="$(RUN_FIRST)" sh tests/run.sh
+
 test: ## install what the tests need (Debian), then run every suite
 	@sh tests/deps.sh $(DEPS_GROUPS)
-	@sh tests/run.sh $(TEST_SUITES)
-
-# The sanitizer builds that are make targets, built two at a time before the
-# suites run one after another (a build takes one core; the suites take both).
-# A build that fails here fails again, reported, in its suite.
-SANITIZE_BINS := $(B)/test_cpu_asan $(B)/test_batch_asan $(B)/test_verify_asan
+	$(RUN_SUITES) $(TEST_SUITES)
 
 test-sanitize: ## the suites again under AddressSanitizer and UBSan
 	@sh tests/deps.sh $(DEPS_GROUPS)
-	@mkdir -p $(B) && $(MAKE) --no-print-directory -j2 -k $(SANITIZE_BINS) >$(B)/sanitize_builds.log 2>&1 || true
-	@sh tests/run.sh $(SANITIZE_SUITES)
+	$(RUN_SUITES) $(SANITIZE_SUITES)
+
+# What .ci/run runs after make demo: make test's and make test-sanitize's
+# suites in one run (their lanes shared: neither waits for the other's
+# last suite), one summary and total.
+ci: ## make test and make test-sanitize in one run (what .ci/run runs): every suite, one total
+	@sh tests/deps.sh $(DEPS_GROUPS)
+	$(RUN_SUITES) $(TEST_SUITES) $(SANITIZE_SUITES)
 
 test-cpu: $(B)/test_cpu ## the CPU battery for every micro-kernel, threads, memory, options
 	./$(B)/test_cpu
@@ -231,7 +245,7 @@ TEST_SUITES += test-cpu-config
 test-cpu-config: ## gemm_config(): version, backends, kernel and why, threads and their source, blocks
 	sh tests/test_config.sh
 
-test-cpu-builds: ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
+test-cpu-builds: $(B)/test_cpu ## the battery with GEMM_NO_SIMD, GEMM_NO_THREADS, clang, g++, nvcc, emulated CPUs
 	sh tests/cpu_builds.sh
 
 # --no-exit-test: under valgrind, which runs a process's threads one at a time,
@@ -430,7 +444,6 @@ CL_HEADERS := gemm_cl.h $(HEADERS)
 CL_LIBS    := -lOpenCL $(LDLIBS)
 TEST_SUITES += test-cl
 SANITIZE_SUITES += test-cl-asan
-SANITIZE_BINS += $(B)/test_cl_asan $(B)/test_cl_safety_asan $(B)/test_cl_batch_asan
 DEPS_GROUPS += opencl
 CLBLAST_LIB := $(firstword $(wildcard build/peer/libclblast.so.1 /usr/lib/*/libclblast.so /usr/lib/libclblast.so))
 ifneq ($(CLBLAST_LIB),)
@@ -445,8 +458,10 @@ test-cl: ## OpenCL (PoCL in CI): the battery, caches, events, the tuner
 test-cl-asan: ## the OpenCL tests under the sanitizers
 	sh tests/test_cl.sh asan
 
+# (test_cl_safety_asan at -O0: its run is PoCL's time, 17 s of CPU at either
+# level, and its build 21 s instead of 54; the batteries' runs need -O1)
 $(B)/test_cl_asan $(B)/test_cl_safety_asan $(B)/test_cl_batch_asan: $(B)/%_asan: tests/%.c tests/battery.h tests/battery_batch.h $(CL_HEADERS) | $(B)
-	$(CC) -std=c99 -D_DEFAULT_SOURCE -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
+	$(CC) -std=c99 -D_DEFAULT_SOURCE $(if $(filter %safety_asan,$@),-O0,-O1) -g $(SANITIZE) $(WARN) $< -o $@ $(CL_LIBS)
 
 $(B)/test_cl $(B)/test_cl_safety $(B)/test_cl_batch: $(B)/%: tests/%.c tests/battery.h tests/battery_batch.h tests/verify_faults.h $(CL_HEADERS) | $(B)
 	$(CC) -std=c99 -D_DEFAULT_SOURCE $(CFLAGS) $(WARN) $< -o $@ $(CL_LIBS)
@@ -520,7 +535,7 @@ test-mpi: ## the MPI battery under mpirun at P = 1..9
 # chunks of the library's own size)
 test-mpi-asan: ## the MPI tests under the sanitizers
 	ASAN_OPTIONS=detect_leaks=0 GEMM_MPI_TEST_RANKS="1 2" GEMM_MPI_TEST_COMPLEX_RANKS="1 2" \
-	MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 \
+	MPI_TEST_BIN=$(B)/test_mpi_asan GEMM_NUM_THREADS=3 MPI_TEST_INIT_FLAGS="-O0 -g $(SANITIZE)" \
 	GEMM_MPI_TEST_COPY_PARALLEL_BYTES=1 GEMM_MPI_TEST_STAGE_BYTES=0 \
 	MPI_TEST_FLAGS="-O1 -g $(SANITIZE)" sh tests/test_mpi.sh
 
@@ -566,8 +581,11 @@ test-docs: ## README's snippets and the examples compile (CPU ones run); CMake, 
 test-cblas: ## gemm_cblas.h: battery via cblas_ names, netlib's error-exit table, netlib's level-3 tester
 	sh tests/test_cblas.sh
 
+# (at -O0: the sanitizers' checks are the same, the battery's --quick run
+# takes 3 s instead of 1, and each of the six builds 19 s of CPU instead of 54)
 test-cblas-asan: ## the CBLAS tests under the sanitizers
-	CBLAS_TEST_FLAGS="-O1 -g $(SANITIZE)" CBLAS_TEST_ARGS=--quick sh tests/test_cblas.sh
+	CBLAS_TEST_FLAGS="-O0 -g $(SANITIZE)" CBLAS_TEST_SMALL_FLAGS="-O0 -g $(SANITIZE)" CBLAS_TEST_ARGS=--quick \
+	CBLAS_TEST_OUT=$(B)/cblas_asan sh tests/test_cblas.sh
 
 test-batch: $(B)/test_batch ## the CPU's batches: battery per member, thread identity, refusals
 	sh tests/test_batch.sh
@@ -578,8 +596,9 @@ test-batch-asan: $(B)/test_batch_asan ## the batch tests under the sanitizers
 $(B)/test_batch: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
 	$(CC) -std=c99 $(CFLAGS) $(WARN) $< -o $@ $(LDLIBS)
 
+# (at -O0: its --quick run takes 14 s of CPU instead of 4, its build 19 instead of 54)
 $(B)/test_batch_asan: tests/test_batch.c tests/battery_batch.h tests/battery.h $(HEADERS) | $(B)
-	$(CC) -std=c99 -O1 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
+	$(CC) -std=c99 -O0 -g $(SANITIZE) $(WARN) $< -o $@ $(LDLIBS)
 
 # ---- verified products (the `verify` option) ----------------------------------
 # test-verify: faults injected after the product (flipped bits of C, a dropped

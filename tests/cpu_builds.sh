@@ -51,9 +51,13 @@ if [ -n "$nvcc" ]; then
     else failed=$((failed + 1)); echo "FAIL nvcc (build)"; head -n 20 "$out/log" | sed 's/^/     /'; fi
 else skip "nvcc not installed"; fi
 if have qemu-x86_64; then
-    build "plain -O2" $out/plain gcc -std=c99 -O2 $WARN &&
-        run "qemu-x86_64 -cpu Haswell picks avx2" '== kernel avx2' qemu-x86_64 -cpu Haswell $out/plain --smoke --no-fork &&
-        run "qemu-x86_64 -cpu Nehalem picks scalar" '== kernel scalar' qemu-x86_64 -cpu Nehalem $out/plain --smoke --no-fork
+    # the plain -O2 binary: make test-cpu's build/test_cpu (-O2 -g; the
+    # Makefile builds it first), rather than the same compile again
+    plain=build/test_cpu
+    [ -x $plain ] || build "plain -O2" $plain gcc -std=c99 -O2 -g $WARN
+    [ -x $plain ] &&
+        run "qemu-x86_64 -cpu Haswell picks avx2" '== kernel avx2' qemu-x86_64 -cpu Haswell $plain --smoke --no-fork &&
+        run "qemu-x86_64 -cpu Nehalem picks scalar" '== kernel scalar' qemu-x86_64 -cpu Nehalem $plain --smoke --no-fork
 else skip "qemu-x86_64 not installed (package qemu-user)"; fi
 
 summary

@@ -6,7 +6,7 @@
 # Proof that gemm's routines are the ones tested: every call the tester's
 # wrappers make is counted on its way to gemm (tests/netlib/gemm_impl.c),
 # and a build that scales alpha on that way must fail the tester.
-# Uses $out, $FLAGS, build, check, check_fails and skip from the caller.
+# Uses $out, $SMALL_FLAGS, build, check, check_fails and skip from the caller.
 
 netlib_blas=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/blas/libblas.a
 
@@ -18,15 +18,15 @@ netlib_build() {
     nd=$out/netlib-$prec
     mkdir -p "$nd" || return 1
     if [ ! -f "$impl" ]; then
-        gcc -std=c99 $FLAGS -Wall -Wextra -Werror "$@" -c tests/netlib/gemm_impl.c -o "$impl" || return 1
+        gcc -std=c99 $SMALL_FLAGS -Wall -Wextra -Werror "$@" -c tests/netlib/gemm_impl.c -o "$impl" || return 1
     fi
     if [ ! -f "$nd/done" ]; then
         for f in c_${prec}blas3 c_${prec}3chke auxiliary c_xerbla; do
-            gcc $FLAGS -w -DADD_ -Itests/netlib -c tests/netlib/$f.c -o "$nd/$f.o" || return 1
+            gcc $SMALL_FLAGS -w -DADD_ -Itests/netlib -c tests/netlib/$f.c -o "$nd/$f.o" || return 1
         done
         gfortran -O1 -std=legacy -w -c tests/netlib/c_${prec}blat3.f -o "$nd/c_${prec}blat3.o" && touch "$nd/done" || return 1
     fi
-    gfortran $FLAGS -o "$out/$name" "$nd"/*.o "$impl" -Wl,--wrap=cblas_sgemm,--wrap=cblas_dgemm "$netlib_blas" -lm -lpthread
+    gfortran $SMALL_FLAGS -o "$out/$name" "$nd"/*.o "$impl" -Wl,--wrap=cblas_sgemm,--wrap=cblas_dgemm "$netlib_blas" -lm -lpthread
 }
 
 # netlib_passed PREC LOG: the tester's output says every routine passed the

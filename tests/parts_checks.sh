@@ -4,7 +4,9 @@
 # cl/ with cc and the OpenCL headers (cl/gemm.cl with clang's OpenCL C 1.2
 # front end), mpi/ with mpicc, cuda/ with nvcc (every part as CUDA C++17,
 # host code and unoptimised sm_90a PTX: the kernels a part instantiates
-# are generated, not optimised; about a minute for the folder). A part
+# are generated, not optimised; about a minute for the folder; -arch=compute_90a
+# would take each part to compute_90 PTX too, a third more time: the whole
+# library goes to compute_90 once in test-cuda-build's example). A part
 # that compiles alone includes what it uses, so an editor, an indexer and
 # the compiler all see its neighbours. Default: every folder. Last line:
 # N passed, N failed[, N skipped].
@@ -22,7 +24,7 @@ compiler_for() { # the compile command for one part, or nothing when its compile
     src/cl/*.cl) have clang && echo "clang -x cl -cl-std=CL1.2 -fsyntax-only -Werror" ;;
     src/mpi/*) have mpicc && echo "mpicc -x c $C_FLAGS" ;;
     src/cl/*) [ -e /usr/include/CL/cl.h ] && echo "cc -x c $C_FLAGS" ;;
-    src/cuda/*) have nvcc && echo "nvcc -x cu -std=c++17 -arch=compute_90a -Xcicc -O0 --cuda -Xcompiler -Wall,-Wextra,-Wno-unused-function -Werror all-warnings -o /dev/null" ;;
+    src/cuda/*) have nvcc && echo "nvcc -x cu -std=c++17 -gencode arch=compute_90a,code=compute_90a -Xcicc -O0 --cuda -Xcompiler -Wall,-Wextra,-Wno-unused-function -Werror all-warnings -o /dev/null" ;;
     *) echo "cc -x c $C_FLAGS" ;;
     esac
 }

@@ -11,9 +11,10 @@
 # `sh tests/test_cl.sh asan` runs the _asan builds of the three instead
 # (test_cl_batch --quick; AddressSanitizer, UndefinedBehaviorSanitizer,
 # LeakSanitizer; PoCL needs no suppressions).
-# Last line: N passed, N failed[, N skipped].
+# Last line: N passed, N failed[, N skipped]. Its files go to build/checks_cl
+# (build/checks_cl_asan for the asan run, so that both can run at once).
 cd "$(dirname "$0")/.." || exit 2
-out=build/checks_cl
+out=build/checks_cl${1:+_$1}
 mkdir -p "$out"
 WARN="-Wall -Wextra -Wpedantic -Werror"
 . tests/checks.sh

@@ -49,7 +49,7 @@ for f in "$out"/readme_*.c; do
     esac
 done
 check_bg "examples/batched.c builds warning-free and runs" sh -c \
-    "gcc -std=c99 -O2 $WARN examples/batched.c -o $out/batched -lm -lpthread && $out/batched 8 2000"
+    "gcc -std=c99 -O1 $WARN examples/batched.c -o $out/batched -lm -lpthread && $out/batched 8 2000"
 check_wait
 n=$(ls "$out"/readme_*.c | wc -l)
 check "README has C snippets to check ($n)" test "$n" -ge 7
@@ -64,7 +64,7 @@ else skip "cmake not installed"; fi
 check "CMakeLists.txt's version is gemm.h's ($version)" grep -q "VERSION $version " CMakeLists.txt
 if have pkg-config; then
     check "pkg-config: a program builds with --cflags --libs gemm and runs" sh -c \
-        "gcc -std=c99 -O2 $WARN tests/cmake_consumer/main.c \$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs gemm) -o $out/pc && $out/pc"
+        "gcc -std=c99 -O0 $WARN tests/cmake_consumer/main.c \$(PKG_CONFIG_PATH=$PWD pkg-config --cflags --libs gemm) -o $out/pc && $out/pc"
     check "gemm.pc's version is gemm.h's ($version)" test "$(PKG_CONFIG_PATH=$PWD pkg-config --modversion gemm)" = "$version"
 else skip "pkg-config not installed"; fi
 
@@ -124,7 +124,7 @@ if have pkg-config; then
         [ -e "$p/lib/pkgconfig/gemm.pc" ] || continue
         check "installed gemm.pc ($p): its prefix, and --cflags --libs build a program that runs" sh -c \
             "test \"\$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --variable=prefix gemm)\" = $p &&
-             gcc -std=c99 -O2 $WARN tests/cmake_consumer/main.c \$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs gemm) \
+             gcc -std=c99 -O0 $WARN tests/cmake_consumer/main.c \$(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs gemm) \
                  -o $out/pc_installed && $out/pc_installed"
     done
 fi

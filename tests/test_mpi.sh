@@ -8,7 +8,9 @@
 # the sum: "N passed, N failed" (or SKIPPED when MPI is not installed).
 #   MPI_TEST_FLAGS   compiler flags (default: -O2 -g; the sanitizer suite
 #                    passes its own)
-#   MPI_TEST_BIN     output binary (default build/test_mpi)
+#   MPI_TEST_INIT_FLAGS  tests/test_mpi_init.c's (default: MPI_TEST_FLAGS)
+#   MPI_TEST_BIN     output binary (default build/test_mpi); the other files
+#                    it writes are named after it (build/test_mpi_init.log ...)
 #   MPI_TEST_NOBUILD run MPI_TEST_BIN as it is
 #   GEMM_MPI_TEST_STAGE_BYTES          bytes per staged chunk, through the
 #                    test hooks (default 200, so that blocks travel in many
@@ -34,39 +36,47 @@ if [ -z "$MPI_TEST_NOBUILD" ]; then
 fi
 export GEMM_MPI_TEST_STAGE_BYTES="${GEMM_MPI_TEST_STAGE_BYTES-200}"
 export GEMM_MPI_TEST_POLL_COLS="${GEMM_MPI_TEST_POLL_COLS-3}"
+# Ranks that wait for a message yield their core (Open MPI does so by itself
+# only when the ranks outnumber the cores): the suites run two at a time.
+export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle-1}"
 passed=0 failed=0
-if [ -z "$MPI_TEST_NOBUILD" ]; then
-# The header as C++ (mpicxx, -Werror), and only gemm_-prefixed global symbols.
-printf '#define GEMM_IMPLEMENTATION\n#include "../gemm_mpi.h"\n' >build/mpi_impl.c
-if mpicxx -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -c tests/test_mpi.c -o build/test_mpi_cpp.o \
-    >build/mpi_cpp.log 2>&1; then passed=$((passed + 1)); echo "ok   gemm_mpi.h and the test build as C++ (mpicxx -Werror)"
-else failed=$((failed + 1)); echo "FAIL gemm_mpi.h as C++:"; head -20 build/mpi_cpp.log; fi
-bad=$(mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror -Ibuild -c build/mpi_impl.c -o build/mpi_impl.o 2>&1 &&
-      nm -g --defined-only build/mpi_impl.o | awk '{print $3}' | grep -v '^gemm_' || true)
-if [ -f build/mpi_impl.o ] && [ -z "$bad" ]; then passed=$((passed + 1)); echo "ok   every global symbol starts with gemm_"
+# The header as C++ (mpicxx, -Werror), and only gemm_-prefixed global symbols:
+# built without MPI_TEST_FLAGS, so the sanitizer run (make test-mpi-asan)
+# leaves them to test-mpi.
+if [ -z "$MPI_TEST_NOBUILD" ] && [ -z "${MPI_TEST_FLAGS:-}" ]; then
+printf '#define GEMM_IMPLEMENTATION\n#include "gemm_mpi.h"\n' >"${bin}_impl.c"
+if mpicxx -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -c tests/test_mpi.c -o "${bin}_cpp.o" \
+    >"${bin}_cpp.log" 2>&1; then passed=$((passed + 1)); echo "ok   gemm_mpi.h and the test build as C++ (mpicxx -Werror)"
+else failed=$((failed + 1)); echo "FAIL gemm_mpi.h as C++:"; head -20 "${bin}_cpp.log"; fi
+rm -f "${bin}_impl.o"
+bad=$(mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c "${bin}_impl.c" -o "${bin}_impl.o" 2>&1 &&
+      nm -g --defined-only "${bin}_impl.o" | awk '{print $3}' | grep -v '^gemm_' || true)
+if [ -f "${bin}_impl.o" ] && [ -z "$bad" ]; then passed=$((passed + 1)); echo "ok   every global symbol starts with gemm_"
 else failed=$((failed + 1)); echo "FAIL global symbols without the gemm_ prefix: $bad"; fi
+fi
+if [ -z "$MPI_TEST_NOBUILD" ]; then
 # Calls before MPI_Init and after MPI_Finalize return a status (tests/test_mpi_init.c).
 # shellcheck disable=SC2086
-if mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tests/test_mpi_init.c \
-    -o "${bin}_init" -lm >build/mpi_init_build.log 2>&1; then
+if mpicc -std=c99 ${MPI_TEST_INIT_FLAGS:-${MPI_TEST_FLAGS:--O2 -g}} -Wall -Wextra -Wpedantic -Werror tests/test_mpi_init.c \
+    -o "${bin}_init" -lm >"${bin}_init_build.log" 2>&1; then
     for p in 1 2; do
-        timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np "$p" "${bin}_init" >build/test_mpi_init.log 2>&1
+        timeout -k 5 60 mpirun --oversubscribe --allow-run-as-root -np "$p" "${bin}_init" >"${bin}_init.log" 2>&1
         rc=$?
-        p_=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' build/test_mpi_init.log | awk '{s += $1} END {print s + 0}')
-        f_=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' build/test_mpi_init.log | awk '{s += $3} END {print s + 0}')
+        p_=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "${bin}_init.log" | awk '{s += $1} END {print s + 0}')
+        f_=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "${bin}_init.log" | awk '{s += $3} END {print s + 0}')
         if [ "$rc" -ne 0 ] || [ "$p_" -ne $((11 * p)) ] || [ "$f_" -ne 0 ]; then
-            failed=$((failed + 1)); echo "FAIL MPI_Init/MPI_Finalize at P=$p (exit $rc):"; grep -v '^ok' build/test_mpi_init.log | head
+            failed=$((failed + 1)); echo "FAIL MPI_Init/MPI_Finalize at P=$p (exit $rc):"; grep -v '^ok' "${bin}_init.log" | head
         else passed=$((passed + p_)); echo "ok   P=$p: calls before MPI_Init and after MPI_Finalize return a status ($p_ checks)"; fi
     done
-else failed=$((failed + 1)); echo "FAIL tests/test_mpi_init.c does not build:"; head -20 build/mpi_init_build.log; fi
+else failed=$((failed + 1)); echo "FAIL tests/test_mpi_init.c does not build:"; head -20 "${bin}_init_build.log"; fi
 fi
 # The complex calls (tests/test_mpi_complex.c) at P = 1, 2, 4, after the real battery.
 cbin="${bin}_complex"
 if [ -z "$MPI_TEST_NOBUILD" ]; then
     # shellcheck disable=SC2086
     mpicc -std=c99 ${MPI_TEST_FLAGS:--O2 -g} -Wall -Wextra -Wpedantic -Werror tests/test_mpi_complex.c -o "$cbin" -lm \
-        >build/mpi_complex_build.log 2>&1 || { echo "FAIL tests/test_mpi_complex.c does not build:";
-        head -20 build/mpi_complex_build.log; failed=$((failed + 1)); cbin=""; }
+        >"${cbin}_build.log" 2>&1 || { echo "FAIL tests/test_mpi_complex.c does not build:";
+        head -20 "${cbin}_build.log"; failed=$((failed + 1)); cbin=""; }
 else cbin=""; fi
 runs=""
 for p in ${GEMM_MPI_TEST_RANKS:-1 2 3 4 6 8 9}; do runs="$runs $bin:$p"; done
