@@ -6734,7 +6734,7 @@ template <typename T, typename TC, int BM, int BN> static void *gemm__cuda_wgmma
    A strided batch (plan's work.members > 1, K not split): a and b are
    its members' bases, sa and sb their strides (0: shared). */
 template <typename T, typename TC, int BM, int BN>
-static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
+static gemm_status gemm__cuda_launch_wgmma_tile(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
                                            const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
@@ -6788,6 +6788,22 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
+}
+
+/* WGMMA on the plan's block tile (wg_bm x wg_bn); the arguments as above. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
+                                           gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
+                                           const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
+                                           const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
+{
+    if (t->wg_bm == 256)
+        return gemm__cuda_launch_wgmma_tile<T, TC, 256, 128>(fn, p, t, a, b, x, partial, counters, nonfinite, sa, sb,
+                                                             stream);
+    if (t->wg_bn == 128)
+        return gemm__cuda_launch_wgmma_tile<T, TC, 128, 128>(fn, p, t, a, b, x, partial, counters, nonfinite, sa, sb,
+                                                             stream);
+    return gemm__cuda_launch_wgmma_tile<T, TC, 128, 64>(fn, p, t, a, b, x, partial, counters, nonfinite, sa, sb, stream);
 }
 
 /* MMA over the members of bt (K is not split): BM x BM block tiles
@@ -6922,12 +6938,7 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 256  ? gemm__cuda_launch_wgmma<T, TC, 256, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
-                                                                          stream)
-            : t->wg_bn == 128 ? gemm__cuda_launch_wgmma<T, TC, 128, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
-                                                                          stream)
-                              : gemm__cuda_launch_wgmma<T, TC, 128, 64>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
-                                                                         stream);
+        s = gemm__cuda_launch_wgmma<T, TC>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream);
     else if (s == GEMM_OK)
         s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, gemm__cuda_single(1), stream);
     if (scratch) {
@@ -7850,12 +7861,7 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
     if (s == GEMM_OK && t.kernel == GEMM_CUDA_KERNEL_WGMMA) {
         t.work.a3 = bt.stride_a != 0 && bt.count > 1;
         t.work.b3 = bt.stride_b != 0 && bt.count > 1;
-        s = t.wg_bm == 256  ? gemm__cuda_launch_wgmma<T, TC, 256, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                          bt.stride_b, stream)
-            : t.wg_bn == 128 ? gemm__cuda_launch_wgmma<T, TC, 128, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                         bt.stride_b, stream)
-                             : gemm__cuda_launch_wgmma<T, TC, 128, 64>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                        bt.stride_b, stream);
+        s = gemm__cuda_launch_wgmma<T, TC>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a, bt.stride_b, stream);
     } else if (s == GEMM_OK && t.mma_bm == 64) {
         s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
                    : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);

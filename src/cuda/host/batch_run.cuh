@@ -513,12 +513,7 @@ static gemm_status gemm__cuda_tc_members(const char *fn, const gemm__problem *p,
     if (s == GEMM_OK && t.kernel == GEMM_CUDA_KERNEL_WGMMA) {
         t.work.a3 = bt.stride_a != 0 && bt.count > 1;
         t.work.b3 = bt.stride_b != 0 && bt.count > 1;
-        s = t.wg_bm == 256  ? gemm__cuda_launch_wgmma<T, TC, 256, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                          bt.stride_b, stream)
-            : t.wg_bn == 128 ? gemm__cuda_launch_wgmma<T, TC, 128, 128>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                         bt.stride_b, stream)
-                             : gemm__cuda_launch_wgmma<T, TC, 128, 64>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a,
-                                                                        bt.stride_b, stream);
+        s = gemm__cuda_launch_wgmma<T, TC>(fn, p, &t, a, b, x, NULL, NULL, NULL, bt.stride_a, bt.stride_b, stream);
     } else if (s == GEMM_OK && t.mma_bm == 64) {
         s = t.a_mn ? gemm__cuda_launch_mma<T, TC, 64, false>(fn, p, a, b, x, false, bt, stream)
                    : gemm__cuda_launch_mma<T, TC, 64, true>(fn, p, a, b, x, false, bt, stream);

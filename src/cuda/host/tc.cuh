@@ -107,12 +107,7 @@ static gemm_status gemm__cuda_tc_run(const char *fn, const gemm__cuda_tc_plan *t
     }
     if (t->accurate) q.k = 3 * t->ldo; /* MMA: the three regions are one K */
     if (s == GEMM_OK && t->kernel == GEMM_CUDA_KERNEL_WGMMA)
-        s = t->wg_bm == 256  ? gemm__cuda_launch_wgmma<T, TC, 256, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
-                                                                          stream)
-            : t->wg_bn == 128 ? gemm__cuda_launch_wgmma<T, TC, 128, 128>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
-                                                                          stream)
-                              : gemm__cuda_launch_wgmma<T, TC, 128, 64>(fn, p, t, a, b, x, partial, counters, flag, 0, 0,
-                                                                         stream);
+        s = gemm__cuda_launch_wgmma<T, TC>(fn, p, t, a, b, x, partial, counters, flag, 0, 0, stream);
     else if (s == GEMM_OK)
         s = gemm__cuda_launch_mma<T, TC>(fn, &q, a, b, x, t->accurate, gemm__cuda_single(1), stream);
     if (scratch) {

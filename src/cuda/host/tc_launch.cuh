@@ -161,7 +161,7 @@ template <typename T, typename TC, int BM, int BN> static void *gemm__cuda_wgmma
    A strided batch (plan's work.members > 1, K not split): a and b are
    its members' bases, sa and sb their strides (0: shared). */
 template <typename T, typename TC, int BM, int BN>
-static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
+static gemm_status gemm__cuda_launch_wgmma_tile(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
                                            gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
                                            const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
                                            const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
@@ -215,6 +215,22 @@ static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *
         GEMM__CUDA_TRY(fn, cudaGetLastError());
     }
     return GEMM_OK;
+}
+
+/* WGMMA on the plan's block tile (wg_bm x wg_bn); the arguments as above. */
+template <typename T, typename TC>
+static gemm_status gemm__cuda_launch_wgmma(const char *fn, const gemm__problem *p, const gemm__cuda_tc_plan *t,
+                                           gemm__cuda_kmajor<T> a, gemm__cuda_kmajor<T> b,
+                                           const gemm__cuda_operands<T, TC, float> &x, float *partial, int *counters,
+                                           const int *nonfinite, int64_t sa, int64_t sb, cudaStream_t stream)
+{
+    if (t->wg_bm == 256)
+        return gemm__cuda_launch_wgmma_tile<T, TC, 256, 128>(fn, p, t, a, b, x, partial, counters, nonfinite, sa, sb,
+                                                             stream);
+    if (t->wg_bn == 128)
+        return gemm__cuda_launch_wgmma_tile<T, TC, 128, 128>(fn, p, t, a, b, x, partial, counters, nonfinite, sa, sb,
+                                                             stream);
+    return gemm__cuda_launch_wgmma_tile<T, TC, 128, 64>(fn, p, t, a, b, x, partial, counters, nonfinite, sa, sb, stream);
 }
 
 /* MMA over the members of bt (K is not split): BM x BM block tiles
